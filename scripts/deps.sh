@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Peregrine: install and build everything the project needs on a fresh Debian bookworm
+# machine (run as root). Idempotent, and quick (seconds) when everything is already there.
+#
+# Sections:
+#   1. apt packages          (installed only when `dpkg -s` says they are missing)
+#   2. Java toolchain        (JDK only if there is no javac)
+#   3. Rust toolchain check  (hook: cargo must exist)
+#   4. Python / pip tools    (hook for later additions)
+#   5. Peer harnesses        (Maven projects resolved + packaged, C++ harnesses via make)
+#
+# Environment knobs:
+#   PEREGRINE_SKIP_PEERS=1   skip section 5
+#   MVN_OPTS_EXTRA="..."     extra arguments for the Maven builds
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+log() { printf '[deps] %s\n' "$*" >&2; }
+die() { printf '[deps] ERROR: %s\n' "$*" >&2; exit 1; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        log "not root and no sudo: apt installs will fail if anything is missing"; fi
+fi
+
+# ---------------------------------------------------------------------------
+# 1. apt packages
+# ---------------------------------------------------------------------------
+APT_PACKAGES=(
+    g++
+    make
+    pkg-config
+    libquickfix-dev      # QuickFIX C++ 1.15.1 (peer harnesses)
+    maven                # QuickFIX/J peer harnesses
+)
+
+apt_missing=()
+is_installed() { dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed'; }
+for p in "${APT_PACKAGES[@]}"; do
+    is_installed "$p" || apt_missing+=("$p")
+done
+
+# ---------------------------------------------------------------------------
+# 2. Java toolchain (a JDK only when there is no javac at all)
+# ---------------------------------------------------------------------------
+if ! command -v javac >/dev/null 2>&1; then
+    is_installed default-jdk-headless || apt_missing+=(default-jdk-headless)
+fi
+
+if [ "${#apt_missing[@]}" -gt 0 ]; then
+    log "apt: installing ${apt_missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    # Refresh the package lists only if they look empty/stale enough to fail.
+    if ! $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}"; then
+        $SUDO apt-get update
+        $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}"
+    fi
+else
+    log "apt: all packages present"
+fi
+command -v javac >/dev/null 2>&1 || die "javac still missing after installing default-jdk-headless"
+command -v mvn   >/dev/null 2>&1 || die "mvn missing after installing maven"
+
+# ---------------------------------------------------------------------------
+# 3. Rust toolchain (hook). rustup is expected to be installed already.
+# ---------------------------------------------------------------------------
+if [ -f "$HOME/.cargo/env" ]; then
+    # shellcheck disable=SC1091
+    . "$HOME/.cargo/env"
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+    die "cargo not found: install the Rust toolchain (rustup, https://rustup.rs) and make sure ~/.cargo/bin is on PATH"
+fi
+log "rust: $(cargo --version)"
+
+# ---------------------------------------------------------------------------
+# 4. Python / pip tools (hook: add pip-installed tools here, e.g. cmake)
+# ---------------------------------------------------------------------------
+# (none yet)
+
+# ---------------------------------------------------------------------------
+# 5. Peer harnesses (peers/)
+# ---------------------------------------------------------------------------
+if [ "${PEREGRINE_SKIP_PEERS:-0}" != "1" ]; then
+    # 5a. Maven projects: resolve every artifact and package, only when a source is newer
+    #     than the packaged output (the stamp file).
+    for pom in "$ROOT"/peers/*/pom.xml; do
+        [ -f "$pom" ] || continue
+        dir="$(dirname "$pom")"
+        stamp="$dir/target/.deps-stamp"
+        if [ -f "$stamp" ] && [ -z "$(find "$pom" "$dir/src" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+            log "maven: $(basename "$dir") up to date"
+            continue
+        fi
+        log "maven: building $(basename "$dir") (downloads artifacts on first run)"
+        # shellcheck disable=SC2086
+        (cd "$dir" && mvn -q -B ${MVN_OPTS_EXTRA:-} -DskipTests package) || die "maven build failed in $dir"
+        touch "$stamp"
+    done
+
+    # 5b. C++ harnesses: make decides what is stale.
+    for mk in "$ROOT"/peers/*/Makefile; do
+        [ -f "$mk" ] || continue
+        dir="$(dirname "$mk")"
+        log "make: $(basename "$dir")"
+        make -s -C "$dir" || die "make failed in $dir"
+    done
+fi
+
+log "done"
