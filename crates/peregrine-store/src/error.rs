@@ -1,0 +1,103 @@
+//! The error type of every store operation.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Why a store operation failed.
+///
+/// Errors are values: no store method panics on bad input or a failing disk.
+/// Building an error may allocate (it records the path involved); the success
+/// path never does.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// An operating-system I/O call failed.
+    Io {
+        /// What the store was doing, e.g. `"append journal record"`.
+        context: &'static str,
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A file holds bytes that are not what the store wrote there.
+    ///
+    /// Recovery on open never reports this for a torn or garbled *tail* of the
+    /// journal (that is cut off silently, as a crash leaves it); it is reported
+    /// for a file that is not a Peregrine store at all, or for a record that
+    /// fails its checksum when it is read back for a resend.
+    Corrupt {
+        /// The file involved.
+        path: PathBuf,
+        /// Byte offset of the bad data in that file.
+        offset: u64,
+        /// What was wrong.
+        reason: &'static str,
+    },
+    /// A sequence number outside `1..u64::MAX` was given (FIX sequence numbers
+    /// start at 1), or incrementing one would overflow.
+    InvalidSeqNum(u64),
+    /// A message longer than [`MAX_MESSAGE_LEN`](crate::MAX_MESSAGE_LEN) was
+    /// given to `store`.
+    MessageTooLarge {
+        /// Length of the rejected message.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(context: &'static str, path: &Path, source: io::Error) -> Self {
+        StoreError::Io {
+            context,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub(crate) fn corrupt(path: &Path, offset: u64, reason: &'static str) -> Self {
+        StoreError::Corrupt {
+            path: path.to_path_buf(),
+            offset,
+            reason,
+        }
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Io {
+                context,
+                path,
+                source,
+            } => write!(f, "{context} ({}): {source}", path.display()),
+            StoreError::Corrupt {
+                path,
+                offset,
+                reason,
+            } => write!(
+                f,
+                "corrupt store file {} at byte {offset}: {reason}",
+                path.display()
+            ),
+            StoreError::InvalidSeqNum(seq) => {
+                write!(f, "invalid FIX sequence number {seq} (must be >= 1)")
+            }
+            StoreError::MessageTooLarge { len, max } => {
+                write!(f, "message of {len} bytes exceeds the store limit of {max}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! A sequence-number index shared by both stores: a `Vec` of entries sorted
+//! by sequence number.
+//!
+//! FIX sessions store outgoing messages in increasing sequence order, so the
+//! common insert is a push at the end (amortised O(1), no allocation once the
+//! vector has capacity). A repeated sequence number replaces the earlier entry
+//! (the newest message wins, as in QuickFIX); an out-of-order one is inserted
+//! in place, which is O(n) but only happens after an operator lowers the
+//! sequence number without a reset.
+
+/// Where one stored message lives: at `offset` (in the memory arena or the
+/// journal file), `len` bytes long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) seq: u64,
+    pub(crate) offset: u64,
+    pub(crate) len: u32,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    entries: Vec<Entry>,
+}
+
+impl Index {
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Index {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Records `entry`, replacing any earlier entry with the same sequence
+    /// number.
+    pub(crate) fn insert(&mut self, entry: Entry) {
+        match self.entries.last() {
+            None => self.entries.push(entry),
+            Some(last) if entry.seq > last.seq => self.entries.push(entry),
+            Some(_) => match self.entries.binary_search_by_key(&entry.seq, |e| e.seq) {
+                Ok(i) => self.entries[i] = entry,
+                Err(i) => self.entries.insert(i, entry),
+            },
+        }
+    }
+
+    /// The entries with `begin <= seq <= end`, in sequence order.
+    pub(crate) fn range(&self, begin: u64, end: u64) -> &[Entry] {
+        if begin > end {
+            return &[];
+        }
+        let lo = self.entries.partition_point(|e| e.seq < begin);
+        let hi = self.entries.partition_point(|e| e.seq <= end);
+        if lo >= hi {
+            &[]
+        } else {
+            &self.entries[lo..hi]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(seq: u64, offset: u64) -> Entry {
+        Entry {
+            seq,
+            offset,
+            len: 1,
+        }
+    }
+
+    #[test]
+    fn push_replace_and_insert() {
+        let mut ix = Index::default();
+        ix.insert(e(2, 0));
+        ix.insert(e(4, 1));
+        ix.insert(e(3, 2)); // out of order
+        ix.insert(e(4, 3)); // replace
+        ix.insert(e(1, 4)); // before first
+        let seqs: Vec<_> = ix.range(0, u64::MAX).iter().map(|x| x.seq).collect();
+        assert_eq!(seqs, [1, 2, 3, 4]);
+        assert_eq!(ix.range(4, 4)[0].offset, 3);
+        assert_eq!(ix.len(), 4);
+    }
+
+    #[test]
+    fn ranges() {
+        let mut ix = Index::default();
+        for s in [1, 2, 3, 7, 8] {
+            ix.insert(e(s, s));
+        }
+        let r = |b, en| ix.range(b, en).iter().map(|x| x.seq).collect::<Vec<_>>();
+        assert_eq!(r(2, 7), [2, 3, 7]);
+        assert_eq!(r(4, 6), Vec::<u64>::new());
+        assert_eq!(r(8, 2), Vec::<u64>::new());
+        assert_eq!(r(0, 1), [1]);
+        assert_eq!(r(8, u64::MAX), [8]);
+        assert_eq!(r(9, u64::MAX), Vec::<u64>::new());
+    }
+}

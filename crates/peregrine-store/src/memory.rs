@@ -1,0 +1,136 @@
+//! [`MemoryStore`]: everything since the last reset, held in memory.
+
+use crate::index::{Entry, Index};
+use crate::{check_len, check_seq, MessageStore, StoreError};
+
+/// A [`MessageStore`] that keeps its state in memory only.
+///
+/// Messages are appended to one arena (`Vec<u8>`) and located through a
+/// sorted index of `(seq, offset, len)` entries, so storing a message copies
+/// its bytes once and allocates nothing unless the arena or the index has to
+/// grow. Growth is amortised (capacity doubles); call
+/// [`reserve`](MemoryStore::reserve) or build with
+/// [`with_capacity`](MemoryStore::with_capacity) to make even that happen up
+/// front. Growth is the only allocation on the write path.
+///
+/// Memory bound: like QuickFIX's `MemoryStore`, this store keeps every
+/// message stored since the last [`reset`](MessageStore::reset) (a stored
+/// message costs its length plus 24 bytes of index). A message stored again
+/// under the same sequence number replaces the earlier one for reads, but the
+/// earlier bytes stay in the arena until the next reset. Sessions that run for
+/// long without a reset should use a [`FileStore`](crate::FileStore).
+///
+/// Nothing survives the process: [`refresh`](MessageStore::refresh) and
+/// [`sync`](MessageStore::sync) do nothing.
+#[derive(Debug)]
+pub struct MemoryStore {
+    arena: Vec<u8>,
+    index: Index,
+    next_sender: u64,
+    next_target: u64,
+    creation_time: i64,
+}
+
+impl MemoryStore {
+    /// An empty store created at `creation_time` (nanoseconds since the Unix
+    /// epoch, UTC), with both next sequence numbers at 1.
+    pub fn new(creation_time: i64) -> Self {
+        Self::with_capacity(creation_time, 0, 0)
+    }
+
+    /// Like [`new`](Self::new), with room for `messages` messages totalling
+    /// `bytes` bytes before any further allocation.
+    pub fn with_capacity(creation_time: i64, messages: usize, bytes: usize) -> Self {
+        MemoryStore {
+            arena: Vec::with_capacity(bytes),
+            index: Index::with_capacity(messages),
+            next_sender: 1,
+            next_target: 1,
+            creation_time,
+        }
+    }
+
+    /// Makes room for `messages` more messages totalling `bytes` more bytes.
+    pub fn reserve(&mut self, messages: usize, bytes: usize) {
+        self.index.reserve(messages);
+        self.arena.reserve(bytes);
+    }
+
+    /// Number of distinct sequence numbers stored.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether no message is stored.
+    pub fn is_empty(&self) -> bool {
+        self.index.len() == 0
+    }
+
+    /// Bytes held in the arena (including bytes of replaced messages).
+    pub fn arena_bytes(&self) -> usize {
+        self.arena.len()
+    }
+}
+
+impl MessageStore for MemoryStore {
+    fn next_sender_seq(&self) -> u64 {
+        self.next_sender
+    }
+
+    fn next_target_seq(&self) -> u64 {
+        self.next_target
+    }
+
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.next_sender = check_seq(seq)?;
+        Ok(())
+    }
+
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.next_target = check_seq(seq)?;
+        Ok(())
+    }
+
+    fn creation_time(&self) -> i64 {
+        self.creation_time
+    }
+
+    fn store(&mut self, seq: u64, msg: &[u8]) -> Result<(), StoreError> {
+        check_seq(seq)?;
+        let len = check_len(msg.len())?;
+        let offset = self.arena.len() as u64;
+        self.arena.extend_from_slice(msg);
+        self.index.insert(Entry { seq, offset, len });
+        Ok(())
+    }
+
+    fn for_each_in_range(
+        &mut self,
+        begin: u64,
+        end: u64,
+        visitor: &mut dyn FnMut(u64, &[u8]),
+    ) -> Result<(), StoreError> {
+        for e in self.index.range(begin, end) {
+            let start = e.offset as usize;
+            visitor(e.seq, &self.arena[start..start + e.len as usize]);
+        }
+        Ok(())
+    }
+
+    fn reset(&mut self, creation_time: i64) -> Result<(), StoreError> {
+        self.arena.clear();
+        self.index.clear();
+        self.next_sender = 1;
+        self.next_target = 1;
+        self.creation_time = creation_time;
+        Ok(())
+    }
+
+    fn refresh(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
