@@ -1,0 +1,1012 @@
+//! Decoding one framed message into a [`MessageView`].
+//!
+//! The decoder owns reusable tables; decoding indexes the message bytes in
+//! place (values are slices of the input) and allocates nothing once its
+//! tables have grown to the largest message seen.
+//!
+//! ```
+//! use peregrine_codec::{Decoder, DecoderConfig};
+//! let msg = b"8=FIX.4.4\x019=12\x0135=0\x01112=ab\x0110=102\x01";
+//! let mut decoder = Decoder::new(DecoderConfig::default());
+//! let view = decoder.decode(msg).unwrap();
+//! assert_eq!(view.msg_type(), b"0");
+//! assert_eq!(view.get(112), Some(&b"ab"[..]));
+//! assert_eq!(view.len(), 5);
+//! ```
+
+use crate::simd;
+use crate::value::{self, ValueError};
+use crate::SOH;
+use std::fmt;
+
+/// Length-prefixed data fields: (length tag, data tag). The data field's value
+/// is exactly `length` bytes and may contain SOH.
+pub const STANDARD_DATA_FIELDS: &[(u32, u32)] = &[
+    (90, 91),
+    (93, 89),
+    (95, 96),
+    (212, 213),
+    (348, 349),
+    (350, 351),
+    (352, 353),
+    (354, 355),
+    (356, 357),
+    (358, 359),
+    (360, 361),
+    (362, 363),
+    (364, 365),
+    (445, 446),
+    (618, 619),
+    (621, 622),
+    (1184, 1185),
+    (1277, 1278),
+    (1280, 1281),
+    (1282, 1283),
+    (1359, 1360),
+    (1397, 1398),
+    (1401, 1402),
+    (1403, 1404),
+    (1468, 1469),
+    (1618, 1619),
+    (1620, 1621),
+];
+
+/// The set of length-prefixed data field pairs the decoder honours.
+#[derive(Clone, Debug)]
+pub struct DataFields {
+    // Bit per tag below BITMAP_TAGS marking length tags; pairs sorted by length tag.
+    bitmap: [u64; BITMAP_TAGS / 64],
+    pairs: Vec<(u32, u32)>,
+}
+
+const BITMAP_TAGS: usize = 2048;
+
+impl DataFields {
+    /// No data fields (every SOH ends a value).
+    pub fn none() -> Self {
+        DataFields {
+            bitmap: [0; BITMAP_TAGS / 64],
+            pairs: Vec::new(),
+        }
+    }
+
+    /// The standard FIX pairs ([`STANDARD_DATA_FIELDS`]).
+    pub fn standard() -> Self {
+        let mut d = DataFields::none();
+        for &(len, data) in STANDARD_DATA_FIELDS {
+            d.insert(len, data);
+        }
+        d
+    }
+
+    /// Adds a (length tag, data tag) pair, e.g. from a custom dictionary.
+    pub fn insert(&mut self, length_tag: u32, data_tag: u32) {
+        if (length_tag as usize) < BITMAP_TAGS {
+            self.bitmap[length_tag as usize / 64] |= 1 << (length_tag % 64);
+        }
+        match self.pairs.binary_search_by_key(&length_tag, |p| p.0) {
+            Ok(i) => self.pairs[i].1 = data_tag,
+            Err(i) => self.pairs.insert(i, (length_tag, data_tag)),
+        }
+    }
+
+    /// The data tag that `length_tag` announces, if it is a length tag.
+    #[inline]
+    pub fn data_tag_for(&self, length_tag: u32) -> Option<u32> {
+        if (length_tag as usize) < BITMAP_TAGS
+            && self.bitmap[length_tag as usize / 64] & (1 << (length_tag % 64)) == 0
+        {
+            return None;
+        }
+        self.pairs
+            .binary_search_by_key(&length_tag, |p| p.0)
+            .ok()
+            .map(|i| self.pairs[i].1)
+    }
+}
+
+impl Default for DataFields {
+    fn default() -> Self {
+        DataFields::standard()
+    }
+}
+
+/// Which checks the decoder performs. Defaults: everything on.
+#[derive(Clone, Debug)]
+pub struct DecoderConfig {
+    /// Check CheckSum(10) against the byte sum.
+    pub validate_checksum: bool,
+    /// Check BodyLength(9) against the actual body length.
+    pub validate_body_length: bool,
+    /// Fail on a field with an empty value ("tag specified without a value").
+    /// When off, [`MessageView::first_empty_value`] still reports it.
+    pub reject_empty_values: bool,
+    /// Messages longer than this are refused.
+    pub max_message_size: usize,
+    /// Length-prefixed data fields.
+    pub data_fields: DataFields,
+}
+
+impl Default for DecoderConfig {
+    fn default() -> Self {
+        DecoderConfig {
+            validate_checksum: true,
+            validate_body_length: true,
+            reject_empty_values: true,
+            max_message_size: crate::frame::DEFAULT_MAX_MESSAGE_SIZE,
+            data_fields: DataFields::standard(),
+        }
+    }
+}
+
+/// Why a message could not be decoded. Offsets are byte offsets in the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Longer than the configured maximum.
+    TooLarge {
+        /// The message length.
+        len: usize,
+    },
+    /// The message does not start with `8=`.
+    BeginStringNotFirst,
+    /// The second field is not BodyLength(9).
+    BodyLengthNotSecond,
+    /// The third field is not MsgType(35).
+    MsgTypeNotThird,
+    /// The last field is not CheckSum(10), or the message has fewer than four fields.
+    ChecksumNotLast,
+    /// BodyLength's value is not a number.
+    InvalidBodyLength,
+    /// BodyLength differs from the real body length.
+    BodyLengthMismatch {
+        /// Value of field 9.
+        declared: usize,
+        /// Bytes actually between field 9 and field 10.
+        actual: usize,
+    },
+    /// CheckSum's value is not three digits.
+    InvalidChecksum,
+    /// CheckSum differs from the byte sum modulo 256.
+    ChecksumMismatch {
+        /// Value of field 10.
+        declared: u8,
+        /// Computed sum.
+        computed: u8,
+    },
+    /// A tag that is not a positive decimal number without leading zero.
+    InvalidTag {
+        /// Where the field starts.
+        offset: usize,
+    },
+    /// A field without `=` after its tag.
+    MissingEquals {
+        /// Where the field starts.
+        offset: usize,
+    },
+    /// The last field is not terminated by SOH.
+    Unterminated {
+        /// Where the field starts.
+        offset: usize,
+    },
+    /// A field with nothing between `=` and SOH.
+    EmptyValue {
+        /// Its tag.
+        tag: u32,
+    },
+    /// A data-length field whose value is not a number.
+    InvalidDataLength {
+        /// The length tag.
+        tag: u32,
+    },
+    /// A data field whose announced length does not end at an SOH.
+    DataLengthMismatch {
+        /// The data tag.
+        tag: u32,
+    },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DecodeError::TooLarge { len } => {
+                write!(f, "message of {len} bytes exceeds the maximum size")
+            }
+            DecodeError::BeginStringNotFirst => {
+                f.write_str("BeginString(8) is not the first field")
+            }
+            DecodeError::BodyLengthNotSecond => {
+                f.write_str("BodyLength(9) is not the second field")
+            }
+            DecodeError::MsgTypeNotThird => f.write_str("MsgType(35) is not the third field"),
+            DecodeError::ChecksumNotLast => f.write_str("CheckSum(10) is not the last field"),
+            DecodeError::InvalidBodyLength => f.write_str("BodyLength(9) is not a number"),
+            DecodeError::BodyLengthMismatch { declared, actual } => {
+                write!(
+                    f,
+                    "BodyLength(9) is {declared} but the body has {actual} bytes"
+                )
+            }
+            DecodeError::InvalidChecksum => f.write_str("CheckSum(10) is not three digits"),
+            DecodeError::ChecksumMismatch { declared, computed } => {
+                write!(
+                    f,
+                    "CheckSum(10) is {declared:03} but the bytes sum to {computed:03}"
+                )
+            }
+            DecodeError::InvalidTag { offset } => write!(f, "invalid tag at offset {offset}"),
+            DecodeError::MissingEquals { offset } => {
+                write!(f, "field at offset {offset} has no '='")
+            }
+            DecodeError::Unterminated { offset } => {
+                write!(f, "field at offset {offset} is not terminated by SOH")
+            }
+            DecodeError::EmptyValue { tag } => write!(f, "tag {tag} specified without a value"),
+            DecodeError::InvalidDataLength { tag } => {
+                write!(f, "data length tag {tag} is not a number")
+            }
+            DecodeError::DataLengthMismatch { tag } => {
+                write!(
+                    f,
+                    "data field {tag} does not end where its length field says"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+const NONE: u32 = u32::MAX;
+
+/// One field's position in the message.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    tag: u32,
+    start: u32,
+    end: u32,
+    /// Index of the next field with the same tag, or NONE.
+    next: u32,
+}
+
+/// Slot of the tag index: valid only when `generation` matches the decoder's.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    tag: u32,
+    generation: u32,
+    first: u32,
+    last: u32,
+}
+
+/// A reusable decoder: holds the field table and the tag index.
+#[derive(Debug)]
+pub struct Decoder {
+    config: DecoderConfig,
+    entries: Vec<Entry>,
+    masks: Vec<u64>,
+    slots: Vec<Slot>,
+    shift: u32,
+    generation: u32,
+}
+
+/// Result of the field walk, before the view is assembled.
+struct Walk {
+    first_empty: Option<u32>,
+}
+
+impl Decoder {
+    /// A decoder with the given checks.
+    pub fn new(config: DecoderConfig) -> Self {
+        let mut d = Decoder {
+            config,
+            entries: Vec::with_capacity(64),
+            masks: Vec::with_capacity(64),
+            slots: Vec::new(),
+            shift: 0,
+            generation: 0,
+        };
+        d.resize_index(256);
+        d
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &DecoderConfig {
+        &self.config
+    }
+
+    /// Mutable access to its configuration (e.g. to add data fields).
+    pub fn config_mut(&mut self) -> &mut DecoderConfig {
+        &mut self.config
+    }
+
+    fn resize_index(&mut self, slots: usize) {
+        let slots = slots.next_power_of_two().max(16);
+        self.slots = vec![Slot::default(); slots];
+        self.shift = 32 - slots.trailing_zeros();
+        self.generation = 0;
+    }
+
+    /// Decodes exactly one message (as found by the [`crate::frame::Framer`]).
+    pub fn decode<'a>(&'a mut self, msg: &'a [u8]) -> Result<MessageView<'a>, DecodeError> {
+        if msg.len() > self.config.max_message_size {
+            return Err(DecodeError::TooLarge { len: msg.len() });
+        }
+        let blocks = msg.len().div_ceil(64);
+        if self.masks.len() < blocks + 1 {
+            self.masks.resize(blocks + 1, 0);
+        }
+        let sum = simd::soh_mask_and_sum(msg, &mut self.masks[..blocks]);
+        self.masks[blocks] = 0;
+        // Upper bound on the field count; grow tables only when a bigger message arrives.
+        let max_fields = self.masks[..blocks]
+            .iter()
+            .map(|m| m.count_ones() as usize)
+            .sum::<usize>()
+            + 1;
+        if max_fields * 2 > self.slots.len() {
+            self.resize_index(max_fields * 2);
+        }
+        self.entries.clear();
+        if self.entries.capacity() < max_fields {
+            self.entries.reserve(max_fields);
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.slots.fill(Slot::default());
+            self.generation = 1;
+        }
+        let walk = self.walk(msg)?;
+        self.check_structure(msg, sum)?;
+        if self.config.reject_empty_values {
+            if let Some(tag) = walk.first_empty {
+                return Err(DecodeError::EmptyValue { tag });
+            }
+        }
+        Ok(MessageView {
+            msg,
+            entries: &self.entries,
+            slots: &self.slots,
+            shift: self.shift,
+            generation: self.generation,
+            first_empty: walk.first_empty,
+        })
+    }
+
+    fn walk(&mut self, msg: &[u8]) -> Result<Walk, DecodeError> {
+        let len = msg.len();
+        let mut pos = 0usize;
+        let mut first_empty = None;
+        let mut pending_data: Option<(u32, usize)> = None;
+        let masks = &self.masks;
+        let slots = &mut self.slots;
+        let entries = &mut self.entries;
+        let shift = self.shift;
+        let generation = self.generation;
+        let mask_len = slots.len() - 1;
+        while pos < len {
+            // Tag: 1..=9 digits, no leading zero, then '='.
+            let field_start = pos;
+            let mut tag: u32 = 0;
+            let mut p = pos;
+            loop {
+                let Some(&b) = msg.get(p) else {
+                    return Err(DecodeError::MissingEquals {
+                        offset: field_start,
+                    });
+                };
+                let d = b.wrapping_sub(b'0');
+                if d <= 9 {
+                    if (p == field_start && d == 0) || p - field_start >= 9 {
+                        return Err(DecodeError::InvalidTag {
+                            offset: field_start,
+                        });
+                    }
+                    tag = tag * 10 + d as u32;
+                    p += 1;
+                } else if b == b'=' {
+                    if p == field_start {
+                        return Err(DecodeError::InvalidTag {
+                            offset: field_start,
+                        });
+                    }
+                    break;
+                } else if b == SOH {
+                    return Err(DecodeError::MissingEquals {
+                        offset: field_start,
+                    });
+                } else {
+                    return Err(DecodeError::InvalidTag {
+                        offset: field_start,
+                    });
+                }
+            }
+            let value_start = p + 1;
+            let value_end = match pending_data.take() {
+                Some((data_tag, n)) if data_tag == tag => {
+                    let end = value_start.checked_add(n).filter(|&e| e < len);
+                    match end {
+                        Some(e) if msg[e] == SOH => e,
+                        _ => return Err(DecodeError::DataLengthMismatch { tag }),
+                    }
+                }
+                _ => match next_soh(masks, value_start) {
+                    Some(e) if e < len => e,
+                    _ => {
+                        return Err(DecodeError::Unterminated {
+                            offset: field_start,
+                        })
+                    }
+                },
+            };
+            if value_end == value_start && first_empty.is_none() {
+                first_empty = Some(tag);
+            }
+            if let Some(data_tag) = self.config.data_fields.data_tag_for(tag) {
+                let n = value::parse_u64(&msg[value_start..value_end])
+                    .ok()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or(DecodeError::InvalidDataLength { tag })?;
+                pending_data = Some((data_tag, n));
+            }
+            // Index it: open addressing, generation-stamped slots (never cleared per message).
+            let idx = entries.len() as u32;
+            entries.push(Entry {
+                tag,
+                start: value_start as u32,
+                end: value_end as u32,
+                next: NONE,
+            });
+            let mut h = (tag.wrapping_mul(0x9E37_79B1) >> shift) as usize;
+            loop {
+                let s = &mut slots[h];
+                if s.generation != generation {
+                    *s = Slot {
+                        tag,
+                        generation,
+                        first: idx,
+                        last: idx,
+                    };
+                    break;
+                }
+                if s.tag == tag {
+                    entries[s.last as usize].next = idx;
+                    s.last = idx;
+                    break;
+                }
+                h = (h + 1) & mask_len;
+            }
+            pos = value_end + 1;
+        }
+        Ok(Walk { first_empty })
+    }
+
+    fn check_structure(&self, msg: &[u8], sum: u32) -> Result<(), DecodeError> {
+        let e = &self.entries;
+        if e.first().map(|f| f.tag) != Some(8) {
+            return Err(DecodeError::BeginStringNotFirst);
+        }
+        if e.len() < 4 || e[e.len() - 1].tag != 10 {
+            return Err(DecodeError::ChecksumNotLast);
+        }
+        if e[1].tag != 9 {
+            return Err(DecodeError::BodyLengthNotSecond);
+        }
+        if e[2].tag != 35 {
+            return Err(DecodeError::MsgTypeNotThird);
+        }
+        let last = e[e.len() - 1];
+        // "10=" starts three bytes before its value.
+        let trailer_start = last.start as usize - 3;
+        if self.config.validate_body_length {
+            let bl = e[1];
+            let declared = value::parse_u64(&msg[bl.start as usize..bl.end as usize])
+                .map_err(|_| DecodeError::InvalidBodyLength)? as usize;
+            let actual = trailer_start - (bl.end as usize + 1);
+            if declared != actual {
+                return Err(DecodeError::BodyLengthMismatch { declared, actual });
+            }
+        }
+        if self.config.validate_checksum {
+            let v = &msg[last.start as usize..last.end as usize];
+            if v.len() != 3 || !v.iter().all(u8::is_ascii_digit) {
+                return Err(DecodeError::InvalidChecksum);
+            }
+            let declared =
+                (v[0] - b'0') as u32 * 100 + (v[1] - b'0') as u32 * 10 + (v[2] - b'0') as u32;
+            let trailer_sum = simd::scalar_sum(&msg[trailer_start..]);
+            let computed = sum.wrapping_sub(trailer_sum) % 256;
+            if declared != computed {
+                return Err(DecodeError::ChecksumMismatch {
+                    declared: declared.min(255) as u8,
+                    computed: computed as u8,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Position of the first SOH at or after `from`, using the precomputed masks
+/// (the word after the last block is a zero sentinel).
+#[inline]
+fn next_soh(masks: &[u64], from: usize) -> Option<usize> {
+    let mut w = from / 64;
+    let mut m = *masks.get(w)? & (!0u64 << (from % 64));
+    while m == 0 {
+        w += 1;
+        m = *masks.get(w)?;
+    }
+    Some(w * 64 + m.trailing_zeros() as usize)
+}
+
+/// One field: its tag and its value bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field<'a> {
+    /// The tag number.
+    pub tag: u32,
+    /// The value, without `=` and SOH.
+    pub value: &'a [u8],
+}
+
+/// A decoded message: a zero-copy index over its bytes.
+///
+/// Lookups by tag are O(1) (a hash of the tags of this message only); fields
+/// are also reachable in wire order, repeated tags in order, and repeating
+/// groups through [`MessageView::group`].
+#[derive(Clone, Copy)]
+pub struct MessageView<'a> {
+    msg: &'a [u8],
+    entries: &'a [Entry],
+    slots: &'a [Slot],
+    shift: u32,
+    generation: u32,
+    first_empty: Option<u32>,
+}
+
+impl fmt::Debug for MessageView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(
+                self.fields()
+                    .map(|fl| format!("{}={}", fl.tag, String::from_utf8_lossy(fl.value))),
+            )
+            .finish()
+    }
+}
+
+impl<'a> MessageView<'a> {
+    /// The whole message as received.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.msg
+    }
+
+    /// Number of fields, header and trailer included.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Always false for a decoded message (it has at least 8, 9, 35 and 10).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The `i`-th field in wire order.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn field(&self, i: usize) -> Field<'a> {
+        let e = self.entries[i];
+        Field {
+            tag: e.tag,
+            value: &self.msg[e.start as usize..e.end as usize],
+        }
+    }
+
+    /// All fields in wire order.
+    pub fn fields(&self) -> FieldIter<'a> {
+        FieldIter {
+            msg: self.msg,
+            entries: self.entries.iter(),
+        }
+    }
+
+    /// The fields as a [`FieldSlice`] (for group walking).
+    pub fn as_slice(&self) -> FieldSlice<'a> {
+        FieldSlice {
+            msg: self.msg,
+            entries: self.entries,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, tag: u32) -> Option<&'a Slot> {
+        let mask = self.slots.len() - 1;
+        let mut h = (tag.wrapping_mul(0x9E37_79B1) >> self.shift) as usize;
+        loop {
+            let s = &self.slots[h];
+            if s.generation != self.generation {
+                return None;
+            }
+            if s.tag == tag {
+                return Some(s);
+            }
+            h = (h + 1) & mask;
+        }
+    }
+
+    /// Index (in wire order) of the first field with this tag.
+    #[inline]
+    pub fn position(&self, tag: u32) -> Option<usize> {
+        self.slot(tag).map(|s| s.first as usize)
+    }
+
+    /// Value of the first field with this tag.
+    #[inline]
+    pub fn get(&self, tag: u32) -> Option<&'a [u8]> {
+        let s = self.slot(tag)?;
+        let e = self.entries[s.first as usize];
+        Some(&self.msg[e.start as usize..e.end as usize])
+    }
+
+    /// Whether the tag is present.
+    #[inline]
+    pub fn contains(&self, tag: u32) -> bool {
+        self.slot(tag).is_some()
+    }
+
+    /// Values of every field with this tag, in wire order.
+    pub fn get_all(&self, tag: u32) -> TagIter<'a> {
+        TagIter {
+            msg: self.msg,
+            entries: self.entries,
+            next: self.slot(tag).map_or(NONE, |s| s.first),
+        }
+    }
+
+    /// How many fields carry this tag.
+    pub fn count(&self, tag: u32) -> usize {
+        self.get_all(tag).count()
+    }
+
+    /// The first tag that appears more than once, if any (an O(fields) check).
+    pub fn first_repeated_tag(&self) -> Option<u32> {
+        self.entries.iter().find(|e| e.next != NONE).map(|e| e.tag)
+    }
+
+    /// The first tag whose value was empty, if any.
+    pub fn first_empty_value(&self) -> Option<u32> {
+        self.first_empty
+    }
+
+    /// BeginString(8).
+    pub fn begin_string(&self) -> &'a [u8] {
+        self.field(0).value
+    }
+
+    /// MsgType(35).
+    pub fn msg_type(&self) -> &'a [u8] {
+        self.field(2).value
+    }
+
+    /// The first value of `tag` parsed as `T`: `None` when absent.
+    ///
+    /// ```
+    /// use peregrine_codec::{Decoder, DecoderConfig, value::Decimal};
+    /// let msg = b"8=FIX.4.4\x019=20\x0135=D\x0144=150.50\x0138=7\x0110=147\x01";
+    /// let mut d = Decoder::new(DecoderConfig { validate_checksum: false, ..Default::default() });
+    /// let v = d.decode(msg).unwrap();
+    /// assert_eq!(v.get_as::<Decimal>(44), Some(Ok(Decimal::new(15050, 2))));
+    /// assert_eq!(v.get_as::<u64>(38), Some(Ok(7)));
+    /// assert_eq!(v.get_as::<u64>(99), None);
+    /// ```
+    pub fn get_as<T: FromFixValue<'a>>(&self, tag: u32) -> Option<Result<T, ValueError>> {
+        self.get(tag).map(T::from_fix_value)
+    }
+
+    /// The repeating group whose NumInGroup field is `count_tag` (first occurrence),
+    /// with `is_member` telling which tags belong to an entry (nested groups'
+    /// tags included). The first field after the count is the delimiter that
+    /// starts each entry. `None` when the count field is absent.
+    ///
+    /// ```
+    /// use peregrine_codec::{Decoder, DecoderConfig};
+    /// let msg = b"8=FIX.4.4\x019=34\x0135=V\x01267=2\x01269=0\x01269=1\x01146=1\x0155=X\x0110=000\x01";
+    /// let mut d = Decoder::new(DecoderConfig { validate_checksum: false, ..Default::default() });
+    /// let v = d.decode(msg).unwrap();
+    /// let g = v.group(267, |t| t == 269).unwrap();
+    /// assert_eq!(g.declared_count(), Ok(2));
+    /// let types: Vec<_> = g.entries().map(|e| e.get(269).unwrap()).collect();
+    /// assert_eq!(types, [&b"0"[..], b"1"]);
+    /// ```
+    pub fn group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>> {
+        let pos = self.position(count_tag)?;
+        Some(self.as_slice().group_at(pos, is_member))
+    }
+}
+
+/// Converts a field value into a typed value.
+pub trait FromFixValue<'a>: Sized {
+    /// Parses the value bytes.
+    fn from_fix_value(v: &'a [u8]) -> Result<Self, ValueError>;
+}
+
+impl<'a> FromFixValue<'a> for &'a [u8] {
+    fn from_fix_value(v: &'a [u8]) -> Result<Self, ValueError> {
+        Ok(v)
+    }
+}
+impl<'a> FromFixValue<'a> for &'a str {
+    fn from_fix_value(v: &'a [u8]) -> Result<Self, ValueError> {
+        std::str::from_utf8(v).map_err(|e| ValueError::InvalidByte {
+            offset: e.valid_up_to(),
+        })
+    }
+}
+impl FromFixValue<'_> for u64 {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_u64(v)
+    }
+}
+impl FromFixValue<'_> for u32 {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        u32::try_from(value::parse_u64(v)?).map_err(|_| ValueError::Overflow)
+    }
+}
+impl FromFixValue<'_> for i64 {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_i64(v)
+    }
+}
+impl FromFixValue<'_> for i32 {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        i32::try_from(value::parse_i64(v)?).map_err(|_| ValueError::Overflow)
+    }
+}
+impl FromFixValue<'_> for bool {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_bool(v)
+    }
+}
+impl FromFixValue<'_> for char {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_char(v).map(char::from)
+    }
+}
+impl FromFixValue<'_> for value::Decimal {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_decimal(v)
+    }
+}
+impl FromFixValue<'_> for value::UtcTimestamp {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_timestamp(v)
+    }
+}
+impl FromFixValue<'_> for value::Date {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_date(v)
+    }
+}
+impl FromFixValue<'_> for value::TimeOfDay {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_time(v)
+    }
+}
+impl FromFixValue<'_> for value::MonthYear {
+    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+        value::parse_month_year(v)
+    }
+}
+
+/// Iterator over fields in wire order.
+#[derive(Clone, Debug)]
+pub struct FieldIter<'a> {
+    msg: &'a [u8],
+    entries: std::slice::Iter<'a, Entry>,
+}
+
+impl<'a> Iterator for FieldIter<'a> {
+    type Item = Field<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<Field<'a>> {
+        let e = self.entries.next()?;
+        Some(Field {
+            tag: e.tag,
+            value: &self.msg[e.start as usize..e.end as usize],
+        })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entries.size_hint()
+    }
+}
+
+impl ExactSizeIterator for FieldIter<'_> {}
+
+/// Iterator over the values of one repeated tag.
+#[derive(Clone, Debug)]
+pub struct TagIter<'a> {
+    msg: &'a [u8],
+    entries: &'a [Entry],
+    next: u32,
+}
+
+impl<'a> Iterator for TagIter<'a> {
+    type Item = &'a [u8];
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.next == NONE {
+            return None;
+        }
+        let e = self.entries[self.next as usize];
+        self.next = e.next;
+        Some(&self.msg[e.start as usize..e.end as usize])
+    }
+}
+
+/// A contiguous run of fields (a whole message, or one group entry).
+/// Lookups here are linear: group entries are short.
+#[derive(Clone, Copy)]
+pub struct FieldSlice<'a> {
+    msg: &'a [u8],
+    entries: &'a [Entry],
+}
+
+impl fmt::Debug for FieldSlice<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(
+                self.iter()
+                    .map(|fl| format!("{}={}", fl.tag, String::from_utf8_lossy(fl.value))),
+            )
+            .finish()
+    }
+}
+
+impl<'a> FieldSlice<'a> {
+    /// Number of fields.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it has no fields.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The `i`-th field.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn field(&self, i: usize) -> Field<'a> {
+        let e = self.entries[i];
+        Field {
+            tag: e.tag,
+            value: &self.msg[e.start as usize..e.end as usize],
+        }
+    }
+
+    /// The fields in order.
+    pub fn iter(&self) -> FieldIter<'a> {
+        FieldIter {
+            msg: self.msg,
+            entries: self.entries.iter(),
+        }
+    }
+
+    /// Index of the first field with this tag in this slice.
+    pub fn position(&self, tag: u32) -> Option<usize> {
+        self.entries.iter().position(|e| e.tag == tag)
+    }
+
+    /// Value of the first field with this tag in this slice.
+    pub fn get(&self, tag: u32) -> Option<&'a [u8]> {
+        self.position(tag).map(|i| self.field(i).value)
+    }
+
+    /// The first value of `tag` parsed as `T`.
+    pub fn get_as<T: FromFixValue<'a>>(&self, tag: u32) -> Option<Result<T, ValueError>> {
+        self.get(tag).map(T::from_fix_value)
+    }
+
+    /// A nested repeating group inside this slice (see [`MessageView::group`]).
+    pub fn group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>> {
+        let pos = self.position(count_tag)?;
+        Some(self.group_at(pos, is_member))
+    }
+
+    /// The repeating group whose NumInGroup field is the field at `pos`.
+    pub fn group_at<F: Fn(u32) -> bool>(&self, pos: usize, is_member: F) -> Group<'a, F> {
+        let count = self.field(pos);
+        let body_start = pos + 1;
+        let delimiter = self
+            .entries
+            .get(body_start)
+            .map(|e| e.tag)
+            .filter(|&t| is_member(t));
+        // The group extends while fields are members.
+        let mut end = body_start;
+        if delimiter.is_some() {
+            while end < self.entries.len() && is_member(self.entries[end].tag) {
+                end += 1;
+            }
+        }
+        Group {
+            count_value: count.value,
+            slice: FieldSlice {
+                msg: self.msg,
+                entries: &self.entries[body_start..end],
+            },
+            delimiter,
+            is_member,
+        }
+    }
+}
+
+/// A repeating group: its declared count and its entries.
+pub struct Group<'a, F> {
+    count_value: &'a [u8],
+    slice: FieldSlice<'a>,
+    delimiter: Option<u32>,
+    is_member: F,
+}
+
+impl<'a, F: Fn(u32) -> bool> Group<'a, F> {
+    /// The NumInGroup value as sent.
+    pub fn declared_count(&self) -> Result<u64, ValueError> {
+        value::parse_u64(self.count_value)
+    }
+
+    /// The delimiter (first field of every entry), if the group has any field.
+    pub fn delimiter(&self) -> Option<u32> {
+        self.delimiter
+    }
+
+    /// All fields of all entries.
+    pub fn fields(&self) -> FieldSlice<'a> {
+        self.slice
+    }
+
+    /// Whether `tag` belongs to this group.
+    pub fn is_member(&self, tag: u32) -> bool {
+        (self.is_member)(tag)
+    }
+
+    /// The entries, each starting at a delimiter field.
+    pub fn entries(&self) -> GroupEntries<'a> {
+        GroupEntries {
+            rest: self.slice,
+            delimiter: self.delimiter,
+        }
+    }
+
+    /// Number of entries actually present.
+    pub fn actual_count(&self) -> usize {
+        self.entries().count()
+    }
+}
+
+/// Iterator over the entries of a [`Group`].
+#[derive(Clone, Copy, Debug)]
+pub struct GroupEntries<'a> {
+    rest: FieldSlice<'a>,
+    delimiter: Option<u32>,
+}
+
+impl<'a> Iterator for GroupEntries<'a> {
+    type Item = FieldSlice<'a>;
+    fn next(&mut self) -> Option<FieldSlice<'a>> {
+        let delim = self.delimiter?;
+        if self.rest.is_empty() {
+            return None;
+        }
+        let e = self.rest.entries;
+        let end = e[1..]
+            .iter()
+            .position(|x| x.tag == delim)
+            .map_or(e.len(), |p| p + 1);
+        let (entry, rest) = e.split_at(end);
+        self.rest.entries = rest;
+        Some(FieldSlice {
+            msg: self.rest.msg,
+            entries: entry,
+        })
+    }
+}

@@ -1,0 +1,49 @@
+//! # peregrine-codec
+//!
+//! The bytes ⇄ fields layer of Peregrine: a zero-copy, zero-allocation FIX
+//! tag=value codec.
+//!
+//! * [`frame`]: find complete messages in a byte stream (8= first, 9= second,
+//!   35= third, `10=nnn` exactly where BodyLength says), skip garbage, bound
+//!   memory against hostile lengths.
+//! * [`Decoder`] / [`MessageView`]: validate BodyLength, CheckSum and field
+//!   syntax, honour length-prefixed data fields, and index the fields in place:
+//!   O(1) lookup by tag, wire-order iteration, repeated tags and groups.
+//! * [`value`]: integers, fixed-point decimals, booleans, chars, timestamps and
+//!   dates, parsed and formatted without allocation or floating point.
+//! * [`EncodeBuffer`]: build messages into a reused buffer with minimal
+//!   BodyLength digits and the CheckSum.
+//! * [`simd`]: the vectorised scans (AVX2/SSE2 at run time, scalar fallback);
+//!   the only module with `unsafe`.
+//!
+//! ```
+//! use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer, frame::{Framer, Frame}};
+//!
+//! let mut out = EncodeBuffer::new();
+//! let mut m = out.start(b"FIX.4.4", b"0");
+//! m.str(49, b"A").str(56, b"B").uint(34, 2);
+//! let wire = m.finish().to_vec();
+//!
+//! assert_eq!(Framer::default().next_frame(&wire), Frame::Message { len: wire.len() });
+//! let mut decoder = Decoder::new(DecoderConfig::default());
+//! let view = decoder.decode(&wire).unwrap();
+//! assert_eq!(view.get_as::<u64>(34), Some(Ok(2)));
+//! ```
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod decode;
+pub mod encode;
+pub mod frame;
+pub mod simd;
+pub mod value;
+
+pub use decode::{
+    DataFields, DecodeError, Decoder, DecoderConfig, Field, FieldIter, FieldSlice, FromFixValue,
+    Group, GroupEntries, MessageView, TagIter,
+};
+pub use encode::{EncodeBuffer, MessageEncoder};
+pub use frame::{Frame, FrameEvent, Framer, GarbledReason};
+
+/// The FIX field delimiter, SOH (0x01).
+pub const SOH: u8 = 0x01;

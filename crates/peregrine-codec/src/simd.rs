@@ -1,0 +1,282 @@
+//! The only module of the codec that uses `unsafe`: vectorised scans.
+//!
+//! Two primitives, both with a runtime-detected AVX2 path, an SSE2 path and a
+//! scalar fallback that defines their meaning:
+//!
+//! * [`soh_mask_and_sum`]: for every 64-byte block of the input, a bit mask of
+//!   the positions holding SOH (0x01), and the wrapping byte sum of the input
+//!   (the FIX CheckSum is that sum modulo 256). One pass serves both framing of
+//!   fields and checksum validation.
+//! * [`byte_sum`]: the byte sum alone (for the encoder's CheckSum).
+//!
+//! Safety argument for every `unsafe` block below: the intrinsics are only
+//! called after `is_x86_feature_detected!` confirmed the CPU supports them,
+//! and every load reads a full 16/32-byte lane strictly inside the slice
+//! (`chunks_exact`), using unaligned loads. Tails shorter than a lane go
+//! through the scalar code. The property tests at the bottom check that each
+//! vector path agrees with the scalar definition on random input.
+#![allow(unsafe_code)]
+
+use crate::SOH;
+
+/// Which implementation the runtime detection picked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Plain Rust loops.
+    Scalar,
+    /// 16-byte SSE2 lanes.
+    Sse2,
+    /// 32-byte AVX2 lanes.
+    Avx2,
+}
+
+/// The best implementation this CPU supports.
+#[inline]
+pub fn detected_level() -> Level {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static CACHE: AtomicU8 = AtomicU8::new(0);
+        match CACHE.load(Ordering::Relaxed) {
+            1 => return Level::Scalar,
+            2 => return Level::Sse2,
+            3 => return Level::Avx2,
+            _ => {}
+        }
+        let level = if std::is_x86_feature_detected!("avx2") {
+            Level::Avx2
+        } else if std::is_x86_feature_detected!("sse2") {
+            Level::Sse2
+        } else {
+            Level::Scalar
+        };
+        let code = match level {
+            Level::Scalar => 1,
+            Level::Sse2 => 2,
+            Level::Avx2 => 3,
+        };
+        CACHE.store(code, Ordering::Relaxed);
+        level
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Level::Scalar
+    }
+}
+
+/// Writes one SOH bit mask per 64-byte block of `input` into `masks` (which
+/// must hold at least `input.len().div_ceil(64)` words) and returns the
+/// wrapping sum of all bytes of `input`.
+#[inline]
+pub fn soh_mask_and_sum(input: &[u8], masks: &mut [u64]) -> u32 {
+    soh_mask_and_sum_at(detected_level(), input, masks)
+}
+
+/// [`soh_mask_and_sum`] with an explicit implementation (for tests and benchmarks).
+///
+/// A `level` the CPU does not support falls back to the scalar code.
+pub fn soh_mask_and_sum_at(level: Level, input: &[u8], masks: &mut [u64]) -> u32 {
+    assert!(
+        masks.len() >= input.len().div_ceil(64),
+        "mask buffer too small"
+    );
+    #[cfg(target_arch = "x86_64")]
+    {
+        if level == Level::Avx2 && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 support was just checked.
+            return unsafe { x86::mask_sum_avx2(input, masks) };
+        }
+        if level != Level::Scalar && std::is_x86_feature_detected!("sse2") {
+            // SAFETY: SSE2 support was just checked.
+            return unsafe { x86::mask_sum_sse2(input, masks) };
+        }
+    }
+    let _ = level;
+    scalar_mask_and_sum(input, masks)
+}
+
+/// Wrapping sum of all bytes of `input`.
+#[inline]
+pub fn byte_sum(input: &[u8]) -> u32 {
+    byte_sum_at(detected_level(), input)
+}
+
+/// [`byte_sum`] with an explicit implementation.
+pub fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if level == Level::Avx2 && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 support was just checked.
+            return unsafe { x86::sum_avx2(input) };
+        }
+        if level != Level::Scalar && std::is_x86_feature_detected!("sse2") {
+            // SAFETY: SSE2 support was just checked.
+            return unsafe { x86::sum_sse2(input) };
+        }
+    }
+    let _ = level;
+    scalar_sum(input)
+}
+
+/// The reference definition of [`soh_mask_and_sum`].
+pub fn scalar_mask_and_sum(input: &[u8], masks: &mut [u64]) -> u32 {
+    let mut sum = 0u32;
+    for (block, mask) in input.chunks(64).zip(masks.iter_mut()) {
+        let mut m = 0u64;
+        for (i, &b) in block.iter().enumerate() {
+            sum = sum.wrapping_add(b as u32);
+            m |= ((b == SOH) as u64) << i;
+        }
+        *mask = m;
+    }
+    sum
+}
+
+/// The reference definition of [`byte_sum`].
+pub fn scalar_sum(input: &[u8]) -> u32 {
+    input.iter().fold(0u32, |s, &b| s.wrapping_add(b as u32))
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::scalar_mask_and_sum;
+    use std::arch::x86_64::*;
+
+    /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned
+    /// and inside each 64-byte `chunks_exact` block.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn mask_sum_avx2(input: &[u8], masks: &mut [u64]) -> u32 {
+        let soh = _mm256_set1_epi8(crate::SOH as i8);
+        let zero = _mm256_setzero_si256();
+        let mut acc = _mm256_setzero_si256();
+        let blocks = input.chunks_exact(64);
+        let tail = blocks.remainder();
+        let mut n = 0;
+        for (block, mask) in blocks.zip(masks.iter_mut()) {
+            let p = block.as_ptr();
+            let a = _mm256_loadu_si256(p as *const __m256i);
+            let b = _mm256_loadu_si256(p.add(32) as *const __m256i);
+            let ma = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) as u32 as u64;
+            let mb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) as u32 as u64;
+            *mask = ma | (mb << 32);
+            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(a, zero));
+            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(b, zero));
+            n += 1;
+        }
+        let mut lanes = [0u64; 4];
+        _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
+        let vec_sum = lanes.iter().fold(0u64, |s, &x| s.wrapping_add(x)) as u32;
+        vec_sum.wrapping_add(scalar_mask_and_sum(tail, &mut masks[n..]))
+    }
+
+    /// SAFETY: the caller guarantees SSE2 is available. Loads are unaligned
+    /// and inside each 64-byte `chunks_exact` block.
+    #[target_feature(enable = "sse2")]
+    pub unsafe fn mask_sum_sse2(input: &[u8], masks: &mut [u64]) -> u32 {
+        let soh = _mm_set1_epi8(crate::SOH as i8);
+        let zero = _mm_setzero_si128();
+        let mut acc = _mm_setzero_si128();
+        let blocks = input.chunks_exact(64);
+        let tail = blocks.remainder();
+        let mut n = 0;
+        for (block, mask) in blocks.zip(masks.iter_mut()) {
+            let p = block.as_ptr();
+            let mut m = 0u64;
+            for lane in 0..4 {
+                let v = _mm_loadu_si128(p.add(lane * 16) as *const __m128i);
+                let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, soh)) as u32 as u64;
+                m |= bits << (lane * 16);
+                acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
+            }
+            *mask = m;
+            n += 1;
+        }
+        let mut lanes = [0u64; 2];
+        _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
+        let vec_sum = lanes[0].wrapping_add(lanes[1]) as u32;
+        vec_sum.wrapping_add(scalar_mask_and_sum(tail, &mut masks[n..]))
+    }
+
+    /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned
+    /// and inside each 32-byte `chunks_exact` block.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn sum_avx2(input: &[u8]) -> u32 {
+        let zero = _mm256_setzero_si256();
+        let mut acc = _mm256_setzero_si256();
+        let blocks = input.chunks_exact(32);
+        let tail = blocks.remainder();
+        for block in blocks {
+            let v = _mm256_loadu_si256(block.as_ptr() as *const __m256i);
+            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
+        }
+        let mut lanes = [0u64; 4];
+        _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
+        let vec_sum = lanes.iter().fold(0u64, |s, &x| s.wrapping_add(x)) as u32;
+        vec_sum.wrapping_add(super::scalar_sum(tail))
+    }
+
+    /// SAFETY: the caller guarantees SSE2 is available. Loads are unaligned
+    /// and inside each 16-byte `chunks_exact` block.
+    #[target_feature(enable = "sse2")]
+    pub unsafe fn sum_sse2(input: &[u8]) -> u32 {
+        let zero = _mm_setzero_si128();
+        let mut acc = _mm_setzero_si128();
+        let blocks = input.chunks_exact(16);
+        let tail = blocks.remainder();
+        for block in blocks {
+            let v = _mm_loadu_si128(block.as_ptr() as *const __m128i);
+            acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
+        }
+        let mut lanes = [0u64; 2];
+        _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
+        (lanes[0].wrapping_add(lanes[1]) as u32).wrapping_add(super::scalar_sum(tail))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn check_all_levels(input: &[u8]) {
+        let n = input.len().div_ceil(64);
+        let mut reference = vec![0u64; n];
+        let want = scalar_mask_and_sum(input, &mut reference);
+        assert_eq!(scalar_sum(input), want);
+        for level in [Level::Sse2, Level::Avx2] {
+            let mut masks = vec![0u64; n];
+            let got = soh_mask_and_sum_at(level, input, &mut masks);
+            assert_eq!(got, want, "{level:?} sum");
+            assert_eq!(masks, reference, "{level:?} masks");
+            assert_eq!(byte_sum_at(level, input), want, "{level:?} byte_sum");
+        }
+    }
+
+    #[test]
+    fn known_masks() {
+        let mut input = vec![b'a'; 130];
+        input[0] = SOH;
+        input[63] = SOH;
+        input[64] = SOH;
+        input[129] = SOH;
+        let mut masks = [0u64; 3];
+        soh_mask_and_sum(&input, &mut masks);
+        assert_eq!(masks, [1 | (1 << 63), 1, 1 << 1]);
+        check_all_levels(&input);
+    }
+
+    #[test]
+    fn sum_of_high_bytes_does_not_overflow_lanes() {
+        let input = vec![0xFFu8; 100_000];
+        check_all_levels(&input);
+        assert_eq!(byte_sum(&input), 255 * 100_000);
+    }
+
+    proptest! {
+        #[test]
+        fn vector_paths_agree_with_scalar(input in proptest::collection::vec(
+            prop_oneof![Just(SOH), Just(b'='), any::<u8>()], 0..600)) {
+            check_all_levels(&input);
+        }
+    }
+}

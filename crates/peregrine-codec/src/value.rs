@@ -1,0 +1,906 @@
+//! Typed FIX values: parsing from and formatting into wire bytes, without
+//! allocation and without floating point.
+//!
+//! ```
+//! use peregrine_codec::value::{parse_decimal, parse_timestamp, Decimal, TimePrecision};
+//! let px = parse_decimal(b"150.50").unwrap();
+//! assert_eq!(px, Decimal::new(15050, 2));
+//! let ts = parse_timestamp(b"20240115-10:30:00.123").unwrap();
+//! assert_eq!(ts.precision, TimePrecision::Millis);
+//! assert_eq!(ts.nanos, 123_000_000);
+//! ```
+
+use std::fmt;
+
+/// Why a value could not be parsed as the requested type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueError {
+    /// The value is empty.
+    Empty,
+    /// A byte that is not allowed at this position (its offset in the value).
+    InvalidByte {
+        /// Offset of the offending byte within the value.
+        offset: usize,
+    },
+    /// The number does not fit the target type.
+    Overflow,
+    /// The value has the wrong length or layout for its type.
+    BadLayout,
+    /// A date or time component is out of its range (month 13, hour 24, …).
+    OutOfRange,
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueError::Empty => f.write_str("empty value"),
+            ValueError::InvalidByte { offset } => write!(f, "invalid character at offset {offset}"),
+            ValueError::Overflow => f.write_str("number out of range for its type"),
+            ValueError::BadLayout => f.write_str("value does not have the layout of its type"),
+            ValueError::OutOfRange => f.write_str("date or time component out of range"),
+        }
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+/// Parses an unsigned integer (digits only, no sign).
+///
+/// ```
+/// assert_eq!(peregrine_codec::value::parse_u64(b"12345"), Ok(12345));
+/// assert!(peregrine_codec::value::parse_u64(b"-1").is_err());
+/// ```
+#[inline]
+pub fn parse_u64(v: &[u8]) -> Result<u64, ValueError> {
+    if v.is_empty() {
+        return Err(ValueError::Empty);
+    }
+    let mut n: u64 = 0;
+    for (i, &b) in v.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return Err(ValueError::InvalidByte { offset: i });
+        }
+        n = n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(d as u64))
+            .ok_or(ValueError::Overflow)?;
+    }
+    Ok(n)
+}
+
+/// Parses a signed integer (an optional leading `-`).
+///
+/// ```
+/// assert_eq!(peregrine_codec::value::parse_i64(b"-42"), Ok(-42));
+/// ```
+#[inline]
+pub fn parse_i64(v: &[u8]) -> Result<i64, ValueError> {
+    match v.first() {
+        None => Err(ValueError::Empty),
+        Some(b'-') => {
+            let m = parse_u64(&v[1..]).map_err(shift_offset)?;
+            if m > i64::MAX as u64 + 1 {
+                return Err(ValueError::Overflow);
+            }
+            Ok((m as i64).wrapping_neg())
+        }
+        Some(_) => {
+            let m = parse_u64(v)?;
+            i64::try_from(m).map_err(|_| ValueError::Overflow)
+        }
+    }
+}
+
+fn shift_offset(e: ValueError) -> ValueError {
+    match e {
+        ValueError::InvalidByte { offset } => ValueError::InvalidByte { offset: offset + 1 },
+        ValueError::Empty => ValueError::BadLayout,
+        other => other,
+    }
+}
+
+/// Parses a sequence number (MsgSeqNum and friends): an unsigned integer.
+#[inline]
+pub fn parse_seq_num(v: &[u8]) -> Result<u64, ValueError> {
+    parse_u64(v)
+}
+
+/// A fixed-point decimal: `mantissa × 10^-scale`. `150.50` is mantissa 15050, scale 2.
+///
+/// Equality is structural: `150.5` (1505, 1) and `150.50` (15050, 2) are different
+/// values here because they are different texts on the wire; use [`Decimal::cmp_value`]
+/// to compare numerically.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Decimal {
+    /// The digits as an integer.
+    pub mantissa: i64,
+    /// How many of those digits are after the decimal point.
+    pub scale: u8,
+}
+
+impl Decimal {
+    /// A decimal from its parts.
+    pub const fn new(mantissa: i64, scale: u8) -> Self {
+        Decimal { mantissa, scale }
+    }
+
+    /// The same value with exactly `scale` decimals, if that loses no digits and fits.
+    pub fn rescale(self, scale: u8) -> Option<Decimal> {
+        if scale >= self.scale {
+            let f = 10i64.checked_pow((scale - self.scale) as u32)?;
+            Some(Decimal::new(self.mantissa.checked_mul(f)?, scale))
+        } else {
+            let f = 10i64.checked_pow((self.scale - scale) as u32)?;
+            (self.mantissa % f == 0).then(|| Decimal::new(self.mantissa / f, scale))
+        }
+    }
+
+    /// Numeric comparison (`150.5` equals `150.50`). Falls back to `f64` only
+    /// when the two cannot be brought to a common scale within `i64`.
+    pub fn cmp_value(&self, other: &Decimal) -> std::cmp::Ordering {
+        let s = self.scale.max(other.scale);
+        match (self.rescale(s), other.rescale(s)) {
+            (Some(a), Some(b)) => a.mantissa.cmp(&b.mantissa),
+            _ => self.to_f64().total_cmp(&other.to_f64()),
+        }
+    }
+
+    /// An approximate `f64` (for display and statistics, never for prices on the wire).
+    pub fn to_f64(&self) -> f64 {
+        self.mantissa as f64 / 10f64.powi(self.scale as i32)
+    }
+}
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0u8; 24];
+        let n = format_decimal(*self, &mut buf);
+        f.write_str(std::str::from_utf8(&buf[..n]).unwrap_or("?"))
+    }
+}
+
+/// Parses a FIX float (Price, Qty, Amt …): optional `-`, digits, optional `.` and
+/// digits. No exponent, at most 18 significant digits.
+///
+/// ```
+/// use peregrine_codec::value::{parse_decimal, Decimal};
+/// assert_eq!(parse_decimal(b"-0.25"), Ok(Decimal::new(-25, 2)));
+/// assert_eq!(parse_decimal(b"1000"), Ok(Decimal::new(1000, 0)));
+/// assert_eq!(parse_decimal(b".5"), Ok(Decimal::new(5, 1)));
+/// ```
+pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
+    if v.is_empty() {
+        return Err(ValueError::Empty);
+    }
+    let (neg, start) = match v[0] {
+        b'-' => (true, 1),
+        b'+' => (false, 1),
+        _ => (false, 0),
+    };
+    let mut m: i64 = 0;
+    let mut scale: u8 = 0;
+    let mut seen_dot = false;
+    let mut digits = 0;
+    for (i, &b) in v.iter().enumerate().skip(start) {
+        if b == b'.' {
+            if seen_dot {
+                return Err(ValueError::InvalidByte { offset: i });
+            }
+            seen_dot = true;
+            continue;
+        }
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return Err(ValueError::InvalidByte { offset: i });
+        }
+        digits += 1;
+        m = m
+            .checked_mul(10)
+            .and_then(|m| m.checked_add(d as i64))
+            .ok_or(ValueError::Overflow)?;
+        if seen_dot {
+            scale += 1;
+        }
+    }
+    if digits == 0 {
+        return Err(ValueError::BadLayout);
+    }
+    Ok(Decimal::new(if neg { -m } else { m }, scale))
+}
+
+/// Parses a Y/N boolean.
+#[inline]
+pub fn parse_bool(v: &[u8]) -> Result<bool, ValueError> {
+    match v {
+        b"Y" => Ok(true),
+        b"N" => Ok(false),
+        [] => Err(ValueError::Empty),
+        [_] => Err(ValueError::InvalidByte { offset: 0 }),
+        _ => Err(ValueError::BadLayout),
+    }
+}
+
+/// Parses a single-character value (FIX `char`): exactly one byte.
+#[inline]
+pub fn parse_char(v: &[u8]) -> Result<u8, ValueError> {
+    match v {
+        [c] => Ok(*c),
+        [] => Err(ValueError::Empty),
+        _ => Err(ValueError::BadLayout),
+    }
+}
+
+/// The precision of a timestamp's fractional seconds, as written on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum TimePrecision {
+    /// Whole seconds: `HH:MM:SS`.
+    Seconds,
+    /// Milliseconds: `HH:MM:SS.sss`.
+    #[default]
+    Millis,
+    /// Microseconds: `HH:MM:SS.ssssss`.
+    Micros,
+    /// Nanoseconds: `HH:MM:SS.sssssssss`.
+    Nanos,
+}
+
+impl TimePrecision {
+    fn digits(self) -> usize {
+        match self {
+            TimePrecision::Seconds => 0,
+            TimePrecision::Millis => 3,
+            TimePrecision::Micros => 6,
+            TimePrecision::Nanos => 9,
+        }
+    }
+}
+
+/// A calendar date (proleptic Gregorian, UTC or local market date).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Date {
+    /// Year, 0..=9999.
+    pub year: u16,
+    /// Month, 1..=12.
+    pub month: u8,
+    /// Day of month, 1..=31 (checked against the month).
+    pub day: u8,
+}
+
+impl Date {
+    /// Days since 1970-01-01 (negative before).
+    pub fn days_since_epoch(&self) -> i64 {
+        days_from_civil(self.year as i64, self.month as u32, self.day as u32)
+    }
+
+    /// The date `days` after 1970-01-01.
+    pub fn from_days_since_epoch(days: i64) -> Date {
+        let (y, m, d) = civil_from_days(days);
+        Date {
+            year: y as u16,
+            month: m as u8,
+            day: d as u8,
+        }
+    }
+}
+
+/// A time of day with fractional seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct TimeOfDay {
+    /// Hour, 0..=23.
+    pub hour: u8,
+    /// Minute, 0..=59.
+    pub minute: u8,
+    /// Second, 0..=60 (60 for a leap second).
+    pub second: u8,
+    /// Nanoseconds within the second.
+    pub nanos: u32,
+    /// How many fractional digits it had on the wire.
+    pub precision: TimePrecision,
+}
+
+/// A UTCTimestamp: `YYYYMMDD-HH:MM:SS[.sss[sss[sss]]]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct UtcTimestamp {
+    /// The date part.
+    pub date: Date,
+    /// Hour, 0..=23.
+    pub hour: u8,
+    /// Minute, 0..=59.
+    pub minute: u8,
+    /// Second, 0..=60.
+    pub second: u8,
+    /// Nanoseconds within the second.
+    pub nanos: u32,
+    /// How many fractional digits it had (or will have) on the wire.
+    pub precision: TimePrecision,
+}
+
+impl UtcTimestamp {
+    /// Nanoseconds since the Unix epoch (a leap second counts as the next second's start).
+    pub fn to_unix_nanos(&self) -> i64 {
+        let days = self.date.days_since_epoch();
+        let secs =
+            days * 86_400 + self.hour as i64 * 3600 + self.minute as i64 * 60 + self.second as i64;
+        secs * 1_000_000_000 + self.nanos as i64
+    }
+
+    /// The timestamp at `nanos` since the Unix epoch, to be written at `precision`.
+    ///
+    /// ```
+    /// use peregrine_codec::value::{UtcTimestamp, TimePrecision};
+    /// let ts = UtcTimestamp::from_unix_nanos(1_705_314_600_123_000_000, TimePrecision::Millis);
+    /// assert_eq!(ts.to_string(), "20240115-10:30:00.123");
+    /// ```
+    pub fn from_unix_nanos(nanos: i64, precision: TimePrecision) -> UtcTimestamp {
+        let secs = nanos.div_euclid(1_000_000_000);
+        let sub = nanos.rem_euclid(1_000_000_000) as u32;
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400) as u32;
+        UtcTimestamp {
+            date: Date::from_days_since_epoch(days),
+            hour: (sod / 3600) as u8,
+            minute: (sod / 60 % 60) as u8,
+            second: (sod % 60) as u8,
+            nanos: sub,
+            precision,
+        }
+    }
+}
+
+impl fmt::Display for UtcTimestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0u8; 32];
+        let n = format_timestamp(self, self.precision, &mut buf);
+        f.write_str(std::str::from_utf8(&buf[..n]).unwrap_or("?"))
+    }
+}
+
+/// A MonthYear: `YYYYMM`, `YYYYMMDD` or `YYYYMMwN` (week 1..=5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MonthYear {
+    /// Year.
+    pub year: u16,
+    /// Month, 1..=12.
+    pub month: u8,
+    /// The optional day or week qualifier.
+    pub qualifier: MonthYearQualifier,
+}
+
+/// The optional part of a [`MonthYear`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MonthYearQualifier {
+    /// `YYYYMM`.
+    None,
+    /// `YYYYMMDD`.
+    Day(u8),
+    /// `YYYYMMwN`.
+    Week(u8),
+}
+
+#[inline]
+fn digits2(v: &[u8], at: usize) -> Result<u32, ValueError> {
+    let a = v[at].wrapping_sub(b'0');
+    let b = v[at + 1].wrapping_sub(b'0');
+    if a > 9 {
+        return Err(ValueError::InvalidByte { offset: at });
+    }
+    if b > 9 {
+        return Err(ValueError::InvalidByte { offset: at + 1 });
+    }
+    Ok(a as u32 * 10 + b as u32)
+}
+
+fn expect(v: &[u8], at: usize, c: u8) -> Result<(), ValueError> {
+    if v[at] == c {
+        Ok(())
+    } else {
+        Err(ValueError::InvalidByte { offset: at })
+    }
+}
+
+fn is_leap(y: u32) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: u32, m: u32) -> u32 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(y) => 29,
+        _ => 28,
+    }
+}
+
+/// Parses `YYYYMMDD` (UTCDateOnly, LocalMktDate).
+///
+/// ```
+/// let d = peregrine_codec::value::parse_date(b"20240229").unwrap();
+/// assert_eq!((d.year, d.month, d.day), (2024, 2, 29));
+/// assert!(peregrine_codec::value::parse_date(b"20230229").is_err());
+/// ```
+pub fn parse_date(v: &[u8]) -> Result<Date, ValueError> {
+    if v.is_empty() {
+        return Err(ValueError::Empty);
+    }
+    if v.len() != 8 {
+        return Err(ValueError::BadLayout);
+    }
+    parse_date_at(v)
+}
+
+fn parse_date_at(v: &[u8]) -> Result<Date, ValueError> {
+    let year = digits2(v, 0)? * 100 + digits2(v, 2)?;
+    let month = digits2(v, 4)?;
+    let day = digits2(v, 6)?;
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return Err(ValueError::OutOfRange);
+    }
+    Ok(Date {
+        year: year as u16,
+        month: month as u8,
+        day: day as u8,
+    })
+}
+
+/// Parses `HH:MM:SS[.sss[sss[sss]]]` (UTCTimeOnly).
+///
+/// ```
+/// let t = peregrine_codec::value::parse_time(b"23:59:60.123456").unwrap();
+/// assert_eq!((t.hour, t.second, t.nanos), (23, 60, 123_456_000));
+/// ```
+pub fn parse_time(v: &[u8]) -> Result<TimeOfDay, ValueError> {
+    if v.is_empty() {
+        return Err(ValueError::Empty);
+    }
+    if v.len() < 8 {
+        return Err(ValueError::BadLayout);
+    }
+    let hour = digits2(v, 0)?;
+    expect(v, 2, b':')?;
+    let minute = digits2(v, 3)?;
+    expect(v, 5, b':')?;
+    let second = digits2(v, 6)?;
+    if hour > 23 || minute > 59 || second > 60 {
+        return Err(ValueError::OutOfRange);
+    }
+    let (nanos, precision) = parse_fraction(v, 8)?;
+    Ok(TimeOfDay {
+        hour: hour as u8,
+        minute: minute as u8,
+        second: second as u8,
+        nanos,
+        precision,
+    })
+}
+
+fn parse_fraction(v: &[u8], at: usize) -> Result<(u32, TimePrecision), ValueError> {
+    let rest = &v[at..];
+    if rest.is_empty() {
+        return Ok((0, TimePrecision::Seconds));
+    }
+    if rest[0] != b'.' {
+        return Err(ValueError::InvalidByte { offset: at });
+    }
+    let digits = &rest[1..];
+    let precision = match digits.len() {
+        3 => TimePrecision::Millis,
+        6 => TimePrecision::Micros,
+        9 => TimePrecision::Nanos,
+        _ => return Err(ValueError::BadLayout),
+    };
+    let mut n = 0u32;
+    for (i, &b) in digits.iter().enumerate() {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return Err(ValueError::InvalidByte { offset: at + 1 + i });
+        }
+        n = n * 10 + d as u32;
+    }
+    let scale = 10u32.pow(9 - digits.len() as u32);
+    Ok((n * scale, precision))
+}
+
+/// Parses a UTCTimestamp `YYYYMMDD-HH:MM:SS[.sss|.ssssss|.sssssssss]`.
+pub fn parse_timestamp(v: &[u8]) -> Result<UtcTimestamp, ValueError> {
+    if v.is_empty() {
+        return Err(ValueError::Empty);
+    }
+    if v.len() < 17 {
+        return Err(ValueError::BadLayout);
+    }
+    let date = parse_date_at(v)?;
+    expect(v, 8, b'-')?;
+    let t = parse_time(&v[9..]).map_err(|e| match e {
+        ValueError::InvalidByte { offset } => ValueError::InvalidByte { offset: offset + 9 },
+        other => other,
+    })?;
+    Ok(UtcTimestamp {
+        date,
+        hour: t.hour,
+        minute: t.minute,
+        second: t.second,
+        nanos: t.nanos,
+        precision: t.precision,
+    })
+}
+
+/// Parses a MonthYear: `YYYYMM`, `YYYYMMDD` or `YYYYMMwN`.
+pub fn parse_month_year(v: &[u8]) -> Result<MonthYear, ValueError> {
+    if v.is_empty() {
+        return Err(ValueError::Empty);
+    }
+    if v.len() != 6 && v.len() != 8 {
+        return Err(ValueError::BadLayout);
+    }
+    let year = digits2(v, 0)? * 100 + digits2(v, 2)?;
+    let month = digits2(v, 4)?;
+    if !(1..=12).contains(&month) {
+        return Err(ValueError::OutOfRange);
+    }
+    let qualifier = if v.len() == 6 {
+        MonthYearQualifier::None
+    } else if v[6] == b'w' {
+        let w = v[7].wrapping_sub(b'0');
+        if !(1..=5).contains(&w) {
+            return Err(ValueError::OutOfRange);
+        }
+        MonthYearQualifier::Week(w)
+    } else {
+        let d = digits2(v, 6)?;
+        if d == 0 || d > days_in_month(year, month) {
+            return Err(ValueError::OutOfRange);
+        }
+        MonthYearQualifier::Day(d as u8)
+    };
+    Ok(MonthYear {
+        year: year as u16,
+        month: month as u8,
+        qualifier,
+    })
+}
+
+// Civil-date conversions after Howard Hinnant's public-domain algorithms.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+// ---------------------------------------------------------------------------
+// Formatting into caller buffers.
+
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Writes the decimal digits of `n` into the end of `buf` and returns where they start.
+#[inline]
+fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> usize {
+    let mut i = 20;
+    while n >= 100 {
+        let r = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
+    }
+    if n >= 10 {
+        let r = n as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    i
+}
+
+/// Writes `n` in decimal into `out`, returning the number of bytes written
+/// (at most 20). Panics if `out` is too small (a caller bug, never input-driven).
+///
+/// ```
+/// let mut b = [0u8; 20];
+/// let n = peregrine_codec::value::format_u64(1000, &mut b);
+/// assert_eq!(&b[..n], b"1000");
+/// ```
+#[inline]
+pub fn format_u64(n: u64, out: &mut [u8]) -> usize {
+    let mut tmp = [0u8; 20];
+    let start = u64_digits(n, &mut tmp);
+    let len = 20 - start;
+    out[..len].copy_from_slice(&tmp[start..]);
+    len
+}
+
+/// Writes `n` in decimal (with `-` when negative), returning the length (at most 20).
+#[inline]
+pub fn format_i64(n: i64, out: &mut [u8]) -> usize {
+    if n < 0 {
+        out[0] = b'-';
+        1 + format_u64(n.unsigned_abs(), &mut out[1..])
+    } else {
+        format_u64(n as u64, out)
+    }
+}
+
+/// Writes a decimal with exactly its scale's digits after the point
+/// (`Decimal::new(15050, 2)` → `150.50`), returning the length (at most 22).
+pub fn format_decimal(d: Decimal, out: &mut [u8]) -> usize {
+    let mut tmp = [0u8; 20];
+    let start = u64_digits(d.mantissa.unsigned_abs(), &mut tmp);
+    let digits = &tmp[start..];
+    let mut n = 0;
+    if d.mantissa < 0 {
+        out[0] = b'-';
+        n = 1;
+    }
+    let scale = d.scale as usize;
+    if scale == 0 {
+        out[n..n + digits.len()].copy_from_slice(digits);
+        return n + digits.len();
+    }
+    if digits.len() > scale {
+        let int = digits.len() - scale;
+        out[n..n + int].copy_from_slice(&digits[..int]);
+        n += int;
+        out[n] = b'.';
+        out[n + 1..n + 1 + scale].copy_from_slice(&digits[int..]);
+        n + 1 + scale
+    } else {
+        out[n] = b'0';
+        out[n + 1] = b'.';
+        n += 2;
+        let zeros = scale - digits.len();
+        out[n..n + zeros].fill(b'0');
+        n += zeros;
+        out[n..n + digits.len()].copy_from_slice(digits);
+        n + digits.len()
+    }
+}
+
+#[inline]
+fn put2(out: &mut [u8], at: usize, v: u32) {
+    let r = v as usize * 2;
+    out[at..at + 2].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
+}
+
+/// Writes `YYYYMMDD`, returning 8.
+pub fn format_date(d: &Date, out: &mut [u8]) -> usize {
+    put2(out, 0, d.year as u32 / 100);
+    put2(out, 2, d.year as u32 % 100);
+    put2(out, 4, d.month as u32);
+    put2(out, 6, d.day as u32);
+    8
+}
+
+/// Writes `HH:MM:SS` and the fraction of `precision`, returning the length.
+pub fn format_time(t: &TimeOfDay, precision: TimePrecision, out: &mut [u8]) -> usize {
+    format_hms(t.hour, t.minute, t.second, t.nanos, precision, out)
+}
+
+fn format_hms(h: u8, m: u8, s: u8, nanos: u32, precision: TimePrecision, out: &mut [u8]) -> usize {
+    put2(out, 0, h as u32);
+    out[2] = b':';
+    put2(out, 3, m as u32);
+    out[5] = b':';
+    put2(out, 6, s as u32);
+    let digits = precision.digits();
+    if digits == 0 {
+        return 8;
+    }
+    out[8] = b'.';
+    let mut frac = nanos / 10u32.pow(9 - digits as u32);
+    for i in (0..digits).rev() {
+        out[9 + i] = b'0' + (frac % 10) as u8;
+        frac /= 10;
+    }
+    9 + digits
+}
+
+/// Writes a UTCTimestamp at `precision` (fractions are truncated), returning
+/// the length (17, 21, 24 or 27).
+pub fn format_timestamp(ts: &UtcTimestamp, precision: TimePrecision, out: &mut [u8]) -> usize {
+    format_date(&ts.date, out);
+    out[8] = b'-';
+    9 + format_hms(
+        ts.hour,
+        ts.minute,
+        ts.second,
+        ts.nanos,
+        precision,
+        &mut out[9..],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn ints() {
+        assert_eq!(parse_u64(b"0"), Ok(0));
+        assert_eq!(parse_u64(b"18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(
+            parse_u64(b"18446744073709551616"),
+            Err(ValueError::Overflow)
+        );
+        assert_eq!(parse_u64(b""), Err(ValueError::Empty));
+        assert_eq!(
+            parse_u64(b"12a"),
+            Err(ValueError::InvalidByte { offset: 2 })
+        );
+        assert_eq!(parse_i64(b"-9223372036854775808"), Ok(i64::MIN));
+        assert_eq!(parse_i64(b"9223372036854775808"), Err(ValueError::Overflow));
+        assert_eq!(parse_i64(b"-"), Err(ValueError::BadLayout));
+        assert_eq!(
+            parse_i64(b"-1x"),
+            Err(ValueError::InvalidByte { offset: 2 })
+        );
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(parse_decimal(b"150.50"), Ok(Decimal::new(15050, 2)));
+        assert_eq!(parse_decimal(b"150."), Ok(Decimal::new(150, 0)));
+        assert_eq!(parse_decimal(b"-0.001"), Ok(Decimal::new(-1, 3)));
+        assert_eq!(
+            parse_decimal(b"1.2.3"),
+            Err(ValueError::InvalidByte { offset: 3 })
+        );
+        assert_eq!(
+            parse_decimal(b"1e5"),
+            Err(ValueError::InvalidByte { offset: 1 })
+        );
+        assert_eq!(parse_decimal(b"."), Err(ValueError::BadLayout));
+        assert_eq!(
+            parse_decimal(b"99999999999999999999"),
+            Err(ValueError::Overflow)
+        );
+        let mut b = [0u8; 24];
+        for (d, s) in [
+            (Decimal::new(15050, 2), "150.50"),
+            (Decimal::new(-5, 3), "-0.005"),
+            (Decimal::new(7, 0), "7"),
+            (Decimal::new(0, 2), "0.00"),
+        ] {
+            let n = format_decimal(d, &mut b);
+            assert_eq!(std::str::from_utf8(&b[..n]).unwrap(), s);
+        }
+        assert_eq!(
+            Decimal::new(1505, 1).cmp_value(&Decimal::new(15050, 2)),
+            std::cmp::Ordering::Equal
+        );
+    }
+
+    #[test]
+    fn bools_and_chars() {
+        assert_eq!(parse_bool(b"Y"), Ok(true));
+        assert_eq!(parse_bool(b"N"), Ok(false));
+        assert_eq!(parse_bool(b"y"), Err(ValueError::InvalidByte { offset: 0 }));
+        assert_eq!(parse_bool(b"YY"), Err(ValueError::BadLayout));
+        assert_eq!(parse_char(b"1"), Ok(b'1'));
+        assert_eq!(parse_char(b"12"), Err(ValueError::BadLayout));
+    }
+
+    #[test]
+    fn timestamps() {
+        let ts = parse_timestamp(b"20240115-10:30:00").unwrap();
+        assert_eq!(ts.precision, TimePrecision::Seconds);
+        let ts = parse_timestamp(b"20240115-10:30:00.123456789").unwrap();
+        assert_eq!(
+            (ts.nanos, ts.precision),
+            (123_456_789, TimePrecision::Nanos)
+        );
+        assert_eq!(ts.to_unix_nanos(), 1_705_314_600_123_456_789);
+        assert_eq!(
+            parse_timestamp(b"20241315-10:30:00"),
+            Err(ValueError::OutOfRange)
+        );
+        assert_eq!(
+            parse_timestamp(b"20240115-24:30:00"),
+            Err(ValueError::OutOfRange)
+        );
+        assert_eq!(
+            parse_timestamp(b"20240115 10:30:00"),
+            Err(ValueError::InvalidByte { offset: 8 })
+        );
+        assert_eq!(
+            parse_timestamp(b"20240115-10:30:00.12"),
+            Err(ValueError::BadLayout)
+        );
+        assert_eq!(
+            parse_timestamp(b"20240115-10:3x:00"),
+            Err(ValueError::InvalidByte { offset: 13 })
+        );
+        let mut b = [0u8; 32];
+        for p in [
+            TimePrecision::Seconds,
+            TimePrecision::Millis,
+            TimePrecision::Micros,
+            TimePrecision::Nanos,
+        ] {
+            let n = format_timestamp(&ts, p, &mut b);
+            let back = parse_timestamp(&b[..n]).unwrap();
+            assert_eq!(back.precision, p);
+            assert_eq!(
+                back.to_unix_nanos() / 1_000_000_000,
+                ts.to_unix_nanos() / 1_000_000_000
+            );
+        }
+    }
+
+    #[test]
+    fn month_year() {
+        assert_eq!(
+            parse_month_year(b"202403").unwrap().qualifier,
+            MonthYearQualifier::None
+        );
+        assert_eq!(
+            parse_month_year(b"20240315").unwrap().qualifier,
+            MonthYearQualifier::Day(15)
+        );
+        assert_eq!(
+            parse_month_year(b"202403w2").unwrap().qualifier,
+            MonthYearQualifier::Week(2)
+        );
+        assert_eq!(parse_month_year(b"202403w9"), Err(ValueError::OutOfRange));
+        assert_eq!(parse_month_year(b"2024"), Err(ValueError::BadLayout));
+    }
+
+    proptest! {
+        #[test]
+        fn i64_round_trip(n in any::<i64>()) {
+            let mut b = [0u8; 24];
+            let len = format_i64(n, &mut b);
+            prop_assert_eq!(parse_i64(&b[..len]), Ok(n));
+        }
+
+        #[test]
+        fn decimal_round_trip(m in any::<i64>().prop_filter("abs", |m| *m != i64::MIN), s in 0u8..18) {
+            let d = Decimal::new(m, s);
+            let mut b = [0u8; 24];
+            let len = format_decimal(d, &mut b);
+            prop_assert_eq!(parse_decimal(&b[..len]), Ok(d));
+        }
+
+        #[test]
+        fn timestamp_round_trip(n in -9_000_000_000_000_000_000i64..9_000_000_000_000_000_000) {
+            let ts = UtcTimestamp::from_unix_nanos(n, TimePrecision::Nanos);
+            prop_assert_eq!(ts.to_unix_nanos(), n);
+            let mut b = [0u8; 32];
+            let len = format_timestamp(&ts, TimePrecision::Nanos, &mut b);
+            prop_assert_eq!(parse_timestamp(&b[..len]), Ok(ts));
+        }
+
+        #[test]
+        fn parsers_never_panic(v in proptest::collection::vec(any::<u8>(), 0..40)) {
+            let _ = parse_u64(&v);
+            let _ = parse_i64(&v);
+            let _ = parse_decimal(&v);
+            let _ = parse_timestamp(&v);
+            let _ = parse_time(&v);
+            let _ = parse_date(&v);
+            let _ = parse_month_year(&v);
+        }
+    }
+}
