@@ -1,0 +1,144 @@
+//! The out-of-band `iSET_SESSION` request to the acceptor's HTTP admin endpoint.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+/// Percent-encodes a query value: unreserved characters and `:` stay, the rest
+/// becomes `%XX`.
+///
+/// ```
+/// assert_eq!(peregrine_acceptance::percent_encode("FIX.4.4:ISLD->TW"), "FIX.4.4:ISLD-%3ETW");
+/// ```
+pub fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b':') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The request target for a set-session request, e.g.
+/// `/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000`.
+///
+/// ```
+/// use peregrine_acceptance::seqnum_request_target;
+/// assert_eq!(
+///     seqnum_request_target("FIX.4.4:ISLD->TW", Some(2000), None),
+///     "/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000"
+/// );
+/// ```
+pub fn seqnum_request_target(
+    session: &str,
+    next_sender: Option<u64>,
+    next_target: Option<u64>,
+) -> String {
+    let mut target = format!("/seqnum?SESSION={}", percent_encode(session));
+    if let Some(n) = next_sender {
+        target.push_str(&format!("&NEXTSENDERSEQNUM={n}"));
+    }
+    if let Some(n) = next_target {
+        target.push_str(&format!("&NEXTTARGETSEQNUM={n}"));
+    }
+    target
+}
+
+/// Sends `GET <target> HTTP/1.1` to the admin endpoint and requires a `200`
+/// status within `timeout`. Returns a description of the failure otherwise.
+pub fn set_session(
+    admin: SocketAddr,
+    session: &str,
+    next_sender: Option<u64>,
+    next_target: Option<u64>,
+    timeout: Duration,
+) -> Result<(), String> {
+    let target = seqnum_request_target(session, next_sender, next_target);
+    let what = format!("admin request GET {target} to {admin}");
+    let mut deadline = Instant::now() + timeout;
+    let mut stream = TcpStream::connect_timeout(&admin, timeout)
+        .map_err(|e| format!("{what}: cannot connect: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let request = format!("GET {target} HTTP/1.1\r\nHost: {admin}\r\nConnection: close\r\n\r\n");
+    stream
+        .set_write_timeout(Some(timeout))
+        .and_then(|_| stream.write_all(request.as_bytes()))
+        .map_err(|e| format!("{what}: {e}"))?;
+
+    // Read the status line and headers, then the body when its length is given;
+    // without a length, read until the server closes (briefly: the status is all
+    // that matters).
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let mut wanted: Option<usize> = None; // total length once the headers are in
+    loop {
+        if wanted.is_some_and(|w| response.len() >= w) {
+            break;
+        }
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            break;
+        }
+        stream
+            .set_read_timeout(Some(remaining))
+            .map_err(|e| format!("{what}: {e}"))?;
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => response.extend_from_slice(&chunk[..n]),
+            Err(_) if wanted.is_some() => break,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                break
+            }
+            Err(e) => return Err(format!("{what}: {e}")),
+        }
+        if wanted.is_none() {
+            if let Some(p) = response.windows(4).position(|w| w == b"\r\n\r\n") {
+                let body = content_length(&response[..p]);
+                wanted = Some(p + 4 + body.unwrap_or(0));
+                if body.is_none() {
+                    // Give a length-less body a moment to end, not the whole timeout.
+                    deadline = deadline.min(Instant::now() + Duration::from_millis(200));
+                }
+            }
+        }
+    }
+    if wanted.is_none() {
+        return Err(format!(
+            "{what}: no complete HTTP response within {timeout:?} (received {:?})",
+            String::from_utf8_lossy(&response)
+        ));
+    }
+    let status_line = response
+        .split(|&b| b == b'\n')
+        .next()
+        .map(|l| String::from_utf8_lossy(l).trim_end().to_string())
+        .unwrap_or_default();
+    let mut parts = status_line.split_whitespace();
+    let version = parts.next().unwrap_or("");
+    let code = parts.next().unwrap_or("");
+    if !version.starts_with("HTTP/") {
+        return Err(format!("{what}: not an HTTP response: {status_line:?}"));
+    }
+    if code != "200" {
+        return Err(format!("{what}: got {status_line:?}, expected 200"));
+    }
+    Ok(())
+}
+
+fn content_length(head: &[u8]) -> Option<usize> {
+    head.split(|&b| b == b'\n').skip(1).find_map(|line| {
+        let line = String::from_utf8_lossy(line);
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse().ok())?
+    })
+}

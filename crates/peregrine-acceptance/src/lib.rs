@@ -1,0 +1,57 @@
+//! Runner for the QuickFIX session acceptance scripts against a FIX acceptor
+//! over real TCP.
+//!
+//! The scripts (`.def` files, from the QuickFIX project, quickfixengine.org) play
+//! the counterparty of an acceptor: they connect, send `I` lines and check that
+//! what comes back matches the `E` lines under the strict rule (same fields, same
+//! order, same values, except the tags of `fields.fmt` which are matched by pattern).
+//!
+//! * [`Script`] parses a `.def` file into [`Step`]s;
+//! * [`complete_message`] does the substitutions of the reference runner
+//!   (`<TIME±n>`, BodyLength, CheckSum);
+//! * [`FieldPatterns::match_message`] is the strict comparison, reporting a [`Mismatch`];
+//! * [`run_script`] / [`run_suite`] run scripts against a running acceptor;
+//! * [`run_with_acceptor`] / [`run_parallel`] launch acceptors from the shared
+//!   cfgs and run whole suites, several at a time.
+//!
+//! ```no_run
+//! use peregrine_acceptance::{run_suite, write_report, FieldPatterns, RunConfig};
+//! let patterns = FieldPatterns::load("../shared/quickfix-acceptance/definitions/fields.fmt")?;
+//! let cfg = RunConfig::new(
+//!     "127.0.0.1:5005".parse()?,
+//!     "127.0.0.1:5080".parse()?,
+//!     patterns,
+//! );
+//! let dir = std::path::Path::new("../shared/quickfix-acceptance/definitions/server/fix44");
+//! let results = run_suite(dir, &cfg)?;
+//! write_report(&results, &mut std::io::stdout())?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod admin;
+mod fix;
+mod matcher;
+mod orchestrate;
+mod pattern;
+mod runner;
+mod script;
+
+pub use admin::{percent_encode, seqnum_request_target, set_session};
+pub use fix::{
+    checksum, complete_message, format_utc_timestamp, frame_message, render, substitute_time,
+    Frame, SOH,
+};
+pub use matcher::{FieldPatterns, FieldPatternsError, Mismatch, MismatchKind};
+pub use orchestrate::{
+    acceptance_dir, acceptor_command_line, derive_cfg, free_port, repo_root, run_parallel,
+    run_with_acceptor, skip_message, suite_specs, AcceptorSpec, Launcher, SuiteOutcome,
+    ACCEPTANCE_DIR_ENV, SUITES, VERSIONS,
+};
+pub use pattern::{Pattern, PatternError};
+pub use runner::{
+    list_scripts, run_script, run_suite, run_suite_filtered, summary_line, write_report, RunConfig,
+    ScriptResult,
+};
+pub use script::{ParseError, Script, ScriptStep, Step};

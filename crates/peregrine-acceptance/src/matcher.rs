@@ -1,0 +1,265 @@
+//! The strict comparison of a received message with an `E` line.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::fix::{fields, render};
+use crate::pattern::{Pattern, PatternError};
+
+/// The tags whose values are matched by pattern rather than literally (`fields.fmt`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldPatterns {
+    patterns: BTreeMap<Vec<u8>, Pattern>,
+}
+
+/// Why `fields.fmt` could not be loaded.
+#[derive(Debug)]
+pub enum FieldPatternsError {
+    /// The file could not be read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A line is not `tag=pattern` or its pattern is not supported.
+    Line {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for FieldPatternsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldPatternsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            FieldPatternsError::Line { line, message } => {
+                write!(f, "fields.fmt line {line}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FieldPatternsError {}
+
+impl From<(usize, PatternError)> for FieldPatternsError {
+    fn from((line, e): (usize, PatternError)) -> Self {
+        FieldPatternsError::Line {
+            line,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// How a received message differs from the expected one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MismatchKind {
+    /// The field at this index has another tag.
+    Tag {
+        /// Expected `tag=value`.
+        expected: String,
+        /// Received `tag=value`.
+        actual: String,
+    },
+    /// Same tag, different value (literal comparison).
+    Value {
+        /// Expected `tag=value`.
+        expected: String,
+        /// Received `tag=value`.
+        actual: String,
+    },
+    /// Same tag, but the value does not match the tag's pattern from `fields.fmt`.
+    Pattern {
+        /// The tag.
+        tag: String,
+        /// The pattern the value had to match.
+        pattern: String,
+        /// Received `tag=value`.
+        actual: String,
+    },
+    /// The received message ends before this expected field.
+    Missing {
+        /// The expected `tag=value` that was not received.
+        expected: String,
+    },
+    /// The received message has an extra field here.
+    Extra {
+        /// The received `tag=value` that was not expected.
+        actual: String,
+    },
+}
+
+/// The first difference between an expected and a received message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// 0-based index of the first differing field.
+    pub index: usize,
+    /// What differs there.
+    pub kind: MismatchKind,
+    /// The expected message, SOH rendered as `|`.
+    pub expected: String,
+    /// The received message, SOH rendered as `|`.
+    pub actual: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = self.index;
+        match &self.kind {
+            MismatchKind::Tag { expected, actual } => {
+                write!(f, "field {i}: expected tag {expected}, got {actual}")?
+            }
+            MismatchKind::Value { expected, actual } => {
+                write!(f, "field {i}: expected {expected}, got {actual}")?
+            }
+            MismatchKind::Pattern {
+                tag,
+                pattern,
+                actual,
+            } => write!(
+                f,
+                "field {i}: expected {tag} matching {pattern}, got {actual}"
+            )?,
+            MismatchKind::Missing { expected } => {
+                write!(f, "field {i}: expected {expected}, got end of message")?
+            }
+            MismatchKind::Extra { actual } => {
+                write!(f, "field {i}: expected end of message, got {actual}")?
+            }
+        }
+        write!(f, "; expected {} got {}", self.expected, self.actual)
+    }
+}
+
+fn field_text(tag: &[u8], value: &[u8]) -> String {
+    format!("{}={}", render(tag), render(value))
+}
+
+impl FieldPatterns {
+    /// Loads `fields.fmt`: one `tag=pattern` a line, CRLF or LF, blank lines ignored.
+    ///
+    /// ```no_run
+    /// let patterns = peregrine_acceptance::FieldPatterns::load("definitions/fields.fmt")?;
+    /// assert!(patterns.pattern(52).is_some());
+    /// # Ok::<(), peregrine_acceptance::FieldPatternsError>(())
+    /// ```
+    pub fn load(path: impl AsRef<Path>) -> Result<FieldPatterns, FieldPatternsError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| FieldPatternsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        FieldPatterns::parse(&text)
+    }
+
+    /// Parses the text of a `fields.fmt` file.
+    ///
+    /// ```
+    /// use peregrine_acceptance::FieldPatterns;
+    /// let p = FieldPatterns::parse("10=\\d{3}\r\n52=\\d{8}-\\d{2}:\\d{2}:\\d{2}\r\n").unwrap();
+    /// assert!(p.match_message(b"8=FIX.4.0\x0110=0\x01", b"8=FIX.4.0\x0110=123\x01").is_ok());
+    /// assert!(p.match_message(b"8=FIX.4.0\x0110=0\x01", b"8=FIX.4.0\x0110=12\x01").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<FieldPatterns, FieldPatternsError> {
+        let mut patterns = BTreeMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (tag, pattern) = line
+                .split_once('=')
+                .filter(|(tag, _)| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| FieldPatternsError::Line {
+                    line: line_no,
+                    message: format!("{line:?} is not tag=pattern"),
+                })?;
+            let pattern = Pattern::new(pattern).map_err(|e| (line_no, e))?;
+            patterns.insert(tag.as_bytes().to_vec(), pattern);
+        }
+        Ok(FieldPatterns { patterns })
+    }
+
+    /// The pattern for a tag, if it is matched by pattern.
+    pub fn pattern(&self, tag: u32) -> Option<&Pattern> {
+        self.patterns.get(tag.to_string().as_bytes())
+    }
+
+    /// Compares a received message with the expected one by the strict rule:
+    /// the same number of fields, the same tags in the same order and the same
+    /// values, except that the values of pattern tags must fully match the pattern.
+    ///
+    /// ```
+    /// use peregrine_acceptance::FieldPatterns;
+    /// let p = FieldPatterns::default();
+    /// let err = p.match_message(b"8=FIX.4.4\x0135=0\x01", b"8=FIX.4.4\x0135=1\x01").unwrap_err();
+    /// assert_eq!(err.index, 1);
+    /// assert!(err.to_string().starts_with("field 1: expected 35=0, got 35=1"));
+    /// ```
+    pub fn match_message(&self, expected: &[u8], actual: &[u8]) -> Result<(), Mismatch> {
+        let exp = fields(expected);
+        let act = fields(actual);
+        let mismatch = |index, kind| Mismatch {
+            index,
+            kind,
+            expected: render(expected),
+            actual: render(actual),
+        };
+        for (i, (&(et, ev), &(at, av))) in exp.iter().zip(act.iter()).enumerate() {
+            if et != at {
+                return Err(mismatch(
+                    i,
+                    MismatchKind::Tag {
+                        expected: field_text(et, ev),
+                        actual: field_text(at, av),
+                    },
+                ));
+            }
+            match self.patterns.get(et) {
+                Some(pattern) if !pattern.is_match(av) => {
+                    return Err(mismatch(
+                        i,
+                        MismatchKind::Pattern {
+                            tag: render(et),
+                            pattern: pattern.as_str().to_string(),
+                            actual: field_text(at, av),
+                        },
+                    ))
+                }
+                Some(_) => {}
+                None if ev != av => {
+                    return Err(mismatch(
+                        i,
+                        MismatchKind::Value {
+                            expected: field_text(et, ev),
+                            actual: field_text(at, av),
+                        },
+                    ))
+                }
+                None => {}
+            }
+        }
+        let common = exp.len().min(act.len());
+        if let Some(&(t, v)) = exp.get(common) {
+            return Err(mismatch(
+                common,
+                MismatchKind::Missing {
+                    expected: field_text(t, v),
+                },
+            ));
+        }
+        if let Some(&(t, v)) = act.get(common) {
+            return Err(mismatch(
+                common,
+                MismatchKind::Extra {
+                    actual: field_text(t, v),
+                },
+            ));
+        }
+        Ok(())
+    }
+}
