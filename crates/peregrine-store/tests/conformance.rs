@@ -100,7 +100,10 @@ fn odd_sizes<S: MessageStore>(s: &mut S) {
     assert_eq!(got[0], (1, Vec::new()));
     assert_eq!(got[1].1, big);
     assert_eq!(got[2], (3, b"x".to_vec()));
-    assert!(matches!(s.store(0, b"x"), Err(StoreError::InvalidSeqNum(0))));
+    assert!(matches!(
+        s.store(0, b"x"),
+        Err(StoreError::InvalidSeqNum(0))
+    ));
     assert!(s.store(SEQ_END, b"x").is_err());
     let too_big = vec![0u8; MAX_MESSAGE_LEN + 1];
     assert!(matches!(
@@ -225,7 +228,10 @@ fn file_store(
 suite!(memory, ((), peregrine_store::MemoryStore::new(T0)));
 suite!(
     memory_preallocated,
-    ((), peregrine_store::MemoryStore::with_capacity(T0, 100, 10_000))
+    (
+        (),
+        peregrine_store::MemoryStore::with_capacity(T0, 100, 10_000)
+    )
 );
 suite!(
     file_fsync_never,

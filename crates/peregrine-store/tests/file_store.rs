@@ -158,7 +158,11 @@ fn torn_seqnums_slot_falls_back_to_the_previous_state() {
         outcomes.push(s.next_target_seq());
     }
     outcomes.sort_unstable();
-    assert_eq!(outcomes, [10, 11], "one slot torn: the other state survives");
+    assert_eq!(
+        outcomes,
+        [10, 11],
+        "one slot torn: the other state survives"
+    );
 }
 
 #[test]
@@ -215,7 +219,10 @@ fn foreign_files_are_reported_not_wiped() {
         T0,
     )
     .unwrap_err();
-    assert!(matches!(err, StoreError::Corrupt { offset: 0, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::Corrupt { offset: 0, .. }),
+        "{err}"
+    );
     assert_eq!(fs::read(&journal).unwrap(), vec![b'z'; 100]);
 
     // A journal with records but no sequence numbers.
@@ -243,9 +250,7 @@ fn bit_rot_is_detected_on_read() {
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x40;
     fs::write(s.journal_path(), &bytes).unwrap();
-    let err = s
-        .for_each_in_range(1, SEQ_END, &mut |_, _| {})
-        .unwrap_err();
+    let err = s.for_each_in_range(1, SEQ_END, &mut |_, _| {}).unwrap_err();
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("corrupt"));
 }
@@ -281,5 +286,8 @@ fn every_millis_policy_and_sync_if_due() {
     never.store(1, b"x").unwrap();
     assert!(!never.sync_if_due().unwrap());
     never.sync().unwrap();
-    assert_eq!(*never.config(), FileStoreConfig::with_fsync(FsyncPolicy::Never));
+    assert_eq!(
+        *never.config(),
+        FileStoreConfig::with_fsync(FsyncPolicy::Never)
+    );
 }
