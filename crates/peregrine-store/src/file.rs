@@ -135,8 +135,8 @@ pub fn sanitize_session_id(session_id: &str) -> String {
 ///   `next_sender_seq` past `seq`, so a sequence number is never reused for
 ///   a different message.
 ///
-/// One process at a time may open a session directory. The file format is
-/// described in the `format` module source and in the crate documentation.
+/// One process at a time may write a session directory (nothing enforces
+/// it yet). The file format is described in the crate documentation.
 pub struct FileStore {
     dir: PathBuf,
     journal_path: PathBuf,
