@@ -35,6 +35,7 @@ mod fix;
 mod matcher;
 mod orchestrate;
 mod pattern;
+mod playback;
 mod runner;
 mod script;
 
@@ -50,6 +51,7 @@ pub use orchestrate::{
     ACCEPTANCE_DIR_ENV, SUITES, VERSIONS,
 };
 pub use pattern::{Pattern, PatternError};
+pub use playback::{play_script, realize_expected, FakeAdmin, Mutator};
 pub use runner::{
     list_scripts, run_script, run_suite, run_suite_filtered, summary_line, write_report, RunConfig,
     ScriptResult,

@@ -8,9 +8,16 @@ use crate::fix::{fields, render};
 use crate::pattern::{Pattern, PatternError};
 
 /// The tags whose values are matched by pattern rather than literally (`fields.fmt`).
+///
+/// By default a value passes when the pattern matches inside it, exactly as the
+/// reference runner (Ruby's `Regexp#===`, unanchored) does; the scripts depend
+/// on it: two dozen expect `122=` or `60=` with milliseconds (counted in their
+/// explicit BodyLength) where `fields.fmt` gives a pattern without them.
+/// [`FieldPatterns::anchored`] requires the whole value to match instead.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FieldPatterns {
     patterns: BTreeMap<Vec<u8>, Pattern>,
+    anchored: bool,
 }
 
 /// Why `fields.fmt` could not be loaded.
@@ -181,7 +188,25 @@ impl FieldPatterns {
             let pattern = Pattern::new(pattern).map_err(|e| (line_no, e))?;
             patterns.insert(tag.as_bytes().to_vec(), pattern);
         }
-        Ok(FieldPatterns { patterns })
+        Ok(FieldPatterns {
+            patterns,
+            anchored: false,
+        })
+    }
+
+    /// Requires pattern values to match as a whole (`true`) rather than
+    /// somewhere inside, as the reference runner does (`false`, the default).
+    ///
+    /// ```
+    /// use peregrine_acceptance::FieldPatterns;
+    /// let p = FieldPatterns::parse("122=\\d{8}-\\d{2}:\\d{2}:\\d{2}").unwrap();
+    /// let (exp, act) = (b"122=0\x01", b"122=20240101-00:00:00.000\x01");
+    /// assert!(p.match_message(exp, act).is_ok());
+    /// assert!(p.anchored(true).match_message(exp, act).is_err());
+    /// ```
+    pub fn anchored(mut self, anchored: bool) -> FieldPatterns {
+        self.anchored = anchored;
+        self
     }
 
     /// The pattern for a tag, if it is matched by pattern.
@@ -191,7 +216,8 @@ impl FieldPatterns {
 
     /// Compares a received message with the expected one by the strict rule:
     /// the same number of fields, the same tags in the same order and the same
-    /// values, except that the values of pattern tags must fully match the pattern.
+    /// values, except that the values of pattern tags must match the pattern
+    /// (see [`FieldPatterns::anchored`]).
     ///
     /// ```
     /// use peregrine_acceptance::FieldPatterns;
@@ -219,8 +245,15 @@ impl FieldPatterns {
                     },
                 ));
             }
+            let fits = |p: &Pattern| {
+                if self.anchored {
+                    p.is_match(av)
+                } else {
+                    p.is_found(av)
+                }
+            };
             match self.patterns.get(et) {
-                Some(pattern) if !pattern.is_match(av) => {
+                Some(pattern) if !fits(pattern) => {
                     return Err(mismatch(
                         i,
                         MismatchKind::Pattern {

@@ -60,8 +60,7 @@ impl AcceptorSpec {
 /// How to launch acceptors and run suites against them.
 #[derive(Debug, Clone)]
 pub struct Launcher {
-    /// Command words. A word containing `{cfg}` has it replaced by the path of
-    /// the derived `.cfg`; if no word contains it, the path is appended.
+    /// Command words; see [`acceptor_command_line`] for `{cfg}` and `{suite_dir}`.
     pub command: Vec<String>,
     /// Appended after the command (e.g. `--store file`).
     pub extra_args: Vec<String>,
@@ -264,16 +263,35 @@ pub fn derive_cfg(
     out
 }
 
-/// The command line for an acceptor: `{cfg}` replaced (or the path appended),
-/// then the extra arguments. A relative program path containing `/` is made
-/// absolute against the current directory.
+/// The command line for an acceptor: in each word `{cfg}` is replaced by the
+/// derived cfg's path (which is appended if no word contains `{cfg}`) and
+/// `{suite_dir}` by the scripts' directory; then the extra arguments follow. A
+/// relative program path containing `/` is made absolute against the current
+/// directory.
+///
+/// ```
+/// use std::path::Path;
+/// let words = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+/// let line = peregrine_acceptance::acceptor_command_line(
+///     &words(&["/bin/peregrine", "acceptor", "--config"]),
+///     &words(&["--store", "file"]),
+///     Path::new("/tmp/a.cfg"),
+///     Path::new("/defs"),
+/// );
+/// assert_eq!(line, words(&["/bin/peregrine", "acceptor", "--config", "/tmp/a.cfg", "--store", "file"]));
+/// ```
 pub fn acceptor_command_line(
     command: &[String],
     extra_args: &[String],
     cfg_path: &Path,
+    suite_dir: &Path,
 ) -> Vec<String> {
     let cfg = cfg_path.display().to_string();
-    let mut words: Vec<String> = command.iter().map(|w| w.replace("{cfg}", &cfg)).collect();
+    let suite = suite_dir.display().to_string();
+    let mut words: Vec<String> = command
+        .iter()
+        .map(|w| w.replace("{cfg}", &cfg).replace("{suite_dir}", &suite))
+        .collect();
     if !command.iter().any(|w| w.contains("{cfg}")) {
         words.push(cfg);
     }
@@ -385,7 +403,12 @@ pub fn run_with_acceptor(spec: &AcceptorSpec, launcher: &Launcher) -> SuiteOutco
         Ok(p) => p,
         Err(e) => return fail_all(&e, Some(work_dir)),
     };
-    let words = acceptor_command_line(&launcher.command, &launcher.extra_args, &cfg_path);
+    let words = acceptor_command_line(
+        &launcher.command,
+        &launcher.extra_args,
+        &cfg_path,
+        &spec.suite_dir,
+    );
     let out_path = work_dir.join("acceptor.out");
     let spawned = File::create(&out_path).and_then(|out| {
         let err = out.try_clone()?;

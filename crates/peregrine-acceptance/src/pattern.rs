@@ -2,8 +2,8 @@
 //!
 //! Supported: literal bytes, `\d`, `\w`, `\s`, `\` escapes of any other byte, `.`,
 //! bracket sets `[abc]`, `[a-z]`, `[^…]`, the quantifiers `{n}`, `{n,}`, `{n,m}`,
-//! `?`, `*`, `+`, and top-level alternation `|`. A pattern always has to match
-//! the whole value.
+//! `?`, `*`, `+`, and top-level alternation `|`. [`Pattern::is_match`] matches
+//! the whole value, [`Pattern::is_found`] searches for a match inside it.
 
 use std::fmt;
 
@@ -152,7 +152,25 @@ impl Pattern {
     pub fn is_match(&self, value: &[u8]) -> bool {
         self.alternatives
             .iter()
-            .any(|pieces| match_pieces(pieces, value))
+            .any(|pieces| match_pieces(pieces, value, true))
+    }
+
+    /// Whether the pattern matches somewhere in `value` (an unanchored search,
+    /// as Ruby's `Regexp#===` that the reference runner uses).
+    ///
+    /// ```
+    /// use peregrine_acceptance::Pattern;
+    /// let p = Pattern::new(r"\d{8}-\d{2}:\d{2}:\d{2}").unwrap();
+    /// assert!(p.is_found(b"20240101-12:00:00.123"));
+    /// assert!(!p.is_match(b"20240101-12:00:00.123"));
+    /// assert!(!p.is_found(b"20240101-12:00"));
+    /// ```
+    pub fn is_found(&self, value: &[u8]) -> bool {
+        (0..=value.len()).any(|start| {
+            self.alternatives
+                .iter()
+                .any(|pieces| match_pieces(pieces, &value[start..], false))
+        })
     }
 }
 
@@ -228,10 +246,11 @@ fn parse_quantifier(bytes: &[u8], i: usize) -> Result<(usize, usize, usize), Str
     }
 }
 
-/// Backtracking match of a whole value against a sequence of pieces.
-fn match_pieces(pieces: &[Piece], value: &[u8]) -> bool {
+/// Backtracking match of a sequence of pieces at the start of `value`; with
+/// `to_end`, the match must also consume the whole value.
+fn match_pieces(pieces: &[Piece], value: &[u8], to_end: bool) -> bool {
     let Some((piece, rest)) = pieces.split_first() else {
-        return value.is_empty();
+        return value.is_empty() || !to_end;
     };
     let available = value.iter().take_while(|&&b| piece.atom.matches(b)).count();
     let most = available.min(piece.max);
@@ -240,7 +259,7 @@ fn match_pieces(pieces: &[Piece], value: &[u8]) -> bool {
     }
     (piece.min..=most)
         .rev()
-        .any(|n| match_pieces(rest, &value[n..]))
+        .any(|n| match_pieces(rest, &value[n..], to_end))
 }
 
 #[cfg(test)]

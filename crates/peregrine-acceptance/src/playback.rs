@@ -1,0 +1,257 @@
+//! A fake acceptor that plays a script back: it answers the runner's `I` lines
+//! with the script's `E` lines and closes connections where the script expects
+//! `eDISCONNECT`. Used to test the runner itself, end to end over TCP.
+
+use std::collections::BTreeMap;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::fix::{checksum, complete_message, fields, render, SOH};
+use crate::script::{Script, Step};
+
+/// A message the playback acceptor would send for an `E` line: the line completed
+/// as the runner completes it, then made valid: a correct CheckSum, and a
+/// SendingTime (52) given milliseconds where the template's explicit BodyLength
+/// counts them.
+///
+/// ```
+/// use peregrine_acceptance::{checksum, realize_expected};
+/// use std::time::SystemTime;
+/// // The body "52=00000000-00:00:00|" is 21 bytes; 9=25 counts milliseconds.
+/// let m = realize_expected(b"8=FIX.4.4\x019=25\x0152=00000000-00:00:00\x0110=0\x01", SystemTime::now());
+/// let head = b"8=FIX.4.4\x019=25\x0152=00000000-00:00:00.000\x01";
+/// assert_eq!(&m[..head.len()], head);
+/// assert_eq!(&m[head.len()..], format!("10={:03}\x01", checksum(head)).as_bytes());
+/// ```
+pub fn realize_expected(template: &[u8], now: SystemTime) -> Vec<u8> {
+    let msg = complete_message(template, now);
+    if !msg.starts_with(b"8=") {
+        return msg;
+    }
+    let mut list: Vec<(Vec<u8>, Vec<u8>)> = fields(&msg)
+        .into_iter()
+        .map(|(t, v)| (t.to_vec(), v.to_vec()))
+        .collect();
+    let body_len = |list: &[(Vec<u8>, Vec<u8>)]| -> usize {
+        list.iter()
+            .skip(2)
+            .filter(|(t, _)| t != b"10")
+            .map(|(t, v)| t.len() + v.len() + 2)
+            .sum()
+    };
+    let declared = list
+        .get(1)
+        .filter(|(t, _)| t == b"9")
+        .and_then(|(_, v)| std::str::from_utf8(v).ok()?.parse::<usize>().ok());
+    if declared == Some(body_len(&list) + 4) {
+        if let Some((_, v)) = list.iter_mut().find(|(t, v)| t == b"52" && v.len() == 17) {
+            v.extend_from_slice(b".000");
+        }
+    }
+    let mut out = Vec::with_capacity(msg.len() + 4);
+    for (t, v) in list.iter().filter(|(t, _)| t != b"10") {
+        out.extend_from_slice(t);
+        out.push(b'=');
+        out.extend_from_slice(v);
+        out.push(SOH);
+    }
+    if list.iter().any(|(t, _)| t == b"10") {
+        let sum = checksum(&out);
+        out.extend_from_slice(format!("10={sum:03}").as_bytes());
+        out.push(SOH);
+    }
+    out
+}
+
+/// Rewrites the message the playback acceptor sends; arguments are the script
+/// line of the `E` step and the message it would send.
+pub type Mutator = dyn FnMut(usize, Vec<u8>) -> Vec<u8> + Send;
+
+struct Peer {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Peer {
+    /// Reads once into the buffer; `Ok(false)` at end of stream.
+    fn fill(&mut self, deadline: Instant) -> Result<bool, String> {
+        let mut chunk = [0u8; 8192];
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err("playback timed out reading".into());
+            }
+            self.stream
+                .set_read_timeout(Some(remaining))
+                .map_err(|e| e.to_string())?;
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.buf.extend_from_slice(&chunk[..n]);
+                    return Ok(true);
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) => {}
+                Err(e) if e.kind() == ErrorKind::ConnectionReset => return Ok(false),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+
+    fn read_until_eof(&mut self, deadline: Instant) -> Result<(), String> {
+        while self.fill(deadline)? {}
+        Ok(())
+    }
+}
+
+/// Accepts connections until one delivers data; connections closed without any
+/// data (the runner's probes, readiness checks) are skipped.
+fn accept_real(listener: &TcpListener, deadline: Instant) -> Result<Peer, String> {
+    loop {
+        let (stream, _) = listener.accept().map_err(|e| format!("accept: {e}"))?;
+        let _ = stream.set_nodelay(true);
+        let mut peer = Peer {
+            stream,
+            buf: Vec::new(),
+        };
+        if peer.fill(deadline)? {
+            return Ok(peer);
+        }
+    }
+}
+
+/// Same bytes, except where both sides have a digit (times, lengths, checksums).
+fn same_but_digits(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x == y || (x.is_ascii_digit() && y.is_ascii_digit()))
+}
+
+/// Plays `script` back on connections accepted from `listener`: each `I` line
+/// is read (its exact length) and checked, each `E` line is sent (through
+/// `mutate`), `eDISCONNECT` closes, `iDISCONNECT` waits for the runner's close.
+/// Every wait is bounded by `io_timeout`.
+pub fn play_script(
+    listener: &TcpListener,
+    script: &Script,
+    io_timeout: Duration,
+    mutate: &mut Mutator,
+) -> Result<(), String> {
+    let mut peers: BTreeMap<u32, Peer> = BTreeMap::new();
+    let result = (|| {
+        for s in &script.steps {
+            let deadline = Instant::now() + io_timeout;
+            let at = |e: String| format!("playback line {}: {e}", s.line);
+            match &s.step {
+                Step::Connect(n) => {
+                    peers.insert(*n, accept_real(listener, deadline).map_err(at)?);
+                }
+                Step::Disconnect(n) => {
+                    if let Some(mut p) = peers.remove(n) {
+                        p.read_until_eof(deadline).map_err(at)?;
+                    }
+                }
+                Step::ExpectDisconnect(n) => {
+                    if let Some(p) = peers.remove(n) {
+                        let _ = p.stream.shutdown(Shutdown::Both);
+                    }
+                }
+                Step::Send(n, template) => {
+                    let want = complete_message(template, SystemTime::now());
+                    let p = peers
+                        .get_mut(n)
+                        .ok_or_else(|| at(format!("no connection {n}")))?;
+                    while p.buf.len() < want.len() {
+                        if !p.fill(deadline).map_err(at)? {
+                            return Err(at("connection closed before the message".into()));
+                        }
+                    }
+                    let got: Vec<u8> = p.buf.drain(..want.len()).collect();
+                    if !same_but_digits(&got, &want) {
+                        return Err(at(format!(
+                            "received {} instead of {}",
+                            render(&got),
+                            render(&want)
+                        )));
+                    }
+                }
+                Step::Expect(n, template) => {
+                    let msg = mutate(s.line, realize_expected(template, SystemTime::now()));
+                    let p = peers
+                        .get_mut(n)
+                        .ok_or_else(|| at(format!("no connection {n}")))?;
+                    p.stream
+                        .write_all(&msg)
+                        .map_err(|e| at(format!("write: {e}")))?;
+                }
+                Step::SetSession { .. } => {}
+            }
+        }
+        Ok(())
+    })();
+    // Let the runner close what is left before returning.
+    let deadline = Instant::now() + io_timeout;
+    for (_, mut p) in peers {
+        let _ = p.read_until_eof(deadline);
+    }
+    result
+}
+
+/// A fake HTTP admin endpoint answering every request with `status` (e.g.
+/// `200 OK`) and recording the request lines.
+pub struct FakeAdmin {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    /// The request lines received so far, e.g. `GET /seqnum?... HTTP/1.1`.
+    pub requests: Arc<Mutex<Vec<String>>>,
+    _thread: JoinHandle<()>,
+}
+
+impl FakeAdmin {
+    /// Starts the endpoint on `listener`, on a background thread that lives as
+    /// long as the process.
+    pub fn start(listener: TcpListener, status: &str) -> std::io::Result<FakeAdmin> {
+        let addr = listener.local_addr()?;
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let recorded = Arc::clone(&requests);
+        let status = status.to_string();
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => break,
+                    }
+                }
+                let line = head
+                    .split(|&b| b == b'\n')
+                    .next()
+                    .map(|l| String::from_utf8_lossy(l).trim_end().to_string())
+                    .unwrap_or_default();
+                recorded.lock().expect("requests lock").push(line);
+                let body = "ok\n";
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Ok(FakeAdmin {
+            addr,
+            requests,
+            _thread: thread,
+        })
+    }
+}
