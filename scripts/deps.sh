@@ -52,9 +52,9 @@ if [ "${#apt_missing[@]}" -gt 0 ]; then
     log "apt: installing ${apt_missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     # Refresh the package lists only if they look empty/stale enough to fail.
-    if ! $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}"; then
-        $SUDO apt-get update
-        $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}"
+    if ! $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}" >&2; then
+        $SUDO apt-get update >&2
+        $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}" >&2
     fi
 else
     log "apt: all packages present"
@@ -95,7 +95,7 @@ if [ "${PEREGRINE_SKIP_PEERS:-0}" != "1" ]; then
         fi
         log "maven: building $(basename "$dir") (downloads artifacts on first run)"
         # shellcheck disable=SC2086
-        (cd "$dir" && mvn -q -B ${MVN_OPTS_EXTRA:-} -DskipTests package) || die "maven build failed in $dir"
+        (cd "$dir" && mvn -q -B -Dstyle.color=never ${MVN_OPTS_EXTRA:-} -DskipTests package >&2) || die "maven build failed in $dir"
         touch "$stamp"
     done
 
