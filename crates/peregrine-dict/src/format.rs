@@ -1,0 +1,199 @@
+//! Value syntax checks with QuickFIX's acceptance rules (no allocation, no parsing beyond
+//! what the check needs).
+
+use crate::types::FormatClass;
+
+const TEXT: u8 = FormatClass::Text as u8;
+const INT: u8 = FormatClass::Int as u8;
+const DECIMAL: u8 = FormatClass::Decimal as u8;
+const BOOL: u8 = FormatClass::Bool as u8;
+const CHAR: u8 = FormatClass::Char as u8;
+const TS: u8 = FormatClass::UtcTimestamp as u8;
+const TIME: u8 = FormatClass::UtcTimeOnly as u8;
+const DATE: u8 = FormatClass::UtcDate as u8;
+
+/// True if `v` (non-empty) is well-formed for the format class.
+#[inline]
+pub(crate) fn check(class: u8, v: &[u8]) -> bool {
+    match class {
+        TEXT => true,
+        INT => is_int(v),
+        DECIMAL => is_decimal(v),
+        BOOL => v == b"Y" || v == b"N",
+        CHAR => v.len() == 1,
+        TS => parse_timestamp(v).is_some(),
+        TIME => is_time(v),
+        DATE => v.len() == 8 && date(v).is_some(),
+        _ => true,
+    }
+}
+
+/// Optional `-`, then one or more ASCII digits (no `+`, no spaces).
+#[inline]
+pub(crate) fn is_int(v: &[u8]) -> bool {
+    let digits = match v {
+        [b'-', rest @ ..] => rest,
+        _ => v,
+    };
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+}
+
+/// Optional `-`, digits with at most one `.`, at least one digit (`.5`, `5.` accepted,
+/// as QuickFIX/J does; no `+`, no exponent).
+#[inline]
+pub(crate) fn is_decimal(v: &[u8]) -> bool {
+    let body = match v {
+        [b'-', rest @ ..] => rest,
+        _ => v,
+    };
+    let mut digits = 0usize;
+    let mut dots = 0usize;
+    for &b in body {
+        if b.is_ascii_digit() {
+            digits += 1;
+        } else if b == b'.' {
+            dots += 1;
+        } else {
+            return false;
+        }
+    }
+    digits > 0 && dots <= 1
+}
+
+#[inline]
+fn num2(v: &[u8]) -> Option<u32> {
+    match v {
+        [a, b] if a.is_ascii_digit() && b.is_ascii_digit() => {
+            Some(((a - b'0') * 10 + (b - b'0')) as u32)
+        }
+        _ => None,
+    }
+}
+
+/// `YYYYMMDD` → (year, month, day) with month 1–12 and day 1–31.
+#[inline]
+fn date(v: &[u8]) -> Option<(u32, u32, u32)> {
+    let y = num2(&v[0..2])? * 100 + num2(&v[2..4])?;
+    let m = num2(&v[4..6])?;
+    let d = num2(&v[6..8])?;
+    ((1..=12).contains(&m) && (1..=31).contains(&d)).then_some((y, m, d))
+}
+
+/// `HH:MM:SS` plus an optional `.` and 1–9 digits; returns (h, m, s, nanos).
+#[inline]
+fn time(v: &[u8]) -> Option<(u32, u32, u32, u32)> {
+    if v.len() < 8 || v[2] != b':' || v[5] != b':' {
+        return None;
+    }
+    let h = num2(&v[0..2])?;
+    let m = num2(&v[3..5])?;
+    let s = num2(&v[6..8])?;
+    if h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    let mut nanos = 0u32;
+    match &v[8..] {
+        [] => {}
+        [b'.', frac @ ..] if (1..=9).contains(&frac.len()) => {
+            for &b in frac {
+                if !b.is_ascii_digit() {
+                    return None;
+                }
+                nanos = nanos * 10 + (b - b'0') as u32;
+            }
+            for _ in frac.len()..9 {
+                nanos *= 10;
+            }
+        }
+        _ => return None,
+    }
+    Some((h, m, s, nanos))
+}
+
+#[inline]
+fn is_time(v: &[u8]) -> bool {
+    time(v).is_some()
+}
+
+/// Parses `YYYYMMDD-HH:MM:SS[.f{1,9}]` to nanoseconds since the Unix epoch.
+pub(crate) fn parse_timestamp(v: &[u8]) -> Option<i128> {
+    if v.len() < 17 || v[8] != b'-' {
+        return None;
+    }
+    let (y, mo, d) = date(&v[..8])?;
+    let (h, mi, s, nanos) = time(&v[9..])?;
+    let days = days_from_civil(y as i64, mo as i64, d as i64);
+    let secs = days * 86_400 + (h * 3600 + mi * 60 + s) as i64;
+    Some(secs as i128 * 1_000_000_000 + nanos as i128)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints() {
+        for ok in ["0", "12", "-3", "007"] {
+            assert!(is_int(ok.as_bytes()), "{ok}");
+        }
+        for bad in ["", "-", "+1", "1.0", " 1", "1a"] {
+            assert!(!is_int(bad.as_bytes()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn decimals() {
+        for ok in ["0", "150.50", "-1.5", ".5", "5.", "002000.00"] {
+            assert!(is_decimal(ok.as_bytes()), "{ok}");
+        }
+        for bad in ["", "-", ".", "+200.00", "1.2.3", "1e5", "1,5"] {
+            assert!(!is_decimal(bad.as_bytes()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn timestamps() {
+        for ok in [
+            "20240115-10:30:00",
+            "20240115-10:30:00.123",
+            "20240115-23:59:60.123456789",
+        ] {
+            assert!(check(TS, ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "20240115",
+            "20241315-10:30:00",
+            "20240115-24:00:00",
+            "20240115-10:30:00.",
+            "20240115 10:30:00",
+        ] {
+            assert!(!check(TS, bad.as_bytes()), "{bad}");
+        }
+        assert_eq!(parse_timestamp(b"19700101-00:00:01.5"), Some(1_500_000_000));
+        assert_eq!(
+            parse_timestamp(b"20000301-00:00:00"),
+            Some(951_868_800 * 1_000_000_000)
+        );
+    }
+
+    #[test]
+    fn dates_times_bools_chars() {
+        assert!(check(DATE, b"20040415"));
+        assert!(!check(DATE, b"2004041"));
+        assert!(check(TIME, b"10:30:00.5"));
+        assert!(!check(TIME, b"10:61:00"));
+        assert!(check(BOOL, b"Y") && !check(BOOL, b"y"));
+        assert!(check(CHAR, b"1") && !check(CHAR, b"12"));
+    }
+}
