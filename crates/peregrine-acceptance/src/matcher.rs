@@ -80,8 +80,6 @@ pub enum MismatchKind {
     },
     /// Same tag, but the value does not match the tag's pattern from `fields.fmt`.
     Pattern {
-        /// The tag.
-        tag: String,
         /// The pattern the value had to match.
         pattern: String,
         /// Received `tag=value`.
@@ -122,14 +120,13 @@ impl fmt::Display for Mismatch {
             MismatchKind::Value { expected, actual } => {
                 write!(f, "field {i}: expected {expected}, got {actual}")?
             }
-            MismatchKind::Pattern {
-                tag,
-                pattern,
-                actual,
-            } => write!(
-                f,
-                "field {i}: expected {tag} matching {pattern}, got {actual}"
-            )?,
+            MismatchKind::Pattern { pattern, actual } => {
+                let tag = actual.split('=').next().unwrap_or_default();
+                write!(
+                    f,
+                    "field {i}: expected {tag}= matching {pattern}, got {actual}"
+                )?
+            }
             MismatchKind::Missing { expected } => {
                 write!(f, "field {i}: expected {expected}, got end of message")?
             }
@@ -257,7 +254,6 @@ impl FieldPatterns {
                     return Err(mismatch(
                         i,
                         MismatchKind::Pattern {
-                            tag: render(et),
                             pattern: pattern.as_str().to_string(),
                             actual: field_text(at, av),
                         },
