@@ -1,6 +1,6 @@
 //! Launching acceptors and running suites against them, several at a time.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -36,9 +36,11 @@ pub struct AcceptorSpec {
     pub cfg_path: PathBuf,
     /// The directory of `.def` scripts to run.
     pub suite_dir: PathBuf,
-    /// The FIX port to give the acceptor (`SocketAcceptPort`).
+    /// The FIX port to give the acceptor (`SocketAcceptPort`); 0 picks a free
+    /// one at launch.
     pub port: u16,
-    /// The HTTP admin port to give the acceptor (`AdminHttpPort`).
+    /// The HTTP admin port to give the acceptor (`AdminHttpPort`); 0 picks a
+    /// free one at launch.
     pub admin_port: u16,
 }
 
@@ -132,22 +134,29 @@ pub fn skip_message(repo_root: &Path) -> String {
     )
 }
 
-/// A currently free TCP port on 127.0.0.1 (the OS picks; another process could
-/// take it before it is used, which is unlikely).
+/// A currently free TCP port on 127.0.0.1, never the same twice in this process
+/// (the OS picks; another process could take it before it is used, which is
+/// unlikely).
 pub fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
-        .local_addr()?
-        .port())
+    static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    loop {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
+            .local_addr()?
+            .port();
+        if HANDED_OUT.lock().expect("ports lock").insert(port) {
+            return Ok(port);
+        }
+    }
 }
 
 /// The specs for `suites` × `versions` that exist under `acceptance_dir`
-/// (`cfg/<suite>/<ver>.cfg` and `definitions/<suite>/<ver>/`), each given two
-/// free ports.
+/// (`cfg/<suite>/<ver>.cfg` and `definitions/<suite>/<ver>/`), in that order,
+/// with ports 0: free ports are picked when each acceptor is launched.
 pub fn suite_specs(
     acceptance_dir: &Path,
     suites: &[String],
     versions: &[String],
-) -> std::io::Result<Vec<AcceptorSpec>> {
+) -> Vec<AcceptorSpec> {
     let mut specs = Vec::new();
     for suite in suites {
         for version in versions {
@@ -166,16 +175,7 @@ pub fn suite_specs(
             }
         }
     }
-    // Hold every listener until all ports are chosen so that none repeats.
-    let mut held = Vec::new();
-    for spec in &mut specs {
-        for port in [&mut spec.port, &mut spec.admin_port] {
-            let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
-            *port = listener.local_addr()?.port();
-            held.push(listener);
-        }
-    }
-    Ok(specs)
+    specs
 }
 
 /// Derives the acceptor's `.cfg` from a shared one: `SocketAcceptPort` and
@@ -384,13 +384,18 @@ pub fn run_with_acceptor(spec: &AcceptorSpec, launcher: &Launcher) -> SuiteOutco
         Ok(d) => d,
         Err(e) => return fail_all(&format!("cannot create a work directory: {e}"), None),
     };
+    let pick = |port: u16| if port == 0 { free_port() } else { Ok(port) };
+    let (port, admin_port) = match pick(spec.port).and_then(|p| Ok((p, pick(spec.admin_port)?))) {
+        Ok(ports) => ports,
+        Err(e) => return fail_all(&format!("cannot pick ports: {e}"), Some(work_dir)),
+    };
     let prepared = std::fs::read_to_string(&spec.cfg_path)
         .map_err(|e| format!("cannot read {}: {e}", spec.cfg_path.display()))
         .and_then(|text| {
             let cfg = derive_cfg(
                 &text,
-                spec.port,
-                spec.admin_port,
+                port,
+                admin_port,
                 &launcher.dictionaries_dir,
                 &work_dir,
             );
@@ -429,8 +434,8 @@ pub fn run_with_acceptor(spec: &AcceptorSpec, launcher: &Launcher) -> SuiteOutco
             )
         }
     };
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, spec.port));
-    let admin_addr = SocketAddr::from((Ipv4Addr::LOCALHOST, spec.admin_port));
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let admin_addr = SocketAddr::from((Ipv4Addr::LOCALHOST, admin_port));
     let deadline = Instant::now() + launcher.startup_timeout;
     let uses_admin = scripts
         .iter()
