@@ -113,8 +113,24 @@ impl Peer {
 /// Accepts connections until one delivers data; connections closed without any
 /// data (the runner's probes, readiness checks) are skipped.
 fn accept_real(listener: &TcpListener, deadline: Instant) -> Result<Peer, String> {
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("listener: {e}"))?;
     loop {
-        let (stream, _) = listener.accept().map_err(|e| format!("accept: {e}"))?;
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return Err("playback timed out waiting for a connection".into());
+                }
+                std::thread::sleep(Duration::from_millis(2));
+                continue;
+            }
+            Err(e) => return Err(format!("accept: {e}")),
+        };
+        stream
+            .set_nonblocking(false)
+            .map_err(|e| format!("accepted stream: {e}"))?;
         let _ = stream.set_nodelay(true);
         let mut peer = Peer {
             stream,

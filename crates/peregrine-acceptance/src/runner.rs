@@ -277,7 +277,7 @@ fn run_step(
                             cfg.timeout_disconnect
                         ))
                     }
-                    Err(ReadError::Garbage(g)) => break Err(g),
+                    Err(ReadError::Garbage(g)) => break Err(g), // not produced by fill
                 }
             };
             result?;
