@@ -123,15 +123,22 @@ pub fn acceptance_dir(repo_root: &Path) -> Option<PathBuf> {
 
 /// The repository root this crate was built from.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
 }
 
 /// The message to print when the acceptance data is missing.
 pub fn skip_message(repo_root: &Path) -> String {
-    format!(
-        "skipping: QuickFIX acceptance data not found (set {ACCEPTANCE_DIR_ENV}, or place it at {})",
-        repo_root.join("../shared/quickfix-acceptance").display()
-    )
+    match std::env::var_os(ACCEPTANCE_DIR_ENV) {
+        Some(d) if !d.is_empty() => format!(
+            "skipping: QuickFIX acceptance data not found at {} (from {ACCEPTANCE_DIR_ENV})",
+            Path::new(&d).display()
+        ),
+        _ => format!(
+            "skipping: QuickFIX acceptance data not found (set {ACCEPTANCE_DIR_ENV}, or place it at {})",
+            repo_root.join("../shared/quickfix-acceptance").display()
+        ),
+    }
 }
 
 /// A currently free TCP port on 127.0.0.1, never the same twice in this process
@@ -342,7 +349,7 @@ fn wait_for_port(
         }
         if let Ok(Some(status)) = child.try_wait() {
             let output = std::fs::read_to_string(out_path).unwrap_or_default();
-            let tail: Vec<&str> = output.lines().rev().take(20).collect();
+            let tail: Vec<&str> = output.lines().rev().take(5).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             return Err(format!(
                 "acceptor exited ({status}) before accepting on {addr}: {}",
@@ -358,20 +365,35 @@ fn wait_for_port(
 
 /// Launches an acceptor for `spec`, waits until its port accepts (and its admin
 /// port, when the suite uses `iSET_SESSION`), runs the suite, then kills it.
-/// If the acceptor cannot be started, every script of the suite fails with the reason.
+/// If the acceptor cannot be started, every script of the suite fails: the
+/// first with the reason, the others pointing at it.
 pub fn run_with_acceptor(spec: &AcceptorSpec, launcher: &Launcher) -> SuiteOutcome {
     let label = spec.label();
     let scripts = list_scripts(&spec.suite_dir, launcher.filter.as_deref()).unwrap_or_default();
-    let fail_all = |why: &str, work_dir: Option<PathBuf>| SuiteOutcome {
-        label: label.clone(),
-        results: scripts
+    // The first script carries the reason; the others point at it.
+    let fail_all = |why: &str, work_dir: Option<PathBuf>| {
+        let names: Vec<String> = scripts
             .iter()
             .map(|p| {
-                let stem = p.file_stem().unwrap_or_default().to_string_lossy();
-                ScriptResult::failed(format!("{label}/{stem}"), why)
+                format!(
+                    "{label}/{}",
+                    p.file_stem().unwrap_or_default().to_string_lossy()
+                )
             })
-            .collect(),
-        work_dir,
+            .collect();
+        let results = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| match i {
+                0 => ScriptResult::failed(name, why),
+                _ => ScriptResult::failed(name, format!("not run, see {}", names[0])),
+            })
+            .collect();
+        SuiteOutcome {
+            label: label.clone(),
+            results,
+            work_dir,
+        }
     };
     if scripts.is_empty() {
         return SuiteOutcome {
