@@ -90,6 +90,12 @@ impl DataFields {
         }
     }
 
+    /// A quick filter: false means `tag` is certainly not a length tag.
+    #[inline(always)]
+    pub fn may_be_length_tag(&self, tag: u32) -> bool {
+        (tag as usize) >= BITMAP_TAGS || self.bitmap[tag as usize / 64] & (1 << (tag % 64)) != 0
+    }
+
     /// The data tag that `length_tag` announces, if it is a length tag.
     #[inline]
     pub fn data_tag_for(&self, length_tag: u32) -> Option<u32> {
@@ -203,6 +209,8 @@ pub enum DecodeError {
         /// The data tag.
         tag: u32,
     },
+    /// More than [`MAX_FIELDS`] fields.
+    TooManyFields,
 }
 
 impl fmt::Display for DecodeError {
@@ -244,6 +252,7 @@ impl fmt::Display for DecodeError {
             DecodeError::InvalidDataLength { tag } => {
                 write!(f, "data length tag {tag} is not a number")
             }
+            DecodeError::TooManyFields => write!(f, "more than {MAX_FIELDS} fields"),
             DecodeError::DataLengthMismatch { tag } => {
                 write!(
                     f,
@@ -256,7 +265,10 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-const NONE: u32 = u32::MAX;
+/// Tags below this are indexed by a direct table; others by a small hash table.
+const DIRECT_TAGS: usize = 1024;
+/// Field indices are 16-bit in the direct table.
+pub const MAX_FIELDS: usize = u16::MAX as usize;
 
 /// One field's position in the message.
 #[derive(Clone, Copy, Debug, Default)]
@@ -264,11 +276,13 @@ struct Entry {
     tag: u32,
     start: u32,
     end: u32,
-    /// Index of the next field with the same tag, or NONE.
+    /// Index of the next field with the same tag; meaningful only for fields
+    /// that are not the last of their tag (the index stores the last).
     next: u32,
 }
 
-/// Slot of the tag index: valid only when `generation` matches the decoder's.
+/// Slot of the overflow index (tags >= DIRECT_TAGS): valid only when
+/// `generation` matches the decoder's.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     tag: u32,
@@ -277,35 +291,189 @@ struct Slot {
     last: u32,
 }
 
+/// Where the fields of one tag are: first and last index.
+#[derive(Clone, Copy, Debug)]
+struct Occurrences {
+    first: u32,
+    last: u32,
+}
+
+/// The tag index. Entries carry the generation of the message that wrote
+/// them, so nothing is cleared between messages: work is per field, not per
+/// table slot.
+#[derive(Debug)]
+struct TagIndex {
+    /// `generation << 32 | first << 16 | last` per tag below DIRECT_TAGS.
+    direct: Vec<u64>,
+    overflow: Vec<Slot>,
+    shift: u32,
+    generation: u32,
+}
+
+impl TagIndex {
+    fn new() -> Self {
+        let mut t = TagIndex {
+            direct: vec![0; DIRECT_TAGS],
+            overflow: Vec::new(),
+            shift: 0,
+            generation: 0,
+        };
+        t.resize_overflow(64);
+        t
+    }
+
+    fn resize_overflow(&mut self, slots: usize) {
+        let slots = slots.next_power_of_two().max(16);
+        self.overflow = vec![Slot::default(); slots];
+        self.shift = 32 - slots.trailing_zeros();
+    }
+
+    /// Starts a new message.
+    fn next_generation(&mut self, max_fields: usize) {
+        if max_fields * 2 > self.overflow.len() {
+            self.resize_overflow(max_fields * 2);
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.direct.fill(0);
+            self.overflow.fill(Slot::default());
+            self.generation = 1;
+        }
+    }
+
+    /// Records field `idx` with `tag`; returns the previous last index when the tag repeats.
+    #[inline]
+    fn insert(&mut self, tag: u32, idx: u32) -> Option<u32> {
+        let g = self.generation;
+        if (tag as usize) < DIRECT_TAGS {
+            let slot = &mut self.direct[tag as usize];
+            if (*slot >> 32) as u32 == g {
+                let last = (*slot & 0xFFFF) as u32;
+                *slot = (*slot & !0xFFFF) | idx as u64;
+                return Some(last);
+            }
+            *slot = (g as u64) << 32 | (idx as u64) << 16 | idx as u64;
+            return None;
+        }
+        let mask = self.overflow.len() - 1;
+        let mut h = (tag.wrapping_mul(0x9E37_79B1) >> self.shift) as usize;
+        loop {
+            let s = &mut self.overflow[h];
+            if s.generation != g {
+                *s = Slot {
+                    tag,
+                    generation: g,
+                    first: idx,
+                    last: idx,
+                };
+                return None;
+            }
+            if s.tag == tag {
+                let last = s.last;
+                s.last = idx;
+                return Some(last);
+            }
+            h = (h + 1) & mask;
+        }
+    }
+
+    #[inline]
+    fn find(&self, tag: u32) -> Option<Occurrences> {
+        let g = self.generation;
+        if (tag as usize) < DIRECT_TAGS {
+            let slot = self.direct[tag as usize];
+            if (slot >> 32) as u32 != g {
+                return None;
+            }
+            return Some(Occurrences {
+                first: (slot >> 16 & 0xFFFF) as u32,
+                last: (slot & 0xFFFF) as u32,
+            });
+        }
+        let mask = self.overflow.len() - 1;
+        let mut h = (tag.wrapping_mul(0x9E37_79B1) >> self.shift) as usize;
+        loop {
+            let s = &self.overflow[h];
+            if s.generation != g {
+                return None;
+            }
+            if s.tag == tag {
+                return Some(Occurrences {
+                    first: s.first,
+                    last: s.last,
+                });
+            }
+            h = (h + 1) & mask;
+        }
+    }
+}
+
 /// A reusable decoder: holds the field table and the tag index.
 #[derive(Debug)]
 pub struct Decoder {
     config: DecoderConfig,
     entries: Vec<Entry>,
-    masks: Vec<u64>,
-    slots: Vec<Slot>,
-    shift: u32,
-    generation: u32,
+    soh_masks: Vec<u64>,
+    eq_masks: Vec<u64>,
+    index: TagIndex,
 }
 
 /// Result of the field walk, before the view is assembled.
 struct Walk {
+    fields: usize,
     first_empty: Option<u32>,
+    first_repeated: Option<u32>,
+}
+
+/// Parses a tag of 1..=8 digits from the 8 bytes starting at it (little-endian
+/// load), branch-free. `None` unless all `n` bytes are digits without a leading zero.
+#[inline(always)]
+fn parse_tag_swar(chunk: u64, n: usize) -> Option<u32> {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const SIXES: u64 = 0x0606_0606_0606_0606;
+    let shift = 64 - 8 * n as u32;
+    // Move the digits to the top bytes; the low bytes become zero ("leading zeros").
+    let x = chunk << shift;
+    let zeros = ZEROS << shift;
+    let nibbles = HIGH_NIBBLES << shift;
+    let digits_ok = (x & nibbles) == zeros && (x.wrapping_add(SIXES << shift) & nibbles) == zeros;
+    if !digits_ok || chunk as u8 == b'0' {
+        return None;
+    }
+    let mut v = x - zeros;
+    v = (v & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561) >> 8;
+    v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601) >> 16;
+    v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32;
+    Some(v as u32)
+}
+
+/// The scalar definition: 1..=9 digits, no leading zero.
+fn parse_tag_scalar(t: &[u8]) -> Option<u32> {
+    if t.is_empty() || t.len() > 9 || t[0] == b'0' {
+        return None;
+    }
+    let mut v = 0u32;
+    for &b in t {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + d as u32;
+    }
+    Some(v)
 }
 
 impl Decoder {
     /// A decoder with the given checks.
     pub fn new(config: DecoderConfig) -> Self {
-        let mut d = Decoder {
+        Decoder {
             config,
-            entries: Vec::with_capacity(64),
-            masks: Vec::with_capacity(64),
-            slots: Vec::new(),
-            shift: 0,
-            generation: 0,
-        };
-        d.resize_index(256);
-        d
+            entries: vec![Entry::default(); 64],
+            soh_masks: vec![0; 8],
+            eq_masks: vec![0; 8],
+            index: TagIndex::new(),
+        }
     }
 
     /// Its configuration.
@@ -318,44 +486,40 @@ impl Decoder {
         &mut self.config
     }
 
-    fn resize_index(&mut self, slots: usize) {
-        let slots = slots.next_power_of_two().max(16);
-        self.slots = vec![Slot::default(); slots];
-        self.shift = 32 - slots.trailing_zeros();
-        self.generation = 0;
-    }
-
     /// Decodes exactly one message (as found by the [`crate::frame::Framer`]).
     pub fn decode<'a>(&'a mut self, msg: &'a [u8]) -> Result<MessageView<'a>, DecodeError> {
         if msg.len() > self.config.max_message_size {
             return Err(DecodeError::TooLarge { len: msg.len() });
         }
         let blocks = msg.len().div_ceil(64);
-        if self.masks.len() < blocks + 1 {
-            self.masks.resize(blocks + 1, 0);
+        if self.soh_masks.len() < blocks + 1 {
+            self.soh_masks.resize(blocks + 1, 0);
+            self.eq_masks.resize(blocks + 1, 0);
         }
-        let sum = simd::soh_mask_and_sum(msg, &mut self.masks[..blocks]);
-        self.masks[blocks] = 0;
-        // Upper bound on the field count; grow tables only when a bigger message arrives.
-        let max_fields = self.masks[..blocks]
+        let sum = simd::field_masks_and_sum(
+            msg,
+            &mut self.soh_masks[..blocks],
+            &mut self.eq_masks[..blocks],
+        );
+        // Zero sentinels after the last block end every search.
+        self.soh_masks[blocks] = 0;
+        self.eq_masks[blocks] = 0;
+        // Upper bound on the field count; tables grow only for a bigger message.
+        let max_fields = self.soh_masks[..blocks]
             .iter()
             .map(|m| m.count_ones() as usize)
             .sum::<usize>()
             + 1;
-        if max_fields * 2 > self.slots.len() {
-            self.resize_index(max_fields * 2);
+        if max_fields > MAX_FIELDS {
+            return Err(DecodeError::TooManyFields);
         }
-        self.entries.clear();
-        if self.entries.capacity() < max_fields {
-            self.entries.reserve(max_fields);
+        if self.entries.len() < max_fields {
+            self.entries.resize(max_fields, Entry::default());
         }
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.slots.fill(Slot::default());
-            self.generation = 1;
-        }
+        self.index.next_generation(max_fields);
         let walk = self.walk(msg)?;
-        self.check_structure(msg, sum)?;
+        let entries = &self.entries[..walk.fields];
+        check_structure(&self.config, entries, msg, sum)?;
         if self.config.reject_empty_values {
             if let Some(tag) = walk.first_empty {
                 return Err(DecodeError::EmptyValue { tag });
@@ -363,172 +527,178 @@ impl Decoder {
         }
         Ok(MessageView {
             msg,
-            entries: &self.entries,
-            slots: &self.slots,
-            shift: self.shift,
-            generation: self.generation,
+            entries,
+            index: &self.index,
             first_empty: walk.first_empty,
+            first_repeated: walk.first_repeated,
         })
     }
 
     fn walk(&mut self, msg: &[u8]) -> Result<Walk, DecodeError> {
         let len = msg.len();
-        let mut pos = 0usize;
-        let mut first_empty = None;
-        let mut pending_data: Option<(u32, usize)> = None;
-        let masks = &self.masks;
-        let slots = &mut self.slots;
+        let soh = &self.soh_masks;
+        let eqm = &self.eq_masks;
         let entries = &mut self.entries;
-        let shift = self.shift;
-        let generation = self.generation;
-        let mask_len = slots.len() - 1;
+        let index = &mut self.index;
+        let data_fields = &self.config.data_fields;
+        let mut pos = 0usize;
+        let mut n = 0usize;
+        let mut any_empty = false;
+        let mut first_repeated = None;
+        // The data tag announced by the previous field (0: none) and its length.
+        let mut data_tag = 0u32;
+        let mut data_len = 0usize;
         while pos < len {
-            // Tag: 1..=9 digits, no leading zero, then '='.
-            let field_start = pos;
-            let mut tag: u32 = 0;
-            let mut p = pos;
-            loop {
-                let Some(&b) = msg.get(p) else {
-                    return Err(DecodeError::MissingEquals {
-                        offset: field_start,
-                    });
-                };
-                let d = b.wrapping_sub(b'0');
-                if d <= 9 {
-                    if (p == field_start && d == 0) || p - field_start >= 9 {
-                        return Err(DecodeError::InvalidTag {
-                            offset: field_start,
-                        });
-                    }
-                    tag = tag * 10 + d as u32;
-                    p += 1;
-                } else if b == b'=' {
-                    if p == field_start {
-                        return Err(DecodeError::InvalidTag {
-                            offset: field_start,
-                        });
-                    }
-                    break;
-                } else if b == SOH {
-                    return Err(DecodeError::MissingEquals {
-                        offset: field_start,
-                    });
-                } else {
-                    return Err(DecodeError::InvalidTag {
-                        offset: field_start,
-                    });
-                }
-            }
-            let value_start = p + 1;
-            let value_end = match pending_data.take() {
-                Some((data_tag, n)) if data_tag == tag => {
-                    let end = value_start.checked_add(n).filter(|&e| e < len);
-                    match end {
-                        Some(e) if msg[e] == SOH => e,
-                        _ => return Err(DecodeError::DataLengthMismatch { tag }),
-                    }
-                }
-                _ => match next_soh(masks, value_start) {
-                    Some(e) if e < len => e,
-                    _ => {
-                        return Err(DecodeError::Unterminated {
-                            offset: field_start,
-                        })
-                    }
-                },
+            let Some(eq) = next_bit(eqm, pos) else {
+                return Err(missing_equals_or_unterminated(msg, pos));
             };
-            if value_end == value_start && first_empty.is_none() {
-                first_empty = Some(tag);
+            let tag_len = eq - pos;
+            let tag = if tag_len.wrapping_sub(1) < 8 && pos + 8 <= len {
+                let chunk = u64::from_le_bytes(msg[pos..pos + 8].try_into().expect("8 bytes"));
+                parse_tag_swar(chunk, tag_len)
+            } else {
+                parse_tag_scalar(&msg[pos..eq])
+            };
+            let Some(tag) = tag else {
+                return Err(tag_error(msg, pos, eq));
+            };
+            let value_start = eq + 1;
+            let value_end = if tag == data_tag {
+                data_value_end(msg, value_start, data_len)
+                    .ok_or(DecodeError::DataLengthMismatch { tag })?
+            } else {
+                match next_bit(soh, value_start) {
+                    Some(e) => e,
+                    None => return Err(DecodeError::Unterminated { offset: pos }),
+                }
+            };
+            data_tag = 0;
+            any_empty |= value_end == value_start;
+            if data_fields.may_be_length_tag(tag) {
+                if let Some(d) = data_fields.data_tag_for(tag) {
+                    data_len = data_length(&msg[value_start..value_end])
+                        .ok_or(DecodeError::InvalidDataLength { tag })?;
+                    data_tag = d;
+                }
             }
-            if let Some(data_tag) = self.config.data_fields.data_tag_for(tag) {
-                let n = value::parse_u64(&msg[value_start..value_end])
-                    .ok()
-                    .and_then(|n| usize::try_from(n).ok())
-                    .ok_or(DecodeError::InvalidDataLength { tag })?;
-                pending_data = Some((data_tag, n));
-            }
-            // Index it: open addressing, generation-stamped slots (never cleared per message).
-            let idx = entries.len() as u32;
-            entries.push(Entry {
+            entries[n] = Entry {
                 tag,
                 start: value_start as u32,
                 end: value_end as u32,
-                next: NONE,
-            });
-            let mut h = (tag.wrapping_mul(0x9E37_79B1) >> shift) as usize;
-            loop {
-                let s = &mut slots[h];
-                if s.generation != generation {
-                    *s = Slot {
-                        tag,
-                        generation,
-                        first: idx,
-                        last: idx,
-                    };
-                    break;
+                next: 0,
+            };
+            if let Some(prev) = index.insert(tag, n as u32) {
+                entries[prev as usize].next = n as u32;
+                if first_repeated.is_none() {
+                    first_repeated = Some(tag);
                 }
-                if s.tag == tag {
-                    entries[s.last as usize].next = idx;
-                    s.last = idx;
-                    break;
-                }
-                h = (h + 1) & mask_len;
             }
+            n += 1;
             pos = value_end + 1;
         }
-        Ok(Walk { first_empty })
-    }
-
-    fn check_structure(&self, msg: &[u8], sum: u32) -> Result<(), DecodeError> {
-        let e = &self.entries;
-        if e.first().map(|f| f.tag) != Some(8) {
-            return Err(DecodeError::BeginStringNotFirst);
-        }
-        if e.len() < 4 || e[e.len() - 1].tag != 10 {
-            return Err(DecodeError::ChecksumNotLast);
-        }
-        if e[1].tag != 9 {
-            return Err(DecodeError::BodyLengthNotSecond);
-        }
-        if e[2].tag != 35 {
-            return Err(DecodeError::MsgTypeNotThird);
-        }
-        let last = e[e.len() - 1];
-        // "10=" starts three bytes before its value.
-        let trailer_start = last.start as usize - 3;
-        if self.config.validate_body_length {
-            let bl = e[1];
-            let declared = value::parse_u64(&msg[bl.start as usize..bl.end as usize])
-                .map_err(|_| DecodeError::InvalidBodyLength)? as usize;
-            let actual = trailer_start - (bl.end as usize + 1);
-            if declared != actual {
-                return Err(DecodeError::BodyLengthMismatch { declared, actual });
-            }
-        }
-        if self.config.validate_checksum {
-            let v = &msg[last.start as usize..last.end as usize];
-            if v.len() != 3 || !v.iter().all(u8::is_ascii_digit) {
-                return Err(DecodeError::InvalidChecksum);
-            }
-            let declared =
-                (v[0] - b'0') as u32 * 100 + (v[1] - b'0') as u32 * 10 + (v[2] - b'0') as u32;
-            let trailer_sum = simd::scalar_sum(&msg[trailer_start..]);
-            let computed = sum.wrapping_sub(trailer_sum) % 256;
-            if declared != computed {
-                return Err(DecodeError::ChecksumMismatch {
-                    declared: declared.min(255) as u8,
-                    computed: computed as u8,
-                });
-            }
-        }
-        Ok(())
+        let first_empty = if any_empty {
+            entries[..n]
+                .iter()
+                .find(|e| e.start == e.end)
+                .map(|e| e.tag)
+        } else {
+            None
+        };
+        Ok(Walk {
+            fields: n,
+            first_empty,
+            first_repeated,
+        })
     }
 }
 
-/// Position of the first SOH at or after `from`, using the precomputed masks
-/// (the word after the last block is a zero sentinel).
-#[inline]
-fn next_soh(masks: &[u64], from: usize) -> Option<usize> {
+/// End of a data field's value, if exactly `len` bytes are followed by SOH.
+#[cold]
+fn data_value_end(msg: &[u8], value_start: usize, len: usize) -> Option<usize> {
+    let e = value_start.checked_add(len)?;
+    (e < msg.len() && msg[e] == SOH).then_some(e)
+}
+
+#[cold]
+fn data_length(v: &[u8]) -> Option<usize> {
+    value::parse_u64(v)
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+/// The error for a field whose tag bytes `msg[pos..eq]` did not parse.
+#[cold]
+fn tag_error(msg: &[u8], pos: usize, eq: usize) -> DecodeError {
+    if msg[pos..eq].contains(&SOH) {
+        DecodeError::MissingEquals { offset: pos }
+    } else {
+        DecodeError::InvalidTag { offset: pos }
+    }
+}
+
+/// The error for a field at `pos` with no `=` after it.
+#[cold]
+fn missing_equals_or_unterminated(msg: &[u8], pos: usize) -> DecodeError {
+    if msg[pos..].contains(&SOH) {
+        DecodeError::MissingEquals { offset: pos }
+    } else {
+        DecodeError::Unterminated { offset: pos }
+    }
+}
+
+fn check_structure(
+    config: &DecoderConfig,
+    e: &[Entry],
+    msg: &[u8],
+    sum: u32,
+) -> Result<(), DecodeError> {
+    if e.first().map(|f| f.tag) != Some(8) {
+        return Err(DecodeError::BeginStringNotFirst);
+    }
+    if e.len() < 4 || e[e.len() - 1].tag != 10 {
+        return Err(DecodeError::ChecksumNotLast);
+    }
+    if e[1].tag != 9 {
+        return Err(DecodeError::BodyLengthNotSecond);
+    }
+    if e[2].tag != 35 {
+        return Err(DecodeError::MsgTypeNotThird);
+    }
+    let last = e[e.len() - 1];
+    // "10=" starts three bytes before its value.
+    let trailer_start = last.start as usize - 3;
+    if config.validate_body_length {
+        let bl = e[1];
+        let declared = value::parse_u64(&msg[bl.start as usize..bl.end as usize])
+            .map_err(|_| DecodeError::InvalidBodyLength)? as usize;
+        let actual = trailer_start - (bl.end as usize + 1);
+        if declared != actual {
+            return Err(DecodeError::BodyLengthMismatch { declared, actual });
+        }
+    }
+    if config.validate_checksum {
+        let v = &msg[last.start as usize..last.end as usize];
+        if v.len() != 3 || !v.iter().all(u8::is_ascii_digit) {
+            return Err(DecodeError::InvalidChecksum);
+        }
+        let declared =
+            (v[0] - b'0') as u32 * 100 + (v[1] - b'0') as u32 * 10 + (v[2] - b'0') as u32;
+        let trailer_sum = simd::scalar_sum(&msg[trailer_start..]);
+        let computed = sum.wrapping_sub(trailer_sum) % 256;
+        if declared != computed {
+            return Err(DecodeError::ChecksumMismatch {
+                declared: declared.min(255) as u8,
+                computed: computed as u8,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Position of the first set bit at or after `from` in the masks (the word
+/// after the last block is a zero sentinel).
+#[inline(always)]
+fn next_bit(masks: &[u64], from: usize) -> Option<usize> {
     let mut w = from / 64;
     let mut m = *masks.get(w)? & (!0u64 << (from % 64));
     while m == 0 {
@@ -536,6 +706,30 @@ fn next_soh(masks: &[u64], from: usize) -> Option<usize> {
         m = *masks.get(w)?;
     }
     Some(w * 64 + m.trailing_zeros() as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn swar_tag_parse_agrees_with_scalar(bytes in proptest::collection::vec(
+            prop_oneof![b'0'..=b'9', Just(b'='), Just(b'/'), Just(b':'), any::<u8>()], 8..9), n in 1usize..=8) {
+            let chunk = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+            prop_assert_eq!(parse_tag_swar(chunk, n), parse_tag_scalar(&bytes[..n]));
+        }
+
+        #[test]
+        fn swar_parses_every_tag(tag in 1u32..100_000_000) {
+            let mut b = tag.to_string().into_bytes();
+            let n = b.len();
+            b.resize(8, b'=');
+            let chunk = u64::from_le_bytes(b[..8].try_into().unwrap());
+            prop_assert_eq!(parse_tag_swar(chunk, n), Some(tag));
+        }
+    }
 }
 
 /// One field: its tag and its value bytes.
@@ -556,10 +750,9 @@ pub struct Field<'a> {
 pub struct MessageView<'a> {
     msg: &'a [u8],
     entries: &'a [Entry],
-    slots: &'a [Slot],
-    shift: u32,
-    generation: u32,
+    index: &'a TagIndex,
     first_empty: Option<u32>,
+    first_repeated: Option<u32>,
 }
 
 impl fmt::Debug for MessageView<'_> {
@@ -617,48 +810,34 @@ impl<'a> MessageView<'a> {
         }
     }
 
-    #[inline]
-    fn slot(&self, tag: u32) -> Option<&'a Slot> {
-        let mask = self.slots.len() - 1;
-        let mut h = (tag.wrapping_mul(0x9E37_79B1) >> self.shift) as usize;
-        loop {
-            let s = &self.slots[h];
-            if s.generation != self.generation {
-                return None;
-            }
-            if s.tag == tag {
-                return Some(s);
-            }
-            h = (h + 1) & mask;
-        }
-    }
-
     /// Index (in wire order) of the first field with this tag.
     #[inline]
     pub fn position(&self, tag: u32) -> Option<usize> {
-        self.slot(tag).map(|s| s.first as usize)
+        self.index.find(tag).map(|o| o.first as usize)
     }
 
     /// Value of the first field with this tag.
     #[inline]
     pub fn get(&self, tag: u32) -> Option<&'a [u8]> {
-        let s = self.slot(tag)?;
-        let e = self.entries[s.first as usize];
+        let o = self.index.find(tag)?;
+        let e = self.entries[o.first as usize];
         Some(&self.msg[e.start as usize..e.end as usize])
     }
 
     /// Whether the tag is present.
     #[inline]
     pub fn contains(&self, tag: u32) -> bool {
-        self.slot(tag).is_some()
+        self.index.find(tag).is_some()
     }
 
     /// Values of every field with this tag, in wire order.
     pub fn get_all(&self, tag: u32) -> TagIter<'a> {
+        let o = self.index.find(tag);
         TagIter {
             msg: self.msg,
             entries: self.entries,
-            next: self.slot(tag).map_or(NONE, |s| s.first),
+            next: o.map(|o| o.first),
+            last: o.map_or(0, |o| o.last),
         }
     }
 
@@ -667,9 +846,9 @@ impl<'a> MessageView<'a> {
         self.get_all(tag).count()
     }
 
-    /// The first tag that appears more than once, if any (an O(fields) check).
+    /// The tag of the first field (in wire order) that repeats an earlier tag.
     pub fn first_repeated_tag(&self) -> Option<u32> {
-        self.entries.iter().find(|e| e.next != NONE).map(|e| e.tag)
+        self.first_repeated
     }
 
     /// The first tag whose value was empty, if any.
@@ -826,17 +1005,16 @@ impl ExactSizeIterator for FieldIter<'_> {}
 pub struct TagIter<'a> {
     msg: &'a [u8],
     entries: &'a [Entry],
-    next: u32,
+    next: Option<u32>,
+    last: u32,
 }
 
 impl<'a> Iterator for TagIter<'a> {
     type Item = &'a [u8];
     fn next(&mut self) -> Option<&'a [u8]> {
-        if self.next == NONE {
-            return None;
-        }
-        let e = self.entries[self.next as usize];
-        self.next = e.next;
+        let i = self.next?;
+        let e = self.entries[i as usize];
+        self.next = (i != self.last).then_some(e.next);
         Some(&self.msg[e.start as usize..e.end as usize])
     }
 }

@@ -3,10 +3,10 @@
 //! Two primitives, both with a runtime-detected AVX2 path, an SSE2 path and a
 //! scalar fallback that defines their meaning:
 //!
-//! * [`soh_mask_and_sum`]: for every 64-byte block of the input, a bit mask of
-//!   the positions holding SOH (0x01), and the wrapping byte sum of the input
-//!   (the FIX CheckSum is that sum modulo 256). One pass serves both framing of
-//!   fields and checksum validation.
+//! * [`field_masks_and_sum`]: for every 64-byte block of the input, bit masks
+//!   of the positions holding SOH (0x01) and `=`, and the wrapping byte sum of
+//!   the input (the FIX CheckSum is that sum modulo 256). One pass serves both
+//!   the field walk and checksum validation.
 //! * [`byte_sum`]: the byte sum alone (for the encoder's CheckSum).
 //!
 //! Safety argument for every `unsafe` block below: the intrinsics are only
@@ -64,35 +64,36 @@ pub fn detected_level() -> Level {
     }
 }
 
-/// Writes one SOH bit mask per 64-byte block of `input` into `masks` (which
-/// must hold at least `input.len().div_ceil(64)` words) and returns the
-/// wrapping sum of all bytes of `input`.
+/// Writes, for every 64-byte block of `input`, a bit mask of its SOH bytes into
+/// `soh` and one of its `=` bytes into `eq` (both must hold at least
+/// `input.len().div_ceil(64)` words), and returns the wrapping sum of all bytes.
 #[inline]
-pub fn soh_mask_and_sum(input: &[u8], masks: &mut [u64]) -> u32 {
-    soh_mask_and_sum_at(detected_level(), input, masks)
+pub fn field_masks_and_sum(input: &[u8], soh: &mut [u64], eq: &mut [u64]) -> u32 {
+    field_masks_and_sum_at(detected_level(), input, soh, eq)
 }
 
-/// [`soh_mask_and_sum`] with an explicit implementation (for tests and benchmarks).
+/// [`field_masks_and_sum`] with an explicit implementation (for tests and benchmarks).
 ///
 /// A `level` the CPU does not support falls back to the scalar code.
-pub fn soh_mask_and_sum_at(level: Level, input: &[u8], masks: &mut [u64]) -> u32 {
+pub fn field_masks_and_sum_at(level: Level, input: &[u8], soh: &mut [u64], eq: &mut [u64]) -> u32 {
+    let blocks = input.len().div_ceil(64);
     assert!(
-        masks.len() >= input.len().div_ceil(64),
+        soh.len() >= blocks && eq.len() >= blocks,
         "mask buffer too small"
     );
     #[cfg(target_arch = "x86_64")]
     {
         if level == Level::Avx2 && std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 support was just checked.
-            return unsafe { x86::mask_sum_avx2(input, masks) };
+            return unsafe { x86::mask_sum_avx2(input, soh, eq) };
         }
         if level != Level::Scalar && std::is_x86_feature_detected!("sse2") {
             // SAFETY: SSE2 support was just checked.
-            return unsafe { x86::mask_sum_sse2(input, masks) };
+            return unsafe { x86::mask_sum_sse2(input, soh, eq) };
         }
     }
     let _ = level;
-    scalar_mask_and_sum(input, masks)
+    scalar_masks_and_sum(input, soh, eq)
 }
 
 /// Wrapping sum of all bytes of `input`.
@@ -118,16 +119,18 @@ pub fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
     scalar_sum(input)
 }
 
-/// The reference definition of [`soh_mask_and_sum`].
-pub fn scalar_mask_and_sum(input: &[u8], masks: &mut [u64]) -> u32 {
+/// The reference definition of [`field_masks_and_sum`].
+pub fn scalar_masks_and_sum(input: &[u8], soh: &mut [u64], eq: &mut [u64]) -> u32 {
     let mut sum = 0u32;
-    for (block, mask) in input.chunks(64).zip(masks.iter_mut()) {
-        let mut m = 0u64;
+    for ((block, sm), em) in input.chunks(64).zip(soh.iter_mut()).zip(eq.iter_mut()) {
+        let (mut s, mut e) = (0u64, 0u64);
         for (i, &b) in block.iter().enumerate() {
             sum = sum.wrapping_add(b as u32);
-            m |= ((b == SOH) as u64) << i;
+            s |= ((b == SOH) as u64) << i;
+            e |= ((b == b'=') as u64) << i;
         }
-        *mask = m;
+        *sm = s;
+        *em = e;
     }
     sum
 }
@@ -139,26 +142,30 @@ pub fn scalar_sum(input: &[u8]) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::scalar_mask_and_sum;
+    use super::scalar_masks_and_sum;
     use std::arch::x86_64::*;
 
     /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned
     /// and inside each 64-byte `chunks_exact` block.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn mask_sum_avx2(input: &[u8], masks: &mut [u64]) -> u32 {
+    pub unsafe fn mask_sum_avx2(input: &[u8], soh_out: &mut [u64], eq_out: &mut [u64]) -> u32 {
         let soh = _mm256_set1_epi8(crate::SOH as i8);
+        let eq = _mm256_set1_epi8(b'=' as i8);
         let zero = _mm256_setzero_si256();
         let mut acc = _mm256_setzero_si256();
         let blocks = input.chunks_exact(64);
         let tail = blocks.remainder();
         let mut n = 0;
-        for (block, mask) in blocks.zip(masks.iter_mut()) {
+        for ((block, sm), em) in blocks.zip(soh_out.iter_mut()).zip(eq_out.iter_mut()) {
             let p = block.as_ptr();
             let a = _mm256_loadu_si256(p as *const __m256i);
             let b = _mm256_loadu_si256(p.add(32) as *const __m256i);
-            let ma = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) as u32 as u64;
-            let mb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) as u32 as u64;
-            *mask = ma | (mb << 32);
+            let sa = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) as u32 as u64;
+            let sb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) as u32 as u64;
+            let ea = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, eq)) as u32 as u64;
+            let eb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, eq)) as u32 as u64;
+            *sm = sa | (sb << 32);
+            *em = ea | (eb << 32);
             acc = _mm256_add_epi64(acc, _mm256_sad_epu8(a, zero));
             acc = _mm256_add_epi64(acc, _mm256_sad_epu8(b, zero));
             n += 1;
@@ -166,35 +173,45 @@ mod x86 {
         let mut lanes = [0u64; 4];
         _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
         let vec_sum = lanes.iter().fold(0u64, |s, &x| s.wrapping_add(x)) as u32;
-        vec_sum.wrapping_add(scalar_mask_and_sum(tail, &mut masks[n..]))
+        vec_sum.wrapping_add(scalar_masks_and_sum(
+            tail,
+            &mut soh_out[n..],
+            &mut eq_out[n..],
+        ))
     }
 
     /// SAFETY: the caller guarantees SSE2 is available. Loads are unaligned
     /// and inside each 64-byte `chunks_exact` block.
     #[target_feature(enable = "sse2")]
-    pub unsafe fn mask_sum_sse2(input: &[u8], masks: &mut [u64]) -> u32 {
+    pub unsafe fn mask_sum_sse2(input: &[u8], soh_out: &mut [u64], eq_out: &mut [u64]) -> u32 {
         let soh = _mm_set1_epi8(crate::SOH as i8);
+        let eq = _mm_set1_epi8(b'=' as i8);
         let zero = _mm_setzero_si128();
         let mut acc = _mm_setzero_si128();
         let blocks = input.chunks_exact(64);
         let tail = blocks.remainder();
         let mut n = 0;
-        for (block, mask) in blocks.zip(masks.iter_mut()) {
+        for ((block, sm), em) in blocks.zip(soh_out.iter_mut()).zip(eq_out.iter_mut()) {
             let p = block.as_ptr();
-            let mut m = 0u64;
+            let (mut s, mut e) = (0u64, 0u64);
             for lane in 0..4 {
                 let v = _mm_loadu_si128(p.add(lane * 16) as *const __m128i);
-                let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, soh)) as u32 as u64;
-                m |= bits << (lane * 16);
+                s |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, soh)) as u32 as u64) << (lane * 16);
+                e |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, eq)) as u32 as u64) << (lane * 16);
                 acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
             }
-            *mask = m;
+            *sm = s;
+            *em = e;
             n += 1;
         }
         let mut lanes = [0u64; 2];
         _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
         let vec_sum = lanes[0].wrapping_add(lanes[1]) as u32;
-        vec_sum.wrapping_add(scalar_mask_and_sum(tail, &mut masks[n..]))
+        vec_sum.wrapping_add(scalar_masks_and_sum(
+            tail,
+            &mut soh_out[n..],
+            &mut eq_out[n..],
+        ))
     }
 
     /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned
@@ -240,14 +257,15 @@ mod tests {
 
     fn check_all_levels(input: &[u8]) {
         let n = input.len().div_ceil(64);
-        let mut reference = vec![0u64; n];
-        let want = scalar_mask_and_sum(input, &mut reference);
+        let (mut ref_soh, mut ref_eq) = (vec![0u64; n], vec![0u64; n]);
+        let want = scalar_masks_and_sum(input, &mut ref_soh, &mut ref_eq);
         assert_eq!(scalar_sum(input), want);
         for level in [Level::Sse2, Level::Avx2] {
-            let mut masks = vec![0u64; n];
-            let got = soh_mask_and_sum_at(level, input, &mut masks);
+            let (mut soh, mut eq) = (vec![0u64; n], vec![0u64; n]);
+            let got = field_masks_and_sum_at(level, input, &mut soh, &mut eq);
             assert_eq!(got, want, "{level:?} sum");
-            assert_eq!(masks, reference, "{level:?} masks");
+            assert_eq!(soh, ref_soh, "{level:?} SOH masks");
+            assert_eq!(eq, ref_eq, "{level:?} '=' masks");
             assert_eq!(byte_sum_at(level, input), want, "{level:?} byte_sum");
         }
     }
@@ -259,9 +277,12 @@ mod tests {
         input[63] = SOH;
         input[64] = SOH;
         input[129] = SOH;
-        let mut masks = [0u64; 3];
-        soh_mask_and_sum(&input, &mut masks);
-        assert_eq!(masks, [1 | (1 << 63), 1, 1 << 1]);
+        input[1] = b'=';
+        input[70] = b'=';
+        let (mut soh, mut eq) = ([0u64; 3], [0u64; 3]);
+        field_masks_and_sum(&input, &mut soh, &mut eq);
+        assert_eq!(soh, [1 | (1 << 63), 1, 1 << 1]);
+        assert_eq!(eq, [1 << 1, 1 << 6, 0]);
         check_all_levels(&input);
     }
 

@@ -1,0 +1,249 @@
+//! Experiment 1 (BENCHMARKS.md §1): parse with full validation and read four
+//! fields, parse alone, and encode, on the two reference messages; Peregrine,
+//! QuickFIX C++ and QuickFIX/J interleaved, several runs, medians reported.
+
+use crate::alloc;
+use crate::measure::{measure, timer_overhead_ns};
+use crate::peers::PeerCommand;
+use crate::progress::Progress;
+use crate::report::{self, Aggregate, Record};
+use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
+use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
+use std::hint::black_box;
+use std::path::PathBuf;
+
+/// The case names, in report order.
+pub const CASES: [&str; 4] = [
+    "er_parse_read4",
+    "nos_parse_read4",
+    "er_parse",
+    "nos_encode",
+];
+
+/// The ExecutionReport body (from 35= on) of BENCHMARKS.md §1, `|` for SOH.
+pub const ER_BODY: &str = "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|";
+/// The NewOrderSingle body of BENCHMARKS.md §1.
+pub const NOS_BODY: &str = "35=D|49=SENDER|56=TARGET|34=100|52=20240115-10:30:00.000|11=CLORD001|55=AAPL|54=1|60=20240115-10:30:00.000|38=1000|40=2|44=150.00|59=0|";
+
+/// A complete FIX.4.4 message around `body`, with BodyLength and CheckSum.
+pub fn fix44(body: &str) -> Vec<u8> {
+    let body = body.replace('|', "\x01");
+    let mut m = format!("8=FIX.4.4\x019={}\x01{}", body.len(), body).into_bytes();
+    let sum: u32 = m.iter().map(|&b| b as u32).sum();
+    m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
+    m
+}
+
+/// Settings of one invocation.
+#[derive(Clone, Debug)]
+pub struct CodecBenchConfig {
+    /// Interleaved runs.
+    pub runs: usize,
+    /// Measured operations per case per run.
+    pub iters: u64,
+    /// Warm-up operations per case per run (peers: JIT warm-up).
+    pub warmup: u64,
+    /// Peer engines to include (`quickfix-cpp`, `quickfixj`).
+    pub peers: Vec<String>,
+    /// Where the JSON goes.
+    pub out: PathBuf,
+}
+
+impl Default for CodecBenchConfig {
+    fn default() -> Self {
+        CodecBenchConfig {
+            runs: 5,
+            iters: 1_000_000,
+            warmup: 2_000_000,
+            peers: vec!["quickfix-cpp".into(), "quickfixj".into()],
+            out: crate::repo_root().join("target/bench-results/codec.json"),
+        }
+    }
+}
+
+/// Encodes the NewOrderSingle the way an application would: typed values,
+/// timestamps formatted from a time value.
+fn encode_nos<'b>(buf: &'b mut EncodeBuffer, ts: &UtcTimestamp) -> &'b [u8] {
+    let mut m = buf.start(b"FIX.4.4", b"D");
+    m.str(49, b"SENDER").str(56, b"TARGET").uint(34, 100);
+    m.timestamp(52, ts, TimePrecision::Millis);
+    m.str(11, b"CLORD001").str(55, b"AAPL").char(54, b'1');
+    m.timestamp(60, ts, TimePrecision::Millis);
+    m.uint(38, 1000)
+        .char(40, b'2')
+        .decimal(44, Decimal::new(15000, 2))
+        .char(59, b'0');
+    m.finish()
+}
+
+/// Runs Peregrine's side of every case once.
+pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
+    let er = fix44(ER_BODY);
+    let nos = fix44(NOS_BODY);
+    let overhead = timer_overhead_ns();
+    let mut decoder = Decoder::new(DecoderConfig::default());
+    let mut out = EncodeBuffer::with_capacity(256);
+    let ts = UtcTimestamp::from_unix_nanos(1_705_314_600_000_000_000, TimePrecision::Millis);
+    // Check once that each case does what it says before timing it.
+    {
+        let v = decoder
+            .decode(&er)
+            .map_err(|e| format!("ExecutionReport does not decode: {e}"))?;
+        if v.get(37) != Some(b"ORD123456")
+            || v.get(17) != Some(b"EXEC789012")
+            || v.msg_type() != b"8"
+        {
+            return Err("ExecutionReport fields read back wrong".into());
+        }
+        if encode_nos(&mut out, &ts) != nos.as_slice() {
+            return Err("encoded NewOrderSingle differs from the reference bytes".into());
+        }
+    }
+    let settings =
+        "Decoder with BodyLength+CheckSum+syntax validation, reused; EncodeBuffer reused";
+    let mut records = Vec::new();
+    let mut push = |case: &str, f: &mut dyn FnMut() -> usize| {
+        let a0 = alloc::allocations();
+        let stats = measure(warmup, iters, overhead, &mut *f);
+        let allocs = (alloc::allocations() - a0) as f64 / (warmup + 2 * iters) as f64;
+        records.push(Record {
+            engine: "peregrine".into(),
+            case: case.into(),
+            unit: "ns".into(),
+            stats,
+            allocs_per_op: alloc::is_counting().then_some(allocs),
+            settings: settings.into(),
+        });
+    };
+    push("er_parse_read4", &mut || {
+        let v = decoder.decode(black_box(&er)).expect("validated above");
+        v.get(37).map_or(0, |x| x.len())
+            + v.get(17).map_or(0, |x| x.len())
+            + v.get(54).map_or(0, |x| x.len())
+            + v.msg_type().len()
+    });
+    push("nos_parse_read4", &mut || {
+        let v = decoder.decode(black_box(&nos)).expect("validated above");
+        v.get(11).map_or(0, |x| x.len())
+            + v.get(55).map_or(0, |x| x.len())
+            + v.get(54).map_or(0, |x| x.len())
+            + v.msg_type().len()
+    });
+    push("er_parse", &mut || {
+        decoder
+            .decode(black_box(&er))
+            .expect("validated above")
+            .len()
+    });
+    push("nos_encode", &mut || {
+        encode_nos(&mut out, black_box(&ts)).len()
+    });
+    Ok(records)
+}
+
+/// Runs the whole experiment: `runs` rounds, each running Peregrine then each
+/// peer, and returns the aggregates (also printed and written as JSON).
+pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
+    let root = crate::repo_root();
+    let dict = crate::shared_dir().join("fix-dictionaries/FIX44.xml");
+    let mut peers: Vec<PeerCommand> = Vec::new();
+    for p in &cfg.peers {
+        let cmd = match p.as_str() {
+            "quickfix-cpp" => PeerCommand::quickfix_cpp(&root, "codec_bench"),
+            "quickfixj" => PeerCommand::quickfixj(&root, "peregrine.peers.CodecBench"),
+            other => {
+                return Err(format!(
+                    "unknown peer engine {other:?} (known: quickfix-cpp, quickfixj)"
+                ))
+            }
+        };
+        if !cmd.is_available() {
+            return Err(format!(
+                "peer {} is not built ({} missing): run `make deps`",
+                cmd.engine,
+                cmd.program.display()
+            ));
+        }
+        peers.push(cmd);
+    }
+    if !peers.is_empty() && !dict.is_file() {
+        return Err(format!(
+            "FIX44 dictionary for the peers not found at {}",
+            dict.display()
+        ));
+    }
+    let mut bar = Progress::new("bench codec", cfg.runs * (1 + peers.len()));
+    let mut all = Vec::new();
+    for run in 1..=cfg.runs {
+        bar.show(&format!("run {run}: peregrine"));
+        all.extend(run_peregrine(cfg.iters, cfg.warmup)?);
+        bar.step(&format!("run {run}: peregrine done"));
+        for p in &peers {
+            bar.show(&format!("run {run}: {}", p.engine));
+            all.extend(
+                p.run(&CASES, cfg.iters, cfg.warmup, &dict)
+                    .map_err(|e| e.to_string())?,
+            );
+            bar.step(&format!("run {run}: {} done", p.engine));
+        }
+    }
+    bar.finish();
+    let aggs = report::aggregate(&all);
+    let config = serde_json::json!({
+        "runs": cfg.runs,
+        "iters": cfg.iters,
+        "warmup": cfg.warmup,
+        "engines": std::iter::once("peregrine".to_string()).chain(cfg.peers.iter().cloned()).collect::<Vec<_>>(),
+        "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
+        "settings": aggs.iter().filter(|a| a.case == "er_parse_read4").map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
+        "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
+    });
+    report::write_json(&cfg.out, "codec", config, &aggs, &all)
+        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    println!("{}", report::markdown_table(&aggs));
+    println!("{}", targets(&aggs));
+    println!("results: {}", cfg.out.display());
+    Ok(aggs)
+}
+
+/// The targets of the issue as lines of "met / missed", from the aggregates.
+pub fn targets(aggs: &[Aggregate]) -> String {
+    let mut s = String::from("Targets (ratios of medians in this run):\n");
+    for case in ["er_parse_read4", "nos_parse_read4", "nos_encode"] {
+        let Some(ours) = report::find(aggs, "peregrine", case) else {
+            continue;
+        };
+        for peer in ["quickfix-cpp", "quickfixj"] {
+            if let Some(p) = report::find(aggs, peer, case) {
+                let ratio = p.stats.mean / ours.stats.mean;
+                s.push_str(&format!(
+                    "  {case}: {ratio:.1}× faster than {peer} (target ≥ 12×) {}\n",
+                    if ratio >= 12.0 { "met" } else { "MISSED" }
+                ));
+            }
+        }
+    }
+    for (case, goal) in [("er_parse_read4", 45.0), ("nos_encode", 35.0)] {
+        if let Some(o) = report::find(aggs, "peregrine", case) {
+            s.push_str(&format!(
+                "  {case}: {:.1} ns mean (aim ≤ {goal} ns) {}\n",
+                o.stats.mean,
+                if o.stats.mean <= goal {
+                    "met"
+                } else {
+                    "MISSED"
+                }
+            ));
+        }
+    }
+    let allocs: f64 = aggs
+        .iter()
+        .filter(|a| a.engine == "peregrine")
+        .filter_map(|a| a.allocs_per_op)
+        .sum();
+    s.push_str(&format!(
+        "  allocations per message (peregrine, all cases): {allocs} {}\n",
+        if allocs == 0.0 { "met" } else { "MISSED" }
+    ));
+    s
+}

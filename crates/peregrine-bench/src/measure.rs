@@ -1,0 +1,42 @@
+//! Timing loops shared by the benchmarks, identical in method to the peers':
+//! `mean` = one timed batch divided by its count (no timer inside), and the
+//! percentiles from a second loop that times every operation on its own with
+//! the monotonic clock, minus the calibrated median cost of an empty timer pair.
+
+use crate::report::Stats;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Median nanoseconds of an empty `Instant::now()` pair.
+pub fn timer_overhead_ns() -> f64 {
+    let mut v: Vec<u64> = (0..10_001)
+        .map(|_| {
+            let a = Instant::now();
+            let b = Instant::now();
+            (b - a).as_nanos() as u64
+        })
+        .collect();
+    v.sort_unstable();
+    v[v.len() / 2] as f64
+}
+
+/// Measures `op` (which returns something to keep alive): `warmup` untimed calls,
+/// `iters` calls in one batch for the mean, then `iters` individually timed calls.
+pub fn measure<R>(warmup: u64, iters: u64, overhead_ns: f64, mut op: impl FnMut() -> R) -> Stats {
+    for _ in 0..warmup {
+        black_box(op());
+    }
+    let t = Instant::now();
+    for _ in 0..iters {
+        black_box(op());
+    }
+    let mean = t.elapsed().as_nanos() as f64 / iters as f64;
+    let mut samples = vec![0f64; iters as usize];
+    for s in samples.iter_mut() {
+        let a = Instant::now();
+        black_box(op());
+        let b = Instant::now();
+        *s = ((b - a).as_nanos() as f64 - overhead_ns).max(0.0);
+    }
+    Stats::from_samples(mean, &mut samples)
+}

@@ -1,0 +1,167 @@
+//! Running a peer's harness (a separate process) and reading its results:
+//! one JSON object per case per line on stdout, times in nanoseconds.
+
+use crate::report::{Record, Stats};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// How to start one peer harness.
+#[derive(Clone, Debug)]
+pub struct PeerCommand {
+    /// Engine name in the report.
+    pub engine: String,
+    /// Program to run.
+    pub program: PathBuf,
+    /// Arguments before the common ones (`--cases`, `--iters`, `--warmup`, `--dict`).
+    pub args: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Line {
+    engine: String,
+    case: String,
+    mean: f64,
+    min: f64,
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    p999: f64,
+    max: f64,
+    throughput_per_s: f64,
+    #[serde(default)]
+    settings: String,
+}
+
+/// What went wrong running a peer.
+#[derive(Debug)]
+pub struct PeerError(pub String);
+
+impl std::fmt::Display for PeerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PeerError {}
+
+impl PeerCommand {
+    /// A C++ harness built under `peers/quickfix-cpp/build/`.
+    pub fn quickfix_cpp(root: &Path, binary: &str) -> PeerCommand {
+        PeerCommand {
+            engine: "quickfix-cpp".into(),
+            program: root.join("peers/quickfix-cpp/build").join(binary),
+            args: vec![],
+        }
+    }
+
+    /// A Java harness class in the QuickFIX/J Maven project under `peers/quickfixj/`.
+    pub fn quickfixj(root: &Path, main_class: &str) -> PeerCommand {
+        let target = root.join("peers/quickfixj/target");
+        let cp = format!(
+            "{}:{}",
+            target.join("quickfixj-bench.jar").display(),
+            target.join("lib/*").display()
+        );
+        PeerCommand {
+            engine: "quickfixj".into(),
+            program: "java".into(),
+            args: vec![
+                "-server".into(),
+                "-Xms512m".into(),
+                "-Xmx512m".into(),
+                "-XX:+UseParallelGC".into(),
+                "-cp".into(),
+                cp,
+                main_class.into(),
+            ],
+        }
+    }
+
+    /// Whether the harness looks built (the C++ binary or the Java jar exists).
+    pub fn is_available(&self) -> bool {
+        if self.program.as_os_str() == "java" {
+            self.args
+                .iter()
+                .find(|a| a.ends_with(".jar") || a.contains(".jar:"))
+                .map(|cp| Path::new(cp.split(':').next().unwrap_or("")).is_file())
+                .unwrap_or(false)
+        } else {
+            self.program.is_file()
+        }
+    }
+
+    /// Runs the harness for `cases` and returns one record per case.
+    pub fn run(
+        &self,
+        cases: &[&str],
+        iters: u64,
+        warmup: u64,
+        dict: &Path,
+    ) -> Result<Vec<Record>, PeerError> {
+        let out = Command::new(&self.program)
+            .args(&self.args)
+            .arg("--cases")
+            .arg(cases.join(","))
+            .arg("--iters")
+            .arg(iters.to_string())
+            .arg("--warmup")
+            .arg(warmup.to_string())
+            .arg("--dict")
+            .arg(dict)
+            .output()
+            .map_err(|e| {
+                PeerError(format!(
+                    "{}: cannot start {}: {e}",
+                    self.engine,
+                    self.program.display()
+                ))
+            })?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+            return Err(PeerError(format!(
+                "{} exited with {}:\n{}",
+                self.engine,
+                out.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            )));
+        }
+        let mut records = Vec::new();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let line = line.trim();
+            if !line.starts_with('{') {
+                continue;
+            }
+            let l: Line = serde_json::from_str(line).map_err(|e| {
+                PeerError(format!("{}: bad result line {line:?}: {e}", self.engine))
+            })?;
+            records.push(Record {
+                engine: l.engine,
+                case: l.case,
+                unit: "ns".into(),
+                stats: Stats {
+                    min: l.min,
+                    p50: l.p50,
+                    mean: l.mean,
+                    p90: l.p90,
+                    p99: l.p99,
+                    p999: l.p999,
+                    max: l.max,
+                    throughput_per_s: l.throughput_per_s,
+                },
+                allocs_per_op: None,
+                settings: l.settings,
+            });
+        }
+        for c in cases {
+            if !records.iter().any(|r| r.case == *c) {
+                return Err(PeerError(format!(
+                    "{}: no result for case {c}",
+                    self.engine
+                )));
+            }
+        }
+        Ok(records)
+    }
+}

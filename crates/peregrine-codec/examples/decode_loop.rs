@@ -1,0 +1,64 @@
+//! Times the decoder and encoder on the benchmark messages in tight loops (a
+//! quick check while tuning, also handy under `valgrind --tool=callgrind`;
+//! the real benchmark is `peregrine bench codec`).
+//!
+//! `N` sets the iterations, `MODE` one of `decode`, `encode`, `masks`, `all`.
+use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
+use peregrine_codec::{simd, Decoder, DecoderConfig, EncodeBuffer};
+use std::hint::black_box;
+use std::time::Instant;
+
+fn main() {
+    let body = "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|".replace('|', "\x01");
+    let mut m = format!("8=FIX.4.4\x019={}\x01{}", body.len(), body).into_bytes();
+    let sum: u32 = m.iter().map(|&b| b as u32).sum();
+    m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
+    let n: u32 = std::env::var("N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5_000_000);
+    let mode = std::env::var("MODE").unwrap_or_else(|_| "all".into());
+    let mut d = Decoder::new(DecoderConfig::default());
+    let mut out = EncodeBuffer::with_capacity(256);
+    let ts = UtcTimestamp::from_unix_nanos(1_705_314_600_000_000_000, TimePrecision::Millis);
+    let (mut masks, mut eqs) = ([0u64; 4], [0u64; 4]);
+    let time = |name: &str, f: &mut dyn FnMut() -> usize| {
+        let t = Instant::now();
+        let mut s = 0usize;
+        for _ in 0..n {
+            s = s.wrapping_add(f());
+        }
+        let ns = t.elapsed().as_nanos() as f64 / n.max(1) as f64;
+        println!("{name}: {ns:.1} ns/op ({s})");
+    };
+    for _ in 0..3 {
+        if mode == "masks" || mode == "all" {
+            time("masks+sum", &mut || {
+                simd::field_masks_and_sum(black_box(&m), &mut masks, &mut eqs) as usize
+            });
+        }
+        if mode == "decode" || mode == "all" {
+            time("decode+read4", &mut || {
+                let v = d.decode(black_box(&m)).unwrap();
+                v.get(37).map_or(0, |x| x.len())
+                    + v.get(17).map_or(0, |x| x.len())
+                    + v.get(54).map_or(0, |x| x.len())
+                    + v.msg_type().len()
+            });
+        }
+        if mode == "encode" || mode == "all" {
+            time("encode", &mut || {
+                let mut e = out.start(b"FIX.4.4", b"D");
+                e.str(49, b"SENDER").str(56, b"TARGET").uint(34, 100);
+                e.timestamp(52, black_box(&ts), TimePrecision::Millis);
+                e.str(11, b"CLORD001").str(55, b"AAPL").char(54, b'1');
+                e.timestamp(60, &ts, TimePrecision::Millis);
+                e.uint(38, 1000)
+                    .char(40, b'2')
+                    .decimal(44, Decimal::new(15000, 2))
+                    .char(59, b'0');
+                e.finish().len()
+            });
+        }
+    }
+}
