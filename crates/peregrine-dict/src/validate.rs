@@ -465,6 +465,23 @@ impl<'d> Validator<'d> {
         self.app
     }
 
+    /// Validates a decoded message.
+    ///
+    /// ```
+    /// use peregrine_codec::{Decoder, DecoderConfig};
+    /// use peregrine_dict::{Dictionary, ValidationSettings, Validator};
+    /// let dict = Dictionary::from_file("dictionaries/FIX44.xml").unwrap();
+    /// let v = Validator::new(&dict, ValidationSettings::default());
+    /// let mut decoder = Decoder::new(DecoderConfig::default());
+    /// let raw = b"8=FIX.4.4\x019=55\x0135=0\x0134=2\x0149=TW\x0152=20240115-10:30:00.123\x0156=ISLD\x01112=X\x0110=083\x01";
+    /// let msg = decoder.decode(raw).unwrap();
+    /// assert_eq!(v.validate(&msg), Ok(()));
+    /// ```
+    #[inline]
+    pub fn validate(&self, msg: &peregrine_codec::MessageView<'_>) -> Result<(), ValidationError> {
+        self.validate_fields(msg.msg_type(), msg.fields().map(|f| (f.tag, f.value)))
+    }
+
     /// Validates a message given as its MsgType and its fields in wire order (including or
     /// excluding 8, 9 and 10: the framing fields are never reported missing).
     pub fn validate_fields<'a, I>(&self, msg_type: &[u8], fields: I) -> Result<(), ValidationError>
