@@ -3,7 +3,7 @@
 
 use crate::types::FormatClass;
 
-const TEXT: u8 = FormatClass::Text as u8;
+pub(crate) const TEXT: u8 = FormatClass::Text as u8;
 const INT: u8 = FormatClass::Int as u8;
 const DECIMAL: u8 = FormatClass::Decimal as u8;
 const BOOL: u8 = FormatClass::Bool as u8;

@@ -370,17 +370,6 @@ struct Ctx<'d> {
     phase: u8,
 }
 
-#[derive(Clone, Copy)]
-struct Frame<'d> {
-    ctx: Ctx<'d>,
-    count_tag: u32,
-    declared: i64,
-    instances: i64,
-    last_slot: usize,
-    /// Phase in which the count tag itself lives (where a count mismatch is reported).
-    count_phase: u8,
-}
-
 struct Errors {
     field: Option<(u8, u32, ValidationError)>,
     group_required: Option<ValidationError>,
@@ -473,7 +462,7 @@ impl<'d> Validator<'d> {
     /// let dict = Dictionary::from_file("dictionaries/FIX44.xml").unwrap();
     /// let v = Validator::new(&dict, ValidationSettings::default());
     /// let mut decoder = Decoder::new(DecoderConfig::default());
-    /// let raw = b"8=FIX.4.4\x019=55\x0135=0\x0134=2\x0149=TW\x0152=20240115-10:30:00.123\x0156=ISLD\x01112=X\x0110=083\x01";
+    /// let raw = b"8=FIX.4.4\x019=55\x0135=0\x0134=2\x0149=TW\x0152=20240115-10:30:00.123\x0156=ISLD\x01112=X\x0110=193\x01";
     /// let msg = decoder.decode(raw).unwrap();
     /// assert_eq!(v.validate(&msg), Ok(()));
     /// ```
@@ -499,8 +488,12 @@ impl<'d> Validator<'d> {
         let header = &self.transport.rt.scopes[0];
         let trailer = &self.transport.rt.scopes[TRAILER_SCOPE as usize];
         let need = (header.need + trailer.need + body.need) as usize;
-        if need <= 8 {
+        if need <= 4 {
+            self.walk::<4, I>(body_dict, body, fields)
+        } else if need <= 8 {
             self.walk::<8, I>(body_dict, body, fields)
+        } else if need <= 16 {
+            self.walk::<16, I>(body_dict, body, fields)
         } else if need <= 64 {
             self.walk::<64, I>(body_dict, body, fields)
         } else {
@@ -531,7 +524,7 @@ impl<'d> Validator<'d> {
         ))
     }
 
-    #[inline]
+    #[inline(always)]
     fn value_check(&self, ctx: &Ctx<'_>, tag: u32, value: &[u8]) -> Option<SessionRejectReason> {
         if value.is_empty() {
             return self
@@ -543,7 +536,7 @@ impl<'d> Validator<'d> {
             Some(i) if i.class != 0 => *i,
             _ => return None,
         };
-        if !format::check(info.class, value) {
+        if info.class != format::TEXT && !format::check(info.class, value) {
             return Some(SessionRejectReason::IncorrectDataFormatForValue);
         }
         if info.enum_idx != FieldInfo::NO_ENUM {
@@ -597,135 +590,30 @@ impl<'d> Validator<'d> {
         I: IntoIterator<Item = (u32, &'a [u8])>,
     {
         let t = &self.transport.rt;
-        let mut bits = [0u64; W];
-        let mut bump = 0usize;
-        let mut alloc = |words: usize| -> (usize, usize) {
-            if bump + words <= W {
-                bump += words;
-                (bump - words, words)
-            } else {
-                (0, 0)
-            }
+        let mut w = Walk::<W> {
+            bits: [0u64; W],
+            next_word: 0,
+            errs: Errors {
+                field: None,
+                group_required: None,
+            },
         };
-        let mk = |scope: &'d Scope, rt: &'d Runtime, (base, words): (usize, usize), phase| Ctx {
-            scope,
-            rt,
-            base,
-            words,
-            req_seen: 0,
-            phase,
-        };
-        let mut header = mk(
-            &t.scopes[0],
-            t,
-            alloc(t.scopes[0].words as usize),
-            PHASE_HEADER,
-        );
-        let mut trailer = mk(
-            &t.scopes[TRAILER_SCOPE as usize],
-            t,
-            alloc(t.scopes[TRAILER_SCOPE as usize].words as usize),
-            PHASE_TRAILER,
-        );
-        let mut bodyc = mk(body, &body_dict.rt, alloc(body.words as usize), PHASE_BODY);
-        let mut next_word = bump;
-
-        let dummy = Frame {
-            ctx: header,
-            count_tag: 0,
-            declared: -1,
-            instances: 0,
-            last_slot: 0,
-            count_phase: 0,
-        };
-        let mut frames = [dummy; MAX_GROUP_DEPTH];
-        let mut depth = 0usize;
-        let mut errs = Errors {
-            field: None,
-            group_required: None,
-        };
+        let mut header = w.ctx(&t.scopes[0], t, PHASE_HEADER);
+        let mut trailer = w.ctx(&t.scopes[TRAILER_SCOPE as usize], t, PHASE_TRAILER);
+        let mut bodyc = w.ctx(body, &body_dict.rt, PHASE_BODY);
         let mut state = SECTION_HEADER;
         let check_order = self.settings.validate_fields_out_of_order;
+        let mut it = fields.into_iter();
+        let mut pending: Option<(u32, &'a [u8])> = None;
 
-        'fields: for (tag, value) in fields {
-            // Inside repeating groups: a member continues the group, anything else closes it.
-            while depth > 0 {
-                let f = &mut frames[depth - 1];
-                if let Some(slot) = f.ctx.scope.slot(tag) {
-                    if tag == f.ctx.scope.delimiter {
-                        if f.instances > 0 {
-                            if let Some(m) = missing_required(&bits, &f.ctx) {
-                                errs.group_required.get_or_insert(required_missing(m));
-                            }
-                        }
-                        f.instances += 1;
-                        f.ctx.req_seen = 0;
-                        if f.ctx.words != 0 {
-                            bits[f.ctx.base..f.ctx.base + f.ctx.words].fill(0);
-                        }
-                    } else {
-                        if f.instances == 0 {
-                            return Err(ValidationError::new(
-                                SessionRejectReason::RepeatingGroupFieldsOutOfOrder,
-                                Some(tag),
-                            ));
-                        }
-                        if test_bit(&bits, f.ctx.base, f.ctx.words, slot) {
-                            return Err(ValidationError::new(
-                                SessionRejectReason::TagAppearsMoreThanOnce,
-                                Some(tag),
-                            ));
-                        }
-                        if self.settings.validate_unordered_group_fields && slot < f.last_slot {
-                            return Err(ValidationError::new(
-                                SessionRejectReason::RepeatingGroupFieldsOutOfOrder,
-                                Some(tag),
-                            ));
-                        }
-                    }
-                    f.last_slot = slot;
-                    set_bit(&mut bits, f.ctx.base, f.ctx.words, slot);
-                    let s = f.ctx.scope.slots[slot];
-                    if s.required {
-                        f.ctx.req_seen += 1;
-                    }
-                    let ctx = f.ctx;
-                    if let Some(r) = self.value_check(&ctx, tag, value) {
-                        errs.field(PHASE_GROUP, tag, r);
-                    }
-                    if s.group != NO_GROUP && depth < MAX_GROUP_DEPTH {
-                        let scope = &ctx.rt.scopes[s.group as usize];
-                        let (base, words) = if next_word + scope.words as usize <= W {
-                            (next_word, scope.words as usize)
-                        } else {
-                            (0, 0)
-                        };
-                        next_word += words;
-                        frames[depth] = Frame {
-                            ctx: Ctx {
-                                scope,
-                                base,
-                                words,
-                                req_seen: 0,
-                                phase: ctx.phase,
-                                ..ctx
-                            },
-                            count_tag: tag,
-                            declared: parse_count(value),
-                            instances: 0,
-                            last_slot: 0,
-                            count_phase: PHASE_GROUP,
-                        };
-                        depth += 1;
-                    }
-                    continue 'fields;
-                }
-                close_frame(&bits, f, &mut errs);
-                next_word -= f.ctx.words;
-                depth -= 1;
-            }
-
-            // Top level: header, body or trailer.
+        loop {
+            let (tag, value) = match pending.take() {
+                Some(p) => p,
+                None => match it.next() {
+                    Some(p) => p,
+                    None => break,
+                },
+            };
             let ctx = match self.transport.section_of(tag) {
                 SECTION_HEADER => {
                     if state != SECTION_HEADER && check_order {
@@ -748,87 +636,173 @@ impl<'d> Validator<'d> {
                 }
             };
             if let Some(r) = self.value_check(ctx, tag, value) {
-                errs.field(ctx.phase, tag, r);
+                w.errs.field(ctx.phase, tag, r);
             }
             match ctx.scope.slot(tag) {
                 Some(slot) => {
-                    if test_bit(&bits, ctx.base, ctx.words, slot) {
+                    if test_bit(&w.bits, ctx.base, ctx.words, slot) {
                         return Err(ValidationError::new(
                             SessionRejectReason::TagAppearsMoreThanOnce,
                             Some(tag),
                         ));
                     }
-                    set_bit(&mut bits, ctx.base, ctx.words, slot);
+                    set_bit(&mut w.bits, ctx.base, ctx.words, slot);
                     let s = ctx.scope.slots[slot];
                     if s.required {
                         ctx.req_seen += 1;
                     }
                     if s.group != NO_GROUP {
-                        let c = *ctx;
-                        let scope = &c.rt.scopes[s.group as usize];
-                        let (base, words) = if next_word + scope.words as usize <= W {
-                            (next_word, scope.words as usize)
-                        } else {
-                            (0, 0)
-                        };
-                        next_word += words;
-                        frames[0] = Frame {
-                            ctx: Ctx {
-                                scope,
-                                base,
-                                words,
-                                req_seen: 0,
-                                phase: PHASE_GROUP,
-                                ..c
-                            },
-                            count_tag: tag,
-                            declared: parse_count(value),
-                            instances: 0,
-                            last_slot: 0,
-                            count_phase: c.phase,
-                        };
-                        depth = 1;
+                        let rt = ctx.rt;
+                        let phase = ctx.phase;
+                        pending = self.group(&mut w, &mut it, rt, s.group, tag, value, phase, 1)?;
                     }
                 }
                 None => {
                     if let Some(r) = self.non_member(ctx, tag) {
-                        errs.field(ctx.phase, tag, r);
+                        w.errs.field(ctx.phase, tag, r);
                     }
                 }
             }
         }
-        while depth > 0 {
-            close_frame(&bits, &frames[depth - 1], &mut errs);
-            depth -= 1;
-        }
 
         for ctx in [&header, &trailer, &bodyc] {
-            if let Some(m) = missing_required(&bits, ctx) {
+            if let Some(m) = missing_required(&w.bits, ctx) {
                 return Err(required_missing(m));
             }
         }
-        if let Some(e) = errs.group_required {
+        if let Some(e) = w.errs.group_required {
             return Err(e);
         }
-        match errs.field {
+        match w.errs.field {
             Some((_, _, e)) => Err(e),
             None => Ok(()),
         }
     }
+
+    /// Walks one repeating group (all its entries) after its count field; returns the first
+    /// field that does not belong to it, if any. Recursion depth is bounded by the
+    /// dictionary's group nesting (at most [`MAX_GROUP_DEPTH`]).
+    #[allow(clippy::too_many_arguments)]
+    fn group<'a, const W: usize, I>(
+        &self,
+        w: &mut Walk<W>,
+        it: &mut I,
+        rt: &'d Runtime,
+        scope_index: u32,
+        count_tag: u32,
+        count_value: &[u8],
+        count_phase: u8,
+        depth: usize,
+    ) -> Result<Option<(u32, &'a [u8])>, ValidationError>
+    where
+        I: Iterator<Item = (u32, &'a [u8])>,
+    {
+        let scope = &rt.scopes[scope_index as usize];
+        let saved_next = w.next_word;
+        let mut ctx = w.ctx(scope, rt, PHASE_GROUP);
+        let declared = parse_count(count_value);
+        let mut instances = 0i64;
+        let mut last_slot = 0usize;
+        let mut pending: Option<(u32, &'a [u8])> = None;
+        let ended_by = loop {
+            let (tag, value) = match pending.take() {
+                Some(p) => p,
+                None => match it.next() {
+                    Some(p) => p,
+                    None => break None,
+                },
+            };
+            let Some(slot) = scope.slot(tag) else {
+                break Some((tag, value));
+            };
+            if tag == scope.delimiter {
+                if instances > 0 {
+                    if let Some(m) = missing_required(&w.bits, &ctx) {
+                        w.errs.group_required.get_or_insert(required_missing(m));
+                    }
+                }
+                instances += 1;
+                ctx.req_seen = 0;
+                if ctx.words != 0 {
+                    w.bits[ctx.base..ctx.base + ctx.words].fill(0);
+                }
+            } else {
+                if instances == 0 {
+                    return Err(ValidationError::new(
+                        SessionRejectReason::RepeatingGroupFieldsOutOfOrder,
+                        Some(tag),
+                    ));
+                }
+                if test_bit(&w.bits, ctx.base, ctx.words, slot) {
+                    return Err(ValidationError::new(
+                        SessionRejectReason::TagAppearsMoreThanOnce,
+                        Some(tag),
+                    ));
+                }
+                if self.settings.validate_unordered_group_fields && slot < last_slot {
+                    return Err(ValidationError::new(
+                        SessionRejectReason::RepeatingGroupFieldsOutOfOrder,
+                        Some(tag),
+                    ));
+                }
+            }
+            last_slot = slot;
+            set_bit(&mut w.bits, ctx.base, ctx.words, slot);
+            let s = scope.slots[slot];
+            if s.required {
+                ctx.req_seen += 1;
+            }
+            if let Some(r) = self.value_check(&ctx, tag, value) {
+                w.errs.field(PHASE_GROUP, tag, r);
+            }
+            if s.group != NO_GROUP && depth < MAX_GROUP_DEPTH {
+                pending = self.group(w, it, rt, s.group, tag, value, PHASE_GROUP, depth + 1)?;
+            }
+        };
+        if instances > 0 {
+            if let Some(m) = missing_required(&w.bits, &ctx) {
+                w.errs.group_required.get_or_insert(required_missing(m));
+            }
+        }
+        if declared >= 0 && declared != instances {
+            w.errs.field(
+                count_phase,
+                count_tag,
+                SessionRejectReason::IncorrectNumInGroupCount,
+            );
+        }
+        w.next_word = saved_next;
+        Ok(ended_by)
+    }
 }
 
-fn close_frame(bits: &[u64], f: &Frame<'_>, errs: &mut Errors) {
-    if f.instances > 0 {
-        if let Some(m) = missing_required(bits, &f.ctx) {
-            errs.group_required.get_or_insert(required_missing(m));
+/// Per-call scratch: duplicate/required bitsets (bump-allocated per scope) and errors.
+struct Walk<const W: usize> {
+    bits: [u64; W],
+    next_word: usize,
+    errs: Errors,
+}
+
+impl<const W: usize> Walk<W> {
+    /// A context with its own zeroed bitset words (none if the scratch is exhausted: then
+    /// duplicate and required checks are skipped for that scope, never a panic).
+    #[inline]
+    fn ctx<'d>(&mut self, scope: &'d Scope, rt: &'d Runtime, phase: u8) -> Ctx<'d> {
+        let words = scope.words as usize;
+        let (base, words) = if self.next_word + words <= W {
+            self.next_word += words;
+            (self.next_word - words, words)
+        } else {
+            (0, 0)
+        };
+        Ctx {
+            scope,
+            rt,
+            base,
+            words,
+            req_seen: 0,
+            phase,
         }
-    }
-    if f.declared >= 0 && f.declared != f.instances {
-        errs.field(
-            f.count_phase,
-            f.count_tag,
-            SessionRejectReason::IncorrectNumInGroupCount,
-        );
     }
 }
 

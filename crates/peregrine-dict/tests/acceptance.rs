@@ -12,15 +12,21 @@ use std::path::Path;
 const ROOT: &str = "/work/shared/quickfix-acceptance/definitions/server";
 
 fn field<'a>(msg: &'a str, tag: &str) -> Option<&'a str> {
-    msg.split('\x01').find_map(|f| f.strip_prefix(tag).and_then(|v| v.strip_prefix('=')))
+    msg.split('\x01')
+        .find_map(|f| f.strip_prefix(tag).and_then(|v| v.strip_prefix('=')))
 }
 
 fn reason_from_text(text: &str) -> Option<(SessionRejectReason, Option<u32>)> {
     let (base, tag) = match text.rsplit_once(" (") {
-        Some((b, t)) if t.ends_with(')') && t[..t.len() - 1].parse::<i64>().is_ok() => (b, t[..t.len() - 1].parse::<u32>().ok()),
+        Some((b, t)) if t.ends_with(')') && t[..t.len() - 1].parse::<i64>().is_ok() => {
+            (b, t[..t.len() - 1].parse::<u32>().ok())
+        }
         _ => (text, None),
     };
-    (0..=99).filter_map(SessionRejectReason::from_code).find(|r| r.text() == base).map(|r| (r, tag))
+    (0..=99)
+        .filter_map(SessionRejectReason::from_code)
+        .find(|r| r.text() == base)
+        .map(|r| (r, tag))
 }
 
 const DICT_REASONS: [u32; 11] = [0, 1, 2, 4, 5, 6, 11, 13, 14, 15, 16];
@@ -52,7 +58,10 @@ fn quickfix_acceptance_scripts() {
         } else {
             Validator::new(&app, ValidationSettings::default())
         };
-        let mut files: Vec<_> = std::fs::read_dir(format!("{ROOT}/{dir}")).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut files: Vec<_> = std::fs::read_dir(format!("{ROOT}/{dir}"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         files.sort();
         for path in files {
             let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -64,9 +73,15 @@ fn quickfix_acceptance_scripts() {
             let text = std::fs::read_to_string(&path).unwrap();
             let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
             for (i, line) in lines.iter().enumerate() {
-                let Some(msg) = line.strip_prefix("I8=") else { continue };
+                let Some(msg) = line.strip_prefix("I8=") else {
+                    continue;
+                };
                 let msg = format!("8={msg}");
-                let Some(next_e) = lines[i + 1..].iter().take_while(|l| !l.starts_with('I')).find(|l| l.starts_with("E8=")) else {
+                let Some(next_e) = lines[i + 1..]
+                    .iter()
+                    .take_while(|l| !l.starts_with('I'))
+                    .find(|l| l.starts_with("E8="))
+                else {
                     continue;
                 };
                 let e = &next_e[1..];
@@ -74,21 +89,36 @@ fn quickfix_acceptance_scripts() {
                 let expected = match field(e, "35") {
                     Some("3") => {
                         let text = field(e, "58").unwrap_or("");
-                        let Some((reason, tag_in_text)) = reason_from_text(text) else { continue };
-                        let code = field(e, "373").and_then(|c| c.parse().ok()).unwrap_or(reason.code());
-                        if !DICT_REASONS.contains(&code) || name.starts_with("2o_") || name.starts_with("2f_") {
+                        let Some((reason, tag_in_text)) = reason_from_text(text) else {
+                            continue;
+                        };
+                        let code = field(e, "373")
+                            .and_then(|c| c.parse().ok())
+                            .unwrap_or(reason.code());
+                        if !DICT_REASONS.contains(&code)
+                            || name.starts_with("2o_")
+                            || name.starts_with("2f_")
+                        {
                             continue;
                         }
-                        let ref_tag = field(e, "371").and_then(|t| t.parse::<u32>().ok()).or(tag_in_text);
+                        let ref_tag = field(e, "371")
+                            .and_then(|t| t.parse::<u32>().ok())
+                            .or(tag_in_text);
                         Some((reason, ref_tag))
                     }
-                    Some("D") | Some("d") | Some("j") if field(e, "35") == Some(sent_type) || field(e, "35") == Some("j") => None,
+                    Some("D") | Some("d") | Some("j")
+                        if field(e, "35") == Some(sent_type) || field(e, "35") == Some("j") =>
+                    {
+                        None
+                    }
                     _ => continue,
                 };
                 let substituted = substitute(&msg);
                 let bytes = wire(&substituted);
                 let mut dec = decoder();
-                let Ok(view) = dec.decode(&bytes) else { continue };
+                let Ok(view) = dec.decode(&bytes) else {
+                    continue;
+                };
                 let got = v.validate(&view).map_err(|e| (e.reason, e.ref_tag));
                 let want = match expected {
                     Some(x) => {
@@ -101,13 +131,21 @@ fn quickfix_acceptance_scripts() {
                     }
                 };
                 if got != want {
-                    failures.push(format!("{dir}/{name}: {}\n   want {want:?}\n   got  {got:?}", msg.replace('\x01', "|")));
+                    failures.push(format!(
+                        "{dir}/{name}: {}\n   want {want:?}\n   got  {got:?}",
+                        msg.replace('\x01', "|")
+                    ));
                 }
             }
         }
     }
     eprintln!("acceptance: {checked_reject} rejects and {checked_ok} accepted messages checked");
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked_reject >= 70, "{checked_reject}");
     assert!(checked_ok >= 40, "{checked_ok}");
 }

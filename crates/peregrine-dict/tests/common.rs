@@ -12,7 +12,11 @@ pub fn wire(text: &str) -> Vec<u8> {
     let has_sum = fields.iter().any(|f| f.starts_with("10="));
     let mut out = Vec::new();
     let begin = fields.remove(0);
-    let body: String = fields.iter().filter(|f| !f.starts_with("9=") && !f.starts_with("10=")).map(|f| format!("{f}\x01")).collect();
+    let body: String = fields
+        .iter()
+        .filter(|f| !f.starts_with("9=") && !f.starts_with("10="))
+        .map(|f| format!("{f}\x01"))
+        .collect();
     out.extend_from_slice(begin.as_bytes());
     out.push(1);
     if has_len {
@@ -36,5 +40,8 @@ pub fn wire(text: &str) -> Vec<u8> {
 
 /// A decoder that leaves empty values to the validator.
 pub fn decoder() -> Decoder {
-    Decoder::new(DecoderConfig { reject_empty_values: false, ..DecoderConfig::default() })
+    Decoder::new(DecoderConfig {
+        reject_empty_values: false,
+        ..DecoderConfig::default()
+    })
 }

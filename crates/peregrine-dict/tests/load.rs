@@ -1,7 +1,8 @@
 //! Loading: every shipped dictionary, the model, FIXT pairing, malformed and custom dictionaries.
 
 use peregrine_dict::{
-    DictError, Dictionary, ErrorKind, FixType, LoadOptions, Member, MsgCategory, ValidationSettings, Validator,
+    DictError, Dictionary, ErrorKind, FixType, LoadOptions, Member, MsgCategory,
+    ValidationSettings, Validator,
 };
 
 const DIR: &str = "dictionaries";
@@ -31,7 +32,11 @@ fn every_dictionary_loads_with_expected_counts() {
         assert_eq!(d.fields().count(), fields, "{file}");
         assert_eq!(d.messages().len(), messages, "{file}");
         assert_eq!(d.components().len(), components, "{file}");
-        let n_admin = d.messages().iter().filter(|m| m.category == MsgCategory::Admin).count();
+        let n_admin = d
+            .messages()
+            .iter()
+            .filter(|m| m.category == MsgCategory::Admin)
+            .count();
         assert_eq!(n_admin, admin, "{file}");
         for m in d.messages() {
             assert_eq!(d.message(&m.msg_type).unwrap().name, m.name);
@@ -45,7 +50,10 @@ fn the_shared_copies_match_the_project_copies() {
     for f in ["FIX40.xml", "FIX44.xml", "FIX50SP2.xml", "FIXT11.xml"] {
         let shared = format!("/work/shared/fix-dictionaries/{f}");
         if std::path::Path::new(&shared).exists() {
-            assert_eq!(std::fs::read(&shared).unwrap(), std::fs::read(format!("{DIR}/{f}")).unwrap());
+            assert_eq!(
+                std::fs::read(&shared).unwrap(),
+                std::fs::read(format!("{DIR}/{f}")).unwrap()
+            );
         }
     }
 }
@@ -54,7 +62,10 @@ fn the_shared_copies_match_the_project_copies() {
 fn fix44_model_details() {
     let d = load("FIX44.xml");
     assert_eq!(d.begin_string(), "FIX.4.4");
-    assert_eq!((d.fix_type(), d.major(), d.minor(), d.servicepack()), ("FIX", 4, 4, 0));
+    assert_eq!(
+        (d.fix_type(), d.major(), d.minor(), d.servicepack()),
+        ("FIX", 4, 4, 0)
+    );
     assert!(!d.is_transport());
     assert_eq!(d.max_tag(), 956);
 
@@ -69,18 +80,30 @@ fn fix44_model_details() {
     assert!(d.field(999).is_none());
 
     let hb = d.message("0").unwrap();
-    assert_eq!((hb.name.as_str(), hb.category), ("Heartbeat", MsgCategory::Admin));
+    assert_eq!(
+        (hb.name.as_str(), hb.category),
+        ("Heartbeat", MsgCategory::Admin)
+    );
     let nos = d.message("D").unwrap();
-    assert_eq!((nos.name.as_str(), nos.category), ("NewOrderSingle", MsgCategory::App));
+    assert_eq!(
+        (nos.name.as_str(), nos.category),
+        ("NewOrderSingle", MsgCategory::App)
+    );
     assert_eq!(d.message_by_name("NewOrderSingle").unwrap().msg_type, "D");
     // The model keeps components as named things, in order.
     assert!(matches!(&nos.members[0], Member::Field(f) if f.tag == 11 && f.required));
-    assert!(nos.members.iter().any(|m| matches!(m, Member::Component(c) if c.name == "Instrument" && c.required)));
+    assert!(nos
+        .members
+        .iter()
+        .any(|m| matches!(m, Member::Component(c) if c.name == "Instrument" && c.required)));
     let parties = d.component("Parties").unwrap();
     match &parties.members[0] {
         Member::Group(g) => {
             assert_eq!((g.count_tag, g.name.as_str()), (453, "NoPartyIDs"));
-            assert!(g.members.iter().any(|m| matches!(m, Member::Group(s) if s.name == "NoPartySubIDs")));
+            assert!(g
+                .members
+                .iter()
+                .any(|m| matches!(m, Member::Group(s) if s.name == "NoPartySubIDs")));
         }
         other => panic!("{other:?}"),
     }
@@ -88,8 +111,16 @@ fn fix44_model_details() {
     // Flattened: components expanded, nested groups, required propagation.
     let body = d.message_scope("D").unwrap();
     assert!(body.contains(55) && body.contains(453) && body.contains(38));
-    assert!(body.is_required(11) && body.is_required(54) && body.is_required(60) && body.is_required(40));
-    assert!(!body.is_required(55), "Symbol is optional inside Instrument");
+    assert!(
+        body.is_required(11)
+            && body.is_required(54)
+            && body.is_required(60)
+            && body.is_required(40)
+    );
+    assert!(
+        !body.is_required(55),
+        "Symbol is optional inside Instrument"
+    );
     let req: Vec<u32> = body.required_tags().collect();
     assert_eq!(req, vec![11, 40, 54, 60]);
     let g = body.group(453).unwrap();
@@ -100,10 +131,18 @@ fn fix44_model_details() {
     assert!(body.group(55).is_none());
 
     let header = d.header_scope();
-    assert_eq!(header.required_tags().collect::<Vec<_>>(), vec![8, 9, 34, 35, 49, 52, 56]);
+    assert_eq!(
+        header.required_tags().collect::<Vec<_>>(),
+        vec![8, 9, 34, 35, 49, 52, 56]
+    );
     assert!(header.group(627).is_some());
-    assert_eq!(d.trailer_scope().tags().collect::<Vec<_>>(), vec![93, 89, 10]);
-    assert!(d.is_header_tag(34) && d.is_header_tag(628) && d.is_trailer_tag(10) && !d.is_header_tag(11));
+    assert_eq!(
+        d.trailer_scope().tags().collect::<Vec<_>>(),
+        vec![93, 89, 10]
+    );
+    assert!(
+        d.is_header_tag(34) && d.is_header_tag(628) && d.is_trailer_tag(10) && !d.is_header_tag(11)
+    );
 }
 
 #[test]
@@ -113,7 +152,12 @@ fn groups_nest_at_any_depth_in_fix50sp2() {
     fn depth(s: &peregrine_dict::FlatScope<'_>) -> usize {
         s.groups().map(|(_, g)| 1 + depth(&g)).max().unwrap_or(0)
     }
-    let deepest = d.messages().iter().map(|m| depth(&d.body_scope(m))).max().unwrap();
+    let deepest = d
+        .messages()
+        .iter()
+        .map(|m| depth(&d.body_scope(m)))
+        .max()
+        .unwrap();
     assert!(deepest >= 3, "{deepest}");
     // Components nested in components: Instrument → SecAltIDGrp → NoSecurityAltID group.
     let nos = d.message_scope("D").unwrap();
@@ -138,9 +182,16 @@ fn quickfix_quirks_are_warnings_unless_strict() {
     let text = std::fs::read_to_string(format!("{DIR}/FIX50.xml")).unwrap();
     let d = Dictionary::from_xml_str("FIX50.xml", &text).unwrap();
     assert_eq!(d.warnings().len(), 3);
-    let e = Dictionary::from_xml_str_with("FIX50.xml", &text, LoadOptions { strict: true }).unwrap_err();
+    let e = Dictionary::from_xml_str_with("FIX50.xml", &text, LoadOptions { strict: true })
+        .unwrap_err();
     assert!(e.to_string().starts_with("FIX50.xml:"), "{e}");
-    assert!(matches!(e, DictError::Invalid { kind: ErrorKind::GroupNotNumInGroup(_), .. }));
+    assert!(matches!(
+        e,
+        DictError::Invalid {
+            kind: ErrorKind::GroupNotNumInGroup(_),
+            ..
+        }
+    ));
 }
 
 // ---- malformed dictionaries -------------------------------------------------------------
@@ -164,12 +215,15 @@ fn doc(messages: &str, components: &str, fields: &str) -> String {
 
 fn err(messages: &str, components: &str, fields: &str) -> String {
     let text = doc(messages, components, fields);
-    Dictionary::from_xml_str_with("bad.xml", &text, LoadOptions { strict: true }).unwrap_err().to_string()
+    Dictionary::from_xml_str_with("bad.xml", &text, LoadOptions { strict: true })
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
 fn malformed_xml_names_file_and_line() {
-    let e = Dictionary::from_xml_str("broken.xml", "<fix major='4' minor='4'>\n<fields>\n</fix>").unwrap_err();
+    let e = Dictionary::from_xml_str("broken.xml", "<fix major='4' minor='4'>\n<fields>\n</fix>")
+        .unwrap_err();
     assert!(matches!(e, DictError::Xml { line: 3, .. }), "{e}");
     assert!(e.to_string().starts_with("broken.xml:3: bad XML"), "{e}");
     assert_eq!(e.file(), "broken.xml");
@@ -188,9 +242,15 @@ fn unknown_field_in_message_component_and_group() {
         "bad.xml:9: <field name=\"Bar\">: unknown field referenced in component Instrument"
     );
     let g = "<message name='List' msgtype='E' msgcat='app'>\n<group name='NoOrders' required='Y'>\n<field name='Baz' required='Y'/>\n</group>\n</message>";
-    assert_eq!(err(g, "", FIELDS), "bad.xml:7: <field name=\"Baz\">: unknown field referenced in group NoOrders");
+    assert_eq!(
+        err(g, "", FIELDS),
+        "bad.xml:7: <field name=\"Baz\">: unknown field referenced in group NoOrders"
+    );
     let g2 = "<message name='List' msgtype='E' msgcat='app'>\n<group name='NoThings' required='Y'>\n<field name='ClOrdID' required='Y'/>\n</group>\n</message>";
-    assert_eq!(err(g2, "", FIELDS), "bad.xml:6: <group name=\"NoThings\">: unknown field referenced in message List");
+    assert_eq!(
+        err(g2, "", FIELDS),
+        "bad.xml:6: <group name=\"NoThings\">: unknown field referenced in message List"
+    );
 }
 
 #[test]
@@ -204,11 +264,20 @@ fn unknown_component() {
 
 #[test]
 fn duplicate_field_number_and_name() {
-    let f = FIELDS.replace("</fields>", "<field number='11' name='Other' type='STRING'/>\n</fields>");
+    let f = FIELDS.replace(
+        "</fields>",
+        "<field number='11' name='Other' type='STRING'/>\n</fields>",
+    );
     let e = err("", "", &f);
-    assert!(e.ends_with("<field name=\"Other\" number=\"11\">: duplicate field number 11"), "{e}");
+    assert!(
+        e.ends_with("<field name=\"Other\" number=\"11\">: duplicate field number 11"),
+        "{e}"
+    );
     assert!(e.starts_with("bad.xml:17:"), "{e}");
-    let f = FIELDS.replace("</fields>", "<field number='12' name='ClOrdID' type='STRING'/>\n</fields>");
+    let f = FIELDS.replace(
+        "</fields>",
+        "<field number='12' name='ClOrdID' type='STRING'/>\n</fields>",
+    );
     assert!(err("", "", &f).ends_with(": duplicate field name ClOrdID"));
 }
 
@@ -223,8 +292,14 @@ fn group_not_numingroup() {
 
 #[test]
 fn missing_attributes_and_bad_numbers() {
-    let f = FIELDS.replace("<field number='55' name='Symbol' type='STRING'/>", "<field name='Symbol' type='STRING'/>");
-    assert_eq!(err("", "", &f), "bad.xml:16: <field name=\"Symbol\">: missing attribute `number`");
+    let f = FIELDS.replace(
+        "<field number='55' name='Symbol' type='STRING'/>",
+        "<field name='Symbol' type='STRING'/>",
+    );
+    assert_eq!(
+        err("", "", &f),
+        "bad.xml:16: <field name=\"Symbol\">: missing attribute `number`"
+    );
     let f = FIELDS.replace("number='55'", "number='5x5'");
     assert_eq!(
         err("", "", &f),
@@ -233,12 +308,24 @@ fn missing_attributes_and_bad_numbers() {
     let f = FIELDS.replace("type='STRING'/>\n</fields>", "/>\n</fields>");
     assert!(err("", "", &f).ends_with("missing attribute `type`"));
     let m = "<message name='X' msgcat='app'>\n<field name='ClOrdID' required='Y'/>\n</message>";
-    assert_eq!(err(m, "", FIELDS), "bad.xml:5: <message name=\"X\">: missing attribute `msgtype`");
+    assert_eq!(
+        err(m, "", FIELDS),
+        "bad.xml:5: <message name=\"X\">: missing attribute `msgtype`"
+    );
     let m = "<message name='X' msgtype='X' msgcat='app'>\n<field name='ClOrdID' required='maybe'/>\n</message>";
     assert!(err(m, "", FIELDS).ends_with("attribute `required` has an invalid value: \"maybe\""));
-    let e = Dictionary::from_xml_str("v.xml", "<fix major='four' minor='4'><fields/><messages/></fix>").unwrap_err();
-    assert!(e.to_string().contains("attribute `major` is not a valid number"), "{e}");
-    let e = Dictionary::from_xml_str("v.xml", "<fix major='4' minor='4'><messages/></fix>").unwrap_err();
+    let e = Dictionary::from_xml_str(
+        "v.xml",
+        "<fix major='four' minor='4'><fields/><messages/></fix>",
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("attribute `major` is not a valid number"),
+        "{e}"
+    );
+    let e = Dictionary::from_xml_str("v.xml", "<fix major='4' minor='4'><messages/></fix>")
+        .unwrap_err();
     assert_eq!(e.to_string(), "v.xml:1: <fix>: missing <fields> section");
     let e = Dictionary::from_xml_str("v.xml", "<dictionary/>").unwrap_err();
     assert!(e.to_string().ends_with("root element is not <fix>"));
@@ -248,14 +335,22 @@ fn missing_attributes_and_bad_numbers() {
 fn duplicate_message_and_component_and_recursion() {
     let m = "<message name='A' msgtype='X' msgcat='app'><field name='ClOrdID' required='Y'/></message>\n\
              <message name='B' msgtype='X' msgcat='app'><field name='ClOrdID' required='Y'/></message>";
-    assert!(err(m, "", FIELDS).ends_with("<message name=\"B\" msgtype=\"X\">: duplicate message type X"));
+    assert!(err(m, "", FIELDS)
+        .ends_with("<message name=\"B\" msgtype=\"X\">: duplicate message type X"));
     let c = "<component name='C'><field name='ClOrdID' required='Y'/></component>\n<component name='C'><field name='Symbol' required='Y'/></component>";
     assert!(err("", c, FIELDS).ends_with(": duplicate component C"));
     let c = "<component name='A'>\n<component name='B' required='N'/>\n</component>\n<component name='B'>\n<component name='A' required='N'/>\n</component>";
-    let m = "<message name='M' msgtype='M' msgcat='app'><component name='A' required='N'/></message>";
-    assert_eq!(err(m, c, FIELDS), "bad.xml:12: <component name=\"A\">: component A includes itself");
+    let m =
+        "<message name='M' msgtype='M' msgcat='app'><component name='A' required='N'/></message>";
+    assert_eq!(
+        err(m, c, FIELDS),
+        "bad.xml:12: <component name=\"A\">: component A includes itself"
+    );
     let g = "<message name='X' msgtype='X' msgcat='app'>\n<group name='NoOrders' required='N'>\n</group>\n</message>";
-    assert_eq!(err(g, "", FIELDS), "bad.xml:6: <group name=\"NoOrders\">: group has no members");
+    assert_eq!(
+        err(g, "", FIELDS),
+        "bad.xml:6: <group name=\"NoOrders\">: group has no members"
+    );
 }
 
 #[test]
@@ -302,7 +397,10 @@ fn custom_dictionary_extra_field_message_and_group() {
     assert_eq!(d.field(20001).unwrap().name, "VenueOrderTag");
     assert_eq!(d.max_tag(), 20004);
     let m = d.message("U7").unwrap();
-    assert_eq!((m.name.as_str(), m.category), ("VenueStatus", MsgCategory::App));
+    assert_eq!(
+        (m.name.as_str(), m.category),
+        ("VenueStatus", MsgCategory::App)
+    );
     let s = d.message_scope("U7").unwrap();
     assert!(s.is_required(20001));
     let g = s.group(20002).unwrap();
@@ -312,15 +410,34 @@ fn custom_dictionary_extra_field_message_and_group() {
 
     let v = Validator::new(&d, ValidationSettings::default());
     let ok: &[(u32, &[u8])] = &[
-        (8, b"FIX.4.4"), (9, b"1"), (35, b"U7"), (34, b"2"), (49, b"A"), (52, b"20240115-10:30:00"),
-        (56, b"B"), (20001, b"x"), (20004, b"B"), (20002, b"2"), (55, b"AAPL"), (20003, b"10"),
-        (55, b"MSFT"), (20003, b"20"), (10, b"000"),
+        (8, b"FIX.4.4"),
+        (9, b"1"),
+        (35, b"U7"),
+        (34, b"2"),
+        (49, b"A"),
+        (52, b"20240115-10:30:00"),
+        (56, b"B"),
+        (20001, b"x"),
+        (20004, b"B"),
+        (20002, b"2"),
+        (55, b"AAPL"),
+        (20003, b"10"),
+        (55, b"MSFT"),
+        (20003, b"20"),
+        (10, b"000"),
     ];
     assert_eq!(v.validate_fields(b"U7", ok.iter().copied()), Ok(()));
-    let bad_flag: Vec<(u32, &[u8])> = ok.iter().map(|&(t, v)| if t == 20004 { (t, &b"C"[..]) } else { (t, v) }).collect();
+    let bad_flag: Vec<(u32, &[u8])> = ok
+        .iter()
+        .map(|&(t, v)| if t == 20004 { (t, &b"C"[..]) } else { (t, v) })
+        .collect();
     let e = v.validate_fields(b"U7", bad_flag).unwrap_err();
     assert_eq!((e.reason.code(), e.ref_tag), (5, Some(20004)));
-    let missing_leg_qty: Vec<(u32, &[u8])> = ok.iter().copied().filter(|&(t, v)| !(t == 20003 && v == b"20")).collect();
+    let missing_leg_qty: Vec<(u32, &[u8])> = ok
+        .iter()
+        .copied()
+        .filter(|&(t, v)| !(t == 20003 && v == b"20"))
+        .collect();
     let e = v.validate_fields(b"U7", missing_leg_qty).unwrap_err();
     assert_eq!((e.reason.code(), e.ref_tag), (1, Some(20003)));
 }

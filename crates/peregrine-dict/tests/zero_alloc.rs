@@ -1,0 +1,57 @@
+//! Validation allocates nothing: a counting global allocator around `validate`.
+#![allow(unsafe_code)] // the counting allocator only; the library itself forbids unsafe
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use peregrine_dict::{Dictionary, ValidationSettings, Validator};
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarding to the system allocator with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn validate_allocates_nothing() {
+    let dict = Dictionary::from_file("dictionaries/FIX44.xml").unwrap();
+    let v = Validator::new(&dict, ValidationSettings::default());
+    let messages = [
+        "8=FIX.4.4|35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=20240115-10:30:00|56=ISLD|11=ID|21=1|40=1|54=1|55=INTC|60=20240115-10:30:00|453=2|448=A|447=D|452=1|802=1|523=x|803=1|448=B|447=D|452=3|",
+        // Rejected ones must not allocate either.
+        "8=FIX.4.4|35=D|34=2|49=TW|52=20240115-10:30:00|56=ISLD|11=ID|21=4|40=1|54=1|55=INTC|60=20240115-10:30:00|",
+        "8=FIX.4.4|35=0|34=2|49=TW|52=20240115-10:30:00|",
+        "8=FIX.4.4|35=*|34=2|49=TW|52=20240115-10:30:00|56=ISLD|",
+    ];
+    let wires: Vec<Vec<u8>> = messages.iter().map(|m| common::wire(m)).collect();
+    let mut decoder = common::decoder();
+    let mut results = Vec::with_capacity(wires.len() * 1000);
+    for w in &wires {
+        let _ = v.validate(&decoder.decode(w).unwrap()); // warm up
+    }
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 0..1000 {
+        for w in &wires {
+            let msg = decoder.decode(w).unwrap();
+            results.push(v.validate(&msg).is_ok());
+        }
+    }
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert_eq!(after - before, 0, "allocations during validate");
+    assert_eq!(results.iter().filter(|ok| **ok).count(), 2000);
+}
