@@ -414,7 +414,6 @@ pub struct Decoder {
     config: DecoderConfig,
     entries: Vec<Entry>,
     soh_masks: Vec<u64>,
-    eq_masks: Vec<u64>,
     index: TagIndex,
 }
 
@@ -471,7 +470,6 @@ impl Decoder {
             config,
             entries: vec![Entry::default(); 64],
             soh_masks: vec![0; 8],
-            eq_masks: vec![0; 8],
             index: TagIndex::new(),
         }
     }
@@ -494,16 +492,10 @@ impl Decoder {
         let blocks = msg.len().div_ceil(64);
         if self.soh_masks.len() < blocks + 1 {
             self.soh_masks.resize(blocks + 1, 0);
-            self.eq_masks.resize(blocks + 1, 0);
         }
-        let sum = simd::field_masks_and_sum(
-            msg,
-            &mut self.soh_masks[..blocks],
-            &mut self.eq_masks[..blocks],
-        );
-        // Zero sentinels after the last block end every search.
+        let sum = simd::soh_mask_and_sum(msg, &mut self.soh_masks[..blocks]);
+        // A zero sentinel after the last block ends every search.
         self.soh_masks[blocks] = 0;
-        self.eq_masks[blocks] = 0;
         // Upper bound on the field count; tables grow only for a bigger message.
         let max_fields = self.soh_masks[..blocks]
             .iter()
@@ -537,7 +529,6 @@ impl Decoder {
     fn walk(&mut self, msg: &[u8]) -> Result<Walk, DecodeError> {
         let len = msg.len();
         let soh = &self.soh_masks;
-        let eqm = &self.eq_masks;
         let entries = &mut self.entries;
         let index = &mut self.index;
         let data_fields = &self.config.data_fields;
@@ -549,15 +540,16 @@ impl Decoder {
         let mut data_tag = 0u32;
         let mut data_len = 0usize;
         while pos < len {
-            let Some(eq) = next_bit(eqm, pos) else {
-                return Err(missing_equals_or_unterminated(msg, pos));
-            };
-            let tag_len = eq - pos;
-            let tag = if tag_len.wrapping_sub(1) < 8 && pos + 8 <= len {
-                let chunk = u64::from_le_bytes(msg[pos..pos + 8].try_into().expect("8 bytes"));
-                parse_tag_swar(chunk, tag_len)
-            } else {
-                parse_tag_scalar(&msg[pos..eq])
+            // Tag and '=': one 8-byte load covers tags of up to 7 digits.
+            let (tag, eq) = match msg.get(pos..pos + 8) {
+                Some(b) => {
+                    let chunk = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                    match first_equals(chunk) {
+                        Some(tag_len) if tag_len > 0 => (parse_tag_swar(chunk, tag_len), pos + tag_len),
+                        _ => slow_tag(msg, pos)?,
+                    }
+                }
+                None => slow_tag(msg, pos)?,
             };
             let Some(tag) = tag else {
                 return Err(tag_error(msg, pos, eq));
@@ -609,6 +601,30 @@ impl Decoder {
             first_empty,
             first_repeated,
         })
+    }
+}
+
+/// Index of the first `=` byte in a little-endian 8-byte chunk.
+#[inline(always)]
+fn first_equals(chunk: u64) -> Option<usize> {
+    const EQ: u64 = 0x3D3D_3D3D_3D3D_3D3D;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = chunk ^ EQ;
+    // Sets the high bit of the first zero byte exactly (later bytes may be false positives).
+    let found = x.wrapping_sub(ONES) & !x & HIGHS;
+    (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+}
+
+/// The tag of the field at `pos` and the position of its `=`, for fields the
+/// fast path cannot take (long tags, the last bytes of the message).
+#[cold]
+fn slow_tag(msg: &[u8], pos: usize) -> Result<(Option<u32>, usize), DecodeError> {
+    let rest = &msg[pos..];
+    match rest.iter().position(|&b| b == b'=' || b == SOH) {
+        Some(i) if rest[i] == b'=' => Ok((parse_tag_scalar(&rest[..i]), pos + i)),
+        Some(_) => Err(DecodeError::MissingEquals { offset: pos }),
+        None => Err(missing_equals_or_unterminated(msg, pos)),
     }
 }
 

@@ -26,23 +26,39 @@ use crate::SOH;
 const MAX_BEGIN_STRING: usize = 32;
 const MAX_BODY_LENGTH_DIGITS: usize = 9;
 const HEADER_ROOM: usize = 2 + MAX_BEGIN_STRING + 1 + 2 + MAX_BODY_LENGTH_DIGITS + 1;
+/// Slack kept past the cursor so that a tag, `=` and a short value never need a check per byte.
+const FIELD_SLACK: usize = 64;
+// The window must hold the longest short field: an 11-byte tag and a 44-byte decimal.
+const _: () = assert!(WINDOW >= 11 + 44 + 1);
+const INITIAL_SIZE: usize = 1024;
+
+/// The formatted `YYYYMMDD-HH:MM:SS` of the last timestamp written: consecutive
+/// messages usually fall in the same second (SendingTime, TransactTime).
+#[derive(Debug, Clone, Copy, Default)]
+struct SecondCache {
+    key: u64,
+    text: [u8; 17],
+}
 
 /// A reusable output buffer. Keep one per session or per thread.
 #[derive(Debug, Default, Clone)]
 pub struct EncodeBuffer {
+    /// Always fully initialised (`len` is the usable size); the cursor lives in the encoder.
     buf: Vec<u8>,
+    seconds: SecondCache,
 }
 
 impl EncodeBuffer {
     /// An empty buffer (it grows on first use).
     pub fn new() -> Self {
-        EncodeBuffer { buf: Vec::new() }
+        EncodeBuffer::default()
     }
 
     /// A buffer with room for messages of `bytes` without reallocation.
     pub fn with_capacity(bytes: usize) -> Self {
         EncodeBuffer {
-            buf: Vec::with_capacity(bytes + HEADER_ROOM),
+            buf: vec![0; bytes + HEADER_ROOM + FIELD_SLACK + 16],
+            seconds: SecondCache::default(),
         }
     }
 
@@ -56,18 +72,18 @@ impl EncodeBuffer {
     /// # Panics
     /// If `begin_string` is longer than 32 bytes (a programming error).
     pub fn start<'b>(&'b mut self, begin_string: &[u8], msg_type: &[u8]) -> MessageEncoder<'b> {
-        assert!(
-            begin_string.len() <= MAX_BEGIN_STRING,
-            "BeginString too long"
-        );
-        self.buf.clear();
-        self.buf.resize(HEADER_ROOM, 0);
+        assert!(begin_string.len() <= MAX_BEGIN_STRING, "BeginString too long");
+        if self.buf.len() < INITIAL_SIZE {
+            self.buf.resize(INITIAL_SIZE, 0);
+        }
+        // Keep BeginString in the reserved area until finish() places it.
+        put(&mut self.buf, 0, begin_string);
         let mut enc = MessageEncoder {
             buf: &mut self.buf,
+            seconds: &mut self.seconds,
+            pos: HEADER_ROOM,
             begin_string_len: begin_string.len(),
         };
-        // Keep BeginString in the reserved area until finish() places it.
-        enc.buf[..begin_string.len()].copy_from_slice(begin_string);
         enc.str(35, msg_type);
         enc
     }
@@ -77,69 +93,186 @@ impl EncodeBuffer {
 #[derive(Debug)]
 pub struct MessageEncoder<'b> {
     buf: &'b mut Vec<u8>,
+    seconds: &'b mut SecondCache,
+    pos: usize,
     begin_string_len: usize,
 }
 
+/// Copies a short slice without a call to `memcpy`: overlapping fixed-size
+/// moves. `dst` must have at least 16 bytes past `at` or `src.len()`, whichever is larger.
+#[inline(always)]
+fn put(dst: &mut [u8], at: usize, src: &[u8]) {
+    let n = src.len();
+    if n >= 8 && n <= 16 {
+        dst[at..at + 8].copy_from_slice(&src[..8]);
+        dst[at + n - 8..at + n].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 && n < 8 {
+        dst[at..at + 4].copy_from_slice(&src[..4]);
+        dst[at + n - 4..at + n].copy_from_slice(&src[n - 4..]);
+    } else if n < 4 {
+        for (i, &b) in src.iter().enumerate() {
+            dst[at + i] = b;
+        }
+    } else {
+        dst[at..at + n].copy_from_slice(src);
+    }
+}
+
+/// Writes `tag=` at `at`, returning its length. Needs 11 bytes of room.
+#[inline(always)]
+fn put_tag(dst: &mut [u8], at: usize, tag: u32) -> usize {
+    if tag < 10 {
+        dst[at] = b'0' + tag as u8;
+        dst[at + 1] = b'=';
+        2
+    } else if tag < 100 {
+        let r = tag as usize * 2;
+        dst[at..at + 2].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
+        dst[at + 2] = b'=';
+        3
+    } else if tag < 1000 {
+        dst[at] = b'0' + (tag / 100) as u8;
+        let r = (tag % 100) as usize * 2;
+        dst[at + 1..at + 3].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
+        dst[at + 3] = b'=';
+        4
+    } else {
+        let n = value::format_u64(tag as u64, &mut dst[at..at + 10]);
+        dst[at + n] = b'=';
+        n + 1
+    }
+}
+
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Bytes every short field may touch past the cursor (see [`MessageEncoder::window`]).
+const WINDOW: usize = 64;
+
 impl<'b> MessageEncoder<'b> {
-    #[inline]
-    fn tag(&mut self, tag: u32) {
-        let mut t = [0u8; 20];
-        let n = value::format_u64(tag as u64, &mut t);
-        t[n] = b'=';
-        self.buf.extend_from_slice(&t[..n + 1]);
+    /// A fixed-size window at the cursor: one bounds check, then writes at
+    /// small constant or bounded offsets need none.
+    #[inline(always)]
+    fn window(&mut self) -> &mut [u8; WINDOW] {
+        if self.pos + WINDOW > self.buf.len() {
+            self.grow(WINDOW);
+        }
+        let p = self.pos;
+        (&mut self.buf[p..p + WINDOW]).try_into().expect("window fits")
+    }
+
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        let want = (self.pos + n + FIELD_SLACK).max(self.buf.len() * 2);
+        self.buf.resize(want, 0);
     }
 
     /// A field with raw bytes as its value (must not contain SOH unless it is a data field).
     #[inline]
     pub fn str(&mut self, tag: u32, v: &[u8]) -> &mut Self {
-        self.tag(tag);
-        self.buf.extend_from_slice(v);
-        self.buf.push(SOH);
+        if v.len() > WINDOW - 16 {
+            return self.long_str(tag, v);
+        }
+        let w = self.window();
+        let t = put_tag(w, 0, tag);
+        put(w, t, v);
+        w[t + v.len()] = SOH;
+        self.pos += t + v.len() + 1;
+        self
+    }
+
+    #[cold]
+    fn long_str(&mut self, tag: u32, v: &[u8]) -> &mut Self {
+        if self.pos + v.len() + WINDOW > self.buf.len() {
+            self.grow(v.len() + WINDOW);
+        }
+        let t = put_tag(self.window(), 0, tag);
+        let p = self.pos + t;
+        self.buf[p..p + v.len()].copy_from_slice(v);
+        self.buf[p + v.len()] = SOH;
+        self.pos = p + v.len() + 1;
         self
     }
 
     /// An unsigned integer field.
     #[inline]
     pub fn uint(&mut self, tag: u32, v: u64) -> &mut Self {
-        let mut b = [0u8; 20];
-        let n = value::format_u64(v, &mut b);
-        self.str(tag, &b[..n])
+        let w = self.window();
+        let t = put_tag(w, 0, tag);
+        let n = value::format_u64(v, &mut w[t..t + 20]);
+        w[t + n] = SOH;
+        self.pos += t + n + 1;
+        self
     }
 
     /// A signed integer field.
     #[inline]
     pub fn int(&mut self, tag: u32, v: i64) -> &mut Self {
-        let mut b = [0u8; 24];
-        let n = value::format_i64(v, &mut b);
-        self.str(tag, &b[..n])
+        let w = self.window();
+        let t = put_tag(w, 0, tag);
+        let n = value::format_i64(v, &mut w[t..t + 21]);
+        w[t + n] = SOH;
+        self.pos += t + n + 1;
+        self
     }
 
     /// A fixed-point decimal field, written with exactly its scale's digits.
     #[inline]
     pub fn decimal(&mut self, tag: u32, v: Decimal) -> &mut Self {
-        let mut b = [0u8; 24];
-        let n = value::format_decimal(v, &mut b);
-        self.str(tag, &b[..n])
+        let w = self.window();
+        let t = put_tag(w, 0, tag);
+        let n = value::format_decimal(v, &mut w[t..t + 44]);
+        w[t + n] = SOH;
+        self.pos += t + n + 1;
+        self
     }
 
     /// A single-character field.
     #[inline]
     pub fn char(&mut self, tag: u32, v: u8) -> &mut Self {
-        self.str(tag, &[v])
+        let w = self.window();
+        let t = put_tag(w, 0, tag);
+        w[t] = v;
+        w[t + 1] = SOH;
+        self.pos += t + 2;
+        self
     }
 
     /// A Y/N field.
     #[inline]
     pub fn bool(&mut self, tag: u32, v: bool) -> &mut Self {
-        self.str(tag, if v { b"Y" } else { b"N" })
+        self.char(tag, if v { b'Y' } else { b'N' })
     }
 
-    /// A UTCTimestamp field at the given precision.
+    /// A UTCTimestamp field at the given precision (fractions truncated).
     #[inline]
     pub fn timestamp(&mut self, tag: u32, v: &UtcTimestamp, precision: TimePrecision) -> &mut Self {
-        let mut b = [0u8; 32];
-        let n = value::format_timestamp(v, precision, &mut b);
-        self.str(tag, &b[..n])
+        let key = (v.date.year as u64) << 40
+            | (v.date.month as u64) << 32
+            | (v.date.day as u64) << 24
+            | (v.hour as u64) << 16
+            | (v.minute as u64) << 8
+            | v.second as u64;
+        if self.seconds.key != key || key == 0 {
+            let mut text = [0u8; 32];
+            value::format_timestamp(v, TimePrecision::Seconds, &mut text);
+            self.seconds.text.copy_from_slice(&text[..17]);
+            self.seconds.key = key;
+        }
+        if self.pos + WINDOW > self.buf.len() {
+            self.grow(WINDOW);
+        }
+        let p = self.pos;
+        let w: &mut [u8; WINDOW] = (&mut self.buf[p..p + WINDOW]).try_into().expect("window fits");
+        let t = put_tag(w, 0, tag);
+        w[t..t + 17].copy_from_slice(&self.seconds.text);
+        let n = value::format_fraction(v.nanos, precision, &mut w[t + 17..t + 27]);
+        w[t + 17 + n] = SOH;
+        self.pos += t + 18 + n;
+        self
     }
 
     /// A length-prefixed data field pair: `length_tag=<len>|data_tag=<bytes>|`
@@ -151,15 +284,15 @@ impl<'b> MessageEncoder<'b> {
 
     /// Bytes of body written so far (from `35=` on).
     pub fn body_len(&self) -> usize {
-        self.buf.len() - HEADER_ROOM
+        self.pos - HEADER_ROOM
     }
 
     /// Writes BeginString, BodyLength and CheckSum and returns the message.
     ///
     /// # Panics
     /// If the body exceeds 999,999,999 bytes.
-    pub fn finish(self) -> &'b [u8] {
-        let body_len = self.buf.len() - HEADER_ROOM;
+    pub fn finish(mut self) -> &'b [u8] {
+        let body_len = self.pos - HEADER_ROOM;
         let mut digits = [0u8; 20];
         let nd = value::format_u64(body_len as u64, &mut digits);
         assert!(nd <= MAX_BODY_LENGTH_DIGITS, "message body too large");
@@ -167,7 +300,9 @@ impl<'b> MessageEncoder<'b> {
         let header_len = 2 + bsl + 1 + 2 + nd + 1;
         let start = HEADER_ROOM - header_len;
         // BeginString was parked at 0; move it into place (regions may overlap).
-        self.buf.copy_within(0..bsl, start + 2);
+        let mut parked = [0u8; MAX_BEGIN_STRING];
+        parked.copy_from_slice(&self.buf[..MAX_BEGIN_STRING]);
+        put(self.buf, start + 2, &parked[..bsl]);
         let h = &mut self.buf[start..HEADER_ROOM];
         h[0] = b'8';
         h[1] = b'=';
@@ -176,7 +311,11 @@ impl<'b> MessageEncoder<'b> {
         h[4 + bsl] = b'=';
         h[5 + bsl..5 + bsl + nd].copy_from_slice(&digits[..nd]);
         h[5 + bsl + nd] = SOH;
-        let sum = simd::byte_sum(&self.buf[start..]) % 256;
+        let sum = simd::byte_sum(&self.buf[start..self.pos]) % 256;
+        if self.pos + 7 > self.buf.len() {
+            self.grow(7);
+        }
+        let p = self.pos;
         let trailer = [
             b'1',
             b'0',
@@ -186,7 +325,67 @@ impl<'b> MessageEncoder<'b> {
             b'0' + (sum % 10) as u8,
             SOH,
         ];
-        self.buf.extend_from_slice(&trailer);
-        &self.buf[start..]
+        self.buf[p..p + 7].copy_from_slice(&trailer);
+        &self.buf[start..p + 7]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_copies_of_every_length() {
+        let src: Vec<u8> = (0..40u8).collect();
+        for n in 0..=40 {
+            let mut dst = vec![0xFFu8; 80];
+            put(&mut dst, 3, &src[..n]);
+            assert_eq!(&dst[3..3 + n], &src[..n]);
+            assert!(dst[..3].iter().all(|&b| b == 0xFF));
+            assert!(dst[3 + n..].iter().all(|&b| b == 0xFF), "n={n}");
+        }
+    }
+
+    #[test]
+    fn tags_of_every_width() {
+        for tag in [1u32, 9, 10, 99, 100, 999, 1000, 9999, 10000, 123456789, u32::MAX] {
+            let mut dst = [0u8; 16];
+            let n = put_tag(&mut dst, 0, tag);
+            assert_eq!(&dst[..n], format!("{tag}=").as_bytes());
+        }
+    }
+
+    #[test]
+    fn timestamp_cache_follows_the_second() {
+        let mut buf = EncodeBuffer::new();
+        let mut out = Vec::new();
+        for nanos in [0i64, 999_000_000, 1_000_000_000, 86_400_000_000_000, 1_705_314_600_123_456_789] {
+            let ts = UtcTimestamp::from_unix_nanos(nanos, TimePrecision::Nanos);
+            let mut m = buf.start(b"FIX.4.4", b"0");
+            m.timestamp(52, &ts, TimePrecision::Millis);
+            let s = String::from_utf8_lossy(m.finish()).to_string();
+            out.push(s.split('\x01').nth(3).unwrap().to_string());
+        }
+        assert_eq!(
+            out,
+            [
+                "52=19700101-00:00:00.000",
+                "52=19700101-00:00:00.999",
+                "52=19700101-00:00:01.000",
+                "52=19700102-00:00:00.000",
+                "52=20240115-10:30:00.123"
+            ]
+        );
+    }
+
+    #[test]
+    fn large_messages_grow_the_buffer() {
+        let mut buf = EncodeBuffer::new();
+        let big = vec![b'x'; 100_000];
+        let mut m = buf.start(b"FIX.4.4", b"B");
+        m.str(58, &big).uint(34, 7);
+        let out = m.finish();
+        assert!(out.ends_with(b"\x0134=7\x0110=") || out.len() > 100_000);
+        assert_eq!(crate::frame::Framer::default().next_frame(out), crate::frame::Frame::Message { len: out.len() });
     }
 }

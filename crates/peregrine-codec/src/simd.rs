@@ -3,17 +3,17 @@
 //! Two primitives, both with a runtime-detected AVX2 path, an SSE2 path and a
 //! scalar fallback that defines their meaning:
 //!
-//! * [`field_masks_and_sum`]: for every 64-byte block of the input, bit masks
-//!   of the positions holding SOH (0x01) and `=`, and the wrapping byte sum of
-//!   the input (the FIX CheckSum is that sum modulo 256). One pass serves both
-//!   the field walk and checksum validation.
+//! * [`soh_mask_and_sum`]: for every 64-byte block of the input, a bit mask
+//!   of the positions holding SOH (0x01), and the wrapping byte sum of the
+//!   input (the FIX CheckSum is that sum modulo 256). One pass serves both the
+//!   field walk and checksum validation.
 //! * [`byte_sum`]: the byte sum alone (for the encoder's CheckSum).
 //!
 //! Safety argument for every `unsafe` block below: the intrinsics are only
 //! called after `is_x86_feature_detected!` confirmed the CPU supports them,
 //! and every load reads a full 16/32-byte lane strictly inside the slice
-//! (`chunks_exact`), using unaligned loads. Tails shorter than a lane go
-//! through the scalar code. The property tests at the bottom check that each
+//! (`chunks_exact`) or inside a zero-padded 64-byte copy of the last partial
+//! block, using unaligned loads. The property tests at the bottom check that each
 //! vector path agrees with the scalar definition on random input.
 #![allow(unsafe_code)]
 
@@ -64,36 +64,33 @@ pub fn detected_level() -> Level {
     }
 }
 
-/// Writes, for every 64-byte block of `input`, a bit mask of its SOH bytes into
-/// `soh` and one of its `=` bytes into `eq` (both must hold at least
-/// `input.len().div_ceil(64)` words), and returns the wrapping sum of all bytes.
+/// Writes, for every 64-byte block of `input`, a bit mask of its SOH bytes
+/// into `soh` (at least `input.len().div_ceil(64)` words), and returns the
+/// wrapping sum of all bytes.
 #[inline]
-pub fn field_masks_and_sum(input: &[u8], soh: &mut [u64], eq: &mut [u64]) -> u32 {
-    field_masks_and_sum_at(detected_level(), input, soh, eq)
+pub fn soh_mask_and_sum(input: &[u8], soh: &mut [u64]) -> u32 {
+    soh_mask_and_sum_at(detected_level(), input, soh)
 }
 
-/// [`field_masks_and_sum`] with an explicit implementation (for tests and benchmarks).
+/// [`soh_mask_and_sum`] with an explicit implementation (for tests and benchmarks).
 ///
 /// A `level` the CPU does not support falls back to the scalar code.
-pub fn field_masks_and_sum_at(level: Level, input: &[u8], soh: &mut [u64], eq: &mut [u64]) -> u32 {
+pub fn soh_mask_and_sum_at(level: Level, input: &[u8], soh: &mut [u64]) -> u32 {
     let blocks = input.len().div_ceil(64);
-    assert!(
-        soh.len() >= blocks && eq.len() >= blocks,
-        "mask buffer too small"
-    );
+    assert!(soh.len() >= blocks, "mask buffer too small");
     #[cfg(target_arch = "x86_64")]
     {
         if level == Level::Avx2 && std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 support was just checked.
-            return unsafe { x86::mask_sum_avx2(input, soh, eq) };
+            return unsafe { x86::mask_sum_avx2(input, soh) };
         }
         if level != Level::Scalar && std::is_x86_feature_detected!("sse2") {
             // SAFETY: SSE2 support was just checked.
-            return unsafe { x86::mask_sum_sse2(input, soh, eq) };
+            return unsafe { x86::mask_sum_sse2(input, soh) };
         }
     }
     let _ = level;
-    scalar_masks_and_sum(input, soh, eq)
+    scalar_mask_and_sum(input, soh)
 }
 
 /// Wrapping sum of all bytes of `input`.
@@ -119,18 +116,16 @@ pub fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
     scalar_sum(input)
 }
 
-/// The reference definition of [`field_masks_and_sum`].
-pub fn scalar_masks_and_sum(input: &[u8], soh: &mut [u64], eq: &mut [u64]) -> u32 {
+/// The reference definition of [`soh_mask_and_sum`].
+pub fn scalar_mask_and_sum(input: &[u8], soh: &mut [u64]) -> u32 {
     let mut sum = 0u32;
-    for ((block, sm), em) in input.chunks(64).zip(soh.iter_mut()).zip(eq.iter_mut()) {
-        let (mut s, mut e) = (0u64, 0u64);
+    for (block, sm) in input.chunks(64).zip(soh.iter_mut()) {
+        let mut s = 0u64;
         for (i, &b) in block.iter().enumerate() {
             sum = sum.wrapping_add(b as u32);
             s |= ((b == SOH) as u64) << i;
-            e |= ((b == b'=') as u64) << i;
         }
         *sm = s;
-        *em = e;
     }
     sum
 }
@@ -142,80 +137,90 @@ pub fn scalar_sum(input: &[u8]) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::scalar_masks_and_sum;
     use std::arch::x86_64::*;
 
-    /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned
-    /// and inside each 64-byte `chunks_exact` block.
+    /// The last partial block, copied into a zero-padded 64-byte block
+    /// (zeros add nothing to the sum and are not SOH).
+    fn padded_tail(tail: &[u8]) -> [u8; 64] {
+        let mut block = [0u8; 64];
+        block[..tail.len()].copy_from_slice(tail);
+        block
+    }
+
+    /// SAFETY: the caller guarantees AVX2 is available. `p` must point at 64 readable bytes.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn mask_sum_avx2(input: &[u8], soh_out: &mut [u64], eq_out: &mut [u64]) -> u32 {
+    #[inline]
+    unsafe fn block_avx2(p: *const u8, acc: &mut __m256i) -> u64 {
         let soh = _mm256_set1_epi8(crate::SOH as i8);
-        let eq = _mm256_set1_epi8(b'=' as i8);
         let zero = _mm256_setzero_si256();
+        let a = _mm256_loadu_si256(p as *const __m256i);
+        let b = _mm256_loadu_si256(p.add(32) as *const __m256i);
+        let sa = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) as u32 as u64;
+        let sb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) as u32 as u64;
+        *acc = _mm256_add_epi64(*acc, _mm256_sad_epu8(a, zero));
+        *acc = _mm256_add_epi64(*acc, _mm256_sad_epu8(b, zero));
+        sa | (sb << 32)
+    }
+
+    /// SAFETY: the caller guarantees AVX2 is available. Every block handed to
+    /// `block_avx2` is a 64-byte `chunks_exact` block or the padded tail array.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn mask_sum_avx2(input: &[u8], soh_out: &mut [u64]) -> u32 {
         let mut acc = _mm256_setzero_si256();
         let blocks = input.chunks_exact(64);
         let tail = blocks.remainder();
         let mut n = 0;
-        for ((block, sm), em) in blocks.zip(soh_out.iter_mut()).zip(eq_out.iter_mut()) {
-            let p = block.as_ptr();
-            let a = _mm256_loadu_si256(p as *const __m256i);
-            let b = _mm256_loadu_si256(p.add(32) as *const __m256i);
-            let sa = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) as u32 as u64;
-            let sb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) as u32 as u64;
-            let ea = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, eq)) as u32 as u64;
-            let eb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, eq)) as u32 as u64;
-            *sm = sa | (sb << 32);
-            *em = ea | (eb << 32);
-            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(a, zero));
-            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(b, zero));
+        for (block, sm) in blocks.zip(soh_out.iter_mut()) {
+            *sm = block_avx2(block.as_ptr(), &mut acc);
             n += 1;
+        }
+        if !tail.is_empty() {
+            let block = padded_tail(tail);
+            soh_out[n] = block_avx2(block.as_ptr(), &mut acc);
         }
         let mut lanes = [0u64; 4];
         _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
-        let vec_sum = lanes.iter().fold(0u64, |s, &x| s.wrapping_add(x)) as u32;
-        vec_sum.wrapping_add(scalar_masks_and_sum(
-            tail,
-            &mut soh_out[n..],
-            &mut eq_out[n..],
-        ))
+        lanes.iter().fold(0u64, |s, &x| s.wrapping_add(x)) as u32
     }
 
-    /// SAFETY: the caller guarantees SSE2 is available. Loads are unaligned
-    /// and inside each 64-byte `chunks_exact` block.
+    /// SAFETY: the caller guarantees SSE2 is available. `p` must point at 64 readable bytes.
     #[target_feature(enable = "sse2")]
-    pub unsafe fn mask_sum_sse2(input: &[u8], soh_out: &mut [u64], eq_out: &mut [u64]) -> u32 {
+    #[inline]
+    unsafe fn block_sse2(p: *const u8, acc: &mut __m128i) -> u64 {
         let soh = _mm_set1_epi8(crate::SOH as i8);
-        let eq = _mm_set1_epi8(b'=' as i8);
         let zero = _mm_setzero_si128();
+        let mut s = 0u64;
+        for lane in 0..4 {
+            let v = _mm_loadu_si128(p.add(lane * 16) as *const __m128i);
+            s |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, soh)) as u32 as u64) << (lane * 16);
+            *acc = _mm_add_epi64(*acc, _mm_sad_epu8(v, zero));
+        }
+        s
+    }
+
+    /// SAFETY: the caller guarantees SSE2 is available. Every block handed to
+    /// `block_sse2` is a 64-byte `chunks_exact` block or the padded tail array.
+    #[target_feature(enable = "sse2")]
+    pub unsafe fn mask_sum_sse2(input: &[u8], soh_out: &mut [u64]) -> u32 {
         let mut acc = _mm_setzero_si128();
         let blocks = input.chunks_exact(64);
         let tail = blocks.remainder();
         let mut n = 0;
-        for ((block, sm), em) in blocks.zip(soh_out.iter_mut()).zip(eq_out.iter_mut()) {
-            let p = block.as_ptr();
-            let (mut s, mut e) = (0u64, 0u64);
-            for lane in 0..4 {
-                let v = _mm_loadu_si128(p.add(lane * 16) as *const __m128i);
-                s |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, soh)) as u32 as u64) << (lane * 16);
-                e |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, eq)) as u32 as u64) << (lane * 16);
-                acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
-            }
-            *sm = s;
-            *em = e;
+        for (block, sm) in blocks.zip(soh_out.iter_mut()) {
+            *sm = block_sse2(block.as_ptr(), &mut acc);
             n += 1;
+        }
+        if !tail.is_empty() {
+            let block = padded_tail(tail);
+            soh_out[n] = block_sse2(block.as_ptr(), &mut acc);
         }
         let mut lanes = [0u64; 2];
         _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
-        let vec_sum = lanes[0].wrapping_add(lanes[1]) as u32;
-        vec_sum.wrapping_add(scalar_masks_and_sum(
-            tail,
-            &mut soh_out[n..],
-            &mut eq_out[n..],
-        ))
+        lanes[0].wrapping_add(lanes[1]) as u32
     }
 
-    /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned
-    /// and inside each 32-byte `chunks_exact` block.
+    /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned,
+    /// inside each 32-byte `chunks_exact` block or the zero-padded tail copy.
     #[target_feature(enable = "avx2")]
     pub unsafe fn sum_avx2(input: &[u8]) -> u32 {
         let zero = _mm256_setzero_si256();
@@ -226,14 +231,19 @@ mod x86 {
             let v = _mm256_loadu_si256(block.as_ptr() as *const __m256i);
             acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
         }
+        if !tail.is_empty() {
+            let mut padded = [0u8; 32];
+            padded[..tail.len()].copy_from_slice(tail);
+            let v = _mm256_loadu_si256(padded.as_ptr() as *const __m256i);
+            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
+        }
         let mut lanes = [0u64; 4];
         _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
-        let vec_sum = lanes.iter().fold(0u64, |s, &x| s.wrapping_add(x)) as u32;
-        vec_sum.wrapping_add(super::scalar_sum(tail))
+        lanes.iter().fold(0u64, |s, &x| s.wrapping_add(x)) as u32
     }
 
-    /// SAFETY: the caller guarantees SSE2 is available. Loads are unaligned
-    /// and inside each 16-byte `chunks_exact` block.
+    /// SAFETY: the caller guarantees SSE2 is available. Loads are unaligned,
+    /// inside each 16-byte `chunks_exact` block or the zero-padded tail copy.
     #[target_feature(enable = "sse2")]
     pub unsafe fn sum_sse2(input: &[u8]) -> u32 {
         let zero = _mm_setzero_si128();
@@ -244,9 +254,15 @@ mod x86 {
             let v = _mm_loadu_si128(block.as_ptr() as *const __m128i);
             acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
         }
+        if !tail.is_empty() {
+            let mut padded = [0u8; 16];
+            padded[..tail.len()].copy_from_slice(tail);
+            let v = _mm_loadu_si128(padded.as_ptr() as *const __m128i);
+            acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
+        }
         let mut lanes = [0u64; 2];
         _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
-        (lanes[0].wrapping_add(lanes[1]) as u32).wrapping_add(super::scalar_sum(tail))
+        lanes[0].wrapping_add(lanes[1]) as u32
     }
 }
 
@@ -257,15 +273,14 @@ mod tests {
 
     fn check_all_levels(input: &[u8]) {
         let n = input.len().div_ceil(64);
-        let (mut ref_soh, mut ref_eq) = (vec![0u64; n], vec![0u64; n]);
-        let want = scalar_masks_and_sum(input, &mut ref_soh, &mut ref_eq);
+        let mut reference = vec![0u64; n];
+        let want = scalar_mask_and_sum(input, &mut reference);
         assert_eq!(scalar_sum(input), want);
         for level in [Level::Sse2, Level::Avx2] {
-            let (mut soh, mut eq) = (vec![0u64; n], vec![0u64; n]);
-            let got = field_masks_and_sum_at(level, input, &mut soh, &mut eq);
+            let mut soh = vec![0u64; n];
+            let got = soh_mask_and_sum_at(level, input, &mut soh);
             assert_eq!(got, want, "{level:?} sum");
-            assert_eq!(soh, ref_soh, "{level:?} SOH masks");
-            assert_eq!(eq, ref_eq, "{level:?} '=' masks");
+            assert_eq!(soh, reference, "{level:?} SOH masks");
             assert_eq!(byte_sum_at(level, input), want, "{level:?} byte_sum");
         }
     }
@@ -277,12 +292,9 @@ mod tests {
         input[63] = SOH;
         input[64] = SOH;
         input[129] = SOH;
-        input[1] = b'=';
-        input[70] = b'=';
-        let (mut soh, mut eq) = ([0u64; 3], [0u64; 3]);
-        field_masks_and_sum(&input, &mut soh, &mut eq);
+        let mut soh = [0u64; 3];
+        soh_mask_and_sum(&input, &mut soh);
         assert_eq!(soh, [1 | (1 << 63), 1, 1 << 1]);
-        assert_eq!(eq, [1 << 1, 1 << 6, 0]);
         check_all_levels(&input);
     }
 

@@ -614,6 +614,18 @@ fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> usize {
     i
 }
 
+/// Number of decimal digits of `n`.
+#[inline]
+fn digit_count(n: u64) -> usize {
+    let mut d = 1;
+    let mut x = n;
+    while x >= 10_000 {
+        x /= 10_000;
+        d += 4;
+    }
+    d + (x >= 10) as usize + (x >= 100) as usize + (x >= 1000) as usize
+}
+
 /// Writes `n` in decimal into `out`, returning the number of bytes written
 /// (at most 20). Panics if `out` is too small (a caller bug, never input-driven).
 ///
@@ -623,11 +635,22 @@ fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> usize {
 /// assert_eq!(&b[..n], b"1000");
 /// ```
 #[inline]
-pub fn format_u64(n: u64, out: &mut [u8]) -> usize {
-    let mut tmp = [0u8; 20];
-    let start = u64_digits(n, &mut tmp);
-    let len = 20 - start;
-    out[..len].copy_from_slice(&tmp[start..]);
+pub fn format_u64(mut n: u64, out: &mut [u8]) -> usize {
+    let len = digit_count(n);
+    let out = &mut out[..len];
+    let mut i = len;
+    while n >= 100 {
+        let r = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        out[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
+    }
+    if n >= 10 {
+        let r = n as usize * 2;
+        out[i - 2..i].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
+    } else {
+        out[i - 1] = b'0' + n as u8;
+    }
     len
 }
 
@@ -714,6 +737,29 @@ fn format_hms(h: u8, m: u8, s: u8, nanos: u32, precision: TimePrecision, out: &m
         frac /= 10;
     }
     9 + digits
+}
+
+/// Writes the fractional part `.sss[sss[sss]]` of `nanos` at `precision`
+/// (nothing for whole seconds), returning its length.
+#[inline]
+pub fn format_fraction(nanos: u32, precision: TimePrecision, out: &mut [u8]) -> usize {
+    let digits = precision.digits();
+    if digits == 0 {
+        return 0;
+    }
+    out[0] = b'.';
+    if digits == 3 {
+        let ms = nanos / 1_000_000;
+        out[1] = b'0' + (ms / 100) as u8;
+        put2(out, 2, ms % 100);
+        return 4;
+    }
+    let mut frac = nanos / 10u32.pow(9 - digits as u32);
+    for i in (0..digits).rev() {
+        out[1 + i] = b'0' + (frac % 10) as u8;
+        frac /= 10;
+    }
+    1 + digits
 }
 
 /// Writes a UTCTimestamp at `precision` (fractions are truncated), returning
@@ -868,6 +914,15 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn u64_formats_like_std(n in any::<u64>(), small in 0u64..100_000) {
+            let mut b = [0u8; 20];
+            for v in [n, small] {
+                let len = format_u64(v, &mut b);
+                prop_assert_eq!(std::str::from_utf8(&b[..len]).unwrap(), v.to_string());
+            }
+        }
+
         #[test]
         fn i64_round_trip(n in any::<i64>()) {
             let mut b = [0u8; 24];

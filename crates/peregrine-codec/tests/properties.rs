@@ -29,7 +29,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn encode_decode_round_trip(fields in proptest::collection::vec((1000u32..100_000, val()), 0..40)) {
+    // Tags from 2000 on: below that, standard data-length tags would give random values a meaning.
+    fn encode_decode_round_trip(fields in proptest::collection::vec((2000u32..100_000, val()), 0..40)) {
         let mut buf = EncodeBuffer::new();
         let mut m = buf.start(b"FIX.4.4", b"D");
         for (tag, v) in &fields {
