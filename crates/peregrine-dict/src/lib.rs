@@ -47,6 +47,6 @@ pub use model::{
 pub use scope::FlatScope;
 pub use types::FixType;
 pub use validate::{
-    check_sending_time, RejectText, SessionRejectReason, ValidationError, ValidationSettings,
-    Validator, USER_DEFINED_TAG_MIN,
+    check_sending_time, Dictionaries, RejectText, SessionRejectReason, ValidationError,
+    ValidationSettings, Validator, USER_DEFINED_TAG_MIN,
 };
