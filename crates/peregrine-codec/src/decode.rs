@@ -545,7 +545,9 @@ impl Decoder {
                 Some(b) => {
                     let chunk = u64::from_le_bytes(b.try_into().expect("8 bytes"));
                     match first_equals(chunk) {
-                        Some(tag_len) if tag_len > 0 => (parse_tag_swar(chunk, tag_len), pos + tag_len),
+                        Some(tag_len) if tag_len > 0 => {
+                            (parse_tag_swar(chunk, tag_len), pos + tag_len)
+                        }
                         _ => slow_tag(msg, pos)?,
                     }
                 }

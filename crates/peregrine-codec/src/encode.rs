@@ -29,7 +29,7 @@ const HEADER_ROOM: usize = 2 + MAX_BEGIN_STRING + 1 + 2 + MAX_BODY_LENGTH_DIGITS
 /// Slack kept past the cursor so that a tag, `=` and a short value never need a check per byte.
 const FIELD_SLACK: usize = 64;
 // The window must hold the longest short field: an 11-byte tag and a 44-byte decimal.
-const _: () = assert!(WINDOW >= 11 + 44 + 1);
+const _: () = assert!(WINDOW > 11 + 44);
 const INITIAL_SIZE: usize = 1024;
 
 /// The formatted `YYYYMMDD-HH:MM:SS` of the last timestamp written: consecutive
@@ -72,7 +72,10 @@ impl EncodeBuffer {
     /// # Panics
     /// If `begin_string` is longer than 32 bytes (a programming error).
     pub fn start<'b>(&'b mut self, begin_string: &[u8], msg_type: &[u8]) -> MessageEncoder<'b> {
-        assert!(begin_string.len() <= MAX_BEGIN_STRING, "BeginString too long");
+        assert!(
+            begin_string.len() <= MAX_BEGIN_STRING,
+            "BeginString too long"
+        );
         if self.buf.len() < INITIAL_SIZE {
             self.buf.resize(INITIAL_SIZE, 0);
         }
@@ -103,10 +106,10 @@ pub struct MessageEncoder<'b> {
 #[inline(always)]
 fn put(dst: &mut [u8], at: usize, src: &[u8]) {
     let n = src.len();
-    if n >= 8 && n <= 16 {
+    if (8..=16).contains(&n) {
         dst[at..at + 8].copy_from_slice(&src[..8]);
         dst[at + n - 8..at + n].copy_from_slice(&src[n - 8..]);
-    } else if n >= 4 && n < 8 {
+    } else if (4..8).contains(&n) {
         dst[at..at + 4].copy_from_slice(&src[..4]);
         dst[at + n - 4..at + n].copy_from_slice(&src[n - 4..]);
     } else if n < 4 {
@@ -161,7 +164,9 @@ impl<'b> MessageEncoder<'b> {
             self.grow(WINDOW);
         }
         let p = self.pos;
-        (&mut self.buf[p..p + WINDOW]).try_into().expect("window fits")
+        (&mut self.buf[p..p + WINDOW])
+            .try_into()
+            .expect("window fits")
     }
 
     #[cold]
@@ -266,7 +271,9 @@ impl<'b> MessageEncoder<'b> {
             self.grow(WINDOW);
         }
         let p = self.pos;
-        let w: &mut [u8; WINDOW] = (&mut self.buf[p..p + WINDOW]).try_into().expect("window fits");
+        let w: &mut [u8; WINDOW] = (&mut self.buf[p..p + WINDOW])
+            .try_into()
+            .expect("window fits");
         let t = put_tag(w, 0, tag);
         w[t..t + 17].copy_from_slice(&self.seconds.text);
         let n = value::format_fraction(v.nanos, precision, &mut w[t + 17..t + 27]);
@@ -348,7 +355,19 @@ mod tests {
 
     #[test]
     fn tags_of_every_width() {
-        for tag in [1u32, 9, 10, 99, 100, 999, 1000, 9999, 10000, 123456789, u32::MAX] {
+        for tag in [
+            1u32,
+            9,
+            10,
+            99,
+            100,
+            999,
+            1000,
+            9999,
+            10000,
+            123456789,
+            u32::MAX,
+        ] {
             let mut dst = [0u8; 16];
             let n = put_tag(&mut dst, 0, tag);
             assert_eq!(&dst[..n], format!("{tag}=").as_bytes());
@@ -359,7 +378,13 @@ mod tests {
     fn timestamp_cache_follows_the_second() {
         let mut buf = EncodeBuffer::new();
         let mut out = Vec::new();
-        for nanos in [0i64, 999_000_000, 1_000_000_000, 86_400_000_000_000, 1_705_314_600_123_456_789] {
+        for nanos in [
+            0i64,
+            999_000_000,
+            1_000_000_000,
+            86_400_000_000_000,
+            1_705_314_600_123_456_789,
+        ] {
             let ts = UtcTimestamp::from_unix_nanos(nanos, TimePrecision::Nanos);
             let mut m = buf.start(b"FIX.4.4", b"0");
             m.timestamp(52, &ts, TimePrecision::Millis);
@@ -386,6 +411,9 @@ mod tests {
         m.str(58, &big).uint(34, 7);
         let out = m.finish();
         assert!(out.ends_with(b"\x0134=7\x0110=") || out.len() > 100_000);
-        assert_eq!(crate::frame::Framer::default().next_frame(out), crate::frame::Frame::Message { len: out.len() });
+        assert_eq!(
+            crate::frame::Framer::default().next_frame(out),
+            crate::frame::Frame::Message { len: out.len() }
+        );
     }
 }

@@ -139,6 +139,20 @@ pub fn scalar_sum(input: &[u8]) -> u32 {
 mod x86 {
     use std::arch::x86_64::*;
 
+    /// 64 zero bytes then 64 0xFF bytes: 64 bytes read from offset `k` keep the
+    /// last `k` bytes of a 64-byte block (two 32-byte loads at `k` and `k + 32`);
+    /// 32 bytes read from `32 + k` keep the last `k` of a 32-byte block. Every
+    /// such load stays inside the array for `1 <= k <= 63`.
+    static TAIL_MASK: [u8; 128] = {
+        let mut m = [0u8; 128];
+        let mut i = 64;
+        while i < 128 {
+            m[i] = 0xFF;
+            i += 1;
+        }
+        m
+    };
+
     /// The last partial block, copied into a zero-padded 64-byte block
     /// (zeros add nothing to the sum and are not SOH).
     fn padded_tail(tail: &[u8]) -> [u8; 64] {
@@ -163,7 +177,9 @@ mod x86 {
     }
 
     /// SAFETY: the caller guarantees AVX2 is available. Every block handed to
-    /// `block_avx2` is a 64-byte `chunks_exact` block or the padded tail array.
+    /// `block_avx2` is a 64-byte `chunks_exact` block or the padded tail array;
+    /// the overlapping tail re-read covers `input[len-64..len]` (only when
+    /// `len >= 64`), and the mask loads stay inside `TAIL_MASK` (1 <= keep <= 63).
     #[target_feature(enable = "avx2")]
     pub unsafe fn mask_sum_avx2(input: &[u8], soh_out: &mut [u64]) -> u32 {
         let mut acc = _mm256_setzero_si256();
@@ -175,8 +191,26 @@ mod x86 {
             n += 1;
         }
         if !tail.is_empty() {
-            let block = padded_tail(tail);
-            soh_out[n] = block_avx2(block.as_ptr(), &mut acc);
+            soh_out[n] = if input.len() >= 64 {
+                // Re-read the last 64 bytes and drop the part already counted.
+                let keep = tail.len();
+                let p = input.as_ptr().add(input.len() - 64);
+                let mask = _mm256_loadu_si256(TAIL_MASK.as_ptr().add(keep) as *const __m256i);
+                let mask_hi =
+                    _mm256_loadu_si256(TAIL_MASK.as_ptr().add(keep + 32) as *const __m256i);
+                let soh = _mm256_set1_epi8(crate::SOH as i8);
+                let zero = _mm256_setzero_si256();
+                let a = _mm256_and_si256(_mm256_loadu_si256(p as *const __m256i), mask);
+                let b = _mm256_and_si256(_mm256_loadu_si256(p.add(32) as *const __m256i), mask_hi);
+                let sa = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) as u32 as u64;
+                let sb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) as u32 as u64;
+                acc = _mm256_add_epi64(acc, _mm256_sad_epu8(a, zero));
+                acc = _mm256_add_epi64(acc, _mm256_sad_epu8(b, zero));
+                (sa | (sb << 32)) >> (64 - keep)
+            } else {
+                let block = padded_tail(tail);
+                block_avx2(block.as_ptr(), &mut acc)
+            };
         }
         let mut lanes = [0u64; 4];
         _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
@@ -220,7 +254,9 @@ mod x86 {
     }
 
     /// SAFETY: the caller guarantees AVX2 is available. Loads are unaligned,
-    /// inside each 32-byte `chunks_exact` block or the zero-padded tail copy.
+    /// inside each 32-byte `chunks_exact` block, the zero-padded tail copy, or
+    /// the overlapping re-read of `input[len-32..len]` (only when `len >= 32`)
+    /// with a mask load inside `TAIL_MASK` (tail length 1..=31).
     #[target_feature(enable = "avx2")]
     pub unsafe fn sum_avx2(input: &[u8]) -> u32 {
         let zero = _mm256_setzero_si256();
@@ -232,9 +268,17 @@ mod x86 {
             acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
         }
         if !tail.is_empty() {
-            let mut padded = [0u8; 32];
-            padded[..tail.len()].copy_from_slice(tail);
-            let v = _mm256_loadu_si256(padded.as_ptr() as *const __m256i);
+            let v = if input.len() >= 32 {
+                // Re-read the last 32 bytes and drop the part already counted.
+                let p = input.as_ptr().add(input.len() - 32);
+                let mask =
+                    _mm256_loadu_si256(TAIL_MASK.as_ptr().add(32 + tail.len()) as *const __m256i);
+                _mm256_and_si256(_mm256_loadu_si256(p as *const __m256i), mask)
+            } else {
+                let mut padded = [0u8; 32];
+                padded[..tail.len()].copy_from_slice(tail);
+                _mm256_loadu_si256(padded.as_ptr() as *const __m256i)
+            };
             acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
         }
         let mut lanes = [0u64; 4];
