@@ -150,7 +150,7 @@ pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
     for p in &cfg.peers {
         let cmd = match p.as_str() {
             "quickfix-cpp" => PeerCommand::quickfix_cpp(&root, "codec_bench"),
-            "quickfixj" => PeerCommand::quickfixj(&root, "peregrine.peers.CodecBench"),
+            "quickfixj" => PeerCommand::quickfixj(&root, "CodecBench"),
             other => {
                 return Err(format!(
                     "unknown peer engine {other:?} (known: quickfix-cpp, quickfixj)"

@@ -55,39 +55,25 @@ impl PeerCommand {
         }
     }
 
-    /// A Java harness class in the QuickFIX/J Maven project under `peers/quickfixj/`.
+    /// A Java harness class (`CodecBench`, `TypedBench`) of the QuickFIX/J Maven
+    /// project under `peers/quickfixj/`, started through its `run.sh` (JVM options
+    /// there, overridable with `PEREGRINE_JVM_OPTS`).
     pub fn quickfixj(root: &Path, main_class: &str) -> PeerCommand {
-        let target = root.join("peers/quickfixj/target");
-        let cp = format!(
-            "{}:{}",
-            target.join("quickfixj-bench.jar").display(),
-            target.join("lib/*").display()
-        );
         PeerCommand {
             engine: "quickfixj".into(),
-            program: "java".into(),
-            args: vec![
-                "-server".into(),
-                "-Xms512m".into(),
-                "-Xmx512m".into(),
-                "-XX:+UseParallelGC".into(),
-                "-cp".into(),
-                cp,
-                main_class.into(),
-            ],
+            program: root.join("peers/quickfixj/run.sh"),
+            args: vec![main_class.into()],
         }
     }
 
-    /// Whether the harness looks built (the C++ binary or the Java jar exists).
+    /// Whether the harness looks built (the C++ binary, or the QuickFIX/J jar beside `run.sh`).
     pub fn is_available(&self) -> bool {
-        if self.program.as_os_str() == "java" {
-            self.args
-                .iter()
-                .find(|a| a.ends_with(".jar") || a.contains(".jar:"))
-                .map(|cp| Path::new(cp.split(':').next().unwrap_or("")).is_file())
-                .unwrap_or(false)
-        } else {
-            self.program.is_file()
+        match self.program.file_name().and_then(|n| n.to_str()) {
+            Some("run.sh") => self
+                .program
+                .parent()
+                .is_some_and(|d| d.join("target/quickfixj-bench.jar").is_file()),
+            _ => self.program.is_file(),
         }
     }
 

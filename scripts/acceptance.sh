@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the QuickFIX acceptance scripts against `peregrine acceptor` over TCP,
+# with the in-memory store and again with the file store.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+DIR="${PEREGRINE_ACCEPTANCE_DIR:-$ROOT/../shared/quickfix-acceptance}"
+if [ ! -d "$DIR/definitions" ]; then
+    echo "acceptance: skipped, no acceptance scripts at $DIR (set PEREGRINE_ACCEPTANCE_DIR)"
+    exit 0
+fi
+if ! target/release/peregrine acceptor --help >/dev/null 2>&1; then
+    echo "acceptance: skipped, the acceptor is not built yet"
+    exit 0
+fi
+for store in memory file; do
+    echo "acceptance: store=$store"
+    target/release/peregrine-acceptance --acceptance-dir "$DIR" --store "$store" --jobs "${ACCEPTANCE_JOBS:-8}" \
+        --acceptor-cmd "$ROOT/target/release/peregrine acceptor --config {cfg} --app echo"
+done
