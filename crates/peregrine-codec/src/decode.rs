@@ -528,7 +528,7 @@ impl Decoder {
 
     fn walk(&mut self, msg: &[u8]) -> Result<Walk, DecodeError> {
         let len = msg.len();
-        let soh = &self.soh_masks;
+        let mut cursor = BitCursor::new(&self.soh_masks);
         let entries = &mut self.entries;
         let index = &mut self.index;
         let data_fields = &self.config.data_fields;
@@ -540,15 +540,16 @@ impl Decoder {
         let mut data_tag = 0u32;
         let mut data_len = 0usize;
         while pos < len {
-            // Tag and '=': one 8-byte load covers tags of up to 7 digits.
-            let (tag, eq) = match msg.get(pos..pos + 8) {
+            // Tag and '=': a 4-byte load covers tags of up to 3 digits (nearly all),
+            // an 8-byte load up to 7; anything else takes the slow path.
+            let (tag, eq) = match msg.get(pos..pos + 4) {
                 Some(b) => {
-                    let chunk = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-                    match first_equals(chunk) {
+                    let word = u32::from_le_bytes(b.try_into().expect("4 bytes"));
+                    match first_equals_u32(word) {
                         Some(tag_len) if tag_len > 0 => {
-                            (parse_tag_swar(chunk, tag_len), pos + tag_len)
+                            (parse_tag_u32(word, tag_len), pos + tag_len)
                         }
-                        _ => slow_tag(msg, pos)?,
+                        _ => long_tag(msg, pos)?,
                     }
                 }
                 None => slow_tag(msg, pos)?,
@@ -561,9 +562,9 @@ impl Decoder {
                 data_value_end(msg, value_start, data_len)
                     .ok_or(DecodeError::DataLengthMismatch { tag })?
             } else {
-                match next_bit(soh, value_start) {
-                    Some(e) => e,
-                    None => return Err(DecodeError::Unterminated { offset: pos }),
+                match cursor.next_from(value_start) {
+                    Some(e) if e < len => e,
+                    _ => return Err(DecodeError::Unterminated { offset: pos }),
                 }
             };
             data_tag = 0;
@@ -604,6 +605,79 @@ impl Decoder {
             first_repeated,
         })
     }
+}
+
+/// Walks the set bits of the SOH masks in order, consuming them.
+struct BitCursor<'m> {
+    masks: &'m [u64],
+    word: usize,
+    bits: u64,
+}
+
+impl<'m> BitCursor<'m> {
+    fn new(masks: &'m [u64]) -> Self {
+        BitCursor {
+            masks,
+            word: 0,
+            bits: masks.first().copied().unwrap_or(0),
+        }
+    }
+
+    /// The first set bit at or after `from`; bits before it are consumed.
+    #[inline(always)]
+    fn next_from(&mut self, from: usize) -> Option<usize> {
+        loop {
+            while self.bits == 0 {
+                self.word += 1;
+                self.bits = *self.masks.get(self.word)?;
+            }
+            let p = self.word * 64 + self.bits.trailing_zeros() as usize;
+            self.bits &= self.bits - 1;
+            if p >= from {
+                return Some(p);
+            }
+        }
+    }
+}
+
+/// Index of the first `=` byte in a little-endian 4-byte word.
+#[inline(always)]
+fn first_equals_u32(word: u32) -> Option<usize> {
+    let x = word ^ 0x3D3D_3D3D;
+    let found = x.wrapping_sub(0x0101_0101) & !x & 0x8080_8080;
+    (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+}
+
+/// Parses a tag of 1..=3 digits from the 4 bytes starting at it (little-endian
+/// load), branch-free. `None` unless all `n` bytes are digits without a leading zero.
+#[inline(always)]
+fn parse_tag_u32(word: u32, n: usize) -> Option<u32> {
+    let shift = 32 - 8 * n as u32;
+    // Digits to the top bytes; the low bytes become zero ("leading zeros").
+    let x = word << shift;
+    let zeros = 0x3030_3030u32 << shift;
+    let nibbles = 0xF0F0_F0F0u32 << shift;
+    let digits_ok =
+        (x & nibbles) == zeros && (x.wrapping_add(0x0606_0606u32 << shift) & nibbles) == zeros;
+    if !digits_ok || word as u8 == b'0' {
+        return None;
+    }
+    let d = x - zeros;
+    // Bytes b0..b3 (b0 most significant): pairs, then the two pairs.
+    let pairs = (d.wrapping_mul(10).wrapping_add(d >> 8)) & 0x00FF_00FF;
+    Some((pairs & 0xFF) * 100 + (pairs >> 16))
+}
+
+/// Tags of 4 to 7 digits through one 8-byte load; longer ones through the slow path.
+#[inline(never)]
+fn long_tag(msg: &[u8], pos: usize) -> Result<(Option<u32>, usize), DecodeError> {
+    if let Some(b) = msg.get(pos..pos + 8) {
+        let chunk = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        if let Some(tag_len) = first_equals(chunk).filter(|&l| l > 0) {
+            return Ok((parse_tag_swar(chunk, tag_len), pos + tag_len));
+        }
+    }
+    slow_tag(msg, pos)
 }
 
 /// Index of the first `=` byte in a little-endian 8-byte chunk.
@@ -713,19 +787,6 @@ fn check_structure(
     Ok(())
 }
 
-/// Position of the first set bit at or after `from` in the masks (the word
-/// after the last block is a zero sentinel).
-#[inline(always)]
-fn next_bit(masks: &[u64], from: usize) -> Option<usize> {
-    let mut w = from / 64;
-    let mut m = *masks.get(w)? & (!0u64 << (from % 64));
-    while m == 0 {
-        w += 1;
-        m = *masks.get(w)?;
-    }
-    Some(w * 64 + m.trailing_zeros() as usize)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -737,6 +798,13 @@ mod tests {
             prop_oneof![b'0'..=b'9', Just(b'='), Just(b'/'), Just(b':'), any::<u8>()], 8..9), n in 1usize..=8) {
             let chunk = u64::from_le_bytes(bytes[..8].try_into().unwrap());
             prop_assert_eq!(parse_tag_swar(chunk, n), parse_tag_scalar(&bytes[..n]));
+        }
+
+        #[test]
+        fn u32_tag_parse_agrees_with_scalar(bytes in proptest::collection::vec(
+            prop_oneof![b'0'..=b'9', Just(b'='), Just(b'/'), Just(b':'), any::<u8>()], 4..5), n in 1usize..=3) {
+            let word = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+            prop_assert_eq!(parse_tag_u32(word, n), parse_tag_scalar(&bytes[..n]));
         }
 
         #[test]
