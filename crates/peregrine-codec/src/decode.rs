@@ -540,6 +540,11 @@ impl Decoder {
         let mut data_tag = 0u32;
         let mut data_len = 0usize;
         while pos < len {
+            // The field ends at the next SOH, known from the masks: the walk's only
+            // serial dependency is this bit scan, so fields are parsed in parallel.
+            let Some(field_end) = cursor.next_from(pos) else {
+                return Err(missing_equals_or_unterminated(msg, pos));
+            };
             // Tag and '=': a 4-byte load covers tags of up to 3 digits (nearly all),
             // an 8-byte load up to 7; anything else takes the slow path.
             let (tag, eq) = match msg.get(pos..pos + 4) {
@@ -554,18 +559,20 @@ impl Decoder {
                 }
                 None => slow_tag(msg, pos)?,
             };
-            let Some(tag) = tag else {
+            let Some(tag) = tag.filter(|_| eq < field_end) else {
                 return Err(tag_error(msg, pos, eq));
             };
             let value_start = eq + 1;
             let value_end = if tag == data_tag {
-                data_value_end(msg, value_start, data_len)
-                    .ok_or(DecodeError::DataLengthMismatch { tag })?
-            } else {
-                match cursor.next_from(value_start) {
-                    Some(e) if e < len => e,
-                    _ => return Err(DecodeError::Unterminated { offset: pos }),
+                // Raw data may hold SOH bytes: the value ends where its length says.
+                let end = data_value_end(msg, value_start, data_len)
+                    .ok_or(DecodeError::DataLengthMismatch { tag })?;
+                if end != field_end && cursor.next_from(end) != Some(end) {
+                    return Err(DecodeError::DataLengthMismatch { tag });
                 }
+                end
+            } else {
+                field_end
             };
             data_tag = 0;
             any_empty |= value_end == value_start;
