@@ -276,9 +276,6 @@ struct Entry {
     tag: u32,
     start: u32,
     end: u32,
-    /// Index of the next field with the same tag; meaningful only for fields
-    /// that are not the last of their tag (the index stores the last).
-    next: u32,
 }
 
 /// Slot of the overflow index (tags >= DIRECT_TAGS): valid only when
@@ -414,6 +411,11 @@ pub struct Decoder {
     config: DecoderConfig,
     entries: Vec<Entry>,
     soh_masks: Vec<u64>,
+    /// SOH positions, filled by the fast walk.
+    ends: Vec<u32>,
+    /// For a field whose tag repeats later: the index of the next field with
+    /// that tag. Written only for repeats (the index knows each tag's last).
+    nexts: Vec<u32>,
     index: TagIndex,
 }
 
@@ -470,6 +472,8 @@ impl Decoder {
             config,
             entries: vec![Entry::default(); 64],
             soh_masks: vec![0; 8],
+            ends: vec![0; 64],
+            nexts: vec![0; 64],
             index: TagIndex::new(),
         }
     }
@@ -485,6 +489,7 @@ impl Decoder {
     }
 
     /// Decodes exactly one message (as found by the [`crate::frame::Framer`]).
+    #[inline(never)]
     pub fn decode<'a>(&'a mut self, msg: &'a [u8]) -> Result<MessageView<'a>, DecodeError> {
         if msg.len() > self.config.max_message_size {
             return Err(DecodeError::TooLarge { len: msg.len() });
@@ -507,9 +512,19 @@ impl Decoder {
         }
         if self.entries.len() < max_fields {
             self.entries.resize(max_fields, Entry::default());
+            self.nexts.resize(max_fields, 0);
+            self.ends.resize(max_fields, 0);
         }
         self.index.next_generation(max_fields);
-        let walk = self.walk(msg)?;
+        let walk = match self.fast_walk(msg, blocks) {
+            Some(walk) => walk,
+            None => {
+                // Raw data, a malformed field or an unusual tag: the general walk
+                // handles (and reports) everything. Start the index afresh.
+                self.index.next_generation(max_fields);
+                self.walk(msg)?
+            }
+        };
         let entries = &self.entries[..walk.fields];
         check_structure(&self.config, entries, msg, sum)?;
         if self.config.reject_empty_values {
@@ -520,12 +535,76 @@ impl Decoder {
         Ok(MessageView {
             msg,
             entries,
+            nexts: &self.nexts,
             index: &self.index,
             first_empty: walk.first_empty,
             first_repeated: walk.first_repeated,
         })
     }
 
+    /// The common case in two tight passes: every SOH position from the masks,
+    /// then every field parsed independently of the others (no serial
+    /// dependency between fields, few live values). Gives up (`None`) on
+    /// anything unusual: a data-length tag, a field without a proper tag, a
+    /// message not ending in SOH.
+    fn fast_walk(&mut self, msg: &[u8], blocks: usize) -> Option<Walk> {
+        let len = msg.len();
+        let ends = &mut self.ends;
+        let mut k = 0usize;
+        for (w, &m) in self.soh_masks[..blocks].iter().enumerate() {
+            let mut bits = m;
+            while bits != 0 {
+                *ends.get_mut(k)? = (w * 64 + bits.trailing_zeros() as usize) as u32;
+                k += 1;
+                bits &= bits - 1;
+            }
+        }
+        if k == 0 || ends[k - 1] as usize != len - 1 {
+            return None;
+        }
+        let index = &mut self.index;
+        let nexts = &mut self.nexts;
+        let data_fields = &self.config.data_fields;
+        let mut start = 0usize;
+        let mut any_empty = false;
+        let mut first_repeated = None;
+        let fields = self.entries[..k].iter_mut().zip(ends[..k].iter());
+        for (i, (e, &end)) in fields.enumerate() {
+            let end = end as usize;
+            let word = u32::from_le_bytes(msg.get(start..start + 4)?.try_into().ok()?);
+            let (tag, eq) = match first_equals_u32(word) {
+                Some(n @ 1..=3) => (short_tag(word, n)?, start + n),
+                _ => match long_tag(msg, start) {
+                    Ok((Some(tag), eq)) => (tag, eq),
+                    _ => return None,
+                },
+            };
+            if eq >= end || data_fields.may_be_length_tag(tag) {
+                return None;
+            }
+            e.tag = tag;
+            e.start = eq as u32 + 1;
+            e.end = end as u32;
+            any_empty |= eq + 1 == end;
+            if let Some(prev) = index.insert(tag, i as u32) {
+                nexts[prev as usize] = i as u32;
+                first_repeated = first_repeated.or(Some(tag));
+            }
+            start = end + 1;
+        }
+        let first_empty = if any_empty {
+            self.entries[..k].iter().find(|e| e.start == e.end).map(|e| e.tag)
+        } else {
+            None
+        };
+        Some(Walk {
+            fields: k,
+            first_empty,
+            first_repeated,
+        })
+    }
+
+    #[inline(never)]
     fn walk(&mut self, msg: &[u8]) -> Result<Walk, DecodeError> {
         let len = msg.len();
         let mut cursor = BitCursor::new(&self.soh_masks);
@@ -583,14 +662,13 @@ impl Decoder {
                     data_tag = d;
                 }
             }
-            entries[n] = Entry {
-                tag,
-                start: value_start as u32,
-                end: value_end as u32,
-                next: 0,
-            };
+            // `next` is written only when the tag repeats (see TagIndex::insert).
+            let e = &mut entries[n];
+            e.tag = tag;
+            e.start = value_start as u32;
+            e.end = value_end as u32;
             if let Some(prev) = index.insert(tag, n as u32) {
-                entries[prev as usize].next = n as u32;
+                self.nexts[prev as usize] = n as u32;
                 if first_repeated.is_none() {
                     first_repeated = Some(tag);
                 }
@@ -673,6 +751,26 @@ fn parse_tag_u32(word: u32, n: usize) -> Option<u32> {
     // Bytes b0..b3 (b0 most significant): pairs, then the two pairs.
     let pairs = (d.wrapping_mul(10).wrapping_add(d >> 8)) & 0x00FF_00FF;
     Some((pairs & 0xFF) * 100 + (pairs >> 16))
+}
+
+/// A tag of `n` (1..=3) digits from the first bytes of `word`: the common case,
+/// a handful of instructions. `None` unless all are digits without a leading zero.
+#[inline(always)]
+fn short_tag(word: u32, n: usize) -> Option<u32> {
+    let [b0, b1, b2, _] = word.to_le_bytes();
+    let (d0, d1, d2) = (
+        b0.wrapping_sub(b'1') as u32,
+        b1.wrapping_sub(b'0') as u32,
+        b2.wrapping_sub(b'0') as u32,
+    );
+    // d0 counts from '1': a leading zero wraps around and fails the check.
+    let ok = d0 <= 8 && (n < 2 || d1 <= 9) && (n < 3 || d2 <= 9);
+    let v = match n {
+        1 => d0 + 1,
+        2 => (d0 + 1) * 10 + d1,
+        _ => (d0 + 1) * 100 + d1 * 10 + d2,
+    };
+    ok.then_some(v)
 }
 
 /// Tags of 4 to 7 digits through one 8-byte load; longer ones through the slow path.
@@ -808,6 +906,13 @@ mod tests {
         }
 
         #[test]
+        fn short_tag_agrees_with_scalar(bytes in proptest::collection::vec(
+            prop_oneof![b'0'..=b'9', Just(b'='), Just(b'/'), Just(b':'), any::<u8>()], 4..5), n in 1usize..=3) {
+            let word = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+            prop_assert_eq!(short_tag(word, n), parse_tag_scalar(&bytes[..n]));
+        }
+
+        #[test]
         fn u32_tag_parse_agrees_with_scalar(bytes in proptest::collection::vec(
             prop_oneof![b'0'..=b'9', Just(b'='), Just(b'/'), Just(b':'), any::<u8>()], 4..5), n in 1usize..=3) {
             let word = u32::from_le_bytes(bytes[..4].try_into().unwrap());
@@ -843,6 +948,7 @@ pub struct Field<'a> {
 pub struct MessageView<'a> {
     msg: &'a [u8],
     entries: &'a [Entry],
+    nexts: &'a [u32],
     index: &'a TagIndex,
     first_empty: Option<u32>,
     first_repeated: Option<u32>,
@@ -929,6 +1035,7 @@ impl<'a> MessageView<'a> {
         TagIter {
             msg: self.msg,
             entries: self.entries,
+            nexts: self.nexts,
             next: o.map(|o| o.first),
             last: o.map_or(0, |o| o.last),
         }
@@ -1098,6 +1205,7 @@ impl ExactSizeIterator for FieldIter<'_> {}
 pub struct TagIter<'a> {
     msg: &'a [u8],
     entries: &'a [Entry],
+    nexts: &'a [u32],
     next: Option<u32>,
     last: u32,
 }
@@ -1107,7 +1215,7 @@ impl<'a> Iterator for TagIter<'a> {
     fn next(&mut self) -> Option<&'a [u8]> {
         let i = self.next?;
         let e = self.entries[i as usize];
-        self.next = (i != self.last).then_some(e.next);
+        self.next = (i != self.last).then(|| self.nexts[i as usize]);
         Some(&self.msg[e.start as usize..e.end as usize])
     }
 }
