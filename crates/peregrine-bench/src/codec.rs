@@ -102,16 +102,15 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
     let settings =
         "Decoder with BodyLength+CheckSum+syntax validation, reused; EncodeBuffer reused";
     let mut records = Vec::new();
+    let counting = alloc::is_counting();
     let mut push = |case: &str, f: &mut dyn FnMut() -> usize| {
-        let a0 = alloc::allocations();
-        let stats = measure(warmup, iters, overhead, &mut *f);
-        let allocs = (alloc::allocations() - a0) as f64 / (warmup + 2 * iters) as f64;
+        let m = measure(warmup, iters, overhead, &mut *f);
         records.push(Record {
             engine: "peregrine".into(),
             case: case.into(),
             unit: "ns".into(),
-            stats,
-            allocs_per_op: alloc::is_counting().then_some(allocs),
+            stats: m.stats,
+            allocs_per_op: counting.then_some(m.allocs_per_op),
             settings: settings.into(),
         });
     };

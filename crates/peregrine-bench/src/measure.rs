@@ -20,23 +20,39 @@ pub fn timer_overhead_ns() -> f64 {
     v[v.len() / 2] as f64
 }
 
+/// What [`measure`] found.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// Timing figures.
+    pub stats: Stats,
+    /// Allocations per operation during the timed batch (0 when the binary
+    /// does not install the counting allocator).
+    pub allocs_per_op: f64,
+}
+
 /// Measures `op` (which returns something to keep alive): `warmup` untimed calls,
-/// `iters` calls in one batch for the mean, then `iters` individually timed calls.
-pub fn measure<R>(warmup: u64, iters: u64, overhead_ns: f64, mut op: impl FnMut() -> R) -> Stats {
+/// `iters` calls in one batch for the mean (allocations counted there), then
+/// `iters` individually timed calls.
+pub fn measure<R>(warmup: u64, iters: u64, overhead_ns: f64, mut op: impl FnMut() -> R) -> Measured {
     for _ in 0..warmup {
         black_box(op());
     }
+    let mut samples = vec![0f64; iters as usize];
+    let a0 = crate::alloc::allocations();
     let t = Instant::now();
     for _ in 0..iters {
         black_box(op());
     }
     let mean = t.elapsed().as_nanos() as f64 / iters as f64;
-    let mut samples = vec![0f64; iters as usize];
+    let allocs_per_op = (crate::alloc::allocations() - a0) as f64 / iters as f64;
     for s in samples.iter_mut() {
         let a = Instant::now();
         black_box(op());
         let b = Instant::now();
         *s = ((b - a).as_nanos() as f64 - overhead_ns).max(0.0);
     }
-    Stats::from_samples(mean, &mut samples)
+    Measured {
+        stats: Stats::from_samples(mean, &mut samples),
+        allocs_per_op,
+    }
 }
