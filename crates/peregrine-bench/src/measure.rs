@@ -33,7 +33,12 @@ pub struct Measured {
 /// Measures `op` (which returns something to keep alive): `warmup` untimed calls,
 /// `iters` calls in one batch for the mean (allocations counted there), then
 /// `iters` individually timed calls.
-pub fn measure<R>(warmup: u64, iters: u64, overhead_ns: f64, mut op: impl FnMut() -> R) -> Measured {
+pub fn measure<R>(
+    warmup: u64,
+    iters: u64,
+    overhead_ns: f64,
+    mut op: impl FnMut() -> R,
+) -> Measured {
     for _ in 0..warmup {
         black_box(op());
     }

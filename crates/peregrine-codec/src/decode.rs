@@ -593,7 +593,10 @@ impl Decoder {
             start = end + 1;
         }
         let first_empty = if any_empty {
-            self.entries[..k].iter().find(|e| e.start == e.end).map(|e| e.tag)
+            self.entries[..k]
+                .iter()
+                .find(|e| e.start == e.end)
+                .map(|e| e.tag)
         } else {
             None
         };
