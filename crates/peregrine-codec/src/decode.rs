@@ -301,7 +301,7 @@ struct Occurrences {
 #[derive(Debug)]
 struct TagIndex {
     /// `generation << 32 | first << 16 | last` per tag below DIRECT_TAGS.
-    direct: Vec<u64>,
+    direct: Box<[u64; DIRECT_TAGS]>,
     overflow: Vec<Slot>,
     shift: u32,
     generation: u32,
@@ -310,7 +310,7 @@ struct TagIndex {
 impl TagIndex {
     fn new() -> Self {
         let mut t = TagIndex {
-            direct: vec![0; DIRECT_TAGS],
+            direct: Box::new([0; DIRECT_TAGS]),
             overflow: Vec::new(),
             shift: 0,
             generation: 0,
