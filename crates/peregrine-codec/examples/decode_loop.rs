@@ -21,7 +21,7 @@ fn main() {
     let mut d = Decoder::new(DecoderConfig::default());
     let mut out = EncodeBuffer::with_capacity(256);
     let ts = UtcTimestamp::from_unix_nanos(1_705_314_600_000_000_000, TimePrecision::Millis);
-    let mut masks = [0u64; 4];
+    let (mut masks, mut nd) = ([0u64; 4], [0u64; 4]);
     let time = |name: &str, f: &mut dyn FnMut() -> usize| {
         let t = Instant::now();
         let mut s = 0usize;
@@ -34,7 +34,7 @@ fn main() {
     for _ in 0..3 {
         if mode == "masks" || mode == "all" {
             time("masks+sum", &mut || {
-                simd::soh_mask_and_sum(black_box(&m), &mut masks) as usize
+                simd::field_masks_and_sum(black_box(&m), &mut masks, &mut nd) as usize
             });
         }
         if mode == "decode" || mode == "all" {

@@ -411,6 +411,8 @@ pub struct Decoder {
     config: DecoderConfig,
     entries: Vec<Entry>,
     soh_masks: Vec<u64>,
+    /// Non-digit bytes per 64-byte block (plus an all-ones sentinel).
+    nd_masks: Vec<u64>,
     /// SOH positions, filled by the fast walk.
     ends: Vec<u32>,
     /// For a field whose tag repeats later: the index of the next field with
@@ -472,6 +474,7 @@ impl Decoder {
             config,
             entries: vec![Entry::default(); 64],
             soh_masks: vec![0; 8],
+            nd_masks: vec![0; 8],
             ends: vec![0; 64],
             nexts: vec![0; 64],
             index: TagIndex::new(),
@@ -498,7 +501,16 @@ impl Decoder {
         if self.soh_masks.len() < blocks + 1 {
             self.soh_masks.resize(blocks + 1, 0);
         }
-        let sum = simd::soh_mask_and_sum(msg, &mut self.soh_masks[..blocks]);
+        if self.nd_masks.len() < blocks + 1 {
+            self.nd_masks.resize(blocks + 1, 0);
+        }
+        let sum = simd::field_masks_and_sum(
+            msg,
+            &mut self.soh_masks[..blocks],
+            &mut self.nd_masks[..blocks],
+        );
+        // Past the end everything is a non-digit: every tag scan stops there.
+        self.nd_masks[blocks] = !0;
         // A zero sentinel after the last block ends every search.
         self.soh_masks[blocks] = 0;
         // Upper bound on the field count; tables grow only for a bigger message.
@@ -564,6 +576,7 @@ impl Decoder {
         }
         let index = &mut self.index;
         let nexts = &mut self.nexts;
+        let nd = &self.nd_masks;
         let data_fields = &self.config.data_fields;
         let mut start = 0usize;
         let mut any_empty = false;
@@ -571,14 +584,35 @@ impl Decoder {
         let fields = self.entries[..k].iter_mut().zip(ends[..k].iter());
         for (i, (e, &end)) in fields.enumerate() {
             let end = end as usize;
-            let word = u32::from_le_bytes(msg.get(start..start + 4)?.try_into().ok()?);
-            let (tag, eq) = match first_equals_u32(word) {
-                Some(n @ 1..=3) => (short_tag(word, n)?, start + n),
-                _ => match long_tag(msg, start) {
-                    Ok((Some(tag), eq)) => (tag, eq),
-                    _ => return None,
-                },
+            // The tag is the run of digits at `start`; the first non-digit must be '='.
+            let (w, sh) = (start / 64, start % 64);
+            let run = nd[w] >> sh;
+            let tag_len = if run != 0 {
+                run.trailing_zeros() as usize
+            } else {
+                64 - sh + nd.get(w + 1)?.trailing_zeros() as usize
             };
+            let eq = start + tag_len;
+            if *msg.get(eq)? != b'=' {
+                return None;
+            }
+            let word = u32::from_le_bytes(msg.get(start..start + 4)?.try_into().ok()?);
+            let [b0, b1, b2, _] = word.to_le_bytes();
+            let (d0, d1, d2) = (
+                b0.wrapping_sub(b'0') as u32,
+                b1.wrapping_sub(b'0') as u32,
+                b2.wrapping_sub(b'0') as u32,
+            );
+            let tag = match tag_len {
+                1 => d0,
+                2 => d0 * 10 + d1,
+                3 => d0 * 100 + d1 * 10 + d2,
+                _ => parse_tag_scalar(&msg[start..eq])?,
+            };
+            if d0 == 0 {
+                // A leading zero, or tag 0: the general walk reports it.
+                return None;
+            }
             if eq >= end || data_fields.may_be_length_tag(tag) {
                 return None;
             }
