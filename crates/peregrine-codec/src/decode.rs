@@ -790,26 +790,6 @@ fn parse_tag_u32(word: u32, n: usize) -> Option<u32> {
     Some((pairs & 0xFF) * 100 + (pairs >> 16))
 }
 
-/// A tag of `n` (1..=3) digits from the first bytes of `word`: the common case,
-/// a handful of instructions. `None` unless all are digits without a leading zero.
-#[inline(always)]
-fn short_tag(word: u32, n: usize) -> Option<u32> {
-    let [b0, b1, b2, _] = word.to_le_bytes();
-    let (d0, d1, d2) = (
-        b0.wrapping_sub(b'1') as u32,
-        b1.wrapping_sub(b'0') as u32,
-        b2.wrapping_sub(b'0') as u32,
-    );
-    // d0 counts from '1': a leading zero wraps around and fails the check.
-    let ok = d0 <= 8 && (n < 2 || d1 <= 9) && (n < 3 || d2 <= 9);
-    let v = match n {
-        1 => d0 + 1,
-        2 => (d0 + 1) * 10 + d1,
-        _ => (d0 + 1) * 100 + d1 * 10 + d2,
-    };
-    ok.then_some(v)
-}
-
 /// Tags of 4 to 7 digits through one 8-byte load; longer ones through the slow path.
 #[inline(never)]
 fn long_tag(msg: &[u8], pos: usize) -> Result<(Option<u32>, usize), DecodeError> {
@@ -940,13 +920,6 @@ mod tests {
             prop_oneof![b'0'..=b'9', Just(b'='), Just(b'/'), Just(b':'), any::<u8>()], 8..9), n in 1usize..=8) {
             let chunk = u64::from_le_bytes(bytes[..8].try_into().unwrap());
             prop_assert_eq!(parse_tag_swar(chunk, n), parse_tag_scalar(&bytes[..n]));
-        }
-
-        #[test]
-        fn short_tag_agrees_with_scalar(bytes in proptest::collection::vec(
-            prop_oneof![b'0'..=b'9', Just(b'='), Just(b'/'), Just(b':'), any::<u8>()], 4..5), n in 1usize..=3) {
-            let word = u32::from_le_bytes(bytes[..4].try_into().unwrap());
-            prop_assert_eq!(short_tag(word, n), parse_tag_scalar(&bytes[..n]));
         }
 
         #[test]
