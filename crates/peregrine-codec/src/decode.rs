@@ -559,6 +559,7 @@ impl Decoder {
     /// dependency between fields, few live values). Gives up (`None`) on
     /// anything unusual: a data-length tag, a field without a proper tag, a
     /// message not ending in SOH.
+    #[inline(never)]
     fn fast_walk(&mut self, msg: &[u8], blocks: usize) -> Option<Walk> {
         let len = msg.len();
         let ends = &mut self.ends;
