@@ -1,0 +1,819 @@
+//! QuickFIX-style `.cfg` settings.
+//!
+//! A settings file is a list of sections. `[DEFAULT]` holds values every
+//! session inherits; each `[SESSION]` describes one session and may override
+//! any default. Lines are `Key=Value`; blank lines and lines starting with `#`
+//! or `;` are ignored; keys are matched without regard to case.
+//!
+//! ```
+//! use peregrine_engine::config::{ConnectionType, Settings};
+//! let text = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\nHeartBtInt=20\n\
+//!             SenderCompID=ISLD\nTargetCompID=TW\n\n[SESSION]\nBeginString=FIX.4.4\n";
+//! let settings = Settings::parse(text, "fix44.cfg".as_ref())?;
+//! let s = &settings.sessions[0];
+//! assert_eq!(s.connection_type, ConnectionType::Acceptor);
+//! assert_eq!(s.heart_bt_int, 20);
+//! assert_eq!(s.session_name(), "FIX.4.4:ISLD->TW");
+//! # Ok::<(), peregrine_engine::config::ConfigError>(())
+//! ```
+//!
+//! # Relative paths
+//!
+//! QuickFIX resolves relative paths (`DataDictionary`, `FileStorePath`,
+//! `FileLogPath`, …) against the process's working directory. Peregrine
+//! resolves them against **the directory of the `.cfg` file**, so a settings
+//! file and the files it names can move together; when the file named that
+//! way does not exist but one relative to the working directory does, that
+//! one is used (so cfgs written for QuickFIX keep working).
+//!
+//! # Errors and warnings
+//!
+//! A value that cannot be used is an error naming the file, the line and the
+//! key: `fix44.cfg:3: HeartBtInt: "abc" is not a number`. A key Peregrine does
+//! not know is a [`ConfigWarning`] (also logged with `tracing`), not an error.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use peregrine_dict::ValidationSettings;
+
+use crate::idle::IdleStrategy;
+
+/// An error in a settings file: where, which key, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The settings file.
+    pub file: PathBuf,
+    /// 1-based line number (0 when the problem is not on one line).
+    pub line: usize,
+    /// The key concerned, if any.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = display_name(&self.file);
+        match (self.line, &self.key) {
+            (0, Some(k)) => write!(f, "{name}: {k}: {}", self.message),
+            (0, None) => write!(f, "{name}: {}", self.message),
+            (l, Some(k)) => write!(f, "{name}:{l}: {k}: {}", self.message),
+            (l, None) => write!(f, "{name}:{l}: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A problem that does not stop the settings from being used (an unknown key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning {
+    /// The settings file.
+    pub file: PathBuf,
+    /// 1-based line number.
+    pub line: usize,
+    /// The key concerned.
+    pub key: String,
+    /// What is odd.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            display_name(&self.file),
+            self.line,
+            self.key,
+            self.message
+        )
+    }
+}
+
+fn display_name(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// One `Key=Value` line as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The key as written.
+    pub key: String,
+    /// The value, trimmed.
+    pub value: String,
+    /// 1-based line number.
+    pub line: usize,
+}
+
+/// Whether the sessions accept or initiate connections (`ConnectionType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectionType {
+    /// Listen on `SocketAcceptPort`.
+    Acceptor,
+    /// Connect to `SocketConnectHost`/`SocketConnectPort` (and failovers).
+    Initiator,
+}
+
+/// What to do when a session's pending outbound bytes exceed
+/// `MaxOutboundQueueBytes` (`SlowConsumerAction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowConsumerAction {
+    /// Close the connection (the default).
+    Disconnect,
+    /// Keep the connection, mark the session slow (visible in `/sessions`
+    /// and the event log) and keep queueing.
+    Flag,
+}
+
+/// A time of day, UTC, in seconds since midnight (`StartTime`/`EndTime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TimeOfDay(pub u32);
+
+/// A typed view of one `[SESSION]` with its `[DEFAULT]` values applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSettings {
+    /// Settings file this came from.
+    pub file: PathBuf,
+    /// Line of the `[SESSION]` header.
+    pub line: usize,
+    /// Every effective entry: DEFAULT entries overridden by SESSION ones.
+    pub entries: Vec<Entry>,
+    /// `BeginString`.
+    pub begin_string: String,
+    /// `SenderCompID`.
+    pub sender_comp_id: String,
+    /// `TargetCompID`.
+    pub target_comp_id: String,
+    /// `SessionQualifier`.
+    pub session_qualifier: Option<String>,
+    /// `ConnectionType` (default acceptor).
+    pub connection_type: ConnectionType,
+    /// `SocketAcceptPort`.
+    pub socket_accept_port: Option<u16>,
+    /// `SocketAcceptAddress` (default 0.0.0.0).
+    pub socket_accept_address: Option<String>,
+    /// `SocketConnectHost`/`SocketConnectPort`, then `SocketConnectHost1`/`Port1`, … in order.
+    pub connect_addresses: Vec<(String, u16)>,
+    /// `HeartBtInt` in seconds (default 30).
+    pub heart_bt_int: u32,
+    /// `ReconnectInterval` in seconds (default 30).
+    pub reconnect_interval: u32,
+    /// `UseDataDictionary` (default Y).
+    pub use_data_dictionary: bool,
+    /// `DataDictionary`, resolved.
+    pub data_dictionary: Option<PathBuf>,
+    /// `TransportDataDictionary`, resolved.
+    pub transport_data_dictionary: Option<PathBuf>,
+    /// `AppDataDictionary`, resolved.
+    pub app_data_dictionary: Option<PathBuf>,
+    /// `FileStorePath`, resolved.
+    pub file_store_path: Option<PathBuf>,
+    /// `FileLogPath`, resolved.
+    pub file_log_path: Option<PathBuf>,
+    /// `PersistMessages` (default Y).
+    pub persist_messages: bool,
+    /// `StartTime` (UTC).
+    pub start_time: Option<TimeOfDay>,
+    /// `EndTime` (UTC).
+    pub end_time: Option<TimeOfDay>,
+    /// `StartDay` (0 = Sunday … 6 = Saturday).
+    pub start_day: Option<u8>,
+    /// `EndDay`.
+    pub end_day: Option<u8>,
+    /// `LogonTimeout` in seconds (default 10).
+    pub logon_timeout: u32,
+    /// `LogoutTimeout` in seconds (default 2).
+    pub logout_timeout: u32,
+    /// `SocketNodelay` (default Y).
+    pub socket_nodelay: bool,
+    /// `SocketSendBufferSize` in bytes (default: the OS's).
+    pub socket_send_buffer_size: Option<usize>,
+    /// `SocketReceiveBufferSize` in bytes (default: the OS's).
+    pub socket_receive_buffer_size: Option<usize>,
+    /// `ResetOnLogon`.
+    pub reset_on_logon: bool,
+    /// `ResetOnLogout`.
+    pub reset_on_logout: bool,
+    /// `ResetOnDisconnect`.
+    pub reset_on_disconnect: bool,
+    /// `RefreshOnLogon`.
+    pub refresh_on_logon: bool,
+    /// `ResendRequestChunkSize` (0 = unlimited).
+    pub resend_request_chunk_size: u32,
+    /// `EnableLastMsgSeqNumProcessed`.
+    pub enable_last_msg_seq_num_processed: bool,
+    /// `EnableNextExpectedMsgSeqNum`.
+    pub enable_next_expected_msg_seq_num: bool,
+    /// `DefaultApplVerID` (FIXT.1.1).
+    pub default_appl_ver_id: Option<String>,
+    /// `CheckCompID` (default Y).
+    pub check_comp_id: bool,
+    /// `CheckLatency`, `MaxLatency` and the `Validate*` keys.
+    pub validation: ValidationSettings,
+    /// `ValidateLengthAndChecksum` (default Y).
+    pub validate_length_and_checksum: bool,
+    /// `MaxMessageSize` in bytes (default 1 MiB).
+    pub max_message_size: usize,
+    /// `AdminHttpPort` (ours; default 8095; 0 = no admin interface).
+    pub admin_http_port: u16,
+    /// `IdleStrategy` (ours; default block).
+    pub idle_strategy: IdleStrategy,
+    /// `MaxOutboundQueueBytes` (ours; default 64 MiB): slow-consumer limit.
+    pub max_outbound_queue_bytes: usize,
+    /// `SlowConsumerAction` (ours; `disconnect` or `flag`).
+    pub slow_consumer_action: SlowConsumerAction,
+    /// `FileStoreSync` (ours): `always` (default), `never`, or a number of milliseconds.
+    pub file_store_sync: Option<u64>,
+}
+
+impl SessionSettings {
+    /// `BEGIN:SENDER->TARGET`, with `:QUALIFIER` appended when there is one.
+    pub fn session_name(&self) -> String {
+        let mut s = format!(
+            "{}:{}->{}",
+            self.begin_string, self.sender_comp_id, self.target_comp_id
+        );
+        if let Some(q) = &self.session_qualifier {
+            s.push(':');
+            s.push_str(q);
+        }
+        s
+    }
+
+    /// The line of the effective entry for `key` (case-insensitive), 0 if absent.
+    pub fn line_of(&self, key: &str) -> usize {
+        self.entries
+            .iter()
+            .find(|e| e.key.eq_ignore_ascii_case(key))
+            .map_or(0, |e| e.line)
+    }
+
+    /// The raw value of `key`, if set (for keys this type does not model).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|e| e.key.eq_ignore_ascii_case(key))
+            .map(|e| e.value.as_str())
+    }
+
+    /// An error about `key` at its line in this session's file.
+    pub fn error(&self, key: &str, message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            file: self.file.clone(),
+            line: self.line_of(key),
+            key: Some(key.to_string()),
+            message: message.into(),
+        }
+    }
+}
+
+/// A whole settings file, parsed and typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The file.
+    pub file: PathBuf,
+    /// The `[DEFAULT]` entries.
+    pub defaults: Vec<Entry>,
+    /// One per `[SESSION]`, in file order.
+    pub sessions: Vec<SessionSettings>,
+    /// Unknown keys and similar.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Every key Peregrine understands (QuickFIX's names, and ours).
+pub const KNOWN_KEYS: &[&str] = &[
+    "BeginString",
+    "SenderCompID",
+    "TargetCompID",
+    "SessionQualifier",
+    "SenderSubID",
+    "SenderLocationID",
+    "TargetSubID",
+    "TargetLocationID",
+    "ConnectionType",
+    "SocketAcceptPort",
+    "SocketAcceptAddress",
+    "SocketConnectHost",
+    "SocketConnectPort",
+    "HeartBtInt",
+    "ReconnectInterval",
+    "UseDataDictionary",
+    "DataDictionary",
+    "TransportDataDictionary",
+    "AppDataDictionary",
+    "FileStorePath",
+    "FileLogPath",
+    "PersistMessages",
+    "StartTime",
+    "EndTime",
+    "StartDay",
+    "EndDay",
+    "TimeZone",
+    "LogonTimeout",
+    "LogoutTimeout",
+    "SocketNodelay",
+    "SocketSendBufferSize",
+    "SocketReceiveBufferSize",
+    "ResetOnLogon",
+    "ResetOnLogout",
+    "ResetOnDisconnect",
+    "RefreshOnLogon",
+    "ResendRequestChunkSize",
+    "EnableLastMsgSeqNumProcessed",
+    "EnableNextExpectedMsgSeqNum",
+    "DefaultApplVerID",
+    "CheckCompID",
+    "CheckLatency",
+    "MaxLatency",
+    "ValidateFieldsOutOfOrder",
+    "ValidateFieldsHaveValues",
+    "ValidateUserDefinedFields",
+    "ValidateUnorderedGroupFields",
+    "ValidateLengthAndChecksum",
+    "AllowUnknownMsgFields",
+    "MaxMessageSize",
+    "AdminHttpPort",
+    "IdleStrategy",
+    "MaxOutboundQueueBytes",
+    "SlowConsumerAction",
+    "FileStoreSync",
+];
+
+fn is_known(key: &str) -> bool {
+    if KNOWN_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)) {
+        return true;
+    }
+    // SocketConnectHost1, SocketConnectPort2, ...
+    for prefix in ["SocketConnectHost", "SocketConnectPort"] {
+        if key.len() > prefix.len()
+            && key[..prefix.len()].eq_ignore_ascii_case(prefix)
+            && key[prefix.len()..].bytes().all(|b| b.is_ascii_digit())
+        {
+            return true;
+        }
+    }
+    false
+}
+
+#[derive(Debug, PartialEq)]
+enum SectionKind {
+    Default,
+    Session,
+}
+
+impl Settings {
+    /// Reads and parses `path`; the warnings are also logged with `tracing`.
+    pub fn load(path: impl AsRef<Path>) -> Result<Settings, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_path_buf(),
+            line: 0,
+            key: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        let settings = Settings::parse(&text, path)?;
+        for w in &settings.warnings {
+            tracing::warn!("{w}");
+        }
+        Ok(settings)
+    }
+
+    /// Parses settings text; `path` names the file in messages and is the base
+    /// for relative paths.
+    pub fn parse(text: &str, path: &Path) -> Result<Settings, ConfigError> {
+        let err = |line: usize, key: Option<&str>, message: String| ConfigError {
+            file: path.to_path_buf(),
+            line,
+            key: key.map(str::to_string),
+            message,
+        };
+        let mut defaults: Vec<Entry> = Vec::new();
+        let mut raw_sessions: Vec<(usize, Vec<Entry>)> = Vec::new();
+        let mut current: Option<SectionKind> = None;
+        let mut warnings = Vec::new();
+        let mut saw_default = false;
+        for (i, raw) in text.lines().enumerate() {
+            let n = i + 1;
+            let line = raw.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+                continue;
+            }
+            if line.starts_with('[') {
+                let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) else {
+                    return Err(err(n, None, format!("{line:?} is not a section header")));
+                };
+                let name = name.trim();
+                if name.eq_ignore_ascii_case("DEFAULT") {
+                    if saw_default {
+                        return Err(err(n, None, "a second [DEFAULT] section".into()));
+                    }
+                    saw_default = true;
+                    current = Some(SectionKind::Default);
+                } else if name.eq_ignore_ascii_case("SESSION") {
+                    current = Some(SectionKind::Session);
+                    raw_sessions.push((n, Vec::new()));
+                } else {
+                    return Err(err(
+                        n,
+                        None,
+                        format!("unknown section [{name}] (expected [DEFAULT] or [SESSION])"),
+                    ));
+                }
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                return Err(err(n, None, format!("{line:?} is not Key=Value")));
+            };
+            let key = key.trim();
+            let value = value.trim();
+            if key.is_empty() {
+                return Err(err(n, None, format!("{line:?} has no key")));
+            }
+            let entries = match current {
+                None => {
+                    return Err(err(
+                        n,
+                        Some(key),
+                        "setting outside a [DEFAULT] or [SESSION] section".into(),
+                    ))
+                }
+                Some(SectionKind::Default) => &mut defaults,
+                Some(SectionKind::Session) => &mut raw_sessions.last_mut().expect("session").1,
+            };
+            if entries.iter().any(|e| e.key.eq_ignore_ascii_case(key)) {
+                return Err(err(n, Some(key), "set twice in the same section".into()));
+            }
+            if !is_known(key) {
+                warnings.push(ConfigWarning {
+                    file: path.to_path_buf(),
+                    line: n,
+                    key: key.to_string(),
+                    message: "unknown key, ignored".into(),
+                });
+            }
+            entries.push(Entry {
+                key: key.to_string(),
+                value: value.to_string(),
+                line: n,
+            });
+        }
+        if raw_sessions.is_empty() {
+            return Err(err(0, None, "no [SESSION] section".into()));
+        }
+        let mut sessions = Vec::with_capacity(raw_sessions.len());
+        for (line, entries) in raw_sessions {
+            let mut effective = defaults.clone();
+            for e in entries {
+                effective.retain(|d| !d.key.eq_ignore_ascii_case(&e.key));
+                effective.push(e);
+            }
+            sessions.push(typed(path, line, effective)?);
+        }
+        // Two sessions with the same identity cannot both exist.
+        for (i, a) in sessions.iter().enumerate() {
+            if let Some(b) = sessions[..i]
+                .iter()
+                .find(|b| b.session_name() == a.session_name())
+            {
+                return Err(err(
+                    a.line,
+                    None,
+                    format!(
+                        "session {} is already defined at line {}",
+                        a.session_name(),
+                        b.line
+                    ),
+                ));
+            }
+        }
+        Ok(Settings {
+            file: path.to_path_buf(),
+            defaults,
+            sessions,
+            warnings,
+        })
+    }
+}
+
+struct Reader<'a> {
+    file: &'a Path,
+    section_line: usize,
+    entries: &'a [Entry],
+}
+
+impl Reader<'_> {
+    fn entry(&self, key: &str) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.key.eq_ignore_ascii_case(key))
+    }
+    fn err(&self, e: &Entry, message: String) -> ConfigError {
+        ConfigError {
+            file: self.file.to_path_buf(),
+            line: e.line,
+            key: Some(e.key.clone()),
+            message,
+        }
+    }
+    fn string(&self, key: &str) -> Option<String> {
+        self.entry(key).map(|e| e.value.clone())
+    }
+    fn required(&self, key: &str) -> Result<String, ConfigError> {
+        match self.entry(key) {
+            Some(e) if !e.value.is_empty() => Ok(e.value.clone()),
+            Some(e) => Err(self.err(e, "must not be empty".into())),
+            None => Err(ConfigError {
+                file: self.file.to_path_buf(),
+                line: self.section_line,
+                key: Some(key.to_string()),
+                message: "missing (required for every session)".into(),
+            }),
+        }
+    }
+    fn bool(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(default);
+        };
+        match e.value.as_str() {
+            "Y" | "y" => Ok(true),
+            "N" | "n" => Ok(false),
+            v => Err(self.err(e, format!("{v:?} is not Y or N"))),
+        }
+    }
+    fn number<T: std::str::FromStr>(&self, key: &str) -> Result<Option<T>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        let v = e.value.as_str();
+        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.err(e, format!("{v:?} is not a number")));
+        }
+        v.parse::<T>()
+            .map(Some)
+            .map_err(|_| self.err(e, format!("{v:?} is out of range")))
+    }
+    fn num_or<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T, ConfigError> {
+        Ok(self.number(key)?.unwrap_or(default))
+    }
+    fn port(&self, key: &str) -> Result<Option<u16>, ConfigError> {
+        self.number::<u16>(key)
+    }
+    fn time(&self, key: &str) -> Result<Option<TimeOfDay>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        let bad = || self.err(e, format!("{:?} is not a time HH:MM:SS", e.value));
+        let parts: Vec<&str> = e.value.split(':').collect();
+        if parts.len() != 3 || parts.iter().any(|p| p.len() != 2) {
+            return Err(bad());
+        }
+        let n: Vec<u32> = parts
+            .iter()
+            .map(|p| p.parse::<u32>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| bad())?;
+        if n[0] > 23 || n[1] > 59 || n[2] > 59 {
+            return Err(bad());
+        }
+        Ok(Some(TimeOfDay(n[0] * 3600 + n[1] * 60 + n[2])))
+    }
+    fn day(&self, key: &str) -> Result<Option<u8>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        const DAYS: [&str; 7] = [
+            "sunday",
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+        ];
+        let v = e.value.to_ascii_lowercase();
+        DAYS.iter()
+            .position(|d| v.len() >= 2 && d.starts_with(&v))
+            .map(|i| Some(i as u8))
+            .ok_or_else(|| self.err(e, format!("{:?} is not a day of the week", e.value)))
+    }
+    fn path(&self, key: &str) -> Result<Option<PathBuf>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        if e.value.is_empty() {
+            return Err(self.err(e, "must not be empty".into()));
+        }
+        Ok(Some(resolve_path(self.file, &e.value)))
+    }
+}
+
+/// Resolves a path from a settings file: absolute paths stay; a relative one
+/// is taken against the settings file's directory, unless nothing exists there
+/// and something exists relative to the working directory.
+///
+/// ```
+/// use std::path::Path;
+/// use peregrine_engine::config::resolve_path;
+/// assert_eq!(resolve_path(Path::new("/etc/fix/a.cfg"), "/x/FIX44.xml"), Path::new("/x/FIX44.xml"));
+/// assert_eq!(resolve_path(Path::new("/nonexistent/a.cfg"), "spec/nope.xml"),
+///            Path::new("/nonexistent/spec/nope.xml"));
+/// ```
+pub fn resolve_path(cfg_file: &Path, value: &str) -> PathBuf {
+    let p = Path::new(value);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    let base = cfg_file.parent().unwrap_or(Path::new(""));
+    let beside = base.join(p);
+    if beside.exists() || !p.exists() {
+        beside
+    } else {
+        p.to_path_buf()
+    }
+}
+
+fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSettings, ConfigError> {
+    let r = Reader {
+        file,
+        section_line: line,
+        entries: &entries,
+    };
+    let connection_type = match r.entry("ConnectionType") {
+        None => ConnectionType::Acceptor,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "acceptor" => ConnectionType::Acceptor,
+            "initiator" => ConnectionType::Initiator,
+            v => return Err(r.err(e, format!("{v:?} is not acceptor or initiator"))),
+        },
+    };
+    let begin_string = r.required("BeginString")?;
+    const BEGIN_STRINGS: [&str; 7] = [
+        "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4", "FIXT.1.1", "FIX.5.0",
+    ];
+    if !BEGIN_STRINGS.contains(&begin_string.as_str()) {
+        let e = r.entry("BeginString").expect("present");
+        return Err(r.err(
+            e,
+            format!("{begin_string:?} is not a FIX BeginString (FIX.4.0 … FIX.4.4, FIXT.1.1)"),
+        ));
+    }
+    let sender_comp_id = r.required("SenderCompID")?;
+    let target_comp_id = r.required("TargetCompID")?;
+
+    let mut connect_addresses = Vec::new();
+    let host_port = |h: &str, p: &str| -> Result<Option<(String, u16)>, ConfigError> {
+        match (r.entry(h), r.port(p)?) {
+            (Some(host), Some(port)) => Ok(Some((host.value.clone(), port))),
+            (None, None) => Ok(None),
+            (Some(e), None) => Err(r.err(e, format!("set without {p}"))),
+            (None, Some(_)) => Err(r.err(r.entry(p).expect("present"), format!("set without {h}"))),
+        }
+    };
+    if let Some(a) = host_port("SocketConnectHost", "SocketConnectPort")? {
+        connect_addresses.push(a);
+    }
+    for i in 1.. {
+        match host_port(&format!("SocketConnectHost{i}"), &format!("SocketConnectPort{i}"))? {
+            Some(a) => connect_addresses.push(a),
+            None => break,
+        }
+    }
+    let socket_accept_port = r.port("SocketAcceptPort")?;
+    match connection_type {
+        ConnectionType::Acceptor if socket_accept_port.is_none() => {
+            return Err(ConfigError {
+                file: file.to_path_buf(),
+                line,
+                key: Some("SocketAcceptPort".into()),
+                message: "missing (required for an acceptor)".into(),
+            })
+        }
+        ConnectionType::Initiator if connect_addresses.is_empty() => {
+            return Err(ConfigError {
+                file: file.to_path_buf(),
+                line,
+                key: Some("SocketConnectHost".into()),
+                message: "missing SocketConnectHost/SocketConnectPort (required for an initiator)"
+                    .into(),
+            })
+        }
+        _ => {}
+    }
+
+    let idle_strategy = match r.entry("IdleStrategy") {
+        None => IdleStrategy::default(),
+        Some(e) => e
+            .value
+            .parse::<IdleStrategy>()
+            .map_err(|m| r.err(e, m))?,
+    };
+    let slow_consumer_action = match r.entry("SlowConsumerAction") {
+        None => SlowConsumerAction::Disconnect,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "disconnect" => SlowConsumerAction::Disconnect,
+            "flag" => SlowConsumerAction::Flag,
+            v => return Err(r.err(e, format!("{v:?} is not disconnect or flag"))),
+        },
+    };
+    let file_store_sync = match r.entry("FileStoreSync") {
+        None => None,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "always" => None,
+            "never" => Some(u64::MAX),
+            v => Some(v.parse::<u64>().map_err(|_| {
+                r.err(
+                    e,
+                    format!("{v:?} is not always, never or a number of milliseconds"),
+                )
+            })?),
+        },
+    };
+    let heart_bt_int = r.num_or("HeartBtInt", 30u32)?;
+    let validation = ValidationSettings {
+        validate_fields_out_of_order: r.bool("ValidateFieldsOutOfOrder", true)?,
+        validate_fields_have_values: r.bool("ValidateFieldsHaveValues", true)?,
+        validate_user_defined_fields: r.bool("ValidateUserDefinedFields", true)?,
+        allow_unknown_msg_fields: r.bool("AllowUnknownMsgFields", false)?,
+        validate_unordered_group_fields: r.bool("ValidateUnorderedGroupFields", true)?,
+        check_latency: r.bool("CheckLatency", true)?,
+        max_latency_secs: r.num_or("MaxLatency", 120u32)?,
+    };
+    let max_message_size = r.num_or("MaxMessageSize", 1usize << 20)?;
+    let s = SessionSettings {
+        file: file.to_path_buf(),
+        line,
+        begin_string,
+        sender_comp_id,
+        target_comp_id,
+        session_qualifier: r.string("SessionQualifier").filter(|q| !q.is_empty()),
+        connection_type,
+        socket_accept_port,
+        socket_accept_address: r.string("SocketAcceptAddress"),
+        connect_addresses,
+        heart_bt_int,
+        reconnect_interval: r.num_or("ReconnectInterval", 30u32)?,
+        use_data_dictionary: r.bool("UseDataDictionary", true)?,
+        data_dictionary: r.path("DataDictionary")?,
+        transport_data_dictionary: r.path("TransportDataDictionary")?,
+        app_data_dictionary: r.path("AppDataDictionary")?,
+        file_store_path: r.path("FileStorePath")?,
+        file_log_path: r.path("FileLogPath")?,
+        persist_messages: r.bool("PersistMessages", true)?,
+        start_time: r.time("StartTime")?,
+        end_time: r.time("EndTime")?,
+        start_day: r.day("StartDay")?,
+        end_day: r.day("EndDay")?,
+        logon_timeout: r.num_or("LogonTimeout", 10u32)?,
+        logout_timeout: r.num_or("LogoutTimeout", 2u32)?,
+        socket_nodelay: r.bool("SocketNodelay", true)?,
+        socket_send_buffer_size: r.number("SocketSendBufferSize")?,
+        socket_receive_buffer_size: r.number("SocketReceiveBufferSize")?,
+        reset_on_logon: r.bool("ResetOnLogon", false)?,
+        reset_on_logout: r.bool("ResetOnLogout", false)?,
+        reset_on_disconnect: r.bool("ResetOnDisconnect", false)?,
+        refresh_on_logon: r.bool("RefreshOnLogon", false)?,
+        resend_request_chunk_size: r.num_or("ResendRequestChunkSize", 0u32)?,
+        enable_last_msg_seq_num_processed: r.bool("EnableLastMsgSeqNumProcessed", false)?,
+        enable_next_expected_msg_seq_num: r.bool("EnableNextExpectedMsgSeqNum", false)?,
+        default_appl_ver_id: r.string("DefaultApplVerID").filter(|v| !v.is_empty()),
+        check_comp_id: r.bool("CheckCompID", true)?,
+        validation,
+        validate_length_and_checksum: r.bool("ValidateLengthAndChecksum", true)?,
+        max_message_size,
+        admin_http_port: r.num_or("AdminHttpPort", 8095u16)?,
+        idle_strategy,
+        max_outbound_queue_bytes: r.num_or("MaxOutboundQueueBytes", 64usize << 20)?,
+        slow_consumer_action,
+        file_store_sync,
+        entries: Vec::new(),
+    };
+    // Cross-key checks.
+    if s.begin_string == "FIXT.1.1" && s.default_appl_ver_id.is_none() {
+        return Err(ConfigError {
+            file: file.to_path_buf(),
+            line,
+            key: Some("DefaultApplVerID".into()),
+            message: "missing (required with BeginString=FIXT.1.1)".into(),
+        });
+    }
+    if s.start_time.is_some() != s.end_time.is_some() {
+        let key = if s.start_time.is_some() {
+            "EndTime"
+        } else {
+            "StartTime"
+        };
+        return Err(ConfigError {
+            file: file.to_path_buf(),
+            line,
+            key: Some(key.into()),
+            message: "missing (StartTime and EndTime go together)".into(),
+        });
+    }
+    if s.heart_bt_int == 0 && s.connection_type == ConnectionType::Initiator {
+        let e = r.entry("HeartBtInt").expect("0 only when set");
+        return Err(r.err(e, "must be at least 1 for an initiator".into()));
+    }
+    Ok(SessionSettings { entries, ..s })
+}

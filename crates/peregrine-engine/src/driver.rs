@@ -1,0 +1,117 @@
+//! What the engine needs from a session: the sans-IO state machine of
+//! `peregrine-session` together with its application, seen through one trait
+//! so the engine can own many of them and tests can drive it with stand-ins.
+
+/// Nanoseconds since the Unix epoch, UTC (the session crate's `Nanos`).
+pub type Nanos = i64;
+
+/// What a session tells the engine after it handled input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriverEvent {
+    /// The session is logged on.
+    LoggedOn,
+    /// The session logged out.
+    LoggedOut,
+    /// The engine must flush what is pending, close the connection and call
+    /// [`SessionDriver::on_disconnected`].
+    Disconnect,
+    /// Anything else worth a line in the event log.
+    Info(String),
+}
+
+/// One FIX session as the engine drives it (a session state machine plus the
+/// application behind it). Every method is non-blocking; time is passed in.
+///
+/// The engine calls [`on_connected`](Self::on_connected) when a connection is
+/// bound to the session, [`on_bytes`](Self::on_bytes) with what it reads,
+/// [`on_timer`](Self::on_timer) when [`next_deadline`](Self::next_deadline)
+/// has passed, writes [`outbound`](Self::outbound) and reports what was written
+/// with [`consume_outbound`](Self::consume_outbound), and drains
+/// [`poll_event`](Self::poll_event) after each of these.
+pub trait SessionDriver {
+    /// A transport connection is up (an initiator queues its Logon).
+    fn on_connected(&mut self, now: Nanos);
+    /// Bytes from the peer.
+    fn on_bytes(&mut self, data: &[u8], now: Nanos);
+    /// Timers (heartbeats, test requests, logon/logout timeouts).
+    fn on_timer(&mut self, now: Nanos);
+    /// When `on_timer` must next be called.
+    fn next_deadline(&self) -> Option<Nanos>;
+    /// The connection is gone.
+    fn on_disconnected(&mut self, now: Nanos);
+    /// Bytes waiting to be written.
+    fn outbound(&self) -> &[u8];
+    /// `n` bytes of [`outbound`](Self::outbound) were written.
+    fn consume_outbound(&mut self, n: usize);
+    /// The next event, if any.
+    fn poll_event(&mut self) -> Option<DriverEvent>;
+    /// Starts a logout (graceful shutdown).
+    fn logout(&mut self, now: Nanos, text: Option<&str>);
+    /// Whether the session is logged on.
+    fn is_logged_on(&self) -> bool;
+    /// A short name of the state, for `/sessions` (e.g. `LoggedOn`).
+    fn state_name(&self) -> String;
+    /// The next outgoing sequence number.
+    fn next_sender_seq(&self) -> u64;
+    /// The next expected incoming sequence number.
+    fn next_target_seq(&self) -> u64;
+    /// Operator override of the next outgoing sequence number.
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String>;
+    /// Operator override of the next expected incoming sequence number.
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String>;
+}
+
+impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
+    fn on_connected(&mut self, now: Nanos) {
+        (**self).on_connected(now)
+    }
+    fn on_bytes(&mut self, data: &[u8], now: Nanos) {
+        (**self).on_bytes(data, now)
+    }
+    fn on_timer(&mut self, now: Nanos) {
+        (**self).on_timer(now)
+    }
+    fn next_deadline(&self) -> Option<Nanos> {
+        (**self).next_deadline()
+    }
+    fn on_disconnected(&mut self, now: Nanos) {
+        (**self).on_disconnected(now)
+    }
+    fn outbound(&self) -> &[u8] {
+        (**self).outbound()
+    }
+    fn consume_outbound(&mut self, n: usize) {
+        (**self).consume_outbound(n)
+    }
+    fn poll_event(&mut self) -> Option<DriverEvent> {
+        (**self).poll_event()
+    }
+    fn logout(&mut self, now: Nanos, text: Option<&str>) {
+        (**self).logout(now, text)
+    }
+    fn is_logged_on(&self) -> bool {
+        (**self).is_logged_on()
+    }
+    fn state_name(&self) -> String {
+        (**self).state_name()
+    }
+    fn next_sender_seq(&self) -> u64 {
+        (**self).next_sender_seq()
+    }
+    fn next_target_seq(&self) -> u64 {
+        (**self).next_target_seq()
+    }
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String> {
+        (**self).set_next_sender_seq(seq)
+    }
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
+        (**self).set_next_target_seq(seq)
+    }
+}
+
+/// The current time in [`Nanos`].
+pub fn now_nanos() -> Nanos {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as Nanos)
+}

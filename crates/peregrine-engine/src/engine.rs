@@ -1,0 +1,950 @@
+//! The reactor: one thread, many sessions, non-blocking sockets polled with
+//! `mio` (epoll on Linux).
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token, Waker};
+
+use peregrine_codec::frame::{Frame, Framer};
+
+use crate::admin::{json_escape, Command, EngineHandle, Reply, Request};
+use crate::config::{ConnectionType, SessionSettings, SlowConsumerAction};
+use crate::driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
+use crate::idle::{IdleStrategy, Idler};
+use crate::log::SessionLog;
+
+const WAKER: Token = Token(0);
+const LISTENER_BASE: usize = 1;
+const CONN_BASE: usize = 1 << 16;
+const SEC: Nanos = 1_000_000_000;
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Engine-wide options.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// How the reactor waits when there is no work.
+    pub idle: IdleStrategy,
+    /// Write the per-session message and event logs (under each session's
+    /// `FileLogPath`, when it has one).
+    pub message_logs: bool,
+    /// Raised (e.g. by a SIGINT/SIGTERM handler) to ask for a graceful stop.
+    pub stop_flag: Option<Arc<AtomicBool>>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            idle: IdleStrategy::Block,
+            message_logs: true,
+            stop_flag: None,
+        }
+    }
+}
+
+/// What `/sessions` shows about one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// `FIX.4.4:ISLD->TW`.
+    pub name: String,
+    /// The session's state name.
+    pub state: String,
+    /// Whether a connection is bound to it.
+    pub connected: bool,
+    /// Whether it is logged on.
+    pub logged_on: bool,
+    /// Next outgoing sequence number.
+    pub next_sender_seq: u64,
+    /// Next expected incoming sequence number.
+    pub next_target_seq: u64,
+    /// Bytes waiting to be written.
+    pub pending_outbound: usize,
+    /// Flagged as a slow consumer.
+    pub slow_consumer: bool,
+}
+
+impl SessionInfo {
+    /// A JSON object.
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{}}}",
+            json_escape(&self.name),
+            json_escape(&self.state),
+            self.connected,
+            self.logged_on,
+            self.next_sender_seq,
+            self.next_target_seq,
+            self.pending_outbound,
+            self.slow_consumer
+        )
+    }
+}
+
+struct Slot<D> {
+    name: String,
+    begin: String,
+    sender: String,
+    target: String,
+    qualifier: Option<String>,
+    settings: SessionSettings,
+    driver: D,
+    conn: Option<usize>,
+    log: Option<SessionLog>,
+    slow: bool,
+    next_connect: Nanos,
+    addr_idx: usize,
+    listener: Option<usize>,
+}
+
+impl<D> Slot<D> {
+    fn event(&mut self, text: &str, now: Nanos) {
+        tracing::info!(session = %self.name, "{text}");
+        if let Some(l) = &mut self.log {
+            l.event(text, now);
+        }
+    }
+}
+
+struct Conn {
+    stream: TcpStream,
+    peer: Option<SocketAddr>,
+    session: Option<usize>,
+    pending: Vec<u8>,
+    opened_at: Nanos,
+    connecting: bool,
+    listener: Option<usize>,
+}
+
+struct Listener {
+    socket: TcpListener,
+    configured_port: u16,
+    local: SocketAddr,
+    logon_timeout: Nanos,
+    first_session: usize,
+}
+
+/// The I/O engine: owns listeners, connections and sessions, and runs them on
+/// the calling thread.
+///
+/// ```no_run
+/// use peregrine_engine::{Engine, EngineOptions, config::Settings};
+/// # fn driver_for(_: &peregrine_engine::config::SessionSettings) -> Box<dyn peregrine_engine::SessionDriver> { unimplemented!() }
+/// let settings = Settings::load("acceptor.cfg")?;
+/// let mut engine = Engine::new(EngineOptions::default())?;
+/// for s in &settings.sessions {
+///     engine.add_session(s, driver_for(s))?;
+/// }
+/// engine.run()?; // until stopped; then Logout on every session
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Engine<D: SessionDriver> {
+    poll: Poll,
+    events: Events,
+    waker: Arc<Waker>,
+    tx: mpsc::Sender<Request>,
+    rx: mpsc::Receiver<Request>,
+    listeners: Vec<Listener>,
+    conns: Vec<Option<Conn>>,
+    free: Vec<usize>,
+    slots: Vec<Slot<D>>,
+    routes: HashMap<(String, String, String), Vec<usize>>,
+    options: EngineOptions,
+    idler: Idler,
+    read_buf: Vec<u8>,
+    stopping: bool,
+    stop_requested: bool,
+    framer: Framer,
+}
+
+impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("sessions", &self.slots.len())
+            .field("listeners", &self.listeners.len())
+            .finish()
+    }
+}
+
+impl<D: SessionDriver> Engine<D> {
+    /// An engine with no sessions yet.
+    pub fn new(options: EngineOptions) -> io::Result<Self> {
+        let poll = Poll::new()?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let (tx, rx) = mpsc::channel();
+        Ok(Engine {
+            poll,
+            events: Events::with_capacity(1024),
+            waker,
+            tx,
+            rx,
+            listeners: Vec::new(),
+            conns: Vec::new(),
+            free: Vec::new(),
+            slots: Vec::new(),
+            routes: HashMap::new(),
+            idler: Idler::new(options.idle),
+            options,
+            read_buf: vec![0; READ_CHUNK],
+            stopping: false,
+            stop_requested: false,
+            framer: Framer::default(),
+        })
+    }
+
+    /// A handle for other threads (the admin server, tests, signal handlers).
+    pub fn handle(&self) -> EngineHandle {
+        EngineHandle {
+            tx: self.tx.clone(),
+            waker: self.waker.clone(),
+        }
+    }
+
+    /// Adds a session. An acceptor session shares the listener of any earlier
+    /// session with the same `SocketAcceptPort` (port 0: an ephemeral port,
+    /// see [`listener_addrs`](Self::listener_addrs)); an initiator session
+    /// connects on the next turn.
+    pub fn add_session(&mut self, settings: &SessionSettings, driver: D) -> io::Result<()> {
+        let idx = self.slots.len();
+        let name = settings.session_name();
+        let log = match (&settings.file_log_path, self.options.message_logs) {
+            (Some(dir), true) => Some(SessionLog::open(dir, &name)?),
+            _ => None,
+        };
+        let mut listener = None;
+        if settings.connection_type == ConnectionType::Acceptor {
+            let port = settings.socket_accept_port.unwrap_or(0);
+            let existing = self
+                .listeners
+                .iter()
+                .position(|l| l.configured_port == port && port != 0);
+            listener = Some(match existing {
+                Some(i) => i,
+                None => {
+                    let host = settings
+                        .socket_accept_address
+                        .clone()
+                        .unwrap_or_else(|| "0.0.0.0".into());
+                    let addr = (host.as_str(), port)
+                        .to_socket_addrs()?
+                        .next()
+                        .ok_or_else(|| io::Error::other(format!("cannot resolve {host}")))?;
+                    let mut socket = TcpListener::bind(addr).map_err(|e| {
+                        io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}"))
+                    })?;
+                    let i = self.listeners.len();
+                    self.poll.registry().register(
+                        &mut socket,
+                        Token(LISTENER_BASE + i),
+                        Interest::READABLE,
+                    )?;
+                    let local = socket.local_addr()?;
+                    tracing::info!("listening on {local}");
+                    self.listeners.push(Listener {
+                        socket,
+                        configured_port: port,
+                        local,
+                        logon_timeout: Nanos::from(settings.logon_timeout.max(1)) * SEC,
+                        first_session: idx,
+                    });
+                    i
+                }
+            });
+            self.routes
+                .entry((
+                    settings.begin_string.clone(),
+                    settings.sender_comp_id.clone(),
+                    settings.target_comp_id.clone(),
+                ))
+                .or_default()
+                .push(idx);
+        }
+        let mut slot = Slot {
+            name,
+            begin: settings.begin_string.clone(),
+            sender: settings.sender_comp_id.clone(),
+            target: settings.target_comp_id.clone(),
+            qualifier: settings.session_qualifier.clone(),
+            settings: settings.clone(),
+            driver,
+            conn: None,
+            log,
+            slow: false,
+            next_connect: 0,
+            addr_idx: 0,
+            listener,
+        };
+        slot.event("session created", now_nanos());
+        self.slots.push(slot);
+        Ok(())
+    }
+
+    /// The addresses the acceptor listens on, in the order the ports were first named.
+    pub fn listener_addrs(&self) -> Vec<SocketAddr> {
+        self.listeners.iter().map(|l| l.local).collect()
+    }
+
+    /// A snapshot of every session.
+    pub fn sessions(&self) -> Vec<SessionInfo> {
+        self.slots
+            .iter()
+            .map(|s| SessionInfo {
+                name: s.name.clone(),
+                state: s.driver.state_name(),
+                connected: s.conn.is_some(),
+                logged_on: s.driver.is_logged_on(),
+                next_sender_seq: s.driver.next_sender_seq(),
+                next_target_seq: s.driver.next_target_seq(),
+                pending_outbound: s.driver.outbound().len(),
+                slow_consumer: s.slow,
+            })
+            .collect()
+    }
+
+    /// Runs `f` on the named session's driver (to send application messages,
+    /// for instance); the engine writes what it queued on this same call.
+    pub fn with_session<R>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&mut D, Nanos) -> R,
+    ) -> Option<R> {
+        let i = self.find_session(name).ok()?;
+        let now = now_nanos();
+        let r = f(&mut self.slots[i].driver, now);
+        self.service(i, now);
+        Some(r)
+    }
+
+    /// Whether a graceful stop was asked for (by a handle, the stop flag, or
+    /// the admin interface).
+    pub fn stop_requested(&self) -> bool {
+        self.stop_requested
+            || self
+                .options
+                .stop_flag
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// Runs until a stop is requested, then shuts down gracefully.
+    pub fn run(&mut self) -> io::Result<()> {
+        while !self.stop_requested() {
+            self.turn()?;
+        }
+        self.shutdown()
+    }
+
+    /// One iteration of the reactor: poll (waiting as the idle strategy says),
+    /// handle readiness, commands, timers and reconnects. Returns whether
+    /// anything happened.
+    pub fn turn(&mut self) -> io::Result<bool> {
+        let now = now_nanos();
+        let until_timer = self.next_timer().map(|t| {
+            Duration::from_nanos(t.saturating_sub(now).max(0) as u64)
+        });
+        let timeout = self.idler.poll_timeout(until_timer);
+        let mut events = std::mem::replace(&mut self.events, Events::with_capacity(0));
+        let polled = self.poll.poll(&mut events, Some(timeout));
+        if let Err(e) = polled {
+            self.events = events;
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(false);
+            }
+            return Err(e);
+        }
+        let mut work = !events.is_empty();
+        for ev in events.iter() {
+            let t = ev.token().0;
+            if t == WAKER.0 {
+                continue;
+            } else if t < CONN_BASE {
+                self.accept_all(t - LISTENER_BASE);
+            } else {
+                let c = t - CONN_BASE;
+                if ev.is_writable() {
+                    self.on_writable(c);
+                }
+                if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+                    self.on_readable(c);
+                }
+            }
+        }
+        self.events = events;
+        work |= self.drain_commands();
+        work |= self.timers();
+        if work {
+            self.idler.reset();
+        } else {
+            self.idler.after_idle_poll();
+        }
+        for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
+            l.flush();
+        }
+        Ok(work)
+    }
+
+    /// Graceful shutdown: stops accepting, sends Logout on every logged-on
+    /// session, waits for the replies up to the longest `LogoutTimeout`
+    /// (plus a second), then closes every connection.
+    pub fn shutdown(&mut self) -> io::Result<()> {
+        self.stopping = true;
+        let now = now_nanos();
+        for l in &mut self.listeners {
+            let _ = self.poll.registry().deregister(&mut l.socket);
+        }
+        let mut wait: Nanos = 0;
+        for i in 0..self.slots.len() {
+            if self.slots[i].conn.is_none() {
+                continue;
+            }
+            if self.slots[i].driver.is_logged_on() {
+                wait = wait.max(Nanos::from(self.slots[i].settings.logout_timeout) * SEC);
+                self.slots[i].event("shutting down: sending Logout", now);
+                self.slots[i].driver.logout(now, None);
+                self.service(i, now);
+            } else if let Some(c) = self.slots[i].conn {
+                self.close_conn(c, "shutting down", now);
+            }
+        }
+        let deadline = now + wait + SEC;
+        while self.slots.iter().any(|s| s.conn.is_some()) && now_nanos() < deadline {
+            self.turn()?;
+        }
+        let now = now_nanos();
+        for c in 0..self.conns.len() {
+            if self.conns[c].is_some() {
+                self.close_conn(c, "shut down", now);
+            }
+        }
+        for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
+            l.flush();
+        }
+        Ok(())
+    }
+
+    fn next_timer(&self) -> Option<Nanos> {
+        let mut t: Option<Nanos> = None;
+        let mut min = |x: Nanos| t = Some(t.map_or(x, |y| y.min(x)));
+        for s in &self.slots {
+            if let Some(d) = s.driver.next_deadline() {
+                min(d);
+            }
+            if s.settings.connection_type == ConnectionType::Initiator
+                && s.conn.is_none()
+                && !self.stopping
+            {
+                min(s.next_connect);
+            }
+        }
+        for c in self.conns.iter().flatten() {
+            if c.session.is_none() {
+                if let Some(l) = c.listener {
+                    min(c.opened_at + self.listeners[l].logon_timeout);
+                }
+            }
+        }
+        t
+    }
+
+    fn timers(&mut self) -> bool {
+        let now = now_nanos();
+        let mut work = false;
+        for i in 0..self.slots.len() {
+            if self.slots[i].driver.next_deadline().is_some_and(|d| d <= now) {
+                self.slots[i].driver.on_timer(now);
+                work = true;
+            }
+            self.service(i, now);
+            let s = &self.slots[i];
+            if s.settings.connection_type == ConnectionType::Initiator
+                && s.conn.is_none()
+                && !self.stopping
+                && s.next_connect <= now
+            {
+                self.connect(i, now);
+                work = true;
+            }
+        }
+        for c in 0..self.conns.len() {
+            let expired = self.conns[c].as_ref().is_some_and(|conn| {
+                conn.session.is_none()
+                    && conn
+                        .listener
+                        .is_some_and(|l| conn.opened_at + self.listeners[l].logon_timeout <= now)
+            });
+            if expired {
+                self.close_conn(c, "no logon in time", now);
+                work = true;
+            }
+        }
+        work
+    }
+
+    fn add_conn(&mut self, conn: Conn) -> usize {
+        match self.free.pop() {
+            Some(i) => {
+                self.conns[i] = Some(conn);
+                i
+            }
+            None => {
+                self.conns.push(Some(conn));
+                self.conns.len() - 1
+            }
+        }
+    }
+
+    fn tune(stream: &TcpStream, s: &SessionSettings) {
+        let _ = stream.set_nodelay(s.socket_nodelay);
+        let sock = socket2::SockRef::from(stream);
+        if let Some(n) = s.socket_send_buffer_size {
+            let _ = sock.set_send_buffer_size(n);
+        }
+        if let Some(n) = s.socket_receive_buffer_size {
+            let _ = sock.set_recv_buffer_size(n);
+        }
+    }
+
+    fn accept_all(&mut self, l: usize) {
+        if l >= self.listeners.len() || self.stopping {
+            return;
+        }
+        loop {
+            match self.listeners[l].socket.accept() {
+                Ok((stream, peer)) => {
+                    let first = self.listeners[l].first_session;
+                    Self::tune(&stream, &self.slots[first].settings);
+                    let c = self.add_conn(Conn {
+                        stream,
+                        peer: Some(peer),
+                        session: None,
+                        pending: Vec::new(),
+                        opened_at: now_nanos(),
+                        connecting: false,
+                        listener: Some(l),
+                    });
+                    let conn = self.conns[c].as_mut().expect("just added");
+                    if let Err(e) = self.poll.registry().register(
+                        &mut conn.stream,
+                        Token(CONN_BASE + c),
+                        Interest::READABLE | Interest::WRITABLE,
+                    ) {
+                        tracing::warn!("cannot register a connection from {peer}: {e}");
+                        self.conns[c] = None;
+                        self.free.push(c);
+                        continue;
+                    }
+                    tracing::debug!("connection from {peer}");
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    break;
+                }
+            }
+        }
+    }
+
+    fn connect(&mut self, i: usize, now: Nanos) {
+        let s = &mut self.slots[i];
+        s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
+        if s.settings.connect_addresses.is_empty() {
+            return;
+        }
+        let (host, port) = s.settings.connect_addresses[s.addr_idx % s.settings.connect_addresses.len()].clone();
+        let addr = match (host.as_str(), port).to_socket_addrs().map(|mut a| a.next()) {
+            Ok(Some(a)) => a,
+            _ => {
+                s.event(&format!("cannot resolve {host}:{port}"), now);
+                s.addr_idx += 1;
+                return;
+            }
+        };
+        let stream = match TcpStream::connect(addr) {
+            Ok(st) => st,
+            Err(e) => {
+                s.event(&format!("connect to {addr} failed: {e}"), now);
+                s.addr_idx += 1;
+                return;
+            }
+        };
+        s.event(&format!("connecting to {addr}"), now);
+        Self::tune(&stream, &s.settings);
+        let c = self.add_conn(Conn {
+            stream,
+            peer: Some(addr),
+            session: Some(i),
+            pending: Vec::new(),
+            opened_at: now,
+            connecting: true,
+            listener: None,
+        });
+        let conn = self.conns[c].as_mut().expect("just added");
+        if let Err(e) = self.poll.registry().register(
+            &mut conn.stream,
+            Token(CONN_BASE + c),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            self.conns[c] = None;
+            self.free.push(c);
+            self.slots[i].event(&format!("cannot register: {e}"), now);
+            return;
+        }
+        self.slots[i].conn = Some(c);
+    }
+
+    fn on_writable(&mut self, c: usize) {
+        let now = now_nanos();
+        let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) else {
+            return;
+        };
+        if conn.connecting {
+            match conn.stream.take_error() {
+                Ok(Some(e)) | Err(e) => {
+                    let i = conn.session.expect("initiator");
+                    let msg = format!("connect to {:?} failed: {e}", conn.peer);
+                    self.slots[i].addr_idx += 1;
+                    self.close_conn(c, &msg, now);
+                    return;
+                }
+                Ok(None) => {}
+            }
+            match conn.stream.peer_addr() {
+                Ok(_) => {
+                    conn.connecting = false;
+                    let i = conn.session.expect("initiator");
+                    let peer = conn.peer;
+                    let s = &mut self.slots[i];
+                    s.event(&format!("connected to {peer:?}"), now);
+                    s.driver.on_connected(now);
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => return,
+                Err(e) => {
+                    let i = conn.session.expect("initiator");
+                    self.slots[i].addr_idx += 1;
+                    self.close_conn(c, &format!("connect failed: {e}"), now);
+                    return;
+                }
+            }
+        }
+        if let Some(i) = self.conns[c].as_ref().and_then(|x| x.session) {
+            self.service(i, now);
+        }
+    }
+
+    fn on_readable(&mut self, c: usize) {
+        loop {
+            let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) else {
+                return;
+            };
+            if conn.connecting {
+                return;
+            }
+            match conn.stream.read(&mut self.read_buf) {
+                Ok(0) => {
+                    self.close_conn(c, "peer closed the connection", now_nanos());
+                    return;
+                }
+                Ok(n) => {
+                    let now = now_nanos();
+                    match conn.session {
+                        Some(i) => {
+                            let s = &mut self.slots[i];
+                            if let Some(l) = &mut s.log {
+                                l.incoming(&self.read_buf[..n], now);
+                            }
+                            s.driver.on_bytes(&self.read_buf[..n], now);
+                            self.service(i, now);
+                        }
+                        None => {
+                            conn.pending.extend_from_slice(&self.read_buf[..n]);
+                            self.route(c, now);
+                        }
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.close_conn(c, &format!("read failed: {e}"), now_nanos());
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A new acceptor connection's first message picks its session.
+    fn route(&mut self, c: usize, now: Nanos) {
+        let conn = self.conns[c].as_mut().expect("live");
+        let len = match self.framer.next_frame(&conn.pending) {
+            Frame::Incomplete => return,
+            Frame::Garbled { reason, .. } => {
+                let why = format!("first message garbled ({reason})");
+                self.close_conn(c, &why, now);
+                return;
+            }
+            Frame::Message { len } => len,
+        };
+        let (begin, their_sender, their_target) = header_ids(&conn.pending[..len]);
+        let key = (begin.clone(), their_target.clone(), their_sender.clone());
+        let listener = conn.listener;
+        let candidates = self.routes.get(&key).cloned().unwrap_or_default();
+        let found = candidates
+            .into_iter()
+            .find(|&i| self.slots[i].listener == listener);
+        let Some(i) = found else {
+            let why = format!(
+                "first message names no configured session ({begin}:{their_target}->{their_sender})"
+            );
+            self.close_conn(c, &why, now);
+            return;
+        };
+        if self.slots[i].conn.is_some() {
+            let why = format!("session {} is already connected", self.slots[i].name);
+            self.close_conn(c, &why, now);
+            return;
+        }
+        if self.stopping {
+            self.close_conn(c, "shutting down", now);
+            return;
+        }
+        let conn = self.conns[c].as_mut().expect("live");
+        conn.session = Some(i);
+        let pending = std::mem::take(&mut conn.pending);
+        let peer = conn.peer;
+        Self::tune(&conn.stream, &self.slots[i].settings);
+        let s = &mut self.slots[i];
+        s.conn = Some(c);
+        s.slow = false;
+        s.event(&format!("accepted connection from {peer:?}"), now);
+        s.driver.on_connected(now);
+        if let Some(l) = &mut s.log {
+            l.incoming(&pending, now);
+        }
+        s.driver.on_bytes(&pending, now);
+        self.service(i, now);
+    }
+
+    /// Writes what the session has queued, handles its events, checks the
+    /// slow-consumer limit.
+    fn service(&mut self, i: usize, now: Nanos) {
+        loop {
+            self.flush(i, now);
+            let Some(ev) = self.slots[i].driver.poll_event() else {
+                break;
+            };
+            match ev {
+                DriverEvent::Disconnect => {
+                    self.flush(i, now);
+                    if let Some(c) = self.slots[i].conn {
+                        self.close_conn(c, "session asked to disconnect", now);
+                    }
+                }
+                DriverEvent::LoggedOn => self.slots[i].event("logged on", now),
+                DriverEvent::LoggedOut => self.slots[i].event("logged out", now),
+                DriverEvent::Info(t) => self.slots[i].event(&t, now),
+            }
+        }
+        let s = &mut self.slots[i];
+        let pending = s.driver.outbound().len();
+        if s.conn.is_some() && pending > s.settings.max_outbound_queue_bytes {
+            match s.settings.slow_consumer_action {
+                SlowConsumerAction::Disconnect => {
+                    let why = format!(
+                        "slow consumer: {pending} bytes pending (limit {}), disconnecting",
+                        s.settings.max_outbound_queue_bytes
+                    );
+                    let c = s.conn.expect("connected");
+                    tracing::warn!(session = %s.name, "{why}");
+                    self.close_conn(c, &why, now);
+                }
+                SlowConsumerAction::Flag => {
+                    if !s.slow {
+                        s.slow = true;
+                        let why = format!(
+                            "slow consumer: {pending} bytes pending (limit {})",
+                            s.settings.max_outbound_queue_bytes
+                        );
+                        tracing::warn!(session = %s.name, "{why}");
+                        s.event(&why, now);
+                    }
+                }
+            }
+        } else if s.slow && pending <= s.settings.max_outbound_queue_bytes / 2 {
+            s.slow = false;
+            s.event("no longer a slow consumer", now);
+        }
+    }
+
+    fn flush(&mut self, i: usize, now: Nanos) {
+        let s = &mut self.slots[i];
+        let Some(c) = s.conn else {
+            // Nothing can be written without a connection; the session
+            // keeps (or drops) its queue as it sees fit.
+            return;
+        };
+        let Some(conn) = self.conns[c].as_mut() else {
+            return;
+        };
+        if conn.connecting {
+            return;
+        }
+        loop {
+            let out = s.driver.outbound();
+            if out.is_empty() {
+                return;
+            }
+            match conn.stream.write(out) {
+                Ok(0) => return,
+                Ok(n) => {
+                    if let Some(l) = &mut s.log {
+                        l.outgoing(&out[..n], now);
+                    }
+                    s.driver.consume_outbound(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let why = format!("write failed: {e}");
+                    self.close_conn(c, &why, now);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn close_conn(&mut self, c: usize, why: &str, now: Nanos) {
+        let Some(mut conn) = self.conns.get_mut(c).and_then(|x| x.take()) else {
+            return;
+        };
+        self.free.push(c);
+        let _ = self.poll.registry().deregister(&mut conn.stream);
+        let _ = conn.stream.shutdown(std::net::Shutdown::Both);
+        match conn.session {
+            Some(i) if self.slots[i].conn == Some(c) => {
+                let s = &mut self.slots[i];
+                s.conn = None;
+                s.event(&format!("disconnected: {why}"), now);
+                if !conn.connecting {
+                    s.driver.on_disconnected(now);
+                }
+                if s.settings.connection_type == ConnectionType::Initiator {
+                    s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
+                }
+                // Events raised by the disconnect itself (logged out, …).
+                while let Some(ev) = s.driver.poll_event() {
+                    if let DriverEvent::Info(t) = ev {
+                        s.event(&t, now);
+                    }
+                }
+            }
+            _ => tracing::info!("closed connection from {:?}: {why}", conn.peer),
+        }
+    }
+
+    fn find_session(&self, name: &str) -> Result<usize, Reply> {
+        if let Some(i) = self.slots.iter().position(|s| s.name == name) {
+            return Ok(i);
+        }
+        // Without the qualifier, if that names exactly one session.
+        let matches: Vec<usize> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.qualifier.is_some() && format!("{}:{}->{}", s.begin, s.sender, s.target) == name
+            })
+            .map(|(i, _)| i)
+            .collect();
+        match matches.as_slice() {
+            [i] => Ok(*i),
+            [] => Err(Reply::new(404, format!("no session {name}\n"))),
+            _ => Err(Reply::new(
+                400,
+                format!("{name} names several sessions; add the qualifier\n"),
+            )),
+        }
+    }
+
+    fn drain_commands(&mut self) -> bool {
+        let mut work = false;
+        while let Ok((cmd, reply)) = self.rx.try_recv() {
+            work = true;
+            let answer = self.command(cmd);
+            let _ = reply.send(answer);
+        }
+        work
+    }
+
+    fn command(&mut self, cmd: Command) -> Reply {
+        match cmd {
+            Command::Stop => {
+                self.stop_requested = true;
+                Reply::new(200, "stopping\n")
+            }
+            Command::ListSessions => {
+                let items: Vec<String> = self.sessions().iter().map(SessionInfo::to_json).collect();
+                Reply::new(200, format!("[{}]\n", items.join(",")))
+            }
+            Command::SetSeqNum {
+                session,
+                next_sender,
+                next_target,
+            } => {
+                let i = match self.find_session(&session) {
+                    Ok(i) => i,
+                    Err(r) => return r,
+                };
+                let now = now_nanos();
+                let s = &mut self.slots[i];
+                if let Some(n) = next_sender {
+                    if let Err(e) = s.driver.set_next_sender_seq(n) {
+                        return Reply::new(500, format!("{e}\n"));
+                    }
+                    s.event(&format!("operator set next sender seq to {n}"), now);
+                }
+                if let Some(n) = next_target {
+                    if let Err(e) = s.driver.set_next_target_seq(n) {
+                        return Reply::new(500, format!("{e}\n"));
+                    }
+                    s.event(&format!("operator set next target seq to {n}"), now);
+                }
+                Reply::new(
+                    200,
+                    format!(
+                        "OK {} next_sender_seq={} next_target_seq={}\n",
+                        s.name,
+                        s.driver.next_sender_seq(),
+                        s.driver.next_target_seq()
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// BeginString, SenderCompID and TargetCompID of a framed message (empty when absent).
+fn header_ids(msg: &[u8]) -> (String, String, String) {
+    let mut begin = String::new();
+    let mut sender = None;
+    let mut target = None;
+    for field in msg.split(|&b| b == 0x01) {
+        let Some(eq) = field.iter().position(|&b| b == b'=') else {
+            continue;
+        };
+        let value = || String::from_utf8_lossy(&field[eq + 1..]).into_owned();
+        match &field[..eq] {
+            b"8" if begin.is_empty() => begin = value(),
+            b"49" if sender.is_none() => sender = Some(value()),
+            b"56" if target.is_none() => target = Some(value()),
+            _ => {}
+        }
+        if sender.is_some() && target.is_some() {
+            break;
+        }
+    }
+    (begin, sender.unwrap_or_default(), target.unwrap_or_default())
+}

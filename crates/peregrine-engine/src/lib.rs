@@ -1,0 +1,30 @@
+//! Peregrine's I/O engine: the sockets, threads and files around the sans-IO
+//! FIX session of `peregrine-session`.
+//!
+//! * [`config`] reads QuickFIX-style `.cfg` settings ([`config::Settings`]);
+//! * [`Engine`] runs many sessions on one reactor thread: a TCP acceptor (one
+//!   port, sessions routed by CompIDs) and initiators (reconnect interval,
+//!   failover hosts), with a configurable [`IdleStrategy`], TCP_NODELAY and
+//!   buffer sizes, slow-consumer detection, graceful shutdown with Logout;
+//! * [`SessionLog`] writes the message and event logs;
+//! * [`admin`] is the operator's HTTP interface (`/seqnum`, `/sessions`);
+//! * [`SessionDriver`] is what the engine needs from a session.
+//!
+//! The engine never decides anything about the FIX protocol: it moves bytes
+//! and time, and does what the session's events say.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod admin;
+pub mod config;
+pub mod driver;
+pub mod engine;
+pub mod idle;
+pub mod log;
+
+pub use admin::{spawn_admin_server, Command, EngineHandle, Reply};
+pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
+pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
+pub use engine::{Engine, EngineOptions, SessionInfo};
+pub use idle::{IdleStrategy, Idler};
+pub use log::SessionLog;

@@ -1,0 +1,222 @@
+//! Settings-file parsing: inheritance, typed values, every error with file,
+//! line and key, unknown-key warnings, relative paths.
+
+use std::path::Path;
+
+use peregrine_engine::config::{resolve_path, ConnectionType, Settings, SlowConsumerAction};
+use peregrine_engine::IdleStrategy;
+
+fn parse(text: &str) -> Result<Settings, String> {
+    Settings::parse(text, Path::new("dir/fix44.cfg")).map_err(|e| e.to_string())
+}
+
+const BASE: &str = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nTargetCompID=TW\n";
+
+#[test]
+fn session_inherits_default_and_overrides() {
+    let s = parse(
+        "# comment\n[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nTargetCompID=TW\nHeartBtInt=20\n\
+         ResetOnLogon=Y\n\n[SESSION]\nBeginString=FIX.4.4\n\n[SESSION]\nBeginString=FIX.4.2\n\
+         HeartBtInt=45\nTargetCompID=OTHER\n",
+    )
+    .unwrap();
+    assert_eq!(s.sessions.len(), 2);
+    let a = &s.sessions[0];
+    assert_eq!(a.session_name(), "FIX.4.4:ISLD->TW");
+    assert_eq!(a.heart_bt_int, 20);
+    assert!(a.reset_on_logon);
+    assert_eq!(a.connection_type, ConnectionType::Acceptor);
+    let b = &s.sessions[1];
+    assert_eq!(b.session_name(), "FIX.4.2:ISLD->OTHER");
+    assert_eq!(b.heart_bt_int, 45);
+    assert_eq!(b.line_of("HeartBtInt"), 14);
+    assert_eq!(b.line_of("SenderCompID"), 4);
+    assert!(s.warnings.is_empty());
+}
+
+#[test]
+fn defaults_match_quickfix() {
+    let s = parse(&format!("{BASE}[SESSION]\nBeginString=FIX.4.4\n")).unwrap();
+    let s = &s.sessions[0];
+    assert_eq!(s.heart_bt_int, 30);
+    assert_eq!(s.logon_timeout, 10);
+    assert_eq!(s.logout_timeout, 2);
+    assert_eq!(s.reconnect_interval, 30);
+    assert!(s.use_data_dictionary && s.persist_messages && s.socket_nodelay && s.check_comp_id);
+    assert!(!s.reset_on_logon && !s.reset_on_logout && !s.reset_on_disconnect);
+    assert!(s.validation.check_latency);
+    assert_eq!(s.validation.max_latency_secs, 120);
+    assert_eq!(s.admin_http_port, 8095);
+    assert_eq!(s.idle_strategy, IdleStrategy::Block);
+    assert_eq!(s.slow_consumer_action, SlowConsumerAction::Disconnect);
+}
+
+#[test]
+fn every_key_of_the_shared_acceptance_cfgs_is_known() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/quickfix-acceptance/cfg");
+    let Ok(suites) = std::fs::read_dir(&root) else {
+        eprintln!("skipping: {} not found", root.display());
+        return;
+    };
+    let mut n = 0;
+    for suite in suites {
+        for cfg in std::fs::read_dir(suite.unwrap().path()).unwrap() {
+            let path = cfg.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let s = Settings::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+            assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+            assert_eq!(s.sessions.len(), 1);
+            n += 1;
+        }
+    }
+    assert_eq!(n, 26);
+}
+
+#[test]
+fn fixt_and_all_typed_keys() {
+    let text = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9000\n\
+        SocketConnectHost1=10.0.0.1\nSocketConnectPort1=9001\nSocketConnectHost2=h2\nSocketConnectPort2=9002\n\
+        SenderCompID=A\nTargetCompID=B\nReconnectInterval=5\nStartTime=08:00:00\nEndTime=17:30:00\n\
+        StartDay=mon\nEndDay=Friday\nSocketSendBufferSize=65536\nSocketReceiveBufferSize=131072\nSocketNodelay=N\n\
+        IdleStrategy=spin-then-yield:50\nMaxOutboundQueueBytes=1000\nSlowConsumerAction=flag\n\
+        ValidateFieldsOutOfOrder=N\nValidateFieldsHaveValues=N\nValidateUserDefinedFields=N\nAllowUnknownMsgFields=Y\n\
+        ValidateUnorderedGroupFields=N\nCheckLatency=N\nMaxLatency=5\nResendRequestChunkSize=5\n\
+        EnableLastMsgSeqNumProcessed=Y\nEnableNextExpectedMsgSeqNum=Y\nPersistMessages=N\nLogonTimeout=3\nLogoutTimeout=4\n\
+        ResetOnLogout=Y\nResetOnDisconnect=Y\nAdminHttpPort=0\nUseDataDictionary=N\n\
+        [SESSION]\nBeginString=FIXT.1.1\nDefaultApplVerID=FIX.5.0SP2\nSessionQualifier=Q\n\
+        TransportDataDictionary=/abs/FIXT11.xml\nAppDataDictionary=spec/FIX50SP2.xml\nFileStorePath=store\n";
+    let s = parse(text).unwrap();
+    let s = &s.sessions[0];
+    assert_eq!(s.session_name(), "FIXT.1.1:A->B:Q");
+    assert_eq!(s.connection_type, ConnectionType::Initiator);
+    assert_eq!(
+        s.connect_addresses,
+        vec![
+            ("127.0.0.1".to_string(), 9000),
+            ("10.0.0.1".to_string(), 9001),
+            ("h2".to_string(), 9002)
+        ]
+    );
+    assert_eq!(s.reconnect_interval, 5);
+    assert_eq!(s.start_time.unwrap().0, 8 * 3600);
+    assert_eq!(s.end_time.unwrap().0, 17 * 3600 + 30 * 60);
+    assert_eq!((s.start_day, s.end_day), (Some(1), Some(5)));
+    assert_eq!(s.socket_send_buffer_size, Some(65536));
+    assert_eq!(s.socket_receive_buffer_size, Some(131072));
+    assert!(!s.socket_nodelay);
+    assert_eq!(s.idle_strategy, IdleStrategy::SpinThenYield { spins: 50 });
+    assert_eq!(s.max_outbound_queue_bytes, 1000);
+    assert_eq!(s.slow_consumer_action, SlowConsumerAction::Flag);
+    let v = s.validation;
+    assert!(!v.validate_fields_out_of_order && !v.validate_fields_have_values);
+    assert!(!v.validate_user_defined_fields && v.allow_unknown_msg_fields);
+    assert!(!v.validate_unordered_group_fields && !v.check_latency);
+    assert_eq!(v.max_latency_secs, 5);
+    assert_eq!(s.resend_request_chunk_size, 5);
+    assert!(s.enable_last_msg_seq_num_processed && s.enable_next_expected_msg_seq_num);
+    assert!(!s.persist_messages && !s.use_data_dictionary);
+    assert_eq!((s.logon_timeout, s.logout_timeout), (3, 4));
+    assert!(s.reset_on_logout && s.reset_on_disconnect);
+    assert_eq!(s.admin_http_port, 0);
+    assert_eq!(s.default_appl_ver_id.as_deref(), Some("FIX.5.0SP2"));
+    assert_eq!(s.transport_data_dictionary.as_deref(), Some(Path::new("/abs/FIXT11.xml")));
+    // Relative to the cfg's directory (nothing exists here, so no fallback).
+    assert_eq!(s.app_data_dictionary.as_deref(), Some(Path::new("dir/spec/FIX50SP2.xml")));
+    assert_eq!(s.file_store_path.as_deref(), Some(Path::new("dir/store")));
+}
+
+#[test]
+fn unknown_key_warns_with_file_and_line() {
+    let s = parse(&format!("{BASE}Colour=blue\n[SESSION]\nBeginString=FIX.4.4\n")).unwrap();
+    assert_eq!(s.warnings.len(), 1);
+    assert_eq!(s.warnings[0].to_string(), "dir/fix44.cfg:5: Colour: unknown key, ignored");
+}
+
+fn err(text: &str) -> String {
+    parse(text).unwrap_err()
+}
+
+#[test]
+fn bad_values_name_file_line_and_key() {
+    let cases: &[(&str, &str)] = &[
+        ("HeartBtInt=abc", "dir/fix44.cfg:7: HeartBtInt: \"abc\" is not a number"),
+        ("HeartBtInt=-5", "dir/fix44.cfg:7: HeartBtInt: \"-5\" is not a number"),
+        ("HeartBtInt=99999999999", "dir/fix44.cfg:7: HeartBtInt: \"99999999999\" is out of range"),
+        ("ResetOnLogon=yes", "dir/fix44.cfg:7: ResetOnLogon: \"yes\" is not Y or N"),
+        ("SocketAcceptPort=70000", "dir/fix44.cfg:7: SocketAcceptPort: \"70000\" is out of range"),
+        ("StartTime=8:00\nEndTime=09:00:00", "dir/fix44.cfg:7: StartTime: \"8:00\" is not a time HH:MM:SS"),
+        ("StartTime=25:00:00\nEndTime=09:00:00", "dir/fix44.cfg:7: StartTime: \"25:00:00\" is not a time HH:MM:SS"),
+        ("StartTime=08:00:00", "dir/fix44.cfg:6: EndTime: missing (StartTime and EndTime go together)"),
+        ("StartDay=Funday", "dir/fix44.cfg:7: StartDay: \"Funday\" is not a day of the week"),
+        ("ConnectionType=both", "dir/fix44.cfg:7: ConnectionType: \"both\" is not acceptor or initiator"),
+        ("IdleStrategy=nap", "dir/fix44.cfg:7: IdleStrategy: \"nap\" is not an idle strategy (busy-spin, spin-then-yield[:SPINS], backoff[:MAX_MICROS], block)"),
+        ("SlowConsumerAction=panic", "dir/fix44.cfg:7: SlowConsumerAction: \"panic\" is not disconnect or flag"),
+        ("FileStoreSync=sometimes", "dir/fix44.cfg:7: FileStoreSync: \"sometimes\" is not always, never or a number of milliseconds"),
+        ("BeginString=FIX.9.9", "dir/fix44.cfg:7: BeginString: \"FIX.9.9\" is not a FIX BeginString (FIX.4.0 … FIX.4.4, FIXT.1.1)"),
+        ("BeginString=FIXT.1.1", "dir/fix44.cfg:6: DefaultApplVerID: missing (required with BeginString=FIXT.1.1)"),
+        ("SenderCompID=", "dir/fix44.cfg:7: SenderCompID: must not be empty"),
+        ("DataDictionary=", "dir/fix44.cfg:7: DataDictionary: must not be empty"),
+        ("SocketConnectHost=h", "dir/fix44.cfg:7: SocketConnectHost: set without SocketConnectPort"),
+        ("ConnectionType=initiator", "dir/fix44.cfg:6: SocketConnectHost: missing SocketConnectHost/SocketConnectPort (required for an initiator)"),
+        ("HeartBtInt=1\nHeartBtInt=2", "dir/fix44.cfg:8: HeartBtInt: set twice in the same section"),
+        ("just words", "dir/fix44.cfg:7: \"just words\" is not Key=Value"),
+        ("[SESSIONS]", "dir/fix44.cfg:7: unknown section [SESSIONS] (expected [DEFAULT] or [SESSION])"),
+        ("[SESSION", "dir/fix44.cfg:7: \"[SESSION\" is not a section header"),
+    ];
+    for (extra, want) in cases {
+        let text = format!("{BASE}\n[SESSION]\n{extra}\nBeginString=FIX.4.4\n");
+        // BeginString given twice in the BeginString cases: put the extra one last instead.
+        let text = if extra.starts_with("BeginString") {
+            format!("{BASE}\n[SESSION]\n{extra}\n")
+        } else {
+            text
+        };
+        assert_eq!(&err(&text), want, "for {extra:?}");
+    }
+}
+
+#[test]
+fn structural_errors() {
+    assert_eq!(err("HeartBtInt=1\n"), "dir/fix44.cfg:1: HeartBtInt: setting outside a [DEFAULT] or [SESSION] section");
+    assert_eq!(err(BASE), "dir/fix44.cfg: no [SESSION] section");
+    assert_eq!(
+        err("[DEFAULT]\nSenderCompID=A\nTargetCompID=B\n[SESSION]\nBeginString=FIX.4.4\n"),
+        "dir/fix44.cfg:4: SocketAcceptPort: missing (required for an acceptor)"
+    );
+    assert_eq!(
+        err("[DEFAULT]\nSocketAcceptPort=1\nTargetCompID=B\n[SESSION]\nBeginString=FIX.4.4\n"),
+        "dir/fix44.cfg:4: SenderCompID: missing (required for every session)"
+    );
+    assert_eq!(
+        err(&format!("{BASE}[SESSION]\nBeginString=FIX.4.4\n[SESSION]\nBeginString=FIX.4.4\n")),
+        "dir/fix44.cfg:7: session FIX.4.4:ISLD->TW is already defined at line 5"
+    );
+    assert_eq!(
+        err("[DEFAULT]\n[DEFAULT]\n"),
+        "dir/fix44.cfg:2: a second [DEFAULT] section"
+    );
+}
+
+#[test]
+fn crlf_comments_and_missing_final_newline() {
+    let s = parse("[DEFAULT]\r\nSocketAcceptPort=5001\r\n; semicolon comment\r\nSenderCompID=ISLD\r\nTargetCompID=TW\r\n\r\n[SESSION]\r\nBeginString=FIX.4.2\r\nResendRequestChunkSize=5").unwrap();
+    assert_eq!(s.sessions[0].resend_request_chunk_size, 5);
+}
+
+#[test]
+fn relative_paths_prefer_the_cfg_directory_then_the_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("a.cfg");
+    std::fs::write(dir.path().join("here.xml"), "x").unwrap();
+    assert_eq!(resolve_path(&cfg, "here.xml"), dir.path().join("here.xml"));
+    // Not beside the cfg, but relative to the working directory (the crate dir in tests).
+    assert_eq!(resolve_path(&cfg, "Cargo.toml"), Path::new("Cargo.toml"));
+    // Neither: beside the cfg (so that stores and logs are created there).
+    assert_eq!(resolve_path(&cfg, "store"), dir.path().join("store"));
+}
+
+#[test]
+fn load_reports_unreadable_file() {
+    let e = Settings::load("/nonexistent/x.cfg").unwrap_err().to_string();
+    assert!(e.starts_with("/nonexistent/x.cfg: cannot read:"), "{e}");
+}
