@@ -8,6 +8,7 @@
 #   3. Rust toolchain check  (hook: cargo must exist)
 #   4. Python / pip tools    (hook for later additions)
 #   5. Peer harnesses        (Maven projects resolved + packaged, C++ harnesses via make)
+#   6. peregrine-aeron       (libclang/libbsd/uuid, cmake >= 3.30 from pip, sbe-all jar)
 #
 # Environment knobs:
 #   PEREGRINE_SKIP_PEERS=1   skip section 5
@@ -78,6 +79,77 @@ log "rust: $(cargo --version)"
 # 4. Python / pip tools (hook: add pip-installed tools here, e.g. cmake)
 # ---------------------------------------------------------------------------
 # (none yet)
+
+# ---------------------------------------------------------------------------
+# 6. peregrine-aeron: Aeron C build (rusteron) and the SBE code generator
+#    (owned by crates/peregrine-aeron; keep it idempotent and quick)
+# ---------------------------------------------------------------------------
+# rusteron-client / rusteron-media-driver compile Aeron's C client and media driver from
+# the crate sources with bindgen (libclang) and cmake >= 3.30; Aeron's C code links
+# libbsd and libuuid. Debian bookworm's cmake is 3.25, so a pip cmake (3.30 <= v < 4) is
+# exposed as ~/.local/bin/cmake, which the Makefile puts first on PATH.
+AERON_APT=(libclang-dev libbsd-dev uuid-dev)
+aeron_missing=()
+for p in "${AERON_APT[@]}"; do
+    is_installed "$p" || aeron_missing+=("$p")
+done
+if [ "${#aeron_missing[@]}" -gt 0 ]; then
+    log "aeron: apt installing ${aeron_missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! $SUDO apt-get install -y --no-install-recommends "${aeron_missing[@]}" >&2; then
+        $SUDO apt-get update >&2
+        $SUDO apt-get install -y --no-install-recommends "${aeron_missing[@]}" >&2
+    fi
+fi
+
+CMAKE_SHIM_DIR="$HOME/.local/bin"
+cmake_ok() { # cmake_ok BINARY: version in [3.30, 4)
+    local v
+    v="$("$1" --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')" || return 1
+    [ -n "$v" ] || return 1
+    set -- $v
+    [ "$1" -eq 3 ] && [ "$2" -ge 30 ]
+}
+if [ -x "$CMAKE_SHIM_DIR/cmake" ] && cmake_ok "$CMAKE_SHIM_DIR/cmake"; then
+    log "aeron: $("$CMAKE_SHIM_DIR/cmake" --version | head -n1) ($CMAKE_SHIM_DIR)"
+else
+    PY="$(command -v python3 || true)"
+    [ -n "$PY" ] || die "python3 is needed to install cmake >= 3.30 from PyPI"
+    if ! "$PY" -m pip --version >/dev/null 2>&1; then
+        is_installed python3-pip || { $SUDO apt-get install -y --no-install-recommends python3-pip >&2 \
+            || { $SUDO apt-get update >&2; $SUDO apt-get install -y --no-install-recommends python3-pip >&2; }; }
+    fi
+    # Reuse a suitable pip cmake if one is already installed; otherwise install it.
+    cmake_bin() { "$PY" -c 'import cmake, os; print(os.path.join(cmake.CMAKE_BIN_DIR, "cmake"))' 2>/dev/null; }
+    real="$(cmake_bin || true)"
+    if [ -z "$real" ] || ! cmake_ok "$real"; then
+        log "aeron: pip installing cmake>=3.30,<4 (Debian's is $(cmake --version 2>/dev/null | head -n1))"
+        "$PY" -m pip install -q 'cmake>=3.30,<4' >&2 \
+            || "$PY" -m pip install -q --user --break-system-packages 'cmake>=3.30,<4' >&2 \
+            || die "pip install cmake failed"
+        real="$(cmake_bin)" || die "pip installed cmake but python cannot locate it"
+    fi
+    mkdir -p "$CMAKE_SHIM_DIR"
+    # A wrapper, not a symlink: pip's cmake finds its modules relative to its real path.
+    printf '#!/bin/sh\nexec "%s" "$@"\n' "$real" > "$CMAKE_SHIM_DIR/cmake"
+    chmod +x "$CMAKE_SHIM_DIR/cmake"
+    cmake_ok "$CMAKE_SHIM_DIR/cmake" || die "$CMAKE_SHIM_DIR/cmake is not cmake >= 3.30"
+    log "aeron: $("$CMAKE_SHIM_DIR/cmake" --version | head -n1) -> $CMAKE_SHIM_DIR/cmake"
+fi
+
+# sbe-all (Real Logic's sbe-tool) for `make sbe`; the generated codecs are committed, so the
+# Rust build itself never needs it.
+SBE_VERSION=1.38.1
+SBE_JAR="$HOME/.m2/repository/uk/co/real-logic/sbe-all/$SBE_VERSION/sbe-all-$SBE_VERSION.jar"
+if [ -f "$SBE_JAR" ]; then
+    log "aeron: sbe-all $SBE_VERSION present"
+else
+    log "aeron: resolving uk.co.real-logic:sbe-all:$SBE_VERSION into ~/.m2"
+    # shellcheck disable=SC2086
+    mvn -q -B -Dstyle.color=never ${MVN_OPTS_EXTRA:-} dependency:get \
+        -Dartifact="uk.co.real-logic:sbe-all:$SBE_VERSION" -Dtransitive=false >&2 \
+        || die "could not resolve sbe-all $SBE_VERSION"
+fi
 
 # ---------------------------------------------------------------------------
 # 5. Peer harnesses (peers/)

@@ -1,0 +1,785 @@
+//! Aeron publications and subscriptions over `rusteron-client`, with the media driver
+//! embedded in-process (`rusteron-media-driver`) or running outside (`aeron.dir`).
+//!
+//! * [`MediaDriver`] runs Aeron's C media driver on a thread of this process, in its own
+//!   directory, until dropped. [`AeronClient::embedded`] starts one and connects to it;
+//!   [`AeronClient::connect`] connects to a driver that is already running (embedded by
+//!   another part of the process, or a standalone `aeronmd` / Java driver).
+//! * [`Channel`] names where messages go: [`Channel::ipc`] between processes or threads
+//!   of one host (shared memory, no driver thread on the data path), [`Channel::udp`]
+//!   across hosts.
+//! * [`Publisher`] sends: a message that fits one frame is encoded straight into the
+//!   term buffer with `try_claim` (no copy); a larger one is encoded into a reusable
+//!   scratch buffer and sent with `offer`, which fragments it. Back pressure is never
+//!   hidden: [`Publisher::publish`] makes one attempt and returns a typed
+//!   [`PublishError`]; [`Publisher::publish_retry`] retries under an
+//!   [`IdleStrategy`] up to a deadline and then gives up with
+//!   [`PublishError::GaveUp`]. Every refusal is counted in [`PublicationStats`].
+//! * [`Subscriber`] receives through Aeron's fragment assembler, so a handler always
+//!   sees whole messages.
+//!
+//! Handles are single-threaded (`!Send`): each thread makes its own [`AeronClient`] (they
+//! share the one driver) and its publishers and subscribers.
+
+use std::ffi::CString;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rusteron_client::{
+    Aeron, AeronContext, AeronExclusivePublication, AeronFragmentClosureAssembler, AeronHeader,
+    AeronOfferError, AeronSubscription, Handlers,
+};
+
+use crate::idle::IdleStrategy;
+use crate::messages::{Encode, EncodeError};
+
+/// Failures while setting up or tearing down the transport (never on the data path).
+#[derive(Debug)]
+pub enum TransportError {
+    /// The media driver did not start.
+    DriverStart(String),
+    /// An Aeron call failed; `op` names it.
+    Aeron {
+        /// What was being done.
+        op: &'static str,
+        /// Aeron's error code.
+        code: i32,
+        /// Aeron's message, when it gave one.
+        message: String,
+    },
+    /// A channel URI or directory contained a NUL byte.
+    InvalidString(String),
+    /// A publication or subscription was not ready within the configured timeout.
+    Timeout(&'static str),
+}
+
+impl std::fmt::Display for TransportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransportError::DriverStart(m) => write!(f, "aeron media driver failed to start: {m}"),
+            TransportError::Aeron { op, code, message } => write!(f, "aeron {op} failed ({code}): {message}"),
+            TransportError::InvalidString(s) => write!(f, "string with a NUL byte: {s:?}"),
+            TransportError::Timeout(what) => write!(f, "timed out waiting for {what}"),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+fn aeron_err(op: &'static str) -> impl FnOnce(rusteron_client::AeronCError) -> TransportError {
+    move |e| TransportError::Aeron { op, code: e.code, message: e.to_string() }
+}
+
+fn driver_err(op: &'static str) -> impl FnOnce(rusteron_media_driver::AeronCError) -> TransportError {
+    move |e| TransportError::Aeron { op, code: e.code, message: e.to_string() }
+}
+
+fn c_string(s: &str) -> Result<CString, TransportError> {
+    CString::new(s).map_err(|_| TransportError::InvalidString(s.to_string()))
+}
+
+// --- media driver -----------------------------------------------------------------------
+
+/// How the media driver spreads its agents over threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Threading {
+    /// Conductor, sender and receiver on one thread: the least CPU, the right choice for
+    /// IPC-only use and small machines (IPC data never passes through the driver).
+    #[default]
+    Shared,
+    /// Conductor on one thread, sender and receiver together on another.
+    SharedNetwork,
+    /// One thread each for conductor, sender and receiver: the lowest UDP latency.
+    Dedicated,
+}
+
+/// What the driver's threads do when idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DriverIdle {
+    /// Spin, yield, then park up to 1 ms (Aeron's default): cheap when idle.
+    #[default]
+    Backoff,
+    /// Yield when idle.
+    Yielding,
+    /// Spin: lowest UDP latency, costs a core per driver thread.
+    BusySpin,
+}
+
+/// Settings for an embedded [`MediaDriver`].
+#[derive(Clone, Debug)]
+pub struct DriverConfig {
+    /// The driver directory; `None` makes a fresh one under `/dev/shm` (deleted on start
+    /// and shutdown).
+    pub dir: Option<String>,
+    /// How the driver's agents share threads.
+    pub threading: Threading,
+    /// What the driver's threads do when idle.
+    pub idle: DriverIdle,
+    /// Term buffer length for UDP publications (power of two, 64 KiB .. 1 GiB).
+    pub term_length: usize,
+    /// Term buffer length for IPC publications (power of two, 64 KiB .. 1 GiB).
+    pub ipc_term_length: usize,
+    /// Allocate term buffers sparsely (cheaper to create, page faults on first use).
+    pub sparse_terms: bool,
+}
+
+impl Default for DriverConfig {
+    /// A fresh directory, shared threading with back-off, 4 MiB terms, pre-allocated.
+    fn default() -> Self {
+        DriverConfig {
+            dir: None,
+            threading: Threading::Shared,
+            idle: DriverIdle::Backoff,
+            term_length: 4 << 20,
+            ipc_term_length: 4 << 20,
+            sparse_terms: false,
+        }
+    }
+}
+
+/// Aeron's C media driver running on a thread of this process until dropped.
+pub struct MediaDriver {
+    dir: String,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+static DRIVER_SEQ: AtomicU64 = AtomicU64::new(0);
+
+fn fresh_dir() -> String {
+    let base = if std::path::Path::new("/dev/shm").is_dir() {
+        std::path::PathBuf::from("/dev/shm")
+    } else {
+        std::env::temp_dir()
+    };
+    let n = DRIVER_SEQ.fetch_add(1, Ordering::Relaxed);
+    base.join(format!("peregrine-aeron-{}-{n}", std::process::id())).to_string_lossy().into_owned()
+}
+
+impl MediaDriver {
+    /// Start a driver and wait until it is ready for clients.
+    pub fn launch(config: &DriverConfig) -> Result<MediaDriver, TransportError> {
+        use rusteron_media_driver::bindings::aeron_threading_mode_enum as Mode;
+        use rusteron_media_driver::{AeronDriver, AeronDriverContext, AeronIdleStrategyKind as Kind};
+
+        let fresh = config.dir.is_none();
+        let dir = config.dir.clone().unwrap_or_else(fresh_dir);
+        let ctx = AeronDriverContext::new().map_err(driver_err("driver context"))?;
+        ctx.set_dir(&c_string(&dir)?).map_err(driver_err("driver dir"))?;
+        ctx.set_dir_delete_on_start(fresh).map_err(driver_err("driver dir"))?;
+        ctx.set_dir_delete_on_shutdown(fresh).map_err(driver_err("driver dir"))?;
+        let mode = match config.threading {
+            Threading::Shared => Mode::AERON_THREADING_MODE_SHARED,
+            Threading::SharedNetwork => Mode::AERON_THREADING_MODE_SHARED_NETWORK,
+            Threading::Dedicated => Mode::AERON_THREADING_MODE_DEDICATED,
+        };
+        ctx.set_threading_mode(mode).map_err(driver_err("driver threading"))?;
+        let kind = match config.idle {
+            DriverIdle::Backoff => Kind::Backoff,
+            DriverIdle::Yielding => Kind::Yielding,
+            DriverIdle::BusySpin => Kind::BusySpin,
+        };
+        ctx.set_shared_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
+        ctx.set_sharednetwork_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
+        ctx.set_conductor_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
+        ctx.set_sender_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
+        ctx.set_receiver_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
+        ctx.set_term_buffer_length(config.term_length).map_err(driver_err("term length"))?;
+        ctx.set_ipc_term_buffer_length(config.ipc_term_length).map_err(driver_err("ipc term length"))?;
+        ctx.set_term_buffer_sparse_file(config.sparse_terms).map_err(driver_err("sparse terms"))?;
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
+        let thread = {
+            let stop = Arc::clone(&stop);
+            std::thread::Builder::new()
+                .name("aeron-driver".into())
+                .spawn(move || {
+                    let driver = match AeronDriver::new(&ctx) {
+                        Ok(d) => d,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(format!("init: {e}")));
+                            return;
+                        }
+                    };
+                    // `true`: this thread runs the driver's main agent (the shared agent, or
+                    // the conductor); any other agents get threads of their own.
+                    if let Err(e) = driver.start(true) {
+                        let _ = ready_tx.send(Err(format!("start: {e}")));
+                        return;
+                    }
+                    let _ = ready_tx.send(Ok(()));
+                    while !stop.load(Ordering::Acquire) {
+                        let work = driver.main_do_work().unwrap_or(0);
+                        driver.main_idle_strategy(work);
+                    }
+                    // Dropping the driver closes it (and deletes a fresh directory).
+                })
+                .map_err(|e| TransportError::DriverStart(e.to_string()))?
+        };
+        match ready_rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(Ok(())) => Ok(MediaDriver { dir, stop, thread: Some(thread) }),
+            Ok(Err(m)) => {
+                let _ = thread.join();
+                Err(TransportError::DriverStart(m))
+            }
+            Err(_) => {
+                stop.store(true, Ordering::Release);
+                Err(TransportError::DriverStart("no answer from the driver thread within 30 s".into()))
+            }
+        }
+    }
+
+    /// The directory clients connect to (`aeron.dir`).
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+}
+
+impl Drop for MediaDriver {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for MediaDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MediaDriver").field("dir", &self.dir).finish()
+    }
+}
+
+// --- client -----------------------------------------------------------------------------
+
+/// Settings for an [`AeronClient`].
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// The driver directory (`aeron.dir`); `None` is Aeron's default (`AERON_DIR`, else
+    /// `/dev/shm/aeron-$USER`).
+    pub dir: Option<String>,
+    /// Touch every page of a new publication's or image's term buffers when mapping it,
+    /// so that the first messages do not page-fault.
+    pub pre_touch: bool,
+    /// How long to wait for a publication or subscription to be registered.
+    pub add_timeout: Duration,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig { dir: None, pre_touch: true, add_timeout: Duration::from_secs(10) }
+    }
+}
+
+impl ClientConfig {
+    /// Defaults, connecting to the driver in `dir`.
+    pub fn with_dir(dir: impl Into<String>) -> Self {
+        ClientConfig { dir: Some(dir.into()), ..ClientConfig::default() }
+    }
+}
+
+/// An Aeron client: registers publications and subscriptions with a media driver.
+///
+/// Owns the embedded driver when made by [`AeronClient::embedded`]; every publisher and
+/// subscriber keeps it alive, so the driver stops only after the last of them is gone.
+pub struct AeronClient {
+    aeron: Aeron,
+    dir: String,
+    add_timeout: Duration,
+    errors: Arc<AtomicU64>,
+    driver: Option<Rc<MediaDriver>>,
+}
+
+impl AeronClient {
+    /// Connect to a running media driver.
+    pub fn connect(config: &ClientConfig) -> Result<AeronClient, TransportError> {
+        let ctx = AeronContext::new().map_err(aeron_err("client context"))?;
+        if let Some(dir) = &config.dir {
+            ctx.set_dir(&c_string(dir)?).map_err(aeron_err("client dir"))?;
+        }
+        ctx.set_pre_touch_mapped_memory(config.pre_touch).map_err(aeron_err("pre-touch"))?;
+        let errors = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&errors);
+        // Asynchronous client errors (driver timeouts, failed registrations) are counted and
+        // reported, never swallowed.
+        ctx.set_error_handler(Some(move |code: i32, msg: &str| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            eprintln!("peregrine-aeron: client error {code}: {msg}");
+        }))
+        .map_err(aeron_err("error handler"))?;
+        let aeron = Aeron::new(&ctx).map_err(aeron_err("client init"))?;
+        aeron.start().map_err(aeron_err("client start"))?;
+        let dir = ctx.get_dir().to_string();
+        Ok(AeronClient { aeron, dir, add_timeout: config.add_timeout, errors, driver: None })
+    }
+
+    /// Start an embedded media driver and connect to it.
+    pub fn embedded(driver: &DriverConfig) -> Result<AeronClient, TransportError> {
+        let driver = MediaDriver::launch(driver)?;
+        let mut client = AeronClient::connect(&ClientConfig::with_dir(driver.dir()))?;
+        client.driver = Some(Rc::new(driver));
+        Ok(client)
+    }
+
+    /// The driver directory this client is connected to.
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+
+    /// Asynchronous errors the client has reported so far.
+    pub fn errors(&self) -> u64 {
+        self.errors.load(Ordering::Relaxed)
+    }
+
+    /// An exclusive (single-writer) publication on `channel` / `stream_id`.
+    pub fn publisher(&self, channel: &Channel, stream_id: i32) -> Result<Publisher, TransportError> {
+        let uri = c_string(channel.uri())?;
+        let publication = self
+            .aeron
+            .async_add_exclusive_publication(&uri, stream_id)
+            .map_err(aeron_err("add publication"))?
+            .poll_blocking(self.add_timeout)
+            .map_err(aeron_err("add publication"))?;
+        let constants = publication.get_constants().map_err(aeron_err("publication constants"))?;
+        Ok(Publisher {
+            publication,
+            max_payload: constants.max_payload_length(),
+            max_message: constants.max_message_length(),
+            scratch: Vec::new(),
+            stats: PublicationStats::default(),
+            _driver: self.driver.clone(),
+        })
+    }
+
+    /// A subscription on `channel` / `stream_id`, reassembling fragmented messages.
+    pub fn subscriber(&self, channel: &Channel, stream_id: i32) -> Result<Subscriber, TransportError> {
+        let uri = c_string(channel.uri())?;
+        let subscription = self
+            .aeron
+            .async_add_subscription(&uri, stream_id, Handlers::NONE, Handlers::NONE)
+            .map_err(aeron_err("add subscription"))?
+            .poll_blocking(self.add_timeout)
+            .map_err(aeron_err("add subscription"))?;
+        let assembler = AeronFragmentClosureAssembler::new().map_err(aeron_err("fragment assembler"))?;
+        Ok(Subscriber { subscription, assembler, stats: SubscriptionStats::default(), _driver: self.driver.clone() })
+    }
+}
+
+impl std::fmt::Debug for AeronClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AeronClient").field("dir", &self.dir).field("embedded", &self.driver.is_some()).finish()
+    }
+}
+
+// --- channels ---------------------------------------------------------------------------
+
+/// An Aeron channel URI, built from typed parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Channel {
+    uri: String,
+}
+
+impl Channel {
+    /// Shared memory between processes and threads of one host (`aeron:ipc`).
+    pub fn ipc() -> Self {
+        Channel { uri: "aeron:ipc".into() }
+    }
+
+    /// Unicast UDP to `endpoint` (`aeron:udp?endpoint=host:port`): the subscriber binds it,
+    /// the publisher sends to it.
+    pub fn udp(endpoint: SocketAddr) -> Self {
+        Channel { uri: format!("aeron:udp?endpoint={endpoint}") }
+    }
+
+    /// Any Aeron channel URI, as written.
+    pub fn from_uri(uri: impl Into<String>) -> Self {
+        Channel { uri: uri.into() }
+    }
+
+    /// Add a `key=value` parameter.
+    pub fn param(mut self, key: &str, value: impl std::fmt::Display) -> Self {
+        let sep = if self.uri.contains('?') { '|' } else { '?' };
+        self.uri = format!("{}{sep}{key}={value}", self.uri);
+        self
+    }
+
+    /// This channel's term buffer length (power of two, 64 KiB .. 1 GiB).
+    pub fn term_length(self, bytes: usize) -> Self {
+        self.param("term-length", bytes)
+    }
+
+    /// This channel's MTU: the largest frame, and so the `try_claim` limit plus 32.
+    pub fn mtu(self, bytes: usize) -> Self {
+        self.param("mtu", bytes)
+    }
+
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+}
+
+// --- publisher --------------------------------------------------------------------------
+
+/// Why an offer was refused for now; trying again later can succeed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// No subscriber is connected.
+    NotConnected,
+    /// The subscribers are behind by a whole term window: back pressure.
+    BackPressured,
+    /// Aeron was rotating terms; retry at once.
+    AdminAction,
+}
+
+/// Why a message was not published.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PublishError {
+    /// Refused for now (back pressure, no subscriber, term rotation); the message was
+    /// not sent and may be offered again.
+    Refused(Refusal),
+    /// [`Publisher::publish_retry`] kept being refused until its deadline.
+    GaveUp {
+        /// The last refusal.
+        last: Refusal,
+        /// How many attempts were made.
+        attempts: u64,
+    },
+    /// The message is longer than the publication's maximum message length.
+    TooLarge {
+        /// The message length.
+        len: usize,
+        /// The publication's maximum.
+        max: usize,
+    },
+    /// The message could not be encoded.
+    Encode(EncodeError),
+    /// The publication is closed.
+    Closed,
+    /// The publication reached its maximum position; a new one is needed.
+    MaxPositionExceeded,
+    /// Any other Aeron failure, by Aeron error code.
+    Aeron(i32),
+}
+
+impl PublishError {
+    /// Whether offering the same message again can succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, PublishError::Refused(_))
+    }
+}
+
+impl std::fmt::Display for PublishError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PublishError::Refused(r) => write!(f, "publication refused the message: {r:?}"),
+            PublishError::GaveUp { last, attempts } => {
+                write!(f, "gave up after {attempts} attempts, last refused: {last:?}")
+            }
+            PublishError::TooLarge { len, max } => write!(f, "message of {len} bytes exceeds the maximum {max}"),
+            PublishError::Encode(e) => write!(f, "{e}"),
+            PublishError::Closed => f.write_str("publication closed"),
+            PublishError::MaxPositionExceeded => f.write_str("publication reached its maximum position"),
+            PublishError::Aeron(code) => write!(f, "aeron error {code}"),
+        }
+    }
+}
+
+impl std::error::Error for PublishError {}
+
+impl From<EncodeError> for PublishError {
+    fn from(e: EncodeError) -> Self {
+        PublishError::Encode(e)
+    }
+}
+
+/// What a [`Publisher`] has done, for operators and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PublicationStats {
+    /// Messages published.
+    pub messages: u64,
+    /// Bytes published (message lengths, without Aeron frame headers).
+    pub bytes: u64,
+    /// Messages written in place through `try_claim`.
+    pub claimed: u64,
+    /// Messages copied in through `offer` (larger than one frame).
+    pub offered: u64,
+    /// Attempts refused by back pressure.
+    pub back_pressured: u64,
+    /// Attempts refused because no subscriber was connected.
+    pub not_connected: u64,
+    /// Attempts refused by an admin action (term rotation).
+    pub admin_action: u64,
+    /// [`Publisher::publish_retry`] calls that gave up.
+    pub gave_up: u64,
+}
+
+/// Sends messages on one exclusive publication.
+pub struct Publisher {
+    publication: AeronExclusivePublication,
+    max_payload: usize,
+    max_message: usize,
+    scratch: Vec<u8>,
+    stats: PublicationStats,
+    _driver: Option<Rc<MediaDriver>>,
+}
+
+impl Publisher {
+    /// The largest message sent in place with `try_claim` (MTU minus the frame header);
+    /// anything longer is copied and fragmented by `offer`.
+    pub fn max_claim_length(&self) -> usize {
+        self.max_payload
+    }
+
+    /// The largest message this publication accepts at all.
+    pub fn max_message_length(&self) -> usize {
+        self.max_message
+    }
+
+    /// Whether at least one subscriber is connected.
+    pub fn is_connected(&self) -> bool {
+        self.publication.is_connected()
+    }
+
+    /// Wait (with `idle`) until a subscriber is connected, at most `timeout`.
+    pub fn wait_connected(&self, idle: &mut impl IdleStrategy, timeout: Duration) -> Result<(), TransportError> {
+        let start = Instant::now();
+        idle.reset();
+        while !self.is_connected() {
+            if start.elapsed() > timeout {
+                return Err(TransportError::Timeout("a subscriber to connect"));
+            }
+            idle.idle(0);
+        }
+        Ok(())
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> PublicationStats {
+        self.stats
+    }
+
+    #[inline]
+    fn refused(&mut self, e: AeronOfferError) -> PublishError {
+        match e {
+            AeronOfferError::BackPressured => {
+                self.stats.back_pressured += 1;
+                PublishError::Refused(Refusal::BackPressured)
+            }
+            AeronOfferError::NotConnected => {
+                self.stats.not_connected += 1;
+                PublishError::Refused(Refusal::NotConnected)
+            }
+            AeronOfferError::AdminAction => {
+                self.stats.admin_action += 1;
+                PublishError::Refused(Refusal::AdminAction)
+            }
+            AeronOfferError::Closed => PublishError::Closed,
+            AeronOfferError::MaxPositionExceeded => PublishError::MaxPositionExceeded,
+            AeronOfferError::TooManyParts => PublishError::Aeron(-1),
+            AeronOfferError::Error(e) => PublishError::Aeron(e.code),
+        }
+    }
+
+    #[inline]
+    fn sent(&mut self, len: usize, claimed: bool) {
+        self.stats.messages += 1;
+        self.stats.bytes += len as u64;
+        if claimed {
+            self.stats.claimed += 1;
+        } else {
+            self.stats.offered += 1;
+        }
+    }
+
+    /// One attempt to publish `msg`: encoded in place if it fits a frame, else encoded into
+    /// the scratch buffer and offered. Returns the new stream position.
+    #[inline]
+    pub fn publish<M: Encode + ?Sized>(&mut self, msg: &M) -> Result<i64, PublishError> {
+        let len = msg.encoded_len();
+        if len <= self.max_payload {
+            match self.publication.try_claim_owned(len) {
+                Ok(mut claim) => {
+                    // On an encode error the claim is dropped, which aborts it (the slot
+                    // becomes padding that subscribers skip).
+                    msg.encode(claim.data())?;
+                    let position = claim.commit().map_err(|e| PublishError::Aeron(e.code))?;
+                    self.sent(len, true);
+                    Ok(position)
+                }
+                Err(e) => Err(self.refused(e)),
+            }
+        } else {
+            if len > self.max_message {
+                return Err(PublishError::TooLarge { len, max: self.max_message });
+            }
+            if self.scratch.len() < len {
+                self.scratch.resize(len, 0);
+            }
+            let n = msg.encode(&mut self.scratch[..len])?;
+            match self.publication.offer(&self.scratch[..n]) {
+                Ok(position) => {
+                    self.sent(n, false);
+                    Ok(position)
+                }
+                Err(e) => Err(self.refused(e)),
+            }
+        }
+    }
+
+    /// One attempt to publish raw bytes (claim-and-copy if they fit a frame, else offer).
+    #[inline]
+    pub fn publish_bytes(&mut self, bytes: &[u8]) -> Result<i64, PublishError> {
+        self.publish(&RawBytes(bytes))
+    }
+
+    /// Publish `msg`, retrying refusals with `idle` until `timeout` has passed since the
+    /// first refusal; then [`PublishError::GaveUp`]. Each refusal is counted.
+    #[inline]
+    pub fn publish_retry<M: Encode + ?Sized>(
+        &mut self,
+        msg: &M,
+        idle: &mut impl IdleStrategy,
+        timeout: Duration,
+    ) -> Result<i64, PublishError> {
+        let mut first_refusal: Option<Instant> = None;
+        let mut attempts = 0u64;
+        loop {
+            attempts += 1;
+            match self.publish(msg) {
+                Ok(position) => {
+                    if first_refusal.is_some() {
+                        idle.reset();
+                    }
+                    return Ok(position);
+                }
+                Err(PublishError::Refused(last)) => {
+                    let since = *first_refusal.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= timeout {
+                        self.stats.gave_up += 1;
+                        return Err(PublishError::GaveUp { last, attempts });
+                    }
+                    if last != Refusal::AdminAction {
+                        idle.idle(0);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Publisher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Publisher")
+            .field("max_claim_length", &self.max_payload)
+            .field("max_message_length", &self.max_message)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+/// Bytes that are already encoded.
+struct RawBytes<'a>(&'a [u8]);
+
+impl Encode for RawBytes<'_> {
+    #[inline]
+    fn encoded_len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline]
+    fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
+        let n = self.0.len();
+        if buf.len() < n {
+            return Err(EncodeError::BufferTooSmall { needed: n, available: buf.len() });
+        }
+        buf[..n].copy_from_slice(self.0);
+        Ok(n)
+    }
+}
+
+// --- subscriber -------------------------------------------------------------------------
+
+/// What a [`Subscriber`] has received.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionStats {
+    /// Whole messages handed to handlers.
+    pub messages: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Fragments read (a message larger than one frame is several).
+    pub fragments: u64,
+}
+
+/// Receives whole messages from one subscription.
+pub struct Subscriber {
+    subscription: AeronSubscription,
+    assembler: AeronFragmentClosureAssembler,
+    stats: SubscriptionStats,
+    _driver: Option<Rc<MediaDriver>>,
+}
+
+struct PollContext<'h, F> {
+    handler: &'h mut F,
+    messages: u64,
+    bytes: u64,
+}
+
+fn deliver<F: FnMut(&[u8])>(ctx: &mut PollContext<'_, F>, message: &[u8], _header: AeronHeader) {
+    ctx.messages += 1;
+    ctx.bytes += message.len() as u64;
+    (ctx.handler)(message);
+}
+
+impl Subscriber {
+    /// Read up to `fragment_limit` fragments, handing each complete message to `handler`.
+    /// Returns the number of fragments read (0: nothing was waiting).
+    #[inline]
+    pub fn poll<F: FnMut(&[u8])>(&mut self, mut handler: F, fragment_limit: usize) -> Result<usize, TransportError> {
+        let mut ctx = PollContext { handler: &mut handler, messages: 0, bytes: 0 };
+        let fragments = self
+            .assembler
+            .poll(&self.subscription, &mut ctx, deliver::<F>, fragment_limit)
+            .map_err(aeron_err("poll"))?;
+        let fragments = usize::try_from(fragments).unwrap_or(0);
+        self.stats.messages += ctx.messages;
+        self.stats.bytes += ctx.bytes;
+        self.stats.fragments += fragments as u64;
+        Ok(fragments)
+    }
+
+    /// Whether at least one publisher's image is connected.
+    pub fn is_connected(&self) -> bool {
+        self.subscription.is_connected()
+    }
+
+    /// Wait (with `idle`) until a publisher is connected, at most `timeout`.
+    pub fn wait_connected(&self, idle: &mut impl IdleStrategy, timeout: Duration) -> Result<(), TransportError> {
+        let start = Instant::now();
+        idle.reset();
+        while !self.is_connected() {
+            if start.elapsed() > timeout {
+                return Err(TransportError::Timeout("a publisher to connect"));
+            }
+            idle.idle(0);
+        }
+        Ok(())
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> SubscriptionStats {
+        self.stats
+    }
+}
+
+impl std::fmt::Debug for Subscriber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscriber").field("stats", &self.stats).finish()
+    }
+}

@@ -1,0 +1,426 @@
+use crate::*;
+
+pub use decoder::OrderCancelRejectDecoder;
+pub use encoder::OrderCancelRejectEncoder;
+
+pub use crate::SBE_SCHEMA_ID;
+pub use crate::SBE_SCHEMA_VERSION;
+pub use crate::SBE_SEMANTIC_VERSION;
+
+pub const SBE_BLOCK_LENGTH: u16 = 91;
+pub const SBE_TEMPLATE_ID: u16 = 5;
+
+pub mod encoder {
+    use super::*;
+    use message_header_codec::*;
+
+    #[derive(Debug, Default)]
+    pub struct OrderCancelRejectEncoder<'a> {
+        buf: WriteBuf<'a>,
+        initial_offset: usize,
+        offset: usize,
+        limit: usize,
+    }
+
+    impl<'a> Writer<'a> for OrderCancelRejectEncoder<'a> {
+        #[inline]
+        fn get_buf_mut(&mut self) -> &mut WriteBuf<'a> {
+            &mut self.buf
+        }
+    }
+
+    impl<'a> Encoder<'a> for OrderCancelRejectEncoder<'a> {
+        #[inline]
+        fn get_limit(&self) -> usize {
+            self.limit
+        }
+
+        #[inline]
+        fn set_limit(&mut self, limit: usize) {
+            self.limit = limit;
+        }
+    }
+
+    impl<'a> OrderCancelRejectEncoder<'a> {
+        pub fn wrap(mut self, buf: WriteBuf<'a>, offset: usize) -> Self {
+            let limit = offset + SBE_BLOCK_LENGTH as usize;
+            self.buf = buf;
+            self.initial_offset = offset;
+            self.offset = offset;
+            self.limit = limit;
+            self
+        }
+
+        #[inline]
+        pub const fn encoded_length(&self) -> usize {
+            self.limit - self.offset
+        }
+
+        pub fn header(self, offset: usize) -> MessageHeaderEncoder<Self> {
+            let mut header = MessageHeaderEncoder::default().wrap(self, offset);
+            header.block_length(SBE_BLOCK_LENGTH);
+            header.template_id(SBE_TEMPLATE_ID);
+            header.schema_id(SBE_SCHEMA_ID);
+            header.version(SBE_SCHEMA_VERSION);
+            header
+        }
+
+        /// primitive field 'sessionId'
+        /// - min value: 0
+        /// - max value: -2
+        /// - null value: 0xffffffffffffffff_u64
+        /// - characterEncoding: null
+        /// - semanticType: null
+        /// - encodedOffset: 0
+        /// - encodedLength: 8
+        /// - version: 0
+        #[inline]
+        pub fn session_id(&mut self, value: u64) -> &mut Self {
+            let offset = self.offset;
+            self.get_buf_mut().put_u64_at(offset, value);
+            self
+        }
+
+        /// primitive field 'orderId'
+        /// - min value: 0
+        /// - max value: -2
+        /// - null value: 0xffffffffffffffff_u64
+        /// - characterEncoding: null
+        /// - semanticType: null
+        /// - encodedOffset: 8
+        /// - encodedLength: 8
+        /// - version: 0
+        #[inline]
+        pub fn order_id(&mut self, value: u64) -> &mut Self {
+            let offset = self.offset + 8;
+            self.get_buf_mut().put_u64_at(offset, value);
+            self
+        }
+
+        /// primitive field 'transactTime'
+        /// - min value: 0
+        /// - max value: -2
+        /// - null value: 0xffffffffffffffff_u64
+        /// - characterEncoding: null
+        /// - semanticType: null
+        /// - encodedOffset: 16
+        /// - encodedLength: 8
+        /// - version: 0
+        #[inline]
+        pub fn transact_time(&mut self, value: u64) -> &mut Self {
+            let offset = self.offset + 16;
+            self.get_buf_mut().put_u64_at(offset, value);
+            self
+        }
+
+        #[inline]
+        pub fn cl_ord_id_at(&mut self, index: usize, value: u8) -> &mut Self {
+            let offset = self.offset + 24;
+            let buf = self.get_buf_mut();
+            buf.put_u8_at(offset + index, value);
+            self
+        }
+
+        /// primitive array field 'clOrdId'
+        /// - min value: 32
+        /// - max value: 126
+        /// - null value: 0_u8
+        /// - characterEncoding: US-ASCII
+        /// - semanticType: null
+        /// - encodedOffset: 24
+        /// - encodedLength: 32
+        /// - version: 0
+        #[inline]
+        pub fn cl_ord_id(&mut self, value: &[u8]) -> &mut Self {
+            debug_assert_eq!(32, value.len());
+            let offset = self.offset + 24;
+            let buf = self.get_buf_mut();
+            buf.put_slice_at(offset, value);
+            self
+        }
+
+        /// primitive array field 'clOrdId' from an Iterator
+        /// - min value: 32
+        /// - max value: 126
+        /// - null value: 0_u8
+        /// - characterEncoding: US-ASCII
+        /// - semanticType: null
+        /// - encodedOffset: 24
+        /// - encodedLength: 32
+        /// - version: 0
+        #[inline]
+        pub fn cl_ord_id_from_iter(&mut self, iter: impl Iterator<Item = u8>) -> &mut Self {
+            let offset = self.offset + 24;
+            let buf = self.get_buf_mut();
+            for (i, v) in iter.enumerate() {
+                buf.put_u8_at(offset + i, v);
+            }
+            self
+        }
+
+        /// primitive array field 'clOrdId' with zero padding
+        /// - min value: 32
+        /// - max value: 126
+        /// - null value: 0_u8
+        /// - characterEncoding: US-ASCII
+        /// - semanticType: null
+        /// - encodedOffset: 24
+        /// - encodedLength: 32
+        /// - version: 0
+        #[inline]
+        pub fn cl_ord_id_zero_padded(&mut self, value: &[u8]) -> &mut Self {
+            let iter = value
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(0_u8))
+                .take(32);
+            self.cl_ord_id_from_iter(iter);
+            self
+        }
+
+        #[inline]
+        pub fn orig_cl_ord_id_at(&mut self, index: usize, value: u8) -> &mut Self {
+            let offset = self.offset + 56;
+            let buf = self.get_buf_mut();
+            buf.put_u8_at(offset + index, value);
+            self
+        }
+
+        /// primitive array field 'origClOrdId'
+        /// - min value: 32
+        /// - max value: 126
+        /// - null value: 0_u8
+        /// - characterEncoding: US-ASCII
+        /// - semanticType: null
+        /// - encodedOffset: 56
+        /// - encodedLength: 32
+        /// - version: 0
+        #[inline]
+        pub fn orig_cl_ord_id(&mut self, value: &[u8]) -> &mut Self {
+            debug_assert_eq!(32, value.len());
+            let offset = self.offset + 56;
+            let buf = self.get_buf_mut();
+            buf.put_slice_at(offset, value);
+            self
+        }
+
+        /// primitive array field 'origClOrdId' from an Iterator
+        /// - min value: 32
+        /// - max value: 126
+        /// - null value: 0_u8
+        /// - characterEncoding: US-ASCII
+        /// - semanticType: null
+        /// - encodedOffset: 56
+        /// - encodedLength: 32
+        /// - version: 0
+        #[inline]
+        pub fn orig_cl_ord_id_from_iter(&mut self, iter: impl Iterator<Item = u8>) -> &mut Self {
+            let offset = self.offset + 56;
+            let buf = self.get_buf_mut();
+            for (i, v) in iter.enumerate() {
+                buf.put_u8_at(offset + i, v);
+            }
+            self
+        }
+
+        /// primitive array field 'origClOrdId' with zero padding
+        /// - min value: 32
+        /// - max value: 126
+        /// - null value: 0_u8
+        /// - characterEncoding: US-ASCII
+        /// - semanticType: null
+        /// - encodedOffset: 56
+        /// - encodedLength: 32
+        /// - version: 0
+        #[inline]
+        pub fn orig_cl_ord_id_zero_padded(&mut self, value: &[u8]) -> &mut Self {
+            let iter = value
+                .iter()
+                .copied()
+                .chain(std::iter::repeat(0_u8))
+                .take(32);
+            self.orig_cl_ord_id_from_iter(iter);
+            self
+        }
+
+        /// REQUIRED enum
+        #[inline]
+        pub fn ord_status(&mut self, value: ord_status::OrdStatus) -> &mut Self {
+            let offset = self.offset + 88;
+            self.get_buf_mut().put_u8_at(offset, value as u8);
+            self
+        }
+
+        /// REQUIRED enum
+        #[inline]
+        pub fn cxl_rej_response_to(
+            &mut self,
+            value: cxl_rej_response_to::CxlRejResponseTo,
+        ) -> &mut Self {
+            let offset = self.offset + 89;
+            self.get_buf_mut().put_u8_at(offset, value as u8);
+            self
+        }
+
+        /// REQUIRED enum
+        #[inline]
+        pub fn cxl_rej_reason(&mut self, value: cxl_rej_reason::CxlRejReason) -> &mut Self {
+            let offset = self.offset + 90;
+            self.get_buf_mut().put_u8_at(offset, value as u8);
+            self
+        }
+
+        /// VAR_DATA ENCODER - character encoding: 'UTF-8'
+        #[inline]
+        pub fn text(&mut self, value: &str) -> &mut Self {
+            let limit = self.get_limit();
+            let data_length = value.len().min((u32::MAX - 1) as usize);
+            self.set_limit(limit + 4 + data_length);
+            self.get_buf_mut().put_u32_at(limit, data_length as u32);
+            self.get_buf_mut()
+                .put_slice_at(limit + 4, &value[0..data_length].as_bytes());
+            self
+        }
+    }
+} // end encoder
+
+pub mod decoder {
+    use super::*;
+    use message_header_codec::*;
+
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct OrderCancelRejectDecoder<'a> {
+        buf: ReadBuf<'a>,
+        initial_offset: usize,
+        offset: usize,
+        limit: usize,
+        pub acting_block_length: u16,
+        pub acting_version: u16,
+    }
+
+    impl ActingVersion for OrderCancelRejectDecoder<'_> {
+        #[inline]
+        fn acting_version(&self) -> u16 {
+            self.acting_version
+        }
+    }
+
+    impl<'a> Reader<'a> for OrderCancelRejectDecoder<'a> {
+        #[inline]
+        fn get_buf(&self) -> &ReadBuf<'a> {
+            &self.buf
+        }
+    }
+
+    impl<'a> Decoder<'a> for OrderCancelRejectDecoder<'a> {
+        #[inline]
+        fn get_limit(&self) -> usize {
+            self.limit
+        }
+
+        #[inline]
+        fn set_limit(&mut self, limit: usize) {
+            self.limit = limit;
+        }
+    }
+
+    impl<'a> OrderCancelRejectDecoder<'a> {
+        pub fn wrap(
+            mut self,
+            buf: ReadBuf<'a>,
+            offset: usize,
+            acting_block_length: u16,
+            acting_version: u16,
+        ) -> Self {
+            let limit = offset + acting_block_length as usize;
+            self.buf = buf;
+            self.initial_offset = offset;
+            self.offset = offset;
+            self.limit = limit;
+            self.acting_block_length = acting_block_length;
+            self.acting_version = acting_version;
+            self
+        }
+
+        #[inline]
+        pub const fn encoded_length(&self) -> usize {
+            self.limit - self.offset
+        }
+
+        pub fn header(self, mut header: MessageHeaderDecoder<ReadBuf<'a>>, offset: usize) -> Self {
+            debug_assert_eq!(SBE_TEMPLATE_ID, header.template_id());
+            let acting_block_length = header.block_length();
+            let acting_version = header.version();
+
+            self.wrap(
+                header.parent().unwrap(),
+                offset + message_header_codec::ENCODED_LENGTH,
+                acting_block_length,
+                acting_version,
+            )
+        }
+
+        /// primitive field - 'REQUIRED'
+        #[inline]
+        pub fn session_id(&self) -> u64 {
+            self.get_buf().get_u64_at(self.offset)
+        }
+
+        /// primitive field - 'REQUIRED'
+        #[inline]
+        pub fn order_id(&self) -> u64 {
+            self.get_buf().get_u64_at(self.offset + 8)
+        }
+
+        /// primitive field - 'REQUIRED'
+        #[inline]
+        pub fn transact_time(&self) -> u64 {
+            self.get_buf().get_u64_at(self.offset + 16)
+        }
+
+        #[inline]
+        pub fn cl_ord_id(&self) -> [u8; 32] {
+            let buf = self.get_buf();
+            ReadBuf::get_bytes_at(buf.data, self.offset + 24)
+        }
+
+        #[inline]
+        pub fn orig_cl_ord_id(&self) -> [u8; 32] {
+            let buf = self.get_buf();
+            ReadBuf::get_bytes_at(buf.data, self.offset + 56)
+        }
+
+        /// REQUIRED enum
+        #[inline]
+        pub fn ord_status(&self) -> ord_status::OrdStatus {
+            self.get_buf().get_u8_at(self.offset + 88).into()
+        }
+
+        /// REQUIRED enum
+        #[inline]
+        pub fn cxl_rej_response_to(&self) -> cxl_rej_response_to::CxlRejResponseTo {
+            self.get_buf().get_u8_at(self.offset + 89).into()
+        }
+
+        /// REQUIRED enum
+        #[inline]
+        pub fn cxl_rej_reason(&self) -> cxl_rej_reason::CxlRejReason {
+            self.get_buf().get_u8_at(self.offset + 90).into()
+        }
+
+        /// VAR_DATA DECODER - character encoding: 'UTF-8'
+        #[inline]
+        pub fn text_decoder(&mut self) -> (usize, usize) {
+            let offset = self.get_limit();
+            let data_length = self.get_buf().get_u32_at(offset) as usize;
+            self.set_limit(offset + 4 + data_length);
+            (offset + 4, data_length)
+        }
+
+        #[inline]
+        pub fn text_slice(&'a self, coordinates: (usize, usize)) -> &'a [u8] {
+            debug_assert!(self.get_limit() >= coordinates.0 + coordinates.1);
+            self.get_buf().get_slice_at(coordinates.0, coordinates.1)
+        }
+    }
+} // end decoder
