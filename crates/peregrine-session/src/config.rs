@@ -1,0 +1,282 @@
+//! Session identity and settings.
+
+use std::fmt;
+use std::sync::Arc;
+
+use peregrine_codec::value::TimePrecision;
+use peregrine_dict::{Dictionaries, ValidationSettings};
+
+/// Nanoseconds since the Unix epoch, UTC. Used both for SendingTime and for timers.
+pub type Nanos = i64;
+
+/// One second in [`Nanos`].
+pub const SECOND: Nanos = 1_000_000_000;
+
+/// Who we are on a session: BeginString and the CompIDs as seen from our side.
+///
+/// ```
+/// use peregrine_session::SessionId;
+/// let id = SessionId::new("FIX.4.4", "ISLD", "TW");
+/// assert_eq!(id.to_string(), "FIX.4.4:ISLD->TW");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SessionId {
+    /// BeginString(8), e.g. `FIX.4.4` or `FIXT.1.1`.
+    pub begin_string: String,
+    /// Our SenderCompID(49) (the peer's TargetCompID).
+    pub sender_comp_id: String,
+    /// Our TargetCompID(56) (the peer's SenderCompID).
+    pub target_comp_id: String,
+    /// QuickFIX's SessionQualifier, to tell apart sessions with the same CompIDs.
+    pub qualifier: Option<String>,
+}
+
+impl SessionId {
+    /// A session identifier without qualifier.
+    pub fn new(begin_string: &str, sender_comp_id: &str, target_comp_id: &str) -> Self {
+        SessionId {
+            begin_string: begin_string.to_string(),
+            sender_comp_id: sender_comp_id.to_string(),
+            target_comp_id: target_comp_id.to_string(),
+            qualifier: None,
+        }
+    }
+
+    /// True for FIX.4.0 and FIX.4.1 (no RefTagID/SessionRejectReason, 999999 as infinity,
+    /// whole-second timestamps).
+    pub fn is_pre_fix42(&self) -> bool {
+        is_pre_fix42(self.begin_string.as_bytes())
+    }
+
+    /// True for FIXT.1.1 (application versions in DefaultApplVerID).
+    pub fn is_fixt(&self) -> bool {
+        self.begin_string.starts_with("FIXT")
+    }
+}
+
+pub(crate) fn is_pre_fix42(begin_string: &[u8]) -> bool {
+    begin_string == b"FIX.4.0" || begin_string == b"FIX.4.1"
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}->{}",
+            self.begin_string, self.sender_comp_id, self.target_comp_id
+        )?;
+        if let Some(q) = &self.qualifier {
+            write!(f, ":{q}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Which side opens the connection and sends the first Logon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Waits for the peer's Logon and answers it.
+    Acceptor,
+    /// Sends the Logon when the connection is up.
+    Initiator,
+}
+
+/// Dictionary validation switches (QuickFIX's `UseDataDictionary` and `Validate*` keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValidationOptions {
+    /// `UseDataDictionary` (Y): validate inbound messages against the dictionaries.
+    pub use_data_dictionary: bool,
+    /// The validator's settings (fields out of order, user-defined fields, …).
+    pub settings: ValidationSettings,
+}
+
+impl Default for ValidationOptions {
+    fn default() -> Self {
+        ValidationOptions {
+            use_data_dictionary: true,
+            settings: ValidationSettings::default(),
+        }
+    }
+}
+
+/// A daily session window in UTC (QuickFIX's `StartTime`/`EndTime`): seconds after
+/// midnight. When `start > end` the window wraps midnight; `start == end` means always.
+///
+/// ```
+/// use peregrine_session::Schedule;
+/// let s = Schedule::daily(8 * 3600, 17 * 3600);
+/// let day = 1_700_006_400_000_000_000i64; // 2023-11-15 00:00:00 UTC
+/// assert!(s.contains(day + 9 * 3_600_000_000_000));
+/// assert!(!s.contains(day + 18 * 3_600_000_000_000));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// StartTime, seconds after midnight UTC.
+    pub start_secs: u32,
+    /// EndTime, seconds after midnight UTC.
+    pub end_secs: u32,
+}
+
+impl Schedule {
+    /// A window open every day from `start_secs` to `end_secs` (UTC).
+    pub fn daily(start_secs: u32, end_secs: u32) -> Self {
+        Schedule {
+            start_secs,
+            end_secs,
+        }
+    }
+
+    fn second_of_day(now: Nanos) -> u32 {
+        (now.div_euclid(SECOND).rem_euclid(86_400)) as u32
+    }
+
+    /// Whether `now` falls inside the window.
+    pub fn contains(&self, now: Nanos) -> bool {
+        let s = Self::second_of_day(now);
+        match self.start_secs.cmp(&self.end_secs) {
+            std::cmp::Ordering::Equal => true,
+            std::cmp::Ordering::Less => s >= self.start_secs && s < self.end_secs,
+            std::cmp::Ordering::Greater => s >= self.start_secs || s < self.end_secs,
+        }
+    }
+
+    /// Start of the window period containing (or last before) `now`.
+    pub fn period_start(&self, now: Nanos) -> Nanos {
+        let day = now.div_euclid(86_400 * SECOND) * 86_400 * SECOND;
+        let start_today = day + self.start_secs as Nanos * SECOND;
+        if now >= start_today {
+            start_today
+        } else {
+            start_today - 86_400 * SECOND
+        }
+    }
+
+    /// The next instant after `now` at which [`Schedule::contains`] changes.
+    pub fn next_boundary(&self, now: Nanos) -> Nanos {
+        let day = now.div_euclid(86_400 * SECOND) * 86_400 * SECOND;
+        let mut best = Nanos::MAX;
+        for d in 0..2 {
+            for b in [self.start_secs, self.end_secs] {
+                let t = day + d * 86_400 * SECOND + b as Nanos * SECOND;
+                if t > now && t < best {
+                    best = t;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Everything a session needs to know; QuickFIX setting names in the field docs.
+///
+/// ```
+/// use peregrine_session::{Role, SessionConfig, SessionId};
+/// let cfg = SessionConfig::new(SessionId::new("FIX.4.2", "ISLD", "TW"), Role::Acceptor);
+/// assert_eq!(cfg.logon_timeout_secs, 10);
+/// assert_eq!(cfg.timestamp_precision, peregrine_codec::value::TimePrecision::Millis);
+/// ```
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// The session.
+    pub id: SessionId,
+    /// Acceptor or initiator.
+    pub role: Role,
+    /// `HeartBtInt` (initiator); an acceptor takes the peer's.
+    pub heartbeat_interval_secs: u32,
+    /// `ResetOnLogon`.
+    pub reset_on_logon: bool,
+    /// `ResetOnLogout`.
+    pub reset_on_logout: bool,
+    /// `ResetOnDisconnect`.
+    pub reset_on_disconnect: bool,
+    /// `RefreshOnLogon`: reload the store on logon.
+    pub refresh_on_logon: bool,
+    /// `LogonTimeout` (10 s).
+    pub logon_timeout_secs: u32,
+    /// `LogoutTimeout` (2 s).
+    pub logout_timeout_secs: u32,
+    /// `CheckLatency` (Y).
+    pub check_latency: bool,
+    /// `MaxLatency` (120 s).
+    pub max_latency_secs: u32,
+    /// `CheckCompID` (Y).
+    pub check_comp_id: bool,
+    /// `ResendRequestChunkSize` (0 = unlimited).
+    pub resend_request_chunk_size: u32,
+    /// `EnableLastMsgSeqNumProcessed`: LastMsgSeqNumProcessed(369) on every outgoing message.
+    pub enable_last_msg_seq_num_processed: bool,
+    /// `EnableNextExpectedMsgSeqNum`: NextExpectedMsgSeqNum(789) in Logon.
+    pub enable_next_expected_msg_seq_num: bool,
+    /// `DefaultApplVerID` (FIXT.1.1), e.g. `FIX.5.0SP2` or `9`.
+    pub default_appl_ver_id: Option<String>,
+    /// `PersistMessages` (Y): keep outgoing messages for resends.
+    pub persist_messages: bool,
+    /// SendingTime precision: milliseconds from FIX.4.2 on, seconds before.
+    pub timestamp_precision: TimePrecision,
+    /// Dictionary validation switches.
+    pub validation: ValidationOptions,
+    /// Transport (+ application for FIXT) dictionaries; `None` validates structure only.
+    pub dictionaries: Option<Arc<Dictionaries>>,
+    /// `StartTime`/`EndTime`, UTC; `None` is always on.
+    pub schedule: Option<Schedule>,
+    /// Largest inbound message accepted (bytes).
+    pub max_message_size: usize,
+}
+
+impl SessionConfig {
+    /// QuickFIX's defaults for a session.
+    pub fn new(id: SessionId, role: Role) -> Self {
+        let precision = if id.is_pre_fix42() {
+            TimePrecision::Seconds
+        } else {
+            TimePrecision::Millis
+        };
+        SessionConfig {
+            id,
+            role,
+            heartbeat_interval_secs: 30,
+            reset_on_logon: false,
+            reset_on_logout: false,
+            reset_on_disconnect: false,
+            refresh_on_logon: false,
+            logon_timeout_secs: 10,
+            logout_timeout_secs: 2,
+            check_latency: true,
+            max_latency_secs: 120,
+            check_comp_id: true,
+            resend_request_chunk_size: 0,
+            enable_last_msg_seq_num_processed: false,
+            enable_next_expected_msg_seq_num: false,
+            default_appl_ver_id: None,
+            persist_messages: true,
+            timestamp_precision: precision,
+            validation: ValidationOptions::default(),
+            dictionaries: None,
+            schedule: None,
+            max_message_size: peregrine_codec::frame::DEFAULT_MAX_MESSAGE_SIZE,
+        }
+    }
+}
+
+/// ApplVerID(1128)/DefaultApplVerID(1137) enum value for a version name
+/// (`FIX.5.0SP2` → `9`); values that are already codes pass through.
+///
+/// ```
+/// assert_eq!(peregrine_session::appl_ver_id_code("FIX.5.0"), "7");
+/// assert_eq!(peregrine_session::appl_ver_id_code("9"), "9");
+/// ```
+pub fn appl_ver_id_code(v: &str) -> &str {
+    match v {
+        "FIX.2.7" => "0",
+        "FIX.3.0" => "1",
+        "FIX.4.0" => "2",
+        "FIX.4.1" => "3",
+        "FIX.4.2" => "4",
+        "FIX.4.3" => "5",
+        "FIX.4.4" => "6",
+        "FIX.5.0" => "7",
+        "FIX.5.0SP1" => "8",
+        "FIX.5.0SP2" => "9",
+        other => other,
+    }
+}

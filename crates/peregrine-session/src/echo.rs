@@ -1,0 +1,163 @@
+//! The echo application of the QuickFIX acceptance scripts.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use peregrine_codec::MessageView;
+use peregrine_dict::{Dictionaries, FlatScope};
+
+use crate::app::{AppReject, Application, Outbox};
+use crate::config::{is_pre_fix42, SessionId};
+use crate::session::{is_standard_header_tag, is_standard_trailer_tag};
+
+/// The echo application the QuickFIX acceptance scripts expect behind an acceptor:
+///
+/// * NewOrderSingle (35=D) and, from FIX.4.2 on, SecurityDefinition (35=d) are sent back
+///   on the same session: the same body fields, values as received, in ascending tag
+///   order (a repeating group stays in one piece, its entries in their order), under a
+///   fresh standard header; PossResend(97)=Y is carried over.
+/// * A message with PossResend(97)=Y whose ClOrdID(11) was already seen since the
+///   Logon is dropped silently.
+/// * Any other application message is unsupported: BusinessMessageReject (35=j, 380=3)
+///   from FIX.4.2 on, a session Reject before.
+///
+/// ClOrdIDs are remembered as 64-bit fingerprints in a set reserved up front, so that
+/// echoing allocates nothing in the steady state.
+///
+/// ```
+/// use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId};
+/// use peregrine_store::MemoryStore;
+/// let now = 1_700_000_000_000_000_000i64;
+/// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+/// let mut s = Session::new(cfg, MemoryStore::new(now), now);
+/// let mut app = EchoApp::new(None);
+/// s.on_connected(now);
+/// s.on_bytes(b"8=FIX.4.4\x019=72\x0135=A\x0134=1\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0198=0\x01108=30\x0110=172\x01", now, &mut app);
+/// s.consume_outbound(s.outbound().len());
+/// s.on_bytes(b"8=FIX.4.4\x019=72\x0135=D\x0134=2\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0155=X\x0111=A\x0154=1\x0110=231\x01", now, &mut app);
+/// let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
+/// assert!(out.contains("|56=TW|11=A|54=1|55=X|10="), "{out}");
+/// ```
+#[derive(Debug)]
+pub struct EchoApp {
+    dicts: Option<Arc<Dictionaries>>,
+    seen: HashSet<u64>,
+    items: Vec<(u32, u32, u32)>,
+}
+
+/// FNV-1a, 64 bits.
+fn fingerprint(v: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in v {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The end (exclusive index) of the group whose first entry starts at field `i`.
+fn group_end(scope: FlatScope<'_>, msg: &MessageView<'_>, mut i: usize, depth: usize) -> usize {
+    while i < msg.len() {
+        let tag = msg.field(i).tag;
+        if tag == 10 || !scope.contains(tag) {
+            break;
+        }
+        i += 1;
+        if depth < 16 {
+            if let Some(g) = scope.group(tag) {
+                i = group_end(g, msg, i, depth + 1);
+            }
+        }
+    }
+    i
+}
+
+impl EchoApp {
+    /// An echo application; with dictionaries, header fields and repeating groups are
+    /// recognised from them (else from the standard header tags, without groups).
+    pub fn new(dicts: Option<Arc<Dictionaries>>) -> Self {
+        EchoApp {
+            dicts,
+            seen: HashSet::with_capacity(1 << 14),
+            items: Vec::with_capacity(256),
+        }
+    }
+
+    fn is_header(&self, tag: u32) -> bool {
+        match &self.dicts {
+            Some(d) => d.transport().is_header_tag(tag),
+            None => is_standard_header_tag(tag),
+        }
+    }
+
+    fn is_trailer(&self, tag: u32) -> bool {
+        match &self.dicts {
+            Some(d) => d.transport().is_trailer_tag(tag),
+            None => is_standard_trailer_tag(tag),
+        }
+    }
+
+    /// Collects the body as (tag, first field, end field) items sorted by tag.
+    fn collect_body(&mut self, msg: &MessageView<'_>) {
+        self.items.clear();
+        let dicts = self.dicts.clone();
+        let scope = dicts.as_ref().and_then(|d| {
+            std::str::from_utf8(msg.msg_type())
+                .ok()
+                .and_then(|t| d.application().message_scope(t))
+        });
+        let mut i = 0;
+        while i < msg.len() {
+            let tag = msg.field(i).tag;
+            if self.is_header(tag) || self.is_trailer(tag) {
+                i += 1;
+                continue;
+            }
+            let mut end = i + 1;
+            if let Some(g) = scope.and_then(|s| s.group(tag)) {
+                end = group_end(g, msg, i + 1, 0);
+            }
+            self.items.push((tag, i as u32, end as u32));
+            i = end;
+        }
+        self.items.sort_unstable_by_key(|&(t, s, _)| (t, s));
+    }
+}
+
+impl Application for EchoApp {
+    fn on_logon(&mut self, _id: &SessionId) {
+        self.seen.clear();
+    }
+
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        let msg_type = msg.msg_type();
+        let echo = msg_type == b"D" || (msg_type == b"d" && !is_pre_fix42(msg.begin_string()));
+        if !echo {
+            return Err(AppReject::UnsupportedMessageType);
+        }
+        let poss_resend = msg.get(97) == Some(b"Y");
+        if let Some(id) = msg.get(11) {
+            let fp = fingerprint(id);
+            if !self.seen.insert(fp) && poss_resend {
+                return Ok(());
+            }
+        }
+        self.collect_body(msg);
+        let header: &[(u32, &[u8])] = if poss_resend { &[(97, b"Y")] } else { &[] };
+        let items = &self.items;
+        let _ = out.send_with_header(msg_type, header, |m| {
+            for &(_, start, end) in items {
+                for j in start..end {
+                    let f = msg.field(j as usize);
+                    m.str(f.tag, f.value);
+                }
+            }
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,59 @@
+//! # peregrine-session
+//!
+//! The FIX session layer as a deterministic **sans-IO** state machine: bytes and time
+//! in; bytes out, application callbacks, events and the next deadline. No sockets, no
+//! threads, no clock of its own — every protocol rule is testable in microseconds.
+//!
+//! It covers what the QuickFIX acceptance scripts check: Logon as acceptor and
+//! initiator (HeartBtInt, ResetSeqNumFlag, DefaultApplVerID, NextExpectedMsgSeqNum),
+//! heartbeats and test requests, sequence gaps (ResendRequest, optionally chunked, with
+//! the too-high messages queued until the gap is filled), resends from the store with
+//! PossDupFlag/OrigSendingTime and SequenceReset-GapFill, SequenceReset, rejects with
+//! QuickFIX's exact reasons and texts (via `peregrine-dict`'s validator), ReverseRoute,
+//! garbled messages ignored, the Logout handshake, LastMsgSeqNumProcessed and session
+//! schedules.
+//!
+//! The engine drives a [`Session`]:
+//!
+//! ```
+//! use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionEvent, SessionId};
+//! use peregrine_store::MemoryStore;
+//!
+//! let mut now = 1_700_000_000_000_000_000i64; // nanoseconds since the epoch
+//! let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+//! let mut session = Session::new(cfg, MemoryStore::new(now), now);
+//! let mut app = EchoApp::new(None);
+//!
+//! session.on_connected(now);
+//! session.on_bytes(b"8=FIX.4.4\x019=72\x0135=A\x0134=1\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0198=0\x01108=30\x0110=172\x01", now, &mut app);
+//! // write session.outbound() to the socket, then:
+//! let n = session.outbound().len();
+//! session.consume_outbound(n);
+//! while let Some(ev) = session.poll_event() {
+//!     if let SessionEvent::Disconnect(_) = ev { /* flush, close, on_disconnected */ }
+//! }
+//! // Time passes: call on_timer at the deadline; a Heartbeat goes out after 30 s.
+//! now = session.next_deadline().unwrap();
+//! session.on_timer(now, &mut app);
+//! assert!(session.outbound().windows(5).any(|w| w == b"35=0\x01"));
+//! ```
+//!
+//! [`EchoApp`] is the acceptance scripts' echo application, reusable by the engine and
+//! the CLI.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod app;
+mod config;
+mod echo;
+mod session;
+
+pub use app::{AppReject, Application, Outbox, RejectLogon, SendError};
+pub use config::{
+    appl_ver_id_code, Nanos, Role, Schedule, SessionConfig, SessionId, ValidationOptions, SECOND,
+};
+pub use echo::EchoApp;
+pub use peregrine_dict::Dictionaries;
+pub use session::{
+    peek_session_id, DisconnectReason, PeekError, Session, SessionEvent, SessionState,
+};
