@@ -77,6 +77,8 @@ impl From<StoreError> for SendError {
 ///     }
 /// }
 /// ```
+// QuickFIX's callback names (`from_admin`, `from_app`) are part of the contract.
+#[allow(clippy::wrong_self_convention)]
 pub trait Application {
     /// The session was created.
     fn on_create(&mut self, _id: &SessionId) {}

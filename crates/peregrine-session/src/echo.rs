@@ -32,9 +32,18 @@ use crate::session::{is_standard_header_tag, is_standard_trailer_tag};
 /// let mut s = Session::new(cfg, MemoryStore::new(now), now);
 /// let mut app = EchoApp::new(None);
 /// s.on_connected(now);
-/// s.on_bytes(b"8=FIX.4.4\x019=72\x0135=A\x0134=1\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0198=0\x01108=30\x0110=172\x01", now, &mut app);
+/// # fn fix(s: &str) -> Vec<u8> {
+/// #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
+/// #     let (_, begin) = f.next().unwrap();
+/// #     let (_, msg_type) = f.next().unwrap();
+/// #     let mut buf = peregrine_codec::EncodeBuffer::new();
+/// #     let mut m = buf.start(begin.as_bytes(), msg_type.as_bytes());
+/// #     for (t, v) in f { m.str(t.parse().unwrap(), v.as_bytes()); }
+/// #     m.finish().to_vec()
+/// # }
+/// s.on_bytes(&fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30"), now, &mut app);
 /// s.consume_outbound(s.outbound().len());
-/// s.on_bytes(b"8=FIX.4.4\x019=72\x0135=D\x0134=2\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0155=X\x0111=A\x0154=1\x0110=231\x01", now, &mut app);
+/// s.on_bytes(&fix("8=FIX.4.4|35=D|34=2|49=TW|52=20231114-22:13:20.000|56=ISLD|55=X|11=A|54=1"), now, &mut app);
 /// let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
 /// assert!(out.contains("|56=TW|11=A|54=1|55=X|10="), "{out}");
 /// ```

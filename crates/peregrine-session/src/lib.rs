@@ -25,7 +25,16 @@
 //! let mut app = EchoApp::new(None);
 //!
 //! session.on_connected(now);
-//! session.on_bytes(b"8=FIX.4.4\x019=72\x0135=A\x0134=1\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0198=0\x01108=30\x0110=172\x01", now, &mut app);
+//! # fn fix(s: &str) -> Vec<u8> {
+//! #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
+//! #     let (_, begin) = f.next().unwrap();
+//! #     let (_, msg_type) = f.next().unwrap();
+//! #     let mut buf = peregrine_codec::EncodeBuffer::new();
+//! #     let mut m = buf.start(begin.as_bytes(), msg_type.as_bytes());
+//! #     for (t, v) in f { m.str(t.parse().unwrap(), v.as_bytes()); }
+//! #     m.finish().to_vec()
+//! # }
+//! session.on_bytes(&fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30"), now, &mut app);
 //! // write session.outbound() to the socket, then:
 //! let n = session.outbound().len();
 //! session.consume_outbound(n);

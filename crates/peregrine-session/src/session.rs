@@ -5,7 +5,9 @@ use std::ops::Range;
 
 use peregrine_codec::frame::{Frame, Framer, GarbledReason};
 use peregrine_codec::value::{self, TimePrecision, UtcTimestamp};
-use peregrine_codec::{DecodeError, Decoder, DecoderConfig, EncodeBuffer, MessageEncoder, MessageView};
+use peregrine_codec::{
+    DecodeError, Decoder, DecoderConfig, EncodeBuffer, MessageEncoder, MessageView,
+};
 use peregrine_dict::{check_sending_time, SessionRejectReason, ValidationError};
 use peregrine_store::{MessageStore, StoreError};
 
@@ -938,8 +940,12 @@ impl<S: MessageStore> Core<S> {
                 .map(|v| v.min(u32::MAX as u64) as u32)
                 .unwrap_or(self.cfg.heartbeat_interval_secs);
             let hb = self.hb_secs as u64;
-            let our_789 = (self.cfg.enable_next_expected_msg_seq_num)
-                .then_some(if seq == expected { expected + 1 } else { expected });
+            let our_789 =
+                (self.cfg.enable_next_expected_msg_seq_num).then_some(if seq == expected {
+                    expected + 1
+                } else {
+                    expected
+                });
             let appl = self
                 .cfg
                 .default_appl_ver_id
@@ -1001,7 +1007,11 @@ impl<S: MessageStore> Core<S> {
         let next = self.tx.store.next_sender_seq();
         let infinite = (end == 0 && !self.pre42())
             || (end == 999_999 && self.begin_bytes() <= &b"FIX.4.2"[..]);
-        let end = if infinite || end >= next { next - 1 } else { end };
+        let end = if infinite || end >= next {
+            next - 1
+        } else {
+            end
+        };
         self.resend(begin, end);
         if parse_seq(msg.get(34)) == Some(self.expected()) {
             self.incr_target();
@@ -1122,10 +1132,7 @@ impl<S: MessageStore> Core<S> {
                 }
             }
         } else if new_seq < expected {
-            self.reject(
-                msg,
-                Rej::new(SessionRejectReason::ValueIsIncorrect, None),
-            );
+            self.reject(msg, Rej::new(SessionRejectReason::ValueIsIncorrect, None));
         }
     }
 
@@ -1287,7 +1294,16 @@ fn strip_invalid_tag(msg: &[u8], offset: usize) -> Option<(i64, Vec<u8>)> {
 /// let mut session = Session::new(cfg, MemoryStore::new(now), now);
 /// let mut app = EchoApp::new(None);
 /// session.on_connected(now);
-/// let logon = b"8=FIX.4.4\x019=72\x0135=A\x0134=1\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0198=0\x01108=30\x0110=172\x01";
+/// # fn fix(s: &str) -> Vec<u8> {
+/// #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
+/// #     let (_, begin) = f.next().unwrap();
+/// #     let (_, msg_type) = f.next().unwrap();
+/// #     let mut buf = peregrine_codec::EncodeBuffer::new();
+/// #     let mut m = buf.start(begin.as_bytes(), msg_type.as_bytes());
+/// #     for (t, v) in f { m.str(t.parse().unwrap(), v.as_bytes()); }
+/// #     m.finish().to_vec()
+/// # }
+/// let logon = &fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30");
 /// session.on_bytes(logon, now, &mut app);
 /// assert!(session.is_logged_on());
 /// assert!(session.outbound().starts_with(b"8=FIX.4.4\x019=61\x0135=A\x0134=1\x0149=ISLD\x01"));
@@ -1479,10 +1495,8 @@ impl<S: MessageStore> Session<S> {
                                     let saved = (c.validate_checksum, c.validate_body_length);
                                     c.validate_checksum = false;
                                     c.validate_body_length = false;
-                                    let forced = Rej::new(
-                                        SessionRejectReason::InvalidTagNumber,
-                                        Some(tag),
-                                    );
+                                    let forced =
+                                        Rej::new(SessionRejectReason::InvalidTagNumber, Some(tag));
                                     match self.decoder.decode(&fixed) {
                                         Ok(view) => {
                                             self.core.process(&view, app, false, Some(forced))
@@ -1650,7 +1664,16 @@ pub enum PeekError {
 /// is buffered.
 ///
 /// ```
-/// let logon = b"8=FIX.4.4\x019=72\x0135=A\x0134=1\x0149=TW\x0152=20231114-22:13:20.000\x0156=ISLD\x0198=0\x01108=30\x0110=172\x01";
+/// # fn fix(s: &str) -> Vec<u8> {
+/// #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
+/// #     let (_, begin) = f.next().unwrap();
+/// #     let (_, msg_type) = f.next().unwrap();
+/// #     let mut buf = peregrine_codec::EncodeBuffer::new();
+/// #     let mut m = buf.start(begin.as_bytes(), msg_type.as_bytes());
+/// #     for (t, v) in f { m.str(t.parse().unwrap(), v.as_bytes()); }
+/// #     m.finish().to_vec()
+/// # }
+/// let logon = &fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30");
 /// let id = peregrine_session::peek_session_id(logon).unwrap().unwrap();
 /// assert_eq!(id.to_string(), "FIX.4.4:ISLD->TW");
 /// assert!(peregrine_session::peek_session_id(&logon[..20]).is_none());

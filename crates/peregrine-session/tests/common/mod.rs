@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use peregrine_acceptance::{complete_message, frame_message, render, FieldPatterns, Frame, Script, Step};
+use peregrine_acceptance::{
+    complete_message, frame_message, render, FieldPatterns, Frame, Script, Step,
+};
 use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{
     EchoApp, Nanos, Role, Session, SessionConfig, SessionEvent, SessionId, SECOND,
@@ -59,7 +61,9 @@ fn parse_cfg(path: &Path) -> HashMap<String, String> {
 }
 
 fn dict_path(dicts_dir: &Path, cfg_value: &str) -> PathBuf {
-    let name = Path::new(cfg_value).file_name().expect("dictionary file name");
+    let name = Path::new(cfg_value)
+        .file_name()
+        .expect("dictionary file name");
     dicts_dir.join(name)
 }
 
@@ -68,7 +72,12 @@ pub fn load_suites(dir: &Path, filter: Option<&str>) -> Vec<Suite> {
     let mut cache: HashMap<String, Arc<Dictionaries>> = HashMap::new();
     let load = |p: PathBuf| -> Dictionary { Dictionary::from_file(&p).expect("dictionary") };
     let mut suites = Vec::new();
-    for suite in ["server", "resendreqchunksize", "lastseqnumprocessed", "nextexpectedseqnum"] {
+    for suite in [
+        "server",
+        "resendreqchunksize",
+        "lastseqnumprocessed",
+        "nextexpectedseqnum",
+    ] {
         for ver in [
             "fix40", "fix41", "fix42", "fix43", "fix44", "fix50", "fix50sp1", "fix50sp2",
         ] {
@@ -286,10 +295,14 @@ impl<S: MessageStore> Run<'_, S> {
                 ..
             } => {
                 if let Some(s) = next_sender {
-                    self.session.set_next_sender_seq(*s).map_err(|e| e.to_string())?;
+                    self.session
+                        .set_next_sender_seq(*s)
+                        .map_err(|e| e.to_string())?;
                 }
                 if let Some(t) = next_target {
-                    self.session.set_next_target_seq(*t).map_err(|e| e.to_string())?;
+                    self.session
+                        .set_next_target_seq(*t)
+                        .map_err(|e| e.to_string())?;
                 }
             }
         }
@@ -314,7 +327,8 @@ pub fn run_script<S: MessageStore>(
         patterns,
     };
     for s in &script.steps {
-        run.step(&s.step).map_err(|e| format!("line {}: {e}", s.line))?;
+        run.step(&s.step)
+            .map_err(|e| format!("line {}: {e}", s.line))?;
     }
     Ok(())
 }
@@ -329,8 +343,7 @@ pub fn run_all<S: MessageStore>(
         eprintln!("skipping: QuickFIX acceptance data not found (set PEREGRINE_ACCEPTANCE_DIR)");
         return None;
     };
-    let patterns =
-        FieldPatterns::load(dir.join("definitions/fields.fmt")).expect("fields.fmt");
+    let patterns = FieldPatterns::load(dir.join("definitions/fields.fmt")).expect("fields.fmt");
     let filter = std::env::var("PEREGRINE_SCRIPT").ok();
     let suites = load_suites(&dir, filter.as_deref());
     let mut passed = 0;

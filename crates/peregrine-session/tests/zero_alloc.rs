@@ -1,0 +1,154 @@
+//! Proves the steady-state path (receive an application message, validate it against the
+//! dictionary, echo it back through the store) allocates nothing after warm-up, with a
+//! counting allocator.
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use peregrine_codec::value::{TimePrecision, UtcTimestamp};
+use peregrine_codec::EncodeBuffer;
+use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionEvent, SessionId, SECOND};
+use peregrine_store::MemoryStore;
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    // Only the thread under measurement counts (tests run in parallel threads).
+    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn count() {
+    if COUNTING.with(|c| c.get()) {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: forwards to the system allocator, only counting calls.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        count();
+        System.alloc(l)
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        System.dealloc(p, l)
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        count();
+        System.realloc(p, l, n)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocs_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCS.load(Ordering::Relaxed);
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCS.load(Ordering::Relaxed) - before
+}
+
+const T0: i64 = 1_795_341_600_250_000_000;
+
+fn message(msg_type: &[u8], seq: u64, now: i64, body: &[(u32, &[u8])]) -> Vec<u8> {
+    let mut buf = EncodeBuffer::new();
+    let mut m = buf.start(b"FIX.4.4", msg_type);
+    let ts = UtcTimestamp::from_unix_nanos(now, TimePrecision::Millis);
+    m.uint(34, seq)
+        .str(49, b"TW")
+        .timestamp(52, &ts, TimePrecision::Millis)
+        .str(56, b"ISLD");
+    for &(t, v) in body {
+        m.str(t, v);
+    }
+    m.finish().to_vec()
+}
+
+#[test]
+fn receive_validate_echo_allocates_nothing_after_warm_up() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../peregrine-dict/dictionaries/FIX44.xml"
+    );
+    let dicts = Arc::new(Dictionaries::single(Dictionary::from_file(path).unwrap()));
+    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    cfg.dictionaries = Some(dicts.clone());
+    cfg.enable_last_msg_seq_num_processed = true;
+    let store = MemoryStore::with_capacity(T0, 10_000, 4 << 20);
+    let mut session = Session::new(cfg, store, T0);
+    let mut app = EchoApp::new(Some(dicts));
+
+    const WARM: u64 = 200;
+    const MEASURED: u64 = 2_000;
+    // Inbound messages are prepared up front: building them is the peer's work.
+    let mut now = T0;
+    let mut inbound = vec![message(b"A", 1, now, &[(98, b"0"), (108, b"30")])];
+    let ids: Vec<String> = (0..WARM + MEASURED).map(|i| format!("ORD{i:08}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        now += 1_000_000; // 1 ms apart
+        inbound.push(message(
+            b"D",
+            i as u64 + 2,
+            now,
+            &[
+                (11, id.as_bytes()),
+                (21, b"1"),
+                (38, b"100"),
+                (40, b"2"),
+                (44, b"10.25"),
+                (54, b"1"),
+                (55, b"MSFT"),
+                (60, b"20261122-10:00:00.250"),
+                (453, b"2"),
+                (448, b"A"),
+                (447, b"D"),
+                (452, b"1"),
+                (448, b"B"),
+                (447, b"D"),
+                (452, b"3"),
+            ],
+        ));
+    }
+
+    let mut now = T0;
+    session.on_connected(now);
+    let step = |session: &mut Session<MemoryStore>, app: &mut EchoApp, msg: &[u8], now: i64| {
+        session.on_bytes(msg, now, app);
+        let n = session.outbound().len();
+        assert!(n > 0);
+        session.consume_outbound(n);
+        while let Some(ev) = session.poll_event() {
+            assert!(
+                !matches!(
+                    ev,
+                    SessionEvent::Disconnect(_) | SessionEvent::Rejected { .. }
+                ),
+                "{ev:?}"
+            );
+        }
+    };
+    for msg in &inbound[..=WARM as usize] {
+        now += 1_000_000;
+        step(&mut session, &mut app, msg, now);
+    }
+    // A heartbeat on the timer path too.
+    now += 30 * SECOND;
+    session.on_timer(now, &mut app);
+    session.consume_outbound(session.outbound().len());
+
+    let allocs = allocs_during(|| {
+        for msg in &inbound[WARM as usize + 1..] {
+            now += 1_000_000;
+            step(&mut session, &mut app, msg, now);
+        }
+        now += 30 * SECOND;
+        session.on_timer(now, &mut app);
+        session.consume_outbound(session.outbound().len());
+    });
+    assert_eq!(session.next_target_seq(), WARM + MEASURED + 2);
+    assert_eq!(allocs, 0, "allocations on the steady-state path");
+}
