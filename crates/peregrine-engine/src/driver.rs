@@ -13,8 +13,8 @@ pub enum DriverEvent {
     /// The session logged out.
     LoggedOut,
     /// The engine must flush what is pending, close the connection and call
-    /// [`SessionDriver::on_disconnected`].
-    Disconnect,
+    /// [`SessionDriver::on_disconnected`]; the text says why.
+    Disconnect(String),
     /// Anything else worth a line in the event log.
     Info(String),
 }

@@ -737,10 +737,10 @@ impl<D: SessionDriver> Engine<D> {
                 break;
             };
             match ev {
-                DriverEvent::Disconnect => {
+                DriverEvent::Disconnect(why) => {
                     self.flush(i, now);
                     if let Some(c) = self.slots[i].conn {
-                        self.close_conn(c, "session asked to disconnect", now);
+                        self.close_conn(c, &why, now);
                     }
                 }
                 DriverEvent::LoggedOn => self.slots[i].event("logged on", now),

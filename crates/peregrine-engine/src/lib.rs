@@ -19,6 +19,7 @@ pub mod admin;
 pub mod config;
 pub mod driver;
 pub mod engine;
+pub mod fix;
 pub mod idle;
 pub mod log;
 

@@ -1,0 +1,335 @@
+//! The bridge to `peregrine-session`: settings → [`SessionConfig`], stores,
+//! dictionaries, and [`FixSession`], a [`Session`] with its application seen as
+//! a [`SessionDriver`].
+
+use std::sync::Arc;
+
+use peregrine_codec::value::TimePrecision;
+use peregrine_codec::MessageView;
+use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_session::{
+    AppReject, Application, Outbox, Role, Schedule, Session, SessionConfig, SessionEvent,
+    SessionId, ValidationOptions,
+};
+use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore};
+
+use crate::config::{ConfigError, ConnectionType, SessionSettings};
+use crate::driver::{DriverEvent, Nanos, SessionDriver};
+
+/// Which message store sessions use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StoreKind {
+    /// In memory: sequence numbers and messages are lost when the process ends.
+    #[default]
+    Memory,
+    /// The crash-safe file journal under `FileStorePath`.
+    File,
+}
+
+/// The session's identity from its settings.
+pub fn session_id(s: &SessionSettings) -> SessionId {
+    let mut id = SessionId::new(&s.begin_string, &s.sender_comp_id, &s.target_comp_id);
+    id.qualifier = s.session_qualifier.clone();
+    id
+}
+
+fn load_dict(s: &SessionSettings, key: &str, path: &std::path::Path) -> Result<Dictionary, ConfigError> {
+    Dictionary::from_file(path).map_err(|e| s.error(key, format!("{}: {e}", path.display())))
+}
+
+/// Loads the dictionaries a session's settings name (`DataDictionary`, or
+/// `TransportDataDictionary` + `AppDataDictionary` for FIXT.1.1); `None` when
+/// `UseDataDictionary=N` or none is named.
+pub fn load_dictionaries(s: &SessionSettings) -> Result<Option<Arc<Dictionaries>>, ConfigError> {
+    if !s.use_data_dictionary {
+        return Ok(None);
+    }
+    if s.begin_string == "FIXT.1.1" {
+        let transport = match (&s.transport_data_dictionary, &s.data_dictionary) {
+            (Some(p), _) => load_dict(s, "TransportDataDictionary", p)?,
+            (None, Some(p)) => load_dict(s, "DataDictionary", p)?,
+            (None, None) => return Ok(None),
+        };
+        let app = match &s.app_data_dictionary {
+            Some(p) => load_dict(s, "AppDataDictionary", p)?,
+            None => {
+                return Err(s.error(
+                    "AppDataDictionary",
+                    "missing (a FIXT.1.1 session with a TransportDataDictionary needs one)",
+                ))
+            }
+        };
+        return Ok(Some(Arc::new(Dictionaries::fixt(transport, app))));
+    }
+    match &s.data_dictionary {
+        Some(p) => Ok(Some(Arc::new(Dictionaries::single(load_dict(
+            s,
+            "DataDictionary",
+            p,
+        )?)))),
+        None => Ok(None),
+    }
+}
+
+/// The session crate's configuration for these settings (dictionaries given
+/// separately, see [`load_dictionaries`]).
+///
+/// ```
+/// use peregrine_engine::{config::Settings, fix::session_config};
+/// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nTargetCompID=TW\n\
+///             [SESSION]\nBeginString=FIX.4.0\nResetOnLogon=Y\n";
+/// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
+/// let cfg = session_config(s, None);
+/// assert!(cfg.reset_on_logon);
+/// assert_eq!(cfg.timestamp_precision, peregrine_codec::value::TimePrecision::Seconds);
+/// # Ok::<(), peregrine_engine::ConfigError>(())
+/// ```
+pub fn session_config(s: &SessionSettings, dictionaries: Option<Arc<Dictionaries>>) -> SessionConfig {
+    let role = match s.connection_type {
+        ConnectionType::Acceptor => Role::Acceptor,
+        ConnectionType::Initiator => Role::Initiator,
+    };
+    let mut c = SessionConfig::new(session_id(s), role);
+    c.heartbeat_interval_secs = s.heart_bt_int;
+    c.reset_on_logon = s.reset_on_logon;
+    c.reset_on_logout = s.reset_on_logout;
+    c.reset_on_disconnect = s.reset_on_disconnect;
+    c.refresh_on_logon = s.refresh_on_logon;
+    c.logon_timeout_secs = s.logon_timeout;
+    c.logout_timeout_secs = s.logout_timeout;
+    c.check_latency = s.validation.check_latency;
+    c.max_latency_secs = s.validation.max_latency_secs;
+    c.check_comp_id = s.check_comp_id;
+    c.resend_request_chunk_size = s.resend_request_chunk_size;
+    c.enable_last_msg_seq_num_processed = s.enable_last_msg_seq_num_processed;
+    c.enable_next_expected_msg_seq_num = s.enable_next_expected_msg_seq_num;
+    c.default_appl_ver_id = s.default_appl_ver_id.clone();
+    c.persist_messages = s.persist_messages;
+    if let Some(p) = s.get("TimeStampPrecision") {
+        c.timestamp_precision = match p.to_ascii_uppercase().as_str() {
+            "SECONDS" => TimePrecision::Seconds,
+            "MICROS" => TimePrecision::Micros,
+            "NANOS" => TimePrecision::Nanos,
+            _ => TimePrecision::Millis,
+        };
+    }
+    c.validation = ValidationOptions {
+        use_data_dictionary: s.use_data_dictionary,
+        settings: s.validation,
+    };
+    c.dictionaries = dictionaries;
+    c.schedule = match (s.start_time, s.end_time) {
+        (Some(a), Some(b)) => Some(Schedule::daily(a.0, b.0)),
+        _ => None,
+    };
+    c.max_message_size = s.max_message_size;
+    c
+}
+
+/// Opens the store for a session: in memory, or the file journal under
+/// `FileStorePath` (an error naming the key when it is not set).
+pub fn open_store(
+    s: &SessionSettings,
+    kind: StoreKind,
+    now: Nanos,
+) -> Result<Box<dyn MessageStore + Send>, ConfigError> {
+    match kind {
+        StoreKind::Memory => Ok(Box::new(MemoryStore::new(now))),
+        StoreKind::File => {
+            let Some(dir) = &s.file_store_path else {
+                return Err(s.error("FileStorePath", "missing (needed for the file store)"));
+            };
+            let fsync = match s.file_store_sync {
+                None => FsyncPolicy::EveryMessage,
+                Some(u64::MAX) => FsyncPolicy::Never,
+                Some(ms) => FsyncPolicy::EveryMillis(ms),
+            };
+            let store = FileStore::open(
+                dir,
+                &s.session_name(),
+                FileStoreConfig::with_fsync(fsync),
+                now,
+            )
+            .map_err(|e| s.error("FileStorePath", format!("{}: {e}", dir.display())))?;
+            Ok(Box::new(store))
+        }
+    }
+}
+
+/// A [`Session`] and its application, driven by the engine.
+pub struct FixSession<S: MessageStore, A: Application> {
+    /// The session state machine.
+    pub session: Session<S>,
+    /// The application behind it.
+    pub app: A,
+    pending: Option<DriverEvent>,
+}
+
+impl<S: MessageStore, A: Application> std::fmt::Debug for FixSession<S, A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FixSession({})", self.session.id())
+    }
+}
+
+impl<S: MessageStore, A: Application> FixSession<S, A> {
+    /// Binds `app` to `session` (calls the application's `on_create`).
+    pub fn new(mut session: Session<S>, mut app: A) -> Self {
+        session.create(&mut app);
+        FixSession {
+            session,
+            app,
+            pending: None,
+        }
+    }
+
+    /// Sends an application message (see [`Session::send`]).
+    pub fn send(
+        &mut self,
+        now: Nanos,
+        msg_type: &[u8],
+        body: impl FnOnce(&mut peregrine_codec::MessageEncoder<'_>),
+    ) -> Result<u64, peregrine_session::SendError> {
+        self.session.send(now, msg_type, body)
+    }
+}
+
+impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
+    fn on_connected(&mut self, now: Nanos) {
+        self.session.on_connected(now);
+    }
+    fn on_bytes(&mut self, data: &[u8], now: Nanos) {
+        self.session.on_bytes(data, now, &mut self.app);
+    }
+    fn on_timer(&mut self, now: Nanos) {
+        self.session.on_timer(now, &mut self.app);
+    }
+    fn next_deadline(&self) -> Option<Nanos> {
+        self.session.next_deadline()
+    }
+    fn on_disconnected(&mut self, now: Nanos) {
+        self.session.on_disconnected(now, &mut self.app);
+    }
+    fn outbound(&self) -> &[u8] {
+        self.session.outbound()
+    }
+    fn consume_outbound(&mut self, n: usize) {
+        self.session.consume_outbound(n);
+    }
+    fn poll_event(&mut self) -> Option<DriverEvent> {
+        if let Some(e) = self.pending.take() {
+            return Some(e);
+        }
+        Some(match self.session.poll_event()? {
+            SessionEvent::LoggedOn => DriverEvent::LoggedOn,
+            SessionEvent::LoggedOut => DriverEvent::LoggedOut,
+            SessionEvent::Disconnect(reason) => DriverEvent::Disconnect(format!("{reason:?}")),
+            other => DriverEvent::Info(format!("{other:?}")),
+        })
+    }
+    fn logout(&mut self, now: Nanos, text: Option<&str>) {
+        self.session.logout(now, text);
+    }
+    fn is_logged_on(&self) -> bool {
+        self.session.is_logged_on()
+    }
+    fn state_name(&self) -> String {
+        format!("{:?}", self.session.state())
+    }
+    fn next_sender_seq(&self) -> u64 {
+        self.session.next_sender_seq()
+    }
+    fn next_target_seq(&self) -> u64 {
+        self.session.next_target_seq()
+    }
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String> {
+        self.session
+            .set_next_sender_seq(seq)
+            .map_err(|e| e.to_string())
+    }
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
+        self.session
+            .set_next_target_seq(seq)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// An application that logs what it receives (with `tracing`) and sends nothing:
+/// the default for `peregrine initiator`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LogApp;
+
+impl Application for LogApp {
+    fn on_logon(&mut self, id: &SessionId) {
+        tracing::info!(session = %id, "logon");
+    }
+    fn on_logout(&mut self, id: &SessionId) {
+        tracing::info!(session = %id, "logout");
+    }
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        tracing::info!(
+            session = %id,
+            "received {}",
+            String::from_utf8_lossy(msg.as_bytes()).replace('\x01', "|")
+        );
+        Ok(())
+    }
+}
+
+/// The usual driver: any store, any application, boxed.
+pub type BoxedFixSession = FixSession<Box<dyn MessageStore + Send>, DynApp>;
+
+/// A boxed application, usable as an [`Application`].
+pub struct DynApp(pub Box<dyn Application + Send>);
+
+impl std::fmt::Debug for DynApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DynApp")
+    }
+}
+
+impl Application for DynApp {
+    fn on_create(&mut self, id: &SessionId) {
+        self.0.on_create(id)
+    }
+    fn on_logon(&mut self, id: &SessionId) {
+        self.0.on_logon(id)
+    }
+    fn on_logout(&mut self, id: &SessionId) {
+        self.0.on_logout(id)
+    }
+    fn from_admin(
+        &mut self,
+        msg: &MessageView<'_>,
+        id: &SessionId,
+    ) -> Result<(), peregrine_session::RejectLogon> {
+        self.0.from_admin(msg, id)
+    }
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        self.0.from_app(msg, id, out)
+    }
+}
+
+/// Builds a boxed session from settings: loads dictionaries, opens the store,
+/// creates the application with `make_app` (given the dictionaries).
+pub fn build_session(
+    s: &SessionSettings,
+    store: StoreKind,
+    now: Nanos,
+    make_app: &mut dyn FnMut(Option<Arc<Dictionaries>>) -> Box<dyn Application + Send>,
+) -> Result<BoxedFixSession, ConfigError> {
+    let dicts = load_dictionaries(s)?;
+    let cfg = session_config(s, dicts.clone());
+    let store = open_store(s, store, now)?;
+    let session = Session::new(cfg, store, now);
+    Ok(FixSession::new(session, DynApp(make_app(dicts))))
+}
