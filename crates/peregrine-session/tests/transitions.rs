@@ -1,0 +1,983 @@
+//! Every transition of the session state machine, with a mock clock: no sockets, no
+//! sleeps; each test runs in microseconds.
+
+use std::sync::Arc;
+
+use peregrine_codec::value::{TimePrecision, UtcTimestamp};
+use peregrine_codec::{EncodeBuffer, MessageView};
+use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_session::{
+    peek_session_id, AppReject, Application, DisconnectReason, EchoApp, Nanos, Outbox, RejectLogon,
+    Role, Schedule, SendError, Session, SessionConfig, SessionEvent, SessionId, SessionState,
+    SECOND,
+};
+use peregrine_store::{MemoryStore, MessageStore};
+
+const T0: Nanos = 1_795_341_600_250_000_000; // 2026-11-22 10:00:00.250 UTC
+
+fn dict(name: &str) -> Dictionary {
+    let path = format!(
+        "{}/../peregrine-dict/dictionaries/{name}.xml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    Dictionary::from_file(path).unwrap()
+}
+
+/// An application recording what it sees; echoes through `EchoApp`; can refuse logons.
+struct TestApp {
+    echo: EchoApp,
+    refuse_password: Option<&'static [u8]>,
+    logons: usize,
+    logouts: usize,
+    admin: Vec<String>,
+}
+
+impl TestApp {
+    fn new() -> Self {
+        TestApp {
+            echo: EchoApp::new(None),
+            refuse_password: None,
+            logons: 0,
+            logouts: 0,
+            admin: Vec::new(),
+        }
+    }
+}
+
+impl Application for TestApp {
+    fn on_logon(&mut self, id: &SessionId) {
+        self.logons += 1;
+        self.echo.on_logon(id);
+    }
+    fn on_logout(&mut self, _id: &SessionId) {
+        self.logouts += 1;
+    }
+    fn from_admin(&mut self, msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
+        self.admin
+            .push(String::from_utf8_lossy(msg.msg_type()).into_owned());
+        if msg.msg_type() == b"A" {
+            if let Some(bad) = self.refuse_password {
+                if msg.get(554) == Some(bad) {
+                    return Err(RejectLogon {
+                        text: "Invalid password",
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        self.echo.from_app(msg, id, out)
+    }
+}
+
+struct H {
+    s: Session<MemoryStore>,
+    app: TestApp,
+    now: Nanos,
+    begin: &'static str,
+}
+
+fn config(begin: &str) -> SessionConfig {
+    SessionConfig::new(SessionId::new(begin, "ISLD", "TW"), Role::Acceptor)
+}
+
+impl H {
+    fn new(cfg: SessionConfig) -> H {
+        let begin: &'static str = Box::leak(cfg.id.begin_string.clone().into_boxed_str());
+        let mut h = H {
+            s: Session::new(cfg, MemoryStore::new(T0), T0),
+            app: TestApp::new(),
+            now: T0,
+            begin,
+        };
+        h.s.on_connected(T0);
+        h
+    }
+
+    fn acceptor(begin: &str) -> H {
+        H::new(config(begin))
+    }
+
+    /// Builds a message from the peer: `8`, `9`, `10` added; `49=TW`, `56=ISLD` and
+    /// `52=<now>` added unless present.
+    fn msg(&self, fields: &str) -> Vec<u8> {
+        let mut f: Vec<(u32, String)> = fields
+            .split('|')
+            .filter(|f| !f.is_empty())
+            .map(|f| {
+                let (t, v) = f.split_once('=').unwrap();
+                (t.parse().unwrap(), v.to_string())
+            })
+            .collect();
+        let has = |f: &Vec<(u32, String)>, t| f.iter().any(|(x, _)| *x == t);
+        let ts = UtcTimestamp::from_unix_nanos(self.now, TimePrecision::Millis).to_string();
+        let mut hdr = Vec::new();
+        if !has(&f, 49) {
+            hdr.push((49, "TW".to_string()));
+        }
+        if !has(&f, 52) {
+            hdr.push((52, ts));
+        }
+        if !has(&f, 56) {
+            hdr.push((56, "ISLD".to_string()));
+        }
+        let (_, msg_type) = f.remove(0);
+        let mut buf = EncodeBuffer::new();
+        let mut m = buf.start(self.begin.as_bytes(), msg_type.as_bytes());
+        let seq_pos = f.iter().position(|(t, _)| *t == 34);
+        if let Some(p) = seq_pos {
+            let (t, v) = f.remove(p);
+            m.str(t, v.as_bytes());
+        }
+        for (t, v) in hdr.iter().chain(f.iter()) {
+            m.str(*t, v.as_bytes());
+        }
+        m.finish().to_vec()
+    }
+
+    fn send(&mut self, fields: &str) {
+        let m = self.msg(fields);
+        self.s.on_bytes(&m, self.now, &mut self.app);
+    }
+
+    fn send_raw(&mut self, raw: &[u8]) {
+        self.s.on_bytes(raw, self.now, &mut self.app);
+    }
+
+    /// Drains the outbound bytes as messages rendered with `|`, without 8, 9, 10 and 52.
+    fn out(&mut self) -> Vec<String> {
+        let bytes = self.s.outbound().to_vec();
+        self.s.consume_outbound(bytes.len());
+        let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
+        text.split("8=FIX")
+            .filter(|m| !m.is_empty())
+            .map(|m| {
+                m.split('|')
+                    .skip(1)
+                    .filter(|f| {
+                        let tag = f.split('=').next().unwrap_or("");
+                        !f.is_empty() && !matches!(tag, "9" | "10" | "52" | "122")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect()
+    }
+
+    fn events(&mut self) -> Vec<SessionEvent> {
+        std::iter::from_fn(|| self.s.poll_event()).collect()
+    }
+
+    fn disconnected(&mut self) -> Option<DisconnectReason> {
+        self.events().into_iter().find_map(|e| match e {
+            SessionEvent::Disconnect(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    fn logon(&mut self, hb: u32) {
+        self.send(&format!("35=A|34=1|98=0|108={hb}"));
+        assert!(self.s.is_logged_on());
+        self.out();
+        self.events();
+    }
+
+    fn advance(&mut self, d: Nanos) {
+        self.now += d;
+        self.s.on_timer(self.now, &mut self.app);
+    }
+
+    fn to_deadline(&mut self) {
+        let d = self.s.next_deadline().expect("a deadline");
+        assert!(d >= self.now);
+        self.now = d;
+        self.s.on_timer(self.now, &mut self.app);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Logon
+
+#[test]
+fn acceptor_answers_logon_with_peer_heartbeat_interval() {
+    let mut h = H::acceptor("FIX.4.4");
+    assert_eq!(h.s.state(), SessionState::AwaitingLogon);
+    h.send("35=A|34=1|98=0|108=17");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=17"]);
+    assert!(h.s.is_logged_on());
+    assert_eq!(h.s.state(), SessionState::LoggedOn);
+    assert_eq!(h.s.heartbeat_interval_secs(), 17);
+    assert_eq!(h.events(), [SessionEvent::LoggedOn]);
+    assert_eq!(h.app.logons, 1);
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (2, 2));
+}
+
+#[test]
+fn logon_with_reset_flag_resets_and_echoes_141() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.s.set_next_sender_seq(50).unwrap();
+    h.s.set_next_target_seq(60).unwrap();
+    h.send("35=A|34=1|98=0|108=30|141=Y");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|141=Y"]);
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (2, 2));
+}
+
+#[test]
+fn second_logon_with_reset_flag_while_logged_on_resets_the_session() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=0|34=2");
+    h.send("35=A|34=1|98=0|108=30|141=Y");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|141=Y"]);
+    h.send("35=1|34=2|112=X");
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=X"]);
+}
+
+#[test]
+fn second_logon_without_reset_disconnects() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=A|34=2|98=0|108=30");
+    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidState));
+    assert!(h.out().is_empty());
+}
+
+#[test]
+fn reset_on_logon_setting_starts_both_sides_at_one() {
+    let mut cfg = config("FIX.4.2");
+    cfg.reset_on_logon = true;
+    let mut h = H::new(cfg);
+    h.s.set_next_sender_seq(9).unwrap();
+    h.s.set_next_target_seq(9).unwrap();
+    h.send("35=A|34=1|98=0|108=30");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30"]);
+}
+
+#[test]
+fn logon_with_too_high_seq_is_answered_then_a_resend_request_follows() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.send("35=A|34=5|98=0|108=30");
+    assert_eq!(
+        h.out(),
+        [
+            "35=A|34=1|49=ISLD|56=TW|98=0|108=30",
+            "35=2|34=2|49=ISLD|56=TW|7=1|16=0"
+        ]
+    );
+    assert!(h.s.is_logged_on());
+    // The queued logon counts once the gap is filled.
+    h.send("35=4|34=1|123=Y|36=5");
+    assert_eq!(h.s.next_target_seq(), 6);
+}
+
+#[test]
+fn first_message_not_a_logon_disconnects_silently() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.send("35=0|34=1");
+    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
+    assert!(h.out().is_empty());
+    assert_eq!(h.s.state(), SessionState::Closing);
+    // Input after the disconnect request is ignored.
+    h.send("35=A|34=1|98=0|108=30");
+    assert!(h.out().is_empty());
+}
+
+#[test]
+fn logon_with_wrong_comp_ids_bad_time_or_begin_string_disconnects_silently() {
+    for (fields, begin) in [
+        ("35=A|34=1|49=WT|98=0|108=30", "FIX.4.4"),
+        ("35=A|34=1|56=DLSI|98=0|108=30", "FIX.4.4"),
+        ("35=A|34=1|52=20010101-00:00:00|98=0|108=30", "FIX.4.4"),
+    ] {
+        let mut h = H::acceptor(begin);
+        h.send(fields);
+        assert_eq!(
+            h.disconnected(),
+            Some(DisconnectReason::InvalidLogon),
+            "{fields}"
+        );
+        assert!(h.out().is_empty(), "{fields}");
+    }
+    let mut h = H::acceptor("FIX.4.4");
+    h.begin = "FIX.3.9";
+    h.send("35=A|34=1|98=0|108=30");
+    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
+}
+
+#[test]
+fn garbled_first_message_disconnects() {
+    let mut h = H::acceptor("FIX.4.4");
+    let mut m = h.msg("35=A|34=1|98=0|108=30");
+    let n = m.len();
+    m[n - 2] = b'9'; // bad checksum digit
+    m[n - 3] = b'9';
+    h.send_raw(&m);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
+}
+
+#[test]
+fn application_refuses_logon_with_logout_and_disconnect() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.app.refuse_password = Some(b"wrong");
+    h.send("35=A|34=1|98=0|108=30|553=user|554=wrong");
+    assert_eq!(h.out(), ["35=5|34=1|49=ISLD|56=TW|58=Invalid password"]);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::LogonRejected));
+    assert!(!h.s.is_logged_on());
+}
+
+#[test]
+fn acceptor_logon_timeout() {
+    let mut h = H::acceptor("FIX.4.4");
+    assert_eq!(h.s.next_deadline(), Some(T0 + 10 * SECOND));
+    h.advance(9 * SECOND);
+    assert_eq!(h.disconnected(), None);
+    h.to_deadline();
+    assert_eq!(h.disconnected(), Some(DisconnectReason::LogonTimeout));
+}
+
+#[test]
+fn fixt_logon_carries_default_appl_ver_id_and_requires_the_peers() {
+    let mut cfg = config("FIXT.1.1");
+    cfg.default_appl_ver_id = Some("FIX.5.0SP2".into());
+    let mut h = H::new(cfg.clone());
+    h.send("35=A|34=1|98=0|108=30|1137=9");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|1137=9"]);
+    let mut h = H::new(cfg);
+    h.send("35=A|34=1|98=0|108=30");
+    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
+    assert!(h.out().is_empty());
+}
+
+#[test]
+fn next_expected_msg_seq_num_in_logon() {
+    let mut cfg = config("FIX.4.4");
+    cfg.enable_next_expected_msg_seq_num = true;
+    // Correct: our reply carries 789 = their next.
+    let mut h = H::new(cfg.clone());
+    h.send("35=A|34=1|98=0|108=30|789=1");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|789=2"]);
+    // Too high: Logout with QuickFIX's text.
+    let mut h = H::new(cfg.clone());
+    h.send("35=A|34=1000|98=0|108=30|789=1200");
+    assert_eq!(
+        h.out(),
+        ["35=5|34=1|49=ISLD|56=TW|58=Tag 789 (NextExpectedMsgSeqNum) is higher than expected. Expected 1, Received 1200"]
+    );
+    assert_eq!(
+        h.disconnected(),
+        Some(DisconnectReason::NextExpectedTooHigh)
+    );
+    // Too low: what they miss is gap-filled (our Logon included).
+    let mut h = H::new(cfg);
+    h.s.set_next_sender_seq(2000).unwrap();
+    h.send("35=A|34=1|98=0|108=30|789=1");
+    assert_eq!(
+        h.out(),
+        [
+            "35=A|34=2000|49=ISLD|56=TW|98=0|108=30|789=2",
+            "35=4|34=1|43=Y|49=ISLD|56=TW|36=2001|123=Y"
+        ]
+    );
+}
+
+#[test]
+fn last_msg_seq_num_processed_on_every_outgoing_message() {
+    let mut cfg = config("FIX.4.4");
+    cfg.enable_last_msg_seq_num_processed = true;
+    let mut h = H::new(cfg);
+    h.send("35=A|34=1|98=0|108=2");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|369=1|98=0|108=2"]);
+    h.send("35=1|34=2|112=A");
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|369=2|112=A"]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Initiator
+
+#[test]
+fn initiator_sends_logon_and_goes_live_on_the_answer() {
+    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.2", "TW", "ISLD"), Role::Initiator);
+    cfg.heartbeat_interval_secs = 20;
+    cfg.reset_on_logon = true;
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
+    let mut app = TestApp::new();
+    s.on_connected(T0);
+    assert_eq!(s.state(), SessionState::LogonSent);
+    let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
+    assert!(out.contains("|35=A|34=1|49=TW|52="), "{out}");
+    assert!(out.ends_with(&format!(
+        "|56=ISLD|98=0|108=20|141=Y|10={}|",
+        &out[out.len() - 4..out.len() - 1]
+    )));
+    s.consume_outbound(s.outbound().len());
+    let mut buf = EncodeBuffer::new();
+    let mut m = buf.start(b"FIX.4.2", b"A");
+    m.uint(34, 1)
+        .str(49, b"ISLD")
+        .timestamp(
+            52,
+            &UtcTimestamp::from_unix_nanos(T0, TimePrecision::Millis),
+            TimePrecision::Millis,
+        )
+        .str(56, b"TW")
+        .uint(98, 0)
+        .uint(108, 20)
+        .char(141, b'Y');
+    s.on_bytes(m.finish(), T0, &mut app);
+    assert!(s.is_logged_on());
+    assert!(
+        s.outbound().is_empty(),
+        "an initiator does not answer the answer"
+    );
+    assert_eq!(s.next_deadline(), Some(T0 + 20 * SECOND));
+}
+
+#[test]
+fn initiator_logon_timeout() {
+    let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
+    let mut app = TestApp::new();
+    s.on_connected(T0);
+    s.on_timer(T0 + 10 * SECOND, &mut app);
+    assert_eq!(
+        s.poll_event(),
+        Some(SessionEvent::Disconnect(DisconnectReason::LogonTimeout))
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Heartbeats and test requests
+
+#[test]
+fn heartbeat_test_request_and_timeout() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(6);
+    assert_eq!(h.s.next_deadline(), Some(T0 + 6 * SECOND));
+    h.to_deadline();
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW"]);
+    // Peer heartbeat at 6 s; ours again at 12 s; test request at 6 + 7.2 s.
+    h.send("35=0|34=2");
+    h.to_deadline();
+    assert_eq!(h.now, T0 + 12 * SECOND);
+    assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW"]);
+    h.to_deadline();
+    assert_eq!(h.now, T0 + 13_200_000_000);
+    assert_eq!(h.out(), ["35=1|34=4|49=ISLD|56=TW|112=TEST"]);
+    // No heartbeat while a test request is outstanding; disconnect at 2.4 intervals.
+    h.to_deadline();
+    assert_eq!(h.now, T0 + 6 * SECOND + 14_400_000_000);
+    assert!(h.out().is_empty());
+    assert_eq!(h.disconnected(), Some(DisconnectReason::HeartbeatTimeout));
+}
+
+#[test]
+fn answered_test_request_rearms_the_heartbeat() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(10);
+    h.advance(12 * SECOND);
+    assert_eq!(h.out(), ["35=1|34=2|49=ISLD|56=TW|112=TEST"]);
+    h.send("35=0|34=2|112=TEST");
+    h.to_deadline();
+    assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW"]);
+    assert_eq!(h.disconnected(), None);
+}
+
+#[test]
+fn test_request_is_answered_with_its_id() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=1|34=2|112=HELLO");
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=HELLO"]);
+    assert_eq!(h.app.admin, ["A", "1"]);
+}
+
+#[test]
+fn zero_heartbeat_interval_arms_no_timer() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(0);
+    assert_eq!(h.s.next_deadline(), None);
+}
+
+// ---------------------------------------------------------------------------------------
+// Sequence numbers
+
+#[test]
+fn too_high_is_queued_until_the_gap_is_filled() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=1|34=4|112=LATER");
+    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
+    assert!(h
+        .events()
+        .contains(&SessionEvent::ResendRequested { begin: 2, end: 0 }));
+    // Another too-high message: no second ResendRequest.
+    h.send("35=0|34=5");
+    assert!(h.out().is_empty());
+    h.send("35=0|34=2");
+    assert!(h.out().is_empty());
+    h.send("35=0|34=3");
+    // 4 and 5 replayed from the queue.
+    assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW|112=LATER"]);
+    assert_eq!(h.s.next_target_seq(), 6);
+}
+
+#[test]
+fn fix40_resend_request_uses_999999() {
+    let mut h = H::acceptor("FIX.4.0");
+    h.logon(30);
+    h.send("35=0|34=3");
+    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=999999"]);
+}
+
+#[test]
+fn chunked_resend_requests() {
+    let mut cfg = config("FIX.4.4");
+    cfg.resend_request_chunk_size = 5;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send("35=0|34=15");
+    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=6"]);
+    for seq in 2..=6 {
+        h.send(&format!("35=0|34={seq}"));
+    }
+    assert_eq!(h.out(), ["35=2|34=3|49=ISLD|56=TW|7=7|16=11"]);
+    h.send("35=4|34=7|123=Y|36=11");
+    assert_eq!(h.out(), ["35=2|34=4|49=ISLD|56=TW|7=11|16=0"]);
+    h.send("35=4|34=11|123=Y|36=15");
+    assert_eq!(h.s.next_target_seq(), 16);
+}
+
+#[test]
+fn too_low_without_poss_dup_logs_out() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=0|34=2");
+    h.send("35=0|34=3");
+    h.send("35=0|34=2");
+    assert_eq!(
+        h.out(),
+        ["35=5|34=2|49=ISLD|56=TW|58=MsgSeqNum too low, expecting 4 but received 2"]
+    );
+    assert_eq!(h.disconnected(), Some(DisconnectReason::SeqNumTooLow));
+}
+
+#[test]
+fn poss_dup_checks() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=0|34=2");
+    h.send("35=0|34=3");
+    // Already received, with OrigSendingTime: ignored.
+    let t = UtcTimestamp::from_unix_nanos(h.now, TimePrecision::Millis).to_string();
+    h.send(&format!("35=0|34=2|43=Y|122={t}"));
+    assert!(h.out().is_empty());
+    // Without OrigSendingTime: Reject, no logout.
+    h.send("35=0|34=2|43=Y");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=2|58=Required tag missing|371=122|372=0|373=1"]
+    );
+    assert_eq!(h.s.next_target_seq(), 4);
+    // OrigSendingTime after SendingTime: Reject and Logout.
+    let later =
+        UtcTimestamp::from_unix_nanos(h.now + 10 * SECOND, TimePrecision::Millis).to_string();
+    h.send(&format!("35=0|34=2|43=Y|122={later}"));
+    assert_eq!(
+        h.out(),
+        [
+            "35=3|34=3|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=0|373=10",
+            "35=5|34=4|49=ISLD|56=TW"
+        ]
+    );
+    assert_eq!(h.s.state(), SessionState::LogoutSent);
+}
+
+#[test]
+fn sending_time_out_of_range_rejects_and_logs_out_then_logout_timeout() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    let old =
+        UtcTimestamp::from_unix_nanos(h.now - 121 * SECOND, TimePrecision::Seconds).to_string();
+    h.send(&format!("35=0|34=2|52={old}"));
+    assert_eq!(
+        h.out(),
+        [
+            "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=0|373=10",
+            "35=5|34=3|49=ISLD|56=TW"
+        ]
+    );
+    assert_eq!(h.s.next_deadline(), Some(h.now + 2 * SECOND));
+    h.to_deadline();
+    assert_eq!(h.disconnected(), Some(DisconnectReason::LogoutTimeout));
+}
+
+#[test]
+fn comp_id_problem_rejects_and_logs_out() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=0|34=2|49=WT");
+    assert_eq!(
+        h.out(),
+        [
+            "35=3|34=2|49=ISLD|56=TW|45=2|58=CompID problem|372=0|373=9",
+            "35=5|34=3|49=ISLD|56=TW"
+        ]
+    );
+    // Their Logout completes the handshake.
+    h.send("35=5|34=3");
+    assert!(h.out().is_empty());
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+}
+
+#[test]
+fn wrong_begin_string_logs_out() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.begin = "FIX.4.1";
+    h.send("35=1|34=2|112=id");
+    assert_eq!(
+        h.out(),
+        ["35=5|34=2|49=ISLD|56=TW|58=Incorrect BeginString"]
+    );
+    assert_eq!(h.s.state(), SessionState::LogoutSent);
+}
+
+// ---------------------------------------------------------------------------------------
+// Resend requests from the peer
+
+#[test]
+fn resend_request_replays_application_messages_and_gap_fills_admin() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=1|34=2|112=A"); // our 2: heartbeat
+    h.send("35=D|34=3|11=X|21=3|40=1|54=1|55=INTC"); // our 3: echo
+    h.send("35=1|34=4|112=B"); // our 4: heartbeat
+    h.out();
+    h.send("35=2|34=5|7=1|16=0");
+    assert_eq!(
+        h.out(),
+        [
+            "35=4|34=1|43=Y|49=ISLD|56=TW|36=3|123=Y",
+            "35=D|34=3|43=Y|49=ISLD|56=TW|11=X|21=3|40=1|54=1|55=INTC",
+            "35=4|34=4|43=Y|49=ISLD|56=TW|36=5|123=Y"
+        ]
+    );
+    assert_eq!(
+        h.s.next_sender_seq(),
+        5,
+        "resends consume no sequence number"
+    );
+    assert_eq!(h.s.next_target_seq(), 6);
+    // The resent message keeps its original SendingTime in OrigSendingTime.
+    h.now += SECOND;
+    h.send("35=2|34=6|7=3|16=3");
+    let raw = String::from_utf8_lossy(h.s.outbound()).replace('\x01', "|");
+    assert!(raw.contains("|122=20261122-10:00:00.250|"), "{raw}");
+    assert!(raw.contains("|52=20261122-10:00:01.250|"), "{raw}");
+}
+
+#[test]
+fn resend_request_with_too_low_seq_is_still_answered() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=0|34=2");
+    h.send("35=2|34=2|7=1|16=1");
+    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]);
+    assert_eq!(h.s.next_target_seq(), 3);
+}
+
+// ---------------------------------------------------------------------------------------
+// Sequence reset
+
+#[test]
+fn sequence_reset_modes() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    // Reset mode: MsgSeqNum not checked.
+    h.send("35=4|34=0|36=25");
+    assert_eq!(h.s.next_target_seq(), 25);
+    // Gap fill in sequence.
+    h.send("35=4|34=25|123=Y|36=30");
+    assert_eq!(h.s.next_target_seq(), 30);
+    // Lowering: Reject without RefTagID, no increment.
+    h.send("35=4|34=0|36=1");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=0|58=Value is incorrect (out of range) for this tag|372=4|373=5"]
+    );
+    assert_eq!(h.s.next_target_seq(), 30);
+}
+
+// ---------------------------------------------------------------------------------------
+// Rejects and validation
+
+#[test]
+fn dictionary_rejects_with_exact_fields() {
+    let mut cfg = config("FIX.4.4");
+    cfg.dictionaries = Some(Arc::new(Dictionaries::single(dict("FIX44"))));
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send("35=0|34=2|55=MSFT");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=2|58=Tag not defined for this message type|371=55|372=0|373=2"]
+    );
+    h.send("35=*|34=3");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=3|49=ISLD|56=TW|45=3|58=Invalid MsgType|372=*|373=11"]
+    );
+    assert_eq!(h.s.next_target_seq(), 4);
+}
+
+#[test]
+fn invalid_numeric_tags_are_rejected_not_dropped() {
+    let mut cfg = config("FIX.4.4");
+    cfg.dictionaries = Some(Arc::new(Dictionaries::single(dict("FIX44"))));
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send("35=0|34=2|0=HI");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=2|58=Invalid tag number|371=0|372=0|373=0"]
+    );
+}
+
+#[test]
+fn fix40_reject_puts_the_tag_in_the_text() {
+    let mut h = H::acceptor("FIX.4.0");
+    h.logon(30);
+    h.send("35=0|34=2|56=");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=2|58=Tag specified without a value (56)"]
+    );
+}
+
+#[test]
+fn unsupported_message_type_per_version() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=8|34=2|37=X");
+    assert_eq!(
+        h.out(),
+        ["35=j|34=2|49=ISLD|56=TW|45=2|58=Unsupported Message Type|372=8|380=3"]
+    );
+    let mut h = H::acceptor("FIX.4.1");
+    h.logon(30);
+    h.send("35=8|34=2|37=X");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=2|58=Unsupported Message Type"]
+    );
+    assert_eq!(h.s.next_target_seq(), 3);
+}
+
+#[test]
+fn reverse_route_on_rejects() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=8|34=2|115=JCD|116=CS|144=CHI");
+    assert_eq!(
+        h.out(),
+        ["35=j|34=2|49=ISLD|56=TW|128=JCD|129=CS|145=CHI|45=2|58=Unsupported Message Type|372=8|380=3"]
+    );
+}
+
+#[test]
+fn garbled_messages_are_ignored_without_consuming_a_sequence_number() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    let mut bad = h.msg("35=0|34=2");
+    let n = bad.len();
+    bad[n - 2] = if bad[n - 2] == b'0' { b'1' } else { b'0' }; // checksum
+    h.send_raw(&bad);
+    h.send_raw(b"garbage\x01");
+    h.send_raw(b"8=FIX.4.4\x019=5\x0134=2\x0110=000\x01"); // 35 not third
+    assert!(h.out().is_empty());
+    assert!(h.events().contains(&SessionEvent::Garbled));
+    assert_eq!(h.s.next_target_seq(), 2);
+    h.send("35=1|34=2|112=OK");
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=OK"]);
+}
+
+#[test]
+fn a_message_split_across_reads_is_reassembled() {
+    let mut h = H::acceptor("FIX.4.4");
+    let m = h.msg("35=A|34=1|98=0|108=30");
+    for chunk in m.chunks(7) {
+        h.send_raw(chunk);
+    }
+    assert!(h.s.is_logged_on());
+}
+
+// ---------------------------------------------------------------------------------------
+// Echo application
+
+#[test]
+fn echo_sorts_the_body_and_drops_resent_duplicates() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=D|34=2|55=MSFT|11=id|54=1|21=3|40=1");
+    assert_eq!(
+        h.out(),
+        ["35=D|34=2|49=ISLD|56=TW|11=id|21=3|40=1|54=1|55=MSFT"]
+    );
+    h.send("35=D|34=3|97=Y|11=id|21=3|40=1|54=1|55=MSFT");
+    assert!(h.out().is_empty());
+    h.send("35=D|34=4|97=Y|11=new|21=3|40=1|54=1|55=MSFT");
+    assert_eq!(
+        h.out(),
+        ["35=D|34=3|49=ISLD|56=TW|97=Y|11=new|21=3|40=1|54=1|55=MSFT"]
+    );
+}
+
+#[test]
+fn echo_keeps_repeating_groups_whole() {
+    let dicts = Arc::new(Dictionaries::single(dict("FIX44")));
+    let mut cfg = config("FIX.4.4");
+    cfg.dictionaries = Some(dicts.clone());
+    let mut h = H::new(cfg);
+    h.app.echo = EchoApp::new(Some(dicts));
+    h.logon(30);
+    h.send("35=D|34=2|11=id|21=3|40=1|54=1|55=MSFT|60=20261122-10:00:00|386=2|336=B|336=A|38=5");
+    assert_eq!(
+        h.out(),
+        ["35=D|34=2|49=ISLD|56=TW|11=id|21=3|38=5|40=1|54=1|55=MSFT|60=20261122-10:00:00|386=2|336=B|336=A"]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Logout and resets
+
+#[test]
+fn peer_logout_is_answered_and_disconnects() {
+    let mut cfg = config("FIX.4.4");
+    cfg.reset_on_logout = true;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send("35=5|34=2");
+    assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+    h.s.on_disconnected(h.now, &mut h.app);
+    assert_eq!(h.events(), [SessionEvent::LoggedOut]);
+    assert_eq!(h.app.logouts, 1);
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
+    assert_eq!(h.s.state(), SessionState::Disconnected);
+}
+
+#[test]
+fn our_logout_waits_for_theirs() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.s.logout(h.now, Some("bye"));
+    assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW|58=bye"]);
+    assert_eq!(h.s.state(), SessionState::LogoutSent);
+    h.send("35=5|34=2");
+    assert!(h.out().is_empty(), "their Logout answers ours");
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+}
+
+#[test]
+fn logout_with_too_high_seq_is_still_honoured() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=5|34=9");
+    assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+}
+
+#[test]
+fn reset_on_disconnect() {
+    let mut cfg = config("FIX.4.4");
+    cfg.reset_on_disconnect = true;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.s.on_disconnected(h.now, &mut h.app);
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
+    // Without the setting, sequence numbers survive a reconnect.
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.s.on_disconnected(h.now, &mut h.app);
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (2, 2));
+    h.s.on_connected(h.now);
+    h.send("35=A|34=2|98=0|108=30");
+    assert_eq!(h.out(), ["35=A|34=2|49=ISLD|56=TW|98=0|108=30"]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Sending, schedule, formats
+
+#[test]
+fn send_requires_logon_and_stores_the_message() {
+    let mut h = H::acceptor("FIX.4.4");
+    assert!(matches!(
+        h.s.send(h.now, b"D", |m| {
+            m.str(11, b"x");
+        }),
+        Err(SendError::NotLoggedOn)
+    ));
+    h.logon(30);
+    let seq =
+        h.s.send(h.now, b"D", |m| {
+            m.str(11, b"x");
+        })
+        .unwrap();
+    assert_eq!(seq, 2);
+    assert_eq!(h.out(), ["35=D|34=2|49=ISLD|56=TW|11=x"]);
+    let mut stored = 0;
+    h.s.store_mut()
+        .for_each_in_range(2, 2, &mut |_, _| stored += 1)
+        .unwrap();
+    assert_eq!(stored, 1);
+}
+
+#[test]
+fn sending_time_precision_per_version() {
+    for (begin, want) in [
+        ("FIX.4.0", "52=20261122-10:00:00|"),
+        ("FIX.4.2", "52=20261122-10:00:00.250|"),
+    ] {
+        let mut h = H::acceptor(begin);
+        h.send("35=A|34=1|98=0|108=30");
+        let raw = String::from_utf8_lossy(h.s.outbound()).replace('\x01', "|");
+        assert!(raw.contains(want), "{begin}: {raw}");
+    }
+}
+
+#[test]
+fn schedule_refuses_logons_outside_and_logs_out_at_the_end() {
+    // Window 09:00–11:00 UTC; T0 is 10:00:00.250.
+    let mut cfg = config("FIX.4.4");
+    cfg.schedule = Some(Schedule::daily(9 * 3600, 11 * 3600));
+    let mut h = H::new(cfg.clone());
+    h.logon(30);
+    // The next deadline is at most the end of the window.
+    h.now = T0 + 3600 * SECOND;
+    h.s.on_timer(h.now, &mut h.app);
+    assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
+    assert_eq!(h.s.state(), SessionState::LogoutSent);
+    // Outside the window a connection is refused at once.
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0 + 2 * 3600 * SECOND);
+    s.on_connected(T0 + 2 * 3600 * SECOND);
+    assert_eq!(
+        s.poll_event(),
+        Some(SessionEvent::Disconnect(DisconnectReason::OutsideSchedule))
+    );
+}
+
+#[test]
+fn peek_session_id_names_the_session_from_our_side() {
+    let h = H::acceptor("FIX.4.2");
+    let logon = h.msg("35=A|34=1|98=0|108=30");
+    let id = peek_session_id(&logon).unwrap().unwrap();
+    assert_eq!(id, SessionId::new("FIX.4.2", "ISLD", "TW"));
+    assert!(peek_session_id(&logon[..logon.len() - 1]).is_none());
+    assert!(peek_session_id(b"garbage\x01more").unwrap().is_err());
+}
