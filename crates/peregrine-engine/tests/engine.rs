@@ -1,0 +1,288 @@
+//! The engine over loopback TCP with real sessions: an acceptor and an
+//! initiator exchange application messages and heartbeats, the initiator
+//! reconnects after the acceptor restarts, shutdown logs out; routing closes
+//! strangers and duplicates without disturbing the live session.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use peregrine_codec::MessageView;
+use peregrine_engine::config::Settings;
+use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
+
+type Received = Arc<Mutex<Vec<String>>>;
+
+/// Records every application message it receives.
+struct Recorder(Received);
+
+impl Application for Recorder {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(String::from_utf8_lossy(msg.as_bytes()).replace('\x01', "|"));
+        Ok(())
+    }
+}
+
+fn options() -> EngineOptions {
+    EngineOptions {
+        idle: IdleStrategy::BusySpin,
+        message_logs: true,
+        stop_flag: None,
+    }
+}
+
+fn acceptor(dir: &Path, port: u16) -> Engine<BoxedFixSession> {
+    let text = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort={port}\nSenderCompID=ISLD\nTargetCompID=TW\n\
+         ResetOnLogon=Y\nFileLogPath=log-acceptor\nLogoutTimeout=2\nUseDataDictionary=N\n\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let settings = Settings::parse(&text, &dir.join("acceptor.cfg")).unwrap();
+    let mut engine = Engine::new(options()).unwrap();
+    for s in &settings.sessions {
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |dicts| {
+            Box::new(EchoApp::new(dicts))
+        })
+        .unwrap();
+        engine.add_session(s, d).unwrap();
+    }
+    engine
+}
+
+fn initiator(dir: &Path, port: u16, received: Received) -> Engine<BoxedFixSession> {
+    let text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=1\nReconnectInterval=1\nResetOnLogon=Y\n\
+         FileLogPath=log-initiator\nUseDataDictionary=N\n\n[SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let settings = Settings::parse(&text, &dir.join("initiator.cfg")).unwrap();
+    let mut engine = Engine::new(options()).unwrap();
+    let mut received = Some(received);
+    for s in &settings.sessions {
+        let rec = received.take().unwrap();
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut move |_| {
+            Box::new(Recorder(rec.clone()))
+        })
+        .unwrap();
+        engine.add_session(s, d).unwrap();
+    }
+    engine
+}
+
+/// Turns both engines until `done` holds, failing after `limit`.
+fn pump(
+    engines: &mut [&mut Engine<BoxedFixSession>],
+    limit: Duration,
+    what: &str,
+    mut done: impl FnMut(&mut [&mut Engine<BoxedFixSession>]) -> bool,
+) {
+    let start = Instant::now();
+    while !done(engines) {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        for e in engines.iter_mut() {
+            e.turn().unwrap();
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+fn logged_on(e: &Engine<BoxedFixSession>) -> bool {
+    e.sessions()[0].logged_on
+}
+
+fn send_order(e: &mut Engine<BoxedFixSession>, cl_ord_id: &str) {
+    let sent = e
+        .with_session("FIX.4.4:TW->ISLD", |d, now| {
+            d.send(now, b"D", |enc| {
+                enc.str(11, cl_ord_id.as_bytes())
+                    .str(21, b"1")
+                    .str(38, b"100")
+                    .str(40, b"1")
+                    .str(54, b"1")
+                    .str(55, b"PEREGRINE")
+                    .str(60, b"20260101-00:00:00.000");
+            })
+        })
+        .unwrap();
+    sent.unwrap();
+}
+
+#[test]
+fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut acc = acceptor(dir.path(), 0);
+    let port = acc.listener_addrs()[0].port();
+    let received: Received = Arc::default();
+    let mut ini = initiator(dir.path(), port, received.clone());
+
+    // Logon.
+    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "logon", |e| {
+        logged_on(e[0]) && logged_on(e[1])
+    });
+
+    // An order goes out and comes back echoed.
+    send_order(&mut ini, "ORDER-1");
+    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "the echo", |_| {
+        !received.lock().unwrap().is_empty()
+    });
+    let echo = received.lock().unwrap()[0].clone();
+    assert!(echo.contains("|35=D|"), "{echo}");
+    assert!(echo.contains("|11=ORDER-1|"), "{echo}");
+
+    // Heartbeats flow both ways with HeartBtInt=1.
+    let start = Instant::now();
+    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "heartbeats", |_| {
+        start.elapsed() > Duration::from_millis(2500)
+    });
+    assert!(logged_on(&acc) && logged_on(&ini));
+    let ini_log = std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.messages.log")).unwrap();
+    let beats = ini_log.lines().filter(|l| l.contains("\x0135=0\x01")).count();
+    assert!(beats >= 2, "{beats} heartbeats in\n{ini_log}");
+    assert!(ini_log.lines().all(|l| l.contains(" : 8=FIX.4.4\x01")), "one message per line");
+
+    // The acceptor restarts: graceful shutdown (Logout), then a new one on the same port.
+    let t = Instant::now();
+    // The initiator must keep turning to answer the Logout: do it on a thread.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ini_thread = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                ini.turn().unwrap();
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            ini
+        })
+    };
+    acc.shutdown().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(3), "logout answered, not timed out");
+    assert!(!acc.sessions()[0].connected);
+    drop(acc);
+    let acc_log = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.messages.log")).unwrap();
+    let logouts = acc_log.lines().filter(|l| l.contains("\x0135=5\x01")).count();
+    assert_eq!(logouts, 2, "our Logout and the answer:\n{acc_log}");
+    let events = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.event.log")).unwrap();
+    assert!(events.contains("shutting down: sending Logout"), "{events}");
+
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut ini = ini_thread.join().unwrap();
+    assert!(!logged_on(&ini));
+    let mut acc = acceptor(dir.path(), port);
+    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "the reconnect", |e| {
+        logged_on(e[0]) && logged_on(e[1])
+    });
+    send_order(&mut ini, "ORDER-2");
+    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "the second echo", |_| {
+        received.lock().unwrap().len() >= 2
+    });
+    assert!(received.lock().unwrap()[1].contains("|11=ORDER-2|"));
+    let events = std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log")).unwrap();
+    assert!(events.matches("logged on").count() >= 2, "{events}");
+}
+
+fn frame(body: &str) -> Vec<u8> {
+    let body = body.replace('|', "\x01");
+    let mut msg = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
+    let sum: u32 = msg.iter().map(|&b| u32::from(b)).sum();
+    msg.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
+    msg
+}
+
+fn logon(sender: &str, target: &str) -> Vec<u8> {
+    let now = peregrine_engine::log::timestamp(now_nanos());
+    frame(&format!("35=A|34=1|49={sender}|52={}|56={target}|98=0|108=30|141=Y|", &now[..21]))
+}
+
+/// Turns `engine` until the raw client sees the connection closed (or data).
+fn wait_closed(engine: &mut Engine<BoxedFixSession>, client: &mut TcpStream) -> bool {
+    client.set_nonblocking(true).unwrap();
+    let start = Instant::now();
+    let mut buf = [0u8; 4096];
+    while start.elapsed() < Duration::from_secs(5) {
+        engine.turn().unwrap();
+        match client.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+#[test]
+fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut acc = acceptor(dir.path(), 0);
+    let addr = acc.listener_addrs()[0];
+
+    // A valid Logon.
+    let mut first = TcpStream::connect(addr).unwrap();
+    first.write_all(&logon("TW", "ISLD")).unwrap();
+    let start = Instant::now();
+    while !logged_on(&acc) {
+        assert!(start.elapsed() < Duration::from_secs(5));
+        acc.turn().unwrap();
+    }
+
+    // Unknown CompIDs, a wrong BeginString, garbage: closed.
+    for bytes in [
+        logon("XX", "ISLD"),
+        logon("TW", "NOPE"),
+        logon("TW", "ISLD").iter().map(|&b| if b == b'4' { b'3' } else { b }).collect(),
+        b"GET / HTTP/1.0\r\n\r\n8=FIX.4.4\x019=40\x0135=A\x0110=000\x01".to_vec(),
+    ] {
+        let mut c = TcpStream::connect(addr).unwrap();
+        c.write_all(&bytes).unwrap();
+        assert!(wait_closed(&mut acc, &mut c), "{:?}", String::from_utf8_lossy(&bytes));
+    }
+    // The same session again: closed, the first one stays.
+    let mut dup = TcpStream::connect(addr).unwrap();
+    dup.write_all(&logon("TW", "ISLD")).unwrap();
+    assert!(wait_closed(&mut acc, &mut dup));
+    assert!(logged_on(&acc));
+    assert!(acc.sessions()[0].connected);
+
+    // A connection that says nothing, then goes: no harm.
+    drop(TcpStream::connect(addr).unwrap());
+    for _ in 0..100 {
+        acc.turn().unwrap();
+    }
+    assert!(logged_on(&acc));
+}
+
+#[test]
+fn nodelay_and_buffer_sizes_are_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                SocketNodelay=Y\nSocketSendBufferSize=65536\nSocketReceiveBufferSize=65536\n\
+                [SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let mut acc: Engine<BoxedFixSession> = Engine::new(options()).unwrap();
+    let s = &settings.sessions[0];
+    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| Box::new(EchoApp::new(d))).unwrap();
+    acc.add_session(s, d).unwrap();
+    let mut c = TcpStream::connect(acc.listener_addrs()[0]).unwrap();
+    c.write_all(&logon("TW", "ISLD")).unwrap();
+    let start = Instant::now();
+    while !logged_on(&acc) {
+        assert!(start.elapsed() < Duration::from_secs(5));
+        acc.turn().unwrap();
+    }
+    // Observable from the outside only through behaviour; the settings parse
+    // and the session works with them.
+    assert!(acc.sessions()[0].connected);
+}
