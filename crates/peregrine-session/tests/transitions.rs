@@ -193,7 +193,7 @@ impl H {
         self.s.on_timer(self.now, &mut self.app);
     }
 
-    fn to_deadline(&mut self) {
+    fn until_deadline(&mut self) {
         let d = self.s.next_deadline().expect("a deadline");
         assert!(d >= self.now);
         self.now = d;
@@ -337,7 +337,7 @@ fn acceptor_logon_timeout() {
     assert_eq!(h.s.next_deadline(), Some(T0 + 10 * SECOND));
     h.advance(9 * SECOND);
     assert_eq!(h.disconnected(), None);
-    h.to_deadline();
+    h.until_deadline();
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogonTimeout));
 }
 
@@ -459,18 +459,18 @@ fn heartbeat_test_request_and_timeout() {
     let mut h = H::acceptor("FIX.4.4");
     h.logon(6);
     assert_eq!(h.s.next_deadline(), Some(T0 + 6 * SECOND));
-    h.to_deadline();
+    h.until_deadline();
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW"]);
     // Peer heartbeat at 6 s; ours again at 12 s; test request at 6 + 7.2 s.
     h.send("35=0|34=2");
-    h.to_deadline();
+    h.until_deadline();
     assert_eq!(h.now, T0 + 12 * SECOND);
     assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW"]);
-    h.to_deadline();
+    h.until_deadline();
     assert_eq!(h.now, T0 + 13_200_000_000);
     assert_eq!(h.out(), ["35=1|34=4|49=ISLD|56=TW|112=TEST"]);
     // No heartbeat while a test request is outstanding; disconnect at 2.4 intervals.
-    h.to_deadline();
+    h.until_deadline();
     assert_eq!(h.now, T0 + 6 * SECOND + 14_400_000_000);
     assert!(h.out().is_empty());
     assert_eq!(h.disconnected(), Some(DisconnectReason::HeartbeatTimeout));
@@ -483,7 +483,7 @@ fn answered_test_request_rearms_the_heartbeat() {
     h.advance(12 * SECOND);
     assert_eq!(h.out(), ["35=1|34=2|49=ISLD|56=TW|112=TEST"]);
     h.send("35=0|34=2|112=TEST");
-    h.to_deadline();
+    h.until_deadline();
     assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW"]);
     assert_eq!(h.disconnected(), None);
 }
@@ -613,7 +613,7 @@ fn sending_time_out_of_range_rejects_and_logs_out_then_logout_timeout() {
         ]
     );
     assert_eq!(h.s.next_deadline(), Some(h.now + 2 * SECOND));
-    h.to_deadline();
+    h.until_deadline();
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogoutTimeout));
 }
 
