@@ -108,8 +108,21 @@ pub struct Backoff {
 
 impl Backoff {
     /// A back-off with explicit bounds.
-    pub const fn new(max_spins: u32, max_yields: u32, min_park: Duration, max_park: Duration) -> Self {
-        Backoff { max_spins, max_yields, min_park, max_park, spins: 0, yields: 0, park: min_park }
+    pub const fn new(
+        max_spins: u32,
+        max_yields: u32,
+        min_park: Duration,
+        max_park: Duration,
+    ) -> Self {
+        Backoff {
+            max_spins,
+            max_yields,
+            min_park,
+            max_park,
+            spins: 0,
+            yields: 0,
+            park: min_park,
+        }
     }
 }
 
@@ -208,7 +221,10 @@ mod tests {
         b.idle(0);
         assert_eq!(b.park, Duration::from_micros(200), "capped at max_park");
         b.idle(1);
-        assert_eq!((b.spins, b.yields, b.park), (0, 0, Duration::from_micros(50)));
+        assert_eq!(
+            (b.spins, b.yields, b.park),
+            (0, 0, Duration::from_micros(50))
+        );
     }
 
     #[test]
@@ -224,8 +240,14 @@ mod tests {
 
     #[test]
     fn names() {
-        assert!(matches!(Idle::from_name("busy-spin"), Some(Idle::BusySpin(_))));
-        assert!(matches!(Idle::from_name("spin-yield"), Some(Idle::SpinThenYield(_))));
+        assert!(matches!(
+            Idle::from_name("busy-spin"),
+            Some(Idle::BusySpin(_))
+        ));
+        assert!(matches!(
+            Idle::from_name("spin-yield"),
+            Some(Idle::SpinThenYield(_))
+        ));
         assert!(matches!(Idle::from_name("backoff"), Some(Idle::Backoff(_))));
         assert!(Idle::from_name("nap").is_none());
     }

@@ -62,6 +62,6 @@ pub mod transport;
 pub use idle::{Backoff, BusySpin, Idle, IdleStrategy, SpinThenYield};
 pub use messages::{DecodeError, Encode, EncodeError, Message, SbeMessage};
 pub use transport::{
-    AeronClient, Channel, ClientConfig, DriverConfig, DriverIdle, MediaDriver, PublicationStats, PublishError,
-    Publisher, Refusal, Subscriber, SubscriptionStats, Threading, TransportError,
+    AeronClient, Channel, ClientConfig, DriverConfig, DriverIdle, MediaDriver, PublicationStats,
+    PublishError, Publisher, Refusal, Subscriber, SubscriptionStats, Threading, TransportError,
 };

@@ -21,11 +21,15 @@ use peregrine_sbe::decimal_64_codec::{Decimal64Decoder, Decimal64Encoder};
 use peregrine_sbe::execution_report_codec::{ExecutionReportDecoder, ExecutionReportEncoder};
 use peregrine_sbe::message_header_codec::{self, MessageHeaderDecoder};
 use peregrine_sbe::new_order_codec::{NewOrderDecoder, NewOrderEncoder};
-use peregrine_sbe::order_cancel_reject_codec::{OrderCancelRejectDecoder, OrderCancelRejectEncoder};
+use peregrine_sbe::order_cancel_reject_codec::{
+    OrderCancelRejectDecoder, OrderCancelRejectEncoder,
+};
 use peregrine_sbe::order_cancel_replace_request_codec::{
     OrderCancelReplaceRequestDecoder, OrderCancelReplaceRequestEncoder,
 };
-use peregrine_sbe::order_cancel_request_codec::{OrderCancelRequestDecoder, OrderCancelRequestEncoder};
+use peregrine_sbe::order_cancel_request_codec::{
+    OrderCancelRequestDecoder, OrderCancelRequestEncoder,
+};
 use peregrine_sbe::{Encoder as _, ReadBuf, Reader, WriteBuf, Writer};
 
 pub use peregrine_sbe::cxl_rej_reason::CxlRejReason;
@@ -94,9 +98,15 @@ pub struct Decimal64 {
 
 impl Decimal64 {
     /// The absent value.
-    pub const NULL: Decimal64 = Decimal64 { mantissa: i64::MIN, exponent: 0 };
+    pub const NULL: Decimal64 = Decimal64 {
+        mantissa: i64::MIN,
+        exponent: 0,
+    };
     /// Zero.
-    pub const ZERO: Decimal64 = Decimal64 { mantissa: 0, exponent: 0 };
+    pub const ZERO: Decimal64 = Decimal64 {
+        mantissa: 0,
+        exponent: 0,
+    };
 
     /// `mantissa × 10^exponent`.
     #[inline]
@@ -127,7 +137,10 @@ impl Decimal64 {
     /// The wire form of a FIX decimal; `None` if its scale exceeds 128 digits.
     pub fn from_decimal(d: Decimal) -> Option<Self> {
         let exponent = i8::try_from(-i16::from(d.scale)).ok()?;
-        Some(Decimal64 { mantissa: d.mantissa, exponent })
+        Some(Decimal64 {
+            mantissa: d.mantissa,
+            exponent,
+        })
     }
 }
 
@@ -151,7 +164,9 @@ impl std::fmt::Display for EncodeError {
             EncodeError::BufferTooSmall { needed, available } => {
                 write!(f, "SBE encode needs {needed} bytes, buffer has {available}")
             }
-            EncodeError::TextTooLong => f.write_str("SBE text field longer than u32::MAX - 1 bytes"),
+            EncodeError::TextTooLong => {
+                f.write_str("SBE text field longer than u32::MAX - 1 bytes")
+            }
         }
     }
 }
@@ -200,16 +215,26 @@ impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DecodeError::Truncated { needed, available } => {
-                write!(f, "SBE message truncated: needs {needed} bytes, has {available}")
+                write!(
+                    f,
+                    "SBE message truncated: needs {needed} bytes, has {available}"
+                )
             }
             DecodeError::WrongSchema { schema_id } => {
                 write!(f, "SBE schema id {schema_id}, expected {SCHEMA_ID}")
             }
-            DecodeError::UnknownTemplate { template_id } => write!(f, "unknown SBE template id {template_id}"),
-            DecodeError::BlockTooShort { block_length, expected } => {
+            DecodeError::UnknownTemplate { template_id } => {
+                write!(f, "unknown SBE template id {template_id}")
+            }
+            DecodeError::BlockTooShort {
+                block_length,
+                expected,
+            } => {
                 write!(f, "SBE block length {block_length} shorter than {expected}")
             }
-            DecodeError::InvalidEnum { field } => write!(f, "invalid value in SBE enum field {field}"),
+            DecodeError::InvalidEnum { field } => {
+                write!(f, "invalid value in SBE enum field {field}")
+            }
             DecodeError::InvalidText => f.write_str("SBE text field is not UTF-8"),
         }
     }
@@ -227,6 +252,21 @@ pub trait Encode {
     fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError>;
 }
 
+/// Bytes that are already encoded (a message built elsewhere, a relayed frame).
+impl Encode for [u8] {
+    #[inline]
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+
+    #[inline]
+    fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
+        check_room(buf, self.len())?;
+        buf[..self.len()].copy_from_slice(self);
+        Ok(self.len())
+    }
+}
+
 /// One message type of the schema.
 pub trait SbeMessage: Encode {
     /// The schema template id.
@@ -238,7 +278,10 @@ pub trait SbeMessage: Encode {
 #[inline]
 fn check_room(buf: &[u8], needed: usize) -> Result<(), EncodeError> {
     if buf.len() < needed {
-        Err(EncodeError::BufferTooSmall { needed, available: buf.len() })
+        Err(EncodeError::BufferTooSmall {
+            needed,
+            available: buf.len(),
+        })
     } else {
         Ok(())
     }
@@ -264,7 +307,10 @@ fn put_decimal<'a, P: Writer<'a> + Default>(mut enc: Decimal64Encoder<P>, value:
 
 #[inline]
 fn get_decimal<'a, P: Reader<'a> + Default>(dec: Decimal64Decoder<P>) -> Decimal64 {
-    Decimal64 { mantissa: dec.mantissa(), exponent: dec.exponent() }
+    Decimal64 {
+        mantissa: dec.mantissa(),
+        exponent: dec.exponent(),
+    }
 }
 
 /// Validate the header of `buf` for `template_id` with a block of at least `block_len`
@@ -281,11 +327,17 @@ fn check_header(
     }
     let acting = header.block_length();
     if acting < block_len {
-        return Err(DecodeError::BlockTooShort { block_length: acting, expected: block_len });
+        return Err(DecodeError::BlockTooShort {
+            block_length: acting,
+            expected: block_len,
+        });
     }
     let end = HEADER_LEN + acting as usize;
     if buf.len() < end {
-        return Err(DecodeError::Truncated { needed: end, available: buf.len() });
+        return Err(DecodeError::Truncated {
+            needed: end,
+            available: buf.len(),
+        });
     }
     Ok((header, end))
 }
@@ -293,11 +345,16 @@ fn check_header(
 #[inline]
 fn peek_header(buf: &[u8]) -> Result<(u16, MessageHeaderDecoder<ReadBuf<'_>>), DecodeError> {
     if buf.len() < HEADER_LEN {
-        return Err(DecodeError::Truncated { needed: HEADER_LEN, available: buf.len() });
+        return Err(DecodeError::Truncated {
+            needed: HEADER_LEN,
+            available: buf.len(),
+        });
     }
     let header = MessageHeaderDecoder::default().wrap(ReadBuf::new(buf), 0);
     if header.schema_id() != SCHEMA_ID {
-        return Err(DecodeError::WrongSchema { schema_id: header.schema_id() });
+        return Err(DecodeError::WrongSchema {
+            schema_id: header.schema_id(),
+        });
     }
     Ok((header.template_id(), header))
 }
@@ -307,13 +364,19 @@ fn peek_header(buf: &[u8]) -> Result<(u16, MessageHeaderDecoder<ReadBuf<'_>>), D
 fn get_text(buf: &[u8], at: usize) -> Result<&str, DecodeError> {
     let body = at + VAR_LEN_PREFIX;
     if buf.len() < body {
-        return Err(DecodeError::Truncated { needed: body, available: buf.len() });
+        return Err(DecodeError::Truncated {
+            needed: body,
+            available: buf.len(),
+        });
     }
     let mut len = [0u8; VAR_LEN_PREFIX];
     len.copy_from_slice(&buf[at..body]);
     let end = body.saturating_add(u32::from_le_bytes(len) as usize);
     if buf.len() < end {
-        return Err(DecodeError::Truncated { needed: end, available: buf.len() });
+        return Err(DecodeError::Truncated {
+            needed: end,
+            available: buf.len(),
+        });
     }
     std::str::from_utf8(&buf[body..end]).map_err(|_| DecodeError::InvalidText)
 }
@@ -520,7 +583,8 @@ impl Encode for OrderCancelReplaceRequest {
 
     fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
         check_room(buf, self.encoded_len())?;
-        let mut enc = OrderCancelReplaceRequestEncoder::default().wrap(WriteBuf::new(buf), HEADER_LEN);
+        let mut enc =
+            OrderCancelReplaceRequestEncoder::default().wrap(WriteBuf::new(buf), HEADER_LEN);
         enc = enc.header(0).parent().unwrap_or_default();
         enc.session_id(self.session_id);
         enc.order_id(self.order_id);
@@ -746,7 +810,11 @@ impl<'a> OrderCancelReject<'a> {
             cl_ord_id: d.cl_ord_id(),
             orig_cl_ord_id: d.orig_cl_ord_id(),
             ord_status: required!(d.ord_status(), OrdStatus, "ordStatus"),
-            cxl_rej_response_to: required!(d.cxl_rej_response_to(), CxlRejResponseTo, "cxlRejResponseTo"),
+            cxl_rej_response_to: required!(
+                d.cxl_rej_response_to(),
+                CxlRejResponseTo,
+                "cxlRejResponseTo"
+            ),
             cxl_rej_reason: required!(d.cxl_rej_reason(), CxlRejReason, "cxlRejReason"),
             text,
         })
@@ -780,16 +848,21 @@ impl<'a> Message<'a> {
     pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
         match Self::template_id(buf)? {
             NewOrder::TEMPLATE_ID => NewOrder::decode(buf).map(Message::NewOrder),
-            OrderCancelRequest::TEMPLATE_ID => OrderCancelRequest::decode(buf).map(Message::OrderCancelRequest),
+            OrderCancelRequest::TEMPLATE_ID => {
+                OrderCancelRequest::decode(buf).map(Message::OrderCancelRequest)
+            }
             OrderCancelReplaceRequest::TEMPLATE_ID => {
                 OrderCancelReplaceRequest::decode(buf).map(Message::OrderCancelReplaceRequest)
             }
-            ExecutionReport::TEMPLATE_ID => ExecutionReport::decode(buf).map(Message::ExecutionReport),
-            OrderCancelReject::TEMPLATE_ID => OrderCancelReject::decode(buf).map(Message::OrderCancelReject),
+            ExecutionReport::TEMPLATE_ID => {
+                ExecutionReport::decode(buf).map(Message::ExecutionReport)
+            }
+            OrderCancelReject::TEMPLATE_ID => {
+                OrderCancelReject::decode(buf).map(Message::OrderCancelReject)
+            }
             template_id => Err(DecodeError::UnknownTemplate { template_id }),
         }
     }
-
 }
 
 impl Encode for Message<'_> {

@@ -61,7 +61,9 @@ impl std::fmt::Display for TransportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TransportError::DriverStart(m) => write!(f, "aeron media driver failed to start: {m}"),
-            TransportError::Aeron { op, code, message } => write!(f, "aeron {op} failed ({code}): {message}"),
+            TransportError::Aeron { op, code, message } => {
+                write!(f, "aeron {op} failed ({code}): {message}")
+            }
             TransportError::InvalidString(s) => write!(f, "string with a NUL byte: {s:?}"),
             TransportError::Timeout(what) => write!(f, "timed out waiting for {what}"),
         }
@@ -71,11 +73,21 @@ impl std::fmt::Display for TransportError {
 impl std::error::Error for TransportError {}
 
 fn aeron_err(op: &'static str) -> impl FnOnce(rusteron_client::AeronCError) -> TransportError {
-    move |e| TransportError::Aeron { op, code: e.code, message: e.to_string() }
+    move |e| TransportError::Aeron {
+        op,
+        code: e.code,
+        message: e.to_string(),
+    }
 }
 
-fn driver_err(op: &'static str) -> impl FnOnce(rusteron_media_driver::AeronCError) -> TransportError {
-    move |e| TransportError::Aeron { op, code: e.code, message: e.to_string() }
+fn driver_err(
+    op: &'static str,
+) -> impl FnOnce(rusteron_media_driver::AeronCError) -> TransportError {
+    move |e| TransportError::Aeron {
+        op,
+        code: e.code,
+        message: e.to_string(),
+    }
 }
 
 fn c_string(s: &str) -> Result<CString, TransportError> {
@@ -157,40 +169,56 @@ fn fresh_dir() -> String {
         std::env::temp_dir()
     };
     let n = DRIVER_SEQ.fetch_add(1, Ordering::Relaxed);
-    base.join(format!("peregrine-aeron-{}-{n}", std::process::id())).to_string_lossy().into_owned()
+    base.join(format!("peregrine-aeron-{}-{n}", std::process::id()))
+        .to_string_lossy()
+        .into_owned()
 }
 
 impl MediaDriver {
     /// Start a driver and wait until it is ready for clients.
     pub fn launch(config: &DriverConfig) -> Result<MediaDriver, TransportError> {
         use rusteron_media_driver::bindings::aeron_threading_mode_enum as Mode;
-        use rusteron_media_driver::{AeronDriver, AeronDriverContext, AeronIdleStrategyKind as Kind};
+        use rusteron_media_driver::{
+            AeronDriver, AeronDriverContext, AeronIdleStrategyKind as Kind,
+        };
 
         let fresh = config.dir.is_none();
         let dir = config.dir.clone().unwrap_or_else(fresh_dir);
         let ctx = AeronDriverContext::new().map_err(driver_err("driver context"))?;
-        ctx.set_dir(&c_string(&dir)?).map_err(driver_err("driver dir"))?;
-        ctx.set_dir_delete_on_start(fresh).map_err(driver_err("driver dir"))?;
-        ctx.set_dir_delete_on_shutdown(fresh).map_err(driver_err("driver dir"))?;
+        ctx.set_dir(&c_string(&dir)?)
+            .map_err(driver_err("driver dir"))?;
+        ctx.set_dir_delete_on_start(fresh)
+            .map_err(driver_err("driver dir"))?;
+        ctx.set_dir_delete_on_shutdown(fresh)
+            .map_err(driver_err("driver dir"))?;
         let mode = match config.threading {
             Threading::Shared => Mode::AERON_THREADING_MODE_SHARED,
             Threading::SharedNetwork => Mode::AERON_THREADING_MODE_SHARED_NETWORK,
             Threading::Dedicated => Mode::AERON_THREADING_MODE_DEDICATED,
         };
-        ctx.set_threading_mode(mode).map_err(driver_err("driver threading"))?;
+        ctx.set_threading_mode(mode)
+            .map_err(driver_err("driver threading"))?;
         let kind = match config.idle {
             DriverIdle::Backoff => Kind::Backoff,
             DriverIdle::Yielding => Kind::Yielding,
             DriverIdle::BusySpin => Kind::BusySpin,
         };
-        ctx.set_shared_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
-        ctx.set_sharednetwork_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
-        ctx.set_conductor_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
-        ctx.set_sender_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
-        ctx.set_receiver_idle_strategy_kind(kind).map_err(driver_err("driver idle"))?;
-        ctx.set_term_buffer_length(config.term_length).map_err(driver_err("term length"))?;
-        ctx.set_ipc_term_buffer_length(config.ipc_term_length).map_err(driver_err("ipc term length"))?;
-        ctx.set_term_buffer_sparse_file(config.sparse_terms).map_err(driver_err("sparse terms"))?;
+        ctx.set_shared_idle_strategy_kind(kind)
+            .map_err(driver_err("driver idle"))?;
+        ctx.set_sharednetwork_idle_strategy_kind(kind)
+            .map_err(driver_err("driver idle"))?;
+        ctx.set_conductor_idle_strategy_kind(kind)
+            .map_err(driver_err("driver idle"))?;
+        ctx.set_sender_idle_strategy_kind(kind)
+            .map_err(driver_err("driver idle"))?;
+        ctx.set_receiver_idle_strategy_kind(kind)
+            .map_err(driver_err("driver idle"))?;
+        ctx.set_term_buffer_length(config.term_length)
+            .map_err(driver_err("term length"))?;
+        ctx.set_ipc_term_buffer_length(config.ipc_term_length)
+            .map_err(driver_err("ipc term length"))?;
+        ctx.set_term_buffer_sparse_file(config.sparse_terms)
+            .map_err(driver_err("sparse terms"))?;
 
         let stop = Arc::new(AtomicBool::new(false));
         let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
@@ -222,14 +250,20 @@ impl MediaDriver {
                 .map_err(|e| TransportError::DriverStart(e.to_string()))?
         };
         match ready_rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(Ok(())) => Ok(MediaDriver { dir, stop, thread: Some(thread) }),
+            Ok(Ok(())) => Ok(MediaDriver {
+                dir,
+                stop,
+                thread: Some(thread),
+            }),
             Ok(Err(m)) => {
                 let _ = thread.join();
                 Err(TransportError::DriverStart(m))
             }
             Err(_) => {
                 stop.store(true, Ordering::Release);
-                Err(TransportError::DriverStart("no answer from the driver thread within 30 s".into()))
+                Err(TransportError::DriverStart(
+                    "no answer from the driver thread within 30 s".into(),
+                ))
             }
         }
     }
@@ -251,7 +285,9 @@ impl Drop for MediaDriver {
 
 impl std::fmt::Debug for MediaDriver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MediaDriver").field("dir", &self.dir).finish()
+        f.debug_struct("MediaDriver")
+            .field("dir", &self.dir)
+            .finish()
     }
 }
 
@@ -272,14 +308,21 @@ pub struct ClientConfig {
 
 impl Default for ClientConfig {
     fn default() -> Self {
-        ClientConfig { dir: None, pre_touch: true, add_timeout: Duration::from_secs(10) }
+        ClientConfig {
+            dir: None,
+            pre_touch: true,
+            add_timeout: Duration::from_secs(10),
+        }
     }
 }
 
 impl ClientConfig {
     /// Defaults, connecting to the driver in `dir`.
     pub fn with_dir(dir: impl Into<String>) -> Self {
-        ClientConfig { dir: Some(dir.into()), ..ClientConfig::default() }
+        ClientConfig {
+            dir: Some(dir.into()),
+            ..ClientConfig::default()
+        }
     }
 }
 
@@ -300,9 +343,11 @@ impl AeronClient {
     pub fn connect(config: &ClientConfig) -> Result<AeronClient, TransportError> {
         let ctx = AeronContext::new().map_err(aeron_err("client context"))?;
         if let Some(dir) = &config.dir {
-            ctx.set_dir(&c_string(dir)?).map_err(aeron_err("client dir"))?;
+            ctx.set_dir(&c_string(dir)?)
+                .map_err(aeron_err("client dir"))?;
         }
-        ctx.set_pre_touch_mapped_memory(config.pre_touch).map_err(aeron_err("pre-touch"))?;
+        ctx.set_pre_touch_mapped_memory(config.pre_touch)
+            .map_err(aeron_err("pre-touch"))?;
         let errors = Arc::new(AtomicU64::new(0));
         let counted = Arc::clone(&errors);
         // Asynchronous client errors (driver timeouts, failed registrations) are counted and
@@ -315,7 +360,13 @@ impl AeronClient {
         let aeron = Aeron::new(&ctx).map_err(aeron_err("client init"))?;
         aeron.start().map_err(aeron_err("client start"))?;
         let dir = ctx.get_dir().to_string();
-        Ok(AeronClient { aeron, dir, add_timeout: config.add_timeout, errors, driver: None })
+        Ok(AeronClient {
+            aeron,
+            dir,
+            add_timeout: config.add_timeout,
+            errors,
+            driver: None,
+        })
     }
 
     /// Start an embedded media driver and connect to it.
@@ -337,7 +388,11 @@ impl AeronClient {
     }
 
     /// An exclusive (single-writer) publication on `channel` / `stream_id`.
-    pub fn publisher(&self, channel: &Channel, stream_id: i32) -> Result<Publisher, TransportError> {
+    pub fn publisher(
+        &self,
+        channel: &Channel,
+        stream_id: i32,
+    ) -> Result<Publisher, TransportError> {
         let uri = c_string(channel.uri())?;
         let publication = self
             .aeron
@@ -345,7 +400,9 @@ impl AeronClient {
             .map_err(aeron_err("add publication"))?
             .poll_blocking(self.add_timeout)
             .map_err(aeron_err("add publication"))?;
-        let constants = publication.get_constants().map_err(aeron_err("publication constants"))?;
+        let constants = publication
+            .get_constants()
+            .map_err(aeron_err("publication constants"))?;
         Ok(Publisher {
             publication,
             max_payload: constants.max_payload_length(),
@@ -357,7 +414,11 @@ impl AeronClient {
     }
 
     /// A subscription on `channel` / `stream_id`, reassembling fragmented messages.
-    pub fn subscriber(&self, channel: &Channel, stream_id: i32) -> Result<Subscriber, TransportError> {
+    pub fn subscriber(
+        &self,
+        channel: &Channel,
+        stream_id: i32,
+    ) -> Result<Subscriber, TransportError> {
         let uri = c_string(channel.uri())?;
         let subscription = self
             .aeron
@@ -365,14 +426,23 @@ impl AeronClient {
             .map_err(aeron_err("add subscription"))?
             .poll_blocking(self.add_timeout)
             .map_err(aeron_err("add subscription"))?;
-        let assembler = AeronFragmentClosureAssembler::new().map_err(aeron_err("fragment assembler"))?;
-        Ok(Subscriber { subscription, assembler, stats: SubscriptionStats::default(), _driver: self.driver.clone() })
+        let assembler =
+            AeronFragmentClosureAssembler::new().map_err(aeron_err("fragment assembler"))?;
+        Ok(Subscriber {
+            subscription,
+            assembler,
+            stats: SubscriptionStats::default(),
+            _driver: self.driver.clone(),
+        })
     }
 }
 
 impl std::fmt::Debug for AeronClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AeronClient").field("dir", &self.dir).field("embedded", &self.driver.is_some()).finish()
+        f.debug_struct("AeronClient")
+            .field("dir", &self.dir)
+            .field("embedded", &self.driver.is_some())
+            .finish()
     }
 }
 
@@ -387,13 +457,17 @@ pub struct Channel {
 impl Channel {
     /// Shared memory between processes and threads of one host (`aeron:ipc`).
     pub fn ipc() -> Self {
-        Channel { uri: "aeron:ipc".into() }
+        Channel {
+            uri: "aeron:ipc".into(),
+        }
     }
 
     /// Unicast UDP to `endpoint` (`aeron:udp?endpoint=host:port`): the subscriber binds it,
     /// the publisher sends to it.
     pub fn udp(endpoint: SocketAddr) -> Self {
-        Channel { uri: format!("aeron:udp?endpoint={endpoint}") }
+        Channel {
+            uri: format!("aeron:udp?endpoint={endpoint}"),
+        }
     }
 
     /// Any Aeron channel URI, as written.
@@ -479,12 +553,19 @@ impl std::fmt::Display for PublishError {
         match self {
             PublishError::Refused(r) => write!(f, "publication refused the message: {r:?}"),
             PublishError::GaveUp { last, attempts } => {
-                write!(f, "gave up after {attempts} attempts, last refused: {last:?}")
+                write!(
+                    f,
+                    "gave up after {attempts} attempts, last refused: {last:?}"
+                )
             }
-            PublishError::TooLarge { len, max } => write!(f, "message of {len} bytes exceeds the maximum {max}"),
+            PublishError::TooLarge { len, max } => {
+                write!(f, "message of {len} bytes exceeds the maximum {max}")
+            }
             PublishError::Encode(e) => write!(f, "{e}"),
             PublishError::Closed => f.write_str("publication closed"),
-            PublishError::MaxPositionExceeded => f.write_str("publication reached its maximum position"),
+            PublishError::MaxPositionExceeded => {
+                f.write_str("publication reached its maximum position")
+            }
             PublishError::Aeron(code) => write!(f, "aeron error {code}"),
         }
     }
@@ -547,7 +628,11 @@ impl Publisher {
     }
 
     /// Wait (with `idle`) until a subscriber is connected, at most `timeout`.
-    pub fn wait_connected(&self, idle: &mut impl IdleStrategy, timeout: Duration) -> Result<(), TransportError> {
+    pub fn wait_connected(
+        &self,
+        idle: &mut impl IdleStrategy,
+        timeout: Duration,
+    ) -> Result<(), TransportError> {
         let start = Instant::now();
         idle.reset();
         while !self.is_connected() {
@@ -616,7 +701,10 @@ impl Publisher {
             }
         } else {
             if len > self.max_message {
-                return Err(PublishError::TooLarge { len, max: self.max_message });
+                return Err(PublishError::TooLarge {
+                    len,
+                    max: self.max_message,
+                });
             }
             if self.scratch.len() < len {
                 self.scratch.resize(len, 0);
@@ -635,7 +723,7 @@ impl Publisher {
     /// One attempt to publish raw bytes (claim-and-copy if they fit a frame, else offer).
     #[inline]
     pub fn publish_bytes(&mut self, bytes: &[u8]) -> Result<i64, PublishError> {
-        self.publish(&RawBytes(bytes))
+        self.publish(bytes)
     }
 
     /// Publish `msg`, retrying refusals with `idle` until `timeout` has passed since the
@@ -684,26 +772,6 @@ impl std::fmt::Debug for Publisher {
     }
 }
 
-/// Bytes that are already encoded.
-struct RawBytes<'a>(&'a [u8]);
-
-impl Encode for RawBytes<'_> {
-    #[inline]
-    fn encoded_len(&self) -> usize {
-        self.0.len()
-    }
-
-    #[inline]
-    fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
-        let n = self.0.len();
-        if buf.len() < n {
-            return Err(EncodeError::BufferTooSmall { needed: n, available: buf.len() });
-        }
-        buf[..n].copy_from_slice(self.0);
-        Ok(n)
-    }
-}
-
 // --- subscriber -------------------------------------------------------------------------
 
 /// What a [`Subscriber`] has received.
@@ -741,8 +809,16 @@ impl Subscriber {
     /// Read up to `fragment_limit` fragments, handing each complete message to `handler`.
     /// Returns the number of fragments read (0: nothing was waiting).
     #[inline]
-    pub fn poll<F: FnMut(&[u8])>(&mut self, mut handler: F, fragment_limit: usize) -> Result<usize, TransportError> {
-        let mut ctx = PollContext { handler: &mut handler, messages: 0, bytes: 0 };
+    pub fn poll<F: FnMut(&[u8])>(
+        &mut self,
+        mut handler: F,
+        fragment_limit: usize,
+    ) -> Result<usize, TransportError> {
+        let mut ctx = PollContext {
+            handler: &mut handler,
+            messages: 0,
+            bytes: 0,
+        };
         let fragments = self
             .assembler
             .poll(&self.subscription, &mut ctx, deliver::<F>, fragment_limit)
@@ -760,7 +836,11 @@ impl Subscriber {
     }
 
     /// Wait (with `idle`) until a publisher is connected, at most `timeout`.
-    pub fn wait_connected(&self, idle: &mut impl IdleStrategy, timeout: Duration) -> Result<(), TransportError> {
+    pub fn wait_connected(
+        &self,
+        idle: &mut impl IdleStrategy,
+        timeout: Duration,
+    ) -> Result<(), TransportError> {
         let start = Instant::now();
         idle.reset();
         while !self.is_connected() {
@@ -780,6 +860,8 @@ impl Subscriber {
 
 impl std::fmt::Debug for Subscriber {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Subscriber").field("stats", &self.stats).finish()
+        f.debug_struct("Subscriber")
+            .field("stats", &self.stats)
+            .finish()
     }
 }

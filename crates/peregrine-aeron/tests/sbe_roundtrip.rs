@@ -122,7 +122,10 @@ fn typed_decoders_round_trip_and_reject_other_templates() {
     let mut buf = [0u8; 512];
     let n = new_order().encode(&mut buf).unwrap();
     assert_eq!(NewOrder::decode(&buf[..n]).unwrap(), new_order());
-    assert_eq!(Message::template_id(&buf[..n]).unwrap(), NewOrder::TEMPLATE_ID);
+    assert_eq!(
+        Message::template_id(&buf[..n]).unwrap(),
+        NewOrder::TEMPLATE_ID
+    );
     assert!(matches!(
         ExecutionReport::decode(&buf[..n]),
         Err(DecodeError::UnknownTemplate { template_id: 1 })
@@ -130,11 +133,20 @@ fn typed_decoders_round_trip_and_reject_other_templates() {
     let n = cancel().encode(&mut buf).unwrap();
     assert_eq!(OrderCancelRequest::decode(&buf[..n]).unwrap(), cancel());
     let n = replace().encode(&mut buf).unwrap();
-    assert_eq!(OrderCancelReplaceRequest::decode(&buf[..n]).unwrap(), replace());
+    assert_eq!(
+        OrderCancelReplaceRequest::decode(&buf[..n]).unwrap(),
+        replace()
+    );
     let n = exec_report("x").encode(&mut buf).unwrap();
-    assert_eq!(ExecutionReport::decode(&buf[..n]).unwrap(), exec_report("x"));
+    assert_eq!(
+        ExecutionReport::decode(&buf[..n]).unwrap(),
+        exec_report("x")
+    );
     let n = cancel_reject("no").encode(&mut buf).unwrap();
-    assert_eq!(OrderCancelReject::decode(&buf[..n]).unwrap(), cancel_reject("no"));
+    assert_eq!(
+        OrderCancelReject::decode(&buf[..n]).unwrap(),
+        cancel_reject("no")
+    );
 }
 
 #[test]
@@ -142,7 +154,11 @@ fn header_is_the_schema_header() {
     let mut buf = [0u8; 256];
     new_order().encode(&mut buf).unwrap();
     let u16_at = |i: usize| u16::from_le_bytes([buf[i], buf[i + 1]]);
-    assert_eq!(u16_at(0) as usize, new_order().encoded_len() - HEADER_LEN, "block length");
+    assert_eq!(
+        u16_at(0) as usize,
+        new_order().encoded_len() - HEADER_LEN,
+        "block length"
+    );
     assert_eq!(u16_at(2), NewOrder::TEMPLATE_ID);
     assert_eq!(u16_at(4), SCHEMA_ID);
     assert_eq!(u16_at(6), SCHEMA_VERSION);
@@ -157,7 +173,10 @@ fn encode_into_a_short_buffer_is_an_error() {
         let mut buf = vec![0u8; need - 1];
         assert_eq!(
             msg.encode(&mut buf),
-            Err(EncodeError::BufferTooSmall { needed: need, available: need - 1 })
+            Err(EncodeError::BufferTooSmall {
+                needed: need,
+                available: need - 1
+            })
         );
     }
 }
@@ -186,27 +205,45 @@ fn hostile_headers_and_fields_are_errors() {
 
     let mut b = buf;
     b[4] = 0x01; // schema id
-    assert!(matches!(Message::decode(&b[..n]), Err(DecodeError::WrongSchema { .. })));
+    assert!(matches!(
+        Message::decode(&b[..n]),
+        Err(DecodeError::WrongSchema { .. })
+    ));
 
     let mut b = buf;
     b[2] = 77; // template id
-    assert_eq!(Message::decode(&b[..n]), Err(DecodeError::UnknownTemplate { template_id: 77 }));
+    assert_eq!(
+        Message::decode(&b[..n]),
+        Err(DecodeError::UnknownTemplate { template_id: 77 })
+    );
 
     let mut b = buf;
     b[0] = 10; // block length shorter than this version's block
     b[1] = 0;
-    assert!(matches!(Message::decode(&b[..n]), Err(DecodeError::BlockTooShort { block_length: 10, .. })));
+    assert!(matches!(
+        Message::decode(&b[..n]),
+        Err(DecodeError::BlockTooShort {
+            block_length: 10,
+            ..
+        })
+    ));
 
     let mut b = buf;
     b[0] = 0xff; // block length beyond the buffer
     b[1] = 0xff;
-    assert!(matches!(Message::decode(&b[..n]), Err(DecodeError::Truncated { .. })));
+    assert!(matches!(
+        Message::decode(&b[..n]),
+        Err(DecodeError::Truncated { .. })
+    ));
 
     // A text length prefix claiming 4 GiB.
     let mut b = buf;
     let text_at = n - 3 - 4;
     b[text_at..text_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-    assert!(matches!(Message::decode(&b[..n]), Err(DecodeError::Truncated { .. })));
+    assert!(matches!(
+        Message::decode(&b[..n]),
+        Err(DecodeError::Truncated { .. })
+    ));
 
     // Invalid UTF-8 in the text.
     let mut b = buf;
@@ -219,7 +256,10 @@ fn hostile_headers_and_fields_are_errors() {
     let side_at = m - 3; // side, ordType, timeInForce close the block
     assert_eq!(nb[side_at], b'1');
     nb[side_at] = b'Z';
-    assert_eq!(Message::decode(&nb[..m]), Err(DecodeError::InvalidEnum { field: "side" }));
+    assert_eq!(
+        Message::decode(&nb[..m]),
+        Err(DecodeError::InvalidEnum { field: "side" })
+    );
 
     // Garbage of every short length, and random-ish bytes.
     for len in 0..64 {
@@ -264,10 +304,16 @@ fn decimals_convert_exactly_to_and_from_fix() {
     let w = Decimal64::from_decimal(d).unwrap();
     assert_eq!(w, Decimal64::new(15025, -2));
     assert_eq!(w.to_decimal(), Some(d));
-    assert_eq!(Decimal64::new(5, 3).to_decimal(), Some(Decimal::new(5000, 0)));
+    assert_eq!(
+        Decimal64::new(5, 3).to_decimal(),
+        Some(Decimal::new(5000, 0))
+    );
     assert_eq!(Decimal64::new(i64::MAX, 2).to_decimal(), None, "overflow");
     assert_eq!(Decimal64::NULL.to_decimal(), None);
     assert!(Decimal64::NULL.is_null());
     assert!(Decimal64::from_decimal(Decimal::new(1, 200)).is_none());
-    assert_eq!(Decimal64::from_decimal(Decimal::new(1, 128)), Some(Decimal64::new(1, -128)));
+    assert_eq!(
+        Decimal64::from_decimal(Decimal::new(1, 128)),
+        Some(Decimal64::new(1, -128))
+    );
 }
