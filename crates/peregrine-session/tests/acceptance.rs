@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::Mode;
 use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MemoryStore};
 
 fn check(result: Option<(usize, Vec<String>)>) {
@@ -22,6 +23,7 @@ fn acceptance_scripts_with_memory_store() {
     check(common::run_all(
         &mut |_, _| MemoryStore::new(common::T0),
         "memory",
+        Mode::SessionPerScript,
     ));
 }
 
@@ -41,5 +43,15 @@ fn acceptance_scripts_with_file_store() {
             .expect("file store")
         },
         "file",
+        Mode::SessionPerScript,
+    ));
+}
+
+#[test]
+fn acceptance_scripts_one_session_per_suite_with_probe_connections() {
+    check(common::run_all(
+        &mut |_, _| MemoryStore::new(common::T0),
+        "per-suite",
+        Mode::SessionPerSuite,
     ));
 }

@@ -310,34 +310,48 @@ impl<S: MessageStore> Run<'_, S> {
     }
 }
 
-/// Runs one script against a fresh session over `store`.
-pub fn run_script<S: MessageStore>(
-    suite: &Suite,
-    script: &Script,
-    store: S,
-    patterns: &FieldPatterns,
-) -> Result<(), String> {
-    let now = T0;
-    let mut run = Run {
-        session: Session::new(suite.config.clone(), store, now),
-        app: EchoApp::new(suite.dicts.clone()),
-        now,
-        conns: BTreeMap::new(),
-        attached: None,
-        patterns,
-    };
-    for s in &script.steps {
-        run.step(&s.step)
-            .map_err(|e| format!("line {}: {e}", s.line))?;
+impl<S: MessageStore> Run<'_, S> {
+    /// What the reference runner does between scripts: close every connection, then
+    /// open and close an empty probe connection; a second passes.
+    fn between_scripts(&mut self) {
+        if self.attached.take().is_some() {
+            self.session.on_disconnected(self.now, &mut self.app);
+        }
+        self.conns.clear();
+        self.pump();
+        self.now += SECOND;
+        self.session.on_connected(self.now);
+        self.pump();
+        self.session.on_disconnected(self.now, &mut self.app);
+        self.pump();
+        self.now += SECOND;
     }
-    Ok(())
+
+    fn run_steps(&mut self, script: &Script) -> Result<(), String> {
+        for s in &script.steps {
+            self.step(&s.step)
+                .map_err(|e| format!("line {}: {e}", s.line))?;
+        }
+        Ok(())
+    }
+}
+
+/// How sessions map to scripts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A fresh session and store for every script.
+    SessionPerScript,
+    /// One session and store per suite, kept across its scripts, with the reference
+    /// runner's probe connection before each script (as against a real acceptor).
+    SessionPerSuite,
 }
 
 /// Runs every script of every suite; prints one line per failure and the totals.
-/// Returns (passed, failed names).
+/// Returns (passed, failed names), or `None` when the data is absent.
 pub fn run_all<S: MessageStore>(
     make_store: &mut dyn FnMut(&Suite, &str) -> S,
     label: &str,
+    mode: Mode,
 ) -> Option<(usize, Vec<String>)> {
     let Some(dir) = acceptance_dir() else {
         eprintln!("skipping: QuickFIX acceptance data not found (set PEREGRINE_ACCEPTANCE_DIR)");
@@ -351,11 +365,25 @@ pub fn run_all<S: MessageStore>(
     for suite in &suites {
         let mut suite_passed = 0;
         let mut suite_failed = 0;
+        let mut shared: Option<Run<'_, S>> = None;
         for path in &suite.scripts {
             let script = Script::parse(path).expect("script");
-            let store = make_store(suite, &script.name);
             let name = format!("{}/{}", suite.label, script.name);
-            match run_script(suite, &script, store, &patterns) {
+            let result = match mode {
+                Mode::SessionPerScript => {
+                    let store = make_store(suite, &script.name);
+                    let mut run = Run::new(suite, store, &patterns);
+                    run.run_steps(&script)
+                }
+                Mode::SessionPerSuite => {
+                    let run = shared.get_or_insert_with(|| {
+                        Run::new(suite, make_store(suite, "suite"), &patterns)
+                    });
+                    run.between_scripts();
+                    run.run_steps(&script)
+                }
+            };
+            match result {
                 Ok(()) => {
                     passed += 1;
                     suite_passed += 1;
@@ -374,4 +402,17 @@ pub fn run_all<S: MessageStore>(
     }
     println!("[{label}] {passed} passed, {} failed", failed.len());
     Some((passed, failed))
+}
+
+impl<'a, S: MessageStore> Run<'a, S> {
+    fn new(suite: &Suite, store: S, patterns: &'a FieldPatterns) -> Self {
+        Run {
+            session: Session::new(suite.config.clone(), store, T0),
+            app: EchoApp::new(suite.dicts.clone()),
+            now: T0,
+            conns: BTreeMap::new(),
+            attached: None,
+            patterns,
+        }
+    }
 }
