@@ -1,0 +1,180 @@
+//! Slow-consumer detection: a session whose peer does not read piles up
+//! outbound bytes; past `MaxOutboundQueueBytes` the engine disconnects it (or,
+//! with `SlowConsumerAction=flag`, flags it and clears the flag once the peer
+//! catches up). A stand-in session floods on every input.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use peregrine_engine::config::Settings;
+use peregrine_engine::{DriverEvent, Engine, EngineOptions, IdleStrategy, Nanos, SessionDriver};
+
+/// Queues `flood` bytes for every chunk it receives.
+#[derive(Default)]
+struct Flood {
+    out: Vec<u8>,
+    sent: usize,
+    flood: usize,
+    connected: bool,
+}
+
+impl SessionDriver for Flood {
+    fn on_connected(&mut self, _now: Nanos) {
+        self.connected = true;
+    }
+    fn on_bytes(&mut self, _data: &[u8], _now: Nanos) {
+        self.out.resize(self.out.len() + self.flood, b'x');
+    }
+    fn on_timer(&mut self, _now: Nanos) {}
+    fn next_deadline(&self) -> Option<Nanos> {
+        None
+    }
+    fn on_disconnected(&mut self, _now: Nanos) {
+        self.connected = false;
+        self.out.clear();
+        self.sent = 0;
+    }
+    fn outbound(&self) -> &[u8] {
+        &self.out[self.sent..]
+    }
+    fn consume_outbound(&mut self, n: usize) {
+        self.sent += n;
+        if self.sent == self.out.len() {
+            self.out.clear();
+            self.sent = 0;
+        }
+    }
+    fn poll_event(&mut self) -> Option<DriverEvent> {
+        None
+    }
+    fn logout(&mut self, _now: Nanos, _text: Option<&str>) {}
+    fn is_logged_on(&self) -> bool {
+        self.connected
+    }
+    fn state_name(&self) -> String {
+        "Flooding".into()
+    }
+    fn next_sender_seq(&self) -> u64 {
+        1
+    }
+    fn next_target_seq(&self) -> u64 {
+        1
+    }
+    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+fn logon() -> Vec<u8> {
+    let body = b"35=A\x0149=TW\x0156=ISLD\x01";
+    let mut m = format!("8=FIX.4.4\x019={}\x01", body.len()).into_bytes();
+    m.extend_from_slice(body);
+    let sum: u32 = m.iter().map(|&b| u32::from(b)).sum();
+    m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
+    m
+}
+
+fn engine(dir: &Path, action: &str) -> Engine<Flood> {
+    let text = format!(
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nFileLogPath=log\n\
+         MaxOutboundQueueBytes=1048576\nSlowConsumerAction={action}\nSocketSendBufferSize=65536\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let settings = Settings::parse(&text, &dir.join("a.cfg")).unwrap();
+    let mut e = Engine::new(EngineOptions {
+        idle: IdleStrategy::Backoff {
+            max_park: Duration::from_micros(100),
+        },
+        message_logs: true,
+        stop_flag: None,
+    })
+    .unwrap();
+    e.add_session(
+        &settings.sessions[0],
+        Flood {
+            flood: 8 << 20,
+            ..Flood::default()
+        },
+    )
+    .unwrap();
+    e
+}
+
+/// A client; a tiny receive buffer makes a peer that cannot keep up.
+fn connect(e: &Engine<Flood>, tiny_buffer: bool) -> TcpStream {
+    let c = TcpStream::connect(e.listener_addrs()[0]).unwrap();
+    if tiny_buffer {
+        socket2::SockRef::from(&c).set_recv_buffer_size(4096).unwrap();
+    }
+    c
+}
+
+#[test]
+fn a_peer_that_does_not_read_is_disconnected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(dir.path(), "disconnect");
+    let mut c = connect(&e, true);
+    c.write_all(&logon()).unwrap();
+    let start = Instant::now();
+    let log = dir.path().join("log/FIX.4.4-ISLD-TW.event.log");
+    let mut events = String::new();
+    while !events.contains("disconnected:") {
+        e.turn().unwrap();
+        events = std::fs::read_to_string(&log).unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10), "not disconnected: {events}");
+    }
+    assert!(!e.sessions()[0].connected);
+    assert!(events.contains("slow consumer:"), "{events}");
+    assert!(events.contains("limit 1048576), disconnecting"), "{events}");
+    // The client sees the end of the stream after what was sent.
+    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0;
+    loop {
+        match c.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => total += n,
+        }
+    }
+    assert!(total < 8 << 20, "not everything was delivered");
+}
+
+#[test]
+fn flag_marks_the_session_until_the_peer_catches_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(dir.path(), "flag");
+    // Not reading at first is enough to fall more than 1 MiB behind.
+    let mut c = connect(&e, false);
+    c.write_all(&logon()).unwrap();
+    let start = Instant::now();
+    while !e.sessions()[0].slow_consumer {
+        e.turn().unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10), "never flagged");
+    }
+    assert!(e.sessions()[0].connected, "flagged, not disconnected");
+    // Now read everything.
+    c.set_nonblocking(true).unwrap();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0usize;
+    while total < 8 << 20 {
+        e.turn().unwrap();
+        match c.read(&mut buf) {
+            Ok(0) => panic!("closed"),
+            Ok(n) => total += n,
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(err) => panic!("{err}"),
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "only {total} bytes");
+    }
+    e.turn().unwrap();
+    let s = &e.sessions()[0];
+    assert!(!s.slow_consumer && s.connected && s.pending_outbound == 0);
+    drop(e);
+    let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.event.log")).unwrap();
+    assert!(events.contains("no longer a slow consumer"), "{events}");
+}
