@@ -1475,17 +1475,37 @@ impl<S: MessageStore> Session<S> {
         if !self.core.connected() {
             return;
         }
-        self.rx.extend_from_slice(data);
+        if self.rx.is_empty() {
+            // Fast path: whole messages are handled in place; only a tail is copied.
+            let used = self.process_buf(data, app);
+            if self.core.connected() {
+                self.rx.extend_from_slice(&data[used..]);
+            }
+        } else {
+            self.rx.extend_from_slice(data);
+            let mut rx = std::mem::take(&mut self.rx);
+            let used = self.process_buf(&rx, app);
+            rx.drain(..used);
+            if !self.core.connected() {
+                rx.clear();
+            }
+            self.rx = rx;
+        }
+    }
+
+    /// Frames, decodes and handles the whole messages at the start of `buf`; returns the
+    /// number of bytes used (messages and garbled runs).
+    fn process_buf(&mut self, buf: &[u8], app: &mut dyn Application) -> usize {
         let mut pos = 0;
         while self.core.connected() {
-            match next_frame(&self.framer, &self.rx[pos..]) {
+            match next_frame(&self.framer, &buf[pos..]) {
                 Frame::Incomplete => break,
                 Frame::Garbled { skip, .. } => {
                     pos += skip;
                     self.core.on_garbled();
                 }
                 Frame::Message { len } => {
-                    let raw = &self.rx[pos..pos + len];
+                    let raw = &buf[pos..pos + len];
                     match self.decoder.decode(raw) {
                         Ok(view) => self.core.process(&view, app, false, None),
                         Err(DecodeError::InvalidTag { offset }) => {
@@ -1516,11 +1536,7 @@ impl<S: MessageStore> Session<S> {
                 }
             }
         }
-        if self.core.connected() {
-            self.rx.drain(..pos);
-        } else {
-            self.rx.clear();
-        }
+        pos
     }
 
     /// Processes queued (too-high) messages whose turn has come.
