@@ -113,8 +113,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
                 _ => Box::new(LogApp),
             }
         };
-        let driver =
-            build_session(s, args.store, now, &mut make_app).map_err(|e| e.to_string())?;
+        let driver = build_session(s, args.store, now, &mut make_app).map_err(|e| e.to_string())?;
         engine
             .add_session(s, driver)
             .map_err(|e| format!("{}: {e}", s.session_name()))?;

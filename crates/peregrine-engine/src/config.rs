@@ -675,7 +675,10 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         connect_addresses.push(a);
     }
     for i in 1.. {
-        match host_port(&format!("SocketConnectHost{i}"), &format!("SocketConnectPort{i}"))? {
+        match host_port(
+            &format!("SocketConnectHost{i}"),
+            &format!("SocketConnectPort{i}"),
+        )? {
             Some(a) => connect_addresses.push(a),
             None => break,
         }
@@ -704,10 +707,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
 
     let idle_strategy = match r.entry("IdleStrategy") {
         None => IdleStrategy::default(),
-        Some(e) => e
-            .value
-            .parse::<IdleStrategy>()
-            .map_err(|m| r.err(e, m))?,
+        Some(e) => e.value.parse::<IdleStrategy>().map_err(|m| r.err(e, m))?,
     };
     let slow_consumer_action = match r.entry("SlowConsumerAction") {
         None => SlowConsumerAction::Disconnect,

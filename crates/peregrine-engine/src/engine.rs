@@ -307,11 +307,7 @@ impl<D: SessionDriver> Engine<D> {
 
     /// Runs `f` on the named session's driver (to send application messages,
     /// for instance); the engine writes what it queued on this same call.
-    pub fn with_session<R>(
-        &mut self,
-        name: &str,
-        f: impl FnOnce(&mut D, Nanos) -> R,
-    ) -> Option<R> {
+    pub fn with_session<R>(&mut self, name: &str, f: impl FnOnce(&mut D, Nanos) -> R) -> Option<R> {
         let i = self.find_session(name).ok()?;
         let now = now_nanos();
         let r = f(&mut self.slots[i].driver, now);
@@ -343,9 +339,9 @@ impl<D: SessionDriver> Engine<D> {
     /// anything happened.
     pub fn turn(&mut self) -> io::Result<bool> {
         let now = now_nanos();
-        let until_timer = self.next_timer().map(|t| {
-            Duration::from_nanos(t.saturating_sub(now).max(0) as u64)
-        });
+        let until_timer = self
+            .next_timer()
+            .map(|t| Duration::from_nanos(t.saturating_sub(now).max(0) as u64));
         let timeout = self.idler.poll_timeout(until_timer);
         let mut events = std::mem::replace(&mut self.events, Events::with_capacity(0));
         let polled = self.poll.poll(&mut events, Some(timeout));
@@ -454,7 +450,11 @@ impl<D: SessionDriver> Engine<D> {
         let now = now_nanos();
         let mut work = false;
         for i in 0..self.slots.len() {
-            if self.slots[i].driver.next_deadline().is_some_and(|d| d <= now) {
+            if self.slots[i]
+                .driver
+                .next_deadline()
+                .is_some_and(|d| d <= now)
+            {
                 self.slots[i].driver.on_timer(now);
                 work = true;
             }
@@ -555,8 +555,12 @@ impl<D: SessionDriver> Engine<D> {
         if s.settings.connect_addresses.is_empty() {
             return;
         }
-        let (host, port) = s.settings.connect_addresses[s.addr_idx % s.settings.connect_addresses.len()].clone();
-        let addr = match (host.as_str(), port).to_socket_addrs().map(|mut a| a.next()) {
+        let (host, port) =
+            s.settings.connect_addresses[s.addr_idx % s.settings.connect_addresses.len()].clone();
+        let addr = match (host.as_str(), port)
+            .to_socket_addrs()
+            .map(|mut a| a.next())
+        {
             Ok(Some(a)) => a,
             _ => {
                 s.event(&format!("cannot resolve {host}:{port}"), now);
@@ -946,5 +950,9 @@ fn header_ids(msg: &[u8]) -> (String, String, String) {
             break;
         }
     }
-    (begin, sender.unwrap_or_default(), target.unwrap_or_default())
+    (
+        begin,
+        sender.unwrap_or_default(),
+        target.unwrap_or_default(),
+    )
 }

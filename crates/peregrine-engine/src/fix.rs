@@ -33,7 +33,11 @@ pub fn session_id(s: &SessionSettings) -> SessionId {
     id
 }
 
-fn load_dict(s: &SessionSettings, key: &str, path: &std::path::Path) -> Result<Dictionary, ConfigError> {
+fn load_dict(
+    s: &SessionSettings,
+    key: &str,
+    path: &std::path::Path,
+) -> Result<Dictionary, ConfigError> {
     Dictionary::from_file(path).map_err(|e| s.error(key, format!("{}: {e}", path.display())))
 }
 
@@ -84,7 +88,10 @@ pub fn load_dictionaries(s: &SessionSettings) -> Result<Option<Arc<Dictionaries>
 /// assert_eq!(cfg.timestamp_precision, peregrine_codec::value::TimePrecision::Seconds);
 /// # Ok::<(), peregrine_engine::ConfigError>(())
 /// ```
-pub fn session_config(s: &SessionSettings, dictionaries: Option<Arc<Dictionaries>>) -> SessionConfig {
+pub fn session_config(
+    s: &SessionSettings,
+    dictionaries: Option<Arc<Dictionaries>>,
+) -> SessionConfig {
     let role = match s.connection_type {
         ConnectionType::Acceptor => Role::Acceptor,
         ConnectionType::Initiator => Role::Initiator,

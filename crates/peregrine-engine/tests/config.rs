@@ -53,7 +53,8 @@ fn defaults_match_quickfix() {
 
 #[test]
 fn every_key_of_the_shared_acceptance_cfgs_is_known() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/quickfix-acceptance/cfg");
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/quickfix-acceptance/cfg");
     let Ok(suites) = std::fs::read_dir(&root) else {
         eprintln!("skipping: {} not found", root.display());
         return;
@@ -119,17 +120,29 @@ fn fixt_and_all_typed_keys() {
     assert!(s.reset_on_logout && s.reset_on_disconnect);
     assert_eq!(s.admin_http_port, 0);
     assert_eq!(s.default_appl_ver_id.as_deref(), Some("FIX.5.0SP2"));
-    assert_eq!(s.transport_data_dictionary.as_deref(), Some(Path::new("/abs/FIXT11.xml")));
+    assert_eq!(
+        s.transport_data_dictionary.as_deref(),
+        Some(Path::new("/abs/FIXT11.xml"))
+    );
     // Relative to the cfg's directory (nothing exists here, so no fallback).
-    assert_eq!(s.app_data_dictionary.as_deref(), Some(Path::new("dir/spec/FIX50SP2.xml")));
+    assert_eq!(
+        s.app_data_dictionary.as_deref(),
+        Some(Path::new("dir/spec/FIX50SP2.xml"))
+    );
     assert_eq!(s.file_store_path.as_deref(), Some(Path::new("dir/store")));
 }
 
 #[test]
 fn unknown_key_warns_with_file_and_line() {
-    let s = parse(&format!("{BASE}Colour=blue\n[SESSION]\nBeginString=FIX.4.4\n")).unwrap();
+    let s = parse(&format!(
+        "{BASE}Colour=blue\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap();
     assert_eq!(s.warnings.len(), 1);
-    assert_eq!(s.warnings[0].to_string(), "dir/fix44.cfg:5: Colour: unknown key, ignored");
+    assert_eq!(
+        s.warnings[0].to_string(),
+        "dir/fix44.cfg:5: Colour: unknown key, ignored"
+    );
 }
 
 fn err(text: &str) -> String {
@@ -177,7 +190,10 @@ fn bad_values_name_file_line_and_key() {
 
 #[test]
 fn structural_errors() {
-    assert_eq!(err("HeartBtInt=1\n"), "dir/fix44.cfg:1: HeartBtInt: setting outside a [DEFAULT] or [SESSION] section");
+    assert_eq!(
+        err("HeartBtInt=1\n"),
+        "dir/fix44.cfg:1: HeartBtInt: setting outside a [DEFAULT] or [SESSION] section"
+    );
     assert_eq!(err(BASE), "dir/fix44.cfg: no [SESSION] section");
     assert_eq!(
         err("[DEFAULT]\nSenderCompID=A\nTargetCompID=B\n[SESSION]\nBeginString=FIX.4.4\n"),
@@ -188,7 +204,9 @@ fn structural_errors() {
         "dir/fix44.cfg:4: SenderCompID: missing (required for every session)"
     );
     assert_eq!(
-        err(&format!("{BASE}[SESSION]\nBeginString=FIX.4.4\n[SESSION]\nBeginString=FIX.4.4\n")),
+        err(&format!(
+            "{BASE}[SESSION]\nBeginString=FIX.4.4\n[SESSION]\nBeginString=FIX.4.4\n"
+        )),
         "dir/fix44.cfg:7: session FIX.4.4:ISLD->TW is already defined at line 5"
     );
     assert_eq!(
@@ -217,6 +235,8 @@ fn relative_paths_prefer_the_cfg_directory_then_the_working_directory() {
 
 #[test]
 fn load_reports_unreadable_file() {
-    let e = Settings::load("/nonexistent/x.cfg").unwrap_err().to_string();
+    let e = Settings::load("/nonexistent/x.cfg")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("/nonexistent/x.cfg: cannot read:"), "{e}");
 }

@@ -128,29 +128,48 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
     let mut ini = initiator(dir.path(), port, received.clone());
 
     // Logon.
-    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "logon", |e| {
-        logged_on(e[0]) && logged_on(e[1])
-    });
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "logon",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
 
     // An order goes out and comes back echoed.
     send_order(&mut ini, "ORDER-1");
-    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "the echo", |_| {
-        !received.lock().unwrap().is_empty()
-    });
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "the echo",
+        |_| !received.lock().unwrap().is_empty(),
+    );
     let echo = received.lock().unwrap()[0].clone();
     assert!(echo.contains("|35=D|"), "{echo}");
     assert!(echo.contains("|11=ORDER-1|"), "{echo}");
 
     // Heartbeats flow both ways with HeartBtInt=1.
     let start = Instant::now();
-    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "heartbeats", |_| {
-        start.elapsed() > Duration::from_millis(2500)
-    });
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "heartbeats",
+        |_| start.elapsed() > Duration::from_millis(2500),
+    );
     assert!(logged_on(&acc) && logged_on(&ini));
-    let ini_log = std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.messages.log")).unwrap();
-    let beats = ini_log.lines().filter(|l| l.contains("\x0135=0\x01")).count();
+    let ini_log = std::fs::read_to_string(
+        dir.path()
+            .join("log-initiator/FIX.4.4-TW-ISLD.messages.log"),
+    )
+    .unwrap();
+    let beats = ini_log
+        .lines()
+        .filter(|l| l.contains("\x0135=0\x01"))
+        .count();
     assert!(beats >= 2, "{beats} heartbeats in\n{ini_log}");
-    assert!(ini_log.lines().all(|l| l.contains(" : 8=FIX.4.4\x01")), "one message per line");
+    assert!(
+        ini_log.lines().all(|l| l.contains(" : 8=FIX.4.4\x01")),
+        "one message per line"
+    );
 
     // The acceptor restarts: graceful shutdown (Logout), then a new one on the same port.
     let t = Instant::now();
@@ -167,13 +186,22 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
         })
     };
     acc.shutdown().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(3), "logout answered, not timed out");
+    assert!(
+        t.elapsed() < Duration::from_secs(3),
+        "logout answered, not timed out"
+    );
     assert!(!acc.sessions()[0].connected);
     drop(acc);
-    let acc_log = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.messages.log")).unwrap();
-    let logouts = acc_log.lines().filter(|l| l.contains("\x0135=5\x01")).count();
+    let acc_log =
+        std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.messages.log"))
+            .unwrap();
+    let logouts = acc_log
+        .lines()
+        .filter(|l| l.contains("\x0135=5\x01"))
+        .count();
     assert_eq!(logouts, 2, "our Logout and the answer:\n{acc_log}");
-    let events = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.event.log")).unwrap();
+    let events =
+        std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.event.log")).unwrap();
     assert!(events.contains("shutting down: sending Logout"), "{events}");
 
     std::thread::sleep(Duration::from_millis(300));
@@ -181,15 +209,23 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
     let mut ini = ini_thread.join().unwrap();
     assert!(!logged_on(&ini));
     let mut acc = acceptor(dir.path(), port);
-    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "the reconnect", |e| {
-        logged_on(e[0]) && logged_on(e[1])
-    });
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "the reconnect",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
     send_order(&mut ini, "ORDER-2");
-    pump(&mut [&mut acc, &mut ini], Duration::from_secs(10), "the second echo", |_| {
-        received.lock().unwrap().len() >= 2
-    });
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "the second echo",
+        |_| received.lock().unwrap().len() >= 2,
+    );
     assert!(received.lock().unwrap()[1].contains("|11=ORDER-2|"));
-    let events = std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log")).unwrap();
+    let events =
+        std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log"))
+            .unwrap();
     assert!(events.matches("logged on").count() >= 2, "{events}");
 }
 
@@ -203,7 +239,10 @@ fn frame(body: &str) -> Vec<u8> {
 
 fn logon(sender: &str, target: &str) -> Vec<u8> {
     let now = peregrine_engine::log::timestamp(now_nanos());
-    frame(&format!("35=A|34=1|49={sender}|52={}|56={target}|98=0|108=30|141=Y|", &now[..21]))
+    frame(&format!(
+        "35=A|34=1|49={sender}|52={}|56={target}|98=0|108=30|141=Y|",
+        &now[..21]
+    ))
 }
 
 /// Turns `engine` until the raw client sees the connection closed (or data).
@@ -242,12 +281,19 @@ fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
     for bytes in [
         logon("XX", "ISLD"),
         logon("TW", "NOPE"),
-        logon("TW", "ISLD").iter().map(|&b| if b == b'4' { b'3' } else { b }).collect(),
+        logon("TW", "ISLD")
+            .iter()
+            .map(|&b| if b == b'4' { b'3' } else { b })
+            .collect(),
         b"GET / HTTP/1.0\r\n\r\n8=FIX.4.4\x019=40\x0135=A\x0110=000\x01".to_vec(),
     ] {
         let mut c = TcpStream::connect(addr).unwrap();
         c.write_all(&bytes).unwrap();
-        assert!(wait_closed(&mut acc, &mut c), "{:?}", String::from_utf8_lossy(&bytes));
+        assert!(
+            wait_closed(&mut acc, &mut c),
+            "{:?}",
+            String::from_utf8_lossy(&bytes)
+        );
     }
     // The same session again: closed, the first one stays.
     let mut dup = TcpStream::connect(addr).unwrap();
@@ -267,13 +313,17 @@ fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
 #[test]
 fn nodelay_and_buffer_sizes_are_applied() {
     let dir = tempfile::tempdir().unwrap();
-    let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+    let text =
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
                 SocketNodelay=Y\nSocketSendBufferSize=65536\nSocketReceiveBufferSize=65536\n\
                 [SESSION]\nBeginString=FIX.4.4\n";
     let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
     let mut acc: Engine<BoxedFixSession> = Engine::new(options()).unwrap();
     let s = &settings.sessions[0];
-    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| Box::new(EchoApp::new(d))).unwrap();
+    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
+        Box::new(EchoApp::new(d))
+    })
+    .unwrap();
     acc.add_session(s, d).unwrap();
     let mut c = TcpStream::connect(acc.listener_addrs()[0]).unwrap();
     c.write_all(&logon("TW", "ISLD")).unwrap();

@@ -109,7 +109,9 @@ fn engine(dir: &Path, action: &str) -> Engine<Flood> {
 fn connect(e: &Engine<Flood>, tiny_buffer: bool) -> TcpStream {
     let c = TcpStream::connect(e.listener_addrs()[0]).unwrap();
     if tiny_buffer {
-        socket2::SockRef::from(&c).set_recv_buffer_size(4096).unwrap();
+        socket2::SockRef::from(&c)
+            .set_recv_buffer_size(4096)
+            .unwrap();
     }
     c
 }
@@ -126,7 +128,10 @@ fn a_peer_that_does_not_read_is_disconnected() {
     while !events.contains("disconnected:") {
         e.turn().unwrap();
         events = std::fs::read_to_string(&log).unwrap();
-        assert!(start.elapsed() < Duration::from_secs(10), "not disconnected: {events}");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "not disconnected: {events}"
+        );
     }
     assert!(!e.sessions()[0].connected);
     assert!(events.contains("slow consumer:"), "{events}");
@@ -169,7 +174,10 @@ fn flag_marks_the_session_until_the_peer_catches_up() {
             Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(err) => panic!("{err}"),
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "only {total} bytes");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "only {total} bytes"
+        );
     }
     e.turn().unwrap();
     let s = &e.sessions()[0];
