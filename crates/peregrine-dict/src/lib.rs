@@ -29,6 +29,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod codegen;
 mod dictionary;
 mod error;
 mod format;

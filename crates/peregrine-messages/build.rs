@@ -1,0 +1,61 @@
+//! Generates the typed messages of every enabled FIX version into `OUT_DIR`.
+
+use peregrine_dict::codegen::{self, Options};
+use peregrine_dict::Dictionary;
+use std::path::{Path, PathBuf};
+
+const VERSIONS: &[(&str, &str, &str, bool)] = &[
+    // (feature, output file, dictionary, uses the FIXT 1.1 header)
+    ("fix40", "fix40.rs", "FIX40.xml", false),
+    ("fix41", "fix41.rs", "FIX41.xml", false),
+    ("fix42", "fix42.rs", "FIX42.xml", false),
+    ("fix43", "fix43.rs", "FIX43.xml", false),
+    ("fix44", "fix44.rs", "FIX44.xml", false),
+    ("fixt11", "fixt11.rs", "FIXT11.xml", false),
+    ("fix50", "fix50.rs", "FIX50.xml", true),
+    ("fix50sp1", "fix50sp1.rs", "FIX50SP1.xml", true),
+    ("fix50sp2", "fix50sp2.rs", "FIX50SP2.xml", true),
+];
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let dicts = manifest.join("../peregrine-dict/dictionaries");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=PEREGRINE_NO_RUSTFMT");
+    let threads: Vec<_> = VERSIONS
+        .iter()
+        .filter(|(feature, ..)| {
+            std::env::var_os(format!("CARGO_FEATURE_{}", feature.to_uppercase())).is_some()
+        })
+        .map(|&(_, file, xml, transport)| {
+            let dicts = dicts.clone();
+            let target = out.join(file);
+            println!("cargo:rerun-if-changed={}", dicts.join(xml).display());
+            std::thread::spawn(move || {
+                let dict = load(&dicts.join(xml));
+                let transport = transport.then(|| load(&dicts.join("FIXT11.xml")));
+                generate(&dict, transport.as_ref(), &target)
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("code generation failed");
+    }
+}
+
+fn load(path: &Path) -> Dictionary {
+    Dictionary::from_file(path).unwrap_or_else(|e| panic!("loading {}: {e}", path.display()))
+}
+
+fn generate(dict: &Dictionary, transport: Option<&Dictionary>, target: &Path) {
+    let options = Options {
+        transport,
+        ..Options::default()
+    };
+    let code = codegen::generate(dict, &options);
+    std::fs::write(target, code).unwrap_or_else(|e| panic!("writing {}: {e}", target.display()));
+    if std::env::var_os("PEREGRINE_NO_RUSTFMT").is_none() {
+        codegen::rustfmt(target);
+    }
+}

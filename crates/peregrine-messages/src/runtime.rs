@@ -1,0 +1,501 @@
+//! The hand-written support every generated message, group and component uses: typed
+//! value conversion ([`FixValue`], [`FixEnum`]), read access ([`FieldAccess`], [`Entries`])
+//! and write access ([`FieldEncode`], [`GroupWriter`]).
+//!
+//! The generated code is a thin, documented layer of one-line methods over these generic
+//! helpers, so that the bulk of the work is compiled once, here.
+
+use peregrine_codec::value::{
+    self, Date, Decimal, MonthYear, MonthYearQualifier, TimeOfDay, UtcTimestamp, ValueError,
+};
+use peregrine_codec::{FieldSlice, FromFixValue, Group, GroupEntries, MessageEncoder, MessageView};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// Why a typed getter could not convert a field's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldError {
+    /// The bytes do not have the syntax of the field's type.
+    Value(ValueError),
+    /// The field is an enumeration and the value is none of its dictionary values
+    /// (the raw bytes stay readable through [`FieldAccess::raw_field`]).
+    UnknownValue,
+}
+
+impl From<ValueError> for FieldError {
+    fn from(e: ValueError) -> Self {
+        FieldError::Value(e)
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldError::Value(e) => e.fmt(f),
+            FieldError::UnknownValue => {
+                f.write_str("value is not one of the field's enumerated values")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// A generated enumeration of a field's dictionary values.
+///
+/// Conversion is by exact wire bytes: `Side::Buy` ⇄ `b"1"`. A value the dictionary does not
+/// list reads as [`FieldError::UnknownValue`] (no `Other` variant: the raw bytes are always
+/// available with [`FieldAccess::raw_field`], and an enum you can match exhaustively is worth
+/// more than one that smuggles arbitrary bytes).
+pub trait FixEnum: Copy + Eq + fmt::Debug + 'static {
+    /// Every variant, in dictionary order.
+    const ALL: &'static [Self];
+    /// The variant whose wire value is `v`.
+    fn from_bytes(v: &[u8]) -> Option<Self>;
+    /// The wire value.
+    fn as_bytes(self) -> &'static [u8];
+    /// The dictionary's description of this value (e.g. `BUY`).
+    fn description(self) -> &'static str;
+}
+
+/// A Rust type that a FIX field value converts from (zero-copy) and into.
+pub trait FixValue<'a>: Sized {
+    /// Parses the wire bytes.
+    fn read(v: &'a [u8]) -> Result<Self, FieldError>;
+    /// Writes `tag=value` through the encoder.
+    fn write(self, tag: u32, enc: &mut MessageEncoder<'_>);
+}
+
+macro_rules! via_codec {
+    ($($t:ty => |$s:ident, $tag:ident, $enc:ident| $w:expr;)*) => {$(
+        impl<'a> FixValue<'a> for $t {
+            #[inline]
+            fn read(v: &'a [u8]) -> Result<Self, FieldError> {
+                <$t as FromFixValue<'a>>::from_fix_value(v).map_err(FieldError::Value)
+            }
+            #[inline]
+            fn write(self, $tag: u32, $enc: &mut MessageEncoder<'_>) {
+                let $s = self;
+                $w;
+            }
+        }
+    )*};
+}
+
+via_codec! {
+    &'a str => |s, tag, enc| enc.str(tag, s.as_bytes());
+    &'a [u8] => |s, tag, enc| enc.str(tag, s);
+    i64 => |s, tag, enc| enc.int(tag, s);
+    u64 => |s, tag, enc| enc.uint(tag, s);
+    bool => |s, tag, enc| enc.bool(tag, s);
+    Decimal => |s, tag, enc| enc.decimal(tag, s);
+    UtcTimestamp => |s, tag, enc| enc.timestamp(tag, &s, s.precision);
+    char => |s, tag, enc| {
+        if s.is_ascii() {
+            enc.char(tag, s as u8)
+        } else {
+            enc.str(tag, s.encode_utf8(&mut [0u8; 4]).as_bytes())
+        }
+    };
+    Date => |s, tag, enc| {
+        let mut b = [0u8; 16];
+        let n = value::format_date(&s, &mut b);
+        enc.str(tag, &b[..n])
+    };
+    TimeOfDay => |s, tag, enc| {
+        let mut b = [0u8; 24];
+        let n = value::format_time(&s, s.precision, &mut b);
+        enc.str(tag, &b[..n])
+    };
+    MonthYear => |s, tag, enc| {
+        let mut b = [0u8; 8];
+        let n = format_month_year(&s, &mut b);
+        enc.str(tag, &b[..n])
+    };
+}
+
+/// Writes `YYYYMM`, `YYYYMMDD` or `YYYYMMwN`; returns the length (at most 8).
+fn format_month_year(m: &MonthYear, out: &mut [u8; 8]) -> usize {
+    let y = m.year as usize;
+    out[0] = b'0' + (y / 1000 % 10) as u8;
+    out[1] = b'0' + (y / 100 % 10) as u8;
+    out[2] = b'0' + (y / 10 % 10) as u8;
+    out[3] = b'0' + (y % 10) as u8;
+    out[4] = b'0' + m.month / 10 % 10;
+    out[5] = b'0' + m.month % 10;
+    match m.qualifier {
+        MonthYearQualifier::None => 6,
+        MonthYearQualifier::Day(d) => {
+            out[6] = b'0' + d / 10 % 10;
+            out[7] = b'0' + d % 10;
+            8
+        }
+        MonthYearQualifier::Week(w) => {
+            out[6] = b'w';
+            out[7] = b'0' + w % 10;
+            8
+        }
+    }
+}
+
+impl<'a, E: FixEnum> FixValue<'a> for E {
+    #[inline]
+    fn read(v: &'a [u8]) -> Result<Self, FieldError> {
+        E::from_bytes(v).ok_or(FieldError::UnknownValue)
+    }
+    #[inline]
+    fn write(self, tag: u32, enc: &mut MessageEncoder<'_>) {
+        enc.str(tag, self.as_bytes());
+    }
+}
+
+/// The predicate telling which tags belong to a repeating group (nested groups included).
+pub type IsMember = fn(u32) -> bool;
+
+/// Read access shared by message views (O(1) lookup by tag) and group entries (a short
+/// linear scan of the entry). Generated getters are one-line calls to these methods.
+pub trait FieldAccess<'a> {
+    /// The raw value of the first field with this tag in scope.
+    fn raw_field(&self, tag: u32) -> Option<&'a [u8]>;
+    /// The repeating group counted by `count_tag`, if its count field is present.
+    fn raw_group(&self, count_tag: u32, is_member: IsMember) -> Option<Group<'a, IsMember>>;
+
+    /// The field converted to `T`: `None` when absent.
+    #[inline]
+    fn typed_field<T: FixValue<'a>>(&self, tag: u32) -> Option<Result<T, FieldError>> {
+        self.raw_field(tag).map(T::read)
+    }
+
+    /// The entries of a repeating group (empty when the group is absent).
+    #[inline]
+    fn typed_group<E: GroupEntry<'a>>(&self) -> Entries<'a, E> {
+        match self.raw_group(E::COUNT_TAG, E::is_member) {
+            Some(g) => Entries {
+                declared: Some(g.declared_count()),
+                entries: Some(g.entries()),
+                _entry: PhantomData,
+            },
+            None => Entries {
+                declared: None,
+                entries: None,
+                _entry: PhantomData,
+            },
+        }
+    }
+}
+
+impl<'a> FieldAccess<'a> for MessageView<'a> {
+    #[inline]
+    fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
+        self.get(tag)
+    }
+    #[inline]
+    fn raw_group(&self, count_tag: u32, is_member: IsMember) -> Option<Group<'a, IsMember>> {
+        self.group(count_tag, is_member)
+    }
+}
+
+impl<'a> FieldAccess<'a> for FieldSlice<'a> {
+    #[inline]
+    fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
+        self.get(tag)
+    }
+    #[inline]
+    fn raw_group(&self, count_tag: u32, is_member: IsMember) -> Option<Group<'a, IsMember>> {
+        self.group(count_tag, is_member)
+    }
+}
+
+/// A generated typed message view.
+pub trait TypedMessage<'a>: FieldAccess<'a> + Sized {
+    /// MsgType (35) of this message.
+    const MSG_TYPE: &'static [u8];
+    /// The message name in the dictionary.
+    const NAME: &'static str;
+    /// Wraps a decoded message without checking its MsgType.
+    fn wrap(view: MessageView<'a>) -> Self;
+    /// The underlying decoded message.
+    fn view(&self) -> MessageView<'a>;
+    /// Wraps a decoded message if its MsgType is this message's.
+    #[inline]
+    fn from_view(view: MessageView<'a>) -> Option<Self> {
+        (view.msg_type() == Self::MSG_TYPE).then(|| Self::wrap(view))
+    }
+}
+
+/// A generated group entry view.
+pub trait GroupEntry<'a>: Sized {
+    /// The NumInGroup tag that counts the entries.
+    const COUNT_TAG: u32;
+    /// Whether `tag` belongs to an entry of this group (nested groups included).
+    fn is_member(tag: u32) -> bool;
+    /// Wraps the fields of one entry.
+    fn wrap(fields: FieldSlice<'a>) -> Self;
+}
+
+/// The entries of a repeating group, as typed entry views; empty if the group is absent.
+#[derive(Clone, Debug)]
+pub struct Entries<'a, E> {
+    declared: Option<Result<u64, ValueError>>,
+    entries: Option<GroupEntries<'a>>,
+    _entry: PhantomData<E>,
+}
+
+impl<'a, E> Entries<'a, E> {
+    /// The NumInGroup value as sent, `None` when the count field is absent.
+    #[inline]
+    pub fn declared_count(&self) -> Option<Result<u64, FieldError>> {
+        self.declared.map(|r| r.map_err(FieldError::Value))
+    }
+
+    /// Whether the count field is present.
+    #[inline]
+    pub fn is_present(&self) -> bool {
+        self.declared.is_some()
+    }
+}
+
+impl<'a, E: GroupEntry<'a>> Iterator for Entries<'a, E> {
+    type Item = E;
+    #[inline]
+    fn next(&mut self) -> Option<E> {
+        self.entries.as_mut()?.next().map(E::wrap)
+    }
+}
+
+/// Write access shared by message builders and group entry builders. Generated setters are
+/// one-line calls to these methods; fields are written in the order they are called.
+pub trait FieldEncode<'b> {
+    /// The encoder fields are written to.
+    fn encoder(&mut self) -> &mut MessageEncoder<'b>;
+
+    /// Writes one typed field.
+    #[inline]
+    fn put_field<'v, T: FixValue<'v>>(&mut self, tag: u32, v: T) -> &mut Self {
+        v.write(tag, self.encoder());
+        self
+    }
+
+    /// Writes a length-prefixed data field pair (`length_tag=len|data_tag=bytes|`).
+    #[inline]
+    fn put_data(&mut self, length_tag: u32, data_tag: u32, v: &[u8]) -> &mut Self {
+        self.encoder().data(length_tag, data_tag, v);
+        self
+    }
+
+    /// Writes the NumInGroup field `count_tag=n` and returns the writer of the `n` entries.
+    #[inline]
+    fn put_group<'x, E: EntryBuilder<'x, 'b>>(
+        &'x mut self,
+        count_tag: u32,
+        n: usize,
+    ) -> GroupWriter<'x, 'b, E>
+    where
+        'b: 'x,
+    {
+        let enc = self.encoder();
+        enc.uint(count_tag, n as u64);
+        GroupWriter {
+            entry: E::wrap(enc),
+            declared: n,
+            written: 0,
+            _enc: PhantomData,
+        }
+    }
+}
+
+impl<'b> FieldEncode<'b> for MessageEncoder<'b> {
+    #[inline]
+    fn encoder(&mut self) -> &mut MessageEncoder<'b> {
+        self
+    }
+}
+
+/// A generated group entry builder.
+pub trait EntryBuilder<'x, 'b: 'x>: FieldEncode<'b> {
+    /// Wraps the encoder the entries are written to.
+    fn wrap(enc: &'x mut MessageEncoder<'b>) -> Self;
+}
+
+/// Writes the entries of one repeating group, after its count field.
+///
+/// Call [`GroupWriter::entry`] once per entry, then set the entry's fields, delimiter (the
+/// group's first field) first. Debug builds check that no more entries are written than
+/// were declared.
+#[derive(Debug)]
+pub struct GroupWriter<'x, 'b, E> {
+    entry: E,
+    declared: usize,
+    written: usize,
+    _enc: PhantomData<&'x mut MessageEncoder<'b>>,
+}
+
+impl<'x, 'b, E> GroupWriter<'x, 'b, E> {
+    /// Starts the next entry and returns its builder.
+    #[inline]
+    pub fn entry(&mut self) -> &mut E {
+        self.written += 1;
+        debug_assert!(
+            self.written <= self.declared,
+            "more group entries written than declared ({})",
+            self.declared
+        );
+        &mut self.entry
+    }
+
+    /// Entries started so far.
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Entries declared in the count field.
+    pub fn declared(&self) -> usize {
+        self.declared
+    }
+}
+
+/// Defines a typed message view and its builder (used by the generated code).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __message {
+    ($name:ident, $builder:ident, $msg_type:expr, $begin:expr) => {
+        impl<'a> $crate::FieldAccess<'a> for $name<'a> {
+            #[inline]
+            fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
+                self.view.get(tag)
+            }
+            #[inline]
+            fn raw_group(
+                &self,
+                count_tag: u32,
+                is_member: $crate::IsMember,
+            ) -> Option<$crate::codec::Group<'a, $crate::IsMember>> {
+                self.view.group(count_tag, is_member)
+            }
+        }
+        impl<'a> $crate::TypedMessage<'a> for $name<'a> {
+            const MSG_TYPE: &'static [u8] = $msg_type;
+            const NAME: &'static str = stringify!($name);
+            #[inline]
+            fn wrap(view: $crate::codec::MessageView<'a>) -> Self {
+                $name { view }
+            }
+            #[inline]
+            fn view(&self) -> $crate::codec::MessageView<'a> {
+                self.view
+            }
+        }
+        impl<'a> $name<'a> {
+            /// Starts writing this message into `buf` (BeginString and MsgType are written
+            /// for you; BodyLength and CheckSum by [`finish`]).
+            ///
+            /// [`finish`]: $builder::finish
+            #[inline]
+            pub fn builder(buf: &mut $crate::codec::EncodeBuffer) -> $builder<'_> {
+                $builder::new(buf)
+            }
+        }
+        impl<'b> $builder<'b> {
+            /// Starts writing the message into `buf`.
+            #[inline]
+            pub fn new(buf: &'b mut $crate::codec::EncodeBuffer) -> Self {
+                $builder {
+                    enc: buf.start($begin, $msg_type),
+                }
+            }
+            /// Writes BodyLength and CheckSum and returns the complete message.
+            #[inline]
+            pub fn finish(self) -> &'b [u8] {
+                self.enc.finish()
+            }
+        }
+        impl<'b> $crate::FieldEncode<'b> for $builder<'b> {
+            #[inline]
+            fn encoder(&mut self) -> &mut $crate::codec::MessageEncoder<'b> {
+                &mut self.enc
+            }
+        }
+    };
+}
+
+/// Defines a typed group entry view and its builder (used by the generated code).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __group {
+    ($name:ident, $builder:ident, $count_tag:expr, |$t:ident| $is_member:expr) => {
+        impl<'a> $crate::GroupEntry<'a> for $name<'a> {
+            const COUNT_TAG: u32 = $count_tag;
+            #[inline]
+            fn is_member($t: u32) -> bool {
+                $is_member
+            }
+            #[inline]
+            fn wrap(fields: $crate::codec::FieldSlice<'a>) -> Self {
+                $name { fields }
+            }
+        }
+        impl<'a> $crate::FieldAccess<'a> for $name<'a> {
+            #[inline]
+            fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
+                self.fields.get(tag)
+            }
+            #[inline]
+            fn raw_group(
+                &self,
+                count_tag: u32,
+                is_member: $crate::IsMember,
+            ) -> Option<$crate::codec::Group<'a, $crate::IsMember>> {
+                self.fields.group(count_tag, is_member)
+            }
+        }
+        impl<'a> $name<'a> {
+            /// The fields of this entry (nested groups included).
+            #[inline]
+            pub fn fields(&self) -> $crate::codec::FieldSlice<'a> {
+                self.fields
+            }
+        }
+        impl<'x, 'b: 'x> $crate::EntryBuilder<'x, 'b> for $builder<'x, 'b> {
+            #[inline]
+            fn wrap(enc: &'x mut $crate::codec::MessageEncoder<'b>) -> Self {
+                $builder { enc }
+            }
+        }
+        impl<'x, 'b> $crate::FieldEncode<'b> for $builder<'x, 'b> {
+            #[inline]
+            fn encoder(&mut self) -> &mut $crate::codec::MessageEncoder<'b> {
+                self.enc
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn month_year_formats() {
+        let mut b = [0u8; 8];
+        let m = MonthYear {
+            year: 2024,
+            month: 3,
+            qualifier: MonthYearQualifier::None,
+        };
+        let n = format_month_year(&m, &mut b);
+        assert_eq!(&b[..n], b"202403");
+        let m = MonthYear {
+            qualifier: MonthYearQualifier::Week(2),
+            ..m
+        };
+        let n = format_month_year(&m, &mut b);
+        assert_eq!(&b[..n], b"202403w2");
+        let m = MonthYear {
+            qualifier: MonthYearQualifier::Day(9),
+            ..m
+        };
+        let n = format_month_year(&m, &mut b);
+        assert_eq!(&b[..n], b"20240309");
+        assert_eq!(value::parse_month_year(b"20240309"), Ok(m));
+    }
+}
