@@ -863,7 +863,9 @@ impl<S: MessageStore> Core<S> {
             }
             b"2" => self.on_resend_request(msg, app),
             b"3" => {
-                if self.verify(msg, false, true) {
+                // QuickFIX does not check a Reject for a gap (verify(false, true)); a gap
+                // is a gap, so we queue a too-high Reject like any other message.
+                if self.verify(msg, true, true) {
                     let _ = app.from_admin(msg, &self.cfg.id);
                     self.incr_target();
                 }

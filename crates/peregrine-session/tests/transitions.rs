@@ -981,3 +981,41 @@ fn peek_session_id_names_the_session_from_our_side() {
     assert!(peek_session_id(&logon[..logon.len() - 1]).is_none());
     assert!(peek_session_id(b"garbage\x01more").unwrap().is_err());
 }
+
+#[test]
+fn garbled_message_with_short_checksum_does_not_swallow_the_next_one() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    // BodyLength right, CheckSum "10=0": QuickFIX reads up to that field and drops it.
+    let t = UtcTimestamp::from_unix_nanos(h.now, TimePrecision::Millis).to_string();
+    let body = format!("35=0\x0134=2\x014garbled9=TW\x0152={t}\x0156=ISLD\x01");
+    let mut bytes = format!("8=FIX.4.4\x019={}\x01{body}10=0\x01", body.len()).into_bytes();
+    bytes.extend_from_slice(&h.msg("35=1|34=2|112=NEXT"));
+    // Both in one read, and split after the garbled one.
+    h.send_raw(&bytes);
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=NEXT"]);
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    let split = bytes.len() - h.msg("35=1|34=2|112=NEXT").len();
+    h.send_raw(&bytes[..split]);
+    h.send_raw(&bytes[split..]);
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=NEXT"]);
+}
+
+#[test]
+fn too_high_reject_is_queued_like_any_message() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=3|34=3|45=1");
+    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
+    h.send("35=0|34=2");
+    assert_eq!(h.s.next_target_seq(), 4);
+}
+
+#[test]
+fn sessions_and_the_echo_app_can_move_between_threads() {
+    fn send<T: Send>() {}
+    send::<Session<MemoryStore>>();
+    send::<Session<Box<dyn MessageStore + Send>>>();
+    send::<EchoApp>();
+}
