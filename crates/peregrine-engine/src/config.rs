@@ -339,6 +339,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "MaxOutboundQueueBytes",
     "SlowConsumerAction",
     "FileStoreSync",
+    "TimeStampPrecision",
 ];
 
 fn is_known(key: &str) -> bool {
@@ -730,6 +731,16 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
             })?),
         },
     };
+    if let Some(e) = r.entry("TimeStampPrecision") {
+        if !["SECONDS", "MILLIS", "MICROS", "NANOS"]
+            .contains(&e.value.to_ascii_uppercase().as_str())
+        {
+            return Err(r.err(
+                e,
+                format!("{:?} is not SECONDS, MILLIS, MICROS or NANOS", e.value),
+            ));
+        }
+    }
     let heart_bt_int = r.num_or("HeartBtInt", 30u32)?;
     let validation = ValidationSettings {
         validate_fields_out_of_order: r.bool("ValidateFieldsOutOfOrder", true)?,

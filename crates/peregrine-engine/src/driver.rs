@@ -59,6 +59,10 @@ pub trait SessionDriver {
     fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String>;
     /// Operator override of the next expected incoming sequence number.
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String>;
+    /// The engine is stopping: make state durable (e.g. fsync the store).
+    fn on_shutdown(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
@@ -106,6 +110,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
         (**self).set_next_target_seq(seq)
+    }
+    fn on_shutdown(&mut self) -> Result<(), String> {
+        (**self).on_shutdown()
     }
 }
 

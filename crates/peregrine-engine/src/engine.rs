@@ -205,9 +205,9 @@ impl<D: SessionDriver> Engine<D> {
     }
 
     /// Adds a session. An acceptor session shares the listener of any earlier
-    /// session with the same `SocketAcceptPort` (port 0: an ephemeral port,
-    /// see [`listener_addrs`](Self::listener_addrs)); an initiator session
-    /// connects on the next turn.
+    /// session with the same `SocketAcceptPort` (port 0: one ephemeral port
+    /// for all such sessions, see [`listener_addrs`](Self::listener_addrs));
+    /// an initiator session connects on the next turn.
     pub fn add_session(&mut self, settings: &SessionSettings, driver: D) -> io::Result<()> {
         let idx = self.slots.len();
         let name = settings.session_name();
@@ -221,7 +221,7 @@ impl<D: SessionDriver> Engine<D> {
             let existing = self
                 .listeners
                 .iter()
-                .position(|l| l.configured_port == port && port != 0);
+                .position(|l| l.configured_port == port);
             listener = Some(match existing {
                 Some(i) => i,
                 None => {
@@ -361,7 +361,7 @@ impl<D: SessionDriver> Engine<D> {
                 self.accept_all(t - LISTENER_BASE);
             } else {
                 let c = t - CONN_BASE;
-                if ev.is_writable() {
+                if ev.is_writable() || ev.is_error() || ev.is_write_closed() {
                     self.on_writable(c);
                 }
                 if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
@@ -416,8 +416,13 @@ impl<D: SessionDriver> Engine<D> {
                 self.close_conn(c, "shut down", now);
             }
         }
-        for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
-            l.flush();
+        for s in &mut self.slots {
+            if let Err(e) = s.driver.on_shutdown() {
+                s.event(&format!("store sync failed: {e}"), now);
+            }
+            if let Some(l) = s.log.as_mut() {
+                l.flush();
+            }
         }
         Ok(())
     }
@@ -441,6 +446,8 @@ impl<D: SessionDriver> Engine<D> {
                 if let Some(l) = c.listener {
                     min(c.opened_at + self.listeners[l].logon_timeout);
                 }
+            } else if let (true, Some(i)) = (c.connecting, c.session) {
+                min(c.opened_at + Nanos::from(self.slots[i].settings.logon_timeout.max(1)) * SEC);
             }
         }
         t
@@ -470,15 +477,23 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
         for c in 0..self.conns.len() {
-            let expired = self.conns[c].as_ref().is_some_and(|conn| {
-                conn.session.is_none()
-                    && conn
-                        .listener
-                        .is_some_and(|l| conn.opened_at + self.listeners[l].logon_timeout <= now)
-            });
-            if expired {
+            let Some(conn) = self.conns[c].as_ref() else {
+                continue;
+            };
+            if conn.session.is_none()
+                && conn
+                    .listener
+                    .is_some_and(|l| conn.opened_at + self.listeners[l].logon_timeout <= now)
+            {
                 self.close_conn(c, "no logon in time", now);
                 work = true;
+            } else if let (true, Some(i)) = (conn.connecting, conn.session) {
+                let limit = Nanos::from(self.slots[i].settings.logon_timeout.max(1)) * SEC;
+                if conn.opened_at + limit <= now {
+                    self.slots[i].addr_idx += 1;
+                    self.close_conn(c, "connect timed out", now);
+                    work = true;
+                }
             }
         }
         work
@@ -552,6 +567,13 @@ impl<D: SessionDriver> Engine<D> {
     fn connect(&mut self, i: usize, now: Nanos) {
         let s = &mut self.slots[i];
         s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
+        if let Some(window) = schedule(&s.settings) {
+            if !window.contains(now) {
+                // Outside the session's hours: wait for them to begin.
+                s.next_connect = window.next_boundary(now);
+                return;
+            }
+        }
         if s.settings.connect_addresses.is_empty() {
             return;
         }
@@ -927,6 +949,13 @@ impl<D: SessionDriver> Engine<D> {
                 )
             }
         }
+    }
+}
+
+fn schedule(s: &SessionSettings) -> Option<peregrine_session::Schedule> {
+    match (s.start_time, s.end_time) {
+        (Some(a), Some(b)) => Some(peregrine_session::Schedule::daily(a.0, b.0)),
+        _ => None,
     }
 }
 

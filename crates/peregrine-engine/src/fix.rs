@@ -258,6 +258,9 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
             .set_next_target_seq(seq)
             .map_err(|e| e.to_string())
     }
+    fn on_shutdown(&mut self) -> Result<(), String> {
+        self.session.store_mut().sync().map_err(|e| e.to_string())
+    }
 }
 
 /// An application that logs what it receives (with `tracing`) and sends nothing:

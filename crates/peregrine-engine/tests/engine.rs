@@ -336,3 +336,131 @@ fn nodelay_and_buffer_sizes_are_applied() {
     // and the session works with them.
     assert!(acc.sessions()[0].connected);
 }
+
+fn engine_from(text: &str, dir: &Path, name: &str, idle: IdleStrategy) -> Engine<BoxedFixSession> {
+    let settings = Settings::parse(text, &dir.join(name)).unwrap();
+    let mut engine = Engine::new(EngineOptions {
+        idle,
+        message_logs: true,
+        stop_flag: None,
+    })
+    .unwrap();
+    for s in &settings.sessions {
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
+            Box::new(EchoApp::new(d))
+        })
+        .unwrap();
+        engine.add_session(s, d).unwrap();
+    }
+    engine
+}
+
+#[test]
+fn initiator_fails_over_to_the_next_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut acc = acceptor(dir.path(), 0);
+    let port = acc.listener_addrs()[0].port();
+    // A port nobody listens on.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={dead}\n\
+         SocketConnectHost1=127.0.0.1\nSocketConnectPort1={port}\nSenderCompID=TW\nTargetCompID=ISLD\n\
+         HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let mut ini = engine_from(&text, dir.path(), "i.cfg", IdleStrategy::BusySpin);
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "failover logon",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
+    let events =
+        std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log"))
+            .unwrap();
+    assert!(
+        events.contains(&format!("connecting to 127.0.0.1:{dead}")),
+        "{events}"
+    );
+    assert!(
+        events.contains(&format!("connected to Some(127.0.0.1:{port})")),
+        "{events}"
+    );
+}
+
+#[test]
+fn every_idle_strategy_runs_a_session() {
+    for idle in ["busy-spin", "spin-then-yield:10", "backoff:500", "block"] {
+        let idle: IdleStrategy = idle.parse().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                    ResetOnLogon=Y\n[SESSION]\nBeginString=FIX.4.2\n";
+        let mut acc = engine_from(text, dir.path(), "a.cfg", idle);
+        let port = acc.listener_addrs()[0].port();
+        let text = format!(
+            "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+             SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=1\nResetOnLogon=Y\nUseDataDictionary=N\n\
+             [SESSION]\nBeginString=FIX.4.2\n"
+        );
+        let mut ini = engine_from(&text, dir.path(), "i.cfg", idle);
+        let t = Instant::now();
+        pump(
+            &mut [&mut acc, &mut ini],
+            Duration::from_secs(10),
+            "logon",
+            |e| logged_on(e[0]) && logged_on(e[1]),
+        );
+        // A heartbeat each way within the interval (plus slack).
+        let seqs = |e: &Engine<BoxedFixSession>| e.sessions()[0].next_target_seq;
+        pump(
+            &mut [&mut acc, &mut ini],
+            Duration::from_secs(10),
+            "heartbeats",
+            |e| seqs(e[0]) >= 3 && seqs(e[1]) >= 3,
+        );
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "{idle}: {:?}",
+            t.elapsed()
+        );
+    }
+}
+
+#[test]
+fn many_sessions_on_one_port_and_one_thread() {
+    const N: usize = 100;
+    let dir = tempfile::tempdir().unwrap();
+    let mut acc_text = String::from(
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nUseDataDictionary=N\nResetOnLogon=Y\n",
+    );
+    for i in 0..N {
+        acc_text.push_str(&format!(
+            "[SESSION]\nBeginString=FIX.4.4\nTargetCompID=C{i}\n"
+        ));
+    }
+    let mut acc = engine_from(&acc_text, dir.path(), "a.cfg", IdleStrategy::BusySpin);
+    assert_eq!(acc.listener_addrs().len(), 1, "one listener for all");
+    let port = acc.listener_addrs()[0].port();
+    let mut ini_text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         TargetCompID=ISLD\nHeartBtInt=30\nUseDataDictionary=N\nResetOnLogon=Y\n"
+    );
+    for i in 0..N {
+        ini_text.push_str(&format!(
+            "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=C{i}\n"
+        ));
+    }
+    let mut ini = engine_from(&ini_text, dir.path(), "i.cfg", IdleStrategy::BusySpin);
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(20),
+        "all logons",
+        |e| e.iter().all(|e| e.sessions().iter().all(|s| s.logged_on)),
+    );
+    let names: Vec<String> = acc.sessions().into_iter().map(|s| s.name).collect();
+    assert_eq!(names[N - 1], format!("FIX.4.4:ISLD->C{}", N - 1));
+}
