@@ -62,11 +62,19 @@ fn open_append(p: &Path) -> std::io::Result<BufWriter<File>> {
 }
 
 /// `YYYYMMDD-HH:MM:SS.ffffff` for a time in nanoseconds.
+///
+/// ```
+/// assert_eq!(peregrine_engine::log::timestamp(1_500_000_000), "19700101-00:00:01.500000");
+/// ```
 pub fn timestamp(now: Nanos) -> String {
-    let ts = UtcTimestamp::from_unix_nanos(now, TimePrecision::Micros);
     let mut buf = [0u8; 32];
-    let n = format_timestamp(&ts, TimePrecision::Micros, &mut buf);
+    let n = format_stamp(now, &mut buf);
     String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+fn format_stamp(now: Nanos, buf: &mut [u8; 32]) -> usize {
+    let ts = UtcTimestamp::from_unix_nanos(now, TimePrecision::Micros);
+    format_timestamp(&ts, TimePrecision::Micros, buf)
 }
 
 impl SessionLog {
@@ -105,30 +113,37 @@ impl SessionLog {
     }
 
     fn split(&mut self, tail: &mut Vec<u8>, bytes: &[u8], now: Nanos) {
-        let ts = timestamp(now);
-        let whole: &[u8] = if tail.is_empty() {
-            bytes
+        let mut ts = [0u8; 32];
+        let ts_len = format_stamp(now, &mut ts);
+        let ts = &ts[..ts_len];
+        let messages = &mut self.messages;
+        let mut line = |m: &[u8]| {
+            let _ = messages.write_all(ts);
+            let _ = messages.write_all(b" : ");
+            let _ = messages.write_all(m);
+            let _ = messages.write_all(b"\n");
+        };
+        if tail.is_empty() {
+            let mut frames = self.framer.frames(bytes);
+            for f in frames.by_ref() {
+                match f {
+                    FrameEvent::Message(m) => line(m),
+                    FrameEvent::Garbled { bytes, .. } => line(bytes),
+                }
+            }
+            tail.extend_from_slice(&bytes[frames.consumed()..]);
         } else {
             tail.extend_from_slice(bytes);
-            tail
-        };
-        let mut frames = self.framer.frames(whole);
-        let mut lines: Vec<&[u8]> = Vec::new();
-        for f in frames.by_ref() {
-            match f {
-                FrameEvent::Message(m) => lines.push(m),
-                FrameEvent::Garbled { bytes, .. } => lines.push(bytes),
+            let mut frames = self.framer.frames(tail);
+            for f in frames.by_ref() {
+                match f {
+                    FrameEvent::Message(m) => line(m),
+                    FrameEvent::Garbled { bytes, .. } => line(bytes),
+                }
             }
+            let consumed = frames.consumed();
+            tail.drain(..consumed);
         }
-        let consumed = frames.consumed();
-        for l in lines {
-            let _ = self.messages.write_all(ts.as_bytes());
-            let _ = self.messages.write_all(b" : ");
-            let _ = self.messages.write_all(l);
-            let _ = self.messages.write_all(b"\n");
-        }
-        let rest = whole[consumed..].to_vec();
-        *tail = rest;
     }
 
     /// One line in the event log.

@@ -464,3 +464,31 @@ fn many_sessions_on_one_port_and_one_thread() {
     let names: Vec<String> = acc.sessions().into_iter().map(|s| s.name).collect();
     assert_eq!(names[N - 1], format!("FIX.4.4:ISLD->C{}", N - 1));
 }
+
+#[test]
+fn the_message_log_splits_any_chunking_into_one_message_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = peregrine_engine::SessionLog::open(dir.path(), "FIX.4.4:A->B").unwrap();
+    let one = frame("35=0|34=1|49=A|56=B|52=20260101-00:00:00|");
+    let two = frame("35=0|34=2|49=A|56=B|52=20260101-00:00:00|");
+    let mut all = one.clone();
+    all.extend_from_slice(&two);
+    all.extend_from_slice(&one);
+    // Byte by byte for the first message, then the rest in one go.
+    for b in &all[..one.len()] {
+        log.incoming(std::slice::from_ref(b), 0);
+    }
+    log.incoming(&all[one.len()..], 0);
+    log.outgoing(&two, 0);
+    log.flush();
+    let text = std::fs::read_to_string(log.messages_path()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(
+        lines[1].ends_with(&*String::from_utf8_lossy(&two)),
+        "{text}"
+    );
+    assert!(lines
+        .iter()
+        .all(|l| l.starts_with("19700101-00:00:00.000000 : 8=FIX.4.4")));
+}
