@@ -11,8 +11,6 @@ use std::time::Duration;
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 
-use peregrine_codec::frame::{Frame, Framer};
-
 use crate::admin::{json_escape, Command, EngineHandle, Reply, Request};
 use crate::config::{ConnectionType, SessionSettings, SlowConsumerAction};
 use crate::driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
@@ -158,7 +156,6 @@ pub struct Engine<D: SessionDriver> {
     read_buf: Vec<u8>,
     stopping: bool,
     stop_requested: bool,
-    framer: Framer,
 }
 
 impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
@@ -192,7 +189,6 @@ impl<D: SessionDriver> Engine<D> {
             read_buf: vec![0; READ_CHUNK],
             stopping: false,
             stop_requested: false,
-            framer: Framer::default(),
         })
     }
 
@@ -705,17 +701,16 @@ impl<D: SessionDriver> Engine<D> {
     /// A new acceptor connection's first message picks its session.
     fn route(&mut self, c: usize, now: Nanos) {
         let conn = self.conns[c].as_mut().expect("live");
-        let len = match self.framer.next_frame(&conn.pending) {
-            Frame::Incomplete => return,
-            Frame::Garbled { reason, .. } => {
-                let why = format!("first message garbled ({reason})");
+        let id = match peregrine_session::peek_session_id(&conn.pending) {
+            None => return,
+            Some(Err(e)) => {
+                let why = format!("first message unusable ({e:?})");
                 self.close_conn(c, &why, now);
                 return;
             }
-            Frame::Message { len } => len,
+            Some(Ok(id)) => id,
         };
-        let (begin, their_sender, their_target) = header_ids(&conn.pending[..len]);
-        let key = (begin.clone(), their_target.clone(), their_sender.clone());
+        let key = (id.begin_string, id.sender_comp_id, id.target_comp_id);
         let listener = conn.listener;
         let candidates = self.routes.get(&key).cloned().unwrap_or_default();
         let found = candidates
@@ -723,7 +718,8 @@ impl<D: SessionDriver> Engine<D> {
             .find(|&i| self.slots[i].listener == listener);
         let Some(i) = found else {
             let why = format!(
-                "first message names no configured session ({begin}:{their_target}->{their_sender})"
+                "first message names no configured session ({}:{}->{})",
+                key.0, key.1, key.2
             );
             self.close_conn(c, &why, now);
             return;
@@ -765,8 +761,10 @@ impl<D: SessionDriver> Engine<D> {
             match ev {
                 DriverEvent::Disconnect(why) => {
                     self.flush(i, now);
-                    if let Some(c) = self.slots[i].conn {
-                        self.close_conn(c, &why, now);
+                    match self.slots[i].conn {
+                        Some(c) => self.close_conn(c, &why, now),
+                        // Nothing to close: let the session finish its transition.
+                        None => self.slots[i].driver.on_disconnected(now),
                     }
                 }
                 DriverEvent::LoggedOn => self.slots[i].event("logged on", now),
@@ -957,31 +955,4 @@ fn schedule(s: &SessionSettings) -> Option<peregrine_session::Schedule> {
         (Some(a), Some(b)) => Some(peregrine_session::Schedule::daily(a.0, b.0)),
         _ => None,
     }
-}
-
-/// BeginString, SenderCompID and TargetCompID of a framed message (empty when absent).
-fn header_ids(msg: &[u8]) -> (String, String, String) {
-    let mut begin = String::new();
-    let mut sender = None;
-    let mut target = None;
-    for field in msg.split(|&b| b == 0x01) {
-        let Some(eq) = field.iter().position(|&b| b == b'=') else {
-            continue;
-        };
-        let value = || String::from_utf8_lossy(&field[eq + 1..]).into_owned();
-        match &field[..eq] {
-            b"8" if begin.is_empty() => begin = value(),
-            b"49" if sender.is_none() => sender = Some(value()),
-            b"56" if target.is_none() => target = Some(value()),
-            _ => {}
-        }
-        if sender.is_some() && target.is_some() {
-            break;
-        }
-    }
-    (
-        begin,
-        sender.unwrap_or_default(),
-        target.unwrap_or_default(),
-    )
 }
