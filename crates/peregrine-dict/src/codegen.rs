@@ -854,17 +854,18 @@ impl<'d> Gen<'d> {
                             );
                         }
                         (false, None) => {
-                            let _ = writeln!(o, "    assert_eq!(v.{m}(), Some(Ok({s})), \"{m}\");");
+                            let _ = writeln!(o, "    eq(v.{m}(), {s}, \"{m}\");");
                         }
                     }
                 }
                 Item::Comp { index } => {
                     let c = self.comp_name(index);
-                    if fill {
-                        let _ = writeln!(o, "    fill_c_{c}(b);");
-                    } else {
-                        let _ = writeln!(o, "    check_c_{c}(v);");
-                    }
+                    let _ = match (fill, path) {
+                        (true, Some(_)) => writeln!(o, "    fill_c_{c}(b);"),
+                        (true, None) => writeln!(o, "    fill_c_{c}(FieldEncode::encoder(b));"),
+                        (false, Some(_)) => writeln!(o, "    check_c_{c}(v);"),
+                        (false, None) => writeln!(o, "    check_c_{c}(&view);"),
+                    };
                 }
                 Item::Group(gi) => {
                     let g = &self.groups[gi];
@@ -878,11 +879,7 @@ impl<'d> Gen<'d> {
                     if fill {
                         let _ = writeln!(o, "    fill_g_{}({call}.entry());", g.ty);
                     } else {
-                        let _ = writeln!(
-                            o,
-                            "    let mut entries = {call};\n    assert_eq!(entries.declared_count(), Some(Ok(1)), \"{m}\");\n    check_g_{}(&entries.next().expect(\"{m}: one entry\"));",
-                            g.ty
-                        );
+                        let _ = writeln!(o, "    check_g_{}(&one({call}, \"{m}\"));", g.ty);
                     }
                 }
             }
@@ -891,13 +888,17 @@ impl<'d> Gen<'d> {
 
     fn emit_tests(&self, o: &mut String) {
         o.push_str(
-            "#[cfg(test)]\n#[allow(unused_imports, unused_mut, non_snake_case, clippy::all)]\nmod tests {\n\
+            "#[cfg(test)]\n#[allow(unused_imports, unused_mut, unused_variables, non_snake_case, clippy::all)]\nmod tests {\n\
              use super::*;\nuse super::groups::*;\nuse crate::codec::value::{MonthYearQualifier, TimePrecision};\n\
-             use crate::codec::{Decoder, DecoderConfig, EncodeBuffer};\nuse crate::{FixEnum, TypedMessage};\n\n\
+             use crate::codec::{Decoder, DecoderConfig, EncodeBuffer, FieldSlice, MessageEncoder, MessageView};\nuse crate::{FixEnum, TypedMessage};\n\n\
              fn ts() -> UtcTimestamp { UtcTimestamp::from_unix_nanos(1_705_314_600_123_000_000, TimePrecision::Millis) }\n\
              fn tod() -> TimeOfDay { TimeOfDay { hour: 10, minute: 30, second: 0, nanos: 123_000_000, precision: TimePrecision::Millis } }\n\
              fn date() -> Date { Date { year: 2024, month: 1, day: 15 } }\n\
              fn month_year() -> MonthYear { MonthYear { year: 2024, month: 3, qualifier: MonthYearQualifier::None } }\n\
+             #[inline(never)]\n#[track_caller]\nfn eq<T: PartialEq + core::fmt::Debug>(got: Option<Result<T, FieldError>>, want: T, name: &str) {\n    \
+             match got {\n        Some(Ok(g)) if g == want => {}\n        other => panic!(\"{name}: read {other:?}, wrote {want:?}\"),\n    }\n}\n\
+             #[track_caller]\nfn one<'a, E: crate::GroupEntry<'a>>(mut entries: Entries<'a, E>, name: &str) -> E {\n    \
+             assert_eq!(entries.declared_count(), Some(Ok(1)), \"{name}: count\");\n    entries.next().unwrap_or_else(|| panic!(\"{name}: no entry\"))\n}\n\
              fn check_enum<E: FixEnum>() {\n    for (i, &v) in E::ALL.iter().enumerate() {\n        assert_eq!(E::from_bytes(v.as_bytes()), Some(v));\n        \
              assert!(E::ALL[..i].iter().all(|w| w.as_bytes() != v.as_bytes()));\n        let _ = v.description();\n    }\n    assert_eq!(E::from_bytes(b\"\\x01not a value\"), None);\n}\n\n",
         );
@@ -909,11 +910,16 @@ impl<'d> Gen<'d> {
         for (i, _) in self.dict.components().iter().enumerate() {
             comps.push((self.comp_name(i), &self.components[i][..]));
         }
-        for (name, items) in comps {
+        for (name, _) in &comps {
             let _ = writeln!(
                 o,
-                "fn fill_c_{name}<'b, B: components::{name}Builder<'b>>(b: &mut B) {{"
+                "impl<'b> components::{name}Builder<'b> for MessageEncoder<'b> {{}}\n\
+                 impl<'a> components::{name}<'a> for MessageView<'a> {{}}\n\
+                 impl<'a> components::{name}<'a> for FieldSlice<'a> {{}}"
             );
+        }
+        for (name, items) in comps {
+            let _ = writeln!(o, "fn fill_c_{name}(b: &mut MessageEncoder<'_>) {{");
             self.emit_fill_check(o, items, Some(&name), true);
             let _ = writeln!(
                 o,
@@ -926,7 +932,10 @@ impl<'d> Gen<'d> {
             let ty = &g.ty;
             let _ = writeln!(o, "fn fill_g_{ty}(b: &mut {ty}Builder<'_, '_>) {{");
             self.emit_fill_check(o, &g.items, None, true);
-            let _ = writeln!(o, "}}\nfn check_g_{ty}(v: &{ty}<'_>) {{");
+            let _ = writeln!(
+                o,
+                "}}\nfn check_g_{ty}(v: &{ty}<'_>) {{\n    let view = v.fields();"
+            );
             self.emit_fill_check(o, &g.items, None, false);
             o.push_str("}\n");
         }
@@ -934,17 +943,17 @@ impl<'d> Gen<'d> {
             let ty = type_name(&m.name);
             let _ = writeln!(
                 o,
-                "#[test]\nfn round_trip_{}() {{\n    let mut buf = EncodeBuffer::new();\n    let mut builder = {ty}::builder(&mut buf);\n    let b = &mut builder;\n    fill_c_StandardHeader(b);",
+                "#[test]\nfn round_trip_{}() {{\n    let mut buf = EncodeBuffer::new();\n    let mut builder = {ty}::builder(&mut buf);\n    let b = &mut builder;\n    fill_c_StandardHeader(FieldEncode::encoder(b));",
                 snake(&m.name)
             );
             self.emit_fill_check(o, items, None, true);
             let _ = writeln!(
                 o,
-                "    fill_c_StandardTrailer(b);\n    let wire = builder.finish().to_vec();\n    let mut decoder = Decoder::new(DecoderConfig::default());\n    \
-                 let view = decoder.decode(&wire).expect(\"the message decodes\");\n    let v = &{ty}::from_view(view).expect(\"MsgType\");\n    check_c_StandardHeader(v);"
+                "    fill_c_StandardTrailer(FieldEncode::encoder(b));\n    let wire = builder.finish().to_vec();\n    let mut decoder = Decoder::new(DecoderConfig::default());\n    \
+                 let view = decoder.decode(&wire).expect(\"the message decodes\");\n    let v = &{ty}::from_view(view).expect(\"MsgType\");\n    check_c_StandardHeader(&view);"
             );
             self.emit_fill_check(o, items, None, false);
-            o.push_str("    check_c_StandardTrailer(v);\n}\n");
+            o.push_str("    check_c_StandardTrailer(&view);\n}\n");
         }
         o.push_str("#[test]\nfn enums_round_trip() {\n");
         for &tag in &self.enums {
