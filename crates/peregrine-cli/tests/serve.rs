@@ -145,7 +145,7 @@ fn sigterm_logs_out_and_exits() {
         dir.path().join("acceptor.cfg"),
         format!(
             "[DEFAULT]\nSocketAcceptPort={port}\nAdminHttpPort={admin}\nSenderCompID=ISLD\nTargetCompID=TW\n\
-             FileStorePath=store\nFileLogPath=log\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n"
+             FileStorePath=store\nFileLogPath=log\nUseDataDictionary=N\nColour=blue\n[SESSION]\nBeginString=FIX.4.4\n"
         ),
     )
     .unwrap();
@@ -177,6 +177,12 @@ fn sigterm_logs_out_and_exits() {
     assert!(dir.path().join("store").is_dir());
     let log = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.messages.log")).unwrap();
     assert_eq!(log.lines().count(), 4, "{log}");
+    // The unknown key was a warning with file and line, not an error.
+    let err = std::fs::read_to_string(dir.path().join("acceptor.err")).unwrap();
+    assert!(
+        err.contains("acceptor.cfg:9: Colour: unknown key, ignored"),
+        "{err}"
+    );
 }
 
 #[test]
