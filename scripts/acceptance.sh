@@ -9,10 +9,6 @@ if [ ! -d "$DIR/definitions" ]; then
     echo "acceptance: skipped, no acceptance scripts at $DIR (set PEREGRINE_ACCEPTANCE_DIR)"
     exit 0
 fi
-if ! target/release/peregrine acceptor --help >/dev/null 2>&1; then
-    echo "acceptance: skipped, the acceptor is not built yet"
-    exit 0
-fi
 for store in memory file; do
     echo "acceptance: store=$store"
     target/release/peregrine-acceptance --acceptance-dir "$DIR" --store "$store" --jobs "${ACCEPTANCE_JOBS:-8}" \
