@@ -22,6 +22,9 @@ const LISTENER_BASE: usize = 1;
 const CONN_BASE: usize = 1 << 16;
 const SEC: Nanos = 1_000_000_000;
 const READ_CHUNK: usize = 64 * 1024;
+/// Reads per readiness before the connection waits for the next turn, so that
+/// one busy peer cannot starve the others.
+const READS_PER_TURN: usize = 16;
 
 /// Engine-wide options.
 #[derive(Debug, Clone)]
@@ -154,6 +157,8 @@ pub struct Engine<D: SessionDriver> {
     options: EngineOptions,
     idler: Idler,
     read_buf: Vec<u8>,
+    /// Connections that still had data when their read budget ran out.
+    ready: Vec<usize>,
     stopping: bool,
     stop_requested: bool,
 }
@@ -187,6 +192,7 @@ impl<D: SessionDriver> Engine<D> {
             idler: Idler::new(options.idle),
             options,
             read_buf: vec![0; READ_CHUNK],
+            ready: Vec::new(),
             stopping: false,
             stop_requested: false,
         })
@@ -338,7 +344,11 @@ impl<D: SessionDriver> Engine<D> {
         let until_timer = self
             .next_timer()
             .map(|t| Duration::from_nanos(t.saturating_sub(now).max(0) as u64));
-        let timeout = self.idler.poll_timeout(until_timer);
+        let timeout = if self.ready.is_empty() {
+            self.idler.poll_timeout(until_timer)
+        } else {
+            Duration::ZERO
+        };
         let mut events = std::mem::replace(&mut self.events, Events::with_capacity(0));
         let polled = self.poll.poll(&mut events, Some(timeout));
         if let Err(e) = polled {
@@ -366,6 +376,19 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
         self.events = events;
+        if !self.ready.is_empty() {
+            work = true;
+            let ready = std::mem::take(&mut self.ready);
+            for &c in &ready {
+                self.on_readable(c);
+            }
+            // Keep the allocation for next time.
+            let mut ready = ready;
+            ready.clear();
+            if self.ready.is_empty() {
+                self.ready = ready;
+            }
+        }
         work |= self.drain_commands();
         work |= self.timers();
         if work {
@@ -659,7 +682,7 @@ impl<D: SessionDriver> Engine<D> {
     }
 
     fn on_readable(&mut self, c: usize) {
-        loop {
+        for _ in 0..READS_PER_TURN {
             let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) else {
                 return;
             };
@@ -695,6 +718,11 @@ impl<D: SessionDriver> Engine<D> {
                     return;
                 }
             }
+        }
+        // Budget spent with data perhaps still waiting: edge-triggered readiness
+        // will not say so again, so come back next turn.
+        if self.conns.get(c).is_some_and(Option::is_some) && !self.ready.contains(&c) {
+            self.ready.push(c);
         }
     }
 

@@ -14,6 +14,7 @@ use peregrine_engine::{DriverEvent, Engine, EngineOptions, IdleStrategy, Nanos, 
 /// Queues `flood` bytes for every chunk it receives.
 #[derive(Default)]
 struct Flood {
+    received: usize,
     out: Vec<u8>,
     sent: usize,
     flood: usize,
@@ -24,7 +25,8 @@ impl SessionDriver for Flood {
     fn on_connected(&mut self, _now: Nanos) {
         self.connected = true;
     }
-    fn on_bytes(&mut self, _data: &[u8], _now: Nanos) {
+    fn on_bytes(&mut self, data: &[u8], _now: Nanos) {
+        self.received += data.len();
         self.out.resize(self.out.len() + self.flood, b'x');
     }
     fn on_timer(&mut self, _now: Nanos) {}
@@ -60,7 +62,8 @@ impl SessionDriver for Flood {
         1
     }
     fn next_target_seq(&self) -> u64 {
-        1
+        // Reported through /sessions: the bytes received so far.
+        self.received as u64
     }
     fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), String> {
         Ok(())
@@ -185,4 +188,38 @@ fn flag_marks_the_session_until_the_peer_catches_up() {
     drop(e);
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.event.log")).unwrap();
     assert!(events.contains("no longer a slow consumer"), "{events}");
+}
+
+#[test]
+fn a_peer_sending_more_than_one_turn_can_read_is_served_completely() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\n[SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let mut e = Engine::new(EngineOptions {
+        idle: IdleStrategy::BusySpin,
+        message_logs: false,
+        stop_flag: None,
+    })
+    .unwrap();
+    e.add_session(&settings.sessions[0], Flood::default())
+        .unwrap();
+    let addr = e.listener_addrs()[0];
+    const TOTAL: usize = 32 << 20;
+    let writer = std::thread::spawn(move || {
+        let mut c = TcpStream::connect(addr).unwrap();
+        let mut first = logon();
+        first.resize(TOTAL, b'y');
+        c.write_all(&first).unwrap();
+        c
+    });
+    let start = Instant::now();
+    while e.sessions()[0].next_target_seq < TOTAL as u64 {
+        e.turn().unwrap();
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{} of {TOTAL} bytes",
+            e.sessions()[0].next_target_seq
+        );
+    }
+    drop(writer.join().unwrap());
 }
