@@ -10,6 +10,7 @@
 //! * [`peers`]: running a peer harness and reading its JSON lines.
 //! * [`report`]: result records, aggregation across runs, Markdown and JSON.
 //! * [`codec`]: experiment 1, the codec.
+//! * [`typed`]: experiment 2, typed messages with repeating groups.
 #![deny(unsafe_code)]
 
 pub mod alloc;
@@ -18,6 +19,7 @@ pub mod measure;
 pub mod peers;
 pub mod progress;
 pub mod report;
+pub mod typed;
 
 use std::path::PathBuf;
 

@@ -16,6 +16,7 @@ const USAGE: &str = "usage:
   peregrine acceptor --config FILE [--app echo] [--store memory|file]
   peregrine initiator --config FILE
   peregrine bench codec [--runs N] [--iters N] [--warmup N] [--peers a,b|none] [--smoke] [--out FILE]
+  peregrine bench typed [--runs N] [--iters N] [--warmup N] [--peers a,b|none] [--smoke] [--out FILE]
 
   --smoke   a tiny run (1 run, few iterations) to check that everything works";
 
@@ -111,6 +112,26 @@ fn bench(args: &[String]) -> Result<(), String> {
                 cfg.out = o.into();
             }
             peregrine_bench::codec::run(&cfg).map(|_| ())
+        }
+        "typed" => {
+            opts.check_known(&[
+                "--runs", "--iters", "--warmup", "--peers", "--smoke", "--out",
+            ])?;
+            let mut cfg = peregrine_bench::typed::TypedBenchConfig::default();
+            let (runs, iters, warmup) = (
+                opts.number("--runs")?,
+                opts.number("--iters")?,
+                opts.number("--warmup")?,
+            );
+            cfg.apply(
+                opts.flag("--smoke"),
+                runs,
+                iters,
+                warmup,
+                opts.value("--peers")?,
+                opts.value("--out")?,
+            );
+            peregrine_bench::typed::run(&cfg).map(|_| ())
         }
         other => Err(format!("unknown benchmark {other:?}\n{USAGE}")),
     }

@@ -1,0 +1,612 @@
+//! Experiment 2 (BENCHMARKS.md §2): write and read, through the typed message API, the four
+//! messages of `peers/typed-messages.md` (a MarketDataRequest with two groups, a
+//! QuoteStatusRequest with Parties, the same with nested PartySubIDs, a NewOrderMultileg whose
+//! legs carry nested groups); Peregrine (the generated `peregrine_messages::fix44`), QuickFIX
+//! C++ and QuickFIX/J interleaved, several runs, medians reported.
+//!
+//! * `write_*`: build the message with the typed builders from typed values (timestamps from a
+//!   `UtcTimestamp`, quantities from `Decimal`, enums) into a reused `EncodeBuffer`, BodyLength
+//!   and CheckSum computed.
+//! * `read_*`: decode the canonical bytes with BodyLength, CheckSum and syntax validation,
+//!   wrap them in the typed view and read every field — header 35, 49, 56, 34, 52, every body
+//!   field, every group count and every field of every entry, nested ones included — through
+//!   the typed getters, converted to the field's type (FLOAT/QTY as exact `Decimal`, where the
+//!   peers produce a `double`).
+//!
+//! Before timing, Peregrine's side checks that every written message is exactly the canonical
+//! bytes and that every read yields the canonical values.
+
+use crate::alloc;
+use crate::measure::{measure, timer_overhead_ns};
+use crate::peers::PeerCommand;
+use crate::progress::Progress;
+use crate::report::{self, Aggregate, Record};
+use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
+use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
+use peregrine_messages::fix44::enums::{
+    MDEntryType, OrdType, PartyIDSource, PartyRole, PartySubIDType, Side, SubscriptionRequestType,
+};
+use peregrine_messages::fix44::prelude::*;
+use peregrine_messages::fix44::{MarketDataRequest, NewOrderMultileg, QuoteStatusRequest};
+use peregrine_messages::{FieldError, FixEnum};
+use std::hint::black_box;
+use std::path::PathBuf;
+
+/// The case names, in report order.
+pub const CASES: [&str; 8] = [
+    "write_mdr",
+    "write_qsr_group",
+    "write_qsr_nested",
+    "write_multileg",
+    "read_mdr",
+    "read_qsr_group",
+    "read_qsr_nested",
+    "read_multileg",
+];
+
+/// The canonical messages of `peers/typed-messages.md` (`|` for SOH), by case suffix.
+pub const CANONICAL: [(&str, &str); 4] = [
+    ("mdr", "8=FIX.4.4|9=119|35=V|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|262=MDR0001|263=1|264=1|267=2|269=0|269=1|146=2|55=AAPL|55=MSFT|10=010|"),
+    ("qsr_group", "8=FIX.4.4|9=127|35=a|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|649=QSR0001|55=AAPL|453=2|448=PARTY1|447=D|452=1|448=PARTY2|447=D|452=3|10=163|"),
+    ("qsr_nested", "8=FIX.4.4|9=203|35=a|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|649=QSR0001|55=AAPL|453=2|448=PARTY1|447=D|452=1|802=2|523=SUB11|803=1|523=SUB12|803=2|448=PARTY2|447=D|452=3|802=2|523=SUB21|803=1|523=SUB22|803=2|10=112|"),
+    ("multileg", "8=FIX.4.4|9=317|35=AB|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|11=MLEG0001|54=1|55=SPRD|555=2|600=AAPL|623=1|624=1|683=1|688=MINQTY|689=100|539=1|524=NPTY1|525=D|538=24|804=1|545=NSUB1|805=1|600=MSFT|623=1|624=2|683=1|688=MINQTY|689=200|539=1|524=NPTY2|525=D|538=24|804=1|545=NSUB2|805=1|60=20240115-10:30:00.000|38=10|40=1|10=178|"),
+];
+
+/// The canonical wire bytes of one message (`mdr`, `qsr_group`, `qsr_nested`, `multileg`).
+pub fn canonical(name: &str) -> Vec<u8> {
+    let (_, s) = CANONICAL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("known message");
+    s.replace('|', "\x01").into_bytes()
+}
+
+/// Settings of one invocation.
+#[derive(Clone, Debug)]
+pub struct TypedBenchConfig {
+    /// Interleaved runs.
+    pub runs: usize,
+    /// Measured operations per case per run.
+    pub iters: u64,
+    /// Warm-up operations per case per run (peers: JIT warm-up).
+    pub warmup: u64,
+    /// Peer engines to include (`quickfix-cpp`, `quickfixj`).
+    pub peers: Vec<String>,
+    /// Where the JSON goes.
+    pub out: PathBuf,
+}
+
+impl Default for TypedBenchConfig {
+    fn default() -> Self {
+        TypedBenchConfig {
+            runs: 5,
+            iters: 200_000,
+            warmup: 300_000,
+            peers: vec!["quickfix-cpp".into(), "quickfixj".into()],
+            out: crate::repo_root().join("target/bench-results/typed.json"),
+        }
+    }
+}
+
+impl TypedBenchConfig {
+    /// Applies command-line options: `--smoke` (1 run of 2,000 operations, for CI), then
+    /// `--runs`, `--iters`, `--warmup`, `--peers a,b|none`, `--out`.
+    pub fn apply(
+        &mut self,
+        smoke: bool,
+        runs: Option<u64>,
+        iters: Option<u64>,
+        warmup: Option<u64>,
+        peers: Option<&str>,
+        out: Option<&str>,
+    ) {
+        if smoke {
+            self.runs = 1;
+            self.iters = 2_000;
+            self.warmup = 2_000;
+        }
+        self.runs = runs.map_or(self.runs, |n| n as usize).max(1);
+        self.iters = iters.unwrap_or(self.iters).max(1);
+        self.warmup = warmup.unwrap_or(self.warmup);
+        if let Some(p) = peers {
+            self.peers = if p == "none" {
+                vec![]
+            } else {
+                p.split(',').map(str::to_string).collect()
+            };
+        }
+        if let Some(o) = out {
+            self.out = o.into();
+        }
+    }
+}
+
+/// The typed values the writers start from (what an application holds).
+#[derive(Clone, Copy, Debug)]
+pub struct Values {
+    /// SendingTime and TransactTime.
+    pub ts: UtcTimestamp,
+    /// LegRatioQty.
+    pub ratio: Decimal,
+    /// OrderQty.
+    pub qty: Decimal,
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        Values {
+            ts: UtcTimestamp::from_unix_nanos(1_705_314_600_000_000_000, TimePrecision::Millis),
+            ratio: Decimal::new(1, 0),
+            qty: Decimal::new(10, 0),
+        }
+    }
+}
+
+fn header<'b, B: StandardHeaderBuilder<'b>>(b: &mut B, v: &Values) {
+    b.sender_comp_id("SENDER")
+        .target_comp_id("TARGET")
+        .msg_seq_num(1)
+        .sending_time(v.ts);
+}
+
+/// (a) the MarketDataRequest.
+pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
+    let mut b = MarketDataRequest::builder(buf);
+    header(&mut b, v);
+    b.md_req_id("MDR0001")
+        .subscription_request_type(SubscriptionRequestType::Snapshotupdate)
+        .market_depth(1);
+    let mut types = b.no_md_entry_types(2);
+    types.entry().md_entry_type(MDEntryType::Bid);
+    types.entry().md_entry_type(MDEntryType::Offer);
+    let mut syms = b.no_related_sym(2);
+    syms.entry().symbol("AAPL");
+    syms.entry().symbol("MSFT");
+    b.finish()
+}
+
+/// (b) and (c): the QuoteStatusRequest with Parties, nested PartySubIDs if `nested`.
+pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b [u8] {
+    let mut b = QuoteStatusRequest::builder(buf);
+    header(&mut b, v);
+    b.quote_status_req_id("QSR0001").symbol("AAPL");
+    let mut parties = b.no_party_ids(2);
+    for (id, role, subs) in [
+        ("PARTY1", PartyRole::Executingfirm, ["SUB11", "SUB12"]),
+        ("PARTY2", PartyRole::Clientid, ["SUB21", "SUB22"]),
+    ] {
+        let p = parties.entry();
+        p.party_id(id)
+            .party_id_source(PartyIDSource::Propcode)
+            .party_role(role);
+        if nested {
+            let mut s = p.no_party_sub_ids(2);
+            s.entry()
+                .party_sub_id(subs[0])
+                .party_sub_id_type(PartySubIDType::Firm);
+            s.entry()
+                .party_sub_id(subs[1])
+                .party_sub_id_type(PartySubIDType::Person);
+        }
+    }
+    b.finish()
+}
+
+/// (d) the NewOrderMultileg.
+pub fn write_multileg<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
+    let mut b = NewOrderMultileg::builder(buf);
+    header(&mut b, v);
+    b.cl_ord_id("MLEG0001").side(Side::Buy).symbol("SPRD");
+    let mut legs = b.no_legs(2);
+    for (sym, side, stip, party, sub) in [
+        ("AAPL", '1', "100", "NPTY1", "NSUB1"),
+        ("MSFT", '2', "200", "NPTY2", "NSUB2"),
+    ] {
+        let leg = legs.entry();
+        leg.leg_symbol(sym).leg_ratio_qty(v.ratio).leg_side(side);
+        leg.no_leg_stipulations(1)
+            .entry()
+            .leg_stipulation_type("MINQTY")
+            .leg_stipulation_value(stip);
+        let mut parties = leg.no_nested_party_ids(1);
+        let p = parties.entry();
+        p.nested_party_id(party)
+            .nested_party_id_source('D')
+            .nested_party_role(24);
+        p.no_nested_party_sub_ids(1)
+            .entry()
+            .nested_party_sub_id(sub)
+            .nested_party_sub_id_type(1);
+    }
+    b.transact_time(v.ts)
+        .order_qty(v.qty)
+        .ord_type(OrdType::Market);
+    b.finish()
+}
+
+// Folding what was read into a number, so that nothing is optimised away and a missing or
+// malformed value shows in the checks (every fold of a missing value is 0, of an error 1).
+
+fn s(x: Option<Result<&str, FieldError>>) -> u64 {
+    x.map_or(0, |r| {
+        r.map_or(1, |s| 2 + s.len() as u64 + s.as_bytes()[0] as u64)
+    })
+}
+fn i(x: Option<Result<i64, FieldError>>) -> u64 {
+    x.map_or(0, |r| r.map_or(1, |n| 2 + n as u64))
+}
+fn u(x: Option<Result<u64, FieldError>>) -> u64 {
+    x.map_or(0, |r| r.map_or(1, |n| 2 + n))
+}
+fn c(x: Option<Result<char, FieldError>>) -> u64 {
+    x.map_or(0, |r| r.map_or(1, |c| 2 + c as u64))
+}
+fn d(x: Option<Result<Decimal, FieldError>>) -> u64 {
+    x.map_or(0, |r| r.map_or(1, |d| 2 + d.to_f64() as u64))
+}
+fn t(x: Option<Result<UtcTimestamp, FieldError>>) -> u64 {
+    x.map_or(0, |r| {
+        r.map_or(1, |t| {
+            2 + t.date.day as u64 + t.hour as u64 + t.nanos as u64
+        })
+    })
+}
+fn e<E: FixEnum>(x: Option<Result<E, FieldError>>) -> u64 {
+    x.map_or(0, |r| r.map_or(1, |v| 2 + v.as_bytes()[0] as u64))
+}
+
+fn read_header<'a, V: StandardHeader<'a>>(v: &V) -> u64 {
+    e(v.msg_type())
+        + s(v.sender_comp_id())
+        + s(v.target_comp_id())
+        + u(v.msg_seq_num())
+        + t(v.sending_time())
+}
+
+/// Decodes and reads the MarketDataRequest; `None` if it does not decode.
+pub fn read_mdr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
+    let m = MarketDataRequest::from_view(decoder.decode(msg).ok()?)?;
+    let mut sum =
+        read_header(&m) + s(m.md_req_id()) + e(m.subscription_request_type()) + i(m.market_depth());
+    let types = m.no_md_entry_types();
+    sum += u(types.declared_count());
+    for g in types {
+        sum += e(g.md_entry_type());
+    }
+    let syms = m.no_related_sym();
+    sum += u(syms.declared_count());
+    for g in syms {
+        sum += s(g.symbol());
+    }
+    Some(sum)
+}
+
+/// Decodes and reads the QuoteStatusRequest (with or without nested PartySubIDs).
+pub fn read_qsr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
+    let m = QuoteStatusRequest::from_view(decoder.decode(msg).ok()?)?;
+    let mut sum = read_header(&m) + s(m.quote_status_req_id()) + s(m.symbol());
+    let parties = m.no_party_ids();
+    sum += u(parties.declared_count());
+    for p in parties {
+        sum += s(p.party_id()) + e(p.party_id_source()) + e(p.party_role());
+        let subs = p.no_party_sub_ids();
+        sum += u(subs.declared_count());
+        for sub in subs {
+            sum += s(sub.party_sub_id()) + e(sub.party_sub_id_type());
+        }
+    }
+    Some(sum)
+}
+
+/// Decodes and reads the NewOrderMultileg.
+pub fn read_multileg(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
+    let m = NewOrderMultileg::from_view(decoder.decode(msg).ok()?)?;
+    let mut sum = read_header(&m) + s(m.cl_ord_id()) + e(m.side()) + s(m.symbol());
+    let legs = m.no_legs();
+    sum += u(legs.declared_count());
+    for leg in legs {
+        sum += s(leg.leg_symbol()) + d(leg.leg_ratio_qty()) + c(leg.leg_side());
+        let stips = leg.no_leg_stipulations();
+        sum += u(stips.declared_count());
+        for st in stips {
+            sum += s(st.leg_stipulation_type()) + s(st.leg_stipulation_value());
+        }
+        let parties = leg.no_nested_party_ids();
+        sum += u(parties.declared_count());
+        for p in parties {
+            sum +=
+                s(p.nested_party_id()) + c(p.nested_party_id_source()) + i(p.nested_party_role());
+            let subs = p.no_nested_party_sub_ids();
+            sum += u(subs.declared_count());
+            for sub in subs {
+                sum += s(sub.nested_party_sub_id()) + i(sub.nested_party_sub_id_type());
+            }
+        }
+    }
+    sum += t(m.transact_time()) + d(m.order_qty()) + e(m.ord_type());
+    Some(sum)
+}
+
+/// What the reads must fold to, computed from the values of `typed-messages.md` with the
+/// same folds (independently of the decoder).
+fn expected_reads() -> [u64; 3] {
+    let v = Values::default();
+    let hdr = e(Some(Ok(
+        peregrine_messages::fix44::enums::MsgType::Marketdatarequest,
+    ))) + s(Some(Ok("SENDER")))
+        + s(Some(Ok("TARGET")))
+        + u(Some(Ok(1)))
+        + t(Some(Ok(v.ts)));
+    let mdr = hdr
+        + s(Some(Ok("MDR0001")))
+        + e(Some(Ok(SubscriptionRequestType::Snapshotupdate)))
+        + i(Some(Ok(1)))
+        + u(Some(Ok(2)))
+        + e(Some(Ok(MDEntryType::Bid)))
+        + e(Some(Ok(MDEntryType::Offer)))
+        + u(Some(Ok(2)))
+        + s(Some(Ok("AAPL")))
+        + s(Some(Ok("MSFT")));
+    let hdr_a =
+        hdr - e(Some(Ok(
+            peregrine_messages::fix44::enums::MsgType::Marketdatarequest,
+        ))) + e(Some(Ok(
+            peregrine_messages::fix44::enums::MsgType::Quotestatusrequest,
+        )));
+    let party = |id: &str, role: PartyRole| {
+        s(Some(Ok(id))) + e(Some(Ok(PartyIDSource::Propcode))) + e(Some(Ok(role)))
+    };
+    let qsr_nested = hdr_a
+        + s(Some(Ok("QSR0001")))
+        + s(Some(Ok("AAPL")))
+        + u(Some(Ok(2)))
+        + party("PARTY1", PartyRole::Executingfirm)
+        + party("PARTY2", PartyRole::Clientid)
+        + 2 * u(Some(Ok(2)))
+        + ["SUB11", "SUB12", "SUB21", "SUB22"]
+            .iter()
+            .map(|x| s(Some(Ok(*x))))
+            .sum::<u64>()
+        + 2 * (e(Some(Ok(PartySubIDType::Firm))) + e(Some(Ok(PartySubIDType::Person))));
+    let hdr_ab =
+        hdr - e(Some(Ok(
+            peregrine_messages::fix44::enums::MsgType::Marketdatarequest,
+        ))) + e(Some(Ok(
+            peregrine_messages::fix44::enums::MsgType::Newordermultileg,
+        )));
+    let mut multileg = hdr_ab
+        + s(Some(Ok("MLEG0001")))
+        + e(Some(Ok(Side::Buy)))
+        + s(Some(Ok("SPRD")))
+        + u(Some(Ok(2)))
+        + t(Some(Ok(v.ts)))
+        + d(Some(Ok(v.qty)))
+        + e(Some(Ok(OrdType::Market)));
+    for (sym, side, stip, party, sub) in [
+        ("AAPL", '1', "100", "NPTY1", "NSUB1"),
+        ("MSFT", '2', "200", "NPTY2", "NSUB2"),
+    ] {
+        multileg += s(Some(Ok(sym))) + d(Some(Ok(v.ratio))) + c(Some(Ok(side)));
+        multileg += u(Some(Ok(1))) + s(Some(Ok("MINQTY"))) + s(Some(Ok(stip)));
+        multileg += u(Some(Ok(1))) + s(Some(Ok(party))) + c(Some(Ok('D'))) + i(Some(Ok(24)));
+        multileg += u(Some(Ok(1))) + s(Some(Ok(sub))) + i(Some(Ok(1)));
+    }
+    [mdr, qsr_nested, multileg]
+}
+
+/// Checks Peregrine's side before timing: written bytes are the canonical bytes, reads give
+/// the canonical values, and a wrong CheckSum is rejected.
+pub fn check() -> Result<(), String> {
+    let v = Values::default();
+    let mut buf = EncodeBuffer::with_capacity(512);
+    let written: [(&str, Vec<u8>); 4] = [
+        ("mdr", write_mdr(&mut buf, &v).to_vec()),
+        ("qsr_group", write_qsr(&mut buf, &v, false).to_vec()),
+        ("qsr_nested", write_qsr(&mut buf, &v, true).to_vec()),
+        ("multileg", write_multileg(&mut buf, &v).to_vec()),
+    ];
+    for (name, bytes) in &written {
+        if *bytes != canonical(name) {
+            return Err(format!(
+                "written {name} differs from the canonical bytes:\n  {}\n  {}",
+                String::from_utf8_lossy(bytes).replace('\x01', "|"),
+                String::from_utf8_lossy(&canonical(name)).replace('\x01', "|")
+            ));
+        }
+    }
+    let mut decoder = Decoder::new(DecoderConfig::default());
+    let [mdr, qsr_nested, multileg] = expected_reads();
+    let got = [
+        ("mdr", read_mdr(&mut decoder, &canonical("mdr")), mdr),
+        (
+            "qsr_nested",
+            read_qsr(&mut decoder, &canonical("qsr_nested")),
+            qsr_nested,
+        ),
+        (
+            "multileg",
+            read_multileg(&mut decoder, &canonical("multileg")),
+            multileg,
+        ),
+    ];
+    for (name, got, want) in got {
+        if got != Some(want) {
+            return Err(format!("reading {name} gives {got:?}, expected {want}"));
+        }
+    }
+    let mut bad = canonical("mdr");
+    let n = bad.len();
+    bad[n - 2] = if bad[n - 2] == b'9' { b'8' } else { b'9' };
+    if read_mdr(&mut decoder, &bad).is_some() {
+        return Err("a wrong CheckSum was accepted".into());
+    }
+    Ok(())
+}
+
+/// Runs Peregrine's side of every case once.
+pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
+    check()?;
+    let overhead = timer_overhead_ns();
+    let mut decoder = Decoder::new(DecoderConfig::default());
+    let mut out = EncodeBuffer::with_capacity(512);
+    let values = Values::default();
+    let [mdr, qsr_group, qsr_nested, multileg] = CANONICAL.map(|(n, _)| canonical(n));
+    let settings = "generated fix44 typed API; write: typed builders into a reused EncodeBuffer \
+                    (BodyLength+CheckSum computed); read: Decoder with BodyLength+CheckSum+syntax \
+                    validation, reused, typed getters (FLOAT/QTY as exact Decimal)";
+    let mut records = Vec::new();
+    let counting = alloc::is_counting();
+    let mut push = |case: &str, f: &mut dyn FnMut() -> u64| {
+        let m = measure(warmup, iters, overhead, &mut *f);
+        records.push(Record {
+            engine: "peregrine".into(),
+            case: case.into(),
+            unit: "ns".into(),
+            stats: m.stats,
+            allocs_per_op: counting.then_some(m.allocs_per_op),
+            settings: settings.into(),
+        });
+    };
+    push("write_mdr", &mut || {
+        write_mdr(&mut out, black_box(&values)).len() as u64
+    });
+    push("write_qsr_group", &mut || {
+        write_qsr(&mut out, black_box(&values), false).len() as u64
+    });
+    push("write_qsr_nested", &mut || {
+        write_qsr(&mut out, black_box(&values), true).len() as u64
+    });
+    push("write_multileg", &mut || {
+        write_multileg(&mut out, black_box(&values)).len() as u64
+    });
+    push("read_mdr", &mut || {
+        read_mdr(&mut decoder, black_box(&mdr)).unwrap_or(0)
+    });
+    push("read_qsr_group", &mut || {
+        read_qsr(&mut decoder, black_box(&qsr_group)).unwrap_or(0)
+    });
+    push("read_qsr_nested", &mut || {
+        read_qsr(&mut decoder, black_box(&qsr_nested)).unwrap_or(0)
+    });
+    push("read_multileg", &mut || {
+        read_multileg(&mut decoder, black_box(&multileg)).unwrap_or(0)
+    });
+    Ok(records)
+}
+
+/// Runs the whole experiment: `runs` rounds, each running Peregrine then each peer, and
+/// returns the aggregates (also printed and written as JSON).
+pub fn run(cfg: &TypedBenchConfig) -> Result<Vec<Aggregate>, String> {
+    let root = crate::repo_root();
+    let dict = crate::shared_dir().join("fix-dictionaries/FIX44.xml");
+    let mut peers: Vec<PeerCommand> = Vec::new();
+    for p in &cfg.peers {
+        let cmd = match p.as_str() {
+            "quickfix-cpp" => PeerCommand::quickfix_cpp(&root, "typed_bench"),
+            "quickfixj" => PeerCommand::quickfixj(&root, "TypedBench"),
+            other => {
+                return Err(format!(
+                    "unknown peer engine {other:?} (known: quickfix-cpp, quickfixj)"
+                ))
+            }
+        };
+        if !cmd.is_available() {
+            return Err(format!(
+                "peer {} is not built ({} missing): run `make deps`",
+                cmd.engine,
+                cmd.program.display()
+            ));
+        }
+        peers.push(cmd);
+    }
+    if !peers.is_empty() && !dict.is_file() {
+        return Err(format!(
+            "FIX44 dictionary for the peers not found at {}",
+            dict.display()
+        ));
+    }
+    let mut bar = Progress::new("bench typed", cfg.runs * (1 + peers.len()));
+    let mut all = Vec::new();
+    for run in 1..=cfg.runs {
+        bar.show(&format!("run {run}: peregrine"));
+        all.extend(run_peregrine(cfg.iters, cfg.warmup)?);
+        bar.step(&format!("run {run}: peregrine done"));
+        for p in &peers {
+            bar.show(&format!("run {run}: {}", p.engine));
+            all.extend(
+                p.run(&CASES, cfg.iters, cfg.warmup, &dict)
+                    .map_err(|e| e.to_string())?,
+            );
+            bar.step(&format!("run {run}: {} done", p.engine));
+        }
+    }
+    bar.finish();
+    let aggs = report::aggregate(&all);
+    let config = serde_json::json!({
+        "runs": cfg.runs,
+        "iters": cfg.iters,
+        "warmup": cfg.warmup,
+        "engines": std::iter::once("peregrine".to_string()).chain(cfg.peers.iter().cloned()).collect::<Vec<_>>(),
+        "messages": "peers/typed-messages.md",
+        "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
+        "settings": aggs.iter().filter(|a| a.case == "read_mdr").map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
+        "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
+    });
+    report::write_json(&cfg.out, "typed", config, &aggs, &all)
+        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    println!("{}", report::markdown_table(&aggs));
+    println!("{}", targets(&aggs));
+    println!("results: {}", cfg.out.display());
+    Ok(aggs)
+}
+
+/// The targets of the issue as lines of "met / missed", from the aggregates: every case at
+/// least 10× faster (mean) than the faster peer, and no allocation.
+pub fn targets(aggs: &[Aggregate]) -> String {
+    let mut s = String::from("Targets (ratios of medians of the means in this run):\n");
+    for case in CASES {
+        let Some(ours) = report::find(aggs, "peregrine", case) else {
+            continue;
+        };
+        let best = ["quickfix-cpp", "quickfixj"]
+            .iter()
+            .filter_map(|p| report::find(aggs, p, case).map(|a| (*p, a.stats.mean)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((peer, mean)) = best {
+            let ratio = mean / ours.stats.mean;
+            s.push_str(&format!(
+                "  {case}: {:.0} ns, {ratio:.1}× faster than the faster peer ({peer}, {mean:.0} ns) (target ≥ 10×) {}\n",
+                ours.stats.mean,
+                if ratio >= 10.0 { "met" } else { "MISSED" }
+            ));
+        }
+    }
+    let allocs: f64 = aggs
+        .iter()
+        .filter(|a| a.engine == "peregrine")
+        .filter_map(|a| a.allocs_per_op)
+        .sum();
+    s.push_str(&format!(
+        "  allocations per operation (peregrine, all cases): {allocs} {}\n",
+        if allocs == 0.0 { "met" } else { "MISSED" }
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peregrine_side_checks_pass() {
+        check().unwrap();
+    }
+
+    #[test]
+    fn qsr_group_reads_without_sub_ids() {
+        let mut decoder = Decoder::new(DecoderConfig::default());
+        let with = read_qsr(&mut decoder, &canonical("qsr_nested")).unwrap();
+        let without = read_qsr(&mut decoder, &canonical("qsr_group")).unwrap();
+        assert!(without < with);
+    }
+}
