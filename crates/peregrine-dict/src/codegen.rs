@@ -217,6 +217,25 @@ fn byte_lit(s: &str) -> String {
     out
 }
 
+/// A slice pattern matching exactly these bytes (`[b'1', b'0']`): a match over slice patterns
+/// compiles to a decision tree on the length and the bytes, not to a chain of comparisons.
+fn slice_pattern(s: &str) -> String {
+    let bytes: Vec<String> = s.bytes().map(|b| format!("{b}")).collect();
+    let mut out = String::from("[");
+    for (i, b) in s.bytes().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if b.is_ascii_alphanumeric() {
+            let _ = write!(out, "b'{}'", b as char);
+        } else {
+            out.push_str(&bytes[i]);
+        }
+    }
+    out.push(']');
+    out
+}
+
 /// Text safe for a one-line doc comment.
 fn doc_text(s: &str) -> String {
     s.replace(['\n', '\r'], " ").replace('`', "'")
@@ -565,7 +584,7 @@ impl<'d> Gen<'d> {
             }
             o.push_str("        ];\n        #[inline]\n        fn from_bytes(v: &[u8]) -> ::core::option::Option<Self> {\n            ::core::option::Option::Some(match v {\n");
             for (vn, value, _) in &variants {
-                let _ = writeln!(o, "                {} => Self::{vn},", byte_lit(value));
+                let _ = writeln!(o, "                {} => Self::{vn},", slice_pattern(value));
             }
             o.push_str("                _ => return ::core::option::Option::None,\n            })\n        }\n");
             o.push_str("        #[inline]\n        fn as_bytes(self) -> &'static [u8] {\n            const WIRE: &[&[u8]] = &[");

@@ -158,7 +158,7 @@ pub trait FieldAccess<'a> {
     /// The raw value of the first field with this tag in scope.
     fn raw_field(&self, tag: u32) -> Option<&'a [u8]>;
     /// The repeating group counted by `count_tag`, if its count field is present.
-    fn raw_group(&self, count_tag: u32, is_member: IsMember) -> Option<Group<'a, IsMember>>;
+    fn raw_group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>>;
 
     /// The field converted to `T`: `None` when absent.
     #[inline]
@@ -190,7 +190,7 @@ impl<'a> FieldAccess<'a> for MessageView<'a> {
         self.get(tag)
     }
     #[inline]
-    fn raw_group(&self, count_tag: u32, is_member: IsMember) -> Option<Group<'a, IsMember>> {
+    fn raw_group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>> {
         self.group(count_tag, is_member)
     }
 }
@@ -201,7 +201,7 @@ impl<'a> FieldAccess<'a> for FieldSlice<'a> {
         self.get(tag)
     }
     #[inline]
-    fn raw_group(&self, count_tag: u32, is_member: IsMember) -> Option<Group<'a, IsMember>> {
+    fn raw_group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>> {
         self.group(count_tag, is_member)
     }
 }
@@ -365,11 +365,11 @@ macro_rules! __message {
                 self.view.get(tag)
             }
             #[inline]
-            fn raw_group(
+            fn raw_group<F: Fn(u32) -> bool>(
                 &self,
                 count_tag: u32,
-                is_member: $crate::IsMember,
-            ) -> Option<$crate::codec::Group<'a, $crate::IsMember>> {
+                is_member: F,
+            ) -> Option<$crate::codec::Group<'a, F>> {
                 self.view.group(count_tag, is_member)
             }
         }
@@ -440,11 +440,11 @@ macro_rules! __group {
                 self.fields.get(tag)
             }
             #[inline]
-            fn raw_group(
+            fn raw_group<F: Fn(u32) -> bool>(
                 &self,
                 count_tag: u32,
-                is_member: $crate::IsMember,
-            ) -> Option<$crate::codec::Group<'a, $crate::IsMember>> {
+                is_member: F,
+            ) -> Option<$crate::codec::Group<'a, F>> {
                 self.fields.group(count_tag, is_member)
             }
         }
