@@ -112,6 +112,27 @@ pub(crate) trait Sink {
 }
 
 /// Lets the application send while handling a message.
+///
+/// ```
+/// use peregrine_codec::MessageView;
+/// use peregrine_session::{AppReject, Application, Outbox, SessionId};
+///
+/// /// Acknowledges every order with an ExecutionReport.
+/// struct Acker;
+/// impl Application for Acker {
+///     fn from_app(&mut self, msg: &MessageView, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+///         if msg.msg_type() != b"D" {
+///             return Err(AppReject::UnsupportedMessageType);
+///         }
+///         let cl_ord_id = msg.get(11).unwrap_or(b"?");
+///         out.send(b"8", |m| {
+///             m.str(11, cl_ord_id).str(37, b"1").str(39, b"0").str(150, b"0");
+///         })
+///         .map(|_seq| ())
+///         .map_err(|_| AppReject::Business { reason: 0, text: "store failure", ref_tag: None })
+///     }
+/// }
+/// ```
 pub struct Outbox<'s> {
     sink: &'s mut dyn Sink,
 }
