@@ -8,14 +8,16 @@
 //! ```text
 //! cargo run --release -p peregrine-aeron --example ping_pong -- \
 //!     [--count 100000] [--warmup 10000] [--idle busy-spin|spin-yield|backoff] \
-//!     [--udp 127.0.0.1:40123,127.0.0.1:40124] [--aeron-dir DIR]
+//!     [--udp 127.0.0.1:40123,127.0.0.1:40124] [--driver-idle backoff|yield|busy-spin]
+//!     [--aeron-dir DIR [--role both|ping|pong]]
 //! ```
 //!
 //! Without `--aeron-dir` a media driver is embedded in the process.
 
 use peregrine_aeron::messages::*;
 use peregrine_aeron::{
-    AeronClient, Channel, ClientConfig, DriverConfig, Idle, IdleStrategy, Publisher, Subscriber,
+    AeronClient, Channel, ClientConfig, DriverConfig, DriverIdle, Idle, IdleStrategy, Publisher,
+    Subscriber,
 };
 use std::error::Error;
 use std::net::SocketAddr;
@@ -33,6 +35,18 @@ struct Args {
     idle: String,
     udp: Option<(SocketAddr, SocketAddr)>,
     dir: Option<String>,
+    role: Role,
+    driver_idle: DriverIdle,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Ping and pong threads in this process.
+    Both,
+    /// Only ping: pong runs in another process on the same driver (`--aeron-dir`).
+    Ping,
+    /// Only pong, until killed.
+    Pong,
 }
 
 fn parse_args() -> Result<Args, Box<dyn Error>> {
@@ -42,6 +56,8 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
         idle: "busy-spin".into(),
         udp: None,
         dir: None,
+        role: Role::Both,
+        driver_idle: DriverIdle::Backoff,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -51,6 +67,22 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             "--warmup" => args.warmup = value()?.parse()?,
             "--idle" => args.idle = value()?,
             "--aeron-dir" => args.dir = Some(value()?),
+            "--driver-idle" => {
+                args.driver_idle = match value()?.as_str() {
+                    "backoff" => DriverIdle::Backoff,
+                    "yield" => DriverIdle::Yielding,
+                    "busy-spin" => DriverIdle::BusySpin,
+                    _ => return Err("--driver-idle: backoff, yield or busy-spin".into()),
+                }
+            }
+            "--role" => {
+                args.role = match value()?.as_str() {
+                    "both" => Role::Both,
+                    "ping" => Role::Ping,
+                    "pong" => Role::Pong,
+                    _ => return Err("--role: both, ping or pong".into()),
+                }
+            }
             "--udp" => {
                 let v = value()?;
                 let (a, b) = v
@@ -59,13 +91,19 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
                 args.udp = Some((a.parse()?, b.parse()?));
             }
             "-h" | "--help" => {
-                println!("ping_pong [--count N] [--warmup N] [--idle busy-spin|spin-yield|backoff] [--udp A,B] [--aeron-dir DIR]");
+                println!(
+                    "ping_pong [--count N] [--warmup N] [--idle busy-spin|spin-yield|backoff] [--udp A,B] \
+                     [--driver-idle backoff|yield|busy-spin] [--aeron-dir DIR [--role both|ping|pong]]"
+                );
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
     Idle::from_name(&args.idle).ok_or("--idle: busy-spin, spin-yield or backoff")?;
+    if args.role != Role::Both && args.dir.is_none() {
+        return Err("--role ping / pong needs --aeron-dir (a driver both processes share)".into());
+    }
     Ok(args)
 }
 
@@ -189,10 +227,23 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     let ping = match &args.dir {
         Some(dir) => AeronClient::connect(&ClientConfig::with_dir(dir.clone()))?,
-        None => AeronClient::embedded(&DriverConfig::default())?,
+        None => AeronClient::embedded(&DriverConfig {
+            idle: args.driver_idle,
+            ..DriverConfig::default()
+        })?,
     };
     let running = Arc::new(AtomicBool::new(true));
-    let pong_thread = {
+    if args.role == Role::Pong {
+        println!("pong: answering orders on {} (until killed)", ping.dir());
+        return Ok(pong(
+            ping.dir().to_string(),
+            orders_ch,
+            reports_ch,
+            idle,
+            running,
+        )?);
+    }
+    let pong_thread = (args.role == Role::Both).then(|| {
         let (dir, o, r, run) = (
             ping.dir().to_string(),
             orders_ch.clone(),
@@ -201,8 +252,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         );
         std::thread::Builder::new()
             .name("pong".into())
-            .spawn(move || pong(dir, o, r, idle, run))?
-    };
+            .spawn(move || pong(dir, o, r, idle, run))
+    });
 
     let mut sub = ping.subscriber(&reports_ch, REPORTS)?;
     let mut publ = ping.publisher(&orders_ch, ORDERS)?;
@@ -222,7 +273,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let wall = wall.elapsed();
     running.store(false, Ordering::Relaxed);
-    pong_thread.join().map_err(|_| "pong panicked")??;
+    if let Some(t) = pong_thread {
+        t?.join().map_err(|_| "pong panicked")??;
+    }
 
     samples.sort_unstable();
     let pct = |p: f64| {
