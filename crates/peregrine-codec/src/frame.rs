@@ -57,6 +57,8 @@ pub enum GarbledReason {
     BodyLengthMismatch,
     /// The declared or buffered message exceeds the configured maximum size.
     TooLarge,
+    /// The CheckSum field where BodyLength points is not three digits.
+    MalformedChecksum,
 }
 
 impl fmt::Display for GarbledReason {
@@ -68,6 +70,7 @@ impl fmt::Display for GarbledReason {
             GarbledReason::MsgTypeNotThird => "third field is not MsgType(35)",
             GarbledReason::BodyLengthMismatch => "BodyLength(9) does not point at CheckSum(10)",
             GarbledReason::TooLarge => "message exceeds the maximum message size",
+            GarbledReason::MalformedChecksum => "CheckSum(10) is not three digits",
         })
     }
 }
@@ -149,10 +152,19 @@ impl Framer {
         if total > self.max_message_size {
             return self.resync(buf, 1, GarbledReason::TooLarge);
         }
+        let body_end = body_start + body_len;
+        // A CheckSum field shorter than `10=nnn` where BodyLength points ends
+        // the message there (as QuickFIX reads it): drop it now rather than
+        // waiting for, or swallowing, bytes of the next message.
+        if let Some(end) = short_checksum_end(buf, body_end) {
+            return Frame::Garbled {
+                skip: end,
+                reason: GarbledReason::MalformedChecksum,
+            };
+        }
         if buf.len() < total {
             return Frame::Incomplete;
         }
-        let body_end = body_start + body_len;
         if is_checksum_field(&buf[body_end..total]) && body_len > 0 && buf[body_end - 1] == SOH {
             return Frame::Message { len: total };
         }
@@ -270,6 +282,20 @@ fn is_checksum_field(t: &[u8]) -> bool {
         && &t[..3] == b"10="
         && t[3..6].iter().all(u8::is_ascii_digit)
         && t[6] == SOH
+}
+
+/// End (exclusive) of a complete `10=<value><SOH>` at `body_end` whose value is
+/// shorter than three characters, if that is what the buffer holds.
+fn short_checksum_end(buf: &[u8], body_end: usize) -> Option<usize> {
+    if body_end == 0
+        || buf.get(body_end - 1) != Some(&SOH)
+        || buf.get(body_end..body_end + 3)? != b"10="
+    {
+        return None;
+    }
+    let value = &buf[body_end + 3..buf.len().min(body_end + TRAILER_LEN - 1)];
+    let soh = value.iter().position(|&b| b == SOH)?;
+    Some(body_end + 3 + soh + 1)
 }
 
 /// End (exclusive) of the first `<SOH>10=...<SOH>` starting at or after `from`.
@@ -433,6 +459,38 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn short_checksum_ends_the_message_without_waiting() {
+        // Script 3c: a correct BodyLength, then "10=0": the next message must survive.
+        let good = msg("35=0|34=2|49=A|56=B|");
+        let text = String::from_utf8(good.clone()).unwrap();
+        let cut = text.rfind("10=").unwrap();
+        let bad = format!("{}10=0\x01", &text[..cut]).into_bytes();
+        let f = Framer::default();
+        assert_eq!(
+            f.next_frame(&bad),
+            Frame::Garbled {
+                skip: bad.len(),
+                reason: GarbledReason::MalformedChecksum
+            }
+        );
+        let mut both = bad.clone();
+        both.extend_from_slice(&good);
+        assert_eq!(
+            f.next_frame(&both),
+            Frame::Garbled {
+                skip: bad.len(),
+                reason: GarbledReason::MalformedChecksum
+            }
+        );
+        assert_eq!(
+            f.next_frame(&both[bad.len()..]),
+            Frame::Message { len: good.len() }
+        );
+        // Incomplete while the short field is not terminated.
+        assert_eq!(f.next_frame(&bad[..bad.len() - 1]), Frame::Incomplete);
     }
 
     #[test]
