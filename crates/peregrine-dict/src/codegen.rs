@@ -907,7 +907,7 @@ impl<'d> Gen<'d> {
 
     fn emit_tests(&self, o: &mut String) {
         o.push_str(
-            "#[cfg(test)]\n#[allow(unused_imports, unused_mut, unused_variables, non_snake_case, clippy::all)]\nmod tests {\n\
+            "#[cfg(test)]\n#[allow(unused_imports, unused_mut, unused_variables, dead_code, non_snake_case, clippy::all)]\nmod tests {\n\
              use super::*;\nuse super::groups::*;\nuse crate::codec::value::{MonthYearQualifier, TimePrecision};\n\
              use crate::codec::{Decoder, DecoderConfig, EncodeBuffer, FieldSlice, MessageEncoder, MessageView};\nuse crate::{FixEnum, TypedMessage};\n\n\
              fn ts() -> UtcTimestamp { UtcTimestamp::from_unix_nanos(1_705_314_600_123_000_000, TimePrecision::Millis) }\n\
