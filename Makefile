@@ -4,8 +4,6 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 # peregrine-aeron: scripts/deps.sh puts a cmake >= 3.30 (pip's) in ~/.local/bin for the Aeron C build.
 export PATH := $(HOME)/.local/bin:$(PATH)
-# peregrine-aeron: scripts/deps.sh puts a cmake >= 3.30 (pip's) in ~/.local/bin for the Aeron C build.
-export PATH := $(HOME)/.local/bin:$(PATH)
 CARGO ?= cargo
 PEREGRINE := target/release/peregrine
 SHARED ?= $(abspath ../shared)
@@ -49,21 +47,6 @@ bench-codec: build
 ## fuzz: the cargo-fuzz decoder target (needs the nightly toolchain; not run in CI)
 fuzz:
 	cd fuzz && $(CARGO) +nightly fuzz run decode -- -max_total_time=60
-
-## sbe: regenerate crates/peregrine-sbe/src/generated from crates/peregrine-aeron/sbe/orders.xml
-SBE_VERSION := 1.38.1
-SBE_JAR := $(HOME)/.m2/repository/uk/co/real-logic/sbe-all/$(SBE_VERSION)/sbe-all-$(SBE_VERSION).jar
-SBE_SCHEMA := crates/peregrine-aeron/sbe/orders.xml
-SBE_OUT := crates/peregrine-sbe/src/generated
-sbe:
-	@test -f $(SBE_JAR) || bash scripts/deps.sh
-	rm -rf target/sbe-gen && mkdir -p target/sbe-gen
-	java -Dsbe.output.dir=target/sbe-gen -Dsbe.target.language=Rust \
-	     -Dsbe.validation.stop.on.error=true -Dsbe.validation.warnings.fatal=true \
-	     -jar $(SBE_JAR) $(SBE_SCHEMA)
-	rm -rf $(SBE_OUT) && mkdir -p $(SBE_OUT)
-	cp target/sbe-gen/peregrine_sbe/src/*.rs $(SBE_OUT)/
-	rustfmt --edition 2021 $(SBE_OUT)/lib.rs
 
 ## sbe: regenerate crates/peregrine-sbe/src/generated from crates/peregrine-aeron/sbe/orders.xml
 SBE_VERSION := 1.38.1
