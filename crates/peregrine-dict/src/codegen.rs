@@ -95,6 +95,7 @@ const RESERVED_METHODS: &[&str] = &[
     "put_field",
     "put_data",
     "put_group",
+    "whole_text",
     "wrap",
     "view",
     "from_view",
@@ -763,20 +764,32 @@ impl<'d> Gen<'d> {
             let ty = &g.ty;
             let _ = writeln!(
                 o,
-                "/// An entry of the repeating group `{}` ({}).\n#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{\n    fields: crate::codec::FieldSlice<'a>,\n}}\n\
+                "/// An entry of the repeating group `{}` ({}).\n#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{\n    fields: crate::codec::FieldSlice<'a>,\n    text: Option<&'a str>,\n}}\n\
                  /// Writes an entry of the repeating group `{}` ({}).\n#[derive(Debug)]\npub struct {ty}Builder<'x, 'b> {{\n    enc: &'x mut crate::codec::MessageEncoder<'b>,\n}}",
                 f.name, g.count_tag, f.name, g.count_tag
             );
-            let tags: Vec<String> = g.tags.iter().map(|t| t.to_string()).collect();
+            // Membership: a bitmap for tags below 1024 (one load and a shift, inlined into the
+            // group walk), a match for the rest.
+            let mut mask = [0u64; 16];
+            let mut large = Vec::new();
+            for &t in &g.tags {
+                if t < 1024 {
+                    mask[(t >> 6) as usize] |= 1 << (t & 63);
+                } else {
+                    large.push(t.to_string());
+                }
+            }
+            let words: Vec<String> = mask.iter().map(|w| format!("{w:#x}")).collect();
+            let large = if large.is_empty() {
+                "false".to_string()
+            } else {
+                format!("matches!(t, {})", large.join(" | "))
+            };
             let _ = writeln!(
                 o,
-                "crate::__group!({ty}, {ty}Builder, {}, |t| matches!(t, {}));",
+                "crate::__group!({ty}, {ty}Builder, {}, |t| {{\n    const LOW: [u64; 16] = [{}];\n    if t < 1024 {{\n        (LOW[(t >> 6) as usize] >> (t & 63)) & 1 != 0\n    }} else {{\n        {large}\n    }}\n}});",
                 g.count_tag,
-                if tags.is_empty() {
-                    "0".to_string()
-                } else {
-                    tags.join(" | ")
-                }
+                words.join(", "),
             );
             let _ = writeln!(o, "impl<'a> {ty}<'a> {{");
             self.emit_accessors(o, &g.items, "pub ", true);
@@ -804,7 +817,7 @@ impl<'d> Gen<'d> {
             };
             let _ = writeln!(
                 o,
-                "/// `{}` (MsgType `{}`), {cat} message: a zero-copy view of a decoded message.\n#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{\n    view: crate::codec::MessageView<'a>,\n}}\n\
+                "/// `{}` (MsgType `{}`), {cat} message: a zero-copy view of a decoded message.\n#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{\n    view: crate::codec::MessageView<'a>,\n    text: Option<&'a str>,\n}}\n\
                  /// Writes a [`{ty}`] (MsgType `{}`); fields are written in the order of the calls.\n#[derive(Debug)]\npub struct {ty}Builder<'b> {{\n    enc: crate::codec::MessageEncoder<'b>,\n}}\n\
                  crate::__message!({ty}, {ty}Builder, {}, BEGIN_STRING);",
                 m.name,

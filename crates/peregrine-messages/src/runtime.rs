@@ -62,6 +62,13 @@ pub trait FixEnum: Copy + Eq + fmt::Debug + 'static {
 pub trait FixValue<'a>: Sized {
     /// Parses the wire bytes.
     fn read(v: &'a [u8]) -> Result<Self, FieldError>;
+    /// Parses the wire bytes `v`, a sub-slice of `text` when the whole message is known to
+    /// be valid UTF-8 (strings are then sliced out of it instead of validated one by one).
+    #[inline]
+    fn read_in(v: &'a [u8], text: Option<&'a str>) -> Result<Self, FieldError> {
+        let _ = text;
+        Self::read(v)
+    }
     /// Writes `tag=value` through the encoder.
     fn write(self, tag: u32, enc: &mut MessageEncoder<'_>);
 }
@@ -83,7 +90,6 @@ macro_rules! via_codec {
 }
 
 via_codec! {
-    &'a str => |s, tag, enc| enc.str(tag, s.as_bytes());
     &'a [u8] => |s, tag, enc| enc.str(tag, s);
     i64 => |s, tag, enc| enc.int(tag, s);
     u64 => |s, tag, enc| enc.uint(tag, s);
@@ -112,6 +118,32 @@ via_codec! {
         let n = format_month_year(&s, &mut b);
         enc.str(tag, &b[..n])
     };
+}
+
+impl<'a> FixValue<'a> for &'a str {
+    #[inline]
+    fn read(v: &'a [u8]) -> Result<Self, FieldError> {
+        <&'a str as FromFixValue<'a>>::from_fix_value(v).map_err(FieldError::Value)
+    }
+    #[inline]
+    fn read_in(v: &'a [u8], text: Option<&'a str>) -> Result<Self, FieldError> {
+        if let Some(text) = text {
+            // `v` lies inside `text`: slice it out (two char-boundary checks) rather than
+            // validate it again.
+            let start = (v.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            if let Some(s) = start
+                .checked_add(v.len())
+                .and_then(|end| text.get(start..end))
+            {
+                return Ok(s);
+            }
+        }
+        Self::read(v)
+    }
+    #[inline]
+    fn write(self, tag: u32, enc: &mut MessageEncoder<'_>) {
+        enc.str(tag, self.as_bytes());
+    }
 }
 
 /// Writes `YYYYMM`, `YYYYMMDD` or `YYYYMMwN`; returns the length (at most 8).
@@ -159,11 +191,18 @@ pub trait FieldAccess<'a> {
     fn raw_field(&self, tag: u32) -> Option<&'a [u8]>;
     /// The repeating group counted by `count_tag`, if its count field is present.
     fn raw_group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>>;
+    /// The whole message as text, when it is valid UTF-8 (checked once when a typed view is
+    /// made, so that string getters slice it instead of validating each value).
+    #[inline]
+    fn whole_text(&self) -> Option<&'a str> {
+        None
+    }
 
     /// The field converted to `T`: `None` when absent.
     #[inline]
     fn typed_field<T: FixValue<'a>>(&self, tag: u32) -> Option<Result<T, FieldError>> {
-        self.raw_field(tag).map(T::read)
+        let text = self.whole_text();
+        self.raw_field(tag).map(|v| T::read_in(v, text))
     }
 
     /// The entries of a repeating group (empty when the group is absent).
@@ -173,11 +212,13 @@ pub trait FieldAccess<'a> {
             Some(g) => Entries {
                 declared: Some(g.declared_count()),
                 entries: Some(g.entries()),
+                text: self.whole_text(),
                 _entry: PhantomData,
             },
             None => Entries {
                 declared: None,
                 entries: None,
+                text: None,
                 _entry: PhantomData,
             },
         }
@@ -229,8 +270,8 @@ pub trait GroupEntry<'a>: Sized {
     const COUNT_TAG: u32;
     /// Whether `tag` belongs to an entry of this group (nested groups included).
     fn is_member(tag: u32) -> bool;
-    /// Wraps the fields of one entry.
-    fn wrap(fields: FieldSlice<'a>) -> Self;
+    /// Wraps the fields of one entry (`text`: the whole message, if valid UTF-8).
+    fn wrap(fields: FieldSlice<'a>, text: Option<&'a str>) -> Self;
 }
 
 /// The entries of a repeating group, as typed entry views; empty if the group is absent.
@@ -238,6 +279,7 @@ pub trait GroupEntry<'a>: Sized {
 pub struct Entries<'a, E> {
     declared: Option<Result<u64, ValueError>>,
     entries: Option<GroupEntries<'a>>,
+    text: Option<&'a str>,
     _entry: PhantomData<E>,
 }
 
@@ -259,7 +301,8 @@ impl<'a, E: GroupEntry<'a>> Iterator for Entries<'a, E> {
     type Item = E;
     #[inline]
     fn next(&mut self) -> Option<E> {
-        self.entries.as_mut()?.next().map(E::wrap)
+        let text = self.text;
+        self.entries.as_mut()?.next().map(|f| E::wrap(f, text))
     }
 }
 
@@ -372,13 +415,20 @@ macro_rules! __message {
             ) -> Option<$crate::codec::Group<'a, F>> {
                 self.view.group(count_tag, is_member)
             }
+            #[inline]
+            fn whole_text(&self) -> Option<&'a str> {
+                self.text
+            }
         }
         impl<'a> $crate::TypedMessage<'a> for $name<'a> {
             const MSG_TYPE: &'static [u8] = $msg_type;
             const NAME: &'static str = stringify!($name);
             #[inline]
             fn wrap(view: $crate::codec::MessageView<'a>) -> Self {
-                $name { view }
+                $name {
+                    view,
+                    text: ::core::str::from_utf8(view.as_bytes()).ok(),
+                }
             }
             #[inline]
             fn view(&self) -> $crate::codec::MessageView<'a> {
@@ -425,13 +475,13 @@ macro_rules! __group {
     ($name:ident, $builder:ident, $count_tag:expr, |$t:ident| $is_member:expr) => {
         impl<'a> $crate::GroupEntry<'a> for $name<'a> {
             const COUNT_TAG: u32 = $count_tag;
-            #[inline]
+            #[inline(always)]
             fn is_member($t: u32) -> bool {
                 $is_member
             }
             #[inline]
-            fn wrap(fields: $crate::codec::FieldSlice<'a>) -> Self {
-                $name { fields }
+            fn wrap(fields: $crate::codec::FieldSlice<'a>, text: Option<&'a str>) -> Self {
+                $name { fields, text }
             }
         }
         impl<'a> $crate::FieldAccess<'a> for $name<'a> {
@@ -446,6 +496,10 @@ macro_rules! __group {
                 is_member: F,
             ) -> Option<$crate::codec::Group<'a, F>> {
                 self.fields.group(count_tag, is_member)
+            }
+            #[inline]
+            fn whole_text(&self) -> Option<&'a str> {
+                self.text
             }
         }
         impl<'a> $name<'a> {

@@ -267,3 +267,28 @@ fn typed_errors_are_values() {
         assert!(matches!(o.transact_time(), Some(Err(FieldError::Value(_)))));
     }
 }
+
+#[test]
+fn strings_read_with_and_without_a_valid_utf8_message() {
+    let mut decoder = Decoder::new(DecoderConfig {
+        validate_checksum: false,
+        validate_body_length: false,
+        ..Default::default()
+    });
+    // Valid UTF-8 throughout: strings are sliced out of the whole message.
+    let bytes = "8=FIX.4.4|9=0|35=D|11=ORD|58=héllo|10=000|"
+        .replace('|', "\x01")
+        .into_bytes();
+    let o = peregrine_messages::fix44::NewOrderSingle::from_view(decoder.decode(&bytes).unwrap())
+        .unwrap();
+    assert_eq!(o.text(), Some(Ok("héllo")));
+    assert_eq!(o.cl_ord_id(), Some(Ok("ORD")));
+    // One invalid byte: every string is validated on its own, only that one fails.
+    let mut bytes = bytes.clone();
+    let at = bytes.windows(3).position(|w| w == b"ORD").unwrap();
+    bytes[at + 1] = 0xff;
+    let o = peregrine_messages::fix44::NewOrderSingle::from_view(decoder.decode(&bytes).unwrap())
+        .unwrap();
+    assert!(matches!(o.cl_ord_id(), Some(Err(FieldError::Value(_)))));
+    assert_eq!(o.text(), Some(Ok("héllo")));
+}
