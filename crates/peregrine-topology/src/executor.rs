@@ -1,0 +1,96 @@
+//! The executor: decodes each SBE `NewOrder` and answers a filled SBE `ExecutionReport`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use peregrine_aeron::messages::NewOrder;
+use peregrine_aeron::{BusySpin, Publisher, Subscriber};
+use peregrine_engine::Idler;
+
+use crate::steps::{point, Stamps};
+
+/// What the executor did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExecutorCounters {
+    /// Orders filled.
+    pub filled: u64,
+    /// Messages that did not decode as a `NewOrder`.
+    pub bad_orders: u64,
+    /// Fills Aeron refused for longer than the patience.
+    pub unpublished: u64,
+}
+
+/// The executor's loop.
+pub struct Executor {
+    /// SBE `NewOrder`s from the gateway.
+    pub orders: Subscriber,
+    /// SBE `ExecutionReport`s to the gateway.
+    pub reports: Publisher,
+    /// Stamps of the order in flight, when timing steps.
+    pub stamps: Option<Arc<Stamps>>,
+    /// Counters.
+    pub counters: ExecutorCounters,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("counters", &self.counters)
+            .finish()
+    }
+}
+
+impl Executor {
+    /// One poll of the orders; each order is answered at once. Returns the fragments read.
+    #[inline]
+    pub fn turn(&mut self) -> crate::Result<usize> {
+        let reports = &mut self.reports;
+        let stamps = &self.stamps;
+        let counters = &mut self.counters;
+        self.orders
+            .poll(
+                |bytes| {
+                    let Ok(order) = NewOrder::decode(bytes) else {
+                        counters.bad_orders += 1;
+                        return;
+                    };
+                    if let Some(s) = stamps {
+                        s.stamp(point::EX_DECODED);
+                    }
+                    counters.filled += 1;
+                    let fill = crate::samples::fill(&order, counters.filled);
+                    if reports
+                        .publish_retry(&fill, &mut BusySpin, Duration::from_secs(5))
+                        .is_err()
+                    {
+                        counters.unpublished += 1;
+                    }
+                    if let Some(s) = stamps {
+                        s.stamp(point::EX_PUBLISHED);
+                    }
+                },
+                16,
+            )
+            .map_err(|e| crate::Error::at("executor orders", e))
+    }
+
+    /// Runs until `running` is cleared, or `limit` orders are filled (if given).
+    pub fn run(
+        &mut self,
+        idle: &mut Idler,
+        running: &AtomicBool,
+        limit: Option<u64>,
+    ) -> crate::Result<ExecutorCounters> {
+        while running.load(Ordering::Relaxed)
+            && limit.map_or(true, |l| self.counters.filled < l)
+        {
+            if self.turn()? > 0 {
+                idle.reset();
+            } else {
+                idle.after_idle_poll();
+            }
+        }
+        Ok(self.counters)
+    }
+}

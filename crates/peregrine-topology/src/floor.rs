@@ -1,0 +1,298 @@
+//! The transport floor: the round trip's bytes through the same hops (TCP on loopback,
+//! Aeron IPC) by the thinnest code possible — raw non-blocking `TcpStream`s polled in a
+//! loop, raw Aeron publish/poll of pre-encoded bytes, no FIX or SBE work, no sessions.
+//! Same threads (venue, gateway, executor) and the same idle strategy as the topology,
+//! so that the difference is what the engine, the session and the codecs cost.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use peregrine_aeron::{BusySpin, DriverConfig, MediaDriver, SpinThenYield};
+use peregrine_engine::{IdleStrategy, Idler};
+
+use crate::samples::WireBytes;
+use crate::steps::new_histogram;
+use crate::{Error, Result, ORDERS_STREAM, REPORTS_STREAM};
+
+/// Settings of a floor run.
+#[derive(Clone, Debug)]
+pub struct FloorConfig {
+    /// Warm-up round trips.
+    pub warmup: u64,
+    /// Measured round trips.
+    pub count: u64,
+    /// Idle strategy of the three loops.
+    pub idle: IdleStrategy,
+    /// The bytes that cross each hop.
+    pub bytes: WireBytes,
+    /// Longest wait for anything.
+    pub timeout: Duration,
+}
+
+impl Default for FloorConfig {
+    fn default() -> Self {
+        FloorConfig {
+            warmup: 10_000,
+            count: 100_000,
+            idle: IdleStrategy::SpinThenYield { spins: 100 },
+            bytes: crate::samples::wire_bytes(),
+            timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// What a floor run measured.
+#[derive(Debug, Clone)]
+pub struct FloorResult {
+    /// Round-trip times, ns.
+    pub rtt: Histogram<u64>,
+    /// Wall time of the measured phase.
+    pub wall: Duration,
+}
+
+impl FloorResult {
+    /// Measured round trips per second.
+    pub fn throughput(&self) -> f64 {
+        self.rtt.len() as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+}
+
+fn io(what: &'static str) -> impl Fn(std::io::Error) -> Error {
+    move |e| Error::at(what, e)
+}
+
+/// Writes all of `bytes` to a non-blocking stream, spinning on `WouldBlock`.
+fn write_all(s: &mut TcpStream, mut bytes: &[u8]) -> Result<()> {
+    while !bytes.is_empty() {
+        match s.write(bytes) {
+            Ok(0) => return Err(Error("floor: connection closed".into())),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == ErrorKind::WouldBlock => std::hint::spin_loop(),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::at("floor write", e)),
+        }
+    }
+    Ok(())
+}
+
+/// One non-blocking read into `buf[*have..]`; returns whether bytes came.
+fn read_some(s: &mut TcpStream, buf: &mut [u8], have: &mut usize) -> Result<bool> {
+    match s.read(&mut buf[*have..]) {
+        Ok(0) => Err(Error("floor: connection closed".into())),
+        Ok(n) => {
+            *have += n;
+            Ok(true)
+        }
+        Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+            Ok(false)
+        }
+        Err(e) => Err(Error::at("floor read", e)),
+    }
+}
+
+fn gateway(
+    cfg: &FloorConfig,
+    dir: &str,
+    listener: TcpListener,
+    running: &AtomicBool,
+) -> Result<()> {
+    let client = peregrine_aeron::AeronClient::connect(&peregrine_aeron::ClientConfig::with_dir(
+        dir.to_string(),
+    ))
+    .map_err(|e| Error::at("floor aeron", e))?;
+    let mut orders = client
+        .publisher(&peregrine_aeron::Channel::ipc(), ORDERS_STREAM)
+        .map_err(|e| Error::at("floor orders", e))?;
+    let mut reports = client
+        .subscriber(&peregrine_aeron::Channel::ipc(), REPORTS_STREAM)
+        .map_err(|e| Error::at("floor reports", e))?;
+    let mut wait = SpinThenYield::default();
+    orders
+        .wait_connected(&mut wait, cfg.timeout)
+        .map_err(|e| Error::at("floor orders", e))?;
+    reports
+        .wait_connected(&mut wait, cfg.timeout)
+        .map_err(|e| Error::at("floor reports", e))?;
+    let (mut s, _) = listener.accept().map_err(io("floor accept"))?;
+    s.set_nodelay(true).map_err(io("nodelay"))?;
+    s.set_nonblocking(true).map_err(io("nonblocking"))?;
+    let nos_len = cfg.bytes.fix_nos.len();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut have = 0usize;
+    let mut idle = Idler::new(cfg.idle);
+    let mut failure = None;
+    while running.load(Ordering::Relaxed) {
+        let mut work = false;
+        if read_some(&mut s, &mut buf, &mut have)? {
+            work = true;
+            while have >= nos_len {
+                orders
+                    .publish_retry(&cfg.bytes.sbe_order[..], &mut BusySpin, cfg.timeout)
+                    .map_err(|e| Error::at("floor publish", e))?;
+                buf.copy_within(nos_len..have, 0);
+                have -= nos_len;
+            }
+        }
+        let n = reports
+            .poll(
+                |_| {
+                    if let Err(e) = write_all(&mut s, &cfg.bytes.fix_er) {
+                        failure = Some(e);
+                    }
+                },
+                16,
+            )
+            .map_err(|e| Error::at("floor poll", e))?;
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+        work |= n > 0;
+        if work {
+            idle.reset();
+        } else {
+            idle.after_idle_poll();
+        }
+    }
+    drop(orders);
+    drop(reports);
+    drop(client);
+    Ok(())
+}
+
+fn executor(cfg: &FloorConfig, dir: &str, running: &AtomicBool) -> Result<()> {
+    let client = peregrine_aeron::AeronClient::connect(&peregrine_aeron::ClientConfig::with_dir(
+        dir.to_string(),
+    ))
+    .map_err(|e| Error::at("floor aeron", e))?;
+    let mut orders = client
+        .subscriber(&peregrine_aeron::Channel::ipc(), ORDERS_STREAM)
+        .map_err(|e| Error::at("floor orders", e))?;
+    let mut reports = client
+        .publisher(&peregrine_aeron::Channel::ipc(), REPORTS_STREAM)
+        .map_err(|e| Error::at("floor reports", e))?;
+    let mut idle = Idler::new(cfg.idle);
+    let mut failure = None;
+    while running.load(Ordering::Relaxed) {
+        let n = orders
+            .poll(
+                |_| {
+                    if let Err(e) =
+                        reports.publish_retry(&cfg.bytes.sbe_report[..], &mut BusySpin, cfg.timeout)
+                    {
+                        failure = Some(Error::at("floor publish", e));
+                    }
+                },
+                16,
+            )
+            .map_err(|e| Error::at("floor poll", e))?;
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+        if n > 0 {
+            idle.reset();
+        } else {
+            idle.after_idle_poll();
+        }
+    }
+    drop(orders);
+    drop(reports);
+    drop(client);
+    Ok(())
+}
+
+fn venue(cfg: &FloorConfig, port: u16, done: &AtomicU64) -> Result<FloorResult> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(io("floor connect"))?;
+    s.set_nodelay(true).map_err(io("nodelay"))?;
+    s.set_nonblocking(true).map_err(io("nonblocking"))?;
+    let er_len = cfg.bytes.fix_er.len();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut rtt = new_histogram();
+    let mut idle = Idler::new(cfg.idle);
+    let patience = cfg.timeout.as_nanos() as u64;
+    let mut wall_start = crate::clock::now();
+    for i in 0..cfg.warmup + cfg.count {
+        if i == cfg.warmup {
+            wall_start = crate::clock::now();
+        }
+        let t0 = crate::clock::now();
+        write_all(&mut s, &cfg.bytes.fix_nos)?;
+        let mut have = 0;
+        idle.reset();
+        while have < er_len {
+            if read_some(&mut s, &mut buf, &mut have)? {
+                idle.reset();
+            } else {
+                idle.after_idle_poll();
+                if crate::clock::now() - t0 > patience {
+                    return Err(Error("floor: no reply within the timeout".into()));
+                }
+            }
+        }
+        let t1 = crate::clock::now();
+        if i >= cfg.warmup {
+            rtt.saturating_record((t1 - t0).max(1));
+        }
+        done.store(i + 1, Ordering::Relaxed);
+    }
+    Ok(FloorResult {
+        rtt,
+        wall: Duration::from_nanos(crate::clock::now() - wall_start),
+    })
+}
+
+/// Runs the floor: an embedded media driver, then executor, gateway and venue threads.
+pub fn run(cfg: &FloorConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<FloorResult> {
+    let driver =
+        MediaDriver::launch(&DriverConfig::default()).map_err(|e| Error::at("aeron driver", e))?;
+    let dir = driver.dir().to_string();
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(io("floor listen"))?;
+    let port = listener.local_addr().map_err(io("floor listen"))?.port();
+    let running = Arc::new(AtomicBool::new(true));
+    let done = Arc::new(AtomicU64::new(0));
+    let spawn = |name: &str, f: Box<dyn FnOnce() -> Result<()> + Send>| {
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(f)
+            .map_err(|e| Error::at("spawn", e))
+    };
+    let ex = {
+        let (cfg, dir, running) = (cfg.clone(), dir.clone(), running.clone());
+        spawn("floor-executor", Box::new(move || executor(&cfg, &dir, &running)))?
+    };
+    let gw = {
+        let (cfg, dir, running) = (cfg.clone(), dir.clone(), running.clone());
+        spawn(
+            "floor-gateway",
+            Box::new(move || gateway(&cfg, &dir, listener, &running)),
+        )?
+    };
+    let v = {
+        let (cfg, done) = (cfg.clone(), done.clone());
+        std::thread::Builder::new()
+            .name("floor-venue".into())
+            .spawn(move || venue(&cfg, port, &done))
+            .map_err(|e| Error::at("spawn", e))?
+    };
+    let total = cfg.warmup + cfg.count;
+    while !v.is_finished() {
+        std::thread::sleep(Duration::from_millis(100));
+        progress(done.load(Ordering::Relaxed), total);
+        if gw.is_finished() || ex.is_finished() {
+            break;
+        }
+    }
+    progress(done.load(Ordering::Relaxed), total);
+    running.store(false, Ordering::Relaxed);
+    let g = gw.join().map_err(|_| Error("floor gateway panicked".into()))?;
+    let e = ex.join().map_err(|_| Error("floor executor panicked".into()))?;
+    // If the gateway or executor failed, the venue times out by itself.
+    let r = v.join().map_err(|_| Error("floor venue panicked".into()))?;
+    g?;
+    e?;
+    drop(driver);
+    r
+}

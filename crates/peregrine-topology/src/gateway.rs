@@ -1,0 +1,351 @@
+//! The gateway: a Peregrine FIX acceptor engine whose application turns each
+//! NewOrderSingle into an SBE `NewOrder` on Aeron, and whose loop turns each SBE
+//! `ExecutionReport` from Aeron back into a FIX ExecutionReport on the right session.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use peregrine_aeron::messages::{
+    pack, Decimal64, Encode, ExecutionReport, NewOrder, OrdType, Side, TimeInForce,
+};
+use peregrine_aeron::{BusySpin, Publisher, Subscriber};
+use peregrine_codec::value::{parse_decimal, parse_timestamp};
+use peregrine_codec::MessageView;
+use peregrine_engine::fix::FixSession;
+use peregrine_engine::{DriverEvent, Engine, Idler, Nanos, SessionDriver};
+use peregrine_session::{AppReject, Application, Outbox, SessionId};
+use peregrine_store::MessageStore;
+
+use crate::steps::{point, Stamps};
+
+/// How long a publication may refuse (back pressure, no subscriber) before the gateway
+/// rejects the order.
+const PUBLISH_PATIENCE: Duration = Duration::from_secs(1);
+
+/// Counters of the gateway application.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GatewayCounters {
+    /// NewOrderSingles turned into SBE `NewOrder`s and published.
+    pub orders: u64,
+    /// Orders refused (a missing or bad field, or Aeron refused them for too long).
+    pub rejected: u64,
+    /// FIX ExecutionReports sent.
+    pub reports: u64,
+    /// SBE reports that did not decode or named an unknown session.
+    pub bad_reports: u64,
+}
+
+/// The gateway's FIX application for one session: NewOrderSingle → SBE `NewOrder`,
+/// published with `try_claim` on the shared orders publication.
+pub struct GatewayApp {
+    orders: Rc<RefCell<Publisher>>,
+    counters: Rc<RefCell<GatewayCounters>>,
+    stamps: Option<Arc<Stamps>>,
+    session_index: u64,
+    rx_at: u64,
+    scratch: [u8; 256],
+}
+
+impl std::fmt::Debug for GatewayApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatewayApp")
+            .field("session_index", &self.session_index)
+            .finish()
+    }
+}
+
+impl GatewayApp {
+    /// The application of the session with index `session_index` (the `session_id` the
+    /// SBE messages carry), publishing on `orders`.
+    pub fn new(
+        orders: Rc<RefCell<Publisher>>,
+        counters: Rc<RefCell<GatewayCounters>>,
+        stamps: Option<Arc<Stamps>>,
+        session_index: u64,
+    ) -> Self {
+        GatewayApp {
+            orders,
+            counters,
+            stamps,
+            session_index,
+            rx_at: 0,
+            scratch: [0; 256],
+        }
+    }
+
+    #[inline]
+    fn stamp(&self, p: usize) {
+        if let Some(s) = &self.stamps {
+            s.stamp(p);
+        }
+    }
+}
+
+fn reject(text: &'static str) -> AppReject {
+    AppReject::Business {
+        reason: 0,
+        text,
+        ref_tag: None,
+    }
+}
+
+fn fixed_point(v: Option<&[u8]>) -> Option<Decimal64> {
+    Decimal64::from_decimal(parse_decimal(v?).ok()?)
+}
+
+/// Extracts the fields of a NewOrderSingle into an SBE `NewOrder` (prices and
+/// quantities as fixed point, text fields packed); `Err` names what is missing or bad.
+#[inline]
+pub fn extract(msg: &MessageView<'_>, session_index: u64) -> Result<NewOrder, &'static str> {
+    let cl_ord_id = pack(msg.get(11).ok_or("ClOrdID(11) missing")?).ok_or("ClOrdID too long")?;
+    let symbol = pack(msg.get(55).ok_or("Symbol(55) missing")?).ok_or("Symbol too long")?;
+    let account = match msg.get(1) {
+        Some(a) => pack(a).ok_or("Account too long")?,
+        None => [0; peregrine_aeron::messages::ACCOUNT_LEN],
+    };
+    let side = match msg.get(54) {
+        Some([c]) => Side::from(*c),
+        _ => Side::NullVal,
+    };
+    if side == Side::NullVal {
+        return Err("Side(54) missing or unsupported");
+    }
+    let ord_type = match msg.get(40) {
+        Some([c]) => OrdType::from(*c),
+        _ => OrdType::NullVal,
+    };
+    if ord_type == OrdType::NullVal {
+        return Err("OrdType(40) missing or unsupported");
+    }
+    let time_in_force = match msg.get(59) {
+        Some([c]) => TimeInForce::from(*c),
+        None => TimeInForce::Day,
+        _ => TimeInForce::NullVal,
+    };
+    if time_in_force == TimeInForce::NullVal {
+        return Err("TimeInForce(59) unsupported");
+    }
+    let order_qty = fixed_point(msg.get(38)).ok_or("OrderQty(38) missing or bad")?;
+    let price = match msg.get(44) {
+        Some(p) => fixed_point(Some(p)).ok_or("Price(44) bad")?,
+        None if ord_type == OrdType::Market => Decimal64::NULL,
+        None => return Err("Price(44) missing"),
+    };
+    let transact_time = parse_timestamp(msg.get(60).ok_or("TransactTime(60) missing")?)
+        .map_err(|_| "TransactTime(60) bad")?
+        .to_unix_nanos()
+        .max(0) as u64;
+    Ok(NewOrder {
+        session_id: session_index,
+        transact_time,
+        price,
+        order_qty,
+        cl_ord_id,
+        symbol,
+        account,
+        side,
+        ord_type,
+        time_in_force,
+    })
+}
+
+impl Application for GatewayApp {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        if let Some(s) = &self.stamps {
+            s.set(point::GW_READ, self.rx_at);
+            s.stamp(point::GW_PARSED);
+        }
+        if msg.msg_type() != b"D" {
+            return Err(AppReject::UnsupportedMessageType);
+        }
+        let order = match extract(msg, self.session_index) {
+            Ok(o) => o,
+            Err(why) => {
+                self.counters.borrow_mut().rejected += 1;
+                return Err(reject(why));
+            }
+        };
+        self.stamp(point::GW_EXTRACTED);
+        let n = order
+            .encode(&mut self.scratch)
+            .map_err(|_| reject("order does not encode"))?;
+        self.stamp(point::GW_ENCODED);
+        let published =
+            self.orders
+                .borrow_mut()
+                .publish_retry(&self.scratch[..n], &mut BusySpin, PUBLISH_PATIENCE);
+        self.stamp(point::GW_PUBLISHED);
+        let mut c = self.counters.borrow_mut();
+        match published {
+            Ok(_) => {
+                c.orders += 1;
+                Ok(())
+            }
+            Err(_) => {
+                c.rejected += 1;
+                Err(reject("order routing unavailable"))
+            }
+        }
+    }
+}
+
+/// The gateway's session driver: a [`FixSession`] with a [`GatewayApp`], which also
+/// notes when the engine hands it bytes (the "read from TCP" point).
+pub struct GatewayDriver<S: MessageStore> {
+    /// The session and its application.
+    pub inner: FixSession<S, GatewayApp>,
+}
+
+impl<S: MessageStore> std::fmt::Debug for GatewayDriver<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
+    fn on_connected(&mut self, now: Nanos) {
+        self.inner.on_connected(now)
+    }
+    #[inline]
+    fn on_bytes(&mut self, data: &[u8], now: Nanos) {
+        if self.inner.app.stamps.is_some() {
+            self.inner.app.rx_at = crate::clock::now();
+        }
+        self.inner.on_bytes(data, now)
+    }
+    fn on_timer(&mut self, now: Nanos) {
+        self.inner.on_timer(now)
+    }
+    fn next_deadline(&self) -> Option<Nanos> {
+        self.inner.next_deadline()
+    }
+    fn on_disconnected(&mut self, now: Nanos) {
+        self.inner.on_disconnected(now)
+    }
+    fn outbound(&self) -> &[u8] {
+        self.inner.outbound()
+    }
+    fn consume_outbound(&mut self, n: usize) {
+        self.inner.consume_outbound(n)
+    }
+    fn poll_event(&mut self) -> Option<DriverEvent> {
+        self.inner.poll_event()
+    }
+    fn logout(&mut self, now: Nanos, text: Option<&str>) {
+        self.inner.logout(now, text)
+    }
+    fn is_logged_on(&self) -> bool {
+        self.inner.is_logged_on()
+    }
+    fn state_name(&self) -> String {
+        self.inner.state_name()
+    }
+    fn next_sender_seq(&self) -> u64 {
+        self.inner.next_sender_seq()
+    }
+    fn next_target_seq(&self) -> u64 {
+        self.inner.next_target_seq()
+    }
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String> {
+        self.inner.set_next_sender_seq(seq)
+    }
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
+        self.inner.set_next_target_seq(seq)
+    }
+    fn on_shutdown(&mut self) -> Result<(), String> {
+        self.inner.on_shutdown()
+    }
+}
+
+/// The gateway's loop: the acceptor engine, the reports subscription, and the names of
+/// the sessions by index.
+pub struct Gateway<S: MessageStore> {
+    /// The acceptor engine.
+    pub engine: Engine<GatewayDriver<S>>,
+    /// SBE ExecutionReports from the executor.
+    pub reports: Subscriber,
+    /// Session names (`FIX.4.4:GATEWAY->VENUE`) by the index the SBE messages carry.
+    pub sessions: Vec<String>,
+    /// Counters shared with the applications.
+    pub counters: Rc<RefCell<GatewayCounters>>,
+    /// Stamps of the order in flight, when timing steps.
+    pub stamps: Option<Arc<Stamps>>,
+}
+
+impl<S: MessageStore> std::fmt::Debug for Gateway<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("sessions", &self.sessions)
+            .finish()
+    }
+}
+
+impl<S: MessageStore> Gateway<S> {
+    /// One iteration: turn the engine (TCP in, NewOrderSingles out to Aeron), then poll
+    /// the reports (SBE in, FIX ExecutionReports out to TCP). Returns whether anything
+    /// happened.
+    #[inline]
+    pub fn turn(&mut self) -> crate::Result<bool> {
+        let mut work = self.engine.turn().map_err(|e| crate::Error::at("gateway engine", e))?;
+        let engine = &mut self.engine;
+        let sessions = &self.sessions;
+        let counters = &self.counters;
+        let stamps = &self.stamps;
+        let n = self
+            .reports
+            .poll(
+                |bytes| {
+                    let Ok(report) = ExecutionReport::decode(bytes) else {
+                        counters.borrow_mut().bad_reports += 1;
+                        return;
+                    };
+                    if let Some(s) = stamps {
+                        s.stamp(point::GW_ER_DECODED);
+                    }
+                    let Some(name) = sessions.get(report.session_id as usize) else {
+                        counters.borrow_mut().bad_reports += 1;
+                        return;
+                    };
+                    let sent = engine.with_session(name, |d, now| {
+                        d.inner
+                            .send(now, b"8", |m| crate::samples::er_body(m, &report))
+                    });
+                    if let Some(s) = stamps {
+                        s.stamp(point::GW_WRITTEN);
+                        s.gateway_finished();
+                    }
+                    match sent {
+                        Some(Ok(_)) => counters.borrow_mut().reports += 1,
+                        _ => counters.borrow_mut().bad_reports += 1,
+                    }
+                },
+                16,
+            )
+            .map_err(|e| crate::Error::at("gateway reports", e))?;
+        work |= n > 0;
+        Ok(work)
+    }
+
+    /// Runs [`turn`](Self::turn) with `idle` until `running` is cleared, then shuts the
+    /// engine down (Logout on every session).
+    pub fn run(&mut self, idle: &mut Idler, running: &AtomicBool) -> crate::Result<()> {
+        while running.load(Ordering::Relaxed) {
+            if self.turn()? {
+                idle.reset();
+            } else {
+                idle.after_idle_poll();
+            }
+        }
+        self.engine
+            .shutdown()
+            .map_err(|e| crate::Error::at("gateway shutdown", e))
+    }
+}

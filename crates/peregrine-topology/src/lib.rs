@@ -1,0 +1,69 @@
+//! # peregrine-topology
+//!
+//! The trading topology of BENCHMARKS.md §3, built from the real Peregrine layers:
+//!
+//! ```text
+//! Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron (IPC or UDP) ⇄ Executor
+//! ```
+//!
+//! * The [`venue`] is a Peregrine initiator engine (`peregrine-engine` + `peregrine-session`,
+//!   logon, sequence numbers, message store) that sends NewOrderSingles, one in flight at a
+//!   time, each with a fresh ClOrdID written without allocating, and times every round trip
+//!   into an HDR histogram.
+//! * The [`gateway`] is a Peregrine acceptor engine turned with [`Engine::turn`] in a loop;
+//!   its [`Application`](peregrine_session::Application) turns each NewOrderSingle into an
+//!   SBE `NewOrder` (prices and quantities fixed point) published with `try_claim`; the same
+//!   loop polls the Aeron subscription for SBE `ExecutionReport`s and sends the FIX
+//!   ExecutionReport on the session the order came from.
+//! * The [`executor`] decodes each `NewOrder` and answers a filled `ExecutionReport`.
+//!
+//! Each part runs its own loop on its own thread with a configurable idle strategy
+//! (default spin-then-yield: three spinning threads on a 2-core machine). Every step of
+//! the round trip is stamped with a monotonic clock ([`clock`]) and aggregated into
+//! per-step histograms ([`steps`]).
+//!
+//! [`floor`] is the transport floor: the same bytes through the same TCP and Aeron hops
+//! with no FIX work at all. [`plot`] draws HDR percentile plots as SVG.
+//!
+//! [`Engine::turn`]: peregrine_engine::Engine::turn
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod executor;
+pub mod floor;
+pub mod gateway;
+pub mod plot;
+pub mod samples;
+pub mod steps;
+pub mod topology;
+pub mod venue;
+
+pub use topology::{run, Part, RunResult, TopologyConfig, Transport};
+
+/// Aeron stream carrying SBE `NewOrder`s, gateway to executor.
+pub const ORDERS_STREAM: i32 = 3001;
+/// Aeron stream carrying SBE `ExecutionReport`s, executor to gateway.
+pub const REPORTS_STREAM: i32 = 3002;
+
+/// An error of the topology (set-up, transport, a part that failed), as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Error {
+    /// An error from anything displayable, with a prefix saying where.
+    pub fn at(what: &str, e: impl std::fmt::Display) -> Error {
+        Error(format!("{what}: {e}"))
+    }
+}
+
+/// A result of this crate.
+pub type Result<T> = std::result::Result<T, Error>;

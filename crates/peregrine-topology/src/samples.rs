@@ -1,0 +1,193 @@
+//! The order the venue sends, the fill the executor answers, and their wire bytes (FIX
+//! on TCP, SBE on Aeron) for the transport floor.
+
+use peregrine_aeron::messages::{
+    pack, Decimal64, Encode, ExecType, ExecutionReport, NewOrder, OrdRejReason, OrdStatus,
+    OrdType, Side, TimeInForce, ACCOUNT_LEN, CL_ORD_ID_LEN,
+};
+use peregrine_codec::value::{TimePrecision, UtcTimestamp};
+use peregrine_codec::{EncodeBuffer, MessageEncoder};
+
+/// Symbol(55) of every order.
+pub const SYMBOL: &[u8] = b"PEREGRINE";
+/// OrderQty(38) of every order, as text.
+pub const QTY: &[u8] = b"100";
+/// Price(44) of every order, as text.
+pub const PRICE: &[u8] = b"101.25";
+/// TransactTime(60) of every order.
+pub const TRANSACT_TIME: &[u8] = b"20260101-00:00:00.000";
+/// The ClOrdID prefix; the venue appends a 10-digit order number.
+pub const CL_ORD_ID_PREFIX: &[u8] = b"ORD";
+/// Length of a ClOrdID: prefix + 10 digits.
+pub const CL_ORD_ID_LEN_TEXT: usize = CL_ORD_ID_PREFIX.len() + 10;
+
+/// Writes ClOrdID `n` (`ORD0000000042`) into `out` without allocating.
+///
+/// ```
+/// let mut id = [0u8; peregrine_topology::samples::CL_ORD_ID_LEN_TEXT];
+/// peregrine_topology::samples::write_cl_ord_id(42, &mut id);
+/// assert_eq!(&id, b"ORD0000000042");
+/// ```
+#[inline]
+pub fn write_cl_ord_id(mut n: u64, out: &mut [u8; CL_ORD_ID_LEN_TEXT]) {
+    out[..CL_ORD_ID_PREFIX.len()].copy_from_slice(CL_ORD_ID_PREFIX);
+    for i in (CL_ORD_ID_PREFIX.len()..CL_ORD_ID_LEN_TEXT).rev() {
+        out[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+}
+
+/// Writes the NewOrderSingle body the venue sends (ClOrdID given; everything else is
+/// pre-built constant bytes).
+#[inline]
+pub fn nos_body(m: &mut MessageEncoder<'_>, cl_ord_id: &[u8]) {
+    m.str(11, cl_ord_id)
+        .str(21, b"1")
+        .str(38, QTY)
+        .str(40, b"2")
+        .str(44, PRICE)
+        .str(54, b"1")
+        .str(55, SYMBOL)
+        .str(59, b"0")
+        .str(60, TRANSACT_TIME);
+}
+
+/// The filled ExecutionReport the executor answers `order` with.
+#[inline]
+pub fn fill(order: &NewOrder, exec_id: u64) -> ExecutionReport<'static> {
+    ExecutionReport {
+        session_id: order.session_id,
+        order_id: exec_id,
+        exec_id,
+        transact_time: order.transact_time,
+        price: order.price,
+        order_qty: order.order_qty,
+        last_qty: order.order_qty,
+        last_px: order.price,
+        leaves_qty: Decimal64::ZERO,
+        cum_qty: order.order_qty,
+        avg_px: order.price,
+        cl_ord_id: order.cl_ord_id,
+        orig_cl_ord_id: [0; CL_ORD_ID_LEN],
+        symbol: order.symbol,
+        side: order.side,
+        exec_type: ExecType::Trade,
+        ord_status: OrdStatus::Filled,
+        ord_rej_reason: OrdRejReason::NullVal,
+        text: "",
+    }
+}
+
+fn decimal(d: Decimal64) -> peregrine_codec::value::Decimal {
+    d.to_decimal().unwrap_or_default()
+}
+
+/// Writes the FIX.4.4 ExecutionReport body for an SBE report (no allocation).
+#[inline]
+pub fn er_body(m: &mut MessageEncoder<'_>, r: &ExecutionReport<'_>) {
+    let exec_type = match r.exec_type {
+        ExecType::Trade => b'F',
+        other => other as u8,
+    };
+    let ts = UtcTimestamp::from_unix_nanos(r.transact_time as i64, TimePrecision::Millis);
+    m.decimal(6, decimal(r.avg_px))
+        .str(11, peregrine_aeron::messages::unpack(&r.cl_ord_id))
+        .decimal(14, decimal(r.cum_qty))
+        .uint(17, r.exec_id)
+        .decimal(31, decimal(r.last_px))
+        .decimal(32, decimal(r.last_qty))
+        .uint(37, r.order_id)
+        .decimal(38, decimal(r.order_qty))
+        .char(39, r.ord_status as u8)
+        .decimal(44, decimal(r.price))
+        .char(54, r.side as u8)
+        .str(55, peregrine_aeron::messages::unpack(&r.symbol));
+    m.timestamp(60, &ts, TimePrecision::Millis);
+    m.char(150, exec_type).decimal(151, decimal(r.leaves_qty));
+}
+
+/// A sample SBE `NewOrder` as the gateway builds it from the venue's NewOrderSingle.
+pub fn sample_order() -> NewOrder {
+    NewOrder {
+        session_id: 0,
+        transact_time: 1_767_225_600_000_000_000,
+        price: Decimal64::new(10125, -2),
+        order_qty: Decimal64::new(100, 0),
+        cl_ord_id: pack(b"ORD0000000001").unwrap_or_default(),
+        symbol: pack(SYMBOL).unwrap_or_default(),
+        account: [0; ACCOUNT_LEN],
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Day,
+    }
+}
+
+/// The wire bytes of one round trip, for the transport floor: the FIX NewOrderSingle
+/// and ExecutionReport as they cross TCP, the SBE NewOrder and ExecutionReport as they
+/// cross Aeron.
+#[derive(Debug, Clone)]
+pub struct WireBytes {
+    /// FIX.4.4 NewOrderSingle, venue to gateway.
+    pub fix_nos: Vec<u8>,
+    /// SBE NewOrder, gateway to executor.
+    pub sbe_order: Vec<u8>,
+    /// SBE ExecutionReport, executor to gateway.
+    pub sbe_report: Vec<u8>,
+    /// FIX.4.4 ExecutionReport, gateway to venue.
+    pub fix_er: Vec<u8>,
+}
+
+/// The messages of a typical round trip (header as the sessions write it: MsgSeqNum,
+/// SenderCompID, SendingTime, TargetCompID).
+pub fn wire_bytes() -> WireBytes {
+    let order = sample_order();
+    let report = fill(&order, 1);
+    let ts = UtcTimestamp::from_unix_nanos(1_767_225_600_123_000_000, TimePrecision::Millis);
+    let mut buf = EncodeBuffer::with_capacity(512);
+    let fix_nos = {
+        let mut m = buf.start(b"FIX.4.4", b"D");
+        m.uint(34, 10_002).str(49, b"VENUE").timestamp(52, &ts, TimePrecision::Millis);
+        m.str(56, b"GATEWAY");
+        nos_body(&mut m, b"ORD0000000001");
+        m.finish().to_vec()
+    };
+    let fix_er = {
+        let mut m = buf.start(b"FIX.4.4", b"8");
+        m.uint(34, 10_002).str(49, b"GATEWAY").timestamp(52, &ts, TimePrecision::Millis);
+        m.str(56, b"VENUE");
+        er_body(&mut m, &report);
+        m.finish().to_vec()
+    };
+    let mut sbe_order = vec![0; order.encoded_len()];
+    let n = order.encode(&mut sbe_order).unwrap_or(0);
+    sbe_order.truncate(n);
+    let mut sbe_report = vec![0; report.encoded_len()];
+    let n = report.encode(&mut sbe_report).unwrap_or(0);
+    sbe_report.truncate(n);
+    WireBytes {
+        fix_nos,
+        sbe_order,
+        sbe_report,
+        fix_er,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_bytes_are_valid() {
+        let w = wire_bytes();
+        let mut d = peregrine_codec::Decoder::new(peregrine_codec::DecoderConfig::default());
+        let v = d.decode(&w.fix_er).expect("ER decodes");
+        assert_eq!(v.get(11), Some(&b"ORD0000000001"[..]));
+        assert_eq!(v.get(31), Some(PRICE));
+        assert_eq!(v.get(32), Some(QTY));
+        assert_eq!(v.get(150), Some(&b"F"[..]));
+        let v = d.decode(&w.fix_nos).expect("NOS decodes");
+        assert_eq!(v.get(44), Some(PRICE));
+        assert!(NewOrder::decode(&w.sbe_order).is_ok());
+        assert!(ExecutionReport::decode(&w.sbe_report).is_ok());
+    }
+}

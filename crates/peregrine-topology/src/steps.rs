@@ -1,0 +1,140 @@
+//! Step timing: each part stamps the points a round trip passes with [`crate::clock::now`]
+//! into a shared [`Stamps`]; the venue, once the round trip is back, turns the eleven
+//! points into ten step durations and records each into its own HDR histogram.
+//!
+//! One order is in flight at a time (ping-pong), so one slot per point is enough.
+
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The points a round trip passes, in order.
+pub mod point {
+    /// Venue: about to build and send the NewOrderSingle.
+    pub const VENUE_SEND: usize = 0;
+    /// Gateway: the engine handed the session the bytes read from TCP.
+    pub const GW_READ: usize = 1;
+    /// Gateway: the session has framed, validated and sequenced the message and calls the
+    /// application.
+    pub const GW_PARSED: usize = 2;
+    /// Gateway: the fields are extracted into a typed, fixed-point order.
+    pub const GW_EXTRACTED: usize = 3;
+    /// Gateway: the SBE `NewOrder` is encoded.
+    pub const GW_ENCODED: usize = 4;
+    /// Gateway: the `NewOrder` is published (try_claim, copy, commit).
+    pub const GW_PUBLISHED: usize = 5;
+    /// Executor: the `NewOrder` is received and decoded.
+    pub const EX_DECODED: usize = 6;
+    /// Executor: the filled SBE `ExecutionReport` is encoded and published.
+    pub const EX_PUBLISHED: usize = 7;
+    /// Gateway: the SBE `ExecutionReport` is received and decoded.
+    pub const GW_ER_DECODED: usize = 8;
+    /// Gateway: the FIX ExecutionReport is built, stored and written to TCP.
+    pub const GW_WRITTEN: usize = 9;
+    /// Venue: the FIX ExecutionReport is read, validated and handed to the application.
+    pub const VENUE_RECEIVED: usize = 10;
+    /// Number of points.
+    pub const COUNT: usize = 11;
+}
+
+/// The steps between consecutive points (the nine steps of BENCHMARKS.md §3, with the
+/// TCP hops folded into the step that starts them, and the return leg to the venue as
+/// the tenth), so that the steps add up to the round trip.
+pub const STEPS: [&str; point::COUNT - 1] = [
+    "1 venue builds NOS, writes TCP → gateway reads it",
+    "2 gateway session parses + validates NOS",
+    "3 gateway extracts fields (fixed point)",
+    "4 gateway encodes SBE NewOrder",
+    "5 gateway publishes (Aeron try_claim)",
+    "6 Aeron → executor decodes NewOrder",
+    "7 executor encodes + publishes filled ER",
+    "8 Aeron → gateway decodes SBE ER",
+    "9 gateway builds FIX ER, writes TCP",
+    "10 TCP → venue parses ER, records",
+];
+
+/// The shared stamp slots of the one order in flight.
+#[derive(Debug, Default)]
+pub struct Stamps {
+    points: [AtomicU64; point::COUNT],
+    /// Orders whose gateway stamps are all written (the gateway's last stamp,
+    /// [`point::GW_WRITTEN`], is taken after the write, so it can land after the venue
+    /// already has the reply).
+    gateway_done: AtomicU64,
+}
+
+impl Stamps {
+    /// Empty slots.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stamps `point` with the current time.
+    #[inline]
+    pub fn stamp(&self, point: usize) {
+        self.set(point, crate::clock::now());
+    }
+
+    /// Stamps `point` with `t`.
+    #[inline]
+    pub fn set(&self, point: usize, t: u64) {
+        self.points[point].store(t, Ordering::Release);
+    }
+
+    /// The time at `point`.
+    #[inline]
+    pub fn get(&self, point: usize) -> u64 {
+        self.points[point].load(Ordering::Acquire)
+    }
+
+    /// The gateway finished stamping one more order.
+    #[inline]
+    pub fn gateway_finished(&self) {
+        self.gateway_done.fetch_add(1, Ordering::Release);
+    }
+
+    /// How many orders the gateway finished stamping.
+    #[inline]
+    pub fn gateway_done(&self) -> u64 {
+        self.gateway_done.load(Ordering::Acquire)
+    }
+}
+
+/// One HDR histogram per step, in nanoseconds.
+#[derive(Debug, Clone)]
+pub struct StepHistograms {
+    /// `STEPS[i]`'s durations.
+    pub steps: Vec<Histogram<u64>>,
+}
+
+/// A histogram for nanosecond latencies from 1 ns to 100 s, 3 significant digits.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 100_000_000_000, 3).expect("valid bounds")
+}
+
+impl Default for StepHistograms {
+    fn default() -> Self {
+        StepHistograms {
+            steps: (0..STEPS.len()).map(|_| new_histogram()).collect(),
+        }
+    }
+}
+
+impl StepHistograms {
+    /// Records the steps of the round trip now in `stamps` (no allocation).
+    #[inline]
+    pub fn record(&mut self, stamps: &Stamps) {
+        let mut prev = stamps.get(0);
+        for (i, h) in self.steps.iter_mut().enumerate() {
+            let t = stamps.get(i + 1);
+            h.saturating_record(t.saturating_sub(prev).max(1));
+            prev = t;
+        }
+    }
+
+    /// Adds another run's histograms.
+    pub fn add(&mut self, other: &StepHistograms) {
+        for (a, b) in self.steps.iter_mut().zip(&other.steps) {
+            let _ = a.add(b);
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The venue: a Peregrine FIX initiator engine that sends NewOrderSingles one at a time
+//! and times each round trip until its ExecutionReport is back.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use peregrine_codec::MessageView;
+use peregrine_engine::fix::FixSession;
+use peregrine_engine::{Engine, Idler};
+use peregrine_session::{AppReject, Application, Outbox, SessionId};
+use peregrine_store::MessageStore;
+
+use crate::samples::{self, CL_ORD_ID_LEN_TEXT};
+use crate::steps::{new_histogram, point, StepHistograms, Stamps};
+
+/// What the venue's application saw, shared with the venue's loop (same thread).
+#[derive(Debug, Default)]
+pub struct VenueState {
+    /// ExecutionReports received.
+    pub received: Cell<u64>,
+    /// The ClOrdID of the order in flight.
+    pub expected: Cell<[u8; CL_ORD_ID_LEN_TEXT]>,
+    /// When the last ExecutionReport reached the application ([`crate::clock::now`]).
+    pub received_at: Cell<u64>,
+    /// ExecutionReports that did not match their order.
+    pub errors: Cell<u64>,
+    /// The first mismatch, described.
+    pub first_error: RefCell<Option<String>>,
+}
+
+/// The venue's FIX application: checks each ExecutionReport against the order in flight.
+#[derive(Debug)]
+pub struct VenueApp {
+    state: Rc<VenueState>,
+}
+
+impl VenueApp {
+    /// An application reporting into `state`.
+    pub fn new(state: Rc<VenueState>) -> Self {
+        VenueApp { state }
+    }
+}
+
+fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), String> {
+    let want: [(u32, &[u8]); 9] = [
+        (11, expected),
+        (39, b"2"),
+        (150, b"F"),
+        (55, samples::SYMBOL),
+        (31, samples::PRICE),
+        (44, samples::PRICE),
+        (32, samples::QTY),
+        (14, samples::QTY),
+        (151, b"0"),
+    ];
+    for (tag, v) in want {
+        if msg.get(tag) != Some(v) {
+            return Err(format!(
+                "ExecutionReport tag {tag}: got {:?}, want {:?}",
+                msg.get(tag).map(String::from_utf8_lossy),
+                String::from_utf8_lossy(v)
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Application for VenueApp {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        self.state.received_at.set(crate::clock::now());
+        if msg.msg_type() != b"8" {
+            return Err(AppReject::UnsupportedMessageType);
+        }
+        if let Err(e) = check(msg, &self.state.expected.get()) {
+            self.state.errors.set(self.state.errors.get() + 1);
+            self.state.first_error.borrow_mut().get_or_insert(e);
+        }
+        self.state.received.set(self.state.received.get() + 1);
+        Ok(())
+    }
+}
+
+/// The venue's driver type.
+pub type VenueDriver<S> = FixSession<S, VenueApp>;
+
+/// What the venue measured.
+#[derive(Debug, Clone)]
+pub struct VenueResult {
+    /// Round-trip times of the measured orders, ns.
+    pub rtt: Histogram<u64>,
+    /// Per-step times (empty histograms when steps were not timed).
+    pub steps: StepHistograms,
+    /// Wall time of the measured phase.
+    pub wall: Duration,
+    /// Allocations in the process over the measured phase, when counted.
+    pub allocations: Option<u64>,
+    /// ExecutionReports received (warm-up included).
+    pub fills: u64,
+    /// ExecutionReports that did not match their order.
+    pub errors: u64,
+    /// The first mismatch.
+    pub first_error: Option<String>,
+}
+
+/// The venue's loop.
+pub struct Venue<S: MessageStore> {
+    /// The initiator engine.
+    pub engine: Engine<VenueDriver<S>>,
+    /// The session's name (`FIX.4.4:VENUE->GATEWAY`).
+    pub session: String,
+    /// Shared with the application.
+    pub state: Rc<VenueState>,
+    /// Stamps shared with the gateway and executor, when timing steps.
+    pub stamps: Option<Arc<Stamps>>,
+}
+
+impl<S: MessageStore> std::fmt::Debug for Venue<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Venue")
+            .field("session", &self.session)
+            .finish()
+    }
+}
+
+impl<S: MessageStore> Venue<S> {
+    /// Turns the engine until the session is logged on (at most `timeout`).
+    pub fn logon(&mut self, idle: &mut Idler, timeout: Duration) -> crate::Result<()> {
+        let deadline = crate::clock::now() + timeout.as_nanos() as u64;
+        while !self.engine.sessions().first().is_some_and(|s| s.logged_on) {
+            let work = self
+                .engine
+                .turn()
+                .map_err(|e| crate::Error::at("venue engine", e))?;
+            if work {
+                idle.reset();
+            } else {
+                idle.after_idle_poll();
+            }
+            if crate::clock::now() > deadline {
+                return Err(crate::Error("venue: no logon within the timeout".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends `warmup + count` orders one at a time; times the last `count`. `done` counts
+    /// finished round trips (for a progress display); `allocations` reads the process's
+    /// allocation counter, if any.
+    pub fn run(
+        &mut self,
+        warmup: u64,
+        count: u64,
+        idle: &mut Idler,
+        timeout: Duration,
+        done: &AtomicU64,
+        allocations: Option<fn() -> u64>,
+    ) -> crate::Result<VenueResult> {
+        let mut rtt = new_histogram();
+        let mut steps = StepHistograms::default();
+        let mut id = [0u8; CL_ORD_ID_LEN_TEXT];
+        let patience = timeout.as_nanos() as u64;
+        let mut wall_start = crate::clock::now();
+        let mut alloc_start = 0;
+        for i in 0..warmup + count {
+            if i == warmup {
+                wall_start = crate::clock::now();
+                alloc_start = allocations.map_or(0, |f| f());
+            }
+            samples::write_cl_ord_id(i + 1, &mut id);
+            self.state.expected.set(id);
+            let before = self.state.received.get();
+            let t0 = crate::clock::now();
+            if let Some(s) = &self.stamps {
+                s.set(point::VENUE_SEND, t0);
+            }
+            let sent = self.engine.with_session(&self.session, |d, now| {
+                d.send(now, b"D", |m| samples::nos_body(m, &id))
+            });
+            match sent {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(crate::Error::at("venue send", e)),
+                None => return Err(crate::Error("venue: no session".into())),
+            }
+            idle.reset();
+            while self.state.received.get() == before {
+                let work = self
+                    .engine
+                    .turn()
+                    .map_err(|e| crate::Error::at("venue engine", e))?;
+                if work {
+                    idle.reset();
+                } else {
+                    idle.after_idle_poll();
+                    if crate::clock::now() - t0 > patience {
+                        return Err(crate::Error(format!(
+                            "venue: no ExecutionReport for order {} within {timeout:?}",
+                            i + 1
+                        )));
+                    }
+                }
+            }
+            let t1 = self.state.received_at.get();
+            if let Some(s) = &self.stamps {
+                s.set(point::VENUE_RECEIVED, t1);
+                // The gateway stamps its write after the write returns: wait for it.
+                let mut spins = 0u32;
+                while s.gateway_done() < i + 1 {
+                    spins += 1;
+                    if spins > 100 {
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
+                    if crate::clock::now() - t0 > patience {
+                        return Err(crate::Error("venue: gateway stamps missing".into()));
+                    }
+                }
+                if i >= warmup {
+                    steps.record(s);
+                }
+            }
+            if i >= warmup {
+                rtt.saturating_record((t1 - t0).max(1));
+            }
+            done.store(i + 1, Ordering::Relaxed);
+        }
+        let wall = Duration::from_nanos(crate::clock::now() - wall_start);
+        let allocations = allocations.map(|f| f() - alloc_start);
+        Ok(VenueResult {
+            rtt,
+            steps,
+            wall,
+            allocations,
+            fills: self.state.received.get(),
+            errors: self.state.errors.get(),
+            first_error: self.state.first_error.borrow().clone(),
+        })
+    }
+}
