@@ -1,0 +1,113 @@
+package peregrine.peers.e2e;
+
+import io.aeron.Aeron;
+import io.aeron.ExclusivePublication;
+import io.aeron.Subscription;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import org.agrona.DirectBuffer;
+
+/**
+ * The embedded Aeron media driver and the two IPC streams between gateway and executor:
+ * {@code aeron:ipc} stream 1001 (orders, gateway to executor) and 1002 (execution reports back).
+ * Every driver agent runs the same {@link SpinThenYield} as the application threads.
+ */
+public final class AeronIpc implements AutoCloseable
+{
+    public static final String CHANNEL = "aeron:ipc";
+    public static final int ORDERS_STREAM = 1001;
+    public static final int REPORTS_STREAM = 1002;
+
+    public final MediaDriver driver;
+    public final Aeron aeron;
+    public final String dir;
+    public final ThreadingMode threadingMode;
+
+    private AeronIpc(final MediaDriver driver, final Aeron aeron, final ThreadingMode mode)
+    {
+        this.driver = driver;
+        this.aeron = aeron;
+        this.dir = driver.aeronDirectoryName();
+        this.threadingMode = mode;
+    }
+
+    public static MediaDriver.Context driverContext(final String dir, final ThreadingMode mode, final int spins)
+    {
+        return new MediaDriver.Context()
+            .aeronDirectoryName(dir)
+            .threadingMode(mode)
+            .dirDeleteOnStart(true)
+            .dirDeleteOnShutdown(true)
+            .conductorIdleStrategy(new SpinThenYield(spins))
+            .senderIdleStrategy(new SpinThenYield(spins))
+            .receiverIdleStrategy(new SpinThenYield(spins))
+            .sharedNetworkIdleStrategy(new SpinThenYield(spins))
+            .sharedIdleStrategy(new SpinThenYield(spins));
+    }
+
+    /** Launches the driver (directory under /dev/shm) and connects one client to it. */
+    public static AeronIpc launch(final String name, final ThreadingMode mode, final int spins)
+    {
+        final String dir = "/dev/shm/" + name + "-" + ProcessHandle.current().pid();
+        final MediaDriver driver = MediaDriver.launchEmbedded(driverContext(dir, mode, spins));
+        final Aeron aeron = Aeron.connect(new Aeron.Context()
+            .aeronDirectoryName(driver.aeronDirectoryName())
+            .idleStrategy(new SpinThenYield(spins)));
+        return new AeronIpc(driver, aeron, mode);
+    }
+
+    public ExclusivePublication publication(final int stream)
+    {
+        return aeron.addExclusivePublication(CHANNEL, stream);
+    }
+
+    public Subscription subscription(final int stream)
+    {
+        return aeron.addSubscription(CHANNEL, stream);
+    }
+
+    /** Waits (bounded) until the publication has a subscriber. */
+    public static void awaitConnected(final ExclusivePublication pub, final long timeoutMs)
+    {
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (!pub.isConnected())
+        {
+            Bench.checkDeadline(deadline, "Aeron publication on stream " + pub.streamId() + " to connect");
+            Thread.yield();
+        }
+    }
+
+    /** offer with retry on back pressure; fails the run on a closed publication or after the deadline. */
+    public static void offer(
+        final ExclusivePublication pub, final DirectBuffer buf, final int len, final SpinThenYield idle,
+        final long timeoutNs)
+    {
+        long deadline = 0;
+        idle.reset();
+        while (true)
+        {
+            final long r = pub.offer(buf, 0, len);
+            if (r > 0)
+            {
+                return;
+            }
+            if (r == io.aeron.Publication.CLOSED || r == io.aeron.Publication.MAX_POSITION_EXCEEDED)
+            {
+                Bench.fail("Aeron publication on stream " + pub.streamId() + " failed: " + r);
+            }
+            if (deadline == 0)
+            {
+                deadline = System.nanoTime() + timeoutNs;
+            }
+            Bench.checkDeadline(deadline, "Aeron offer on stream " + pub.streamId() + " (result " + r + ")");
+            idle.idle();
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        aeron.close();
+        driver.close();
+    }
+}

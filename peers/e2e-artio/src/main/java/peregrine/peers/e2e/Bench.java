@@ -1,0 +1,166 @@
+package peregrine.peers.e2e;
+
+import org.HdrHistogram.Histogram;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.Locale;
+
+/** Arguments, bounded waits, the round-trip histogram and the one JSON line. */
+public final class Bench
+{
+    public int warmup = 10_000;
+    public int iters = 100_000;
+    public int spins = SpinThenYield.DEFAULT_SPINS;
+    public String threading = null; // engine default when null
+    public long timeoutMs = 60_000;
+
+    public static Bench parse(final String[] args)
+    {
+        final Bench b = new Bench();
+        for (int i = 0; i < args.length; i++)
+        {
+            final String a = args[i];
+            final String v = (i + 1 < args.length) ? args[i + 1] : null;
+            switch (a)
+            {
+                case "--warmup": b.warmup = Integer.parseInt(need(a, v)); i++; break;
+                case "--iters": b.iters = Integer.parseInt(need(a, v)); i++; break;
+                case "--spins": b.spins = Integer.parseInt(need(a, v)); i++; break;
+                case "--threading": b.threading = need(a, v).toUpperCase(Locale.ROOT); i++; break;
+                case "--timeout-ms": b.timeoutMs = Long.parseLong(need(a, v)); i++; break;
+                default:
+                    // Unknown options (--dict PATH, --cases LIST, ...) are ignored with their value,
+                    // so the common runner can call every harness the same way.
+                    if (a.startsWith("--") && v != null && !v.startsWith("--"))
+                    {
+                        i++;
+                    }
+                    log("ignoring argument " + a);
+            }
+        }
+        if (b.iters <= 0 || b.warmup < 0)
+        {
+            fail("--iters must be > 0 and --warmup >= 0");
+        }
+        return b;
+    }
+
+    private static String need(final String name, final String v)
+    {
+        if (v == null)
+        {
+            fail(name + " needs a value");
+        }
+        return v;
+    }
+
+    public static void log(final String msg)
+    {
+        System.err.println("[e2e] " + msg);
+    }
+
+    public static void fail(final String msg)
+    {
+        System.err.println("[e2e] ERROR: " + msg);
+        System.err.flush();
+        Runtime.getRuntime().halt(1);
+    }
+
+    /** Fails the run (exit 1) once the deadline (System.nanoTime) has passed. */
+    public static void checkDeadline(final long deadlineNs, final String what)
+    {
+        if (System.nanoTime() - deadlineNs > 0)
+        {
+            fail("timed out waiting for " + what);
+        }
+    }
+
+    public static Histogram newHistogram()
+    {
+        // 1 ns .. 100 s, 3 significant digits.
+        return new Histogram(1, 100_000_000_000L, 3);
+    }
+
+    public static String jvmSettings()
+    {
+        final StringBuilder sb = new StringBuilder();
+        sb.append("JDK ").append(System.getProperty("java.version")).append(", JVM args [");
+        sb.append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        sb.append("], GC [");
+        boolean first = true;
+        for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans())
+        {
+            sb.append(first ? "" : ", ").append(gc.getName());
+            first = false;
+        }
+        sb.append(']');
+        return sb.toString();
+    }
+
+    public static String gcCounts()
+    {
+        long n = 0;
+        long ms = 0;
+        for (final GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans())
+        {
+            n += Math.max(0, gc.getCollectionCount());
+            ms += Math.max(0, gc.getCollectionTime());
+        }
+        return n + " collections, " + ms + " ms";
+    }
+
+    private static String us(final long ns)
+    {
+        return String.format(Locale.ROOT, "%.3f", ns / 1000.0);
+    }
+
+    private static String jsonEscape(final String s)
+    {
+        final StringBuilder sb = new StringBuilder(s.length() + 16);
+        for (int i = 0; i < s.length(); i++)
+        {
+            final char c = s.charAt(i);
+            switch (c)
+            {
+                case '"': sb.append("\\\""); break;
+                case '\\': sb.append("\\\\"); break;
+                case '\n': sb.append("\\n"); break;
+                case '\t': sb.append("\\t"); break;
+                default:
+                    if (c < 0x20)
+                    {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
+                    }
+                    else
+                    {
+                        sb.append(c);
+                    }
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The single stdout line. {@code totalNs}: wall time of the measured loop. */
+    public static void report(
+        final String engine, final int iters, final int warmup, final Histogram h, final long totalNs,
+        final String settings)
+    {
+        final double meanUs = totalNs / 1000.0 / iters;
+        final double tput = iters * 1e9 / totalNs;
+        final String line = "{\"engine\":\"" + engine + "\",\"case\":\"round_trip\",\"unit\":\"us\"" +
+            ",\"iters\":" + iters +
+            ",\"min\":" + us(h.getMinValue()) +
+            ",\"p50\":" + us(h.getValueAtPercentile(50)) +
+            ",\"mean\":" + String.format(Locale.ROOT, "%.3f", meanUs) +
+            ",\"p90\":" + us(h.getValueAtPercentile(90)) +
+            ",\"p99\":" + us(h.getValueAtPercentile(99)) +
+            ",\"p999\":" + us(h.getValueAtPercentile(99.9)) +
+            ",\"max\":" + us(h.getMaxValue()) +
+            ",\"throughput_per_s\":" + Math.round(tput) +
+            ",\"warmup\":" + warmup +
+            ",\"settings\":\"" + jsonEscape(settings) + "\"}";
+        System.out.println(line);
+        System.out.flush();
+    }
+}
