@@ -64,6 +64,37 @@
 //! assert_eq!(types, [Some(Ok(MDEntryType::Bid)), Some(Ok(MDEntryType::Offer))]);
 //! # }
 //! ```
+//!
+//! ## Design notes
+//!
+//! * **Errors are values.** A getter returns `None` when the field is absent,
+//!   `Some(Err(FieldError::Value(_)))` when its bytes do not parse as the field's type and
+//!   `Some(Err(FieldError::UnknownValue))` when an enumerated field carries a value the
+//!   dictionary does not list; the raw bytes are always there through
+//!   [`FieldAccess::raw_field`]. Enums have no `Other` variant, so a `match` stays exhaustive.
+//! * **Types**: INT → `i64`; LENGTH, SEQNUM, NUMINGROUP, TAGNUM, DAYOFMONTH → `u64`; FLOAT,
+//!   QTY, PRICE, PRICEOFFSET, AMT, PERCENTAGE → exact [`Decimal`](codec::value::Decimal);
+//!   CHAR → `char`; BOOLEAN → `bool`; UTCTIMESTAMP → `UtcTimestamp`; UTCTIMEONLY →
+//!   `TimeOfDay`; dates → `Date`; MONTHYEAR → `MonthYear`; DATA → `&[u8]` (the setter writes
+//!   the length field before it); everything else → `&str`. Enumerated fields (other than
+//!   BOOLEAN and the multiple-value types) → their generated enum.
+//! * **Zero copy, zero allocation.** Views borrow the decoder's index and the message bytes;
+//!   strings are sliced out of the message, which is checked as UTF-8 once when the view is
+//!   made. Builders write straight into the caller's `EncodeBuffer`.
+//! * **Builders write in call order** (header first, then the body; each group entry starts
+//!   with its first field, the delimiter). They do not enforce required fields: validate
+//!   with `peregrine_dict::Validator` where that matters. Debug builds check that no more
+//!   group entries are written than declared.
+//! * **Message-level getters** use the decoder's O(1) tag index and return the first
+//!   occurrence of the tag in the message; group entry getters look inside their entry only.
+//! * **Names** come from the dictionary: `ClOrdID` → `cl_ord_id()`, `tags::CL_ORD_ID`;
+//!   enum variants from the value descriptions (`PARTIALLY_FILLED` → `PartiallyFilled`;
+//!   QuickFIX's FIX 4.4 dictionary writes them without underscores, hence
+//!   `PartyRole::Executingfirm`). Group views are named `<Owner><GroupName>`
+//!   (`PartiesNoPartyIDs`).
+//! * **Compile time**: every method is a one-line `#[inline]` call into the generic runtime,
+//!   and components are traits shared by every message that includes them, so code size
+//!   grows with the dictionary, not with the number of places a component is used.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
