@@ -65,11 +65,11 @@ public final class E2eArtio
         final int total = b.warmup + b.iters;
         final boolean codecValidation = !Boolean.getBoolean("fix.codecs.no_validation");
         final boolean boundsChecks = !Boolean.getBoolean("agrona.disable.bounds.checks");
-        Bench.log("artio: warmup " + b.warmup + ", iters " + b.iters + ", aeron " + mode +
+        Bench.log("artio: warmup " + b.warmup + ", iters " + b.iters + ", aeron " + mode + ", driver idle " + b.driverIdle +
             ", idle spin-then-yield:" + b.spins + ", codec validation " + codecValidation +
             ", bounds checks " + boundsChecks);
 
-        final AeronIpc ipc = AeronIpc.launch("peregrine-e2e-artio", mode, b.spins);
+        final AeronIpc ipc = AeronIpc.launch("peregrine-e2e-artio", mode, b.spins, b.driverIdle);
         final String work = IoUtil.tmpDirName() + "peregrine-e2e-artio-" + ProcessHandle.current().pid();
         IoUtil.delete(new File(work), true);
 
@@ -79,8 +79,8 @@ public final class E2eArtio
             port = s.getLocalPort();
         }
 
-        final FixEngine gatewayEngine = FixEngine.launch(engineConfig(work + "/gateway", ipc.dir, 0, b.spins, port));
-        final FixEngine venueEngine = FixEngine.launch(engineConfig(work + "/venue", ipc.dir, 100, b.spins, 0));
+        final FixEngine gatewayEngine = FixEngine.launch(engineConfig(work + "/gateway", ipc.dir, 0, b, port));
+        final FixEngine venueEngine = FixEngine.launch(engineConfig(work + "/venue", ipc.dir, 100, b, 0));
 
         final ExclusivePublication ordersPub = ipc.publication(AeronIpc.ORDERS_STREAM);
         final Subscription ordersSub = ipc.subscription(AeronIpc.ORDERS_STREAM);
@@ -216,8 +216,11 @@ public final class E2eArtio
             ", bounds checks " + (boundsChecks ? "ON" : "off (-Dagrona.disable.bounds.checks=true)") +
             "; one embedded MediaDriver ThreadingMode." + mode + " for Artio's engine-library streams " +
             "(aeron:ipc) and the gateway-executor aeron:ipc streams, SBE orders.xml codecs (sbe-tool 1.38.1); " +
-            "idle strategy " + new SpinThenYield(b.spins).describe() + " for every thread: venue, gateway, " +
-            "executor, both framers and archivers, every driver agent; threads: venue=main (polls its " +
+            "idle strategy " + new SpinThenYield(b.spins).describe() + " for every thread on the message path: " +
+            "venue, gateway, executor, both engines' framers; background agents (driver, with IPC off the " +
+            "message path, and both archivers, idle with logging off): " +
+            ("spin-yield".equals(b.driverIdle) ? new SpinThenYield(b.spins).describe() :
+            "Aeron/Artio default BackoffIdleStrategy (spin, yield, park up to 1 ms)") + "; threads: venue=main (polls its " +
             "library), gateway=own thread (polls its library and the reports stream), executor=own thread; " +
             "no allocation per order in the harness (reused encoders/decoders, char[] ClOrdID, byte[] ids); " +
             "ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; GC during run " + gcAfter + "; " + Bench.jvmSettings();
@@ -226,9 +229,14 @@ public final class E2eArtio
     }
 
     static EngineConfiguration engineConfig(
-        final String dir, final String aeronDir, final int streamBase, final int spins, final int port)
+        final String dir, final String aeronDir, final int streamBase, final Bench b, final int port)
     {
+        final int spins = b.spins;
         final EngineConfiguration c = new EngineConfiguration();
+        if ("spin-yield".equals(b.driverIdle))
+        {
+            c.archiverIdleStrategy(new SpinThenYield(spins));
+        }
         if (port > 0)
         {
             c.bindTo("127.0.0.1", port);
@@ -239,7 +247,6 @@ public final class E2eArtio
             .logInboundMessages(false)
             .logOutboundMessages(false)
             .framerIdleStrategy(new SpinThenYield(spins))
-            .archiverIdleStrategy(new SpinThenYield(spins))
             .sessionPersistenceStrategy(SessionPersistenceStrategy.alwaysTransient())
             .initialAcceptedSessionOwner(InitialAcceptedSessionOwner.SOLE_LIBRARY)
             .acceptorfixDictionary(FixDictionaryImpl.class)

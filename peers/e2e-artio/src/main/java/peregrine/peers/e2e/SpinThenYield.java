@@ -7,11 +7,11 @@ import org.agrona.concurrent.IdleStrategy;
  * poll without waiting {@code spins} times (with {@link Thread#onSpinWait()}), then
  * {@link Thread#yield()} between polls until work arrives. It never parks: a parked thread costs a
  * cross-core wake-up (~35 µs on these machines), while yield lets the other spinning threads of
- * a 2-core machine run. Same semantics as Peregrine's {@code spin-then-yield:SPINS}.
+ * a 2-core machine run. Same semantics and default (100 spins) as Peregrine's {@code SpinThenYield}.
  */
 public final class SpinThenYield implements IdleStrategy
 {
-    public static final int DEFAULT_SPINS = 1000;
+    public static final int DEFAULT_SPINS = 100;
 
     private final int maxSpins;
     private int spins;

@@ -10,7 +10,10 @@ import org.agrona.DirectBuffer;
 /**
  * The embedded Aeron media driver and the two IPC streams between gateway and executor:
  * {@code aeron:ipc} stream 1001 (orders, gateway to executor) and 1002 (execution reports back).
- * Every driver agent runs the same {@link SpinThenYield} as the application threads.
+ * For IPC the driver is not on the message path (publisher and subscriber share the log buffer), so
+ * by default its agents keep Aeron's own idle strategy (BackoffIdleStrategy: spin, yield, then park
+ * up to 1 ms), as Peregrine's topology does ({@code DriverIdle::Backoff}); {@code spin-yield} gives
+ * them the same {@link SpinThenYield} as the application threads instead.
  */
 public final class AeronIpc implements AutoCloseable
 {
@@ -31,13 +34,19 @@ public final class AeronIpc implements AutoCloseable
         this.threadingMode = mode;
     }
 
-    public static MediaDriver.Context driverContext(final String dir, final ThreadingMode mode, final int spins)
+    public static MediaDriver.Context driverContext(
+        final String dir, final ThreadingMode mode, final int spins, final boolean spinYield)
     {
-        return new MediaDriver.Context()
+        final MediaDriver.Context c = new MediaDriver.Context()
             .aeronDirectoryName(dir)
             .threadingMode(mode)
             .dirDeleteOnStart(true)
-            .dirDeleteOnShutdown(true)
+            .dirDeleteOnShutdown(true);
+        if (!spinYield)
+        {
+            return c;
+        }
+        return c
             .conductorIdleStrategy(new SpinThenYield(spins))
             .senderIdleStrategy(new SpinThenYield(spins))
             .receiverIdleStrategy(new SpinThenYield(spins))
@@ -46,10 +55,17 @@ public final class AeronIpc implements AutoCloseable
     }
 
     /** Launches the driver (directory under /dev/shm) and connects one client to it. */
-    public static AeronIpc launch(final String name, final ThreadingMode mode, final int spins)
+    public static String describeDriverIdle(final String driverIdle, final int spins)
+    {
+        return "spin-yield".equals(driverIdle) ? new SpinThenYield(spins).describe() :
+            "Aeron default BackoffIdleStrategy (spin, yield, park up to 1 ms; the driver is off the IPC message path)";
+    }
+
+    public static AeronIpc launch(final String name, final ThreadingMode mode, final int spins, final String driverIdle)
     {
         final String dir = "/dev/shm/" + name + "-" + ProcessHandle.current().pid();
-        final MediaDriver driver = MediaDriver.launchEmbedded(driverContext(dir, mode, spins));
+        final MediaDriver driver = MediaDriver.launchEmbedded(
+            driverContext(dir, mode, spins, "spin-yield".equals(driverIdle)));
         final Aeron aeron = Aeron.connect(new Aeron.Context()
             .aeronDirectoryName(driver.aeronDirectoryName())
             .idleStrategy(new SpinThenYield(spins)));

@@ -13,6 +13,8 @@ public final class Bench
     public int iters = 100_000;
     public int spins = SpinThenYield.DEFAULT_SPINS;
     public String threading = null; // engine default when null
+    /** Idle strategy of the media driver's agents: "backoff" (Aeron's default) or "spin-yield". */
+    public String driverIdle = "backoff";
     public long timeoutMs = 60_000;
 
     public static Bench parse(final String[] args)
@@ -28,6 +30,14 @@ public final class Bench
                 case "--iters": b.iters = Integer.parseInt(need(a, v)); i++; break;
                 case "--spins": b.spins = Integer.parseInt(need(a, v)); i++; break;
                 case "--threading": b.threading = need(a, v).toUpperCase(Locale.ROOT); i++; break;
+                case "--driver-idle":
+                    b.driverIdle = need(a, v);
+                    i++;
+                    if (!b.driverIdle.equals("backoff") && !b.driverIdle.equals("spin-yield"))
+                    {
+                        fail("--driver-idle is backoff or spin-yield");
+                    }
+                    break;
                 case "--timeout-ms": b.timeoutMs = Long.parseLong(need(a, v)); i++; break;
                 default:
                     // Unknown options (--dict PATH, --cases LIST, ...) are ignored with their value,

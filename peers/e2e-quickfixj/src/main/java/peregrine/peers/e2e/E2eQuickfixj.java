@@ -101,7 +101,7 @@ public final class E2eQuickfixj
         final ThreadingMode mode = b.threading == null ? ThreadingMode.SHARED : ThreadingMode.valueOf(b.threading);
         final long timeoutNs = b.timeoutMs * 1_000_000L;
         final int total = b.warmup + b.iters;
-        Bench.log("quickfixj: warmup " + b.warmup + ", iters " + b.iters + ", aeron " + mode +
+        Bench.log("quickfixj: warmup " + b.warmup + ", iters " + b.iters + ", aeron " + mode + ", driver idle " + b.driverIdle +
             ", idle spin-then-yield:" + b.spins);
 
         // Pre-built per-order values: QuickFIX/J's field API takes java.lang.String / LocalDateTime,
@@ -120,7 +120,7 @@ public final class E2eQuickfixj
             idStrings[i] = Integer.toString(i);
         }
 
-        final AeronIpc ipc = AeronIpc.launch("peregrine-e2e-quickfixj", mode, b.spins);
+        final AeronIpc ipc = AeronIpc.launch("peregrine-e2e-quickfixj", mode, b.spins, b.driverIdle);
         final ExclusivePublication ordersPub = ipc.publication(AeronIpc.ORDERS_STREAM);
         final Subscription ordersSub = ipc.subscription(AeronIpc.ORDERS_STREAM);
         final ExclusivePublication reportsPub = ipc.publication(AeronIpc.REPORTS_STREAM);
@@ -232,8 +232,9 @@ public final class E2eQuickfixj
             "MemoryStoreFactory, a no-op LogFactory (no message or event logs), SocketTcpNoDelay=Y, ResetOnLogon=Y; " +
             "validation: " + VALIDATION + "; Aeron " + io.aeron.driver.MediaDriver.class.getPackage().getImplementationVersion() +
             " embedded MediaDriver ThreadingMode." + mode + " aeron:ipc, SBE orders.xml codecs (sbe-tool 1.38.1); " +
-            "idle strategy " + new SpinThenYield(b.spins).describe() + " for venue wait, gateway Aeron poller, " +
-            "executor and every driver agent (QuickFIX/J's own threads block in its queues and MINA selectors); " +
+            "idle strategy " + new SpinThenYield(b.spins).describe() + " for venue wait, gateway Aeron poller " +
+            "and executor (QuickFIX/J's own threads block in its queues and MINA selectors); driver agents: " +
+            AeronIpc.describeDriverIdle(b.driverIdle, b.spins) + "; " +
             "threads: venue=main, gateway inbound=QFJ acceptor callback, gateway outbound=own poller thread, " +
             "executor=own thread; TransactTime and ClOrdID strings pre-built, gateway builds one String per ER " +
             "(ClOrdID from SBE, QuickFIX/J's API takes String); ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; " +
