@@ -86,6 +86,15 @@ public final class Bench
         }
     }
 
+    /** As above, with a number appended to the message only on failure (no allocation while waiting). */
+    public static void checkDeadline(final long deadlineNs, final String what, final long n)
+    {
+        if (System.nanoTime() - deadlineNs > 0)
+        {
+            fail("timed out waiting for " + what + n);
+        }
+    }
+
     public static Histogram newHistogram()
     {
         // 1 ns .. 100 s, 3 significant digits.
@@ -106,6 +115,55 @@ public final class Bench
         }
         sb.append(']');
         return sb.toString();
+    }
+
+    /** Bytes allocated so far by every live JVM thread (engine, driver and harness threads alike). */
+    public static long allocatedBytesAllThreads()
+    {
+        final java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        if (!(mx instanceof com.sun.management.ThreadMXBean))
+        {
+            return -1;
+        }
+        final com.sun.management.ThreadMXBean smx = (com.sun.management.ThreadMXBean)mx;
+        long sum = 0;
+        for (final long b : smx.getThreadAllocatedBytes(mx.getAllThreadIds()))
+        {
+            sum += Math.max(0, b);
+        }
+        return sum;
+    }
+
+    private static long[] snapIds = new long[0];
+    private static long[] snapBytes = new long[0];
+
+    /** Remembers every thread's allocated bytes, for {@link #logAllocationByThread}. */
+    public static void snapshotAllocationByThread()
+    {
+        final com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        snapIds = mx.getAllThreadIds();
+        snapBytes = mx.getThreadAllocatedBytes(snapIds);
+    }
+
+    /** Logs (stderr) the bytes per round trip each thread allocated since the snapshot. */
+    public static void logAllocationByThread(final int iters)
+    {
+        final com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long[] now = mx.getThreadAllocatedBytes(snapIds);
+        final StringBuilder sb = new StringBuilder("allocation per round trip by thread:");
+        for (int i = 0; i < snapIds.length; i++)
+        {
+            final long d = now[i] - snapBytes[i];
+            if (d > iters / 10)
+            {
+                final java.lang.management.ThreadInfo info = mx.getThreadInfo(snapIds[i]);
+                sb.append(String.format(Locale.ROOT, " [%s %.1f B]",
+                    info == null ? "?" : info.getThreadName(), (double)d / iters));
+            }
+        }
+        log(sb.toString());
     }
 
     public static String gcCounts()
@@ -154,7 +212,7 @@ public final class Bench
     /** The single stdout line. {@code totalNs}: wall time of the measured loop. */
     public static void report(
         final String engine, final int iters, final int warmup, final Histogram h, final long totalNs,
-        final String settings)
+        final long allocBytes, final String settings)
     {
         final double meanUs = totalNs / 1000.0 / iters;
         final double tput = iters * 1e9 / totalNs;
@@ -169,6 +227,7 @@ public final class Bench
             ",\"max\":" + us(h.getMaxValue()) +
             ",\"throughput_per_s\":" + Math.round(tput) +
             ",\"warmup\":" + warmup +
+            ",\"jvm_alloc_bytes_per_op\":" + String.format(Locale.ROOT, "%.1f", (double)allocBytes / iters) +
             ",\"settings\":\"" + jsonEscape(settings) + "\"}";
         System.out.println(line);
         System.out.flush();

@@ -141,12 +141,15 @@ public final class E2eArtio
         nos.timeInForce('0');
         final UtcTimestampEncoder transactTime = new UtcTimestampEncoder();
         final Histogram histogram = Bench.newHistogram();
+        long allocStart = Bench.allocatedBytesAllThreads();
         long start = System.nanoTime();
         for (int i = 0; i < total; i++)
         {
             if (i == b.warmup)
             {
                 Bench.log("warm-up done (" + Bench.gcCounts() + "); measuring " + b.iters);
+                Bench.snapshotAllocationByThread();
+                allocStart = Bench.allocatedBytesAllThreads();
                 start = System.nanoTime();
             }
             venue.nextClOrdId();
@@ -157,7 +160,7 @@ public final class E2eArtio
             idle.reset();
             while (session.trySend(nos) < 0)
             {
-                Bench.checkDeadline(deadline, "venue: trySend of order " + (i + 1) + " (back pressure)");
+                Bench.checkDeadline(deadline, "venue: trySend (back pressure) of order ", i + 1);
                 idle.idle(venueLibrary.poll(10));
             }
             idle.reset();
@@ -166,7 +169,7 @@ public final class E2eArtio
                 final int work0 = venueLibrary.poll(10);
                 if (work0 == 0)
                 {
-                    Bench.checkDeadline(deadline, "the ExecutionReport of order " + (i + 1));
+                    Bench.checkDeadline(deadline, "the ExecutionReport of order ", i + 1);
                 }
                 idle.idle(work0);
             }
@@ -176,6 +179,8 @@ public final class E2eArtio
             }
         }
         final long totalNs = System.nanoTime() - start;
+        final long allocBytes = Bench.allocatedBytesAllThreads() - allocStart;
+        Bench.logAllocationByThread(b.iters);
         final String gcAfter = Bench.gcCounts();
 
         if (venue.received != total || executor.filled != total || gateway.orders != total || gateway.reports != total)
@@ -224,7 +229,7 @@ public final class E2eArtio
             "library), gateway=own thread (polls its library and the reports stream), executor=own thread; " +
             "no allocation per order in the harness (reused encoders/decoders, char[] ClOrdID, byte[] ids); " +
             "ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; GC during run " + gcAfter + "; " + Bench.jvmSettings();
-        Bench.report("artio", b.iters, b.warmup, histogram, totalNs, settings);
+        Bench.report("artio", b.iters, b.warmup, histogram, totalNs, allocBytes, settings);
         Runtime.getRuntime().halt(0);
     }
 

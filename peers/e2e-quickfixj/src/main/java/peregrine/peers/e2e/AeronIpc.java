@@ -115,7 +115,7 @@ public final class AeronIpc implements AutoCloseable
             {
                 deadline = System.nanoTime() + timeoutNs;
             }
-            Bench.checkDeadline(deadline, "Aeron offer on stream " + pub.streamId() + " (result " + r + ")");
+            Bench.checkDeadline(deadline, "Aeron offer (back pressure) on stream ", pub.streamId());
             idle.idle();
         }
     }

@@ -168,12 +168,15 @@ public final class E2eQuickfixj
         final Session session = venue.session;
         final Histogram histogram = Bench.newHistogram();
         final SpinThenYield idle = new SpinThenYield(b.spins);
+        long allocStart = Bench.allocatedBytesAllThreads();
         long start = System.nanoTime();
         for (int i = 0; i < total; i++)
         {
             if (i == b.warmup)
             {
                 Bench.log("warm-up done (" + Bench.gcCounts() + "); measuring " + b.iters);
+                Bench.snapshotAllocationByThread();
+                allocStart = Bench.allocatedBytesAllThreads();
                 start = System.nanoTime();
             }
             clOrdId.setValue(clOrdIds[i]);
@@ -190,7 +193,7 @@ public final class E2eQuickfixj
             idle.reset();
             while (venue.received != i + 1)
             {
-                Bench.checkDeadline(deadline, "the ExecutionReport of order " + (i + 1));
+                Bench.checkDeadline(deadline, "the ExecutionReport of order ", i + 1);
                 idle.idle();
             }
             if (i >= b.warmup)
@@ -199,6 +202,8 @@ public final class E2eQuickfixj
             }
         }
         final long totalNs = System.nanoTime() - start;
+        final long allocBytes = Bench.allocatedBytesAllThreads() - allocStart;
+        Bench.logAllocationByThread(b.iters);
         final String gcAfter = Bench.gcCounts();
 
         if (venue.fills != total || executor.filled != total || gateway.orders != total || gateway.reports != total)
@@ -239,7 +244,7 @@ public final class E2eQuickfixj
             "executor=own thread; TransactTime and ClOrdID strings pre-built, gateway builds one String per ER " +
             "(ClOrdID from SBE, QuickFIX/J's API takes String); ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; " +
             "GC during run " + gcAfter + "; " + Bench.jvmSettings();
-        Bench.report("quickfixj", b.iters, b.warmup, histogram, totalNs, settings);
+        Bench.report("quickfixj", b.iters, b.warmup, histogram, totalNs, allocBytes, settings);
         Runtime.getRuntime().halt(0);
     }
 
