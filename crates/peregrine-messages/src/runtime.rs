@@ -95,7 +95,6 @@ via_codec! {
     u64 => |s, tag, enc| enc.uint(tag, s);
     bool => |s, tag, enc| enc.bool(tag, s);
     Decimal => |s, tag, enc| enc.decimal(tag, s);
-    UtcTimestamp => |s, tag, enc| enc.timestamp(tag, &s, s.precision);
     char => |s, tag, enc| {
         if s.is_ascii() {
             enc.char(tag, s as u8)
@@ -144,6 +143,92 @@ impl<'a> FixValue<'a> for &'a str {
     fn write(self, tag: u32, enc: &mut MessageEncoder<'_>) {
         enc.str(tag, self.as_bytes());
     }
+}
+
+impl<'a> FixValue<'a> for UtcTimestamp {
+    #[inline]
+    fn read(v: &'a [u8]) -> Result<Self, FieldError> {
+        match fast_timestamp(v) {
+            Some(t) => Ok(t),
+            None => value::parse_timestamp(v).map_err(FieldError::Value),
+        }
+    }
+    #[inline]
+    fn write(self, tag: u32, enc: &mut MessageEncoder<'_>) {
+        enc.timestamp(tag, &self, self.precision);
+    }
+}
+
+/// The common UTCTimestamp (`YYYYMMDD-HH:MM:SS` with 0, 3, 6 or 9 fractional digits, day of
+/// month at most 28, no leap second) without branches per digit; `None` sends everything
+/// else, valid or not, to the codec's full parser, so both always agree.
+#[inline]
+fn fast_timestamp(v: &[u8]) -> Option<UtcTimestamp> {
+    use value::{Date, TimePrecision};
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    // Eight bytes that must all be ASCII digits: each minus '0' is at most 9.
+    #[inline(always)]
+    fn digits8(x: u64) -> Option<u64> {
+        let t = x.wrapping_sub(ZEROS);
+        ((x | t | t.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080 == 0).then_some(t)
+    }
+    let (precision, scale) = match v.len() {
+        17 => (TimePrecision::Seconds, 0),
+        21 => (TimePrecision::Millis, 1_000_000),
+        24 => (TimePrecision::Micros, 1_000),
+        27 => (TimePrecision::Nanos, 1),
+        _ => return None,
+    };
+    if v[8] != b'-' {
+        return None;
+    }
+    // YYYYMMDD: pairs of digits combined in place (byte 2k = 10·d[2k] + d[2k+1]).
+    let date = digits8(u64::from_le_bytes(v[0..8].try_into().ok()?))?;
+    let date = (date.wrapping_mul(10) + (date >> 8)) & 0x00ff_00ff_00ff_00ff;
+    // HH:MM:SS with the colons checked, then replaced by '0' for the digit test.
+    let time = u64::from_le_bytes(v[9..17].try_into().ok()?);
+    const COLONS: u64 = 0x0000_ff00_00ff_0000;
+    if time & COLONS != 0x0000_3a00_003a_0000 {
+        return None;
+    }
+    let time = digits8((time & !COLONS) | (ZEROS & COLONS))?;
+    let digit = |i: u32| time >> (8 * i) & 0xff;
+    let mut nanos = 0u32;
+    if scale != 0 {
+        if v[17] != b'.' {
+            return None;
+        }
+        for &c in &v[18..] {
+            let x = c.wrapping_sub(b'0');
+            if x > 9 {
+                return None;
+            }
+            nanos = nanos * 10 + x as u32;
+        }
+        nanos *= scale;
+    }
+    let year = (date & 0xff) * 100 + (date >> 16 & 0xff);
+    let month = date >> 32 & 0xff;
+    let day = date >> 48;
+    let hour = digit(0) * 10 + digit(1);
+    let minute = digit(3) * 10 + digit(4);
+    let second = digit(6) * 10 + digit(7);
+    if !(1..=12).contains(&month) || !(1..=28).contains(&day) || hour > 23 || minute > 59 || second > 59
+    {
+        return None;
+    }
+    Some(UtcTimestamp {
+        date: Date {
+            year: year as u16,
+            month: month as u8,
+            day: day as u8,
+        },
+        hour: hour as u8,
+        minute: minute as u8,
+        second: second as u8,
+        nanos,
+        precision,
+    })
 }
 
 /// Writes `YYYYMM`, `YYYYMMDD` or `YYYYMMwN`; returns the length (at most 8).
@@ -527,6 +612,40 @@ macro_rules! __group {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_timestamps_agree_with_the_codec() {
+        for t in [
+            "20240115-10:30:00.123",
+            "20240115-10:30:00",
+            "20240115-23:59:59.123456",
+            "20241231-00:00:00.123456789",
+            "20240229-10:30:00.000",
+            "20230229-10:30:00.000",
+            "20240115-10:30:60.000",
+            "20240115-24:00:00.000",
+            "20240015-10:30:00.000",
+            "20240100-10:30:00.000",
+            "2024011510:30:00.000",
+            "20240115-10:30:00.12",
+            "20240115-10:30:00,123",
+            "2024a115-10:30:00.123",
+            "20240115-10:30:00.12x",
+            "20240115-1a:30:00.123",
+            "20240115-10;30:00.123",
+            "20240115-10:30:0\xff.123",
+            "2024011\u{e9}10:30:00",
+            "19991231-23:59:59.999999999",
+            "",
+        ] {
+            let v = t.as_bytes();
+            let codec = value::parse_timestamp(v).map_err(FieldError::Value);
+            assert_eq!(<UtcTimestamp as FixValue>::read(v), codec, "{t}");
+            if let Some(fast) = fast_timestamp(v) {
+                assert_eq!(Ok(fast), codec, "{t}");
+            }
+        }
+    }
 
     #[test]
     fn month_year_formats() {
