@@ -213,7 +213,11 @@ fn fast_timestamp(v: &[u8]) -> Option<UtcTimestamp> {
     let hour = digit(0) * 10 + digit(1);
     let minute = digit(3) * 10 + digit(4);
     let second = digit(6) * 10 + digit(7);
-    if !(1..=12).contains(&month) || !(1..=28).contains(&day) || hour > 23 || minute > 59 || second > 59
+    if !(1..=12).contains(&month)
+        || !(1..=28).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 59
     {
         return None;
     }
@@ -633,7 +637,7 @@ mod tests {
             "20240115-10:30:00.12x",
             "20240115-1a:30:00.123",
             "20240115-10;30:00.123",
-            "20240115-10:30:0\xff.123",
+            "20240115-10:30:0\u{ff}.12",
             "2024011\u{e9}10:30:00",
             "19991231-23:59:59.999999999",
             "",
