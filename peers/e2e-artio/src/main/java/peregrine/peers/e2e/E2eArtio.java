@@ -60,7 +60,7 @@ public final class E2eArtio
     public static void main(final String[] args) throws Exception
     {
         final Bench b = Bench.parse(args);
-        final ThreadingMode mode = b.threading == null ? ThreadingMode.SHARED : ThreadingMode.valueOf(b.threading);
+        final ThreadingMode mode = b.threading == null ? ThreadingMode.DEDICATED : ThreadingMode.valueOf(b.threading);
         final long timeoutNs = b.timeoutMs * 1_000_000L;
         final int total = b.warmup + b.iters;
         final boolean codecValidation = !Boolean.getBoolean("fix.codecs.no_validation");

@@ -98,7 +98,7 @@ public final class E2eQuickfixj
     public static void main(final String[] args) throws Exception
     {
         final Bench b = Bench.parse(args);
-        final ThreadingMode mode = b.threading == null ? ThreadingMode.SHARED : ThreadingMode.valueOf(b.threading);
+        final ThreadingMode mode = b.threading == null ? ThreadingMode.DEDICATED : ThreadingMode.valueOf(b.threading);
         final long timeoutNs = b.timeoutMs * 1_000_000L;
         final int total = b.warmup + b.iters;
         Bench.log("quickfixj: warmup " + b.warmup + ", iters " + b.iters + ", aeron " + mode + ", driver idle " + b.driverIdle +
