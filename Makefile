@@ -37,12 +37,16 @@ unit:
 
 smoke: build
 	$(PEREGRINE) bench codec --smoke --out target/bench-results/smoke-codec.json
+	$(PEREGRINE) bench typed --smoke --out target/bench-results/smoke-typed.json
 
 acceptance: build
 	@bash scripts/acceptance.sh
 
 bench-codec: build
 	$(PEREGRINE) bench codec
+
+bench-typed: build
+	$(PEREGRINE) bench typed
 
 ## fuzz: the cargo-fuzz decoder target (needs the nightly toolchain; not run in CI)
 fuzz:
