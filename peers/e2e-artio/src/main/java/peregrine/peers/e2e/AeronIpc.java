@@ -64,6 +64,7 @@ public final class AeronIpc implements AutoCloseable
     public static AeronIpc launch(final String name, final ThreadingMode mode, final int spins, final String driverIdle)
     {
         final String dir = "/dev/shm/" + name + "-" + ProcessHandle.current().pid();
+        Bench.deleteOnFailure(dir);
         final MediaDriver driver = MediaDriver.launchEmbedded(
             driverContext(dir, mode, spins, "spin-yield".equals(driverIdle)));
         final Aeron aeron = Aeron.connect(new Aeron.Context()

@@ -70,10 +70,68 @@ public final class Bench
         System.err.println("[e2e] " + msg);
     }
 
+    private static final java.util.List<String> CLEANUP = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Directories (Aeron, Artio logs) deleted, best effort, when the run fails. */
+    public static void deleteOnFailure(final String dir)
+    {
+        CLEANUP.add(dir);
+    }
+
+    /**
+     * After the JSON line: shuts down within a bounded time. A slow or stuck engine shutdown
+     * (the results are already out) only logs a warning, removes the directories and exits 0.
+     */
+    public static void finishAfterReport(final Runnable shutdown)
+    {
+        final Thread watchdog = new Thread(() ->
+        {
+            try
+            {
+                Thread.sleep(30_000);
+                log("WARNING: engine shutdown still running after 30 s; exiting anyway");
+                deleteDirs();
+                Runtime.getRuntime().halt(0);
+            }
+            catch (final InterruptedException ignore)
+            {
+            }
+        }, "shutdown-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        final long t0 = System.nanoTime();
+        try
+        {
+            shutdown.run();
+        }
+        catch (final Throwable t)
+        {
+            log("WARNING: shutdown failed: " + t);
+        }
+        log("shut down in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        deleteDirs();
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void deleteDirs()
+    {
+        for (final String dir : CLEANUP)
+        {
+            try
+            {
+                org.agrona.IoUtil.delete(new java.io.File(dir), true);
+            }
+            catch (final Throwable ignore)
+            {
+            }
+        }
+    }
+
     public static void fail(final String msg)
     {
         System.err.println("[e2e] ERROR: " + msg);
         System.err.flush();
+        deleteDirs();
         Runtime.getRuntime().halt(1);
     }
 

@@ -36,6 +36,7 @@ import uk.co.real_logic.artio.library.SessionConfiguration;
 import uk.co.real_logic.artio.library.SessionHandler;
 import uk.co.real_logic.artio.messages.DisconnectReason;
 import uk.co.real_logic.artio.messages.InitialAcceptedSessionOwner;
+import uk.co.real_logic.artio.messages.SessionState;
 import uk.co.real_logic.artio.session.Session;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 import uk.co.real_logic.artio.validation.SessionPersistenceStrategy;
@@ -72,6 +73,7 @@ public final class E2eArtio
         final AeronIpc ipc = AeronIpc.launch("peregrine-e2e-artio", mode, b.spins, b.driverIdle);
         final String work = IoUtil.tmpDirName() + "peregrine-e2e-artio-" + ProcessHandle.current().pid();
         IoUtil.delete(new File(work), true);
+        Bench.deleteOnFailure(work);
 
         final int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
@@ -190,28 +192,6 @@ public final class E2eArtio
         }
         Bench.log("all " + total + " round trips completed, every ClOrdID echoed; GC so far: " + gcAfter);
 
-        final Thread watchdog = new Thread(() ->
-        {
-            try
-            {
-                Thread.sleep(Math.max(10_000, b.timeoutMs));
-                Bench.fail("shutdown timed out");
-            }
-            catch (final InterruptedException ignore)
-            {
-            }
-        }, "watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
-        gateway.stop();
-        executor.stop();
-        venueLibrary.close();
-        gatewayLibrary.close();
-        venueEngine.close();
-        gatewayEngine.close();
-        ipc.close();
-        IoUtil.delete(new File(work), true);
-
         final String settings = "Artio 0.175 (Aeron " + MediaDriver.class.getPackage().getImplementationVersion() +
             "): FixEngine + FixLibrary per side (gateway acceptor, venue initiator), DefaultEngineScheduler " +
             "(framer and archiver threads per engine), logInboundMessages(false), logOutboundMessages(false), " +
@@ -230,7 +210,38 @@ public final class E2eArtio
             "no allocation per order in the harness (reused encoders/decoders, char[] ClOrdID, byte[] ids); " +
             "ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; GC during run " + gcAfter + "; " + Bench.jvmSettings();
         Bench.report("artio", b.iters, b.warmup, histogram, totalNs, allocBytes, settings);
-        Runtime.getRuntime().halt(0);
+        Bench.finishAfterReport(() ->
+        {
+            try
+            {
+                long t = System.nanoTime();
+                // Log out first (the gateway thread still polls and answers), so that closing the
+                // engines does not wait for their session timeouts.
+                session.startLogout();
+                final long logoutDeadline = t + 5_000_000_000L;
+                while (session.state() != SessionState.DISCONNECTED && System.nanoTime() - logoutDeadline < 0)
+                {
+                    idle.idle(venueLibrary.poll(10));
+                }
+                Bench.log("venue session " + session.state() + " +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+                gateway.stop();
+                executor.stop();
+                venueLibrary.close();
+                Bench.log("venue library closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+                gatewayLibrary.close();
+                Bench.log("gateway library closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+                venueEngine.close();
+                Bench.log("venue engine closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+                gatewayEngine.close();
+                Bench.log("gateway engine closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+                ipc.close();
+                IoUtil.delete(new File(work), true);
+            }
+            catch (final Exception e)
+            {
+                throw new RuntimeException(e);
+            }
+        });
     }
 
     static EngineConfiguration engineConfig(

@@ -213,25 +213,6 @@ public final class E2eQuickfixj
         }
         Bench.log("all " + total + " round trips completed, every ClOrdID echoed; GC so far: " + gcAfter);
 
-        final Thread watchdog = new Thread(() ->
-        {
-            try
-            {
-                Thread.sleep(Math.max(10_000, b.timeoutMs));
-                Bench.fail("shutdown timed out");
-            }
-            catch (final InterruptedException ignore)
-            {
-            }
-        }, "watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
-        gateway.stop();
-        executor.stop();
-        initiator.stop(true);
-        acceptor.stop(true);
-        ipc.close();
-
         final String settings = "QuickFIX/J 2.3.1 SocketInitiator (venue) and SocketAcceptor (gateway), default " +
             "single-threaded event handling (QFJ Message Processor thread per connector, MINA I/O), " +
             "MemoryStoreFactory, a no-op LogFactory (no message or event logs), SocketTcpNoDelay=Y, ResetOnLogon=Y; " +
@@ -245,7 +226,21 @@ public final class E2eQuickfixj
             "(ClOrdID from SBE, QuickFIX/J's API takes String); ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; " +
             "GC during run " + gcAfter + "; " + Bench.jvmSettings();
         Bench.report("quickfixj", b.iters, b.warmup, histogram, totalNs, allocBytes, settings);
-        Runtime.getRuntime().halt(0);
+        Bench.finishAfterReport(() ->
+        {
+            try
+            {
+                gateway.stop();
+                executor.stop();
+                initiator.stop(true);
+                acceptor.stop(true);
+                ipc.close();
+            }
+            catch (final Exception e)
+            {
+                throw new RuntimeException(e);
+            }
+        });
     }
 
     static SessionSettings settings(final boolean acceptor, final int port)
