@@ -9,7 +9,19 @@ use common::{decoder, wire};
 use peregrine_dict::{Dictionary, SessionRejectReason, ValidationSettings, Validator};
 use std::path::Path;
 
-const ROOT: &str = "/work/shared/quickfix-acceptance/definitions/server";
+/// The shared acceptance scripts: `PEREGRINE_ACCEPTANCE_DIR`, else `../shared` beside the repository.
+fn root() -> String {
+    let dir = std::env::var("PEREGRINE_ACCEPTANCE_DIR")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| {
+            format!(
+                "{}/../../../shared/quickfix-acceptance",
+                env!("CARGO_MANIFEST_DIR")
+            )
+        });
+    format!("{dir}/definitions/server")
+}
 
 fn field<'a>(msg: &'a str, tag: &str) -> Option<&'a str> {
     msg.split('\x01')
@@ -33,7 +45,8 @@ const DICT_REASONS: [u32; 11] = [0, 1, 2, 4, 5, 6, 11, 13, 14, 15, 16];
 
 #[test]
 fn quickfix_acceptance_scripts() {
-    if !Path::new(ROOT).exists() {
+    let root = root();
+    if !Path::new(&root).exists() {
         eprintln!("acceptance scripts not found; skipped");
         return;
     }
@@ -58,7 +71,7 @@ fn quickfix_acceptance_scripts() {
         } else {
             Validator::new(&app, ValidationSettings::default())
         };
-        let mut files: Vec<_> = std::fs::read_dir(format!("{ROOT}/{dir}"))
+        let mut files: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();

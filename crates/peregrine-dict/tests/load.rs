@@ -48,7 +48,10 @@ fn every_dictionary_loads_with_expected_counts() {
 #[test]
 fn the_shared_copies_match_the_project_copies() {
     for f in ["FIX40.xml", "FIX44.xml", "FIX50SP2.xml", "FIXT11.xml"] {
-        let shared = format!("/work/shared/fix-dictionaries/{f}");
+        let shared = format!(
+            "{}/../../../shared/fix-dictionaries/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        );
         if std::path::Path::new(&shared).exists() {
             assert_eq!(
                 std::fs::read(&shared).unwrap(),
