@@ -82,9 +82,7 @@ impl Executor {
         running: &AtomicBool,
         limit: Option<u64>,
     ) -> crate::Result<ExecutorCounters> {
-        while running.load(Ordering::Relaxed)
-            && limit.map_or(true, |l| self.counters.filled < l)
-        {
+        while running.load(Ordering::Relaxed) && limit.map_or(true, |l| self.counters.filled < l) {
             if self.turn()? > 0 {
                 idle.reset();
             } else {

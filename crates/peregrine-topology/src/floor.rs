@@ -261,7 +261,10 @@ pub fn run(cfg: &FloorConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Floo
     };
     let ex = {
         let (cfg, dir, running) = (cfg.clone(), dir.clone(), running.clone());
-        spawn("floor-executor", Box::new(move || executor(&cfg, &dir, &running)))?
+        spawn(
+            "floor-executor",
+            Box::new(move || executor(&cfg, &dir, &running)),
+        )?
     };
     let gw = {
         let (cfg, dir, running) = (cfg.clone(), dir.clone(), running.clone());
@@ -287,8 +290,12 @@ pub fn run(cfg: &FloorConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Floo
     }
     progress(done.load(Ordering::Relaxed), total);
     running.store(false, Ordering::Relaxed);
-    let g = gw.join().map_err(|_| Error("floor gateway panicked".into()))?;
-    let e = ex.join().map_err(|_| Error("floor executor panicked".into()))?;
+    let g = gw
+        .join()
+        .map_err(|_| Error("floor gateway panicked".into()))?;
+    let e = ex
+        .join()
+        .map_err(|_| Error("floor executor panicked".into()))?;
     // If the gateway or executor failed, the venue times out by itself.
     let r = v.join().map_err(|_| Error("floor venue panicked".into()))?;
     g?;

@@ -178,10 +178,11 @@ impl Application for GatewayApp {
             .encode(&mut self.scratch)
             .map_err(|_| reject("order does not encode"))?;
         self.stamp(point::GW_ENCODED);
-        let published =
-            self.orders
-                .borrow_mut()
-                .publish_retry(&self.scratch[..n], &mut BusySpin, PUBLISH_PATIENCE);
+        let published = self.orders.borrow_mut().publish_retry(
+            &self.scratch[..n],
+            &mut BusySpin,
+            PUBLISH_PATIENCE,
+        );
         self.stamp(point::GW_PUBLISHED);
         let mut c = self.counters.borrow_mut();
         match published {
@@ -294,7 +295,10 @@ impl<S: MessageStore> Gateway<S> {
     /// happened.
     #[inline]
     pub fn turn(&mut self) -> crate::Result<bool> {
-        let mut work = self.engine.turn().map_err(|e| crate::Error::at("gateway engine", e))?;
+        let mut work = self
+            .engine
+            .turn()
+            .map_err(|e| crate::Error::at("gateway engine", e))?;
         let engine = &mut self.engine;
         let sessions = &self.sessions;
         let counters = &self.counters;

@@ -36,14 +36,29 @@ pub fn series_from_histogram(name: &str, h: &Histogram<u64>) -> Series {
 }
 
 /// A curve from summary percentiles (a peer that reports only those), µs.
-pub fn series_from_summary(name: &str, min: f64, p50: f64, p90: f64, p99: f64, p999: f64) -> Series {
+pub fn series_from_summary(
+    name: &str,
+    min: f64,
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    p999: f64,
+) -> Series {
     Series {
         name: name.to_string(),
-        points: vec![(0.0, min), (50.0, p50), (90.0, p90), (99.0, p99), (99.9, p999)],
+        points: vec![
+            (0.0, min),
+            (50.0, p50),
+            (90.0, p90),
+            (99.0, p99),
+            (99.9, p999),
+        ],
     }
 }
 
-const COLORS: [&str; 6] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
+const COLORS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+];
 
 fn nice_ceiling(v: f64) -> f64 {
     if v <= 0.0 {
@@ -157,7 +172,9 @@ fn trim(v: f64) -> String {
 }
 
 fn escape(t: &str) -> String {
-    t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

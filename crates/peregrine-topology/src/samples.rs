@@ -2,8 +2,8 @@
 //! on TCP, SBE on Aeron) for the transport floor.
 
 use peregrine_aeron::messages::{
-    pack, Decimal64, Encode, ExecType, ExecutionReport, NewOrder, OrdRejReason, OrdStatus,
-    OrdType, Side, TimeInForce, ACCOUNT_LEN, CL_ORD_ID_LEN,
+    pack, Decimal64, Encode, ExecType, ExecutionReport, NewOrder, OrdRejReason, OrdStatus, OrdType,
+    Side, TimeInForce, ACCOUNT_LEN, CL_ORD_ID_LEN,
 };
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageEncoder};
@@ -146,14 +146,18 @@ pub fn wire_bytes() -> WireBytes {
     let mut buf = EncodeBuffer::with_capacity(512);
     let fix_nos = {
         let mut m = buf.start(b"FIX.4.4", b"D");
-        m.uint(34, 10_002).str(49, b"VENUE").timestamp(52, &ts, TimePrecision::Millis);
+        m.uint(34, 10_002)
+            .str(49, b"VENUE")
+            .timestamp(52, &ts, TimePrecision::Millis);
         m.str(56, b"GATEWAY");
         nos_body(&mut m, b"ORD0000000001");
         m.finish().to_vec()
     };
     let fix_er = {
         let mut m = buf.start(b"FIX.4.4", b"8");
-        m.uint(34, 10_002).str(49, b"GATEWAY").timestamp(52, &ts, TimePrecision::Millis);
+        m.uint(34, 10_002)
+            .str(49, b"GATEWAY")
+            .timestamp(52, &ts, TimePrecision::Millis);
         m.str(56, b"VENUE");
         er_body(&mut m, &report);
         m.finish().to_vec()

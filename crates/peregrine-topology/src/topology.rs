@@ -22,7 +22,7 @@ use peregrine_store::{MemoryStore, MessageStore};
 
 use crate::executor::{Executor, ExecutorCounters};
 use crate::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
-use crate::steps::{StepHistograms, Stamps};
+use crate::steps::{Stamps, StepHistograms};
 use crate::venue::{Venue, VenueApp, VenueState};
 use crate::{Error, Result, ORDERS_STREAM, REPORTS_STREAM};
 
@@ -186,7 +186,11 @@ impl RunResult {
     }
 }
 
-fn settings_text(cfg: &TopologyConfig, initiator: Option<u16>, store_dir: &std::path::Path) -> String {
+fn settings_text(
+    cfg: &TopologyConfig,
+    initiator: Option<u16>,
+    store_dir: &std::path::Path,
+) -> String {
     let mut t = String::from("[DEFAULT]\n");
     match initiator {
         Some(port) => t.push_str(&format!(
@@ -199,7 +203,10 @@ fn settings_text(cfg: &TopologyConfig, initiator: Option<u16>, store_dir: &std::
         ),
     }
     match &cfg.dictionary {
-        Some(d) => t.push_str(&format!("UseDataDictionary=Y\nDataDictionary={}\n", d.display())),
+        Some(d) => t.push_str(&format!(
+            "UseDataDictionary=Y\nDataDictionary={}\n",
+            d.display()
+        )),
         None => t.push_str("UseDataDictionary=N\n"),
     }
     t.push_str(&format!(
@@ -210,10 +217,7 @@ fn settings_text(cfg: &TopologyConfig, initiator: Option<u16>, store_dir: &std::
     t
 }
 
-fn open_store(
-    cfg: &TopologyConfig,
-    s: &SessionSettings,
-) -> Result<Box<dyn MessageStore + Send>> {
+fn open_store(cfg: &TopologyConfig, s: &SessionSettings) -> Result<Box<dyn MessageStore + Send>> {
     let now = now_nanos();
     match cfg.store {
         StoreKind::Memory => {
@@ -222,12 +226,15 @@ fn open_store(
             let msgs = (cfg.warmup + cfg.count) as usize + 1_000;
             Ok(Box::new(MemoryStore::with_capacity(now, msgs, msgs * 320)))
         }
-        StoreKind::File => fix::open_store(s, StoreKind::File, now).map_err(|e| Error::at("store", e)),
+        StoreKind::File => {
+            fix::open_store(s, StoreKind::File, now).map_err(|e| Error::at("store", e))
+        }
     }
 }
 
 fn session_settings(text: &str) -> Result<SessionSettings> {
-    let settings = Settings::parse(text, "topology.cfg".as_ref()).map_err(|e| Error::at("settings", e))?;
+    let settings =
+        Settings::parse(text, "topology.cfg".as_ref()).map_err(|e| Error::at("settings", e))?;
     settings
         .sessions
         .into_iter()
@@ -247,7 +254,8 @@ fn engine_options() -> EngineOptions {
 type Store = Box<dyn MessageStore + Send>;
 
 fn aeron_client(dir: &str) -> Result<AeronClient> {
-    AeronClient::connect(&ClientConfig::with_dir(dir.to_string())).map_err(|e| Error::at("aeron client", e))
+    AeronClient::connect(&ClientConfig::with_dir(dir.to_string()))
+        .map_err(|e| Error::at("aeron client", e))
 }
 
 struct GatewayEnd {
@@ -282,7 +290,11 @@ fn gateway_thread(
             .map_err(|e| Error::at("gateway: executor's reports publication", e))?;
         let s = session_settings(&settings_text(cfg, None, store_dir))?;
         let dicts = fix::load_dictionaries(&s).map_err(|e| Error::at("dictionary", e))?;
-        let session = Session::new(fix::session_config(&s, dicts), open_store(cfg, &s)?, now_nanos());
+        let session = Session::new(
+            fix::session_config(&s, dicts),
+            open_store(cfg, &s)?,
+            now_nanos(),
+        );
         let counters = Rc::new(RefCell::new(GatewayCounters::default()));
         let app = GatewayApp::new(
             Rc::new(RefCell::new(orders)),
@@ -290,7 +302,8 @@ fn gateway_thread(
             stamps.clone(),
             0,
         );
-        let mut engine = Engine::new(engine_options()).map_err(|e| Error::at("gateway engine", e))?;
+        let mut engine =
+            Engine::new(engine_options()).map_err(|e| Error::at("gateway engine", e))?;
         engine
             .add_session(
                 &s,
@@ -329,7 +342,9 @@ fn gateway_thread(
     if let Some(s) = gw.engine.sessions().first() {
         seq = (s.next_sender_seq, s.next_target_seq);
     }
-    gw.engine.shutdown().map_err(|e| Error::at("gateway shutdown", e))?;
+    gw.engine
+        .shutdown()
+        .map_err(|e| Error::at("gateway shutdown", e))?;
     let counters = *gw.counters.borrow();
     drop(gw);
     drop(client);
@@ -350,7 +365,11 @@ fn venue_thread(
 ) -> Result<VenueEnd> {
     let s = session_settings(&settings_text(cfg, Some(addr.port()), store_dir))?;
     let dicts = fix::load_dictionaries(&s).map_err(|e| Error::at("dictionary", e))?;
-    let session = Session::new(fix::session_config(&s, dicts), open_store(cfg, &s)?, now_nanos());
+    let session = Session::new(
+        fix::session_config(&s, dicts),
+        open_store(cfg, &s)?,
+        now_nanos(),
+    );
     let state = Rc::new(VenueState::default());
     let mut engine = Engine::new(engine_options()).map_err(|e| Error::at("venue engine", e))?;
     engine
@@ -364,7 +383,14 @@ fn venue_thread(
     };
     let mut idle = Idler::new(cfg.idle);
     venue.logon(&mut idle, cfg.timeout)?;
-    let result = venue.run(cfg.warmup, cfg.count, &mut idle, cfg.timeout, done, cfg.allocations)?;
+    let result = venue.run(
+        cfg.warmup,
+        cfg.count,
+        &mut idle,
+        cfg.timeout,
+        done,
+        cfg.allocations,
+    )?;
     let seq = venue
         .engine
         .sessions()
@@ -451,12 +477,16 @@ pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<R
         .unwrap_or_default();
     let stamps = (cfg.part == Part::All).then(|| Arc::new(Stamps::new()));
     let running = Arc::new(AtomicBool::new(true));
-    let stop = cfg.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
+    let stop = cfg
+        .stop
+        .clone()
+        .unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
     let done = Arc::new(AtomicU64::new(0));
     let total = cfg.warmup + cfg.count;
 
     let executor = (cfg.part != Part::VenueGateway).then(|| {
-        let (cfg, dir, stamps, running) = (cfg.clone(), dir.clone(), stamps.clone(), running.clone());
+        let (cfg, dir, stamps, running) =
+            (cfg.clone(), dir.clone(), stamps.clone(), running.clone());
         std::thread::Builder::new()
             .name("executor".into())
             .spawn(move || executor_thread(&cfg, &dir, stamps, &running))
@@ -520,7 +550,8 @@ pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<R
         }
     };
     let venue = {
-        let (cfg, store_dir, stamps, done) = (cfg.clone(), store_dir.clone(), stamps.clone(), done.clone());
+        let (cfg, store_dir, stamps, done) =
+            (cfg.clone(), store_dir.clone(), stamps.clone(), done.clone());
         std::thread::Builder::new()
             .name("venue".into())
             .spawn(move || venue_thread(&cfg, addr, &store_dir, stamps, &done))

@@ -15,7 +15,7 @@ use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::MessageStore;
 
 use crate::samples::{self, CL_ORD_ID_LEN_TEXT};
-use crate::steps::{new_histogram, point, StepHistograms, Stamps};
+use crate::steps::{new_histogram, point, Stamps, StepHistograms};
 
 /// What the venue's application saw, shared with the venue's loop (same thread).
 #[derive(Debug, Default)]

@@ -42,7 +42,10 @@ fn run() -> Result<(), String> {
     let mut cfg = TopologyConfig::default();
     let num = |name: &str| -> Result<Option<u64>, String> {
         value(&args, name)
-            .map(|v| v.parse::<u64>().map_err(|_| format!("{name}: {v:?} is not a number")))
+            .map(|v| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("{name}: {v:?} is not a number"))
+            })
             .transpose()
     };
     if let Some(n) = num("--count")? {
