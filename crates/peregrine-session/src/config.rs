@@ -99,23 +99,44 @@ impl Default for ValidationOptions {
     }
 }
 
-/// A daily session window in UTC (QuickFIX's `StartTime`/`EndTime`): seconds after
-/// midnight. When `start > end` the window wraps midnight; `start == end` means always.
+/// A session window in UTC (QuickFIX's `StartTime`/`EndTime`, and `StartDay`/`EndDay` for
+/// a weekly one).
+///
+/// A daily window opens every day at `start_secs` and closes at `end_secs` (seconds after
+/// midnight UTC); when `start > end` it wraps midnight; `start == end` means always open.
+/// A weekly window opens on `StartDay` at `StartTime` and closes on `EndDay` at `EndTime`
+/// (days 0 = Sunday … 6 = Saturday); when the start comes later in the week than the end
+/// it wraps the weekend. Either way a new *period* begins each time the window opens:
+/// a session whose store was created before the current period starts afresh
+/// (sequence numbers back to 1).
 ///
 /// ```
 /// use peregrine_session::Schedule;
+/// const H: i64 = 3_600_000_000_000;
 /// let s = Schedule::daily(8 * 3600, 17 * 3600);
-/// let day = 1_700_006_400_000_000_000i64; // 2023-11-15 00:00:00 UTC
-/// assert!(s.contains(day + 9 * 3_600_000_000_000));
-/// assert!(!s.contains(day + 18 * 3_600_000_000_000));
+/// let day = 1_700_006_400_000_000_000i64; // 2023-11-15 00:00:00 UTC, a Wednesday
+/// assert!(s.contains(day + 9 * H));
+/// assert!(!s.contains(day + 18 * H));
+/// // Sunday 22:00 to Friday 21:00.
+/// let w = Schedule::weekly(0, 22 * 3600, 5, 21 * 3600);
+/// assert!(w.contains(day + 18 * H)); // Wednesday evening
+/// assert!(!w.contains(day + (3 * 24 + 12) * H)); // Saturday noon
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Schedule {
-    /// StartTime, seconds after midnight UTC.
+    /// `StartTime`: seconds after midnight UTC (of `StartDay` for a weekly window).
     pub start_secs: u32,
-    /// EndTime, seconds after midnight UTC.
+    /// `EndTime`: seconds after midnight UTC (of `EndDay` for a weekly window).
     pub end_secs: u32,
+    /// `StartDay` and `EndDay` (0 = Sunday … 6 = Saturday) of a weekly window; `None` for
+    /// a daily one.
+    pub days: Option<(u8, u8)>,
 }
+
+const DAY_SECS: i64 = 86_400;
+const WEEK_SECS: i64 = 7 * DAY_SECS;
+/// 1970-01-04 00:00:00 UTC, the first Sunday after the epoch (a Thursday).
+const FIRST_SUNDAY_SECS: i64 = 3 * DAY_SECS;
 
 impl Schedule {
     /// A window open every day from `start_secs` to `end_secs` (UTC).
@@ -123,41 +144,77 @@ impl Schedule {
         Schedule {
             start_secs,
             end_secs,
+            days: None,
         }
     }
 
-    fn second_of_day(now: Nanos) -> u32 {
-        (now.div_euclid(SECOND).rem_euclid(86_400)) as u32
+    /// A window open from `start_day` at `start_secs` to `end_day` at `end_secs` every
+    /// week (UTC; days 0 = Sunday … 6 = Saturday, taken modulo 7).
+    pub fn weekly(start_day: u8, start_secs: u32, end_day: u8, end_secs: u32) -> Self {
+        Schedule {
+            start_secs,
+            end_secs,
+            days: Some((start_day % 7, end_day % 7)),
+        }
+    }
+
+    /// Length of a period and where periods begin, in seconds since the epoch.
+    fn period(&self) -> (i64, i64) {
+        match self.days {
+            None => (DAY_SECS, 0),
+            Some(_) => (WEEK_SECS, FIRST_SUNDAY_SECS),
+        }
+    }
+
+    /// Opening and closing offsets inside a period, in seconds.
+    fn offsets(&self) -> (i64, i64) {
+        let (sd, ed) = self.days.map_or((0, 0), |(s, e)| (i64::from(s), i64::from(e)));
+        (
+            sd * DAY_SECS + i64::from(self.start_secs),
+            ed * DAY_SECS + i64::from(self.end_secs),
+        )
+    }
+
+    /// The start of the (day or week) period containing `now`, in nanoseconds.
+    fn period_base(&self, now: Nanos) -> Nanos {
+        let (len, origin) = self.period();
+        let secs = now.div_euclid(SECOND);
+        (secs - (secs - origin).rem_euclid(len)) * SECOND
     }
 
     /// Whether `now` falls inside the window.
     pub fn contains(&self, now: Nanos) -> bool {
-        let s = Self::second_of_day(now);
-        match self.start_secs.cmp(&self.end_secs) {
+        let (start, end) = self.offsets();
+        let pos = (now - self.period_base(now)).div_euclid(SECOND);
+        match start.cmp(&end) {
             std::cmp::Ordering::Equal => true,
-            std::cmp::Ordering::Less => s >= self.start_secs && s < self.end_secs,
-            std::cmp::Ordering::Greater => s >= self.start_secs || s < self.end_secs,
+            std::cmp::Ordering::Less => pos >= start && pos < end,
+            std::cmp::Ordering::Greater => pos >= start || pos < end,
         }
     }
 
-    /// Start of the window period containing (or last before) `now`.
+    /// When the window last opened at or before `now` (the start of the current session
+    /// period).
     pub fn period_start(&self, now: Nanos) -> Nanos {
-        let day = now.div_euclid(86_400 * SECOND) * 86_400 * SECOND;
-        let start_today = day + self.start_secs as Nanos * SECOND;
-        if now >= start_today {
-            start_today
+        let (len, _) = self.period();
+        let (start, _) = self.offsets();
+        let opens = self.period_base(now) + start * SECOND;
+        if now >= opens {
+            opens
         } else {
-            start_today - 86_400 * SECOND
+            opens - len * SECOND
         }
     }
 
-    /// The next instant after `now` at which [`Schedule::contains`] changes.
+    /// The next instant after `now` at which [`Schedule::contains`] may change.
     pub fn next_boundary(&self, now: Nanos) -> Nanos {
-        let day = now.div_euclid(86_400 * SECOND) * 86_400 * SECOND;
+        let (len, _) = self.period();
+        let (start, end) = self.offsets();
+        let base = self.period_base(now);
         let mut best = Nanos::MAX;
-        for d in 0..2 {
-            for b in [self.start_secs, self.end_secs] {
-                let t = day + d * 86_400 * SECOND + b as Nanos * SECOND;
+        for p in 0..2 {
+            for b in [start, end] {
+                let t = base + (p * len + b) * SECOND;
                 if t > now && t < best {
                     best = t;
                 }
@@ -221,6 +278,11 @@ pub struct SessionConfig {
     pub schedule: Option<Schedule>,
     /// Largest inbound message accepted (bytes).
     pub max_message_size: usize,
+    /// Username(553) an initiator puts in its Logon (`Username`); the acceptor's
+    /// [`Application::from_admin`](crate::Application::from_admin) checks it.
+    pub username: Option<String>,
+    /// Password(554) an initiator puts in its Logon (`Password`).
+    pub password: Option<String>,
 }
 
 impl SessionConfig {
@@ -254,6 +316,8 @@ impl SessionConfig {
             dictionaries: None,
             schedule: None,
             max_message_size: peregrine_codec::frame::DEFAULT_MAX_MESSAGE_SIZE,
+            username: None,
+            password: None,
         }
     }
 }

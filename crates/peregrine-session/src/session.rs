@@ -346,6 +346,44 @@ fn reverse_route<'a>(msg: &MessageView<'a>, out: &mut [(u32, HVal<'a>); 6]) -> u
     n
 }
 
+/// Terms of a Logon we cannot accept, as the Text(58) of the Logout that refuses it:
+/// encryption (we support EncryptMethod(98)=0 only) or a negative HeartBtInt(108).
+fn logon_terms_problem(msg: &MessageView<'_>) -> Option<&'static [u8]> {
+    if msg.get(98).is_some_and(|v| v != b"0") {
+        return Some(b"Unsupported EncryptMethod(98): only 0 (none) is supported");
+    }
+    if msg
+        .get(108)
+        .is_some_and(|v| value::parse_i64(v).map_or(true, |n| n < 0))
+    {
+        return Some(b"HeartBtInt(108) must be a non-negative integer");
+    }
+    None
+}
+
+/// Without a dictionary: the fields the session itself reads from an admin message must
+/// be there and be numbers (what QuickFIX reports when it cannot read them).
+fn admin_structure(msg: &MessageView<'_>) -> Option<Rej> {
+    let (required, numeric): (&[u32], &[u32]) = match msg.msg_type() {
+        b"A" => (&[98, 108], &[98, 108, 789]),
+        b"1" => (&[112], &[]),
+        b"2" => (&[7, 16], &[7, 16]),
+        b"3" => (&[45], &[45]),
+        b"4" => (&[36], &[36]),
+        _ => (&[], &[]),
+    };
+    if let Some(&t) = required.iter().find(|&&t| !msg.contains(t)) {
+        return Some(Rej::new(
+            SessionRejectReason::RequiredTagMissing,
+            Some(t as i64),
+        ));
+    }
+    numeric
+        .iter()
+        .find(|&&t| msg.get(t).is_some_and(|v| value::parse_i64(v).is_err()))
+        .map(|&t| Rej::new(SessionRejectReason::IncorrectDataFormatForValue, Some(t as i64)))
+}
+
 fn parse_seq(v: Option<&[u8]>) -> Option<u64> {
     v.and_then(|v| value::parse_u64(v).ok())
 }
@@ -634,7 +672,7 @@ impl<S: MessageStore> Core<S> {
                 ));
             }
         }
-        None
+        admin_structure(msg)
     }
 
     fn valid_logon_state(&self, msg: &MessageView<'_>) -> bool {
@@ -909,6 +947,11 @@ impl<S: MessageStore> Core<S> {
         if !self.verify(msg, false, true) {
             return;
         }
+        if let Some(text) = logon_terms_problem(msg) {
+            self.send_logout(Some(text));
+            self.disconnect(DisconnectReason::InvalidLogon);
+            return;
+        }
         if let Err(r) = app.from_admin(msg, &self.cfg.id) {
             self.send_logout(Some(r.text.as_bytes()));
             self.disconnect(DisconnectReason::LogonRejected);
@@ -1007,8 +1050,16 @@ impl<S: MessageStore> Core<S> {
         let begin = parse_seq(msg.get(7)).unwrap_or(1).max(1);
         let end = parse_seq(msg.get(16)).unwrap_or(0);
         let next = self.tx.store.next_sender_seq();
-        let infinite = (end == 0 && !self.pre42())
-            || (end == 999_999 && self.begin_bytes() <= &b"FIX.4.2"[..]);
+        // 0 is "infinity" from FIX.4.2 on and names no message before it, so it means
+        // the same there; 999999 is FIX.4.0/4.1's (and FIX.4.2's) spelling.
+        let infinite = end == 0 || (end == 999_999 && self.begin_bytes() <= &b"FIX.4.2"[..]);
+        if !infinite && end < begin {
+            self.reject(
+                msg,
+                Rej::new(SessionRejectReason::ValueIsIncorrect, Some(16)),
+            );
+            return;
+        }
         let end = if infinite || end >= next {
             next - 1
         } else {
@@ -1452,10 +1503,17 @@ impl<S: MessageStore> Session<S> {
                     .default_appl_ver_id
                     .clone()
                     .filter(|_| core.cfg.id.is_fixt());
+                let (user, password) = (core.cfg.username.clone(), core.cfg.password.clone());
                 core.tx.admin(b"A", &[], &mut |m| {
                     m.uint(98, 0).uint(108, hb);
                     if reset {
                         m.char(141, b'Y');
+                    }
+                    if let Some(u) = &user {
+                        m.str(553, u.as_bytes());
+                    }
+                    if let Some(p) = &password {
+                        m.str(554, p.as_bytes());
                     }
                     if let Some(n) = next_expected {
                         m.uint(789, n);

@@ -1019,3 +1019,303 @@ fn sessions_and_the_echo_app_can_move_between_threads() {
     send::<Session<Box<dyn MessageStore + Send>>>();
     send::<EchoApp>();
 }
+
+// ---------------------------------------------------------------------------------------
+// Audit of issue 4: Logon terms, structure without a dictionary, latency bounds, resend
+// ranges, routing, resets, weekly schedules, credentials.
+
+#[test]
+fn logon_asking_for_encryption_or_a_negative_interval_is_refused_with_a_logout() {
+    for (fields, text) in [
+        (
+            "35=A|34=1|98=2|108=30",
+            "Unsupported EncryptMethod(98): only 0 (none) is supported",
+        ),
+        (
+            "35=A|34=1|98=0|108=-5",
+            "HeartBtInt(108) must be a non-negative integer",
+        ),
+    ] {
+        let mut h = H::acceptor("FIX.4.4");
+        h.send(fields);
+        assert_eq!(h.out(), [format!("35=5|34=1|49=ISLD|56=TW|58={text}")]);
+        assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
+        assert!(!h.s.is_logged_on());
+        assert_eq!(h.app.logons, 0);
+    }
+}
+
+#[test]
+fn logon_without_encrypt_method_or_interval_is_invalid_even_without_a_dictionary() {
+    for fields in [
+        "35=A|34=1|108=30",
+        "35=A|34=1|98=0",
+        "35=A|34=1|98=0|108=abc",
+    ] {
+        let mut h = H::acceptor("FIX.4.4");
+        h.send(fields);
+        assert_eq!(
+            h.disconnected(),
+            Some(DisconnectReason::InvalidLogon),
+            "{fields}"
+        );
+        assert!(h.out().is_empty(), "{fields}");
+        assert!(!h.s.is_logged_on());
+    }
+}
+
+#[test]
+fn admin_fields_the_session_reads_are_checked_without_a_dictionary() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=1|34=2");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=2|58=Required tag missing|371=112|372=1|373=1"]
+    );
+    h.send("35=2|34=3|7=1");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=3|49=ISLD|56=TW|45=3|58=Required tag missing|371=16|372=2|373=1"]
+    );
+    h.send("35=2|34=4|7=X|16=0");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=4|49=ISLD|56=TW|45=4|58=Incorrect data format for value|371=7|372=2|373=6"]
+    );
+    assert_eq!(h.s.next_target_seq(), 5);
+    // A GapFill without NewSeqNo: rejected, and (as any rejected SequenceReset) not counted.
+    h.send("35=4|34=5|123=Y");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=5|49=ISLD|56=TW|45=5|58=Required tag missing|371=36|372=4|373=1"]
+    );
+    assert_eq!(h.s.next_target_seq(), 5);
+    assert!(h.s.is_logged_on());
+}
+
+#[test]
+fn sending_time_is_checked_against_max_latency_both_ways() {
+    let ts = |t: Nanos| UtcTimestamp::from_unix_nanos(t, TimePrecision::Millis).to_string();
+    // Default 120 s: 119 s late or early is fine.
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now - 119 * SECOND)));
+    h.send(&format!("35=1|34=3|112=b|52={}", ts(h.now + 119 * SECOND)));
+    assert_eq!(
+        h.out(),
+        [
+            "35=0|34=2|49=ISLD|56=TW|112=a",
+            "35=0|34=3|49=ISLD|56=TW|112=b"
+        ]
+    );
+    // MaxLatency=5: 6 s ahead is a SendingTime accuracy problem.
+    let mut cfg = config("FIX.4.4");
+    cfg.max_latency_secs = 5;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now + 6 * SECOND)));
+    assert_eq!(
+        h.out(),
+        [
+            "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=1|373=10",
+            "35=5|34=3|49=ISLD|56=TW"
+        ]
+    );
+    // CheckLatency=N: any SendingTime goes.
+    let mut cfg = config("FIX.4.4");
+    cfg.check_latency = false;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now - 3600 * SECOND)));
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=a"]);
+}
+
+#[test]
+fn resend_ranges_999999_zero_and_inverted() {
+    // FIX.4.0: 999999 and 0 both mean "to the end".
+    for end in ["999999", "0"] {
+        let mut h = H::acceptor("FIX.4.0");
+        h.logon(30);
+        h.send("35=D|34=2|11=X|21=3|40=1|54=1|55=INTC");
+        h.out();
+        h.send(&format!("35=2|34=3|7=1|16={end}"));
+        assert_eq!(
+            h.out(),
+            [
+                "35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y",
+                "35=D|34=2|43=Y|49=ISLD|56=TW|11=X|21=3|40=1|54=1|55=INTC"
+            ],
+            "16={end}"
+        );
+    }
+    // FIX.4.4: 999999 is past the end, so it is capped there.
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=2|34=2|7=1|16=999999");
+    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]);
+    // EndSeqNo before BeginSeqNo names nothing: Reject, counted.
+    h.send("35=2|34=3|7=5|16=2");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|45=3|58=Value is incorrect (out of range) for this tag|371=16|372=2|373=5"]
+    );
+    assert_eq!(h.s.next_target_seq(), 4);
+}
+
+#[test]
+fn without_persisted_messages_a_resend_is_one_gap_fill() {
+    let mut cfg = config("FIX.4.4");
+    cfg.persist_messages = false;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send("35=D|34=2|11=X|21=3|40=1|54=1|55=INTC");
+    h.send("35=D|34=3|11=Y|21=3|40=1|54=1|55=INTC");
+    assert_eq!(h.out().len(), 2);
+    h.send("35=2|34=4|7=1|16=0");
+    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=4|123=Y"]);
+}
+
+#[test]
+fn reverse_route_swaps_deliver_to_and_on_behalf_of_both_ways() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=8|34=2|128=JCD|129=CS|145=CHI");
+    assert_eq!(
+        h.out(),
+        ["35=j|34=2|49=ISLD|56=TW|115=JCD|116=CS|144=CHI|45=2|58=Unsupported Message Type|372=8|380=3"]
+    );
+    // FIX.4.0 has no location IDs: 144/145 are not routed back.
+    let mut h = H::acceptor("FIX.4.0");
+    h.logon(30);
+    h.send("35=8|34=2|115=JCD|144=CHI");
+    assert_eq!(
+        h.out(),
+        ["35=3|34=2|49=ISLD|56=TW|128=JCD|45=2|58=Unsupported Message Type"]
+    );
+}
+
+#[test]
+fn reset_on_logout_applies_to_our_logout_answered_not_to_a_timeout() {
+    let mut cfg = config("FIX.4.4");
+    cfg.reset_on_logout = true;
+    let mut h = H::new(cfg.clone());
+    h.logon(30);
+    h.s.logout(h.now, None);
+    h.send("35=5|34=2");
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
+    // Unanswered: the LogoutTimeout closes the connection, numbers are kept.
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.s.logout(h.now, None);
+    h.out();
+    h.until_deadline();
+    assert_eq!(h.now, T0 + 2 * SECOND);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::LogoutTimeout));
+    h.s.on_disconnected(h.now, &mut h.app);
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (3, 2));
+}
+
+const HOUR: Nanos = 3600 * SECOND;
+const DAY: Nanos = 24 * HOUR;
+
+#[test]
+fn weekly_schedule_windows() {
+    // T0 is Sunday 2026-11-22 10:00:00.250 UTC.
+    let sun9_to_fri21 = Schedule::weekly(0, 9 * 3600, 5, 21 * 3600);
+    let frac = 250_000_000;
+    assert!(sun9_to_fri21.contains(T0));
+    assert!(sun9_to_fri21.contains(T0 + 3 * DAY)); // Wednesday
+    assert!(!sun9_to_fri21.contains(T0 + 6 * DAY)); // Saturday
+    assert!(!sun9_to_fri21.contains(T0 - 2 * HOUR)); // Sunday 08:00
+    assert_eq!(sun9_to_fri21.period_start(T0), T0 - HOUR - frac);
+    assert_eq!(
+        sun9_to_fri21.period_start(T0 + 6 * DAY),
+        T0 - HOUR - frac,
+        "Saturday belongs to the period that opened on Sunday"
+    );
+    assert_eq!(
+        sun9_to_fri21.next_boundary(T0),
+        T0 + 5 * DAY + 11 * HOUR - frac
+    );
+    // Across the weekend: Friday 22:00 to Sunday 20:00.
+    let weekend = Schedule::weekly(5, 22 * 3600, 0, 20 * 3600);
+    assert!(weekend.contains(T0));
+    assert!(!weekend.contains(T0 + 3 * DAY));
+    assert!(weekend.contains(T0 - DAY)); // Saturday
+    assert_eq!(weekend.period_start(T0), T0 - 2 * DAY + 12 * HOUR - frac);
+    assert_eq!(weekend.next_boundary(T0), T0 + 10 * HOUR - frac);
+    // Start == end: always open, a new period each week.
+    let always = Schedule::weekly(1, 0, 1, 0);
+    assert!(always.contains(T0) && always.contains(T0 + 3 * DAY));
+    assert_eq!(always.period_start(T0), T0 - 6 * DAY - 10 * HOUR - frac);
+    // A daily window is not a weekly one.
+    assert!(Schedule::daily(9 * 3600, 21 * 3600).contains(T0 + 6 * DAY));
+}
+
+#[test]
+fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
+    let mut cfg = config("FIX.4.4");
+    cfg.schedule = Some(Schedule::weekly(0, 9 * 3600, 5, 21 * 3600));
+    // A store from last week: the new period starts at 1.
+    let mut s = Session::new(cfg.clone(), MemoryStore::new(T0 - 7 * DAY), T0);
+    s.set_next_sender_seq(40).unwrap();
+    s.set_next_target_seq(50).unwrap();
+    s.on_connected(T0);
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (1, 1));
+    // A store from this week's period keeps its numbers.
+    let mut h = H {
+        s: Session::new(cfg.clone(), MemoryStore::new(T0 - 30 * 60 * SECOND), T0),
+        app: TestApp::new(),
+        now: T0,
+        begin: "FIX.4.4",
+    };
+    h.s.set_next_target_seq(7).unwrap();
+    h.s.on_connected(T0);
+    h.send("35=A|34=7|98=0|108=0");
+    assert!(h.s.is_logged_on());
+    h.out();
+    // No heartbeats (HeartBtInt=0): the only deadline is Friday 21:00.
+    h.until_deadline();
+    assert_eq!(h.now, T0 + 5 * DAY + 11 * HOUR - 250_000_000);
+    assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
+    // Saturday: refused at once.
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0 + 6 * DAY);
+    s.on_connected(T0 + 6 * DAY);
+    assert_eq!(
+        s.poll_event(),
+        Some(SessionEvent::Disconnect(DisconnectReason::OutsideSchedule))
+    );
+}
+
+#[test]
+fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
+    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    cfg.username = Some("trader".into());
+    cfg.password = Some("wrong".into());
+    let mut ini = Session::new(cfg, MemoryStore::new(T0), T0);
+    ini.on_connected(T0);
+    let logon = ini.outbound().to_vec();
+    let text = String::from_utf8_lossy(&logon).replace('\x01', "|");
+    assert!(
+        text.contains("|98=0|108=30|553=trader|554=wrong|10="),
+        "{text}"
+    );
+    // The acceptor's application sees them and refuses the password.
+    let mut h = H::acceptor("FIX.4.4");
+    h.app.refuse_password = Some(b"wrong");
+    h.send_raw(&logon);
+    assert_eq!(h.out(), ["35=5|34=1|49=ISLD|56=TW|58=Invalid password"]);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::LogonRejected));
+    // The refusal reaches the initiator as a Logout: it answers and disconnects.
+    let mut app = TestApp::new();
+    ini.consume_outbound(ini.outbound().len());
+    let refusal = h.msg("35=5|34=1|49=ISLD|56=TW|58=Invalid password");
+    ini.on_bytes(&refusal, T0, &mut app);
+    assert!(!ini.is_logged_on());
+    assert_eq!(
+        std::iter::from_fn(|| ini.poll_event()).last(),
+        Some(SessionEvent::Disconnect(DisconnectReason::Logout))
+    );
+}
