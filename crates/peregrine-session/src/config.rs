@@ -168,7 +168,9 @@ impl Schedule {
 
     /// Opening and closing offsets inside a period, in seconds.
     fn offsets(&self) -> (i64, i64) {
-        let (sd, ed) = self.days.map_or((0, 0), |(s, e)| (i64::from(s), i64::from(e)));
+        let (sd, ed) = self
+            .days
+            .map_or((0, 0), |(s, e)| (i64::from(s), i64::from(e)));
         (
             sd * DAY_SECS + i64::from(self.start_secs),
             ed * DAY_SECS + i64::from(self.end_secs),

@@ -381,7 +381,12 @@ fn admin_structure(msg: &MessageView<'_>) -> Option<Rej> {
     numeric
         .iter()
         .find(|&&t| msg.get(t).is_some_and(|v| value::parse_i64(v).is_err()))
-        .map(|&t| Rej::new(SessionRejectReason::IncorrectDataFormatForValue, Some(t as i64)))
+        .map(|&t| {
+            Rej::new(
+                SessionRejectReason::IncorrectDataFormatForValue,
+                Some(t as i64),
+            )
+        })
 }
 
 fn parse_seq(v: Option<&[u8]>) -> Option<u64> {

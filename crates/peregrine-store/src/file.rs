@@ -32,8 +32,8 @@ pub enum FsyncPolicy {
     /// `incr_*`) once at least this many milliseconds have passed since the
     /// last fsync, measured with [`std::time::Instant`] (monotonic). The
     /// store has no thread of its own: when calls stop, nothing is fsynced
-    /// until the next call, [`FileStore::sync_if_due`] (call it from the
-    /// engine's timer) or [`MessageStore::sync`].
+    /// until the next call, [`MessageStore::sync_if_due`] (the engine calls
+    /// it every [`MessageStore::sync_interval`]) or [`MessageStore::sync`].
     EveryMillis(u64),
     /// Fsync the journal after every `store` and the sequence-number file
     /// after every sequence-number update, before the call returns.
@@ -681,5 +681,16 @@ impl MessageStore for FileStore {
 
     fn sync(&mut self) -> Result<(), StoreError> {
         self.sync_files()
+    }
+
+    fn sync_interval(&self) -> Option<Duration> {
+        match self.config.fsync {
+            FsyncPolicy::EveryMillis(ms) => Some(Duration::from_millis(ms)),
+            _ => None,
+        }
+    }
+
+    fn sync_if_due(&mut self) -> Result<bool, StoreError> {
+        FileStore::sync_if_due(self)
     }
 }

@@ -185,6 +185,21 @@ pub trait MessageStore {
     /// Makes everything written so far durable (fsync), whatever the fsync
     /// policy (a no-op in memory).
     fn sync(&mut self) -> Result<(), StoreError>;
+
+    /// How often the owner should call [`sync_if_due`](Self::sync_if_due):
+    /// `Some` only under a time-based fsync policy
+    /// ([`FsyncPolicy::EveryMillis`]), whose store has no thread of its own.
+    fn sync_interval(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Under a time-based fsync policy, fsyncs what is not durable yet if the
+    /// interval has passed since the last fsync, and says whether it did, so
+    /// that the last writes of a session gone quiet become durable too. The
+    /// default (and every other policy) does nothing.
+    fn sync_if_due(&mut self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 }
 
 fn checked_incr(seq: u64) -> Result<u64, StoreError> {
@@ -257,6 +272,12 @@ macro_rules! forward_store {
         }
         fn sync(&mut self) -> Result<(), StoreError> {
             (**self).sync()
+        }
+        fn sync_interval(&self) -> Option<std::time::Duration> {
+            (**self).sync_interval()
+        }
+        fn sync_if_due(&mut self) -> Result<bool, StoreError> {
+            (**self).sync_if_due()
         }
     };
 }

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::{collect, msg, open_file, seqs, T0};
 use peregrine_store::{
-    sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, MessageStore, StoreError,
-    JOURNAL_FILE, SEQNUMS_FILE, SEQ_END,
+    sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore,
+    StoreError, JOURNAL_FILE, SEQNUMS_FILE, SEQ_END,
 };
 
 #[test]
@@ -290,4 +290,55 @@ fn every_millis_policy_and_sync_if_due() {
         *never.config(),
         FileStoreConfig::with_fsync(FsyncPolicy::Never)
     );
+}
+
+#[test]
+fn a_resend_reads_only_the_records_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    for seq in 1..=5 {
+        s.store(seq, &msg(seq, 3)).unwrap();
+    }
+    // Damage the first and the last record on disk (after the index was built):
+    // a read that touched them would fail its CRC check.
+    let mut bytes = fs::read(s.journal_path()).unwrap();
+    let first_payload = 16 + 20; // journal header, record header
+    bytes[first_payload + 4] ^= 0x20;
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x20;
+    fs::write(s.journal_path(), &bytes).unwrap();
+    let mut got = Vec::new();
+    s.for_each_in_range(2, 4, &mut |seq, m| got.push((seq, m.to_vec())))
+        .unwrap();
+    let want: Vec<(u64, Vec<u8>)> = (2..=4).map(|q| (q, msg(q, 3))).collect();
+    assert_eq!(got, want);
+    // The damaged ones are caught when they are asked for.
+    for (begin, end) in [(1, 1), (5, 5), (4, 5)] {
+        let err = s.for_each_in_range(begin, end, &mut |_, _| {}).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt { .. }), "{begin}..{end}");
+    }
+}
+
+#[test]
+fn the_time_based_fsync_policy_is_visible_through_the_trait() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut boxed: Box<dyn MessageStore> =
+        Box::new(open_file(dir.path(), FsyncPolicy::EveryMillis(40)));
+    assert_eq!(boxed.sync_interval(), Some(Duration::from_millis(40)));
+    boxed.store(1, b"one").unwrap();
+    assert!(!boxed.sync_if_due().unwrap(), "within the interval");
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        boxed.sync_if_due().unwrap(),
+        "dirty and due, through the trait"
+    );
+    let other = tempfile::tempdir().unwrap();
+    let mut every: Box<dyn MessageStore> =
+        Box::new(open_file(other.path(), FsyncPolicy::EveryMessage));
+    assert_eq!(every.sync_interval(), None);
+    every.store(1, b"one").unwrap();
+    assert!(!every.sync_if_due().unwrap());
+    let mut memory: Box<dyn MessageStore> = Box::new(MemoryStore::new(T0));
+    assert_eq!(memory.sync_interval(), None);
+    assert!(!memory.sync_if_due().unwrap());
 }
