@@ -14,7 +14,7 @@
 //! assert_eq!(view.len(), 5);
 //! ```
 
-use crate::simd;
+use crate::simd::{self, BlockMasks};
 use crate::value::{self, ValueError};
 use crate::SOH;
 use std::fmt;
@@ -94,6 +94,16 @@ impl DataFields {
     #[inline(always)]
     pub fn may_be_length_tag(&self, tag: u32) -> bool {
         (tag as usize) >= BITMAP_TAGS || self.bitmap[tag as usize / 64] & (1 << (tag % 64)) != 0
+    }
+
+    /// Whether `tag` announces a data field: a bit test for tags below 2048.
+    #[inline(always)]
+    pub fn is_length_tag(&self, tag: u32) -> bool {
+        if (tag as usize) < BITMAP_TAGS {
+            self.bitmap[tag as usize / 64] & (1 << (tag % 64)) != 0
+        } else {
+            self.data_tag_for(tag).is_some()
+        }
     }
 
     /// The data tag that `length_tag` announces, if it is a length tag.
@@ -339,7 +349,7 @@ impl TagIndex {
     }
 
     /// Records field `idx` with `tag`; returns the previous last index when the tag repeats.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, tag: u32, idx: u32) -> Option<u32> {
         let g = self.generation;
         if (tag as usize) < DIRECT_TAGS {
@@ -372,6 +382,32 @@ impl TagIndex {
             }
             h = (h + 1) & mask;
         }
+    }
+
+    /// Records every field of `entries` (all tags below [`DIRECT_TAGS`]) in
+    /// the direct table, chaining repeats through `nexts`; returns the first
+    /// repeated tag (0: none).
+    #[inline(always)]
+    fn insert_direct(&mut self, entries: &[Entry], nexts: &mut [u32]) -> u32 {
+        let generation = (self.generation as u64) << 32;
+        let mut first_repeated = 0;
+        for (i, e) in entries.iter().enumerate() {
+            let slot = &mut self.direct[e.tag as usize % DIRECT_TAGS];
+            let i = i as u64;
+            if *slot & !0xFFFF_FFFF == generation {
+                // A repeat: link the previous last occurrence to this one.
+                if let Some(next) = nexts.get_mut((*slot & 0xFFFF) as usize) {
+                    *next = i as u32;
+                }
+                *slot = (*slot & !0xFFFF) | i;
+                if first_repeated == 0 {
+                    first_repeated = e.tag;
+                }
+            } else {
+                *slot = generation | i << 16 | i;
+            }
+        }
+        first_repeated
     }
 
     #[inline]
@@ -410,22 +446,35 @@ impl TagIndex {
 pub struct Decoder {
     config: DecoderConfig,
     entries: Vec<Entry>,
-    soh_masks: Vec<u64>,
-    /// Non-digit bytes per 64-byte block (plus an all-ones sentinel).
-    nd_masks: Vec<u64>,
-    /// SOH positions, filled by the fast walk.
+    /// SOH, `=`, digit and `0` bits per 64-byte block.
+    masks: Vec<BlockMasks>,
+    /// The vector instructions in use.
+    level: simd::Level,
+    /// Whether the fast walk is tried first (tests compare it with the general walk).
+    use_fast_walk: bool,
+    /// Per block: the SOH bits, and the bits of the `=` ending each tag.
+    soh_bits: Vec<u64>,
+    tag_end_bits: Vec<u64>,
+    /// Positions of every SOH and of every tag-ending `=`, and the tags (fast walk).
     ends: Vec<u32>,
+    eqs: Vec<u32>,
+    tags: Vec<u32>,
     /// For a field whose tag repeats later: the index of the next field with
     /// that tag. Written only for repeats (the index knows each tag's last).
     nexts: Vec<u32>,
     index: TagIndex,
+    notes: WalkNotes,
 }
 
-/// Result of the field walk, before the view is assembled.
-struct Walk {
-    fields: usize,
-    first_empty: Option<u32>,
-    first_repeated: Option<u32>,
+/// What a field walk noticed besides the fields, kept in the decoder (not
+/// returned through memory: a struct of small stores read back as one wide
+/// load stalls store forwarding).
+/// Plain integers (0: none; tags are positive) for the same reason: an
+/// `Option` is written as two stores.
+#[derive(Clone, Copy, Debug, Default)]
+struct WalkNotes {
+    first_empty: u32,
+    first_repeated: u32,
 }
 
 /// Parses a tag of 1..=8 digits from the 8 bytes starting at it (little-endian
@@ -473,17 +522,33 @@ impl Decoder {
         Decoder {
             config,
             entries: vec![Entry::default(); 64],
-            soh_masks: vec![0; 8],
-            nd_masks: vec![0; 8],
-            ends: vec![0; 64],
+            masks: vec![BlockMasks::default(); 8],
+            level: simd::detected_level(),
+            use_fast_walk: true,
+            soh_bits: vec![0; 8],
+            tag_end_bits: vec![0; 8],
+            ends: vec![0; 64 + simd::POSITIONS_SLACK],
+            eqs: vec![0; 64 + simd::POSITIONS_SLACK],
+            tags: vec![0; 64],
             nexts: vec![0; 64],
             index: TagIndex::new(),
+            notes: WalkNotes::default(),
         }
     }
 
     /// Its configuration.
     pub fn config(&self) -> &DecoderConfig {
         &self.config
+    }
+
+    /// Chooses the implementation: the vector `level` (one the CPU lacks falls
+    /// back to scalar code) and whether the fast walk is tried before the
+    /// general one. For tests and benchmarks that compare the paths; every
+    /// choice gives the same results.
+    #[doc(hidden)]
+    pub fn set_paths(&mut self, level: simd::Level, fast_walk: bool) {
+        self.level = level;
+        self.use_fast_walk = fast_walk;
     }
 
     /// Mutable access to its configuration (e.g. to add data fields).
@@ -498,25 +563,16 @@ impl Decoder {
             return Err(DecodeError::TooLarge { len: msg.len() });
         }
         let blocks = msg.len().div_ceil(64);
-        if self.soh_masks.len() < blocks + 1 {
-            self.soh_masks.resize(blocks + 1, 0);
+        if self.masks.len() < blocks {
+            self.masks.resize(blocks, BlockMasks::default());
+            self.soh_bits.resize(blocks, 0);
+            self.tag_end_bits.resize(blocks, 0);
         }
-        if self.nd_masks.len() < blocks + 1 {
-            self.nd_masks.resize(blocks + 1, 0);
-        }
-        let sum = simd::field_masks_and_sum(
-            msg,
-            &mut self.soh_masks[..blocks],
-            &mut self.nd_masks[..blocks],
-        );
-        // Past the end everything is a non-digit: every tag scan stops there.
-        self.nd_masks[blocks] = !0;
-        // A zero sentinel after the last block ends every search.
-        self.soh_masks[blocks] = 0;
+        let sum = simd::field_masks_and_sum_at(self.level, msg, &mut self.masks[..blocks]);
         // Upper bound on the field count; tables grow only for a bigger message.
-        let max_fields = self.soh_masks[..blocks]
+        let max_fields = self.masks[..blocks]
             .iter()
-            .map(|m| m.count_ones() as usize)
+            .map(|m| m.soh.count_ones() as usize)
             .sum::<usize>()
             + 1;
         if max_fields > MAX_FIELDS {
@@ -525,11 +581,19 @@ impl Decoder {
         if self.entries.len() < max_fields {
             self.entries.resize(max_fields, Entry::default());
             self.nexts.resize(max_fields, 0);
-            self.ends.resize(max_fields, 0);
+            // Slack for the vector stores of the positions.
+            self.ends.resize(max_fields + simd::POSITIONS_SLACK, 0);
+            self.eqs.resize(max_fields + simd::POSITIONS_SLACK, 0);
+            self.tags.resize(max_fields, 0);
         }
         self.index.next_generation(max_fields);
-        let walk = match self.fast_walk(msg, blocks) {
-            Some(walk) => walk,
+        let fast = if self.use_fast_walk {
+            self.fast_walk(msg, blocks)
+        } else {
+            None
+        };
+        let fields = match fast {
+            Some(fields) => fields,
             None => {
                 // Raw data, a malformed field or an unusual tag: the general walk
                 // handles (and reports) everything. Start the index afresh.
@@ -537,10 +601,12 @@ impl Decoder {
                 self.walk(msg)?
             }
         };
-        let entries = &self.entries[..walk.fields];
+        let entries = &self.entries[..fields];
         check_structure(&self.config, entries, msg, sum)?;
+        let notes = self.notes;
+        let first_empty = (notes.first_empty != 0).then_some(notes.first_empty);
         if self.config.reject_empty_values {
-            if let Some(tag) = walk.first_empty {
+            if let Some(tag) = first_empty {
                 return Err(DecodeError::EmptyValue { tag });
             }
         }
@@ -549,103 +615,123 @@ impl Decoder {
             entries,
             nexts: &self.nexts,
             index: &self.index,
-            first_empty: walk.first_empty,
-            first_repeated: walk.first_repeated,
+            first_empty,
+            first_repeated: (notes.first_repeated != 0).then_some(notes.first_repeated),
         })
     }
 
-    /// The common case in two tight passes: every SOH position from the masks,
-    /// then every field parsed independently of the others (no serial
-    /// dependency between fields, few live values). Gives up (`None`) on
-    /// anything unusual: a data-length tag, a field without a proper tag, a
-    /// message not ending in SOH.
+    /// The common case, without a serial dependency between fields:
+    ///
+    /// 1. Per 64-bit block of masks, the `=` ending every tag, found for all
+    ///    fields at once: a field starts after each SOH (and at byte 0); adding
+    ///    those start bits to the digit mask carries each through its run of
+    ///    digits to the first non-digit, which must be `=`. The same block
+    ///    arithmetic rejects empty tags and leading zeros and finds empty
+    ///    values. The SOH and tag-ending `=` positions are then flattened
+    ///    into two arrays ([`simd::bit_positions`]).
+    /// 2. Every tag parsed on its own from its positions.
+    /// 3. The index: a tight loop when every tag is below [`DIRECT_TAGS`] and
+    ///    none announces a data field, the general insertion otherwise.
+    ///
+    /// Gives up (`None`) on anything unusual: a data-length tag, a tag that is
+    /// not a number of at most 9 digits without a leading zero, a message not
+    /// ending in SOH. The general walk then handles (and reports) it.
     #[inline(never)]
-    fn fast_walk(&mut self, msg: &[u8], blocks: usize) -> Option<Walk> {
+    fn fast_walk(&mut self, msg: &[u8], blocks: usize) -> Option<usize> {
         let len = msg.len();
-        let ends = &mut self.ends;
-        let mut k = 0usize;
-        for (w, &m) in self.soh_masks[..blocks].iter().enumerate() {
-            let mut bits = m;
-            while bits != 0 {
-                *ends.get_mut(k)? = (w * 64 + bits.trailing_zeros() as usize) as u32;
-                k += 1;
-                bits &= bits - 1;
-            }
-        }
-        if k == 0 || ends[k - 1] as usize != len - 1 {
+        if msg.last() != Some(&SOH) {
             return None;
         }
-        let index = &mut self.index;
-        let nexts = &mut self.nexts;
-        let nd = &self.nd_masks;
-        let data_fields = &self.config.data_fields;
-        let mut start = 0usize;
-        let mut any_empty = false;
-        let mut first_repeated = None;
-        let fields = self.entries[..k].iter_mut().zip(ends[..k].iter());
-        for (i, (e, &end)) in fields.enumerate() {
-            let end = end as usize;
-            // The tag is the run of digits at `start`; the first non-digit must be '='.
-            let (w, sh) = (start / 64, start % 64);
-            let run = nd[w] >> sh;
-            let tag_len = if run != 0 {
-                run.trailing_zeros() as usize
-            } else {
-                64 - sh + nd.get(w + 1)?.trailing_zeros() as usize
-            };
-            let eq = start + tag_len;
-            if *msg.get(eq)? != b'=' {
-                return None;
+        // Start bit carried from the previous block (byte 0 starts a field),
+        // the carry of the start+digit addition, the last tag-end bit.
+        let (mut start_in, mut add_in, mut eq_in) = (1u64, false, 0u64);
+        let (mut bad, mut empty) = (0u64, 0u64);
+        let last = blocks - 1;
+        let words = self.masks[..blocks]
+            .iter()
+            .zip(self.soh_bits[..blocks].iter_mut())
+            .zip(self.tag_end_bits[..blocks].iter_mut());
+        for (w, ((m, soh_out), tag_end_out)) in words.enumerate() {
+            let mut starts = (m.soh << 1) | start_in;
+            start_in = m.soh >> 63;
+            if w == last && !len.is_multiple_of(64) {
+                // No field starts after the final SOH.
+                starts &= (1u64 << (len % 64)) - 1;
             }
-            let word = u32::from_le_bytes(msg.get(start..start + 4)?.try_into().ok()?);
-            let [b0, b1, b2, _] = word.to_le_bytes();
-            let (d0, d1, d2) = (
-                b0.wrapping_sub(b'0') as u32,
-                b1.wrapping_sub(b'0') as u32,
-                b2.wrapping_sub(b'0') as u32,
-            );
-            let tag = match tag_len {
-                1 => d0,
-                2 => d0 * 10 + d1,
-                3 => d0 * 100 + d1 * 10 + d2,
-                _ => parse_tag_scalar(&msg[start..eq])?,
-            };
-            if d0 == 0 {
-                // A leading zero, or tag 0: the general walk reports it.
-                return None;
-            }
-            if eq >= end || data_fields.may_be_length_tag(tag) {
-                return None;
-            }
-            e.tag = tag;
-            e.start = eq as u32 + 1;
-            e.end = end as u32;
-            any_empty |= eq + 1 == end;
-            if let Some(prev) = index.insert(tag, i as u32) {
-                nexts[prev as usize] = i as u32;
-                first_repeated = first_repeated.or(Some(tag));
-            }
-            start = end + 1;
+            let (sum, c1) = m.digit.overflowing_add(starts);
+            let (sum, c2) = sum.overflowing_add(add_in as u64);
+            add_in = c1 | c2;
+            // The first non-digit after each start: the tag's end.
+            let tag_ends = sum & !m.digit;
+            // A tag starts with a digit other than '0' and ends with '='.
+            bad |= (starts & (!m.digit | m.zero)) | (tag_ends & !m.eq);
+            empty |= ((tag_ends << 1) | eq_in) & m.soh;
+            eq_in = tag_ends >> 63;
+            *soh_out = m.soh;
+            *tag_end_out = tag_ends;
         }
-        let first_empty = if any_empty {
-            self.entries[..k]
+        let level = self.level;
+        let k = simd::bit_positions_at(level, &self.soh_bits[..blocks], &mut self.ends)?;
+        let j = simd::bit_positions_at(level, &self.tag_end_bits[..blocks], &mut self.eqs)?;
+        if bad != 0 || k != j || k == 0 {
+            return None;
+        }
+        // Tags: digits only, at least one, no leading zero (checked above).
+        let (ends, eqs) = (&self.ends[..k], &self.eqs[..k]);
+        match simd::tag_values_at(level, msg, ends, eqs, &mut self.tags) {
+            Ok(()) => {}
+            Err(simd::TagValuesError::Long) => long_tags(msg, ends, eqs, &mut self.tags)?,
+            Err(simd::TagValuesError::NearEnd) => return None,
+        }
+        let entries = self.entries.get_mut(..k)?;
+        let lengths = &self.config.data_fields.bitmap;
+        let mut unusual = 0u64;
+        for (((e, &tag), &end), &eq) in entries.iter_mut().zip(&self.tags).zip(ends).zip(eqs) {
+            let t = tag as usize;
+            unusual |= (t >= DIRECT_TAGS) as u64 | lengths[(t >> 6) & 15] >> (t & 63) & 1;
+            *e = Entry {
+                tag,
+                start: eq + 1,
+                end,
+            };
+        }
+        let first_repeated = if unusual == 0 {
+            self.index.insert_direct(entries, &mut self.nexts)
+        } else {
+            let data_fields = &self.config.data_fields;
+            if entries.iter().any(|e| data_fields.is_length_tag(e.tag)) {
+                return None;
+            }
+            let mut first_repeated = 0;
+            for (i, e) in entries.iter().enumerate() {
+                if let Some(prev) = self.index.insert(e.tag, i as u32) {
+                    self.nexts[prev as usize] = i as u32;
+                    if first_repeated == 0 {
+                        first_repeated = e.tag;
+                    }
+                }
+            }
+            first_repeated
+        };
+        let first_empty = if empty != 0 {
+            entries
                 .iter()
                 .find(|e| e.start == e.end)
-                .map(|e| e.tag)
+                .map_or(0, |e| e.tag)
         } else {
-            None
+            0
         };
-        Some(Walk {
-            fields: k,
+        self.notes = WalkNotes {
             first_empty,
             first_repeated,
-        })
+        };
+        Some(k)
     }
 
     #[inline(never)]
-    fn walk(&mut self, msg: &[u8]) -> Result<Walk, DecodeError> {
+    fn walk(&mut self, msg: &[u8]) -> Result<usize, DecodeError> {
         let len = msg.len();
-        let mut cursor = BitCursor::new(&self.soh_masks);
+        let mut cursor = BitCursor::new(&self.masks);
         let entries = &mut self.entries;
         let index = &mut self.index;
         let data_fields = &self.config.data_fields;
@@ -722,27 +808,27 @@ impl Decoder {
         } else {
             None
         };
-        Ok(Walk {
-            fields: n,
-            first_empty,
-            first_repeated,
-        })
+        self.notes = WalkNotes {
+            first_empty: first_empty.unwrap_or(0),
+            first_repeated: first_repeated.unwrap_or(0),
+        };
+        Ok(n)
     }
 }
 
 /// Walks the set bits of the SOH masks in order, consuming them.
 struct BitCursor<'m> {
-    masks: &'m [u64],
+    masks: &'m [BlockMasks],
     word: usize,
     bits: u64,
 }
 
 impl<'m> BitCursor<'m> {
-    fn new(masks: &'m [u64]) -> Self {
+    fn new(masks: &'m [BlockMasks]) -> Self {
         BitCursor {
             masks,
             word: 0,
-            bits: masks.first().copied().unwrap_or(0),
+            bits: masks.first().map_or(0, |m| m.soh),
         }
     }
 
@@ -752,7 +838,7 @@ impl<'m> BitCursor<'m> {
         loop {
             while self.bits == 0 {
                 self.word += 1;
-                self.bits = *self.masks.get(self.word)?;
+                self.bits = self.masks.get(self.word)?.soh;
             }
             let p = self.word * 64 + self.bits.trailing_zeros() as usize;
             self.bits &= self.bits - 1;
@@ -761,6 +847,18 @@ impl<'m> BitCursor<'m> {
             }
         }
     }
+}
+
+/// Parses every tag (up to nine digits) when some are longer than the four
+/// digits [`simd::tag_values`] handles.
+#[cold]
+fn long_tags(msg: &[u8], ends: &[u32], eqs: &[u32], tags: &mut [u32]) -> Option<()> {
+    let mut start = 0usize;
+    for ((t, &end), &eq) in tags.iter_mut().zip(ends).zip(eqs) {
+        *t = parse_tag_scalar(msg.get(start..eq as usize)?)?;
+        start = end as usize + 1;
+    }
+    Some(())
 }
 
 /// Index of the first `=` byte in a little-endian 4-byte word.

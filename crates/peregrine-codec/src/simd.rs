@@ -1,20 +1,21 @@
 //! The only module of the codec that uses `unsafe`: vectorised scans.
 //!
-//! Two primitives, both with a runtime-detected AVX2 path, an SSE2 path and a
-//! scalar fallback that defines their meaning:
+//! Two primitives, each with run-time detected AVX-512BW, AVX2 and SSE2 paths
+//! and a scalar fallback that defines their meaning:
 //!
 //! * [`field_masks_and_sum`]: for every 64-byte block of the input, bit masks
-//!   of the positions holding SOH (0x01) and of the bytes that are not digits,
-//!   and the wrapping byte sum of the input (the FIX CheckSum is that sum
-//!   modulo 256). One pass serves the field walk, tag syntax and the checksum.
+//!   ([`BlockMasks`]) of the positions holding SOH (0x01), `=` and ASCII
+//!   digits, and the wrapping byte sum of the input (the FIX CheckSum is that
+//!   sum modulo 256). One pass serves the field walk, tag syntax and the checksum.
 //! * [`byte_sum`]: the byte sum alone (for the encoder's CheckSum).
 //!
 //! Safety argument for every `unsafe` block below: the intrinsics are only
 //! called after `is_x86_feature_detected!` confirmed the CPU supports them,
-//! and every load reads a full 16/32-byte lane strictly inside the slice
-//! (`chunks_exact`) or inside a zero-padded 64-byte copy of the last partial
-//! block, using unaligned loads. The property tests at the bottom check that each
-//! vector path agrees with the scalar definition on random input.
+//! and every load reads a full 16/32/64-byte lane strictly inside the slice
+//! (`chunks_exact`), inside a zero-padded copy of the last partial block, or
+//! is an AVX-512 masked load whose masked-off bytes are not accessed. The
+//! property tests at the bottom check that each vector path agrees with the
+//! scalar definition on random input.
 #![allow(unsafe_code)]
 
 use crate::SOH;
@@ -28,6 +29,9 @@ pub enum Level {
     Sse2,
     /// 32-byte AVX2 lanes.
     Avx2,
+    /// 64-byte AVX-512 (BW, VBMI2) lanes, masked loads for the last block,
+    /// byte compression for bit positions.
+    Avx512,
 }
 
 /// The best implementation this CPU supports.
@@ -41,11 +45,14 @@ pub fn detected_level() -> Level {
             1 => return Level::Scalar,
             2 => return Level::Sse2,
             3 => return Level::Avx2,
+            4 => return Level::Avx512,
             _ => {}
         }
-        let level = if std::is_x86_feature_detected!("avx2") {
+        let level = if supported(Level::Avx512) {
+            Level::Avx512
+        } else if supported(Level::Avx2) {
             Level::Avx2
-        } else if std::is_x86_feature_detected!("sse2") {
+        } else if supported(Level::Sse2) {
             Level::Sse2
         } else {
             Level::Scalar
@@ -54,6 +61,7 @@ pub fn detected_level() -> Level {
             Level::Scalar => 1,
             Level::Sse2 => 2,
             Level::Avx2 => 3,
+            Level::Avx512 => 4,
         };
         CACHE.store(code, Ordering::Relaxed);
         level
@@ -64,43 +72,95 @@ pub fn detected_level() -> Level {
     }
 }
 
-/// Writes, for every 64-byte block of `input`, a bit mask of its SOH bytes
-/// into `soh` and one of its bytes that are not ASCII digits into `non_digit`
-/// (both at least `input.len().div_ceil(64)` words), and returns the wrapping
-/// sum of all bytes. A tag is then the run of digits after an SOH, ended by
-/// the first non-digit, which must be `=`.
+/// Whether this CPU can run `level`, from the cached detection (cheap
+/// enough for every call: each level implies the ones below it).
+#[inline(always)]
+fn available(level: Level) -> bool {
+    fn rank(l: Level) -> u8 {
+        match l {
+            Level::Scalar => 0,
+            Level::Sse2 => 1,
+            Level::Avx2 => 2,
+            Level::Avx512 => 3,
+        }
+    }
+    rank(level) <= rank(detected_level())
+}
+
+/// Whether this CPU can run `level`.
+pub fn supported(level: Level) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match level {
+            Level::Scalar => true,
+            Level::Sse2 => std::is_x86_feature_detected!("sse2"),
+            Level::Avx2 => std::is_x86_feature_detected!("avx2"),
+            Level::Avx512 => {
+                std::is_x86_feature_detected!("avx512f")
+                    && std::is_x86_feature_detected!("avx512bw")
+                    && std::is_x86_feature_detected!("avx512vbmi2")
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        level == Level::Scalar
+    }
+}
+
+/// Bit masks of one 64-byte block of a message: bit `i` stands for byte `i`
+/// of the block. Bytes past the end of the input are in no mask.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockMasks {
+    /// SOH (0x01) bytes.
+    pub soh: u64,
+    /// `=` bytes.
+    pub eq: u64,
+    /// ASCII digits `0`..=`9`.
+    pub digit: u64,
+    /// `0` bytes (a tag must not start with one).
+    pub zero: u64,
+}
+
+/// Writes the [`BlockMasks`] of every 64-byte block of `input` into `out`
+/// (at least `input.len().div_ceil(64)` entries) and returns the wrapping sum
+/// of all bytes.
+///
+/// ```
+/// use peregrine_codec::simd::{field_masks_and_sum, BlockMasks};
+/// let mut masks = [BlockMasks::default(); 1];
+/// let sum = field_masks_and_sum(b"35=D\x01", &mut masks);
+/// assert_eq!(masks[0], BlockMasks { soh: 0b10000, eq: 0b100, digit: 0b11, zero: 0 });
+/// assert_eq!(sum, (b'3' + b'5' + b'=' + b'D' + 1) as u32);
+/// ```
 #[inline]
-pub fn field_masks_and_sum(input: &[u8], soh: &mut [u64], non_digit: &mut [u64]) -> u32 {
-    field_masks_and_sum_at(detected_level(), input, soh, non_digit)
+pub fn field_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
+    field_masks_and_sum_at(detected_level(), input, out)
 }
 
 /// [`field_masks_and_sum`] with an explicit implementation (for tests and benchmarks).
 ///
 /// A `level` the CPU does not support falls back to the scalar code.
-pub fn field_masks_and_sum_at(
-    level: Level,
-    input: &[u8],
-    soh: &mut [u64],
-    non_digit: &mut [u64],
-) -> u32 {
+pub fn field_masks_and_sum_at(level: Level, input: &[u8], out: &mut [BlockMasks]) -> u32 {
     let blocks = input.len().div_ceil(64);
-    assert!(
-        soh.len() >= blocks && non_digit.len() >= blocks,
-        "mask buffer too small"
-    );
+    assert!(out.len() >= blocks, "mask buffer too small");
     #[cfg(target_arch = "x86_64")]
     {
-        if level == Level::Avx2 && std::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 support was just checked.
-            return unsafe { x86::mask_sum_avx2(input, soh, non_digit) };
+        if level == Level::Avx512 && available(Level::Avx512) {
+            // SAFETY: AVX-512F/BW support was just checked.
+            return unsafe { x86::mask_sum_avx512(input, out) };
         }
-        if level != Level::Scalar && std::is_x86_feature_detected!("sse2") {
+        if level == Level::Avx2 && available(Level::Avx2) {
+            // SAFETY: AVX2 support was just checked.
+            return unsafe { x86::mask_sum_avx2(input, out) };
+        }
+        if level != Level::Scalar && available(Level::Sse2) {
             // SAFETY: SSE2 support was just checked.
-            return unsafe { x86::mask_sum_sse2(input, soh, non_digit) };
+            return unsafe { x86::mask_sum_sse2(input, out) };
         }
     }
     let _ = level;
-    scalar_masks_and_sum(input, soh, non_digit)
+    scalar_masks_and_sum(input, out)
 }
 
 /// Wrapping sum of all bytes of `input`.
@@ -113,11 +173,11 @@ pub fn byte_sum(input: &[u8]) -> u32 {
 pub fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
-        if level == Level::Avx2 && std::is_x86_feature_detected!("avx2") {
+        if (level == Level::Avx2 || level == Level::Avx512) && available(Level::Avx2) {
             // SAFETY: AVX2 support was just checked.
             return unsafe { x86::sum_avx2(input) };
         }
-        if level != Level::Scalar && std::is_x86_feature_detected!("sse2") {
+        if level != Level::Scalar && available(Level::Sse2) {
             // SAFETY: SSE2 support was just checked.
             return unsafe { x86::sum_sse2(input) };
         }
@@ -126,26 +186,167 @@ pub fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
     scalar_sum(input)
 }
 
-/// The reference definition of [`field_masks_and_sum`].
-pub fn scalar_masks_and_sum(input: &[u8], soh: &mut [u64], non_digit: &mut [u64]) -> u32 {
-    let mut sum = 0u32;
-    for ((block, sm), nm) in input
-        .chunks(64)
-        .zip(soh.iter_mut())
-        .zip(non_digit.iter_mut())
+/// Slots of `out` that [`bit_positions`] may write past the positions it returns.
+pub const POSITIONS_SLACK: usize = 64;
+
+/// Writes, for every set bit `i` of every word `w` of `words`, the position
+/// `64 * w + i` into `out`, in increasing order, and returns how many there
+/// are. `out` needs [`POSITIONS_SLACK`] slots beyond that count: the slots
+/// after the last position are scribbled on. `None` if `out` is too short.
+///
+/// ```
+/// use peregrine_codec::simd::{bit_positions, POSITIONS_SLACK};
+/// let mut out = [0u32; 3 + POSITIONS_SLACK];
+/// assert_eq!(bit_positions(&[0b1010, 1], &mut out), Some(3));
+/// assert_eq!(out[..3], [1, 3, 64]);
+/// ```
+#[inline]
+pub fn bit_positions(words: &[u64], out: &mut [u32]) -> Option<usize> {
+    bit_positions_at(detected_level(), words, out)
+}
+
+/// [`bit_positions`] with an explicit implementation.
+pub fn bit_positions_at(level: Level, words: &[u64], out: &mut [u32]) -> Option<usize> {
+    let total: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+    if out.len() < total + POSITIONS_SLACK {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
     {
-        let (mut s, mut n) = (0u64, 0u64);
-        for (i, &b) in block.iter().enumerate() {
-            sum = sum.wrapping_add(b as u32);
-            s |= ((b == SOH) as u64) << i;
-            n |= (!b.is_ascii_digit() as u64) << i;
+        if level == Level::Avx512 && available(Level::Avx512) {
+            // SAFETY: AVX-512F/BW/VBMI2 support was just checked, and `out`
+            // has room for every position plus the slack the stores need.
+            unsafe { x86::positions_avx512(words, out) };
+            return Some(total);
         }
-        // Bytes past the end count as non-digits.
-        if block.len() < 64 {
-            n |= !0u64 << block.len();
+    }
+    let _ = level;
+    scalar_bit_positions(words, out);
+    Some(total)
+}
+
+/// The portable [`bit_positions`]: eight positions per step whatever the
+/// count (no mispredicted exit per word), the extra ones in the slack.
+/// `out` needs the positions plus 8 slots.
+fn scalar_bit_positions(words: &[u64], out: &mut [u32]) {
+    let mut k = 0usize;
+    for (w, &word) in words.iter().enumerate() {
+        let base = (w * 64) as u32;
+        let end = k + word.count_ones() as usize;
+        let mut bits = word;
+        while k < end {
+            for slot in &mut out[k..k + 8] {
+                *slot = base + bits.trailing_zeros();
+                bits &= bits.wrapping_sub(1);
+            }
+            k += 8;
         }
-        *sm = s;
-        *nm = n;
+        k = end;
+    }
+}
+
+/// Why [`tag_values`] could not give every tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TagValuesError {
+    /// A tag is longer than four digits (its value was not computed).
+    Long,
+    /// A tag's four-byte load would read past the message.
+    NearEnd,
+}
+
+/// The values of the tags of fields laid out by their positions: field `i`
+/// starts at `ends[i - 1] + 1` (the first at 0) and its tag ends at `eqs[i]`.
+/// The tag bytes must be ASCII digits (1 to 4 of them; the caller checked
+/// that they are digits), and four bytes from each field's start must lie
+/// inside `msg`. Writes `tags[..eqs.len()]`.
+///
+/// ```
+/// use peregrine_codec::simd::tag_values;
+/// let msg = b"8=X\x01123=Y\x0110=0\x01";
+/// let (ends, eqs) = ([3, 9, 14], [1, 7, 12]);
+/// let mut tags = [0u32; 3];
+/// assert_eq!(tag_values(msg, &ends, &eqs, &mut tags), Ok(()));
+/// assert_eq!(tags[..3], [8, 123, 10]);
+/// ```
+#[inline]
+pub fn tag_values(
+    msg: &[u8],
+    ends: &[u32],
+    eqs: &[u32],
+    tags: &mut [u32],
+) -> Result<(), TagValuesError> {
+    tag_values_at(detected_level(), msg, ends, eqs, tags)
+}
+
+/// [`tag_values`] with an explicit implementation.
+pub fn tag_values_at(
+    level: Level,
+    msg: &[u8],
+    ends: &[u32],
+    eqs: &[u32],
+    tags: &mut [u32],
+) -> Result<(), TagValuesError> {
+    let k = eqs.len();
+    assert!(
+        ends.len() >= k && tags.len() >= k,
+        "tag_values: tables too small"
+    );
+    #[cfg(target_arch = "x86_64")]
+    {
+        if level == Level::Avx512 && available(Level::Avx512) && msg.len() < i32::MAX as usize {
+            // SAFETY: AVX-512 support was just checked; the function checks
+            // every gather address against `msg.len()` before loading, and
+            // stores only lanes below `k` (`tags` has `k` slots).
+            return unsafe { x86::tag_values_avx512(msg, &ends[..k], eqs, &mut tags[..k]) };
+        }
+    }
+    let _ = level;
+    scalar_tag_values(msg, ends, eqs, tags)
+}
+
+/// The reference definition of [`tag_values`].
+pub fn scalar_tag_values(
+    msg: &[u8],
+    ends: &[u32],
+    eqs: &[u32],
+    tags: &mut [u32],
+) -> Result<(), TagValuesError> {
+    let mut start = 0usize;
+    let mut long = false;
+    for ((t, &end), &eq) in tags.iter_mut().zip(ends).zip(eqs) {
+        let tag_len = (eq as usize).wrapping_sub(start);
+        long |= tag_len > 4;
+        let word = msg.get(start..start + 4).ok_or(TagValuesError::NearEnd)?;
+        let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+        // Digit values, the tag's digits moved to the top bytes (low bytes
+        // zero); subtracting '0' borrows only towards the bytes after the tag.
+        let d = word
+            .wrapping_sub(0x3030_3030)
+            .wrapping_shl(32u32.wrapping_sub(8 * tag_len as u32));
+        // Bytes b0..b3, b0 most significant: pairs, then the two pairs.
+        let pairs = (d.wrapping_mul(10).wrapping_add(d >> 8)) & 0x00FF_00FF;
+        *t = (pairs & 0xFF) * 100 + (pairs >> 16);
+        start = end as usize + 1;
+    }
+    if long {
+        return Err(TagValuesError::Long);
+    }
+    Ok(())
+}
+
+/// The reference definition of [`field_masks_and_sum`].
+pub fn scalar_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
+    let mut sum = 0u32;
+    for (block, m) in input.chunks(64).zip(out.iter_mut()) {
+        let mut b = BlockMasks::default();
+        for (i, &c) in block.iter().enumerate() {
+            sum = sum.wrapping_add(c as u32);
+            b.soh |= ((c == SOH) as u64) << i;
+            b.eq |= ((c == b'=') as u64) << i;
+            b.digit |= (c.is_ascii_digit() as u64) << i;
+            b.zero |= ((c == b'0') as u64) << i;
+        }
+        *m = b;
     }
     sum
 }
@@ -157,6 +358,7 @@ pub fn scalar_sum(input: &[u8]) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::BlockMasks;
     use std::arch::x86_64::*;
 
     /// 64 zero bytes then 64 0xFF bytes: 64 bytes read from offset `k` keep the
@@ -174,36 +376,190 @@ mod x86 {
     };
 
     /// The last partial block, copied into a zero-padded 64-byte block
-    /// (zeros add nothing to the sum and are not SOH).
+    /// (zeros add nothing to the sum and are in no mask).
     fn padded_tail(tail: &[u8]) -> [u8; 64] {
         let mut block = [0u8; 64];
         block[..tail.len()].copy_from_slice(tail);
         block
     }
 
-    /// SOH bits, non-digit bits and the byte sum of one 32-byte vector.
+    /// Masks and sum of one 64-byte block already in a register. Zero bytes
+    /// (masked-off tail) are in no mask and add nothing.
+    ///
+    /// SAFETY: the caller guarantees AVX-512F and AVX-512BW are available.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn block_avx512(v: __m512i, acc: &mut __m512i) -> BlockMasks {
+        let soh = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(crate::SOH as i8));
+        let eq = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'=' as i8));
+        // A digit minus '0' is 0..=9 (unsigned); everything else wraps above 9.
+        let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+        let digit = _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(9));
+        let zero = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'0' as i8));
+        *acc = _mm512_add_epi64(*acc, _mm512_sad_epu8(v, _mm512_setzero_si512()));
+        BlockMasks {
+            soh,
+            eq,
+            digit,
+            zero,
+        }
+    }
+
+    /// SAFETY: the caller guarantees AVX-512F and AVX-512BW are available.
+    /// Full blocks are read inside `chunks_exact` blocks; the last partial
+    /// block with a masked load of exactly its `tail.len()` bytes (masked-off
+    /// bytes are neither read nor faulted on).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn mask_sum_avx512(input: &[u8], out: &mut [BlockMasks]) -> u32 {
+        let mut acc = _mm512_setzero_si512();
+        let blocks = input.chunks_exact(64);
+        let tail = blocks.remainder();
+        let mut n = 0;
+        for (block, m) in blocks.zip(out.iter_mut()) {
+            let v = _mm512_loadu_si512(block.as_ptr() as *const __m512i);
+            *m = block_avx512(v, &mut acc);
+            n += 1;
+        }
+        if !tail.is_empty() {
+            let keep: u64 = (1u64 << tail.len()) - 1;
+            let v = _mm512_maskz_loadu_epi8(keep, tail.as_ptr() as *const i8);
+            out[n] = block_avx512(v, &mut acc);
+        }
+        _mm512_reduce_add_epi64(acc) as u32
+    }
+
+    /// SAFETY: the caller guarantees AVX-512F/BW/VBMI2 are available and that
+    /// `out` holds every position plus 64 slots (each 16-position store may
+    /// run up to 15 slots past the last position; the last word's up to 64).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+    pub unsafe fn positions_avx512(words: &[u64], out: &mut [u32]) {
+        // Bytes 0..=63: compressing them under a word's mask lists its set bits.
+        let iota = _mm512_set_epi8(
+            63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
+            41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+            19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+        );
+        let mut k = 0usize;
+        for (w, &word) in words.iter().enumerate() {
+            let n = word.count_ones() as usize;
+            let packed = _mm512_maskz_compress_epi8(word, iota);
+            let base = _mm512_set1_epi32((w * 64) as i32);
+            let p = out.as_mut_ptr().add(k) as *mut __m512i;
+            let widen = |x: __m128i| _mm512_add_epi32(_mm512_cvtepu8_epi32(x), base);
+            _mm512_storeu_si512(p, widen(_mm512_castsi512_si128(packed)));
+            if n > 16 {
+                _mm512_storeu_si512(p.add(1), widen(_mm512_extracti32x4_epi32::<1>(packed)));
+                if n > 32 {
+                    _mm512_storeu_si512(p.add(2), widen(_mm512_extracti32x4_epi32::<2>(packed)));
+                    if n > 48 {
+                        _mm512_storeu_si512(
+                            p.add(3),
+                            widen(_mm512_extracti32x4_epi32::<3>(packed)),
+                        );
+                    }
+                }
+            }
+            k += n;
+        }
+    }
+
+    /// SAFETY: the caller guarantees AVX-512F/BW are available,
+    /// `ends.len() == eqs.len() == tags.len()` and `msg.len() < i32::MAX`.
+    /// Every gather lane is enabled only when its four bytes lie inside
+    /// `msg` (checked first, else `NearEnd`); loads and stores of the tables
+    /// are masked to their lengths.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn tag_values_avx512(
+        msg: &[u8],
+        ends: &[u32],
+        eqs: &[u32],
+        tags: &mut [u32],
+    ) -> Result<(), super::TagValuesError> {
+        let k = eqs.len();
+        let len = _mm512_set1_epi32(msg.len() as i32);
+        let one = _mm512_set1_epi32(1);
+        let four = _mm512_set1_epi32(4);
+        let ascii_zeros = _mm512_set1_epi32(0x3030_3030);
+        let tens = _mm512_set1_epi16(0x010A); // bytes [10, 1]
+        let hundreds = _mm512_set1_epi32(0x0001_0064); // words [100, 1]
+        let mut prev_end = _mm512_set1_epi32(-1);
+        let mut long: u16 = 0;
+        let mut c = 0usize;
+        while c < k {
+            let lanes: u16 = if k - c >= 16 {
+                !0
+            } else {
+                (1u16 << (k - c)) - 1
+            };
+            let cur = _mm512_maskz_loadu_epi32(lanes, ends.as_ptr().add(c) as *const i32);
+            let eq = _mm512_maskz_loadu_epi32(lanes, eqs.as_ptr().add(c) as *const i32);
+            // Lane i starts after the end of field i - 1 (the previous step's last).
+            let start = _mm512_add_epi32(_mm512_alignr_epi32::<15>(cur, prev_end), one);
+            prev_end = _mm512_permutexvar_epi32(_mm512_set1_epi32(15), cur);
+            let tag_len = _mm512_sub_epi32(eq, start);
+            long |= _mm512_mask_cmpgt_epu32_mask(lanes, tag_len, four);
+            let inside = _mm512_mask_cmple_epi32_mask(lanes, _mm512_add_epi32(start, four), len);
+            if inside != lanes {
+                return Err(super::TagValuesError::NearEnd);
+            }
+            let words = _mm512_mask_i32gather_epi32::<1>(
+                _mm512_setzero_si512(),
+                lanes,
+                start,
+                msg.as_ptr() as *const i32,
+            );
+            // As the scalar code: digit values moved to the top bytes, then
+            // digit pairs (bytes times [10, 1]) and the two pairs ([100, 1]).
+            let shift = _mm512_slli_epi32::<3>(_mm512_sub_epi32(four, tag_len));
+            let d = _mm512_sllv_epi32(_mm512_sub_epi32(words, ascii_zeros), shift);
+            let pairs = _mm512_maddubs_epi16(d, tens);
+            let values = _mm512_madd_epi16(pairs, hundreds);
+            _mm512_mask_storeu_epi32(tags.as_mut_ptr().add(c) as *mut i32, lanes, values);
+            c += 16;
+        }
+        if long != 0 {
+            return Err(super::TagValuesError::Long);
+        }
+        Ok(())
+    }
+
+    /// SOH, `=`, digit and `0` bits and the byte sum of one 32-byte vector.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn lane_avx2(v: __m256i, acc: &mut __m256i) -> (u64, u64) {
-        let soh = _mm256_set1_epi8(crate::SOH as i8);
-        let zero_char = _mm256_set1_epi8(b'0' as i8);
-        let nine = _mm256_set1_epi8(9);
+    unsafe fn lane_avx2(v: __m256i, acc: &mut __m256i) -> [u64; 4] {
         let zero = _mm256_setzero_si256();
-        let s = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh)) as u32 as u64;
+        let s = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(crate::SOH as i8)));
+        let e = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'=' as i8)));
         // A digit minus '0' is 0..=9: unchanged by min(x, 9).
-        let d = _mm256_sub_epi8(v, zero_char);
-        let digit = _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(d, nine), d)) as u32;
+        let d = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0' as i8));
+        let digit = _mm256_movemask_epi8(_mm256_cmpeq_epi8(
+            _mm256_min_epu8(d, _mm256_set1_epi8(9)),
+            d,
+        ));
+        let z = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'0' as i8)));
         *acc = _mm256_add_epi64(*acc, _mm256_sad_epu8(v, zero));
-        (s, (!digit) as u64)
+        [s, e, digit, z].map(|m| m as u32 as u64)
+    }
+
+    /// The masks of a 64-byte block from its two 32-byte lanes' bits, shifted right.
+    #[inline(always)]
+    fn join(a: [u64; 4], b: [u64; 4], shift: usize) -> BlockMasks {
+        let m = |i: usize| (a[i] | (b[i] << 32)) >> shift;
+        BlockMasks {
+            soh: m(0),
+            eq: m(1),
+            digit: m(2),
+            zero: m(3),
+        }
     }
 
     /// SAFETY: the caller guarantees AVX2 is available. `p` must point at 64 readable bytes.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn block_avx2(p: *const u8, acc: &mut __m256i) -> (u64, u64) {
-        let (sa, na) = lane_avx2(_mm256_loadu_si256(p as *const __m256i), acc);
-        let (sb, nb) = lane_avx2(_mm256_loadu_si256(p.add(32) as *const __m256i), acc);
-        (sa | (sb << 32), na | (nb << 32))
+    unsafe fn block_avx2(p: *const u8, acc: &mut __m256i) -> BlockMasks {
+        let a = lane_avx2(_mm256_loadu_si256(p as *const __m256i), acc);
+        let b = lane_avx2(_mm256_loadu_si256(p.add(32) as *const __m256i), acc);
+        join(a, b, 0)
     }
 
     /// SAFETY: the caller guarantees AVX2 is available. Every block handed to
@@ -211,36 +567,33 @@ mod x86 {
     /// the overlapping tail re-read covers `input[len-64..len]` (only when
     /// `len >= 64`), and the mask loads stay inside `TAIL_MASK` (1 <= keep <= 63).
     #[target_feature(enable = "avx2")]
-    pub unsafe fn mask_sum_avx2(input: &[u8], soh_out: &mut [u64], nd_out: &mut [u64]) -> u32 {
+    pub unsafe fn mask_sum_avx2(input: &[u8], out: &mut [BlockMasks]) -> u32 {
         let mut acc = _mm256_setzero_si256();
         let blocks = input.chunks_exact(64);
         let tail = blocks.remainder();
         let mut n = 0;
-        for ((block, sm), nm) in blocks.zip(soh_out.iter_mut()).zip(nd_out.iter_mut()) {
-            (*sm, *nm) = block_avx2(block.as_ptr(), &mut acc);
+        for (block, m) in blocks.zip(out.iter_mut()) {
+            *m = block_avx2(block.as_ptr(), &mut acc);
             n += 1;
         }
         if !tail.is_empty() {
             let keep = tail.len();
-            let (s, nd) = if input.len() >= 64 {
-                // Re-read the last 64 bytes and drop the part already counted.
+            out[n] = if input.len() >= 64 {
+                // Re-read the last 64 bytes, zero the part already counted
+                // (zero is in no mask and adds nothing) and shift it out.
                 let p = input.as_ptr().add(input.len() - 64);
                 let mask = _mm256_loadu_si256(TAIL_MASK.as_ptr().add(keep) as *const __m256i);
                 let mask_hi =
                     _mm256_loadu_si256(TAIL_MASK.as_ptr().add(keep + 32) as *const __m256i);
                 let a = _mm256_and_si256(_mm256_loadu_si256(p as *const __m256i), mask);
                 let b = _mm256_and_si256(_mm256_loadu_si256(p.add(32) as *const __m256i), mask_hi);
-                let (sa, na) = lane_avx2(a, &mut acc);
-                let (sb, nb) = lane_avx2(b, &mut acc);
-                let shift = 64 - keep;
-                ((sa | (sb << 32)) >> shift, (na | (nb << 32)) >> shift)
+                let a = lane_avx2(a, &mut acc);
+                let b = lane_avx2(b, &mut acc);
+                join(a, b, 64 - keep)
             } else {
                 let block = padded_tail(tail);
                 block_avx2(block.as_ptr(), &mut acc)
             };
-            soh_out[n] = s;
-            // Bytes past the end count as non-digits.
-            nd_out[n] = nd | (!0u64 << keep);
         }
         let mut lanes = [0u64; 4];
         _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
@@ -250,40 +603,40 @@ mod x86 {
     /// SAFETY: the caller guarantees SSE2 is available. `p` must point at 64 readable bytes.
     #[target_feature(enable = "sse2")]
     #[inline]
-    unsafe fn block_sse2(p: *const u8, acc: &mut __m128i) -> (u64, u64) {
-        let soh = _mm_set1_epi8(crate::SOH as i8);
-        let zero_char = _mm_set1_epi8(b'0' as i8);
-        let nine = _mm_set1_epi8(9);
+    unsafe fn block_sse2(p: *const u8, acc: &mut __m128i) -> BlockMasks {
         let zero = _mm_setzero_si128();
-        let (mut s, mut nd) = (0u64, 0u64);
+        let mut m = BlockMasks::default();
         for lane in 0..4 {
             let v = _mm_loadu_si128(p.add(lane * 16) as *const __m128i);
-            s |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, soh)) as u32 as u64) << (lane * 16);
-            let d = _mm_sub_epi8(v, zero_char);
-            let digit = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, nine), d)) as u32;
-            nd |= ((!digit & 0xFFFF) as u64) << (lane * 16);
+            let s = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(crate::SOH as i8)));
+            let e = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'=' as i8)));
+            let d = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
+            let digit = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+            let z = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'0' as i8)));
+            m.zero |= (z as u32 as u64) << (lane * 16);
+            m.soh |= (s as u32 as u64) << (lane * 16);
+            m.eq |= (e as u32 as u64) << (lane * 16);
+            m.digit |= (digit as u32 as u64) << (lane * 16);
             *acc = _mm_add_epi64(*acc, _mm_sad_epu8(v, zero));
         }
-        (s, nd)
+        m
     }
 
     /// SAFETY: the caller guarantees SSE2 is available. Every block handed to
     /// `block_sse2` is a 64-byte `chunks_exact` block or the padded tail array.
     #[target_feature(enable = "sse2")]
-    pub unsafe fn mask_sum_sse2(input: &[u8], soh_out: &mut [u64], nd_out: &mut [u64]) -> u32 {
+    pub unsafe fn mask_sum_sse2(input: &[u8], out: &mut [BlockMasks]) -> u32 {
         let mut acc = _mm_setzero_si128();
         let blocks = input.chunks_exact(64);
         let tail = blocks.remainder();
         let mut n = 0;
-        for ((block, sm), nm) in blocks.zip(soh_out.iter_mut()).zip(nd_out.iter_mut()) {
-            (*sm, *nm) = block_sse2(block.as_ptr(), &mut acc);
+        for (block, m) in blocks.zip(out.iter_mut()) {
+            *m = block_sse2(block.as_ptr(), &mut acc);
             n += 1;
         }
         if !tail.is_empty() {
             let block = padded_tail(tail);
-            let (s, nd) = block_sse2(block.as_ptr(), &mut acc);
-            soh_out[n] = s;
-            nd_out[n] = nd | (!0u64 << tail.len());
+            out[n] = block_sse2(block.as_ptr(), &mut acc);
         }
         let mut lanes = [0u64; 2];
         _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
@@ -352,17 +705,27 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const LEVELS: [Level; 3] = [Level::Sse2, Level::Avx2, Level::Avx512];
+
     fn check_all_levels(input: &[u8]) {
         let n = input.len().div_ceil(64);
-        let (mut ref_soh, mut ref_nd) = (vec![0u64; n], vec![0u64; n]);
-        let want = scalar_masks_and_sum(input, &mut ref_soh, &mut ref_nd);
+        let mut want_masks = vec![BlockMasks::default(); n];
+        let want = scalar_masks_and_sum(input, &mut want_masks);
         assert_eq!(scalar_sum(input), want);
-        for level in [Level::Sse2, Level::Avx2] {
-            let (mut soh, mut nd) = (vec![0u64; n], vec![0u64; n]);
-            let got = field_masks_and_sum_at(level, input, &mut soh, &mut nd);
+        for level in LEVELS {
+            // Stale values in the output must be overwritten.
+            let mut masks = vec![
+                BlockMasks {
+                    soh: !0,
+                    eq: !0,
+                    digit: !0,
+                    zero: !0,
+                };
+                n
+            ];
+            let got = field_masks_and_sum_at(level, input, &mut masks);
             assert_eq!(got, want, "{level:?} sum");
-            assert_eq!(soh, ref_soh, "{level:?} SOH masks");
-            assert_eq!(nd, ref_nd, "{level:?} non-digit masks");
+            assert_eq!(masks, want_masks, "{level:?} masks");
             assert_eq!(byte_sum_at(level, input), want, "{level:?} byte_sum");
         }
     }
@@ -376,11 +739,42 @@ mod tests {
         input[129] = SOH;
         input[1] = b'0';
         input[70] = b'9';
-        let (mut soh, mut nd) = ([0u64; 3], [0u64; 3]);
-        field_masks_and_sum(&input, &mut soh, &mut nd);
-        assert_eq!(soh, [1 | (1 << 63), 1, 1 << 1]);
-        assert_eq!(nd, [!(1u64 << 1), !(1u64 << 6), !0]);
+        input[2] = b'=';
+        input[128] = b'=';
+        let mut masks = [BlockMasks::default(); 3];
+        field_masks_and_sum(&input, &mut masks);
+        assert_eq!(
+            masks,
+            [
+                BlockMasks {
+                    soh: 1 | (1 << 63),
+                    eq: 1 << 2,
+                    digit: 1 << 1,
+                    zero: 1 << 1,
+                },
+                BlockMasks {
+                    soh: 1,
+                    eq: 0,
+                    digit: 1 << 6,
+                    zero: 0,
+                },
+                BlockMasks {
+                    soh: 1 << 1,
+                    eq: 1,
+                    digit: 0,
+                    zero: 0,
+                },
+            ]
+        );
         check_all_levels(&input);
+    }
+
+    #[test]
+    fn every_tail_length() {
+        for len in 0..200 {
+            let input: Vec<u8> = (0..len).map(|i| b"8=1\x01\xFF09="[i % 8]).collect();
+            check_all_levels(&input);
+        }
     }
 
     #[test]
@@ -390,7 +784,47 @@ mod tests {
         assert_eq!(byte_sum(&input), 255 * 100_000);
     }
 
+    fn check_positions(words: &[u64]) {
+        let want: Vec<u32> = words
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &x)| {
+                (0..64)
+                    .filter(move |i| x >> i & 1 == 1)
+                    .map(move |i| (w * 64 + i) as u32)
+            })
+            .collect();
+        for level in [Level::Scalar, Level::Avx512] {
+            let mut out = vec![u32::MAX; want.len() + POSITIONS_SLACK];
+            assert_eq!(
+                bit_positions_at(level, words, &mut out),
+                Some(want.len()),
+                "{level:?}"
+            );
+            assert_eq!(&out[..want.len()], &want[..], "{level:?}");
+            let mut short = vec![0u32; want.len() + POSITIONS_SLACK - 1];
+            assert_eq!(
+                bit_positions_at(level, words, &mut short),
+                None,
+                "{level:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn positions_of_dense_and_sparse_words() {
+        check_positions(&[]);
+        check_positions(&[0]);
+        check_positions(&[!0, 0, !0]);
+        check_positions(&[1 << 63, 1, 0x8000_0001_0000_ffff]);
+    }
+
     proptest! {
+        #[test]
+        fn positions_agree_with_scalar(words in proptest::collection::vec(any::<u64>(), 0..6)) {
+            check_positions(&words);
+        }
+
         #[test]
         fn vector_paths_agree_with_scalar(input in proptest::collection::vec(
             prop_oneof![Just(SOH), Just(b'='), b'0'..=b'9', Just(b'/'), Just(b':'), any::<u8>()], 0..600)) {
