@@ -180,7 +180,8 @@ pub struct SessionSettings {
     pub end_time: Option<TimeOfDay>,
     /// `StartDay` (0 = Sunday … 6 = Saturday).
     pub start_day: Option<u8>,
-    /// `EndDay`.
+    /// `EndDay`: with `StartDay`, the window is weekly (from StartDay StartTime
+    /// to EndDay EndTime).
     pub end_day: Option<u8>,
     /// `LogonTimeout` in seconds (default 10).
     pub logon_timeout: u32,
@@ -226,6 +227,10 @@ pub struct SessionSettings {
     pub slow_consumer_action: SlowConsumerAction,
     /// `FileStoreSync` (ours): `always` (default), `never`, or a number of milliseconds.
     pub file_store_sync: Option<u64>,
+    /// `Username` (ours): Username(553) in an initiator's Logon.
+    pub username: Option<String>,
+    /// `Password` (ours): Password(554) in an initiator's Logon.
+    pub password: Option<String>,
 }
 
 impl SessionSettings {
@@ -311,6 +316,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "StartDay",
     "EndDay",
     "TimeZone",
+    "UseLocalTime",
     "LogonTimeout",
     "LogoutTimeout",
     "SocketNodelay",
@@ -340,6 +346,8 @@ pub const KNOWN_KEYS: &[&str] = &[
     "SlowConsumerAction",
     "FileStoreSync",
     "TimeStampPrecision",
+    "Username",
+    "Password",
 ];
 
 fn is_known(key: &str) -> bool {
@@ -798,6 +806,8 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         max_outbound_queue_bytes: r.num_or("MaxOutboundQueueBytes", 64usize << 20)?,
         slow_consumer_action,
         file_store_sync,
+        username: r.string("Username").filter(|v| !v.is_empty()),
+        password: r.string("Password").filter(|v| !v.is_empty()),
         entries: Vec::new(),
     };
     // Cross-key checks.
@@ -821,6 +831,40 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
             key: Some(key.into()),
             message: "missing (StartTime and EndTime go together)".into(),
         });
+    }
+    if s.start_day.is_some() != s.end_day.is_some() {
+        let key = if s.start_day.is_some() {
+            "EndDay"
+        } else {
+            "StartDay"
+        };
+        return Err(ConfigError {
+            file: file.to_path_buf(),
+            line,
+            key: Some(key.into()),
+            message: "missing (StartDay and EndDay go together)".into(),
+        });
+    }
+    if s.start_day.is_some() && s.start_time.is_none() {
+        let e = r.entry("StartDay").expect("set");
+        return Err(r.err(e, "a weekly window needs StartTime and EndTime too".into()));
+    }
+    // Schedules are UTC; a zone we would silently ignore is an error instead.
+    if let Some(e) = r.entry("TimeZone") {
+        let utc = ["UTC", "GMT", "Z", "ETC/UTC", "ETC/GMT", "UNIVERSAL", "ZULU"];
+        if !utc.contains(&e.value.to_ascii_uppercase().as_str()) {
+            return Err(r.err(
+                e,
+                format!(
+                    "{:?} is not supported: StartTime/EndTime are UTC (use UTC)",
+                    e.value
+                ),
+            ));
+        }
+    }
+    if r.bool("UseLocalTime", false)? {
+        let e = r.entry("UseLocalTime").expect("set");
+        return Err(r.err(e, "Y is not supported: StartTime/EndTime are UTC".into()));
     }
     if s.heart_bt_int == 0 && s.connection_type == ConnectionType::Initiator {
         let e = r.entry("HeartBtInt").expect("0 only when set");

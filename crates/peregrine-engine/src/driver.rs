@@ -63,6 +63,15 @@ pub trait SessionDriver {
     fn on_shutdown(&mut self) -> Result<(), String> {
         Ok(())
     }
+    /// How often the engine should call [`sync_store_if_due`](Self::sync_store_if_due)
+    /// (`None`: never), for a store that fsyncs every N milliseconds.
+    fn store_sync_interval(&self) -> Option<Nanos> {
+        None
+    }
+    /// Fsyncs the store if its time-based policy says it is due; whether it did.
+    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+        Ok(false)
+    }
 }
 
 impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
@@ -113,6 +122,12 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn on_shutdown(&mut self) -> Result<(), String> {
         (**self).on_shutdown()
+    }
+    fn store_sync_interval(&self) -> Option<Nanos> {
+        (**self).store_sync_interval()
+    }
+    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+        (**self).sync_store_if_due()
     }
 }
 

@@ -86,6 +86,17 @@ impl SessionInfo {
     }
 }
 
+/// Socket options of a session's connection ([`Engine::socket_options`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SocketOptions {
+    /// TCP_NODELAY (`SocketNodelay`).
+    pub nodelay: bool,
+    /// SO_SNDBUF (`SocketSendBufferSize`).
+    pub send_buffer_size: usize,
+    /// SO_RCVBUF (`SocketReceiveBufferSize`).
+    pub recv_buffer_size: usize,
+}
+
 struct Slot<D> {
     name: String,
     begin: String,
@@ -100,6 +111,8 @@ struct Slot<D> {
     next_connect: Nanos,
     addr_idx: usize,
     listener: Option<usize>,
+    /// When to give a store with a time-based fsync policy its chance to fsync.
+    next_store_sync: Option<Nanos>,
 }
 
 impl<D> Slot<D> {
@@ -265,6 +278,7 @@ impl<D: SessionDriver> Engine<D> {
                 .or_default()
                 .push(idx);
         }
+        let next_store_sync = driver.store_sync_interval().map(|i| now_nanos() + i);
         let mut slot = Slot {
             name,
             begin: settings.begin_string.clone(),
@@ -279,6 +293,7 @@ impl<D: SessionDriver> Engine<D> {
             next_connect: 0,
             addr_idx: 0,
             listener,
+            next_store_sync,
         };
         slot.event("session created", now_nanos());
         self.slots.push(slot);
@@ -305,6 +320,22 @@ impl<D: SessionDriver> Engine<D> {
                 slow_consumer: s.slow,
             })
             .collect()
+    }
+
+    /// The socket options in force on the named session's connection, as the
+    /// operating system reports them (`None`: no such session, or not connected).
+    /// Linux reports twice the buffer sizes that were asked for (its bookkeeping).
+    pub fn socket_options(&self, name: &str) -> Option<io::Result<SocketOptions>> {
+        let i = self.find_session(name).ok()?;
+        let conn = self.conns.get(self.slots[i].conn?)?.as_ref()?;
+        let sock = socket2::SockRef::from(&conn.stream);
+        Some((|| {
+            Ok(SocketOptions {
+                nodelay: conn.stream.nodelay()?,
+                send_buffer_size: sock.send_buffer_size()?,
+                recv_buffer_size: sock.recv_buffer_size()?,
+            })
+        })())
     }
 
     /// Runs `f` on the named session's driver (to send application messages,
@@ -453,6 +484,9 @@ impl<D: SessionDriver> Engine<D> {
             if let Some(d) = s.driver.next_deadline() {
                 min(d);
             }
+            if let Some(d) = s.next_store_sync {
+                min(d);
+            }
             if s.settings.connection_type == ConnectionType::Initiator
                 && s.conn.is_none()
                 && !self.stopping
@@ -485,7 +519,15 @@ impl<D: SessionDriver> Engine<D> {
                 work = true;
             }
             self.service(i, now);
-            let s = &self.slots[i];
+            let s = &mut self.slots[i];
+            if s.next_store_sync.is_some_and(|d| d <= now) {
+                let interval = s.driver.store_sync_interval().unwrap_or(SEC);
+                s.next_store_sync = Some(now + interval);
+                if let Err(e) = s.driver.sync_store_if_due() {
+                    s.event(&format!("store sync failed: {e}"), now);
+                }
+                work = true;
+            }
             if s.settings.connection_type == ConnectionType::Initiator
                 && s.conn.is_none()
                 && !self.stopping
@@ -586,7 +628,7 @@ impl<D: SessionDriver> Engine<D> {
     fn connect(&mut self, i: usize, now: Nanos) {
         let s = &mut self.slots[i];
         s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
-        if let Some(window) = schedule(&s.settings) {
+        if let Some(window) = crate::fix::schedule(&s.settings) {
             if !window.contains(now) {
                 // Outside the session's hours: wait for them to begin.
                 s.next_connect = window.next_boundary(now);
@@ -975,12 +1017,5 @@ impl<D: SessionDriver> Engine<D> {
                 )
             }
         }
-    }
-}
-
-fn schedule(s: &SessionSettings) -> Option<peregrine_session::Schedule> {
-    match (s.start_time, s.end_time) {
-        (Some(a), Some(b)) => Some(peregrine_session::Schedule::daily(a.0, b.0)),
-        _ => None,
     }
 }

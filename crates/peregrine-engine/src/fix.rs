@@ -125,12 +125,31 @@ pub fn session_config(
         settings: s.validation,
     };
     c.dictionaries = dictionaries;
-    c.schedule = match (s.start_time, s.end_time) {
-        (Some(a), Some(b)) => Some(Schedule::daily(a.0, b.0)),
-        _ => None,
-    };
+    c.schedule = schedule(s);
     c.max_message_size = s.max_message_size;
+    c.username = s.username.clone();
+    c.password = s.password.clone();
     c
+}
+
+/// The session window of these settings: daily from `StartTime` to `EndTime`, or
+/// weekly from `StartDay` `StartTime` to `EndDay` `EndTime`; `None` when always on.
+///
+/// ```
+/// use peregrine_engine::{config::Settings, fix::schedule};
+/// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nTargetCompID=TW\n\
+///             StartTime=22:00:00\nEndTime=21:00:00\nStartDay=sun\nEndDay=fri\n\
+///             [SESSION]\nBeginString=FIX.4.4\n";
+/// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
+/// assert_eq!(schedule(s), Some(peregrine_session::Schedule::weekly(0, 22 * 3600, 5, 21 * 3600)));
+/// # Ok::<(), peregrine_engine::ConfigError>(())
+/// ```
+pub fn schedule(s: &SessionSettings) -> Option<Schedule> {
+    let (start, end) = (s.start_time?, s.end_time?);
+    Some(match (s.start_day, s.end_day) {
+        (Some(sd), Some(ed)) => Schedule::weekly(sd, start.0, ed, end.0),
+        _ => Schedule::daily(start.0, end.0),
+    })
 }
 
 /// Opens the store for a session: in memory, or the file journal under
@@ -260,6 +279,18 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     }
     fn on_shutdown(&mut self) -> Result<(), String> {
         self.session.store_mut().sync().map_err(|e| e.to_string())
+    }
+    fn store_sync_interval(&self) -> Option<Nanos> {
+        self.session
+            .store()
+            .sync_interval()
+            .map(|d| (d.as_nanos().min(i64::MAX as u128) as Nanos).max(1))
+    }
+    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+        self.session
+            .store_mut()
+            .sync_if_due()
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -26,6 +26,6 @@ pub mod log;
 pub use admin::{spawn_admin_server, Command, EngineHandle, Reply};
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
-pub use engine::{Engine, EngineOptions, SessionInfo};
+pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};
 pub use idle::{IdleStrategy, Idler};
 pub use log::SessionLog;

@@ -161,6 +161,10 @@ fn bad_values_name_file_line_and_key() {
         ("StartTime=25:00:00\nEndTime=09:00:00", "dir/fix44.cfg:7: StartTime: \"25:00:00\" is not a time HH:MM:SS"),
         ("StartTime=08:00:00", "dir/fix44.cfg:6: EndTime: missing (StartTime and EndTime go together)"),
         ("StartDay=Funday", "dir/fix44.cfg:7: StartDay: \"Funday\" is not a day of the week"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nStartDay=mon", "dir/fix44.cfg:6: EndDay: missing (StartDay and EndDay go together)"),
+        ("StartDay=mon\nEndDay=fri", "dir/fix44.cfg:7: StartDay: a weekly window needs StartTime and EndTime too"),
+        ("TimeZone=America/New_York", "dir/fix44.cfg:7: TimeZone: \"America/New_York\" is not supported: StartTime/EndTime are UTC (use UTC)"),
+        ("UseLocalTime=Y", "dir/fix44.cfg:7: UseLocalTime: Y is not supported: StartTime/EndTime are UTC"),
         ("ConnectionType=both", "dir/fix44.cfg:7: ConnectionType: \"both\" is not acceptor or initiator"),
         ("IdleStrategy=nap", "dir/fix44.cfg:7: IdleStrategy: \"nap\" is not an idle strategy (busy-spin, spin-then-yield[:SPINS], backoff[:MAX_MICROS], block)"),
         ("SlowConsumerAction=panic", "dir/fix44.cfg:7: SlowConsumerAction: \"panic\" is not disconnect or flag"),
@@ -239,4 +243,40 @@ fn load_reports_unreadable_file() {
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("/nonexistent/x.cfg: cannot read:"), "{e}");
+}
+
+#[test]
+fn weekly_windows_utc_and_credentials_reach_the_session_config() {
+    let s = parse(&format!(
+        "{BASE}[SESSION]\nBeginString=FIX.4.4\nStartTime=22:00:00\nEndTime=21:00:00\n\
+         StartDay=Sunday\nEndDay=fri\nTimeZone=UTC\nUseLocalTime=N\nUsername=trader\nPassword=secret\n"
+    ))
+    .unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let s = &s.sessions[0];
+    assert_eq!(
+        (s.username.as_deref(), s.password.as_deref()),
+        (Some("trader"), Some("secret"))
+    );
+    let cfg = peregrine_engine::fix::session_config(s, None);
+    assert_eq!(
+        cfg.schedule,
+        Some(peregrine_session::Schedule::weekly(
+            0,
+            22 * 3600,
+            5,
+            21 * 3600
+        ))
+    );
+    assert_eq!(cfg.username.as_deref(), Some("trader"));
+    assert_eq!(cfg.password.as_deref(), Some("secret"));
+    // Without days: daily.
+    let s = parse(&format!(
+        "{BASE}[SESSION]\nBeginString=FIX.4.4\nStartTime=08:00:00\nEndTime=17:00:00\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        peregrine_engine::fix::schedule(&s.sessions[0]),
+        Some(peregrine_session::Schedule::daily(8 * 3600, 17 * 3600))
+    );
 }

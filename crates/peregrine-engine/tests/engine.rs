@@ -262,6 +262,33 @@ fn wait_closed(engine: &mut Engine<BoxedFixSession>, client: &mut TcpStream) -> 
     false
 }
 
+/// Turns `engine` until one whole message arrives on `client`; rendered with `|`.
+fn read_message(engine: &mut Engine<BoxedFixSession>, client: &mut TcpStream) -> String {
+    client.set_nonblocking(true).unwrap();
+    let start = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while start.elapsed() < Duration::from_secs(5) {
+        engine.turn().unwrap();
+        match client.read(&mut buf) {
+            Ok(0) => panic!("closed; received {:?}", String::from_utf8_lossy(&got)),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => panic!("{e}"),
+        }
+        let text = String::from_utf8_lossy(&got).replace('\x01', "|");
+        if let Some(at) = text.find("|10=") {
+            if text.len() >= at + 8 {
+                return text;
+            }
+        }
+    }
+    panic!(
+        "no whole message within 5 s: {:?}",
+        String::from_utf8_lossy(&got)
+    );
+}
+
 #[test]
 fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
     let dir = tempfile::tempdir().unwrap();
@@ -295,12 +322,27 @@ fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
             String::from_utf8_lossy(&bytes)
         );
     }
-    // The same session again: closed, the first one stays.
+    // The same session again (asking for a reset, which would rewind the live
+    // session's numbers if it reached it): closed, the first one stays.
     let mut dup = TcpStream::connect(addr).unwrap();
     dup.write_all(&logon("TW", "ISLD")).unwrap();
     assert!(wait_closed(&mut acc, &mut dup));
     assert!(logged_on(&acc));
     assert!(acc.sessions()[0].connected);
+    let info = &acc.sessions()[0];
+    assert_eq!((info.next_sender_seq, info.next_target_seq), (2, 2));
+    // The first connection still works, in sequence.
+    let now = peregrine_engine::log::timestamp(now_nanos());
+    first
+        .write_all(&frame(&format!(
+            "35=1|34=2|49=TW|52={}|56=ISLD|112=STILL-HERE|",
+            &now[..21]
+        )))
+        .unwrap();
+    let reply = read_message(&mut acc, &mut first);
+    assert!(reply.contains("|35=0|34=2|49=ISLD|"), "{reply}");
+    assert!(reply.contains("|112=STILL-HERE|"), "{reply}");
+    assert_eq!(acc.sessions()[0].next_target_seq, 3);
 
     // A connection that says nothing, then goes: no harm.
     drop(TcpStream::connect(addr).unwrap());
@@ -308,33 +350,6 @@ fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
         acc.turn().unwrap();
     }
     assert!(logged_on(&acc));
-}
-
-#[test]
-fn nodelay_and_buffer_sizes_are_applied() {
-    let dir = tempfile::tempdir().unwrap();
-    let text =
-        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
-                SocketNodelay=Y\nSocketSendBufferSize=65536\nSocketReceiveBufferSize=65536\n\
-                [SESSION]\nBeginString=FIX.4.4\n";
-    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut acc: Engine<BoxedFixSession> = Engine::new(options()).unwrap();
-    let s = &settings.sessions[0];
-    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
-        Box::new(EchoApp::new(d))
-    })
-    .unwrap();
-    acc.add_session(s, d).unwrap();
-    let mut c = TcpStream::connect(acc.listener_addrs()[0]).unwrap();
-    c.write_all(&logon("TW", "ISLD")).unwrap();
-    let start = Instant::now();
-    while !logged_on(&acc) {
-        assert!(start.elapsed() < Duration::from_secs(5));
-        acc.turn().unwrap();
-    }
-    // Observable from the outside only through behaviour; the settings parse
-    // and the session works with them.
-    assert!(acc.sessions()[0].connected);
 }
 
 fn engine_from(text: &str, dir: &Path, name: &str, idle: IdleStrategy) -> Engine<BoxedFixSession> {
@@ -491,4 +506,288 @@ fn the_message_log_splits_any_chunking_into_one_message_per_line() {
     assert!(lines
         .iter()
         .all(|l| l.starts_with("19700101-00:00:00.000000 : 8=FIX.4.4")));
+}
+
+#[test]
+fn nodelay_and_buffer_sizes_are_applied_on_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let acc_text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                    ResetOnLogon=Y\nSocketNodelay=N\nSocketSendBufferSize=6000\nSocketReceiveBufferSize=7000\n\
+                    [SESSION]\nBeginString=FIX.4.4\n";
+    let mut acc = engine_from(acc_text, dir.path(), "a.cfg", IdleStrategy::BusySpin);
+    let port = acc.listener_addrs()[0].port();
+    let ini_text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nResetOnLogon=Y\nUseDataDictionary=N\n\
+         SocketSendBufferSize=9000\nSocketReceiveBufferSize=10000\n[SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let mut ini = engine_from(&ini_text, dir.path(), "i.cfg", IdleStrategy::BusySpin);
+    assert!(
+        acc.socket_options("FIX.4.4:ISLD->TW").is_none(),
+        "not connected yet"
+    );
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "logon",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
+    // Linux doubles what was asked for; other systems report it as set.
+    let within = |v: usize, asked: usize| (asked..=2 * asked).contains(&v);
+    let a = acc.socket_options("FIX.4.4:ISLD->TW").unwrap().unwrap();
+    assert!(!a.nodelay, "SocketNodelay=N: {a:?}");
+    assert!(within(a.send_buffer_size, 6000), "{a:?}");
+    assert!(within(a.recv_buffer_size, 7000), "{a:?}");
+    let i = ini.socket_options("FIX.4.4:TW->ISLD").unwrap().unwrap();
+    assert!(i.nodelay, "SocketNodelay defaults to Y: {i:?}");
+    assert!(within(i.send_buffer_size, 9000), "{i:?}");
+    assert!(within(i.recv_buffer_size, 10000), "{i:?}");
+    assert!(acc.socket_options("FIX.4.4:NOPE->TW").is_none());
+}
+
+#[test]
+fn an_initiator_outside_its_weekly_window_does_not_connect() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut acc = acceptor(dir.path(), 0);
+    let port = acc.listener_addrs()[0].port();
+    // A window two days from today (UTC), one day long: now is outside it.
+    let today = ((now_nanos() / 1_000_000_000 / 86_400 + 4) % 7) as usize;
+    let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    let text = |start: &str, end: &str| {
+        format!(
+            "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+             SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\n\
+             UseDataDictionary=N\nStartTime=00:00:00\nEndTime=00:00:00\nStartDay={start}\nEndDay={end}\n\
+             [SESSION]\nBeginString=FIX.4.4\n"
+        )
+    };
+    let mut outside = engine_from(
+        &text(days[(today + 2) % 7], days[(today + 3) % 7]),
+        dir.path(),
+        "outside.cfg",
+        IdleStrategy::BusySpin,
+    );
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(500) {
+        acc.turn().unwrap();
+        outside.turn().unwrap();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(!outside.sessions()[0].connected);
+    assert!(!acc.sessions()[0].connected);
+    // The same session with a window that contains today logs on.
+    drop(outside);
+    let mut inside = engine_from(
+        &text(days[today], days[(today + 1) % 7]),
+        dir.path(),
+        "inside.cfg",
+        IdleStrategy::BusySpin,
+    );
+    pump(
+        &mut [&mut acc, &mut inside],
+        Duration::from_secs(10),
+        "logon inside the window",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
+}
+
+#[test]
+fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
+    type Seen = Arc<Mutex<Vec<(String, String)>>>;
+    /// Accepts user "trader" with password "secret" only.
+    struct Auth(Seen);
+    impl Application for Auth {
+        fn from_admin(
+            &mut self,
+            msg: &MessageView<'_>,
+            _id: &SessionId,
+        ) -> Result<(), peregrine_session::RejectLogon> {
+            if msg.msg_type() != b"A" {
+                return Ok(());
+            }
+            let get = |t| String::from_utf8_lossy(msg.get(t).unwrap_or(b"")).into_owned();
+            let (user, password) = (get(553), get(554));
+            self.0
+                .lock()
+                .unwrap()
+                .push((user.clone(), password.clone()));
+            if user == "trader" && password == "secret" {
+                Ok(())
+            } else {
+                Err(peregrine_session::RejectLogon {
+                    text: "bad credentials",
+                })
+            }
+        }
+        fn from_app(
+            &mut self,
+            _msg: &MessageView<'_>,
+            _id: &SessionId,
+            _out: &mut Outbox<'_>,
+        ) -> Result<(), AppReject> {
+            Ok(())
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let seen: Seen = Arc::default();
+    let text =
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                ResetOnLogon=Y\nFileLogPath=log-acceptor\n[SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let mut acc: Engine<BoxedFixSession> = Engine::new(options()).unwrap();
+    let s = &settings.sessions[0];
+    let seen2 = seen.clone();
+    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut move |_| {
+        Box::new(Auth(seen2.clone()))
+    })
+    .unwrap();
+    acc.add_session(s, d).unwrap();
+    let port = acc.listener_addrs()[0].port();
+    let ini_text = |password: &str| {
+        format!(
+            "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+             SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nReconnectInterval=30\nResetOnLogon=Y\n\
+             UseDataDictionary=N\nUsername=trader\nPassword={password}\n[SESSION]\nBeginString=FIX.4.4\n"
+        )
+    };
+    // A wrong password: refused with a Logout, never logged on.
+    let mut wrong = engine_from(
+        &ini_text("guess"),
+        dir.path(),
+        "w.cfg",
+        IdleStrategy::BusySpin,
+    );
+    pump(
+        &mut [&mut acc, &mut wrong],
+        Duration::from_secs(10),
+        "the refusal",
+        |_| !seen.lock().unwrap().is_empty(),
+    );
+    pump(
+        &mut [&mut acc, &mut wrong],
+        Duration::from_secs(10),
+        "the disconnect",
+        |e| !e[0].sessions()[0].connected && !e[1].sessions()[0].connected,
+    );
+    assert!(!logged_on(&acc));
+    let log = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.messages.log"))
+        .unwrap();
+    assert!(log.contains("\x0135=5\x01"), "{log}");
+    assert!(log.contains("\x0158=bad credentials\x01"), "{log}");
+    drop(wrong);
+    // The right one.
+    let mut right = engine_from(
+        &ini_text("secret"),
+        dir.path(),
+        "r.cfg",
+        IdleStrategy::BusySpin,
+    );
+    pump(
+        &mut [&mut acc, &mut right],
+        Duration::from_secs(10),
+        "logon",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            ("trader".to_string(), "guess".to_string()),
+            ("trader".to_string(), "secret".to_string())
+        ]
+    );
+}
+
+/// A stand-in session whose store wants an fsync every 20 ms.
+struct SyncCounter(Arc<std::sync::atomic::AtomicUsize>);
+
+impl peregrine_engine::SessionDriver for SyncCounter {
+    fn on_connected(&mut self, _now: i64) {}
+    fn on_bytes(&mut self, _data: &[u8], _now: i64) {}
+    fn on_timer(&mut self, _now: i64) {}
+    fn next_deadline(&self) -> Option<i64> {
+        None
+    }
+    fn on_disconnected(&mut self, _now: i64) {}
+    fn outbound(&self) -> &[u8] {
+        &[]
+    }
+    fn consume_outbound(&mut self, _n: usize) {}
+    fn poll_event(&mut self) -> Option<peregrine_engine::DriverEvent> {
+        None
+    }
+    fn logout(&mut self, _now: i64, _text: Option<&str>) {}
+    fn is_logged_on(&self) -> bool {
+        false
+    }
+    fn state_name(&self) -> String {
+        "Idle".into()
+    }
+    fn next_sender_seq(&self) -> u64 {
+        1
+    }
+    fn next_target_seq(&self) -> u64 {
+        1
+    }
+    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn store_sync_interval(&self) -> Option<i64> {
+        Some(20_000_000)
+    }
+    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(true)
+    }
+}
+
+#[test]
+fn an_idle_session_s_store_gets_its_timed_fsync() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                [SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut engine = Engine::new(EngineOptions {
+        idle: IdleStrategy::Block,
+        message_logs: false,
+        stop_flag: None,
+    })
+    .unwrap();
+    engine
+        .add_session(&settings.sessions[0], SyncCounter(calls.clone()))
+        .unwrap();
+    let start = Instant::now();
+    while calls.load(std::sync::atomic::Ordering::Relaxed) < 3 {
+        assert!(start.elapsed() < Duration::from_secs(5), "no timed fsync");
+        engine.turn().unwrap();
+    }
+    // The file store under FileStoreSync=25 asks for exactly that.
+    let text = format!(
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+         FileStorePath={}\nFileStoreSync=25\n[SESSION]\nBeginString=FIX.4.4\n",
+        dir.path().join("store").display()
+    );
+    let settings = Settings::parse(&text, &dir.path().join("f.cfg")).unwrap();
+    let mut d = build_session(
+        &settings.sessions[0],
+        StoreKind::File,
+        now_nanos(),
+        &mut |d| Box::new(EchoApp::new(d)),
+    )
+    .unwrap();
+    use peregrine_engine::SessionDriver;
+    assert_eq!(d.store_sync_interval(), Some(25_000_000));
+    d.sync_store_if_due().unwrap();
+    let memory = build_session(
+        &settings.sessions[0],
+        StoreKind::Memory,
+        now_nanos(),
+        &mut |d| Box::new(EchoApp::new(d)),
+    )
+    .unwrap();
+    assert_eq!(memory.store_sync_interval(), None);
 }
