@@ -791,3 +791,74 @@ fn an_idle_session_s_store_gets_its_timed_fsync() {
     .unwrap();
     assert_eq!(memory.store_sync_interval(), None);
 }
+
+#[test]
+fn a_connection_that_never_logs_on_is_closed_after_logon_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                LogonTimeout=1\n[SESSION]\nBeginString=FIX.4.4\n";
+    let mut acc = engine_from(text, dir.path(), "a.cfg", IdleStrategy::Block);
+    let addr = acc.listener_addrs()[0];
+    // Silent, and half a Logon: both closed, neither bound to the session.
+    let mut silent = TcpStream::connect(addr).unwrap();
+    let mut half = TcpStream::connect(addr).unwrap();
+    let l = logon("TW", "ISLD");
+    half.write_all(&l[..l.len() / 2]).unwrap();
+    let t = Instant::now();
+    assert!(wait_closed(&mut acc, &mut silent), "silent connection kept");
+    assert!(wait_closed(&mut acc, &mut half), "half a Logon kept");
+    assert!(
+        t.elapsed() >= Duration::from_millis(900),
+        "closed before LogonTimeout: {:?}",
+        t.elapsed()
+    );
+    assert!(!acc.sessions()[0].connected);
+    // The session is still free for a real Logon.
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.write_all(&logon("TW", "ISLD")).unwrap();
+    let answer = read_message(&mut acc, &mut c);
+    assert!(answer.contains("|35=A|"), "{answer}");
+}
+
+#[test]
+fn an_unanswered_initiator_logon_times_out_and_reconnects() {
+    let dir = tempfile::tempdir().unwrap();
+    // An "acceptor" that takes connections and says nothing.
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    server.set_nonblocking(true).unwrap();
+    let port = server.local_addr().unwrap().port();
+    let text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nReconnectInterval=1\nLogonTimeout=1\n\
+         UseDataDictionary=N\nFileLogPath=log\n[SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let mut ini = engine_from(&text, dir.path(), "i.cfg", IdleStrategy::Block);
+    let mut accepted: Vec<(TcpStream, Vec<u8>)> = Vec::new();
+    let start = Instant::now();
+    // Two connections, each carrying a Logon, the first closed by the initiator.
+    loop {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{} connection(s)",
+            accepted.len()
+        );
+        ini.turn().unwrap();
+        if let Ok((s, _)) = server.accept() {
+            s.set_nonblocking(true).unwrap();
+            accepted.push((s, Vec::new()));
+        }
+        let mut buf = [0u8; 4096];
+        for (s, got) in &mut accepted {
+            if let Ok(n) = s.read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+        }
+        if accepted.len() >= 2 && accepted[1].1.windows(5).any(|w| w == b"\x0135=A") {
+            break;
+        }
+    }
+    assert!(accepted[0].1.windows(5).any(|w| w == b"\x0135=A"));
+    let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-TW-ISLD.event.log")).unwrap();
+    assert!(events.contains("disconnected: LogonTimeout"), "{events}");
+}
