@@ -2,7 +2,7 @@
 //!
 //! The benchmark suite of `../shared/design/BENCHMARKS.md`, run by
 //! `peregrine bench <name>`: every experiment runs Peregrine and its peers
-//! (QuickFIX C++, QuickFIX/J, …) side by side, interleaved, several runs,
+//! (QuickFIX C++, QuickFIX/J, Artio, …) side by side, interleaved, several runs,
 //! and reports medians across runs with min–max beside them.
 //!
 //! * [`measure`]: timing loops (batch mean, per-operation percentiles).
@@ -11,10 +11,12 @@
 //! * [`report`]: result records, aggregation across runs, Markdown and JSON.
 //! * [`codec`]: experiment 1, the codec.
 //! * [`typed`]: experiment 2, typed messages with repeating groups.
+//! * [`e2e`]: experiment 3, the trading topology (and `make run`'s demo).
 #![deny(unsafe_code)]
 
 pub mod alloc;
 pub mod codec;
+pub mod e2e;
 pub mod measure;
 pub mod peers;
 pub mod progress;

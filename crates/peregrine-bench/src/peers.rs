@@ -1,5 +1,6 @@
 //! Running a peer's harness (a separate process) and reading its results:
-//! one JSON object per case per line on stdout, times in nanoseconds.
+//! one JSON object per case per line on stdout, times in nanoseconds unless the line
+//! says otherwise (`"unit": "us"`).
 
 use crate::report::{Record, Stats};
 use serde::Deserialize;
@@ -30,7 +31,12 @@ struct Line {
     max: f64,
     throughput_per_s: f64,
     #[serde(default)]
+    unit: Option<String>,
+    #[serde(default)]
     settings: String,
+    /// The JVM harnesses of the trading topology report what the whole JVM allocated.
+    #[serde(default)]
+    jvm_alloc_bytes_per_op: Option<f64>,
 }
 
 /// What went wrong running a peer.
@@ -66,13 +72,28 @@ impl PeerCommand {
         }
     }
 
-    /// Whether the harness looks built (the C++ binary, or the QuickFIX/J jar beside `run.sh`).
+    /// A trading-topology harness (BENCHMARKS.md §3) under `peers/<dir>/`, started
+    /// through its `run.sh`: `e2e-quickfixj` (engine `quickfixj`) or `e2e-artio` (`artio`).
+    pub fn e2e(root: &Path, engine: &str, dir: &str) -> PeerCommand {
+        PeerCommand {
+            engine: engine.into(),
+            program: root.join("peers").join(dir).join("run.sh"),
+            args: vec![],
+        }
+    }
+
+    /// Whether the harness looks built (the C++ binary, or a jar in `target/` beside
+    /// `run.sh`).
     pub fn is_available(&self) -> bool {
         match self.program.file_name().and_then(|n| n.to_str()) {
             Some("run.sh") => self
                 .program
                 .parent()
-                .is_some_and(|d| d.join("target/quickfixj-bench.jar").is_file()),
+                .and_then(|d| std::fs::read_dir(d.join("target")).ok())
+                .is_some_and(|mut entries| {
+                    entries
+                        .any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".jar")))
+                }),
             _ => self.program.is_file(),
         }
     }
@@ -122,10 +143,14 @@ impl PeerCommand {
             let l: Line = serde_json::from_str(line).map_err(|e| {
                 PeerError(format!("{}: bad result line {line:?}: {e}", self.engine))
             })?;
+            let mut settings = l.settings;
+            if let Some(b) = l.jvm_alloc_bytes_per_op {
+                settings.push_str(&format!("; JVM allocation {b:.1} bytes per operation"));
+            }
             records.push(Record {
                 engine: l.engine,
                 case: l.case,
-                unit: "ns".into(),
+                unit: l.unit.unwrap_or_else(|| "ns".into()),
                 stats: Stats {
                     min: l.min,
                     p50: l.p50,
@@ -137,7 +162,7 @@ impl PeerCommand {
                     throughput_per_s: l.throughput_per_s,
                 },
                 allocs_per_op: None,
-                settings: l.settings,
+                settings,
             });
         }
         for c in cases {

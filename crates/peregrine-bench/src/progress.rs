@@ -52,6 +52,34 @@ impl Progress {
         }
     }
 
+    /// Shows progress within the current step (`done` of `total`, round trips say)
+    /// without allocating, so that it can be drawn while allocations are being counted.
+    /// Draws only on a terminal.
+    pub fn show_count(&self, what: &str, done: u64, total: u64) {
+        if !self.enabled {
+            return;
+        }
+        let mut buf = [0u8; 256];
+        let len = {
+            let mut w = &mut buf[..];
+            let width = 30;
+            let filled = (width as u64 * done.min(total) / total.max(1)) as usize;
+            let _ = write!(w, "\r{} [", self.label);
+            for i in 0..width {
+                let _ = w.write_all(if i < filled { b"#" } else { b"." });
+            }
+            let _ = write!(
+                w,
+                "] {}/{} {what} {done}/{total}      ",
+                self.done, self.total
+            );
+            256 - w.len()
+        };
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(&buf[..len]);
+        let _ = err.flush();
+    }
+
     /// Ends the bar.
     pub fn finish(&self) {
         if self.enabled {

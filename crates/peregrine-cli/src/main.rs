@@ -1,5 +1,5 @@
-//! `peregrine`: one binary for benchmarks and, as they land, the acceptor,
-//! the initiator and log tools.
+//! `peregrine`: one binary for the trading topology (`run`), the benchmarks, the
+//! acceptor and the initiator.
 #![forbid(unsafe_code)]
 
 use peregrine_bench::alloc::CountingAllocator;
@@ -17,6 +17,9 @@ const USAGE: &str = "usage:
   peregrine initiator --config FILE
   peregrine bench codec [--runs N] [--iters N] [--warmup N] [--peers a,b|none] [--smoke] [--out FILE]
   peregrine bench typed [--runs N] [--iters N] [--warmup N] [--peers a,b|none] [--smoke] [--out FILE]
+  peregrine bench e2e   [--runs N] [--count N] [--warmup N] [--peers quickfixj,artio|none] [--no-floor] [--smoke] [--out FILE]
+  peregrine run [--count N] [--warmup N] [--out FILE]
+      the trading topology: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor
 
   --smoke   a tiny run (1 run, few iterations) to check that everything works";
 
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
 fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         Some("bench") => bench(&args[1..]),
+        Some("run") => topology(&args[1..]),
         Some("acceptor") => serve::acceptor(&args[1..]),
         Some("initiator") => serve::initiator(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
@@ -133,6 +137,47 @@ fn bench(args: &[String]) -> Result<(), String> {
             );
             peregrine_bench::typed::run(&cfg).map(|_| ())
         }
+        "e2e" => {
+            opts.check_known(&[
+                "--runs",
+                "--count",
+                "--warmup",
+                "--peers",
+                "--no-floor",
+                "--smoke",
+                "--out",
+            ])?;
+            let mut cfg = peregrine_bench::e2e::E2eBenchConfig::default();
+            let (runs, count, warmup) = (
+                opts.number("--runs")?,
+                opts.number("--count")?,
+                opts.number("--warmup")?,
+            );
+            cfg.apply(
+                opts.flag("--smoke"),
+                runs,
+                count,
+                warmup,
+                opts.value("--peers")?,
+                opts.value("--out")?,
+            );
+            cfg.floor = !opts.flag("--no-floor");
+            peregrine_bench::e2e::run(&cfg).map(|_| ())
+        }
         other => Err(format!("unknown benchmark {other:?}\n{USAGE}")),
     }
+}
+
+/// `peregrine run` (`make run`): the trading topology, 10,000 warm-up and 100,000
+/// measured round trips by default.
+fn topology(args: &[String]) -> Result<(), String> {
+    let opts = Opts { args };
+    opts.check_known(&["--count", "--warmup", "--out"])?;
+    let count = opts.number("--count")?.unwrap_or(100_000).max(1);
+    let warmup = opts.number("--warmup")?.unwrap_or(10_000);
+    let out = opts.value("--out")?.map_or_else(
+        || peregrine_bench::repo_root().join("target/bench-results/topology.json"),
+        std::path::PathBuf::from,
+    );
+    peregrine_bench::e2e::demo(warmup, count, &out)
 }

@@ -3,6 +3,10 @@
 //! loop, raw Aeron publish/poll of pre-encoded bytes, no FIX or SBE work, no sessions.
 //! Same threads (venue, gateway, executor) and the same idle strategy as the topology,
 //! so that the difference is what the engine, the session and the codecs cost.
+//!
+//! With [`FloorConfig::steps`] the floor stamps the same points as the topology (the
+//! points where the topology does FIX or SBE work collapse into one), so that the two
+//! step breakdowns can be compared hop by hop.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -15,7 +19,7 @@ use peregrine_aeron::{BusySpin, DriverConfig, MediaDriver, SpinThenYield};
 use peregrine_engine::{IdleStrategy, Idler};
 
 use crate::samples::WireBytes;
-use crate::steps::new_histogram;
+use crate::steps::{new_histogram, point, Stamps, StepHistograms};
 use crate::{Error, Result, ORDERS_STREAM, REPORTS_STREAM};
 
 /// Settings of a floor run.
@@ -31,6 +35,8 @@ pub struct FloorConfig {
     pub bytes: WireBytes,
     /// Longest wait for anything.
     pub timeout: Duration,
+    /// Stamp the points of the round trip (as the topology does) and time the steps.
+    pub steps: bool,
 }
 
 impl Default for FloorConfig {
@@ -41,6 +47,7 @@ impl Default for FloorConfig {
             idle: IdleStrategy::SpinThenYield { spins: 100 },
             bytes: crate::samples::wire_bytes(),
             timeout: Duration::from_secs(20),
+            steps: true,
         }
     }
 }
@@ -52,6 +59,9 @@ pub struct FloorResult {
     pub rtt: Histogram<u64>,
     /// Wall time of the measured phase.
     pub wall: Duration,
+    /// The steps (empty histograms unless [`FloorConfig::steps`]); the steps where the
+    /// topology parses, extracts and encodes take no time here.
+    pub steps: StepHistograms,
 }
 
 impl FloorResult {
@@ -79,18 +89,32 @@ fn write_all(s: &mut TcpStream, mut bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// One non-blocking read into `buf[*have..]`; returns whether bytes came.
-fn read_some(s: &mut TcpStream, buf: &mut [u8], have: &mut usize) -> Result<bool> {
+/// What one non-blocking read found.
+#[derive(Debug, PartialEq, Eq)]
+enum Got {
+    Bytes,
+    Nothing,
+    Closed,
+}
+
+/// One non-blocking read into `buf[*have..]`.
+fn read_some(s: &mut TcpStream, buf: &mut [u8], have: &mut usize) -> Result<Got> {
     match s.read(&mut buf[*have..]) {
-        Ok(0) => Err(Error("floor: connection closed".into())),
+        Ok(0) => Ok(Got::Closed),
         Ok(n) => {
             *have += n;
-            Ok(true)
+            Ok(Got::Bytes)
         }
         Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
-            Ok(false)
+            Ok(Got::Nothing)
         }
         Err(e) => Err(Error::at("floor read", e)),
+    }
+}
+
+fn stamp(stamps: &Option<Arc<Stamps>>, p: usize) {
+    if let Some(s) = stamps {
+        s.stamp(p);
     }
 }
 
@@ -99,6 +123,7 @@ fn gateway(
     dir: &str,
     listener: TcpListener,
     running: &AtomicBool,
+    stamps: Option<Arc<Stamps>>,
 ) -> Result<()> {
     let client = peregrine_aeron::AeronClient::connect(&peregrine_aeron::ClientConfig::with_dir(
         dir.to_string(),
@@ -127,12 +152,29 @@ fn gateway(
     let mut failure = None;
     while running.load(Ordering::Relaxed) {
         let mut work = false;
-        if read_some(&mut s, &mut buf, &mut have)? {
+        let got = read_some(&mut s, &mut buf, &mut have)?;
+        if got == Got::Closed {
+            // The venue is done (its result says whether the run was whole).
+            break;
+        }
+        if got == Got::Bytes {
             work = true;
+            if let Some(st) = &stamps {
+                let t = crate::clock::now();
+                for p in [
+                    point::GW_READ,
+                    point::GW_PARSED,
+                    point::GW_EXTRACTED,
+                    point::GW_ENCODED,
+                ] {
+                    st.set(p, t);
+                }
+            }
             while have >= nos_len {
                 orders
                     .publish_retry(&cfg.bytes.sbe_order[..], &mut BusySpin, cfg.timeout)
                     .map_err(|e| Error::at("floor publish", e))?;
+                stamp(&stamps, point::GW_PUBLISHED);
                 buf.copy_within(nos_len..have, 0);
                 have -= nos_len;
             }
@@ -140,8 +182,13 @@ fn gateway(
         let n = reports
             .poll(
                 |_| {
+                    stamp(&stamps, point::GW_ER_DECODED);
                     if let Err(e) = write_all(&mut s, &cfg.bytes.fix_er) {
                         failure = Some(e);
+                    }
+                    if let Some(st) = &stamps {
+                        st.stamp(point::GW_WRITTEN);
+                        st.gateway_finished();
                     }
                 },
                 16,
@@ -163,7 +210,12 @@ fn gateway(
     Ok(())
 }
 
-fn executor(cfg: &FloorConfig, dir: &str, running: &AtomicBool) -> Result<()> {
+fn executor(
+    cfg: &FloorConfig,
+    dir: &str,
+    running: &AtomicBool,
+    stamps: Option<Arc<Stamps>>,
+) -> Result<()> {
     let client = peregrine_aeron::AeronClient::connect(&peregrine_aeron::ClientConfig::with_dir(
         dir.to_string(),
     ))
@@ -180,11 +232,13 @@ fn executor(cfg: &FloorConfig, dir: &str, running: &AtomicBool) -> Result<()> {
         let n = orders
             .poll(
                 |_| {
+                    stamp(&stamps, point::EX_DECODED);
                     if let Err(e) =
                         reports.publish_retry(&cfg.bytes.sbe_report[..], &mut BusySpin, cfg.timeout)
                     {
                         failure = Some(Error::at("floor publish", e));
                     }
+                    stamp(&stamps, point::EX_PUBLISHED);
                 },
                 16,
             )
@@ -204,13 +258,19 @@ fn executor(cfg: &FloorConfig, dir: &str, running: &AtomicBool) -> Result<()> {
     Ok(())
 }
 
-fn venue(cfg: &FloorConfig, port: u16, done: &AtomicU64) -> Result<FloorResult> {
+fn venue(
+    cfg: &FloorConfig,
+    port: u16,
+    done: &AtomicU64,
+    stamps: Option<Arc<Stamps>>,
+) -> Result<FloorResult> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(io("floor connect"))?;
     s.set_nodelay(true).map_err(io("nodelay"))?;
     s.set_nonblocking(true).map_err(io("nonblocking"))?;
     let er_len = cfg.bytes.fix_er.len();
     let mut buf = vec![0u8; 64 * 1024];
     let mut rtt = new_histogram();
+    let mut steps = StepHistograms::default();
     let mut idle = Idler::new(cfg.idle);
     let patience = cfg.timeout.as_nanos() as u64;
     let mut wall_start = crate::clock::now();
@@ -219,11 +279,18 @@ fn venue(cfg: &FloorConfig, port: u16, done: &AtomicU64) -> Result<FloorResult> 
             wall_start = crate::clock::now();
         }
         let t0 = crate::clock::now();
+        if let Some(st) = &stamps {
+            st.set(point::VENUE_SEND, t0);
+        }
         write_all(&mut s, &cfg.bytes.fix_nos)?;
         let mut have = 0;
         idle.reset();
         while have < er_len {
-            if read_some(&mut s, &mut buf, &mut have)? {
+            let got = read_some(&mut s, &mut buf, &mut have)?;
+            if got == Got::Closed {
+                return Err(Error("floor: the gateway closed the connection".into()));
+            }
+            if got == Got::Bytes {
                 idle.reset();
             } else {
                 idle.after_idle_poll();
@@ -233,6 +300,19 @@ fn venue(cfg: &FloorConfig, port: u16, done: &AtomicU64) -> Result<FloorResult> 
             }
         }
         let t1 = crate::clock::now();
+        if let Some(st) = &stamps {
+            st.set(point::VENUE_RECEIVED, t1);
+            // The gateway stamps its write after the write returns: wait for it.
+            while st.gateway_done() < i + 1 {
+                std::hint::spin_loop();
+                if crate::clock::now() - t0 > patience {
+                    return Err(Error("floor: gateway stamps missing".into()));
+                }
+            }
+            if i >= cfg.warmup {
+                steps.record(st);
+            }
+        }
         if i >= cfg.warmup {
             rtt.saturating_record((t1 - t0).max(1));
         }
@@ -241,6 +321,7 @@ fn venue(cfg: &FloorConfig, port: u16, done: &AtomicU64) -> Result<FloorResult> 
     Ok(FloorResult {
         rtt,
         wall: Duration::from_nanos(crate::clock::now() - wall_start),
+        steps,
     })
 }
 
@@ -253,6 +334,7 @@ pub fn run(cfg: &FloorConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Floo
     let port = listener.local_addr().map_err(io("floor listen"))?.port();
     let running = Arc::new(AtomicBool::new(true));
     let done = Arc::new(AtomicU64::new(0));
+    let stamps = cfg.steps.then(|| Arc::new(Stamps::new()));
     let spawn = |name: &str, f: Box<dyn FnOnce() -> Result<()> + Send>| {
         std::thread::Builder::new()
             .name(name.into())
@@ -260,24 +342,26 @@ pub fn run(cfg: &FloorConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Floo
             .map_err(|e| Error::at("spawn", e))
     };
     let ex = {
-        let (cfg, dir, running) = (cfg.clone(), dir.clone(), running.clone());
+        let (cfg, dir, running, stamps) =
+            (cfg.clone(), dir.clone(), running.clone(), stamps.clone());
         spawn(
             "floor-executor",
-            Box::new(move || executor(&cfg, &dir, &running)),
+            Box::new(move || executor(&cfg, &dir, &running, stamps)),
         )?
     };
     let gw = {
-        let (cfg, dir, running) = (cfg.clone(), dir.clone(), running.clone());
+        let (cfg, dir, running, stamps) =
+            (cfg.clone(), dir.clone(), running.clone(), stamps.clone());
         spawn(
             "floor-gateway",
-            Box::new(move || gateway(&cfg, &dir, listener, &running)),
+            Box::new(move || gateway(&cfg, &dir, listener, &running, stamps)),
         )?
     };
     let v = {
         let (cfg, done) = (cfg.clone(), done.clone());
         std::thread::Builder::new()
             .name("floor-venue".into())
-            .spawn(move || venue(&cfg, port, &done))
+            .spawn(move || venue(&cfg, port, &done, stamps))
             .map_err(|e| Error::at("spawn", e))?
     };
     let total = cfg.warmup + cfg.count;

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! peregrine-topology run      [--count N] [--warmup N] [--idle S]           # all three parts, Aeron IPC
+//! peregrine-topology floor    [--count N] [--warmup N] [--idle S]           # the transport floor
 //! peregrine-topology executor --orders ADDR --reports ADDR [--limit N] [--idle S]
 //! peregrine-topology gateway  --orders ADDR --reports ADDR [--count N] [--warmup N] [--idle S]
 //! ```
@@ -75,6 +76,34 @@ fn run() -> Result<(), String> {
     };
     match mode {
         "run" => cfg.part = Part::All,
+        "floor" => {
+            let f = peregrine_topology::floor::FloorConfig {
+                warmup: cfg.warmup,
+                count: cfg.count,
+                idle: cfg.idle,
+                timeout: cfg.timeout,
+                ..Default::default()
+            };
+            let r =
+                peregrine_topology::floor::run(&f, &mut |_, _| {}).map_err(|e| e.to_string())?;
+            let q = |p: f64| r.rtt.value_at_quantile(p) as f64 / 1000.0;
+            println!(
+                "floor: {} measured: p50 {:.1} us, p99 {:.1} us, p99.9 {:.1} us, max {:.1} us, {:.0} round trips/s",
+                r.rtt.len(),
+                q(0.5),
+                q(0.99),
+                q(0.999),
+                r.rtt.max() as f64 / 1000.0,
+                r.throughput()
+            );
+            for (name, h) in peregrine_topology::steps::STEPS.iter().zip(&r.steps.steps) {
+                println!(
+                    "  {name}: p50 {:.2} us",
+                    h.value_at_quantile(0.5) as f64 / 1000.0
+                );
+            }
+            return Ok(());
+        }
         "executor" => {
             cfg.part = Part::Executor;
             cfg.transport = udp()?;
@@ -86,7 +115,7 @@ fn run() -> Result<(), String> {
             cfg.driver_idle = DriverIdle::Yielding;
         }
         "-h" | "--help" => {
-            println!("peregrine-topology run|executor|gateway [--orders ADDR --reports ADDR] [--count N] [--warmup N] [--limit N] [--idle S] [--timeout SECS]");
+            println!("peregrine-topology run|floor|executor|gateway [--orders ADDR --reports ADDR] [--count N] [--warmup N] [--limit N] [--idle S] [--timeout SECS]");
             return Ok(());
         }
         other => return Err(format!("unknown mode {other:?}")),
@@ -105,6 +134,14 @@ fn run() -> Result<(), String> {
         };
     }
     let q = |p: f64| r.rtt.value_at_quantile(p) as f64 / 1000.0;
+    if cfg.part == Part::All {
+        for (name, h) in peregrine_topology::steps::STEPS.iter().zip(&r.steps.steps) {
+            println!(
+                "  {name}: p50 {:.2} us",
+                h.value_at_quantile(0.5) as f64 / 1000.0
+            );
+        }
+    }
     println!(
         "{mode}: {} fills ({} wrong), {} measured: p50 {:.1} us, p99 {:.1} us, p99.9 {:.1} us, max {:.1} us, {:.0} round trips/s; venue seq {:?}, gateway seq {:?}",
         r.fills,

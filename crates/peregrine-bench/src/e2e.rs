@@ -1,0 +1,694 @@
+//! Experiment 3 (BENCHMARKS.md §3), the trading topology:
+//!
+//! ```text
+//! Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor
+//! ```
+//!
+//! Four engines, interleaved run by run (peregrine, quickfixj, artio, floor, then again):
+//! Peregrine's topology (`peregrine-topology`), the QuickFIX/J and Artio harnesses of
+//! `peers/e2e-*`, and the transport floor (the same bytes through the same TCP and Aeron
+//! hops with no FIX work). Each records every round trip of one order in flight into an
+//! HDR histogram; the report takes the median across runs, figure by figure, with the
+//! min–max of the per-run p50 beside it, checks the targets of issue 5 and draws an HDR
+//! percentile plot of all four.
+//!
+//! [`demo`] is `make run`: one Peregrine run with its table, its step breakdown, its
+//! allocations per round trip and its plot.
+
+use crate::alloc;
+use crate::peers::PeerCommand;
+use crate::progress::Progress;
+use crate::report::{self, Aggregate, Record, Stats};
+use hdrhistogram::Histogram;
+use peregrine_engine::IdleStrategy;
+use peregrine_topology::floor::{self, FloorConfig};
+use peregrine_topology::plot::{self, Series};
+use peregrine_topology::steps::{new_histogram, StepHistograms, STEPS};
+use peregrine_topology::TopologyConfig;
+use std::path::{Path, PathBuf};
+
+/// The one case of this experiment.
+pub const CASE: &str = "round_trip";
+
+/// The engines in report (and run) order.
+pub const ENGINES: [&str; 4] = ["peregrine", "quickfixj", "artio", "floor"];
+
+/// The peers this experiment knows: engine name and harness directory under `peers/`.
+pub const PEERS: [(&str, &str); 2] = [("quickfixj", "e2e-quickfixj"), ("artio", "e2e-artio")];
+
+/// Settings of one invocation.
+#[derive(Clone, Debug)]
+pub struct E2eBenchConfig {
+    /// Interleaved runs.
+    pub runs: usize,
+    /// Measured round trips per engine per run.
+    pub count: u64,
+    /// Warm-up round trips per engine per run (discarded).
+    pub warmup: u64,
+    /// Peer engines to include (`quickfixj`, `artio`).
+    pub peers: Vec<String>,
+    /// Include the transport floor.
+    pub floor: bool,
+    /// The idle strategy of every thread on the message path, every engine alike.
+    pub idle: IdleStrategy,
+    /// Where the JSON goes (the plot goes beside it, `.svg`).
+    pub out: PathBuf,
+}
+
+impl Default for E2eBenchConfig {
+    fn default() -> Self {
+        E2eBenchConfig {
+            runs: 5,
+            count: 100_000,
+            warmup: 10_000,
+            peers: PEERS.iter().map(|(e, _)| e.to_string()).collect(),
+            floor: true,
+            idle: IdleStrategy::SpinThenYield { spins: 100 },
+            out: crate::repo_root().join("target/bench-results/e2e.json"),
+        }
+    }
+}
+
+impl E2eBenchConfig {
+    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, for
+    /// `make test`), then `--runs`, `--count`, `--warmup`, `--peers a,b|none`, `--out`.
+    pub fn apply(
+        &mut self,
+        smoke: bool,
+        runs: Option<u64>,
+        count: Option<u64>,
+        warmup: Option<u64>,
+        peers: Option<&str>,
+        out: Option<&str>,
+    ) {
+        if smoke {
+            self.runs = 1;
+            self.count = 2_000;
+            self.warmup = 500;
+        }
+        self.runs = runs.map_or(self.runs, |n| n as usize).max(1);
+        self.count = count.unwrap_or(self.count).max(1);
+        self.warmup = warmup.unwrap_or(self.warmup);
+        if let Some(p) = peers {
+            self.peers = if p == "none" {
+                vec![]
+            } else {
+                p.split(',').map(str::to_string).collect()
+            };
+        }
+        if let Some(o) = out {
+            self.out = o.into();
+        }
+    }
+
+    /// The spin count of the idle strategy, passed to the peers (`--spins`).
+    fn spins(&self) -> u32 {
+        match self.idle {
+            IdleStrategy::SpinThenYield { spins } => spins,
+            _ => 0,
+        }
+    }
+}
+
+/// The machine the run is on: CPU model, cores, load average at the start.
+pub fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{model}, {cores} cores, load average {}", load_average())
+}
+
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`).
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Microseconds of a nanosecond histogram's quantile.
+fn us(h: &Histogram<u64>, q: f64) -> f64 {
+    h.value_at_quantile(q) as f64 / 1000.0
+}
+
+/// A record from a round-trip histogram (ns) and the wall time of the measured loop.
+pub fn record_from_histogram(
+    engine: &str,
+    h: &Histogram<u64>,
+    wall_secs: f64,
+    allocs_per_op: Option<f64>,
+    settings: String,
+) -> Record {
+    let n = h.len().max(1) as f64;
+    let mean_us = wall_secs * 1e6 / n;
+    Record {
+        engine: engine.into(),
+        case: CASE.into(),
+        unit: "us".into(),
+        stats: Stats {
+            min: h.min() as f64 / 1000.0,
+            p50: us(h, 0.50),
+            mean: mean_us,
+            p90: us(h, 0.90),
+            p99: us(h, 0.99),
+            p999: us(h, 0.999),
+            max: h.max() as f64 / 1000.0,
+            throughput_per_s: if wall_secs > 0.0 { n / wall_secs } else { 0.0 },
+        },
+        allocs_per_op,
+        settings,
+    }
+}
+
+/// One Peregrine topology run.
+pub struct PeregrineRun {
+    /// The summary record.
+    pub record: Record,
+    /// Round trips, ns.
+    pub rtt: Histogram<u64>,
+    /// The steps, ns.
+    pub steps: StepHistograms,
+    /// Allocations in the process over the measured phase.
+    pub allocations: Option<u64>,
+}
+
+fn topology_config(warmup: u64, count: u64, idle: IdleStrategy) -> TopologyConfig {
+    TopologyConfig {
+        warmup,
+        count,
+        idle,
+        allocations: alloc::is_counting().then_some(alloc::allocations as fn() -> u64),
+        ..TopologyConfig::default()
+    }
+}
+
+/// Runs Peregrine's topology once; `progress(done, total)` about every 100 ms (it must
+/// not allocate: allocations are counted process-wide).
+pub fn run_peregrine(
+    warmup: u64,
+    count: u64,
+    idle: IdleStrategy,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<PeregrineRun, String> {
+    let cfg = topology_config(warmup, count, idle);
+    let r = peregrine_topology::run(&cfg, progress).map_err(|e| format!("peregrine: {e}"))?;
+    if r.errors > 0 || r.fills != warmup + count {
+        return Err(format!(
+            "peregrine: {} fills of {} ({} wrong): {}",
+            r.fills,
+            warmup + count,
+            r.errors,
+            r.first_error.unwrap_or_default()
+        ));
+    }
+    let allocs_per_op = r.allocations.map(|a| a as f64 / r.measured.max(1) as f64);
+    let record = record_from_histogram(
+        "peregrine",
+        &r.rtt,
+        r.wall.as_secs_f64(),
+        allocs_per_op,
+        format!(
+            "peregrine-topology: {}; FIX 4.4 sessions VENUE->GATEWAY over TCP 127.0.0.1 (TCP_NODELAY), sequence numbers stored",
+            r.settings
+        ),
+    );
+    Ok(PeregrineRun {
+        record,
+        rtt: r.rtt,
+        steps: r.steps,
+        allocations: r.allocations,
+    })
+}
+
+/// Runs the transport floor once.
+pub fn run_floor(
+    warmup: u64,
+    count: u64,
+    idle: IdleStrategy,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(Record, Histogram<u64>), String> {
+    let cfg = FloorConfig {
+        warmup,
+        count,
+        idle,
+        ..FloorConfig::default()
+    };
+    let r = floor::run(&cfg, progress).map_err(|e| format!("floor: {e}"))?;
+    let record = record_from_histogram(
+        "floor",
+        &r.rtt,
+        r.wall.as_secs_f64(),
+        None,
+        format!(
+            "transport floor: the round trip's bytes ({} B FIX NOS, {} B SBE order, {} B SBE report, {} B FIX ER) through raw non-blocking TCP 127.0.0.1 (TCP_NODELAY) and raw Aeron IPC publish/poll, no FIX or SBE work; threads venue, gateway, executor (+ Aeron driver, shared, backoff); idle {idle}",
+            cfg.bytes.fix_nos.len(),
+            cfg.bytes.sbe_order.len(),
+            cfg.bytes.sbe_report.len(),
+            cfg.bytes.fix_er.len()
+        ),
+    );
+    Ok((record, r.rtt))
+}
+
+/// The step breakdown as a Markdown table (µs), with the round trip's p50 beside the sum
+/// of the steps' p50s.
+pub fn steps_table(steps: &StepHistograms, rtt: &Histogram<u64>) -> String {
+    let mut s = String::from("| step | p50 | mean | p99 | p99.9 |\n|---|---:|---:|---:|---:|\n");
+    let mut sum = 0.0;
+    for (name, h) in STEPS.iter().zip(&steps.steps) {
+        if h.is_empty() {
+            continue;
+        }
+        sum += us(h, 0.5);
+        s.push_str(&format!(
+            "| {name} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
+            us(h, 0.5),
+            h.mean() / 1000.0,
+            us(h, 0.99),
+            us(h, 0.999)
+        ));
+    }
+    s.push_str(&format!(
+        "| sum of the step p50s (round trip p50: {:.2}) | {sum:.2} | | | |\n",
+        us(rtt, 0.5)
+    ));
+    s
+}
+
+fn fmt_us(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{v:.0}")
+    } else if v >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The results as a Markdown table (µs), one row per engine, with each engine's p50
+/// and p99.9 as multiples of Peregrine's.
+pub fn markdown_table(aggs: &[Aggregate]) -> String {
+    let mut s = String::from(
+        "| engine | min | p50 (min–max of runs) | mean | p90 | p99 | p99.9 | max | round trips/s | allocs/round trip | p50 ÷ peregrine | p99.9 ÷ peregrine |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let ours = report::find(aggs, "peregrine", CASE);
+    for a in aggs.iter().filter(|a| a.case == CASE) {
+        let ratio = |f: fn(&Stats) -> f64| match ours {
+            Some(o) if a.engine != "peregrine" && f(&o.stats) > 0.0 => {
+                format!("{:.2}×", f(&a.stats) / f(&o.stats))
+            }
+            _ => "—".into(),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} |\n",
+            a.engine,
+            fmt_us(a.stats.min),
+            fmt_us(a.stats.p50),
+            fmt_us(a.p50_range[0]),
+            fmt_us(a.p50_range[1]),
+            fmt_us(a.stats.mean),
+            fmt_us(a.stats.p90),
+            fmt_us(a.stats.p99),
+            fmt_us(a.stats.p999),
+            fmt_us(a.stats.max),
+            a.stats.throughput_per_s,
+            a.allocs_per_op.map_or("—".into(), |x| format!("{x:.3}")),
+            ratio(|s| s.p50),
+            ratio(|s| s.p999),
+        ));
+    }
+    s
+}
+
+/// One target: what it says, the figure, and whether it is met.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// The target, as the issue words it.
+    pub goal: String,
+    /// What this run measured.
+    pub measured: String,
+    /// Met or not.
+    pub met: bool,
+}
+
+/// The targets of issue 5 from the aggregates of one invocation; a target whose engine
+/// did not run is left out.
+pub fn targets(aggs: &[Aggregate]) -> Vec<Target> {
+    let mut t = Vec::new();
+    let Some(o) = report::find(aggs, "peregrine", CASE) else {
+        return t;
+    };
+    let o = &o.stats;
+    let peer = |e: &str| report::find(aggs, e, CASE).map(|a| &a.stats);
+    for (engine, name, share, denom) in [
+        ("quickfixj", "QuickFIX/J", 0.25, "¼"),
+        ("artio", "Artio", 0.2, "⅕"),
+    ] {
+        if let Some(p) = peer(engine) {
+            t.push(Target {
+                goal: format!("p50 ≤ {denom} of {name}'s"),
+                measured: format!(
+                    "{:.2} µs vs {:.2} µs: {:.2} of it ({:.1}× faster)",
+                    o.p50,
+                    p.p50,
+                    o.p50 / p.p50,
+                    p.p50 / o.p50
+                ),
+                met: o.p50 <= share * p.p50,
+            });
+        }
+    }
+    for (engine, name) in [("quickfixj", "QuickFIX/J"), ("artio", "Artio")] {
+        if let Some(p) = peer(engine) {
+            t.push(Target {
+                goal: format!("p99.9 ≤ ⅓ of {name}'s"),
+                measured: format!(
+                    "{:.1} µs vs {:.1} µs: {:.2} of it",
+                    o.p999,
+                    p.p999,
+                    o.p999 / p.p999
+                ),
+                met: o.p999 <= p.p999 / 3.0,
+            });
+        }
+    }
+    if let Some(p) = peer("artio") {
+        t.push(Target {
+            goal: "max no worse than Artio's".into(),
+            measured: format!("{:.0} µs vs {:.0} µs", o.max, p.max),
+            met: o.max <= p.max,
+        });
+    }
+    if let Some(f) = peer("floor") {
+        t.push(Target {
+            goal: "p50 within 1.25× of the transport floor".into(),
+            measured: format!("{:.2} µs vs {:.2} µs: {:.2}×", o.p50, f.p50, o.p50 / f.p50),
+            met: o.p50 <= 1.25 * f.p50,
+        });
+    }
+    if let Some(a) = report::find(aggs, "peregrine", CASE).and_then(|a| a.allocs_per_op) {
+        t.push(Target {
+            goal: "zero allocations per round trip (venue, gateway, executor)".into(),
+            measured: format!("{a} per round trip"),
+            met: a == 0.0,
+        });
+    }
+    t
+}
+
+/// The targets as text lines.
+pub fn targets_text(targets: &[Target]) -> String {
+    let mut s = String::from("Targets (from the medians of this invocation):\n");
+    for t in targets {
+        s.push_str(&format!(
+            "  {}: {} — {}\n",
+            t.goal,
+            t.measured,
+            if t.met { "met" } else { "MISSED" }
+        ));
+    }
+    s
+}
+
+fn peer_commands(cfg: &E2eBenchConfig) -> Result<Vec<PeerCommand>, String> {
+    let root = crate::repo_root();
+    let mut peers = Vec::new();
+    for p in &cfg.peers {
+        let Some((engine, dir)) = PEERS.iter().find(|(e, _)| e == p) else {
+            return Err(format!(
+                "unknown peer engine {p:?} (known: quickfixj, artio)"
+            ));
+        };
+        let mut cmd = PeerCommand::e2e(&root, engine, dir);
+        cmd.args = vec!["--spins".into(), cfg.spins().to_string()];
+        if !cmd.is_available() {
+            return Err(format!(
+                "peer {engine} is not built ({} has no jar): run `make deps`",
+                root.join("peers").join(dir).join("target").display()
+            ));
+        }
+        peers.push(cmd);
+    }
+    Ok(peers)
+}
+
+fn plot_path(out: &Path) -> PathBuf {
+    out.with_extension("svg")
+}
+
+fn merge(into: &mut Histogram<u64>, h: &Histogram<u64>) {
+    // Same bounds everywhere (`new_histogram`): adding cannot fail.
+    let _ = into.add(h);
+}
+
+/// Runs the whole experiment and returns the aggregates (also printed, written as JSON
+/// and plotted).
+pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
+    let peers = peer_commands(cfg)?;
+    let dict = crate::shared_dir().join("fix-dictionaries/FIX44.xml");
+    let machine = machine();
+    eprintln!("bench e2e: {machine}");
+    let per_run = 1 + peers.len() + usize::from(cfg.floor);
+    let mut bar = Progress::new("bench e2e", cfg.runs * per_run);
+    let mut all = Vec::new();
+    let mut ours_rtt = new_histogram();
+    let mut ours_steps = StepHistograms::default();
+    let mut floor_rtt = new_histogram();
+    for run in 1..=cfg.runs {
+        bar.show(&format!("run {run}: peregrine"));
+        let p = run_peregrine(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
+            bar.show_count("peregrine", d, t)
+        })?;
+        merge(&mut ours_rtt, &p.rtt);
+        ours_steps.add(&p.steps);
+        all.push(p.record);
+        bar.step(&format!("run {run}: peregrine done"));
+        for peer in &peers {
+            bar.show(&format!("run {run}: {}", peer.engine));
+            all.extend(
+                peer.run(&[CASE], cfg.count, cfg.warmup, &dict)
+                    .map_err(|e| e.to_string())?,
+            );
+            bar.step(&format!("run {run}: {} done", peer.engine));
+        }
+        if cfg.floor {
+            bar.show(&format!("run {run}: floor"));
+            let (r, h) = run_floor(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
+                bar.show_count("floor", d, t)
+            })?;
+            merge(&mut floor_rtt, &h);
+            all.push(r);
+            bar.step(&format!("run {run}: floor done"));
+        }
+    }
+    bar.finish();
+    let aggs = report::aggregate(&all);
+    let targets = targets(&aggs);
+    let config = serde_json::json!({
+        "runs": cfg.runs,
+        "count": cfg.count,
+        "warmup": cfg.warmup,
+        "engines": ENGINES.iter().filter(|e| **e == "peregrine" || (**e == "floor" && cfg.floor) || cfg.peers.iter().any(|p| p == *e)).collect::<Vec<_>>(),
+        "order": "interleaved: each run runs every engine once, in the order of `engines`",
+        "idle": format!("{} on every thread of the message path, every engine (spin, then yield between polls; never park)", cfg.idle),
+        "machine": machine,
+        "load_average_end": load_average(),
+        "method": "one order in flight; each round trip (venue send → ExecutionReport in the venue's application) into an HDR histogram (3 significant digits); mean = wall time of the measured loop / count; median across runs figure by figure",
+        "settings": aggs.iter().map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
+        "peregrine_steps_us": STEPS.iter().zip(&ours_steps.steps).map(|(n, h)| serde_json::json!({"step": n, "p50": us(h, 0.5), "mean": h.mean() / 1000.0, "p99": us(h, 0.99), "p999": us(h, 0.999)})).collect::<Vec<_>>(),
+        "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
+    });
+    report::write_json(&cfg.out, "e2e", config, &aggs, &all)
+        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    let svg = plot_path(&cfg.out);
+    let mut series = vec![plot::series_from_histogram(
+        "Peregrine (all runs)",
+        &ours_rtt,
+    )];
+    for (engine, label) in [
+        ("quickfixj", "QuickFIX/J (medians)"),
+        ("artio", "Artio (medians)"),
+    ] {
+        if let Some(a) = report::find(&aggs, engine, CASE) {
+            let s = &a.stats;
+            series.push(plot::series_from_summary(
+                label, s.min, s.p50, s.p90, s.p99, s.p999,
+            ));
+        }
+    }
+    if cfg.floor {
+        series.push(plot::series_from_histogram(
+            "transport floor (all runs)",
+            &floor_rtt,
+        ));
+    }
+    write_svg(
+        &svg,
+        "Trading topology round trip (BENCHMARKS.md §3)",
+        &series,
+    )?;
+    println!("{}", markdown_table(&aggs));
+    println!(
+        "Peregrine's steps (µs, all runs):\n{}",
+        steps_table(&ours_steps, &ours_rtt)
+    );
+    println!("{}", targets_text(&targets));
+    println!(
+        "idle strategy: {} on every thread of the message path, all engines",
+        cfg.idle
+    );
+    println!("results: {}\nplot: {}", cfg.out.display(), svg.display());
+    Ok(aggs)
+}
+
+fn write_svg(path: &Path, title: &str, series: &[Series]) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, plot::svg(title, series)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `make run`: Peregrine's topology once (`warmup` + `count` round trips) with a progress
+/// bar; prints the latency table, the step breakdown and the allocations per round
+/// trip, writes `<out>` (JSON) and the plot beside it.
+pub fn demo(warmup: u64, count: u64, out: &Path) -> Result<(), String> {
+    let idle = IdleStrategy::SpinThenYield { spins: 100 };
+    let machine = machine();
+    eprintln!("peregrine run: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor; {machine}");
+    let bar = Progress::new("topology", 1);
+    let p = run_peregrine(warmup, count, idle, &mut |d, t| {
+        bar.show_count("round trips", d, t)
+    })?;
+    bar.finish();
+    let aggs = report::aggregate(std::slice::from_ref(&p.record));
+    println!(
+        "Round trips (one order in flight; {warmup} warm-up + {count} measured):\n{}",
+        markdown_table(&aggs)
+    );
+    println!("Steps (µs):\n{}", steps_table(&p.steps, &p.rtt));
+    match p.allocations {
+        Some(a) => println!(
+            "allocations: {a} over {count} round trips = {} per round trip (venue, gateway, executor)",
+            a as f64 / count.max(1) as f64
+        ),
+        None => println!("allocations: not counted (no counting allocator in this binary)"),
+    }
+    println!("settings: {}", p.record.settings);
+    let config = serde_json::json!({
+        "count": count,
+        "warmup": warmup,
+        "machine": machine,
+        "steps_us": STEPS.iter().zip(&p.steps.steps).map(|(n, h)| serde_json::json!({"step": n, "p50": us(h, 0.5), "mean": h.mean() / 1000.0, "p99": us(h, 0.99), "p999": us(h, 0.999)})).collect::<Vec<_>>(),
+    });
+    report::write_json(
+        out,
+        "topology",
+        config,
+        &aggs,
+        std::slice::from_ref(&p.record),
+    )
+    .map_err(|e| format!("{}: {e}", out.display()))?;
+    let svg = plot_path(out);
+    write_svg(
+        &svg,
+        "Peregrine trading topology round trip",
+        &[plot::series_from_histogram("Peregrine", &p.rtt)],
+    )?;
+    println!("results: {}\nplot: {}", out.display(), svg.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agg(engine: &str, p50: f64, p999: f64, max: f64, allocs: Option<f64>) -> Record {
+        Record {
+            engine: engine.into(),
+            case: CASE.into(),
+            unit: "us".into(),
+            stats: Stats {
+                p50,
+                p999,
+                max,
+                ..Default::default()
+            },
+            allocs_per_op: allocs,
+            settings: String::new(),
+        }
+    }
+
+    #[test]
+    fn targets_met_and_missed() {
+        let aggs = report::aggregate(&[
+            agg("peregrine", 10.0, 30.0, 500.0, Some(0.0)),
+            agg("quickfixj", 40.0, 80.0, 400.0, None),
+            agg("artio", 49.0, 200.0, 600.0, None),
+            agg("floor", 8.0, 20.0, 100.0, None),
+        ]);
+        let t = targets(&aggs);
+        let met = |goal: &str| t.iter().find(|t| t.goal == goal).map(|t| t.met);
+        assert_eq!(met("p50 ≤ ¼ of QuickFIX/J's"), Some(true)); // 10 ≤ 40 / 4
+        assert_eq!(met("p50 ≤ ⅕ of Artio's"), Some(false)); // 10 > 49 / 5
+        assert_eq!(met("p99.9 ≤ ⅓ of QuickFIX/J's"), Some(false)); // 30 > 80 / 3
+        assert_eq!(met("p99.9 ≤ ⅓ of Artio's"), Some(true));
+        assert_eq!(met("max no worse than Artio's"), Some(true));
+        assert_eq!(met("p50 within 1.25× of the transport floor"), Some(true)); // 10 ≤ 1.25 × 8
+        assert_eq!(
+            met("zero allocations per round trip (venue, gateway, executor)"),
+            Some(true)
+        );
+        assert_eq!(t.len(), 7);
+        let table = markdown_table(&aggs);
+        assert!(table.contains("| artio |") && table.contains("4.90×"));
+    }
+
+    #[test]
+    fn targets_without_peers() {
+        let aggs = report::aggregate(&[agg("peregrine", 10.0, 30.0, 500.0, Some(0.5))]);
+        let t = targets(&aggs);
+        assert_eq!(t.len(), 1);
+        assert!(!t[0].met);
+        assert!(targets_text(&t).contains("MISSED"));
+    }
+
+    #[test]
+    fn record_from_a_histogram() {
+        let mut h = new_histogram();
+        for v in 1..=1000u64 {
+            h.record(v * 1000).unwrap();
+        }
+        let r = record_from_histogram("floor", &h, 0.5, None, String::new());
+        assert_eq!(r.unit, "us");
+        assert!((r.stats.p50 - 500.0).abs() < 1.0);
+        assert!((r.stats.mean - 500.0).abs() < 1e-9);
+        assert!((r.stats.throughput_per_s - 2000.0).abs() < 1e-9);
+        // HDR keeps 3 significant digits: the max is within 0.1 % of 1,000 µs.
+        assert!((r.stats.max - 1000.0).abs() <= 1.0, "{}", r.stats.max);
+    }
+
+    #[test]
+    fn options() {
+        let mut c = E2eBenchConfig::default();
+        c.apply(true, None, None, None, Some("none"), Some("x.json"));
+        assert_eq!((c.runs, c.count, c.warmup), (1, 2_000, 500));
+        assert!(c.peers.is_empty());
+        assert_eq!(plot_path(&c.out), PathBuf::from("x.svg"));
+        let mut c = E2eBenchConfig::default();
+        c.apply(false, Some(3), Some(10), Some(0), Some("artio"), None);
+        assert_eq!((c.runs, c.count, c.warmup), (3, 10, 0));
+        assert_eq!(c.peers, vec!["artio".to_string()]);
+        assert!(peer_commands(&E2eBenchConfig {
+            peers: vec!["nope".into()],
+            ..E2eBenchConfig::default()
+        })
+        .is_err());
+    }
+}
