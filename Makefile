@@ -5,12 +5,14 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # peregrine-aeron: scripts/deps.sh puts a cmake >= 3.30 (pip's) in ~/.local/bin for the Aeron C build.
 export PATH := $(HOME)/.local/bin:$(PATH)
 CARGO ?= cargo
-PEREGRINE := target/release/peregrine
+# Binaries are where cargo puts them: CARGO_TARGET_DIR when set, else target/.
+TARGET_DIR := $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
+PEREGRINE := $(TARGET_DIR)/release/peregrine
 SHARED ?= $(abspath ../shared)
 export PEREGRINE_SHARED := $(SHARED)
 export PEREGRINE_ACCEPTANCE_DIR ?= $(SHARED)/quickfix-acceptance
 
-.PHONY: all deps build run test check fmt clippy unit smoke acceptance bench-codec bench-typed fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit smoke acceptance bench-codec bench-typed bench-e2e fuzz clean sbe
 
 all: build
 
@@ -21,9 +23,11 @@ deps:
 build: deps
 	$(CARGO) build --release --workspace
 
-## run: until the trading topology lands, the codec benchmark with its peers
+## run: the trading topology (BENCHMARKS.md §3): Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor)
+## ⇄ Aeron IPC ⇄ Executor, 10,000 warm-up + 100,000 measured round trips; latency table, step
+## breakdown, allocations per round trip, target/bench-results/topology.{json,svg}
 run: build
-	$(PEREGRINE) bench codec
+	$(PEREGRINE) run
 
 ## test: formatting, lints, every test, a smoke run of every benchmark, the acceptance suite
 test: deps check unit smoke acceptance
@@ -35,9 +39,12 @@ check:
 unit:
 	$(CARGO) test --workspace
 
+# The e2e smoke includes both peers: their JVMs start fast enough (all four engines, 500 + 2,000
+# round trips each, take about 10 s).
 smoke: build
 	$(PEREGRINE) bench codec --smoke --out target/bench-results/smoke-codec.json
 	$(PEREGRINE) bench typed --smoke --out target/bench-results/smoke-typed.json
+	$(PEREGRINE) bench e2e --smoke --out target/bench-results/smoke-e2e.json
 
 acceptance: build
 	@bash scripts/acceptance.sh
@@ -47,6 +54,10 @@ bench-codec: build
 
 bench-typed: build
 	$(PEREGRINE) bench typed
+
+## bench-e2e: BENCHMARKS.md §3, Peregrine vs QuickFIX/J vs Artio vs the transport floor (5 runs, interleaved)
+bench-e2e: build
+	$(PEREGRINE) bench e2e
 
 ## fuzz: the cargo-fuzz decoder target (needs the nightly toolchain; not run in CI)
 fuzz:

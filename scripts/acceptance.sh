@@ -9,8 +9,10 @@ if [ ! -d "$DIR/definitions" ]; then
     echo "acceptance: skipped, no acceptance scripts at $DIR (set PEREGRINE_ACCEPTANCE_DIR)"
     exit 0
 fi
+# Binaries are where cargo puts them: CARGO_TARGET_DIR when set, else target/.
+BIN="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release"
 for store in memory file; do
     echo "acceptance: store=$store"
-    target/release/peregrine-acceptance --acceptance-dir "$DIR" --store "$store" --jobs "${ACCEPTANCE_JOBS:-8}" \
-        --acceptor-cmd "$ROOT/target/release/peregrine acceptor --config {cfg} --app echo"
+    "$BIN/peregrine-acceptance" --acceptance-dir "$DIR" --store "$store" --jobs "${ACCEPTANCE_JOBS:-8}" \
+        --acceptor-cmd "$BIN/peregrine acceptor --config {cfg} --app echo"
 done
