@@ -1319,3 +1319,35 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
         Some(SessionEvent::Disconnect(DisconnectReason::Logout))
     );
 }
+
+#[test]
+fn logon_with_too_low_seq_is_answered_with_the_too_low_logout() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.s.set_next_target_seq(5).unwrap();
+    h.send("35=A|34=3|98=0|108=30");
+    assert_eq!(
+        h.out(),
+        ["35=5|34=1|49=ISLD|56=TW|58=MsgSeqNum too low, expecting 5 but received 3"]
+    );
+    assert_eq!(h.disconnected(), Some(DisconnectReason::SeqNumTooLow));
+    assert!(!h.s.is_logged_on());
+    assert_eq!(h.app.logons, 0);
+}
+
+#[test]
+fn a_message_over_max_message_size_is_dropped_as_garbled() {
+    let mut cfg = config("FIX.4.4");
+    cfg.max_message_size = 256;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    let big = h.msg(&format!("35=1|34=2|112={}", "x".repeat(300)));
+    assert!(big.len() > 256);
+    h.send_raw(&big);
+    assert!(h.out().is_empty());
+    assert!(h.events().contains(&SessionEvent::Garbled));
+    assert_eq!(h.s.next_target_seq(), 2, "no sequence number consumed");
+    // A declared BodyLength past the limit is not waited for either.
+    h.send_raw(b"8=FIX.4.4\x019=100000\x0135=0\x01");
+    h.send("35=1|34=2|112=small");
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=small"]);
+}
