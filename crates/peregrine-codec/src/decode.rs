@@ -295,22 +295,16 @@ struct Slot {
     tag: u32,
     generation: u32,
     first: u32,
-    last: u32,
 }
 
-/// Where the fields of one tag are: first and last index.
-#[derive(Clone, Copy, Debug)]
-struct Occurrences {
-    first: u32,
-    last: u32,
-}
-
-/// The tag index. Entries carry the generation of the message that wrote
-/// them, so nothing is cleared between messages: work is per field, not per
-/// table slot.
+/// The tag index: for every tag of the message, the index of its first
+/// field. Slots carry the generation of the message that wrote them, so
+/// nothing is cleared between messages (work per field, not per table
+/// slot). Fields are recorded last to first and each write overwrites, so
+/// the first occurrence is what remains and no slot is read while indexing.
 #[derive(Debug)]
 struct TagIndex {
-    /// `generation << 32 | first << 16 | last` per tag below DIRECT_TAGS.
+    /// `generation << 32 | first` per tag below DIRECT_TAGS.
     direct: Box<[u64; DIRECT_TAGS]>,
     overflow: Vec<Slot>,
     shift: u32,
@@ -348,80 +342,54 @@ impl TagIndex {
         }
     }
 
-    /// Records field `idx` with `tag`; returns the previous last index when the tag repeats.
+    /// Indexes every field of `entries`, whose tags are all below
+    /// [`DIRECT_TAGS`]: one store per field.
     #[inline(always)]
-    fn insert(&mut self, tag: u32, idx: u32) -> Option<u32> {
+    fn index_direct(&mut self, entries: &[Entry]) {
+        let generation = (self.generation as u64) << 32;
+        for (i, e) in entries.iter().enumerate().rev() {
+            self.direct[e.tag as usize % DIRECT_TAGS] = generation | i as u64;
+        }
+    }
+
+    /// Indexes every field of `entries`, whatever their tags.
+    fn index_all(&mut self, entries: &[Entry]) {
+        for (i, e) in entries.iter().enumerate().rev() {
+            self.record(e.tag, i as u32);
+        }
+    }
+
+    /// Records `tag` at field `idx` (overwriting a later occurrence).
+    #[inline]
+    fn record(&mut self, tag: u32, idx: u32) {
         let g = self.generation;
         if (tag as usize) < DIRECT_TAGS {
-            let slot = &mut self.direct[tag as usize];
-            if (*slot >> 32) as u32 == g {
-                let last = (*slot & 0xFFFF) as u32;
-                *slot = (*slot & !0xFFFF) | idx as u64;
-                return Some(last);
-            }
-            *slot = (g as u64) << 32 | (idx as u64) << 16 | idx as u64;
-            return None;
+            self.direct[tag as usize] = (g as u64) << 32 | idx as u64;
+            return;
         }
         let mask = self.overflow.len() - 1;
         let mut h = (tag.wrapping_mul(0x9E37_79B1) >> self.shift) as usize;
         loop {
             let s = &mut self.overflow[h];
-            if s.generation != g {
+            if s.generation != g || s.tag == tag {
                 *s = Slot {
                     tag,
                     generation: g,
                     first: idx,
-                    last: idx,
                 };
-                return None;
-            }
-            if s.tag == tag {
-                let last = s.last;
-                s.last = idx;
-                return Some(last);
+                return;
             }
             h = (h + 1) & mask;
         }
     }
 
-    /// Records every field of `entries` (all tags below [`DIRECT_TAGS`]) in
-    /// the direct table, chaining repeats through `nexts`; returns the first
-    /// repeated tag (0: none).
-    #[inline(always)]
-    fn insert_direct(&mut self, entries: &[Entry], nexts: &mut [u32]) -> u32 {
-        let generation = (self.generation as u64) << 32;
-        let mut first_repeated = 0;
-        for (i, e) in entries.iter().enumerate() {
-            let slot = &mut self.direct[e.tag as usize % DIRECT_TAGS];
-            let i = i as u64;
-            if *slot & !0xFFFF_FFFF == generation {
-                // A repeat: link the previous last occurrence to this one.
-                if let Some(next) = nexts.get_mut((*slot & 0xFFFF) as usize) {
-                    *next = i as u32;
-                }
-                *slot = (*slot & !0xFFFF) | i;
-                if first_repeated == 0 {
-                    first_repeated = e.tag;
-                }
-            } else {
-                *slot = generation | i << 16 | i;
-            }
-        }
-        first_repeated
-    }
-
+    /// The index of the first field with `tag`.
     #[inline]
-    fn find(&self, tag: u32) -> Option<Occurrences> {
+    fn find(&self, tag: u32) -> Option<u32> {
         let g = self.generation;
         if (tag as usize) < DIRECT_TAGS {
             let slot = self.direct[tag as usize];
-            if (slot >> 32) as u32 != g {
-                return None;
-            }
-            return Some(Occurrences {
-                first: (slot >> 16 & 0xFFFF) as u32,
-                last: (slot & 0xFFFF) as u32,
-            });
+            return ((slot >> 32) as u32 == g).then_some(slot as u32);
         }
         let mask = self.overflow.len() - 1;
         let mut h = (tag.wrapping_mul(0x9E37_79B1) >> self.shift) as usize;
@@ -431,10 +399,7 @@ impl TagIndex {
                 return None;
             }
             if s.tag == tag {
-                return Some(Occurrences {
-                    first: s.first,
-                    last: s.last,
-                });
+                return Some(s.first);
             }
             h = (h + 1) & mask;
         }
@@ -459,9 +424,6 @@ pub struct Decoder {
     ends: Vec<u32>,
     eqs: Vec<u32>,
     tags: Vec<u32>,
-    /// For a field whose tag repeats later: the index of the next field with
-    /// that tag. Written only for repeats (the index knows each tag's last).
-    nexts: Vec<u32>,
     index: TagIndex,
     notes: WalkNotes,
 }
@@ -474,7 +436,6 @@ pub struct Decoder {
 #[derive(Clone, Copy, Debug, Default)]
 struct WalkNotes {
     first_empty: u32,
-    first_repeated: u32,
 }
 
 /// Parses a tag of 1..=8 digits from the 8 bytes starting at it (little-endian
@@ -529,8 +490,7 @@ impl Decoder {
             tag_end_bits: vec![0; 8],
             ends: vec![0; 64 + simd::POSITIONS_SLACK],
             eqs: vec![0; 64 + simd::POSITIONS_SLACK],
-            tags: vec![0; 64],
-            nexts: vec![0; 64],
+            tags: vec![0; 64 + simd::POSITIONS_SLACK],
             index: TagIndex::new(),
             notes: WalkNotes::default(),
         }
@@ -580,11 +540,10 @@ impl Decoder {
         }
         if self.entries.len() < max_fields {
             self.entries.resize(max_fields, Entry::default());
-            self.nexts.resize(max_fields, 0);
             // Slack for the vector stores of the positions.
             self.ends.resize(max_fields + simd::POSITIONS_SLACK, 0);
             self.eqs.resize(max_fields + simd::POSITIONS_SLACK, 0);
-            self.tags.resize(max_fields, 0);
+            self.tags.resize(max_fields + simd::POSITIONS_SLACK, 0);
         }
         self.index.next_generation(max_fields);
         let fast = if self.use_fast_walk {
@@ -613,10 +572,8 @@ impl Decoder {
         Ok(MessageView {
             msg,
             entries,
-            nexts: &self.nexts,
             index: &self.index,
             first_empty,
-            first_repeated: (notes.first_repeated != 0).then_some(notes.first_repeated),
         })
     }
 
@@ -670,10 +627,13 @@ impl Decoder {
             *soh_out = m.soh;
             *tag_end_out = tag_ends;
         }
+        if bad != 0 {
+            return None;
+        }
         let level = self.level;
         let k = simd::bit_positions_at(level, &self.soh_bits[..blocks], &mut self.ends)?;
         let j = simd::bit_positions_at(level, &self.tag_end_bits[..blocks], &mut self.eqs)?;
-        if bad != 0 || k != j || k == 0 {
+        if k != j || k == 0 {
             return None;
         }
         // Tags: digits only, at least one, no leading zero (checked above).
@@ -695,24 +655,15 @@ impl Decoder {
                 end,
             };
         }
-        let first_repeated = if unusual == 0 {
-            self.index.insert_direct(entries, &mut self.nexts)
+        if unusual == 0 {
+            self.index.index_direct(entries);
         } else {
             let data_fields = &self.config.data_fields;
             if entries.iter().any(|e| data_fields.is_length_tag(e.tag)) {
                 return None;
             }
-            let mut first_repeated = 0;
-            for (i, e) in entries.iter().enumerate() {
-                if let Some(prev) = self.index.insert(e.tag, i as u32) {
-                    self.nexts[prev as usize] = i as u32;
-                    if first_repeated == 0 {
-                        first_repeated = e.tag;
-                    }
-                }
-            }
-            first_repeated
-        };
+            self.index.index_all(entries);
+        }
         let first_empty = if empty != 0 {
             entries
                 .iter()
@@ -721,10 +672,7 @@ impl Decoder {
         } else {
             0
         };
-        self.notes = WalkNotes {
-            first_empty,
-            first_repeated,
-        };
+        self.notes = WalkNotes { first_empty };
         Some(k)
     }
 
@@ -733,12 +681,10 @@ impl Decoder {
         let len = msg.len();
         let mut cursor = BitCursor::new(&self.masks);
         let entries = &mut self.entries;
-        let index = &mut self.index;
         let data_fields = &self.config.data_fields;
         let mut pos = 0usize;
         let mut n = 0usize;
         let mut any_empty = false;
-        let mut first_repeated = None;
         // The data tag announced by the previous field (0: none) and its length.
         let mut data_tag = 0u32;
         let mut data_len = 0usize;
@@ -786,17 +732,11 @@ impl Decoder {
                     data_tag = d;
                 }
             }
-            // `next` is written only when the tag repeats (see TagIndex::insert).
-            let e = &mut entries[n];
-            e.tag = tag;
-            e.start = value_start as u32;
-            e.end = value_end as u32;
-            if let Some(prev) = index.insert(tag, n as u32) {
-                self.nexts[prev as usize] = n as u32;
-                if first_repeated.is_none() {
-                    first_repeated = Some(tag);
-                }
-            }
+            entries[n] = Entry {
+                tag,
+                start: value_start as u32,
+                end: value_end as u32,
+            };
             n += 1;
             pos = value_end + 1;
         }
@@ -808,9 +748,9 @@ impl Decoder {
         } else {
             None
         };
+        self.index.index_all(&entries[..n]);
         self.notes = WalkNotes {
             first_empty: first_empty.unwrap_or(0),
-            first_repeated: first_repeated.unwrap_or(0),
         };
         Ok(n)
     }
@@ -1057,10 +997,8 @@ pub struct Field<'a> {
 pub struct MessageView<'a> {
     msg: &'a [u8],
     entries: &'a [Entry],
-    nexts: &'a [u32],
     index: &'a TagIndex,
     first_empty: Option<u32>,
-    first_repeated: Option<u32>,
 }
 
 impl fmt::Debug for MessageView<'_> {
@@ -1121,14 +1059,13 @@ impl<'a> MessageView<'a> {
     /// Index (in wire order) of the first field with this tag.
     #[inline]
     pub fn position(&self, tag: u32) -> Option<usize> {
-        self.index.find(tag).map(|o| o.first as usize)
+        self.index.find(tag).map(|first| first as usize)
     }
 
     /// Value of the first field with this tag.
     #[inline]
     pub fn get(&self, tag: u32) -> Option<&'a [u8]> {
-        let o = self.index.find(tag)?;
-        let e = self.entries[o.first as usize];
+        let e = self.entries[self.index.find(tag)? as usize];
         Some(&self.msg[e.start as usize..e.end as usize])
     }
 
@@ -1140,13 +1077,15 @@ impl<'a> MessageView<'a> {
 
     /// Values of every field with this tag, in wire order.
     pub fn get_all(&self, tag: u32) -> TagIter<'a> {
-        let o = self.index.find(tag);
+        // From the first occurrence on (the rest of the message is scanned).
+        let from = self
+            .index
+            .find(tag)
+            .map_or(self.entries.len(), |i| i as usize);
         TagIter {
             msg: self.msg,
-            entries: self.entries,
-            nexts: self.nexts,
-            next: o.map(|o| o.first),
-            last: o.map_or(0, |o| o.last),
+            rest: self.entries[from..].iter(),
+            tag,
         }
     }
 
@@ -1155,9 +1094,15 @@ impl<'a> MessageView<'a> {
         self.get_all(tag).count()
     }
 
-    /// The tag of the first field (in wire order) that repeats an earlier tag.
+    /// The tag of the first field (in wire order) that repeats an earlier
+    /// tag. Found on demand: the fields are checked against the index of
+    /// first occurrences (work proportional to the message).
     pub fn first_repeated_tag(&self) -> Option<u32> {
-        self.first_repeated
+        self.entries
+            .iter()
+            .enumerate()
+            .find(|&(i, e)| self.index.find(e.tag) != Some(i as u32))
+            .map(|(_, e)| e.tag)
     }
 
     /// The first tag whose value was empty, if any.
@@ -1313,18 +1258,15 @@ impl ExactSizeIterator for FieldIter<'_> {}
 #[derive(Clone, Debug)]
 pub struct TagIter<'a> {
     msg: &'a [u8],
-    entries: &'a [Entry],
-    nexts: &'a [u32],
-    next: Option<u32>,
-    last: u32,
+    rest: std::slice::Iter<'a, Entry>,
+    tag: u32,
 }
 
 impl<'a> Iterator for TagIter<'a> {
     type Item = &'a [u8];
     fn next(&mut self) -> Option<&'a [u8]> {
-        let i = self.next?;
-        let e = self.entries[i as usize];
-        self.next = (i != self.last).then(|| self.nexts[i as usize]);
+        let tag = self.tag;
+        let e = self.rest.find(|e| e.tag == tag)?;
         Some(&self.msg[e.start as usize..e.end as usize])
     }
 }

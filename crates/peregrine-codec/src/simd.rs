@@ -29,8 +29,8 @@ pub enum Level {
     Sse2,
     /// 32-byte AVX2 lanes.
     Avx2,
-    /// 64-byte AVX-512 (BW, VBMI2) lanes, masked loads for the last block,
-    /// byte compression for bit positions.
+    /// 64-byte AVX-512 (F, BW, VBMI2) lanes, masked loads for the last
+    /// block, byte compression for bit positions, gathers for tags.
     Avx512,
 }
 
