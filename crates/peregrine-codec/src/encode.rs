@@ -71,6 +71,7 @@ impl EncodeBuffer {
     ///
     /// # Panics
     /// If `begin_string` is longer than 32 bytes (a programming error).
+    #[inline]
     pub fn start<'b>(&'b mut self, begin_string: &[u8], msg_type: &[u8]) -> MessageEncoder<'b> {
         assert!(
             begin_string.len() <= MAX_BEGIN_STRING,
@@ -298,6 +299,7 @@ impl<'b> MessageEncoder<'b> {
     ///
     /// # Panics
     /// If the body exceeds 999,999,999 bytes.
+    #[inline]
     pub fn finish(mut self) -> &'b [u8] {
         let body_len = self.pos - HEADER_ROOM;
         let mut digits = [0u8; 20];

@@ -667,6 +667,7 @@ pub fn format_i64(n: i64, out: &mut [u8]) -> usize {
 
 /// Writes a decimal with exactly its scale's digits after the point
 /// (`Decimal::new(15050, 2)` → `150.50`), returning the length (at most 22).
+#[inline]
 pub fn format_decimal(d: Decimal, out: &mut [u8]) -> usize {
     let mut tmp = [0u8; 20];
     let start = u64_digits(d.mantissa.unsigned_abs(), &mut tmp);
