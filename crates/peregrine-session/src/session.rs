@@ -1194,6 +1194,13 @@ impl<S: MessageStore> Core<S> {
         }
     }
 
+    /// Whether the store predates the current schedule period.
+    fn new_period(&self, now: Nanos) -> bool {
+        self.cfg
+            .schedule
+            .is_some_and(|s| self.tx.store.creation_time() < s.period_start(now))
+    }
+
     fn on_garbled(&mut self) {
         self.events.push_back(SessionEvent::Garbled);
         if !self.logged_on && self.state == SessionState::AwaitingLogon {
@@ -1217,7 +1224,9 @@ impl<S: MessageStore> Core<S> {
             }
             SessionState::LoggedOn => {
                 if let Some(s) = self.cfg.schedule {
-                    if !s.contains(now) {
+                    // The window closed, or a new period began while connected (a
+                    // window open around the clock still starts afresh each period).
+                    if !s.contains(now) || self.new_period(now) {
                         self.initiate_logout(None);
                         return;
                     }
@@ -1639,7 +1648,7 @@ impl<S: MessageStore> Session<S> {
             app.on_logout(&core.cfg.id);
             core.events.push_back(SessionEvent::LoggedOut);
         }
-        if core.cfg.reset_on_disconnect {
+        if core.cfg.reset_on_disconnect || core.new_period(core.now()) {
             core.reset_store();
         }
         core.queue.clear();

@@ -1351,3 +1351,28 @@ fn a_message_over_max_message_size_is_dropped_as_garbled() {
     h.send("35=1|34=2|112=small");
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=small"]);
 }
+
+#[test]
+fn a_window_open_around_the_clock_still_starts_afresh_each_period() {
+    // StartTime = EndTime = 00:00:00: always open, a new period every midnight (UTC).
+    let mut cfg = config("FIX.4.4");
+    cfg.schedule = Some(Schedule::daily(0, 0));
+    let mut h = H::new(cfg);
+    h.logon(0);
+    h.send("35=1|34=2|112=x");
+    h.out();
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (3, 3));
+    // The only deadline is midnight: Logout, then their answer closes the period.
+    h.until_deadline();
+    assert_eq!(h.now, T0 + 14 * HOUR - 250_000_000);
+    assert_eq!(h.out(), ["35=5|34=3|49=ISLD|56=TW"]);
+    h.send("35=5|34=3");
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+    h.s.on_disconnected(h.now, &mut h.app);
+    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
+    // The next day starts at 1 and stays up until the next midnight.
+    h.s.on_connected(h.now);
+    h.send("35=A|34=1|98=0|108=0");
+    assert!(h.s.is_logged_on());
+    assert_eq!(h.s.next_deadline(), Some(h.now + DAY));
+}
