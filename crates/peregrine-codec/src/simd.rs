@@ -29,8 +29,8 @@ pub enum Level {
     Sse2,
     /// 32-byte AVX2 lanes.
     Avx2,
-    /// 64-byte AVX-512 (F, BW, VBMI2) lanes, masked loads for the last
-    /// block, byte compression for bit positions, gathers for tags.
+    /// 64-byte AVX-512 (F, BW, VBMI, VBMI2) lanes, masked loads for the last
+    /// block, byte compression for bit positions, byte permutes for tags.
     Avx512,
 }
 
@@ -98,6 +98,7 @@ pub fn supported(level: Level) -> bool {
             Level::Avx512 => {
                 std::is_x86_feature_detected!("avx512f")
                     && std::is_x86_feature_detected!("avx512bw")
+                    && std::is_x86_feature_detected!("avx512vbmi")
                     && std::is_x86_feature_detected!("avx512vbmi2")
             }
         }
@@ -429,8 +430,9 @@ mod x86 {
     }
 
     /// SAFETY: the caller guarantees AVX-512F/BW/VBMI2 are available and that
-    /// `out` holds every position plus 64 slots (each 16-position store may
-    /// run up to 15 slots past the last position; the last word's up to 64).
+    /// `out` holds every position plus 64 slots: chunk `c` is stored at
+    /// `out[16c..16c+16]`, and the last chunk starts at or before the last
+    /// position.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
     pub unsafe fn positions_avx512(words: &[u64], out: &mut [u32]) {
         // Bytes 0..=63: compressing them under a word's mask lists its set bits.
@@ -439,36 +441,60 @@ mod x86 {
             41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
             19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
         );
-        let mut k = 0usize;
+        // Positions are gathered in a register and written as whole 16-lane
+        // chunks at multiples of 16: a later 16-lane load of a chunk then
+        // matches exactly one store and is forwarded from it (a load spanning
+        // several stores waits for them to reach the cache).
+        let lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        let mut acc = _mm512_setzero_si512();
+        let mut fill = 0i32; // lanes of `acc` in use
+        let mut chunk = out.as_mut_ptr() as *mut __m512i;
         for (w, &word) in words.iter().enumerate() {
-            let n = word.count_ones() as usize;
+            let n = word.count_ones() as i32;
             let packed = _mm512_maskz_compress_epi8(word, iota);
             let base = _mm512_set1_epi32((w * 64) as i32);
-            let p = out.as_mut_ptr().add(k) as *mut __m512i;
-            let widen = |x: __m128i| _mm512_add_epi32(_mm512_cvtepu8_epi32(x), base);
-            _mm512_storeu_si512(p, widen(_mm512_castsi512_si128(packed)));
-            if n > 16 {
-                _mm512_storeu_si512(p.add(1), widen(_mm512_extracti32x4_epi32::<1>(packed)));
-                if n > 32 {
-                    _mm512_storeu_si512(p.add(2), widen(_mm512_extracti32x4_epi32::<2>(packed)));
-                    if n > 48 {
-                        _mm512_storeu_si512(
-                            p.add(3),
-                            widen(_mm512_extracti32x4_epi32::<3>(packed)),
-                        );
-                    }
+            for piece in 0..(n as usize).div_ceil(16) {
+                let v = _mm512_add_epi32(_mm512_cvtepu8_epi32(lane128(packed, piece)), base);
+                let m = (n - 16 * piece as i32).min(16);
+                // Lanes from `fill` on take v's lanes from 0 on.
+                let from_v = (0xFFFFu32 << fill) as u16;
+                let idx = _mm512_sub_epi32(lanes, _mm512_set1_epi32(fill));
+                acc = _mm512_mask_permutexvar_epi32(acc, from_v, idx, v);
+                if fill + m >= 16 {
+                    _mm512_storeu_si512(chunk, acc);
+                    chunk = chunk.add(1);
+                    // What did not fit: v's lanes from 16 - fill on.
+                    let idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(16 - fill));
+                    acc = _mm512_permutexvar_epi32(idx, v);
+                    fill = fill + m - 16;
+                } else {
+                    fill += m;
                 }
             }
-            k += n;
+        }
+        _mm512_storeu_si512(chunk, acc);
+    }
+
+    /// The 16 bytes of lane `c` (0..=3) of `v`.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn lane128(v: __m512i, c: usize) -> __m128i {
+        match c {
+            0 => _mm512_castsi512_si128(v),
+            1 => _mm512_extracti32x4_epi32::<1>(v),
+            2 => _mm512_extracti32x4_epi32::<2>(v),
+            _ => _mm512_extracti32x4_epi32::<3>(v),
         }
     }
 
-    /// SAFETY: the caller guarantees AVX-512F/BW are available,
+    /// SAFETY: the caller guarantees AVX-512F/BW/VBMI are available,
     /// `ends.len() == eqs.len() == tags.len()` and `msg.len() < i32::MAX`.
-    /// Every gather lane is enabled only when its four bytes lie inside
-    /// `msg` (checked first, else `NearEnd`); loads and stores of the tables
-    /// are masked to their lengths.
-    #[target_feature(enable = "avx512f,avx512bw")]
+    /// The message is read by full 64-byte loads only of blocks inside it,
+    /// masked loads of the last partial block (masked-off bytes are not
+    /// accessed), or gathers whose every lane was first checked to lie
+    /// inside `msg` (else `NearEnd`); loads and stores of the tables are
+    /// masked to their lengths.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     pub unsafe fn tag_values_avx512(
         msg: &[u8],
         ends: &[u32],
@@ -482,6 +508,24 @@ mod x86 {
         let ascii_zeros = _mm512_set1_epi32(0x3030_3030);
         let tens = _mm512_set1_epi16(0x010A); // bytes [10, 1]
         let hundreds = _mm512_set1_epi32(0x0001_0064); // words [100, 1]
+        let spread = _mm512_set1_epi32(0x0101_0101);
+        let offsets = _mm512_set1_epi32(0x0302_0100);
+        // A message of up to 256 bytes is held in four registers (zeros past
+        // its end), and every tag's bytes permuted out of them; a longer one
+        // is gathered from memory.
+        let blocks = (msg.len() <= 256).then(|| {
+            [0, 1, 2, 3].map(|w| {
+                let base = w * 64;
+                if base + 64 <= msg.len() {
+                    _mm512_loadu_si512(msg.as_ptr().add(base) as *const __m512i)
+                } else if base < msg.len() {
+                    let keep = (1u64 << (msg.len() - base)) - 1;
+                    _mm512_maskz_loadu_epi8(keep, msg.as_ptr().add(base) as *const i8)
+                } else {
+                    _mm512_setzero_si512()
+                }
+            })
+        });
         let mut prev_end = _mm512_set1_epi32(-1);
         let mut long: u16 = 0;
         let mut c = 0usize;
@@ -502,12 +546,21 @@ mod x86 {
             if inside != lanes {
                 return Err(super::TagValuesError::NearEnd);
             }
-            let words = _mm512_mask_i32gather_epi32::<1>(
-                _mm512_setzero_si512(),
-                lanes,
-                start,
-                msg.as_ptr() as *const i32,
-            );
+            let words = if let Some(blocks) = &blocks {
+                // Bytes start..start+4 picked from the message in registers.
+                let idx = _mm512_add_epi32(_mm512_mullo_epi32(start, spread), offsets);
+                let low = _mm512_permutex2var_epi8(blocks[0], idx, blocks[1]);
+                let high = _mm512_permutex2var_epi8(blocks[2], idx, blocks[3]);
+                // Index bit 7 (the byte's sign) chooses the upper 128 bytes.
+                _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high)
+            } else {
+                _mm512_mask_i32gather_epi32::<1>(
+                    _mm512_setzero_si512(),
+                    lanes,
+                    start,
+                    msg.as_ptr() as *const i32,
+                )
+            };
             // As the scalar code: digit values moved to the top bytes, then
             // digit pairs (bytes times [10, 1]) and the two pairs ([100, 1]).
             let shift = _mm512_slli_epi32::<3>(_mm512_sub_epi32(four, tag_len));

@@ -185,3 +185,20 @@ fn messages_across_block_boundaries() {
         check_all_paths(&message(&body, false, false));
     }
 }
+
+#[test]
+fn messages_longer_than_the_vector_registers() {
+    // Past 256 bytes the vector tag reader gathers from memory instead of
+    // permuting registers: both must agree with the general walk.
+    for fields in [10usize, 40, 90] {
+        let mut body = b"35=D\x01".to_vec();
+        for i in 0..fields {
+            body.extend_from_slice(
+                format!("{}={}\x01", 100 + i * 7, "v".repeat(i % 13)).as_bytes(),
+            );
+        }
+        body.extend_from_slice(format!("58={}\x01", "t".repeat(300)).as_bytes());
+        body.extend_from_slice(b"107=last\x01");
+        check_all_paths(&message(&body, false, false));
+    }
+}
