@@ -899,6 +899,24 @@ fn missing_equals_or_unterminated(msg: &[u8], pos: usize) -> DecodeError {
     }
 }
 
+/// BodyLength's value: 1 to 9 digits (more is never a real message), so no
+/// overflow check per digit.
+#[inline]
+fn body_length(v: &[u8]) -> Option<usize> {
+    if v.is_empty() || v.len() > 9 {
+        return None;
+    }
+    let mut n = 0usize;
+    for &b in v {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n * 10 + d as usize;
+    }
+    Some(n)
+}
+
 fn check_structure(
     config: &DecoderConfig,
     e: &[Entry],
@@ -922,8 +940,8 @@ fn check_structure(
     let trailer_start = last.start as usize - 3;
     if config.validate_body_length {
         let bl = e[1];
-        let declared = value::parse_u64(&msg[bl.start as usize..bl.end as usize])
-            .map_err(|_| DecodeError::InvalidBodyLength)? as usize;
+        let declared = body_length(&msg[bl.start as usize..bl.end as usize])
+            .ok_or(DecodeError::InvalidBodyLength)?;
         let actual = trailer_start - (bl.end as usize + 1);
         if declared != actual {
             return Err(DecodeError::BodyLengthMismatch { declared, actual });
@@ -936,7 +954,10 @@ fn check_structure(
         }
         let declared =
             (v[0] - b'0') as u32 * 100 + (v[1] - b'0') as u32 * 10 + (v[2] - b'0') as u32;
-        let trailer_sum = simd::scalar_sum(&msg[trailer_start..]);
+        // The trailer is exactly "10=" (no leading zero in a tag), three
+        // digits and SOH: its bytes are known but for the digits.
+        let trailer_sum =
+            (b'1' + b'0' + b'=' + SOH) as u32 + v[0] as u32 + v[1] as u32 + v[2] as u32;
         let computed = sum.wrapping_sub(trailer_sum) % 256;
         if declared != computed {
             return Err(DecodeError::ChecksumMismatch {

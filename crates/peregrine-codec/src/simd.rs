@@ -259,13 +259,14 @@ pub enum TagValuesError {
 /// starts at `ends[i - 1] + 1` (the first at 0) and its tag ends at `eqs[i]`.
 /// The tag bytes must be ASCII digits (1 to 4 of them; the caller checked
 /// that they are digits), and four bytes from each field's start must lie
-/// inside `msg`. Writes `tags[..eqs.len()]`.
+/// inside `msg`. Writes `tags[..eqs.len()]`, and may scribble on the slots
+/// after them up to the next multiple of 16 (which `tags` must have).
 ///
 /// ```
 /// use peregrine_codec::simd::tag_values;
 /// let msg = b"8=X\x01123=Y\x0110=0\x01";
 /// let (ends, eqs) = ([3, 9, 14], [1, 7, 12]);
-/// let mut tags = [0u32; 3];
+/// let mut tags = [0u32; 16];
 /// assert_eq!(tag_values(msg, &ends, &eqs, &mut tags), Ok(()));
 /// assert_eq!(tags[..3], [8, 123, 10]);
 /// ```
@@ -289,7 +290,7 @@ pub fn tag_values_at(
 ) -> Result<(), TagValuesError> {
     let k = eqs.len();
     assert!(
-        ends.len() >= k && tags.len() >= k,
+        ends.len() >= k && tags.len() >= k.next_multiple_of(16),
         "tag_values: tables too small"
     );
     #[cfg(target_arch = "x86_64")]
@@ -297,8 +298,8 @@ pub fn tag_values_at(
         if level == Level::Avx512 && available(Level::Avx512) && msg.len() < i32::MAX as usize {
             // SAFETY: AVX-512 support was just checked; the function checks
             // every gather address against `msg.len()` before loading, and
-            // stores only lanes below `k` (`tags` has `k` slots).
-            return unsafe { x86::tag_values_avx512(msg, &ends[..k], eqs, &mut tags[..k]) };
+            // `tags` has room for whole 16-lane chunks (checked above).
+            return unsafe { x86::tag_values_avx512(msg, &ends[..k], eqs, tags) };
         }
     }
     let _ = level;
@@ -488,7 +489,8 @@ mod x86 {
     }
 
     /// SAFETY: the caller guarantees AVX-512F/BW/VBMI are available,
-    /// `ends.len() == eqs.len() == tags.len()` and `msg.len() < i32::MAX`.
+    /// `ends.len() == eqs.len()`, `tags.len() >= eqs.len()` rounded up to a
+    /// multiple of 16 (every chunk is stored whole) and `msg.len() < i32::MAX`.
     /// The message is read by full 64-byte loads only of blocks inside it,
     /// masked loads of the last partial block (masked-off bytes are not
     /// accessed), or gathers whose every lane was first checked to lie
@@ -567,7 +569,9 @@ mod x86 {
             let d = _mm512_sllv_epi32(_mm512_sub_epi32(words, ascii_zeros), shift);
             let pairs = _mm512_maddubs_epi16(d, tens);
             let values = _mm512_madd_epi16(pairs, hundreds);
-            _mm512_mask_storeu_epi32(tags.as_mut_ptr().add(c) as *mut i32, lanes, values);
+            // Whole chunks (the slack takes the extra lanes): a masked store
+            // would not be forwarded to the loads that read the tags next.
+            _mm512_storeu_si512(tags.as_mut_ptr().add(c) as *mut __m512i, values);
             c += 16;
         }
         if long != 0 {
