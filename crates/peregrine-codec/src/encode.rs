@@ -41,11 +41,23 @@ struct SecondCache {
 }
 
 /// A reusable output buffer. Keep one per session or per thread.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct EncodeBuffer {
     /// Always fully initialised (`len` is the usable size); the cursor lives in the encoder.
     buf: Vec<u8>,
     seconds: SecondCache,
+    /// The BeginString of the message being written (placed by `finish`).
+    begin_string: [u8; MAX_BEGIN_STRING],
+}
+
+impl Default for EncodeBuffer {
+    fn default() -> Self {
+        EncodeBuffer {
+            buf: Vec::new(),
+            seconds: SecondCache::default(),
+            begin_string: [0; MAX_BEGIN_STRING],
+        }
+    }
 }
 
 impl EncodeBuffer {
@@ -58,7 +70,7 @@ impl EncodeBuffer {
     pub fn with_capacity(bytes: usize) -> Self {
         EncodeBuffer {
             buf: vec![0; bytes + HEADER_ROOM + FIELD_SLACK + 16],
-            seconds: SecondCache::default(),
+            ..EncodeBuffer::default()
         }
     }
 
@@ -80,11 +92,12 @@ impl EncodeBuffer {
         if self.buf.len() < INITIAL_SIZE {
             self.buf.resize(INITIAL_SIZE, 0);
         }
-        // Keep BeginString in the reserved area until finish() places it.
-        put(&mut self.buf, 0, begin_string);
+        // Kept aside until finish() knows where the header starts.
+        put(&mut self.begin_string, 0, begin_string);
         let mut enc = MessageEncoder {
             buf: &mut self.buf,
             seconds: &mut self.seconds,
+            begin_string: &self.begin_string,
             pos: HEADER_ROOM,
             begin_string_len: begin_string.len(),
         };
@@ -98,6 +111,7 @@ impl EncodeBuffer {
 pub struct MessageEncoder<'b> {
     buf: &'b mut Vec<u8>,
     seconds: &'b mut SecondCache,
+    begin_string: &'b [u8; MAX_BEGIN_STRING],
     pos: usize,
     begin_string_len: usize,
 }
@@ -152,6 +166,21 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
+
+/// The three ASCII digits of every CheckSum value.
+static CHECKSUM_DIGITS: [[u8; 3]; 256] = {
+    let mut t = [[0u8; 3]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [
+            b'0' + (i / 100) as u8,
+            b'0' + (i / 10 % 10) as u8,
+            b'0' + (i % 10) as u8,
+        ];
+        i += 1;
+    }
+    t
+};
 
 /// Bytes every short field may touch past the cursor (see [`MessageEncoder::window`]).
 const WINDOW: usize = 64;
@@ -308,10 +337,7 @@ impl<'b> MessageEncoder<'b> {
         let bsl = self.begin_string_len;
         let header_len = 2 + bsl + 1 + 2 + nd + 1;
         let start = HEADER_ROOM - header_len;
-        // BeginString was parked at 0; move it into place (regions may overlap).
-        let mut parked = [0u8; MAX_BEGIN_STRING];
-        parked.copy_from_slice(&self.buf[..MAX_BEGIN_STRING]);
-        put(self.buf, start + 2, &parked[..bsl]);
+        put(self.buf, start + 2, &self.begin_string[..bsl]);
         let h = &mut self.buf[start..HEADER_ROOM];
         h[0] = b'8';
         h[1] = b'=';
@@ -325,16 +351,8 @@ impl<'b> MessageEncoder<'b> {
             self.grow(7);
         }
         let p = self.pos;
-        let trailer = [
-            b'1',
-            b'0',
-            b'=',
-            b'0' + (sum / 100) as u8,
-            b'0' + (sum / 10 % 10) as u8,
-            b'0' + (sum % 10) as u8,
-            SOH,
-        ];
-        self.buf[p..p + 7].copy_from_slice(&trailer);
+        let [d0, d1, d2] = CHECKSUM_DIGITS[sum as usize];
+        self.buf[p..p + 7].copy_from_slice(&[b'1', b'0', b'=', d0, d1, d2, SOH]);
         &self.buf[start..p + 7]
     }
 }

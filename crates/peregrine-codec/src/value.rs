@@ -636,6 +636,9 @@ fn digit_count(n: u64) -> usize {
 /// ```
 #[inline]
 pub fn format_u64(mut n: u64, out: &mut [u8]) -> usize {
+    if n < 10_000 && out.len() >= 4 {
+        return format_small(n as u32, out);
+    }
     let len = digit_count(n);
     let out = &mut out[..len];
     let mut i = len;
@@ -651,6 +654,25 @@ pub fn format_u64(mut n: u64, out: &mut [u8]) -> usize {
     } else {
         out[i - 1] = b'0' + n as u8;
     }
+    len
+}
+
+/// `n` below 10,000 without a loop: its four digits (leading zeros
+/// included) in one word, shifted so that they start at `out[0]`; the
+/// four bytes are written whatever the length (`out` holds at least four).
+#[inline(always)]
+fn format_small(n: u32, out: &mut [u8]) -> usize {
+    let len = 1 + (n >= 10) as usize + (n >= 100) as usize + (n >= 1000) as usize;
+    let (hi, lo) = ((n / 100) as usize * 2, (n % 100) as usize * 2);
+    let word = u32::from_le_bytes([
+        DIGIT_PAIRS[hi],
+        DIGIT_PAIRS[hi + 1],
+        DIGIT_PAIRS[lo],
+        DIGIT_PAIRS[lo + 1],
+    ]);
+    // Drop the leading zeros (the low bytes of the little-endian word).
+    let digits = word >> (8 * (4 - len));
+    out[..4].copy_from_slice(&digits.to_le_bytes());
     len
 }
 
@@ -912,6 +934,15 @@ mod tests {
         );
         assert_eq!(parse_month_year(b"202403w9"), Err(ValueError::OutOfRange));
         assert_eq!(parse_month_year(b"2024"), Err(ValueError::BadLayout));
+    }
+
+    #[test]
+    fn every_small_number_formats_like_std() {
+        let mut b = [0xAAu8; 20];
+        for v in 0u64..12_000 {
+            let len = format_u64(v, &mut b);
+            assert_eq!(std::str::from_utf8(&b[..len]).unwrap(), v.to_string());
+        }
     }
 
     proptest! {
