@@ -57,14 +57,18 @@ fn main() {
         }
         if mode == "encode" || mode == "all" {
             time("encode", &mut || {
+                // Values through black_box: an application's, not constants.
+                let (sender, target, seq, ts) =
+                    black_box((&b"SENDER"[..], &b"TARGET"[..], 100, &ts));
+                let (id, sym, qty, px) = black_box((&b"CLORD001"[..], &b"AAPL"[..], 1000, 15000));
                 let mut e = out.start(b"FIX.4.4", b"D");
-                e.str(49, b"SENDER").str(56, b"TARGET").uint(34, 100);
-                e.timestamp(52, black_box(&ts), TimePrecision::Millis);
-                e.str(11, b"CLORD001").str(55, b"AAPL").char(54, b'1');
-                e.timestamp(60, &ts, TimePrecision::Millis);
-                e.uint(38, 1000)
+                e.str(49, sender).str(56, target).uint(34, seq);
+                e.timestamp(52, ts, TimePrecision::Millis);
+                e.str(11, id).str(55, sym).char(54, b'1');
+                e.timestamp(60, ts, TimePrecision::Millis);
+                e.uint(38, qty)
                     .char(40, b'2')
-                    .decimal(44, Decimal::new(15000, 2))
+                    .decimal(44, Decimal::new(px, 2))
                     .char(59, b'0');
                 e.finish().len()
             });

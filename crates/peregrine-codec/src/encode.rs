@@ -19,7 +19,7 @@
 //! ```
 
 use crate::simd;
-use crate::value::{self, Decimal, TimePrecision, UtcTimestamp};
+use crate::value::{self, put, Decimal, TimePrecision, UtcTimestamp};
 use crate::SOH;
 
 /// Room reserved in front of the body for `8=<BeginString>|9=<digits>|`.
@@ -38,6 +38,18 @@ const INITIAL_SIZE: usize = 1024;
 struct SecondCache {
     key: u64,
     text: [u8; 17],
+}
+
+impl SecondCache {
+    /// Formats the seconds of `v` (a new second: once per second at most
+    /// for a clock's timestamps).
+    #[cold]
+    fn set(&mut self, key: u64, v: &UtcTimestamp) {
+        let mut text = [0u8; 32];
+        value::format_timestamp(v, TimePrecision::Seconds, &mut text);
+        self.text.copy_from_slice(&text[..17]);
+        self.key = key;
+    }
 }
 
 /// A reusable output buffer. Keep one per session or per thread.
@@ -116,26 +128,6 @@ pub struct MessageEncoder<'b> {
     begin_string_len: usize,
 }
 
-/// Copies a short slice without a call to `memcpy`: overlapping fixed-size
-/// moves. `dst` must have at least 16 bytes past `at` or `src.len()`, whichever is larger.
-#[inline(always)]
-fn put(dst: &mut [u8], at: usize, src: &[u8]) {
-    let n = src.len();
-    if (8..=16).contains(&n) {
-        dst[at..at + 8].copy_from_slice(&src[..8]);
-        dst[at + n - 8..at + n].copy_from_slice(&src[n - 8..]);
-    } else if (4..8).contains(&n) {
-        dst[at..at + 4].copy_from_slice(&src[..4]);
-        dst[at + n - 4..at + n].copy_from_slice(&src[n - 4..]);
-    } else if n < 4 {
-        for (i, &b) in src.iter().enumerate() {
-            dst[at + i] = b;
-        }
-    } else {
-        dst[at..at + n].copy_from_slice(src);
-    }
-}
-
 /// Writes `tag=` at `at`, returning its length. Needs 11 bytes of room.
 #[inline(always)]
 fn put_tag(dst: &mut [u8], at: usize, tag: u32) -> usize {
@@ -206,7 +198,7 @@ impl<'b> MessageEncoder<'b> {
     }
 
     /// A field with raw bytes as its value (must not contain SOH unless it is a data field).
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self, tag: u32, v: &[u8]) -> &mut Self {
         if v.len() > WINDOW - 16 {
             return self.long_str(tag, v);
@@ -283,7 +275,7 @@ impl<'b> MessageEncoder<'b> {
     }
 
     /// A UTCTimestamp field at the given precision (fractions truncated).
-    #[inline]
+    #[inline(always)]
     pub fn timestamp(&mut self, tag: u32, v: &UtcTimestamp, precision: TimePrecision) -> &mut Self {
         let key = (v.date.year as u64) << 40
             | (v.date.month as u64) << 32
@@ -292,10 +284,7 @@ impl<'b> MessageEncoder<'b> {
             | (v.minute as u64) << 8
             | v.second as u64;
         if self.seconds.key != key || key == 0 {
-            let mut text = [0u8; 32];
-            value::format_timestamp(v, TimePrecision::Seconds, &mut text);
-            self.seconds.text.copy_from_slice(&text[..17]);
-            self.seconds.key = key;
+            self.seconds.set(key, v);
         }
         if self.pos + WINDOW > self.buf.len() {
             self.grow(WINDOW);

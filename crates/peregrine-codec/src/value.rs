@@ -594,7 +594,7 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 8081828384858687888990919293949596979899";
 
 /// Writes the decimal digits of `n` into the end of `buf` and returns where they start.
-#[inline]
+#[inline(always)]
 fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> usize {
     let mut i = 20;
     while n >= 100 {
@@ -691,6 +691,55 @@ pub fn format_i64(n: i64, out: &mut [u8]) -> usize {
 /// (`Decimal::new(15050, 2)` → `150.50`), returning the length (at most 22).
 #[inline]
 pub fn format_decimal(d: Decimal, out: &mut [u8]) -> usize {
+    let scale = d.scale as usize;
+    if scale >= 20 {
+        return format_decimal_long_scale(d, out);
+    }
+    // The digits right-aligned over zeros: at least `scale + 1` of them.
+    let mut tmp = [b'0'; 40];
+    let mut digits = [0u8; 20];
+    let first = u64_digits(d.mantissa.unsigned_abs(), &mut digits);
+    put(&mut tmp, 20 + first, &digits[first..]);
+    let start = (20 + first).min(40 - scale - 1);
+    let mut n = 0;
+    if d.mantissa < 0 {
+        out[0] = b'-';
+        n = 1;
+    }
+    let int_len = 40 - scale - start;
+    put(out, n, &tmp[start..start + int_len]);
+    n += int_len;
+    if scale > 0 {
+        out[n] = b'.';
+        put(out, n + 1, &tmp[40 - scale..]);
+        n += 1 + scale;
+    }
+    n
+}
+
+/// Copies a short slice without a call to `memcpy`: two overlapping
+/// fixed-size moves for 4 to 16 bytes, a byte loop below, `copy_from_slice`
+/// above. Writes exactly `dst[at..at + src.len()]`.
+#[inline(always)]
+pub(crate) fn put(dst: &mut [u8], at: usize, src: &[u8]) {
+    let n = src.len();
+    if (8..=16).contains(&n) {
+        dst[at..at + 8].copy_from_slice(&src[..8]);
+        dst[at + n - 8..at + n].copy_from_slice(&src[n - 8..]);
+    } else if (4..8).contains(&n) {
+        dst[at..at + 4].copy_from_slice(&src[..4]);
+        dst[at + n - 4..at + n].copy_from_slice(&src[n - 4..]);
+    } else if n < 4 {
+        for (i, &b) in src.iter().enumerate() {
+            dst[at + i] = b;
+        }
+    } else {
+        dst[at..at + n].copy_from_slice(src);
+    }
+}
+
+#[cold]
+fn format_decimal_long_scale(d: Decimal, out: &mut [u8]) -> usize {
     let mut tmp = [0u8; 20];
     let start = u64_digits(d.mantissa.unsigned_abs(), &mut tmp);
     let digits = &tmp[start..];
@@ -934,6 +983,48 @@ mod tests {
         );
         assert_eq!(parse_month_year(b"202403w9"), Err(ValueError::OutOfRange));
         assert_eq!(parse_month_year(b"2024"), Err(ValueError::BadLayout));
+    }
+
+    /// The obvious decimal text of `m × 10^-scale`.
+    fn decimal_reference(m: i64, scale: usize) -> String {
+        let digits = m.unsigned_abs().to_string();
+        let digits = format!(
+            "{}{digits}",
+            "0".repeat((scale + 1).saturating_sub(digits.len()))
+        );
+        let (int, frac) = digits.split_at(digits.len() - scale);
+        let sign = if m < 0 { "-" } else { "" };
+        if scale == 0 {
+            format!("{sign}{int}")
+        } else {
+            format!("{sign}{int}.{frac}")
+        }
+    }
+
+    #[test]
+    fn decimals_of_every_scale_format_like_the_reference() {
+        let mut b = [0u8; 64];
+        for m in [
+            0i64,
+            1,
+            -1,
+            5,
+            150,
+            -15050,
+            123_456_789,
+            i64::MAX,
+            i64::MIN + 1,
+            10_i64.pow(18),
+        ] {
+            for scale in 0..40u8 {
+                let len = format_decimal(Decimal::new(m, scale), &mut b);
+                assert_eq!(
+                    std::str::from_utf8(&b[..len]).unwrap(),
+                    decimal_reference(m, scale as usize),
+                    "{m} scale {scale}"
+                );
+            }
+        }
     }
 
     #[test]
