@@ -634,11 +634,40 @@ fn digit_count(n: u64) -> usize {
 /// let n = peregrine_codec::value::format_u64(1000, &mut b);
 /// assert_eq!(&b[..n], b"1000");
 /// ```
-#[inline]
-pub fn format_u64(mut n: u64, out: &mut [u8]) -> usize {
+#[inline(always)]
+pub fn format_u64(n: u64, out: &mut [u8]) -> usize {
     if n < 10_000 && out.len() >= 4 {
         return format_small(n as u32, out);
     }
+    if n < 100_000_000 && out.len() >= 8 {
+        return format_medium(n as u32, out);
+    }
+    format_u64_long(n, out)
+}
+
+/// `n` below 10^8: eight digits (leading zeros included) in one word,
+/// shifted so that they start at `out[0]`; eight bytes are written
+/// whatever the length (`out` holds at least eight).
+#[inline(always)]
+fn format_medium(n: u32, out: &mut [u8]) -> usize {
+    let len = digit_count(n as u64);
+    let (hi, lo) = (n / 10_000, n % 10_000);
+    let pair = |v: u32| {
+        let r = v as usize * 2;
+        [DIGIT_PAIRS[r], DIGIT_PAIRS[r + 1]]
+    };
+    let [a, b] = pair(hi / 100);
+    let [c, d] = pair(hi % 100);
+    let [e, f] = pair(lo / 100);
+    let [g, h] = pair(lo % 100);
+    let word = u64::from_le_bytes([a, b, c, d, e, f, g, h]);
+    // Drop the leading zeros (the low bytes of the little-endian word).
+    out[..8].copy_from_slice(&(word >> (8 * (8 - len))).to_le_bytes());
+    len
+}
+
+/// [`format_u64`] for any `n`, two digits per step.
+fn format_u64_long(mut n: u64, out: &mut [u8]) -> usize {
     let len = digit_count(n);
     let out = &mut out[..len];
     let mut i = len;
