@@ -25,6 +25,9 @@ const READ_CHUNK: usize = 64 * 1024;
 /// Reads per readiness before the connection waits for the next turn, so that
 /// one busy peer cannot starve the others.
 const READS_PER_TURN: usize = 16;
+/// [`Engine::poll`] runs timers, commands and log flushes once every this many passes
+/// (FIX timers have a resolution of seconds; the socket work is what must not wait).
+const POLLS_PER_HOUSEKEEPING: u32 = 16;
 
 /// Engine-wide options.
 #[derive(Debug, Clone)]
@@ -172,6 +175,8 @@ pub struct Engine<D: SessionDriver> {
     read_buf: Vec<u8>,
     /// Connections that still had data when their read budget ran out.
     ready: Vec<usize>,
+    /// [`Engine::poll`] passes since the last housekeeping.
+    polls: u32,
     stopping: bool,
     stop_requested: bool,
 }
@@ -208,6 +213,7 @@ impl<D: SessionDriver> Engine<D> {
             ready: Vec::new(),
             stopping: false,
             stop_requested: false,
+            polls: 0,
         })
     }
 
@@ -380,6 +386,43 @@ impl<D: SessionDriver> Engine<D> {
         } else {
             Duration::ZERO
         };
+        let mut work = self.io(timeout)?;
+        work |= self.housekeeping();
+        if work {
+            self.idler.reset();
+        } else {
+            self.idler.after_idle_poll();
+        }
+        Ok(work)
+    }
+
+    /// One pass that never waits and never idles, for a caller that runs its own loop
+    /// with its own idle strategy (a gateway that also polls Aeron, say): the sockets
+    /// every time; timers, reconnects, admin commands and log flushes every
+    /// 16th pass. Returns whether anything happened.
+    #[inline]
+    pub fn poll(&mut self) -> io::Result<bool> {
+        let mut work = self.io(Duration::ZERO)?;
+        self.polls += 1;
+        if self.polls >= POLLS_PER_HOUSEKEEPING {
+            self.polls = 0;
+            work |= self.housekeeping();
+        }
+        Ok(work)
+    }
+
+    /// Commands, timers and reconnects, log flushes.
+    fn housekeeping(&mut self) -> bool {
+        let mut work = self.drain_commands();
+        work |= self.timers();
+        for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
+            l.flush();
+        }
+        work
+    }
+
+    /// Polls the sockets (waiting at most `timeout`) and handles what is ready.
+    fn io(&mut self, timeout: Duration) -> io::Result<bool> {
         let mut events = std::mem::replace(&mut self.events, Events::with_capacity(0));
         let polled = self.poll.poll(&mut events, Some(timeout));
         if let Err(e) = polled {
@@ -419,16 +462,6 @@ impl<D: SessionDriver> Engine<D> {
             if self.ready.is_empty() {
                 self.ready = ready;
             }
-        }
-        work |= self.drain_commands();
-        work |= self.timers();
-        if work {
-            self.idler.reset();
-        } else {
-            self.idler.after_idle_poll();
-        }
-        for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
-            l.flush();
         }
         Ok(work)
     }
@@ -751,6 +784,12 @@ impl<D: SessionDriver> Engine<D> {
                             conn.pending.extend_from_slice(&self.read_buf[..n]);
                             self.route(c, now);
                         }
+                    }
+                    if n < self.read_buf.len() {
+                        // The socket is drained: with edge-triggered readiness any
+                        // later data raises a new event, so the read that would only
+                        // say WouldBlock is saved (a system call per message).
+                        return;
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,

@@ -290,14 +290,14 @@ impl<S: MessageStore> std::fmt::Debug for Gateway<S> {
 }
 
 impl<S: MessageStore> Gateway<S> {
-    /// One iteration: turn the engine (TCP in, NewOrderSingles out to Aeron), then poll
+    /// One iteration: poll the engine (TCP in, NewOrderSingles out to Aeron), then poll
     /// the reports (SBE in, FIX ExecutionReports out to TCP). Returns whether anything
     /// happened.
     #[inline]
     pub fn turn(&mut self) -> crate::Result<bool> {
         let mut work = self
             .engine
-            .turn()
+            .poll()
             .map_err(|e| crate::Error::at("gateway engine", e))?;
         let engine = &mut self.engine;
         let sessions = &self.sessions;
