@@ -226,13 +226,13 @@ pub fn run_peregrine(
     })
 }
 
-/// Runs the transport floor once.
+/// Runs the transport floor once: its record, round trips and steps (ns).
 pub fn run_floor(
     warmup: u64,
     count: u64,
     idle: IdleStrategy,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(Record, Histogram<u64>), String> {
+) -> Result<(Record, Histogram<u64>, StepHistograms), String> {
     let cfg = FloorConfig {
         warmup,
         count,
@@ -246,38 +246,66 @@ pub fn run_floor(
         r.wall.as_secs_f64(),
         None,
         format!(
-            "transport floor: the round trip's bytes ({} B FIX NOS, {} B SBE order, {} B SBE report, {} B FIX ER) through raw non-blocking TCP 127.0.0.1 (TCP_NODELAY) and raw Aeron IPC publish/poll, no FIX or SBE work; threads venue, gateway, executor (+ Aeron driver, shared, backoff); idle {idle}",
+            "transport floor: the round trip's bytes ({} B FIX NOS, {} B SBE order, {} B SBE report, {} B FIX ER) through raw non-blocking TCP 127.0.0.1 (TCP_NODELAY; zero-timeout epoll_wait, then read) and raw Aeron IPC publish/poll, no FIX or SBE work; threads venue, gateway, executor (+ Aeron driver, shared, backoff); idle {idle}",
             cfg.bytes.fix_nos.len(),
             cfg.bytes.sbe_order.len(),
             cfg.bytes.sbe_report.len(),
             cfg.bytes.fix_er.len()
         ),
     );
-    Ok((record, r.rtt))
+    Ok((record, r.rtt, r.steps))
 }
 
 /// The step breakdown as a Markdown table (µs), with the round trip's p50 beside the sum
-/// of the steps' p50s.
-pub fn steps_table(steps: &StepHistograms, rtt: &Histogram<u64>) -> String {
-    let mut s = String::from("| step | p50 | mean | p99 | p99.9 |\n|---|---:|---:|---:|---:|\n");
-    let mut sum = 0.0;
-    for (name, h) in STEPS.iter().zip(&steps.steps) {
+/// of the steps' p50s; with the floor's steps (same points; its FIX and SBE steps take no
+/// time), the floor's p50 of each step and the difference.
+pub fn steps_table(
+    steps: &StepHistograms,
+    rtt: &Histogram<u64>,
+    floor: Option<(&StepHistograms, &Histogram<u64>)>,
+) -> String {
+    let mut s = String::from("| step | p50 | mean | p99 | p99.9 |");
+    if floor.is_some() {
+        s.push_str(" floor p50 | p50 − floor p50 |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    } else {
+        s.push_str("\n|---|---:|---:|---:|---:|\n");
+    }
+    let (mut sum, mut floor_sum) = (0.0, 0.0);
+    for (i, (name, h)) in STEPS.iter().zip(&steps.steps).enumerate() {
         if h.is_empty() {
             continue;
         }
         sum += us(h, 0.5);
         s.push_str(&format!(
-            "| {name} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
+            "| {name} | {:.2} | {:.2} | {:.2} | {:.2} |",
             us(h, 0.5),
             h.mean() / 1000.0,
             us(h, 0.99),
             us(h, 0.999)
         ));
+        if let Some((f, _)) = floor {
+            let fp = f
+                .steps
+                .get(i)
+                .filter(|h| !h.is_empty())
+                .map_or(0.0, |h| us(h, 0.5));
+            floor_sum += fp;
+            s.push_str(&format!(" {fp:.2} | {:+.2} |", us(h, 0.5) - fp));
+        }
+        s.push('\n');
     }
     s.push_str(&format!(
-        "| sum of the step p50s (round trip p50: {:.2}) | {sum:.2} | | | |\n",
+        "| sum of the step p50s (round trip p50: {:.2}) | {sum:.2} | | | |",
         us(rtt, 0.5)
     ));
+    if let Some((_, frtt)) = floor {
+        s.push_str(&format!(
+            " {floor_sum:.2} (round trip {:.2}) | {:+.2} |",
+            us(frtt, 0.5),
+            sum - floor_sum
+        ));
+    }
+    s.push('\n');
     s
 }
 
@@ -461,6 +489,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
     let mut ours_rtt = new_histogram();
     let mut ours_steps = StepHistograms::default();
     let mut floor_rtt = new_histogram();
+    let mut floor_steps = StepHistograms::default();
     for run in 1..=cfg.runs {
         bar.show(&format!("run {run}: peregrine"));
         let p = run_peregrine(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
@@ -480,10 +509,11 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         }
         if cfg.floor {
             bar.show(&format!("run {run}: floor"));
-            let (r, h) = run_floor(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
+            let (r, h, steps) = run_floor(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
                 bar.show_count("floor", d, t)
             })?;
             merge(&mut floor_rtt, &h);
+            floor_steps.add(&steps);
             all.push(r);
             bar.step(&format!("run {run}: floor done"));
         }
@@ -502,7 +532,8 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         "load_average_end": load_average(),
         "method": "one order in flight; each round trip (venue send → ExecutionReport in the venue's application) into an HDR histogram (3 significant digits); mean = wall time of the measured loop / count; median across runs figure by figure",
         "settings": aggs.iter().map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
-        "peregrine_steps_us": STEPS.iter().zip(&ours_steps.steps).map(|(n, h)| serde_json::json!({"step": n, "p50": us(h, 0.5), "mean": h.mean() / 1000.0, "p99": us(h, 0.99), "p999": us(h, 0.999)})).collect::<Vec<_>>(),
+        "peregrine_steps_us": steps_json(&ours_steps),
+        "floor_steps_us": cfg.floor.then(|| steps_json(&floor_steps)),
         "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
     });
     report::write_json(&cfg.out, "e2e", config, &aggs, &all)
@@ -536,8 +567,17 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
     )?;
     println!("{}", markdown_table(&aggs));
     println!(
-        "Peregrine's steps (µs, all runs):\n{}",
-        steps_table(&ours_steps, &ours_rtt)
+        "Peregrine's steps (µs, all runs){}:\n{}",
+        if cfg.floor {
+            ", beside the floor's"
+        } else {
+            ""
+        },
+        steps_table(
+            &ours_steps,
+            &ours_rtt,
+            cfg.floor.then_some((&floor_steps, &floor_rtt))
+        )
     );
     println!("{}", targets_text(&targets));
     println!(
@@ -546,6 +586,16 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
     );
     println!("results: {}\nplot: {}", cfg.out.display(), svg.display());
     Ok(aggs)
+}
+
+fn steps_json(steps: &StepHistograms) -> Vec<serde_json::Value> {
+    STEPS
+        .iter()
+        .zip(&steps.steps)
+        .map(|(n, h)| {
+            serde_json::json!({"step": n, "p50": us(h, 0.5), "mean": h.mean() / 1000.0, "p99": us(h, 0.99), "p999": us(h, 0.999)})
+        })
+        .collect()
 }
 
 fn write_svg(path: &Path, title: &str, series: &[Series]) -> Result<(), String> {
@@ -572,7 +622,7 @@ pub fn demo(warmup: u64, count: u64, out: &Path) -> Result<(), String> {
         "Round trips (one order in flight; {warmup} warm-up + {count} measured):\n{}",
         markdown_table(&aggs)
     );
-    println!("Steps (µs):\n{}", steps_table(&p.steps, &p.rtt));
+    println!("Steps (µs):\n{}", steps_table(&p.steps, &p.rtt, None));
     match p.allocations {
         Some(a) => println!(
             "allocations: {a} over {count} round trips = {} per round trip (venue, gateway, executor)",
@@ -585,7 +635,7 @@ pub fn demo(warmup: u64, count: u64, out: &Path) -> Result<(), String> {
         "count": count,
         "warmup": warmup,
         "machine": machine,
-        "steps_us": STEPS.iter().zip(&p.steps.steps).map(|(n, h)| serde_json::json!({"step": n, "p50": us(h, 0.5), "mean": h.mean() / 1000.0, "p99": us(h, 0.99), "p999": us(h, 0.999)})).collect::<Vec<_>>(),
+        "steps_us": steps_json(&p.steps),
     });
     report::write_json(
         out,
@@ -672,6 +722,31 @@ mod tests {
         assert!((r.stats.throughput_per_s - 2000.0).abs() < 1e-9);
         // HDR keeps 3 significant digits: the max is within 0.1 % of 1,000 µs.
         assert!((r.stats.max - 1000.0).abs() <= 1.0, "{}", r.stats.max);
+    }
+
+    #[test]
+    fn steps_beside_the_floor() {
+        let mut ours = StepHistograms::default();
+        let mut floor = StepHistograms::default();
+        let mut rtt = new_histogram();
+        for (i, (o, f)) in ours.steps.iter_mut().zip(&mut floor.steps).enumerate() {
+            o.record(1_000 * (i as u64 + 1)).unwrap();
+            f.record(1_000).unwrap();
+        }
+        rtt.record(55_000).unwrap();
+        let t = steps_table(&ours, &rtt, Some((&floor, &rtt)));
+        // Step 10 takes 10 µs here, 1 µs in the floor (HDR: 3 significant digits).
+        assert!(
+            t.contains("| 10 TCP → venue parses ER, records | 10.01 | 10.00 | 10.01 | 10.01 | 1.00 | +9.01 |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| 55.03 |") && t.contains("| 10.00 (round trip 55.01) | +45.03 |"),
+            "{t}"
+        );
+        let plain = steps_table(&ours, &rtt, None);
+        assert!(!plain.contains("floor"));
+        assert_eq!(plain.lines().count(), 2 + STEPS.len() + 1);
     }
 
     #[test]
