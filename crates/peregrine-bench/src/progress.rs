@@ -68,11 +68,11 @@ impl Progress {
             for i in 0..width {
                 let _ = w.write_all(if i < filled { b"#" } else { b"." });
             }
-            let _ = write!(
-                w,
-                "] {}/{} {what} {done}/{total}      ",
-                self.done, self.total
-            );
+            let _ = write!(w, "] ");
+            if self.total > 1 {
+                let _ = write!(w, "{}/{} ", self.done, self.total);
+            }
+            let _ = write!(w, "{what} {done}/{total}      ");
             256 - w.len()
         };
         let mut err = std::io::stderr().lock();
