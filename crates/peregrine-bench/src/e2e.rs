@@ -22,7 +22,7 @@ use crate::report::{self, Aggregate, Record, Stats};
 use hdrhistogram::Histogram;
 use peregrine_engine::IdleStrategy;
 use peregrine_topology::floor::{self, FloorConfig};
-use peregrine_topology::plot::{self, Series};
+use peregrine_topology::plot::{self, Scale, Series};
 use peregrine_topology::steps::{new_histogram, StepHistograms, STEPS};
 use peregrine_topology::TopologyConfig;
 use std::path::{Path, PathBuf};
@@ -598,11 +598,12 @@ fn steps_json(steps: &StepHistograms) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn write_svg(path: &Path, title: &str, series: &[Series]) -> Result<(), String> {
+fn write_svg(path: &Path, title: &str, series: &[Series], scale: Scale) -> Result<(), String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    std::fs::write(path, plot::svg(title, series)).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, plot::svg_scaled(title, series, scale))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `make run`: Peregrine's topology once (`warmup` + `count` round trips) with a progress
@@ -650,6 +651,7 @@ pub fn demo(warmup: u64, count: u64, out: &Path) -> Result<(), String> {
         &svg,
         "Peregrine trading topology round trip",
         &[plot::series_from_histogram("Peregrine", &p.rtt)],
+        Scale::Linear,
     )?;
     println!("results: {}\nplot: {}", out.display(), svg.display());
     Ok(())

@@ -73,20 +73,47 @@ fn nice_ceiling(v: f64) -> f64 {
     10.0 * mag
 }
 
-/// The SVG document of a percentile plot of `series`.
+/// How the latency axis is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// From 0 to a round maximum.
+    Linear,
+    /// Decades (1, 10, 100 … µs): for curves that differ by orders of magnitude.
+    Log,
+}
+
+/// The SVG document of a percentile plot of `series`, latency axis linear.
 pub fn svg(title: &str, series: &[Series]) -> String {
+    svg_scaled(title, series, Scale::Linear)
+}
+
+/// The SVG document of a percentile plot of `series` with the latency axis `scale`.
+pub fn svg_scaled(title: &str, series: &[Series], scale: Scale) -> String {
     let (w, h) = (900.0, 540.0);
     let (left, right, top, bottom) = (80.0, 200.0, 50.0, 60.0);
     let pw = w - left - right;
     let ph = h - top - bottom;
-    let ymax = nice_ceiling(
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
-            .fold(0.0, f64::max),
-    );
+    let values = || series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    let vmax = values().fold(0.0, f64::max);
+    let vmin = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    // Linear: 0 ..= a round maximum. Log: whole decades around the values.
+    let (lo, hi) = match scale {
+        Scale::Linear => (0.0, nice_ceiling(vmax)),
+        Scale::Log => {
+            let lo = if vmin.is_finite() {
+                vmin.log10().floor()
+            } else {
+                0.0
+            };
+            (lo, vmax.max(1e-9).log10().ceil().max(lo + 1.0))
+        }
+    };
+    let frac = |v: f64| match scale {
+        Scale::Linear => v / hi,
+        Scale::Log => (v.max(1e-9).log10() - lo) / (hi - lo),
+    };
     let px = |p: f64| left + x_of(p) / 4.0 * pw;
-    let py = |v: f64| top + ph - (v / ymax).min(1.0) * ph;
+    let py = |v: f64| top + ph - frac(v).clamp(0.0, 1.0) * ph;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -108,8 +135,11 @@ pub fn svg(title: &str, series: &[Series]) -> String {
             top + ph + 18.0
         );
     }
-    for i in 0..=5 {
-        let v = ymax * i as f64 / 5.0;
+    let ticks: Vec<f64> = match scale {
+        Scale::Linear => (0..=5).map(|i| hi * i as f64 / 5.0).collect(),
+        Scale::Log => (lo as i32..=hi as i32).map(|e| 10f64.powi(e)).collect(),
+    };
+    for v in ticks {
         let y = py(v);
         let _ = writeln!(
             s,
@@ -192,5 +222,15 @@ mod tests {
         }
         let doc = svg("t <x>", &[series_from_histogram("a", &h)]);
         assert!(doc.starts_with("<svg") && doc.contains("polyline") && doc.contains("t &lt;x&gt;"));
+        // 2 µs .. 5 ms on a log axis: one tick per decade, 1 to 10,000 µs.
+        let mut h = crate::steps::new_histogram();
+        for v in 2..=5_000u64 {
+            h.record(v * 1000).unwrap();
+        }
+        let log = svg_scaled("t", &[series_from_histogram("a", &h)], Scale::Log);
+        for tick in ["1", "10", "100", "1000", "10000"] {
+            assert!(log.contains(&format!(">{tick}</text>")), "{tick}: {log}");
+        }
+        assert!(!log.contains(">100000</text>") && !log.contains(">0.1</text>"));
     }
 }
