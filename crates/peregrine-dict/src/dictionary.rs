@@ -16,6 +16,16 @@ use crate::types::FixType;
 /// The deepest nesting of repeating groups a dictionary may declare.
 pub const MAX_GROUP_DEPTH: usize = 16;
 
+/// The deepest nesting of components (a component including a component …) a dictionary
+/// may declare. QuickFIX's FIX50SP2.xml nests them 5 deep.
+pub const MAX_COMPONENT_DEPTH: usize = 64;
+
+/// The largest field number a dictionary may define. The validator's tables are dense by
+/// tag, so a bound keeps a typo (`number="20000000000"`) an error rather than gigabytes of
+/// tables. QuickFIX's dictionaries stop below 2,000; venues' user-defined fields live in
+/// 5000–39999.
+pub const MAX_TAG: u32 = 999_999;
+
 /// Tags QuickFIX always treats as header fields, whatever the dictionary says.
 pub(crate) const STATIC_HEADER_TAGS: [u32; 34] = [
     8, 9, 35, 49, 56, 115, 128, 90, 91, 34, 50, 142, 57, 143, 116, 144, 129, 145, 43, 97, 52, 122,
@@ -452,14 +462,8 @@ impl<'a, 'input> Loader<'a, 'input> {
             let name = self.attr(node, "name")?;
             let tag = self.number(node, "number", self.attr(node, "number")?)?;
             let type_name = self.attr(node, "type")?;
-            if tag == 0 {
-                return Err(self.err(
-                    node,
-                    ErrorKind::BadNumber {
-                        attribute: "number",
-                        value: "0".into(),
-                    },
-                ));
+            if tag == 0 || tag > MAX_TAG {
+                return Err(self.err(node, ErrorKind::TagOutOfRange(tag)));
             }
             if parsed.fields.get(tag as usize).is_some_and(Option::is_some) {
                 return Err(self.err(node, ErrorKind::DuplicateFieldNumber(tag)));
@@ -510,7 +514,7 @@ impl<'a, 'input> Loader<'a, 'input> {
         let mut components = Vec::with_capacity(component_nodes.len());
         for node in &component_nodes {
             let name = self.attr(*node, "name")?;
-            let members = self.members(*node, &format!("component {name}"), &parsed)?;
+            let members = self.members(*node, &format!("component {name}"), &parsed, 0)?;
             components.push(ComponentDef {
                 name: name.to_string(),
                 members,
@@ -519,11 +523,11 @@ impl<'a, 'input> Loader<'a, 'input> {
         }
 
         let header = match section("header") {
-            Some(h) => self.members(h, "header", &parsed)?,
+            Some(h) => self.members(h, "header", &parsed, 0)?,
             None => Vec::new(),
         };
         let trailer = match section("trailer") {
-            Some(t) => self.members(t, "trailer", &parsed)?,
+            Some(t) => self.members(t, "trailer", &parsed, 0)?,
             None => Vec::new(),
         };
 
@@ -551,7 +555,7 @@ impl<'a, 'input> Loader<'a, 'input> {
             {
                 return Err(self.err(node, ErrorKind::DuplicateMessage(msg_type.to_string())));
             }
-            let members = self.members(node, &format!("message {name}"), &parsed)?;
+            let members = self.members(node, &format!("message {name}"), &parsed, 0)?;
             messages.push(MessageDef {
                 name: name.to_string(),
                 msg_type: msg_type.to_string(),
@@ -592,7 +596,16 @@ impl<'a, 'input> Loader<'a, 'input> {
         Ok(dict)
     }
 
-    fn members(&self, parent: Node<'_, '_>, ctx: &str, parsed: &Parsed) -> Res<Vec<Member>> {
+    /// The members of a message, component, header, trailer or group; `depth` is the number
+    /// of groups around `parent` (bounded here so that deeply nested XML is an error, not a
+    /// deep recursion).
+    fn members(
+        &self,
+        parent: Node<'_, '_>,
+        ctx: &str,
+        parsed: &Parsed,
+        depth: usize,
+    ) -> Res<Vec<Member>> {
         let mut out = Vec::new();
         for node in parent.children().filter(Node::is_element) {
             match node.tag_name().name() {
@@ -625,18 +638,24 @@ impl<'a, 'input> Loader<'a, 'input> {
                         .field_by_name
                         .get(name)
                         .ok_or_else(|| self.err(node, ErrorKind::UnknownField(ctx.to_string())))?;
-                    let def = parsed.fields[tag as usize].as_ref().expect("indexed field");
-                    if !def.fix_type.can_count_group() {
-                        let e = self.err(
-                            node,
-                            ErrorKind::GroupNotNumInGroup(def.fix_type.to_string()),
-                        );
+                    if depth + 1 > MAX_GROUP_DEPTH {
+                        return Err(self.err(node, ErrorKind::TooDeep(depth + 1)));
+                    }
+                    let fix_type = parsed
+                        .fields
+                        .get(tag as usize)
+                        .and_then(Option::as_ref)
+                        .map(|def| def.fix_type.clone())
+                        .unwrap_or(FixType::NumInGroup);
+                    if !fix_type.can_count_group() {
+                        let e = self.err(node, ErrorKind::GroupNotNumInGroup(fix_type.to_string()));
                         if self.options.strict {
                             return Err(e);
                         }
                         self.warnings.borrow_mut().push(e);
                     }
-                    let members = self.members(node, &format!("group {name}"), parsed)?;
+                    let members =
+                        self.members(node, &format!("group {name}"), parsed, depth + 1)?;
                     if members.is_empty() {
                         return Err(self.err(node, ErrorKind::EmptyGroup));
                     }

@@ -94,8 +94,12 @@ pub enum ErrorKind {
     EmptyGroup,
     /// A component includes itself, directly or through others.
     RecursiveComponent(String),
-    /// Repeating groups nest deeper than the validator supports.
+    /// Repeating groups nest deeper than [`crate::MAX_GROUP_DEPTH`].
     TooDeep(usize),
+    /// Components include each other deeper than [`crate::MAX_COMPONENT_DEPTH`].
+    ComponentsTooDeep(usize),
+    /// A field number is 0 or above [`crate::MAX_TAG`].
+    TagOutOfRange(u32),
 }
 
 impl DictError {
@@ -148,6 +152,18 @@ impl fmt::Display for ErrorKind {
                 "repeating groups nested {d} deep (limit {})",
                 crate::MAX_GROUP_DEPTH
             ),
+            ErrorKind::ComponentsTooDeep(d) => write!(
+                f,
+                "components nested {d} deep (limit {})",
+                crate::MAX_COMPONENT_DEPTH
+            ),
+            ErrorKind::TagOutOfRange(t) => {
+                write!(
+                    f,
+                    "field number {t} is out of range (1 to {})",
+                    crate::MAX_TAG
+                )
+            }
         }
     }
 }

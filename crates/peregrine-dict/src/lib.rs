@@ -39,7 +39,7 @@ mod scope;
 mod types;
 mod validate;
 
-pub use dictionary::{Dictionary, LoadOptions, MAX_GROUP_DEPTH};
+pub use dictionary::{Dictionary, LoadOptions, MAX_COMPONENT_DEPTH, MAX_GROUP_DEPTH, MAX_TAG};
 pub use error::{DictError, ErrorKind};
 pub use model::{
     ComponentDef, ComponentRef, EnumValue, FieldDef, FieldRef, GroupDef, Member, MessageDef,

@@ -1,8 +1,8 @@
 //! Builds the dense validation tables from the parsed model.
 
 use crate::dictionary::{
-    Dictionary, Runtime, MAX_GROUP_DEPTH, SECTION_HEADER, SECTION_TRAILER, STATIC_HEADER_TAGS,
-    STATIC_TRAILER_TAGS,
+    Dictionary, Runtime, MAX_COMPONENT_DEPTH, MAX_GROUP_DEPTH, SECTION_HEADER, SECTION_TRAILER,
+    STATIC_HEADER_TAGS, STATIC_TRAILER_TAGS,
 };
 use crate::error::{DictError, ErrorKind};
 use crate::model::{GroupDef, Member};
@@ -56,6 +56,13 @@ impl Builder<'_> {
                             c.line,
                             format!("<component name=\"{}\">", c.name),
                             ErrorKind::RecursiveComponent(c.name.clone()),
+                        ));
+                    }
+                    if stack.len() >= MAX_COMPONENT_DEPTH {
+                        return Err(self.invalid(
+                            c.line,
+                            format!("<component name=\"{}\">", c.name),
+                            ErrorKind::ComponentsTooDeep(stack.len() + 1),
                         ));
                     }
                     stack.push(c.index);

@@ -471,6 +471,41 @@ impl<'d> Validator<'d> {
         self.validate_fields(msg.msg_type(), msg.fields().map(|f| (f.tag, f.value)))
     }
 
+    /// QuickFIX's `CheckLatency`/`MaxLatency` on a decoded message: with
+    /// [`ValidationSettings::check_latency`] on, SendingTime (52) must be within
+    /// [`ValidationSettings::max_latency_secs`] of `now_unix_nanos` (see
+    /// [`check_sending_time`]); with it off, always `Ok`. A message without SendingTime gets
+    /// reason 1 on tag 52, as in QuickFIX. The session layer calls this after the sequence
+    /// number checks, as QuickFIX does; it is not part of [`Validator::validate`].
+    ///
+    /// ```
+    /// use peregrine_codec::{Decoder, DecoderConfig};
+    /// use peregrine_dict::{Dictionary, SessionRejectReason, ValidationSettings, Validator};
+    /// let dict = Dictionary::from_file("dictionaries/FIX44.xml").unwrap();
+    /// let v = Validator::new(&dict, ValidationSettings { max_latency_secs: 60, ..Default::default() });
+    /// let mut decoder = Decoder::new(DecoderConfig::default());
+    /// let raw = b"8=FIX.4.4\x019=55\x0135=0\x0134=2\x0149=TW\x0152=20240115-10:30:00.123\x0156=ISLD\x01112=X\x0110=193\x01";
+    /// let msg = decoder.decode(raw).unwrap();
+    /// let now = 1_705_314_600_000_000_000i128; // 2024-01-15 10:30:00 UTC
+    /// assert_eq!(v.check_latency(&msg, now), Ok(()));
+    /// let later = now + 61_000_000_000;
+    /// let e = v.check_latency(&msg, later).unwrap_err();
+    /// assert_eq!(e.reason, SessionRejectReason::SendingTimeAccuracyProblem);
+    /// ```
+    pub fn check_latency(
+        &self,
+        msg: &peregrine_codec::MessageView<'_>,
+        now_unix_nanos: i128,
+    ) -> Result<(), ValidationError> {
+        if !self.settings.check_latency {
+            return Ok(());
+        }
+        match msg.get(52) {
+            Some(t) => check_sending_time(t, now_unix_nanos, self.settings.max_latency_secs),
+            None => Err(required_missing(52)),
+        }
+    }
+
     /// Validates a message given as its MsgType and its fields in wire order (including or
     /// excluding 8, 9 and 10: the framing fields are never reported missing).
     pub fn validate_fields<'a, I>(&self, msg_type: &[u8], fields: I) -> Result<(), ValidationError>

@@ -45,20 +45,52 @@ fn every_dictionary_loads_with_expected_counts() {
     }
 }
 
+/// `../shared/fix-dictionaries` beside the repository (`PEREGRINE_SHARED` overrides `../shared`).
+fn shared_dictionaries() -> std::path::PathBuf {
+    let shared = std::env::var("PEREGRINE_SHARED")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| format!("{}/../../../shared", env!("CARGO_MANIFEST_DIR")));
+    std::path::PathBuf::from(shared).join("fix-dictionaries")
+}
+
 #[test]
-fn the_shared_copies_match_the_project_copies() {
-    for f in ["FIX40.xml", "FIX44.xml", "FIX50SP2.xml", "FIXT11.xml"] {
-        let shared = format!(
-            "{}/../../../shared/fix-dictionaries/{f}",
-            env!("CARGO_MANIFEST_DIR")
+fn every_shared_dictionary_loads_and_matches_the_project_copy() {
+    let dir = shared_dictionaries();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("{} not found; skipped", dir.display());
+        return;
+    };
+    let mut files: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut loaded = Vec::new();
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let ours = std::path::Path::new(DIR).join(&name);
+        // Every shared file (dictionaries and the licence) is kept, unchanged, in the crate.
+        assert_eq!(
+            std::fs::read(path).unwrap(),
+            std::fs::read(&ours).unwrap_or_else(|e| panic!("{}: {e}", ours.display())),
+            "{name} differs from the project copy"
         );
-        if std::path::Path::new(&shared).exists() {
-            assert_eq!(
-                std::fs::read(&shared).unwrap(),
-                std::fs::read(format!("{DIR}/{f}")).unwrap()
-            );
+        if name.ends_with(".xml") {
+            let d = Dictionary::from_file(path).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!d.messages().is_empty() && d.field_count() > 0, "{name}");
+            loaded.push(name);
         }
     }
+    // All nine QuickFIX dictionaries at least (a new shared file is loaded too).
+    assert!(loaded.len() >= 9, "{loaded:?}");
+    for f in [
+        "FIX40.xml",
+        "FIX42.xml",
+        "FIX44.xml",
+        "FIX50SP2.xml",
+        "FIXT11.xml",
+    ] {
+        assert!(loaded.iter().any(|l| l == f), "{f} missing from {loaded:?}");
+    }
+    assert!(std::path::Path::new(DIR).join("LICENSE.quickfix").exists());
 }
 
 #[test]
@@ -363,6 +395,156 @@ fn io_error_names_the_path() {
     assert!(e.to_string().starts_with("dictionaries/NOPE.xml: "), "{e}");
 }
 
+#[test]
+fn field_numbers_out_of_range_are_errors_not_allocations() {
+    // A typo'd huge number must not size the dense tables (gigabytes): it is an error.
+    for n in ["0", "1000000", "4294967295"] {
+        let f = FIELDS.replace("number='55'", &format!("number='{n}'"));
+        assert_eq!(
+            err("", "", &f),
+            format!(
+                "bad.xml:16: <field name=\"Symbol\" number=\"{n}\">: field number {n} is out of range (1 to 999999)"
+            )
+        );
+    }
+    let f = FIELDS.replace("number='55'", "number='99999999999'");
+    assert!(err("", "", &f).contains("is not a valid number"));
+    let f = FIELDS.replace(
+        "number='55'",
+        &format!("number='{}'", peregrine_dict::MAX_TAG),
+    );
+    let d = Dictionary::from_xml_str("ok.xml", &doc("", "", &f)).unwrap();
+    assert_eq!(d.field_by_name("Symbol").unwrap().tag, 999_999);
+}
+
+/// A dictionary with one message whose groups nest `depth` deep: NoL1 { F1, NoL2 { F2, … } }.
+fn nested_groups_dictionary(depth: usize) -> String {
+    let mut fields = String::new();
+    for i in 1..=depth {
+        fields.push_str(&format!(
+            "<field number='{}' name='NoL{i}' type='NUMINGROUP'/>\n<field number='{}' name='F{i}' type='INT'/>\n",
+            10000 + 2 * i,
+            10001 + 2 * i
+        ));
+    }
+    let mut group = String::new();
+    for i in (1..=depth).rev() {
+        group = format!("<group name='NoL{i}' required='N'>\n<field name='F{i}' required='Y'/>\n{group}</group>\n");
+    }
+    let f = FIELDS.replace("</fields>", &format!("{fields}</fields>"));
+    doc(
+        &format!("<message name='Deep' msgtype='U9' msgcat='app'>\n{group}</message>"),
+        "",
+        &f,
+    )
+}
+
+#[test]
+fn groups_nest_to_the_limit_and_an_error_past_it() {
+    let max = peregrine_dict::MAX_GROUP_DEPTH;
+    let d = Dictionary::from_xml_str("deep.xml", &nested_groups_dictionary(max)).unwrap();
+    let mut scope = d.message_scope("U9").unwrap();
+    for i in 1..=max {
+        let count = 10000 + 2 * i as u32;
+        let g = scope.group(count).unwrap_or_else(|| panic!("level {i}"));
+        assert_eq!(g.delimiter(), Some(count + 1));
+        scope = g;
+    }
+    // Validation walks every level: two entries at the top, one below each.
+    let mut fields: Vec<(u32, Vec<u8>)> = vec![(8, b"FIX.4.4".to_vec()), (35, b"U9".to_vec())];
+    for entry in 0..2 {
+        if entry == 0 {
+            fields.push((10002, b"2".to_vec()));
+        }
+        fields.push((10003, b"7".to_vec()));
+        for i in 2..=max as u32 {
+            fields.push((10000 + 2 * i, b"1".to_vec()));
+            fields.push((10001 + 2 * i, b"7".to_vec()));
+        }
+    }
+    fields.push((10, b"000".to_vec()));
+    let v = Validator::new(&d, ValidationSettings::default());
+    let as_refs = |f: &[(u32, Vec<u8>)]| f.iter().map(|(t, v)| (*t, v.clone())).collect::<Vec<_>>();
+    let ok = as_refs(&fields);
+    assert_eq!(
+        v.validate_fields(b"U9", ok.iter().map(|(t, v)| (*t, &v[..]))),
+        Ok(())
+    );
+    // The deepest count wrong in the second entry: reported on the deepest count tag.
+    let deepest = 10000 + 2 * max as u32;
+    let mut bad = as_refs(&fields);
+    let last = bad.iter().rposition(|(t, _)| *t == deepest).unwrap();
+    bad[last].1 = b"2".to_vec();
+    let e = v
+        .validate_fields(b"U9", bad.iter().map(|(t, v)| (*t, &v[..])))
+        .unwrap_err();
+    assert_eq!((e.reason.code(), e.ref_tag), (16, Some(deepest)));
+    // A bad value at the deepest level.
+    let mut bad = as_refs(&fields);
+    let last = bad.iter().rposition(|(t, _)| *t == deepest + 1).unwrap();
+    bad[last].1 = b"x".to_vec();
+    let e = v
+        .validate_fields(b"U9", bad.iter().map(|(t, v)| (*t, &v[..])))
+        .unwrap_err();
+    assert_eq!((e.reason.code(), e.ref_tag), (6, Some(deepest + 1)));
+
+    // One more level is an error naming the file, the line and the group.
+    let e = Dictionary::from_xml_str("deep.xml", &nested_groups_dictionary(max + 1)).unwrap_err();
+    let line = 4 + 2 * (max as u32 + 1); // the message on line 5, then two lines a level
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "deep.xml:{line}: <group name=\"NoL{}\">: repeating groups nested {} deep (limit {max})",
+            max + 1,
+            max + 1
+        )
+    );
+    // Very deep XML is refused the same way (no deep recursion, no stack overflow).
+    let e = Dictionary::from_xml_str("deeper.xml", &nested_groups_dictionary(2000)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            DictError::Invalid {
+                kind: ErrorKind::TooDeep(17),
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn components_nested_too_deep_are_an_error() {
+    let chain = |n: usize| {
+        let mut c = String::new();
+        for i in 0..n {
+            let inner = if i + 1 < n {
+                format!("<component name='C{}' required='N'/>", i + 1)
+            } else {
+                "<field name='Symbol' required='N'/>".to_string()
+            };
+            c.push_str(&format!("<component name='C{i}'>{inner}</component>\n"));
+        }
+        doc(
+            "<message name='M' msgtype='M' msgcat='app'><component name='C0' required='N'/></message>",
+            &c,
+            FIELDS,
+        )
+    };
+    let max = peregrine_dict::MAX_COMPONENT_DEPTH;
+    let d = Dictionary::from_xml_str("chain.xml", &chain(max)).unwrap();
+    assert!(d.message_scope("M").unwrap().contains(55));
+    let e = Dictionary::from_xml_str("chain.xml", &chain(max + 1)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "chain.xml:{}: <component name=\"C{max}\">: components nested {} deep (limit {max})",
+            8 + max - 1,
+            max + 1
+        )
+    );
+}
+
 // ---- custom dictionaries ----------------------------------------------------------------
 
 /// FIX44 plus a venue's extras: a field, a message with a group, and a field added to
@@ -443,4 +625,58 @@ fn custom_dictionary_extra_field_message_and_group() {
         .collect();
     let e = v.validate_fields(b"U7", missing_leg_qty).unwrap_err();
     assert_eq!((e.reason.code(), e.ref_tag), (1, Some(20003)));
+    // The extra field in a standard message, and a field the venue did not add.
+    let nos = |extra: &'static [u8], tag: u32| -> Vec<(u32, &'static [u8])> {
+        vec![
+            (8, b"FIX.4.4"),
+            (35, b"D"),
+            (34, b"2"),
+            (49, b"A"),
+            (52, b"20240115-10:30:00"),
+            (56, b"B"),
+            (11, b"id"),
+            (tag, extra),
+            (40, b"1"),
+            (54, b"1"),
+            (55, b"X"),
+            (60, b"20240115-10:30:00"),
+            (10, b"000"),
+        ]
+    };
+    assert_eq!(v.validate_fields(b"D", nos(b"v", 20001)), Ok(()));
+    let e = v.validate_fields(b"D", nos(b"v", 20005)).unwrap_err();
+    assert_eq!((e.reason.code(), e.ref_tag), (0, Some(20005)));
+    // The extra field is defined, but not for every message.
+    let e = v.validate_fields(b"D", nos(b"A", 20004)).unwrap_err();
+    assert_eq!((e.reason.code(), e.ref_tag), (2, Some(20004)));
+    // The standard dictionary knows none of it.
+    let std44 = load("FIX44.xml");
+    let v44 = Validator::new(&std44, ValidationSettings::default());
+    let e = v44.validate_fields(b"U7", ok.iter().copied()).unwrap_err();
+    assert_eq!(e.reason.code(), 11);
+    let e = v44.validate_fields(b"D", nos(b"v", 20001)).unwrap_err();
+    assert_eq!((e.reason.code(), e.ref_tag), (0, Some(20001)));
+}
+
+#[test]
+fn custom_dictionary_generates_typed_code_for_its_extras() {
+    let d = venue_fix44();
+    let code = peregrine_dict::codegen::generate(&d, &peregrine_dict::codegen::Options::default());
+    for want in [
+        "pub const VENUE_ORDER_TAG: u32 = 20001;",
+        "pub enum VenueFlag {",
+        "pub struct VenueStatus<'a> {",
+        "pub struct VenueStatusBuilder<'b> {",
+        "crate::__message!(VenueStatus, VenueStatusBuilder, b\"U7\", BEGIN_STRING);",
+        "pub struct VenueStatusNoVenueLegs<'a> {",
+        "pub fn no_venue_legs(&self) -> Entries<'a, groups::VenueStatusNoVenueLegs<'a>>",
+        "pub fn venue_leg_qty(&self) -> Option<Result<Decimal, FieldError>>",
+        "fn round_trip_venue_status()",
+    ] {
+        assert!(code.contains(want), "generated code lacks {want}");
+    }
+    // NewOrderSingle gained the getter of the venue's field.
+    let nos = code.find("impl<'a> NewOrderSingle<'a> {").unwrap();
+    let nos_end = nos + code[nos..].find("\n}\n").unwrap();
+    assert!(code[nos..nos_end].contains("pub fn venue_order_tag(&self)"));
 }

@@ -577,3 +577,216 @@ fn header_hops_group() {
         "Incorrect NumInGroup count for repeating group",
     );
 }
+
+#[test]
+fn reason_3_undefined_tag_is_sent_as_invalid_tag_number() {
+    // QuickFIX never sends 373=3: a tag the dictionary does not define at all is reported
+    // as "Invalid tag number" (0), which is what script 14a expects for 999 and 5000 (and
+    // for 0 and -1, which the codec already refuses as garbled). Wherever an undefined tag
+    // appears (among the body fields, after them, in a group entry, under FIXT), the reason is 0
+    // with the tag as RefTagID, never 3.
+    assert_eq!(R::UndefinedTag.code(), 3);
+    assert_eq!(R::UndefinedTag.text(), "Undefined Tag");
+    assert_eq!(R::from_code(3), Some(R::UndefinedTag));
+    let v = Validator::new(fix44(), ValidationSettings::default());
+    let placements = [
+        "8=FIX.4.4|35=0|34=2|49=TW|52=<TIME>|56=ISLD|999=HI|",
+        "8=FIX.4.4|35=0|34=2|49=TW|52=<TIME>|56=ISLD|112=x|999=HI|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|999=HI|21=1|40=1|54=1|55=INTC|60=<TIME>|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|21=1|40=1|54=1|55=INTC|60=<TIME>|453=1|448=A|999=HI|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|21=1|40=1|54=1|55=INTC|60=<TIME>|20000=HI|",
+    ];
+    for text in placements {
+        let e = check_with(&v, text).expect_err(text);
+        let want = if text.contains("20000=") { 20000 } else { 999 };
+        assert_eq!(
+            (e.reason, e.ref_tag),
+            (R::InvalidTagNumber, Some(want)),
+            "{text}"
+        );
+        assert_ne!(e.reason, R::UndefinedTag);
+    }
+    // Tag 0 (which the codec refuses before validation) is an invalid tag number too.
+    let fields: &[(u32, &[u8])] = &[
+        (8, b"FIX.4.4"),
+        (35, b"0"),
+        (34, b"2"),
+        (49, b"TW"),
+        (52, b"20240115-10:30:00"),
+        (56, b"ISLD"),
+        (0, b"HI"),
+    ];
+    let e = v.validate_fields(b"0", fields.iter().copied()).unwrap_err();
+    assert_eq!((e.reason, e.ref_tag), (R::InvalidTagNumber, Some(0)));
+    // FIXT: a tag defined in neither dictionary.
+    let (t, app) = fixt();
+    let v = Validator::fixt(t, app, ValidationSettings::default());
+    let e = check_with(
+        &v,
+        "8=FIXT.1.1|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=id|40=1|54=1|55=MSFT|60=<TIME>|4999=x|",
+    )
+    .unwrap_err();
+    assert_eq!((e.reason, e.ref_tag), (R::InvalidTagNumber, Some(4999)));
+}
+
+/// The acceptance scripts' directory (`PEREGRINE_ACCEPTANCE_DIR`, else `../shared` beside the
+/// repository), if present.
+fn scripts() -> Option<std::path::PathBuf> {
+    let dir = std::env::var("PEREGRINE_ACCEPTANCE_DIR")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| {
+            format!(
+                "{}/../../../shared/quickfix-acceptance",
+                env!("CARGO_MANIFEST_DIR")
+            )
+        });
+    let p = std::path::PathBuf::from(dir).join("definitions/server");
+    p.exists().then_some(p)
+}
+
+#[test]
+fn unsupported_msg_type_is_not_a_validation_error() {
+    // Script 2r: an ExecutionReport sent to an acceptor whose application does not handle
+    // it. The MsgType is in the dictionary, so validation passes; the application says
+    // "unsupported" and the session answers 35=j 380=3 (35=3 before FIX.4.2) with this text.
+    let er44 = "8=FIX.4.4|35=8|34=2|49=TW|52=<TIME>|56=ISLD|37=id|17=id|150=0|39=0|55=WLRI|54=1|151=100|14=0|6=0.0|";
+    assert_eq!(check(er44), Ok(()));
+    // …whereas a MsgType the dictionary does not have is a session Reject (2q).
+    expect(
+        check(&er44.replace("35=8", "35=ZZ")),
+        R::InvalidMsgType,
+        None,
+        "Invalid MsgType",
+    );
+    assert_eq!(
+        ValidationError::UNSUPPORTED_MESSAGE_TYPE_TEXT,
+        "Unsupported Message Type"
+    );
+    // Every version's script 2r: the message validates, the scripted answer carries the
+    // constant's text, and it is a BusinessMessageReject from FIX.4.2 on.
+    let Some(root) = scripts() else {
+        eprintln!("acceptance scripts not found; the scripted part is skipped");
+        return;
+    };
+    let load = |f: &str| Dictionary::from_file(format!("dictionaries/{f}")).unwrap();
+    let transport = load("FIXT11.xml");
+    let mut checked = 0;
+    for (dir, file) in [
+        ("fix40", "FIX40.xml"),
+        ("fix41", "FIX41.xml"),
+        ("fix42", "FIX42.xml"),
+        ("fix43", "FIX43.xml"),
+        ("fix44", "FIX44.xml"),
+        ("fix50", "FIX50.xml"),
+        ("fix50sp1", "FIX50SP1.xml"),
+        ("fix50sp2", "FIX50SP2.xml"),
+    ] {
+        let app = load(file);
+        let v = if dir.starts_with("fix50") {
+            Validator::fixt(&transport, &app, ValidationSettings::default())
+        } else {
+            Validator::new(&app, ValidationSettings::default())
+        };
+        let text = std::fs::read_to_string(root.join(dir).join("2r_UnregisteredMsgType.def"))
+            .unwrap_or_else(|e| panic!("{dir}: {e}"));
+        let lines: Vec<&str> = text.lines().collect();
+        let (i, sent) = lines
+            .iter()
+            .enumerate()
+            .find(|(_, l)| l.starts_with("I8=") && l.contains("\x0135=8\x01"))
+            .unwrap_or_else(|| panic!("{dir}: no ExecutionReport sent"));
+        let answer = lines[i + 1..]
+            .iter()
+            .find(|l| l.starts_with("E8="))
+            .unwrap_or_else(|| panic!("{dir}: no answer"));
+        let sent = sent[1..].replace('\x01', "|").replace("<TIME>", T);
+        assert_eq!(check_with(&v, &sent), Ok(()), "{dir}: {sent}");
+        assert!(
+            answer.contains(&format!(
+                "\x0158={}\x01",
+                ValidationError::UNSUPPORTED_MESSAGE_TYPE_TEXT
+            )),
+            "{dir}: {answer}"
+        );
+        let business = answer.contains("\x0135=j\x01");
+        assert_eq!(
+            business,
+            !matches!(dir, "fix40" | "fix41"),
+            "{dir}: {answer}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}
+
+#[test]
+fn scenario_2t_first_three_fields_out_of_order_never_reach_the_validator() {
+    // The codec refuses a message whose first three fields are not 8, 9, 35 (the session
+    // treats it as garbled and ignores it), so the validator is never asked.
+    use peregrine_codec::DecodeError;
+    let mut d = decoder();
+    let ok = wire(&format!("8=FIX.4.4|35=0|34=2|49=TW|52={T}|56=ISLD|"));
+    assert!(d.decode(&ok).is_ok());
+    // 34 second, 35 third: BodyLength and CheckSum right, the order wrong.
+    let late_type = wire(&format!("8=FIX.4.4|34=3|35=0|49=TW|52={T}|56=ISLD|"));
+    assert_eq!(
+        d.decode(&late_type).unwrap_err(),
+        DecodeError::MsgTypeNotThird
+    );
+    // 35 first.
+    let mut first_type = b"35=0\x01".to_vec();
+    first_type.extend_from_slice(&ok);
+    assert_eq!(
+        d.decode(&first_type).unwrap_err(),
+        DecodeError::BeginStringNotFirst
+    );
+}
+
+#[test]
+fn check_latency_and_max_latency() {
+    let now = 1_705_314_600_000_000_000i128; // 2024-01-15 10:30:00 UTC
+    let hb = wire("8=FIX.4.4|35=0|34=2|49=TW|52=20240115-10:30:00.000|56=ISLD|");
+    let mut d = decoder();
+    let msg = d.decode(&hb).unwrap();
+    let settings = ValidationSettings {
+        max_latency_secs: 30,
+        ..ValidationSettings::default()
+    };
+    let v = Validator::new(fix44(), settings);
+    let sec = 1_000_000_000i128;
+    // Inside the window on both sides, and exactly at its edges.
+    for offset in [0, 30 * sec, -30 * sec, 29 * sec] {
+        assert_eq!(v.check_latency(&msg, now + offset), Ok(()), "{offset}");
+    }
+    for offset in [30 * sec + 1, -30 * sec - 1, 3600 * sec] {
+        let e = v.check_latency(&msg, now + offset).unwrap_err();
+        assert_eq!((e.reason, e.ref_tag), (R::SendingTimeAccuracyProblem, None));
+        assert_eq!(e.text(), "SendingTime accuracy problem");
+    }
+    // CheckLatency=N: never a latency error.
+    let off = Validator::new(
+        fix44(),
+        ValidationSettings {
+            check_latency: false,
+            ..settings
+        },
+    );
+    assert_eq!(off.check_latency(&msg, now + 3600 * sec), Ok(()));
+    // The default MaxLatency is QuickFIX's 120 s.
+    let dflt = Validator::new(fix44(), ValidationSettings::default());
+    assert_eq!(dflt.check_latency(&msg, now + 120 * sec), Ok(()));
+    assert!(dflt.check_latency(&msg, now + 121 * sec).is_err());
+    // A SendingTime that does not parse is reason 6 on tag 52; a missing one reason 1.
+    let bad = wire("8=FIX.4.4|35=0|34=2|49=TW|52=20240115-25:30:00|56=ISLD|");
+    let e = v.check_latency(&d.decode(&bad).unwrap(), now).unwrap_err();
+    assert_eq!(
+        (e.reason, e.ref_tag),
+        (R::IncorrectDataFormatForValue, Some(52))
+    );
+    let missing = wire("8=FIX.4.4|35=0|34=2|49=TW|56=ISLD|");
+    let e = v
+        .check_latency(&d.decode(&missing).unwrap(), now)
+        .unwrap_err();
+    assert_eq!((e.reason, e.ref_tag), (R::RequiredTagMissing, Some(52)));
+}
