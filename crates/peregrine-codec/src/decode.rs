@@ -280,12 +280,14 @@ const DIRECT_TAGS: usize = 1024;
 /// Field indices are 16-bit in the direct table.
 pub const MAX_FIELDS: usize = u16::MAX as usize;
 
-/// One field's position in the message.
+/// One field's position in the message. Three `u32`s in this order: the
+/// AVX-512 decoder ([`simd`]) writes them as such.
 #[derive(Clone, Copy, Debug, Default)]
-struct Entry {
-    tag: u32,
-    start: u32,
-    end: u32,
+#[repr(C)]
+pub(crate) struct Entry {
+    pub(crate) tag: u32,
+    pub(crate) start: u32,
+    pub(crate) end: u32,
 }
 
 /// Slot of the overflow index (tags >= DIRECT_TAGS): valid only when
@@ -417,6 +419,10 @@ pub struct Decoder {
     level: simd::Level,
     /// Whether the fast walk is tried first (tests compare it with the general walk).
     use_fast_walk: bool,
+    /// Which way the last message went.
+    last_path: DecodePath,
+    /// The vector decoder's positions and tags ([`simd::small_layout`]).
+    small_scratch: Vec<u32>,
     /// Per block: the SOH bits, and the bits of the `=` ending each tag.
     soh_bits: Vec<u64>,
     tag_end_bits: Vec<u64>,
@@ -426,6 +432,18 @@ pub struct Decoder {
     tags: Vec<u32>,
     index: TagIndex,
     notes: WalkNotes,
+}
+
+/// Which way [`Decoder::decode`] took (see [`Decoder::last_path`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodePath {
+    /// The whole small message in one AVX-512 pass.
+    Vector,
+    /// The fast walk (masks, then fields without dependencies).
+    Fast,
+    /// The general walk (data fields, errors, anything unusual).
+    General,
 }
 
 /// What a field walk noticed besides the fields, kept in the decoder (not
@@ -482,10 +500,14 @@ impl Decoder {
     pub fn new(config: DecoderConfig) -> Self {
         Decoder {
             config,
-            entries: vec![Entry::default(); 64],
+            // Room for every field of a small message (and the vector
+            // decoder's whole-chunk writes past the last).
+            entries: vec![Entry::default(); simd::SMALL_MESSAGE + 16],
+            small_scratch: vec![0; 3 * (simd::SMALL_MESSAGE + 64)],
             masks: vec![BlockMasks::default(); 8],
             level: simd::detected_level(),
             use_fast_walk: true,
+            last_path: DecodePath::General,
             soh_bits: vec![0; 8],
             tag_end_bits: vec![0; 8],
             ends: vec![0; 64 + simd::POSITIONS_SLACK],
@@ -511,6 +533,13 @@ impl Decoder {
         self.use_fast_walk = fast_walk;
     }
 
+    /// Which way the last decoded message went (for tests that check the
+    /// fast paths are taken, not only that the results agree).
+    #[doc(hidden)]
+    pub fn last_path(&self) -> DecodePath {
+        self.last_path
+    }
+
     /// Mutable access to its configuration (e.g. to add data fields).
     pub fn config_mut(&mut self) -> &mut DecoderConfig {
         &mut self.config
@@ -521,6 +550,38 @@ impl Decoder {
     pub fn decode<'a>(&'a mut self, msg: &'a [u8]) -> Result<MessageView<'a>, DecodeError> {
         if msg.len() > self.config.max_message_size {
             return Err(DecodeError::TooLarge { len: msg.len() });
+        }
+        if self.use_fast_walk
+            && self.level == simd::Level::Avx512
+            && msg.len() <= simd::SMALL_MESSAGE
+        {
+            // The common small message in one vector pass; anything else
+            // (or anything wrong) the general way below.
+            self.index.next_generation(simd::SMALL_MESSAGE);
+            let lengths = self
+                .config
+                .data_fields
+                .bitmap
+                .first_chunk::<16>()
+                .expect("the bitmap covers tags below 1024");
+            let layout = simd::small_layout(
+                self.level,
+                msg,
+                lengths,
+                self.index.generation,
+                &mut self.index.direct,
+                &mut self.entries,
+                &mut self.small_scratch,
+            );
+            if let Some(l) = layout.filter(|l| trailer_ok(&self.config, msg, l)) {
+                self.last_path = DecodePath::Vector;
+                return Ok(MessageView {
+                    msg,
+                    entries: &self.entries[..l.fields as usize],
+                    index: &self.index,
+                    first_empty: None,
+                });
+            }
         }
         let blocks = msg.len().div_ceil(64);
         if self.masks.len() < blocks {
@@ -551,9 +612,11 @@ impl Decoder {
         } else {
             None
         };
+        self.last_path = DecodePath::Fast;
         let fields = match fast {
             Some(fields) => fields,
             None => {
+                self.last_path = DecodePath::General;
                 // Raw data, a malformed field or an unusual tag: the general walk
                 // handles (and reports) everything. Start the index afresh.
                 self.index.next_generation(max_fields);
@@ -915,6 +978,40 @@ fn body_length(v: &[u8]) -> Option<usize> {
         n = n * 10 + d as usize;
     }
     Some(n)
+}
+
+/// BodyLength and CheckSum of a message the vector decoder laid out (which
+/// checked the tags: 8, 9, 35 first, 10 last): the trailer must be exactly
+/// `10=` and three digits. `false` sends the message the general way, which
+/// reports what is wrong.
+#[inline]
+fn trailer_ok(config: &DecoderConfig, msg: &[u8], l: &simd::SmallLayout) -> bool {
+    let len = msg.len();
+    if len < 8 || msg[len - 8] != SOH || &msg[len - 7..len - 4] != b"10=" {
+        return false;
+    }
+    let v = &msg[len - 4..len - 1];
+    if !v.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    let (bl_start, bl_end) = (l.body_length.0 as usize, l.body_length.1 as usize);
+    if config.validate_body_length {
+        let Some(declared) = msg.get(bl_start..bl_end).and_then(body_length) else {
+            return false;
+        };
+        if declared + bl_end + 1 != len - 7 {
+            return false;
+        }
+    }
+    if config.validate_checksum {
+        let declared =
+            (v[0] - b'0') as u32 * 100 + (v[1] - b'0') as u32 * 10 + (v[2] - b'0') as u32;
+        let trailer = (b'1' + b'0' + b'=' + SOH) as u32 + v[0] as u32 + v[1] as u32 + v[2] as u32;
+        if declared != l.sum.wrapping_sub(trailer) % 256 {
+            return false;
+        }
+    }
+    true
 }
 
 fn check_structure(

@@ -39,8 +39,8 @@ pub mod simd;
 pub mod value;
 
 pub use decode::{
-    DataFields, DecodeError, Decoder, DecoderConfig, Field, FieldIter, FieldSlice, FromFixValue,
-    Group, GroupEntries, MessageView, TagIter,
+    DataFields, DecodeError, DecodePath, Decoder, DecoderConfig, Field, FieldIter, FieldSlice,
+    FromFixValue, Group, GroupEntries, MessageView, TagIter,
 };
 pub use encode::{EncodeBuffer, MessageEncoder};
 pub use frame::{Frame, FrameEvent, Framer, GarbledReason};

@@ -336,6 +336,65 @@ pub fn scalar_tag_values(
     Ok(())
 }
 
+/// Messages up to this length are decoded by [`small_layout`] in one pass.
+pub(crate) const SMALL_MESSAGE: usize = 256;
+
+/// What [`small_layout`] found besides the entries.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SmallLayout {
+    /// Number of fields.
+    pub fields: u32,
+    /// Wrapping sum of all bytes.
+    pub sum: u32,
+    /// BodyLength's value: `msg[body_length.0..body_length.1]`.
+    pub body_length: (u32, u32),
+}
+
+/// The whole field layout of a message of at most [`SMALL_MESSAGE`] bytes,
+/// in registers, in one pass, where AVX-512 can ([`Level::Avx512`]): masks
+/// and sum, the tag of every field, the entries, and the direct tag index
+/// (`direct[tag] = generation << 32 | first field`). `lengths` marks the
+/// data-length tags below 1024.
+///
+/// `None` unless this is the common case the rest of the decoder expects
+/// from it: every field `tag=value` with a tag of one to four digits (no
+/// leading zero) below 1024 that is not a data-length tag, no empty value,
+/// at least four fields, 8 then 9 then 35 first and 10 last. The caller then
+/// decodes the general way (which also reports what is wrong). BodyLength
+/// and CheckSum are left to the caller. Tables: `entries` at least
+/// `SMALL_MESSAGE + 16` long, `scratch` at least `3 * (SMALL_MESSAGE + 64)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn small_layout(
+    level: Level,
+    msg: &[u8],
+    lengths: &[u64; 16],
+    generation: u32,
+    direct: &mut [u64; 1024],
+    entries: &mut [crate::decode::Entry],
+    scratch: &mut [u32],
+) -> Option<SmallLayout> {
+    if msg.is_empty()
+        || msg.len() > SMALL_MESSAGE
+        || entries.len() < SMALL_MESSAGE + 16
+        || scratch.len() < 3 * (SMALL_MESSAGE + 64)
+    {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if level == Level::Avx512 && available(Level::Avx512) {
+            // SAFETY: AVX-512 support was just checked; the message is at
+            // most 256 bytes and every table has the room the kernel needs
+            // (checked above).
+            return unsafe {
+                x86::small_layout_avx512(msg, lengths, generation, direct, entries, scratch)
+            };
+        }
+    }
+    let _ = (level, lengths, generation, direct);
+    None
+}
+
 /// The reference definition of [`field_masks_and_sum`].
 pub fn scalar_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
     let mut sum = 0u32;
@@ -474,6 +533,286 @@ mod x86 {
             }
         }
         _mm512_storeu_si512(chunk, acc);
+    }
+
+    /// Positions of set bits, gathered in a register and written as whole
+    /// 16-lane chunks (see [`positions_avx512`]).
+    struct Positions {
+        acc: __m512i,
+        fill: i32,
+        chunk: *mut __m512i,
+        count: usize,
+    }
+
+    impl Positions {
+        /// SAFETY: `out` must hold `SMALL_MESSAGE + 64` slots.
+        #[target_feature(enable = "avx512f")]
+        #[inline]
+        unsafe fn new(out: *mut u32) -> Self {
+            Positions {
+                acc: _mm512_setzero_si512(),
+                fill: 0,
+                chunk: out as *mut __m512i,
+                count: 0,
+            }
+        }
+
+        /// Appends the set bits of `bits` (block `w`).
+        ///
+        /// SAFETY: AVX-512F/BW/VBMI2 available; at most `SMALL_MESSAGE`
+        /// positions in all, so the chunks stay inside the table.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
+        #[inline]
+        unsafe fn push(&mut self, bits: u64, w: usize, iota: __m512i, lanes: __m512i) {
+            let n = bits.count_ones() as i32;
+            self.count += n as usize;
+            let packed = _mm512_maskz_compress_epi8(bits, iota);
+            let base = _mm512_set1_epi32((w * 64) as i32);
+            for piece in 0..(n as usize).div_ceil(16) {
+                let v = _mm512_add_epi32(_mm512_cvtepu8_epi32(lane128(packed, piece)), base);
+                let m = (n - 16 * piece as i32).min(16);
+                let from_v = (0xFFFFu32 << self.fill) as u16;
+                let idx = _mm512_sub_epi32(lanes, _mm512_set1_epi32(self.fill));
+                self.acc = _mm512_mask_permutexvar_epi32(self.acc, from_v, idx, v);
+                if self.fill + m >= 16 {
+                    _mm512_storeu_si512(self.chunk, self.acc);
+                    self.chunk = self.chunk.add(1);
+                    let idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(16 - self.fill));
+                    self.acc = _mm512_permutexvar_epi32(idx, v);
+                    self.fill += m - 16;
+                } else {
+                    self.fill += m;
+                }
+            }
+        }
+
+        /// Writes the last, partial chunk.
+        ///
+        /// SAFETY: AVX-512F available; the chunk lies inside the table (the
+        /// 64 slots of slack).
+        #[target_feature(enable = "avx512f")]
+        #[inline]
+        unsafe fn flush(&mut self) {
+            _mm512_storeu_si512(self.chunk, self.acc);
+        }
+    }
+
+    /// See [`super::small_layout`].
+    ///
+    /// SAFETY: the caller guarantees AVX-512F/BW/VBMI/VBMI2, `1 <=
+    /// msg.len() <= 256`, `entries.len() >= 272` and `scratch.len() >= 960`.
+    /// The message is read by full loads of blocks inside it and a masked
+    /// load of its last partial block; the tables are written in 16-lane
+    /// chunks, at most `ceil(fields / 16)` of them, fields <= 256; the
+    /// direct index is written by scatters of tags below 1024 (checked).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
+    pub unsafe fn small_layout_avx512(
+        msg: &[u8],
+        lengths: &[u64; 16],
+        generation: u32,
+        direct: &mut [u64; 1024],
+        entries: &mut [crate::decode::Entry],
+        scratch: &mut [u32],
+    ) -> Option<super::SmallLayout> {
+        let len = msg.len();
+        let blocks = len.div_ceil(64);
+        let iota = _mm512_set_epi8(
+            63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42,
+            41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20,
+            19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+        );
+        let lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        let (ends_out, rest) = scratch.split_at_mut(256 + 64);
+        let (eqs_out, tags_out) = rest.split_at_mut(256 + 64);
+        let mut ends = Positions::new(ends_out.as_mut_ptr());
+        let mut eqs = Positions::new(eqs_out.as_mut_ptr());
+
+        // 1. Per block: masks, the byte sum, each tag's '=' (see the fast
+        //    walk in decode.rs), positions.
+        let mut block = [_mm512_setzero_si512(); 4];
+        let mut sum = _mm512_setzero_si512();
+        let (mut start_in, mut add_in, mut eq_in) = (1u64, false, 0u64);
+        let (mut bad, mut empty) = (0u64, 0u64);
+        for (w, slot) in block.iter_mut().enumerate().take(blocks) {
+            let base = w * 64;
+            let v = if base + 64 <= len {
+                _mm512_loadu_si512(msg.as_ptr().add(base) as *const __m512i)
+            } else {
+                let keep = (1u64 << (len - base)) - 1;
+                _mm512_maskz_loadu_epi8(keep, msg.as_ptr().add(base) as *const i8)
+            };
+            *slot = v;
+            sum = _mm512_add_epi64(sum, _mm512_sad_epu8(v, _mm512_setzero_si512()));
+            let soh = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(crate::SOH as i8));
+            let eq = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'=' as i8));
+            let d = _mm512_sub_epi8(v, _mm512_set1_epi8(b'0' as i8));
+            let digit = _mm512_cmple_epu8_mask(d, _mm512_set1_epi8(9));
+            let zero = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'0' as i8));
+            let mut starts = (soh << 1) | start_in;
+            start_in = soh >> 63;
+            if base + 64 > len {
+                starts &= (1u64 << (len - base)) - 1;
+            }
+            let (t, c1) = digit.overflowing_add(starts);
+            let (t, c2) = t.overflowing_add(add_in as u64);
+            add_in = c1 | c2;
+            let tag_ends = t & !digit;
+            bad |= (starts & (!digit | zero)) | (tag_ends & !eq);
+            empty |= ((tag_ends << 1) | eq_in) & soh;
+            eq_in = tag_ends >> 63;
+            ends.push(soh, w, iota, lanes);
+            eqs.push(tag_ends, w, iota, lanes);
+        }
+        let k = ends.count;
+        if bad | empty != 0 || k != eqs.count || k < 4 {
+            return None;
+        }
+        ends.flush();
+        eqs.flush();
+
+        // 2. Per 16 fields: tag values (bytes permuted out of the blocks),
+        //    checks, entries.
+        let spread = _mm512_set1_epi32(0x0101_0101);
+        let offsets = _mm512_set1_epi32(0x0302_0100);
+        let four = _mm512_set1_epi32(4);
+        let one = _mm512_set1_epi32(1);
+        let tens = _mm512_set1_epi16(0x010A);
+        let hundreds = _mm512_set1_epi32(0x0001_0064);
+        let bitmap_lo = _mm512_loadu_si512(lengths.as_ptr() as *const __m512i);
+        let bitmap_hi = _mm512_loadu_si512(lengths.as_ptr().add(8) as *const __m512i);
+        // Entries interleaved: output j, lane i is component (16j + i) % 3
+        // of field (16j + i) / 3 (fields relative to the chunk).
+        let field_of = |j: i32| {
+            _mm512_set_epi32(
+                (16 * j + 15) / 3,
+                (16 * j + 14) / 3,
+                (16 * j + 13) / 3,
+                (16 * j + 12) / 3,
+                (16 * j + 11) / 3,
+                (16 * j + 10) / 3,
+                (16 * j + 9) / 3,
+                (16 * j + 8) / 3,
+                (16 * j + 7) / 3,
+                (16 * j + 6) / 3,
+                (16 * j + 5) / 3,
+                (16 * j + 4) / 3,
+                (16 * j + 3) / 3,
+                (16 * j + 2) / 3,
+                (16 * j + 1) / 3,
+                (16 * j) / 3,
+            )
+        };
+        let component = |j: i32, c: i32| -> u16 {
+            let mut m = 0u16;
+            for i in 0..16 {
+                if (16 * j + i) % 3 == c {
+                    m |= 1 << i;
+                }
+            }
+            m
+        };
+        let from_second = |j: i32| _mm512_maskz_mov_epi32(component(j, 1), _mm512_set1_epi32(16));
+        let chunks = k.div_ceil(16);
+        let mut prev_end = _mm512_set1_epi32(-1);
+        let (mut long, mut unusual) = (0u16, 0u16);
+        let mut body_length = (0u32, 0u32);
+        for c in 0..chunks {
+            let valid: u16 = if k - 16 * c >= 16 {
+                !0
+            } else {
+                (1u16 << (k - 16 * c)) - 1
+            };
+            let end = _mm512_loadu_si512(ends_out.as_ptr().add(16 * c) as *const __m512i);
+            let eq = _mm512_loadu_si512(eqs_out.as_ptr().add(16 * c) as *const __m512i);
+            let start = _mm512_add_epi32(_mm512_alignr_epi32::<15>(end, prev_end), one);
+            prev_end = _mm512_permutexvar_epi32(_mm512_set1_epi32(15), end);
+            let tag_len = _mm512_sub_epi32(eq, start);
+            long |= _mm512_mask_cmpgt_epu32_mask(valid, tag_len, four);
+            let idx = _mm512_add_epi32(_mm512_mullo_epi32(start, spread), offsets);
+            let low = _mm512_permutex2var_epi8(block[0], idx, block[1]);
+            let high = _mm512_permutex2var_epi8(block[2], idx, block[3]);
+            let words = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high);
+            let shift = _mm512_slli_epi32::<3>(_mm512_sub_epi32(four, tag_len));
+            let d = _mm512_sllv_epi32(
+                _mm512_sub_epi32(words, _mm512_set1_epi32(0x3030_3030)),
+                shift,
+            );
+            let tag = _mm512_madd_epi16(_mm512_maddubs_epi16(d, tens), hundreds);
+            // Tags of the direct table only, and no data-length tag.
+            let big = _mm512_mask_cmpge_epu32_mask(valid, tag, _mm512_set1_epi32(1024));
+            let byte = _mm512_permutex2var_epi8(bitmap_lo, _mm512_srli_epi32::<3>(tag), bitmap_hi);
+            let bit = _mm512_srlv_epi32(byte, _mm512_and_si512(tag, _mm512_set1_epi32(7)));
+            unusual |= big | _mm512_mask_test_epi32_mask(valid, bit, one);
+            if c == 0 {
+                let want = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 35, 9, 8);
+                if _mm512_mask_cmpneq_epu32_mask(0b111, tag, want) != 0 {
+                    return None;
+                }
+                let one_lane = _mm512_set1_epi32(1);
+                body_length = (
+                    _mm_cvtsi128_si32(_mm512_castsi512_si128(_mm512_permutexvar_epi32(
+                        one_lane,
+                        _mm512_add_epi32(eq, one),
+                    ))) as u32,
+                    _mm_cvtsi128_si32(_mm512_castsi512_si128(_mm512_permutexvar_epi32(
+                        one_lane, end,
+                    ))) as u32,
+                );
+            }
+            if c == chunks - 1 {
+                let last = 1u16 << ((k - 1) % 16);
+                if _mm512_mask_cmpneq_epu32_mask(last, tag, _mm512_set1_epi32(10)) != 0 {
+                    return None;
+                }
+            }
+            let value = _mm512_add_epi32(eq, one);
+            let out = entries.as_mut_ptr().add(16 * c) as *mut __m512i;
+            for j in 0..3 {
+                // Tags and values first, then the ends into their lanes.
+                let idx = _mm512_add_epi32(field_of(j), from_second(j));
+                let tv = _mm512_permutex2var_epi32(tag, idx, value);
+                let e = _mm512_mask_permutexvar_epi32(tv, component(j, 2), field_of(j), end);
+                _mm512_storeu_si512(out.add(j as usize), e);
+            }
+            _mm512_storeu_si512(tags_out.as_mut_ptr().add(16 * c) as *mut __m512i, tag);
+        }
+        if long | unusual != 0 {
+            return None;
+        }
+
+        // 3. The index, last chunk first and each chunk's lanes reversed, so
+        //    that the first occurrence of a repeated tag is written last.
+        let generation = _mm512_set1_epi64((generation as i64) << 32);
+        let reverse = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        for c in (0..chunks).rev() {
+            let valid: u16 = if k - 16 * c >= 16 {
+                !0
+            } else {
+                (1u16 << (k - 16 * c)) - 1
+            };
+            let valid = valid.reverse_bits();
+            let tag = _mm512_loadu_si512(tags_out.as_ptr().add(16 * c) as *const __m512i);
+            let tag = _mm512_permutexvar_epi32(reverse, tag);
+            let field = _mm512_add_epi32(reverse, _mm512_set1_epi32((16 * c) as i32));
+            let base = direct.as_mut_ptr() as *mut i64;
+            for half in 0..2 {
+                let (t, f) = if half == 0 {
+                    (_mm512_castsi512_si256(tag), _mm512_castsi512_si256(field))
+                } else {
+                    (
+                        _mm512_extracti64x4_epi64::<1>(tag),
+                        _mm512_extracti64x4_epi64::<1>(field),
+                    )
+                };
+                let slot = _mm512_or_si512(_mm512_cvtepu32_epi64(f), generation);
+                _mm512_mask_i32scatter_epi64::<8>(base, (valid >> (8 * half)) as u8, t, slot);
+            }
+        }
+        Some(super::SmallLayout {
+            fields: k as u32,
+            sum: _mm512_reduce_add_epi64(sum) as u32,
+            body_length,
+        })
     }
 
     /// The 16 bytes of lane `c` (0..=3) of `v`.

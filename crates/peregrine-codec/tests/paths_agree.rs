@@ -202,3 +202,36 @@ fn messages_longer_than_the_vector_registers() {
         check_all_paths(&message(&body, false, false));
     }
 }
+
+#[test]
+fn common_messages_take_the_fast_paths() {
+    // Agreement alone would not notice a fast path that always gives up.
+    let er = message(b"35=8\x0149=SENDER\x0156=TARGET\x0134=12345\x0152=20240115-10:30:00.123\x0137=ORD123456\x0117=EXEC789012\x01150=0\x0139=0\x0154=1\x01151=1000\x0114=0\x016=0\x0155=AAPL\x0138=1000\x0144=150.50\x01", false, false);
+    let mut long = b"35=D\x01".to_vec();
+    long.extend_from_slice(format!("58={}\x01", "t".repeat(300)).as_bytes());
+    let long = message(&long, false, false);
+    let mut repeated = b"35=V\x01262=R\x01267=3\x01".to_vec();
+    repeated.extend_from_slice(b"269=0\x01269=1\x01269=2\x01");
+    let repeated = message(&repeated, false, false);
+    for level in [Level::Scalar, Level::Sse2, Level::Avx2, Level::Avx512] {
+        let mut d = Decoder::new(DecoderConfig::default());
+        d.set_paths(level, true);
+        let small = if level == Level::Avx512 && peregrine_codec::simd::supported(Level::Avx512) {
+            DecodePath::Vector
+        } else {
+            DecodePath::Fast
+        };
+        for (name, msg, want) in [
+            ("er", &er, small),
+            ("repeated", &repeated, small),
+            ("long", &long, DecodePath::Fast),
+        ] {
+            d.decode(msg).unwrap();
+            assert_eq!(d.last_path(), want, "{level:?} {name}");
+        }
+        // A data field takes the general walk.
+        d.decode(&message(b"35=D\x0195=2\x0196=a\x01\x01", false, false))
+            .unwrap();
+        assert_eq!(d.last_path(), DecodePath::General, "{level:?} data field");
+    }
+}
