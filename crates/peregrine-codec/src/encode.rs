@@ -225,7 +225,7 @@ impl<'b> MessageEncoder<'b> {
     }
 
     /// An unsigned integer field.
-    #[inline]
+    #[inline(always)]
     pub fn uint(&mut self, tag: u32, v: u64) -> &mut Self {
         let w = self.window();
         let t = put_tag(w, 0, tag);
@@ -247,7 +247,7 @@ impl<'b> MessageEncoder<'b> {
     }
 
     /// A fixed-point decimal field, written with exactly its scale's digits.
-    #[inline]
+    #[inline(always)]
     pub fn decimal(&mut self, tag: u32, v: Decimal) -> &mut Self {
         let w = self.window();
         let t = put_tag(w, 0, tag);
@@ -258,7 +258,7 @@ impl<'b> MessageEncoder<'b> {
     }
 
     /// A single-character field.
-    #[inline]
+    #[inline(always)]
     pub fn char(&mut self, tag: u32, v: u8) -> &mut Self {
         let w = self.window();
         let t = put_tag(w, 0, tag);
