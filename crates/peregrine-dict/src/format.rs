@@ -13,7 +13,7 @@ const TIME: u8 = FormatClass::UtcTimeOnly as u8;
 const DATE: u8 = FormatClass::UtcDate as u8;
 
 /// True if `v` (non-empty) is well-formed for the format class.
-#[inline]
+#[inline(always)]
 pub(crate) fn check(class: u8, v: &[u8]) -> bool {
     match class {
         TEXT => true,
@@ -21,9 +21,9 @@ pub(crate) fn check(class: u8, v: &[u8]) -> bool {
         DECIMAL => is_decimal(v),
         BOOL => v == b"Y" || v == b"N",
         CHAR => v.len() == 1,
-        TS => parse_timestamp(v).is_some(),
-        TIME => is_time(v),
-        DATE => v.len() == 8 && date(v).is_some(),
+        TS => is_timestamp(v),
+        TIME => is_time_of_day(v),
+        DATE => is_date(v),
         _ => true,
     }
 }
@@ -110,9 +110,51 @@ fn time(v: &[u8]) -> Option<(u32, u32, u32, u32)> {
     Some((h, m, s, nanos))
 }
 
+/// `YYYYMMDD-HH:MM:SS[.f{1,9}]` well-formed: the checks of [`parse_timestamp`] without
+/// computing anything (validation runs this on every timestamp of every message).
 #[inline]
-fn is_time(v: &[u8]) -> bool {
-    time(v).is_some()
+fn is_timestamp(v: &[u8]) -> bool {
+    v.len() >= 17 && v[8] == b'-' && is_date(&v[..8]) && is_time_of_day(&v[9..])
+}
+
+/// Two ASCII digits forming a number ≤ `max`.
+#[inline(always)]
+fn two_digits_at_most(a: u8, b: u8, max: u8) -> bool {
+    a.is_ascii_digit() && b.is_ascii_digit() && (a - b'0') * 10 + (b - b'0') <= max
+}
+
+/// `YYYYMMDD` with month 1–12 and day 1–31 (what [`date`] accepts).
+#[inline]
+fn is_date(v: &[u8]) -> bool {
+    let [y0, y1, y2, y3, m0, m1, d0, d1] = *v else {
+        return false;
+    };
+    y0.is_ascii_digit()
+        && y1.is_ascii_digit()
+        && y2.is_ascii_digit()
+        && y3.is_ascii_digit()
+        && two_digits_at_most(m0, m1, 12)
+        && (m0, m1) != (b'0', b'0')
+        && two_digits_at_most(d0, d1, 31)
+        && (d0, d1) != (b'0', b'0')
+}
+
+/// `HH:MM:SS` plus an optional `.` and 1–9 digits (what [`time`] accepts).
+#[inline]
+fn is_time_of_day(v: &[u8]) -> bool {
+    let [h0, h1, b':', m0, m1, b':', s0, s1, frac @ ..] = v else {
+        return false;
+    };
+    two_digits_at_most(*h0, *h1, 23)
+        && two_digits_at_most(*m0, *m1, 59)
+        && two_digits_at_most(*s0, *s1, 60)
+        && match frac {
+            [] => true,
+            [b'.', digits @ ..] => {
+                (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit)
+            }
+            _ => false,
+        }
 }
 
 /// Parses `YYYYMMDD-HH:MM:SS[.f{1,9}]` to nanoseconds since the Unix epoch.
@@ -179,6 +221,40 @@ mod tests {
             "20240115 10:30:00",
         ] {
             assert!(!check(TS, bad.as_bytes()), "{bad}");
+        }
+        // The check-only path agrees with the parser, on good and bad inputs.
+        for v in [
+            "20240115-10:30:00.123",
+            "20240115-10:30:00",
+            "20240115-23:59:60.123456789",
+            "20240115-24:00:00",
+            "20240115-10:60:00",
+            "20240115-10:30:61",
+            "20241315-10:30:00",
+            "20240015-10:30:00",
+            "20240100-10:30:00",
+            "20240132-10:30:00",
+            "2024011-10:30:00.1",
+            "20240115-10:30:00.1234567890",
+            "20240115-10:30:00.12a",
+            "20240115-10:30:00.",
+            "2024a115-10:30:00",
+            "20240115-1a:30:00",
+            "20240115-10-30:00",
+        ] {
+            assert_eq!(
+                is_timestamp(v.as_bytes()),
+                parse_timestamp(v.as_bytes()).is_some(),
+                "{v}"
+            );
+            let (d, t) = v.split_at(8);
+            assert_eq!(is_date(d.as_bytes()), date(d.as_bytes()).is_some(), "{d}");
+            let t = &t[1..];
+            assert_eq!(
+                is_time_of_day(t.as_bytes()),
+                time(t.as_bytes()).is_some(),
+                "{t}"
+            );
         }
         assert_eq!(parse_timestamp(b"19700101-00:00:01.5"), Some(1_500_000_000));
         assert_eq!(

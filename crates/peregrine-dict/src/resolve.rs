@@ -49,6 +49,7 @@ impl Builder<'_> {
                     tag: f.tag,
                     required: ctx_required && f.required,
                     group: NO_GROUP,
+                    info: FieldInfo::default(),
                 }),
                 Member::Component(c) => {
                     if stack.contains(&c.index) {
@@ -76,6 +77,7 @@ impl Builder<'_> {
                         tag: g.count_tag,
                         required: ctx_required && g.required,
                         group: scope,
+                        info: FieldInfo::default(),
                     });
                 }
             }
@@ -172,7 +174,7 @@ pub(crate) fn resolve(dict: &mut Dictionary, file: &str) -> Result<(), DictError
         b.scopes.push(s);
         message_scopes.push((b.scopes.len() - 1) as u32);
     }
-    let scopes = b.scopes;
+    let mut scopes = b.scopes;
 
     // Field info and enum sets.
     let fix42 = dict.is_fix_4_2_or_later();
@@ -208,6 +210,15 @@ pub(crate) fn resolve(dict: &mut Dictionary, file: &str) -> Result<(), DictError
             enums.push(set);
         }
         field_info[tag] = info;
+    }
+
+    // Every member slot carries its field's checks.
+    for scope in &mut scopes {
+        for slot in scope.slots.iter_mut() {
+            if let Some(info) = field_info.get(slot.tag as usize) {
+                slot.info = *info;
+            }
+        }
     }
 
     // Header / trailer classification (static lists plus the dictionary's own, including

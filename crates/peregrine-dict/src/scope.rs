@@ -5,7 +5,7 @@ use crate::dictionary::Dictionary;
 pub(crate) const NO_GROUP: u32 = u32::MAX;
 
 /// Per-tag validation info, dense by tag (8 bytes).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct FieldInfo {
     /// 0 = tag not defined, else a `FormatClass` discriminant.
     pub(crate) class: u8,
@@ -17,6 +17,17 @@ pub(crate) struct FieldInfo {
 
 impl FieldInfo {
     pub(crate) const NO_ENUM: u32 = u32::MAX;
+}
+
+impl Default for FieldInfo {
+    /// An undefined tag: no format, no enum.
+    fn default() -> Self {
+        FieldInfo {
+            class: 0,
+            multi: false,
+            enum_idx: FieldInfo::NO_ENUM,
+        }
+    }
 }
 
 /// A small sorted set of enum values: one-byte values in a bitmap, longer ones sorted.
@@ -45,13 +56,16 @@ impl EnumSet {
     }
 }
 
-/// One member slot of a flattened scope.
+/// One member slot of a flattened scope, with the member's value checks copied in so that
+/// validating a member takes one lookup (16 bytes).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
     pub(crate) tag: u32,
     pub(crate) required: bool,
     /// Scope index of the group this count tag opens, or `NO_GROUP`.
     pub(crate) group: u32,
+    /// The field's [`FieldInfo`] (filled in once the field table is built).
+    pub(crate) info: FieldInfo,
 }
 
 /// A flattened message body, header, trailer or group: components expanded, nested groups

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::dictionary::Runtime;
-use crate::dictionary::{Dictionary, SECTION_HEADER, SECTION_TRAILER, TRAILER_SCOPE};
+use crate::dictionary::{Dictionary, SECTION_BODY, SECTION_HEADER, SECTION_TRAILER, TRAILER_SCOPE};
 use crate::format;
 use crate::scope::{FieldInfo, Scope, NO_GROUP};
 use crate::MAX_GROUP_DEPTH;
@@ -388,17 +388,45 @@ impl Errors {
     }
 }
 
-#[inline]
-fn test_bit(bits: &[u64], base: usize, words: usize, slot: usize) -> bool {
-    words != 0 && bits[base + (slot >> 6)] & (1u64 << (slot & 63)) != 0
+/// Whether the slot's bit was set; sets it. A bit past the scratch (which `need` sizes,
+/// so never in practice) reads as unset and is not recorded: no panic.
+#[inline(always)]
+fn test_and_set(bits: &mut [u64], base: usize, slot: usize) -> bool {
+    match bits.get_mut(base + (slot >> 6)) {
+        Some(word) => {
+            let mask = 1u64 << (slot & 63);
+            let was = *word & mask != 0;
+            *word |= mask;
+            was
+        }
+        None => false,
+    }
 }
 
 #[inline]
-fn set_bit(bits: &mut [u64], base: usize, words: usize, slot: usize) {
-    if words != 0 {
-        bits[base + (slot >> 6)] |= 1u64 << (slot & 63);
-    }
+fn test_bit(bits: &[u64], base: usize, slot: usize) -> bool {
+    bits.get(base + (slot >> 6))
+        .is_some_and(|w| w & (1u64 << (slot & 63)) != 0)
 }
+
+/// Section transitions of the top-level walk, indexed by `state * 3 + section` (sections:
+/// body 0, header 1, trailer 2): the next state, with [`OUT_OF_ORDER`] set where the field
+/// breaks header-body-trailer order (the state then stays as it was).
+const SECTION_STEP: [u8; 9] = [
+    // state body: body, header (out of order), trailer
+    SECTION_BODY,
+    SECTION_BODY | OUT_OF_ORDER,
+    SECTION_TRAILER,
+    // state header: body, header, trailer
+    SECTION_BODY,
+    SECTION_HEADER,
+    SECTION_TRAILER,
+    // state trailer: body (out of order), header (out of order), trailer
+    SECTION_TRAILER | OUT_OF_ORDER,
+    SECTION_TRAILER | OUT_OF_ORDER,
+    SECTION_TRAILER,
+];
+const OUT_OF_ORDER: u8 = 0x80;
 
 /// The lowest required tag of the scope whose bit is not set (framing fields 8, 9, 35 and
 /// 10 are guaranteed by the codec and never reported, even if the caller leaves them out).
@@ -410,7 +438,7 @@ fn missing_required(bits: &[u64], ctx: &Ctx<'_>) -> Option<u32> {
         .required
         .iter()
         .map(|&s| s as usize)
-        .filter(|&s| !test_bit(bits, ctx.base, ctx.words, s))
+        .filter(|&s| !test_bit(bits, ctx.base, s))
         .map(|s| ctx.scope.slots[s].tag)
         .find(|t| !matches!(t, 8 | 9 | 35 | 10))
 }
@@ -559,23 +587,26 @@ impl<'d> Validator<'d> {
         ))
     }
 
+    /// Empty value (4), format (6), enum (5) for a field with these checks.
     #[inline(always)]
-    fn value_check(&self, ctx: &Ctx<'_>, tag: u32, value: &[u8]) -> Option<SessionRejectReason> {
+    fn check_value(
+        &self,
+        rt: &Runtime,
+        info: FieldInfo,
+        value: &[u8],
+    ) -> Option<SessionRejectReason> {
         if value.is_empty() {
             return self
                 .settings
                 .validate_fields_have_values
                 .then_some(SessionRejectReason::TagSpecifiedWithoutAValue);
         }
-        let info = match ctx.rt.field_info.get(tag as usize) {
-            Some(i) if i.class != 0 => *i,
-            _ => return None,
-        };
-        if info.class != format::TEXT && !format::check(info.class, value) {
+        // Class 0 (undefined tag) and TEXT have no format to check.
+        if info.class > format::TEXT && !format::check(info.class, value) {
             return Some(SessionRejectReason::IncorrectDataFormatForValue);
         }
         if info.enum_idx != FieldInfo::NO_ENUM {
-            let set = &ctx.rt.enums[info.enum_idx as usize];
+            let set = &rt.enums[info.enum_idx as usize];
             let ok = if info.multi {
                 value
                     .split(|&b| b == b' ')
@@ -588,6 +619,18 @@ impl<'d> Validator<'d> {
             }
         }
         None
+    }
+
+    /// [`Validator::check_value`] for a tag that is not a member of the scope.
+    #[inline]
+    fn value_check(&self, ctx: &Ctx<'_>, tag: u32, value: &[u8]) -> Option<SessionRejectReason> {
+        let info = ctx
+            .rt
+            .field_info
+            .get(tag as usize)
+            .copied()
+            .unwrap_or_default();
+        self.check_value(ctx.rt, info, value)
     }
 
     /// Is a tag that is not a member of the scope acceptable? Returns the reason if not.
@@ -633,74 +676,73 @@ impl<'d> Validator<'d> {
                 group_required: None,
             },
         };
-        let mut header = w.ctx(&t.scopes[0], t, PHASE_HEADER);
-        let mut trailer = w.ctx(&t.scopes[TRAILER_SCOPE as usize], t, PHASE_TRAILER);
-        let mut bodyc = w.ctx(body, &body_dict.rt, PHASE_BODY);
+        // Indexed by section (SECTION_BODY = 0, SECTION_HEADER = 1, SECTION_TRAILER = 2).
+        let header = w.ctx(&t.scopes[0], t, PHASE_HEADER);
+        let trailer = w.ctx(&t.scopes[TRAILER_SCOPE as usize], t, PHASE_TRAILER);
+        let bodyc = w.ctx(body, &body_dict.rt, PHASE_BODY);
+        let mut ctxs = [bodyc, header, trailer];
         let mut state = SECTION_HEADER;
         let check_order = self.settings.validate_fields_out_of_order;
         let mut it = fields.into_iter();
         let mut pending: Option<(u32, &'a [u8])> = None;
 
-        loop {
-            let (tag, value) = match pending.take() {
-                Some(p) => p,
-                None => match it.next() {
-                    Some(p) => p,
-                    None => break,
-                },
-            };
-            let ctx = match self.transport.section_of(tag) {
-                SECTION_HEADER => {
-                    if state != SECTION_HEADER && check_order {
-                        return Err(out_of_order(tag));
-                    }
-                    &mut header
-                }
-                SECTION_TRAILER => {
-                    state = SECTION_TRAILER;
-                    &mut trailer
-                }
-                _ => {
-                    if state == SECTION_TRAILER && check_order {
-                        return Err(out_of_order(tag));
-                    }
-                    if state == SECTION_HEADER {
-                        state = 0;
-                    }
-                    &mut bodyc
-                }
-            };
-            if let Some(r) = self.value_check(ctx, tag, value) {
-                w.errs.field(ctx.phase, tag, r);
+        let mut next = it.next();
+        // Runs of fields of one section (header, body, trailer) are walked with their
+        // context in locals; a field of another section ends the run.
+        while let Some((first_tag, first_value)) = next {
+            let section = self.transport.section_of(first_tag);
+            let step = SECTION_STEP[(state * 3 + section) as usize];
+            if step & OUT_OF_ORDER != 0 && check_order {
+                return Err(out_of_order(first_tag));
             }
-            match ctx.scope.slot(tag) {
-                Some(slot) => {
-                    if test_bit(&w.bits, ctx.base, ctx.words, slot) {
-                        return Err(ValidationError::new(
-                            SessionRejectReason::TagAppearsMoreThanOnce,
-                            Some(tag),
-                        ));
+            state = step & !OUT_OF_ORDER;
+            let mut ctx = ctxs[section as usize];
+            let (mut tag, mut value) = (first_tag, first_value);
+            loop {
+                match ctx.scope.slot(tag) {
+                    Some(slot) => {
+                        let s = ctx.scope.slots[slot];
+                        if let Some(r) = self.check_value(ctx.rt, s.info, value) {
+                            w.errs.field(ctx.phase, tag, r);
+                        }
+                        if test_and_set(&mut w.bits, ctx.base, slot) {
+                            return Err(ValidationError::new(
+                                SessionRejectReason::TagAppearsMoreThanOnce,
+                                Some(tag),
+                            ));
+                        }
+                        ctx.req_seen += s.required as usize;
+                        if s.group != NO_GROUP {
+                            let (rt, phase) = (ctx.rt, ctx.phase);
+                            pending =
+                                self.group(&mut w, &mut it, rt, s.group, tag, value, phase, 1)?;
+                        }
                     }
-                    set_bit(&mut w.bits, ctx.base, ctx.words, slot);
-                    let s = ctx.scope.slots[slot];
-                    if s.required {
-                        ctx.req_seen += 1;
-                    }
-                    if s.group != NO_GROUP {
-                        let rt = ctx.rt;
-                        let phase = ctx.phase;
-                        pending = self.group(&mut w, &mut it, rt, s.group, tag, value, phase, 1)?;
+                    None => {
+                        if let Some(r) = self.value_check(&ctx, tag, value) {
+                            w.errs.field(ctx.phase, tag, r);
+                        }
+                        if let Some(r) = self.non_member(&ctx, tag) {
+                            w.errs.field(ctx.phase, tag, r);
+                        }
                     }
                 }
-                None => {
-                    if let Some(r) = self.non_member(ctx, tag) {
-                        w.errs.field(ctx.phase, tag, r);
+                next = match pending.take() {
+                    Some(p) => Some(p),
+                    None => it.next(),
+                };
+                match next {
+                    Some((t, v)) if self.transport.section_of(t) == section => {
+                        (tag, value) = (t, v);
                     }
+                    _ => break,
                 }
             }
+            ctxs[section as usize] = ctx;
         }
 
-        for ctx in [&header, &trailer, &bodyc] {
+        let [bodyc, header, trailer] = &ctxs;
+        for ctx in [header, trailer, bodyc] {
             if let Some(m) = missing_required(&w.bits, ctx) {
                 return Err(required_missing(m));
             }
@@ -758,8 +800,8 @@ impl<'d> Validator<'d> {
                 }
                 instances += 1;
                 ctx.req_seen = 0;
-                if ctx.words != 0 {
-                    w.bits[ctx.base..ctx.base + ctx.words].fill(0);
+                if let Some(words) = w.bits.get_mut(ctx.base..ctx.base + ctx.words) {
+                    words.fill(0);
                 }
             } else {
                 if instances == 0 {
@@ -768,7 +810,7 @@ impl<'d> Validator<'d> {
                         Some(tag),
                     ));
                 }
-                if test_bit(&w.bits, ctx.base, ctx.words, slot) {
+                if test_and_set(&mut w.bits, ctx.base, slot) {
                     return Err(ValidationError::new(
                         SessionRejectReason::TagAppearsMoreThanOnce,
                         Some(tag),
@@ -781,13 +823,13 @@ impl<'d> Validator<'d> {
                     ));
                 }
             }
-            last_slot = slot;
-            set_bit(&mut w.bits, ctx.base, ctx.words, slot);
-            let s = scope.slots[slot];
-            if s.required {
-                ctx.req_seen += 1;
+            if tag == scope.delimiter {
+                test_and_set(&mut w.bits, ctx.base, slot);
             }
-            if let Some(r) = self.value_check(&ctx, tag, value) {
+            last_slot = slot;
+            let s = scope.slots[slot];
+            ctx.req_seen += s.required as usize;
+            if let Some(r) = self.check_value(rt, s.info, value) {
                 w.errs.field(PHASE_GROUP, tag, r);
             }
             if s.group != NO_GROUP && depth < MAX_GROUP_DEPTH {
@@ -820,7 +862,8 @@ struct Walk<const W: usize> {
 
 impl<const W: usize> Walk<W> {
     /// A context with its own zeroed bitset words (none if the scratch is exhausted: then
-    /// duplicate and required checks are skipped for that scope, never a panic).
+    /// its words lie past the scratch, and duplicate and required checks are skipped for
+    /// that scope, never a panic).
     #[inline]
     fn ctx<'d>(&mut self, scope: &'d Scope, rt: &'d Runtime, phase: u8) -> Ctx<'d> {
         let words = scope.words as usize;
@@ -828,7 +871,7 @@ impl<const W: usize> Walk<W> {
             self.next_word += words;
             (self.next_word - words, words)
         } else {
-            (0, 0)
+            (W, 0)
         };
         Ctx {
             scope,
