@@ -13,8 +13,18 @@
 //!   dates, parsed and formatted without allocation or floating point.
 //! * [`EncodeBuffer`]: build messages into a reused buffer with minimal
 //!   BodyLength digits and the CheckSum.
-//! * [`simd`]: the vectorised scans (AVX2/SSE2 at run time, scalar fallback);
-//!   the only module with `unsafe`.
+//! * [`simd`]: the vectorised scans (AVX-512, AVX2 or SSE2 chosen at run
+//!   time, scalar fallback); the only module with `unsafe`.
+//!
+//! How a message is decoded: one vector pass marks SOH, `=`, digits and `0`
+//! per 64-byte block and sums the bytes; the `=` that ends every tag is then
+//! found for all fields at once by adding the field starts to the digit mask
+//! (the carry runs through each tag's digits and stops on its `=`), which
+//! also checks every tag's syntax. On AVX-512, a message of up to 256 bytes
+//! is finished in the same registers (tag values, entries, index); other
+//! messages take a scalar walk with no dependency between fields; data
+//! fields (raw bytes that may hold SOH) and anything malformed take the
+//! general walk, which reports the precise error.
 //!
 //! ```
 //! use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer, frame::{Framer, Frame}};

@@ -1,21 +1,31 @@
 //! The only module of the codec that uses `unsafe`: vectorised scans.
 //!
-//! Two primitives, each with run-time detected AVX-512BW, AVX2 and SSE2 paths
-//! and a scalar fallback that defines their meaning:
+//! Each primitive has run-time detected vector paths (AVX-512 with BW, VBMI
+//! and VBMI2; AVX2; SSE2) and a scalar fallback that defines its meaning:
 //!
 //! * [`field_masks_and_sum`]: for every 64-byte block of the input, bit masks
-//!   ([`BlockMasks`]) of the positions holding SOH (0x01), `=` and ASCII
-//!   digits, and the wrapping byte sum of the input (the FIX CheckSum is that
+//!   ([`BlockMasks`]) of the positions holding SOH (0x01), `=`, ASCII digits
+//!   and `0`, and the wrapping byte sum of the input (the FIX CheckSum is that
 //!   sum modulo 256). One pass serves the field walk, tag syntax and the checksum.
+//! * [`bit_positions`]: the positions of the set bits of a run of masks, in order.
+//! * [`tag_values`]: the values of all tags of a message at once.
 //! * [`byte_sum`]: the byte sum alone (for the encoder's CheckSum).
+//! * `small_layout` (crate-private): the decoder's one-pass path for messages
+//!   of up to 256 bytes on AVX-512 — masks, tags, entries and the tag index,
+//!   the message held in four registers and every value kept in registers
+//!   between steps (a vector stored and read back as scalars, or a load
+//!   spanning several vector stores, waits for the stores to reach the cache;
+//!   the chunked writes here are read back whole).
 //!
 //! Safety argument for every `unsafe` block below: the intrinsics are only
-//! called after `is_x86_feature_detected!` confirmed the CPU supports them,
-//! and every load reads a full 16/32/64-byte lane strictly inside the slice
+//! called after run-time detection confirmed the CPU supports them, and every
+//! load reads a full 16/32/64-byte lane strictly inside the slice
 //! (`chunks_exact`), inside a zero-padded copy of the last partial block, or
-//! is an AVX-512 masked load whose masked-off bytes are not accessed. The
-//! property tests at the bottom check that each vector path agrees with the
-//! scalar definition on random input.
+//! is an AVX-512 masked load whose masked-off bytes are not accessed; stores
+//! stay inside tables whose slack each function states and checks. The
+//! property tests at the bottom (and `tests/paths_agree.rs`, which runs the
+//! decoder at every level against its general walk) check that each vector
+//! path agrees with the scalar definition.
 #![allow(unsafe_code)]
 
 use crate::SOH;
