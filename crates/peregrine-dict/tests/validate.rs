@@ -380,10 +380,32 @@ fn nested_groups() {
 
 #[test]
 fn group_required_member_missing() {
-    // NoLegs (555) entries in a multileg order: LegSymbol (600) delimiter; in FIX44 MultilegOrder
-    // (AB) requires... use NoRelatedSym in QuoteRequest (R): Symbol (55) delimiter, required.
-    let r = check("8=FIX.4.4|35=R|34=2|49=TW|52=<TIME>|56=ISLD|131=q1|146=1|55=X|555=1|600=L|");
-    assert_eq!(r, Ok(()));
+    // ListStatus (N): NoOrders (73) entries require ClOrdID, CumQty, OrdStatus, LeavesQty,
+    // CxlQty and AvgPx.
+    let head = "8=FIX.4.4|35=N|34=2|49=TW|52=<TIME>|56=ISLD|66=L1|429=1|82=2|431=1|83=1|68=2|73=2|";
+    let first = "11=A|14=0|39=0|151=5|84=0|6=0|";
+    let second = "11=B|14=1|39=1|151=4|84=0|6=1.5|";
+    assert_eq!(check(&format!("{head}{first}{second}")), Ok(()));
+    // CumQty (14) missing from the second entry: the member is reported.
+    expect(
+        check(&format!("{head}{first}{}", second.replace("14=1|", ""))),
+        R::RequiredTagMissing,
+        Some(14),
+        "Required tag missing",
+    );
+    // AvgPx (6) missing from the first entry (it ends where the next entry starts).
+    expect(
+        check(&format!("{head}{}{second}", first.replace("6=0|", ""))),
+        R::RequiredTagMissing,
+        Some(6),
+        "Required tag missing",
+    );
+    // A group that is present with a required delimiter: NoRelatedSym (146) in QuoteRequest,
+    // with a nested NoLegs (555) entry.
+    assert_eq!(
+        check("8=FIX.4.4|35=R|34=2|49=TW|52=<TIME>|56=ISLD|131=q1|146=1|55=X|555=1|600=L|"),
+        Ok(())
+    );
 }
 
 #[test]
