@@ -682,7 +682,26 @@ mod x86 {
 
         // 2. Per 16 fields: tag values (bytes permuted out of the blocks),
         //    checks, entries.
-        let spread = _mm512_set1_epi32(0x0101_0101);
+        // Byte shuffle (within 16-byte lanes) copying each dword's low byte
+        // into its four bytes.
+        let broadcast_low = _mm512_set_epi32(
+            0x0C0C_0C0C,
+            0x0808_0808,
+            0x0404_0404,
+            0,
+            0x0C0C_0C0C,
+            0x0808_0808,
+            0x0404_0404,
+            0,
+            0x0C0C_0C0C,
+            0x0808_0808,
+            0x0404_0404,
+            0,
+            0x0C0C_0C0C,
+            0x0808_0808,
+            0x0404_0404,
+            0,
+        );
         let offsets = _mm512_set1_epi32(0x0302_0100);
         let four = _mm512_set1_epi32(4);
         let one = _mm512_set1_epi32(1);
@@ -738,7 +757,8 @@ mod x86 {
             prev_end = _mm512_permutexvar_epi32(_mm512_set1_epi32(15), end);
             let tag_len = _mm512_sub_epi32(eq, start);
             long |= _mm512_mask_cmpgt_epu32_mask(valid, tag_len, four);
-            let idx = _mm512_add_epi32(_mm512_mullo_epi32(start, spread), offsets);
+            // Each lane's low byte (start < 256) in all four of its bytes.
+            let idx = _mm512_add_epi32(_mm512_shuffle_epi8(start, broadcast_low), offsets);
             let low = _mm512_permutex2var_epi8(block[0], idx, block[1]);
             let high = _mm512_permutex2var_epi8(block[2], idx, block[3]);
             let words = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), low, high);
