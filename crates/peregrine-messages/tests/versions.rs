@@ -4,6 +4,7 @@
 //! describes). The generated per-message round trips live in each version module's tests.
 //! Each module runs when its feature is on (`cargo test -p peregrine-messages --all-features`).
 
+#![cfg(any(feature = "fix42", feature = "fix44", feature = "fix50sp2"))]
 #![allow(unused_imports)]
 
 use peregrine_dict::{Dictionary, ValidationSettings, Validator};
@@ -23,19 +24,19 @@ fn ts() -> UtcTimestamp {
     UtcTimestamp::from_unix_nanos(1_705_314_600_123_000_000, TimePrecision::Millis)
 }
 
-/// The fields of a decoded message as `tag=value|…`, for exact-byte assertions.
-fn text(view: &MessageView<'_>) -> String {
-    view.fields()
-        .map(|f| format!("{}={}|", f.tag, String::from_utf8_lossy(f.value)))
-        .collect()
-}
-
 #[cfg(feature = "fix42")]
 mod fix42 {
     use super::*;
     use peregrine_messages::fix42::enums::{HandlInst, OrdType, Side};
     use peregrine_messages::fix42::prelude::*;
     use peregrine_messages::fix42::{tags, NewOrderSingle, BEGIN_STRING};
+
+    /// The fields of a decoded message as `tag=value|…`, for exact-byte assertions.
+    fn text(view: &MessageView<'_>) -> String {
+        view.fields()
+            .map(|f| format!("{}={}|", f.tag, String::from_utf8_lossy(f.value)))
+            .collect()
+    }
 
     #[test]
     fn new_order_single_with_allocations() {
