@@ -153,6 +153,35 @@ fn put_tag(dst: &mut [u8], at: usize, tag: u32) -> usize {
     }
 }
 
+/// Grows `buf` so that `n` bytes fit from `pos` (and the slack after them).
+/// A free function, not a method: a cold call taking the encoder by
+/// reference would keep the encoder in memory (its cursor reloaded after
+/// every byte written) on the hot path too.
+#[cold]
+#[inline(never)]
+fn grow(buf: &mut Vec<u8>, pos: usize, n: usize) {
+    let want = (pos + n + FIELD_SLACK).max(buf.len() * 2);
+    buf.resize(want, 0);
+}
+
+/// Writes a field with a value too long for the window at `pos`, returning
+/// the new cursor.
+#[cold]
+#[inline(never)]
+fn long_field(buf: &mut Vec<u8>, pos: usize, tag: u32, v: &[u8]) -> usize {
+    if pos + v.len() + WINDOW > buf.len() {
+        grow(buf, pos, v.len() + WINDOW);
+    }
+    let w: &mut [u8; WINDOW] = (&mut buf[pos..pos + WINDOW])
+        .try_into()
+        .expect("window fits");
+    let t = put_tag(w, 0, tag);
+    let p = pos + t;
+    buf[p..p + v.len()].copy_from_slice(v);
+    buf[p + v.len()] = SOH;
+    p + v.len() + 1
+}
+
 const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
 4041424344454647484950515253545556575859\
@@ -191,10 +220,9 @@ impl<'b> MessageEncoder<'b> {
             .expect("window fits")
     }
 
-    #[cold]
+    #[inline(always)]
     fn grow(&mut self, n: usize) {
-        let want = (self.pos + n + FIELD_SLACK).max(self.buf.len() * 2);
-        self.buf.resize(want, 0);
+        grow(self.buf, self.pos, n);
     }
 
     /// A field with raw bytes as its value (must not contain SOH unless it is a data field).
@@ -211,16 +239,9 @@ impl<'b> MessageEncoder<'b> {
         self
     }
 
-    #[cold]
+    #[inline(always)]
     fn long_str(&mut self, tag: u32, v: &[u8]) -> &mut Self {
-        if self.pos + v.len() + WINDOW > self.buf.len() {
-            self.grow(v.len() + WINDOW);
-        }
-        let t = put_tag(self.window(), 0, tag);
-        let p = self.pos + t;
-        self.buf[p..p + v.len()].copy_from_slice(v);
-        self.buf[p + v.len()] = SOH;
-        self.pos = p + v.len() + 1;
+        self.pos = long_field(self.buf, self.pos, tag, v);
         self
     }
 

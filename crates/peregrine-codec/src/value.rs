@@ -747,8 +747,8 @@ pub fn format_decimal(d: Decimal, out: &mut [u8]) -> usize {
 }
 
 /// Copies a short slice without a call to `memcpy`: two overlapping
-/// fixed-size moves for 4 to 16 bytes, a byte loop below, `copy_from_slice`
-/// above. Writes exactly `dst[at..at + src.len()]`.
+/// fixed-size moves for 4 to 16 bytes, three byte moves below,
+/// `copy_from_slice` above. Writes exactly `dst[at..at + src.len()]`.
 #[inline(always)]
 pub(crate) fn put(dst: &mut [u8], at: usize, src: &[u8]) {
     let n = src.len();
@@ -758,12 +758,14 @@ pub(crate) fn put(dst: &mut [u8], at: usize, src: &[u8]) {
     } else if (4..8).contains(&n) {
         dst[at..at + 4].copy_from_slice(&src[..4]);
         dst[at + n - 4..at + n].copy_from_slice(&src[n - 4..]);
-    } else if n < 4 {
-        for (i, &b) in src.iter().enumerate() {
-            dst[at + i] = b;
-        }
-    } else {
+    } else if n > 16 {
         dst[at..at + n].copy_from_slice(src);
+    } else if n > 0 {
+        // 1 to 3 bytes: first, middle and last (overlapping for 1 and 2). A
+        // byte loop here would be turned into a call to memcpy.
+        dst[at] = src[0];
+        dst[at + n / 2] = src[n / 2];
+        dst[at + n - 1] = src[n - 1];
     }
 }
 
