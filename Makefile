@@ -38,6 +38,8 @@ check:
 
 unit:
 	$(CARGO) test --workspace
+	# Typed messages of every FIX version (the workspace build enables FIX 4.4 only).
+	$(CARGO) test -p peregrine-messages --all-features
 
 # The e2e smoke includes both peers: their JVMs start fast enough (all four engines, 500 + 2,000
 # round trips each, take about 10 s).
