@@ -10,19 +10,29 @@ enum Val {
     Uint(u64),
     Int(i64),
     Dec(i64, u8),
-    Ts(i64),
+    Ts(i64, u8),
     Data(Vec<u8>),
 }
 
 fn val() -> impl Strategy<Value = Val> {
     prop_oneof![
-        proptest::collection::vec(0x20u8..0x7f, 1..20).prop_map(Val::Str),
+        // Short values and ones past the encoder's 48-byte window.
+        proptest::collection::vec(0x20u8..0x7f, 1..120).prop_map(Val::Str),
         any::<u64>().prop_map(Val::Uint),
         any::<i64>().prop_map(Val::Int),
         (-1_000_000_000_000i64..1_000_000_000_000, 0u8..8).prop_map(|(m, s)| Val::Dec(m, s)),
-        (0i64..4_000_000_000_000_000_000).prop_map(Val::Ts),
+        (0i64..4_000_000_000_000_000_000, 0u8..4).prop_map(|(n, p)| Val::Ts(n, p)),
         proptest::collection::vec(any::<u8>(), 0..30).prop_map(Val::Data),
     ]
+}
+
+fn precision(p: u8) -> TimePrecision {
+    [
+        TimePrecision::Seconds,
+        TimePrecision::Millis,
+        TimePrecision::Micros,
+        TimePrecision::Nanos,
+    ][p as usize]
 }
 
 proptest! {
@@ -39,7 +49,7 @@ proptest! {
                 Val::Uint(n) => { m.uint(*tag, *n); }
                 Val::Int(n) => { m.int(*tag, *n); }
                 Val::Dec(mm, s) => { m.decimal(*tag, Decimal::new(*mm, *s)); }
-                Val::Ts(n) => { m.timestamp(*tag, &UtcTimestamp::from_unix_nanos(*n, TimePrecision::Micros), TimePrecision::Micros); }
+                Val::Ts(n, p) => { m.timestamp(*tag, &UtcTimestamp::from_unix_nanos(*n, precision(*p)), precision(*p)); }
                 Val::Data(d) => { m.data(95, 96, d); }
             }
         }
@@ -62,12 +72,32 @@ proptest! {
                 Val::Uint(n) => prop_assert_eq!(value::parse_u64(v.field(i).value), Ok(*n)),
                 Val::Int(n) => prop_assert_eq!(value::parse_i64(v.field(i).value), Ok(*n)),
                 Val::Dec(mm, s) => prop_assert_eq!(value::parse_decimal(v.field(i).value), Ok(Decimal::new(*mm, *s))),
-                Val::Ts(n) => prop_assert_eq!(value::parse_timestamp(v.field(i).value).unwrap().to_unix_nanos(), n / 1000 * 1000),
+                Val::Ts(n, p) => {
+                    let unit = [1_000_000_000, 1_000_000, 1_000, 1][*p as usize];
+                    prop_assert_eq!(value::parse_timestamp(v.field(i).value).unwrap().to_unix_nanos(), n / unit * unit)
+                }
             }
             prop_assert_eq!(v.field(i).tag, *tag);
             i += 1;
         }
         prop_assert_eq!(v.len(), i + 1);
+    }
+
+    #[test]
+    fn checksum_and_body_length_follow_the_begin_string(begins in proptest::collection::vec(
+        prop_oneof![Just(&b"FIX.4.2"[..]), Just(&b"FIXT.1.1"[..]), Just(&b"FIX.4.4"[..]), Just(&b"F"[..])], 1..6),
+        seq in any::<u64>()) {
+        // One buffer, BeginStrings changing from message to message.
+        let mut buf = EncodeBuffer::new();
+        let mut d = Decoder::new(DecoderConfig::default());
+        for begin in begins {
+            let mut m = buf.start(begin, b"0");
+            m.uint(34, seq).str(49, b"S").int(9000, -(seq as i64 % 1000));
+            let wire = m.finish().to_vec();
+            let v = d.decode(&wire).unwrap();
+            prop_assert_eq!(v.begin_string(), begin);
+            prop_assert_eq!(v.get_as::<u64>(34), Some(Ok(seq)));
+        }
     }
 
     #[test]
