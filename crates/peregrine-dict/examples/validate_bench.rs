@@ -9,6 +9,11 @@
 //! medians (ns per message, loop overhead included in both). Also reported: a
 //! NewOrderSingle with a nested Parties group, where the validator has more to do. The
 //! figures recorded in the crate README come from this example.
+//!
+//! Instruction counts (repeatable on a noisy machine): `--only validate|parse --iters N`
+//! runs just that loop on the ExecutionReport (and the NewOrderSingle with `--nos`), without
+//! timing; run it under `valgrind --tool=callgrind` with two values of N and divide the
+//! difference of the totals by the difference of the Ns.
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -72,7 +77,40 @@ fn measure(v: &Validator<'_>, msg: &[u8], rounds: u32, iters: u32) -> (f64, f64,
     (median(&mut parse), median(&mut validate), fields)
 }
 
+/// Runs one loop only (for instruction counting): no timing, no output.
+fn only(v: &Validator<'_>, what: &str, msg: &[u8], iters: u32) {
+    let mut decoder = Decoder::new(DecoderConfig::default());
+    match what {
+        "parse" => {
+            for _ in 0..iters {
+                black_box(decoder.decode(black_box(msg)).unwrap().len());
+            }
+        }
+        "validate" => {
+            let view = decoder.decode(msg).unwrap();
+            for _ in 0..iters {
+                black_box(v.validate(black_box(&view))).unwrap();
+            }
+        }
+        other => panic!("--only parse|validate, not {other}"),
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--only") {
+        let what = args.get(i + 1).map_or("", String::as_str);
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/dictionaries/FIX44.xml");
+        let dict = Dictionary::from_file(path).expect("FIX44.xml loads");
+        let v = Validator::new(&dict, ValidationSettings::default());
+        let text = if args.iter().any(|a| a == "--nos") {
+            NOS_PARTIES
+        } else {
+            ER
+        };
+        only(&v, what, &wire(text), arg("--iters", 1_000_000));
+        return;
+    }
     let rounds = arg("--rounds", 7).max(1);
     let iters = arg("--iters", 1_000_000).max(1);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/dictionaries/FIX44.xml");

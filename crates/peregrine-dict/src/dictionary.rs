@@ -10,7 +10,7 @@ use crate::model::{
     ComponentDef, ComponentRef, EnumValue, FieldDef, FieldRef, GroupDef, Member, MessageDef,
     MsgCategory,
 };
-use crate::scope::{EnumSet, FieldInfo, FlatScope, Scope};
+use crate::scope::{EnumSet, FieldInfo, FlatScope, HeaderTrailer, Plan, Scope};
 use crate::types::FixType;
 
 /// The deepest nesting of repeating groups a dictionary may declare.
@@ -97,6 +97,12 @@ pub(crate) struct Runtime {
     msg_long: Vec<(Box<[u8]>, u32)>,
     /// Dense by tag: SECTION_*.
     pub(crate) section: Box<[u8]>,
+    /// Header and trailer combined, for the top-level walk when this dictionary is the
+    /// transport dictionary.
+    pub(crate) header_trailer: HeaderTrailer,
+    /// Per message (by index): its top-level table with this dictionary's own header and
+    /// trailer ([`HeaderTrailer::plan`]).
+    pub(crate) plans: Vec<Plan>,
 }
 
 impl Dictionary {
@@ -590,6 +596,8 @@ impl<'a, 'input> Loader<'a, 'input> {
                 msg_short: Box::new([0; 256]),
                 msg_long: Vec::new(),
                 section: Box::new([]),
+                header_trailer: HeaderTrailer::default(),
+                plans: Vec::new(),
             },
         };
         crate::resolve::resolve(&mut dict, self.file)?;
@@ -709,6 +717,8 @@ impl Runtime {
         scopes: Vec<Scope>,
         messages: &[MessageDef],
         section: Box<[u8]>,
+        header_trailer: HeaderTrailer,
+        plans: Vec<Plan>,
     ) -> Runtime {
         let mut msg_short = Box::new([0u32; 256]);
         let mut msg_long = Vec::new();
@@ -726,6 +736,8 @@ impl Runtime {
             msg_short,
             msg_long,
             section,
+            header_trailer,
+            plans,
         }
     }
 }

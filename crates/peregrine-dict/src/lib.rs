@@ -38,6 +38,8 @@ mod resolve;
 mod scope;
 mod types;
 mod validate;
+#[cfg(test)]
+mod validate_oracle;
 
 pub use dictionary::{Dictionary, LoadOptions, MAX_COMPONENT_DEPTH, MAX_GROUP_DEPTH, MAX_TAG};
 pub use error::{DictError, ErrorKind};

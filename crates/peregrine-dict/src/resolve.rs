@@ -6,7 +6,9 @@ use crate::dictionary::{
 };
 use crate::error::{DictError, ErrorKind};
 use crate::model::{GroupDef, Member};
-use crate::scope::{EnumSet, FieldInfo, Scope, Slot, NO_GROUP};
+use crate::scope::{
+    desc, required_mask, words_for, EnumSet, FieldInfo, HeaderTrailer, Scope, Slot, NO_GROUP,
+};
 
 struct Builder<'a> {
     dict: &'a Dictionary,
@@ -16,11 +18,12 @@ struct Builder<'a> {
 
 fn placeholder() -> Scope {
     Scope {
-        slot_of: Box::new([]),
+        desc: Box::new([]),
         slots: Box::new([]),
         required: Box::new([]),
         delimiter: 0,
         words: 0,
+        req_mask: Box::new([]),
         need: 0,
     }
 }
@@ -114,12 +117,13 @@ impl Builder<'_> {
         // Dedupe (first occurrence keeps its position; required flags are OR-ed).
         let mut slots: Vec<Slot> = Vec::with_capacity(raw.len());
         let max = raw.iter().map(|s| s.tag).max().unwrap_or(0) as usize;
-        let mut slot_of = vec![0u16; if raw.is_empty() { 0 } else { max + 1 }];
+        let mut desc = vec![0u32; if raw.is_empty() { 0 } else { max + 1 }];
         for s in raw {
-            let e = &mut slot_of[s.tag as usize];
+            let e = &mut desc[s.tag as usize];
             if *e == 0 {
                 slots.push(s);
-                *e = u16::try_from(slots.len()).unwrap_or(u16::MAX);
+                // The slot + 1 for now; `Scope::fill_desc` completes the descriptor.
+                *e = (slots.len() as u32).min(desc::BIT);
             } else {
                 let existing = &mut slots[*e as usize - 1];
                 existing.required |= s.required;
@@ -133,7 +137,8 @@ impl Builder<'_> {
             .map(|i| i as u16)
             .collect();
         required.sort_by_key(|&i| slots[i as usize].tag);
-        let words = slots.len().div_ceil(64) as u32;
+        let words = words_for(slots.len()) as u32;
+        let req_mask = required_mask(&slots, words as usize);
         let child_need = slots
             .iter()
             .filter(|s| s.group != NO_GROUP)
@@ -141,11 +146,12 @@ impl Builder<'_> {
             .max()
             .unwrap_or(0);
         Scope {
-            slot_of: slot_of.into_boxed_slice(),
+            desc: desc.into_boxed_slice(),
             slots: slots.into_boxed_slice(),
             required: required.into_boxed_slice(),
             delimiter,
             words,
+            req_mask,
             need: words + child_need,
         }
     }
@@ -212,13 +218,14 @@ pub(crate) fn resolve(dict: &mut Dictionary, file: &str) -> Result<(), DictError
         field_info[tag] = info;
     }
 
-    // Every member slot carries its field's checks.
+    // Every member slot carries its field's checks, and its descriptor their summary.
     for scope in &mut scopes {
         for slot in scope.slots.iter_mut() {
             if let Some(info) = field_info.get(slot.tag as usize) {
                 slot.info = *info;
             }
         }
+        scope.fill_desc();
     }
 
     // Header / trailer classification (static lists plus the dictionary's own, including
@@ -249,6 +256,13 @@ pub(crate) fn resolve(dict: &mut Dictionary, file: &str) -> Result<(), DictError
         section[t as usize] = SECTION_TRAILER;
     }
 
+    let header_trailer = HeaderTrailer::new(&scopes[0], &scopes[1], &section);
+    // Each message's top-level table with this dictionary's own header and trailer.
+    let plans = message_scopes
+        .iter()
+        .map(|&s| header_trailer.plan(&scopes[s as usize]))
+        .collect();
+
     for (i, s) in message_scopes.into_iter().enumerate() {
         dict.set_message_scope(i, s);
     }
@@ -258,6 +272,8 @@ pub(crate) fn resolve(dict: &mut Dictionary, file: &str) -> Result<(), DictError
         scopes,
         dict.messages(),
         section.into_boxed_slice(),
+        header_trailer,
+        plans,
     );
     dict.set_runtime(rt);
     Ok(())

@@ -1,6 +1,6 @@
 //! Resolved, flattened scopes: the dense tables validation walks.
 
-use crate::dictionary::Dictionary;
+use crate::dictionary::{Dictionary, SECTION_HEADER, SECTION_TRAILER};
 
 pub(crate) const NO_GROUP: u32 = u32::MAX;
 
@@ -46,6 +46,12 @@ impl EnumSet {
         }
     }
 
+    /// Whether the one-byte value `b` is in the set.
+    #[inline(always)]
+    pub(crate) fn contains_byte(&self, b: u8) -> bool {
+        self.single[(b >> 6) as usize] & (1u64 << (b & 63)) != 0
+    }
+
     #[inline]
     pub(crate) fn contains(&self, v: &[u8]) -> bool {
         if let [b] = v {
@@ -56,8 +62,7 @@ impl EnumSet {
     }
 }
 
-/// One member slot of a flattened scope, with the member's value checks copied in so that
-/// validating a member takes one lookup (16 bytes).
+/// One member slot of a flattened scope (16 bytes).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
     pub(crate) tag: u32,
@@ -68,30 +73,243 @@ pub(crate) struct Slot {
     pub(crate) info: FieldInfo,
 }
 
+/// Field descriptors: what the validator needs to know about a tag in one scope, in one
+/// `u32`, so that a field costs one table load. Tables of descriptors are dense by tag;
+/// a descriptor whose bit is 0 is a tag that is not a member.
+///
+/// | bits | content |
+/// | --- | --- |
+/// | 0–19 | the member's bit in the walk's bitset (slot + 1; 0: not a member) |
+/// | 20–23 | format class (`FormatClass` discriminant, 0 for an undefined tag) |
+/// | 24 | the member has an enum check |
+/// | 25 | the member is a group's count field |
+/// | 26–27 | section (top-level tables only: `SECTION_BODY`, `_HEADER`, `_TRAILER`) |
+/// | 28 | multi-value type (the enum check applies per space-separated token) |
+pub(crate) mod desc {
+    use super::Slot;
+    use crate::scope::NO_GROUP;
+
+    /// The bit (slot + 1) of a member.
+    pub(crate) const BIT: u32 = (1 << 20) - 1;
+    pub(crate) const CLASS_SHIFT: u32 = 20;
+    pub(crate) const ENUM: u32 = 1 << 24;
+    pub(crate) const GROUP: u32 = 1 << 25;
+    pub(crate) const SECTION_SHIFT: u32 = 26;
+    pub(crate) const MULTI: u32 = 1 << 28;
+    /// Anything to check beyond an empty value: a format (class above TEXT), an enum or a
+    /// group.
+    pub(crate) const CHECKS: u32 = 0xE << CLASS_SHIFT | ENUM | GROUP;
+
+    /// Descriptor of the member in slot `slot` (bit `slot + 1`; slots past [`BIT`] — a
+    /// million members, far beyond any dictionary — share the last bit).
+    pub(crate) fn of(slot: usize, s: &Slot) -> u32 {
+        let bit = (slot as u32).saturating_add(1).min(BIT);
+        let mut d = bit | (s.info.class as u32 & 0xF) << CLASS_SHIFT;
+        if s.info.enum_idx != super::FieldInfo::NO_ENUM {
+            d |= ENUM;
+        }
+        if s.group != NO_GROUP {
+            d |= GROUP;
+        }
+        if s.info.multi {
+            d |= MULTI;
+        }
+        d
+    }
+
+    /// The bit of a descriptor, `off` bits further (saturating within [`BIT`]).
+    pub(crate) fn shifted(d: u32, off: u32) -> u32 {
+        let bit = ((d & BIT) + off).min(BIT);
+        (d & !BIT) | bit
+    }
+
+    #[inline(always)]
+    pub(crate) fn class(d: u32) -> u8 {
+        (d >> CLASS_SHIFT & 0xF) as u8
+    }
+
+    #[inline(always)]
+    pub(crate) fn section(d: u32) -> u8 {
+        (d >> SECTION_SHIFT & 3) as u8
+    }
+}
+
 /// A flattened message body, header, trailer or group: components expanded, nested groups
 /// referenced by scope index.
 #[derive(Debug, Clone)]
 pub(crate) struct Scope {
-    /// Dense by tag: slot index + 1, 0 when the tag is not a member.
-    pub(crate) slot_of: Box<[u16]>,
-    /// Members in dictionary order (slot index = position).
+    /// Dense by tag: the member's descriptor ([`desc`]), 0 when the tag is not a member.
+    pub(crate) desc: Box<[u32]>,
+    /// Members in dictionary order (slot index = position; bit = slot + 1).
     pub(crate) slots: Box<[Slot]>,
     /// Slot indices of required members, ascending by tag.
     pub(crate) required: Box<[u16]>,
     /// First member tag (groups only; 0 otherwise).
     pub(crate) delimiter: u32,
-    /// Bitset words for one instance.
+    /// Bitset words for one instance (bits 1 to `slots.len()`).
     pub(crate) words: u32,
+    /// `words` words: the bits of the required members, framing fields (8, 9, 35, 10)
+    /// left out (the codec guarantees them and they are never reported missing). An
+    /// instance is complete when its bits cover this mask.
+    pub(crate) req_mask: Box<[u64]>,
     /// Words for one instance plus the deepest chain of nested groups.
     pub(crate) need: u32,
 }
 
 impl Scope {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn slot(&self, tag: u32) -> Option<usize> {
-        match self.slot_of.get(tag as usize) {
-            Some(&s) if s != 0 => Some(s as usize - 1),
+        match self.desc.get(tag as usize) {
+            Some(&d) if d & desc::BIT != 0 => Some((d & desc::BIT) as usize - 1),
             _ => None,
+        }
+    }
+
+    /// Fills in the descriptors from the slots (once their field info is known).
+    pub(crate) fn fill_desc(&mut self) {
+        for (i, s) in self.slots.iter().enumerate() {
+            self.desc[s.tag as usize] = desc::of(i, s);
+        }
+    }
+}
+
+/// A message's precompiled top-level table (header, trailer and body of one message).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plan {
+    /// Dense by tag: [`HeaderTrailer::lookup`] for every tag up to the highest header,
+    /// trailer or body tag (0 past it: a body tag that is not a member).
+    pub(crate) lut: Box<[u32]>,
+    /// By top-level bit: the member's enum set (`Runtime::enums` of the header/trailer's or
+    /// the body's dictionary, by the descriptor's section), or `FieldInfo::NO_ENUM`.
+    pub(crate) enums: Box<[u32]>,
+}
+
+/// Bitset words for `n` members (bits 1 to `n`).
+pub(crate) fn words_for(n: usize) -> usize {
+    (n + 1).div_ceil(64)
+}
+
+/// The framing fields, never reported missing (the codec guarantees them).
+#[inline]
+pub(crate) fn is_framing(tag: u32) -> bool {
+    matches!(tag, 8 | 9 | 35 | 10)
+}
+
+/// Required-member mask of a scope (bit = slot + 1), `words` words, framing fields left out.
+pub(crate) fn required_mask(slots: &[Slot], words: usize) -> Box<[u64]> {
+    let mut mask = vec![0u64; words];
+    for (i, s) in slots.iter().enumerate() {
+        let bit = (i + 1).min(desc::BIT as usize);
+        if s.required && !is_framing(s.tag) {
+            mask[bit >> 6] |= 1u64 << (bit & 63);
+        }
+    }
+    mask.into_boxed_slice()
+}
+
+/// A transport dictionary's header and trailer combined for the top-level walk: one lookup
+/// by tag gives the tag's section and, for a member, its descriptor; the members share one
+/// bitset (header bits 1 to H, then trailer bits), the body's bits follow from word
+/// `words` on.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HeaderTrailer {
+    /// Dense by tag up to the highest header or trailer tag (longer tags are body tags):
+    /// 0 for a body tag, else a descriptor with the section set (bit 0: a header or trailer
+    /// tag that is not a member).
+    pub(crate) lut: Box<[u32]>,
+    /// Header members then trailer members; a member's bit is its position here + 1.
+    pub(crate) slots: Box<[Slot]>,
+    /// Number of header members (the trailer's bits follow theirs).
+    pub(crate) header_len: u32,
+    /// Bitset words for `slots`.
+    pub(crate) words: u32,
+    /// Required members' bits (framing fields left out), `words` words.
+    pub(crate) req_mask: Box<[u64]>,
+}
+
+impl HeaderTrailer {
+    /// Builds the table from the flattened header and trailer (descriptors filled in) and
+    /// the section of each tag.
+    pub(crate) fn new(header: &Scope, trailer: &Scope, section: &[u8]) -> HeaderTrailer {
+        let slots: Vec<Slot> = header
+            .slots
+            .iter()
+            .chain(trailer.slots.iter())
+            .copied()
+            .collect();
+        let header_len = header.slots.len();
+        let lut = section
+            .iter()
+            .enumerate()
+            .map(|(tag, &sec)| {
+                let d = match sec {
+                    SECTION_HEADER => header.desc.get(tag).copied().unwrap_or(0),
+                    SECTION_TRAILER => match trailer.desc.get(tag) {
+                        Some(&d) if d & desc::BIT != 0 => desc::shifted(d, header_len as u32),
+                        _ => 0,
+                    },
+                    _ => return 0,
+                };
+                d | (sec as u32) << desc::SECTION_SHIFT
+            })
+            .collect();
+        let words = words_for(slots.len());
+        HeaderTrailer {
+            lut,
+            req_mask: required_mask(&slots, words),
+            slots: slots.into_boxed_slice(),
+            header_len: header_len as u32,
+            words: words as u32,
+        }
+    }
+
+    /// The first bit of the body's members in the walk's bitset.
+    #[inline(always)]
+    pub(crate) fn body_offset(&self) -> u32 {
+        self.words * 64
+    }
+
+    /// The top-level plan of a message whose body is `body`: for each tag, the
+    /// header/trailer descriptor if the tag is a header or trailer tag, else the body's,
+    /// its bit moved past the header and trailer ([`HeaderTrailer::body_offset`]). One load
+    /// per field instead of two; [`HeaderTrailer::lookup`] computes the same function.
+    pub(crate) fn plan(&self, body: &Scope) -> Plan {
+        let len = self.lut.len().max(body.desc.len());
+        let lut = (0..len as u32).map(|tag| self.lookup(body, tag)).collect();
+        let off = self.body_offset() as usize;
+        let mut enums = vec![FieldInfo::NO_ENUM; off + body.slots.len() + 1];
+        for (i, s) in self.slots.iter().enumerate() {
+            enums[i + 1] = s.info.enum_idx;
+        }
+        for (i, s) in body.slots.iter().enumerate() {
+            enums[off + i + 1] = s.info.enum_idx;
+        }
+        Plan {
+            lut,
+            enums: enums.into_boxed_slice(),
+        }
+    }
+
+    /// The member with this top-level bit (from [`HeaderTrailer::lookup`] with `body`).
+    #[inline]
+    pub(crate) fn member<'s>(&'s self, body: &'s Scope, d: u32) -> &'s Slot {
+        let bit = (d & desc::BIT) as usize;
+        if desc::section(d) == crate::dictionary::SECTION_BODY {
+            &body.slots[bit - self.body_offset() as usize - 1]
+        } else {
+            &self.slots[bit - 1]
+        }
+    }
+
+    /// The top-level descriptor of `tag` for a message whose body is `body`.
+    #[inline(always)]
+    pub(crate) fn lookup(&self, body: &Scope, tag: u32) -> u32 {
+        match self.lut.get(tag as usize) {
+            Some(&h) if h != 0 => h,
+            _ => match body.desc.get(tag as usize) {
+                Some(&d) if d != 0 => desc::shifted(d, self.body_offset()),
+                _ => 0,
+            },
         }
     }
 }

@@ -3,9 +3,11 @@
 use std::fmt;
 
 use crate::dictionary::Runtime;
-use crate::dictionary::{Dictionary, SECTION_BODY, SECTION_HEADER, SECTION_TRAILER, TRAILER_SCOPE};
+use crate::dictionary::{
+    Dictionary, HEADER_SCOPE, SECTION_BODY, SECTION_HEADER, SECTION_TRAILER, TRAILER_SCOPE,
+};
 use crate::format;
-use crate::scope::{FieldInfo, Scope, NO_GROUP};
+use crate::scope::{desc, is_framing, EnumSet, FieldInfo, HeaderTrailer, Plan as PlanTable, Scope};
 use crate::MAX_GROUP_DEPTH;
 
 /// Tags from this number up are user-defined (QuickFIX's `ValidateUserDefinedFields`).
@@ -360,14 +362,14 @@ const PHASE_TRAILER: u8 = 1;
 const PHASE_BODY: u8 = 2;
 const PHASE_GROUP: u8 = 3;
 
-#[derive(Clone, Copy)]
-struct Ctx<'d> {
-    scope: &'d Scope,
-    rt: &'d Runtime,
-    base: usize,
-    words: usize,
-    req_seen: usize,
-    phase: u8,
+/// Error priority of a top-level section: header, then trailer, then body.
+#[inline]
+fn phase_of(section: u8) -> u8 {
+    match section {
+        SECTION_HEADER => PHASE_HEADER,
+        SECTION_TRAILER => PHASE_TRAILER,
+        _ => PHASE_BODY,
+    }
 }
 
 struct Errors {
@@ -376,7 +378,10 @@ struct Errors {
 }
 
 impl Errors {
-    #[inline]
+    /// Records a per-field error; the one reported is the first by phase, then (outside
+    /// groups) by lowest tag, then by first recorded. Only rejected messages come here.
+    #[cold]
+    #[inline(never)]
     fn field(&mut self, phase: u8, tag: u32, reason: SessionRejectReason) {
         let replace = match self.field {
             None => true,
@@ -409,38 +414,31 @@ fn test_bit(bits: &[u64], base: usize, slot: usize) -> bool {
         .is_some_and(|w| w & (1u64 << (slot & 63)) != 0)
 }
 
-/// Section transitions of the top-level walk, indexed by `state * 3 + section` (sections:
-/// body 0, header 1, trailer 2): the next state, with [`OUT_OF_ORDER`] set where the field
-/// breaks header-body-trailer order (the state then stays as it was).
-const SECTION_STEP: [u8; 9] = [
-    // state body: body, header (out of order), trailer
-    SECTION_BODY,
-    SECTION_BODY | OUT_OF_ORDER,
-    SECTION_TRAILER,
-    // state header: body, header, trailer
-    SECTION_BODY,
-    SECTION_HEADER,
-    SECTION_TRAILER,
-    // state trailer: body (out of order), header (out of order), trailer
-    SECTION_TRAILER | OUT_OF_ORDER,
-    SECTION_TRAILER | OUT_OF_ORDER,
-    SECTION_TRAILER,
-];
-const OUT_OF_ORDER: u8 = 0x80;
+/// Whether the bits from word `base` on cover `mask` (every required member seen). Words
+/// past the scratch (a scope that did not fit, never in practice) count as complete.
+#[inline(always)]
+fn complete(bits: &[u64], base: usize, mask: &[u64]) -> bool {
+    mask.iter()
+        .enumerate()
+        .all(|(i, &m)| match bits.get(base + i) {
+            Some(&b) => b & m == m,
+            None => true,
+        })
+}
 
-/// The lowest required tag of the scope whose bit is not set (framing fields 8, 9, 35 and
-/// 10 are guaranteed by the codec and never reported, even if the caller leaves them out).
-fn missing_required(bits: &[u64], ctx: &Ctx<'_>) -> Option<u32> {
-    if ctx.words == 0 || ctx.req_seen >= ctx.scope.required.len() {
-        return None;
-    }
-    ctx.scope
+/// The lowest required tag of the scope whose bit (`first` + slot + 1) is not set;
+/// framing fields 8, 9, 35 and 10 are guaranteed by the codec and never reported, even if
+/// the caller leaves them out. Only incomplete instances come here.
+#[cold]
+#[inline(never)]
+fn first_missing(bits: &[u64], first: usize, scope: &Scope) -> Option<u32> {
+    scope
         .required
         .iter()
         .map(|&s| s as usize)
-        .filter(|&s| !test_bit(bits, ctx.base, s))
-        .map(|s| ctx.scope.slots[s].tag)
-        .find(|t| !matches!(t, 8 | 9 | 35 | 10))
+        .filter(|&s| !test_bit(bits, 0, first + (s + 1).min(desc::BIT as usize)))
+        .map(|s| scope.slots[s].tag)
+        .find(|&t| !is_framing(t))
 }
 
 impl<'d> Validator<'d> {
@@ -540,31 +538,53 @@ impl<'d> Validator<'d> {
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
     {
-        let (body_dict, msg_index) = match self.transport.message_index(msg_type) {
-            Some(i) => (self.transport, i),
-            None => match self.app.message_index(msg_type) {
-                Some(i) => (self.app, i),
-                None => return self.invalid_msg_type(fields),
-            },
+        let t = self.transport;
+        if let Some(i) = t.message_index(msg_type) {
+            // Header, trailer and body from one dictionary: its own precompiled table.
+            let body = &t.rt.scopes[t.scope_of_message(i) as usize];
+            return self.dispatch(&t.rt.plans[i], t, body, fields);
+        }
+        let Some(i) = self.app.message_index(msg_type) else {
+            return self.invalid_msg_type(fields);
         };
-        let body = &body_dict.rt.scopes[body_dict.scope_of_message(msg_index) as usize];
-        let header = &self.transport.rt.scopes[0];
-        let trailer = &self.transport.rt.scopes[TRAILER_SCOPE as usize];
-        let need = (header.need + trailer.need + body.need) as usize;
-        if need <= 4 {
-            self.walk::<4, I>(body_dict, body, fields)
-        } else if need <= 8 {
-            self.walk::<8, I>(body_dict, body, fields)
-        } else if need <= 16 {
-            self.walk::<16, I>(body_dict, body, fields)
-        } else if need <= 64 {
-            self.walk::<64, I>(body_dict, body, fields)
+        let body = &self.app.rt.scopes[self.app.scope_of_message(i) as usize];
+        let ht = &t.rt.header_trailer;
+        self.dispatch(TwoTables { ht, body }, self.app, body, fields)
+    }
+
+    /// Picks the scratch size for the message and walks it.
+    #[inline(always)]
+    fn dispatch<'a, I, L>(
+        &self,
+        lookup: L,
+        body_dict: &'d Dictionary,
+        body: &'d Scope,
+        fields: I,
+    ) -> Result<(), ValidationError>
+    where
+        I: IntoIterator<Item = (u32, &'a [u8])>,
+        L: Lookup,
+    {
+        let t = &self.transport.rt;
+        let header = &t.scopes[HEADER_SCOPE as usize];
+        let trailer = &t.scopes[TRAILER_SCOPE as usize];
+        // Scratch: the header/trailer bits and the body's, then the deepest chain of group
+        // instances of any one top-level group (groups release their words).
+        let groups = (header.need - header.words)
+            .max(trailer.need - trailer.words)
+            .max(body.need - body.words);
+        let need = (t.header_trailer.words + body.words + groups) as usize;
+        if need <= 8 {
+            self.walk::<8, I, L>(lookup, body_dict, body, fields)
+        } else if need <= 32 {
+            self.walk::<32, I, L>(lookup, body_dict, body, fields)
         } else {
-            self.walk::<1024, I>(body_dict, body, fields)
+            self.walk::<1024, I, L>(lookup, body_dict, body, fields)
         }
     }
 
     /// Unknown MsgType: structure errors still come first, as in QuickFIX.
+    #[cold]
     fn invalid_msg_type<'a, I>(&self, fields: I) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
@@ -605,14 +625,36 @@ impl<'d> Validator<'d> {
         if info.class > format::TEXT && !format::check(info.class, value) {
             return Some(SessionRejectReason::IncorrectDataFormatForValue);
         }
-        if info.enum_idx != FieldInfo::NO_ENUM {
-            let set = &rt.enums[info.enum_idx as usize];
-            let ok = if info.multi {
-                value
-                    .split(|&b| b == b' ')
-                    .all(|t| t.is_empty() || set.contains(t))
-            } else {
-                set.contains(value)
+        if info.enum_idx != FieldInfo::NO_ENUM && !enum_ok(rt, info, value) {
+            return Some(SessionRejectReason::ValueIsIncorrect);
+        }
+        None
+    }
+
+    /// [`Validator::check_value`] for a member, from its descriptor: empty value, format
+    /// and (`enum_set` gives the member's enum set) enum value, a one-byte value of a
+    /// single-value enum inline.
+    #[inline(always)]
+    fn check_member<'s>(
+        &self,
+        d: u32,
+        value: &[u8],
+        enum_set: impl FnOnce() -> Option<&'s EnumSet>,
+    ) -> Option<SessionRejectReason> {
+        if value.is_empty() {
+            return self
+                .settings
+                .validate_fields_have_values
+                .then_some(SessionRejectReason::TagSpecifiedWithoutAValue);
+        }
+        if !format::check(desc::class(d), value) {
+            return Some(SessionRejectReason::IncorrectDataFormatForValue);
+        }
+        if d & desc::ENUM != 0 {
+            let ok = match (enum_set(), value) {
+                (None, _) => true,
+                (Some(set), [b]) if d & desc::MULTI == 0 => set.contains_byte(*b),
+                (Some(set), _) => enum_ok_slow(set, d & desc::MULTI != 0, value),
             };
             if !ok {
                 return Some(SessionRejectReason::ValueIsIncorrect);
@@ -621,129 +663,127 @@ impl<'d> Validator<'d> {
         None
     }
 
-    /// [`Validator::check_value`] for a tag that is not a member of the scope.
-    #[inline]
-    fn value_check(&self, ctx: &Ctx<'_>, tag: u32, value: &[u8]) -> Option<SessionRejectReason> {
-        let info = ctx
-            .rt
-            .field_info
-            .get(tag as usize)
-            .copied()
-            .unwrap_or_default();
-        self.check_value(ctx.rt, info, value)
-    }
-
-    /// Is a tag that is not a member of the scope acceptable? Returns the reason if not.
-    #[inline]
-    fn non_member(&self, ctx: &Ctx<'_>, tag: u32) -> Option<SessionRejectReason> {
-        let defined = ctx
-            .rt
-            .field_info
-            .get(tag as usize)
-            .is_some_and(|i| i.class != 0);
+    /// A top-level field that is not a member of its section's scope (header, trailer or
+    /// body): its value checks, then whether it is acceptable there at all.
+    #[cold]
+    #[inline(never)]
+    fn non_member(&self, rt: &Runtime, section: u8, tag: u32, value: &[u8], errs: &mut Errors) {
+        let info = rt.field_info.get(tag as usize).copied().unwrap_or_default();
+        let phase = phase_of(section);
+        if let Some(r) = self.check_value(rt, info, value) {
+            errs.field(phase, tag, r);
+        }
+        let defined = info.class != 0;
         // Header and trailer: any defined field is accepted there (QuickFIX checks only that
         // the tag exists); the body: the tag must belong to the message.
-        if defined && ctx.phase != PHASE_BODY {
-            return None;
+        if defined && phase != PHASE_BODY {
+            return;
         }
         let fail = if tag < USER_DEFINED_TAG_MIN {
             !self.settings.allow_unknown_msg_fields
         } else {
             self.settings.validate_user_defined_fields
         };
-        fail.then_some(if defined {
-            SessionRejectReason::TagNotDefinedForThisMessageType
-        } else {
-            SessionRejectReason::InvalidTagNumber
-        })
+        if fail {
+            errs.field(
+                phase,
+                tag,
+                if defined {
+                    SessionRejectReason::TagNotDefinedForThisMessageType
+                } else {
+                    SessionRejectReason::InvalidTagNumber
+                },
+            );
+        }
     }
 
-    fn walk<'a, const W: usize, I>(
+    /// The top-level walk: one pass in wire order, one descriptor load per field (section,
+    /// bit, format class, enum and group flags); duplicates and required members are bits
+    /// of one scratch bitset (header and trailer bits, then the body's), required members
+    /// checked with a mask compare at the end.
+    #[inline(never)]
+    fn walk<'a, const W: usize, I, L>(
         &self,
+        lookup: L,
         body_dict: &'d Dictionary,
         body: &'d Scope,
         fields: I,
     ) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
+        L: Lookup,
     {
         let t = &self.transport.rt;
+        let ht = &t.header_trailer;
+        let brt = &body_dict.rt;
         let mut w = Walk::<W> {
             bits: [0u64; W],
-            next_word: 0,
+            next_word: (ht.words + body.words) as usize,
             errs: Errors {
                 field: None,
                 group_required: None,
             },
         };
-        // Indexed by section (SECTION_BODY = 0, SECTION_HEADER = 1, SECTION_TRAILER = 2).
-        let header = w.ctx(&t.scopes[0], t, PHASE_HEADER);
-        let trailer = w.ctx(&t.scopes[TRAILER_SCOPE as usize], t, PHASE_TRAILER);
-        let bodyc = w.ctx(body, &body_dict.rt, PHASE_BODY);
-        let mut ctxs = [bodyc, header, trailer];
-        let mut state = SECTION_HEADER;
         let check_order = self.settings.validate_fields_out_of_order;
+        // Order rank of the sections seen so far: header 0, body 1, trailer 3 (section ^ 1).
+        let mut rank = 0u32;
         let mut it = fields.into_iter();
-        let mut pending: Option<(u32, &'a [u8])> = None;
-
-        let mut next = it.next();
-        // Runs of fields of one section (header, body, trailer) are walked with their
-        // context in locals; a field of another section ends the run.
-        while let Some((first_tag, first_value)) = next {
-            let section = self.transport.section_of(first_tag);
-            let step = SECTION_STEP[(state * 3 + section) as usize];
-            if step & OUT_OF_ORDER != 0 && check_order {
-                return Err(out_of_order(first_tag));
-            }
-            state = step & !OUT_OF_ORDER;
-            let mut ctx = ctxs[section as usize];
-            let (mut tag, mut value) = (first_tag, first_value);
+        while let Some((mut tag, mut value)) = it.next() {
+            // A field, then (rarely) the field that ended a group.
             loop {
-                match ctx.scope.slot(tag) {
-                    Some(slot) => {
-                        let s = ctx.scope.slots[slot];
-                        if let Some(r) = self.check_value(ctx.rt, s.info, value) {
-                            w.errs.field(ctx.phase, tag, r);
-                        }
-                        if test_and_set(&mut w.bits, ctx.base, slot) {
-                            return Err(ValidationError::new(
-                                SessionRejectReason::TagAppearsMoreThanOnce,
-                                Some(tag),
-                            ));
-                        }
-                        ctx.req_seen += s.required as usize;
-                        if s.group != NO_GROUP {
-                            let (rt, phase) = (ctx.rt, ctx.phase);
-                            pending =
-                                self.group(&mut w, &mut it, rt, s.group, tag, value, phase, 1)?;
-                        }
-                    }
-                    None => {
-                        if let Some(r) = self.value_check(&ctx, tag, value) {
-                            w.errs.field(ctx.phase, tag, r);
-                        }
-                        if let Some(r) = self.non_member(&ctx, tag) {
-                            w.errs.field(ctx.phase, tag, r);
-                        }
-                    }
+                let d = lookup.get(tag);
+                // A header field after the body or trailer, a body field after the trailer.
+                let r = (d >> desc::SECTION_SHIFT & 3) ^ 1;
+                if r < rank && check_order {
+                    return Err(out_of_order(tag));
                 }
-                next = match pending.take() {
-                    Some(p) => Some(p),
-                    None => it.next(),
-                };
-                match next {
-                    Some((t, v)) if self.transport.section_of(t) == section => {
-                        (tag, value) = (t, v);
-                    }
-                    _ => break,
+                rank = rank.max(r);
+                let bit = (d & desc::BIT) as usize;
+                if bit == 0 {
+                    let section = desc::section(d);
+                    let rt = if section == SECTION_BODY { brt } else { t };
+                    self.non_member(rt, section, tag, value, &mut w.errs);
+                    break;
+                }
+                if w.test_and_set(bit) {
+                    return Err(ValidationError::new(
+                        SessionRejectReason::TagAppearsMoreThanOnce,
+                        Some(tag),
+                    ));
+                }
+                if d & desc::CHECKS == 0 && !value.is_empty() {
+                    break;
+                }
+                let section = desc::section(d);
+                let rt = if section == SECTION_BODY { brt } else { t };
+                let enum_set = || rt.enums.get(lookup.enum_idx(d) as usize);
+                if let Some(r) = self.check_member(d, value, enum_set) {
+                    w.errs.field(phase_of(section), tag, r);
+                }
+                if d & desc::GROUP == 0 {
+                    break;
+                }
+                let group = ht.member(body, d).group;
+                let phase = phase_of(section);
+                match self.group(&mut w, &mut it, rt, group, tag, value, phase, 1)? {
+                    Some((t, v)) => (tag, value) = (t, v),
+                    None => break,
                 }
             }
-            ctxs[section as usize] = ctx;
         }
 
-        let [bodyc, header, trailer] = &ctxs;
-        for ctx in [header, trailer, bodyc] {
-            if let Some(m) = missing_required(&w.bits, ctx) {
+        // Required fields: header, trailer, body, lowest missing tag first.
+        if !complete(&w.bits, 0, &ht.req_mask) {
+            let header = &t.scopes[HEADER_SCOPE as usize];
+            let trailer = &t.scopes[TRAILER_SCOPE as usize];
+            if let Some(m) = first_missing(&w.bits, 0, header)
+                .or_else(|| first_missing(&w.bits, ht.header_len as usize, trailer))
+            {
+                return Err(required_missing(m));
+            }
+        }
+        if !complete(&w.bits, ht.words as usize, &body.req_mask) {
+            if let Some(m) = first_missing(&w.bits, ht.body_offset() as usize, body) {
                 return Err(required_missing(m));
             }
         }
@@ -760,6 +800,7 @@ impl<'d> Validator<'d> {
     /// field that does not belong to it, if any. Recursion depth is bounded by the
     /// dictionary's group nesting (at most [`MAX_GROUP_DEPTH`]).
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn group<'a, const W: usize, I>(
         &self,
         w: &mut Walk<W>,
@@ -776,10 +817,11 @@ impl<'d> Validator<'d> {
     {
         let scope = &rt.scopes[scope_index as usize];
         let saved_next = w.next_word;
-        let mut ctx = w.ctx(scope, rt, PHASE_GROUP);
+        let (base, words) = w.alloc(scope.words as usize);
+        let first_bit = base * 64;
         let declared = parse_count(count_value);
         let mut instances = 0i64;
-        let mut last_slot = 0usize;
+        let mut last_bit = 0usize;
         let mut pending: Option<(u32, &'a [u8])> = None;
         let ended_by = loop {
             let (tag, value) = match pending.take() {
@@ -789,20 +831,22 @@ impl<'d> Validator<'d> {
                     None => break None,
                 },
             };
-            let Some(slot) = scope.slot(tag) else {
+            let d = scope.desc.get(tag as usize).copied().unwrap_or(0);
+            let bit = (d & desc::BIT) as usize;
+            if bit == 0 {
                 break Some((tag, value));
-            };
+            }
             if tag == scope.delimiter {
-                if instances > 0 {
-                    if let Some(m) = missing_required(&w.bits, &ctx) {
+                if instances > 0 && !complete(&w.bits, base, &scope.req_mask) {
+                    if let Some(m) = first_missing(&w.bits, first_bit, scope) {
                         w.errs.group_required.get_or_insert(required_missing(m));
                     }
                 }
                 instances += 1;
-                ctx.req_seen = 0;
-                if let Some(words) = w.bits.get_mut(ctx.base..ctx.base + ctx.words) {
+                if let Some(words) = w.bits.get_mut(base..base + words) {
                     words.fill(0);
                 }
+                test_and_set(&mut w.bits, base, bit);
             } else {
                 if instances == 0 {
                     return Err(ValidationError::new(
@@ -810,34 +854,37 @@ impl<'d> Validator<'d> {
                         Some(tag),
                     ));
                 }
-                if test_and_set(&mut w.bits, ctx.base, slot) {
+                if test_and_set(&mut w.bits, base, bit) {
                     return Err(ValidationError::new(
                         SessionRejectReason::TagAppearsMoreThanOnce,
                         Some(tag),
                     ));
                 }
-                if self.settings.validate_unordered_group_fields && slot < last_slot {
+                if self.settings.validate_unordered_group_fields && bit < last_bit {
                     return Err(ValidationError::new(
                         SessionRejectReason::RepeatingGroupFieldsOutOfOrder,
                         Some(tag),
                     ));
                 }
             }
-            if tag == scope.delimiter {
-                test_and_set(&mut w.bits, ctx.base, slot);
-            }
-            last_slot = slot;
-            let s = scope.slots[slot];
-            ctx.req_seen += s.required as usize;
-            if let Some(r) = self.check_value(rt, s.info, value) {
+            last_bit = bit;
+            let enum_set = || {
+                let idx = scope
+                    .slots
+                    .get(bit - 1)
+                    .map_or(FieldInfo::NO_ENUM, |s| s.info.enum_idx);
+                rt.enums.get(idx as usize)
+            };
+            if let Some(r) = self.check_member(d, value, enum_set) {
                 w.errs.field(PHASE_GROUP, tag, r);
             }
-            if s.group != NO_GROUP && depth < MAX_GROUP_DEPTH {
-                pending = self.group(w, it, rt, s.group, tag, value, PHASE_GROUP, depth + 1)?;
+            if d & desc::GROUP != 0 && depth < MAX_GROUP_DEPTH {
+                let nested = scope.slots[bit - 1].group;
+                pending = self.group(w, it, rt, nested, tag, value, PHASE_GROUP, depth + 1)?;
             }
         };
-        if instances > 0 {
-            if let Some(m) = missing_required(&w.bits, &ctx) {
+        if instances > 0 && !complete(&w.bits, base, &scope.req_mask) {
+            if let Some(m) = first_missing(&w.bits, first_bit, scope) {
                 w.errs.group_required.get_or_insert(required_missing(m));
             }
         }
@@ -853,6 +900,69 @@ impl<'d> Validator<'d> {
     }
 }
 
+/// How the top-level walk finds a tag's descriptor.
+trait Lookup {
+    /// The descriptor of `tag`: section, bit (0: not a member), checks.
+    fn get(&self, tag: u32) -> u32;
+    /// The enum set index of the member with this descriptor (in the `Runtime` of its
+    /// section's dictionary).
+    fn enum_idx(&self, d: u32) -> u32;
+}
+
+/// A message's precompiled table ([`HeaderTrailer::plan`]): one load.
+impl Lookup for &PlanTable {
+    #[inline(always)]
+    fn get(&self, tag: u32) -> u32 {
+        self.lut.get(tag as usize).copied().unwrap_or(0)
+    }
+    #[inline(always)]
+    fn enum_idx(&self, d: u32) -> u32 {
+        let bit = (d & desc::BIT) as usize;
+        self.enums.get(bit).copied().unwrap_or(FieldInfo::NO_ENUM)
+    }
+}
+
+/// Header and trailer from one dictionary, the body from another (FIXT): the same
+/// function as the plan they would make ([`HeaderTrailer::lookup`]), two loads.
+#[derive(Clone, Copy)]
+struct TwoTables<'d> {
+    ht: &'d HeaderTrailer,
+    body: &'d Scope,
+}
+
+impl Lookup for TwoTables<'_> {
+    #[inline(always)]
+    fn get(&self, tag: u32) -> u32 {
+        self.ht.lookup(self.body, tag)
+    }
+    #[inline(always)]
+    fn enum_idx(&self, d: u32) -> u32 {
+        self.ht.member(self.body, d).info.enum_idx
+    }
+}
+
+/// The enum check of a value that is not a single byte of a single-value enum: the value
+/// (each space-separated token of a multi-value type) must be one of the field's values.
+#[inline(never)]
+fn enum_ok_slow(set: &EnumSet, multi: bool, value: &[u8]) -> bool {
+    if multi {
+        value
+            .split(|&b| b == b' ')
+            .all(|t| t.is_empty() || set.contains(t))
+    } else {
+        set.contains(value)
+    }
+}
+
+/// The enum check of a non-member's value (its `FieldInfo`).
+#[inline]
+fn enum_ok(rt: &Runtime, info: FieldInfo, value: &[u8]) -> bool {
+    match rt.enums.get(info.enum_idx as usize) {
+        Some(set) => enum_ok_slow(set, info.multi, value),
+        None => true,
+    }
+}
+
 /// Per-call scratch: duplicate/required bitsets (bump-allocated per scope) and errors.
 struct Walk<const W: usize> {
     bits: [u64; W],
@@ -861,29 +971,35 @@ struct Walk<const W: usize> {
 }
 
 impl<const W: usize> Walk<W> {
-    /// A context with its own zeroed bitset words (none if the scratch is exhausted: then
-    /// its words lie past the scratch, and duplicate and required checks are skipped for
-    /// that scope, never a panic).
-    #[inline]
-    fn ctx<'d>(&mut self, scope: &'d Scope, rt: &'d Runtime, phase: u8) -> Ctx<'d> {
-        let words = scope.words as usize;
-        let (base, words) = if self.next_word + words <= W {
+    /// [`test_and_set`] for a top-level bit: the scratch holds every top-level bit
+    /// (`need` sizes it) except with the largest scratch, where a bit past it is ignored.
+    #[inline(always)]
+    fn test_and_set(&mut self, bit: usize) -> bool {
+        if W < 1024 {
+            // W is a power of two and bit < W * 64: the mask only spares a bounds check.
+            let word = &mut self.bits[(bit >> 6) & (W - 1)];
+            let mask = 1u64 << (bit & 63);
+            let was = *word & mask != 0;
+            *word |= mask;
+            was
+        } else {
+            test_and_set(&mut self.bits, 0, bit)
+        }
+    }
+
+    /// `words` zeroed bitset words: (first word, words). If the scratch is exhausted, the
+    /// words lie past it — (W, 0) — and duplicate and required checks are skipped for
+    /// that scope, never a panic.
+    #[inline(always)]
+    fn alloc(&mut self, words: usize) -> (usize, usize) {
+        if self.next_word + words <= W {
             self.next_word += words;
             (self.next_word - words, words)
         } else {
             (W, 0)
-        };
-        Ctx {
-            scope,
-            rt,
-            base,
-            words,
-            req_seen: 0,
-            phase,
         }
     }
 }
-
 #[inline]
 fn parse_count(v: &[u8]) -> i64 {
     if v.is_empty() || v.len() > 9 || !v.iter().all(u8::is_ascii_digit) {
