@@ -2,7 +2,7 @@
 //! separate processes (and network namespaces, or hosts) over Aeron UDP.
 //!
 //! ```text
-//! peregrine-topology run      [--count N] [--warmup N] [--idle S]           # all three parts, Aeron IPC
+//! peregrine-topology run      [--count N] [--warmup N] [--idle S] [--dictionary FIX44.xml]  # all three parts, Aeron IPC
 //! peregrine-topology floor    [--count N] [--warmup N] [--idle S]           # the transport floor
 //! peregrine-topology executor --orders ADDR --reports ADDR [--limit N] [--idle S]
 //! peregrine-topology gateway  --orders ADDR --reports ADDR [--count N] [--warmup N] [--idle S]
@@ -58,6 +58,8 @@ fn run() -> Result<(), String> {
     if let Some(i) = value(&args, "--idle") {
         cfg.idle = i.parse()?;
     }
+    // Validate both sessions' messages against a FIX.4.4 data dictionary.
+    cfg.dictionary = value(&args, "--dictionary").map(std::path::PathBuf::from);
     cfg.executor_limit = num("--limit")?;
     if let Some(t) = num("--timeout")? {
         cfg.timeout = Duration::from_secs(t);
@@ -115,7 +117,7 @@ fn run() -> Result<(), String> {
             cfg.driver_idle = DriverIdle::Yielding;
         }
         "-h" | "--help" => {
-            println!("peregrine-topology run|floor|executor|gateway [--orders ADDR --reports ADDR] [--count N] [--warmup N] [--limit N] [--idle S] [--timeout SECS]");
+            println!("peregrine-topology run|floor|executor|gateway [--orders ADDR --reports ADDR] [--count N] [--warmup N] [--limit N] [--idle S] [--dictionary FIX44.xml] [--timeout SECS]");
             return Ok(());
         }
         other => return Err(format!("unknown mode {other:?}")),
