@@ -83,8 +83,10 @@ pub(crate) struct Slot {
 /// | 20–23 | format class (`FormatClass` discriminant, 0 for an undefined tag) |
 /// | 24 | the member has an enum check |
 /// | 25 | the member is a group's count field |
-/// | 26–27 | section (top-level tables only: `SECTION_BODY`, `_HEADER`, `_TRAILER`) |
+/// | 26 | top-level tables only: not a member (the bit is 0) |
+/// | 27 | a member the walk's fast path leaves to the general path (group, multi-value enum) |
 /// | 28 | multi-value type (the enum check applies per space-separated token) |
+/// | 30–31 | top-level tables only: the section's order rank, header 0, body 1, trailer 2 |
 pub(crate) mod desc {
     use super::Slot;
     use crate::scope::NO_GROUP;
@@ -94,11 +96,19 @@ pub(crate) mod desc {
     pub(crate) const CLASS_SHIFT: u32 = 20;
     pub(crate) const ENUM: u32 = 1 << 24;
     pub(crate) const GROUP: u32 = 1 << 25;
-    pub(crate) const SECTION_SHIFT: u32 = 26;
+    pub(crate) const NON_MEMBER: u32 = 1 << 26;
+    pub(crate) const SLOW: u32 = 1 << 27;
     pub(crate) const MULTI: u32 = 1 << 28;
-    /// Anything to check beyond an empty value: a format (class above TEXT), an enum or a
-    /// group.
-    pub(crate) const CHECKS: u32 = 0xE << CLASS_SHIFT | ENUM | GROUP;
+    /// Shift of the order rank (top-level tables).
+    pub(crate) const RANK_SHIFT: u32 = 30;
+    /// Rank of the body.
+    pub(crate) const BODY: u32 = 1 << RANK_SHIFT;
+    /// Rank of the trailer.
+    pub(crate) const TRAILER: u32 = 2 << RANK_SHIFT;
+    /// A body tag that is not a member.
+    pub(crate) const BODY_NON_MEMBER: u32 = BODY | NON_MEMBER;
+    /// A value check beyond non-emptiness: a format (class above TEXT) or an enum.
+    pub(crate) const CHECKS: u32 = 0xE << CLASS_SHIFT | ENUM;
 
     /// Descriptor of the member in slot `slot` (bit `slot + 1`; slots past [`BIT`] — a
     /// million members, far beyond any dictionary — share the last bit).
@@ -109,10 +119,13 @@ pub(crate) mod desc {
             d |= ENUM;
         }
         if s.group != NO_GROUP {
-            d |= GROUP;
+            d |= GROUP | SLOW;
         }
         if s.info.multi {
             d |= MULTI;
+            if d & ENUM != 0 {
+                d |= SLOW;
+            }
         }
         d
     }
@@ -128,9 +141,15 @@ pub(crate) mod desc {
         (d >> CLASS_SHIFT & 0xF) as u8
     }
 
+    /// The section (`SECTION_*`) of a top-level descriptor.
     #[inline(always)]
     pub(crate) fn section(d: u32) -> u8 {
-        (d >> SECTION_SHIFT & 3) as u8
+        use crate::dictionary::{SECTION_BODY, SECTION_HEADER, SECTION_TRAILER};
+        match d >> RANK_SHIFT {
+            0 => SECTION_HEADER,
+            1 => SECTION_BODY,
+            _ => SECTION_TRAILER,
+        }
     }
 }
 
@@ -177,7 +196,7 @@ impl Scope {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Plan {
     /// Dense by tag: [`HeaderTrailer::lookup`] for every tag up to the highest header,
-    /// trailer or body tag (0 past it: a body tag that is not a member).
+    /// trailer or body tag (`desc::BODY_NON_MEMBER` past it).
     pub(crate) lut: Box<[u32]>,
     /// By top-level bit: the member's enum set (`Runtime::enums` of the header/trailer's or
     /// the body's dictionary, by the descriptor's section), or `FieldInfo::NO_ENUM`.
@@ -214,8 +233,8 @@ pub(crate) fn required_mask(slots: &[Slot], words: usize) -> Box<[u64]> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HeaderTrailer {
     /// Dense by tag up to the highest header or trailer tag (longer tags are body tags):
-    /// 0 for a body tag, else a descriptor with the section set (bit 0: a header or trailer
-    /// tag that is not a member).
+    /// 0 for a body tag, else a descriptor with its rank (header or trailer), for a header
+    /// or trailer tag that is not a member `desc::NON_MEMBER` and the rank.
     pub(crate) lut: Box<[u32]>,
     /// Header members then trailer members; a member's bit is its position here + 1.
     pub(crate) slots: Box<[Slot]>,
@@ -241,16 +260,16 @@ impl HeaderTrailer {
         let lut = section
             .iter()
             .enumerate()
-            .map(|(tag, &sec)| {
-                let d = match sec {
-                    SECTION_HEADER => header.desc.get(tag).copied().unwrap_or(0),
-                    SECTION_TRAILER => match trailer.desc.get(tag) {
-                        Some(&d) if d & desc::BIT != 0 => desc::shifted(d, header_len as u32),
-                        _ => 0,
-                    },
-                    _ => return 0,
-                };
-                d | (sec as u32) << desc::SECTION_SHIFT
+            .map(|(tag, &sec)| match sec {
+                SECTION_HEADER => match header.desc.get(tag) {
+                    Some(&d) if d != 0 => d,
+                    _ => desc::NON_MEMBER,
+                },
+                SECTION_TRAILER => match trailer.desc.get(tag) {
+                    Some(&d) if d != 0 => desc::shifted(d, header_len as u32) | desc::TRAILER,
+                    _ => desc::TRAILER | desc::NON_MEMBER,
+                },
+                _ => 0,
             })
             .collect();
         let words = words_for(slots.len());
@@ -307,8 +326,8 @@ impl HeaderTrailer {
         match self.lut.get(tag as usize) {
             Some(&h) if h != 0 => h,
             _ => match body.desc.get(tag as usize) {
-                Some(&d) if d != 0 => desc::shifted(d, self.body_offset()),
-                _ => 0,
+                Some(&d) if d != 0 => desc::shifted(d, self.body_offset()) | desc::BODY,
+                _ => desc::BODY_NON_MEMBER,
             },
         }
     }

@@ -7,7 +7,7 @@ use crate::dictionary::{
     Dictionary, HEADER_SCOPE, SECTION_BODY, SECTION_HEADER, SECTION_TRAILER, TRAILER_SCOPE,
 };
 use crate::format;
-use crate::scope::{desc, is_framing, EnumSet, FieldInfo, HeaderTrailer, Plan as PlanTable, Scope};
+use crate::scope::{desc, is_framing, EnumSet, FieldInfo, HeaderTrailer, Scope};
 use crate::MAX_GROUP_DEPTH;
 
 /// Tags from this number up are user-defined (QuickFIX's `ValidateUserDefinedFields`).
@@ -542,14 +542,26 @@ impl<'d> Validator<'d> {
         if let Some(i) = t.message_index(msg_type) {
             // Header, trailer and body from one dictionary: its own precompiled table.
             let body = &t.rt.scopes[t.scope_of_message(i) as usize];
-            return self.dispatch(&t.rt.plans[i], t, body, fields);
+            let plan = &t.rt.plans[i];
+            let lookup = PlanLookup {
+                lut: &plan.lut,
+                enums: &plan.enums,
+                sets: &t.rt.enums,
+            };
+            return self.dispatch(lookup, t, body, fields);
         }
         let Some(i) = self.app.message_index(msg_type) else {
             return self.invalid_msg_type(fields);
         };
         let body = &self.app.rt.scopes[self.app.scope_of_message(i) as usize];
         let ht = &t.rt.header_trailer;
-        self.dispatch(TwoTables { ht, body }, self.app, body, fields)
+        let lookup = TwoTables {
+            ht,
+            body,
+            transport: &t.rt,
+            app: &self.app.rt,
+        };
+        self.dispatch(lookup, self.app, body, fields)
     }
 
     /// Picks the scratch size for the message and walks it.
@@ -697,10 +709,14 @@ impl<'d> Validator<'d> {
         }
     }
 
-    /// The top-level walk: one pass in wire order, one descriptor load per field (section,
-    /// bit, format class, enum and group flags); duplicates and required members are bits
-    /// of one scratch bitset (header and trailer bits, then the body's), required members
+    /// The top-level walk: one pass in wire order, one descriptor load per field (order
+    /// rank, bit, format class, flags); duplicates and required members are bits of one
+    /// scratch bitset (header and trailer bits, then the body's), required members
     /// checked with a mask compare at the end.
+    ///
+    /// Ordinary fields — members in order, not repeated, with a well-formed value and, for
+    /// an enum, a valid one-byte value — take a fast loop that records nothing; any other
+    /// field leaves it for the general path, which starts that field over.
     #[inline(never)]
     fn walk<'a, const W: usize, I, L>(
         &self,
@@ -725,49 +741,72 @@ impl<'d> Validator<'d> {
             },
         };
         let check_order = self.settings.validate_fields_out_of_order;
-        // Order rank of the sections seen so far: header 0, body 1, trailer 3 (section ^ 1).
+        // Order rank of the sections seen so far: header 0, body 1, trailer 2.
         let mut rank = 0u32;
         let mut it = fields.into_iter();
-        while let Some((mut tag, mut value)) = it.next() {
-            // A field, then (rarely) the field that ended a group.
-            loop {
+        'fields: loop {
+            // The fast loop.
+            let (mut tag, mut value, mut d) = loop {
+                let Some((tag, value)) = it.next() else {
+                    break 'fields;
+                };
                 let d = lookup.get(tag);
-                // A header field after the body or trailer, a body field after the trailer.
-                let r = (d >> desc::SECTION_SHIFT & 3) ^ 1;
-                if r < rank && check_order {
-                    return Err(out_of_order(tag));
+                if d >> desc::RANK_SHIFT < rank
+                    || d & (desc::SLOW | desc::NON_MEMBER) != 0
+                    || value.is_empty()
+                    || (d & desc::CHECKS != 0 && !value_ok(&lookup, d, value))
+                {
+                    break (tag, value, d);
                 }
-                rank = rank.max(r);
-                let bit = (d & desc::BIT) as usize;
-                if bit == 0 {
-                    let section = desc::section(d);
-                    let rt = if section == SECTION_BODY { brt } else { t };
-                    self.non_member(rt, section, tag, value, &mut w.errs);
-                    break;
-                }
-                if w.test_and_set(bit) {
+                rank = d >> desc::RANK_SHIFT;
+                if w.test_and_set((d & desc::BIT) as usize) {
                     return Err(ValidationError::new(
                         SessionRejectReason::TagAppearsMoreThanOnce,
                         Some(tag),
                     ));
                 }
-                if d & desc::CHECKS == 0 && !value.is_empty() {
-                    break;
+            };
+            // The general path: this field (then, after a group, the field that ended it).
+            loop {
+                // A header field after the body or trailer, a body field after the trailer.
+                let r = d >> desc::RANK_SHIFT;
+                if r < rank {
+                    if check_order {
+                        return Err(out_of_order(tag));
+                    }
+                } else {
+                    rank = r;
                 }
                 let section = desc::section(d);
                 let rt = if section == SECTION_BODY { brt } else { t };
-                let enum_set = || rt.enums.get(lookup.enum_idx(d) as usize);
-                if let Some(r) = self.check_member(d, value, enum_set) {
+                if d & desc::NON_MEMBER != 0 {
+                    self.non_member(rt, section, tag, value, &mut w.errs);
+                    continue 'fields;
+                }
+                if w.test_and_set((d & desc::BIT) as usize) {
+                    return Err(ValidationError::new(
+                        SessionRejectReason::TagAppearsMoreThanOnce,
+                        Some(tag),
+                    ));
+                }
+                if let Some(r) = self.check_member(d, value, || lookup.enum_set(d)) {
                     w.errs.field(phase_of(section), tag, r);
                 }
                 if d & desc::GROUP == 0 {
-                    break;
+                    continue 'fields;
                 }
                 let group = ht.member(body, d).group;
                 let phase = phase_of(section);
-                match self.group(&mut w, &mut it, rt, group, tag, value, phase, 1)? {
-                    Some((t, v)) => (tag, value) = (t, v),
-                    None => break,
+                // The iterator goes to the group and comes back by value: kept in
+                // registers in the fast loop, never behind a reference.
+                let (rest, ended_by) = self.group(&mut w, it, rt, group, tag, value, phase, 1);
+                it = rest;
+                match ended_by? {
+                    Some((next_tag, next_value)) => {
+                        (tag, value) = (next_tag, next_value);
+                        d = lookup.get(tag);
+                    }
+                    None => continue 'fields,
                 }
             }
         }
@@ -804,14 +843,14 @@ impl<'d> Validator<'d> {
     fn group<'a, const W: usize, I>(
         &self,
         w: &mut Walk<W>,
-        it: &mut I,
+        mut it: I,
         rt: &'d Runtime,
         scope_index: u32,
         count_tag: u32,
         count_value: &[u8],
         count_phase: u8,
         depth: usize,
-    ) -> Result<Option<(u32, &'a [u8])>, ValidationError>
+    ) -> (I, GroupEnd<'a>)
     where
         I: Iterator<Item = (u32, &'a [u8])>,
     {
@@ -848,23 +887,17 @@ impl<'d> Validator<'d> {
                 }
                 test_and_set(&mut w.bits, base, bit);
             } else {
-                if instances == 0 {
-                    return Err(ValidationError::new(
-                        SessionRejectReason::RepeatingGroupFieldsOutOfOrder,
-                        Some(tag),
-                    ));
-                }
-                if test_and_set(&mut w.bits, base, bit) {
-                    return Err(ValidationError::new(
-                        SessionRejectReason::TagAppearsMoreThanOnce,
-                        Some(tag),
-                    ));
-                }
-                if self.settings.validate_unordered_group_fields && bit < last_bit {
-                    return Err(ValidationError::new(
-                        SessionRejectReason::RepeatingGroupFieldsOutOfOrder,
-                        Some(tag),
-                    ));
+                let error = if instances == 0 {
+                    Some(SessionRejectReason::RepeatingGroupFieldsOutOfOrder)
+                } else if test_and_set(&mut w.bits, base, bit) {
+                    Some(SessionRejectReason::TagAppearsMoreThanOnce)
+                } else if self.settings.validate_unordered_group_fields && bit < last_bit {
+                    Some(SessionRejectReason::RepeatingGroupFieldsOutOfOrder)
+                } else {
+                    None
+                };
+                if let Some(reason) = error {
+                    return (it, Err(ValidationError::new(reason, Some(tag))));
                 }
             }
             last_bit = bit;
@@ -880,7 +913,12 @@ impl<'d> Validator<'d> {
             }
             if d & desc::GROUP != 0 && depth < MAX_GROUP_DEPTH {
                 let nested = scope.slots[bit - 1].group;
-                pending = self.group(w, it, rt, nested, tag, value, PHASE_GROUP, depth + 1)?;
+                let (rest, end) = self.group(w, it, rt, nested, tag, value, PHASE_GROUP, depth + 1);
+                it = rest;
+                match end {
+                    Ok(p) => pending = p,
+                    Err(e) => return (it, Err(e)),
+                }
             }
         };
         if instances > 0 && !complete(&w.bits, base, &scope.req_mask) {
@@ -896,29 +934,45 @@ impl<'d> Validator<'d> {
             );
         }
         w.next_word = saved_next;
-        Ok(ended_by)
+        (it, Ok(ended_by))
     }
 }
+
+/// How a group walk ended: the field after the group (none at the end of the message),
+/// or a structural error.
+type GroupEnd<'a> = Result<Option<(u32, &'a [u8])>, ValidationError>;
 
 /// How the top-level walk finds a tag's descriptor.
 trait Lookup {
-    /// The descriptor of `tag`: section, bit (0: not a member), checks.
+    /// The descriptor of `tag`: rank, bit, checks, flags.
     fn get(&self, tag: u32) -> u32;
-    /// The enum set index of the member with this descriptor (in the `Runtime` of its
-    /// section's dictionary).
-    fn enum_idx(&self, d: u32) -> u32;
+    /// The enum set of the member with this descriptor.
+    fn enum_set(&self, d: u32) -> Option<&EnumSet>;
 }
 
-/// A message's precompiled table ([`HeaderTrailer::plan`]): one load.
-impl Lookup for &PlanTable {
+/// A message's precompiled table ([`HeaderTrailer::plan`]) with header, trailer and body
+/// from one dictionary: one load.
+#[derive(Clone, Copy)]
+struct PlanLookup<'d> {
+    lut: &'d [u32],
+    /// By bit: index into `sets`.
+    enums: &'d [u32],
+    /// The dictionary's enum sets.
+    sets: &'d [EnumSet],
+}
+
+impl Lookup for PlanLookup<'_> {
     #[inline(always)]
     fn get(&self, tag: u32) -> u32 {
-        self.lut.get(tag as usize).copied().unwrap_or(0)
+        self.lut
+            .get(tag as usize)
+            .copied()
+            .unwrap_or(desc::BODY_NON_MEMBER)
     }
     #[inline(always)]
-    fn enum_idx(&self, d: u32) -> u32 {
-        let bit = (d & desc::BIT) as usize;
-        self.enums.get(bit).copied().unwrap_or(FieldInfo::NO_ENUM)
+    fn enum_set(&self, d: u32) -> Option<&EnumSet> {
+        let idx = self.enums.get((d & desc::BIT) as usize)?;
+        self.sets.get(*idx as usize)
     }
 }
 
@@ -928,6 +982,10 @@ impl Lookup for &PlanTable {
 struct TwoTables<'d> {
     ht: &'d HeaderTrailer,
     body: &'d Scope,
+    /// The header and trailer's dictionary.
+    transport: &'d Runtime,
+    /// The body's dictionary.
+    app: &'d Runtime,
 }
 
 impl Lookup for TwoTables<'_> {
@@ -936,9 +994,27 @@ impl Lookup for TwoTables<'_> {
         self.ht.lookup(self.body, tag)
     }
     #[inline(always)]
-    fn enum_idx(&self, d: u32) -> u32 {
-        self.ht.member(self.body, d).info.enum_idx
+    fn enum_set(&self, d: u32) -> Option<&EnumSet> {
+        let rt = if desc::section(d) == SECTION_BODY {
+            self.app
+        } else {
+            self.transport
+        };
+        rt.enums
+            .get(self.ht.member(self.body, d).info.enum_idx as usize)
     }
+}
+
+/// The fast loop's value check of a member with a format or an enum: well-formed and,
+/// for an enum, a valid one-byte value (anything else takes the general path). Pure.
+#[inline(always)]
+fn value_ok<L: Lookup>(lookup: &L, d: u32, value: &[u8]) -> bool {
+    format::check(desc::class(d), value)
+        && (d & desc::ENUM == 0
+            || match (value, lookup.enum_set(d)) {
+                ([b], Some(set)) => set.contains_byte(*b),
+                _ => false,
+            })
 }
 
 /// The enum check of a value that is not a single byte of a single-value enum: the value
