@@ -10,10 +10,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn main() {
-    // `MSG=hb` decodes a Heartbeat instead of the ExecutionReport (the
-    // difference between the two is the per-field cost).
+    // `MSG=hb` decodes a Heartbeat, `MSG=nos` the NewOrderSingle, instead of
+    // the ExecutionReport (the differences show the per-field cost).
     let body = match std::env::var("MSG").as_deref() {
         Ok("hb") => "35=0|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|",
+        Ok("nos") => "35=D|49=SENDER|56=TARGET|34=100|52=20240115-10:30:00.000|11=CLORD001|55=AAPL|54=1|60=20240115-10:30:00.000|38=1000|40=2|44=150.00|59=0|",
         _ => "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|",
     }
     .replace('|', "\x01");

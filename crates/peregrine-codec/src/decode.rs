@@ -422,7 +422,7 @@ pub struct Decoder {
     /// Which way the last message went.
     last_path: DecodePath,
     /// The vector decoder's positions and tags ([`simd::small_layout`]).
-    small_scratch: Vec<u32>,
+    small_scratch: Vec<simd::Chunk>,
     /// Per block: the SOH bits, and the bits of the `=` ending each tag.
     soh_bits: Vec<u64>,
     tag_end_bits: Vec<u64>,
@@ -503,7 +503,7 @@ impl Decoder {
             // Room for every field of a small message (and the vector
             // decoder's whole-chunk writes past the last).
             entries: vec![Entry::default(); simd::SMALL_MESSAGE + 16],
-            small_scratch: vec![0; 3 * (simd::SMALL_MESSAGE + 64)],
+            small_scratch: vec![simd::Chunk::default(); simd::SMALL_SCRATCH_CHUNKS],
             masks: vec![BlockMasks::default(); 8],
             level: simd::detected_level(),
             use_fast_walk: true,

@@ -349,6 +349,16 @@ pub fn scalar_tag_values(
 /// Messages up to this length are decoded by [`small_layout`] in one pass.
 pub(crate) const SMALL_MESSAGE: usize = 256;
 
+/// Sixteen `u32` on a cache line of their own: [`small_layout`]'s scratch
+/// tables are whole chunks of these, so that no 64-byte store or load of
+/// a chunk is split across two lines.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct Chunk(pub [u32; 16]);
+
+/// Chunks [`small_layout`] needs as scratch.
+pub(crate) const SMALL_SCRATCH_CHUNKS: usize = 3 * (SMALL_MESSAGE + 64) / 16;
+
 /// What [`small_layout`] found besides the entries.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SmallLayout {
@@ -372,7 +382,7 @@ pub(crate) struct SmallLayout {
 /// at least four fields, 8 then 9 then 35 first and 10 last. The caller then
 /// decodes the general way (which also reports what is wrong). BodyLength
 /// and CheckSum are left to the caller. Tables: `entries` at least
-/// `SMALL_MESSAGE + 16` long, `scratch` at least `3 * (SMALL_MESSAGE + 64)`.
+/// `SMALL_MESSAGE + 16` long, `scratch` at least [`SMALL_SCRATCH_CHUNKS`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn small_layout(
     level: Level,
@@ -381,12 +391,12 @@ pub(crate) fn small_layout(
     generation: u32,
     direct: &mut [u64; 1024],
     entries: &mut [crate::decode::Entry],
-    scratch: &mut [u32],
+    scratch: &mut [Chunk],
 ) -> Option<SmallLayout> {
     if msg.is_empty()
         || msg.len() > SMALL_MESSAGE
         || entries.len() < SMALL_MESSAGE + 16
-        || scratch.len() < 3 * (SMALL_MESSAGE + 64)
+        || scratch.len() < SMALL_SCRATCH_CHUNKS
     {
         return None;
     }
@@ -395,8 +405,14 @@ pub(crate) fn small_layout(
         if level == Level::Avx512 && available(Level::Avx512) {
             // SAFETY: AVX-512 support was just checked; the message is at
             // most 256 bytes and every table has the room the kernel needs
-            // (checked above).
+            // (checked above). A `Chunk` is sixteen `u32` and nothing else
+            // (`repr(C)`, size 64 = its alignment), so its slice is a slice
+            // of `u32` sixteen times as long.
             return unsafe {
+                let scratch = std::slice::from_raw_parts_mut(
+                    scratch.as_mut_ptr() as *mut u32,
+                    scratch.len() * 16,
+                );
                 x86::small_layout_avx512(msg, lengths, generation, direct, entries, scratch)
             };
         }
