@@ -412,7 +412,8 @@ impl TagIndex {
 #[derive(Debug)]
 pub struct Decoder {
     config: DecoderConfig,
-    entries: Vec<Entry>,
+    /// The fields, in chunks of sixteen on whole cache lines.
+    entries: Vec<simd::EntryChunk>,
     /// SOH, `=`, digit and `0` bits per 64-byte block.
     masks: Vec<BlockMasks>,
     /// The vector instructions in use.
@@ -502,7 +503,7 @@ impl Decoder {
             config,
             // Room for every field of a small message (and the vector
             // decoder's whole-chunk writes past the last).
-            entries: vec![Entry::default(); simd::SMALL_MESSAGE + 16],
+            entries: vec![simd::EntryChunk::default(); (simd::SMALL_MESSAGE + 16).div_ceil(16)],
             small_scratch: vec![simd::Chunk::default(); simd::SMALL_SCRATCH_CHUNKS],
             masks: vec![BlockMasks::default(); 8],
             level: simd::detected_level(),
@@ -577,7 +578,7 @@ impl Decoder {
                 self.last_path = DecodePath::Vector;
                 return Ok(MessageView {
                     msg,
-                    entries: &self.entries[..l.fields as usize],
+                    entries: &simd::entries(&self.entries)[..l.fields as usize],
                     index: &self.index,
                     first_empty: None,
                 });
@@ -599,8 +600,9 @@ impl Decoder {
         if max_fields > MAX_FIELDS {
             return Err(DecodeError::TooManyFields);
         }
-        if self.entries.len() < max_fields {
-            self.entries.resize(max_fields, Entry::default());
+        if self.entries.len() * 16 < max_fields {
+            self.entries
+                .resize(max_fields.div_ceil(16), simd::EntryChunk::default());
             // Slack for the vector stores of the positions.
             self.ends.resize(max_fields + simd::POSITIONS_SLACK, 0);
             self.eqs.resize(max_fields + simd::POSITIONS_SLACK, 0);
@@ -623,7 +625,7 @@ impl Decoder {
                 self.walk(msg)?
             }
         };
-        let entries = &self.entries[..fields];
+        let entries = &simd::entries(&self.entries)[..fields];
         check_structure(&self.config, entries, msg, sum)?;
         let notes = self.notes;
         let first_empty = (notes.first_empty != 0).then_some(notes.first_empty);
@@ -706,7 +708,7 @@ impl Decoder {
             Err(simd::TagValuesError::Long) => long_tags(msg, ends, eqs, &mut self.tags)?,
             Err(simd::TagValuesError::NearEnd) => return None,
         }
-        let entries = self.entries.get_mut(..k)?;
+        let entries = simd::entries_mut(&mut self.entries).get_mut(..k)?;
         let lengths = &self.config.data_fields.bitmap;
         let mut unusual = 0u64;
         for (((e, &tag), &end), &eq) in entries.iter_mut().zip(&self.tags).zip(ends).zip(eqs) {
@@ -743,7 +745,7 @@ impl Decoder {
     fn walk(&mut self, msg: &[u8]) -> Result<usize, DecodeError> {
         let len = msg.len();
         let mut cursor = BitCursor::new(&self.masks);
-        let entries = &mut self.entries;
+        let entries = simd::entries_mut(&mut self.entries);
         let data_fields = &self.config.data_fields;
         let mut pos = 0usize;
         let mut n = 0usize;

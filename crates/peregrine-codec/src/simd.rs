@@ -356,6 +356,29 @@ pub(crate) const SMALL_MESSAGE: usize = 256;
 #[repr(C, align(64))]
 pub(crate) struct Chunk(pub [u32; 16]);
 
+/// Sixteen entries on three cache lines of their own: the decoder's entry
+/// table is made of these, so that the vector decoder's 64-byte stores of
+/// entries are never split across lines.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct EntryChunk(pub [crate::decode::Entry; 16]);
+
+/// The entries of `chunks`, in order.
+#[inline(always)]
+pub(crate) fn entries(chunks: &[EntryChunk]) -> &[crate::decode::Entry] {
+    // SAFETY: an `EntryChunk` is sixteen `Entry`s and nothing else
+    // (`repr(C)`, 16 x 12 = 192 bytes, a multiple of its alignment), so a
+    // slice of them is a slice of entries sixteen times as long.
+    unsafe { std::slice::from_raw_parts(chunks.as_ptr() as *const _, chunks.len() * 16) }
+}
+
+/// The entries of `chunks`, in order, to write.
+#[inline(always)]
+pub(crate) fn entries_mut(chunks: &mut [EntryChunk]) -> &mut [crate::decode::Entry] {
+    // SAFETY: as in `entries`.
+    unsafe { std::slice::from_raw_parts_mut(chunks.as_mut_ptr() as *mut _, chunks.len() * 16) }
+}
+
 /// Chunks [`small_layout`] needs as scratch.
 pub(crate) const SMALL_SCRATCH_CHUNKS: usize = 3 * (SMALL_MESSAGE + 64) / 16;
 
@@ -390,9 +413,10 @@ pub(crate) fn small_layout(
     lengths: &[u64; 16],
     generation: u32,
     direct: &mut [u64; 1024],
-    entries: &mut [crate::decode::Entry],
+    entries: &mut [EntryChunk],
     scratch: &mut [Chunk],
 ) -> Option<SmallLayout> {
+    let entries = entries_mut(entries);
     if msg.is_empty()
         || msg.len() > SMALL_MESSAGE
         || entries.len() < SMALL_MESSAGE + 16
