@@ -29,6 +29,26 @@ pub(crate) fn check(class: u8, v: &[u8]) -> bool {
     }
 }
 
+/// Byte classes of the number checks: a digit 0, `.` 1, anything else 0x80. The sum over
+/// a value counts its dots and (times 0x80) its other bytes: 0 for digits only, at most 1
+/// for digits with at most one dot. One table load and one add per byte, no branch.
+static NUM_CLASS: [u8; 256] = {
+    let mut t = [0x80u8; 256];
+    let mut b = b'0';
+    while b <= b'9' {
+        t[b as usize] = 0;
+        b += 1;
+    }
+    t[b'.' as usize] = 1;
+    t
+};
+
+/// The sum of the [`NUM_CLASS`] of the bytes (values are far shorter than 2^24 bytes).
+#[inline(always)]
+fn num_class_sum(v: &[u8]) -> u32 {
+    v.iter().map(|&b| NUM_CLASS[b as usize] as u32).sum()
+}
+
 /// Optional `-`, then one or more ASCII digits (no `+`, no spaces).
 #[inline]
 pub(crate) fn is_int(v: &[u8]) -> bool {
@@ -36,7 +56,7 @@ pub(crate) fn is_int(v: &[u8]) -> bool {
         [b'-', rest @ ..] => rest,
         _ => v,
     };
-    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+    !digits.is_empty() && num_class_sum(digits) == 0
 }
 
 /// Optional `-`, digits with at most one `.`, at least one digit (`.5`, `5.` accepted,
@@ -47,18 +67,9 @@ pub(crate) fn is_decimal(v: &[u8]) -> bool {
         [b'-', rest @ ..] => rest,
         _ => v,
     };
-    let mut digits = 0usize;
-    let mut dots = 0usize;
-    for &b in body {
-        if b.is_ascii_digit() {
-            digits += 1;
-        } else if b == b'.' {
-            dots += 1;
-        } else {
-            return false;
-        }
-    }
-    digits > 0 && dots <= 1
+    // Digits only, or with one dot and at least one digit beside it.
+    let sum = num_class_sum(body);
+    sum == 0 && !body.is_empty() || sum == 1 && body.len() > 1
 }
 
 #[inline]
@@ -122,18 +133,16 @@ fn is_timestamp(v: &[u8]) -> bool {
     let (Ok(date), Ok(time)) = (<[u8; 8]>::try_from(date), <[u8; 8]>::try_from(time)) else {
         return false;
     };
-    date8(u64::from_le_bytes(date))
-        && time8(u64::from_le_bytes(time))
+    date8(u64::from_be_bytes(date))
+        && time8(u64::from_be_bytes(time))
         && match &v[17..] {
             [] => true,
-            [b'.', digits @ ..] => {
-                (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit)
-            }
+            [b'.', digits @ ..] => (1..=9).contains(&digits.len()) && num_class_sum(digits) == 0,
             _ => false,
         }
 }
 
-/// Eight ASCII digits (little-endian word of bytes).
+/// Eight ASCII digits.
 #[inline(always)]
 fn all_digits8(x: u64) -> bool {
     const HI: u64 = 0xF0F0_F0F0_F0F0_F0F0;
@@ -143,38 +152,34 @@ fn all_digits8(x: u64) -> bool {
     x & HI == ZEROS && x.wrapping_add(0x0606_0606_0606_0606) & HI == ZEROS
 }
 
-/// The two-digit number at byte `i` (0-based) of a word of digit values (0–9 per byte).
+/// The two bytes at `shift` of a big-endian word of digits, as written ("12" is 0x3132):
+/// two-digit numbers compare as these do.
 #[inline(always)]
-fn num_at(d: u64, i: u32) -> u64 {
-    (d >> (8 * i) & 0xFF) * 10 + (d >> (8 * (i + 1)) & 0xFF)
+fn pair(x: u64, shift: u32) -> u64 {
+    x >> shift & 0xFFFF
 }
 
-/// `YYYYMMDD` as a little-endian word: what [`is_date`] accepts.
+/// `YYYYMMDD` as a big-endian word: what [`is_date`] accepts (month 01–12, day 01–31).
 #[inline(always)]
 fn date8(x: u64) -> bool {
-    if !all_digits8(x) {
-        return false;
-    }
-    let d = x - 0x3030_3030_3030_3030;
-    let (m, day) = (num_at(d, 4), num_at(d, 6));
-    (1..=12).contains(&m) && (1..=31).contains(&day)
+    all_digits8(x)
+        && (0x3031..=0x3132).contains(&pair(x, 16))
+        && (0x3031..=0x3331).contains(&pair(x, 0))
 }
 
-/// `HH:MM:SS` as a little-endian word: what [`is_time_of_day`] accepts before a fraction.
+/// `HH:MM:SS` as a big-endian word: what [`is_time_of_day`] accepts before a fraction
+/// (hour ≤ 23, minute ≤ 59, second ≤ 60).
 #[inline(always)]
 fn time8(x: u64) -> bool {
     const COLONS: u64 = 0x0000_3A00_003A_0000;
     const COLON_MASK: u64 = 0x0000_FF00_00FF_0000;
-    if x & COLON_MASK != COLONS {
-        return false;
-    }
     // The colons become '0' digits (0x3A ^ 0x0A = 0x30).
-    let x = x ^ 0x0000_0A00_000A_0000;
-    if !all_digits8(x) {
-        return false;
-    }
-    let d = x - 0x3030_3030_3030_3030;
-    num_at(d, 0) <= 23 && num_at(d, 3) <= 59 && num_at(d, 6) <= 60
+    let digits = x ^ 0x0000_0A00_000A_0000;
+    x & COLON_MASK == COLONS
+        && all_digits8(digits)
+        && pair(x, 48) <= 0x3233
+        && pair(x, 24) <= 0x3539
+        && pair(x, 0) <= 0x3630
 }
 
 /// Two ASCII digits forming a number ≤ `max`.
@@ -321,6 +326,102 @@ mod tests {
             parse_timestamp(b"20000301-00:00:00"),
             Some(951_868_800 * 1_000_000_000)
         );
+    }
+
+    /// The table- and word-at-a-time checks against plain byte-by-byte definitions, on
+    /// every short string over a small alphabet and on timestamps with one byte changed.
+    #[test]
+    fn fast_checks_agree_with_plain_definitions() {
+        fn plain_int(v: &[u8]) -> bool {
+            let d = v.strip_prefix(b"-").unwrap_or(v);
+            !d.is_empty() && d.iter().all(u8::is_ascii_digit)
+        }
+        fn plain_decimal(v: &[u8]) -> bool {
+            let d = v.strip_prefix(b"-").unwrap_or(v);
+            let digits = d.iter().filter(|b| b.is_ascii_digit()).count();
+            let dots = d.iter().filter(|&&b| b == b'.').count();
+            digits > 0 && dots <= 1 && digits + dots == d.len()
+        }
+        let alphabet = b"09.-+a/:";
+        let mut v = Vec::new();
+        for len in 0..=5u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                v.clear();
+                for _ in 0..len {
+                    v.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                assert_eq!(
+                    is_int(&v),
+                    plain_int(&v),
+                    "{:?}",
+                    String::from_utf8_lossy(&v)
+                );
+                assert_eq!(
+                    is_decimal(&v),
+                    plain_decimal(&v),
+                    "{:?}",
+                    String::from_utf8_lossy(&v)
+                );
+            }
+        }
+        let bytes = [
+            b'0',
+            b'1',
+            b'2',
+            b'3',
+            b'5',
+            b'6',
+            b'9',
+            b':',
+            b'-',
+            b'.',
+            b'/',
+            b'a',
+            0x3A + 6,
+            0xB0,
+        ];
+        for base in [
+            "20240115-10:30:00",
+            "20241231-23:59:60.123456789",
+            "19991001-09:09:09.5",
+        ] {
+            for i in 0..base.len() {
+                for &b in &bytes {
+                    let mut t = base.as_bytes().to_vec();
+                    t[i] = b;
+                    let s = String::from_utf8_lossy(&t).to_string();
+                    assert_eq!(is_timestamp(&t), parse_timestamp(&t).is_some(), "{s}");
+                    if i < 8 {
+                        assert_eq!(
+                            date8(u64::from_be_bytes(t[..8].try_into().unwrap())),
+                            date(&t[..8]).is_some(),
+                            "{s}"
+                        );
+                    }
+                }
+            }
+        }
+        // Every month, day, hour, minute and second value.
+        for n in 0..100 {
+            let two = format!("{n:02}");
+            let d = format!("202401{two}");
+            assert_eq!(is_date(d.as_bytes()), date(d.as_bytes()).is_some(), "{d}");
+            let d = format!("2024{two}15");
+            assert_eq!(is_date(d.as_bytes()), date(d.as_bytes()).is_some(), "{d}");
+            for t in [
+                format!("{two}:30:00"),
+                format!("10:{two}:00"),
+                format!("10:30:{two}"),
+            ] {
+                let ts = format!("20240115-{t}");
+                assert_eq!(
+                    is_timestamp(ts.as_bytes()),
+                    parse_timestamp(ts.as_bytes()).is_some(),
+                    "{ts}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -212,6 +212,7 @@ pub(crate) fn resolve(dict: &mut Dictionary, file: &str) -> Result<(), DictError
                     set.insert(m.msg_type.as_bytes());
                 }
             }
+            set.set_format(info.class);
             info.enum_idx = enums.len() as u32;
             enums.push(set);
         }

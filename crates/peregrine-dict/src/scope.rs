@@ -34,6 +34,9 @@ impl Default for FieldInfo {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EnumSet {
     single: [u64; 4],
+    /// The one-byte values that are also well-formed for the field's format class: a
+    /// one-byte value in here passes both checks.
+    fast: [u64; 4],
     long: Vec<Box<[u8]>>,
 }
 
@@ -50,6 +53,22 @@ impl EnumSet {
     #[inline(always)]
     pub(crate) fn contains_byte(&self, b: u8) -> bool {
         self.single[(b >> 6) as usize] & (1u64 << (b & 63)) != 0
+    }
+
+    /// Whether the one-byte value `b` is in the set and well-formed for the field's
+    /// format class (see [`EnumSet::set_format`]).
+    #[inline(always)]
+    pub(crate) fn contains_byte_well_formed(&self, b: u8) -> bool {
+        self.fast[(b >> 6) as usize] & (1u64 << (b & 63)) != 0
+    }
+
+    /// Records the field's format class: fills the one-byte values that pass it.
+    pub(crate) fn set_format(&mut self, class: u8) {
+        for b in 0..=255u8 {
+            if self.contains_byte(b) && crate::format::check(class, &[b]) {
+                self.fast[(b >> 6) as usize] |= 1u64 << (b & 63);
+            }
+        }
     }
 
     #[inline]
@@ -195,6 +214,9 @@ impl Scope {
 /// A message's precompiled top-level table (header, trailer and body of one message).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Plan {
+    /// Scratch words the walk needs: the header/trailer bits, the body's, and the deepest
+    /// chain of group instances of any one top-level group.
+    pub(crate) need: u32,
     /// Dense by tag: [`HeaderTrailer::lookup`] for every tag up to the highest header,
     /// trailer or body tag (`desc::BODY_NON_MEMBER` past it).
     pub(crate) lut: Box<[u32]>,
@@ -244,6 +266,8 @@ pub(crate) struct HeaderTrailer {
     pub(crate) words: u32,
     /// Required members' bits (framing fields left out), `words` words.
     pub(crate) req_mask: Box<[u64]>,
+    /// Scratch words of the deepest chain of header or trailer group instances.
+    pub(crate) groups_need: u32,
 }
 
 impl HeaderTrailer {
@@ -275,6 +299,7 @@ impl HeaderTrailer {
         let words = words_for(slots.len());
         HeaderTrailer {
             lut,
+            groups_need: (header.need - header.words).max(trailer.need - trailer.words),
             req_mask: required_mask(&slots, words),
             slots: slots.into_boxed_slice(),
             header_len: header_len as u32,
@@ -304,9 +329,17 @@ impl HeaderTrailer {
             enums[off + i + 1] = s.info.enum_idx;
         }
         Plan {
+            need: self.need(body),
             lut,
             enums: enums.into_boxed_slice(),
         }
+    }
+
+    /// Scratch words the walk needs for a message whose body is `body` (see
+    /// [`Plan::need`]).
+    #[inline]
+    pub(crate) fn need(&self, body: &Scope) -> u32 {
+        (self.groups_need.max(body.need - body.words)) + self.words + body.words
     }
 
     /// The member with this top-level bit (from [`HeaderTrailer::lookup`] with `body`).

@@ -548,7 +548,7 @@ impl<'d> Validator<'d> {
                 enums: &plan.enums,
                 sets: &t.rt.enums,
             };
-            return self.dispatch(lookup, t, body, fields);
+            return self.dispatch(lookup, t, body, plan.need, fields);
         }
         let Some(i) = self.app.message_index(msg_type) else {
             return self.invalid_msg_type(fields);
@@ -561,31 +561,23 @@ impl<'d> Validator<'d> {
             transport: &t.rt,
             app: &self.app.rt,
         };
-        self.dispatch(lookup, self.app, body, fields)
+        self.dispatch(lookup, self.app, body, ht.need(body), fields)
     }
 
-    /// Picks the scratch size for the message and walks it.
+    /// Picks the scratch size for the message (`need` words) and walks it.
     #[inline(always)]
     fn dispatch<'a, I, L>(
         &self,
         lookup: L,
         body_dict: &'d Dictionary,
         body: &'d Scope,
+        need: u32,
         fields: I,
     ) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
         L: Lookup,
     {
-        let t = &self.transport.rt;
-        let header = &t.scopes[HEADER_SCOPE as usize];
-        let trailer = &t.scopes[TRAILER_SCOPE as usize];
-        // Scratch: the header/trailer bits and the body's, then the deepest chain of group
-        // instances of any one top-level group (groups release their words).
-        let groups = (header.need - header.words)
-            .max(trailer.need - trailer.words)
-            .max(body.need - body.words);
-        let need = (t.header_trailer.words + body.words + groups) as usize;
         if need <= 8 {
             self.walk::<8, I, L>(lookup, body_dict, body, fields)
         } else if need <= 32 {
@@ -1009,12 +1001,14 @@ impl Lookup for TwoTables<'_> {
 /// for an enum, a valid one-byte value (anything else takes the general path). Pure.
 #[inline(always)]
 fn value_ok<L: Lookup>(lookup: &L, d: u32, value: &[u8]) -> bool {
-    format::check(desc::class(d), value)
-        && (d & desc::ENUM == 0
-            || match (value, lookup.enum_set(d)) {
-                ([b], Some(set)) => set.contains_byte(*b),
-                _ => false,
-            })
+    if d & desc::ENUM != 0 {
+        match (value, lookup.enum_set(d)) {
+            ([b], Some(set)) => set.contains_byte_well_formed(*b),
+            _ => false,
+        }
+    } else {
+        format::check(desc::class(d), value)
+    }
 }
 
 /// The enum check of a value that is not a single byte of a single-value enum: the value
