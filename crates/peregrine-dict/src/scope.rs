@@ -105,6 +105,7 @@ pub(crate) struct Slot {
 /// | 26 | top-level tables only: not a member (the bit is 0) |
 /// | 27 | a member the walk's fast path leaves to the general path (group, multi-value enum) |
 /// | 28 | multi-value type (the enum check applies per space-separated token) |
+/// | 29 | a required member (framing fields 8, 9, 35, 10 excepted: never reported missing) |
 /// | 30–31 | top-level tables only: the section's order rank, header 0, body 1, trailer 2 |
 pub(crate) mod desc {
     use super::Slot;
@@ -118,6 +119,8 @@ pub(crate) mod desc {
     pub(crate) const NON_MEMBER: u32 = 1 << 26;
     pub(crate) const SLOW: u32 = 1 << 27;
     pub(crate) const MULTI: u32 = 1 << 28;
+    /// Shift of the required flag.
+    pub(crate) const REQUIRED_SHIFT: u32 = 29;
     /// Shift of the order rank (top-level tables).
     pub(crate) const RANK_SHIFT: u32 = 30;
     /// Rank of the body.
@@ -145,6 +148,9 @@ pub(crate) mod desc {
             if d & ENUM != 0 {
                 d |= SLOW;
             }
+        }
+        if s.required && !super::is_framing(s.tag) {
+            d |= 1 << REQUIRED_SHIFT;
         }
         d
     }
@@ -214,9 +220,13 @@ impl Scope {
 /// A message's precompiled top-level table (header, trailer and body of one message).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Plan {
-    /// Scratch words the walk needs: the header/trailer bits, the body's, and the deepest
-    /// chain of group instances of any one top-level group.
-    pub(crate) need: u32,
+    /// Bitset words the walk needs for groups: the deepest chain of group instances of any
+    /// one top-level group.
+    pub(crate) groups_need: u32,
+    /// Top-level bits: one past the highest (header/trailer bits, then the body's).
+    pub(crate) bits: u32,
+    /// Required top-level members (header, trailer and body; framing fields left out).
+    pub(crate) required: u32,
     /// Dense by tag: [`HeaderTrailer::lookup`] for every tag up to the highest header,
     /// trailer or body tag (`desc::BODY_NON_MEMBER` past it).
     pub(crate) lut: Box<[u32]>,
@@ -329,17 +339,33 @@ impl HeaderTrailer {
             enums[off + i + 1] = s.info.enum_idx;
         }
         Plan {
-            need: self.need(body),
+            groups_need: self.groups_need(body),
+            bits: enums.len() as u32,
+            required: self.required(body),
             lut,
             enums: enums.into_boxed_slice(),
         }
     }
 
-    /// Scratch words the walk needs for a message whose body is `body` (see
-    /// [`Plan::need`]).
+    /// Group bitset words the walk needs for a message whose body is `body` (see
+    /// [`Plan::groups_need`]).
     #[inline]
-    pub(crate) fn need(&self, body: &Scope) -> u32 {
-        (self.groups_need.max(body.need - body.words)) + self.words + body.words
+    pub(crate) fn groups_need(&self, body: &Scope) -> u32 {
+        self.groups_need.max(body.need - body.words)
+    }
+
+    /// Top-level bits of a message whose body is `body` (see [`Plan::bits`]).
+    #[inline]
+    pub(crate) fn bits(&self, body: &Scope) -> u32 {
+        self.body_offset() + body.slots.len() as u32 + 1
+    }
+
+    /// Required top-level members of a message whose body is `body` (see
+    /// [`Plan::required`]).
+    #[inline]
+    pub(crate) fn required(&self, body: &Scope) -> u32 {
+        let count = |mask: &[u64]| mask.iter().map(|w| w.count_ones()).sum::<u32>();
+        count(&self.req_mask) + count(&body.req_mask)
     }
 
     /// The member with this top-level bit (from [`HeaderTrailer::lookup`] with `body`).

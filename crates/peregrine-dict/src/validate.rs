@@ -414,29 +414,17 @@ fn test_bit(bits: &[u64], base: usize, slot: usize) -> bool {
         .is_some_and(|w| w & (1u64 << (slot & 63)) != 0)
 }
 
-/// Whether the bits from word `base` on cover `mask` (every required member seen). Words
-/// past the scratch (a scope that did not fit, never in practice) count as complete.
-#[inline(always)]
-fn complete(bits: &[u64], base: usize, mask: &[u64]) -> bool {
-    mask.iter()
-        .enumerate()
-        .all(|(i, &m)| match bits.get(base + i) {
-            Some(&b) => b & m == m,
-            None => true,
-        })
-}
-
-/// The lowest required tag of the scope whose bit (`first` + slot + 1) is not set;
-/// framing fields 8, 9, 35 and 10 are guaranteed by the codec and never reported, even if
-/// the caller leaves them out. Only incomplete instances come here.
+/// The lowest required tag of the scope whose top-level byte (`first` + slot + 1) is 0,
+/// framing fields 8, 9, 35 and 10 left out (the codec guarantees them; they are never
+/// reported, even if the caller leaves them out). Only incomplete messages come here.
 #[cold]
 #[inline(never)]
-fn first_missing(bits: &[u64], first: usize, scope: &Scope) -> Option<u32> {
+fn first_unseen(seen: &[u8], first: usize, scope: &Scope) -> Option<u32> {
     scope
         .required
         .iter()
         .map(|&s| s as usize)
-        .filter(|&s| !test_bit(bits, 0, first + (s + 1).min(desc::BIT as usize)))
+        .filter(|&s| seen.get(first + (s + 1).min(desc::BIT as usize)) != Some(&1))
         .map(|s| scope.slots[s].tag)
         .find(|&t| !is_framing(t))
 }
@@ -548,7 +536,14 @@ impl<'d> Validator<'d> {
                 enums: &plan.enums,
                 sets: &t.rt.enums,
             };
-            return self.dispatch(lookup, t, body, plan.need, fields);
+            let msg = Msg {
+                body_dict: t,
+                body,
+                bits: plan.bits,
+                groups_need: plan.groups_need,
+                required: plan.required,
+            };
+            return self.dispatch(lookup, msg, fields);
         }
         let Some(i) = self.app.message_index(msg_type) else {
             return self.invalid_msg_type(fields);
@@ -561,29 +556,58 @@ impl<'d> Validator<'d> {
             transport: &t.rt,
             app: &self.app.rt,
         };
-        self.dispatch(lookup, self.app, body, ht.need(body), fields)
+        let msg = Msg {
+            body_dict: self.app,
+            body,
+            bits: ht.bits(body),
+            groups_need: ht.groups_need(body),
+            required: ht.required(body),
+        };
+        self.dispatch(lookup, msg, fields)
     }
 
-    /// Picks the scratch size for the message (`need` words) and walks it.
+    /// Picks the scratch for the message and walks it: one byte per top-level member
+    /// (`bits` of them: duplicates without a read-modify-write chain through one word),
+    /// `groups_need` bitset words for group instances.
     #[inline(always)]
-    fn dispatch<'a, I, L>(
+    fn dispatch<'a, I, L>(&self, lookup: L, msg: Msg<'d>, fields: I) -> Result<(), ValidationError>
+    where
+        I: IntoIterator<Item = (u32, &'a [u8])>,
+        L: Lookup,
+    {
+        if msg.bits <= 512 && msg.groups_need <= 8 {
+            self.walk::<8, I, L>(lookup, msg, &mut [0u8; 512], fields)
+        } else {
+            self.walk_large::<I, L>(lookup, msg, fields)
+        }
+    }
+
+    /// [`Validator::dispatch`] for messages beyond 512 top-level members or 8 words of
+    /// group bitsets (none in QuickFIX's dictionaries; past 4,096 members the bytes are
+    /// allocated).
+    #[inline(never)]
+    fn walk_large<'a, I, L>(
         &self,
         lookup: L,
-        body_dict: &'d Dictionary,
-        body: &'d Scope,
-        need: u32,
+        msg: Msg<'d>,
         fields: I,
     ) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
         L: Lookup,
     {
-        if need <= 8 {
-            self.walk::<8, I, L>(lookup, body_dict, body, fields)
-        } else if need <= 32 {
-            self.walk::<32, I, L>(lookup, body_dict, body, fields)
+        let mut stack = [0u8; 4096];
+        let mut heap = Vec::new();
+        let seen: &mut [u8] = if msg.bits as usize <= stack.len() {
+            &mut stack
         } else {
-            self.walk::<1024, I, L>(lookup, body_dict, body, fields)
+            heap.resize(msg.bits as usize, 0u8);
+            &mut heap
+        };
+        if msg.groups_need <= 64 {
+            self.walk::<64, I, L>(lookup, msg, seen, fields)
+        } else {
+            self.walk::<1024, I, L>(lookup, msg, seen, fields)
         }
     }
 
@@ -713,8 +737,8 @@ impl<'d> Validator<'d> {
     fn walk<'a, const W: usize, I, L>(
         &self,
         lookup: L,
-        body_dict: &'d Dictionary,
-        body: &'d Scope,
+        msg: Msg<'d>,
+        seen: &mut [u8],
         fields: I,
     ) -> Result<(), ValidationError>
     where
@@ -723,10 +747,12 @@ impl<'d> Validator<'d> {
     {
         let t = &self.transport.rt;
         let ht = &t.header_trailer;
-        let brt = &body_dict.rt;
+        let (body, brt) = (msg.body, &msg.body_dict.rt);
+        // Top-level duplicates and required members: locals, kept in registers.
+        let mut top = Seen { seen, required: 0 };
         let mut w = Walk::<W> {
             bits: [0u64; W],
-            next_word: (ht.words + body.words) as usize,
+            next_word: 0,
             errs: Errors {
                 field: None,
                 group_required: None,
@@ -751,7 +777,7 @@ impl<'d> Validator<'d> {
                     break (tag, value, d);
                 }
                 rank = d >> desc::RANK_SHIFT;
-                if w.test_and_set((d & desc::BIT) as usize) {
+                if top.test_and_set(d) {
                     return Err(ValidationError::new(
                         SessionRejectReason::TagAppearsMoreThanOnce,
                         Some(tag),
@@ -775,7 +801,7 @@ impl<'d> Validator<'d> {
                     self.non_member(rt, section, tag, value, &mut w.errs);
                     continue 'fields;
                 }
-                if w.test_and_set((d & desc::BIT) as usize) {
+                if top.test_and_set(d) {
                     return Err(ValidationError::new(
                         SessionRejectReason::TagAppearsMoreThanOnce,
                         Some(tag),
@@ -804,17 +830,13 @@ impl<'d> Validator<'d> {
         }
 
         // Required fields: header, trailer, body, lowest missing tag first.
-        if !complete(&w.bits, 0, &ht.req_mask) {
+        if top.required != msg.required {
             let header = &t.scopes[HEADER_SCOPE as usize];
             let trailer = &t.scopes[TRAILER_SCOPE as usize];
-            if let Some(m) = first_missing(&w.bits, 0, header)
-                .or_else(|| first_missing(&w.bits, ht.header_len as usize, trailer))
-            {
-                return Err(required_missing(m));
-            }
-        }
-        if !complete(&w.bits, ht.words as usize, &body.req_mask) {
-            if let Some(m) = first_missing(&w.bits, ht.body_offset() as usize, body) {
+            let missing = first_unseen(top.seen, 0, header)
+                .or_else(|| first_unseen(top.seen, ht.header_len as usize, trailer))
+                .or_else(|| first_unseen(top.seen, ht.body_offset() as usize, body));
+            if let Some(m) = missing {
                 return Err(required_missing(m));
             }
         }
@@ -848,8 +870,14 @@ impl<'d> Validator<'d> {
     {
         let scope = &rt.scopes[scope_index as usize];
         let saved_next = w.next_word;
-        let (base, words) = w.alloc(scope.words as usize);
-        let first_bit = base * 64;
+        // The entry's member bits: the first word in a register, any further words (groups
+        // of 64 members or more) in the scratch.
+        let (base, words) = w.alloc(scope.words.saturating_sub(1) as usize);
+        let mut entry = EntryBits {
+            first: 0,
+            base,
+            words,
+        };
         let declared = parse_count(count_value);
         let mut instances = 0i64;
         let mut last_bit = 0usize;
@@ -868,20 +896,16 @@ impl<'d> Validator<'d> {
                 break Some((tag, value));
             }
             if tag == scope.delimiter {
-                if instances > 0 && !complete(&w.bits, base, &scope.req_mask) {
-                    if let Some(m) = first_missing(&w.bits, first_bit, scope) {
-                        w.errs.group_required.get_or_insert(required_missing(m));
-                    }
+                if instances > 0 {
+                    entry.check_required(w, scope);
                 }
                 instances += 1;
-                if let Some(words) = w.bits.get_mut(base..base + words) {
-                    words.fill(0);
-                }
-                test_and_set(&mut w.bits, base, bit);
+                entry.clear(w);
+                entry.test_and_set(w, bit);
             } else {
                 let error = if instances == 0 {
                     Some(SessionRejectReason::RepeatingGroupFieldsOutOfOrder)
-                } else if test_and_set(&mut w.bits, base, bit) {
+                } else if entry.test_and_set(w, bit) {
                     Some(SessionRejectReason::TagAppearsMoreThanOnce)
                 } else if self.settings.validate_unordered_group_fields && bit < last_bit {
                     Some(SessionRejectReason::RepeatingGroupFieldsOutOfOrder)
@@ -913,10 +937,8 @@ impl<'d> Validator<'d> {
                 }
             }
         };
-        if instances > 0 && !complete(&w.bits, base, &scope.req_mask) {
-            if let Some(m) = first_missing(&w.bits, first_bit, scope) {
-                w.errs.group_required.get_or_insert(required_missing(m));
-            }
+        if instances > 0 {
+            entry.check_required(w, scope);
         }
         if declared >= 0 && declared != instances {
             w.errs.field(
@@ -927,6 +949,84 @@ impl<'d> Validator<'d> {
         }
         w.next_word = saved_next;
         (it, Ok(ended_by))
+    }
+}
+
+/// The member bits of one group entry: bits 0–63 in a register (no read-modify-write
+/// chain through memory from one field to the next), the rest in `words` words of the
+/// walk's scratch from `base` (past the scratch: not recorded, never a panic).
+struct EntryBits {
+    first: u64,
+    base: usize,
+    words: usize,
+}
+
+impl EntryBits {
+    /// Whether the bit was set; sets it.
+    #[inline(always)]
+    fn test_and_set<const W: usize>(&mut self, w: &mut Walk<W>, bit: usize) -> bool {
+        if bit < 64 {
+            let mask = 1u64 << bit;
+            let was = self.first & mask != 0;
+            self.first |= mask;
+            was
+        } else {
+            test_and_set(&mut w.bits, self.base, bit - 64)
+        }
+    }
+
+    /// Whether the bit is set.
+    fn test(&self, w: &[u64], bit: usize) -> bool {
+        if bit < 64 {
+            self.first & 1u64 << bit != 0
+        } else {
+            test_bit(w, self.base, bit - 64)
+        }
+    }
+
+    /// A new entry.
+    #[inline(always)]
+    fn clear<const W: usize>(&mut self, w: &mut Walk<W>) {
+        self.first = 0;
+        if let Some(words) = w.bits.get_mut(self.base..self.base + self.words) {
+            words.fill(0);
+        }
+    }
+
+    /// At the end of an entry: its first missing required member, if any, is recorded
+    /// (the first such error of the message is the one reported).
+    #[inline(always)]
+    fn check_required<const W: usize>(&self, w: &mut Walk<W>, scope: &Scope) {
+        let m0 = scope.req_mask.first().copied().unwrap_or(0);
+        let rest = scope.req_mask.get(1..).unwrap_or(&[]);
+        let complete = self.first & m0 == m0
+            && rest
+                .iter()
+                .enumerate()
+                .all(|(i, &m)| match w.bits.get(self.base + i) {
+                    Some(&b) => b & m == m,
+                    None => true,
+                });
+        if !complete {
+            self.record_missing(w, scope);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record_missing<const W: usize>(&self, w: &mut Walk<W>, scope: &Scope) {
+        // Words past the scratch (a group that did not fit) are not checked.
+        let fits = scope.words <= 1 || self.words + 1 == scope.words as usize;
+        let missing = scope
+            .required
+            .iter()
+            .map(|&s| s as usize)
+            .filter(|&s| fits && !self.test(&w.bits, (s + 1).min(desc::BIT as usize)))
+            .map(|s| scope.slots[s].tag)
+            .find(|&t| !is_framing(t));
+        if let Some(m) = missing {
+            w.errs.group_required.get_or_insert(required_missing(m));
+        }
     }
 }
 
@@ -1033,7 +1133,44 @@ fn enum_ok(rt: &Runtime, info: FieldInfo, value: &[u8]) -> bool {
     }
 }
 
-/// Per-call scratch: duplicate/required bitsets (bump-allocated per scope) and errors.
+/// What the walk needs to know of the message type.
+#[derive(Clone, Copy)]
+struct Msg<'d> {
+    /// The dictionary of the body.
+    body_dict: &'d Dictionary,
+    body: &'d Scope,
+    /// Top-level bits (see `Plan::bits`).
+    bits: u32,
+    /// Group bitset words (see `Plan::groups_need`).
+    groups_need: u32,
+    /// Required top-level members (see `Plan::required`).
+    required: u32,
+}
+
+/// The top-level members seen: one byte per member (no read-modify-write chain through
+/// a shared word from one field to the next) and the count of required ones.
+struct Seen<'s> {
+    seen: &'s mut [u8],
+    required: u32,
+}
+
+impl Seen<'_> {
+    /// Whether the top-level member was seen before; marks it seen and counts it if
+    /// required. (`seen` holds every top-level bit: a bit past it would be ignored.)
+    #[inline(always)]
+    fn test_and_set(&mut self, d: u32) -> bool {
+        let Some(byte) = self.seen.get_mut((d & desc::BIT) as usize) else {
+            return false;
+        };
+        let was = *byte != 0;
+        *byte = 1;
+        self.required += d >> desc::REQUIRED_SHIFT & 1;
+        was
+    }
+}
+
+/// Per-call scratch of group walks: instance bitsets (bump-allocated per scope) and the
+/// errors recorded so far.
 struct Walk<const W: usize> {
     bits: [u64; W],
     next_word: usize,
@@ -1041,22 +1178,6 @@ struct Walk<const W: usize> {
 }
 
 impl<const W: usize> Walk<W> {
-    /// [`test_and_set`] for a top-level bit: the scratch holds every top-level bit
-    /// (`need` sizes it) except with the largest scratch, where a bit past it is ignored.
-    #[inline(always)]
-    fn test_and_set(&mut self, bit: usize) -> bool {
-        if W < 1024 {
-            // W is a power of two and bit < W * 64: the mask only spares a bounds check.
-            let word = &mut self.bits[(bit >> 6) & (W - 1)];
-            let mask = 1u64 << (bit & 63);
-            let was = *word & mask != 0;
-            *word |= mask;
-            was
-        } else {
-            test_and_set(&mut self.bits, 0, bit)
-        }
-    }
-
     /// `words` zeroed bitset words: (first word, words). If the scratch is exhausted, the
     /// words lie past it — (W, 0) — and duplicate and required checks are skipped for
     /// that scope, never a panic.
