@@ -30,22 +30,49 @@ impl Default for FieldInfo {
     }
 }
 
-/// A small sorted set of enum values: one-byte values in a bitmap, longer ones sorted.
+/// A small set of enum values: one-byte values in a bitmap, values of 2 to 7 bytes as
+/// sorted integer keys, longer ones sorted.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EnumSet {
     single: [u64; 4],
     /// The one-byte values that are also well-formed for the field's format class: a
     /// one-byte value in here passes both checks.
     fast: [u64; 4],
+    /// Values of 2 to 7 bytes, as [`EnumSet::key`], sorted.
+    short: Vec<u64>,
     long: Vec<Box<[u8]>>,
 }
 
 impl EnumSet {
+    /// The integer key of a 2- to 7-byte value: its bytes and its length.
+    #[inline]
+    fn key(v: &[u8]) -> u64 {
+        v.iter().fold(v.len() as u64, |k, &b| k << 8 | b as u64)
+    }
+
     pub(crate) fn insert(&mut self, v: &[u8]) {
-        if let [b] = v {
-            self.single[(*b >> 6) as usize] |= 1u64 << (*b & 63);
-        } else if let Err(i) = self.long.binary_search_by(|x| (**x).cmp(v)) {
-            self.long.insert(i, v.to_vec().into_boxed_slice());
+        match v.len() {
+            1 => self.single[(v[0] >> 6) as usize] |= 1u64 << (v[0] & 63),
+            2..=7 => {
+                let k = Self::key(v);
+                if let Err(i) = self.short.binary_search(&k) {
+                    self.short.insert(i, k);
+                }
+            }
+            _ => {
+                if let Err(i) = self.long.binary_search_by(|x| (**x).cmp(v)) {
+                    self.long.insert(i, v.to_vec().into_boxed_slice());
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, v: &[u8]) -> bool {
+        match v.len() {
+            1 => self.contains_byte(v[0]),
+            2..=7 => self.short.binary_search(&Self::key(v)).is_ok(),
+            _ => self.long.binary_search_by(|x| (**x).cmp(v)).is_ok(),
         }
     }
 
@@ -68,15 +95,6 @@ impl EnumSet {
             if self.contains_byte(b) && crate::format::check(class, &[b]) {
                 self.fast[(b >> 6) as usize] |= 1u64 << (b & 63);
             }
-        }
-    }
-
-    #[inline]
-    pub(crate) fn contains(&self, v: &[u8]) -> bool {
-        if let [b] = v {
-            self.single[(*b >> 6) as usize] & (1u64 << (*b & 63)) != 0
-        } else {
-            self.long.binary_search_by(|x| (**x).cmp(v)).is_ok()
         }
     }
 }
@@ -473,5 +491,50 @@ impl<'d> FlatScope<'d> {
     pub fn delimiter(&self) -> Option<u32> {
         let d = self.scope().delimiter;
         (d != 0).then_some(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EnumSet;
+    use std::collections::HashSet;
+
+    /// The set's three representations (bitmap, integer keys, sorted bytes) answer as a
+    /// plain set does, for values of every length, members or not.
+    #[test]
+    fn enum_set_is_a_set() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let alphabet = b"0129AZaz_ .\x00\xff";
+        let value = |next: &mut dyn FnMut() -> u64| -> Vec<u8> {
+            let len = (next() % 11) as usize;
+            (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect()
+        };
+        for _ in 0..200 {
+            let (mut set, mut plain) = (EnumSet::default(), HashSet::new());
+            for _ in 0..(next() % 40) {
+                let v = value(&mut next);
+                if !v.is_empty() {
+                    set.insert(&v);
+                    plain.insert(v);
+                }
+            }
+            for v in plain.iter() {
+                assert!(set.contains(v), "{v:?}");
+            }
+            for _ in 0..200 {
+                let v = value(&mut next);
+                if !v.is_empty() {
+                    assert_eq!(set.contains(&v), plain.contains(&v), "{v:?}");
+                }
+            }
+        }
     }
 }

@@ -817,7 +817,7 @@ impl<'d> Validator<'d> {
                 let phase = phase_of(section);
                 // The iterator goes to the group and comes back by value: kept in
                 // registers in the fast loop, never behind a reference.
-                let (rest, ended_by) = self.group(&mut w, it, rt, group, tag, value, phase, 1);
+                let (rest, ended_by) = self.group(&mut w, it, rt, group, tag, value, phase);
                 it = rest;
                 match ended_by? {
                     Some((next_tag, next_value)) => {
@@ -849,9 +849,10 @@ impl<'d> Validator<'d> {
         }
     }
 
-    /// Walks one repeating group (all its entries) after its count field; returns the first
-    /// field that does not belong to it, if any. Recursion depth is bounded by the
-    /// dictionary's group nesting (at most [`MAX_GROUP_DEPTH`]).
+    /// Walks one repeating group (all its entries, nested groups included) after its count
+    /// field; returns the first field that does not belong to it, if any. Nested groups
+    /// are frames on a fixed stack (at most [`MAX_GROUP_DEPTH`] deep, as the dictionary's
+    /// nesting), not recursive calls: the iterator stays a local.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn group<'a, const W: usize, I>(
@@ -863,51 +864,62 @@ impl<'d> Validator<'d> {
         count_tag: u32,
         count_value: &[u8],
         count_phase: u8,
-        depth: usize,
     ) -> (I, GroupEnd<'a>)
     where
         I: Iterator<Item = (u32, &'a [u8])>,
     {
-        let scope = &rt.scopes[scope_index as usize];
-        let saved_next = w.next_word;
-        // The entry's member bits: the first word in a register, any further words (groups
-        // of 64 members or more) in the scratch.
-        let (base, words) = w.alloc(scope.words.saturating_sub(1) as usize);
-        let mut entry = EntryBits {
-            first: 0,
-            base,
-            words,
-        };
-        let declared = parse_count(count_value);
-        let mut instances = 0i64;
-        let mut last_bit = 0usize;
+        let have_values = self.settings.validate_fields_have_values;
+        let unordered = self.settings.validate_unordered_group_fields;
+        let mut cur = Frame::open(w, rt, scope_index, count_tag, count_value, count_phase);
+        // The enclosing groups of `cur` (none until a nested group opens).
+        let mut stack: [Option<Frame<'d>>; MAX_GROUP_DEPTH] = [None; MAX_GROUP_DEPTH];
+        // Groups open, this one included (the outermost is depth 1).
+        let mut depth = 1usize;
         let mut pending: Option<(u32, &'a [u8])> = None;
-        let ended_by = loop {
-            let (tag, value) = match pending.take() {
-                Some(p) => p,
-                None => match it.next() {
-                    Some(p) => p,
-                    None => break None,
-                },
+        loop {
+            let field = match pending.take() {
+                Some(p) => Some(p),
+                None => it.next(),
             };
-            let d = scope.desc.get(tag as usize).copied().unwrap_or(0);
-            let bit = (d & desc::BIT) as usize;
-            if bit == 0 {
-                break Some((tag, value));
-            }
-            if tag == scope.delimiter {
-                if instances > 0 {
-                    entry.check_required(w, scope);
+            // A member of the current group, or the end of the group.
+            let (tag, value, d) = match field {
+                Some((tag, value)) => match cur.scope.desc.get(tag as usize) {
+                    Some(&d) if d & desc::BIT != 0 => (tag, value, d),
+                    _ => (tag, value, 0),
+                },
+                None => (0, &[][..], 0),
+            };
+            if d == 0 {
+                // The group ends: close it and hand the field to the enclosing group, or
+                // back to the top level.
+                cur.close(w);
+                if depth == 1 {
+                    return (it, Ok(field));
                 }
-                instances += 1;
-                entry.clear(w);
-                entry.test_and_set(w, bit);
+                depth -= 1;
+                let Some(parent) = stack[depth - 1] else {
+                    // Never: every depth below the current one has its group.
+                    return (it, Ok(field));
+                };
+                cur = parent;
+                pending = field;
+                continue;
+            }
+            let bit = (d & desc::BIT) as usize;
+            let scope = cur.scope;
+            if tag == scope.delimiter {
+                if cur.instances > 0 {
+                    cur.entry.check_required(w, scope);
+                }
+                cur.instances += 1;
+                cur.entry.clear(w);
+                cur.entry.test_and_set(w, bit);
             } else {
-                let error = if instances == 0 {
+                let error = if cur.instances == 0 {
                     Some(SessionRejectReason::RepeatingGroupFieldsOutOfOrder)
-                } else if entry.test_and_set(w, bit) {
+                } else if cur.entry.test_and_set(w, bit) {
                     Some(SessionRejectReason::TagAppearsMoreThanOnce)
-                } else if self.settings.validate_unordered_group_fields && bit < last_bit {
+                } else if unordered && bit < cur.last_bit {
                     Some(SessionRejectReason::RepeatingGroupFieldsOutOfOrder)
                 } else {
                     None
@@ -916,45 +928,101 @@ impl<'d> Validator<'d> {
                     return (it, Err(ValidationError::new(reason, Some(tag))));
                 }
             }
-            last_bit = bit;
-            let enum_set = || {
-                let idx = scope
-                    .slots
-                    .get(bit - 1)
-                    .map_or(FieldInfo::NO_ENUM, |s| s.info.enum_idx);
-                rt.enums.get(idx as usize)
-            };
-            if let Some(r) = self.check_member(d, value, enum_set) {
-                w.errs.field(PHASE_GROUP, tag, r);
+            cur.last_bit = bit;
+            // Nothing to check but a value (the common case), else the full checks.
+            if d & desc::CHECKS != 0 || value.is_empty() && have_values {
+                let enum_set = || {
+                    let idx = scope
+                        .slots
+                        .get(bit - 1)
+                        .map_or(FieldInfo::NO_ENUM, |s| s.info.enum_idx);
+                    cur.rt.enums.get(idx as usize)
+                };
+                if let Some(r) = self.check_member(d, value, enum_set) {
+                    w.errs.field(PHASE_GROUP, tag, r);
+                }
             }
             if d & desc::GROUP != 0 && depth < MAX_GROUP_DEPTH {
                 let nested = scope.slots[bit - 1].group;
-                let (rest, end) = self.group(w, it, rt, nested, tag, value, PHASE_GROUP, depth + 1);
-                it = rest;
-                match end {
-                    Ok(p) => pending = p,
-                    Err(e) => return (it, Err(e)),
-                }
+                stack[depth - 1] = Some(cur);
+                depth += 1;
+                cur = Frame::open(w, cur.rt, nested, tag, value, PHASE_GROUP);
             }
-        };
-        if instances > 0 {
-            entry.check_required(w, scope);
         }
-        if declared >= 0 && declared != instances {
+    }
+}
+
+/// One open repeating group of [`Validator::group`].
+#[derive(Clone, Copy)]
+struct Frame<'d> {
+    rt: &'d Runtime,
+    scope: &'d Scope,
+    count_tag: u32,
+    count_phase: u8,
+    /// The count field's value (-1 when not a count).
+    declared: i64,
+    instances: i64,
+    /// The bit of the entry's last member (members must come in dictionary order).
+    last_bit: usize,
+    entry: EntryBits,
+    /// The scratch's bump pointer before this group took its words.
+    saved_next: usize,
+}
+
+impl<'d> Frame<'d> {
+    /// A group opened by its count field.
+    #[inline(always)]
+    fn open<const W: usize>(
+        w: &mut Walk<W>,
+        rt: &'d Runtime,
+        scope_index: u32,
+        count_tag: u32,
+        count_value: &[u8],
+        count_phase: u8,
+    ) -> Frame<'d> {
+        let scope = &rt.scopes[scope_index as usize];
+        let saved_next = w.next_word;
+        // The entry's member bits: the first word in a register, any further words (groups
+        // of 64 members or more) in the scratch.
+        let (base, words) = w.alloc(scope.words.saturating_sub(1) as usize);
+        Frame {
+            rt,
+            scope,
+            count_tag,
+            count_phase,
+            declared: parse_count(count_value),
+            instances: 0,
+            last_bit: 0,
+            entry: EntryBits {
+                first: 0,
+                base,
+                words,
+            },
+            saved_next,
+        }
+    }
+
+    /// The group ended: its last entry's required members, its count; its words freed.
+    #[inline(always)]
+    fn close<const W: usize>(&self, w: &mut Walk<W>) {
+        if self.instances > 0 {
+            self.entry.check_required(w, self.scope);
+        }
+        if self.declared >= 0 && self.declared != self.instances {
             w.errs.field(
-                count_phase,
-                count_tag,
+                self.count_phase,
+                self.count_tag,
                 SessionRejectReason::IncorrectNumInGroupCount,
             );
         }
-        w.next_word = saved_next;
-        (it, Ok(ended_by))
+        w.next_word = self.saved_next;
     }
 }
 
 /// The member bits of one group entry: bits 0–63 in a register (no read-modify-write
 /// chain through memory from one field to the next), the rest in `words` words of the
 /// walk's scratch from `base` (past the scratch: not recorded, never a panic).
+#[derive(Clone, Copy)]
 struct EntryBits {
     first: u64,
     base: usize,
