@@ -1,6 +1,9 @@
 //! Experiment 1 (BENCHMARKS.md §1): parse with full validation and read four
 //! fields, parse alone, and encode, on the two reference messages; Peregrine,
 //! QuickFIX C++ and QuickFIX/J interleaved, several runs, medians reported.
+//! Peregrine alone also parses and validates the ExecutionReport against FIX44
+//! (`er_validate`), reported beside `er_parse`: the bound is that validation
+//! costs at most as much again as parsing.
 
 use crate::alloc;
 use crate::measure::{measure, timer_overhead_ns};
@@ -9,16 +12,36 @@ use crate::progress::Progress;
 use crate::report::{self, Aggregate, Record};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
+use peregrine_dict::{ValidationSettings, Validator};
 use std::hint::black_box;
 use std::path::PathBuf;
 
-/// The case names, in report order.
+/// The case names every engine runs (the peers are asked for these), in report order.
 pub const CASES: [&str; 4] = [
     "er_parse_read4",
     "nos_parse_read4",
     "er_parse",
     "nos_encode",
 ];
+
+/// Peregrine-only cases (never passed to the peers): `er_validate`, the ExecutionReport
+/// decoded and then validated against FIX44 with QuickFIX's default settings, timed
+/// together (decode + validate), reported right after `er_parse`.
+pub const PEREGRINE_ONLY_CASES: [&str; 1] = ["er_validate"];
+
+/// The FIX44 dictionary Peregrine validates against: the dictionary crate's copy
+/// (byte-identical to `../shared/fix-dictionaries/FIX44.xml`, which a test checks).
+fn fix44_dictionary() -> Result<peregrine_dict::Dictionary, String> {
+    let candidates = [
+        crate::repo_root().join("crates/peregrine-dict/dictionaries/FIX44.xml"),
+        crate::shared_dir().join("fix-dictionaries/FIX44.xml"),
+    ];
+    let path = candidates
+        .iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("FIX44.xml not found at {}", candidates[0].display()))?;
+    peregrine_dict::Dictionary::from_file(path).map_err(|e| e.to_string())
+}
 
 /// The ExecutionReport body (from 35= on) of BENCHMARKS.md §1, `|` for SOH.
 pub const ER_BODY: &str = "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|";
@@ -132,6 +155,8 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
     let mut decoder = Decoder::new(DecoderConfig::default());
     let mut out = EncodeBuffer::with_capacity(256);
     let values = NosValues::default();
+    let dict = fix44_dictionary()?;
+    let validator = Validator::new(&dict, ValidationSettings::default());
     // Check once that each case does what it says before timing it.
     {
         let v = decoder
@@ -146,6 +171,10 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
         if encode_nos(&mut out, &values) != nos.as_slice() {
             return Err("encoded NewOrderSingle differs from the reference bytes".into());
         }
+        let v = decoder.decode(&er).map_err(|e| e.to_string())?;
+        validator
+            .validate(&v)
+            .map_err(|e| format!("ExecutionReport does not validate against FIX44: {e}"))?;
     }
     let settings =
         "Decoder with BodyLength+CheckSum+syntax validation, reused; EncodeBuffer reused";
@@ -181,6 +210,10 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
             .decode(black_box(&er))
             .expect("validated above")
             .len()
+    });
+    push("er_validate", &mut || {
+        let v = decoder.decode(black_box(&er)).expect("validated above");
+        v.len() + validator.validate(&v).is_ok() as usize
     });
     push("nos_encode", &mut || {
         encode_nos(&mut out, black_box(&values)).len()
@@ -282,6 +315,17 @@ pub fn targets(aggs: &[Aggregate]) -> String {
                 }
             ));
         }
+    }
+    if let (Some(parse), Some(both)) = (
+        report::find(aggs, "peregrine", "er_parse"),
+        report::find(aggs, "peregrine", "er_validate"),
+    ) {
+        let (parse, validate) = (parse.stats.mean, both.stats.mean - parse.stats.mean);
+        let ratio = validate / parse;
+        s.push_str(&format!(
+            "  validation: {validate:.1} ns on top of a {parse:.1} ns parse (ratio {ratio:.2}, target ≤ 1.0) {}\n",
+            if ratio <= 1.0 { "met" } else { "MISSED" }
+        ));
     }
     let allocs: f64 = aggs
         .iter()
