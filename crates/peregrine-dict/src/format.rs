@@ -342,8 +342,30 @@ mod tests {
             let dots = d.iter().filter(|&&b| b == b'.').count();
             digits > 0 && dots <= 1 && digits + dots == d.len()
         }
-        let alphabet = b"09.-+a/:";
+        let small = b"09.-a";
         let mut v = Vec::new();
+        for len in 0..=9u32 {
+            for mut n in 0..small.len().pow(len) {
+                v.clear();
+                for _ in 0..len {
+                    v.push(small[n % small.len()]);
+                    n /= small.len();
+                }
+                assert_eq!(
+                    is_int(&v),
+                    plain_int(&v),
+                    "{:?}",
+                    String::from_utf8_lossy(&v)
+                );
+                assert_eq!(
+                    is_decimal(&v),
+                    plain_decimal(&v),
+                    "{:?}",
+                    String::from_utf8_lossy(&v)
+                );
+            }
+        }
+        let alphabet = b"09.-+a/:";
         for len in 0..=5u32 {
             for mut n in 0..alphabet.len().pow(len) {
                 v.clear();

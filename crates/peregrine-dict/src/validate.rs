@@ -1259,12 +1259,21 @@ impl<const W: usize> Walk<W> {
         }
     }
 }
+/// A NumInGroup value: 1 to 9 digits, else -1 (not a count: no count check). One pass.
 #[inline]
 fn parse_count(v: &[u8]) -> i64 {
-    if v.is_empty() || v.len() > 9 || !v.iter().all(u8::is_ascii_digit) {
+    if v.is_empty() || v.len() > 9 {
         return -1;
     }
-    v.iter().fold(0i64, |n, &b| n * 10 + (b - b'0') as i64)
+    let mut n = 0i64;
+    for &b in v {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return -1;
+        }
+        n = n * 10 + digit as i64;
+    }
+    n
 }
 
 #[inline]

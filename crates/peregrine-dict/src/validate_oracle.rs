@@ -703,7 +703,7 @@ mod tests {
                 } else {
                     &app
                 };
-                for round in 0..12 {
+                for round in 0..24 {
                     let mut fields = vec![
                         (8, begin.clone()),
                         (9, "100".to_string()),
@@ -733,7 +733,7 @@ mod tests {
                     );
                     fields.retain(|(t, _)| *t != 10);
                     fields.push((10, "000".to_string()));
-                    if round > 0 {
+                    if round % 3 != 0 {
                         for _ in 0..1 + rng.below(3) {
                             mutate(&mut rng, body_dict, &mut fields);
                         }
