@@ -264,6 +264,14 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
     fn on_shutdown(&mut self) -> Result<(), String> {
         self.inner.on_shutdown()
     }
+    // Forwarded so that a file store with FileStoreSync=N ms is fsynced on time
+    // (the trait's defaults would never sync it).
+    fn store_sync_interval(&self) -> Option<Nanos> {
+        self.inner.store_sync_interval()
+    }
+    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+        self.inner.sync_store_if_due()
+    }
 }
 
 /// The gateway's loop: the acceptor engine, the reports subscription, and the names of
