@@ -18,7 +18,7 @@
 //! assert_eq!(bytes, b"8=FIX.4.4\x019=42\x0135=D\x0149=SENDER\x0156=TARGET\x0134=100\x0144=150.00\x0110=196\x01");
 //! ```
 
-use crate::simd;
+use crate::simd::{self, ByteSum};
 use crate::value::{self, put, Decimal, TimePrecision, UtcTimestamp};
 use crate::SOH;
 
@@ -26,11 +26,16 @@ use crate::SOH;
 const MAX_BEGIN_STRING: usize = 32;
 const MAX_BODY_LENGTH_DIGITS: usize = 9;
 const HEADER_ROOM: usize = 2 + MAX_BEGIN_STRING + 1 + 2 + MAX_BODY_LENGTH_DIGITS + 1;
+// `finish` writes `9=<BodyLength>|` with one 16-byte store ending at the body.
+const _: () = assert!(HEADER_ROOM >= 16);
 /// Slack kept past the cursor so that a tag, `=` and a short value never need a check per byte.
 const FIELD_SLACK: usize = 64;
 // The window must hold the longest short field: an 11-byte tag and a 44-byte decimal.
 const _: () = assert!(WINDOW > 11 + 44);
 const INITIAL_SIZE: usize = 1024;
+/// The bytes every message's header and trailer hold besides the
+/// BeginString and the BodyLength digits: `8=`, SOH, `9=`, SOH.
+const HEADER_CONSTANT_SUM: u32 = (b'8' + b'=' + SOH + b'9' + b'=' + SOH) as u32;
 
 /// The formatted `YYYYMMDD-HH:MM:SS` of the last timestamp written: consecutive
 /// messages usually fall in the same second (SendingTime, TransactTime).
@@ -38,6 +43,8 @@ const INITIAL_SIZE: usize = 1024;
 struct SecondCache {
     key: u64,
     text: [u8; 17],
+    /// The byte sum of `text` (for the CheckSum).
+    sum: u32,
 }
 
 impl SecondCache {
@@ -48,6 +55,7 @@ impl SecondCache {
         let mut text = [0u8; 32];
         value::format_timestamp(v, TimePrecision::Seconds, &mut text);
         self.text.copy_from_slice(&text[..17]);
+        self.sum = self.text.iter().map(|&b| b as u32).sum();
         self.key = key;
     }
 }
@@ -104,14 +112,25 @@ impl EncodeBuffer {
         if self.buf.len() < INITIAL_SIZE {
             self.buf.resize(INITIAL_SIZE, 0);
         }
-        // Kept aside until finish() knows where the header starts.
-        put(&mut self.begin_string, 0, begin_string);
+        // Kept aside until finish() knows where the header starts: in
+        // registers when short (read back from memory, bytes written by
+        // overlapping stores would wait for those stores to reach the cache).
+        let mut sum = ByteSum::new();
+        let short = load_short(&begin_string[..begin_string.len().min(16)]);
+        if begin_string.len() > 16 {
+            put_summed(&mut self.begin_string, 0, begin_string, &mut sum);
+        } else {
+            sum_short(&mut sum, begin_string.len(), short);
+        }
+        sum.add_byte(HEADER_CONSTANT_SUM);
         let mut enc = MessageEncoder {
             buf: &mut self.buf,
             seconds: &mut self.seconds,
             begin_string: &self.begin_string,
             pos: HEADER_ROOM,
             begin_string_len: begin_string.len(),
+            short_begin_string: short,
+            sum,
         };
         enc.str(35, msg_type);
         enc
@@ -119,6 +138,10 @@ impl EncodeBuffer {
 }
 
 /// Writes one message's fields; created by [`EncodeBuffer::start`].
+///
+/// Every field is summed for the CheckSum as it is written, from the
+/// registers that hold it (see [`ByteSum`]), so `finish` never reads the
+/// message back.
 #[derive(Debug)]
 pub struct MessageEncoder<'b> {
     buf: &'b mut Vec<u8>,
@@ -126,6 +149,10 @@ pub struct MessageEncoder<'b> {
     begin_string: &'b [u8; MAX_BEGIN_STRING],
     pos: usize,
     begin_string_len: usize,
+    /// The BeginString when it has at most 16 bytes.
+    short_begin_string: ShortBytes,
+    /// The byte sum of the header and of the body written so far.
+    sum: ByteSum,
 }
 
 /// Writes `tag=` at `at`, returning its length. Needs 11 bytes of room.
@@ -153,6 +180,143 @@ fn put_tag(dst: &mut [u8], at: usize, tag: u32) -> usize {
     }
 }
 
+/// The byte sum of `tag=` and of the SOH ending the field: a constant when
+/// the tag is one.
+#[inline(always)]
+fn tag_and_soh_sum(tag: u32) -> u32 {
+    let digits = if tag < 10 {
+        b'0' as u32 + tag
+    } else if tag < 100 {
+        2 * b'0' as u32 + tag / 10 + tag % 10
+    } else if tag < 1000 {
+        3 * b'0' as u32 + tag / 100 + tag / 10 % 10 + tag % 10
+    } else {
+        long_tag_digit_sum(tag)
+    };
+    digits + (b'=' + SOH) as u32
+}
+
+#[cold]
+fn long_tag_digit_sum(mut tag: u32) -> u32 {
+    let mut s = 0;
+    while tag > 0 {
+        s += b'0' as u32 + tag % 10;
+        tag /= 10;
+    }
+    s
+}
+
+/// The low `n` bytes of `w` (`n` ≤ 8).
+#[inline(always)]
+fn low_bytes(w: u64, n: usize) -> u64 {
+    if n >= 8 {
+        w
+    } else {
+        w & ((1u64 << (8 * n)) - 1)
+    }
+}
+
+/// Up to 16 bytes held in two words the way [`store_short`] writes them:
+/// for 8 to 16 bytes the first and last eight, for 4 to 7 the first and
+/// last four, below that the first, last and middle byte.
+#[derive(Debug, Clone, Copy)]
+struct ShortBytes {
+    lo: u64,
+    hi: u64,
+}
+
+/// Loads `src` (at most 16 bytes) into words.
+#[inline(always)]
+fn load_short(src: &[u8]) -> ShortBytes {
+    let n = src.len();
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let half = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64;
+    if n >= 8 {
+        ShortBytes {
+            lo: word(&src[..8]),
+            hi: word(&src[n - 8..]),
+        }
+    } else if n >= 4 {
+        ShortBytes {
+            lo: half(&src[..4]),
+            hi: half(&src[n - 4..]),
+        }
+    } else if n > 0 {
+        let (a, b, c) = (src[0], src[n / 2], src[n - 1]);
+        ShortBytes {
+            lo: a as u64 | (c as u64) << 8 | (b as u64) << 16,
+            hi: 0,
+        }
+    } else {
+        ShortBytes { lo: 0, hi: 0 }
+    }
+}
+
+/// Writes the `n` bytes (at most 16) held in `v` to `dst[at..at + n]`.
+#[inline(always)]
+fn store_short(dst: &mut [u8], at: usize, n: usize, v: ShortBytes) {
+    if n >= 8 {
+        dst[at..at + 8].copy_from_slice(&v.lo.to_le_bytes());
+        dst[at + n - 8..at + n].copy_from_slice(&v.hi.to_le_bytes());
+    } else if n >= 4 {
+        dst[at..at + 4].copy_from_slice(&(v.lo as u32).to_le_bytes());
+        dst[at + n - 4..at + n].copy_from_slice(&(v.hi as u32).to_le_bytes());
+    } else if n > 0 {
+        dst[at] = v.lo as u8;
+        dst[at + n / 2] = (v.lo >> 16) as u8;
+        dst[at + n - 1] = (v.lo >> 8) as u8;
+    }
+}
+
+/// Adds the `n` bytes (at most 16) held in `v` to `sum`.
+#[inline(always)]
+fn sum_short(sum: &mut ByteSum, n: usize, v: ShortBytes) {
+    if n >= 8 {
+        // `hi` holds the last eight bytes; `lo` counts only those before them.
+        sum.add_words(low_bytes(v.lo, n - 8), v.hi);
+    } else if n >= 4 {
+        sum.add_word(low_bytes(v.lo, n - 4) | v.hi << 32);
+    } else {
+        sum.add_word(low_bytes(v.lo, n));
+    }
+}
+
+/// Copies `src` (at most 48 bytes) to `dst[at..]` like [`put`] and adds its
+/// bytes to `sum` from the words moved.
+#[inline(always)]
+fn put_summed(dst: &mut [u8], at: usize, src: &[u8], sum: &mut ByteSum) {
+    let n = src.len();
+    if n > 16 {
+        put_long_summed(dst, at, src, sum);
+    } else {
+        let v = load_short(src);
+        store_short(dst, at, n, v);
+        sum_short(sum, n, v);
+    }
+}
+
+/// [`put_summed`] for 17 to 48 bytes: 16-byte pieces, the last one ending
+/// at the end (overlapping the one before; only its new bytes are summed).
+#[inline(always)]
+fn put_long_summed(dst: &mut [u8], at: usize, src: &[u8], sum: &mut ByteSum) {
+    let n = src.len();
+    let piece = |b: &[u8]| u128::from_le_bytes(b.try_into().expect("16 bytes"));
+    let mut i = 0;
+    while i + 16 <= n {
+        let v = piece(&src[i..i + 16]);
+        dst[at + i..at + i + 16].copy_from_slice(&v.to_le_bytes());
+        sum.add_words(v as u64, (v >> 64) as u64);
+        i += 16;
+    }
+    if i < n {
+        let v = piece(&src[n - 16..]);
+        dst[at + n - 16..at + n].copy_from_slice(&v.to_le_bytes());
+        // Its first 16 - (n - i) bytes were summed with the piece before.
+        let new = v >> (8 * (16 - (n - i)));
+        sum.add_words(new as u64, (new >> 64) as u64);
+    }
+}
+
 /// Grows `buf` so that `n` bytes fit from `pos` (and the slack after them).
 /// A free function, not a method: a cold call taking the encoder by
 /// reference would keep the encoder in memory (its cursor reloaded after
@@ -164,11 +328,23 @@ fn grow(buf: &mut Vec<u8>, pos: usize, n: usize) {
     buf.resize(want, 0);
 }
 
+/// A fixed-size window at `pos`: one bounds check, then writes at small
+/// constant or bounded offsets need none.
+#[inline(always)]
+fn window(buf: &mut Vec<u8>, pos: usize) -> &mut [u8; WINDOW] {
+    if pos + WINDOW > buf.len() {
+        grow(buf, pos, WINDOW);
+    }
+    (&mut buf[pos..pos + WINDOW])
+        .try_into()
+        .expect("window fits")
+}
+
 /// Writes a field with a value too long for the window at `pos`, returning
-/// the new cursor.
+/// the new cursor and the byte sum of the value.
 #[cold]
 #[inline(never)]
-fn long_field(buf: &mut Vec<u8>, pos: usize, tag: u32, v: &[u8]) -> usize {
+fn long_field(buf: &mut Vec<u8>, pos: usize, tag: u32, v: &[u8]) -> (usize, u32) {
     if pos + v.len() + WINDOW > buf.len() {
         grow(buf, pos, v.len() + WINDOW);
     }
@@ -179,7 +355,41 @@ fn long_field(buf: &mut Vec<u8>, pos: usize, tag: u32, v: &[u8]) -> usize {
     let p = pos + t;
     buf[p..p + v.len()].copy_from_slice(v);
     buf[p + v.len()] = SOH;
-    p + v.len() + 1
+    (p + v.len() + 1, simd::byte_sum(v))
+}
+
+/// Writes the digits of `n` (10^8 or more) at the start of `out`, returning
+/// their number and byte sum.
+#[cold]
+#[inline(never)]
+fn long_number(n: u64, out: &mut [u8]) -> (usize, u32) {
+    let len = value::format_u64(n, out);
+    (len, out[..len].iter().map(|&b| b as u32).sum())
+}
+
+/// Writes a decimal that [`value::decimal_text`] does not cover, returning
+/// its length and byte sum.
+#[cold]
+#[inline(never)]
+fn long_decimal(d: Decimal, out: &mut [u8]) -> (usize, u32) {
+    let len = value::format_decimal(d, out);
+    (len, out[..len].iter().map(|&b| b as u32).sum())
+}
+
+/// Writes the digits of `n` at the start of `out` (at least 20 bytes),
+/// returning their number; below 10^8 from one word, written whole.
+#[inline(always)]
+fn put_u64(out: &mut [u8], n: u64, sum: &mut ByteSum) -> usize {
+    if n < 100_000_000 {
+        let (w, len) = value::digits_word(n as u32);
+        out[..8].copy_from_slice(&w.to_le_bytes());
+        sum.add_word(w);
+        len
+    } else {
+        let (len, s) = long_number(n, out);
+        sum.add_byte(s);
+        len
+    }
 }
 
 const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -188,70 +398,61 @@ const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// The three ASCII digits of every CheckSum value.
-static CHECKSUM_DIGITS: [[u8; 3]; 256] = {
-    let mut t = [[0u8; 3]; 256];
+/// The trailer `10=nnn<SOH>` of every CheckSum value, as a little-endian word.
+static TRAILERS: [u64; 256] = {
+    let mut t = [0u64; 256];
     let mut i = 0;
     while i < 256 {
-        t[i] = [
+        t[i] = u64::from_le_bytes([
+            b'1',
+            b'0',
+            b'=',
             b'0' + (i / 100) as u8,
             b'0' + (i / 10 % 10) as u8,
             b'0' + (i % 10) as u8,
-        ];
+            SOH,
+            0,
+        ]);
         i += 1;
     }
     t
 };
 
-/// Bytes every short field may touch past the cursor (see [`MessageEncoder::window`]).
+/// Bytes every short field may touch past the cursor (see [`window`]).
 const WINDOW: usize = 64;
 
 impl<'b> MessageEncoder<'b> {
-    /// A fixed-size window at the cursor: one bounds check, then writes at
-    /// small constant or bounded offsets need none.
-    #[inline(always)]
-    fn window(&mut self) -> &mut [u8; WINDOW] {
-        if self.pos + WINDOW > self.buf.len() {
-            self.grow(WINDOW);
-        }
-        let p = self.pos;
-        (&mut self.buf[p..p + WINDOW])
-            .try_into()
-            .expect("window fits")
-    }
-
-    #[inline(always)]
-    fn grow(&mut self, n: usize) {
-        grow(self.buf, self.pos, n);
-    }
-
     /// A field with raw bytes as its value (must not contain SOH unless it is a data field).
     #[inline(always)]
     pub fn str(&mut self, tag: u32, v: &[u8]) -> &mut Self {
         if v.len() > WINDOW - 16 {
             return self.long_str(tag, v);
         }
-        let w = self.window();
+        let w = window(self.buf, self.pos);
         let t = put_tag(w, 0, tag);
-        put(w, t, v);
+        put_summed(w, t, v, &mut self.sum);
         w[t + v.len()] = SOH;
+        self.sum.add_byte(tag_and_soh_sum(tag));
         self.pos += t + v.len() + 1;
         self
     }
 
     #[inline(always)]
     fn long_str(&mut self, tag: u32, v: &[u8]) -> &mut Self {
-        self.pos = long_field(self.buf, self.pos, tag, v);
+        let (pos, sum) = long_field(self.buf, self.pos, tag, v);
+        self.pos = pos;
+        self.sum.add_byte(sum.wrapping_add(tag_and_soh_sum(tag)));
         self
     }
 
     /// An unsigned integer field.
     #[inline(always)]
     pub fn uint(&mut self, tag: u32, v: u64) -> &mut Self {
-        let w = self.window();
+        let w = window(self.buf, self.pos);
         let t = put_tag(w, 0, tag);
-        let n = value::format_u64(v, &mut w[t..t + 20]);
+        let n = put_u64(&mut w[t..t + 20], v, &mut self.sum);
         w[t + n] = SOH;
+        self.sum.add_byte(tag_and_soh_sum(tag));
         self.pos += t + n + 1;
         self
     }
@@ -259,10 +460,19 @@ impl<'b> MessageEncoder<'b> {
     /// A signed integer field.
     #[inline]
     pub fn int(&mut self, tag: u32, v: i64) -> &mut Self {
-        let w = self.window();
+        let w = window(self.buf, self.pos);
         let t = put_tag(w, 0, tag);
-        let n = value::format_i64(v, &mut w[t..t + 21]);
+        let sign = (v < 0) as usize;
+        w[t] = b'-';
+        let n = sign
+            + put_u64(
+                &mut w[t + sign..t + sign + 20],
+                v.unsigned_abs(),
+                &mut self.sum,
+            );
         w[t + n] = SOH;
+        self.sum
+            .add_byte(tag_and_soh_sum(tag) + sign as u32 * b'-' as u32);
         self.pos += t + n + 1;
         self
     }
@@ -270,10 +480,22 @@ impl<'b> MessageEncoder<'b> {
     /// A fixed-point decimal field, written with exactly its scale's digits.
     #[inline(always)]
     pub fn decimal(&mut self, tag: u32, v: Decimal) -> &mut Self {
-        let w = self.window();
+        let w = window(self.buf, self.pos);
         let t = put_tag(w, 0, tag);
-        let n = value::format_decimal(v, &mut w[t..t + 44]);
+        let n = match value::decimal_text(v) {
+            Some((text, n)) => {
+                w[t..t + 16].copy_from_slice(&text.to_le_bytes());
+                self.sum.add_words(text as u64, (text >> 64) as u64);
+                n
+            }
+            None => {
+                let (n, s) = long_decimal(v, &mut w[t..t + 44]);
+                self.sum.add_byte(s);
+                n
+            }
+        };
         w[t + n] = SOH;
+        self.sum.add_byte(tag_and_soh_sum(tag));
         self.pos += t + n + 1;
         self
     }
@@ -281,10 +503,11 @@ impl<'b> MessageEncoder<'b> {
     /// A single-character field.
     #[inline(always)]
     pub fn char(&mut self, tag: u32, v: u8) -> &mut Self {
-        let w = self.window();
+        let w = window(self.buf, self.pos);
         let t = put_tag(w, 0, tag);
         w[t] = v;
         w[t + 1] = SOH;
+        self.sum.add_byte(tag_and_soh_sum(tag) + v as u32);
         self.pos += t + 2;
         self
     }
@@ -307,17 +530,14 @@ impl<'b> MessageEncoder<'b> {
         if self.seconds.key != key || key == 0 {
             self.seconds.set(key, v);
         }
-        if self.pos + WINDOW > self.buf.len() {
-            self.grow(WINDOW);
-        }
-        let p = self.pos;
-        let w: &mut [u8; WINDOW] = (&mut self.buf[p..p + WINDOW])
-            .try_into()
-            .expect("window fits");
+        let w = window(self.buf, self.pos);
         let t = put_tag(w, 0, tag);
         w[t..t + 17].copy_from_slice(&self.seconds.text);
-        let n = value::format_fraction(v.nanos, precision, &mut w[t + 17..t + 27]);
+        let (fraction, n) = value::fraction_text(v.nanos, precision);
+        w[t + 17..t + 33].copy_from_slice(&fraction.to_le_bytes());
         w[t + 17 + n] = SOH;
+        self.sum.add_words(fraction as u64, (fraction >> 64) as u64);
+        self.sum.add_byte(tag_and_soh_sum(tag) + self.seconds.sum);
         self.pos += t + 18 + n;
         self
     }
@@ -338,8 +558,44 @@ impl<'b> MessageEncoder<'b> {
     ///
     /// # Panics
     /// If the body exceeds 999,999,999 bytes.
-    #[inline]
+    #[inline(always)]
     pub fn finish(mut self) -> &'b [u8] {
+        let body_len = self.pos - HEADER_ROOM;
+        if body_len >= 100_000_000 {
+            return self.finish_huge();
+        }
+        let (digits, nd) = value::digits_word(body_len as u32);
+        self.sum.add_word(digits);
+        // `9=<digits><SOH>` right-aligned against the body in one store (the
+        // bytes before it are overwritten with the BeginString below).
+        let nine =
+            (b'9' as u128 | (b'=' as u128) << 8 | (digits as u128) << 16 | 1u128 << (8 * (2 + nd)))
+                << (8 * (16 - (3 + nd)));
+        self.buf[HEADER_ROOM - 16..HEADER_ROOM].copy_from_slice(&nine.to_le_bytes());
+        let bsl = self.begin_string_len;
+        let start = HEADER_ROOM - (3 + nd) - (3 + bsl);
+        if bsl <= 16 {
+            store_short(self.buf, start + 2, bsl, self.short_begin_string);
+        } else {
+            put(self.buf, start + 2, &self.begin_string[..bsl]);
+        }
+        self.buf[start] = b'8';
+        self.buf[start + 1] = b'=';
+        self.buf[start + 2 + bsl] = SOH;
+        if self.pos + 8 > self.buf.len() {
+            grow(self.buf, self.pos, 8);
+        }
+        let p = self.pos;
+        let trailer = TRAILERS[self.sum.total() as usize];
+        self.buf[p..p + 8].copy_from_slice(&trailer.to_le_bytes());
+        &self.buf[start..p + 7]
+    }
+
+    /// [`finish`](Self::finish) for bodies of 10^8 bytes or more: the
+    /// header from the general formatter, the CheckSum from the bytes.
+    #[cold]
+    #[inline(never)]
+    fn finish_huge(self) -> &'b [u8] {
         let body_len = self.pos - HEADER_ROOM;
         let mut digits = [0u8; 20];
         let nd = value::format_u64(body_len as u64, &mut digits);
@@ -357,12 +613,11 @@ impl<'b> MessageEncoder<'b> {
         h[5 + bsl..5 + bsl + nd].copy_from_slice(&digits[..nd]);
         h[5 + bsl + nd] = SOH;
         let sum = simd::byte_sum(&self.buf[start..self.pos]) % 256;
-        if self.pos + 7 > self.buf.len() {
-            self.grow(7);
+        if self.pos + 8 > self.buf.len() {
+            grow(self.buf, self.pos, 8);
         }
         let p = self.pos;
-        let [d0, d1, d2] = CHECKSUM_DIGITS[sum as usize];
-        self.buf[p..p + 7].copy_from_slice(&[b'1', b'0', b'=', d0, d1, d2, SOH]);
+        self.buf[p..p + 8].copy_from_slice(&TRAILERS[sum as usize].to_le_bytes());
         &self.buf[start..p + 7]
     }
 }

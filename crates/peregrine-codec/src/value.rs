@@ -645,24 +645,38 @@ pub fn format_u64(n: u64, out: &mut [u8]) -> usize {
     format_u64_long(n, out)
 }
 
+/// The eight decimal digits of `n` (below 10^8, leading zeros included) as
+/// one little-endian word: the most significant digit in the low byte.
+#[inline(always)]
+fn eight_digits(n: u32) -> u64 {
+    let (hi, lo) = (n / 10_000, n % 10_000);
+    let pair = |v: u32| {
+        let r = v as usize * 2;
+        u16::from_le_bytes([DIGIT_PAIRS[r], DIGIT_PAIRS[r + 1]]) as u64
+    };
+    pair(hi / 100) | pair(hi % 100) << 16 | pair(lo / 100) << 32 | pair(lo % 100) << 48
+}
+
+/// Number of decimal digits of `n` below 10^8, without a loop.
+#[inline(always)]
+fn digit_count_below_1e8(n: u32) -> usize {
+    1 + (n >= 10) as usize
+        + (n >= 100) as usize
+        + (n >= 1_000) as usize
+        + (n >= 10_000) as usize
+        + (n >= 100_000) as usize
+        + (n >= 1_000_000) as usize
+        + (n >= 10_000_000) as usize
+}
+
 /// `n` below 10^8: eight digits (leading zeros included) in one word,
 /// shifted so that they start at `out[0]`; eight bytes are written
 /// whatever the length (`out` holds at least eight).
 #[inline(always)]
 fn format_medium(n: u32, out: &mut [u8]) -> usize {
-    let len = digit_count(n as u64);
-    let (hi, lo) = (n / 10_000, n % 10_000);
-    let pair = |v: u32| {
-        let r = v as usize * 2;
-        [DIGIT_PAIRS[r], DIGIT_PAIRS[r + 1]]
-    };
-    let [a, b] = pair(hi / 100);
-    let [c, d] = pair(hi % 100);
-    let [e, f] = pair(lo / 100);
-    let [g, h] = pair(lo % 100);
-    let word = u64::from_le_bytes([a, b, c, d, e, f, g, h]);
+    let len = digit_count_below_1e8(n);
     // Drop the leading zeros (the low bytes of the little-endian word).
-    out[..8].copy_from_slice(&(word >> (8 * (8 - len))).to_le_bytes());
+    out[..8].copy_from_slice(&(eight_digits(n) >> (8 * (8 - len))).to_le_bytes());
     len
 }
 
@@ -720,6 +734,89 @@ pub fn format_i64(n: i64, out: &mut [u8]) -> usize {
 /// (`Decimal::new(15050, 2)` → `150.50`), returning the length (at most 22).
 #[inline]
 pub fn format_decimal(d: Decimal, out: &mut [u8]) -> usize {
+    if out.len() >= 16 {
+        if let Some((text, len)) = decimal_text(d) {
+            out[..16].copy_from_slice(&text.to_le_bytes());
+            return len;
+        }
+    }
+    format_decimal_general(d, out)
+}
+
+/// The text of a decimal of at most eight digits and a scale below 8
+/// (prices and quantities) built in registers, as little-endian bytes with
+/// zeros after the text, and its length; `None` for other decimals. The
+/// encoder writes it with one store and sums it for the CheckSum without
+/// reading it back.
+#[inline(always)]
+pub(crate) fn decimal_text(d: Decimal) -> Option<(u128, usize)> {
+    let m = d.mantissa.unsigned_abs();
+    let scale = d.scale as usize;
+    if m >= 100_000_000 || scale >= 8 {
+        return None;
+    }
+    let m = m as u32;
+    // At least `scale + 1` digits: `0.05`, not `.05`.
+    let len = digit_count_below_1e8(m).max(scale + 1);
+    let digits = eight_digits(m) >> (8 * (8 - len));
+    let (mut text, mut n) = if scale == 0 {
+        (digits as u128, len)
+    } else {
+        let int_len = len - scale;
+        let int_part = digits & ((1u64 << (8 * int_len)) - 1);
+        let frac_part = (digits >> (8 * int_len)) as u128;
+        (
+            int_part as u128 | (b'.' as u128) << (8 * int_len) | frac_part << (8 * (int_len + 1)),
+            len + 1,
+        )
+    };
+    if d.mantissa < 0 {
+        text = text << 8 | b'-' as u128;
+        n += 1;
+    }
+    Some((text, n))
+}
+
+/// The digits of `n` (below 10^8) as a little-endian word with zeros after
+/// them, and their number.
+#[inline(always)]
+pub(crate) fn digits_word(n: u32) -> (u64, usize) {
+    if n < 10_000 {
+        let len = 1 + (n >= 10) as usize + (n >= 100) as usize + (n >= 1000) as usize;
+        let (hi, lo) = ((n / 100) as usize * 2, (n % 100) as usize * 2);
+        let word = u32::from_le_bytes([
+            DIGIT_PAIRS[hi],
+            DIGIT_PAIRS[hi + 1],
+            DIGIT_PAIRS[lo],
+            DIGIT_PAIRS[lo + 1],
+        ]);
+        return ((word >> (8 * (4 - len))) as u64, len);
+    }
+    let len = digit_count_below_1e8(n);
+    (eight_digits(n) >> (8 * (8 - len)), len)
+}
+
+/// The fraction `.sss[sss[sss]]` of `nanos` at `precision` (empty for whole
+/// seconds) as little-endian bytes with zeros after it, and its length.
+#[inline(always)]
+pub(crate) fn fraction_text(nanos: u32, precision: TimePrecision) -> (u128, usize) {
+    let digits = precision.digits();
+    if digits == 0 {
+        return (0, 0);
+    }
+    let frac = (nanos % 1_000_000_000) / 10u32.pow(9 - digits as u32);
+    let text = if digits <= 8 {
+        (eight_digits(frac) >> (8 * (8 - digits))) as u128
+    } else {
+        // Nine digits: the first, then the other eight.
+        (b'0' + (frac / 100_000_000) as u8) as u128
+            | (eight_digits(frac % 100_000_000) as u128) << 8
+    };
+    (b'.' as u128 | text << 8, 1 + digits)
+}
+
+#[cold]
+fn format_decimal_general(d: Decimal, out: &mut [u8]) -> usize {
     let scale = d.scale as usize;
     if scale >= 20 {
         return format_decimal_long_scale(d, out);
@@ -1059,6 +1156,37 @@ mod tests {
     }
 
     #[test]
+    fn short_decimals_match_the_general_path() {
+        // Every digit count around the register path's limits (10^8, scale
+        // 7), both signs, every scale, into buffers too short for it too.
+        let mut b = [0u8; 64];
+        let mut short = [0u8; 12];
+        for digits in 0..=10u32 {
+            for m in [
+                10i64.pow(digits),
+                10i64.pow(digits) - 1,
+                10i64.pow(digits) / 3 + 7,
+            ] {
+                for m in [m, -m] {
+                    for scale in 0..12u8 {
+                        let want = decimal_reference(m, scale as usize);
+                        let len = format_decimal(Decimal::new(m, scale), &mut b);
+                        assert_eq!(
+                            std::str::from_utf8(&b[..len]).unwrap(),
+                            want,
+                            "{m} scale {scale}"
+                        );
+                        if want.len() <= short.len() {
+                            let len = format_decimal(Decimal::new(m, scale), &mut short);
+                            assert_eq!(std::str::from_utf8(&short[..len]).unwrap(), want);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn every_small_number_formats_like_std() {
         let mut b = [0xAAu8; 20];
         for v in 0u64..12_000 {
@@ -1082,6 +1210,13 @@ mod tests {
             let mut b = [0u8; 24];
             let len = format_i64(n, &mut b);
             prop_assert_eq!(parse_i64(&b[..len]), Ok(n));
+        }
+
+        #[test]
+        fn decimals_format_like_the_reference(m in -200_000_000i64..200_000_000, s in 0u8..10) {
+            let mut b = [0u8; 24];
+            let len = format_decimal(Decimal::new(m, s), &mut b);
+            prop_assert_eq!(std::str::from_utf8(&b[..len]).unwrap(), decimal_reference(m, s as usize));
         }
 
         #[test]
