@@ -41,22 +41,36 @@ const HEADER_CONSTANT_SUM: u32 = (b'8' + b'=' + SOH + b'9' + b'=' + SOH) as u32;
 /// messages usually fall in the same second (SendingTime, TransactTime).
 #[derive(Debug, Clone, Copy, Default)]
 struct SecondCache {
-    key: u64,
+    /// The timestamp `text` was made from (its fraction is not used).
+    last: UtcTimestamp,
+    filled: bool,
     text: [u8; 17],
     /// The byte sum of `text` (for the CheckSum).
     sum: u32,
 }
 
 impl SecondCache {
+    /// Whether `v` falls in the cached second.
+    #[inline(always)]
+    fn holds(&self, v: &UtcTimestamp) -> bool {
+        // Field by field from two `repr(C)` structs: a few wide compares.
+        self.last.date == v.date
+            && self.last.hour == v.hour
+            && self.last.minute == v.minute
+            && self.last.second == v.second
+            && self.filled
+    }
+
     /// Formats the seconds of `v` (a new second: once per second at most
     /// for a clock's timestamps).
     #[cold]
-    fn set(&mut self, key: u64, v: &UtcTimestamp) {
+    fn set(&mut self, v: &UtcTimestamp) {
         let mut text = [0u8; 32];
         value::format_timestamp(v, TimePrecision::Seconds, &mut text);
         self.text.copy_from_slice(&text[..17]);
         self.sum = self.text.iter().map(|&b| b as u32).sum();
-        self.key = key;
+        self.last = *v;
+        self.filled = true;
     }
 }
 
@@ -103,7 +117,7 @@ impl EncodeBuffer {
     ///
     /// # Panics
     /// If `begin_string` is longer than 32 bytes (a programming error).
-    #[inline]
+    #[inline(always)]
     pub fn start<'b>(&'b mut self, begin_string: &[u8], msg_type: &[u8]) -> MessageEncoder<'b> {
         assert!(
             begin_string.len() <= MAX_BEGIN_STRING,
@@ -521,14 +535,8 @@ impl<'b> MessageEncoder<'b> {
     /// A UTCTimestamp field at the given precision (fractions truncated).
     #[inline(always)]
     pub fn timestamp(&mut self, tag: u32, v: &UtcTimestamp, precision: TimePrecision) -> &mut Self {
-        let key = (v.date.year as u64) << 40
-            | (v.date.month as u64) << 32
-            | (v.date.day as u64) << 24
-            | (v.hour as u64) << 16
-            | (v.minute as u64) << 8
-            | v.second as u64;
-        if self.seconds.key != key || key == 0 {
-            self.seconds.set(key, v);
+        if !self.seconds.holds(v) {
+            self.seconds.set(v);
         }
         let w = window(self.buf, self.pos);
         let t = put_tag(w, 0, tag);

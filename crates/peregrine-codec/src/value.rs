@@ -257,7 +257,10 @@ impl TimePrecision {
 }
 
 /// A calendar date (proleptic Gregorian, UTC or local market date).
+// `repr(C)` (here and in `UtcTimestamp`): date and time of day side by
+// side, so that comparing them compiles to a few wide loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(C)]
 pub struct Date {
     /// Year, 0..=9999.
     pub year: u16,
@@ -301,6 +304,7 @@ pub struct TimeOfDay {
 
 /// A UTCTimestamp: `YYYYMMDD-HH:MM:SS[.sss[sss[sss]]]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(C)]
 pub struct UtcTimestamp {
     /// The date part.
     pub date: Date,
@@ -804,12 +808,14 @@ pub(crate) fn fraction_text(nanos: u32, precision: TimePrecision) -> (u128, usiz
     if digits == 0 {
         return (0, 0);
     }
-    let frac = (nanos % 1_000_000_000) / 10u32.pow(9 - digits as u32);
+    // Digits beyond the precision's (only from nanos over 10^9, not a
+    // valid value) drop off the top, as in `format_timestamp`.
+    let frac = nanos / 10u32.pow(9 - digits as u32);
     let text = if digits <= 8 {
-        (eight_digits(frac) >> (8 * (8 - digits))) as u128
+        (eight_digits(frac % 100_000_000) >> (8 * (8 - digits))) as u128
     } else {
         // Nine digits: the first, then the other eight.
-        (b'0' + (frac / 100_000_000) as u8) as u128
+        (b'0' + (frac / 100_000_000 % 10) as u8) as u128
             | (eight_digits(frac % 100_000_000) as u128) << 8
     };
     (b'.' as u128 | text << 8, 1 + digits)
