@@ -18,6 +18,7 @@
 //! assert_eq!(bytes, b"8=FIX.4.4\x019=42\x0135=D\x0149=SENDER\x0156=TARGET\x0134=100\x0144=150.00\x0110=196\x01");
 //! ```
 
+use crate::out::OutBuf;
 use crate::simd::{self, ByteSum};
 use crate::value::{self, put, Decimal, TimePrecision, UtcTimestamp};
 use crate::SOH;
@@ -138,7 +139,7 @@ impl EncodeBuffer {
         }
         sum.add_byte(HEADER_CONSTANT_SUM);
         let mut enc = MessageEncoder {
-            buf: &mut self.buf,
+            out: OutBuf::new(&mut self.buf),
             seconds: &mut self.seconds,
             begin_string: &self.begin_string,
             pos: HEADER_ROOM,
@@ -158,7 +159,7 @@ impl EncodeBuffer {
 /// message back.
 #[derive(Debug)]
 pub struct MessageEncoder<'b> {
-    buf: &'b mut Vec<u8>,
+    out: OutBuf<'b>,
     seconds: &'b mut SecondCache,
     begin_string: &'b [u8; MAX_BEGIN_STRING],
     pos: usize,
@@ -331,41 +332,16 @@ fn put_long_summed(dst: &mut [u8], at: usize, src: &[u8], sum: &mut ByteSum) {
     }
 }
 
-/// Grows `buf` so that `n` bytes fit from `pos` (and the slack after them).
-/// A free function, not a method: a cold call taking the encoder by
-/// reference would keep the encoder in memory (its cursor reloaded after
-/// every byte written) on the hot path too.
-#[cold]
-#[inline(never)]
-fn grow(buf: &mut Vec<u8>, pos: usize, n: usize) {
-    let want = (pos + n + FIELD_SLACK).max(buf.len() * 2);
-    buf.resize(want, 0);
-}
-
-/// A fixed-size window at `pos`: one bounds check, then writes at small
-/// constant or bounded offsets need none.
-#[inline(always)]
-fn window(buf: &mut Vec<u8>, pos: usize) -> &mut [u8; WINDOW] {
-    if pos + WINDOW > buf.len() {
-        grow(buf, pos, WINDOW);
-    }
-    (&mut buf[pos..pos + WINDOW])
-        .try_into()
-        .expect("window fits")
-}
-
 /// Writes a field with a value too long for the window at `pos`, returning
 /// the new cursor and the byte sum of the value.
 #[cold]
 #[inline(never)]
 fn long_field(buf: &mut Vec<u8>, pos: usize, tag: u32, v: &[u8]) -> (usize, u32) {
-    if pos + v.len() + WINDOW > buf.len() {
-        grow(buf, pos, v.len() + WINDOW);
+    let want = pos + v.len() + WINDOW + FIELD_SLACK;
+    if want > buf.len() {
+        buf.resize(want.max(buf.len() * 2), 0);
     }
-    let w: &mut [u8; WINDOW] = (&mut buf[pos..pos + WINDOW])
-        .try_into()
-        .expect("window fits");
-    let t = put_tag(w, 0, tag);
+    let t = put_tag(&mut buf[pos..pos + 16], 0, tag);
     let p = pos + t;
     buf[p..p + v.len()].copy_from_slice(v);
     buf[p + v.len()] = SOH;
@@ -442,7 +418,7 @@ impl<'b> MessageEncoder<'b> {
         if v.len() > WINDOW - 16 {
             return self.long_str(tag, v);
         }
-        let w = window(self.buf, self.pos);
+        let w = self.out.window::<WINDOW>(self.pos);
         let t = put_tag(w, 0, tag);
         put_summed(w, t, v, &mut self.sum);
         w[t + v.len()] = SOH;
@@ -453,7 +429,8 @@ impl<'b> MessageEncoder<'b> {
 
     #[inline(always)]
     fn long_str(&mut self, tag: u32, v: &[u8]) -> &mut Self {
-        let (pos, sum) = long_field(self.buf, self.pos, tag, v);
+        let pos = self.pos;
+        let (pos, sum) = self.out.with_vec(|buf| long_field(buf, pos, tag, v));
         self.pos = pos;
         self.sum.add_byte(sum.wrapping_add(tag_and_soh_sum(tag)));
         self
@@ -462,7 +439,7 @@ impl<'b> MessageEncoder<'b> {
     /// An unsigned integer field.
     #[inline(always)]
     pub fn uint(&mut self, tag: u32, v: u64) -> &mut Self {
-        let w = window(self.buf, self.pos);
+        let w = self.out.window::<WINDOW>(self.pos);
         let t = put_tag(w, 0, tag);
         let n = put_u64(&mut w[t..t + 20], v, &mut self.sum);
         w[t + n] = SOH;
@@ -474,7 +451,7 @@ impl<'b> MessageEncoder<'b> {
     /// A signed integer field.
     #[inline]
     pub fn int(&mut self, tag: u32, v: i64) -> &mut Self {
-        let w = window(self.buf, self.pos);
+        let w = self.out.window::<WINDOW>(self.pos);
         let t = put_tag(w, 0, tag);
         let sign = (v < 0) as usize;
         w[t] = b'-';
@@ -494,7 +471,7 @@ impl<'b> MessageEncoder<'b> {
     /// A fixed-point decimal field, written with exactly its scale's digits.
     #[inline(always)]
     pub fn decimal(&mut self, tag: u32, v: Decimal) -> &mut Self {
-        let w = window(self.buf, self.pos);
+        let w = self.out.window::<WINDOW>(self.pos);
         let t = put_tag(w, 0, tag);
         let n = match value::decimal_text(v) {
             Some((text, n)) => {
@@ -517,7 +494,7 @@ impl<'b> MessageEncoder<'b> {
     /// A single-character field.
     #[inline(always)]
     pub fn char(&mut self, tag: u32, v: u8) -> &mut Self {
-        let w = window(self.buf, self.pos);
+        let w = self.out.window::<WINDOW>(self.pos);
         let t = put_tag(w, 0, tag);
         w[t] = v;
         w[t + 1] = SOH;
@@ -538,7 +515,7 @@ impl<'b> MessageEncoder<'b> {
         if !self.seconds.holds(v) {
             self.seconds.set(v);
         }
-        let w = window(self.buf, self.pos);
+        let w = self.out.window::<WINDOW>(self.pos);
         let t = put_tag(w, 0, tag);
         w[t..t + 17].copy_from_slice(&self.seconds.text);
         let (fraction, n) = value::fraction_text(v.nanos, precision);
@@ -579,31 +556,31 @@ impl<'b> MessageEncoder<'b> {
         let nine =
             (b'9' as u128 | (b'=' as u128) << 8 | (digits as u128) << 16 | 1u128 << (8 * (2 + nd)))
                 << (8 * (16 - (3 + nd)));
-        self.buf[HEADER_ROOM - 16..HEADER_ROOM].copy_from_slice(&nine.to_le_bytes());
         let bsl = self.begin_string_len;
         let start = HEADER_ROOM - (3 + nd) - (3 + bsl);
+        let head = self.out.window::<HEADER_ROOM>(0);
+        head[HEADER_ROOM - 16..].copy_from_slice(&nine.to_le_bytes());
         if bsl <= 16 {
-            store_short(self.buf, start + 2, bsl, self.short_begin_string);
+            store_short(head, start + 2, bsl, self.short_begin_string);
         } else {
-            put(self.buf, start + 2, &self.begin_string[..bsl]);
+            put(head, start + 2, &self.begin_string[..bsl]);
         }
-        self.buf[start] = b'8';
-        self.buf[start + 1] = b'=';
-        self.buf[start + 2 + bsl] = SOH;
-        if self.pos + 8 > self.buf.len() {
-            grow(self.buf, self.pos, 8);
-        }
+        head[start] = b'8';
+        head[start + 1] = b'=';
+        head[start + 2 + bsl] = SOH;
         let p = self.pos;
         let trailer = TRAILERS[self.sum.total() as usize];
-        self.buf[p..p + 8].copy_from_slice(&trailer.to_le_bytes());
-        &self.buf[start..p + 7]
+        self.out
+            .window::<8>(p)
+            .copy_from_slice(&trailer.to_le_bytes());
+        self.out.into_slice(start, p + 7)
     }
 
     /// [`finish`](Self::finish) for bodies of 10^8 bytes or more: the
     /// header from the general formatter, the CheckSum from the bytes.
     #[cold]
     #[inline(never)]
-    fn finish_huge(self) -> &'b [u8] {
+    fn finish_huge(mut self) -> &'b [u8] {
         let body_len = self.pos - HEADER_ROOM;
         let mut digits = [0u8; 20];
         let nd = value::format_u64(body_len as u64, &mut digits);
@@ -611,8 +588,9 @@ impl<'b> MessageEncoder<'b> {
         let bsl = self.begin_string_len;
         let header_len = 2 + bsl + 1 + 2 + nd + 1;
         let start = HEADER_ROOM - header_len;
-        put(self.buf, start + 2, &self.begin_string[..bsl]);
-        let h = &mut self.buf[start..HEADER_ROOM];
+        let buf = self.out.as_mut_slice();
+        put(buf, start + 2, &self.begin_string[..bsl]);
+        let h = &mut buf[start..HEADER_ROOM];
         h[0] = b'8';
         h[1] = b'=';
         h[2 + bsl] = SOH;
@@ -620,13 +598,12 @@ impl<'b> MessageEncoder<'b> {
         h[4 + bsl] = b'=';
         h[5 + bsl..5 + bsl + nd].copy_from_slice(&digits[..nd]);
         h[5 + bsl + nd] = SOH;
-        let sum = simd::byte_sum(&self.buf[start..self.pos]) % 256;
-        if self.pos + 8 > self.buf.len() {
-            grow(self.buf, self.pos, 8);
-        }
+        let sum = simd::byte_sum(&buf[start..self.pos]) % 256;
         let p = self.pos;
-        self.buf[p..p + 8].copy_from_slice(&TRAILERS[sum as usize].to_le_bytes());
-        &self.buf[start..p + 7]
+        self.out
+            .window::<8>(p)
+            .copy_from_slice(&TRAILERS[sum as usize].to_le_bytes());
+        self.out.into_slice(start, p + 7)
     }
 }
 

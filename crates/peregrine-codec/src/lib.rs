@@ -14,7 +14,8 @@
 //! * [`EncodeBuffer`]: build messages into a reused buffer with minimal
 //!   BodyLength digits and the CheckSum.
 //! * [`simd`]: the vectorised scans (AVX-512, AVX2 or SSE2 chosen at run
-//!   time, scalar fallback); the only module with `unsafe`.
+//!   time, scalar fallback); with the encoder's output cursor (`out`, private),
+//!   the only modules with `unsafe`.
 //!
 //! How a message is decoded: one vector pass marks SOH, `=`, digits and `0`
 //! per 64-byte block and sums the bytes; the `=` that ends every tag is then
@@ -45,6 +46,7 @@
 pub mod decode;
 pub mod encode;
 pub mod frame;
+mod out;
 pub mod simd;
 pub mod value;
 
