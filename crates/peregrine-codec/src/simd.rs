@@ -708,6 +708,9 @@ mod x86 {
         fill: i32,
         chunk: *mut __m512i,
         count: usize,
+        /// The last full chunk written (`acc` is the partial one after it,
+        /// chunk `count / 16`, empty when `count` is a multiple of 16).
+        prev: __m512i,
     }
 
     impl Positions {
@@ -720,6 +723,7 @@ mod x86 {
                 fill: 0,
                 chunk: out as *mut __m512i,
                 count: 0,
+                prev: _mm512_setzero_si512(),
             }
         }
 
@@ -742,6 +746,7 @@ mod x86 {
                 self.acc = _mm512_mask_permutexvar_epi32(self.acc, from_v, idx, v);
                 if self.fill + m >= 16 {
                     _mm512_storeu_si512(self.chunk, self.acc);
+                    self.prev = self.acc;
                     self.chunk = self.chunk.add(1);
                     let idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(16 - self.fill));
                     self.acc = _mm512_permutexvar_epi32(idx, v);
@@ -901,14 +906,27 @@ mod x86 {
         let mut prev_end = _mm512_set1_epi32(-1);
         let (mut long, mut unusual) = (0u16, 0u16);
         let mut body_length = (0u32, 0u32);
+        // The tags of the last two chunks, kept for step 3 (see `partial`).
+        let (mut tags_prev, mut tags_last) = (_mm512_setzero_si512(), _mm512_setzero_si512());
         for c in 0..chunks {
             let valid: u16 = if k - 16 * c >= 16 {
                 !0
             } else {
                 (1u16 << (k - 16 * c)) - 1
             };
-            let end = _mm512_loadu_si512(ends_out.as_ptr().add(16 * c) as *const __m512i);
-            let eq = _mm512_loadu_si512(eqs_out.as_ptr().add(16 * c) as *const __m512i);
+            // The last two chunks are still in registers (a load of what
+            // was just stored waits for the store to reach the cache).
+            let partial = ends.count / 16;
+            let (end, eq) = if c == partial {
+                (ends.acc, eqs.acc)
+            } else if c + 1 == partial {
+                (ends.prev, eqs.prev)
+            } else {
+                (
+                    _mm512_loadu_si512(ends_out.as_ptr().add(16 * c) as *const __m512i),
+                    _mm512_loadu_si512(eqs_out.as_ptr().add(16 * c) as *const __m512i),
+                )
+            };
             let start = _mm512_add_epi32(_mm512_alignr_epi32::<15>(end, prev_end), one);
             prev_end = _mm512_permutexvar_epi32(_mm512_set1_epi32(15), end);
             let tag_len = _mm512_sub_epi32(eq, start);
@@ -961,6 +979,7 @@ mod x86 {
                 _mm512_storeu_si512(out.add(j as usize), e);
             }
             _mm512_storeu_si512(tags_out.as_mut_ptr().add(16 * c) as *mut __m512i, tag);
+            (tags_prev, tags_last) = (tags_last, tag);
         }
         if long | unusual != 0 {
             return None;
@@ -977,7 +996,13 @@ mod x86 {
                 (1u16 << (k - 16 * c)) - 1
             };
             let valid = valid.reverse_bits();
-            let tag = _mm512_loadu_si512(tags_out.as_ptr().add(16 * c) as *const __m512i);
+            let tag = if c + 1 == chunks {
+                tags_last
+            } else if c + 2 == chunks {
+                tags_prev
+            } else {
+                _mm512_loadu_si512(tags_out.as_ptr().add(16 * c) as *const __m512i)
+            };
             let tag = _mm512_permutexvar_epi32(reverse, tag);
             let field = _mm512_add_epi32(reverse, _mm512_set1_epi32((16 * c) as i32));
             let base = direct.as_mut_ptr() as *mut i64;

@@ -235,3 +235,29 @@ fn common_messages_take_the_fast_paths() {
         assert_eq!(d.last_path(), DecodePath::General, "{level:?} data field");
     }
 }
+
+#[test]
+fn every_field_count_of_a_short_message() {
+    // The one-pass AVX-512 path handles fields in chunks of 16 and keeps the
+    // last two chunks in registers: every count from 5 to 61 fields (all of
+    // them at most 256 bytes), on every path, and the vector path taken.
+    for n in 1..=57usize {
+        let mut body = b"35=D\x01".to_vec();
+        for i in 0..n {
+            body.extend_from_slice(format!("{}={}\x01", 1 + i % 9, i % 10).as_bytes());
+        }
+        let msg = message(&body, false, false);
+        assert!(msg.len() <= 256, "{n} fields: {} bytes", msg.len());
+        check_all_paths(&msg);
+        if peregrine_codec::simd::supported(Level::Avx512) {
+            let mut d = Decoder::new(DecoderConfig::default());
+            d.set_paths(Level::Avx512, true);
+            let v = d.decode(&msg).unwrap();
+            assert_eq!(v.len(), n + 4);
+            // The first of each repeated tag, and the trailer.
+            assert_eq!(v.get(1), Some(&b"0"[..]), "{n} fields");
+            assert_eq!(v.get(10), Some(&msg[msg.len() - 4..msg.len() - 1]));
+            assert_eq!(d.last_path(), DecodePath::Vector, "{n} fields");
+        }
+    }
+}
