@@ -10,7 +10,7 @@
 //! NewOrderSingle with a nested Parties group, where the validator has more to do. The
 //! figures recorded in the crate README come from this example.
 //!
-//! Instruction counts (repeatable on a noisy machine): `--only validate|parse --iters N`
+//! Instruction counts (repeatable on a noisy machine): `--only validate|shaped|parse --iters N`
 //! runs just that loop on the ExecutionReport (and the NewOrderSingle with `--nos`), without
 //! timing; run it under `valgrind --tool=callgrind` with two values of N and divide the
 //! difference of the totals by the difference of the Ns.
@@ -18,7 +18,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use peregrine_codec::{Decoder, DecoderConfig};
-use peregrine_dict::{Dictionary, ValidationSettings, Validator};
+use peregrine_dict::{Dictionary, ShapeCache, ValidationSettings, Validator};
 
 fn wire(text: &str) -> Vec<u8> {
     let body: String = text
@@ -50,8 +50,8 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// (parse ns, validate ns) medians for one message.
-fn measure(v: &Validator<'_>, msg: &[u8], rounds: u32, iters: u32) -> (f64, f64, usize) {
+/// (parse ns, validate ns, validate with a shape cache ns) medians for one message.
+fn measure(v: &Validator<'_>, msg: &[u8], rounds: u32, iters: u32) -> (f64, f64, f64, usize) {
     let mut decoder = Decoder::new(DecoderConfig::default());
     let fields = decoder.decode(msg).expect("the message decodes").len();
     assert_eq!(
@@ -59,7 +59,8 @@ fn measure(v: &Validator<'_>, msg: &[u8], rounds: u32, iters: u32) -> (f64, f64,
         Ok(()),
         "the message is valid"
     );
-    let (mut parse, mut validate) = (Vec::new(), Vec::new());
+    let (mut parse, mut validate, mut shaped) = (Vec::new(), Vec::new(), Vec::new());
+    let mut shapes = ShapeCache::new();
     for _ in 0..rounds {
         let t = Instant::now();
         for _ in 0..iters {
@@ -73,8 +74,19 @@ fn measure(v: &Validator<'_>, msg: &[u8], rounds: u32, iters: u32) -> (f64, f64,
             black_box(v.validate(black_box(&view))).unwrap();
         }
         validate.push(t.elapsed().as_nanos() as f64 / iters as f64);
+
+        let t = Instant::now();
+        for _ in 0..iters {
+            black_box(v.validate_with(black_box(&view), &mut shapes)).unwrap();
+        }
+        shaped.push(t.elapsed().as_nanos() as f64 / iters as f64);
     }
-    (median(&mut parse), median(&mut validate), fields)
+    (
+        median(&mut parse),
+        median(&mut validate),
+        median(&mut shaped),
+        fields,
+    )
 }
 
 /// Runs one loop only (for instruction counting): no timing, no output.
@@ -92,7 +104,14 @@ fn only(v: &Validator<'_>, what: &str, msg: &[u8], iters: u32) {
                 black_box(v.validate(black_box(&view))).unwrap();
             }
         }
-        other => panic!("--only parse|validate, not {other}"),
+        "shaped" => {
+            let view = decoder.decode(msg).unwrap();
+            let mut shapes = ShapeCache::new();
+            for _ in 0..iters {
+                black_box(v.validate_with(black_box(&view), &mut shapes)).unwrap();
+            }
+        }
+        other => panic!("--only parse|validate|shaped, not {other}"),
     }
 }
 
@@ -120,20 +139,23 @@ fn main() {
     let v = Validator::new(&dict, ValidationSettings::default());
     println!("{rounds} interleaved rounds of {iters} messages each; medians");
     println!(
-        "{:<34} {:>7} {:>12} {:>12} {:>8}",
-        "message", "fields", "parse ns", "validate ns", "ratio"
+        "{:<34} {:>7} {:>10} {:>12} {:>8} {:>12} {:>8}",
+        "message", "fields", "parse ns", "validate ns", "ratio", "w/ shapes ns", "ratio"
     );
     let mut er_ratio = 0.0;
     for (name, text) in [
         ("ExecutionReport (BENCHMARKS §1)", ER),
         ("NewOrderSingle + nested Parties", NOS_PARTIES),
     ] {
-        let (parse, validate, fields) = measure(&v, &wire(text), rounds, iters);
+        let (parse, validate, shaped, fields) = measure(&v, &wire(text), rounds, iters);
         let ratio = validate / parse;
         if text == ER {
             er_ratio = ratio;
         }
-        println!("{name:<34} {fields:>7} {parse:>12.1} {validate:>12.1} {ratio:>8.2}");
+        let shaped_ratio = shaped / parse;
+        println!(
+            "{name:<34} {fields:>7} {parse:>10.1} {validate:>12.1} {ratio:>8.2} {shaped:>12.1} {shaped_ratio:>8.2}"
+        );
     }
     println!(
         "validate/parse for the ExecutionReport: {er_ratio:.2} (bound 1.00: {})",

@@ -81,6 +81,9 @@ pub struct Dictionary {
     component_by_name: HashMap<String, usize>,
     warnings: Vec<DictError>,
     pub(crate) rt: Runtime,
+    /// Unique among the dictionaries of the process (caches built from one tell it apart
+    /// from any other, even one later loaded at the same address).
+    pub(crate) id: u64,
 }
 
 /// Resolved tables used on the validation hot path.
@@ -589,6 +592,10 @@ impl<'a, 'input> Loader<'a, 'input> {
             components,
             component_by_name: parsed.component_by_name,
             warnings: self.warnings.take(),
+            id: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
             rt: Runtime {
                 field_info: Box::new([]),
                 enums: Vec::new(),

@@ -50,6 +50,6 @@ pub use model::{
 pub use scope::FlatScope;
 pub use types::FixType;
 pub use validate::{
-    check_sending_time, Dictionaries, RejectText, SessionRejectReason, ValidationError,
+    check_sending_time, Dictionaries, RejectText, SessionRejectReason, ShapeCache, ValidationError,
     ValidationSettings, Validator, USER_DEFINED_TAG_MIN,
 };

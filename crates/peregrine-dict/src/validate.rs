@@ -528,6 +528,69 @@ impl<'d> Validator<'d> {
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
     {
+        match self.tables(msg_type) {
+            Tables::Plan(lookup, msg, _) => self.dispatch(lookup, msg, fields, &mut false),
+            Tables::Two(lookup, msg, _) => self.dispatch(lookup, msg, fields, &mut false),
+            Tables::Unknown => self.invalid_msg_type(fields),
+        }
+    }
+
+    /// [`Validator::validate`] that remembers the shapes of the messages it passes (see
+    /// [`ShapeCache`]): a message of a shape seen before only has its values checked. The
+    /// result is always the one [`Validator::validate`] gives. Keep one cache per session
+    /// (or per thread); it empties itself when used with another validator's dictionaries
+    /// or settings.
+    ///
+    /// ```
+    /// use peregrine_codec::{Decoder, DecoderConfig};
+    /// use peregrine_dict::{Dictionary, ShapeCache, ValidationSettings, Validator};
+    /// let dict = Dictionary::from_file("dictionaries/FIX44.xml").unwrap();
+    /// let v = Validator::new(&dict, ValidationSettings::default());
+    /// let mut shapes = ShapeCache::new();
+    /// let mut decoder = Decoder::new(DecoderConfig::default());
+    /// let raw = b"8=FIX.4.4\x019=55\x0135=0\x0134=2\x0149=TW\x0152=20240115-10:30:00.123\x0156=ISLD\x01112=X\x0110=193\x01";
+    /// let msg = decoder.decode(raw).unwrap();
+    /// assert_eq!(v.validate_with(&msg, &mut shapes), Ok(())); // walked; shape kept
+    /// assert_eq!(v.validate_with(&msg, &mut shapes), Ok(())); // values checked only
+    /// ```
+    pub fn validate_with(
+        &self,
+        msg: &peregrine_codec::MessageView<'_>,
+        shapes: &mut ShapeCache,
+    ) -> Result<(), ValidationError> {
+        self.validate_fields_with(
+            msg.msg_type(),
+            msg.fields().map(|f| (f.tag, f.value)),
+            shapes,
+        )
+    }
+
+    /// [`Validator::validate_with`] for fields given as an iterator (which is walked twice
+    /// when a known shape's values fail).
+    #[inline(always)]
+    pub(crate) fn validate_fields_with<'a, I>(
+        &self,
+        msg_type: &[u8],
+        fields: I,
+        shapes: &mut ShapeCache,
+    ) -> Result<(), ValidationError>
+    where
+        I: Iterator<Item = (u32, &'a [u8])> + Clone,
+    {
+        shapes.bind(self);
+        match self.tables(msg_type) {
+            Tables::Plan(lookup, m, kind) => self.shaped(lookup, m, fields, shapes, kind),
+            Tables::Two(lookup, m, kind) => self.shaped(lookup, m, fields, shapes, kind),
+            Tables::Unknown => self.invalid_msg_type(fields),
+        }
+    }
+
+    /// The tables of a message type: its own precompiled plan when the transport
+    /// dictionary defines it, else header and trailer from the transport dictionary and
+    /// the body from the application one. With a shape kind (odd for plans, even for the
+    /// others), distinct for every message type of the validator.
+    #[inline(always)]
+    fn tables(&self, msg_type: &[u8]) -> Tables<'d> {
         let t = self.transport;
         if let Some(i) = t.message_index(msg_type) {
             // Header, trailer and body from one dictionary: its own precompiled table.
@@ -545,10 +608,10 @@ impl<'d> Validator<'d> {
                 groups_need: plan.groups_need,
                 required: plan.required,
             };
-            return self.dispatch(lookup, msg, fields);
+            return Tables::Plan(lookup, msg, 2 * i as u32 + 1);
         }
         let Some(i) = self.app.message_index(msg_type) else {
-            return self.invalid_msg_type(fields);
+            return Tables::Unknown;
         };
         let body = &self.app.rt.scopes[self.app.scope_of_message(i) as usize];
         let ht = &t.rt.header_trailer;
@@ -565,22 +628,58 @@ impl<'d> Validator<'d> {
             groups_need: ht.groups_need(body),
             required: ht.required(body),
         };
-        self.dispatch(lookup, msg, fields)
+        Tables::Two(lookup, msg, 2 * i as u32 + 2)
+    }
+
+    /// A known shape whose values pass is valid; anything else is walked, and a message
+    /// that passes on the walk's fast loop alone has its shape kept.
+    #[inline(always)]
+    fn shaped<'a, I, L>(
+        &self,
+        lookup: L,
+        msg: Msg<'d>,
+        fields: I,
+        shapes: &mut ShapeCache,
+        kind: u32,
+    ) -> Result<(), ValidationError>
+    where
+        I: Iterator<Item = (u32, &'a [u8])> + Clone,
+        L: Lookup + Copy,
+    {
+        if shapes.values_ok(kind, &lookup, fields.clone()) {
+            #[cfg(test)]
+            {
+                shapes.hits += 1;
+            }
+            return Ok(());
+        }
+        let mut fast = false;
+        let result = self.dispatch(lookup, msg, fields.clone(), &mut fast);
+        if result.is_ok() && fast {
+            shapes.keep(kind, &lookup, fields);
+        }
+        result
     }
 
     /// Picks the scratch for the message and walks it: one byte per top-level member
     /// (`bits` of them: duplicates without a read-modify-write chain through one word),
     /// `groups_need` bitset words for group instances.
     #[inline(always)]
-    fn dispatch<'a, I, L>(&self, lookup: L, msg: Msg<'d>, fields: I) -> Result<(), ValidationError>
+    fn dispatch<'a, I, L>(
+        &self,
+        lookup: L,
+        msg: Msg<'d>,
+        fields: I,
+        fast: &mut bool,
+    ) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
         L: Lookup,
     {
         if msg.bits <= 512 && msg.groups_need <= 8 {
-            self.walk::<8, I, L>(lookup, msg, &mut [0u8; 512], fields)
+            self.walk::<8, I, L>(lookup, msg, &mut [0u8; 512], fields, fast)
         } else {
-            self.walk_large::<I, L>(lookup, msg, fields)
+            self.walk_large::<I, L>(lookup, msg, fields, fast)
         }
     }
 
@@ -593,6 +692,7 @@ impl<'d> Validator<'d> {
         lookup: L,
         msg: Msg<'d>,
         fields: I,
+        fast: &mut bool,
     ) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
@@ -607,9 +707,9 @@ impl<'d> Validator<'d> {
             &mut heap
         };
         if msg.groups_need <= 64 {
-            self.walk::<64, I, L>(lookup, msg, seen, fields)
+            self.walk::<64, I, L>(lookup, msg, seen, fields, fast)
         } else {
-            self.walk::<1024, I, L>(lookup, msg, seen, fields)
+            self.walk::<1024, I, L>(lookup, msg, seen, fields, fast)
         }
     }
 
@@ -736,12 +836,15 @@ impl<'d> Validator<'d> {
     /// an enum, a valid one-byte value — take a fast loop that records nothing; any other
     /// field leaves it for the general path, which starts that field over.
     #[inline(never)]
+    /// `fast` is set to whether every field passed the fast loop (the result then
+    /// depends only on the tags, the values' being non-empty and their value checks).
     fn walk<'a, const W: usize, I, L>(
         &self,
         lookup: L,
         msg: Msg<'d>,
         seen: &mut [u8],
         fields: I,
+        fast: &mut bool,
     ) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
@@ -763,6 +866,7 @@ impl<'d> Validator<'d> {
         let check_order = self.settings.validate_fields_out_of_order;
         // Order rank of the sections seen so far: header 0, body 1, trailer 2.
         let mut rank = 0u32;
+        *fast = true;
         let mut it = fields.into_iter();
         'fields: loop {
             // The fast loop.
@@ -787,6 +891,7 @@ impl<'d> Validator<'d> {
                 }
             };
             // The general path: this field (then, after a group, the field that ended it).
+            *fast = false;
             loop {
                 // A header field after the body or trailer, a body field after the trailer.
                 let r = d >> desc::RANK_SHIFT;
@@ -1105,6 +1210,147 @@ impl EntryBits {
 type GroupEnd<'a> = Result<Option<(u32, &'a [u8])>, ValidationError>;
 
 /// How the top-level walk finds a tag's descriptor.
+/// A message type's tables (see [`Validator::tables`]).
+enum Tables<'d> {
+    Plan(PlanLookup<'d>, Msg<'d>, u32),
+    Two(TwoTables<'d>, Msg<'d>, u32),
+    Unknown,
+}
+
+/// Messages of at most this many fields have their shapes kept.
+const SHAPE_FIELDS: usize = 48;
+/// Shapes kept at once (the oldest goes first).
+const SHAPE_SLOTS: usize = 4;
+
+/// One message shape: its type and its tags in order, with their descriptors.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// The message type (see [`Validator::tables`]); 0 for an empty slot.
+    kind: u32,
+    len: u32,
+    /// Tag and descriptor of each field.
+    fields: [(u32, u32); SHAPE_FIELDS],
+}
+
+/// The shapes of messages that passed validation, for [`Validator::validate_with`].
+///
+/// A shape is a message type and the exact sequence of its tags. A message whose every
+/// field passed the validator's fast loop (a member of the message in the right section,
+/// no repeating group, not empty, its value well-formed) is valid or not according to
+/// its shape alone, apart from those per-field value checks; so a message of a shape
+/// that passed before needs only its values checked: no table lookups, no duplicate,
+/// order or required-field bookkeeping. Anything else — a new shape, a value that fails,
+/// a group — is walked in full, so errors are always the walk's own. Messages of up to
+/// 48 fields, four shapes at a time; no allocation.
+#[derive(Clone, Debug)]
+pub struct ShapeCache {
+    /// The validator the shapes were made with: dictionaries (by id) and settings.
+    owner: Option<(u64, u64, ValidationSettings)>,
+    slots: [Shape; SHAPE_SLOTS],
+    /// The slot to replace next.
+    next: usize,
+    /// Messages passed on their shape (for tests).
+    #[cfg(test)]
+    pub(crate) hits: usize,
+}
+
+impl Default for ShapeCache {
+    fn default() -> Self {
+        ShapeCache::new()
+    }
+}
+
+impl ShapeCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        ShapeCache {
+            owner: None,
+            slots: [Shape {
+                kind: 0,
+                len: 0,
+                fields: [(0, 0); SHAPE_FIELDS],
+            }; SHAPE_SLOTS],
+            next: 0,
+            #[cfg(test)]
+            hits: 0,
+        }
+    }
+
+    /// Forgets every shape unless they were made with `v`'s dictionaries and settings.
+    #[inline]
+    fn bind(&mut self, v: &Validator<'_>) {
+        let owner = (v.transport.id, v.app.id, v.settings);
+        if self.owner != Some(owner) {
+            for slot in &mut self.slots {
+                slot.kind = 0;
+            }
+            self.owner = Some(owner);
+        }
+    }
+
+    /// Whether the message has a kept shape and all its values pass the fast loop's
+    /// checks (then the walk would pass it too).
+    #[inline(always)]
+    fn values_ok<'a, L, I>(&self, kind: u32, lookup: &L, fields: I) -> bool
+    where
+        L: Lookup,
+        I: Iterator<Item = (u32, &'a [u8])> + Clone,
+    {
+        let len = match fields.size_hint() {
+            (lo, Some(hi)) if lo == hi => lo as u32,
+            _ => return false,
+        };
+        for shape in &self.slots {
+            if shape.kind != kind || shape.len != len {
+                continue;
+            }
+            let n = (shape.len as usize).min(SHAPE_FIELDS);
+            let mut same = true;
+            let mut kept = shape.fields[..n].iter();
+            for (tag, value) in fields.clone() {
+                let Some(&(kept_tag, d)) = kept.next() else {
+                    same = false;
+                    break;
+                };
+                if tag != kept_tag {
+                    same = false;
+                    break;
+                }
+                if value.is_empty() || (d & desc::CHECKS != 0 && !value_ok(lookup, d, value)) {
+                    // The right shape, a value to report: the walk does that.
+                    return false;
+                }
+            }
+            if same {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Keeps the shape of a message that passed on the fast loop alone.
+    #[cold]
+    fn keep<'a, L, I>(&mut self, kind: u32, lookup: &L, fields: I)
+    where
+        L: Lookup,
+        I: Iterator<Item = (u32, &'a [u8])>,
+    {
+        let slot = &mut self.slots[self.next];
+        let mut len = 0;
+        for (tag, _) in fields {
+            if len == SHAPE_FIELDS {
+                slot.kind = 0;
+                return;
+            }
+            slot.fields[len] = (tag, lookup.get(tag));
+            len += 1;
+        }
+        slot.kind = kind;
+        slot.len = len as u32;
+        self.next = (self.next + 1) % SHAPE_SLOTS;
+    }
+}
+
 trait Lookup {
     /// The descriptor of `tag`: rank, bit, checks, flags.
     fn get(&self, tag: u32) -> u32;

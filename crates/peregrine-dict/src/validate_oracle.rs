@@ -515,6 +515,11 @@ mod tests {
     /// A plausible value for a field (an enum value, or one of the right format), now and
     /// then a wrong one.
     fn value(rng: &mut Rng, d: &Dictionary, tag: u32) -> String {
+        value_of(rng, d, tag, false)
+    }
+
+    /// A value for `tag`; `clean`: always well-formed (and one enum value).
+    fn value_of(rng: &mut Rng, d: &Dictionary, tag: u32, clean: bool) -> String {
         const ODD: [&str; 14] = [
             "",
             "x",
@@ -531,7 +536,7 @@ mod tests {
             "20241315-10:30:00",
             "10:61:00",
         ];
-        if rng.chance(4) {
+        if !clean && rng.chance(4) {
             return ODD[rng.below(ODD.len())].to_string();
         }
         let Some(f) = d.field(tag) else {
@@ -545,6 +550,7 @@ mod tests {
                     | FixType::MultipleCharValue
                     | FixType::MultipleStringValue
             ) && rng.chance(30)
+                && !clean
             {
                 v = format!("{v} {}", f.values[rng.below(f.values.len())].value);
             }
@@ -588,8 +594,26 @@ mod tests {
         depth: usize,
         out: &mut Vec<(u32, String)>,
     ) {
+        members_of(rng, d, scope, depth, out, false)
+    }
+
+    /// `clean`: well-formed values, no repeating groups (what the shape cache keeps).
+    fn members_of(
+        rng: &mut Rng,
+        d: &Dictionary,
+        scope: FlatScope<'_>,
+        depth: usize,
+        out: &mut Vec<(u32, String)>,
+        clean: bool,
+    ) {
         for tag in scope.tags() {
             if !scope.is_required(tag) && !rng.chance(25) {
+                continue;
+            }
+            if clean {
+                if scope.group(tag).is_none() {
+                    out.push((tag, value_of(rng, d, tag, true)));
+                }
                 continue;
             }
             match scope.group(tag) {
@@ -674,6 +698,8 @@ mod tests {
         let fixt = dict("FIXT11.xml");
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let (mut compared, mut rejected) = (0usize, 0usize);
+        let mut shapes = crate::ShapeCache::new();
+        let mut broken_values = 0usize;
         for name in [
             "FIX40.xml",
             "FIX41.xml",
@@ -709,13 +735,17 @@ mod tests {
                         (9, "100".to_string()),
                         (35, msg_type.clone()),
                     ];
+                    // Every sixth message well-formed and without groups: the shape cache
+                    // keeps such messages.
+                    let clean = round % 6 == 0;
                     let mut header = Vec::new();
-                    members(
+                    members_of(
                         &mut rng,
                         transport,
                         transport.header_scope(),
                         0,
                         &mut header,
+                        clean,
                     );
                     fields.extend(
                         header
@@ -723,13 +753,14 @@ mod tests {
                             .filter(|(t, _)| !matches!(t, 8 | 9 | 35 | 10)),
                     );
                     let body_scope = body_dict.message_scope(msg_type).unwrap();
-                    members(&mut rng, body_dict, body_scope, 0, &mut fields);
-                    members(
+                    members_of(&mut rng, body_dict, body_scope, 0, &mut fields, clean);
+                    members_of(
                         &mut rng,
                         transport,
                         transport.trailer_scope(),
                         0,
                         &mut fields,
+                        clean,
                     );
                     fields.retain(|(t, _)| *t != 10);
                     fields.push((10, "000".to_string()));
@@ -755,6 +786,44 @@ mod tests {
                     let got = v.validate_fields(mt.as_bytes(), list.iter().copied());
                     let want = r.validate_fields(mt.as_bytes(), list.iter().copied());
                     assert_eq!(got, want, "{name} {mt} {s:?}\n{fields:?}");
+                    // With the shape cache: twice (the second time, a message that passed is
+                    // checked on its shape), then with one value broken in that shape.
+                    for _ in 0..2 {
+                        let shaped = v.validate_fields_with(
+                            mt.as_bytes(),
+                            list.iter().copied(),
+                            &mut shapes,
+                        );
+                        assert_eq!(shaped, want, "shapes: {name} {mt} {s:?}\n{fields:?}");
+                    }
+                    if want.is_ok() && fields.len() > 3 {
+                        let mut broken = fields.clone();
+                        let i = 3 + rng.below(fields.len() - 3);
+                        broken[i].1 = [
+                            "",
+                            "x",
+                            "-1",
+                            "1.2.3",
+                            "Q",
+                            "00",
+                            "99999",
+                            "20240115-25:00:00",
+                        ][rng.below(8)]
+                        .to_string();
+                        let list: Vec<(u32, &[u8])> =
+                            broken.iter().map(|(t, v)| (*t, v.as_bytes())).collect();
+                        let want = r.validate_fields(mt.as_bytes(), list.iter().copied());
+                        let shaped = v.validate_fields_with(
+                            mt.as_bytes(),
+                            list.iter().copied(),
+                            &mut shapes,
+                        );
+                        assert_eq!(
+                            shaped, want,
+                            "shapes, broken value: {name} {mt} {s:?}\n{broken:?}"
+                        );
+                        broken_values += want.is_err() as usize;
+                    }
                     // The single-dictionary validator too, when there is one dictionary.
                     if std::ptr::eq(transport, &app) {
                         let single = Validator::new(&app, s);
@@ -768,6 +837,13 @@ mod tests {
                 }
             }
         }
+        eprintln!(
+            "compared {compared}, rejected {rejected}, shape hits {}, broken values in known shapes {broken_values}",
+            shapes.hits
+        );
+        // The shape cache was used, and caught broken values in known shapes.
+        assert!(shapes.hits > 1_000, "{} shape hits", shapes.hits);
+        assert!(broken_values > 500, "{broken_values} broken values");
         // Both outcomes are well represented.
         assert!(compared > 10_000, "{compared}");
         assert!(

@@ -4,7 +4,8 @@ mod common;
 
 use common::{decoder, wire};
 use peregrine_dict::{
-    Dictionary, SessionRejectReason as R, ValidationError, ValidationSettings, Validator,
+    Dictionary, SessionRejectReason as R, ShapeCache, ValidationError, ValidationSettings,
+    Validator,
 };
 use std::sync::OnceLock;
 
@@ -811,4 +812,75 @@ fn check_latency_and_max_latency() {
         .check_latency(&d.decode(&missing).unwrap(), now)
         .unwrap_err();
     assert_eq!((e.reason, e.ref_tag), (R::RequiredTagMissing, Some(52)));
+}
+
+#[test]
+fn a_shape_cache_shared_between_validators_answers_for_each() {
+    // One cache used with FIX.4.4 and FIX.4.2 validators and with other settings: a shape
+    // kept for one validator must not pass a message the other rejects (HandlInst 21 is
+    // required in FIX.4.2's NewOrderSingle, not in FIX.4.4's; the NewOrderSingle has the
+    // same position in both dictionaries' tables or not, the cache must not care).
+    let v44 = Validator::new(fix44(), ValidationSettings::default());
+    let v42 = Validator::new(fix42(), ValidationSettings::default());
+    let v44_unordered = Validator::new(
+        fix44(),
+        ValidationSettings {
+            validate_fields_out_of_order: false,
+            ..ValidationSettings::default()
+        },
+    );
+    let texts = [
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|40=1|54=1|38=200|55=INTC|60=<TIME>|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|21=1|40=1|54=1|38=200|55=INTC|60=<TIME>|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|40=1|54=9|38=200|55=INTC|60=<TIME>|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|40=1|54=1|38=2x0|55=INTC|60=<TIME>|",
+        "8=FIX.4.4|35=D|34=2|49=TW|52=<TIME>|56=ISLD|11=ID|40=1|54=1|38=|55=INTC|60=<TIME>|",
+    ];
+    let mut shapes = ShapeCache::new();
+    let mut decoder = decoder();
+    let mut hits_possible = 0;
+    for round in 0..3 {
+        for text in &texts {
+            let bytes = wire(&text.replace("<TIME>", T));
+            let msg = decoder.decode(&bytes).unwrap();
+            for v in [&v44, &v42, &v44, &v44_unordered, &v44] {
+                let want = v.validate(&msg);
+                assert_eq!(
+                    v.validate_with(&msg, &mut shapes),
+                    want,
+                    "round {round}: {text}"
+                );
+                assert_eq!(v.validate_with(&msg, &mut shapes), want, "again: {text}");
+                hits_possible += want.is_ok() as usize;
+            }
+        }
+    }
+    assert!(hits_possible > 10);
+    // Two dictionaries alike but for one required field: the message types sit at the
+    // same places in both, so only the cache's knowing its validator keeps them apart.
+    let text = std::fs::read_to_string("dictionaries/FIX44.xml").unwrap();
+    // (Text added last: the other members keep their places in the tables.)
+    let at = text.find("msgtype='D'>").unwrap();
+    let end = at + text[at..].find("</message>").unwrap();
+    let strict = format!(
+        "{}   <field name='Text' required='Y' />\n  {}",
+        &text[..end],
+        &text[end..]
+    );
+    let strict = Dictionary::from_xml_str("FIX44-strict.xml", &strict).unwrap();
+    let v_strict = Validator::new(&strict, ValidationSettings::default());
+    let bytes = wire(&texts[0].replace("<TIME>", T));
+    let msg = decoder.decode(&bytes).unwrap();
+    for _ in 0..2 {
+        assert_eq!(v44.validate_with(&msg, &mut shapes), Ok(()));
+        assert_eq!(v44.validate_with(&msg, &mut shapes), Ok(()));
+        let e = v_strict.validate_with(&msg, &mut shapes).unwrap_err();
+        assert_eq!((e.reason, e.ref_tag), (R::RequiredTagMissing, Some(58)));
+    }
+    // The first text: fine for FIX.4.4, HandlInst missing for FIX.4.2.
+    let bytes = wire(&texts[0].replace("<TIME>", T));
+    let msg = decoder.decode(&bytes).unwrap();
+    assert_eq!(v44.validate_with(&msg, &mut shapes), Ok(()));
+    let e = v42.validate_with(&msg, &mut shapes).unwrap_err();
+    assert_eq!((e.reason, e.ref_tag), (R::RequiredTagMissing, Some(21)));
 }

@@ -6,7 +6,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use peregrine_dict::{Dictionary, ValidationSettings, Validator};
+use peregrine_dict::{Dictionary, ShapeCache, ValidationSettings, Validator};
 
 struct Counting;
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
@@ -53,5 +53,19 @@ fn validate_allocates_nothing() {
     }
     let after = ALLOCS.load(Ordering::Relaxed);
     assert_eq!(after - before, 0, "allocations during validate");
+    assert_eq!(results.iter().filter(|ok| **ok).count(), 2000);
+
+    // With the shape cache (kept shapes, hits, fallbacks to the walk): none either.
+    let mut shapes = ShapeCache::new();
+    results.clear();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 0..1000 {
+        for w in &wires {
+            let msg = decoder.decode(w).unwrap();
+            results.push(v.validate_with(&msg, &mut shapes).is_ok());
+        }
+    }
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert_eq!(after - before, 0, "allocations during validate_with");
     assert_eq!(results.iter().filter(|ok| **ok).count(), 2000);
 }

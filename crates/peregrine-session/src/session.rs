@@ -8,7 +8,7 @@ use peregrine_codec::value::{self, TimePrecision, UtcTimestamp};
 use peregrine_codec::{
     DecodeError, Decoder, DecoderConfig, EncodeBuffer, MessageEncoder, MessageView,
 };
-use peregrine_dict::{check_sending_time, SessionRejectReason, ValidationError};
+use peregrine_dict::{check_sending_time, SessionRejectReason, ShapeCache, ValidationError};
 use peregrine_store::{MessageStore, StoreError};
 
 use crate::app::{AppReject, Application, Outbox, SendError, Sink};
@@ -447,6 +447,9 @@ pub(crate) struct Core<S> {
     last_received: Nanos,
     test_requests: u32,
     resend: Option<ResendRange>,
+    /// Shapes of messages that passed dictionary validation (counterparties repeat
+    /// theirs: those messages then only have their values checked).
+    shapes: Box<ShapeCache>,
     queue: BTreeMap<u64, Vec<u8>>,
     spare: Vec<Vec<u8>>,
     resend_decoder: Decoder,
@@ -653,12 +656,12 @@ impl<S: MessageStore> Core<S> {
     }
 
     /// Dictionary (or, without one, structural) validation.
-    fn validate(&self, msg: &MessageView<'_>) -> Option<Rej> {
+    fn validate(&mut self, msg: &MessageView<'_>) -> Option<Rej> {
         if self.cfg.validation.use_data_dictionary {
             if let Some(d) = &self.cfg.dictionaries {
                 return d
                     .validator(self.cfg.validation.settings)
-                    .validate(msg)
+                    .validate_with(msg, &mut self.shapes)
                     .err()
                     .map(Rej::from);
             }
@@ -1438,6 +1441,7 @@ impl<S: MessageStore> Session<S> {
                 last_received: now,
                 test_requests: 0,
                 resend: None,
+                shapes: Box::new(ShapeCache::new()),
                 queue: BTreeMap::new(),
                 spare: Vec::new(),
                 resend_decoder: Decoder::new(decoder_config),
