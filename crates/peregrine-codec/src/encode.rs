@@ -42,24 +42,32 @@ const HEADER_CONSTANT_SUM: u32 = (b'8' + b'=' + SOH + b'9' + b'=' + SOH) as u32;
 /// messages usually fall in the same second (SendingTime, TransactTime).
 #[derive(Debug, Clone, Copy, Default)]
 struct SecondCache {
-    /// The timestamp `text` was made from (its fraction is not used).
-    last: UtcTimestamp,
-    filled: bool,
+    /// [`second_key`] of the timestamp `text` was made from (0: none yet).
+    key: u64,
     text: [u8; 17],
     /// The byte sum of `text` (for the CheckSum).
     sum: u32,
+}
+
+/// Date and time of day to the second as one word, never 0 (the top byte is 1).
+/// `Date` and `UtcTimestamp` are `repr(C)` with these fields side by side, so
+/// the compiler reads them with a few wide loads.
+#[inline(always)]
+fn second_key(v: &UtcTimestamp) -> u64 {
+    v.date.year as u64
+        | (v.date.month as u64) << 16
+        | (v.date.day as u64) << 24
+        | (v.hour as u64) << 32
+        | (v.minute as u64) << 40
+        | (v.second as u64) << 48
+        | 1 << 56
 }
 
 impl SecondCache {
     /// Whether `v` falls in the cached second.
     #[inline(always)]
     fn holds(&self, v: &UtcTimestamp) -> bool {
-        // Field by field from two `repr(C)` structs: a few wide compares.
-        self.last.date == v.date
-            && self.last.hour == v.hour
-            && self.last.minute == v.minute
-            && self.last.second == v.second
-            && self.filled
+        self.key == second_key(v)
     }
 
     /// Formats the seconds of `v` (a new second: once per second at most
@@ -70,8 +78,7 @@ impl SecondCache {
         value::format_timestamp(v, TimePrecision::Seconds, &mut text);
         self.text.copy_from_slice(&text[..17]);
         self.sum = self.text.iter().map(|&b| b as u32).sum();
-        self.last = *v;
-        self.filled = true;
+        self.key = second_key(v);
     }
 }
 
@@ -173,26 +180,28 @@ pub struct MessageEncoder<'b> {
 /// Writes `tag=` at `at`, returning its length. Needs 11 bytes of room.
 #[inline(always)]
 fn put_tag(dst: &mut [u8], at: usize, tag: u32) -> usize {
-    if tag < 10 {
-        dst[at] = b'0' + tag as u8;
-        dst[at + 1] = b'=';
-        2
+    // Below 1000, `tag=` as one four-byte store (the bytes past it are
+    // overwritten by the value): one immediate store for a constant tag.
+    let (word, n) = if tag < 10 {
+        ((b'0' as u32 + tag) | (b'=' as u32) << 8, 2)
     } else if tag < 100 {
         let r = tag as usize * 2;
-        dst[at..at + 2].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
-        dst[at + 2] = b'=';
-        3
+        let pair = u16::from_le_bytes([DIGIT_PAIRS[r], DIGIT_PAIRS[r + 1]]) as u32;
+        (pair | (b'=' as u32) << 16, 3)
     } else if tag < 1000 {
-        dst[at] = b'0' + (tag / 100) as u8;
         let r = (tag % 100) as usize * 2;
-        dst[at + 1..at + 3].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
-        dst[at + 3] = b'=';
-        4
+        let pair = u16::from_le_bytes([DIGIT_PAIRS[r], DIGIT_PAIRS[r + 1]]) as u32;
+        (
+            (b'0' as u32 + tag / 100) | pair << 8 | (b'=' as u32) << 24,
+            4,
+        )
     } else {
         let n = value::format_u64(tag as u64, &mut dst[at..at + 10]);
         dst[at + n] = b'=';
-        n + 1
-    }
+        return n + 1;
+    };
+    dst[at..at + 4].copy_from_slice(&word.to_le_bytes());
+    n
 }
 
 /// The byte sum of `tag=` and of the SOH ending the field: a constant when
@@ -519,7 +528,11 @@ impl<'b> MessageEncoder<'b> {
         let t = put_tag(w, 0, tag);
         w[t..t + 17].copy_from_slice(&self.seconds.text);
         let (fraction, n) = value::fraction_text(v.nanos, precision);
-        w[t + 17..t + 33].copy_from_slice(&fraction.to_le_bytes());
+        w[t + 17..t + 25].copy_from_slice(&(fraction as u64).to_le_bytes());
+        if n > 8 {
+            // Nanoseconds: '.' and nine digits.
+            w[t + 25..t + 33].copy_from_slice(&((fraction >> 64) as u64).to_le_bytes());
+        }
         w[t + 17 + n] = SOH;
         self.sum.add_words(fraction as u64, (fraction >> 64) as u64);
         self.sum.add_byte(tag_and_soh_sum(tag) + self.seconds.sum);

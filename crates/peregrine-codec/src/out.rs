@@ -42,11 +42,11 @@ impl<'b> OutBuf<'b> {
     /// The `N` bytes at `at`, after growing the buffer if they do not fit.
     #[inline(always)]
     pub(crate) fn window<const N: usize>(&mut self, at: usize) -> &mut [u8; N] {
-        // One add and one compare (`at + N` cannot really overflow: a cursor
-        // stays within the buffer's length plus a window; if it did, the
-        // saturated sum fails the check and `reserve` panics on the size).
-        if at.saturating_add(N) > self.len {
-            self.reserve(at.saturating_add(N));
+        // One add and one compare on the hot path.
+        match at.checked_add(N) {
+            Some(end) if end <= self.len => {}
+            // (`reserve` panics on a size that cannot be allocated.)
+            end => self.reserve(end.unwrap_or(usize::MAX)),
         }
         debug_assert!(at + N <= self.len);
         // SAFETY: `at + N <= len` (checked above, or made so by `reserve`,
