@@ -547,8 +547,23 @@ impl Decoder {
     }
 
     /// Decodes exactly one message (as found by the [`crate::frame::Framer`]).
-    #[inline(never)]
+    #[inline]
     pub fn decode<'a>(&'a mut self, msg: &'a [u8]) -> Result<MessageView<'a>, DecodeError> {
+        // The view is made here, in the caller: returned whole from the decoding
+        // function it would be written field by field and copied as a block,
+        // and such a copy waits for the stores.
+        let (fields, first_empty) = self.decode_core(msg)?;
+        Ok(MessageView {
+            msg,
+            entries: &simd::entries(&self.entries)[..fields as usize],
+            index: &self.index,
+            first_empty,
+        })
+    }
+
+    /// [`Decoder::decode`]'s work: the number of fields and the first empty value.
+    #[inline(never)]
+    fn decode_core(&mut self, msg: &[u8]) -> Result<(u32, Option<u32>), DecodeError> {
         if msg.len() > self.config.max_message_size {
             return Err(DecodeError::TooLarge { len: msg.len() });
         }
@@ -576,12 +591,7 @@ impl Decoder {
             );
             if let Some(l) = layout.filter(|l| trailer_ok(&self.config, msg, l)) {
                 self.last_path = DecodePath::Vector;
-                return Ok(MessageView {
-                    msg,
-                    entries: &simd::entries(&self.entries)[..l.fields as usize],
-                    index: &self.index,
-                    first_empty: None,
-                });
+                return Ok((l.fields, None));
             }
         }
         let blocks = msg.len().div_ceil(64);
@@ -634,12 +644,7 @@ impl Decoder {
                 return Err(DecodeError::EmptyValue { tag });
             }
         }
-        Ok(MessageView {
-            msg,
-            entries,
-            index: &self.index,
-            first_empty,
-        })
+        Ok((fields as u32, first_empty))
     }
 
     /// The common case, without a serial dependency between fields:

@@ -111,7 +111,20 @@ fn only(v: &Validator<'_>, what: &str, msg: &[u8], iters: u32) {
                 black_box(v.validate_with(black_box(&view), &mut shapes)).unwrap();
             }
         }
-        other => panic!("--only parse|validate|shaped, not {other}"),
+        "parse_shaped" => {
+            let mut shapes = ShapeCache::new();
+            for _ in 0..iters {
+                let view = decoder.decode(black_box(msg)).unwrap();
+                black_box(v.validate_with(&view, &mut shapes)).unwrap();
+            }
+        }
+        "parse_validate" => {
+            for _ in 0..iters {
+                let view = decoder.decode(black_box(msg)).unwrap();
+                black_box(v.validate(&view)).unwrap();
+            }
+        }
+        other => panic!("--only parse|validate|shaped|parse_validate|parse_shaped, not {other}"),
     }
 }
 

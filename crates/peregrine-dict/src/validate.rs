@@ -529,8 +529,8 @@ impl<'d> Validator<'d> {
         I: IntoIterator<Item = (u32, &'a [u8])>,
     {
         match self.tables(msg_type) {
-            Tables::Plan(lookup, msg, _) => self.dispatch(lookup, msg, fields, &mut false),
-            Tables::Two(lookup, msg, _) => self.dispatch(lookup, msg, fields, &mut false),
+            Tables::Plan(lookup, msg) => self.dispatch(lookup, msg, fields, &mut false),
+            Tables::Two(lookup, msg) => self.dispatch(lookup, msg, fields, &mut false),
             Tables::Unknown => self.invalid_msg_type(fields),
         }
     }
@@ -578,17 +578,25 @@ impl<'d> Validator<'d> {
         I: Iterator<Item = (u32, &'a [u8])> + Clone,
     {
         shapes.bind(self);
+        // A known shape: no table to look up, only the values to check.
+        let key = type_key(msg_type);
+        if key != 0 && shapes.values_ok(self, key, fields.clone()) {
+            #[cfg(test)]
+            {
+                shapes.hits += 1;
+            }
+            return Ok(());
+        }
         match self.tables(msg_type) {
-            Tables::Plan(lookup, m, kind) => self.shaped(lookup, m, fields, shapes, kind),
-            Tables::Two(lookup, m, kind) => self.shaped(lookup, m, fields, shapes, kind),
+            Tables::Plan(lookup, m) => self.shaped(lookup, m, fields, shapes, key),
+            Tables::Two(lookup, m) => self.shaped(lookup, m, fields, shapes, key),
             Tables::Unknown => self.invalid_msg_type(fields),
         }
     }
 
     /// The tables of a message type: its own precompiled plan when the transport
     /// dictionary defines it, else header and trailer from the transport dictionary and
-    /// the body from the application one. With a shape kind (odd for plans, even for the
-    /// others), distinct for every message type of the validator.
+    /// the body from the application one.
     #[inline(always)]
     fn tables(&self, msg_type: &[u8]) -> Tables<'d> {
         let t = self.transport;
@@ -608,7 +616,7 @@ impl<'d> Validator<'d> {
                 groups_need: plan.groups_need,
                 required: plan.required,
             };
-            return Tables::Plan(lookup, msg, 2 * i as u32 + 1);
+            return Tables::Plan(lookup, msg);
         }
         let Some(i) = self.app.message_index(msg_type) else {
             return Tables::Unknown;
@@ -628,11 +636,11 @@ impl<'d> Validator<'d> {
             groups_need: ht.groups_need(body),
             required: ht.required(body),
         };
-        Tables::Two(lookup, msg, 2 * i as u32 + 2)
+        Tables::Two(lookup, msg)
     }
 
-    /// A known shape whose values pass is valid; anything else is walked, and a message
-    /// that passes on the walk's fast loop alone has its shape kept.
+    /// Walks a message whose shape was not known (or whose values did not all pass), and
+    /// keeps its shape if it passed on the walk's fast loop alone.
     #[inline(always)]
     fn shaped<'a, I, L>(
         &self,
@@ -640,23 +648,16 @@ impl<'d> Validator<'d> {
         msg: Msg<'d>,
         fields: I,
         shapes: &mut ShapeCache,
-        kind: u32,
+        key: u64,
     ) -> Result<(), ValidationError>
     where
         I: Iterator<Item = (u32, &'a [u8])> + Clone,
         L: Lookup + Copy,
     {
-        if shapes.values_ok(kind, &lookup, fields.clone()) {
-            #[cfg(test)]
-            {
-                shapes.hits += 1;
-            }
-            return Ok(());
-        }
         let mut fast = false;
         let result = self.dispatch(lookup, msg, fields.clone(), &mut fast);
-        if result.is_ok() && fast {
-            shapes.keep(kind, &lookup, fields);
+        if result.is_ok() && fast && key != 0 {
+            shapes.keep(key, &lookup, fields);
         }
         result
     }
@@ -1212,8 +1213,8 @@ type GroupEnd<'a> = Result<Option<(u32, &'a [u8])>, ValidationError>;
 /// How the top-level walk finds a tag's descriptor.
 /// A message type's tables (see [`Validator::tables`]).
 enum Tables<'d> {
-    Plan(PlanLookup<'d>, Msg<'d>, u32),
-    Two(TwoTables<'d>, Msg<'d>, u32),
+    Plan(PlanLookup<'d>, Msg<'d>),
+    Two(TwoTables<'d>, Msg<'d>),
     Unknown,
 }
 
@@ -1225,11 +1226,33 @@ const SHAPE_SLOTS: usize = 4;
 /// One message shape: its type and its tags in order, with their descriptors.
 #[derive(Clone, Copy, Debug)]
 struct Shape {
-    /// The message type (see [`Validator::tables`]); 0 for an empty slot.
-    kind: u32,
+    /// The MsgType ([`type_key`]); 0 for an empty slot.
+    key: u64,
     len: u32,
-    /// Tag and descriptor of each field.
-    fields: [(u32, u32); SHAPE_FIELDS],
+    /// Tag, descriptor and enum set ([`ENUM_APP`] | index, or `NO_ENUM`) of each field.
+    fields: [(u32, u32, u32); SHAPE_FIELDS],
+}
+
+/// In a shape's enum reference: the set is the application dictionary's (else the
+/// transport dictionary's).
+const ENUM_APP: u32 = 1 << 31;
+const NO_ENUM: u32 = u32::MAX;
+
+/// A MsgType of up to seven bytes as a word, its length in the top byte; 0 for a longer
+/// one (never cached).
+#[inline(always)]
+fn type_key(msg_type: &[u8]) -> u64 {
+    let n = msg_type.len();
+    if n == 0 || n > 7 {
+        return 0;
+    }
+    // Built in a register (bytes copied to memory and read back as a word would
+    // wait for the stores).
+    let mut key = (n as u64) << 56;
+    for (i, &b) in msg_type.iter().enumerate() {
+        key |= (b as u64) << (8 * i);
+    }
+    key
 }
 
 /// The shapes of messages that passed validation, for [`Validator::validate_with`].
@@ -1266,9 +1289,9 @@ impl ShapeCache {
         ShapeCache {
             owner: None,
             slots: [Shape {
-                kind: 0,
+                key: 0,
                 len: 0,
-                fields: [(0, 0); SHAPE_FIELDS],
+                fields: [(0, 0, NO_ENUM); SHAPE_FIELDS],
             }; SHAPE_SLOTS],
             next: 0,
             #[cfg(test)]
@@ -1282,7 +1305,7 @@ impl ShapeCache {
         let owner = (v.transport.id, v.app.id, v.settings);
         if self.owner != Some(owner) {
             for slot in &mut self.slots {
-                slot.kind = 0;
+                slot.key = 0;
             }
             self.owner = Some(owner);
         }
@@ -1291,9 +1314,8 @@ impl ShapeCache {
     /// Whether the message has a kept shape and all its values pass the fast loop's
     /// checks (then the walk would pass it too).
     #[inline(always)]
-    fn values_ok<'a, L, I>(&self, kind: u32, lookup: &L, fields: I) -> bool
+    fn values_ok<'a, I>(&self, v: &Validator<'_>, key: u64, fields: I) -> bool
     where
-        L: Lookup,
         I: Iterator<Item = (u32, &'a [u8])> + Clone,
     {
         let len = match fields.size_hint() {
@@ -1301,14 +1323,14 @@ impl ShapeCache {
             _ => return false,
         };
         for shape in &self.slots {
-            if shape.kind != kind || shape.len != len {
+            if shape.key != key || shape.len != len {
                 continue;
             }
             let n = (shape.len as usize).min(SHAPE_FIELDS);
             let mut same = true;
             let mut kept = shape.fields[..n].iter();
             for (tag, value) in fields.clone() {
-                let Some(&(kept_tag, d)) = kept.next() else {
+                let Some(&(kept_tag, d, set)) = kept.next() else {
                     same = false;
                     break;
                 };
@@ -1316,7 +1338,7 @@ impl ShapeCache {
                     same = false;
                     break;
                 }
-                if value.is_empty() || (d & desc::CHECKS != 0 && !value_ok(lookup, d, value)) {
+                if value.is_empty() || (d & desc::CHECKS != 0 && !kept_value_ok(v, d, set, value)) {
                     // The right shape, a value to report: the walk does that.
                     return false;
                 }
@@ -1330,7 +1352,7 @@ impl ShapeCache {
 
     /// Keeps the shape of a message that passed on the fast loop alone.
     #[cold]
-    fn keep<'a, L, I>(&mut self, kind: u32, lookup: &L, fields: I)
+    fn keep<'a, L, I>(&mut self, key: u64, lookup: &L, fields: I)
     where
         L: Lookup,
         I: Iterator<Item = (u32, &'a [u8])>,
@@ -1339,15 +1361,39 @@ impl ShapeCache {
         let mut len = 0;
         for (tag, _) in fields {
             if len == SHAPE_FIELDS {
-                slot.kind = 0;
+                slot.key = 0;
                 return;
             }
-            slot.fields[len] = (tag, lookup.get(tag));
+            let d = lookup.get(tag);
+            let set = if d & desc::ENUM != 0 {
+                lookup.enum_ref(d)
+            } else {
+                NO_ENUM
+            };
+            slot.fields[len] = (tag, d, set);
             len += 1;
         }
-        slot.kind = kind;
+        slot.key = key;
         slot.len = len as u32;
         self.next = (self.next + 1) % SHAPE_SLOTS;
+    }
+}
+
+/// [`value_ok`] for a field of a kept shape: the enum set by its reference.
+#[inline(always)]
+fn kept_value_ok(v: &Validator<'_>, d: u32, set: u32, value: &[u8]) -> bool {
+    if d & desc::ENUM != 0 {
+        let rt = if set & ENUM_APP != 0 {
+            &v.app.rt
+        } else {
+            &v.transport.rt
+        };
+        match (value, rt.enums.get((set & !ENUM_APP) as usize)) {
+            ([b], Some(set)) => set.contains_byte_well_formed(*b),
+            _ => false,
+        }
+    } else {
+        format::check(desc::class(d), value)
     }
 }
 
@@ -1356,6 +1402,9 @@ trait Lookup {
     fn get(&self, tag: u32) -> u32;
     /// The enum set of the member with this descriptor.
     fn enum_set(&self, d: u32) -> Option<&EnumSet>;
+    /// Where that enum set is (for a [`ShapeCache`]): `ENUM_APP` | its index among the
+    /// application dictionary's sets, or its index among the transport dictionary's.
+    fn enum_ref(&self, d: u32) -> u32;
 }
 
 /// A message's precompiled table ([`HeaderTrailer::plan`]) with header, trailer and body
@@ -1381,6 +1430,12 @@ impl Lookup for PlanLookup<'_> {
     fn enum_set(&self, d: u32) -> Option<&EnumSet> {
         let idx = self.enums.get((d & desc::BIT) as usize)?;
         self.sets.get(*idx as usize)
+    }
+    fn enum_ref(&self, d: u32) -> u32 {
+        // A plan's sets are its (transport) dictionary's.
+        self.enums
+            .get((d & desc::BIT) as usize)
+            .map_or(NO_ENUM, |&i| i & !ENUM_APP)
     }
 }
 
@@ -1410,6 +1465,14 @@ impl Lookup for TwoTables<'_> {
         };
         rt.enums
             .get(self.ht.member(self.body, d).info.enum_idx as usize)
+    }
+    fn enum_ref(&self, d: u32) -> u32 {
+        let idx = self.ht.member(self.body, d).info.enum_idx as u32 & !ENUM_APP;
+        if desc::section(d) == SECTION_BODY {
+            ENUM_APP | idx
+        } else {
+            idx
+        }
     }
 }
 
