@@ -1467,7 +1467,7 @@ impl Lookup for TwoTables<'_> {
             .get(self.ht.member(self.body, d).info.enum_idx as usize)
     }
     fn enum_ref(&self, d: u32) -> u32 {
-        let idx = self.ht.member(self.body, d).info.enum_idx as u32 & !ENUM_APP;
+        let idx = self.ht.member(self.body, d).info.enum_idx & !ENUM_APP;
         if desc::section(d) == SECTION_BODY {
             ENUM_APP | idx
         } else {
