@@ -80,7 +80,7 @@ macro_rules! via_codec {
             fn read(v: &'a [u8]) -> Result<Self, FieldError> {
                 <$t as FromFixValue<'a>>::from_fix_value(v).map_err(FieldError::Value)
             }
-            #[inline]
+            #[inline(always)]
             fn write(self, $tag: u32, $enc: &mut MessageEncoder<'_>) {
                 let $s = self;
                 $w;
@@ -139,7 +139,7 @@ impl<'a> FixValue<'a> for &'a str {
         }
         Self::read(v)
     }
-    #[inline]
+    #[inline(always)]
     fn write(self, tag: u32, enc: &mut MessageEncoder<'_>) {
         enc.str(tag, self.as_bytes());
     }
@@ -153,7 +153,7 @@ impl<'a> FixValue<'a> for UtcTimestamp {
             None => value::parse_timestamp(v).map_err(FieldError::Value),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn write(self, tag: u32, enc: &mut MessageEncoder<'_>) {
         enc.timestamp(tag, &self, self.precision);
     }
@@ -264,7 +264,7 @@ impl<'a, E: FixEnum> FixValue<'a> for E {
     fn read(v: &'a [u8]) -> Result<Self, FieldError> {
         E::from_bytes(v).ok_or(FieldError::UnknownValue)
     }
-    #[inline]
+    #[inline(always)]
     fn write(self, tag: u32, enc: &mut MessageEncoder<'_>) {
         enc.str(tag, self.as_bytes());
     }
@@ -402,7 +402,7 @@ pub trait FieldEncode<'b> {
     fn encoder(&mut self) -> &mut MessageEncoder<'b>;
 
     /// Writes one typed field.
-    #[inline]
+    #[inline(always)]
     fn put_field<'v, T: FixValue<'v>>(&mut self, tag: u32, v: T) -> &mut Self {
         v.write(tag, self.encoder());
         self
