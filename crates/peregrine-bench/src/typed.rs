@@ -30,6 +30,7 @@ use peregrine_messages::fix44::prelude::*;
 use peregrine_messages::fix44::{MarketDataRequest, NewOrderMultileg, QuoteStatusRequest};
 use peregrine_messages::{FieldError, FixEnum};
 use std::hint::black_box;
+use std::hint::black_box as bb;
 use std::path::PathBuf;
 
 /// The case names, in report order.
@@ -142,10 +143,13 @@ impl Default for Values {
     }
 }
 
+// Every value goes through `black_box` (`bb`), literals included: an application's
+// values are not constants, and with the field writes inlined the compiler would otherwise
+// fold constant fields, bytes and checksum, into the builder.
 fn header<'b, B: StandardHeaderBuilder<'b>>(b: &mut B, v: &Values) {
-    b.sender_comp_id("SENDER")
-        .target_comp_id("TARGET")
-        .msg_seq_num(1)
+    b.sender_comp_id(bb("SENDER"))
+        .target_comp_id(bb("TARGET"))
+        .msg_seq_num(bb(1))
         .sending_time(v.ts);
 }
 
@@ -153,15 +157,15 @@ fn header<'b, B: StandardHeaderBuilder<'b>>(b: &mut B, v: &Values) {
 pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
     let mut b = MarketDataRequest::builder(buf);
     header(&mut b, v);
-    b.md_req_id("MDR0001")
-        .subscription_request_type(SubscriptionRequestType::Snapshotupdate)
-        .market_depth(1);
-    let mut types = b.no_md_entry_types(2);
-    types.entry().md_entry_type(MDEntryType::Bid);
-    types.entry().md_entry_type(MDEntryType::Offer);
-    let mut syms = b.no_related_sym(2);
-    syms.entry().symbol("AAPL");
-    syms.entry().symbol("MSFT");
+    b.md_req_id(bb("MDR0001"))
+        .subscription_request_type(bb(SubscriptionRequestType::Snapshotupdate))
+        .market_depth(bb(1));
+    let mut types = b.no_md_entry_types(bb(2));
+    types.entry().md_entry_type(bb(MDEntryType::Bid));
+    types.entry().md_entry_type(bb(MDEntryType::Offer));
+    let mut syms = b.no_related_sym(bb(2));
+    syms.entry().symbol(bb("AAPL"));
+    syms.entry().symbol(bb("MSFT"));
     b.finish()
 }
 
@@ -169,24 +173,24 @@ pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
 pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b [u8] {
     let mut b = QuoteStatusRequest::builder(buf);
     header(&mut b, v);
-    b.quote_status_req_id("QSR0001").symbol("AAPL");
-    let mut parties = b.no_party_ids(2);
-    for (id, role, subs) in [
+    b.quote_status_req_id(bb("QSR0001")).symbol(bb("AAPL"));
+    let mut parties = b.no_party_ids(bb(2));
+    for (id, role, subs) in bb([
         ("PARTY1", PartyRole::Executingfirm, ["SUB11", "SUB12"]),
         ("PARTY2", PartyRole::Clientid, ["SUB21", "SUB22"]),
-    ] {
+    ]) {
         let p = parties.entry();
         p.party_id(id)
-            .party_id_source(PartyIDSource::Propcode)
+            .party_id_source(bb(PartyIDSource::Propcode))
             .party_role(role);
         if nested {
-            let mut s = p.no_party_sub_ids(2);
+            let mut s = p.no_party_sub_ids(bb(2));
             s.entry()
                 .party_sub_id(subs[0])
-                .party_sub_id_type(PartySubIDType::Firm);
+                .party_sub_id_type(bb(PartySubIDType::Firm));
             s.entry()
                 .party_sub_id(subs[1])
-                .party_sub_id_type(PartySubIDType::Person);
+                .party_sub_id_type(bb(PartySubIDType::Person));
         }
     }
     b.finish()
@@ -196,31 +200,33 @@ pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b
 pub fn write_multileg<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
     let mut b = NewOrderMultileg::builder(buf);
     header(&mut b, v);
-    b.cl_ord_id("MLEG0001").side(Side::Buy).symbol("SPRD");
-    let mut legs = b.no_legs(2);
-    for (sym, side, stip, party, sub) in [
+    b.cl_ord_id(bb("MLEG0001"))
+        .side(bb(Side::Buy))
+        .symbol(bb("SPRD"));
+    let mut legs = b.no_legs(bb(2));
+    for (sym, side, stip, party, sub) in bb([
         ("AAPL", '1', "100", "NPTY1", "NSUB1"),
         ("MSFT", '2', "200", "NPTY2", "NSUB2"),
-    ] {
+    ]) {
         let leg = legs.entry();
         leg.leg_symbol(sym).leg_ratio_qty(v.ratio).leg_side(side);
-        leg.no_leg_stipulations(1)
+        leg.no_leg_stipulations(bb(1))
             .entry()
-            .leg_stipulation_type("MINQTY")
+            .leg_stipulation_type(bb("MINQTY"))
             .leg_stipulation_value(stip);
-        let mut parties = leg.no_nested_party_ids(1);
+        let mut parties = leg.no_nested_party_ids(bb(1));
         let p = parties.entry();
         p.nested_party_id(party)
-            .nested_party_id_source('D')
-            .nested_party_role(24);
-        p.no_nested_party_sub_ids(1)
+            .nested_party_id_source(bb('D'))
+            .nested_party_role(bb(24));
+        p.no_nested_party_sub_ids(bb(1))
             .entry()
             .nested_party_sub_id(sub)
-            .nested_party_sub_id_type(1);
+            .nested_party_sub_id_type(bb(1));
     }
     b.transact_time(v.ts)
         .order_qty(v.qty)
-        .ord_type(OrdType::Market);
+        .ord_type(bb(OrdType::Market));
     b.finish()
 }
 
