@@ -1,4 +1,5 @@
-//! The only module of the codec that uses `unsafe`: vectorised scans.
+//! Vectorised scans: with the encoder's output cursor (`out.rs`), the only
+//! code of the codec that uses `unsafe`.
 //!
 //! Each primitive has run-time detected vector paths (AVX-512 with BW, VBMI
 //! and VBMI2; AVX2; SSE2) and a scalar fallback that defines its meaning:
