@@ -35,6 +35,16 @@ pub enum StoreError {
         /// What was wrong.
         reason: &'static str,
     },
+    /// The journal has lost data it had acknowledged (see
+    /// [`Recovery`](crate::Recovery)); the store refused to open
+    /// ([`OnDamage::Refuse`](crate::OnDamage::Refuse)) and left its files as
+    /// they are.
+    Damaged {
+        /// The journal.
+        path: PathBuf,
+        /// What was lost.
+        losses: Vec<crate::Loss>,
+    },
     /// A sequence number outside `1..u64::MAX` was given (FIX sequence numbers
     /// start at 1), or incrementing one would overflow.
     InvalidSeqNum(u64),
@@ -83,6 +93,19 @@ impl fmt::Display for StoreError {
                 "corrupt store file {} at byte {offset}: {reason}",
                 path.display()
             ),
+            StoreError::Damaged { path, losses } => {
+                write!(f, "journal {} has lost acknowledged data: ", path.display())?;
+                for (i, l) in losses.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{l}")?;
+                }
+                f.write_str(
+                    " (the files are left as they are; open with OnDamage::Report to start \
+                     with the loss reported and the damage removed)",
+                )
+            }
             StoreError::InvalidSeqNum(seq) => {
                 write!(f, "invalid FIX sequence number {seq} (must be >= 1)")
             }

@@ -2,43 +2,52 @@
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::format::{self, SeqState, JOURNAL_HEADER_LEN, RECORD_HEADER_LEN, SLOT_LEN};
+use crate::format::{
+    self, JournalHeader, SeqState, COMMIT_LEN, JOURNAL_HEADER_LEN, JOURNAL_HEADER_LEN_V1,
+    RECORD_HEADER_LEN, SLOT_LEN, SLOT_VERSION, SLOT_VERSION_V1,
+};
 use crate::index::{Entry, Index};
 use crate::posio;
+use crate::recover::{self, Loss, LossKind, OnDamage, Recovery, Window};
 use crate::{check_len, check_seq, MessageStore, StoreError};
 
 /// File name of the message journal inside a session directory.
 pub const JOURNAL_FILE: &str = "messages.journal";
-/// File name of the sequence-number slots inside a session directory.
+/// File name of the sequence-number witness inside a session directory.
 pub const SEQNUMS_FILE: &str = "seqnums";
+/// The journal being rewritten (format conversion, damage removal); renamed
+/// over [`JOURNAL_FILE`] when complete.
+const JOURNAL_REWRITE_FILE: &str = "messages.journal.rewrite";
 
 /// When a [`FileStore`] calls `fsync` (`fdatasync` on Linux).
 ///
-/// Independently of the policy, every `store` and every sequence-number
-/// update is handed to the operating system (one `pwrite`) before the call
-/// returns, so a *process* crash (`kill -9`, a panic, an abort) loses nothing
-/// a call acknowledged. The policy decides what survives a *machine* crash or
-/// power loss: exactly what was fsynced.
+/// Independently of the policy, [`commit`](MessageStore::commit) hands the
+/// transaction to the operating system (one `pwrite`) before it returns, so a
+/// *process* crash (`kill -9`, a panic, an abort) loses nothing that was
+/// committed. The policy decides what survives a *machine* crash or power
+/// loss: exactly what was fsynced.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FsyncPolicy {
     /// Never fsync on the write path; only [`MessageStore::sync`] and
     /// [`MessageStore::reset`] do.
     Never,
-    /// Fsync dirty files from within a mutating call (`store`, `set_*`,
-    /// `incr_*`) once at least this many milliseconds have passed since the
-    /// last fsync, measured with [`std::time::Instant`] (monotonic). The
-    /// store has no thread of its own: when calls stop, nothing is fsynced
-    /// until the next call, [`MessageStore::sync_if_due`] (the engine calls
-    /// it every [`MessageStore::sync_interval`]) or [`MessageStore::sync`].
+    /// Fsync from within a commit once at least this many milliseconds have
+    /// passed since the last fsync, measured with [`std::time::Instant`]
+    /// (monotonic). The store has no thread of its own: when commits stop,
+    /// nothing is fsynced until the next one,
+    /// [`MessageStore::sync_if_due`] (the engine calls it every
+    /// [`MessageStore::sync_interval`]) or [`MessageStore::sync`].
     EveryMillis(u64),
-    /// Fsync the journal after every `store` and the sequence-number file
-    /// after every sequence-number update, before the call returns.
+    /// Fsync the journal in every commit, before it returns: a message is on
+    /// disk before it is sent. The changes a session makes while it handles
+    /// one batch of input (every message read in one go, and the replies)
+    /// form one commit and share one fsync, so the cost per message falls as
+    /// the load rises.
     #[default]
-    EveryMessage,
+    EveryCommit,
 }
 
 /// Settings of a [`FileStore`].
@@ -46,11 +55,14 @@ pub enum FsyncPolicy {
 pub struct FileStoreConfig {
     /// When to fsync.
     pub fsync: FsyncPolicy,
+    /// What to do when recovery finds acknowledged data damaged or missing.
+    pub on_damage: OnDamage,
     /// Index entries to reserve on open (24 bytes each), so that storing
     /// that many messages does not grow the index.
     pub index_capacity: usize,
-    /// Bytes reserved on open for the record being written; a message larger
-    /// than this grows the buffer once (to its size plus 20 bytes).
+    /// Bytes reserved on open for the transaction being built: records wait
+    /// there for the commit, and are written ahead of it when they would not
+    /// fit. A message larger than this grows the buffer once.
     pub write_buffer_capacity: usize,
     /// Resend reads coalesce records that are adjacent in the journal into
     /// one positioned read of up to this many bytes (a single larger record
@@ -62,8 +74,9 @@ impl Default for FileStoreConfig {
     fn default() -> Self {
         FileStoreConfig {
             fsync: FsyncPolicy::default(),
+            on_damage: OnDamage::default(),
             index_capacity: 1024,
-            write_buffer_capacity: 4096,
+            write_buffer_capacity: 64 * 1024,
             read_chunk: 64 * 1024,
         }
     }
@@ -87,6 +100,12 @@ impl FileStoreConfig {
 /// mapped to its safe characters (others become `_`, at most 100 of them)
 /// followed by `~` and a 16-digit hash of the whole identifier, so that two
 /// different identifiers never share a directory by accident.
+///
+/// ```
+/// use peregrine_store::sanitize_session_id;
+/// assert_eq!(sanitize_session_id("FIX.4.4-A-B"), "FIX.4.4-A-B");
+/// assert!(sanitize_session_id("FIX.4.4:A->B").starts_with("FIX.4.4_A__B~"));
+/// ```
 pub fn sanitize_session_id(session_id: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
     if !session_id.is_empty()
@@ -114,26 +133,37 @@ pub fn sanitize_session_id(session_id: &str) -> String {
 }
 
 /// A durable [`MessageStore`]: an append-only, checksummed journal of the
-/// outgoing messages plus a small file of sequence numbers, in one directory
-/// per session.
+/// outgoing messages and of the sequence numbers, in one directory per
+/// session.
 ///
-/// * **Write path.** `store` encodes the record into a reusable buffer and
-///   writes it with one positioned write at the journal's end; the index
-///   entry goes into a vector with reserved capacity. Nothing is allocated
-///   once the buffers are warm (the index grows amortised past
-///   [`FileStoreConfig::index_capacity`]). Sequence-number updates rewrite one
-///   64-byte slot in place, alternating between two slots.
+/// * **Transactions.** `store`, `set_*` and `incr_*` change the store at
+///   once for its readers and join the current transaction;
+///   [`commit`](MessageStore::commit) appends the transaction's message
+///   records and a commit record with the sequence numbers to the journal in
+///   one positioned write, then fsyncs as the [`FsyncPolicy`] says. A session
+///   commits once per batch of input it handled, before any of the replies
+///   leave: the incoming sequence number and the replies sent while handling
+///   the message are durable together or not at all. Changes that were not
+///   committed when the store is dropped are lost, as in a crash.
+/// * **Write path.** Records are encoded into a reusable buffer (written
+///   ahead of the commit when they would not fit); the index entry goes into
+///   a vector with reserved capacity. Nothing is allocated once the buffers
+///   are warm (the index grows amortised past
+///   [`FileStoreConfig::index_capacity`]). After each commit, a 64-byte
+///   witness slot in the `seqnums` file records where the journal ends.
 /// * **Read path.** [`for_each_in_range`](MessageStore::for_each_in_range)
 ///   looks the range up in the in-memory index and reads exactly those
 ///   records with positioned reads into a reusable buffer, checking each
 ///   record's CRC.
-/// * **Recovery.** [`open`](FileStore::open) scans the journal, stops at the
-///   first record that is incomplete or fails its checks, and truncates the
-///   file there: every record before it (in particular everything that was
-///   fsynced) survives. If the process died between `store(seq)` and the
-///   increment of the sender sequence number, open advances
-///   `next_sender_seq` past `seq`, so a sequence number is never reused for
-///   a different message.
+/// * **Recovery.** [`open`](FileStore::open) reads the committed transactions
+///   back and cuts off an uncommitted tail (what a crash mid-write leaves).
+///   Damage in the middle costs only the damaged records: the scan
+///   resynchronises on the next valid record. Damaged or missing
+///   acknowledged data (a journal shorter than its witness) is a [`Loss`]:
+///   by default the store refuses to open ([`StoreError::Damaged`]); with
+///   [`OnDamage::Report`] it opens, says what was lost in
+///   [`recovery`](FileStore::recovery), and continues the sequence numbers
+///   after the highest one it knew of, so that none is used twice.
 ///
 /// One process at a time may write a session directory (nothing enforces
 /// it yet). The file format is described in the crate documentation.
@@ -144,14 +174,24 @@ pub struct FileStore {
     journal: File,
     seqnums: File,
     config: FileStoreConfig,
-    state: SeqState,
+    epoch: u64,
+    creation_time: i64,
+    next_sender: u64,
+    next_target: u64,
+    /// The sequence numbers of the last commit.
+    committed: (u64, u64),
+    /// Bytes of the journal handed to the operating system.
     end: u64,
+    /// Bytes of the current transaction not written yet (they go at `end`).
+    pending: Vec<u8>,
     index: Index,
-    write_buf: Vec<u8>,
     read_buf: Vec<u8>,
+    /// The witness slot last written.
+    witness: SeqState,
     journal_dirty: bool,
     seqnums_dirty: bool,
     last_sync: Instant,
+    recovery: Recovery,
 }
 
 impl fmt::Debug for FileStore {
@@ -159,11 +199,11 @@ impl fmt::Debug for FileStore {
         f.debug_struct("FileStore")
             .field("dir", &self.dir)
             .field("config", &self.config)
-            .field("next_sender", &self.state.next_sender)
-            .field("next_target", &self.state.next_target)
-            .field("creation_time", &self.state.creation_time)
+            .field("next_sender", &self.next_sender)
+            .field("next_target", &self.next_target)
+            .field("creation_time", &self.creation_time)
             .field("messages", &self.index.len())
-            .field("journal_len", &self.end)
+            .field("journal_len", &self.journal_len())
             .finish()
     }
 }
@@ -178,7 +218,7 @@ fn open_rw(path: &Path) -> Result<File, StoreError> {
         .map_err(|e| StoreError::io("open store file", path, e))
 }
 
-/// Makes the directory entries of newly created files durable.
+/// Makes the directory entries of newly created or renamed files durable.
 fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     #[cfg(unix)]
     {
@@ -191,11 +231,25 @@ fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Where the store stands after reading its files.
+struct Loaded {
+    epoch: u64,
+    creation_time: i64,
+    seqs: (u64, u64),
+}
+
 impl FileStore {
     /// Opens (creating if needed) the store of `session_id` in
     /// `base_dir/<sanitize_session_id(session_id)>/`, recovering from any
     /// crash. `now` (nanoseconds since the Unix epoch, UTC) becomes the
     /// creation time if the store is new; an existing store keeps its own.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Io`] when a file cannot be created, read or written;
+    /// [`StoreError::Corrupt`] for files that are not a Peregrine store;
+    /// [`StoreError::Damaged`] when acknowledged data is damaged or missing
+    /// and [`FileStoreConfig::on_damage`] is [`OnDamage::Refuse`].
     pub fn open(
         base_dir: impl AsRef<Path>,
         session_id: &str,
@@ -207,6 +261,10 @@ impl FileStore {
     }
 
     /// Like [`open`](Self::open), with the session directory given directly.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open).
     pub fn open_dir(
         dir: impl Into<PathBuf>,
         config: FileStoreConfig,
@@ -231,21 +289,28 @@ impl FileStore {
             journal,
             seqnums,
             config,
-            state: SeqState {
+            epoch: 1,
+            creation_time: now,
+            next_sender: 1,
+            next_target: 1,
+            committed: (1, 1),
+            end: JOURNAL_HEADER_LEN,
+            pending: Vec::with_capacity(config.write_buffer_capacity),
+            index: Index::with_capacity(config.index_capacity),
+            read_buf: Vec::new(),
+            witness: SeqState {
+                version: SLOT_VERSION,
                 generation: 0,
                 epoch: 0,
                 next_sender: 1,
                 next_target: 1,
                 creation_time: now,
-                journal_end: JOURNAL_HEADER_LEN,
+                journal_end: 0,
             },
-            end: JOURNAL_HEADER_LEN,
-            index: Index::with_capacity(config.index_capacity),
-            write_buf: Vec::with_capacity(config.write_buffer_capacity),
-            read_buf: Vec::new(),
             journal_dirty: false,
             seqnums_dirty: false,
             last_sync: Instant::now(),
+            recovery: Recovery::default(),
         };
         store.read_buf.resize(config.read_chunk, 0);
         store.load(now)?;
@@ -262,7 +327,7 @@ impl FileStore {
         &self.journal_path
     }
 
-    /// Path of the sequence-number file.
+    /// Path of the sequence-number witness file.
     pub fn seqnums_path(&self) -> &Path {
         &self.seqnums_path
     }
@@ -270,6 +335,11 @@ impl FileStore {
     /// The settings the store was opened with.
     pub fn config(&self) -> &FileStoreConfig {
         &self.config
+    }
+
+    /// What recovery found when the store was opened.
+    pub fn recovery(&self) -> &Recovery {
+        &self.recovery
     }
 
     /// Number of distinct sequence numbers stored.
@@ -282,18 +352,18 @@ impl FileStore {
         self.index.len() == 0
     }
 
-    /// Length of the journal file in bytes.
+    /// Length of the journal in bytes, the current transaction included.
     pub fn journal_len(&self) -> u64 {
-        self.end
+        self.end + self.pending.len() as u64
     }
 
     /// Reserves index room for `messages` more messages and write-buffer
     /// room for a message of `max_message_len` bytes.
     pub fn reserve(&mut self, messages: usize, max_message_len: usize) {
         self.index.reserve(messages);
-        let need = max_message_len + RECORD_HEADER_LEN;
-        if self.write_buf.capacity() < need {
-            self.write_buf.reserve(need - self.write_buf.len());
+        let need = max_message_len + RECORD_HEADER_LEN + COMMIT_LEN;
+        if self.pending.capacity() < need {
+            self.pending.reserve(need - self.pending.len());
         }
     }
 
@@ -301,7 +371,11 @@ impl FileStore {
     /// interval has passed since the last fsync, and says whether it did.
     /// Under the other policies it does nothing and returns `false`. Meant to
     /// be called from the engine's timer so that an idle session's last
-    /// writes do not stay un-fsynced.
+    /// commits do not stay un-fsynced.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Io`] when the fsync fails.
     pub fn sync_if_due(&mut self) -> Result<bool, StoreError> {
         if let FsyncPolicy::EveryMillis(ms) = self.config.fsync {
             if (self.journal_dirty || self.seqnums_dirty)
@@ -314,195 +388,323 @@ impl FileStore {
         Ok(false)
     }
 
+    // -----------------------------------------------------------------------
+    // Opening
+
     /// Reads the durable state from disk, recovering from a crash, and
     /// rebuilds the index. `now` is the creation time of a new store.
     fn load(&mut self, now: i64) -> Result<(), StoreError> {
         self.index.clear();
+        self.pending.clear();
         self.journal_dirty = false;
         self.seqnums_dirty = false;
+        self.recovery = Recovery::default();
 
         let mut slots = [0u8; 2 * SLOT_LEN];
         let n = posio::read_up_to_at(&self.seqnums, &mut slots, 0)
             .map_err(|e| StoreError::io("read sequence numbers", &self.seqnums_path, e))?;
+        let witness = SeqState::decode_file(&slots[..n]);
+        if let Some(w) = witness {
+            self.witness = w;
+        }
         let journal_len = self
             .journal
             .metadata()
             .map_err(|e| StoreError::io("stat journal", &self.journal_path, e))?
             .len();
 
-        let Some(state) = SeqState::decode_file(&slots[..n]) else {
-            // A new store, or one whose creation was cut short: creation
-            // writes the seqnums slot (fsynced) before any record, so a
-            // journal with records but no valid slot is not ours to wipe.
-            if journal_len > JOURNAL_HEADER_LEN {
-                return Err(StoreError::corrupt(
-                    &self.seqnums_path,
-                    0,
-                    "no valid sequence-number slot next to a non-empty journal",
-                ));
-            }
-            let state = SeqState {
-                generation: 0,
-                epoch: 1,
-                next_sender: 1,
-                next_target: 1,
-                creation_time: now,
-                journal_end: JOURNAL_HEADER_LEN,
-            };
-            self.new_journal(state.epoch)?;
-            self.write_state_durably(state)?;
-            sync_dir(&self.dir)?;
-            return Ok(());
-        };
-        self.state = state;
-
-        if journal_len < JOURNAL_HEADER_LEN {
-            // Cut short while being created or reset: it holds no record.
-            return self.new_journal(state.epoch);
-        }
         let mut header = [0u8; JOURNAL_HEADER_LEN as usize];
-        posio::read_exact_at(&self.journal, &mut header, 0)
+        let got = posio::read_up_to_at(&self.journal, &mut header, 0)
             .map_err(|e| StoreError::io("read journal header", &self.journal_path, e))?;
-        match format::parse_journal_header(&header) {
-            None => {
+        let parsed = format::parse_journal_header(&header[..got]);
+        let loaded = match (parsed, witness) {
+            // A new store, or one whose creation was cut short before its
+            // first commit: creation writes the witness before the journal.
+            (None, None) if journal_len <= JOURNAL_HEADER_LEN => {
+                return self.create(1, now, (1, 1));
+            }
+            (None, Some(w)) if journal_len < JOURNAL_HEADER_LEN_V1 => {
+                // Cut short while being created or reset (the witness is
+                // written first): the journal holds no record.
+                return self.create(w.epoch, w.creation_time, (w.next_sender, w.next_target));
+            }
+            (None, None) => {
                 return Err(StoreError::corrupt(
                     &self.journal_path,
                     0,
-                    "not a Peregrine journal (bad magic)",
+                    "not a Peregrine journal (bad magic), and no sequence-number witness",
                 ))
             }
-            // The seqnums file has moved on to a new epoch (a reset whose
-            // journal truncation did not happen): the journal is stale.
-            Some(epoch) if epoch != state.epoch => return self.new_journal(state.epoch),
-            Some(_) => {}
-        }
+            (None, Some(_)) => {
+                return Err(StoreError::corrupt(
+                    &self.journal_path,
+                    0,
+                    "not a Peregrine journal (bad magic or damaged header)",
+                ))
+            }
+            (Some(JournalHeader::V1 { epoch }), w) => {
+                let Some(w) = w.filter(|w| w.version == SLOT_VERSION_V1) else {
+                    return Err(StoreError::corrupt(
+                        &self.seqnums_path,
+                        0,
+                        "no valid sequence-number slot next to a format-1 journal",
+                    ));
+                };
+                if epoch != w.epoch {
+                    // Format 1's interrupted reset: the journal is stale.
+                    return self.create(w.epoch, w.creation_time, (w.next_sender, w.next_target));
+                }
+                return self.convert_v1(w, journal_len);
+            }
+            (Some(JournalHeader::V2 { epoch, .. }), Some(w))
+                if w.version == SLOT_VERSION && w.epoch > epoch =>
+            {
+                // A reset wrote its witness, then stopped before it emptied
+                // the journal: the journal is stale.
+                return self.create(w.epoch, w.creation_time, (w.next_sender, w.next_target));
+            }
+            (
+                Some(JournalHeader::V2 {
+                    epoch,
+                    creation_time,
+                }),
+                _,
+            ) => Loaded {
+                epoch,
+                creation_time,
+                seqs: (1, 1),
+            },
+        };
+        self.epoch = loaded.epoch;
+        self.creation_time = loaded.creation_time;
 
-        let (good_end, max_unacked) = self.scan_journal(journal_len)?;
-        if good_end < journal_len {
-            self.journal
-                .set_len(good_end)
-                .and_then(|()| self.journal.sync_data())
-                .map_err(|e| StoreError::io("truncate torn journal tail", &self.journal_path, e))?;
-        }
-        self.end = good_end;
-        if let Some(seq) = max_unacked {
-            if seq >= self.state.next_sender {
-                self.state.next_sender = seq + 1;
+        let mut buf = std::mem::take(&mut self.read_buf);
+        let scanned = {
+            let mut w = Window::new(&self.journal, journal_len, &mut buf);
+            recover::scan(&mut w, JOURNAL_HEADER_LEN, false)
+        };
+        self.read_buf = buf;
+        let scan = scanned.map_err(|e| StoreError::io("read journal", &self.journal_path, e))?;
+        let same_epoch = witness.filter(|w| w.version == SLOT_VERSION && w.epoch == self.epoch);
+        // No commit at all: a creation cut short after its witness.
+        let (mut sender, mut target) = scan.state.unwrap_or_else(|| {
+            same_epoch.map_or(loaded.seqs, |w| (w.next_sender, w.next_target))
+        });
+        let mut losses = scan.losses;
+        // The witness knows where the last commit ended and its numbers: a
+        // journal behind it lost acknowledged data.
+        if let Some(w) = same_epoch {
+            if w.journal_end > scan.committed_end
+                || w.next_sender > sender
+                || w.next_target > target
+            {
+                losses.push(Loss {
+                    kind: LossKind::Truncated,
+                    offset: scan.committed_end,
+                    len: w.journal_end.saturating_sub(scan.committed_end),
+                    seqs: (w.next_sender > sender).then(|| (sender, w.next_sender - 1)),
+                });
+                sender = sender.max(w.next_sender);
+                target = target.max(w.next_target);
             }
         }
+        if !losses.is_empty() {
+            if self.config.on_damage == OnDamage::Refuse {
+                return Err(StoreError::Damaged {
+                    path: self.journal_path.clone(),
+                    losses,
+                });
+            }
+            self.recovery.losses = losses;
+            return self.rewrite(&scan.entries, (sender, target), true);
+        }
+        for e in &scan.entries {
+            self.index.insert(*e);
+        }
+        if journal_len > scan.committed_end {
+            self.recovery.uncommitted_bytes = journal_len - scan.committed_end;
+            self.journal
+                .set_len(scan.committed_end)
+                .and_then(|()| self.journal.sync_data())
+                .map_err(|e| {
+                    StoreError::io("cut off an uncommitted tail", &self.journal_path, e)
+                })?;
+        }
+        self.end = scan.committed_end;
+        self.next_sender = sender;
+        self.next_target = target;
+        self.committed = (sender, target);
         Ok(())
     }
 
-    /// Scans the records of the journal into the index. Returns the end of
-    /// the last complete, valid record and the highest sequence number among
-    /// the records written after the seqnums slot was last written.
-    fn scan_journal(&mut self, journal_len: u64) -> Result<(u64, Option<u64>), StoreError> {
-        let path = &self.journal_path;
-        let mut file = &self.journal;
-        file.seek(SeekFrom::Start(JOURNAL_HEADER_LEN))
-            .map_err(|e| StoreError::io("seek journal", path, e))?;
-        let mut reader = BufReader::with_capacity(256 * 1024, file);
-        let mut offset = JOURNAL_HEADER_LEN;
-        let mut max_unacked: Option<u64> = None;
-        let mut h = [0u8; RECORD_HEADER_LEN];
-        loop {
-            if journal_len - offset < RECORD_HEADER_LEN as u64 {
-                break;
-            }
-            if let Err(e) = reader.read_exact(&mut h) {
-                if e.kind() == io::ErrorKind::UnexpectedEof {
-                    break;
-                }
-                return Err(StoreError::io("read journal", path, e));
-            }
-            let Some(rh) = format::parse_record_header(&h) else {
-                break;
-            };
-            let len = rh.len as usize;
-            if journal_len - offset - (RECORD_HEADER_LEN as u64) < len as u64 {
-                break;
-            }
-            if self.read_buf.len() < len {
-                self.read_buf.resize(len, 0);
-            }
-            let payload = &mut self.read_buf[..len];
-            if let Err(e) = reader.read_exact(payload) {
-                if e.kind() == io::ErrorKind::UnexpectedEof {
-                    break;
-                }
-                return Err(StoreError::io("read journal", path, e));
-            }
-            if !format::record_crc_ok(&h, &rh, payload) {
-                break;
-            }
-            self.index.insert(Entry {
-                seq: rh.seq,
-                offset,
-                len: rh.len,
-            });
-            if offset >= self.state.journal_end {
-                max_unacked = Some(max_unacked.map_or(rh.seq, |m: u64| m.max(rh.seq)));
-            }
-            offset += (RECORD_HEADER_LEN + len) as u64;
-        }
-        Ok((offset, max_unacked))
-    }
-
-    /// Truncates the journal to an empty one of `epoch`, durably.
-    fn new_journal(&mut self, epoch: u64) -> Result<(), StoreError> {
+    /// An empty journal of `epoch` with these sequence numbers, durably: the
+    /// witness first (saying that nothing is committed beyond the header, so
+    /// that a crash before the journal is written is no loss), then the
+    /// journal's header and first commit, then the witness again.
+    fn create(&mut self, epoch: u64, creation_time: i64, seqs: (u64, u64)) -> Result<(), StoreError> {
+        self.epoch = epoch;
+        self.creation_time = creation_time;
+        self.index.clear();
+        self.pending.clear();
+        self.next_sender = seqs.0;
+        self.next_target = seqs.1;
+        self.committed = seqs;
+        self.end = JOURNAL_HEADER_LEN;
+        self.write_witness()?;
+        self.sync_seqnums()?;
+        let mut bytes = Vec::with_capacity(JOURNAL_HEADER_LEN as usize + COMMIT_LEN);
+        bytes.extend_from_slice(&format::journal_header(epoch, creation_time));
+        format::encode_commit(&mut bytes, seqs.0, seqs.1);
         let path = &self.journal_path;
         self.journal
             .set_len(0)
-            .and_then(|()| posio::write_all_at(&self.journal, &format::journal_header(epoch), 0))
+            .and_then(|()| posio::write_all_at(&self.journal, &bytes, 0))
             .and_then(|()| self.journal.sync_data())
             .map_err(|e| StoreError::io("write journal header", path, e))?;
-        self.index.clear();
-        self.end = JOURNAL_HEADER_LEN;
         self.journal_dirty = false;
+        self.end = bytes.len() as u64;
+        self.write_witness()?;
+        sync_dir(&self.dir)
+    }
+
+    /// Converts a format-1 journal: its records up to the first bad one (a
+    /// torn tail), with the witness's numbers (format 1 kept them there).
+    fn convert_v1(&mut self, w: SeqState, journal_len: u64) -> Result<(), StoreError> {
+        self.epoch = w.epoch;
+        self.creation_time = w.creation_time;
+        let mut buf = std::mem::take(&mut self.read_buf);
+        let scanned = {
+            let mut win = Window::new(&self.journal, journal_len, &mut buf);
+            recover::scan(&mut win, JOURNAL_HEADER_LEN_V1, true)
+        };
+        self.read_buf = buf;
+        let scan = scanned.map_err(|e| StoreError::io("read journal", &self.journal_path, e))?;
+        // A record stored after the slot was last written was never
+        // acknowledged by an increment, but its number may have been used.
+        let mut sender = w.next_sender;
+        if let Some(max) = scan
+            .entries
+            .iter()
+            .filter(|e| e.offset >= w.journal_end)
+            .map(|e| e.seq)
+            .max()
+        {
+            sender = sender.max(max + 1);
+        }
+        self.rewrite(&scan.entries, (sender, w.next_target), false)
+    }
+
+    /// Writes a new journal holding `entries` (records of the current file)
+    /// and one commit with `seqs`, and renames it over the journal. With
+    /// `witness_first`, the witness of the new journal is written durably
+    /// before the rename (a crash in between finds the old journal, its
+    /// damage again, and a witness that claims no more than the new one);
+    /// otherwise after it (a format-1 journal's slot must stay readable until
+    /// the new journal is in place).
+    fn rewrite(
+        &mut self,
+        entries: &[Entry],
+        seqs: (u64, u64),
+        witness_first: bool,
+    ) -> Result<(), StoreError> {
+        let tmp_path = self.dir.join(JOURNAL_REWRITE_FILE);
+        let tmp = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp_path)
+            .map_err(|e| StoreError::io("create journal rewrite", &tmp_path, e))?;
+        let io = |e| StoreError::io("write journal rewrite", &tmp_path, e);
+        posio::write_all_at(
+            &tmp,
+            &format::journal_header(self.epoch, self.creation_time),
+            0,
+        )
+        .map_err(io)?;
+        self.index.clear();
+        let mut at = JOURNAL_HEADER_LEN;
+        let mut rec = Vec::new();
+        for e in entries {
+            rec.resize(RECORD_HEADER_LEN + e.len as usize, 0);
+            posio::read_exact_at(&self.journal, &mut rec, e.offset)
+                .map_err(|err| StoreError::io("read journal", &self.journal_path, err))?;
+            posio::write_all_at(&tmp, &rec, at).map_err(io)?;
+            self.index.insert(Entry {
+                seq: e.seq,
+                offset: at,
+                len: e.len,
+            });
+            at += rec.len() as u64;
+        }
+        rec.clear();
+        format::encode_commit(&mut rec, seqs.0, seqs.1);
+        posio::write_all_at(&tmp, &rec, at).map_err(io)?;
+        at += rec.len() as u64;
+        tmp.sync_data().map_err(io)?;
+        self.end = at;
+        self.next_sender = seqs.0;
+        self.next_target = seqs.1;
+        self.committed = seqs;
+        if witness_first {
+            self.write_witness()?;
+            self.sync_seqnums()?;
+        }
+        fs::rename(&tmp_path, &self.journal_path)
+            .map_err(|e| StoreError::io("replace journal", &self.journal_path, e))?;
+        sync_dir(&self.dir)?;
+        self.journal = tmp;
+        self.journal_dirty = false;
+        self.recovery.rewritten = true;
+        if !witness_first {
+            self.write_witness()?;
+            self.sync_seqnums()?;
+        }
         Ok(())
     }
 
-    /// Writes `state` (with the next generation and the current journal end)
-    /// to its slot; the in-memory state changes only if the write succeeds.
-    fn write_state(&mut self, mut state: SeqState) -> Result<(), StoreError> {
-        state.generation = self.state.generation.wrapping_add(1);
-        state.journal_end = self.end;
+    // -----------------------------------------------------------------------
+    // Writing
+
+    /// Writes the bytes of the current transaction built so far (without a
+    /// commit record), so that they can be read back or the buffer reused.
+    fn write_ahead(&mut self) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = posio::write_all_at(&self.journal, &self.pending, self.end) {
+            // Best effort: the journal ends on a record boundary again. If
+            // this fails too, recovery cuts the uncommitted tail off.
+            let _ = self.journal.set_len(self.end);
+            return Err(StoreError::io(
+                "append journal records",
+                &self.journal_path,
+                e,
+            ));
+        }
+        self.end += self.pending.len() as u64;
+        self.pending.clear();
+        self.journal_dirty = true;
+        Ok(())
+    }
+
+    /// Records the journal's committed end and numbers in the witness slot
+    /// not holding the newest state.
+    fn write_witness(&mut self) -> Result<(), StoreError> {
+        let state = SeqState {
+            version: SLOT_VERSION,
+            generation: self.witness.generation.wrapping_add(1),
+            epoch: self.epoch,
+            next_sender: self.next_sender,
+            next_target: self.next_target,
+            creation_time: self.creation_time,
+            journal_end: self.end,
+        };
         posio::write_all_at(&self.seqnums, &state.encode(), state.slot_offset())
             .map_err(|e| StoreError::io("write sequence numbers", &self.seqnums_path, e))?;
-        self.state = state;
+        self.witness = state;
         self.seqnums_dirty = true;
         Ok(())
-    }
-
-    fn write_state_durably(&mut self, state: SeqState) -> Result<(), StoreError> {
-        self.write_state(state)?;
-        self.seqnums
-            .sync_data()
-            .map_err(|e| StoreError::io("fsync sequence numbers", &self.seqnums_path, e))?;
-        self.seqnums_dirty = false;
-        Ok(())
-    }
-
-    /// Applies the fsync policy after a write to the journal
-    /// (`journal == true`) or to the seqnums file.
-    fn after_write(&mut self, journal: bool) -> Result<(), StoreError> {
-        match self.config.fsync {
-            FsyncPolicy::Never => Ok(()),
-            FsyncPolicy::EveryMessage => {
-                if journal {
-                    self.sync_journal()
-                } else {
-                    self.sync_seqnums()
-                }
-            }
-            FsyncPolicy::EveryMillis(ms) => {
-                if self.last_sync.elapsed() >= Duration::from_millis(ms) {
-                    self.sync_files()
-                } else {
-                    Ok(())
-                }
-            }
-        }
     }
 
     fn sync_journal(&mut self) -> Result<(), StoreError> {
@@ -522,8 +724,8 @@ impl FileStore {
     }
 
     fn sync_files(&mut self) -> Result<(), StoreError> {
-        // Journal first: a durable seqnums slot then never points past
-        // journal bytes that are not durable yet.
+        // Journal first: a durable witness then never points past journal
+        // bytes that are not durable yet.
         if self.journal_dirty {
             self.sync_journal()?;
         }
@@ -534,64 +736,73 @@ impl FileStore {
         Ok(())
     }
 
-    fn set_seqs(&mut self, sender: u64, target: u64) -> Result<(), StoreError> {
-        let state = SeqState {
-            next_sender: sender,
-            next_target: target,
-            ..self.state
-        };
-        self.write_state(state)?;
-        self.after_write(false)
+    fn has_changes(&self) -> bool {
+        !self.pending.is_empty()
+            || self.end > self.witness.journal_end
+            || (self.next_sender, self.next_target) != self.committed
     }
 }
 
 impl MessageStore for FileStore {
     fn next_sender_seq(&self) -> u64 {
-        self.state.next_sender
+        self.next_sender
     }
 
     fn next_target_seq(&self) -> u64 {
-        self.state.next_target
+        self.next_target
     }
 
     fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        check_seq(seq)?;
-        self.set_seqs(seq, self.state.next_target)
+        self.next_sender = check_seq(seq)?;
+        Ok(())
     }
 
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        check_seq(seq)?;
-        self.set_seqs(self.state.next_sender, seq)
+        self.next_target = check_seq(seq)?;
+        Ok(())
     }
 
     fn creation_time(&self) -> i64 {
-        self.state.creation_time
+        self.creation_time
     }
 
     fn store(&mut self, seq: u64, msg: &[u8]) -> Result<(), StoreError> {
         check_seq(seq)?;
         let len = check_len(msg.len())?;
-        self.write_buf.clear();
-        format::encode_record(&mut self.write_buf, seq, msg);
-        if let Err(e) = posio::write_all_at(&self.journal, &self.write_buf, self.end) {
-            // Best effort: cut off a partial record so that the journal ends
-            // on a record boundary again. If this fails too, recovery on the
-            // next open cuts it off.
-            let _ = self.journal.set_len(self.end);
-            return Err(StoreError::io(
-                "append journal record",
-                &self.journal_path,
-                e,
-            ));
+        let rec_len = RECORD_HEADER_LEN + msg.len();
+        if self.pending.len() + rec_len + COMMIT_LEN > self.pending.capacity() {
+            self.write_ahead()?;
         }
-        self.index.insert(Entry {
-            seq,
-            offset: self.end,
-            len,
-        });
-        self.end += self.write_buf.len() as u64;
-        self.journal_dirty = true;
-        self.after_write(true)
+        let offset = self.journal_len();
+        format::encode_record(&mut self.pending, seq, msg);
+        self.index.insert(Entry { seq, offset, len });
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        if !self.has_changes() {
+            return Ok(());
+        }
+        let before = self.pending.len();
+        format::encode_commit(&mut self.pending, self.next_sender, self.next_target);
+        if let Err(e) = self.write_ahead() {
+            self.pending.truncate(before);
+            return Err(e);
+        }
+        self.committed = (self.next_sender, self.next_target);
+        match self.config.fsync {
+            FsyncPolicy::Never => {}
+            FsyncPolicy::EveryCommit => {
+                self.sync_journal()?;
+                self.last_sync = Instant::now();
+            }
+            FsyncPolicy::EveryMillis(ms) => {
+                if self.last_sync.elapsed() >= Duration::from_millis(ms) {
+                    self.sync_files()?;
+                }
+            }
+        }
+        self.write_witness()
     }
 
     fn for_each_in_range(
@@ -600,6 +811,9 @@ impl MessageStore for FileStore {
         end: u64,
         visitor: &mut dyn FnMut(u64, &[u8]),
     ) -> Result<(), StoreError> {
+        // Records of the current transaction are read back from the file
+        // like the others (they stay uncommitted until the commit record).
+        self.write_ahead()?;
         let entries = self.index.range(begin, end);
         let chunk = self.config.read_chunk as u64;
         let rec_len = |e: &Entry| RECORD_HEADER_LEN as u64 + u64::from(e.len);
@@ -649,37 +863,23 @@ impl MessageStore for FileStore {
     }
 
     fn reset(&mut self, creation_time: i64) -> Result<(), StoreError> {
-        // New epoch in the seqnums file first (durably), then the journal:
-        // a crash in between leaves a journal of the old epoch, which the
-        // next open recognises as stale and empties.
-        let epoch = self.state.epoch.wrapping_add(1);
-        let state = SeqState {
-            epoch,
-            next_sender: 1,
-            next_target: 1,
-            creation_time,
-            ..self.state
-        };
-        let old_end = std::mem::replace(&mut self.end, JOURNAL_HEADER_LEN);
-        if let Err(e) = self.write_state(state) {
-            self.end = old_end;
-            return Err(e);
-        }
-        // The slot is written: from here on the store is reset in memory and
-        // on disk, whatever fsync says.
-        let synced = self.sync_seqnums();
-        self.new_journal(epoch)?;
-        synced?;
+        // The witness of the new epoch first (durably), then the journal: a
+        // crash in between leaves a journal of the old epoch, which the next
+        // open recognises as stale and empties.
+        let epoch = self.epoch.wrapping_add(1);
+        self.create(epoch, creation_time, (1, 1))?;
         self.last_sync = Instant::now();
         Ok(())
     }
 
     fn refresh(&mut self) -> Result<(), StoreError> {
-        let now = self.state.creation_time;
+        self.commit()?;
+        let now = self.creation_time;
         self.load(now)
     }
 
     fn sync(&mut self) -> Result<(), StoreError> {
+        self.commit()?;
         self.sync_files()
     }
 
@@ -692,5 +892,9 @@ impl MessageStore for FileStore {
 
     fn sync_if_due(&mut self) -> Result<bool, StoreError> {
         FileStore::sync_if_due(self)
+    }
+
+    fn recovery(&self) -> Option<&Recovery> {
+        Some(&self.recovery)
     }
 }

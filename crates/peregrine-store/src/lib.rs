@@ -9,10 +9,15 @@
 //! * [`MemoryStore`]: everything in memory (an append-only arena plus a sorted
 //!   index), for tests, simulations and sessions that need no persistence.
 //! * [`FileStore`]: a directory per session with an append-only journal of
-//!   checksummed records and a two-slot sequence-number file. It survives a
-//!   `kill -9` at any instant, and with [`FsyncPolicy::EveryMessage`] a power
-//!   loss too: on open it recovers to the last complete record, losing
-//!   nothing that was fsynced.
+//!   checksummed records: the messages, and commit records with the sequence
+//!   numbers. Changes are grouped into transactions
+//!   ([`MessageStore::commit`]): a session commits once per batch of input,
+//!   so an incoming message's sequence number and the replies sent while
+//!   handling it are durable together, and one fsync covers the batch. It
+//!   survives a `kill -9` at any instant, and with [`FsyncPolicy::EveryCommit`]
+//!   a power loss too: on open it keeps every committed transaction, cuts off
+//!   an uncommitted tail, and reports (or refuses, [`OnDamage`]) any damage
+//!   to acknowledged data, keeping every intact record after it.
 //!
 //! Both are built for the hot path: storing a message allocates nothing once
 //! buffers are warm, and a resend reads back exactly the records asked for,
@@ -29,7 +34,7 @@
 //! # fn main() -> Result<(), peregrine_store::StoreError> {
 //! let dir = std::env::temp_dir().join(format!("peregrine-store-doc-{}", std::process::id()));
 //! let now: i64 = 1_700_000_000_000_000_000; // nanoseconds since the epoch
-//! let config = FileStoreConfig::with_fsync(FsyncPolicy::EveryMessage);
+//! let config = FileStoreConfig::with_fsync(FsyncPolicy::EveryCommit);
 //!
 //! let mut store = FileStore::open(&dir, "FIX.4.4:BANK->VENUE", config, now)?;
 //! for body in [&b"first"[..], b"second", b"third"] {
@@ -37,7 +42,9 @@
 //!     store.store(seq, body)?; // journal the message before sending it
 //!     store.incr_next_sender_seq()?;
 //! }
-//! drop(store); // or crash: nothing acknowledged is lost
+//! store.commit()?; // one write, one fsync; now the three may be sent
+//! store.store(4, b"never committed")?;
+//! drop(store); // or crash: what was committed is kept, the rest is not
 //!
 //! let mut store = FileStore::open(&dir, "FIX.4.4:BANK->VENUE", config, now)?;
 //! assert_eq!(store.next_sender_seq(), 4);
@@ -62,25 +69,13 @@
 //!
 //! # File format
 //!
-//! A [`FileStore`] keeps two files in its session directory (all integers
-//! little-endian):
-//!
-//! * `messages.journal`: a 16-byte header (`b"PGRNJRN1"`, then the `u64`
-//!   epoch, which changes on every reset), followed by records
-//!   `[magic b"PGER" | len u32 | seq u64 | crc32 u32 | payload]` where the
-//!   CRC-32 covers `len`, `seq` and the payload. A record is written with one
-//!   positioned write at the end of the journal; a later record with the same
-//!   sequence number supersedes an earlier one.
-//! * `seqnums`: two 64-byte slots, each `[magic b"PSEQ" | version u32 |
-//!   generation u64 | epoch u64 | next_sender u64 | next_target u64 |
-//!   creation_time i64 | journal_end u64 | crc32 u32 | pad]`. Updates
-//!   alternate between the slots and the valid slot with the higher
-//!   generation wins, so a torn write never loses both.
-//!
-//! On open the journal is scanned; the first record that is incomplete, has
-//! a bad magic, length or CRC ends it, and the file is truncated there. A
-//! journal whose epoch differs from the seqnums epoch is left over from an
-//! interrupted reset and is emptied.
+//! A [`FileStore`] keeps two files in its session directory: the journal
+//! (`messages.journal`: a header with the epoch and creation time, then
+//! message records and commit records, each with a CRC-32) and a small
+//! witness of the last commit (`seqnums`: two alternating 64-byte slots with
+//! the journal's committed length and sequence numbers), with which recovery
+//! recognises a journal that lost acknowledged data at its end. The layout
+//! is in the `format` module's documentation (`src/format.rs`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -90,12 +85,14 @@ mod format;
 mod index;
 mod memory;
 mod posio;
+mod recover;
 
 pub use error::StoreError;
 pub use file::{
     sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, JOURNAL_FILE, SEQNUMS_FILE,
 };
 pub use memory::MemoryStore;
+pub use recover::{Loss, LossKind, OnDamage, Recovery};
 
 /// The largest message a store accepts (64 MiB); records in the journal are
 /// limited to the same size, which bounds what recovery will read.
@@ -182,8 +179,20 @@ pub trait MessageStore {
     /// Reloads the state from the backing storage (a no-op in memory).
     fn refresh(&mut self) -> Result<(), StoreError>;
 
-    /// Makes everything written so far durable (fsync), whatever the fsync
-    /// policy (a no-op in memory).
+    /// Makes the changes since the last commit part of the store as one
+    /// unit: the messages stored and the sequence numbers set since then are
+    /// written together, and fsynced as the store's policy says. A caller
+    /// commits before the messages it stored leave (a session: once per
+    /// batch of input, so that an incoming message's sequence number and the
+    /// replies sent while handling it become durable together). Changes not
+    /// committed are lost with the process (a no-op in memory, whose changes
+    /// are lost with the process anyway).
+    fn commit(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Commits, then makes everything written so far durable (fsync),
+    /// whatever the fsync policy (a no-op in memory).
     fn sync(&mut self) -> Result<(), StoreError>;
 
     /// How often the owner should call [`sync_if_due`](Self::sync_if_due):
@@ -199,6 +208,12 @@ pub trait MessageStore {
     /// default (and every other policy) does nothing.
     fn sync_if_due(&mut self) -> Result<bool, StoreError> {
         Ok(false)
+    }
+
+    /// What the store found when it opened its files (`None`: a store
+    /// without files).
+    fn recovery(&self) -> Option<&Recovery> {
+        None
     }
 }
 
@@ -270,8 +285,14 @@ macro_rules! forward_store {
         fn refresh(&mut self) -> Result<(), StoreError> {
             (**self).refresh()
         }
+        fn commit(&mut self) -> Result<(), StoreError> {
+            (**self).commit()
+        }
         fn sync(&mut self) -> Result<(), StoreError> {
             (**self).sync()
+        }
+        fn recovery(&self) -> Option<&Recovery> {
+            (**self).recovery()
         }
         fn sync_interval(&self) -> Option<std::time::Duration> {
             (**self).sync_interval()

@@ -239,7 +239,7 @@ suite!(
 );
 suite!(
     file_fsync_every_message,
-    file_store(peregrine_store::FsyncPolicy::EveryMessage, 64 * 1024)
+    file_store(peregrine_store::FsyncPolicy::EveryCommit, 64 * 1024)
 );
 suite!(
     file_fsync_every_5ms,

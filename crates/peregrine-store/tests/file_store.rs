@@ -1,6 +1,7 @@
 //! FileStore behaviour beyond the common contract: persistence across
-//! re-opens, the directory layout, the seqnums slots, interrupted resets,
-//! foreign files, and the fsync policies.
+//! re-opens (of what was committed, and only that), the directory layout, the
+//! witness slots, interrupted resets, foreign files, the fsync policies, and
+//! format-1 journals.
 
 mod common;
 
@@ -9,8 +10,8 @@ use std::time::Duration;
 
 use common::{collect, msg, open_file, seqs, T0};
 use peregrine_store::{
-    sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore,
-    StoreError, JOURNAL_FILE, SEQNUMS_FILE, SEQ_END,
+    sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, LossKind, MemoryStore,
+    MessageStore, OnDamage, StoreError, JOURNAL_FILE, SEQNUMS_FILE, SEQ_END,
 };
 
 #[test]
@@ -23,6 +24,7 @@ fn reopen_keeps_everything() {
             s.incr_next_sender_seq().unwrap();
         }
         s.set_next_target_seq(77).unwrap();
+        s.commit().unwrap();
     }
     let later = T0 + 1_000_000_000; // a later clock must not change creation time
     let mut s = FileStore::open(
@@ -44,6 +46,7 @@ fn reopen_keeps_everything() {
     // Appends after a reopen land after the recovered records.
     s.store(51, b"fifty-one").unwrap();
     s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
     drop(s);
     let mut s = open_file(dir.path(), FsyncPolicy::Never);
     assert_eq!(seqs(&mut s, 49, SEQ_END), [49, 50, 51]);
@@ -54,7 +57,7 @@ fn reopen_keeps_everything() {
 fn reopen_after_reset() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let mut s = open_file(dir.path(), FsyncPolicy::EveryMessage);
+        let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
         for seq in 1..=5 {
             s.store(seq, &msg(seq, 0)).unwrap();
         }
@@ -62,6 +65,7 @@ fn reopen_after_reset() {
         s.reset(T0 + 5).unwrap();
         s.store(1, b"new life").unwrap();
         s.incr_next_sender_seq().unwrap();
+        s.commit().unwrap();
     }
     let mut s = open_file(dir.path(), FsyncPolicy::Never);
     assert_eq!(s.creation_time(), T0 + 5);
@@ -70,24 +74,39 @@ fn reopen_after_reset() {
 }
 
 #[test]
-fn crash_between_store_and_incr_does_not_reuse_the_seq_num() {
+fn what_was_not_committed_is_gone_after_a_crash() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let mut s = open_file(dir.path(), FsyncPolicy::EveryMessage);
+        let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
         s.store(1, b"one").unwrap();
         s.incr_next_sender_seq().unwrap();
+        s.incr_next_target_seq().unwrap();
+        s.commit().unwrap();
         s.store(2, b"two").unwrap();
-        // process dies here, before incr_next_sender_seq
+        s.incr_next_sender_seq().unwrap();
+        s.incr_next_target_seq().unwrap();
+        // Read back before the commit: written ahead, still uncommitted.
+        assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2]);
+        // The process dies here, before the commit: message 2 was never
+        // acknowledged, so it never left; neither did the incoming number.
     }
-    let mut s = open_file(dir.path(), FsyncPolicy::EveryMessage);
-    assert_eq!(s.next_sender_seq(), 3, "seq 2 is taken by a stored message");
-    assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2]);
+    let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (2, 2));
+    assert_eq!(seqs(&mut s, 1, SEQ_END), [1]);
+    assert!(s.recovery().uncommitted_bytes > 0);
+    assert!(s.recovery().losses.is_empty());
 
-    // An explicit lowering after the store is respected, not undone.
+    // An explicit lowering, committed, is respected.
+    s.store(2, b"two again").unwrap();
+    s.set_next_sender_seq(3).unwrap();
+    s.commit().unwrap();
     s.set_next_sender_seq(2).unwrap();
+    s.commit().unwrap();
     drop(s);
-    let s = open_file(dir.path(), FsyncPolicy::EveryMessage);
+    let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
     assert_eq!(s.next_sender_seq(), 2);
+    assert_eq!(collect(&mut s, 2, 2), [(2, b"two again".to_vec())]);
+    assert_eq!(s.recovery().uncommitted_bytes, 0);
 }
 
 #[test]
@@ -127,6 +146,7 @@ fn refresh_rereads_the_files() {
     writer.store(1, b"one").unwrap();
     writer.incr_next_sender_seq().unwrap();
     writer.set_next_target_seq(5).unwrap();
+    writer.commit().unwrap();
     assert_eq!(reader.next_sender_seq(), 1);
     reader.refresh().unwrap();
     assert_eq!(reader.next_sender_seq(), 2);
@@ -135,34 +155,83 @@ fn refresh_rereads_the_files() {
 }
 
 #[test]
-fn torn_seqnums_slot_falls_back_to_the_previous_state() {
+fn the_witness_is_not_needed_for_the_numbers_but_reveals_a_cut_journal() {
     let dir = tempfile::tempdir().unwrap();
-    let path;
-    {
+    let (journal, seqnums, cut_at) = {
         let mut s = open_file(dir.path(), FsyncPolicy::Never);
-        s.set_next_target_seq(10).unwrap();
-        s.set_next_target_seq(11).unwrap();
-        path = s.seqnums_path().to_path_buf();
-    }
-    let bytes = fs::read(&path).unwrap();
-    assert_eq!(bytes.len(), 128);
-    // Find the newest slot by trying both: tear one, see which state remains.
-    let mut outcomes = Vec::new();
-    for slot in 0..2 {
-        let mut torn = bytes.clone();
-        for b in &mut torn[slot * 64 + 20..slot * 64 + 64] {
-            *b = 0;
+        for seq in 1..=3 {
+            s.store(seq, &msg(seq, 1)).unwrap();
+            s.incr_next_sender_seq().unwrap();
+            s.commit().unwrap();
         }
-        fs::write(&path, &torn).unwrap();
-        let s = open_file(dir.path(), FsyncPolicy::Never);
-        outcomes.push(s.next_target_seq());
+        let cut_at = s.journal_len();
+        s.store(4, &msg(4, 1)).unwrap();
+        s.incr_next_sender_seq().unwrap();
+        s.set_next_target_seq(11).unwrap();
+        s.commit().unwrap();
+        (
+            s.journal_path().to_path_buf(),
+            s.seqnums_path().to_path_buf(),
+            cut_at,
+        )
+    };
+    let full = fs::read(&journal).unwrap();
+    let witness = fs::read(&seqnums).unwrap();
+    assert_eq!(witness.len(), 128);
+
+    // Either slot torn, or the witness gone: the journal has the numbers.
+    for slot in 0..3 {
+        let mut torn = witness.clone();
+        if slot < 2 {
+            torn[slot * 64 + 20..slot * 64 + 64].fill(0);
+            fs::write(&seqnums, &torn).unwrap();
+        } else {
+            fs::remove_file(&seqnums).unwrap();
+        }
+        let mut s = open_file(dir.path(), FsyncPolicy::Never);
+        assert_eq!((s.next_sender_seq(), s.next_target_seq()), (5, 11), "{slot}");
+        assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 3, 4]);
+        assert!(s.recovery().losses.is_empty());
+        drop(s);
+        fs::write(&journal, &full).unwrap();
+        fs::write(&seqnums, &witness).unwrap();
     }
-    outcomes.sort_unstable();
-    assert_eq!(
-        outcomes,
-        [10, 11],
-        "one slot torn: the other state survives"
-    );
+
+    // The journal cut after the third commit, at a record boundary: nothing
+    // in the journal says so, the witness does. Refused by default, with the
+    // files left as they were.
+    fs::write(&journal, &full[..cut_at as usize]).unwrap();
+    let err = FileStore::open(
+        dir.path(),
+        "FIX.4.4:SENDER->TARGET",
+        FileStoreConfig::default(),
+        T0,
+    )
+    .unwrap_err();
+    let StoreError::Damaged { losses, .. } = &err else {
+        panic!("{err}");
+    };
+    assert_eq!(losses.len(), 1);
+    assert_eq!(losses[0].kind, LossKind::Truncated);
+    assert_eq!(losses[0].seqs, Some((4, 4)));
+    assert!(err.to_string().contains("message 4 lost"), "{err}");
+    assert_eq!(fs::read(&journal).unwrap(), &full[..cut_at as usize]);
+
+    // Reported: the numbers continue after the witness's (4 is not used
+    // again), the loss is said once, and the journal is rewritten clean.
+    let config = FileStoreConfig {
+        on_damage: OnDamage::Report,
+        ..FileStoreConfig::default()
+    };
+    let mut s = FileStore::open(dir.path(), "FIX.4.4:SENDER->TARGET", config, T0).unwrap();
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (5, 11));
+    assert_eq!(s.recovery().lost_messages(), 1);
+    assert!(s.recovery().rewritten);
+    assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 3]);
+    drop(s);
+    let s = open_file(dir.path(), FsyncPolicy::Never);
+    assert!(s.recovery().losses.is_empty(), "reported once");
+    assert_eq!(s.next_sender_seq(), 5);
 }
 
 #[test]
@@ -171,23 +240,24 @@ fn interrupted_reset_empties_the_stale_journal() {
     let journal;
     let old_journal;
     {
-        let mut s = open_file(dir.path(), FsyncPolicy::EveryMessage);
+        let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
         for seq in 1..=3 {
             s.store(seq, &msg(seq, 0)).unwrap();
             s.incr_next_sender_seq().unwrap();
         }
+        s.commit().unwrap();
         journal = s.journal_path().to_path_buf();
         old_journal = fs::read(&journal).unwrap();
         s.reset(T0 + 9).unwrap();
     }
-    // Simulate a crash after the seqnums slot of the reset was written but
-    // before the journal was truncated.
+    // Simulate a crash after the witness of the reset was written but
+    // before the journal was emptied.
     fs::write(&journal, &old_journal).unwrap();
     let mut s = open_file(dir.path(), FsyncPolicy::Never);
     assert_eq!(s.creation_time(), T0 + 9);
     assert_eq!((s.next_sender_seq(), s.next_target_seq()), (1, 1));
     assert!(collect(&mut s, 1, SEQ_END).is_empty());
-    assert_eq!(fs::metadata(&journal).unwrap().len(), 16);
+    assert_eq!(fs::metadata(&journal).unwrap().len(), 32 + 24);
 
     // A journal cut to below its header (crash during creation or reset).
     drop(s);
@@ -203,6 +273,8 @@ fn foreign_files_are_reported_not_wiped() {
     let (journal, seqnums) = {
         let mut s = open_file(dir.path(), FsyncPolicy::Never);
         s.store(1, b"one").unwrap();
+        s.incr_next_sender_seq().unwrap();
+        s.commit().unwrap();
         (
             s.journal_path().to_path_buf(),
             s.seqnums_path().to_path_buf(),
@@ -225,8 +297,16 @@ fn foreign_files_are_reported_not_wiped() {
     );
     assert_eq!(fs::read(&journal).unwrap(), vec![b'z'; 100]);
 
-    // A journal with records but no sequence numbers.
+    // A journal with records but no witness: the journal has the numbers.
     fs::write(&journal, &good).unwrap();
+    fs::remove_file(&seqnums).unwrap();
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    assert_eq!(s.next_sender_seq(), 2);
+    assert_eq!(collect(&mut s, 1, SEQ_END), [(1, b"one".to_vec())]);
+    drop(s);
+
+    // No witness and no journal header: not ours to wipe.
+    fs::write(&journal, vec![b'z'; 100]).unwrap();
     fs::remove_file(&seqnums).unwrap();
     let err = FileStore::open(
         dir.path(),
@@ -235,8 +315,8 @@ fn foreign_files_are_reported_not_wiped() {
         T0,
     )
     .unwrap_err();
-    assert!(err.to_string().contains("sequence-number"), "{err}");
-    assert_eq!(fs::read(&journal).unwrap(), good);
+    assert!(err.to_string().contains("not a Peregrine journal"), "{err}");
+    assert_eq!(fs::read(&journal).unwrap(), vec![b'z'; 100]);
 }
 
 #[test]
@@ -246,6 +326,7 @@ fn bit_rot_is_detected_on_read() {
     for seq in 1..=3 {
         s.store(seq, &msg(seq, 0)).unwrap();
     }
+    s.commit().unwrap();
     let mut bytes = fs::read(s.journal_path()).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x40;
@@ -272,14 +353,16 @@ fn every_millis_policy_and_sync_if_due() {
     let mut s = open_file(dir.path(), FsyncPolicy::EveryMillis(40));
     assert!(!s.sync_if_due().unwrap(), "nothing dirty");
     s.store(1, b"one").unwrap();
+    s.commit().unwrap();
     // Within the interval: not synced yet, and not due.
     assert!(!s.sync_if_due().unwrap());
     std::thread::sleep(Duration::from_millis(50));
     assert!(s.sync_if_due().unwrap(), "dirty and due");
     assert!(!s.sync_if_due().unwrap(), "clean again");
-    // A store after the interval syncs inside the call.
+    // A commit after the interval syncs inside the call.
     std::thread::sleep(Duration::from_millis(50));
     s.store(2, b"two").unwrap();
+    s.commit().unwrap();
     assert!(!s.sync_if_due().unwrap());
 
     let mut never = open_file(tempfile::tempdir().unwrap().path(), FsyncPolicy::Never);
@@ -299,12 +382,13 @@ fn a_resend_reads_only_the_records_asked_for() {
     for seq in 1..=5 {
         s.store(seq, &msg(seq, 3)).unwrap();
     }
+    s.commit().unwrap();
     // Damage the first and the last record on disk (after the index was built):
     // a read that touched them would fail its CRC check.
     let mut bytes = fs::read(s.journal_path()).unwrap();
-    let first_payload = 16 + 20; // journal header, record header
+    let first_payload = 32 + 24 + 20; // journal header, first commit, record header
     bytes[first_payload + 4] ^= 0x20;
-    let n = bytes.len();
+    let n = bytes.len() - 24; // before the last commit record
     bytes[n - 3] ^= 0x20;
     fs::write(s.journal_path(), &bytes).unwrap();
     let mut got = Vec::new();
@@ -326,6 +410,7 @@ fn the_time_based_fsync_policy_is_visible_through_the_trait() {
         Box::new(open_file(dir.path(), FsyncPolicy::EveryMillis(40)));
     assert_eq!(boxed.sync_interval(), Some(Duration::from_millis(40)));
     boxed.store(1, b"one").unwrap();
+    boxed.commit().unwrap();
     assert!(!boxed.sync_if_due().unwrap(), "within the interval");
     std::thread::sleep(Duration::from_millis(50));
     assert!(
@@ -334,7 +419,7 @@ fn the_time_based_fsync_policy_is_visible_through_the_trait() {
     );
     let other = tempfile::tempdir().unwrap();
     let mut every: Box<dyn MessageStore> =
-        Box::new(open_file(other.path(), FsyncPolicy::EveryMessage));
+        Box::new(open_file(other.path(), FsyncPolicy::EveryCommit));
     assert_eq!(every.sync_interval(), None);
     every.store(1, b"one").unwrap();
     assert!(!every.sync_if_due().unwrap());

@@ -3,7 +3,7 @@
 //! The test re-executes its own binary as a child process (selected by an
 //! environment variable) that opens a FileStore with fsync on every message
 //! and stores messages as fast as it can, printing `ack <seq>` on a pipe after
-//! each `store` + `incr_next_sender_seq` returned. The parent SIGKILLs it at
+//! each `store` + `incr_next_sender_seq` + `commit` returned. The parent SIGKILLs it at
 //! an arbitrary point, re-opens the store and checks that every acknowledged
 //! message is there, intact, and that the sequence numbers moved past them.
 //! It does so for several rounds on the same store, so recovery also runs on
@@ -26,7 +26,7 @@ fn kill9_child_entry_point() {
     let Some(dir) = std::env::var_os(CHILD_ENV) else {
         return;
     };
-    let mut s = open_file(std::path::Path::new(&dir), FsyncPolicy::EveryMessage);
+    let mut s = open_file(std::path::Path::new(&dir), FsyncPolicy::EveryCommit);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let started = Instant::now();
@@ -39,6 +39,7 @@ fn kill9_child_entry_point() {
         s.store(seq, &msg(seq, 9)).expect("store");
         s.incr_next_sender_seq().expect("incr");
         s.incr_next_target_seq().expect("incr target");
+        s.commit().expect("commit");
         writeln!(out, "ack {seq}").expect("pipe");
         out.flush().expect("pipe");
     }
@@ -85,7 +86,7 @@ fn acknowledged_messages_survive_kill_9() {
         assert!(acked.len() >= kill_after);
         all_acked.extend(&acked);
 
-        let mut s = open_file(dir.path(), FsyncPolicy::EveryMessage);
+        let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
         let last_acked = *all_acked.last().unwrap();
         assert!(
             s.next_sender_seq() > last_acked,

@@ -1,10 +1,7 @@
-//! Property test: on random sequences of operations, including re-opens and
-//! resets, the FileStore behaves exactly like the in-memory store.
-//!
-//! The one intended difference is modelled explicitly: when the FileStore is
-//! (re)loaded from disk and messages were stored after the last
-//! sequence-number update, `next_sender_seq` moves past the highest of them
-//! (a crash between `store` and the increment must not reuse a number).
+//! Property test: on random sequences of operations, including commits,
+//! crashes (a re-open without a commit), refreshes and resets, the FileStore
+//! behaves exactly like the in-memory store of the same operations, where a
+//! crash returns to the state of the last commit (or reset).
 
 mod common;
 
@@ -23,6 +20,7 @@ enum Op {
     Reopen,
     Refresh,
     Sync,
+    Commit,
     Range(u64, u64),
 }
 
@@ -37,12 +35,24 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::Reopen),
         1 => Just(Op::Refresh),
         1 => Just(Op::Sync),
+        3 => Just(Op::Commit),
         3 => (0u64..45, prop_oneof![0u64..45, Just(u64::MAX)]).prop_map(|(b, e)| Op::Range(b, e)),
     ]
 }
 
 fn payload(len: usize, byte: u8) -> Vec<u8> {
     (0..len).map(|i| byte.wrapping_add(i as u8)).collect()
+}
+
+/// A copy of `m` (what a commit makes durable).
+fn snapshot(m: &mut MemoryStore) -> MemoryStore {
+    let mut c = MemoryStore::new(m.creation_time());
+    for (seq, msg) in collect(m, 1, u64::MAX) {
+        c.store(seq, &msg).unwrap();
+    }
+    c.set_next_sender_seq(m.next_sender_seq()).unwrap();
+    c.set_next_target_seq(m.next_target_seq()).unwrap();
+    c
 }
 
 fn assert_same(file: &mut FileStore, model: &mut MemoryStore) -> Result<(), TestCaseError> {
@@ -67,8 +77,8 @@ proptest! {
         let open = || FileStore::open(dir.path(), "FIX.4.2:A->B", config, T0).unwrap();
         let mut file = open();
         let mut model = MemoryStore::new(T0);
-        // Highest seq stored since the last sequence-number write.
-        let mut unacked: Option<u64> = None;
+        // What the last commit made durable.
+        let mut durable = MemoryStore::new(T0);
 
         for op in ops {
             match op {
@@ -76,47 +86,42 @@ proptest! {
                     let m = payload(len, b);
                     file.store(seq, &m).unwrap();
                     model.store(seq, &m).unwrap();
-                    unacked = Some(unacked.map_or(seq, |u| u.max(seq)));
                 }
                 Op::SetSender(q) => {
                     file.set_next_sender_seq(q).unwrap();
                     model.set_next_sender_seq(q).unwrap();
-                    unacked = None;
                 }
                 Op::SetTarget(q) => {
                     file.set_next_target_seq(q).unwrap();
                     model.set_next_target_seq(q).unwrap();
-                    unacked = None;
                 }
                 Op::IncrSender => {
                     file.incr_next_sender_seq().unwrap();
                     model.incr_next_sender_seq().unwrap();
-                    unacked = None;
                 }
                 Op::IncrTarget => {
                     file.incr_next_target_seq().unwrap();
                     model.incr_next_target_seq().unwrap();
-                    unacked = None;
                 }
                 Op::Reset(t) => {
                     file.reset(t).unwrap();
                     model.reset(t).unwrap();
-                    unacked = None;
+                    durable = snapshot(&mut model);
                 }
-                Op::Reopen | Op::Refresh => {
-                    if matches!(op, Op::Reopen) {
-                        drop(file);
-                        file = open();
-                    } else {
-                        file.refresh().unwrap();
-                    }
-                    if let Some(u) = unacked {
-                        if u >= model.next_sender_seq() {
-                            model.set_next_sender_seq(u + 1).unwrap();
-                        }
-                    }
+                Op::Reopen => {
+                    drop(file);
+                    file = open();
+                    prop_assert!(file.recovery().losses.is_empty());
+                    model = snapshot(&mut durable);
                 }
-                Op::Sync => file.sync().unwrap(),
+                Op::Refresh | Op::Sync | Op::Commit => {
+                    match op {
+                        Op::Refresh => file.refresh().unwrap(),
+                        Op::Sync => file.sync().unwrap(),
+                        _ => file.commit().unwrap(),
+                    }
+                    durable = snapshot(&mut model);
+                }
                 Op::Range(b, e) => {
                     prop_assert_eq!(collect(&mut file, b, e), collect(&mut model, b, e));
                 }
@@ -125,11 +130,6 @@ proptest! {
         }
         drop(file);
         let mut file = open();
-        if let Some(u) = unacked {
-            if u >= model.next_sender_seq() {
-                model.set_next_sender_seq(u + 1).unwrap();
-            }
-        }
-        assert_same(&mut file, &mut model)?;
+        assert_same(&mut file, &mut durable)?;
     }
 }

@@ -1,112 +1,121 @@
-//! Crash recovery of the FileStore journal: a torn last record cut at every
-//! byte, garbage after the last record, a zero-filled tail, and corruption in
-//! the middle. In every case the complete records before the damage survive,
-//! the damage is cut off, and appending works again.
+//! Crash recovery and damage in the FileStore journal.
+//!
+//! A crash leaves at most an uncommitted transaction at the end of the
+//! journal: cut at every byte, or with garbage in place of the missing bytes,
+//! it is cut off and nothing acknowledged is lost. Damage anywhere inside the
+//! committed journal costs only the damaged records: every intact record
+//! after it is kept, and what was lost is said (refused by default, reported
+//! with [`OnDamage::Report`]).
 
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{collect, msg, open_file, seqs};
-use peregrine_store::{FsyncPolicy, MessageStore, SEQ_END};
+use common::{collect, msg, open_file, seqs, T0};
+use peregrine_store::{
+    FileStore, FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError,
+    SEQ_END,
+};
 
 const N: u64 = 5;
+const HEADER: usize = 32;
+const COMMIT: usize = 24;
+const RECORD: usize = 20;
 
-/// A store with records 1..=N, where the seqnums slot was last written
-/// before record N (as after a crash between `store(N)` and the increment).
-/// Returns (dir, journal path, journal bytes, offset where record N starts).
-///
-/// Every case writes the journal it wants with [`put`], which also puts the
-/// seqnums file back as the crash left it.
-fn build() -> (tempfile::TempDir, PathBuf, Vec<u8>, u64) {
+fn report() -> FileStoreConfig {
+    FileStoreConfig {
+        on_damage: OnDamage::Report,
+        ..FileStoreConfig::with_fsync(FsyncPolicy::Never)
+    }
+}
+
+fn open_with(dir: &Path, config: FileStoreConfig) -> Result<FileStore, StoreError> {
+    FileStore::open(dir, "FIX.4.4:SENDER->TARGET", config, T0)
+}
+
+/// A store with messages 1..N-1 committed one per transaction, then message
+/// N stored and the numbers moved but not committed (a crash before the
+/// commit). Returns (dir, journal path, the committed journal, the journal
+/// with the uncommitted transaction written ahead, the witness file).
+fn build() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>, Vec<u8>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let mut s = open_file(dir.path(), FsyncPolicy::EveryMessage);
+    let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
     for seq in 1..N {
         s.store(seq, &msg(seq, 0)).unwrap();
         s.incr_next_sender_seq().unwrap();
+        s.incr_next_target_seq().unwrap();
+        s.commit().unwrap();
     }
-    let last_start = s.journal_len();
-    s.store(N, &msg(N, 0)).unwrap();
     let path = s.journal_path().to_path_buf();
-    let seqnums = fs::read(s.seqnums_path()).unwrap();
+    let committed = fs::read(&path).unwrap();
+    let witness = fs::read(s.seqnums_path()).unwrap();
+    s.store(N, &msg(N, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.incr_next_target_seq().unwrap();
+    // A read writes the transaction ahead, without its commit record.
+    s.for_each_in_range(N, N, &mut |_, _| {}).unwrap();
+    let with_tail = fs::read(&path).unwrap();
+    assert!(with_tail.len() > committed.len());
     drop(s);
-    fs::write(
-        path.parent()
-            .unwrap()
-            .parent()
-            .unwrap()
-            .join("seqnums.crashed"),
-        seqnums,
-    )
-    .unwrap();
-    let bytes = fs::read(&path).unwrap();
-    (dir, path, bytes, last_start)
+    (dir, path, committed, with_tail, witness)
 }
 
-/// Writes `journal` bytes and the seqnums file as the crash left them.
-fn put(journal: &Path, bytes: &[u8]) {
-    let dir = journal.parent().unwrap();
-    let base = dir.parent().unwrap();
+/// Writes the journal and the witness as the crash left them.
+fn put(journal: &Path, bytes: &[u8], witness: &[u8]) {
     fs::write(journal, bytes).unwrap();
-    fs::copy(base.join("seqnums.crashed"), dir.join("seqnums")).unwrap();
+    fs::write(journal.parent().unwrap().join("seqnums"), witness).unwrap();
 }
 
-/// Re-opens and checks the state a crash with `complete` records left.
-fn check_recovered(dir: &Path, journal: &Path, complete: u64, good_len: u64) {
-    let mut s = open_file(dir, FsyncPolicy::EveryMessage);
+/// Re-opens after a crash that left the uncommitted transaction (or part of
+/// it): the committed state, nothing lost, the tail cut off, appends work.
+fn check_recovered(dir: &Path, journal: &Path, committed_len: u64) {
+    let mut s = open_file(dir, FsyncPolicy::EveryCommit);
     let got = collect(&mut s, 1, SEQ_END);
-    assert_eq!(got.len() as u64, complete);
+    assert_eq!(got.len() as u64, N - 1);
     for (i, (seq, m)) in got.iter().enumerate() {
         assert_eq!(*seq, i as u64 + 1);
         assert_eq!(*m, msg(*seq, 0));
     }
-    assert_eq!(s.journal_len(), good_len);
-    assert_eq!(
-        fs::metadata(journal).unwrap().len(),
-        good_len,
-        "tail cut off"
-    );
-    // Record N was stored but never acknowledged by an increment: if it
-    // survived, its seq num is taken; if it was torn, N is free again.
-    assert_eq!(s.next_sender_seq(), complete + 1);
+    assert!(s.recovery().losses.is_empty(), "{:?}", s.recovery());
+    assert_eq!(s.journal_len(), committed_len);
+    assert_eq!(fs::metadata(journal).unwrap().len(), committed_len, "tail cut off");
+    // Message N was never committed: its number is free again, and so is the
+    // incoming number that went with it.
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (N, N));
 
-    // New appends work and survive another re-open.
     let next = s.next_sender_seq();
     s.store(next, b"after recovery").unwrap();
     s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
     drop(s);
     let mut s = open_file(dir, FsyncPolicy::Never);
     assert_eq!(
         collect(&mut s, next, SEQ_END),
         [(next, b"after recovery".to_vec())]
     );
-    assert_eq!(seqs(&mut s, 1, SEQ_END).len() as u64, complete + 1);
+    assert_eq!(seqs(&mut s, 1, SEQ_END).len() as u64, N);
 }
 
 #[test]
-fn torn_last_record_at_every_byte() {
-    let (dir, journal, bytes, last_start) = build();
-    let full = bytes.len() as u64;
-    for cut in last_start..=full {
-        put(&journal, &bytes[..cut as usize]);
-        if cut == full {
-            check_recovered(dir.path(), &journal, N, full);
-        } else {
-            check_recovered(dir.path(), &journal, N - 1, last_start);
-        }
+fn an_uncommitted_transaction_cut_at_every_byte() {
+    let (dir, journal, committed, with_tail, witness) = build();
+    let full = committed.len();
+    for cut in full..=with_tail.len() {
+        put(&journal, &with_tail[..cut], &witness);
+        check_recovered(dir.path(), &journal, full as u64);
     }
 }
 
 #[test]
-fn torn_last_record_with_garbage_in_place_of_the_missing_bytes() {
+fn an_uncommitted_transaction_with_garbage_in_place_of_its_bytes() {
     // A torn write may also leave the right length with wrong bytes.
-    let (dir, journal, bytes, last_start) = build();
-    for at in last_start as usize..bytes.len() {
-        let mut b = bytes.clone();
+    let (dir, journal, committed, with_tail, witness) = build();
+    for at in committed.len()..with_tail.len() {
+        let mut b = with_tail.clone();
         b[at] ^= 0x01;
-        put(&journal, &b);
-        check_recovered(dir.path(), &journal, N - 1, last_start);
+        put(&journal, &b, &witness);
+        check_recovered(dir.path(), &journal, committed.len() as u64);
     }
 }
 
@@ -122,28 +131,29 @@ impl Rng {
 }
 
 #[test]
-fn random_garbage_after_the_last_record() {
-    let (dir, journal, bytes, _) = build();
-    let full = bytes.len() as u64;
+fn random_garbage_after_the_last_commit() {
+    let (dir, journal, committed, _, witness) = build();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for round in 0..200 {
         let len = 1 + (rng.next() % 300) as usize;
-        let mut b = bytes.clone();
+        let mut b = committed.clone();
         b.extend((0..len).map(|_| rng.next() as u8));
+        let at = committed.len();
         if round % 3 == 0 {
-            // Garbage that starts with a valid record magic.
-            b[full as usize..full as usize + 4.min(len)].copy_from_slice(&b"PGER"[..4.min(len)]);
+            // Garbage that starts with a record magic.
+            let magic: &[u8] = if round % 2 == 0 { b"PGER" } else { b"PGEC" };
+            let n = 4.min(len);
+            b[at..at + n].copy_from_slice(&magic[..n]);
         }
-        put(&journal, &b);
-        check_recovered(dir.path(), &journal, N, full);
+        put(&journal, &b, &witness);
+        check_recovered(dir.path(), &journal, committed.len() as u64);
     }
 }
 
 #[test]
-fn crafted_garbage_after_the_last_record() {
-    let (dir, journal, bytes, last_start) = build();
-    let full = bytes.len() as u64;
-    let last = bytes[last_start as usize..].to_vec();
+fn crafted_garbage_after_the_last_commit() {
+    let (dir, journal, committed, with_tail, witness) = build();
+    let last = with_tail[committed.len()..].to_vec();
     let mut cases: Vec<Vec<u8>> = Vec::new();
     // A header claiming a huge payload.
     let mut huge = b"PGER".to_vec();
@@ -158,39 +168,149 @@ fn crafted_garbage_after_the_last_record() {
     long.extend_from_slice(&[0; 4]);
     long.extend_from_slice(&[b'x'; 50]);
     cases.push(long);
-    // A copy of the last record with its CRC broken.
+    // The uncommitted record with its CRC broken.
     let mut bad_crc = last.clone();
     bad_crc[17] ^= 0xff;
     cases.push(bad_crc);
-    // A copy of the last record with seq 0 (never valid).
+    // The uncommitted record with seq 0 (never valid).
     let mut seq0 = last.clone();
     seq0[8..16].copy_from_slice(&0u64.to_le_bytes());
     cases.push(seq0);
+    // A commit record with a broken CRC.
+    let mut commit = committed[committed.len() - COMMIT..].to_vec();
+    commit[6] ^= 1;
+    cases.push(commit);
     // A zero-filled tail, as some file systems leave after a power loss.
     cases.push(vec![0; 4096]);
     for tail in cases {
-        let mut b = bytes.clone();
+        let mut b = committed.clone();
         b.extend_from_slice(&tail);
-        put(&journal, &b);
-        check_recovered(dir.path(), &journal, N, full);
+        put(&journal, &b, &witness);
+        check_recovered(dir.path(), &journal, committed.len() as u64);
+    }
+}
+
+/// Offset of message `seq`'s record in a journal built one commit per
+/// message (header, first commit, then record + commit per message).
+fn record_offset(seq: u64, salt: u64) -> usize {
+    let mut off = HEADER + COMMIT;
+    for q in 1..seq {
+        off += RECORD + msg(q, salt).len() + COMMIT;
+    }
+    off
+}
+
+#[test]
+fn corruption_in_the_middle_costs_only_the_damaged_record() {
+    let (dir, journal, committed, _, witness) = build();
+    let off = record_offset(3, 0);
+    let mut b = committed.clone();
+    b[off + RECORD + 5] ^= 0x10; // inside record 3's payload
+    put(&journal, &b, &witness);
+
+    // Refused by default, saying what was lost; the files stay as they are.
+    let err = open_with(dir.path(), FileStoreConfig::default()).unwrap_err();
+    let StoreError::Damaged { losses, .. } = &err else {
+        panic!("{err}");
+    };
+    assert_eq!(losses.len(), 1);
+    assert_eq!(losses[0].kind, LossKind::Corrupted);
+    assert_eq!(losses[0].offset, off as u64);
+    assert_eq!(losses[0].seqs, Some((3, 3)));
+    assert!(err.to_string().contains("message 3 lost"), "{err}");
+    assert_eq!(fs::read(&journal).unwrap(), b);
+
+    // Reported: everything else is kept, numbers as committed.
+    let mut s = open_with(dir.path(), report()).unwrap();
+    assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 4]);
+    assert_eq!(collect(&mut s, 4, 4), [(4, msg(4, 0))]);
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (N, N));
+    assert_eq!(s.recovery().lost_messages(), 1);
+    assert!(s.recovery().rewritten);
+    s.store(N, b"five").unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    drop(s);
+    // Said once: the rewritten journal is clean.
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    assert!(s.recovery().losses.is_empty());
+    assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 4, 5]);
+}
+
+#[test]
+fn damage_in_every_byte_of_a_committed_record_or_commit() {
+    // Record 2 and the commit after it, each byte in turn: the damage is
+    // found, and messages 1, 3 and 4 always survive.
+    let (dir, journal, committed, _, witness) = build();
+    let from = record_offset(2, 0);
+    let to = record_offset(3, 0);
+    for at in from..to {
+        let mut b = committed.clone();
+        b[at] ^= 0x5a;
+        put(&journal, &b, &witness);
+        let err = open_with(dir.path(), FileStoreConfig::default()).unwrap_err();
+        assert!(matches!(err, StoreError::Damaged { .. }), "byte {at}: {err}");
+        put(&journal, &b, &witness);
+        let mut s = open_with(dir.path(), report()).unwrap();
+        let kept = seqs(&mut s, 1, SEQ_END);
+        assert!(kept.starts_with(&[1]), "byte {at}: {kept:?}");
+        assert!(kept.ends_with(&[3, 4]), "byte {at}: {kept:?}");
+        assert_eq!(s.next_sender_seq(), N, "byte {at}");
     }
 }
 
 #[test]
-fn corruption_in_the_middle_stops_the_scan_there() {
-    let (dir, journal, bytes, _) = build();
-    // Find where record 3 starts by re-encoding lengths: header 16, records
-    // of 20 + len(msg) bytes.
-    let mut off = 16usize;
-    for seq in 1..3 {
-        off += 20 + msg(seq, 0).len();
+fn one_flipped_byte_in_a_long_journal_loses_one_message() {
+    // The reliability issue's case: 3,883 messages, one byte flipped at the
+    // journal's middle. Before, the scan stopped there and every message
+    // after it was gap-filled silently.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = {
+        let mut s = open_file(dir.path(), FsyncPolicy::Never);
+        for seq in 1..=3883 {
+            s.store(seq, &msg(seq, 7)).unwrap();
+            s.incr_next_sender_seq().unwrap();
+            if seq % 10 == 0 {
+                s.commit().unwrap();
+            }
+        }
+        s.commit().unwrap();
+        s.journal_path().to_path_buf()
+    };
+    let mut b = fs::read(&journal).unwrap();
+    let mid = b.len() / 2;
+    b[mid] ^= 0x08;
+    fs::write(&journal, &b).unwrap();
+    let mut s = open_with(dir.path(), report()).unwrap();
+    let kept = seqs(&mut s, 1, SEQ_END);
+    assert!(kept.len() >= 3882, "kept {}", kept.len());
+    assert_eq!(s.recovery().losses.len(), 1, "{:?}", s.recovery());
+    assert!(s.recovery().lost_messages() <= 1);
+    assert_eq!(s.next_sender_seq(), 3884);
+    for (seq, m) in collect(&mut s, 1, SEQ_END) {
+        assert_eq!(m, msg(seq, 7));
     }
-    let mut b = bytes.clone();
-    b[off + 25] ^= 0x10; // inside record 3's payload
-    put(&journal, &b);
-    let mut s = open_file(dir.path(), FsyncPolicy::Never);
-    assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2]);
-    assert_eq!(s.journal_len(), off as u64);
-    // The seqnums file still says 5 (record 5 had not been acknowledged).
-    assert_eq!(s.next_sender_seq(), N);
+}
+
+#[test]
+fn a_zeroed_block_in_the_middle_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = {
+        let mut s = open_file(dir.path(), FsyncPolicy::Never);
+        for seq in 1..=200 {
+            s.store(seq, &msg(seq, 1)).unwrap();
+            s.incr_next_sender_seq().unwrap();
+            s.commit().unwrap();
+        }
+        s.journal_path().to_path_buf()
+    };
+    let mut b = fs::read(&journal).unwrap();
+    b[4096..8192].fill(0);
+    fs::write(&journal, &b).unwrap();
+    let mut s = open_with(dir.path(), report()).unwrap();
+    let kept = seqs(&mut s, 1, SEQ_END);
+    let lost = s.recovery().lost_messages();
+    assert_eq!(kept.len() as u64 + lost, 200, "{:?}", s.recovery());
+    assert!(kept.contains(&1) && kept.contains(&200));
+    assert_eq!(s.next_sender_seq(), 201);
 }
