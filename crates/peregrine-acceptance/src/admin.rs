@@ -49,8 +49,23 @@ pub fn seqnum_request_target(
 
 /// Sends `GET <target> HTTP/1.1` to the admin endpoint and requires a `200`
 /// status within `timeout`. Returns a description of the failure otherwise.
+/// (Without a token; see [`set_session_with_token`].)
 pub fn set_session(
     admin: SocketAddr,
+    session: &str,
+    next_sender: Option<u64>,
+    next_target: Option<u64>,
+    timeout: Duration,
+) -> Result<(), String> {
+    set_session_with_token(admin, None, session, next_sender, next_target, timeout)
+}
+
+/// [`set_session`] with `Authorization: Bearer <token>` when a token is given
+/// (Peregrine's acceptor refuses `/seqnum` without its `AdminHttpToken`). The
+/// token is never put in an error message.
+pub fn set_session_with_token(
+    admin: SocketAddr,
+    token: Option<&str>,
     session: &str,
     next_sender: Option<u64>,
     next_target: Option<u64>,
@@ -62,7 +77,10 @@ pub fn set_session(
     let mut stream = TcpStream::connect_timeout(&admin, timeout)
         .map_err(|e| format!("{what}: cannot connect: {e}"))?;
     let _ = stream.set_nodelay(true);
-    let request = format!("GET {target} HTTP/1.1\r\nHost: {admin}\r\nConnection: close\r\n\r\n");
+    let authorization = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request = format!(
+        "GET {target} HTTP/1.1\r\nHost: {admin}\r\n{authorization}Connection: close\r\n\r\n"
+    );
     stream
         .set_write_timeout(Some(timeout))
         .and_then(|_| stream.write_all(request.as_bytes()))

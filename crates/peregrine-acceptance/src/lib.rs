@@ -39,7 +39,7 @@ mod playback;
 mod runner;
 mod script;
 
-pub use admin::{percent_encode, seqnum_request_target, set_session};
+pub use admin::{percent_encode, seqnum_request_target, set_session, set_session_with_token};
 pub use fix::{
     checksum, complete_message, format_utc_timestamp, frame_message, render, substitute_time,
     Frame, SOH,
@@ -48,7 +48,7 @@ pub use matcher::{FieldPatterns, FieldPatternsError, Mismatch, MismatchKind};
 pub use orchestrate::{
     acceptance_dir, acceptor_command_line, derive_cfg, free_port, repo_root, run_parallel,
     run_with_acceptor, skip_message, suite_specs, AcceptorSpec, Launcher, SuiteOutcome,
-    ACCEPTANCE_DIR_ENV, SUITES, VERSIONS,
+    ACCEPTANCE_DIR_ENV, ADMIN_TOKEN, SUITES, VERSIONS,
 };
 pub use pattern::{Pattern, PatternError};
 pub use playback::{play_script, realize_expected, FakeAdmin, Mutator};

@@ -16,6 +16,11 @@ use crate::runner::{list_scripts, run_suite_filtered, RunConfig, ScriptResult};
 /// Environment variable naming the acceptance data directory.
 pub const ACCEPTANCE_DIR_ENV: &str = "PEREGRINE_ACCEPTANCE_DIR";
 
+/// The `AdminHttpToken` written into every derived acceptor cfg and sent with
+/// `iSET_SESSION` (Peregrine refuses `/seqnum` without a token). The acceptor
+/// listens on loopback for the length of a suite only.
+pub const ADMIN_TOKEN: &str = "peregrine-acceptance";
+
 /// The suites of the acceptance data, in their usual order.
 pub const SUITES: &[&str] = &[
     "server",
@@ -186,7 +191,8 @@ pub fn suite_specs(
 }
 
 /// Derives the acceptor's `.cfg` from a shared one: `SocketAcceptPort` and
-/// `AdminHttpPort` set to the given ports, dictionary settings pointed at
+/// `AdminHttpPort` set to the given ports, `AdminHttpToken` to
+/// [`ADMIN_TOKEN`], dictionary settings pointed at
 /// `dictionaries_dir` (keeping their file names), and `FileLogPath` /
 /// `FileStorePath` under `work_dir`.
 ///
@@ -197,6 +203,7 @@ pub fn suite_specs(
 /// assert!(out.starts_with("[DEFAULT]\nAdminHttpPort=7002\n"));
 /// assert!(out.contains("\nSocketAcceptPort=7001\n"));
 /// assert!(out.contains("\nFileStorePath=/w/store\n"));
+/// assert!(out.contains("\nAdminHttpToken=peregrine-acceptance\n"));
 /// assert!(out.contains("DataDictionary=/d/FIX44.xml\n"));
 /// ```
 pub fn derive_cfg(
@@ -218,6 +225,7 @@ pub fn derive_cfg(
             "FileStorePath",
             work_dir.join("store").display().to_string(),
         ),
+        ("AdminHttpToken", ADMIN_TOKEN.to_string()),
     ] {
         if !has(key) {
             defaults.push(format!("{key}={value}"));
@@ -248,6 +256,7 @@ pub fn derive_cfg(
         let new_value = match key {
             "SocketAcceptPort" => port.to_string(),
             "AdminHttpPort" => admin_port.to_string(),
+            "AdminHttpToken" => ADMIN_TOKEN.to_string(),
             "FileLogPath" => work_dir.join("log").display().to_string(),
             "FileStorePath" => work_dir.join("store").display().to_string(),
             "DataDictionary" | "TransportDataDictionary" | "AppDataDictionary" => {
@@ -471,6 +480,7 @@ pub fn run_with_acceptor(spec: &AcceptorSpec, launcher: &Launcher) -> SuiteOutco
     }
 
     let mut cfg = RunConfig::new(addr, admin_addr, launcher.patterns.clone());
+    cfg.admin_token = Some(ADMIN_TOKEN.to_string());
     cfg.timeout_expect = launcher.timeout_expect;
     cfg.timeout_disconnect = launcher.timeout_disconnect;
     let results = match run_suite_filtered(&spec.suite_dir, &cfg, launcher.filter.as_deref()) {

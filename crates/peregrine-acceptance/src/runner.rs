@@ -18,6 +18,9 @@ pub struct RunConfig {
     pub addr: SocketAddr,
     /// The acceptor's HTTP admin endpoint (used by `iSET_SESSION`).
     pub admin_addr: SocketAddr,
+    /// The bearer token sent with `iSET_SESSION` (Peregrine's
+    /// `AdminHttpToken`); default none.
+    pub admin_token: Option<String>,
     /// Tags matched by pattern (`fields.fmt`).
     pub patterns: FieldPatterns,
     /// Longest wait for one `E` line. It must exceed the heartbeat waits of the
@@ -40,6 +43,7 @@ impl RunConfig {
         RunConfig {
             addr,
             admin_addr,
+            admin_token: None,
             patterns,
             timeout_expect: Duration::from_secs(40),
             timeout_disconnect: Duration::from_secs(10),
@@ -287,8 +291,9 @@ fn run_step(
             session,
             next_sender,
             next_target,
-        } => admin::set_session(
+        } => admin::set_session_with_token(
             cfg.admin_addr,
+            cfg.admin_token.as_deref(),
             session,
             *next_sender,
             *next_target,

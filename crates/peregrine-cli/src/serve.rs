@@ -4,12 +4,17 @@
 //! SIGINT/SIGTERM log out every session (waiting up to `LogoutTimeout` for the
 //! answers) and exit; a second signal exits at once. Logging goes to stderr;
 //! `PEREGRINE_LOG=error|warn|info|debug|trace` sets the level (default info).
+//!
+//! The admin HTTP interface starts only when the first session's settings set
+//! `AdminHttpPort`, on `AdminHttpAddress` (default 127.0.0.1), with
+//! `AdminHttpToken` for the commands that change the engine.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use peregrine_engine::admin::AdminOptions;
 use peregrine_engine::config::{ConnectionType, Settings};
 use peregrine_engine::fix::{build_session, BoxedFixSession, LogApp, StoreKind};
 use peregrine_engine::{now_nanos, spawn_admin_server, Engine, EngineOptions};
@@ -119,10 +124,21 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
             .map_err(|e| format!("{}: {e}", s.session_name()))?;
         tracing::info!("session {} ({what})", s.session_name());
     }
-    if first.admin_http_port != 0 {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, first.admin_http_port));
-        match spawn_admin_server(addr, engine.handle()) {
-            Ok(a) => tracing::info!("admin interface on http://{a}/sessions"),
+    // Off unless AdminHttpPort is set; loopback unless AdminHttpAddress says
+    // otherwise. The token is passed on, never logged.
+    if let Some(port) = first.admin_http_port {
+        let addr = SocketAddr::new(first.admin_http_address, port);
+        let options = AdminOptions {
+            token: first.admin_http_token.clone(),
+            ..AdminOptions::default()
+        };
+        let changes = if options.token.is_some() {
+            "/seqnum with the AdminHttpToken"
+        } else {
+            "read-only: /seqnum refused until AdminHttpToken is set"
+        };
+        match spawn_admin_server(addr, engine.handle(), options) {
+            Ok(a) => tracing::info!("admin interface on http://{a}/sessions ({changes})"),
             Err(e) => tracing::warn!("no admin interface: cannot listen on {addr}: {e}"),
         }
     }

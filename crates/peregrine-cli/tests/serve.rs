@@ -192,7 +192,8 @@ fn an_initiator_logs_on_to_an_acceptor() {
     std::fs::write(
         dir.path().join("acceptor.cfg"),
         format!(
-            "[DEFAULT]\nSocketAcceptPort={port}\nAdminHttpPort={admin}\nSenderCompID=ISLD\nTargetCompID=TW\n\
+            "[DEFAULT]\nSocketAcceptPort={port}\nAdminHttpPort={admin}\nAdminHttpToken=cli-t0ken\n\
+             SenderCompID=ISLD\nTargetCompID=TW\n\
              FileLogPath=log\nDataDictionary=../nowhere/FIX44.xml\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n"
         ),
     )
@@ -224,10 +225,35 @@ fn an_initiator_logs_on_to_an_acceptor() {
         assert!(start.elapsed() < Duration::from_secs(10), "{out}");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Changes need the AdminHttpToken of the cfg.
+    let seqnum = |auth: &str| {
+        let mut s = TcpStream::connect(admin_addr).unwrap();
+        write!(
+            s,
+            "GET /seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTTARGETSEQNUM=100 HTTP/1.1\r\n{auth}\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    let out = seqnum("");
+    assert!(out.starts_with("HTTP/1.1 401"), "{out}");
+    let out = seqnum("Authorization: Bearer cli-t0ken\r\n");
+    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
     terminate(&mut ini);
     assert!(wait_exit(&mut ini, Duration::from_secs(5)).success());
     terminate(&mut acc);
     assert!(wait_exit(&mut acc, Duration::from_secs(5)).success());
+    // Started on loopback, and the token never logged.
+    let err = std::fs::read_to_string(dir.path().join("acceptor.err")).unwrap();
+    assert!(
+        err.contains(&format!(
+            "admin interface on http://127.0.0.1:{admin}/sessions"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("cli-t0ken"), "{err}");
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-TW-ISLD.event.log")).unwrap();
     assert!(events.contains("logged on"), "{events}");
     assert!(events.contains("shutting down: sending Logout"), "{events}");

@@ -1,16 +1,104 @@
-//! The operator's HTTP interface, served by a small helper thread that hands
-//! each request to the reactor through a channel and waits for the answer, so
-//! that a change (a new sequence number) is in force before `200` is sent.
+//! The operator's HTTP interface.
 //!
+//! # What it serves
+//!
+//! * `GET /sessions` lists the sessions as JSON (read-only: no token needed);
 //! * `GET /seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000` (and/or
-//!   `NEXTTARGETSEQNUM=n`) sets a session's next sequence numbers;
-//! * `GET /sessions` lists the sessions as JSON.
+//!   `NEXTTARGETSEQNUM=n`) sets a session's next sequence numbers. It changes
+//!   the engine, so it needs the token (see *Security*).
+//!
+//! Each request becomes a [`Command`] for the reactor, sent through the
+//! [`EngineHandle`]'s channel; the answer is sent only once the reactor has
+//! carried the command out, so a new sequence number is in force before `200`
+//! comes back. Other answers: 400 (bad parameters), 401/403 (see below), 404
+//! (unknown path or session), 405 (not `GET`), 413 (a request with a body),
+//! 431 (a request head over [`MAX_HEAD_BYTES`]), 503 (the engine did not answer
+//! within [`REACTOR_TIMEOUT`], or too many connections). [`Command::Stop`] is
+//! not served over HTTP.
+//!
+//! # How, and its limits
+//!
+//! [`spawn_admin_server`] starts one dedicated thread (`peregrine-admin`)
+//! running a current-thread tokio runtime; each connection is a task served by
+//! hyper's HTTP/1.1 server, so a slow client delays no one else. The reactor
+//! thread never runs any of this: it only takes commands from a channel and
+//! answers through a one-shot channel the connection's task awaits.
+//!
+//! | limit | default | what happens |
+//! |---|---|---|
+//! | [`HEADER_READ_TIMEOUT`] | 5 s | a connection that has not sent a whole request head within it is closed (slowloris; an idle connection too) |
+//! | [`CONNECTION_TIMEOUT`] | 20 s | a connection is closed this long after it was accepted, whatever it is doing |
+//! | [`REACTOR_TIMEOUT`] | 10 s | longest wait for the reactor's answer; then 503 (the command may still be carried out) |
+//! | [`MAX_CONNECTIONS`] | 64 | connections served at once; past it a connection is answered 503 (see below) |
+//! | [`MAX_OVERFLOW_CONNECTIONS`] | 16 | connections past the cap being answered 503 at once, each within [`OVERFLOW_TIMEOUT`] (1 s); past both, a connection is closed at once |
+//! | [`MAX_HEAD_BYTES`] | 16 KiB | a longer request head is answered 431 and closed |
+//! | request bodies | never read | a request announcing one is answered 413 |
+//! | keep-alive | off | one request per connection, answered with `Connection: close` |
+//!
+//! The first four can be changed per server with [`AdminOptions`] (tests use
+//! short ones).
+//!
+//! # Security
+//!
+//! * The interface is **off** unless `AdminHttpPort` is set, and it listens on
+//!   `127.0.0.1` unless `AdminHttpAddress` says otherwise (the CLI's choice; a
+//!   library caller passes the address it wants).
+//! * Commands that change the engine (`/seqnum`) need the token
+//!   (`AdminHttpToken`, [`AdminOptions::token`]), sent as `Authorization:
+//!   Bearer <token>`. A missing or wrong token is answered 401 (the token is
+//!   compared in constant time); with no token configured they are refused
+//!   with 403, whose body says to set `AdminHttpToken`. `GET /sessions` needs no
+//!   token.
+//! * The token is never logged (and [`AdminOptions`]'s `Debug` hides it).
+//!   Plain HTTP carries it in clear: on an address other than loopback, use a
+//!   trusted network (a warning is logged).
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::{Body as _, Bytes, Incoming};
+use hyper::header::{HeaderMap, HeaderValue, ALLOW, AUTHORIZATION, CONNECTION, CONTENT_TYPE};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use subtle::ConstantTimeEq;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{oneshot, Semaphore};
+
+/// A connection must send its whole request head within this (default of
+/// [`AdminOptions::header_read_timeout`]).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection is closed after this, whatever it is doing (default of
+/// [`AdminOptions::connection_timeout`]).
+pub const CONNECTION_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Longest wait for the reactor's answer before a 503 (default of
+/// [`AdminOptions::reactor_timeout`]).
+pub const REACTOR_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections served at once (default of [`AdminOptions::max_connections`]).
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// Connections past [`MAX_CONNECTIONS`] that are answered `503` at once; past
+/// this many more, a new connection is closed without an answer.
+pub const MAX_OVERFLOW_CONNECTIONS: usize = 16;
+
+/// How long a connection past the cap may take to send its request head and
+/// receive its `503`.
+pub const OVERFLOW_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Longest request head (request line and headers); a longer one is answered
+/// `431`.
+pub const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// The paths whose commands change the engine, and so need the token.
+const MUTATING_PATHS: &[&str] = &["/seqnum"];
 
 /// A request for the reactor.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +117,20 @@ pub enum Command {
     ListSessions,
     /// Stop the engine gracefully (Logout on every session).
     Stop,
+}
+
+impl Command {
+    /// Whether the command changes the engine (over HTTP it then needs the
+    /// token).
+    ///
+    /// ```
+    /// use peregrine_engine::Command;
+    /// assert!(!Command::ListSessions.is_mutating());
+    /// assert!(Command::Stop.is_mutating());
+    /// ```
+    pub fn is_mutating(&self) -> bool {
+        !matches!(self, Command::ListSessions)
+    }
 }
 
 /// The reactor's answer: an HTTP status and a body.
@@ -50,7 +152,28 @@ impl Reply {
     }
 }
 
-pub(crate) type Request = (Command, mpsc::Sender<Reply>);
+/// Where the reactor sends its [`Reply`]: a blocking caller's channel
+/// ([`EngineHandle::call`]) or the admin server's one-shot channel, which a
+/// connection's task awaits without blocking the runtime. Either way sending
+/// never blocks the reactor.
+pub(crate) enum ReplyTo {
+    /// A thread waiting in [`EngineHandle::call`].
+    Blocking(mpsc::Sender<Reply>),
+    /// A task of the admin server.
+    Async(oneshot::Sender<Reply>),
+}
+
+impl ReplyTo {
+    /// Hands the reply over; gives it back if nobody waits for it any more.
+    pub(crate) fn send(self, reply: Reply) -> Result<(), Reply> {
+        match self {
+            ReplyTo::Blocking(tx) => tx.send(reply).map_err(|e| e.0),
+            ReplyTo::Async(tx) => tx.send(reply),
+        }
+    }
+}
+
+pub(crate) type Request = (Command, ReplyTo);
 
 /// A cloneable, thread-safe handle to a running engine: sends it commands and
 /// wakes its reactor.
@@ -71,15 +194,24 @@ impl EngineHandle {
     /// (`None` if the engine is gone or did not answer in time).
     pub fn call(&self, command: Command, timeout: Duration) -> Option<Reply> {
         let (tx, rx) = mpsc::channel();
-        self.tx.send((command, tx)).ok()?;
+        self.tx.send((command, ReplyTo::Blocking(tx))).ok()?;
         let _ = self.waker.wake();
         rx.recv_timeout(timeout).ok()
+    }
+
+    /// Sends `command` and awaits the reactor's answer (`None` if the engine
+    /// is gone, or stopped without answering); the caller bounds the wait.
+    pub(crate) async fn call_async(&self, command: Command) -> Option<Reply> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send((command, ReplyTo::Async(tx))).ok()?;
+        let _ = self.waker.wake();
+        rx.await.ok()
     }
 
     /// Asks the engine to stop (log out every session, then return from `run`).
     pub fn stop(&self) {
         let (tx, _rx) = mpsc::channel();
-        let _ = self.tx.send((Command::Stop, tx));
+        let _ = self.tx.send((Command::Stop, ReplyTo::Blocking(tx)));
         let _ = self.waker.wake();
     }
 }
@@ -169,83 +301,387 @@ pub fn parse_target(target: &str) -> Result<Command, Reply> {
     }
 }
 
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "Status",
+/// How an admin server behaves: the token for commands that change the engine,
+/// and its time and connection limits (the defaults are the module's
+/// constants, see the [module documentation](self)).
+///
+/// `Debug` shows whether a token is set, never the token.
+///
+/// ```
+/// use std::time::Duration;
+/// use peregrine_engine::admin::{AdminOptions, HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
+///
+/// let options = AdminOptions {
+///     token: Some("correct-horse-battery-staple".into()),
+///     connection_timeout: Duration::from_secs(10),
+///     ..AdminOptions::default()
+/// };
+/// assert_eq!(options.header_read_timeout, HEADER_READ_TIMEOUT);
+/// assert_eq!(options.max_connections, MAX_CONNECTIONS);
+/// assert!(!format!("{options:?}").contains("horse"));
+/// ```
+#[derive(Clone)]
+pub struct AdminOptions {
+    /// The bearer token that commands changing the engine (`/seqnum`) need;
+    /// `None` refuses them all with 403 (`AdminHttpToken`).
+    pub token: Option<String>,
+    /// A connection must send its whole request head within this, or it is
+    /// closed ([`HEADER_READ_TIMEOUT`]).
+    pub header_read_timeout: Duration,
+    /// A connection is closed after this, whatever it is doing
+    /// ([`CONNECTION_TIMEOUT`]).
+    pub connection_timeout: Duration,
+    /// Longest wait for the reactor's answer; then 503 ([`REACTOR_TIMEOUT`]).
+    pub reactor_timeout: Duration,
+    /// Connections served at once; past it a connection is answered 503
+    /// ([`MAX_CONNECTIONS`]).
+    pub max_connections: usize,
+}
+
+impl Default for AdminOptions {
+    fn default() -> Self {
+        AdminOptions {
+            token: None,
+            header_read_timeout: HEADER_READ_TIMEOUT,
+            connection_timeout: CONNECTION_TIMEOUT,
+            reactor_timeout: REACTOR_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
+        }
     }
 }
 
-fn write_reply(stream: &mut TcpStream, reply: &Reply, json: bool) {
+impl std::fmt::Debug for AdminOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdminOptions")
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("connection_timeout", &self.connection_timeout)
+            .field("reactor_timeout", &self.reactor_timeout)
+            .field("max_connections", &self.max_connections)
+            .finish()
+    }
+}
+
+impl AdminOptions {
+    fn check(&self) -> std::io::Result<()> {
+        let invalid = |what: &str| {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("admin server: {what}"),
+            ))
+        };
+        if self
+            .token
+            .as_deref()
+            .is_some_and(|t| t.is_empty() || !t.bytes().all(|b| b.is_ascii_graphic()))
+        {
+            return invalid("the token must be printable ASCII without spaces, and not empty");
+        }
+        if self.header_read_timeout.is_zero()
+            || self.connection_timeout.is_zero()
+            || self.reactor_timeout.is_zero()
+        {
+            return invalid("timeouts must not be zero");
+        }
+        if self.max_connections == 0 {
+            return invalid("max_connections must not be zero");
+        }
+        Ok(())
+    }
+}
+
+/// Starts the admin HTTP server on `addr` (port 0 picks one) in a thread of
+/// its own (`peregrine-admin`, with a current-thread tokio runtime); returns
+/// the bound address. The server lives as long as the process.
+///
+/// # Errors
+///
+/// Fails, before any thread is started, if `options` are unusable (an empty
+/// token or one with spaces or control characters, a zero timeout or
+/// connection cap: [`std::io::ErrorKind::InvalidInput`]), if `addr` cannot be
+/// bound, or if the runtime or the thread cannot be created.
+///
+/// # Example
+///
+/// ```
+/// use std::io::{Read, Write};
+/// use peregrine_engine::admin::{spawn_admin_server, AdminOptions};
+/// use peregrine_engine::{fix::BoxedFixSession, Engine, EngineOptions};
+///
+/// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
+/// let handle = engine.handle();
+/// let options = AdminOptions { token: Some("s3cret".into()), ..AdminOptions::default() };
+/// let admin = spawn_admin_server("127.0.0.1:0".parse().unwrap(), handle.clone(), options)?;
+/// let reactor = std::thread::spawn(move || engine.run());
+///
+/// let get = |request: &str| -> std::io::Result<String> {
+///     let mut s = std::net::TcpStream::connect(admin)?;
+///     s.write_all(request.as_bytes())?;
+///     let mut answer = String::new();
+///     s.read_to_string(&mut answer)?;
+///     Ok(answer)
+/// };
+/// // Read-only: no token needed.
+/// assert!(get("GET /sessions HTTP/1.1\r\nHost: x\r\n\r\n")?.starts_with("HTTP/1.1 200 OK"));
+/// // A change needs the token.
+/// let seqnum = "GET /seqnum?SESSION=FIX.4.4:A-%3EB&NEXTSENDERSEQNUM=5 HTTP/1.1\r\nHost: x\r\n";
+/// assert!(get(&format!("{seqnum}\r\n"))?.starts_with("HTTP/1.1 401"));
+/// let answer = get(&format!("{seqnum}Authorization: Bearer s3cret\r\n\r\n"))?;
+/// assert!(answer.starts_with("HTTP/1.1 404"), "{answer}"); // authorised; no such session
+///
+/// handle.stop();
+/// reactor.join().unwrap()?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn spawn_admin_server(
+    addr: SocketAddr,
+    handle: EngineHandle,
+    options: AdminOptions,
+) -> std::io::Result<SocketAddr> {
+    options.check()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .build()?;
+    let listener = std::net::TcpListener::bind(addr)?;
+    listener.set_nonblocking(true)?;
+    let local = listener.local_addr()?;
+    let listener = {
+        let _in_runtime = runtime.enter();
+        TcpListener::from_std(listener)?
+    };
+    if !local.ip().is_loopback() {
+        tracing::warn!(
+            "admin interface on {local} is reachable from other hosts; it is plain HTTP, \
+             so the token travels in clear"
+        );
+    }
+    let server = Arc::new(Server { handle, options });
+    std::thread::Builder::new()
+        .name("peregrine-admin".into())
+        .spawn(move || runtime.block_on(server.accept_loop(listener)))?;
+    Ok(local)
+}
+
+type Body = Full<Bytes>;
+
+struct Server {
+    handle: EngineHandle,
+    options: AdminOptions,
+}
+
+/// What the request's `Authorization` says about the configured token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Granted,
+    NoTokenConfigured,
+    Missing,
+    Wrong,
+}
+
+/// Checks `Authorization: Bearer <token>` (the scheme in any case), comparing
+/// the token in constant time.
+fn access(headers: &HeaderMap, token: Option<&str>) -> Access {
+    let Some(token) = token else {
+        return Access::NoTokenConfigured;
+    };
+    let Some(value) = headers.get(AUTHORIZATION) else {
+        return Access::Missing;
+    };
+    let value = value.as_bytes();
+    let scheme = b"bearer ";
+    if value.len() < scheme.len() || !value[..scheme.len()].eq_ignore_ascii_case(scheme) {
+        return Access::Wrong;
+    }
+    let given = value[scheme.len()..].trim_ascii();
+    // Compare as many bytes as the token has, whatever was sent, so that the
+    // time taken says nothing about the token (its length included).
+    let token = token.as_bytes();
+    let padded: Vec<u8> = (0..token.len())
+        .map(|i| given.get(i).copied().unwrap_or(0))
+        .collect();
+    if bool::from(padded.ct_eq(token) & given.len().ct_eq(&token.len())) {
+        Access::Granted
+    } else {
+        Access::Wrong
+    }
+}
+
+fn http1_builder(header_read_timeout: Duration) -> http1::Builder {
+    let mut b = http1::Builder::new();
+    b.timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout)
+        .keep_alive(false)
+        .max_buf_size(MAX_HEAD_BYTES);
+    b
+}
+
+fn response(reply: Reply, json: bool) -> Response<Body> {
     let kind = if json && reply.status == 200 {
         "application/json"
     } else {
         "text/plain; charset=utf-8"
     };
-    let head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        reply.status,
-        reason(reply.status),
-        reply.body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(reply.body.as_bytes());
-    let _ = stream.flush();
+    let mut r = Response::new(Full::new(Bytes::from(reply.body)));
+    *r.status_mut() =
+        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let h = r.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static(kind));
+    h.insert(CONNECTION, HeaderValue::from_static("close"));
+    r
 }
 
-fn serve_one(mut stream: TcpStream, handle: &EngineHandle) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-    let _ = stream.set_nodelay(true);
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 2048];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && !buf.windows(2).any(|w| w == b"\n\n") {
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-        if buf.len() > 16 * 1024 {
-            write_reply(&mut stream, &Reply::new(400, "request too large\n"), false);
-            return;
-        }
-    }
-    let text = String::from_utf8_lossy(&buf);
-    let mut words = text.lines().next().unwrap_or("").split_whitespace();
-    let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    if method != "GET" {
-        write_reply(&mut stream, &Reply::new(405, "only GET\n"), false);
-        return;
-    }
-    let reply = match parse_target(target) {
-        Err(r) => r,
-        Ok(cmd) => handle
-            .call(cmd, Duration::from_secs(10))
-            .unwrap_or_else(|| Reply::new(503, "the engine did not answer\n")),
-    };
-    write_reply(&mut stream, &reply, target.starts_with("/sessions"));
-}
-
-/// Starts the admin HTTP server on `addr` (port 0 picks one) in a helper
-/// thread; returns the bound address. The thread ends with the process.
-pub fn spawn_admin_server(addr: SocketAddr, handle: EngineHandle) -> std::io::Result<SocketAddr> {
-    let listener = TcpListener::bind(addr)?;
-    let local = listener.local_addr()?;
-    std::thread::Builder::new()
-        .name("peregrine-admin".into())
-        .spawn(move || {
-            for stream in listener.incoming() {
-                match stream {
-                    Ok(s) => serve_one(s, &handle),
-                    Err(e) => tracing::warn!("admin accept failed: {e}"),
+impl Server {
+    async fn accept_loop(self: Arc<Self>, listener: TcpListener) {
+        let slots = Arc::new(Semaphore::new(self.options.max_connections));
+        let overflow = Arc::new(Semaphore::new(MAX_OVERFLOW_CONNECTIONS));
+        loop {
+            let (stream, peer) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, say: do not spin.
+                    tracing::warn!("admin: accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
                 }
+            };
+            let _ = stream.set_nodelay(true);
+            if let Ok(permit) = slots.clone().try_acquire_owned() {
+                let server = self.clone();
+                tokio::spawn(async move {
+                    server.serve(stream, peer).await;
+                    drop(permit);
+                });
+            } else if let Ok(permit) = overflow.clone().try_acquire_owned() {
+                tracing::debug!("admin: {peer}: too many connections, answering 503");
+                let header_timeout = self.options.header_read_timeout.min(OVERFLOW_TIMEOUT);
+                tokio::spawn(async move {
+                    refuse_busy(stream, header_timeout).await;
+                    drop(permit);
+                });
+            } else {
+                tracing::debug!("admin: {peer}: too many connections, closed");
+                drop(stream);
             }
-        })?;
-    Ok(local)
+        }
+    }
+
+    /// Serves one connection (one request: keep-alive is off) within the
+    /// connection time limit.
+    async fn serve(self: Arc<Self>, stream: TcpStream, peer: SocketAddr) {
+        let server = self.clone();
+        let service = service_fn(move |request| {
+            let server = server.clone();
+            async move { Ok::<_, Infallible>(server.respond(request, peer).await) }
+        });
+        let connection = http1_builder(self.options.header_read_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        match tokio::time::timeout(self.options.connection_timeout, connection).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::debug!("admin: {peer}: {e}"),
+            Err(_) => tracing::debug!(
+                "admin: {peer}: closed after {:?}",
+                self.options.connection_timeout
+            ),
+        }
+    }
+
+    async fn respond(&self, request: hyper::Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+        if request.method() != Method::GET {
+            let mut r = response(Reply::new(405, "only GET\n"), false);
+            r.headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET"));
+            return r;
+        }
+        if !request.body().is_end_stream() {
+            return response(Reply::new(413, "request bodies are not accepted\n"), false);
+        }
+        let path = request.uri().path();
+        let target = request
+            .uri()
+            .path_and_query()
+            .map_or(path, |pq| pq.as_str());
+        let access = access(request.headers(), self.options.token.as_deref());
+        if MUTATING_PATHS.contains(&path) {
+            if let Some(refusal) = refusal(access) {
+                if refusal.status == 401 {
+                    tracing::warn!("admin: {peer}: {path} refused: {access:?} token");
+                }
+                return unauthorized(refusal);
+            }
+        }
+        let command = match parse_target(target) {
+            Ok(command) => command,
+            Err(reply) => return response(reply, false),
+        };
+        if command.is_mutating() {
+            // MUTATING_PATHS covers every mutating command; this is the backstop.
+            if let Some(refusal) = refusal(access) {
+                return unauthorized(refusal);
+            }
+            tracing::info!("admin: {peer}: {target}");
+        }
+        let json = command == Command::ListSessions;
+        let reply = match tokio::time::timeout(
+            self.options.reactor_timeout,
+            self.handle.call_async(command),
+        )
+        .await
+        {
+            Ok(Some(reply)) => reply,
+            Ok(None) => Reply::new(503, "the engine is not running\n"),
+            Err(_) => Reply::new(
+                503,
+                "the engine did not answer in time (the command may still be carried out)\n",
+            ),
+        };
+        response(reply, json)
+    }
+}
+
+/// The answer to a command that needs the token, unless `access` grants it.
+fn refusal(access: Access) -> Option<Reply> {
+    match access {
+        Access::Granted => None,
+        Access::NoTokenConfigured => Some(Reply::new(
+            403,
+            "commands that change the engine are disabled: set AdminHttpToken in the settings \
+             and send it as \"Authorization: Bearer <token>\"\n",
+        )),
+        Access::Missing => Some(Reply::new(
+            401,
+            "this command needs the token: send \"Authorization: Bearer <token>\"\n",
+        )),
+        Access::Wrong => Some(Reply::new(401, "wrong token\n")),
+    }
+}
+
+fn unauthorized(reply: Reply) -> Response<Body> {
+    let challenge = reply.status == 401;
+    let mut r = response(reply, false);
+    if challenge {
+        r.headers_mut().insert(
+            hyper::header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"peregrine-admin\""),
+        );
+    }
+    r
+}
+
+/// Answers a connection past the cap with 503, briefly.
+async fn refuse_busy(stream: TcpStream, header_read_timeout: Duration) {
+    let service = service_fn(|_request| async {
+        let mut r = response(
+            Reply::new(503, "too many admin connections; try again shortly\n"),
+            false,
+        );
+        r.headers_mut()
+            .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+        Ok::<_, Infallible>(r)
+    });
+    let connection =
+        http1_builder(header_read_timeout).serve_connection(TokioIo::new(stream), service);
+    let _ = tokio::time::timeout(OVERFLOW_TIMEOUT, connection).await;
 }
 
 /// Escapes a string for a JSON string literal.

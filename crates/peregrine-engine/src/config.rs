@@ -33,6 +33,7 @@
 //! not know is a [`ConfigWarning`] (also logged with `tracing`), not an error.
 
 use std::fmt;
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
 use peregrine_dict::ValidationSettings;
@@ -217,8 +218,18 @@ pub struct SessionSettings {
     pub validate_length_and_checksum: bool,
     /// `MaxMessageSize` in bytes (default 1 MiB).
     pub max_message_size: usize,
-    /// `AdminHttpPort` (ours; default 8095; 0 = no admin interface).
-    pub admin_http_port: u16,
+    /// `AdminHttpPort` (ours): the operator's HTTP interface
+    /// ([`admin`](crate::admin)) listens on it. `None` (the key absent, or 0):
+    /// no admin interface, the default.
+    pub admin_http_port: Option<u16>,
+    /// `AdminHttpAddress` (ours): the IP address the admin interface listens
+    /// on; default 127.0.0.1 (loopback only).
+    pub admin_http_address: IpAddr,
+    /// `AdminHttpToken` (ours): the bearer token the admin commands that
+    /// change the engine need; `None`: they are refused. Printable ASCII
+    /// without spaces. Like `Password`, keep it out of logs (this type's
+    /// `Debug` shows it).
+    pub admin_http_token: Option<String>,
     /// `IdleStrategy` (ours; default block).
     pub idle_strategy: IdleStrategy,
     /// `MaxOutboundQueueBytes` (ours; default 64 MiB): slow-consumer limit.
@@ -341,6 +352,8 @@ pub const KNOWN_KEYS: &[&str] = &[
     "AllowUnknownMsgFields",
     "MaxMessageSize",
     "AdminHttpPort",
+    "AdminHttpAddress",
+    "AdminHttpToken",
     "IdleStrategy",
     "MaxOutboundQueueBytes",
     "SlowConsumerAction",
@@ -760,6 +773,32 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         max_latency_secs: r.num_or("MaxLatency", 120u32)?,
     };
     let max_message_size = r.num_or("MaxMessageSize", 1usize << 20)?;
+    let admin_http_address = match r.entry("AdminHttpAddress") {
+        None => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        Some(e) => e.value.parse::<IpAddr>().map_err(|_| {
+            r.err(
+                e,
+                format!("{:?} is not an IP address (e.g. 127.0.0.1 or ::1)", e.value),
+            )
+        })?,
+    };
+    // The token's value is never put in a message.
+    let admin_http_token = match r.entry("AdminHttpToken") {
+        None => None,
+        Some(e) if e.value.is_empty() => {
+            return Err(r.err(
+                e,
+                "must not be empty (leave the key out to refuse admin changes)".into(),
+            ))
+        }
+        Some(e) if !e.value.bytes().all(|b| b.is_ascii_graphic()) => {
+            return Err(r.err(
+                e,
+                "must be printable ASCII without spaces (it is sent in an HTTP header)".into(),
+            ))
+        }
+        Some(e) => Some(e.value.clone()),
+    };
     let s = SessionSettings {
         file: file.to_path_buf(),
         line,
@@ -801,7 +840,9 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         validation,
         validate_length_and_checksum: r.bool("ValidateLengthAndChecksum", true)?,
         max_message_size,
-        admin_http_port: r.num_or("AdminHttpPort", 8095u16)?,
+        admin_http_port: r.port("AdminHttpPort")?.filter(|&p| p != 0),
+        admin_http_address,
+        admin_http_token,
         idle_strategy,
         max_outbound_queue_bytes: r.num_or("MaxOutboundQueueBytes", 64usize << 20)?,
         slow_consumer_action,

@@ -1,16 +1,38 @@
-//! The admin HTTP interface against a running engine: `/seqnum` sets a
-//! session's numbers and they are in force when `200` comes back; `/sessions`
-//! lists sessions as JSON; errors are 400/404/405.
+//! The admin HTTP interface against a running engine, over real sockets on
+//! 127.0.0.1: `/seqnum` sets a session's numbers (with the token) and they are
+//! in force when `200` comes back; `/sessions` lists sessions as JSON; errors
+//! are 400/401/403/404/405/413/431; hostile clients (dripping, idle, too many)
+//! delay no one for long. Also the `AdminHttp*` settings.
 
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::time::Duration;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
+use peregrine_engine::admin::AdminOptions;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, spawn_admin_server, Command, Engine, EngineOptions};
+use peregrine_engine::{
+    now_nanos, spawn_admin_server, Command, Engine, EngineHandle, EngineOptions,
+};
 use peregrine_session::EchoApp;
 
+const TOKEN: &str = "t0k3n-for-tests";
+
+fn local() -> SocketAddr {
+    SocketAddr::from((Ipv4Addr::LOCALHOST, 0))
+}
+
+fn with_token() -> AdminOptions {
+    AdminOptions {
+        token: Some(TOKEN.into()),
+        ..AdminOptions::default()
+    }
+}
+
+/// Sends `request` and reads the whole answer (the server closes after one).
 fn http(addr: SocketAddr, request: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -24,6 +46,14 @@ fn http(addr: SocketAddr, request: &str) -> (u16, String) {
 
 fn get(addr: SocketAddr, target: &str) -> (u16, String) {
     http(addr, &format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n"))
+}
+
+/// `GET` with `Authorization: Bearer <token>`.
+fn get_with(addr: SocketAddr, target: &str, token: &str) -> (u16, String) {
+    http(
+        addr,
+        &format!("GET {target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"),
+    )
 }
 
 fn frame(body: &str) -> Vec<u8> {
@@ -48,6 +78,58 @@ fn read_message(s: &mut TcpStream) -> String {
     String::from_utf8_lossy(&buf).replace('\x01', "|")
 }
 
+/// An engine with one FIX.4.4 acceptor session (ISLD->TW), running on its own
+/// thread.
+fn start_engine() -> (EngineHandle, JoinHandle<std::io::Result<()>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                [SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
+    for s in &settings.sessions {
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
+            Box::new(EchoApp::new(d))
+        })
+        .unwrap();
+        engine.add_session(s, d).unwrap();
+    }
+    let handle = engine.handle();
+    (handle, std::thread::spawn(move || engine.run()))
+}
+
+fn stop(handle: EngineHandle, reactor: JoinHandle<std::io::Result<()>>) {
+    handle.stop();
+    reactor.join().unwrap().unwrap();
+}
+
+/// Waits until the server closes `s` (EOF or reset); how long that took, or
+/// `None` if it was still open after `limit`. Bytes the server sends (an error
+/// answer) are read and ignored.
+fn closed_within(s: &mut TcpStream, limit: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    s.set_read_timeout(Some(limit)).unwrap();
+    let mut buf = [0u8; 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return Some(start.elapsed()),
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return None
+            }
+            Err(_) => return Some(start.elapsed()),
+        }
+        if start.elapsed() > limit {
+            return None;
+        }
+    }
+}
+
 #[test]
 fn seqnum_and_sessions() {
     let dir = tempfile::tempdir().unwrap();
@@ -66,14 +148,11 @@ fn seqnum_and_sessions() {
     }
     let fix = engine.listener_addrs()[0];
     let handle = engine.handle();
-    let admin =
-        spawn_admin_server(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), handle.clone()).unwrap();
+    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
     let reactor = std::thread::spawn(move || engine.run());
+    let set = |target: &str| get_with(admin, target, TOKEN);
 
-    let (status, body) = get(
-        admin,
-        "/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000",
-    );
+    let (status, body) = set("/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000");
     assert_eq!(status, 200, "{body}");
     // In force before the 200: the Logon answer carries 34=2000.
     let mut c = TcpStream::connect(fix).unwrap();
@@ -87,10 +166,7 @@ fn seqnum_and_sessions() {
     let answer = read_message(&mut c);
     assert!(answer.contains("|35=A|34=2000|"), "{answer}");
 
-    let (status, body) = get(
-        admin,
-        "/seqnum?SESSION=FIX.4.4%3AISLD-%3ETW&NEXTTARGETSEQNUM=7",
-    );
+    let (status, body) = set("/seqnum?SESSION=FIX.4.4%3AISLD-%3ETW&NEXTTARGETSEQNUM=7");
     assert_eq!(status, 200, "{body}");
     let (status, json) = get(admin, "/sessions");
     assert_eq!(status, 200);
@@ -103,10 +179,8 @@ fn seqnum_and_sessions() {
     );
 
     // The qualifier may be left out when it names one session.
-    let (status, body) = get(
-        admin,
-        "/seqnum?SESSION=FIXT.1.1:ISLD-%3ETW&NEXTSENDERSEQNUM=5&NEXTTARGETSEQNUM=6",
-    );
+    let (status, body) =
+        set("/seqnum?SESSION=FIXT.1.1:ISLD-%3ETW&NEXTSENDERSEQNUM=5&NEXTTARGETSEQNUM=6");
     assert_eq!(status, 200, "{body}");
     assert!(
         body.contains("next_sender_seq=5 next_target_seq=6"),
@@ -124,7 +198,7 @@ fn seqnum_and_sessions() {
         ("/seqnum?NEXTSENDERSEQNUM=3", 400),
         ("/nothing", 404),
     ] {
-        assert_eq!(get(admin, target).0, want, "{target}");
+        assert_eq!(set(target).0, want, "{target}");
     }
     assert_eq!(http(admin, "POST /sessions HTTP/1.1\r\n\r\n").0, 405);
 
@@ -138,4 +212,333 @@ fn seqnum_and_sessions() {
     // The stop logged the session out.
     let answer = read_message(&mut c);
     assert!(answer.contains("|35=5|"), "{answer}");
+}
+
+/// (a) Regression: the old server answered one connection after another, so a
+/// client sending its request a byte every 200 ms kept everyone else waiting
+/// (this test failed against it: "no answer in 3.2s").
+#[test]
+fn a_dripping_client_does_not_delay_others() {
+    let (handle, reactor) = start_engine();
+    let admin = spawn_admin_server(local(), handle.clone(), AdminOptions::default()).unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let dripper = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut s = TcpStream::connect(admin).unwrap();
+            let head = b"GET /sessions HTTP/1.1\r\nX-Drip: ";
+            // Bounded: at most 40 bytes (8 s), and it stops when the test is done.
+            for &b in head.iter().chain(std::iter::repeat(&b'a')).take(40) {
+                if done.load(Ordering::Relaxed) || s.write_all(&[b]).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    // Let the dripper's connection be accepted and half-read first.
+    std::thread::sleep(Duration::from_millis(500));
+    let start = Instant::now();
+    let mut s = TcpStream::connect(admin).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    s.write_all(b"GET /sessions HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let elapsed = start.elapsed();
+    done.store(true, Ordering::Relaxed);
+    let out = String::from_utf8_lossy(&out);
+    assert!(
+        out.starts_with("HTTP/1.1 200"),
+        "no answer in {elapsed:?}: {out:?}"
+    );
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "answered after {elapsed:?}"
+    );
+    dripper.join().unwrap();
+    stop(handle, reactor);
+}
+
+/// (b) A client that never finishes its request head (slowloris) is cut at
+/// the header read timeout, however steadily it drips.
+#[test]
+fn a_slowloris_connection_is_closed_at_the_header_timeout() {
+    let (handle, reactor) = start_engine();
+    let options = AdminOptions {
+        header_read_timeout: Duration::from_millis(300),
+        ..AdminOptions::default()
+    };
+    let admin = spawn_admin_server(local(), handle.clone(), options).unwrap();
+    let start = Instant::now();
+    let mut s = TcpStream::connect(admin).unwrap();
+    s.set_nodelay(true).unwrap();
+    let mut writer = s.try_clone().unwrap();
+    let dripper = std::thread::spawn(move || {
+        // A byte every 50 ms, for at most 3 s; stops when the server closes.
+        for &b in b"GET /sessions HTTP/1.1\r\nX-Drip: "
+            .iter()
+            .chain(std::iter::repeat(&b'a'))
+            .take(60)
+        {
+            if writer.write_all(&[b]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    let closed = closed_within(&mut s, Duration::from_secs(3));
+    let after = start.elapsed();
+    dripper.join().unwrap();
+    assert!(closed.is_some(), "still open after {after:?}");
+    assert!(
+        after >= Duration::from_millis(250) && after < Duration::from_millis(1500),
+        "closed after {after:?}"
+    );
+    // An idle connection (nothing sent) is cut the same way.
+    let mut idle = TcpStream::connect(admin).unwrap();
+    let closed = closed_within(&mut idle, Duration::from_secs(3));
+    assert!(
+        closed.is_some_and(|d| d < Duration::from_millis(1500)),
+        "{closed:?}"
+    );
+    // And the server still answers.
+    assert_eq!(get(admin, "/sessions").0, 200);
+    stop(handle, reactor);
+}
+
+/// The whole-connection limit cuts a connection even when the header timeout
+/// is longer.
+#[test]
+fn the_connection_time_limit_cuts_any_connection() {
+    let (handle, reactor) = start_engine();
+    let options = AdminOptions {
+        header_read_timeout: Duration::from_secs(30),
+        connection_timeout: Duration::from_millis(400),
+        ..AdminOptions::default()
+    };
+    let admin = spawn_admin_server(local(), handle.clone(), options).unwrap();
+    let start = Instant::now();
+    let mut s = TcpStream::connect(admin).unwrap();
+    s.write_all(b"GET /sessions HTTP/1.1\r\n").unwrap();
+    let closed = closed_within(&mut s, Duration::from_secs(5));
+    assert!(
+        closed.is_some() && start.elapsed() < Duration::from_millis(2000),
+        "closed: {closed:?}, after {:?}",
+        start.elapsed()
+    );
+    assert_eq!(get(admin, "/sessions").0, 200);
+    stop(handle, reactor);
+}
+
+/// (c) Past the cap of connections served at once, a new connection is
+/// answered 503 at once; once the idle ones are cut (header timeout), a fresh
+/// `GET /sessions` succeeds again.
+#[test]
+fn connections_past_the_cap_get_503_until_the_idle_ones_are_cut() {
+    let (handle, reactor) = start_engine();
+    let cap = 4;
+    let options = AdminOptions {
+        header_read_timeout: Duration::from_millis(800),
+        max_connections: cap,
+        ..AdminOptions::default()
+    };
+    let admin = spawn_admin_server(local(), handle.clone(), options).unwrap();
+    let start = Instant::now();
+    let mut idle: Vec<TcpStream> = (0..cap)
+        .map(|_| TcpStream::connect(admin).unwrap())
+        .collect();
+    // Let the server accept them all (they hold every slot, sending nothing).
+    std::thread::sleep(Duration::from_millis(150));
+    let (status, body) = get(admin, "/sessions");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("too many admin connections"), "{body}");
+    assert!(
+        start.elapsed() < Duration::from_millis(700),
+        "the 503 took {:?}",
+        start.elapsed()
+    );
+    // The idle ones are cut at the header timeout...
+    for s in &mut idle {
+        let closed = closed_within(s, Duration::from_secs(3));
+        assert!(closed.is_some(), "an idle connection was never cut");
+    }
+    // ...and then a fresh request is served.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let (status, body) = loop {
+        let (status, body) = get(admin, "/sessions");
+        if status == 200 || Instant::now() > deadline {
+            break (status, body);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.starts_with("[{\"session\":\"FIX.4.4:ISLD->TW\""),
+        "{body}"
+    );
+    stop(handle, reactor);
+}
+
+/// (d) `/seqnum` needs the token: missing or wrong → 401, right → 200 and in
+/// force; with no token configured → 403 naming `AdminHttpToken`. `/sessions`
+/// needs none.
+#[test]
+fn seqnum_needs_the_token() {
+    let (handle, reactor) = start_engine();
+    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let target = "/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=42";
+    let next_sender = || {
+        let (status, json) = get(admin, "/sessions");
+        assert_eq!(status, 200, "{json}");
+        json.split("\"next_sender_seq\":").nth(1).unwrap()[..2].to_string()
+    };
+    assert_eq!(next_sender(), "1,");
+
+    let (status, body) = get(admin, target);
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("Authorization: Bearer"), "{body}");
+    let (status, body) = get_with(admin, target, "t0k3n-for-test");
+    assert_eq!(status, 401, "{body}");
+    let (status, body) = get_with(admin, target, "t0k3n-for-tests-and-more");
+    assert_eq!(status, 401, "{body}");
+    let (status, body) = http(
+        admin,
+        &format!("GET {target} HTTP/1.1\r\nAuthorization: Basic {TOKEN}\r\n\r\n"),
+    );
+    assert_eq!(status, 401, "{body}");
+    // Unauthenticated requests learn nothing about parameters either.
+    assert_eq!(get(admin, "/seqnum?NEXTSENDERSEQNUM=x").0, 401);
+    assert_eq!(next_sender(), "1,", "a refused request changed nothing");
+
+    let (status, body) = get_with(admin, target, TOKEN);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(next_sender(), "42", "in force when the 200 came");
+    // The scheme is case-insensitive.
+    let (status, body) = http(
+        admin,
+        &format!("GET {target} HTTP/1.1\r\nauthorization: bearer {TOKEN}\r\n\r\n"),
+    );
+    assert_eq!(status, 200, "{body}");
+
+    // No token configured: changes are refused, reading is not.
+    let open = spawn_admin_server(local(), handle.clone(), AdminOptions::default()).unwrap();
+    let (status, body) = get_with(open, target, TOKEN);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("set AdminHttpToken"), "{body}");
+    assert_eq!(get(open, target).0, 403);
+    assert_eq!(get(open, "/sessions").0, 200);
+
+    // Unusable tokens are refused up front.
+    for bad in ["", "two words", "tab\there"] {
+        let options = AdminOptions {
+            token: Some(bad.into()),
+            ..AdminOptions::default()
+        };
+        let e = spawn_admin_server(local(), handle.clone(), options).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{bad:?}");
+        assert!(!e.to_string().contains(bad) || bad.is_empty(), "{e}");
+    }
+    stop(handle, reactor);
+}
+
+/// Request heads over 16 KiB get 431, request bodies 413, other methods 405.
+#[test]
+fn oversized_heads_bodies_and_other_methods_are_refused() {
+    let (handle, reactor) = start_engine();
+    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let big = "a".repeat(20 * 1024);
+    let (status, _) = http(
+        admin,
+        &format!("GET /sessions HTTP/1.1\r\nX-Big: {big}\r\n\r\n"),
+    );
+    assert_eq!(status, 431);
+    let (status, body) = http(
+        admin,
+        "GET /sessions HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello",
+    );
+    assert_eq!(status, 413, "{body}");
+    let (status, _) = http(admin, "DELETE /sessions HTTP/1.1\r\n\r\n");
+    assert_eq!(status, 405);
+    assert_eq!(get(admin, "/sessions").0, 200);
+    stop(handle, reactor);
+}
+
+/// The engine gone: 503, promptly.
+#[test]
+fn a_stopped_engine_is_a_503() {
+    let (handle, reactor) = start_engine();
+    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    stop(handle, reactor);
+    let start = Instant::now();
+    let (status, body) = get(admin, "/sessions");
+    assert_eq!(status, 503, "{body}");
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
+fn parse(text: &str) -> Result<Settings, peregrine_engine::ConfigError> {
+    Settings::parse(text, std::path::Path::new("dir/a.cfg"))
+}
+
+const BASE: &str = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nTargetCompID=TW\n";
+
+/// (e) Off unless `AdminHttpPort` is set; loopback unless `AdminHttpAddress`
+/// says otherwise; `AdminHttpToken` as given.
+#[test]
+fn admin_settings_are_off_and_loopback_by_default() {
+    let s = parse(&format!("{BASE}[SESSION]\nBeginString=FIX.4.4\n")).unwrap();
+    let s = &s.sessions[0];
+    assert_eq!(s.admin_http_port, None);
+    assert_eq!(s.admin_http_address, IpAddr::V4(Ipv4Addr::LOCALHOST));
+    assert_eq!(s.admin_http_token, None);
+
+    let s = parse(&format!(
+        "{BASE}AdminHttpPort=0\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap();
+    assert_eq!(s.sessions[0].admin_http_port, None, "0 is off");
+
+    let s = parse(&format!(
+        "{BASE}AdminHttpPort=8095\nAdminHttpAddress=::1\nAdminHttpToken=s3cret!\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let s = &s.sessions[0];
+    assert_eq!(s.admin_http_port, Some(8095));
+    assert_eq!(s.admin_http_address, "::1".parse::<IpAddr>().unwrap());
+    assert_eq!(s.admin_http_token.as_deref(), Some("s3cret!"));
+}
+
+/// (e) A bad `AdminHttpAddress` or `AdminHttpToken` is an error naming file,
+/// line and key (and never quoting the token).
+#[test]
+fn bad_admin_settings_are_errors_with_file_line_and_key() {
+    let e = parse(&format!(
+        "{BASE}AdminHttpAddress=not-an-ip\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "dir/a.cfg:5: AdminHttpAddress: \"not-an-ip\" is not an IP address (e.g. 127.0.0.1 or ::1)"
+    );
+    let e = parse(&format!(
+        "{BASE}AdminHttpPort=80000\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "dir/a.cfg:5: AdminHttpPort: \"80000\" is out of range"
+    );
+    let e = parse(&format!(
+        "{BASE}[SESSION]\nBeginString=FIX.4.4\nAdminHttpToken=my secret\n"
+    ))
+    .unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (7, Some("AdminHttpToken")));
+    assert!(!e.to_string().contains("secret"), "{e}");
+    let e = parse(&format!(
+        "{BASE}AdminHttpToken=\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap_err();
+    assert_eq!((e.line, e.key.as_deref()), (5, Some("AdminHttpToken")));
 }

@@ -46,7 +46,7 @@ fn defaults_match_quickfix() {
     assert!(!s.reset_on_logon && !s.reset_on_logout && !s.reset_on_disconnect);
     assert!(s.validation.check_latency);
     assert_eq!(s.validation.max_latency_secs, 120);
-    assert_eq!(s.admin_http_port, 8095);
+    assert_eq!(s.admin_http_port, None);
     assert_eq!(s.idle_strategy, IdleStrategy::Block);
     assert_eq!(s.slow_consumer_action, SlowConsumerAction::Disconnect);
 }
@@ -118,7 +118,7 @@ fn fixt_and_all_typed_keys() {
     assert!(!s.persist_messages && !s.use_data_dictionary);
     assert_eq!((s.logon_timeout, s.logout_timeout), (3, 4));
     assert!(s.reset_on_logout && s.reset_on_disconnect);
-    assert_eq!(s.admin_http_port, 0);
+    assert_eq!(s.admin_http_port, None);
     assert_eq!(s.default_appl_ver_id.as_deref(), Some("FIX.5.0SP2"));
     assert_eq!(
         s.transport_data_dictionary.as_deref(),

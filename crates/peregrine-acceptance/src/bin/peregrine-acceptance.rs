@@ -38,6 +38,8 @@ options:
   --keep                    keep every acceptor's work directory (kept anyway on failure)
   --addr HOST:PORT          do not launch: run against this running acceptor
   --admin-addr HOST:PORT    its HTTP admin endpoint (with --addr; default: port+1)
+  --admin-token TOKEN       the bearer token its admin endpoint wants for /seqnum
+                            (with --addr; Peregrine's AdminHttpToken)
   --dir DIR                 with --addr: the directory of scripts to run
   -h, --help                this text
 ";
@@ -56,6 +58,7 @@ struct Options {
     keep: bool,
     addr: Option<SocketAddr>,
     admin_addr: Option<SocketAddr>,
+    admin_token: Option<String>,
     dir: Option<PathBuf>,
 }
 
@@ -102,6 +105,7 @@ fn parse_args(args: Vec<String>) -> Result<Option<Options>, String> {
         keep: false,
         addr: None,
         admin_addr: None,
+        admin_token: None,
         dir: None,
     };
     let mut it = args.into_iter();
@@ -143,6 +147,7 @@ fn parse_args(args: Vec<String>) -> Result<Option<Options>, String> {
             "--keep" => o.keep = true,
             "--addr" => o.addr = Some(parse_addr(&value()?)?),
             "--admin-addr" => o.admin_addr = Some(parse_addr(&value()?)?),
+            "--admin-token" => o.admin_token = Some(value()?),
             "--dir" => o.dir = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -279,6 +284,7 @@ fn run_against_running(
         .admin_addr
         .unwrap_or_else(|| SocketAddr::new(addr.ip(), addr.port().wrapping_add(1)));
     let mut cfg = RunConfig::new(addr, admin, patterns);
+    cfg.admin_token = options.admin_token.clone();
     cfg.timeout_expect = options.timeout_expect;
     cfg.timeout_disconnect = options.timeout_disconnect;
     match run_suite_filtered(&script_dir, &cfg, options.filter.as_deref()) {
