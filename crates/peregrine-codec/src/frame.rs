@@ -43,8 +43,7 @@ pub enum Frame {
 /// do with it (QuickFIX semantics: ignore the bytes, do not count a sequence number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GarbledReason {
-    /// Bytes that do not start with `8=`; skipped up to the next `8=FIX`
-    /// that starts a field.
+    /// Bytes that do not start with `8=`; skipped up to the next `8=FIX`.
     NoBeginString,
     /// BeginString is not terminated within a sane length.
     BadBeginString,
@@ -314,10 +313,11 @@ fn find_checksum_end(buf: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Offset of the next `8=FIX` at or after `from` that starts a field (at the
-/// buffer start or after a byte that cannot end a tag or be inside one: not a
-/// digit, not `=`). When there is none, everything is dropped except a tail
-/// that may be the beginning of one.
+/// Offset of the next `8=FIX` at or after `from`, wherever it is: after a
+/// stray `x8`, the `8=FIX` that follows begins the message (QuickFIX's parsers
+/// look for `8=` the same way). A match inside garbage (`58=FIX…`) is harmless:
+/// what follows it fails the framer's checks and is skipped in turn. When there
+/// is none, everything is dropped except a tail that may be the beginning of one.
 fn next_begin_string(buf: &[u8], from: usize) -> usize {
     const PAT: &[u8] = b"8=FIX";
     let mut i = from;
@@ -327,14 +327,11 @@ fn next_begin_string(buf: &[u8], from: usize) -> usize {
             Some(off) => {
                 let at = i + off;
                 let rest = &buf[at..];
-                let starts_field = !(buf[at - 1].is_ascii_digit() || buf[at - 1] == b'=');
-                if starts_field {
-                    if rest.len() >= PAT.len() && &rest[..PAT.len()] == PAT {
-                        return at;
-                    }
-                    if rest.len() < PAT.len() && PAT.starts_with(rest) {
-                        return at; // possible beginning: keep it
-                    }
+                if rest.len() >= PAT.len() && &rest[..PAT.len()] == PAT {
+                    return at;
+                }
+                if rest.len() < PAT.len() && PAT.starts_with(rest) {
+                    return at; // possible beginning: keep it
                 }
                 i = at + 1;
             }
@@ -366,6 +363,39 @@ mod tests {
     }
 
     #[test]
+    fn a_stray_x8_before_a_message_is_skipped_to_its_begin_string() {
+        // The reliability issue: `x8` then a valid message made the message vanish
+        // (the `8` of `8=FIX` followed a digit, so it was not taken as a start).
+        let m = msg("35=0|34=2|49=A|56=B|");
+        for junk in [
+            &b"x8"[..],
+            b"8",
+            b"88",
+            b"18",
+            b"x",
+            b"=",
+            b"\x01",
+            b"x8=FI",
+        ] {
+            let mut buf = junk.to_vec();
+            buf.extend_from_slice(&m);
+            let f = Framer::default();
+            let mut frames = f.frames(&buf);
+            let mut got = Vec::new();
+            for e in frames.by_ref() {
+                got.push(e);
+            }
+            assert_eq!(
+                got.last(),
+                Some(&FrameEvent::Message(&m[..])),
+                "{:?}: {got:?}",
+                String::from_utf8_lossy(junk)
+            );
+            assert_eq!(frames.consumed(), buf.len());
+        }
+    }
+
+    #[test]
     fn leading_garbage_is_skipped_to_begin_string() {
         let mut buf = b"garbage\x01more".to_vec();
         let m = msg("35=0|");
@@ -382,10 +412,23 @@ mod tests {
     }
 
     #[test]
-    fn begin_string_inside_a_value_is_not_a_start() {
-        // "58=8=FIX" must not be taken as a message start, nor "18=FIX".
+    fn begin_string_inside_garbage_is_tried_then_skipped() {
+        // "8=FIX" is a candidate wherever it is (as in QuickFIX's parsers); one
+        // inside garbage fails the framer's checks and is skipped in turn, so the
+        // garbage goes and the message after it is found.
         let buf = b"x58=8=FIX\x0118=FIX\x01";
-        assert_eq!(next_begin_string(buf, 1), buf.len());
+        assert_eq!(next_begin_string(buf, 1), 4);
+        let m = msg("35=0|");
+        let mut all = buf.to_vec();
+        all.extend_from_slice(&m);
+        let f = Framer::default();
+        let mut frames = f.frames(&all);
+        let events: Vec<_> = frames.by_ref().collect();
+        assert!(events[..events.len() - 1]
+            .iter()
+            .all(|e| matches!(e, FrameEvent::Garbled { .. })));
+        assert_eq!(events.last(), Some(&FrameEvent::Message(&m[..])));
+        assert_eq!(frames.consumed(), all.len());
     }
 
     #[test]

@@ -128,6 +128,17 @@ pub enum SlowConsumerAction {
     Flag,
 }
 
+/// What the file store does when it finds acknowledged data damaged or missing
+/// (`FileStoreDamage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreDamage {
+    /// Refuse to start the session, saying what was lost (the default).
+    Refuse,
+    /// Start, with the loss reported in the log, the session's events and
+    /// `/sessions`.
+    Report,
+}
+
 /// A time of day, UTC, in seconds since midnight (`StartTime`/`EndTime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TimeOfDay(pub u32);
@@ -236,6 +247,25 @@ pub struct SessionSettings {
     pub max_outbound_queue_bytes: usize,
     /// `SlowConsumerAction` (ours; `disconnect` or `flag`).
     pub slow_consumer_action: SlowConsumerAction,
+    /// `SlowConsumerHardLimit` (ours; default 4 × `MaxOutboundQueueBytes`): the
+    /// unsent bytes past which a session is disconnected even with
+    /// `SlowConsumerAction=flag`, and which its outbound buffer never exceeds.
+    pub slow_consumer_hard_limit: usize,
+    /// `MaxLogonMessageSize` (ours; default 8192): what a connection may send
+    /// before its Logon is complete.
+    pub max_logon_message_size: usize,
+    /// `MaxInboundQueueBytes` (ours; default 16 MiB): the messages held while a
+    /// sequence gap is filled; past it, a Logout saying so.
+    pub max_inbound_queue_bytes: usize,
+    /// `ResendRequestTimeout` (ours; seconds, default 2 × `HeartBtInt`, 60 when
+    /// that is 0; 0 = never): a gap that makes no progress for this long is
+    /// asked for again.
+    pub resend_request_timeout: u32,
+    /// `SendRedundantResendRequests` (QuickFIX/J; default N).
+    pub send_redundant_resend_requests: bool,
+    /// `FileStoreDamage` (ours): `refuse` to start when the file store lost
+    /// acknowledged data (default), or `report` it and start.
+    pub file_store_damage: StoreDamage,
     /// `FileStoreSync` (ours): `always` (default), `never`, or a number of milliseconds.
     pub file_store_sync: Option<u64>,
     /// `Username` (ours): Username(553) in an initiator's Logon.
@@ -356,12 +386,70 @@ pub const KNOWN_KEYS: &[&str] = &[
     "AdminHttpToken",
     "IdleStrategy",
     "MaxOutboundQueueBytes",
+    "SlowConsumerHardLimit",
     "SlowConsumerAction",
+    "MaxLogonMessageSize",
+    "MaxInboundQueueBytes",
+    "ResendRequestTimeout",
+    "SendRedundantResendRequests",
+    "FileStoreDamage",
+    "SocketAcceptHost",
     "FileStoreSync",
     "TimeStampPrecision",
     "Username",
     "Password",
 ];
+
+/// The valid range of every numeric key (inclusive); a value outside it stops
+/// start-up naming file, line and key. `SocketConnectPort<n>` takes
+/// `SocketConnectPort`'s. Units: seconds for times, bytes for sizes,
+/// milliseconds for `FileStoreSync`.
+pub const NUMERIC_RANGES: &[(&str, u64, u64)] = &[
+    ("SocketAcceptPort", 0, 65_535),
+    ("SocketConnectPort", 1, 65_535),
+    ("AdminHttpPort", 0, 65_535),
+    (
+        "HeartBtInt",
+        0,
+        peregrine_session::MAX_HEARTBEAT_SECS as u64,
+    ),
+    ("ReconnectInterval", 1, 86_400),
+    ("LogonTimeout", 1, 3_600),
+    ("LogoutTimeout", 1, 3_600),
+    ("MaxLatency", 1, 86_400),
+    ("ResendRequestChunkSize", 0, u32::MAX as u64),
+    ("ResendRequestTimeout", 0, 86_400),
+    (
+        "MaxMessageSize",
+        256,
+        peregrine_store::MAX_MESSAGE_LEN as u64,
+    ),
+    (
+        "MaxLogonMessageSize",
+        256,
+        peregrine_store::MAX_MESSAGE_LEN as u64,
+    ),
+    ("MaxInboundQueueBytes", 4_096, 1 << 36),
+    ("MaxOutboundQueueBytes", 4_096, 1 << 36),
+    ("SlowConsumerHardLimit", 4_096, 1 << 38),
+    ("SocketSendBufferSize", 1_024, 1 << 30),
+    ("SocketReceiveBufferSize", 1_024, 1 << 30),
+    ("FileStoreSync", 1, 3_600_000),
+];
+
+/// The range of a numeric key (case-insensitive), if it is one.
+pub fn range_of(key: &str) -> Option<(u64, u64)> {
+    let base = key.trim_end_matches(|c: char| c.is_ascii_digit());
+    let base = if base.eq_ignore_ascii_case("SocketConnectPort") {
+        base
+    } else {
+        key
+    };
+    NUMERIC_RANGES
+        .iter()
+        .find(|(k, _, _)| k.eq_ignore_ascii_case(base))
+        .map(|&(_, min, max)| (min, max))
+}
 
 fn is_known(key: &str) -> bool {
     if KNOWN_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)) {
@@ -564,19 +652,25 @@ impl Reader<'_> {
             v => Err(self.err(e, format!("{v:?} is not Y or N"))),
         }
     }
-    fn number<T: std::str::FromStr>(&self, key: &str) -> Result<Option<T>, ConfigError> {
+    /// A numeric key's value, checked against its range in [`NUMERIC_RANGES`].
+    fn number<T: TryFrom<u64>>(&self, key: &str) -> Result<Option<T>, ConfigError> {
         let Some(e) = self.entry(key) else {
             return Ok(None);
         };
+        let (min, max) = range_of(key).expect("every numeric key has a range");
         let v = e.value.as_str();
         if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
             return Err(self.err(e, format!("{v:?} is not a number")));
         }
-        v.parse::<T>()
-            .map(Some)
-            .map_err(|_| self.err(e, format!("{v:?} is out of range")))
+        match v.parse::<u64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(T::try_from(n).ok()),
+            _ => Err(self.err(
+                e,
+                format!("{v:?} is out of range (it must be {min} to {max})"),
+            )),
+        }
     }
-    fn num_or<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T, ConfigError> {
+    fn num_or<T: TryFrom<u64>>(&self, key: &str, default: T) -> Result<T, ConfigError> {
         Ok(self.number(key)?.unwrap_or(default))
     }
     fn port(&self, key: &str) -> Result<Option<u16>, ConfigError> {
@@ -739,19 +833,46 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
             v => return Err(r.err(e, format!("{v:?} is not disconnect or flag"))),
         },
     };
+    // QuickFIX/J's Y/N, or ours: always, never, or an interval in milliseconds.
     let file_store_sync = match r.entry("FileStoreSync") {
         None => None,
         Some(e) => match e.value.to_ascii_lowercase().as_str() {
-            "always" => None,
-            "never" => Some(u64::MAX),
-            v => Some(v.parse::<u64>().map_err(|_| {
-                r.err(
+            "always" | "y" => None,
+            "never" | "n" => Some(u64::MAX),
+            v if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(r.number::<u64>("FileStoreSync")?.expect("present"))
+            }
+            v => {
+                return Err(r.err(
                     e,
-                    format!("{v:?} is not always, never or a number of milliseconds"),
-                )
-            })?),
+                    format!("{v:?} is not Y, N, always, never or a number of milliseconds"),
+                ))
+            }
         },
     };
+    let file_store_damage = match r.entry("FileStoreDamage") {
+        None => StoreDamage::Refuse,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "refuse" => StoreDamage::Refuse,
+            "report" => StoreDamage::Report,
+            v => return Err(r.err(e, format!("{v:?} is not refuse or report"))),
+        },
+    };
+    // SocketAcceptHost is QuickFIX/Go's name for SocketAcceptAddress.
+    let socket_accept_address = match (r.entry("SocketAcceptAddress"), r.entry("SocketAcceptHost"))
+    {
+        (Some(a), Some(h)) if a.value != h.value => return Err(r.err(
+            h,
+            format!(
+                "{:?} differs from SocketAcceptAddress {:?} (line {}); they name the same thing",
+                h.value, a.value, a.line
+            ),
+        )),
+        (Some(a), _) => Some(a.value.clone()),
+        (None, Some(h)) => Some(h.value.clone()),
+        (None, None) => None,
+    }
+    .filter(|v| !v.is_empty());
     if let Some(e) = r.entry("TimeStampPrecision") {
         if !["SECONDS", "MILLIS", "MICROS", "NANOS"]
             .contains(&e.value.to_ascii_uppercase().as_str())
@@ -773,6 +894,23 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         max_latency_secs: r.num_or("MaxLatency", 120u32)?,
     };
     let max_message_size = r.num_or("MaxMessageSize", 1usize << 20)?;
+    let max_logon_message_size = r.num_or(
+        "MaxLogonMessageSize",
+        peregrine_session::DEFAULT_MAX_LOGON_SIZE.min(max_message_size),
+    )?;
+    let max_outbound_queue_bytes = r.num_or("MaxOutboundQueueBytes", 64usize << 20)?;
+    let slow_consumer_hard_limit = r.num_or(
+        "SlowConsumerHardLimit",
+        max_outbound_queue_bytes.saturating_mul(4),
+    )?;
+    let resend_request_timeout = r.num_or(
+        "ResendRequestTimeout",
+        if heart_bt_int == 0 {
+            60
+        } else {
+            heart_bt_int.saturating_mul(2).min(86_400)
+        },
+    )?;
     let admin_http_address = match r.entry("AdminHttpAddress") {
         None => IpAddr::V4(Ipv4Addr::LOCALHOST),
         Some(e) => e.value.parse::<IpAddr>().map_err(|_| {
@@ -808,7 +946,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         session_qualifier: r.string("SessionQualifier").filter(|q| !q.is_empty()),
         connection_type,
         socket_accept_port,
-        socket_accept_address: r.string("SocketAcceptAddress"),
+        socket_accept_address,
         connect_addresses,
         heart_bt_int,
         reconnect_interval: r.num_or("ReconnectInterval", 30u32)?,
@@ -844,14 +982,48 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         admin_http_address,
         admin_http_token,
         idle_strategy,
-        max_outbound_queue_bytes: r.num_or("MaxOutboundQueueBytes", 64usize << 20)?,
+        max_outbound_queue_bytes,
+        slow_consumer_hard_limit,
         slow_consumer_action,
+        max_logon_message_size,
+        max_inbound_queue_bytes: r.num_or("MaxInboundQueueBytes", 16usize << 20)?,
+        resend_request_timeout,
+        send_redundant_resend_requests: r.bool("SendRedundantResendRequests", false)?,
         file_store_sync,
+        file_store_damage,
         username: r.string("Username").filter(|v| !v.is_empty()),
         password: r.string("Password").filter(|v| !v.is_empty()),
         entries: Vec::new(),
     };
     // Cross-key checks.
+    let at_least = |key: &str, value: usize, other: &str, min: usize| -> Result<(), ConfigError> {
+        match r.entry(key) {
+            Some(e) if value < min => Err(r.err(
+                e,
+                format!("{value} is less than {other} ({min}), which it must hold"),
+            )),
+            _ => Ok(()),
+        }
+    };
+    if max_logon_message_size > max_message_size {
+        let e = r.entry("MaxLogonMessageSize").expect("only when set");
+        return Err(r.err(
+            e,
+            format!("{max_logon_message_size} is more than MaxMessageSize ({max_message_size})"),
+        ));
+    }
+    at_least(
+        "MaxInboundQueueBytes",
+        s.max_inbound_queue_bytes,
+        "MaxMessageSize",
+        max_message_size,
+    )?;
+    at_least(
+        "SlowConsumerHardLimit",
+        s.slow_consumer_hard_limit,
+        "MaxOutboundQueueBytes",
+        s.max_outbound_queue_bytes,
+    )?;
     if s.begin_string == "FIXT.1.1" && s.default_appl_ver_id.is_none() {
         return Err(ConfigError {
             file: file.to_path_buf(),

@@ -15,7 +15,11 @@ pub enum DriverEvent {
     /// The engine must flush what is pending, close the connection and call
     /// [`SessionDriver::on_disconnected`]; the text says why.
     Disconnect(String),
-    /// Anything else worth a line in the event log.
+    /// Something the operator must see (store failure, lost data): always
+    /// logged, at warning level.
+    Warning(String),
+    /// Anything else worth a line in the event log (within the session's line
+    /// limit: a peer can cause these at will).
     Info(String),
 }
 
@@ -23,10 +27,11 @@ pub enum DriverEvent {
 /// application behind it). Every method is non-blocking; time is passed in.
 ///
 /// The engine calls [`on_connected`](Self::on_connected) when a connection is
-/// bound to the session, [`on_bytes`](Self::on_bytes) with what it reads,
+/// bound to the session, [`on_bytes`](Self::on_bytes) with what it reads (all of
+/// one turn's reads, then once [`commit`](Self::commit)),
 /// [`on_timer`](Self::on_timer) when [`next_deadline`](Self::next_deadline)
-/// has passed, writes [`outbound`](Self::outbound) and reports what was written
-/// with [`consume_outbound`](Self::consume_outbound), and drains
+/// has passed, commits, writes [`outbound`](Self::outbound) and reports what
+/// was written with [`consume_outbound`](Self::consume_outbound), and drains
 /// [`poll_event`](Self::poll_event) after each of these.
 pub trait SessionDriver {
     /// A transport connection is up (an initiator queues its Logon).
@@ -39,7 +44,11 @@ pub trait SessionDriver {
     fn next_deadline(&self) -> Option<Nanos>;
     /// The connection is gone.
     fn on_disconnected(&mut self, now: Nanos);
-    /// Bytes waiting to be written.
+    /// Makes durable what the session stored while handling input (its store's
+    /// commit) and releases what it queued to [`outbound`](Self::outbound). The
+    /// engine calls it once per batch of input, before writing.
+    fn commit(&mut self);
+    /// Bytes that may be written (everything queued up to the last commit).
     fn outbound(&self) -> &[u8];
     /// `n` bytes of [`outbound`](Self::outbound) were written.
     fn consume_outbound(&mut self, n: usize);
@@ -59,6 +68,11 @@ pub trait SessionDriver {
     fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String>;
     /// Operator override of the next expected incoming sequence number.
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String>;
+    /// Messages the store found lost when it opened (see
+    /// `peregrine_store::Recovery`), for `/sessions`.
+    fn store_lost_messages(&self) -> u64 {
+        0
+    }
     /// The engine is stopping: make state durable (e.g. fsync the store).
     fn on_shutdown(&mut self) -> Result<(), String> {
         Ok(())
@@ -90,6 +104,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     fn on_disconnected(&mut self, now: Nanos) {
         (**self).on_disconnected(now)
     }
+    fn commit(&mut self) {
+        (**self).commit()
+    }
     fn outbound(&self) -> &[u8] {
         (**self).outbound()
     }
@@ -119,6 +136,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
         (**self).set_next_target_seq(seq)
+    }
+    fn store_lost_messages(&self) -> u64 {
+        (**self).store_lost_messages()
     }
     fn on_shutdown(&mut self) -> Result<(), String> {
         (**self).on_shutdown()

@@ -15,7 +15,7 @@ use crate::admin::{json_escape, Command, EngineHandle, Reply, Request};
 use crate::config::{ConnectionType, SessionSettings, SlowConsumerAction};
 use crate::driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 use crate::idle::{IdleStrategy, Idler};
-use crate::log::SessionLog;
+use crate::log::{Escaped, RateLimit, SessionLog};
 
 const WAKER: Token = Token(0);
 const LISTENER_BASE: usize = 1;
@@ -28,6 +28,12 @@ const READS_PER_TURN: usize = 16;
 /// [`Engine::poll`] runs timers, commands and log flushes once every this many passes
 /// (FIX timers have a resolution of seconds; the socket work is what must not wait).
 const POLLS_PER_HOUSEKEEPING: u32 = 16;
+/// Listen backlog (the kernel caps it at `net.core.somaxconn`): room for a
+/// burst of a thousand initiators logging on at once.
+const LISTEN_BACKLOG: i32 = 1024;
+/// After `accept` failed for want of resources (descriptors, memory) and the
+/// reserve descriptor could not help, the listener is tried again this often.
+const ACCEPT_RETRY: Nanos = 50_000_000;
 
 /// Engine-wide options.
 #[derive(Debug, Clone)]
@@ -70,13 +76,15 @@ pub struct SessionInfo {
     pub pending_outbound: usize,
     /// Flagged as a slow consumer.
     pub slow_consumer: bool,
+    /// Messages the store found lost when it opened (with `FileStoreDamage=report`).
+    pub store_lost_messages: u64,
 }
 
 impl SessionInfo {
     /// A JSON object.
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{}}}",
+            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{}}}",
             json_escape(&self.name),
             json_escape(&self.state),
             self.connected,
@@ -84,7 +92,8 @@ impl SessionInfo {
             self.next_sender_seq,
             self.next_target_seq,
             self.pending_outbound,
-            self.slow_consumer
+            self.slow_consumer,
+            self.store_lost_messages
         )
     }
 }
@@ -116,6 +125,9 @@ struct Slot<D> {
     listener: Option<usize>,
     /// When to give a store with a time-based fsync policy its chance to fsync.
     next_store_sync: Option<Nanos>,
+    /// Event lines the peer can cause at will (garbled input, rejects) are
+    /// written within this limit.
+    lines: RateLimit,
 }
 
 impl<D> Slot<D> {
@@ -125,16 +137,30 @@ impl<D> Slot<D> {
             l.event(text, now);
         }
     }
+
+    /// An event the peer can repeat at will: within the session's line limit.
+    fn peer_event(&mut self, text: &str, now: Nanos) {
+        match self.lines.allow(now) {
+            None => {}
+            Some(0) => self.event(text, now),
+            Some(n) => self.event(&format!("{text} ({n} such lines left out before)"), now),
+        }
+    }
 }
 
 struct Conn {
     stream: TcpStream,
     peer: Option<SocketAddr>,
     session: Option<usize>,
+    /// Bytes of an acceptor connection before its Logon names a session, at
+    /// most the listener's `max_logon` (`MaxLogonMessageSize`).
     pending: Vec<u8>,
     opened_at: Nanos,
     connecting: bool,
     listener: Option<usize>,
+    /// The peer closed its side (seen in a readiness event): read to the end
+    /// even after a short read, which otherwise proves the socket drained.
+    peer_closed: bool,
 }
 
 struct Listener {
@@ -142,7 +168,15 @@ struct Listener {
     configured_port: u16,
     local: SocketAddr,
     logon_timeout: Nanos,
+    /// What a connection may send before its Logon is complete.
+    max_logon: usize,
     first_session: usize,
+    /// When to try `accept` again after it failed for want of resources.
+    retry_at: Option<Nanos>,
+    /// Connections shed (accepted and closed at once) since the last log line.
+    shed: u64,
+    /// When the last line about shedding was logged.
+    shed_logged_at: Nanos,
 }
 
 /// The I/O engine: owns listeners, connections and sessions, and runs them on
@@ -179,6 +213,11 @@ pub struct Engine<D: SessionDriver> {
     polls: u32,
     stopping: bool,
     stop_requested: bool,
+    /// A descriptor held in reserve: when `accept` fails because the process is
+    /// out of descriptors, it is closed to accept (and at once close) the
+    /// waiting connections, so the listen queue drains and the listener keeps
+    /// working once descriptors are free again.
+    reserve: Option<std::fs::File>,
 }
 
 impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
@@ -214,6 +253,7 @@ impl<D: SessionDriver> Engine<D> {
             stopping: false,
             stop_requested: false,
             polls: 0,
+            reserve: open_reserve(),
         })
     }
 
@@ -233,7 +273,17 @@ impl<D: SessionDriver> Engine<D> {
         let idx = self.slots.len();
         let name = settings.session_name();
         let log = match (&settings.file_log_path, self.options.message_logs) {
-            (Some(dir), true) => Some(SessionLog::open(dir, &name)?),
+            (Some(dir), true) => {
+                let mut log = SessionLog::open(dir, &name).map_err(|e| {
+                    let why = settings.error(
+                        "FileLogPath",
+                        format!("cannot write the logs in {}: {e}", dir.display()),
+                    );
+                    io::Error::new(e.kind(), why.to_string())
+                })?;
+                log.set_max_message_size(settings.max_message_size);
+                Some(log)
+            }
             _ => None,
         };
         let mut listener = None;
@@ -254,7 +304,7 @@ impl<D: SessionDriver> Engine<D> {
                         .to_socket_addrs()?
                         .next()
                         .ok_or_else(|| io::Error::other(format!("cannot resolve {host}")))?;
-                    let mut socket = TcpListener::bind(addr).map_err(|e| {
+                    let mut socket = listen(addr).map_err(|e| {
                         io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}"))
                     })?;
                     let i = self.listeners.len();
@@ -270,7 +320,11 @@ impl<D: SessionDriver> Engine<D> {
                         configured_port: port,
                         local,
                         logon_timeout: Nanos::from(settings.logon_timeout.max(1)) * SEC,
+                        max_logon: settings.max_logon_message_size,
                         first_session: idx,
+                        retry_at: None,
+                        shed: 0,
+                        shed_logged_at: 0,
                     });
                     i
                 }
@@ -300,6 +354,7 @@ impl<D: SessionDriver> Engine<D> {
             addr_idx: 0,
             listener,
             next_store_sync,
+            lines: RateLimit::new(now_nanos()),
         };
         slot.event("session created", now_nanos());
         self.slots.push(slot);
@@ -324,6 +379,7 @@ impl<D: SessionDriver> Engine<D> {
                 next_target_seq: s.driver.next_target_seq(),
                 pending_outbound: s.driver.outbound().len(),
                 slow_consumer: s.slow,
+                store_lost_messages: s.driver.store_lost_messages(),
             })
             .collect()
     }
@@ -441,6 +497,11 @@ impl<D: SessionDriver> Engine<D> {
                 self.accept_all(t - LISTENER_BASE);
             } else {
                 let c = t - CONN_BASE;
+                if ev.is_read_closed() || ev.is_error() {
+                    if let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) {
+                        conn.peer_closed = true;
+                    }
+                }
                 if ev.is_writable() || ev.is_error() || ev.is_write_closed() {
                     self.on_writable(c);
                 }
@@ -527,6 +588,11 @@ impl<D: SessionDriver> Engine<D> {
                 min(s.next_connect);
             }
         }
+        for l in &self.listeners {
+            if let Some(r) = l.retry_at {
+                min(r);
+            }
+        }
         for c in self.conns.iter().flatten() {
             if c.session.is_none() {
                 if let Some(l) = c.listener {
@@ -567,6 +633,12 @@ impl<D: SessionDriver> Engine<D> {
                 && s.next_connect <= now
             {
                 self.connect(i, now);
+                work = true;
+            }
+        }
+        for l in 0..self.listeners.len() {
+            if self.listeners[l].retry_at.is_some_and(|r| r <= now) {
+                self.accept_all(l);
                 work = true;
             }
         }
@@ -621,41 +693,112 @@ impl<D: SessionDriver> Engine<D> {
         if l >= self.listeners.len() || self.stopping {
             return;
         }
+        self.listeners[l].retry_at = None;
         loop {
             match self.listeners[l].socket.accept() {
-                Ok((stream, peer)) => {
-                    let first = self.listeners[l].first_session;
-                    Self::tune(&stream, &self.slots[first].settings);
-                    let c = self.add_conn(Conn {
-                        stream,
-                        peer: Some(peer),
-                        session: None,
-                        pending: Vec::new(),
-                        opened_at: now_nanos(),
-                        connecting: false,
-                        listener: Some(l),
-                    });
-                    let conn = self.conns[c].as_mut().expect("just added");
-                    if let Err(e) = self.poll.registry().register(
-                        &mut conn.stream,
-                        Token(CONN_BASE + c),
-                        Interest::READABLE | Interest::WRITABLE,
-                    ) {
-                        tracing::warn!("cannot register a connection from {peer}: {e}");
-                        self.conns[c] = None;
-                        self.free.push(c);
-                        continue;
-                    }
-                    tracing::debug!("connection from {peer}");
-                }
+                Ok((stream, peer)) => self.accepted(l, stream, peer),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if out_of_resources(&e) => {
+                    // Out of descriptors: shed the waiting connections with the
+                    // reserve descriptor, so the queue drains and later connections
+                    // raise new readiness events (edge-triggered: a full queue would
+                    // raise none, and the listener would never accept again).
+                    if self.shed_one(l) {
+                        continue;
+                    }
+                    let now = now_nanos();
+                    self.listeners[l].retry_at = Some(now + ACCEPT_RETRY);
+                    self.log_shed(l, &e, now);
+                    break;
+                }
+                // This connection's own trouble (reset before it was accepted).
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ECONNABORTED | libc::EPROTO | libc::EPERM)
+                    ) =>
+                {
+                    continue
+                }
                 Err(e) => {
-                    tracing::warn!("accept failed: {e}");
+                    tracing::warn!("accept failed on {}: {e}", self.listeners[l].local);
+                    self.listeners[l].retry_at = Some(now_nanos() + ACCEPT_RETRY);
                     break;
                 }
             }
         }
+        if self.listeners[l].shed > 0 && self.listeners[l].retry_at.is_none() {
+            let e = io::Error::from_raw_os_error(libc::EMFILE);
+            self.log_shed(l, &e, now_nanos());
+        }
+    }
+
+    /// Closes the reserve descriptor, accepts one connection and closes it, and
+    /// takes the reserve back. Whether a connection was shed.
+    fn shed_one(&mut self, l: usize) -> bool {
+        let Some(reserve) = self.reserve.take() else {
+            self.reserve = open_reserve();
+            return false;
+        };
+        drop(reserve);
+        let accepted = self.listeners[l].socket.accept();
+        self.reserve = open_reserve();
+        match accepted {
+            Ok((stream, _)) => {
+                drop(stream);
+                self.listeners[l].shed += 1;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// One warning for the connections shed so far (at most one a second: the
+    /// count says how many).
+    fn log_shed(&mut self, l: usize, e: &io::Error, now: Nanos) {
+        let listener = &mut self.listeners[l];
+        if listener.shed == 0 && listener.retry_at.is_none() {
+            return;
+        }
+        if now - listener.shed_logged_at < SEC {
+            return;
+        }
+        listener.shed_logged_at = now;
+        tracing::warn!(
+            "listener {}: cannot accept ({e}); {} connection(s) shed since the last report",
+            listener.local,
+            listener.shed
+        );
+        listener.shed = 0;
+    }
+
+    /// A connection accepted on listener `l`: it waits for its Logon.
+    fn accepted(&mut self, l: usize, stream: TcpStream, peer: SocketAddr) {
+        let first = self.listeners[l].first_session;
+        Self::tune(&stream, &self.slots[first].settings);
+        let c = self.add_conn(Conn {
+            stream,
+            peer: Some(peer),
+            session: None,
+            pending: Vec::new(),
+            opened_at: now_nanos(),
+            connecting: false,
+            listener: Some(l),
+            peer_closed: false,
+        });
+        let conn = self.conns[c].as_mut().expect("just added");
+        if let Err(e) = self.poll.registry().register(
+            &mut conn.stream,
+            Token(CONN_BASE + c),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            tracing::warn!("cannot register a connection from {peer}: {e}");
+            self.conns[c] = None;
+            self.free.push(c);
+            return;
+        }
+        tracing::debug!("connection from {peer}");
     }
 
     fn connect(&mut self, i: usize, now: Nanos) {
@@ -702,6 +845,7 @@ impl<D: SessionDriver> Engine<D> {
             opened_at: now,
             connecting: true,
             listener: None,
+            peer_closed: false,
         });
         let conn = self.conns[c].as_mut().expect("just added");
         if let Err(e) = self.poll.registry().register(
@@ -756,16 +900,25 @@ impl<D: SessionDriver> Engine<D> {
         }
     }
 
+    /// Reads what connection `c` has, up to [`READS_PER_TURN`] reads; a session
+    /// handles all of it before one commit and one write ([`Engine::service`]), so
+    /// a durable store's cost is per batch, not per message, and a busy peer gets
+    /// no more than its share of the turn.
     fn on_readable(&mut self, c: usize) {
+        let mut serviced: Option<usize> = None;
+        let mut drained = false;
         for _ in 0..READS_PER_TURN {
             let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) else {
-                return;
+                break;
             };
             if conn.connecting {
-                return;
+                break;
             }
             match conn.stream.read(&mut self.read_buf) {
                 Ok(0) => {
+                    if let Some(i) = serviced.take() {
+                        self.service(i, now_nanos());
+                    }
                     self.close_conn(c, "peer closed the connection", now_nanos());
                     return;
                 }
@@ -778,44 +931,94 @@ impl<D: SessionDriver> Engine<D> {
                                 l.incoming(&self.read_buf[..n], now);
                             }
                             s.driver.on_bytes(&self.read_buf[..n], now);
-                            self.service(i, now);
+                            serviced = Some(i);
                         }
                         None => {
-                            conn.pending.extend_from_slice(&self.read_buf[..n]);
-                            self.route(c, now);
+                            // Before its Logon names a session, a connection gets
+                            // room for a Logon and no more (MaxLogonMessageSize).
+                            let limit = conn
+                                .listener
+                                .map_or(usize::MAX, |l| self.listeners[l].max_logon);
+                            let take = n.min(limit - conn.pending.len());
+                            if conn.pending.capacity() == 0 {
+                                conn.pending.reserve_exact(limit.min(READ_CHUNK));
+                            }
+                            conn.pending.extend_from_slice(&self.read_buf[..take]);
+                            match self.route(c, now) {
+                                Some(i) => {
+                                    // What came after the Logon in this read.
+                                    let rest = &self.read_buf[take..n];
+                                    let s = &mut self.slots[i];
+                                    if !rest.is_empty() {
+                                        if let Some(l) = &mut s.log {
+                                            l.incoming(rest, now);
+                                        }
+                                        s.driver.on_bytes(rest, now);
+                                    }
+                                    serviced = Some(i);
+                                }
+                                None if take < n
+                                    && self.conns.get(c).is_some_and(Option::is_some) =>
+                                {
+                                    let why = format!(
+                                        "more than {limit} bytes without a complete Logon (MaxLogonMessageSize)"
+                                    );
+                                    self.close_conn(c, &why, now);
+                                    return;
+                                }
+                                None => {}
+                            }
                         }
                     }
-                    if n < self.read_buf.len() {
+                    let peer_closed = self
+                        .conns
+                        .get(c)
+                        .and_then(|x| x.as_ref())
+                        .is_some_and(|x| x.peer_closed);
+                    if n < self.read_buf.len() && !peer_closed {
                         // The socket is drained: with edge-triggered readiness any
                         // later data raises a new event, so the read that would only
-                        // say WouldBlock is saved (a system call per message).
-                        return;
+                        // say WouldBlock is saved (a system call per message). Not
+                        // when the peer's close came with the data: that raises no
+                        // new event, and only a read of 0 shows it.
+                        drained = true;
+                        break;
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    drained = true;
+                    break;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
+                    if let Some(i) = serviced.take() {
+                        self.service(i, now_nanos());
+                    }
                     self.close_conn(c, &format!("read failed: {e}"), now_nanos());
                     return;
                 }
             }
         }
+        if let Some(i) = serviced {
+            self.service(i, now_nanos());
+        }
         // Budget spent with data perhaps still waiting: edge-triggered readiness
         // will not say so again, so come back next turn.
-        if self.conns.get(c).is_some_and(Option::is_some) && !self.ready.contains(&c) {
+        if !drained && self.conns.get(c).is_some_and(Option::is_some) && !self.ready.contains(&c) {
             self.ready.push(c);
         }
     }
 
-    /// A new acceptor connection's first message picks its session.
-    fn route(&mut self, c: usize, now: Nanos) {
+    /// A new acceptor connection's first message picks its session, which then
+    /// has the bytes (the caller services it). The session, once routed.
+    fn route(&mut self, c: usize, now: Nanos) -> Option<usize> {
         let conn = self.conns[c].as_mut().expect("live");
         let id = match peregrine_session::peek_session_id(&conn.pending) {
-            None => return,
+            None => return None,
             Some(Err(e)) => {
                 let why = format!("first message unusable ({e:?})");
                 self.close_conn(c, &why, now);
-                return;
+                return None;
             }
             Some(Ok(id)) => id,
         };
@@ -826,21 +1029,24 @@ impl<D: SessionDriver> Engine<D> {
             .into_iter()
             .find(|&i| self.slots[i].listener == listener);
         let Some(i) = found else {
+            // The CompIDs come from the wire: escaped, so they cannot forge a line.
             let why = format!(
                 "first message names no configured session ({}:{}->{})",
-                key.0, key.1, key.2
+                Escaped(key.0.as_bytes()),
+                Escaped(key.1.as_bytes()),
+                Escaped(key.2.as_bytes())
             );
             self.close_conn(c, &why, now);
-            return;
+            return None;
         };
         if self.slots[i].conn.is_some() {
             let why = format!("session {} is already connected", self.slots[i].name);
             self.close_conn(c, &why, now);
-            return;
+            return None;
         }
         if self.stopping {
             self.close_conn(c, "shutting down", now);
-            return;
+            return None;
         }
         let conn = self.conns[c].as_mut().expect("live");
         conn.session = Some(i);
@@ -856,12 +1062,13 @@ impl<D: SessionDriver> Engine<D> {
             l.incoming(&pending, now);
         }
         s.driver.on_bytes(&pending, now);
-        self.service(i, now);
+        Some(i)
     }
 
-    /// Writes what the session has queued, handles its events, checks the
-    /// slow-consumer limit.
+    /// Commits what the session stored, writes what it queued, handles its
+    /// events, checks the slow-consumer limits.
     fn service(&mut self, i: usize, now: Nanos) {
+        self.slots[i].driver.commit();
         loop {
             self.flush(i, now);
             let Some(ev) = self.slots[i].driver.poll_event() else {
@@ -878,12 +1085,28 @@ impl<D: SessionDriver> Engine<D> {
                 }
                 DriverEvent::LoggedOn => self.slots[i].event("logged on", now),
                 DriverEvent::LoggedOut => self.slots[i].event("logged out", now),
-                DriverEvent::Info(t) => self.slots[i].event(&t, now),
+                DriverEvent::Info(t) => self.slots[i].peer_event(&t, now),
+                DriverEvent::Warning(t) => {
+                    tracing::warn!(session = %self.slots[i].name, "{t}");
+                    if let Some(l) = &mut self.slots[i].log {
+                        l.event(&t, now);
+                    }
+                }
             }
         }
         let s = &mut self.slots[i];
         let pending = s.driver.outbound().len();
-        if s.conn.is_some() && pending > s.settings.max_outbound_queue_bytes {
+        if s.conn.is_some() && pending > s.settings.slow_consumer_hard_limit {
+            // Flagging has a ceiling too: past it the connection goes, whatever
+            // the action (what was not written is resent after the next Logon).
+            let why = format!(
+                "slow consumer: {pending} bytes pending, over SlowConsumerHardLimit ({}), disconnecting",
+                s.settings.slow_consumer_hard_limit
+            );
+            let c = s.conn.expect("connected");
+            tracing::warn!(session = %s.name, "{why}");
+            self.close_conn(c, &why, now);
+        } else if s.conn.is_some() && pending > s.settings.max_outbound_queue_bytes {
             match s.settings.slow_consumer_action {
                 SlowConsumerAction::Disconnect => {
                     let why = format!(
@@ -1057,4 +1280,29 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
     }
+}
+
+/// A non-blocking listener on `addr` with [`LISTEN_BACKLOG`].
+fn listen(addr: SocketAddr) -> io::Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(TcpListener::from_std(socket.into()))
+}
+
+/// The reserve descriptor (see [`Engine`]'s `reserve`).
+fn open_reserve() -> Option<std::fs::File> {
+    std::fs::File::open(if cfg!(windows) { "NUL" } else { "/dev/null" }).ok()
+}
+
+/// Whether `accept` failed for want of a resource that may come back
+/// (descriptors, kernel memory) rather than for this one connection.
+fn out_of_resources(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
 }

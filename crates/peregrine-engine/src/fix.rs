@@ -11,9 +11,11 @@ use peregrine_session::{
     AppReject, Application, Outbox, Role, Schedule, Session, SessionConfig, SessionEvent,
     SessionId, ValidationOptions,
 };
-use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore};
+use peregrine_store::{
+    FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, StoreError,
+};
 
-use crate::config::{ConfigError, ConnectionType, SessionSettings};
+use crate::config::{ConfigError, ConnectionType, SessionSettings, StoreDamage};
 use crate::driver::{DriverEvent, Nanos, SessionDriver};
 
 /// Which message store sessions use.
@@ -129,6 +131,11 @@ pub fn session_config(
     c.max_message_size = s.max_message_size;
     c.username = s.username.clone();
     c.password = s.password.clone();
+    c.max_logon_size = s.max_logon_message_size;
+    c.max_inbound_queue_bytes = s.max_inbound_queue_bytes;
+    c.max_outbound_bytes = s.slow_consumer_hard_limit;
+    c.resend_request_timeout_secs = s.resend_request_timeout;
+    c.send_redundant_resend_requests = s.send_redundant_resend_requests;
     c
 }
 
@@ -166,17 +173,40 @@ pub fn open_store(
                 return Err(s.error("FileStorePath", "missing (needed for the file store)"));
             };
             let fsync = match s.file_store_sync {
-                None => FsyncPolicy::EveryMessage,
+                None => FsyncPolicy::EveryCommit,
                 Some(u64::MAX) => FsyncPolicy::Never,
                 Some(ms) => FsyncPolicy::EveryMillis(ms),
             };
-            let store = FileStore::open(
-                dir,
-                &s.session_name(),
-                FileStoreConfig::with_fsync(fsync),
-                now,
-            )
-            .map_err(|e| s.error("FileStorePath", format!("{}: {e}", dir.display())))?;
+            let on_damage = match s.file_store_damage {
+                StoreDamage::Refuse => OnDamage::Refuse,
+                StoreDamage::Report => OnDamage::Report,
+            };
+            let config = FileStoreConfig {
+                on_damage,
+                ..FileStoreConfig::with_fsync(fsync)
+            };
+            let store = FileStore::open(dir, &s.session_name(), config, now).map_err(|e| match e {
+                StoreError::Damaged { .. } => s.error(
+                    "FileStorePath",
+                    format!("{e}; to start anyway with the loss reported, set FileStoreDamage=report"),
+                ),
+                e => s.error("FileStorePath", format!("{}: {e}", dir.display())),
+            })?;
+            let recovery = store.recovery();
+            for loss in &recovery.losses {
+                tracing::error!(
+                    session = %s.session_name(),
+                    "file store {}: {loss}",
+                    store.journal_path().display()
+                );
+            }
+            if recovery.uncommitted_bytes > 0 {
+                tracing::info!(
+                    session = %s.session_name(),
+                    "file store: cut off {} bytes of a transaction that was never committed (a crash mid-write; nothing of it was sent)",
+                    recovery.uncommitted_bytes
+                );
+            }
             Ok(Box::new(store))
         }
     }
@@ -235,6 +265,10 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn on_disconnected(&mut self, now: Nanos) {
         self.session.on_disconnected(now, &mut self.app);
     }
+    fn commit(&mut self) {
+        // A failure is an event (StoreFailed, then Disconnect) the engine handles.
+        let _ = self.session.commit();
+    }
     fn outbound(&self) -> &[u8] {
         self.session.outbound()
     }
@@ -249,6 +283,12 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
             SessionEvent::LoggedOn => DriverEvent::LoggedOn,
             SessionEvent::LoggedOut => DriverEvent::LoggedOut,
             SessionEvent::Disconnect(reason) => DriverEvent::Disconnect(format!("{reason:?}")),
+            SessionEvent::StoreFailed => {
+                DriverEvent::Warning("the store failed: what is not committed is not sent".into())
+            }
+            SessionEvent::StoreDataLost { messages } => DriverEvent::Warning(format!(
+                "the file store lost {messages} acknowledged message(s) (FileStoreDamage=report): resend requests for them get gap fills"
+            )),
             other => DriverEvent::Info(format!("{other:?}")),
         })
     }
@@ -276,6 +316,12 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         self.session
             .set_next_target_seq(seq)
             .map_err(|e| e.to_string())
+    }
+    fn store_lost_messages(&self) -> u64 {
+        self.session
+            .store()
+            .recovery()
+            .map_or(0, |r| r.lost_messages())
     }
     fn on_shutdown(&mut self) -> Result<(), String> {
         self.session.store_mut().sync().map_err(|e| e.to_string())
@@ -315,7 +361,7 @@ impl Application for LogApp {
         tracing::info!(
             session = %id,
             "received {}",
-            String::from_utf8_lossy(msg.as_bytes()).replace('\x01', "|")
+            crate::log::Escaped(msg.as_bytes())
         );
         Ok(())
     }

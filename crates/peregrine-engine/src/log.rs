@@ -1,6 +1,14 @@
 //! Per-session logs in the usual QuickFIX layout: one message per line in
-//! `<FileLogPath>/<session>.messages.log` (incoming and outgoing, raw, with a
-//! UTC timestamp), and session events in `<session>.event.log`.
+//! `<FileLogPath>/<session>.messages.log` (incoming and outgoing, with a UTC
+//! timestamp), and session events in `<session>.event.log`.
+//!
+//! Bytes from the wire never reach a log line unescaped ([`Escaped`]): in the
+//! messages log a message keeps its SOH separators, but a control character
+//! (a newline that would forge a line), DEL and `\` are written `\xNN`/`\\`;
+//! in event lines and `tracing`, SOH is shown as `|` too. Lines an attacker can
+//! repeat at will (garbled input, rejects) go through a [`RateLimit`] per
+//! session: [`RATE_BURST`] lines, then [`RATE_PER_SEC`] a second, with a count
+//! of what was left out.
 //!
 //! ```
 //! let dir = tempfile::tempdir()?;
@@ -13,6 +21,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -21,6 +30,130 @@ use peregrine_codec::frame::{FrameEvent, Framer};
 use peregrine_codec::value::{format_timestamp, TimePrecision, UtcTimestamp};
 
 use crate::driver::Nanos;
+
+/// Bytes from the wire, for a log line: printable ASCII as it is, SOH as `|`
+/// (or kept, with [`Escaped::keep_soh`]), `\` as `\\`, any other byte below
+/// 0x20, DEL, and bytes that are not valid UTF-8 as `\xNN`.
+///
+/// ```
+/// use peregrine_engine::log::Escaped;
+/// assert_eq!(Escaped(b"49=EVIL\n2026 forged\x01").to_string(), "49=EVIL\\x0a2026 forged|");
+/// assert_eq!(Escaped(b"a\\b \xc3\xa9 \xff").to_string(), "a\\\\b \u{e9} \\xff");
+/// ```
+#[derive(Clone, Copy)]
+pub struct Escaped<'a>(pub &'a [u8]);
+
+impl Escaped<'_> {
+    /// Writes the escaped bytes with SOH kept as it is (the messages log).
+    pub fn keep_soh(bytes: &[u8], out: &mut impl Write) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            if needs_escape(b) && b != 0x01 {
+                out.write_all(&bytes[start..i])?;
+                if b == b'\\' {
+                    out.write_all(b"\\\\")?;
+                } else {
+                    write!(out, "\\x{b:02x}")?;
+                }
+                start = i + 1;
+            }
+        }
+        out.write_all(&bytes[start..])
+    }
+}
+
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == 0x7f || b == b'\\'
+}
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for chunk in self.0.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\x01' => f.write_str("|")?,
+                    '\\' => f.write_str("\\\\")?,
+                    c if (c as u32) < 0x20 || c as u32 == 0x7f => write!(f, "\\x{:02x}", c as u32)?,
+                    c => fmt::Write::write_char(f, c)?,
+                }
+            }
+            for b in chunk.invalid() {
+                write!(f, "\\x{b:02x}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{self}\"")
+    }
+}
+
+/// Lines a peer can make the engine write at will, per session: this many at once…
+pub const RATE_BURST: u32 = 100;
+/// …then this many a second.
+pub const RATE_PER_SEC: u32 = 10;
+
+/// A token bucket for log lines: [`RATE_BURST`] at once, then [`RATE_PER_SEC`]
+/// a second; what it refuses is counted and said with the next line let through.
+///
+/// ```
+/// use peregrine_engine::log::RateLimit;
+/// let mut r = RateLimit::new(0);
+/// assert!((0..100).all(|_| r.allow(0).is_some()));
+/// assert_eq!(r.allow(0), None);
+/// assert_eq!(r.allow(0), None);
+/// // 100 ms later: one more line, which says two were left out.
+/// assert_eq!(r.allow(100_000_000), Some(2));
+/// ```
+#[derive(Debug, Clone)]
+pub struct RateLimit {
+    tokens: u32,
+    /// Nanoseconds of refill not yet turned into a token.
+    credit: i64,
+    last: Nanos,
+    suppressed: u64,
+}
+
+impl RateLimit {
+    /// A full bucket at `now`.
+    pub fn new(now: Nanos) -> Self {
+        RateLimit {
+            tokens: RATE_BURST,
+            credit: 0,
+            last: now,
+            suppressed: 0,
+        }
+    }
+
+    /// Whether a line may be written at `now`: `Some(n)` with the number of lines
+    /// left out since the last one, or `None` (counted).
+    pub fn allow(&mut self, now: Nanos) -> Option<u64> {
+        const PER_TOKEN: i64 = 1_000_000_000 / RATE_PER_SEC as i64;
+        if now > self.last {
+            self.credit = self.credit.saturating_add(now - self.last);
+            self.last = now;
+            let earned = self.credit / PER_TOKEN;
+            if earned > 0 {
+                self.credit -= earned * PER_TOKEN;
+                self.tokens = (self.tokens as i64 + earned).min(RATE_BURST as i64) as u32;
+            }
+        }
+        if self.tokens == 0 {
+            self.suppressed += 1;
+            return None;
+        }
+        self.tokens -= 1;
+        Some(std::mem::take(&mut self.suppressed))
+    }
+
+    /// Lines left out and not said yet.
+    pub fn suppressed(&self) -> u64 {
+        self.suppressed
+    }
+}
 
 /// The file-name stem of a session's logs: `FIX.4.4:ISLD->TW` becomes
 /// `FIX.4.4-ISLD-TW` (any other character outside `[A-Za-z0-9._-]` becomes `_`).
@@ -52,6 +185,8 @@ pub struct SessionLog {
     in_tail: Vec<u8>,
     out_tail: Vec<u8>,
     framer: Framer,
+    /// Garbled input is logged within this limit.
+    garbled: RateLimit,
 }
 
 fn open_append(p: &Path) -> std::io::Result<BufWriter<File>> {
@@ -90,7 +225,14 @@ impl SessionLog {
             in_tail: Vec::new(),
             out_tail: Vec::new(),
             framer: Framer::new(16 << 20),
+            garbled: RateLimit::new(0),
         })
+    }
+
+    /// Bounds what the log holds of a message still arriving (the session's
+    /// `MaxMessageSize`; 16 MiB until set).
+    pub fn set_max_message_size(&mut self, max: usize) {
+        self.framer = Framer::new(max);
     }
 
     /// The messages log's path.
@@ -117,18 +259,29 @@ impl SessionLog {
         let ts_len = format_stamp(now, &mut ts);
         let ts = &ts[..ts_len];
         let messages = &mut self.messages;
-        let mut line = |m: &[u8]| {
+        let garbled = &mut self.garbled;
+        let mut line = |m: &[u8], is_garbled: bool| {
+            if is_garbled {
+                match garbled.allow(now) {
+                    None => return,
+                    Some(0) => {}
+                    Some(n) => {
+                        let _ = messages.write_all(ts);
+                        let _ = writeln!(messages, " : ({n} garbled lines left out)");
+                    }
+                }
+            }
             let _ = messages.write_all(ts);
             let _ = messages.write_all(b" : ");
-            let _ = messages.write_all(m);
+            let _ = Escaped::keep_soh(m, messages);
             let _ = messages.write_all(b"\n");
         };
         if tail.is_empty() {
             let mut frames = self.framer.frames(bytes);
             for f in frames.by_ref() {
                 match f {
-                    FrameEvent::Message(m) => line(m),
-                    FrameEvent::Garbled { bytes, .. } => line(bytes),
+                    FrameEvent::Message(m) => line(m, false),
+                    FrameEvent::Garbled { bytes, .. } => line(bytes, true),
                 }
             }
             tail.extend_from_slice(&bytes[frames.consumed()..]);
@@ -137,8 +290,8 @@ impl SessionLog {
             let mut frames = self.framer.frames(tail);
             for f in frames.by_ref() {
                 match f {
-                    FrameEvent::Message(m) => line(m),
-                    FrameEvent::Garbled { bytes, .. } => line(bytes),
+                    FrameEvent::Message(m) => line(m, false),
+                    FrameEvent::Garbled { bytes, .. } => line(bytes, true),
                 }
             }
             let consumed = frames.consumed();

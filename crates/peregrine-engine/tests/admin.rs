@@ -528,7 +528,7 @@ fn bad_admin_settings_are_errors_with_file_line_and_key() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "dir/a.cfg:5: AdminHttpPort: \"80000\" is out of range"
+        "dir/a.cfg:5: AdminHttpPort: \"80000\" is out of range (it must be 0 to 65535)"
     );
     let e = parse(&format!(
         "{BASE}[SESSION]\nBeginString=FIX.4.4\nAdminHttpToken=my secret\n"

@@ -79,7 +79,7 @@ fn fixt_and_all_typed_keys() {
         SocketConnectHost1=10.0.0.1\nSocketConnectPort1=9001\nSocketConnectHost2=h2\nSocketConnectPort2=9002\n\
         SenderCompID=A\nTargetCompID=B\nReconnectInterval=5\nStartTime=08:00:00\nEndTime=17:30:00\n\
         StartDay=mon\nEndDay=Friday\nSocketSendBufferSize=65536\nSocketReceiveBufferSize=131072\nSocketNodelay=N\n\
-        IdleStrategy=spin-then-yield:50\nMaxOutboundQueueBytes=1000\nSlowConsumerAction=flag\n\
+        IdleStrategy=spin-then-yield:50\nMaxOutboundQueueBytes=100000\nSlowConsumerAction=flag\n\
         ValidateFieldsOutOfOrder=N\nValidateFieldsHaveValues=N\nValidateUserDefinedFields=N\nAllowUnknownMsgFields=Y\n\
         ValidateUnorderedGroupFields=N\nCheckLatency=N\nMaxLatency=5\nResendRequestChunkSize=5\n\
         EnableLastMsgSeqNumProcessed=Y\nEnableNextExpectedMsgSeqNum=Y\nPersistMessages=N\nLogonTimeout=3\nLogoutTimeout=4\n\
@@ -106,7 +106,12 @@ fn fixt_and_all_typed_keys() {
     assert_eq!(s.socket_receive_buffer_size, Some(131072));
     assert!(!s.socket_nodelay);
     assert_eq!(s.idle_strategy, IdleStrategy::SpinThenYield { spins: 50 });
-    assert_eq!(s.max_outbound_queue_bytes, 1000);
+    assert_eq!(s.max_outbound_queue_bytes, 100_000);
+    assert_eq!(
+        s.slow_consumer_hard_limit, 400_000,
+        "4 × MaxOutboundQueueBytes"
+    );
+    assert_eq!(s.resend_request_timeout, 60, "2 × HeartBtInt (30)");
     assert_eq!(s.slow_consumer_action, SlowConsumerAction::Flag);
     let v = s.validation;
     assert!(!v.validate_fields_out_of_order && !v.validate_fields_have_values);
@@ -154,9 +159,22 @@ fn bad_values_name_file_line_and_key() {
     let cases: &[(&str, &str)] = &[
         ("HeartBtInt=abc", "dir/fix44.cfg:7: HeartBtInt: \"abc\" is not a number"),
         ("HeartBtInt=-5", "dir/fix44.cfg:7: HeartBtInt: \"-5\" is not a number"),
-        ("HeartBtInt=99999999999", "dir/fix44.cfg:7: HeartBtInt: \"99999999999\" is out of range"),
+        ("HeartBtInt=99999999999", "dir/fix44.cfg:7: HeartBtInt: \"99999999999\" is out of range (it must be 0 to 2147483647)"),
+        ("HeartBtInt=2147483648", "dir/fix44.cfg:7: HeartBtInt: \"2147483648\" is out of range (it must be 0 to 2147483647)"),
+        // The reliability issue: 0 was accepted, then every Logon was refused.
+        ("MaxMessageSize=0", "dir/fix44.cfg:7: MaxMessageSize: \"0\" is out of range (it must be 256 to 67108864)"),
+        ("MaxLogonMessageSize=100", "dir/fix44.cfg:7: MaxLogonMessageSize: \"100\" is out of range (it must be 256 to 67108864)"),
+        ("MaxMessageSize=4096\nMaxLogonMessageSize=8192", "dir/fix44.cfg:8: MaxLogonMessageSize: 8192 is more than MaxMessageSize (4096)"),
+        ("MaxInboundQueueBytes=65536", "dir/fix44.cfg:7: MaxInboundQueueBytes: 65536 is less than MaxMessageSize (1048576), which it must hold"),
+        ("MaxOutboundQueueBytes=1048576\nSlowConsumerHardLimit=65536", "dir/fix44.cfg:8: SlowConsumerHardLimit: 65536 is less than MaxOutboundQueueBytes (1048576), which it must hold"),
+        ("LogonTimeout=0", "dir/fix44.cfg:7: LogonTimeout: \"0\" is out of range (it must be 1 to 3600)"),
+        ("ReconnectInterval=0", "dir/fix44.cfg:7: ReconnectInterval: \"0\" is out of range (it must be 1 to 86400)"),
+        ("SocketSendBufferSize=10", "dir/fix44.cfg:7: SocketSendBufferSize: \"10\" is out of range (it must be 1024 to 1073741824)"),
+        ("FileStoreSync=0", "dir/fix44.cfg:7: FileStoreSync: \"0\" is out of range (it must be 1 to 3600000)"),
+        ("FileStoreDamage=ignore", "dir/fix44.cfg:7: FileStoreDamage: \"ignore\" is not refuse or report"),
+        ("SocketAcceptAddress=127.0.0.1\nSocketAcceptHost=0.0.0.0", "dir/fix44.cfg:8: SocketAcceptHost: \"0.0.0.0\" differs from SocketAcceptAddress \"127.0.0.1\" (line 7); they name the same thing"),
         ("ResetOnLogon=yes", "dir/fix44.cfg:7: ResetOnLogon: \"yes\" is not Y or N"),
-        ("SocketAcceptPort=70000", "dir/fix44.cfg:7: SocketAcceptPort: \"70000\" is out of range"),
+        ("SocketAcceptPort=70000", "dir/fix44.cfg:7: SocketAcceptPort: \"70000\" is out of range (it must be 0 to 65535)"),
         ("StartTime=8:00\nEndTime=09:00:00", "dir/fix44.cfg:7: StartTime: \"8:00\" is not a time HH:MM:SS"),
         ("StartTime=25:00:00\nEndTime=09:00:00", "dir/fix44.cfg:7: StartTime: \"25:00:00\" is not a time HH:MM:SS"),
         ("StartTime=08:00:00", "dir/fix44.cfg:6: EndTime: missing (StartTime and EndTime go together)"),
@@ -168,7 +186,7 @@ fn bad_values_name_file_line_and_key() {
         ("ConnectionType=both", "dir/fix44.cfg:7: ConnectionType: \"both\" is not acceptor or initiator"),
         ("IdleStrategy=nap", "dir/fix44.cfg:7: IdleStrategy: \"nap\" is not an idle strategy (busy-spin, spin-then-yield[:SPINS], backoff[:MAX_MICROS], block)"),
         ("SlowConsumerAction=panic", "dir/fix44.cfg:7: SlowConsumerAction: \"panic\" is not disconnect or flag"),
-        ("FileStoreSync=sometimes", "dir/fix44.cfg:7: FileStoreSync: \"sometimes\" is not always, never or a number of milliseconds"),
+        ("FileStoreSync=sometimes", "dir/fix44.cfg:7: FileStoreSync: \"sometimes\" is not Y, N, always, never or a number of milliseconds"),
         ("BeginString=FIX.9.9", "dir/fix44.cfg:7: BeginString: \"FIX.9.9\" is not a FIX BeginString (FIX.4.0 … FIX.4.4, FIXT.1.1)"),
         ("BeginString=FIXT.1.1", "dir/fix44.cfg:6: DefaultApplVerID: missing (required with BeginString=FIXT.1.1)"),
         ("SenderCompID=", "dir/fix44.cfg:7: SenderCompID: must not be empty"),
@@ -279,4 +297,54 @@ fn weekly_windows_utc_and_credentials_reach_the_session_config() {
         peregrine_engine::fix::schedule(&s.sessions[0]),
         Some(peregrine_session::Schedule::daily(8 * 3600, 17 * 3600))
     );
+}
+
+#[test]
+fn quickfix_forms_of_file_store_sync_and_accept_host() {
+    // FileStoreSync=Y/N is QuickFIX/J's form; SocketAcceptHost QuickFIX/Go's name.
+    for (v, want) in [
+        ("Y", None),
+        ("y", None),
+        ("always", None),
+        ("N", Some(u64::MAX)),
+        ("never", Some(u64::MAX)),
+        ("250", Some(250)),
+    ] {
+        let s = parse(&format!(
+            "{BASE}FileStoreSync={v}\n[SESSION]\nBeginString=FIX.4.4\n"
+        ))
+        .unwrap();
+        assert_eq!(s.sessions[0].file_store_sync, want, "{v}");
+        assert!(s.warnings.is_empty());
+    }
+    let s = parse(&format!(
+        "{BASE}SocketAcceptHost=127.0.0.1\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.sessions[0].socket_accept_address.as_deref(),
+        Some("127.0.0.1")
+    );
+    assert!(s.warnings.is_empty());
+}
+
+#[test]
+fn every_numeric_key_has_a_range_and_is_documented() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for (key, min, max) in peregrine_engine::config::NUMERIC_RANGES {
+        assert!(min <= max, "{key}");
+        assert!(
+            peregrine_engine::config::KNOWN_KEYS.contains(key),
+            "{key} is not a known key"
+        );
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with("| `") && l.contains(&format!("`{key}`")))
+            .unwrap_or_else(|| panic!("{key}: no row in the engine README's settings table"));
+        assert!(
+            row.contains(&format!("{min}")) && row.contains("range"),
+            "{key}: the README row does not state the range {min}..={max}: {row}"
+        );
+    }
 }

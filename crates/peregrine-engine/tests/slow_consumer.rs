@@ -1,7 +1,8 @@
 //! Slow-consumer detection: a session whose peer does not read piles up
 //! outbound bytes; past `MaxOutboundQueueBytes` the engine disconnects it (or,
 //! with `SlowConsumerAction=flag`, flags it and clears the flag once the peer
-//! catches up). A stand-in session floods on every input.
+//! catches up, and disconnects it all the same past `SlowConsumerHardLimit`).
+//! A stand-in session floods on every input.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -38,6 +39,7 @@ impl SessionDriver for Flood {
         self.out.clear();
         self.sent = 0;
     }
+    fn commit(&mut self) {}
     fn outbound(&self) -> &[u8] {
         &self.out[self.sent..]
     }
@@ -83,9 +85,14 @@ fn logon() -> Vec<u8> {
 }
 
 fn engine(dir: &Path, action: &str) -> Engine<Flood> {
+    engine_with(dir, action, 64 << 20, 8 << 20)
+}
+
+fn engine_with(dir: &Path, action: &str, hard: usize, flood: usize) -> Engine<Flood> {
     let text = format!(
         "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nFileLogPath=log\n\
          MaxOutboundQueueBytes=1048576\nSlowConsumerAction={action}\nSocketSendBufferSize=65536\n\
+         SlowConsumerHardLimit={hard}\n\
          [SESSION]\nBeginString=FIX.4.4\n"
     );
     let settings = Settings::parse(&text, &dir.join("a.cfg")).unwrap();
@@ -100,7 +107,7 @@ fn engine(dir: &Path, action: &str) -> Engine<Flood> {
     e.add_session(
         &settings.sessions[0],
         Flood {
-            flood: 8 << 20,
+            flood,
             ..Flood::default()
         },
     )
@@ -222,4 +229,41 @@ fn a_peer_sending_more_than_one_turn_can_read_is_served_completely() {
         );
     }
     drop(writer.join().unwrap());
+}
+
+#[test]
+fn flag_still_disconnects_past_the_hard_limit() {
+    // The reliability issue: with flag, the queue grew without any cap (268 MB
+    // with an 8 MiB limit). Now it is flagged past 1 MiB and cut past 4 MiB.
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine_with(dir.path(), "flag", 4 << 20, 256 << 10);
+    let mut c = connect(&e, true);
+    c.write_all(&logon()).unwrap();
+    c.set_nonblocking(true).unwrap();
+    let start = Instant::now();
+    let mut most = 0;
+    let mut flagged = false;
+    while e.sessions()[0].connected || start.elapsed() < Duration::from_millis(50) {
+        // Keep sending (each chunk makes the stand-in queue 256 KiB more), never read.
+        let _ = c.write(b"8=FIX.4.4\x019=5\x0135=0\x0110=000\x01");
+        e.turn().unwrap();
+        let s = &e.sessions()[0];
+        most = most.max(s.pending_outbound);
+        flagged |= s.slow_consumer;
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never cut: {} pending",
+            s.pending_outbound
+        );
+    }
+    assert!(flagged, "flagged first");
+    assert!(
+        most <= (4 << 20) + (256 << 10),
+        "the queue reached {most} bytes"
+    );
+    let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.event.log")).unwrap();
+    assert!(
+        events.contains("over SlowConsumerHardLimit (4194304)"),
+        "{events}"
+    );
 }

@@ -47,6 +47,7 @@ fn main() {
         t0,
         &mut app,
     );
+    session.commit().expect("commit");
     session.consume_outbound(session.outbound().len());
 
     let msgs: Vec<Vec<u8>> = (0..n)
@@ -75,6 +76,7 @@ fn main() {
     for m in &msgs {
         let t = Instant::now();
         session.on_bytes(m, t0, &mut app);
+        session.commit().expect("commit");
         let len = session.outbound().len();
         bytes_out += len;
         session.consume_outbound(len);

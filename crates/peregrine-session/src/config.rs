@@ -12,6 +12,19 @@ pub type Nanos = i64;
 /// One second in [`Nanos`].
 pub const SECOND: Nanos = 1_000_000_000;
 
+/// The largest MsgSeqNum, NewSeqNo, BeginSeqNo or EndSeqNo the session
+/// accepts: 2^63 - 1 (a signed 64-bit integer, what other engines can hold).
+/// Larger values, zero and negative ones are out of range.
+pub const MAX_SEQ_NUM: u64 = i64::MAX as u64;
+
+/// The largest HeartBtInt(108) accepted in a Logon: 2^31 - 1 seconds, as in
+/// QuickFIX (an `int`). A Logon outside `0..=MAX_HEARTBEAT_SECS` is refused
+/// with a Logout saying so.
+pub const MAX_HEARTBEAT_SECS: u32 = i32::MAX as u32;
+
+/// Default bound on what is buffered before logon (8 KiB).
+pub const DEFAULT_MAX_LOGON_SIZE: usize = 8 * 1024;
+
 /// Who we are on a session: BeginString and the CompIDs as seen from our side.
 ///
 /// ```
@@ -285,6 +298,29 @@ pub struct SessionConfig {
     pub username: Option<String>,
     /// Password(554) an initiator puts in its Logon (`Password`).
     pub password: Option<String>,
+    /// Largest number of bytes buffered before the session is logged on
+    /// (`MaxLogonMessageSize`, 8 KiB): a peer that sends more without
+    /// completing a Logon is disconnected.
+    pub max_logon_size: usize,
+    /// Bound on the messages held while a sequence gap is being filled
+    /// (`MaxInboundQueueBytes`, 16 MiB; each message counts its bytes plus
+    /// 64). When it is reached the session sends a Logout saying so and
+    /// disconnects; the counterparty resends after the next Logon.
+    pub max_inbound_queue_bytes: usize,
+    /// Hard bound on the outbound buffer (bytes not yet written to the
+    /// transport). A message that would exceed it is stored (so a resend can
+    /// deliver it) but not queued, and the session asks to be disconnected
+    /// ([`DisconnectReason::OutboundQueueFull`](crate::DisconnectReason::OutboundQueueFull)).
+    /// The engine sets it from `SlowConsumerHardLimit`; default 1 GiB.
+    pub max_outbound_bytes: usize,
+    /// Seconds a ResendRequest may go without progress (no message filling
+    /// the gap) before it is sent again for what is still missing
+    /// (`ResendRequestTimeout`; 0: never). Default 60 (twice the default
+    /// heartbeat interval).
+    pub resend_request_timeout_secs: u32,
+    /// `SendRedundantResendRequests` (QuickFIX/J): a new ResendRequest for
+    /// every gap seen, even while one is outstanding. Default N.
+    pub send_redundant_resend_requests: bool,
 }
 
 impl SessionConfig {
@@ -320,6 +356,11 @@ impl SessionConfig {
             max_message_size: peregrine_codec::frame::DEFAULT_MAX_MESSAGE_SIZE,
             username: None,
             password: None,
+            max_logon_size: DEFAULT_MAX_LOGON_SIZE,
+            max_inbound_queue_bytes: 16 << 20,
+            max_outbound_bytes: 1 << 30,
+            resend_request_timeout_secs: 60,
+            send_redundant_resend_requests: false,
         }
     }
 }

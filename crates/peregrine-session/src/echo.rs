@@ -43,10 +43,13 @@ use crate::session::{is_standard_header_tag, is_standard_trailer_tag};
 /// #     m.finish().to_vec()
 /// # }
 /// s.on_bytes(&fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30"), now, &mut app);
+/// s.commit()?;
 /// s.consume_outbound(s.outbound().len());
 /// s.on_bytes(&fix("8=FIX.4.4|35=D|34=2|49=TW|52=20231114-22:13:20.000|56=ISLD|55=X|11=A|54=1"), now, &mut app);
+/// s.commit()?;
 /// let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
 /// assert!(out.contains("|56=TW|11=A|54=1|55=X|10="), "{out}");
+/// # Ok::<(), peregrine_store::StoreError>(())
 /// ```
 #[derive(Debug)]
 pub struct EchoApp {

@@ -35,7 +35,9 @@
 //! #     m.finish().to_vec()
 //! # }
 //! session.on_bytes(&fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30"), now, &mut app);
-//! // write session.outbound() to the socket, then:
+//! // Commit what the input stored (one commit may follow many calls), then write
+//! // session.outbound() to the socket:
+//! session.commit()?;
 //! let n = session.outbound().len();
 //! session.consume_outbound(n);
 //! while let Some(ev) = session.poll_event() {
@@ -44,7 +46,9 @@
 //! // Time passes: call on_timer at the deadline; a Heartbeat goes out after 30 s.
 //! now = session.next_deadline().unwrap();
 //! session.on_timer(now, &mut app);
+//! session.commit()?;
 //! assert!(session.outbound().windows(5).any(|w| w == b"35=0\x01"));
+//! # Ok::<(), peregrine_store::StoreError>(())
 //! ```
 //!
 //! [`EchoApp`] is the acceptance scripts' echo application, reusable by the engine and
@@ -55,11 +59,13 @@
 mod app;
 mod config;
 mod echo;
+mod gap_queue;
 mod session;
 
 pub use app::{AppReject, Application, Outbox, RejectLogon, SendError};
 pub use config::{
-    appl_ver_id_code, Nanos, Role, Schedule, SessionConfig, SessionId, ValidationOptions, SECOND,
+    appl_ver_id_code, Nanos, Role, Schedule, SessionConfig, SessionId, ValidationOptions,
+    DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
 };
 pub use echo::EchoApp;
 pub use peregrine_dict::Dictionaries;

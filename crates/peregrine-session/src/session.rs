@@ -1,6 +1,6 @@
 //! The session state machine.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::ops::Range;
 
 use peregrine_codec::frame::{Frame, Framer, GarbledReason};
@@ -13,8 +13,10 @@ use peregrine_store::{MessageStore, StoreError};
 
 use crate::app::{AppReject, Application, Outbox, SendError, Sink};
 use crate::config::{
-    appl_ver_id_code, is_pre_fix42, Nanos, Role, SessionConfig, SessionId, SECOND,
+    appl_ver_id_code, is_pre_fix42, Nanos, Role, SessionConfig, SessionId, MAX_HEARTBEAT_SECS,
+    MAX_SEQ_NUM, SECOND,
 };
+use crate::gap_queue::GapQueue;
 
 /// Where the session is in its life cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +62,16 @@ pub enum DisconnectReason {
     OutsideSchedule,
     /// [`Session::logout`] was called while not logged on.
     Requested,
+    /// More than `max_logon_size` bytes arrived before the session was logged on.
+    LogonTooLarge,
+    /// The messages held while a gap is filled reached `max_inbound_queue_bytes`
+    /// (a Logout saying so was sent).
+    InboundQueueFull,
+    /// The outbound buffer reached `max_outbound_bytes` (the peer does not read);
+    /// what was not written is in the store, for the resend the peer will ask for.
+    OutboundQueueFull,
+    /// The store could not commit: nothing that depended on it was sent.
+    StoreFailure,
 }
 
 /// Something the engine or the operator may want to know, polled with
@@ -98,6 +110,13 @@ pub enum SessionEvent {
     },
     /// The store failed; the session carries on but persistence is compromised.
     StoreFailed,
+    /// The store found acknowledged data damaged or missing when it opened
+    /// (see [`peregrine_store::Recovery`]): resend requests for the lost
+    /// messages are answered with gap fills.
+    StoreDataLost {
+        /// How many messages are known to be lost.
+        messages: u64,
+    },
 }
 
 // ---------------------------------------------------------------------------------------
@@ -117,7 +136,11 @@ const MAX_HEADER: usize = 40;
 /// Encodes messages into the outbound buffer.
 pub(crate) struct Writer {
     enc: EncodeBuffer,
+    /// Encoded messages not yet written to the transport.
     pub(crate) out: Vec<u8>,
+    /// How much of `out` may be written: the bytes before the store's last
+    /// commit (a message leaves only once what it depends on is committed).
+    pub(crate) committed: usize,
     begin: Vec<u8>,
     sender: Vec<u8>,
     target: Vec<u8>,
@@ -127,6 +150,9 @@ pub(crate) struct Writer {
     pub(crate) last_processed: u64,
     send_369: bool,
 }
+
+/// What the outbound buffer's capacity returns to when a connection ends.
+const OUT_CAPACITY: usize = 64 * 1024;
 
 impl Writer {
     /// Encodes one message with MsgSeqNum `seq` and appends it to `out`.
@@ -194,6 +220,10 @@ pub(crate) struct Tx<S> {
     pub(crate) w: Writer,
     persist: bool,
     store_failed: bool,
+    /// `max_outbound_bytes`.
+    max_out: usize,
+    /// A message was not queued because the outbound buffer was full.
+    overflowed: bool,
 }
 
 impl<S: MessageStore> Tx<S> {
@@ -214,6 +244,12 @@ impl<S: MessageStore> Tx<S> {
         if let Err(e) = self.store.incr_next_sender_seq() {
             self.store_failed = true;
             return Err(SendError::Store(e));
+        }
+        if self.w.out.len() > self.max_out {
+            // Stored (a resend will deliver it), but not queued: the peer is not
+            // reading and the session asks to be disconnected.
+            self.w.out.truncate(r.start);
+            self.overflowed = true;
         }
         Ok(seq)
     }
@@ -347,18 +383,24 @@ fn reverse_route<'a>(msg: &MessageView<'a>, out: &mut [(u32, HVal<'a>); 6]) -> u
 }
 
 /// Terms of a Logon we cannot accept, as the Text(58) of the Logout that refuses it:
-/// encryption (we support EncryptMethod(98)=0 only) or a negative HeartBtInt(108).
+/// encryption (we support EncryptMethod(98)=0 only) or a HeartBtInt(108) outside
+/// `0..=MAX_HEARTBEAT_SECS` (QuickFIX's range: an `int`, not negative).
 fn logon_terms_problem(msg: &MessageView<'_>) -> Option<&'static [u8]> {
     if msg.get(98).is_some_and(|v| v != b"0") {
         return Some(b"Unsupported EncryptMethod(98): only 0 (none) is supported");
     }
-    if msg
-        .get(108)
-        .is_some_and(|v| value::parse_i64(v).map_or(true, |n| n < 0))
-    {
-        return Some(b"HeartBtInt(108) must be a non-negative integer");
+    if msg.get(108).is_some_and(|v| heartbeat_secs(v).is_none()) {
+        return Some(b"HeartBtInt(108) must be an integer from 0 to 2147483647");
     }
     None
+}
+
+/// HeartBtInt(108) in seconds, if it is in `0..=MAX_HEARTBEAT_SECS`.
+fn heartbeat_secs(v: &[u8]) -> Option<u32> {
+    value::parse_u64(v)
+        .ok()
+        .filter(|&n| n <= u64::from(MAX_HEARTBEAT_SECS))
+        .map(|n| n as u32)
 }
 
 /// Without a dictionary: the fields the session itself reads from an admin message must
@@ -378,9 +420,11 @@ fn admin_structure(msg: &MessageView<'_>) -> Option<Rej> {
             Some(t as i64),
         ));
     }
+    // The format only: a well-formed integer out of range (HeartBtInt 2^40, NewSeqNo
+    // 2^64) gets the reject or Logout that says so, where the value is used.
     numeric
         .iter()
-        .find(|&&t| msg.get(t).is_some_and(|v| value::parse_i64(v).is_err()))
+        .find(|&&t| msg.get(t).is_some_and(|v| !is_integer(v)))
         .map(|&t| {
             Rej::new(
                 SessionRejectReason::IncorrectDataFormatForValue,
@@ -389,8 +433,32 @@ fn admin_structure(msg: &MessageView<'_>) -> Option<Rej> {
         })
 }
 
+/// A sequence-number field's value, if it is one: an integer in `1..=MAX_SEQ_NUM`.
 fn parse_seq(v: Option<&[u8]>) -> Option<u64> {
     v.and_then(|v| value::parse_u64(v).ok())
+        .filter(|&n| (1..=MAX_SEQ_NUM).contains(&n))
+}
+
+/// Whether `v` is written as an integer (an optional `-`, then digits), whatever its size.
+fn is_integer(v: &[u8]) -> bool {
+    let digits = v.strip_prefix(b"-").unwrap_or(v);
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+}
+
+/// Why a sequence-number field cannot be used, as the reject the FIX spec asks for:
+/// not an integer at all (IncorrectDataFormatForValue), or an integer outside
+/// `1..=MAX_SEQ_NUM` (ValueIsIncorrect), with the tag. `None` when it is usable.
+fn seq_field_problem(msg: &MessageView<'_>, tag: u32) -> Option<Rej> {
+    let v = msg.get(tag)?;
+    if parse_seq(Some(v)).is_some() {
+        return None;
+    }
+    let reason = if is_integer(v) {
+        SessionRejectReason::ValueIsIncorrect
+    } else {
+        SessionRejectReason::IncorrectDataFormatForValue
+    };
+    Some(Rej::new(reason, Some(i64::from(tag))))
 }
 
 fn parse_time(v: &[u8]) -> Option<Nanos> {
@@ -425,14 +493,130 @@ impl std::fmt::Write for StackText {
     }
 }
 
+/// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`.
+fn gap_fill(w: &mut Writer, seq: u64, new_seq: u64) {
+    let now = w.now;
+    w.write(
+        seq,
+        b"4",
+        &[(43, HVal::Char(b'Y')), (122, HVal::Time(now))],
+        &mut |m| {
+            m.uint(36, new_seq).char(123, b'Y');
+        },
+    );
+}
+
+/// A stored application message re-sent: its header re-written with
+/// PossDupFlag(43)=Y and OrigSendingTime(122), its body as stored.
+fn resend_one(w: &mut Writer, seq: u64, view: &MessageView<'_>) {
+    let mut extra: [(u32, HVal<'_>); MAX_HEADER] = [(0, HVal::Uint(0)); MAX_HEADER];
+    let mut n = 0;
+    extra[n] = (43, HVal::Char(b'Y'));
+    n += 1;
+    if let Some(orig) = view.get(52) {
+        extra[n] = (122, HVal::Bytes(orig));
+        n += 1;
+    }
+    let mut body_from = view.len();
+    for i in 3..view.len() {
+        let f = view.field(i);
+        if !is_standard_header_tag(f.tag) {
+            body_from = i;
+            break;
+        }
+        if matches!(f.tag, 34 | 49 | 52 | 56 | 43 | 122 | 369) || n >= MAX_HEADER - 8 {
+            continue;
+        }
+        extra[n] = (f.tag, HVal::Bytes(f.value));
+        n += 1;
+    }
+    let msg_type = view.msg_type();
+    w.write(seq, msg_type, &extra[..n], &mut |m| {
+        for i in body_from..view.len() {
+            let f = view.field(i);
+            if f.tag == 10 {
+                break;
+            }
+            m.str(f.tag, f.value);
+        }
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // The core
 
+/// Our outstanding ResendRequest.
 #[derive(Clone, Copy, Debug)]
 struct ResendRange {
     begin: u64,
     end: u64,
     current_end: u64,
+    /// When the gap last made progress (the request, or a message filling it):
+    /// `ResendRequestTimeout` after this, what is missing is asked for again.
+    last_progress: Nanos,
+}
+
+/// A resend we are answering, produced as the transport drains (see
+/// [`Core::pump_resend`]) so that a request for millions of messages never
+/// holds more than [`RESEND_CHUNK`] bytes of them at once.
+#[derive(Clone, Copy, Debug)]
+struct ResendCursor {
+    /// BeginSeqNo as asked.
+    begin: u64,
+    /// The next sequence number to resend.
+    next: u64,
+    /// The last one.
+    end: u64,
+    /// A run of messages to cover with one SequenceReset-GapFill, from here.
+    gap_start: Option<u64>,
+}
+
+/// A resend is produced while the outbound buffer holds less than this.
+const RESEND_CHUNK: usize = 256 * 1024;
+/// Sequence numbers read from the store per step of a resend.
+const RESEND_STEP: u64 = 512;
+
+/// The session's timers, in the order they fire when several are due: one
+/// table that both [`Core::on_timer`] and [`Core::next_deadline`] read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    /// No Logon (ours answered, or theirs received) within LogonTimeout.
+    Logon,
+    /// Our Logout unanswered within LogoutTimeout.
+    Logout,
+    /// The session window closed, or a new period began.
+    Schedule,
+    /// Nothing received for 2.4 heartbeat intervals: the peer is gone.
+    HeartbeatTimeout,
+    /// Nothing received for 1.2 heartbeat intervals: ask with a TestRequest.
+    TestRequest,
+    /// Nothing sent for a heartbeat interval.
+    Heartbeat,
+    /// Our ResendRequest made no progress within ResendRequestTimeout.
+    ResendStalled,
+}
+
+const TIMERS: [Timer; 7] = [
+    Timer::Logon,
+    Timer::Logout,
+    Timer::Schedule,
+    Timer::HeartbeatTimeout,
+    Timer::TestRequest,
+    Timer::Heartbeat,
+    Timer::ResendStalled,
+];
+
+/// `secs` seconds in [`Nanos`], saturating (a HeartBtInt of 2^31 - 1 s is
+/// 2.1e18 ns, close enough to `i64::MAX` that products and sums must not wrap).
+fn secs(secs: u32) -> Nanos {
+    Nanos::from(secs).saturating_mul(SECOND)
+}
+
+/// `interval × num / den`, saturating.
+fn scaled(interval: Nanos, num: i64, den: i64) -> Nanos {
+    (interval / den)
+        .saturating_mul(num)
+        .saturating_add((interval % den) * num / den)
 }
 
 pub(crate) struct Core<S> {
@@ -447,11 +631,13 @@ pub(crate) struct Core<S> {
     last_received: Nanos,
     test_requests: u32,
     resend: Option<ResendRange>,
+    /// The resend we are answering, if it is not complete.
+    resend_out: Option<ResendCursor>,
     /// Shapes of messages that passed dictionary validation (counterparties repeat
     /// theirs: those messages then only have their values checked).
     shapes: Box<ShapeCache>,
-    queue: BTreeMap<u64, Vec<u8>>,
-    spare: Vec<Vec<u8>>,
+    /// Messages that arrived ahead of a gap.
+    queue: GapQueue,
     resend_decoder: Decoder,
 }
 
@@ -476,11 +662,22 @@ impl<S: MessageStore> Core<S> {
         if self.tx.store.incr_next_target_seq().is_err() {
             self.store_failed();
         }
+        self.gap_progress();
     }
 
     fn set_target(&mut self, seq: u64) {
         if self.tx.store.set_next_target_seq(seq).is_err() {
             self.store_failed();
+        }
+        self.gap_progress();
+    }
+
+    /// The expected sequence number moved: an outstanding ResendRequest is
+    /// making progress.
+    fn gap_progress(&mut self) {
+        let now = self.now();
+        if let Some(r) = &mut self.resend {
+            r.last_progress = now;
         }
     }
 
@@ -491,6 +688,28 @@ impl<S: MessageStore> Core<S> {
         }
         self.queue.clear();
         self.resend = None;
+        self.resend_out = None;
+    }
+
+    /// Forgets what was queued for a connection that is gone: it is in the store,
+    /// and the peer asks for it with a ResendRequest (the FIX way), never as stale
+    /// bytes at the start of the next connection.
+    fn clear_outbound(&mut self) {
+        let w = &mut self.tx.w;
+        w.out.clear();
+        w.out.shrink_to(OUT_CAPACITY);
+        w.committed = 0;
+        self.resend_out = None;
+        self.tx.overflowed = false;
+    }
+
+    /// A message was stored but not queued (the outbound buffer is full): the
+    /// peer is not reading.
+    fn check_overflow(&mut self) {
+        if self.tx.overflowed {
+            self.tx.overflowed = false;
+            self.disconnect(DisconnectReason::OutboundQueueFull);
+        }
     }
 
     fn store_failed(&mut self) {
@@ -566,6 +785,7 @@ impl<S: MessageStore> Core<S> {
             begin,
             end,
             current_end,
+            last_progress: self.now(),
         });
         self.events.push_back(SessionEvent::ResendRequested {
             begin,
@@ -575,7 +795,8 @@ impl<S: MessageStore> Core<S> {
 
     /// Session-level Reject (35=3) of `msg`, with QuickFIX's per-version fields.
     fn reject(&mut self, msg: &MessageView<'_>, rej: Rej) {
-        let seq = parse_seq(msg.get(34));
+        // RefSeqNum(45) echoes the number as sent, whatever it is.
+        let seq = msg.get(34).and_then(|v| value::parse_u64(v).ok());
         let msg_type = msg.msg_type();
         if msg_type != b"A" && msg_type != b"4" && seq == Some(self.expected()) {
             self.incr_target();
@@ -627,7 +848,8 @@ impl<S: MessageStore> Core<S> {
             AppReject::UnsupportedMessageType => (3, "Unsupported Message Type"),
             AppReject::Business { reason, text, .. } => (reason, text),
         };
-        let seq = parse_seq(msg.get(34));
+        // RefSeqNum(45) echoes the number as sent, whatever it is.
+        let seq = msg.get(34).and_then(|v| value::parse_u64(v).ok());
         if seq == Some(self.expected()) {
             self.incr_target();
         }
@@ -728,11 +950,17 @@ impl<S: MessageStore> Core<S> {
             self.reject_and_logout(msg, Rej::new(SessionRejectReason::CompIdProblem, None));
             return false;
         }
-        let Some(seq) = parse_seq(msg.get(34)) else {
-            self.reject(
-                msg,
-                Rej::new(SessionRejectReason::RequiredTagMissing, Some(34)),
-            );
+        // Where the number is not checked (a SequenceReset-Reset, a Logout) any
+        // integer is taken as it is: QuickFIX's scripts send 34=0 there.
+        let seq = if check_high || check_low {
+            parse_seq(msg.get(34))
+        } else {
+            msg.get(34).and_then(|v| value::parse_u64(v).ok())
+        };
+        let Some(seq) = seq else {
+            let rej = seq_field_problem(msg, 34)
+                .unwrap_or(Rej::new(SessionRejectReason::RequiredTagMissing, Some(34)));
+            self.reject(msg, rej);
             return false;
         };
         let expected = self.expected();
@@ -783,14 +1011,24 @@ impl<S: MessageStore> Core<S> {
     }
 
     fn too_high(&mut self, msg: &MessageView<'_>, seq: u64) {
-        let mut buf = self.spare.pop().unwrap_or_default();
-        buf.clear();
-        buf.extend_from_slice(msg.as_bytes());
-        if let Some(old) = self.queue.insert(seq, buf) {
-            self.spare.push(old);
+        if self.queue.insert(seq, msg.as_bytes()).is_err() {
+            let limit = self.cfg.max_inbound_queue_bytes;
+            let expected = self.expected();
+            let mut text = StackText::new();
+            {
+                use std::fmt::Write;
+                let _ = write!(
+                    text,
+                    "Inbound queue limit of {limit} bytes reached waiting for a resend of {expected} to {}",
+                    seq - 1
+                );
+            }
+            self.send_logout(Some(text.as_bytes()));
+            self.disconnect(DisconnectReason::InboundQueueFull);
+            return;
         }
         if let Some(r) = self.resend {
-            if seq >= r.begin {
+            if seq >= r.begin && !self.cfg.send_redundant_resend_requests {
                 return;
             }
         }
@@ -819,20 +1057,11 @@ impl<S: MessageStore> Core<S> {
 
     /// Takes the queued message with the expected sequence number, if any.
     fn take_queued(&mut self) -> Option<Vec<u8>> {
-        let expected = self.expected();
-        while let Some((&k, _)) = self.queue.first_key_value() {
-            if k < expected {
-                if let Some(v) = self.queue.remove(&k) {
-                    self.spare.push(v);
-                }
-            } else {
-                break;
-            }
-        }
         if !self.connected() {
             return None;
         }
-        self.queue.remove(&expected)
+        let expected = self.expected();
+        self.queue.take(expected)
     }
 
     /// Entry point for every decoded inbound message.
@@ -989,8 +1218,9 @@ impl<S: MessageStore> Core<S> {
         let expected = self.expected();
         let next_sender_before = self.tx.store.next_sender_seq();
         if self.cfg.role == Role::Acceptor || (reset_flag && !self.sent_reset) {
-            self.hb_secs = parse_seq(msg.get(108))
-                .map(|v| v.min(u32::MAX as u64) as u32)
+            self.hb_secs = msg
+                .get(108)
+                .and_then(heartbeat_secs)
                 .unwrap_or(self.cfg.heartbeat_interval_secs);
             let hb = self.hb_secs as u64;
             let our_789 =
@@ -1054,8 +1284,15 @@ impl<S: MessageStore> Core<S> {
         if !self.verify(msg, false, false) {
             return;
         }
+        // BeginSeqNo must be a sequence number; EndSeqNo one, or 0 (infinity).
+        let bad = seq_field_problem(msg, 7)
+            .or_else(|| (msg.get(16) != Some(b"0")).then(|| seq_field_problem(msg, 16))?);
+        if let Some(rej) = bad {
+            self.reject(msg, rej);
+            return;
+        }
         let _ = app.from_admin(msg, &self.cfg.id);
-        let begin = parse_seq(msg.get(7)).unwrap_or(1).max(1);
+        let begin = parse_seq(msg.get(7)).unwrap_or(1);
         let end = parse_seq(msg.get(16)).unwrap_or(0);
         let next = self.tx.store.next_sender_seq();
         // 0 is "infinity" from FIX.4.2 on and names no message before it, so it means
@@ -1079,34 +1316,71 @@ impl<S: MessageStore> Core<S> {
         }
     }
 
-    /// Re-sends `begin..=end` from the store: application messages with PossDupFlag=Y and
-    /// OrigSendingTime, admin messages and gaps as SequenceReset-GapFill.
+    /// Answers a resend of `begin..=end` from the store: application messages with
+    /// PossDupFlag=Y and OrigSendingTime, admin messages and gaps as
+    /// SequenceReset-GapFill. A later request replaces one still being answered.
     fn resend(&mut self, begin: u64, end: u64) {
         if begin > end {
             return;
         }
+        self.resend_out = Some(ResendCursor {
+            begin,
+            next: begin,
+            end,
+            gap_start: None,
+        });
+        self.pump_resend();
+    }
+
+    /// Produces the resend being answered while the outbound buffer holds less than
+    /// [`RESEND_CHUNK`] bytes; called again as the transport drains it
+    /// ([`Session::consume_outbound`]). Resent messages change nothing in the store,
+    /// so when nothing uncommitted precedes them they may leave at once.
+    fn pump_resend(&mut self) {
+        let Some(mut cur) = self.resend_out else {
+            return;
+        };
+        let releasable = self.tx.w.committed == self.tx.w.out.len();
+        let mut result: Result<(), StoreError> = Ok(());
+        while cur.next <= cur.end && self.tx.w.out.len() < RESEND_CHUNK && result.is_ok() {
+            let step_end = cur.end.min(cur.next.saturating_add(RESEND_STEP - 1));
+            result = self.resend_step(&mut cur, step_end);
+        }
+        if result.is_err() {
+            self.store_failed();
+        }
+        if cur.next > cur.end || result.is_err() {
+            // Done: whatever is left of the range is one gap.
+            let Core { tx, .. } = self;
+            if let Some(g) = cur.gap_start.take() {
+                gap_fill(&mut tx.w, g, cur.end.saturating_add(1));
+            }
+            self.resend_out = None;
+            self.events.push_back(SessionEvent::ResendAnswered {
+                begin: cur.begin,
+                end: cur.end,
+            });
+        } else {
+            self.resend_out = Some(cur);
+        }
+        if releasable {
+            self.tx.w.committed = self.tx.w.out.len();
+        }
+    }
+
+    /// Resends `cur.next..=step_end` (records read from the store, gaps noted).
+    fn resend_step(&mut self, cur: &mut ResendCursor, step_end: u64) -> Result<(), StoreError> {
         let Core {
             tx, resend_decoder, ..
         } = self;
         let Tx {
             store, w, persist, ..
         } = tx;
-        let mut gap_start: Option<u64> = None;
-        let mut cursor = begin;
-        let gap_fill = |w: &mut Writer, seq: u64, new_seq: u64| {
-            let now = w.now;
-            w.write(
-                seq,
-                b"4",
-                &[(43, HVal::Char(b'Y')), (122, HVal::Time(now))],
-                &mut |m| {
-                    m.uint(36, new_seq).char(123, b'Y');
-                },
-            );
-        };
-        let mut result: Result<(), StoreError> = Ok(());
+        let mut cursor = cur.next;
+        let mut gap_start = cur.gap_start;
+        let mut result = Ok(());
         if *persist {
-            result = store.for_each_in_range(begin, end, &mut |seq, raw| {
+            result = store.for_each_in_range(cur.next, step_end, &mut |seq, raw| {
                 if seq > cursor && gap_start.is_none() {
                     gap_start = Some(cursor);
                 }
@@ -1122,52 +1396,15 @@ impl<S: MessageStore> Core<S> {
                 if let Some(g) = gap_start.take() {
                     gap_fill(w, g, seq);
                 }
-                // Header of the stored message, re-written with PossDupFlag and
-                // OrigSendingTime; the body as stored.
-                let mut extra: [(u32, HVal<'_>); MAX_HEADER] = [(0, HVal::Uint(0)); MAX_HEADER];
-                let mut n = 0;
-                extra[n] = (43, HVal::Char(b'Y'));
-                n += 1;
-                if let Some(orig) = view.get(52) {
-                    extra[n] = (122, HVal::Bytes(orig));
-                    n += 1;
-                }
-                let mut body_from = view.len();
-                for i in 3..view.len() {
-                    let f = view.field(i);
-                    if !is_standard_header_tag(f.tag) {
-                        body_from = i;
-                        break;
-                    }
-                    if matches!(f.tag, 34 | 49 | 52 | 56 | 43 | 122 | 369) || n >= MAX_HEADER - 8 {
-                        continue;
-                    }
-                    extra[n] = (f.tag, HVal::Bytes(f.value));
-                    n += 1;
-                }
-                let msg_type = view.msg_type();
-                w.write(seq, msg_type, &extra[..n], &mut |m| {
-                    for i in body_from..view.len() {
-                        let f = view.field(i);
-                        if f.tag == 10 {
-                            break;
-                        }
-                        m.str(f.tag, f.value);
-                    }
-                });
+                resend_one(w, seq, &view);
             });
         }
-        if cursor <= end && gap_start.is_none() {
+        if cursor <= step_end && gap_start.is_none() {
             gap_start = Some(cursor);
         }
-        if let Some(g) = gap_start {
-            gap_fill(w, g, end + 1);
-        }
-        if result.is_err() {
-            self.store_failed();
-        }
-        self.events
-            .push_back(SessionEvent::ResendAnswered { begin, end });
+        cur.gap_start = gap_start;
+        cur.next = step_end + 1;
+        result
     }
 
     fn on_sequence_reset(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
@@ -1175,8 +1412,18 @@ impl<S: MessageStore> Core<S> {
         if !self.verify(msg, gap_fill, gap_fill) {
             return;
         }
+        // NewSeqNo must be a sequence number: anything else gets the reject the
+        // spec asks for (QuickFIX answers an unparsable one the same way).
+        if let Some(rej) = seq_field_problem(msg, 36) {
+            self.reject(msg, rej);
+            return;
+        }
         let _ = app.from_admin(msg, &self.cfg.id);
         let Some(new_seq) = parse_seq(msg.get(36)) else {
+            self.reject(
+                msg,
+                Rej::new(SessionRejectReason::RequiredTagMissing, Some(36)),
+            );
             return;
         };
         let expected = self.expected();
@@ -1204,80 +1451,98 @@ impl<S: MessageStore> Core<S> {
             .is_some_and(|s| self.tx.store.creation_time() < s.period_start(now))
     }
 
-    fn on_garbled(&mut self) {
+    /// Bytes dropped by the framer or the decoder. Stray bytes before a message
+    /// (`stray`: no `8=FIX` where one should start) are skipped as QuickFIX's parser
+    /// skips them; a garbled message before the Logon ends the connection.
+    fn on_garbled(&mut self, stray: bool) {
         self.events.push_back(SessionEvent::Garbled);
-        if !self.logged_on && self.state == SessionState::AwaitingLogon {
+        if !stray && !self.logged_on && self.state == SessionState::AwaitingLogon {
             self.disconnect(DisconnectReason::InvalidLogon);
         }
     }
 
-    fn on_timer(&mut self) {
-        let now = self.now();
-        match self.state {
-            SessionState::Disconnected | SessionState::Closing => {}
-            SessionState::AwaitingLogon | SessionState::LogonSent => {
-                if now - self.since >= self.cfg.logon_timeout_secs as Nanos * SECOND {
-                    self.disconnect(DisconnectReason::LogonTimeout);
-                }
+    /// When `timer` is due (`None`: not armed in this state).
+    fn deadline(&self, timer: Timer) -> Option<Nanos> {
+        let logged_on = self.state == SessionState::LoggedOn;
+        let hb = secs(self.hb_secs);
+        match timer {
+            Timer::Logon => matches!(
+                self.state,
+                SessionState::AwaitingLogon | SessionState::LogonSent
+            )
+            .then(|| self.since.saturating_add(secs(self.cfg.logon_timeout_secs))),
+            Timer::Logout => (self.state == SessionState::LogoutSent).then(|| {
+                self.since
+                    .saturating_add(secs(self.cfg.logout_timeout_secs))
+            }),
+            Timer::Schedule => {
+                let s = self.cfg.schedule.filter(|_| logged_on)?;
+                let now = self.now();
+                // The window closed, or a new period began while connected (a window
+                // open around the clock still starts afresh each period): due now.
+                Some(if !s.contains(now) || self.new_period(now) {
+                    now
+                } else {
+                    s.next_boundary(now)
+                })
             }
-            SessionState::LogoutSent => {
-                if now - self.since >= self.cfg.logout_timeout_secs as Nanos * SECOND {
-                    self.disconnect(DisconnectReason::LogoutTimeout);
-                }
+            Timer::HeartbeatTimeout => (logged_on && self.hb_secs > 0)
+                .then(|| self.last_received.saturating_add(scaled(hb, 12, 5))),
+            Timer::TestRequest => (logged_on && self.hb_secs > 0).then(|| {
+                let n = i64::from(self.test_requests) + 1;
+                self.last_received.saturating_add(scaled(hb, 6 * n, 5))
+            }),
+            Timer::Heartbeat => (logged_on && self.hb_secs > 0 && self.test_requests == 0)
+                .then(|| self.tx.w.last_sent.saturating_add(hb)),
+            Timer::ResendStalled => {
+                let r = self.resend.filter(|_| logged_on)?;
+                let timeout = self.cfg.resend_request_timeout_secs;
+                (timeout > 0).then(|| r.last_progress.saturating_add(secs(timeout)))
             }
-            SessionState::LoggedOn => {
-                if let Some(s) = self.cfg.schedule {
-                    // The window closed, or a new period began while connected (a
-                    // window open around the clock still starts afresh each period).
-                    if !s.contains(now) || self.new_period(now) {
-                        self.initiate_logout(None);
-                        return;
+        }
+    }
+
+    fn fire(&mut self, timer: Timer) {
+        match timer {
+            Timer::Logon => self.disconnect(DisconnectReason::LogonTimeout),
+            Timer::Logout => self.disconnect(DisconnectReason::LogoutTimeout),
+            Timer::Schedule => self.initiate_logout(None),
+            Timer::HeartbeatTimeout => self.disconnect(DisconnectReason::HeartbeatTimeout),
+            Timer::TestRequest => {
+                self.tx.admin(b"1", &[], &mut |m| {
+                    m.str(112, b"TEST");
+                });
+                self.test_requests += 1;
+            }
+            Timer::Heartbeat => self.send_heartbeat(None),
+            Timer::ResendStalled => {
+                // The gap made no progress (a resend lost a message, or was never
+                // answered): ask again for what is still missing.
+                if let Some(r) = self.resend {
+                    let expected = self.expected();
+                    if expected <= r.end {
+                        self.send_resend_request(expected, r.end);
+                    } else {
+                        self.resend = None;
                     }
                 }
-                if self.hb_secs == 0 {
-                    return;
-                }
-                let hb = self.hb_secs as Nanos * SECOND;
-                let idle_in = now - self.last_received;
-                if idle_in >= hb * 12 / 5 {
-                    self.disconnect(DisconnectReason::HeartbeatTimeout);
-                } else if idle_in >= hb * 6 * (self.test_requests as Nanos + 1) / 5 {
-                    self.tx.admin(b"1", &[], &mut |m| {
-                        m.str(112, b"TEST");
-                    });
-                    self.test_requests += 1;
-                } else if now - self.tx.w.last_sent >= hb && self.test_requests == 0 {
-                    self.send_heartbeat(None);
-                }
+            }
+        }
+    }
+
+    /// Fires every timer that is due, in [`TIMERS`] order (each re-read after the
+    /// one before, which may have changed the state).
+    fn on_timer(&mut self) {
+        let now = self.now();
+        for timer in TIMERS {
+            if self.deadline(timer).is_some_and(|d| d <= now) {
+                self.fire(timer);
             }
         }
     }
 
     fn next_deadline(&self) -> Option<Nanos> {
-        match self.state {
-            SessionState::Disconnected | SessionState::Closing => None,
-            SessionState::AwaitingLogon | SessionState::LogonSent => {
-                Some(self.since + self.cfg.logon_timeout_secs as Nanos * SECOND)
-            }
-            SessionState::LogoutSent => {
-                Some(self.since + self.cfg.logout_timeout_secs as Nanos * SECOND)
-            }
-            SessionState::LoggedOn => {
-                let mut d = Nanos::MAX;
-                if let Some(s) = self.cfg.schedule {
-                    d = d.min(s.next_boundary(self.now()));
-                }
-                if self.hb_secs > 0 {
-                    let hb = self.hb_secs as Nanos * SECOND;
-                    d = d.min(self.last_received + hb * 12 / 5);
-                    d = d.min(self.last_received + hb * 6 * (self.test_requests as Nanos + 1) / 5);
-                    if self.test_requests == 0 {
-                        d = d.min(self.tx.w.last_sent + hb);
-                    }
-                }
-                (d != Nanos::MAX).then_some(d)
-            }
-        }
+        TIMERS.iter().filter_map(|&t| self.deadline(t)).min()
     }
 }
 
@@ -1376,8 +1641,10 @@ fn strip_invalid_tag(msg: &[u8], offset: usize) -> Option<(i64, Vec<u8>)> {
 /// let logon = &fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30");
 /// session.on_bytes(logon, now, &mut app);
 /// assert!(session.is_logged_on());
+/// session.commit()?;
 /// assert!(session.outbound().starts_with(b"8=FIX.4.4\x019=61\x0135=A\x0134=1\x0149=ISLD\x01"));
 /// assert_eq!(session.poll_event(), Some(SessionEvent::LoggedOn));
+/// # Ok::<(), peregrine_store::StoreError>(())
 /// ```
 pub struct Session<S: MessageStore> {
     rx: Vec<u8>,
@@ -1408,7 +1675,8 @@ impl<S: MessageStore> Session<S> {
         let id = &config.id;
         let writer = Writer {
             enc: EncodeBuffer::with_capacity(4096),
-            out: Vec::with_capacity(64 * 1024),
+            out: Vec::with_capacity(OUT_CAPACITY),
+            committed: 0,
             begin: id.begin_string.as_bytes().to_vec(),
             sender: id.sender_comp_id.as_bytes().to_vec(),
             target: id.target_comp_id.as_bytes().to_vec(),
@@ -1420,6 +1688,16 @@ impl<S: MessageStore> Session<S> {
         };
         let hb = config.heartbeat_interval_secs;
         let persist = config.persist_messages;
+        let max_out = config.max_outbound_bytes;
+        let queue = GapQueue::new(config.max_inbound_queue_bytes);
+        let mut events = VecDeque::with_capacity(32);
+        if let Some(lost) = store
+            .recovery()
+            .map(|r| r.lost_messages())
+            .filter(|&n| n > 0)
+        {
+            events.push_back(SessionEvent::StoreDataLost { messages: lost });
+        }
         Session {
             rx: Vec::with_capacity(64 * 1024),
             framer: Framer::new(config.max_message_size),
@@ -1430,9 +1708,11 @@ impl<S: MessageStore> Session<S> {
                     w: writer,
                     persist,
                     store_failed: false,
+                    max_out,
+                    overflowed: false,
                 },
                 cfg: config,
-                events: VecDeque::with_capacity(32),
+                events,
                 state: SessionState::Disconnected,
                 since: now,
                 logged_on: false,
@@ -1441,9 +1721,9 @@ impl<S: MessageStore> Session<S> {
                 last_received: now,
                 test_requests: 0,
                 resend: None,
+                resend_out: None,
                 shapes: Box::new(ShapeCache::new()),
-                queue: BTreeMap::new(),
-                spare: Vec::new(),
+                queue,
                 resend_decoder: Decoder::new(decoder_config),
             },
         }
@@ -1487,6 +1767,7 @@ impl<S: MessageStore> Session<S> {
         self.tick(now);
         self.rx.clear();
         let core = &mut self.core;
+        core.clear_outbound();
         core.logged_on = false;
         core.test_requests = 0;
         core.last_received = now;
@@ -1556,7 +1837,7 @@ impl<S: MessageStore> Session<S> {
         if self.rx.is_empty() {
             // Fast path: whole messages are handled in place; only a tail is copied.
             let used = self.process_buf(data, app);
-            if self.core.connected() {
+            if self.core.connected() && self.tail_allowed(data.len() - used) {
                 self.rx.extend_from_slice(&data[used..]);
             }
         } else {
@@ -1564,11 +1845,23 @@ impl<S: MessageStore> Session<S> {
             let mut rx = std::mem::take(&mut self.rx);
             let used = self.process_buf(&rx, app);
             rx.drain(..used);
-            if !self.core.connected() {
+            if !self.core.connected() || !self.tail_allowed(rx.len()) {
                 rx.clear();
             }
             self.rx = rx;
         }
+        self.core.check_overflow();
+    }
+
+    /// Whether an incomplete message of `len` bytes may wait for more: before the
+    /// session is logged on, at most `max_logon_size` bytes are buffered (a peer that
+    /// has not logged on gets no more room than a Logon needs).
+    fn tail_allowed(&mut self, len: usize) -> bool {
+        if self.core.logged_on || len <= self.core.cfg.max_logon_size {
+            return true;
+        }
+        self.core.disconnect(DisconnectReason::LogonTooLarge);
+        false
     }
 
     /// Frames, decodes and handles the whole messages at the start of `buf`; returns the
@@ -1578,9 +1871,9 @@ impl<S: MessageStore> Session<S> {
         while self.core.connected() {
             match next_frame(&self.framer, &buf[pos..]) {
                 Frame::Incomplete => break,
-                Frame::Garbled { skip, .. } => {
+                Frame::Garbled { skip, reason } => {
                     pos += skip;
-                    self.core.on_garbled();
+                    self.core.on_garbled(reason == GarbledReason::NoBeginString);
                 }
                 Frame::Message { len } => {
                     let raw = &buf[pos..pos + len];
@@ -1599,15 +1892,15 @@ impl<S: MessageStore> Session<S> {
                                         Ok(view) => {
                                             self.core.process(&view, app, false, Some(forced))
                                         }
-                                        Err(_) => self.core.on_garbled(),
+                                        Err(_) => self.core.on_garbled(false),
                                     }
                                     let c = self.decoder.config_mut();
                                     (c.validate_checksum, c.validate_body_length) = saved;
                                 }
-                                None => self.core.on_garbled(),
+                                None => self.core.on_garbled(false),
                             }
                         }
-                        Err(_) => self.core.on_garbled(),
+                        Err(_) => self.core.on_garbled(false),
                     }
                     pos += len;
                     self.drain_queue(app);
@@ -1623,7 +1916,7 @@ impl<S: MessageStore> Session<S> {
             if let Ok(view) = self.decoder.decode(&raw) {
                 self.core.process(&view, app, true, None);
             }
-            self.core.spare.push(raw);
+            self.core.queue.recycle(raw);
         }
     }
 
@@ -1643,10 +1936,14 @@ impl<S: MessageStore> Session<S> {
     /// peer closed it).
     pub fn on_disconnected(&mut self, now: Nanos, app: &mut dyn Application) {
         self.tick(now);
-        let core = &mut self.core;
-        if core.state == SessionState::Disconnected {
+        if self.core.state == SessionState::Disconnected {
             return;
         }
+        // What was handled on this connection is kept; what was queued for it is
+        // not sent anywhere (the peer asks for it again after the next Logon).
+        let _ = self.commit();
+        let core = &mut self.core;
+        core.clear_outbound();
         if core.logged_on {
             core.logged_on = false;
             app.on_logout(&core.cfg.id);
@@ -1662,17 +1959,57 @@ impl<S: MessageStore> Session<S> {
         self.rx.clear();
     }
 
-    /// Bytes waiting to be written; the engine writes a prefix and calls
-    /// [`Session::consume_outbound`].
-    pub fn outbound(&self) -> &[u8] {
-        &self.core.tx.w.out
+    /// Makes what the session stored since the last commit durable as one unit
+    /// (the store's [`commit`](MessageStore::commit): the incoming sequence numbers
+    /// and the messages sent while handling them), then releases the messages queued
+    /// so far to [`Session::outbound`]. Call it after feeding input and before
+    /// writing; one commit may follow many calls (every message read in one go),
+    /// which is how a durable store's cost per message falls under load.
+    ///
+    /// # Errors
+    ///
+    /// The store's error. Nothing queued since the last commit is released, a
+    /// [`SessionEvent::StoreFailed`] is raised and the session asks to be
+    /// disconnected ([`DisconnectReason::StoreFailure`]).
+    pub fn commit(&mut self) -> Result<(), StoreError> {
+        let core = &mut self.core;
+        match core.tx.store.commit() {
+            Ok(()) => {
+                core.tx.w.committed = core.tx.w.out.len();
+                Ok(())
+            }
+            Err(e) => {
+                core.tx.w.out.truncate(core.tx.w.committed);
+                core.resend_out = None;
+                core.store_failed();
+                core.disconnect(DisconnectReason::StoreFailure);
+                Err(e)
+            }
+        }
     }
 
-    /// Drops the first `n` bytes of [`Session::outbound`] (they were written).
+    /// Bytes that may be written: the messages queued up to the last
+    /// [`Session::commit`]. The engine writes a prefix and calls
+    /// [`Session::consume_outbound`].
+    pub fn outbound(&self) -> &[u8] {
+        &self.core.tx.w.out[..self.core.tx.w.committed]
+    }
+
+    /// Bytes queued but not committed yet (not in [`Session::outbound`]).
+    pub fn uncommitted_len(&self) -> usize {
+        self.core.tx.w.out.len() - self.core.tx.w.committed
+    }
+
+    /// Drops the first `n` bytes of [`Session::outbound`] (they were written), and
+    /// goes on with a resend being answered as the buffer drains.
     pub fn consume_outbound(&mut self, n: usize) {
-        let out = &mut self.core.tx.w.out;
-        let n = n.min(out.len());
-        out.drain(..n);
+        let w = &mut self.core.tx.w;
+        let n = n.min(w.committed);
+        w.out.drain(..n);
+        w.committed -= n;
+        if self.core.resend_out.is_some() && self.core.tx.w.out.len() < RESEND_CHUNK / 2 {
+            self.core.pump_resend();
+        }
     }
 
     /// The next event since the last call.
@@ -1691,7 +2028,9 @@ impl<S: MessageStore> Session<S> {
         if !self.core.logged_on || self.core.state != SessionState::LoggedOn {
             return Err(SendError::NotLoggedOn);
         }
-        Outbox::new(&mut self.core.tx).send(msg_type, body)
+        let sent = Outbox::new(&mut self.core.tx).send(msg_type, body);
+        self.core.check_overflow();
+        sent
     }
 
     /// Starts a logout (graceful shutdown): sends Logout and waits LogoutTimeout for the
@@ -1730,14 +2069,24 @@ impl<S: MessageStore> Session<S> {
         self.core.tx.store.next_target_seq()
     }
 
-    /// Operator override of the next outgoing MsgSeqNum.
+    /// Operator override of the next outgoing MsgSeqNum, committed at once.
+    ///
+    /// # Errors
+    ///
+    /// The store's: a number outside `1..u64::MAX`, or a failed commit.
     pub fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.core.tx.store.set_next_sender_seq(seq)
+        self.core.tx.store.set_next_sender_seq(seq)?;
+        self.commit()
     }
 
-    /// Operator override of the next expected incoming MsgSeqNum.
+    /// Operator override of the next expected incoming MsgSeqNum, committed at once.
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::set_next_sender_seq`].
     pub fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.core.tx.store.set_next_target_seq(seq)
+        self.core.tx.store.set_next_target_seq(seq)?;
+        self.commit()
     }
 }
 
@@ -1774,11 +2123,20 @@ pub enum PeekError {
 /// ```
 pub fn peek_session_id(buf: &[u8]) -> Option<Result<SessionId, PeekError>> {
     let framer = Framer::default();
-    let len = match next_frame(&framer, buf) {
-        Frame::Incomplete => return None,
-        Frame::Garbled { .. } => return Some(Err(PeekError::Garbled)),
-        Frame::Message { len } => len,
+    // Stray bytes before the message are skipped (the session skips them too).
+    let mut at = 0;
+    let len = loop {
+        match next_frame(&framer, &buf[at..]) {
+            Frame::Incomplete => return None,
+            Frame::Garbled {
+                skip,
+                reason: GarbledReason::NoBeginString,
+            } => at += skip,
+            Frame::Garbled { .. } => return Some(Err(PeekError::Garbled)),
+            Frame::Message { len } => break len,
+        }
     };
+    let buf = &buf[at..];
     let mut decoder = Decoder::new(DecoderConfig {
         reject_empty_values: false,
         ..DecoderConfig::default()

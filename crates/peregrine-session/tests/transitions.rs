@@ -152,6 +152,8 @@ impl H {
 
     /// Drains the outbound bytes as messages rendered with `|`, without 8, 9, 10 and 52.
     fn out(&mut self) -> Vec<String> {
+        // As the engine does: commit, then write.
+        self.s.commit().unwrap();
         let bytes = self.s.outbound().to_vec();
         self.s.consume_outbound(bytes.len());
         let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
@@ -409,6 +411,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
     let mut app = TestApp::new();
     s.on_connected(T0);
     assert_eq!(s.state(), SessionState::LogonSent);
+    s.commit().unwrap();
     let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
     assert!(out.contains("|35=A|34=1|49=TW|52="), "{out}");
     assert!(out.ends_with(&format!(
@@ -431,6 +434,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
         .char(141, b'Y');
     s.on_bytes(m.finish(), T0, &mut app);
     assert!(s.is_logged_on());
+    s.commit().unwrap();
     assert!(
         s.outbound().is_empty(),
         "an initiator does not answer the answer"
@@ -677,6 +681,7 @@ fn resend_request_replays_application_messages_and_gap_fills_admin() {
     // The resent message keeps its original SendingTime in OrigSendingTime.
     h.now += SECOND;
     h.send("35=2|34=6|7=3|16=3");
+    h.s.commit().unwrap();
     let raw = String::from_utf8_lossy(h.s.outbound()).replace('\x01', "|");
     assert!(raw.contains("|122=20261122-10:00:00.250|"), "{raw}");
     assert!(raw.contains("|52=20261122-10:00:01.250|"), "{raw}");
@@ -946,6 +951,7 @@ fn sending_time_precision_per_version() {
     ] {
         let mut h = H::acceptor(begin);
         h.send("35=A|34=1|98=0|108=30");
+        h.s.commit().unwrap();
         let raw = String::from_utf8_lossy(h.s.outbound()).replace('\x01', "|");
         assert!(raw.contains(want), "{begin}: {raw}");
     }
@@ -1033,7 +1039,21 @@ fn logon_asking_for_encryption_or_a_negative_interval_is_refused_with_a_logout()
         ),
         (
             "35=A|34=1|98=0|108=-5",
-            "HeartBtInt(108) must be a non-negative integer",
+            "HeartBtInt(108) must be an integer from 0 to 2147483647",
+        ),
+        // QuickFIX's range is an int's: above it is refused at Logon (it used to log
+        // on, then be disconnected within 1.5 s by an overflow in the timers).
+        (
+            "35=A|34=1|98=0|108=2147483648",
+            "HeartBtInt(108) must be an integer from 0 to 2147483647",
+        ),
+        (
+            "35=A|34=1|98=0|108=4294967295",
+            "HeartBtInt(108) must be an integer from 0 to 2147483647",
+        ),
+        (
+            "35=A|34=1|98=0|108=99999999999999999999999",
+            "HeartBtInt(108) must be an integer from 0 to 2147483647",
         ),
     ] {
         let mut h = H::acceptor("FIX.4.4");
@@ -1296,6 +1316,7 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
     cfg.password = Some("wrong".into());
     let mut ini = Session::new(cfg, MemoryStore::new(T0), T0);
     ini.on_connected(T0);
+    ini.commit().unwrap();
     let logon = ini.outbound().to_vec();
     let text = String::from_utf8_lossy(&logon).replace('\x01', "|");
     assert!(

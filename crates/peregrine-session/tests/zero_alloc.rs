@@ -125,6 +125,7 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
     session.on_connected(now);
     let step = |session: &mut Session<MemoryStore>, app: &mut EchoApp, msg: &[u8], now: i64| {
         session.on_bytes(msg, now, app);
+        session.commit().unwrap();
         let n = session.outbound().len();
         assert!(n > 0);
         session.consume_outbound(n);
@@ -146,6 +147,7 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
     // A heartbeat on the timer path too.
     now += 30 * SECOND;
     session.on_timer(now, &mut app);
+    session.commit().unwrap();
     session.consume_outbound(session.outbound().len());
 
     let allocs = allocs_during(|| {
@@ -155,6 +157,7 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
         }
         now += 30 * SECOND;
         session.on_timer(now, &mut app);
+        session.commit().unwrap();
         session.consume_outbound(session.outbound().len());
     });
     assert_eq!(session.next_target_seq(), seq + 1);

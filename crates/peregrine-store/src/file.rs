@@ -487,9 +487,9 @@ impl FileStore {
         let scan = scanned.map_err(|e| StoreError::io("read journal", &self.journal_path, e))?;
         let same_epoch = witness.filter(|w| w.version == SLOT_VERSION && w.epoch == self.epoch);
         // No commit at all: a creation cut short after its witness.
-        let (mut sender, mut target) = scan.state.unwrap_or_else(|| {
-            same_epoch.map_or(loaded.seqs, |w| (w.next_sender, w.next_target))
-        });
+        let (mut sender, mut target) = scan
+            .state
+            .unwrap_or_else(|| same_epoch.map_or(loaded.seqs, |w| (w.next_sender, w.next_target)));
         let mut losses = scan.losses;
         // The witness knows where the last commit ended and its numbers: a
         // journal behind it lost acknowledged data.
@@ -541,7 +541,12 @@ impl FileStore {
     /// witness first (saying that nothing is committed beyond the header, so
     /// that a crash before the journal is written is no loss), then the
     /// journal's header and first commit, then the witness again.
-    fn create(&mut self, epoch: u64, creation_time: i64, seqs: (u64, u64)) -> Result<(), StoreError> {
+    fn create(
+        &mut self,
+        epoch: u64,
+        creation_time: i64,
+        seqs: (u64, u64),
+    ) -> Result<(), StoreError> {
         self.epoch = epoch;
         self.creation_time = creation_time;
         self.index.clear();

@@ -117,7 +117,9 @@ pub(crate) enum JournalHeader {
 /// format-2 header failing its CRC, or too short).
 pub(crate) fn parse_journal_header(h: &[u8]) -> Option<JournalHeader> {
     if h.len() >= JOURNAL_HEADER_LEN_V1 as usize && h[..8] == JOURNAL_MAGIC_V1 {
-        return Some(JournalHeader::V1 { epoch: u64_at(h, 8) });
+        return Some(JournalHeader::V1 {
+            epoch: u64_at(h, 8),
+        });
     }
     if h.len() < JOURNAL_HEADER_LEN as usize
         || h[..8] != JOURNAL_MAGIC
@@ -343,7 +345,11 @@ mod tests {
         );
         let mut bad = h;
         bad[17] ^= 1;
-        assert_eq!(parse_journal_header(&bad), None, "creation time under the CRC");
+        assert_eq!(
+            parse_journal_header(&bad),
+            None,
+            "creation time under the CRC"
+        );
         let mut v1 = [0u8; 16];
         v1[..8].copy_from_slice(b"PGRNJRN1");
         v1[8] = 5;

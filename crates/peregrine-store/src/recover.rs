@@ -93,11 +93,9 @@ pub enum LossKind {
 impl fmt::Display for Loss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
-            LossKind::Corrupted => write!(
-                f,
-                "{} corrupt bytes at offset {}",
-                self.len, self.offset
-            )?,
+            LossKind::Corrupted => {
+                write!(f, "{} corrupt bytes at offset {}", self.len, self.offset)?
+            }
             LossKind::Truncated => write!(
                 f,
                 "journal ends {} bytes short, at offset {}",

@@ -189,7 +189,11 @@ fn the_witness_is_not_needed_for_the_numbers_but_reveals_a_cut_journal() {
             fs::remove_file(&seqnums).unwrap();
         }
         let mut s = open_file(dir.path(), FsyncPolicy::Never);
-        assert_eq!((s.next_sender_seq(), s.next_target_seq()), (5, 11), "{slot}");
+        assert_eq!(
+            (s.next_sender_seq(), s.next_target_seq()),
+            (5, 11),
+            "{slot}"
+        );
         assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 3, 4]);
         assert!(s.recovery().losses.is_empty());
         drop(s);
@@ -426,4 +430,75 @@ fn the_time_based_fsync_policy_is_visible_through_the_trait() {
     let mut memory: Box<dyn MessageStore> = Box::new(MemoryStore::new(T0));
     assert_eq!(memory.sync_interval(), None);
     assert!(!memory.sync_if_due().unwrap());
+}
+
+/// A format-1 store (journal of message records with a 16-byte header, the
+/// numbers in a version-1 slot) as an earlier Peregrine wrote it.
+fn write_format_1(dir: &std::path::Path, records: &[(u64, &[u8])], slot_journal_end: Option<u64>) {
+    let session = dir.join(sanitize_session_id("FIX.4.4:SENDER->TARGET"));
+    fs::create_dir_all(&session).unwrap();
+    let mut j = b"PGRNJRN1".to_vec();
+    j.extend_from_slice(&3u64.to_le_bytes()); // epoch
+    for (seq, payload) in records {
+        let mut h = Vec::new();
+        h.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        h.extend_from_slice(&seq.to_le_bytes());
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&h);
+        crc.update(payload);
+        j.extend_from_slice(b"PGER");
+        j.extend_from_slice(&h);
+        j.extend_from_slice(&crc.finalize().to_le_bytes());
+        j.extend_from_slice(payload);
+    }
+    let end = slot_journal_end.unwrap_or(j.len() as u64);
+    let mut slot = [0u8; 64];
+    slot[0..4].copy_from_slice(b"PSEQ");
+    slot[4..8].copy_from_slice(&1u32.to_le_bytes());
+    slot[8..16].copy_from_slice(&9u64.to_le_bytes()); // generation
+    slot[16..24].copy_from_slice(&3u64.to_le_bytes()); // epoch
+    slot[24..32].copy_from_slice(&3u64.to_le_bytes()); // next sender
+    slot[32..40].copy_from_slice(&8u64.to_le_bytes()); // next target
+    slot[40..48].copy_from_slice(&T0.to_le_bytes());
+    slot[48..56].copy_from_slice(&end.to_le_bytes());
+    let crc = crc32fast::hash(&slot[..56]);
+    slot[56..60].copy_from_slice(&crc.to_le_bytes());
+    let mut seqnums = vec![0u8; 128];
+    seqnums[64..].copy_from_slice(&slot); // generation 9 lives in slot 1
+    fs::write(session.join(JOURNAL_FILE), &j).unwrap();
+    fs::write(session.join(SEQNUMS_FILE), &seqnums).unwrap();
+}
+
+#[test]
+fn a_format_1_store_is_converted_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    write_format_1(dir.path(), &[(1, b"one"), (2, b"two")], None);
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    assert!(s.recovery().rewritten);
+    assert!(s.recovery().losses.is_empty());
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (3, 8));
+    assert_eq!(s.creation_time(), T0);
+    assert_eq!(
+        collect(&mut s, 1, SEQ_END),
+        [(1, b"one".to_vec()), (2, b"two".to_vec())]
+    );
+    s.store(3, b"three").unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    drop(s);
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    assert!(!s.recovery().rewritten, "format 2 now");
+    assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 3]);
+    assert_eq!(s.next_sender_seq(), 4);
+
+    // Format 1's rule for a record stored after the slot was written: its
+    // number is taken.
+    let dir = tempfile::tempdir().unwrap();
+    write_format_1(
+        dir.path(),
+        &[(1, b"one"), (2, b"two"), (3, b"three")],
+        Some(16 + 23),
+    );
+    let s = open_file(dir.path(), FsyncPolicy::Never);
+    assert_eq!(s.next_sender_seq(), 4);
 }

@@ -14,8 +14,7 @@ use std::path::Path;
 
 use common::{collect, msg, open_file, seqs, T0};
 use peregrine_store::{
-    FileStore, FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError,
-    SEQ_END,
+    FileStore, FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError, SEQ_END,
 };
 
 const N: u64 = 5;
@@ -38,7 +37,13 @@ fn open_with(dir: &Path, config: FileStoreConfig) -> Result<FileStore, StoreErro
 /// N stored and the numbers moved but not committed (a crash before the
 /// commit). Returns (dir, journal path, the committed journal, the journal
 /// with the uncommitted transaction written ahead, the witness file).
-fn build() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>, Vec<u8>, Vec<u8>) {
+fn build() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Vec<u8>,
+    Vec<u8>,
+    Vec<u8>,
+) {
     let dir = tempfile::tempdir().unwrap();
     let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
     for seq in 1..N {
@@ -79,7 +84,11 @@ fn check_recovered(dir: &Path, journal: &Path, committed_len: u64) {
     }
     assert!(s.recovery().losses.is_empty(), "{:?}", s.recovery());
     assert_eq!(s.journal_len(), committed_len);
-    assert_eq!(fs::metadata(journal).unwrap().len(), committed_len, "tail cut off");
+    assert_eq!(
+        fs::metadata(journal).unwrap().len(),
+        committed_len,
+        "tail cut off"
+    );
     // Message N was never committed: its number is free again, and so is the
     // incoming number that went with it.
     assert_eq!((s.next_sender_seq(), s.next_target_seq()), (N, N));
@@ -249,7 +258,10 @@ fn damage_in_every_byte_of_a_committed_record_or_commit() {
         b[at] ^= 0x5a;
         put(&journal, &b, &witness);
         let err = open_with(dir.path(), FileStoreConfig::default()).unwrap_err();
-        assert!(matches!(err, StoreError::Damaged { .. }), "byte {at}: {err}");
+        assert!(
+            matches!(err, StoreError::Damaged { .. }),
+            "byte {at}: {err}"
+        );
         put(&journal, &b, &witness);
         let mut s = open_with(dir.path(), report()).unwrap();
         let kept = seqs(&mut s, 1, SEQ_END);

@@ -231,6 +231,9 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
     fn on_disconnected(&mut self, now: Nanos) {
         self.inner.on_disconnected(now)
     }
+    fn commit(&mut self) {
+        self.inner.commit()
+    }
     fn outbound(&self) -> &[u8] {
         self.inner.outbound()
     }
@@ -260,6 +263,9 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
     }
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
         self.inner.set_next_target_seq(seq)
+    }
+    fn store_lost_messages(&self) -> u64 {
+        self.inner.store_lost_messages()
     }
     fn on_shutdown(&mut self) -> Result<(), String> {
         self.inner.on_shutdown()

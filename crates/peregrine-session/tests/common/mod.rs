@@ -171,8 +171,14 @@ struct Run<'a, S: MessageStore> {
 impl<S: MessageStore> Run<'_, S> {
     fn pump(&mut self) {
         loop {
-            let out = self.session.outbound();
-            if !out.is_empty() {
+            // As the engine does: commit what the input stored, then write (a resend
+            // being answered goes on as the buffer drains).
+            let _ = self.session.commit();
+            loop {
+                let out = self.session.outbound();
+                if out.is_empty() {
+                    break;
+                }
                 if let Some(c) = self.attached.and_then(|n| self.conns.get_mut(&n)) {
                     c.inbox.extend_from_slice(out);
                 }
