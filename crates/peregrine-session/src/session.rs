@@ -571,10 +571,12 @@ struct ResendCursor {
     gap_start: Option<u64>,
 }
 
-/// A resend is produced while the outbound buffer holds less than this.
+/// A resend is produced while the outbound buffer holds less than this (and
+/// one step more: the buffer never holds more than this plus [`RESEND_STEP`]
+/// messages of it).
 const RESEND_CHUNK: usize = 256 * 1024;
 /// Sequence numbers read from the store per step of a resend.
-const RESEND_STEP: u64 = 512;
+const RESEND_STEP: u64 = 64;
 
 /// The session's timers, in the order they fire when several are due: one
 /// table that both [`Core::on_timer`] and [`Core::next_deadline`] read.

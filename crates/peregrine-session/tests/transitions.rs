@@ -985,7 +985,9 @@ fn peek_session_id_names_the_session_from_our_side() {
     let id = peek_session_id(&logon).unwrap().unwrap();
     assert_eq!(id, SessionId::new("FIX.4.2", "ISLD", "TW"));
     assert!(peek_session_id(&logon[..logon.len() - 1]).is_none());
-    assert!(peek_session_id(b"garbage\x01more").unwrap().is_err());
+    // Stray bytes are skipped (waiting for a message); a garbled message is an error.
+    assert!(peek_session_id(b"garbage\x01more").is_none());
+    assert!(peek_session_id(b"garbage8=FIX.4.2\x019=x\x01").unwrap().is_err());
 }
 
 #[test]
@@ -1396,4 +1398,279 @@ fn a_window_open_around_the_clock_still_starts_afresh_each_period() {
     h.send("35=A|34=1|98=0|108=0");
     assert!(h.s.is_logged_on());
     assert_eq!(h.s.next_deadline(), Some(h.now + DAY));
+}
+
+// ---------------------------------------------------------------------------------------
+// The reliability issue: hostile input and faults, sans-IO.
+
+#[test]
+fn a_new_connection_starts_with_an_empty_outbound_buffer() {
+    // Messages queued for a connection that dropped were written first on the next
+    // one, before the Logon (the counterparty then disconnects). They are in the
+    // store; the peer gets them through the resend it asks for.
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    for i in 0..50 {
+        h.s.send(h.now, b"D", |m| {
+            m.str(11, format!("STALE{i}").as_bytes());
+        })
+        .unwrap();
+    }
+    h.s.commit().unwrap();
+    assert!(!h.s.outbound().is_empty(), "queued, never written");
+    h.s.on_disconnected(h.now, &mut h.app);
+    assert!(h.s.outbound().is_empty(), "dropped with the connection");
+    h.events();
+    h.s.on_connected(h.now);
+    assert!(h.out().is_empty(), "an acceptor says nothing before the Logon");
+    h.send("35=A|34=2|98=0|108=30");
+    let out = h.out();
+    assert!(out[0].starts_with("35=A|34=52|"), "{out:?}");
+    assert!(out.iter().all(|m| !m.contains("STALE")), "{out:?}");
+    // The peer asks for what it missed: the stored messages, as resends.
+    h.send("35=2|34=3|7=2|16=0");
+    let out = h.out();
+    assert_eq!(out.len(), 51, "{out:?}");
+    assert!(out[0].contains("|43=Y|") && out[0].contains("11=STALE0"), "{out:?}");
+    assert!(out[49].contains("11=STALE49"), "{out:?}");
+    assert!(out[50].starts_with("35=4|34=52|43=Y|"), "the Logon, gap-filled: {out:?}");
+
+    // An initiator's first bytes on a new connection are its Logon.
+    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    cfg.heartbeat_interval_secs = 30;
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
+    s.on_connected(T0);
+    s.commit().unwrap();
+    let n = s.outbound().len();
+    assert!(n > 0);
+    // Never written: the connection fails.
+    s.on_disconnected(T0, &mut TestApp::new());
+    s.on_connected(T0 + SECOND);
+    s.commit().unwrap();
+    let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
+    assert_eq!(out.matches("35=A|").count(), 1, "{out}");
+    assert!(out.starts_with("8=FIX.4.4|9="), "{out}");
+}
+
+#[test]
+fn sequence_reset_with_an_unusable_new_seq_no_is_rejected() {
+    // 2^63 used to be accepted (the expected number became 9223372036854775808);
+    // -5 and 2^64-1 got no answer at all.
+    for (value, reason) in [
+        ("9223372036854775808", 5),
+        ("-5", 5),
+        ("0", 5),
+        ("18446744073709551615", 5),
+        ("99999999999999999999999", 5),
+        ("abc", 6),
+        ("1.5", 6),
+    ] {
+        for mode in ["", "|123=Y"] {
+            let mut h = H::acceptor("FIX.4.4");
+            h.logon(30);
+            h.send(&format!("35=4|34=2|36={value}{mode}"));
+            let out = h.out();
+            assert_eq!(out.len(), 1, "{value}{mode}: {out:?}");
+            assert!(
+                out[0].starts_with("35=3|34=2|") && out[0].contains("|371=36|372=4|"),
+                "{value}{mode}: {out:?}"
+            );
+            assert!(out[0].ends_with(&format!("|373={reason}")), "{value}{mode}: {out:?}");
+            assert_eq!(h.s.next_target_seq(), 2, "{value}{mode}: the number is not taken");
+            assert!(h.s.is_logged_on());
+        }
+    }
+    // The largest usable NewSeqNo is accepted.
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    h.send("35=4|34=2|36=9223372036854775807");
+    assert!(h.out().is_empty());
+    assert_eq!(h.s.next_target_seq(), peregrine_session::MAX_SEQ_NUM);
+}
+
+#[test]
+fn resend_request_with_unusable_numbers_is_rejected() {
+    for (fields, tag, reason) in [
+        ("7=18446744073709551615|16=0", 7, 5),
+        ("7=0|16=0", 7, 5),
+        ("7=1|16=-3", 16, 5),
+        ("7=1|16=x", 16, 6),
+    ] {
+        let mut h = H::acceptor("FIX.4.4");
+        h.logon(30);
+        h.send(&format!("35=2|34=2|{fields}"));
+        let out = h.out();
+        assert_eq!(out.len(), 1, "{fields}: {out:?}");
+        assert!(
+            out[0].starts_with("35=3|") && out[0].contains(&format!("|371={tag}|")),
+            "{fields}: {out:?}"
+        );
+        assert!(out[0].ends_with(&format!("|373={reason}")), "{fields}: {out:?}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// HeartBtInt over the whole u32 range: outside QuickFIX's range (an int) the Logon
+    /// is refused; inside it the session stays logged on until 1.2 intervals pass with
+    /// nothing received, whatever the interval (4294967295 used to be disconnected
+    /// within 1.5 s by an overflow), and no deadline is in the past.
+    #[test]
+    fn heartbeat_intervals_over_the_whole_u32_range(
+        hb in proptest::prop_oneof![
+            0u32..=10,
+            proptest::prelude::any::<u32>(),
+            (i32::MAX as u32 - 5)..=(i32::MAX as u32 + 5),
+            (u32::MAX - 5)..=u32::MAX,
+        ],
+        frac in 0.0f64..1.0,
+    ) {
+        let mut h = H::acceptor("FIX.4.4");
+        h.send(&format!("35=A|34=1|98=0|108={hb}"));
+        if hb > i32::MAX as u32 {
+            proptest::prop_assert!(!h.s.is_logged_on());
+            let out = h.out();
+            proptest::prop_assert!(out[0].contains("58=HeartBtInt(108) must be an integer from 0 to 2147483647"), "{:?}", out);
+            return Ok(());
+        }
+        proptest::prop_assert!(h.s.is_logged_on());
+        h.out();
+        h.events();
+        let hb_ns = (hb as i128) * 1_000_000_000;
+        match h.s.next_deadline() {
+            None => proptest::prop_assert_eq!(hb, 0),
+            Some(d) => {
+                proptest::prop_assert!(d > h.now);
+                proptest::prop_assert_eq!(d as i128, (h.now as i128 + hb_ns).min(i64::MAX as i128));
+            }
+        }
+        // Some time within the first interval: logged on, nothing but heartbeats.
+        let dt = ((hb_ns as f64) * frac) as i128;
+        let at = (h.now as i128 + dt).min(i64::MAX as i128 - 1) as Nanos;
+        h.now = at;
+        h.s.on_timer(at, &mut h.app);
+        proptest::prop_assert!(h.s.is_logged_on());
+        proptest::prop_assert!(h.disconnected().is_none());
+        if let Some(d) = h.s.next_deadline() {
+            proptest::prop_assert!(d >= at);
+        }
+    }
+}
+
+#[test]
+fn a_resend_that_makes_no_progress_is_asked_for_again() {
+    // A counterparty's resend lost a message: Peregrine waited forever with
+    // heartbeats flowing. ResendRequestTimeout asks again for what is missing.
+    let mut cfg = config("FIX.4.4");
+    cfg.resend_request_timeout_secs = 10;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send("35=0|34=5");
+    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
+    // The resend delivers 2 and 4 but loses 3; heartbeats keep flowing (queued).
+    h.send("35=4|34=2|43=Y|122=20261122-10:00:00.000|36=3|123=Y");
+    assert!(h.out().is_empty());
+    h.send("35=0|34=4|43=Y|122=20261122-10:00:00.000");
+    for i in 0..3 {
+        h.now += 4 * SECOND;
+        h.send(&format!("35=0|34={}", 6 + i));
+        h.s.on_timer(h.now, &mut h.app);
+    }
+    // 12 s without progress since message 2 arrived: 3 is asked for again.
+    let out = h.out();
+    assert!(
+        out.iter().any(|m| m.starts_with("35=2|") && m.ends_with("|7=3|16=0")),
+        "{out:?}"
+    );
+    h.send("35=0|34=3|43=Y|122=20261122-10:00:00.000");
+    assert_eq!(h.s.next_target_seq(), 9, "the queue drains once 3 arrives");
+    // No more re-requests once the gap is filled.
+    h.now += 60 * SECOND;
+    h.s.on_timer(h.now, &mut h.app);
+    assert!(h.out().iter().all(|m| !m.starts_with("35=2|")));
+
+    // SendRedundantResendRequests=Y: every gap seen asks, as in QuickFIX/J.
+    let mut cfg = config("FIX.4.4");
+    cfg.send_redundant_resend_requests = true;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    h.send("35=0|34=4");
+    h.send("35=0|34=6");
+    let out = h.out();
+    assert_eq!(
+        out,
+        [
+            "35=2|34=2|49=ISLD|56=TW|7=2|16=0",
+            "35=2|34=3|49=ISLD|56=TW|7=2|16=0"
+        ]
+    );
+}
+
+#[test]
+fn the_gap_queue_is_bounded_and_ends_in_a_logout_that_says_so() {
+    let mut cfg = config("FIX.4.4");
+    cfg.max_inbound_queue_bytes = 64 * 1024;
+    let mut h = H::new(cfg);
+    h.logon(30);
+    let mut reason = None;
+    let mut sent = 0;
+    for i in 0..10_000u64 {
+        h.send(&format!("35=0|34={}|112=PADDING-{i:0>100}", 1_000_000 + i));
+        sent += 1;
+        if let Some(r) = h.disconnected() {
+            reason = Some(r);
+            break;
+        }
+    }
+    assert_eq!(reason, Some(DisconnectReason::InboundQueueFull));
+    assert!(sent < 600, "64 KiB of ~200-byte messages: {sent}");
+    let out = h.out();
+    assert!(
+        out.last().is_some_and(|m| m.starts_with("35=5|")
+            && m.contains("58=Inbound queue limit of 65536 bytes reached")),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn before_logon_only_a_logon_sized_tail_is_buffered() {
+    let mut cfg = config("FIX.4.4");
+    cfg.max_logon_size = 4096;
+    let mut h = H::new(cfg);
+    // The start of a "Logon" that claims 900 KB.
+    let mut partial = b"8=FIX.4.4\x019=900000\x0135=A\x0134=1\x01".to_vec();
+    partial.resize(3000, b'x');
+    h.send_raw(&partial);
+    assert_eq!(h.disconnected(), None, "within the bound: waits");
+    h.send_raw(&vec![b'x'; 3000]);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::LogonTooLarge));
+    // Logged on, the usual MaxMessageSize applies.
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    let mut big = b"8=FIX.4.4\x019=200000\x0135=D\x0134=2\x01".to_vec();
+    big.resize(100_000, b'x');
+    h.send_raw(&big);
+    assert_eq!(h.disconnected(), None);
+}
+
+#[test]
+fn a_stray_x8_before_a_message_does_not_lose_it() {
+    let mut h = H::acceptor("FIX.4.4");
+    h.logon(30);
+    let mut raw = b"x8".to_vec();
+    raw.extend_from_slice(&h.msg("35=1|34=2|112=AFTER-STRAY"));
+    h.send_raw(&raw);
+    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=AFTER-STRAY"]);
+    assert_eq!(h.s.next_target_seq(), 3);
+    // Before the Logon too: stray bytes are skipped, the Logon is answered.
+    let mut h = H::acceptor("FIX.4.4");
+    let mut raw = b"x8".to_vec();
+    raw.extend_from_slice(&h.msg("35=A|34=1|98=0|108=30"));
+    h.send_raw(&raw);
+    assert!(h.s.is_logged_on());
+    assert_eq!(
+        peek_session_id(&raw).unwrap().unwrap().to_string(),
+        "FIX.4.4:ISLD->TW"
+    );
 }

@@ -104,7 +104,7 @@ impl FileStoreConfig {
 /// ```
 /// use peregrine_store::sanitize_session_id;
 /// assert_eq!(sanitize_session_id("FIX.4.4-A-B"), "FIX.4.4-A-B");
-/// assert!(sanitize_session_id("FIX.4.4:A->B").starts_with("FIX.4.4_A__B~"));
+/// assert!(sanitize_session_id("FIX.4.4:A->B").starts_with("FIX.4.4_A-_B~"));
 /// ```
 pub fn sanitize_session_id(session_id: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
@@ -192,6 +192,16 @@ pub struct FileStore {
     seqnums_dirty: bool,
     last_sync: Instant,
     recovery: Recovery,
+    stats: StoreStats,
+}
+
+/// What a [`FileStore`] has done since it was opened (for metrics and tests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Commits that wrote something.
+    pub commits: u64,
+    /// `fsync`s of the journal.
+    pub journal_fsyncs: u64,
 }
 
 impl fmt::Debug for FileStore {
@@ -311,6 +321,7 @@ impl FileStore {
             seqnums_dirty: false,
             last_sync: Instant::now(),
             recovery: Recovery::default(),
+            stats: StoreStats::default(),
         };
         store.read_buf.resize(config.read_chunk, 0);
         store.load(now)?;
@@ -340,6 +351,11 @@ impl FileStore {
     /// What recovery found when the store was opened.
     pub fn recovery(&self) -> &Recovery {
         &self.recovery
+    }
+
+    /// Commits and fsyncs so far.
+    pub fn stats(&self) -> StoreStats {
+        self.stats
     }
 
     /// Number of distinct sequence numbers stored.
@@ -717,6 +733,7 @@ impl FileStore {
             .sync_data()
             .map_err(|e| StoreError::io("fsync journal", &self.journal_path, e))?;
         self.journal_dirty = false;
+        self.stats.journal_fsyncs += 1;
         Ok(())
     }
 
@@ -795,6 +812,7 @@ impl MessageStore for FileStore {
             return Err(e);
         }
         self.committed = (self.next_sender, self.next_target);
+        self.stats.commits += 1;
         match self.config.fsync {
             FsyncPolicy::Never => {}
             FsyncPolicy::EveryCommit => {

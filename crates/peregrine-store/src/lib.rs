@@ -89,7 +89,8 @@ mod recover;
 
 pub use error::StoreError;
 pub use file::{
-    sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, JOURNAL_FILE, SEQNUMS_FILE,
+    sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, StoreStats, JOURNAL_FILE,
+    SEQNUMS_FILE,
 };
 pub use memory::MemoryStore;
 pub use recover::{Loss, LossKind, OnDamage, Recovery};

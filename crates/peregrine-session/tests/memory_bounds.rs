@@ -1,0 +1,207 @@
+//! Every buffer of the session has a stated bound, measured here with the
+//! counting allocator's live bytes: the queue of messages held while a gap is
+//! filled (`max_inbound_queue_bytes`), a resend of a huge range (produced as
+//! the transport drains, never more than 256 KiB and 64 messages at once), and the outbound
+//! buffer of a peer that does not read (`max_outbound_bytes`).
+
+use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
+use peregrine_codec::value::{TimePrecision, UtcTimestamp};
+use peregrine_codec::{EncodeBuffer, MessageView};
+use peregrine_session::{
+    AppReject, Application, DisconnectReason, Nanos, Outbox, Role, Session, SessionConfig,
+    SessionEvent, SessionId,
+};
+use peregrine_store::MemoryStore;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// The counters are process-wide: one test at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+const T0: Nanos = 1_795_341_600_250_000_000;
+
+struct Quiet;
+impl Application for Quiet {
+    fn from_app(
+        &mut self,
+        _msg: &MessageView<'_>,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        Ok(())
+    }
+}
+
+fn message(buf: &mut EncodeBuffer, msg_type: &[u8], seq: u64, extra: &[(u32, &[u8])]) -> Vec<u8> {
+    let mut m = buf.start(b"FIX.4.4", msg_type);
+    m.uint(34, seq).str(49, b"TW").timestamp(
+        52,
+        &UtcTimestamp::from_unix_nanos(T0, TimePrecision::Millis),
+        TimePrecision::Millis,
+    );
+    m.str(56, b"ISLD");
+    for &(t, v) in extra {
+        m.str(t, v);
+    }
+    m.finish().to_vec()
+}
+
+fn logged_on(cfg: SessionConfig) -> (Session<MemoryStore>, EncodeBuffer) {
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
+    let mut enc = EncodeBuffer::new();
+    s.on_connected(T0);
+    let logon = message(&mut enc, b"A", 1, &[(98, b"0"), (108, b"30")]);
+    s.on_bytes(&logon, T0, &mut Quiet);
+    assert!(s.is_logged_on());
+    s.commit().unwrap();
+    s.consume_outbound(s.outbound().len());
+    while s.poll_event().is_some() {}
+    (s, enc)
+}
+
+fn config() -> SessionConfig {
+    SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor)
+}
+
+#[test]
+fn messages_held_for_a_gap_stay_within_max_inbound_queue_bytes() {
+    let _serial = serial();
+    // The reliability issue: 200,000 out-of-order messages (MsgSeqNum 10^6 + i)
+    // grew memory by 155% of their bytes while they waited.
+    const LIMIT: usize = 2 << 20;
+    let mut cfg = config();
+    cfg.max_inbound_queue_bytes = LIMIT;
+    let (mut s, mut enc) = logged_on(cfg);
+    let pad = vec![b'p'; 150];
+    let msgs: Vec<Vec<u8>> = (0..200_000u64)
+        .map(|i| message(&mut enc, b"0", 1_000_000 + i, &[(112, &pad)]))
+        .collect();
+    let bytes: usize = msgs.iter().map(Vec::len).sum();
+    let before = live_bytes();
+    reset_peak();
+    let mut reason = None;
+    let mut queued = 0;
+    for m in &msgs {
+        s.on_bytes(m, T0, &mut Quiet);
+        s.commit().unwrap();
+        s.consume_outbound(s.outbound().len());
+        while let Some(ev) = s.poll_event() {
+            if let SessionEvent::Disconnect(r) = ev {
+                reason = Some(r);
+            }
+        }
+        if reason.is_some() {
+            break;
+        }
+        queued += 1;
+    }
+    let grew = peak_bytes() - before;
+    assert_eq!(reason, Some(DisconnectReason::InboundQueueFull));
+    assert!(queued > 1000, "{queued} queued before the limit");
+    assert!(
+        grew <= LIMIT + (256 << 10),
+        "peak {grew} bytes for a {LIMIT}-byte limit ({bytes} offered)"
+    );
+    s.on_disconnected(T0, &mut Quiet);
+    assert!(
+        live_bytes() <= before + (128 << 10),
+        "the queue's memory is returned: {} bytes still held",
+        live_bytes() - before
+    );
+}
+
+#[test]
+fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
+    let _serial = serial();
+    const N: u64 = 100_000;
+    let (mut s, mut enc) = logged_on(config());
+    for i in 0..N {
+        s.send(T0, b"D", |m| {
+            m.str(11, format!("ORDER-{i:08}").as_bytes())
+                .str(55, b"PEREGRINE");
+        })
+        .unwrap();
+        if i % 1000 == 999 {
+            s.commit().unwrap();
+            s.consume_outbound(s.outbound().len());
+        }
+    }
+    s.commit().unwrap();
+    s.consume_outbound(s.outbound().len());
+    let before = live_bytes();
+    reset_peak();
+    let rr = message(&mut enc, b"2", 2, &[(7, b"1"), (16, b"0")]);
+    s.on_bytes(&rr, T0, &mut Quiet);
+    s.commit().unwrap();
+    let mut most = 0;
+    let mut resent = 0u64;
+    let mut next_seq = 1u64;
+    loop {
+        let out = s.outbound();
+        if out.is_empty() {
+            break;
+        }
+        most = most.max(out.len() + s.uncommitted_len());
+        // Check order: MsgSeqNum of every message in this chunk.
+        let text = String::from_utf8_lossy(out);
+        for part in text.split("\x0134=").skip(1) {
+            let seq: u64 = part[..part.find('\x01').unwrap()].parse().unwrap();
+            assert_eq!(seq, next_seq);
+            next_seq += 1;
+        }
+        resent += text.matches("\x0135=D\x01").count() as u64;
+        let n = out.len();
+        s.consume_outbound(n);
+    }
+    assert_eq!(resent, N, "every order resent");
+    assert_eq!(next_seq, N + 2, "the Logon gap-filled, then 2..=N+1 in order");
+    assert!(
+        most <= 256 * 1024 + 64 * 256,
+        "at most 256 KiB (and one step of 64 messages) of the resend at once: {most}"
+    );
+    let grew = peak_bytes() - before;
+    assert!(grew < 2 << 20, "the resend held {grew} bytes at its peak");
+    let events: Vec<_> = std::iter::from_fn(|| s.poll_event()).collect();
+    assert!(
+        events.contains(&SessionEvent::ResendAnswered {
+            begin: 1,
+            end: N + 1
+        }),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_peer_that_does_not_read_cannot_grow_the_outbound_buffer_past_its_bound() {
+    let _serial = serial();
+    const LIMIT: usize = 1 << 20;
+    let mut cfg = config();
+    cfg.max_outbound_bytes = LIMIT;
+    let (mut s, _) = logged_on(cfg);
+    let before = live_bytes();
+    reset_peak();
+    let mut reason = None;
+    for i in 0..100_000u64 {
+        s.send(T0, b"D", |m| {
+            m.str(11, format!("ORDER-{i:08}").as_bytes());
+        })
+        .unwrap();
+        s.commit().unwrap();
+        // Nothing is consumed: the peer does not read.
+        if let Some(SessionEvent::Disconnect(r)) = s.poll_event() {
+            reason = Some(r);
+            break;
+        }
+    }
+    assert_eq!(reason, Some(DisconnectReason::OutboundQueueFull));
+    assert!(s.outbound().len() <= LIMIT);
+    // The store has every message (this is a memory store: it grows by design);
+    // the outbound buffer itself stayed within its bound.
+    let grew = peak_bytes() - before;
+    assert!(grew < 16 * LIMIT, "{grew}");
+}
