@@ -861,13 +861,15 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
     // SocketAcceptHost is QuickFIX/Go's name for SocketAcceptAddress.
     let socket_accept_address = match (r.entry("SocketAcceptAddress"), r.entry("SocketAcceptHost"))
     {
-        (Some(a), Some(h)) if a.value != h.value => return Err(r.err(
-            h,
-            format!(
+        (Some(a), Some(h)) if a.value != h.value => {
+            return Err(r.err(
+                h,
+                format!(
                 "{:?} differs from SocketAcceptAddress {:?} (line {}); they name the same thing",
                 h.value, a.value, a.line
             ),
-        )),
+            ))
+        }
         (Some(a), _) => Some(a.value.clone()),
         (None, Some(h)) => Some(h.value.clone()),
         (None, None) => None,

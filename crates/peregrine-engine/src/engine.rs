@@ -138,6 +138,15 @@ impl<D> Slot<D> {
         }
     }
 
+    /// Says how many lines the limit left out, once it lets a line through again.
+    fn report_left_out(&mut self, now: Nanos) {
+        if self.lines.suppressed() > 0 {
+            if let Some(n) = self.lines.allow(now) {
+                self.event(&format!("{n} lines left out by the log rate limit"), now);
+            }
+        }
+    }
+
     /// An event the peer can repeat at will: within the session's line limit.
     fn peer_event(&mut self, text: &str, now: Nanos) {
         match self.lines.allow(now) {
@@ -471,6 +480,10 @@ impl<D: SessionDriver> Engine<D> {
     fn housekeeping(&mut self) -> bool {
         let mut work = self.drain_commands();
         work |= self.timers();
+        let now = now_nanos();
+        for s in &mut self.slots {
+            s.report_left_out(now);
+        }
         for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
             l.flush();
         }
@@ -561,6 +574,13 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
         for s in &mut self.slots {
+            let left_out = s.lines.suppressed();
+            if left_out > 0 {
+                s.event(
+                    &format!("{left_out} lines left out by the log rate limit"),
+                    now,
+                );
+            }
             if let Err(e) = s.driver.on_shutdown() {
                 s.event(&format!("store sync failed: {e}"), now);
             }

@@ -159,7 +159,11 @@ fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
         s.consume_outbound(n);
     }
     assert_eq!(resent, N, "every order resent");
-    assert_eq!(next_seq, N + 2, "the Logon gap-filled, then 2..=N+1 in order");
+    assert_eq!(
+        next_seq,
+        N + 2,
+        "the Logon gap-filled, then 2..=N+1 in order"
+    );
     assert!(
         most <= 256 * 1024 + 64 * 256,
         "at most 256 KiB (and one step of 64 messages) of the resend at once: {most}"

@@ -987,7 +987,9 @@ fn peek_session_id_names_the_session_from_our_side() {
     assert!(peek_session_id(&logon[..logon.len() - 1]).is_none());
     // Stray bytes are skipped (waiting for a message); a garbled message is an error.
     assert!(peek_session_id(b"garbage\x01more").is_none());
-    assert!(peek_session_id(b"garbage8=FIX.4.2\x019=x\x01").unwrap().is_err());
+    assert!(peek_session_id(b"garbage8=FIX.4.2\x019=x\x01")
+        .unwrap()
+        .is_err());
 }
 
 #[test]
@@ -1422,7 +1424,10 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     assert!(h.s.outbound().is_empty(), "dropped with the connection");
     h.events();
     h.s.on_connected(h.now);
-    assert!(h.out().is_empty(), "an acceptor says nothing before the Logon");
+    assert!(
+        h.out().is_empty(),
+        "an acceptor says nothing before the Logon"
+    );
     h.send("35=A|34=2|98=0|108=30");
     let out = h.out();
     assert!(out[0].starts_with("35=A|34=52|"), "{out:?}");
@@ -1431,9 +1436,15 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     h.send("35=2|34=3|7=2|16=0");
     let out = h.out();
     assert_eq!(out.len(), 51, "{out:?}");
-    assert!(out[0].contains("|43=Y|") && out[0].contains("11=STALE0"), "{out:?}");
+    assert!(
+        out[0].contains("|43=Y|") && out[0].contains("11=STALE0"),
+        "{out:?}"
+    );
     assert!(out[49].contains("11=STALE49"), "{out:?}");
-    assert!(out[50].starts_with("35=4|34=52|43=Y|"), "the Logon, gap-filled: {out:?}");
+    assert!(
+        out[50].starts_with("35=4|34=52|43=Y|"),
+        "the Logon, gap-filled: {out:?}"
+    );
 
     // An initiator's first bytes on a new connection are its Logon.
     let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
@@ -1475,8 +1486,15 @@ fn sequence_reset_with_an_unusable_new_seq_no_is_rejected() {
                 out[0].starts_with("35=3|34=2|") && out[0].contains("|371=36|372=4|"),
                 "{value}{mode}: {out:?}"
             );
-            assert!(out[0].ends_with(&format!("|373={reason}")), "{value}{mode}: {out:?}");
-            assert_eq!(h.s.next_target_seq(), 2, "{value}{mode}: the number is not taken");
+            assert!(
+                out[0].ends_with(&format!("|373={reason}")),
+                "{value}{mode}: {out:?}"
+            );
+            assert_eq!(
+                h.s.next_target_seq(),
+                2,
+                "{value}{mode}: the number is not taken"
+            );
             assert!(h.s.is_logged_on());
         }
     }
@@ -1505,7 +1523,10 @@ fn resend_request_with_unusable_numbers_is_rejected() {
             out[0].starts_with("35=3|") && out[0].contains(&format!("|371={tag}|")),
             "{fields}: {out:?}"
         );
-        assert!(out[0].ends_with(&format!("|373={reason}")), "{fields}: {out:?}");
+        assert!(
+            out[0].ends_with(&format!("|373={reason}")),
+            "{fields}: {out:?}"
+        );
     }
 }
 
@@ -1580,7 +1601,8 @@ fn a_resend_that_makes_no_progress_is_asked_for_again() {
     // 12 s without progress since message 2 arrived: 3 is asked for again.
     let out = h.out();
     assert!(
-        out.iter().any(|m| m.starts_with("35=2|") && m.ends_with("|7=3|16=0")),
+        out.iter()
+            .any(|m| m.starts_with("35=2|") && m.ends_with("|7=3|16=0")),
         "{out:?}"
     );
     h.send("35=0|34=3|43=Y|122=20261122-10:00:00.000");
