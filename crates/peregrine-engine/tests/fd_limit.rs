@@ -1,0 +1,150 @@
+//! The acceptor recovers from running out of file descriptors.
+//!
+//! Under `ulimit -n 256` an idle-connection flood made `accept` fail with
+//! EMFILE; after the attackers closed and the descriptors were free again, the
+//! listen queue stayed full (dead connections nobody accepted) and, readiness
+//! being edge-triggered, no event ever came again: every new logon failed,
+//! forever. Now the engine sheds connections with a reserve descriptor while it
+//! is out of them (the queue keeps draining) and retries `accept` on a timer.
+//!
+//! The flood comes from a child process (this test binary, re-executed), so
+//! that only the engine's process is short of descriptors. One test per
+//! binary: the descriptor limit is the process's.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use peregrine_engine::config::Settings;
+use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_session::EchoApp;
+
+const CHILD_ENV: &str = "PEREGRINE_FD_FLOOD_ADDR";
+const FLOOD: usize = 1200;
+
+/// The flooding child: opens as many connections as it can (more than the
+/// engine's descriptors and its listen backlog together), says how many, holds
+/// them until its stdin closes.
+#[test]
+fn flood_child_entry_point() {
+    let Ok(addr) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let addr: SocketAddr = addr.parse().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..FLOOD {
+        if let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            held.push(s);
+        }
+    }
+    println!("holding {}", held.len());
+    std::io::stdout().flush().unwrap();
+    let mut rest = Vec::new();
+    let _ = std::io::stdin().read_to_end(&mut rest);
+    drop(held);
+}
+
+fn logon() -> Vec<u8> {
+    let ts = &peregrine_engine::log::timestamp(now_nanos())[..21];
+    let body = format!("35=A\x0134=1\x0149=TW\x0152={ts}\x0156=ISLD\x0198=0\x01108=30\x01141=Y\x01");
+    let mut m = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
+    let sum: u32 = m.iter().map(|&b| u32::from(b)).sum();
+    m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
+    m
+}
+
+/// Whether a logon on a fresh connection is answered within `limit`.
+fn logs_on(addr: SocketAddr, limit: Duration) -> bool {
+    let Ok(mut c) = TcpStream::connect_timeout(&addr, limit) else {
+        return false;
+    };
+    c.set_read_timeout(Some(limit)).unwrap();
+    if c.write_all(&logon()).is_err() {
+        return false;
+    }
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = c.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+        if got.windows(5).any(|w| w == b"\x0135=A") && got.ends_with(b"\x01") {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(unix)]
+#[test]
+fn the_listener_recovers_after_running_out_of_descriptors() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[DEFAULT]\nSocketAcceptPort=0\nSocketAcceptHost=127.0.0.1\nSenderCompID=ISLD\n\
+                TargetCompID=TW\nUseDataDictionary=N\nLogonTimeout=2\n[SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions {
+        idle: IdleStrategy::Block,
+        message_logs: false,
+        stop_flag: None,
+    })
+    .unwrap();
+    for s in &settings.sessions {
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
+            Box::new(EchoApp::new(d))
+        })
+        .unwrap();
+        engine.add_session(s, d).unwrap();
+    }
+    let addr = engine.listener_addrs()[0];
+    let handle = engine.handle();
+
+    // The child first (spawning needs descriptors), then the limit.
+    let exe = std::env::current_exe().unwrap();
+    let mut child = Command::new(exe)
+        .args(["--exact", "flood_child_entry_point", "--nocapture"])
+        .args(["--test-threads", "1"])
+        .env(CHILD_ENV, addr.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (_, hard) = rlimit::Resource::NOFILE.get().unwrap();
+    let open = std::fs::read_dir("/proc/self/fd").map_or(32, |d| d.count() as u64);
+    rlimit::Resource::NOFILE.set(open + 64, hard).unwrap();
+    let reactor = std::thread::spawn(move || engine.run());
+
+    // The test harness prints its own lines first.
+    let held = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.find("holding ").map(|at| l[at..].to_string()))
+        .expect("the child's count");
+    // Let the engine meet the limit (accept fails with EMFILE), then the
+    // attacker goes: every descriptor comes back as the engine sees the closes.
+    std::thread::sleep(Duration::from_millis(500));
+    drop(child.stdin.take());
+    child.wait().unwrap();
+
+    let start = Instant::now();
+    let mut ok = false;
+    while start.elapsed() < Duration::from_secs(20) {
+        if logs_on(addr, Duration::from_secs(2)) {
+            ok = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    handle.stop();
+    reactor.join().unwrap().unwrap();
+    assert!(
+        ok,
+        "no logon succeeded within 20 s after the flood ({held})"
+    );
+}
