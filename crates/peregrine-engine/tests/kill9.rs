@@ -1,0 +1,265 @@
+//! An order is processed once across `kill -9`: the venue (an acceptor with the
+//! file store, in a child process) is killed at random points while a client
+//! streams orders, and restarted. Every order must be answered by exactly one
+//! ExecutionReport: resent copies of that report (PossDupFlag=Y, same
+//! MsgSeqNum) are the same answer; a second report with a new MsgSeqNum is a
+//! duplicate the client cannot filter.
+//!
+//! Before, the venue stored and synced its reply before it advanced the
+//! incoming sequence number, so a kill between the two redelivered the order
+//! as unprocessed (2-5 duplicates per run in the outside test). Now both are
+//! in one commit of the journal: an incoming message has been processed with
+//! its replies stored, or not at all.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use peregrine_codec::MessageView;
+use peregrine_engine::config::Settings;
+use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_session::{AppReject, Application, Outbox, SessionId};
+
+const CHILD_ENV: &str = "PEREGRINE_KILL9_VENUE";
+
+/// The venue: answers every order the session delivers with an ExecutionReport.
+struct Venue {
+    execs: u64,
+}
+
+impl Application for Venue {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        if msg.msg_type() != b"D" {
+            return Err(AppReject::UnsupportedMessageType);
+        }
+        self.execs += 1;
+        let exec_id = format!("E{}-{}", std::process::id(), self.execs);
+        let cl_ord_id = msg.get(11).unwrap_or(b"?");
+        out.send(b"8", |m| {
+            m.str(6, b"0")
+                .str(11, cl_ord_id)
+                .str(14, b"0")
+                .str(17, exec_id.as_bytes())
+                .str(37, cl_ord_id)
+                .str(39, b"0")
+                .str(54, b"1")
+                .str(55, b"PEREGRINE")
+                .str(150, b"0")
+                .str(151, b"100");
+        })
+        .map(|_| ())
+        .map_err(|_| AppReject::Business {
+            reason: 0,
+            text: "store failure",
+            ref_tag: None,
+        })
+    }
+}
+
+fn venue_cfg(dir: &str, port: u16) -> String {
+    format!(
+        "[DEFAULT]\nSocketAcceptPort={port}\nSocketAcceptHost=127.0.0.1\nSenderCompID=VENUE\n\
+         TargetCompID=CLIENT\nUseDataDictionary=N\nFileStorePath={dir}/store\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    )
+}
+
+/// The child: the venue, until it is killed.
+#[test]
+fn venue_child_entry_point() {
+    let Ok(arg) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let (dir, port) = arg.split_once(',').unwrap();
+    let text = venue_cfg(dir, port.parse().unwrap());
+    let settings = Settings::parse(&text, &std::path::Path::new(dir).join("venue.cfg")).unwrap();
+    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions {
+        idle: IdleStrategy::Block,
+        message_logs: false,
+        stop_flag: None,
+    })
+    .unwrap();
+    for s in &settings.sessions {
+        let d = build_session(s, StoreKind::File, now_nanos(), &mut |_| {
+            Box::new(Venue { execs: 0 })
+        })
+        .unwrap();
+        engine.add_session(s, d).unwrap();
+    }
+    println!("venue ready");
+    engine.run().unwrap();
+}
+
+type Reports = Arc<Mutex<BTreeMap<String, BTreeSet<u64>>>>;
+
+/// The client's application: notes the MsgSeqNum of every report per ClOrdID.
+struct Client(Reports);
+
+impl Application for Client {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        if msg.msg_type() == b"8" {
+            let id = String::from_utf8_lossy(msg.get(11).unwrap_or(b"?")).into_owned();
+            let seq: u64 = std::str::from_utf8(msg.get(34).unwrap())
+                .unwrap()
+                .parse()
+                .unwrap();
+            self.0.lock().unwrap().entry(id).or_default().insert(seq);
+        }
+        Ok(())
+    }
+}
+
+fn start_venue(dir: &str, port: u16) -> Child {
+    let exe = std::env::current_exe().unwrap();
+    let mut child = Command::new(exe)
+        .args(["--exact", "venue_child_entry_point", "--nocapture"])
+        .args(["--test-threads", "1"])
+        .env(CHILD_ENV, format!("{dir},{port}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    BufReader::new(out)
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.contains("venue ready"))
+        .expect("the venue starts");
+    child
+}
+
+/// A small deterministic PRNG (xorshift64*), so a failing run can be replayed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn every_order_is_answered_once_across_kill_9() {
+    if std::env::var(CHILD_ENV).is_ok() {
+        return;
+    }
+    let seed = std::env::var("PEREGRINE_KILL9_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| now_nanos() as u64 | 1);
+    eprintln!("kill -9 test: PEREGRINE_KILL9_SEED={seed}");
+    let mut rng = Rng(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let dir_s = dir.path().to_str().unwrap().to_string();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+
+    let text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         SenderCompID=CLIENT\nTargetCompID=VENUE\nHeartBtInt=5\nReconnectInterval=1\n\
+         UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let settings = Settings::parse(&text, &dir.path().join("client.cfg")).unwrap();
+    let reports: Reports = Arc::default();
+    let mut client: Engine<BoxedFixSession> = Engine::new(EngineOptions {
+        idle: IdleStrategy::Backoff {
+            max_park: Duration::from_micros(100),
+        },
+        message_logs: false,
+        stop_flag: None,
+    })
+    .unwrap();
+    for s in &settings.sessions {
+        let r = reports.clone();
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut move |_| {
+            Box::new(Client(r.clone()))
+        })
+        .unwrap();
+        client.add_session(s, d).unwrap();
+    }
+
+    let mut venue = start_venue(&dir_s, port);
+    const KILLS: usize = 8;
+    let mut kills = 0;
+    let mut sent = 0u64;
+    let mut next_kill = Instant::now() + Duration::from_millis(300 + rng.next() % 900);
+    let mut last_send = Instant::now();
+    let start = Instant::now();
+    let all_answered = |sent: u64| reports.lock().unwrap().len() as u64 >= sent;
+    while kills < KILLS || !all_answered(sent) {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "seed {seed}: {} of {sent} orders answered after {kills} kills",
+            reports.lock().unwrap().len()
+        );
+        client.turn().unwrap();
+        // An order every half millisecond or so while logged on (and orders keep
+        // coming until the last kill).
+        if kills < KILLS
+            && client.sessions()[0].logged_on
+            && last_send.elapsed() >= Duration::from_micros(500)
+        {
+            let id = format!("ORD{sent:06}");
+            let ok = client
+                .with_session("FIX.4.4:CLIENT->VENUE", |d, now| {
+                    d.send(now, b"D", |m| {
+                        m.str(11, id.as_bytes())
+                            .str(21, b"1")
+                            .str(38, b"100")
+                            .str(40, b"1")
+                            .str(54, b"1")
+                            .str(55, b"PEREGRINE")
+                            .str(60, b"20260101-00:00:00.000");
+                    })
+                })
+                .unwrap();
+            if ok.is_ok() {
+                sent += 1;
+            }
+            last_send = Instant::now();
+        }
+        if kills < KILLS && Instant::now() >= next_kill {
+            venue.kill().unwrap();
+            venue.wait().unwrap();
+            kills += 1;
+            venue = start_venue(&dir_s, port);
+            next_kill = Instant::now() + Duration::from_millis(200 + rng.next() % 900);
+        }
+    }
+    venue.kill().unwrap();
+    venue.wait().unwrap();
+    let reports = reports.lock().unwrap();
+    assert!(sent > 500, "seed {seed}: only {sent} orders sent");
+    let twice: Vec<_> = reports.iter().filter(|(_, seqs)| seqs.len() != 1).collect();
+    assert!(
+        twice.is_empty(),
+        "seed {seed}: {} of {sent} orders answered more than once: {:?}",
+        twice.len(),
+        &twice[..twice.len().min(5)]
+    );
+    for i in 0..sent {
+        assert!(
+            reports.contains_key(&format!("ORD{i:06}")),
+            "seed {seed}: ORD{i:06} never answered"
+        );
+    }
+}
