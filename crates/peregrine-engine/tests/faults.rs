@@ -623,3 +623,24 @@ fn a_store_that_lost_data_is_refused_or_reported() {
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.event.log")).unwrap();
     assert!(events.contains("lost 1 acknowledged message"), "{events}");
 }
+
+#[test]
+fn an_unwritable_file_log_path_names_file_line_and_key() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("not-a-dir"), b"").unwrap();
+    let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\n\
+                UseDataDictionary=N\nFileLogPath=not-a-dir/logs\n[SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let s = &settings.sessions[0];
+    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
+        Box::new(EchoApp::new(d))
+    })
+    .unwrap();
+    let mut e: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
+    let err = e.add_session(s, d).unwrap_err().to_string();
+    assert!(
+        err.contains("a.cfg:6: FileLogPath: cannot write the logs in"),
+        "{err}"
+    );
+}

@@ -48,7 +48,8 @@ fn flood_child_entry_point() {
 
 fn logon() -> Vec<u8> {
     let ts = &peregrine_engine::log::timestamp(now_nanos())[..21];
-    let body = format!("35=A\x0134=1\x0149=TW\x0152={ts}\x0156=ISLD\x0198=0\x01108=30\x01141=Y\x01");
+    let body =
+        format!("35=A\x0134=1\x0149=TW\x0152={ts}\x0156=ISLD\x0198=0\x01108=30\x01141=Y\x01");
     let mut m = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
     let sum: u32 = m.iter().map(|&b| u32::from(b)).sum();
     m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
