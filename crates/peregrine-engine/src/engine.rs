@@ -1116,14 +1116,16 @@ impl<D: SessionDriver> Engine<D> {
         }
         let s = &mut self.slots[i];
         let pending = s.driver.outbound().len();
-        if s.conn.is_some() && pending > s.settings.slow_consumer_hard_limit {
+        if let Some(c) = s
+            .conn
+            .filter(|_| pending > s.settings.slow_consumer_hard_limit)
+        {
             // Flagging has a ceiling too: past it the connection goes, whatever
             // the action (what was not written is resent after the next Logon).
             let why = format!(
                 "slow consumer: {pending} bytes pending, over SlowConsumerHardLimit ({}), disconnecting",
                 s.settings.slow_consumer_hard_limit
             );
-            let c = s.conn.expect("connected");
             tracing::warn!(session = %s.name, "{why}");
             self.close_conn(c, &why, now);
         } else if s.conn.is_some() && pending > s.settings.max_outbound_queue_bytes {
