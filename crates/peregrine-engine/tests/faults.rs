@@ -197,10 +197,18 @@ fn a_new_connection_receives_no_bytes_queued_for_the_old_one() {
         StoreKind::Memory,
     );
     let addr = e.listener_addrs()[0];
-    let mut c = Client::connect(addr, "TW", "ISLD");
-    socket2::SockRef::from(&c.s)
-        .set_recv_buffer_size(4096)
-        .unwrap();
+    // A small receive buffer, set before the handshake (shrunk after it, loopback
+    // TCP stalls in retransmission back-off; left alone, it grows to megabytes).
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.set_recv_buffer_size(16 * 1024).unwrap();
+    sock.connect(&addr.into()).unwrap();
+    let mut c = Client {
+        s: sock.into(),
+        buf: Vec::new(),
+        seq: 1,
+        sender: "TW".into(),
+        target: "ISLD".into(),
+    };
     logon(&mut c, &mut e);
     // Orders the echo answers, never read: the answers pile up until the slow
     // consumer limit cuts the connection.

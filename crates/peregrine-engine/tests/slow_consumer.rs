@@ -116,14 +116,16 @@ fn engine_with(dir: &Path, action: &str, hard: usize, flood: usize) -> Engine<Fl
 }
 
 /// A client; a tiny receive buffer makes a peer that cannot keep up.
+/// (Set before the handshake: a receive buffer shrunk after it can stall
+/// loopback TCP in retransmission back-off.)
 fn connect(e: &Engine<Flood>, tiny_buffer: bool) -> TcpStream {
-    let c = TcpStream::connect(e.listener_addrs()[0]).unwrap();
+    let addr = e.listener_addrs()[0];
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
     if tiny_buffer {
-        socket2::SockRef::from(&c)
-            .set_recv_buffer_size(4096)
-            .unwrap();
+        sock.set_recv_buffer_size(4096).unwrap();
     }
-    c
+    sock.connect(&addr.into()).unwrap();
+    sock.into()
 }
 
 #[test]

@@ -326,3 +326,31 @@ fn a_zeroed_block_in_the_middle_is_skipped() {
     assert!(kept.contains(&1) && kept.contains(&200));
     assert_eq!(s.next_sender_seq(), 201);
 }
+
+#[test]
+fn a_committed_journal_cut_mid_record_is_a_reported_loss() {
+    // The reliability issue: a journal truncated mid-record lost its last message
+    // silently. The witness says where the committed journal ended, so a cut inside
+    // committed data is a loss, named; a cut inside an uncommitted tail is not.
+    let (dir, journal, committed, _, witness) = build();
+    let last = record_offset(N - 1, 0);
+    for cut in [
+        last + 3,
+        last + RECORD + 2,
+        committed.len() - COMMIT - 1,
+        committed.len() - 5,
+    ] {
+        put(&journal, &committed[..cut], &witness);
+        let err = open_with(dir.path(), FileStoreConfig::default()).unwrap_err();
+        let StoreError::Damaged { losses, .. } = &err else {
+            panic!("cut at {cut}: {err}");
+        };
+        assert_eq!(losses[0].kind, LossKind::Truncated, "cut at {cut}");
+        assert_eq!(losses[0].seqs, Some((N - 1, N - 1)), "cut at {cut}: {err}");
+        put(&journal, &committed[..cut], &witness);
+        let mut s = open_with(dir.path(), report()).unwrap();
+        assert_eq!(seqs(&mut s, 1, SEQ_END), (1..N - 1).collect::<Vec<_>>());
+        // Numbers continue after the witness's: N - 1 is not used again.
+        assert_eq!((s.next_sender_seq(), s.next_target_seq()), (N, N));
+    }
+}
