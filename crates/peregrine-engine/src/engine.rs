@@ -227,6 +227,8 @@ pub struct Engine<D: SessionDriver> {
     /// waiting connections, so the listen queue drains and the listener keeps
     /// working once descriptors are free again.
     reserve: Option<std::fs::File>,
+    /// Lines about connections that never named a session, within this limit.
+    unrouted_lines: RateLimit,
 }
 
 impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
@@ -263,6 +265,7 @@ impl<D: SessionDriver> Engine<D> {
             stop_requested: false,
             polls: 0,
             reserve: open_reserve(),
+            unrouted_lines: RateLimit::new(now_nanos()),
         })
     }
 
@@ -1219,7 +1222,15 @@ impl<D: SessionDriver> Engine<D> {
                     }
                 }
             }
-            _ => tracing::info!("closed connection from {:?}: {why}", conn.peer),
+            // A connection that never became a session: anyone can open these at will.
+            _ => match self.unrouted_lines.allow(now) {
+                None => {}
+                Some(0) => tracing::info!("closed connection from {:?}: {why}", conn.peer),
+                Some(n) => tracing::info!(
+                    "closed connection from {:?}: {why} ({n} such lines left out before)",
+                    conn.peer
+                ),
+            },
         }
     }
 
