@@ -766,15 +766,18 @@ impl<D: SessionDriver> Engine<D> {
         };
         drop(reserve);
         let accepted = self.listeners[l].socket.accept();
-        self.reserve = open_reserve();
-        match accepted {
+        // Closed before the reserve is taken back: at the limit, the reserve
+        // needs the descriptor the shed connection held.
+        let shed = match accepted {
             Ok((stream, _)) => {
                 drop(stream);
                 self.listeners[l].shed += 1;
                 true
             }
             Err(_) => false,
-        }
+        };
+        self.reserve = open_reserve();
+        shed && self.reserve.is_some()
     }
 
     /// One warning for the connections shed so far (at most one a second: the

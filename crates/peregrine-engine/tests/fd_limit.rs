@@ -34,12 +34,27 @@ fn flood_child_entry_point() {
     };
     let addr: SocketAddr = addr.parse().unwrap();
     let mut held = Vec::new();
+    let start = Instant::now();
     for _ in 0..FLOOD {
         if let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
             held.push(s);
         }
     }
-    println!("holding {}", held.len());
+    let connecting = start.elapsed();
+    // How many the engine closed at once (shed): their read says end of stream.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut shed = 0;
+    for s in &mut held {
+        s.set_nonblocking(true).unwrap();
+        if matches!(s.read(&mut [0u8; 16]), Ok(0) | Err(_)) && s.peer_addr().is_ok() {
+            shed += 1;
+        }
+    }
+    println!(
+        "holding {} shed {shed} in {} ms",
+        held.len(),
+        connecting.as_millis()
+    );
     std::io::stdout().flush().unwrap();
     let mut rest = Vec::new();
     let _ = std::io::stdin().read_to_end(&mut rest);
@@ -127,9 +142,17 @@ fn the_listener_recovers_after_running_out_of_descriptors() {
         .map_while(Result::ok)
         .find_map(|l| l.find("holding ").map(|at| l[at..].to_string()))
         .expect("the child's count");
-    // Let the engine meet the limit (accept fails with EMFILE), then the
-    // attacker goes: every descriptor comes back as the engine sees the closes.
-    std::thread::sleep(Duration::from_millis(500));
+    // While out of descriptors, the engine shed the connections it could not
+    // keep, so the listen queue drained and every connect succeeded at once.
+    let words: Vec<&str> = held.split(' ').collect();
+    let count = |word: &str| -> u64 {
+        let at = words.iter().position(|w| *w == word).unwrap();
+        words[at + 1].parse().unwrap()
+    };
+    assert_eq!(count("holding") as usize, FLOOD, "{held}");
+    assert!(count("shed") as usize > FLOOD - 200, "{held}");
+    assert!(count("in") < 20_000, "{held}");
+    // The attacker goes: every descriptor comes back as the engine sees the closes.
     drop(child.stdin.take());
     child.wait().unwrap();
 
