@@ -145,6 +145,21 @@ impl<D> Slot<D> {
                 self.event(&format!("{n} lines left out by the log rate limit"), now);
             }
         }
+        if let Some(l) = &mut self.log {
+            l.report_left_out(now, false);
+        }
+    }
+
+    /// A connection begins or ends: a fresh line limit (the old one's count said).
+    fn new_connection(&mut self, now: Nanos) {
+        let left_out = self.lines.suppressed();
+        if left_out > 0 {
+            self.event(
+                &format!("{left_out} lines left out by the log rate limit"),
+                now,
+            );
+        }
+        self.lines = RateLimit::new(now);
     }
 
     /// An event the peer can repeat at will: within the session's line limit.
@@ -487,6 +502,11 @@ impl<D: SessionDriver> Engine<D> {
         for s in &mut self.slots {
             s.report_left_out(now);
         }
+        if self.unrouted_lines.suppressed() > 0 {
+            if let Some(n) = self.unrouted_lines.allow(now) {
+                tracing::info!("{n} lines about connections that never named a session left out");
+            }
+        }
         for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
             l.flush();
         }
@@ -583,6 +603,9 @@ impl<D: SessionDriver> Engine<D> {
                     &format!("{left_out} lines left out by the log rate limit"),
                     now,
                 );
+            }
+            if let Some(l) = &mut s.log {
+                l.report_left_out(now, true);
             }
             if let Err(e) = s.driver.on_shutdown() {
                 s.event(&format!("store sync failed: {e}"), now);
@@ -909,6 +932,7 @@ impl<D: SessionDriver> Engine<D> {
                     let i = conn.session.expect("initiator");
                     let peer = conn.peer;
                     let s = &mut self.slots[i];
+                    s.new_connection(now);
                     s.event(&format!("connected to {peer:?}"), now);
                     s.driver.on_connected(now);
                 }
@@ -1082,6 +1106,7 @@ impl<D: SessionDriver> Engine<D> {
         let s = &mut self.slots[i];
         s.conn = Some(c);
         s.slow = false;
+        s.new_connection(now);
         s.event(&format!("accepted connection from {peer:?}"), now);
         s.driver.on_connected(now);
         if let Some(l) = &mut s.log {
@@ -1157,7 +1182,7 @@ impl<D: SessionDriver> Engine<D> {
                     }
                 }
             }
-        } else if s.slow && pending <= s.settings.max_outbound_queue_bytes / 2 {
+        } else if s.slow && s.conn.is_some() && pending <= s.settings.max_outbound_queue_bytes / 2 {
             s.slow = false;
             s.event("no longer a slow consumer", now);
         }
@@ -1211,7 +1236,10 @@ impl<D: SessionDriver> Engine<D> {
             Some(i) if self.slots[i].conn == Some(c) => {
                 let s = &mut self.slots[i];
                 s.conn = None;
+                s.slow = false;
                 s.event(&format!("disconnected: {why}"), now);
+                // This connection's line limit ends with it (its count said).
+                s.new_connection(now);
                 if !conn.connecting {
                     s.driver.on_disconnected(now);
                 }

@@ -5,6 +5,11 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+/// The valid `SPINS` of `spin-then-yield:SPINS`.
+pub const SPINS_RANGE: (u64, u64) = (1, 1_000_000_000);
+/// The valid `MAX_MICROS` of `backoff:MAX_MICROS` (up to a second).
+pub const MAX_PARK_MICROS_RANGE: (u64, u64) = (1, 1_000_000);
+
 /// How the reactor waits for work (`IdleStrategy` in the settings).
 ///
 /// ```
@@ -13,6 +18,8 @@ use std::time::Duration;
 /// assert_eq!("block".parse::<IdleStrategy>(), Ok(IdleStrategy::Block));
 /// assert_eq!("spin-then-yield:100".parse::<IdleStrategy>(), Ok(IdleStrategy::SpinThenYield { spins: 100 }));
 /// assert!("sleepy".parse::<IdleStrategy>().is_err());
+/// assert!("spin-then-yield:0".parse::<IdleStrategy>().is_err());
+/// assert!("backoff:5000000".parse::<IdleStrategy>().is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IdleStrategy {
@@ -46,21 +53,25 @@ impl FromStr for IdleStrategy {
             Some((n, a)) => (n.to_string(), Some(a.to_string())),
             None => (norm.clone(), None),
         };
-        let num = |default: u64| -> Result<u64, String> {
-            match &arg {
-                None => Ok(default),
-                Some(a) => a
-                    .parse::<u64>()
-                    .map_err(|_| format!("{s:?}: {a:?} is not a number")),
+        let num = |default: u64, (min, max): (u64, u64)| -> Result<u64, String> {
+            let Some(a) = &arg else {
+                return Ok(default);
+            };
+            match a.parse::<u64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(n),
+                Ok(_) => Err(format!(
+                    "{s:?}: {a} is out of range (it must be {min} to {max})"
+                )),
+                Err(_) => Err(format!("{s:?}: {a:?} is not a number")),
             }
         };
         match name.as_str() {
             "busyspin" | "spin" if arg.is_none() => Ok(IdleStrategy::BusySpin),
             "spinthenyield" | "yield" => Ok(IdleStrategy::SpinThenYield {
-                spins: num(1000)?.min(u32::MAX as u64) as u32,
+                spins: num(1000, SPINS_RANGE)? as u32,
             }),
             "backoff" => Ok(IdleStrategy::Backoff {
-                max_park: Duration::from_micros(num(1000)?),
+                max_park: Duration::from_micros(num(1000, MAX_PARK_MICROS_RANGE)?),
             }),
             "block" | "epoll" if arg.is_none() => Ok(IdleStrategy::Block),
             _ => Err(format!(

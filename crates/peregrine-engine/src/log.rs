@@ -299,6 +299,29 @@ impl SessionLog {
         }
     }
 
+    /// Says in the messages log how many garbled lines the limit left out: once
+    /// the limit lets a line through again, or at once with `force` (shutdown).
+    pub fn report_left_out(&mut self, now: Nanos, force: bool) {
+        let left_out = self.garbled.suppressed();
+        if left_out == 0 {
+            return;
+        }
+        let n = if force {
+            self.garbled = RateLimit::new(now);
+            left_out
+        } else {
+            match self.garbled.allow(now) {
+                Some(n) => n,
+                None => return,
+            }
+        };
+        let _ = writeln!(
+            self.messages,
+            "{} : ({n} garbled lines left out)",
+            timestamp(now)
+        );
+    }
+
     /// One line in the event log.
     pub fn event(&mut self, text: &str, now: Nanos) {
         let _ = writeln!(self.events, "{} : {text}", timestamp(now));

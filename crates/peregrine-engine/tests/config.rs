@@ -343,8 +343,8 @@ fn every_numeric_key_has_a_range_and_is_documented() {
             .find(|l| l.starts_with("| `") && l.contains(&format!("`{key}`")))
             .unwrap_or_else(|| panic!("{key}: no row in the engine README's settings table"));
         assert!(
-            row.contains(&format!("{min}")) && row.contains("range"),
-            "{key}: the README row does not state the range {min}..={max}: {row}"
+            row.contains(&format!("range {min} to {max}")),
+            "{key}: the README row does not state \"range {min} to {max}\": {row}"
         );
     }
 }

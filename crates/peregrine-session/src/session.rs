@@ -149,6 +149,8 @@ pub(crate) struct Writer {
     pub(crate) last_sent: Nanos,
     pub(crate) last_processed: u64,
     send_369: bool,
+    /// `max_outbound_bytes`: past it the buffer grows by exact amounts.
+    out_ceiling: usize,
 }
 
 /// What the outbound buffer's capacity returns to when a connection ends.
@@ -208,6 +210,11 @@ impl Writer {
         body(&mut m);
         let bytes = m.finish();
         let start = self.out.len();
+        // Past the outbound ceiling, grow by exactly this message (not by doubling):
+        // the caller takes it back out, and the buffer stays near its bound.
+        if start + bytes.len() > self.out.capacity() && start + bytes.len() > self.out_ceiling {
+            self.out.reserve_exact(bytes.len());
+        }
         self.out.extend_from_slice(bytes);
         self.last_sent = self.now;
         start..self.out.len()
@@ -1687,6 +1694,7 @@ impl<S: MessageStore> Session<S> {
             last_sent: now,
             last_processed: 0,
             send_369: config.enable_last_msg_seq_num_processed,
+            out_ceiling: config.max_outbound_bytes,
         };
         let hb = config.heartbeat_interval_secs;
         let persist = config.persist_messages;
