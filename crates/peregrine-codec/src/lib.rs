@@ -13,6 +13,8 @@
 //!   dates, parsed and formatted without allocation or floating point.
 //! * [`EncodeBuffer`]: build messages into a reused buffer with minimal
 //!   BodyLength digits and the CheckSum.
+//! * [`tag`] and [`msg_type`]: the session layer's tag numbers and message
+//!   types by their FIX names (`tag::MSG_SEQ_NUM`, `msg_type::LOGON`).
 //! * [`simd`]: the vectorised scans (AVX-512, AVX2 or SSE2 chosen at run
 //!   time, scalar fallback); with the encoder's output cursor (`out`, private),
 //!   the only modules with `unsafe`.
@@ -46,8 +48,10 @@
 pub mod decode;
 pub mod encode;
 pub mod frame;
+pub mod msg_type;
 mod out;
 pub mod simd;
+pub mod tag;
 pub mod value;
 
 pub use decode::{
