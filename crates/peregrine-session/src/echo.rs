@@ -9,7 +9,7 @@ use peregrine_dict::{Dictionaries, FlatScope};
 
 use crate::app::{AppReject, Application, Outbox};
 use crate::config::{is_pre_fix42, SessionId};
-use crate::session::{is_standard_header_tag, is_standard_trailer_tag};
+use peregrine_codec::tag::{is_standard_header, is_standard_trailer};
 
 /// The echo application the QuickFIX acceptance scripts expect behind an acceptor:
 ///
@@ -117,14 +117,14 @@ impl EchoApp {
     fn is_header(&self, tag: u32) -> bool {
         match &self.dicts {
             Some(d) => d.transport().is_header_tag(tag),
-            None => is_standard_header_tag(tag),
+            None => is_standard_header(tag),
         }
     }
 
     fn is_trailer(&self, tag: u32) -> bool {
         match &self.dicts {
             Some(d) => d.transport().is_trailer_tag(tag),
-            None => is_standard_trailer_tag(tag),
+            None => is_standard_trailer(tag),
         }
     }
 

@@ -59,7 +59,6 @@
 mod app;
 mod config;
 mod echo;
-mod gap_queue;
 mod session;
 
 pub use app::{AppReject, Application, Outbox, RejectLogon, SendError};

@@ -23,10 +23,10 @@ pub(crate) struct QueueFull;
 
 #[derive(Debug)]
 pub(crate) struct GapQueue {
-    map: BTreeMap<u64, Vec<u8>>,
-    spare: Vec<Vec<u8>>,
-    bytes: usize,
-    limit: usize,
+    pub(super) map: BTreeMap<u64, Vec<u8>>,
+    pub(super) spare: Vec<Vec<u8>>,
+    pub(super) bytes: usize,
+    pub(super) limit: usize,
 }
 
 impl GapQueue {
@@ -45,7 +45,7 @@ impl GapQueue {
         self.bytes
     }
 
-    fn cost(buf: &Vec<u8>) -> usize {
+    pub(super) fn cost(buf: &Vec<u8>) -> usize {
         buf.capacity() + ENTRY_OVERHEAD
     }
 

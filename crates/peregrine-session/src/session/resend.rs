@@ -1,0 +1,221 @@
+//! Resends we answer: stored application messages re-sent with PossDupFlag and
+//! OrigSendingTime, everything else gap-filled, produced as the transport
+//! drains.
+
+use peregrine_codec::MessageView;
+use peregrine_codec::{msg_type, tag};
+use peregrine_dict::SessionRejectReason;
+use peregrine_store::{MessageStore, StoreError};
+
+use crate::app::Application;
+
+use super::core::Core;
+use super::events::SessionEvent;
+use super::outgoing::*;
+use super::reject::*;
+use super::verify::*;
+
+/// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`.
+pub(super) fn gap_fill(w: &mut Writer, seq: u64, new_seq: u64) {
+    let now = w.now;
+    w.write(
+        seq,
+        b"4",
+        &[(43, HVal::Char(b'Y')), (122, HVal::Time(now))],
+        &mut |m| {
+            m.uint(36, new_seq).char(123, b'Y');
+        },
+    );
+}
+
+/// A stored application message re-sent: its header re-written with
+/// PossDupFlag(43)=Y and OrigSendingTime(122), its body as stored.
+pub(super) fn resend_one(w: &mut Writer, seq: u64, view: &MessageView<'_>) {
+    let mut extra: [(u32, HVal<'_>); MAX_HEADER] = [(0, HVal::Uint(0)); MAX_HEADER];
+    let mut n = 0;
+    extra[n] = (43, HVal::Char(b'Y'));
+    n += 1;
+    if let Some(orig) = view.get(52) {
+        extra[n] = (122, HVal::Bytes(orig));
+        n += 1;
+    }
+    let mut body_from = view.len();
+    for i in 3..view.len() {
+        let f = view.field(i);
+        if !tag::is_standard_header(f.tag) {
+            body_from = i;
+            break;
+        }
+        if matches!(f.tag, 34 | 49 | 52 | 56 | 43 | 122 | 369) || n >= MAX_HEADER - 8 {
+            continue;
+        }
+        extra[n] = (f.tag, HVal::Bytes(f.value));
+        n += 1;
+    }
+    let msg_type = view.msg_type();
+    w.write(seq, msg_type, &extra[..n], &mut |m| {
+        for i in body_from..view.len() {
+            let f = view.field(i);
+            if f.tag == 10 {
+                break;
+            }
+            m.str(f.tag, f.value);
+        }
+    });
+}
+
+/// A resend we are answering, produced as the transport drains (see
+/// [`Core::pump_resend`]) so that a request for millions of messages never
+/// holds more than [`RESEND_CHUNK`] bytes of them at once.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ResendCursor {
+    /// BeginSeqNo as asked.
+    pub(super) begin: u64,
+    /// The next sequence number to resend.
+    pub(super) next: u64,
+    /// The last one.
+    pub(super) end: u64,
+    /// A run of messages to cover with one SequenceReset-GapFill, from here.
+    pub(super) gap_start: Option<u64>,
+}
+
+/// A resend is produced while the outbound buffer holds less than this (and
+/// one step more: the buffer never holds more than this plus [`RESEND_STEP`]
+/// messages of it).
+pub(super) const RESEND_CHUNK: usize = 256 * 1024;
+
+/// Sequence numbers read from the store per step of a resend.
+pub(super) const RESEND_STEP: u64 = 64;
+
+impl<S: MessageStore> Core<S> {
+    pub(super) fn on_resend_request(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
+        if !self.verify(msg, false, false) {
+            return;
+        }
+        // BeginSeqNo must be a sequence number; EndSeqNo one, or 0 (infinity).
+        let bad = seq_field_problem(msg, 7)
+            .or_else(|| (msg.get(16) != Some(b"0")).then(|| seq_field_problem(msg, 16))?);
+        if let Some(rej) = bad {
+            self.reject(msg, rej);
+            return;
+        }
+        let _ = app.from_admin(msg, &self.cfg.id);
+        let begin = parse_seq(msg.get(7)).unwrap_or(1);
+        let end = parse_seq(msg.get(16)).unwrap_or(0);
+        let next = self.tx.store.next_sender_seq();
+        // 0 is "infinity" from FIX.4.2 on and names no message before it, so it means
+        // the same there; 999999 is FIX.4.0/4.1's (and FIX.4.2's) spelling.
+        let infinite = end == 0 || (end == 999_999 && self.begin_bytes() <= &b"FIX.4.2"[..]);
+        if !infinite && end < begin {
+            self.reject(
+                msg,
+                Rej::new(SessionRejectReason::ValueIsIncorrect, Some(16)),
+            );
+            return;
+        }
+        let end = if infinite || end >= next {
+            next - 1
+        } else {
+            end
+        };
+        self.resend(begin, end);
+        if parse_seq(msg.get(34)) == Some(self.expected()) {
+            self.incr_target();
+        }
+    }
+
+    /// Answers a resend of `begin..=end` from the store: application messages with
+    /// PossDupFlag=Y and OrigSendingTime, admin messages and gaps as
+    /// SequenceReset-GapFill. A later request replaces one still being answered.
+    pub(super) fn resend(&mut self, begin: u64, end: u64) {
+        if begin > end {
+            return;
+        }
+        self.resend_out = Some(ResendCursor {
+            begin,
+            next: begin,
+            end,
+            gap_start: None,
+        });
+        self.pump_resend();
+    }
+
+    /// Produces the resend being answered while the outbound buffer holds less than
+    /// [`RESEND_CHUNK`] bytes; called again as the transport drains it
+    /// ([`Session::consume_outbound`]). Resent messages change nothing in the store,
+    /// so when nothing uncommitted precedes them they may leave at once.
+    pub(super) fn pump_resend(&mut self) {
+        let Some(mut cur) = self.resend_out else {
+            return;
+        };
+        let releasable = self.tx.w.committed == self.tx.w.out.len();
+        let mut result: Result<(), StoreError> = Ok(());
+        while cur.next <= cur.end && self.tx.w.out.len() < RESEND_CHUNK && result.is_ok() {
+            let step_end = cur.end.min(cur.next.saturating_add(RESEND_STEP - 1));
+            result = self.resend_step(&mut cur, step_end);
+        }
+        if result.is_err() {
+            self.store_failed();
+        }
+        if cur.next > cur.end || result.is_err() {
+            // Done: whatever is left of the range is one gap.
+            let Core { tx, .. } = self;
+            if let Some(g) = cur.gap_start.take() {
+                gap_fill(&mut tx.w, g, cur.end.saturating_add(1));
+            }
+            self.resend_out = None;
+            self.events.push_back(SessionEvent::ResendAnswered {
+                begin: cur.begin,
+                end: cur.end,
+            });
+        } else {
+            self.resend_out = Some(cur);
+        }
+        if releasable {
+            self.tx.w.committed = self.tx.w.out.len();
+        }
+    }
+
+    /// Resends `cur.next..=step_end` (records read from the store, gaps noted).
+    pub(super) fn resend_step(
+        &mut self,
+        cur: &mut ResendCursor,
+        step_end: u64,
+    ) -> Result<(), StoreError> {
+        let Core {
+            tx, resend_decoder, ..
+        } = self;
+        let Tx {
+            store, w, persist, ..
+        } = tx;
+        let mut cursor = cur.next;
+        let mut gap_start = cur.gap_start;
+        let mut result = Ok(());
+        if *persist {
+            result = store.for_each_in_range(cur.next, step_end, &mut |seq, raw| {
+                if seq > cursor && gap_start.is_none() {
+                    gap_start = Some(cursor);
+                }
+                cursor = seq + 1;
+                let Ok(view) = resend_decoder.decode(raw) else {
+                    gap_start.get_or_insert(seq);
+                    return;
+                };
+                if msg_type::is_admin(view.msg_type()) {
+                    gap_start.get_or_insert(seq);
+                    return;
+                }
+                if let Some(g) = gap_start.take() {
+                    gap_fill(w, g, seq);
+                }
+                resend_one(w, seq, &view);
+            });
+        }
+        if cursor <= step_end && gap_start.is_none() {
+            gap_start = Some(cursor);
+        }
+        cur.gap_start = gap_start;
+        cur.next = step_end + 1;
+        result
+    }
+}
