@@ -9,7 +9,10 @@ use peregrine_dict::{Dictionaries, FlatScope};
 
 use crate::app::{AppReject, Application, Outbox};
 use crate::config::{is_pre_fix42, SessionId};
-use peregrine_codec::tag::{is_standard_header, is_standard_trailer};
+use peregrine_codec::tag::{self, is_standard_header, is_standard_trailer};
+
+/// ClOrdID(11): the echo remembers it to drop resent duplicates.
+const CL_ORD_ID: u32 = 11;
 
 /// The echo application the QuickFIX acceptance scripts expect behind an acceptor:
 ///
@@ -171,15 +174,19 @@ impl Application for EchoApp {
         if !echo {
             return Err(AppReject::UnsupportedMessageType);
         }
-        let poss_resend = msg.get(97) == Some(b"Y");
-        if let Some(id) = msg.get(11) {
+        let poss_resend = msg.get(tag::POSS_RESEND) == Some(b"Y");
+        if let Some(id) = msg.get(CL_ORD_ID) {
             let fp = fingerprint(id);
             if !self.seen.insert(fp) && poss_resend {
                 return Ok(());
             }
         }
         self.collect_body(msg);
-        let header: &[(u32, &[u8])] = if poss_resend { &[(97, b"Y")] } else { &[] };
+        let header: &[(u32, &[u8])] = if poss_resend {
+            &[(tag::POSS_RESEND, b"Y")]
+        } else {
+            &[]
+        };
         let items = &self.items;
         let _ = out.send_with_header(msg_type, header, |m| {
             for &(_, start, end) in items {

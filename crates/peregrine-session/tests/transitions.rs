@@ -76,8 +76,9 @@ impl Application for TestApp {
     }
 }
 
-struct H {
-    s: Session<MemoryStore>,
+/// Drives one acceptor session as its peer would, with a mock clock.
+struct Harness {
+    session: Session<MemoryStore>,
     app: TestApp,
     now: Nanos,
     begin: &'static str,
@@ -87,21 +88,21 @@ fn config(begin: &str) -> SessionConfig {
     SessionConfig::new(SessionId::new(begin, "ISLD", "TW"), Role::Acceptor)
 }
 
-impl H {
-    fn new(cfg: SessionConfig) -> H {
+impl Harness {
+    fn new(cfg: SessionConfig) -> Harness {
         let begin: &'static str = Box::leak(cfg.id.begin_string.clone().into_boxed_str());
-        let mut h = H {
-            s: Session::new(cfg, MemoryStore::new(T0), T0),
+        let mut h = Harness {
+            session: Session::new(cfg, MemoryStore::new(T0), T0),
             app: TestApp::new(),
             now: T0,
             begin,
         };
-        h.s.on_connected(T0);
+        h.session.on_connected(T0);
         h
     }
 
-    fn acceptor(begin: &str) -> H {
-        H::new(config(begin))
+    fn acceptor(begin: &str) -> Harness {
+        Harness::new(config(begin))
     }
 
     /// Builds a message from the peer: `8`, `9`, `10` added; `49=TW`, `56=ISLD` and
@@ -143,19 +144,19 @@ impl H {
 
     fn send(&mut self, fields: &str) {
         let m = self.msg(fields);
-        self.s.on_bytes(&m, self.now, &mut self.app);
+        self.session.on_bytes(&m, self.now, &mut self.app);
     }
 
     fn send_raw(&mut self, raw: &[u8]) {
-        self.s.on_bytes(raw, self.now, &mut self.app);
+        self.session.on_bytes(raw, self.now, &mut self.app);
     }
 
     /// Drains the outbound bytes as messages rendered with `|`, without 8, 9, 10 and 52.
     fn out(&mut self) -> Vec<String> {
         // As the engine does: commit, then write.
-        self.s.commit().unwrap();
-        let bytes = self.s.outbound().to_vec();
-        self.s.consume_outbound(bytes.len());
+        self.session.commit().unwrap();
+        let bytes = self.session.outbound().to_vec();
+        self.session.consume_outbound(bytes.len());
         let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
         text.split("8=FIX")
             .filter(|m| !m.is_empty())
@@ -173,7 +174,7 @@ impl H {
     }
 
     fn events(&mut self) -> Vec<SessionEvent> {
-        std::iter::from_fn(|| self.s.poll_event()).collect()
+        std::iter::from_fn(|| self.session.poll_event()).collect()
     }
 
     fn disconnected(&mut self) -> Option<DisconnectReason> {
@@ -185,21 +186,21 @@ impl H {
 
     fn logon(&mut self, hb: u32) {
         self.send(&format!("35=A|34=1|98=0|108={hb}"));
-        assert!(self.s.is_logged_on());
+        assert!(self.session.is_logged_on());
         self.out();
         self.events();
     }
 
     fn advance(&mut self, d: Nanos) {
         self.now += d;
-        self.s.on_timer(self.now, &mut self.app);
+        self.session.on_timer(self.now, &mut self.app);
     }
 
     fn until_deadline(&mut self) {
-        let d = self.s.next_deadline().expect("a deadline");
+        let d = self.session.next_deadline().expect("a deadline");
         assert!(d >= self.now);
         self.now = d;
-        self.s.on_timer(self.now, &mut self.app);
+        self.session.on_timer(self.now, &mut self.app);
     }
 }
 
@@ -208,31 +209,37 @@ impl H {
 
 #[test]
 fn acceptor_answers_logon_with_peer_heartbeat_interval() {
-    let mut h = H::acceptor("FIX.4.4");
-    assert_eq!(h.s.state(), SessionState::AwaitingLogon);
+    let mut h = Harness::acceptor("FIX.4.4");
+    assert_eq!(h.session.state(), SessionState::AwaitingLogon);
     h.send("35=A|34=1|98=0|108=17");
     assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=17"]);
-    assert!(h.s.is_logged_on());
-    assert_eq!(h.s.state(), SessionState::LoggedOn);
-    assert_eq!(h.s.heartbeat_interval_secs(), 17);
+    assert!(h.session.is_logged_on());
+    assert_eq!(h.session.state(), SessionState::LoggedOn);
+    assert_eq!(h.session.heartbeat_interval_secs(), 17);
     assert_eq!(h.events(), [SessionEvent::LoggedOn]);
     assert_eq!(h.app.logons, 1);
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (2, 2));
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (2, 2)
+    );
 }
 
 #[test]
 fn logon_with_reset_flag_resets_and_echoes_141() {
-    let mut h = H::acceptor("FIX.4.4");
-    h.s.set_next_sender_seq(50).unwrap();
-    h.s.set_next_target_seq(60).unwrap();
+    let mut h = Harness::acceptor("FIX.4.4");
+    h.session.set_next_sender_seq(50).unwrap();
+    h.session.set_next_target_seq(60).unwrap();
     h.send("35=A|34=1|98=0|108=30|141=Y");
     assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|141=Y"]);
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (2, 2));
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (2, 2)
+    );
 }
 
 #[test]
 fn second_logon_with_reset_flag_while_logged_on_resets_the_session() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=0|34=2");
     h.send("35=A|34=1|98=0|108=30|141=Y");
@@ -243,7 +250,7 @@ fn second_logon_with_reset_flag_while_logged_on_resets_the_session() {
 
 #[test]
 fn second_logon_without_reset_disconnects() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=A|34=2|98=0|108=30");
     assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidState));
@@ -254,16 +261,16 @@ fn second_logon_without_reset_disconnects() {
 fn reset_on_logon_setting_starts_both_sides_at_one() {
     let mut cfg = config("FIX.4.2");
     cfg.reset_on_logon = true;
-    let mut h = H::new(cfg);
-    h.s.set_next_sender_seq(9).unwrap();
-    h.s.set_next_target_seq(9).unwrap();
+    let mut h = Harness::new(cfg);
+    h.session.set_next_sender_seq(9).unwrap();
+    h.session.set_next_target_seq(9).unwrap();
     h.send("35=A|34=1|98=0|108=30");
     assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30"]);
 }
 
 #[test]
 fn logon_with_too_high_seq_is_answered_then_a_resend_request_follows() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.send("35=A|34=5|98=0|108=30");
     assert_eq!(
         h.out(),
@@ -272,19 +279,19 @@ fn logon_with_too_high_seq_is_answered_then_a_resend_request_follows() {
             "35=2|34=2|49=ISLD|56=TW|7=1|16=0"
         ]
     );
-    assert!(h.s.is_logged_on());
+    assert!(h.session.is_logged_on());
     // The queued logon counts once the gap is filled.
     h.send("35=4|34=1|123=Y|36=5");
-    assert_eq!(h.s.next_target_seq(), 6);
+    assert_eq!(h.session.next_target_seq(), 6);
 }
 
 #[test]
 fn first_message_not_a_logon_disconnects_silently() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.send("35=0|34=1");
     assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
     assert!(h.out().is_empty());
-    assert_eq!(h.s.state(), SessionState::Closing);
+    assert_eq!(h.session.state(), SessionState::Closing);
     // Input after the disconnect request is ignored.
     h.send("35=A|34=1|98=0|108=30");
     assert!(h.out().is_empty());
@@ -297,7 +304,7 @@ fn logon_with_wrong_comp_ids_bad_time_or_begin_string_disconnects_silently() {
         ("35=A|34=1|56=DLSI|98=0|108=30", "FIX.4.4"),
         ("35=A|34=1|52=20010101-00:00:00|98=0|108=30", "FIX.4.4"),
     ] {
-        let mut h = H::acceptor(begin);
+        let mut h = Harness::acceptor(begin);
         h.send(fields);
         assert_eq!(
             h.disconnected(),
@@ -306,7 +313,7 @@ fn logon_with_wrong_comp_ids_bad_time_or_begin_string_disconnects_silently() {
         );
         assert!(h.out().is_empty(), "{fields}");
     }
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.begin = "FIX.3.9";
     h.send("35=A|34=1|98=0|108=30");
     assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
@@ -314,7 +321,7 @@ fn logon_with_wrong_comp_ids_bad_time_or_begin_string_disconnects_silently() {
 
 #[test]
 fn garbled_first_message_disconnects() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     let mut m = h.msg("35=A|34=1|98=0|108=30");
     let n = m.len();
     m[n - 2] = b'9'; // bad checksum digit
@@ -325,18 +332,18 @@ fn garbled_first_message_disconnects() {
 
 #[test]
 fn application_refuses_logon_with_logout_and_disconnect() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.app.refuse_password = Some(b"wrong");
     h.send("35=A|34=1|98=0|108=30|553=user|554=wrong");
     assert_eq!(h.out(), ["35=5|34=1|49=ISLD|56=TW|58=Invalid password"]);
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogonRejected));
-    assert!(!h.s.is_logged_on());
+    assert!(!h.session.is_logged_on());
 }
 
 #[test]
 fn acceptor_logon_timeout() {
-    let mut h = H::acceptor("FIX.4.4");
-    assert_eq!(h.s.next_deadline(), Some(T0 + 10 * SECOND));
+    let mut h = Harness::acceptor("FIX.4.4");
+    assert_eq!(h.session.next_deadline(), Some(T0 + 10 * SECOND));
     h.advance(9 * SECOND);
     assert_eq!(h.disconnected(), None);
     h.until_deadline();
@@ -347,10 +354,10 @@ fn acceptor_logon_timeout() {
 fn fixt_logon_carries_default_appl_ver_id_and_requires_the_peers() {
     let mut cfg = config("FIXT.1.1");
     cfg.default_appl_ver_id = Some("FIX.5.0SP2".into());
-    let mut h = H::new(cfg.clone());
+    let mut h = Harness::new(cfg.clone());
     h.send("35=A|34=1|98=0|108=30|1137=9");
     assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|1137=9"]);
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.send("35=A|34=1|98=0|108=30");
     assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
     assert!(h.out().is_empty());
@@ -361,11 +368,11 @@ fn next_expected_msg_seq_num_in_logon() {
     let mut cfg = config("FIX.4.4");
     cfg.enable_next_expected_msg_seq_num = true;
     // Correct: our reply carries 789 = their next.
-    let mut h = H::new(cfg.clone());
+    let mut h = Harness::new(cfg.clone());
     h.send("35=A|34=1|98=0|108=30|789=1");
     assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|789=2"]);
     // Too high: Logout with QuickFIX's text.
-    let mut h = H::new(cfg.clone());
+    let mut h = Harness::new(cfg.clone());
     h.send("35=A|34=1000|98=0|108=30|789=1200");
     assert_eq!(
         h.out(),
@@ -376,8 +383,8 @@ fn next_expected_msg_seq_num_in_logon() {
         Some(DisconnectReason::NextExpectedTooHigh)
     );
     // Too low: what they miss is gap-filled (our Logon included).
-    let mut h = H::new(cfg);
-    h.s.set_next_sender_seq(2000).unwrap();
+    let mut h = Harness::new(cfg);
+    h.session.set_next_sender_seq(2000).unwrap();
     h.send("35=A|34=1|98=0|108=30|789=1");
     assert_eq!(
         h.out(),
@@ -392,7 +399,7 @@ fn next_expected_msg_seq_num_in_logon() {
 fn last_msg_seq_num_processed_on_every_outgoing_message() {
     let mut cfg = config("FIX.4.4");
     cfg.enable_last_msg_seq_num_processed = true;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.send("35=A|34=1|98=0|108=2");
     assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|369=1|98=0|108=2"]);
     h.send("35=1|34=2|112=A");
@@ -460,9 +467,9 @@ fn initiator_logon_timeout() {
 
 #[test]
 fn heartbeat_test_request_and_timeout() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(6);
-    assert_eq!(h.s.next_deadline(), Some(T0 + 6 * SECOND));
+    assert_eq!(h.session.next_deadline(), Some(T0 + 6 * SECOND));
     h.until_deadline();
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW"]);
     // Peer heartbeat at 6 s; ours again at 12 s; test request at 6 + 7.2 s.
@@ -482,7 +489,7 @@ fn heartbeat_test_request_and_timeout() {
 
 #[test]
 fn answered_test_request_rearms_the_heartbeat() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(10);
     h.advance(12 * SECOND);
     assert_eq!(h.out(), ["35=1|34=2|49=ISLD|56=TW|112=TEST"]);
@@ -494,7 +501,7 @@ fn answered_test_request_rearms_the_heartbeat() {
 
 #[test]
 fn test_request_is_answered_with_its_id() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=1|34=2|112=HELLO");
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=HELLO"]);
@@ -503,9 +510,9 @@ fn test_request_is_answered_with_its_id() {
 
 #[test]
 fn zero_heartbeat_interval_arms_no_timer() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(0);
-    assert_eq!(h.s.next_deadline(), None);
+    assert_eq!(h.session.next_deadline(), None);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -513,7 +520,7 @@ fn zero_heartbeat_interval_arms_no_timer() {
 
 #[test]
 fn too_high_is_queued_until_the_gap_is_filled() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=1|34=4|112=LATER");
     assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
@@ -528,12 +535,12 @@ fn too_high_is_queued_until_the_gap_is_filled() {
     h.send("35=0|34=3");
     // 4 and 5 replayed from the queue.
     assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW|112=LATER"]);
-    assert_eq!(h.s.next_target_seq(), 6);
+    assert_eq!(h.session.next_target_seq(), 6);
 }
 
 #[test]
 fn fix40_resend_request_uses_999999() {
-    let mut h = H::acceptor("FIX.4.0");
+    let mut h = Harness::acceptor("FIX.4.0");
     h.logon(30);
     h.send("35=0|34=3");
     assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=999999"]);
@@ -543,7 +550,7 @@ fn fix40_resend_request_uses_999999() {
 fn chunked_resend_requests() {
     let mut cfg = config("FIX.4.4");
     cfg.resend_request_chunk_size = 5;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send("35=0|34=15");
     assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=6"]);
@@ -554,12 +561,12 @@ fn chunked_resend_requests() {
     h.send("35=4|34=7|123=Y|36=11");
     assert_eq!(h.out(), ["35=2|34=4|49=ISLD|56=TW|7=11|16=0"]);
     h.send("35=4|34=11|123=Y|36=15");
-    assert_eq!(h.s.next_target_seq(), 16);
+    assert_eq!(h.session.next_target_seq(), 16);
 }
 
 #[test]
 fn too_low_without_poss_dup_logs_out() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=0|34=2");
     h.send("35=0|34=3");
@@ -573,7 +580,7 @@ fn too_low_without_poss_dup_logs_out() {
 
 #[test]
 fn poss_dup_checks() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=0|34=2");
     h.send("35=0|34=3");
@@ -587,7 +594,7 @@ fn poss_dup_checks() {
         h.out(),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Required tag missing|371=122|372=0|373=1"]
     );
-    assert_eq!(h.s.next_target_seq(), 4);
+    assert_eq!(h.session.next_target_seq(), 4);
     // OrigSendingTime after SendingTime: Reject and Logout.
     let later =
         UtcTimestamp::from_unix_nanos(h.now + 10 * SECOND, TimePrecision::Millis).to_string();
@@ -599,12 +606,12 @@ fn poss_dup_checks() {
             "35=5|34=4|49=ISLD|56=TW"
         ]
     );
-    assert_eq!(h.s.state(), SessionState::LogoutSent);
+    assert_eq!(h.session.state(), SessionState::LogoutSent);
 }
 
 #[test]
 fn sending_time_out_of_range_rejects_and_logs_out_then_logout_timeout() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     let old =
         UtcTimestamp::from_unix_nanos(h.now - 121 * SECOND, TimePrecision::Seconds).to_string();
@@ -616,14 +623,14 @@ fn sending_time_out_of_range_rejects_and_logs_out_then_logout_timeout() {
             "35=5|34=3|49=ISLD|56=TW"
         ]
     );
-    assert_eq!(h.s.next_deadline(), Some(h.now + 2 * SECOND));
+    assert_eq!(h.session.next_deadline(), Some(h.now + 2 * SECOND));
     h.until_deadline();
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogoutTimeout));
 }
 
 #[test]
 fn comp_id_problem_rejects_and_logs_out() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=0|34=2|49=WT");
     assert_eq!(
@@ -641,7 +648,7 @@ fn comp_id_problem_rejects_and_logs_out() {
 
 #[test]
 fn wrong_begin_string_logs_out() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.begin = "FIX.4.1";
     h.send("35=1|34=2|112=id");
@@ -649,7 +656,7 @@ fn wrong_begin_string_logs_out() {
         h.out(),
         ["35=5|34=2|49=ISLD|56=TW|58=Incorrect BeginString"]
     );
-    assert_eq!(h.s.state(), SessionState::LogoutSent);
+    assert_eq!(h.session.state(), SessionState::LogoutSent);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -657,7 +664,7 @@ fn wrong_begin_string_logs_out() {
 
 #[test]
 fn resend_request_replays_application_messages_and_gap_fills_admin() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=1|34=2|112=A"); // our 2: heartbeat
     h.send("35=D|34=3|11=X|21=3|40=1|54=1|55=INTC"); // our 3: echo
@@ -673,28 +680,28 @@ fn resend_request_replays_application_messages_and_gap_fills_admin() {
         ]
     );
     assert_eq!(
-        h.s.next_sender_seq(),
+        h.session.next_sender_seq(),
         5,
         "resends consume no sequence number"
     );
-    assert_eq!(h.s.next_target_seq(), 6);
+    assert_eq!(h.session.next_target_seq(), 6);
     // The resent message keeps its original SendingTime in OrigSendingTime.
     h.now += SECOND;
     h.send("35=2|34=6|7=3|16=3");
-    h.s.commit().unwrap();
-    let raw = String::from_utf8_lossy(h.s.outbound()).replace('\x01', "|");
+    h.session.commit().unwrap();
+    let raw = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
     assert!(raw.contains("|122=20261122-10:00:00.250|"), "{raw}");
     assert!(raw.contains("|52=20261122-10:00:01.250|"), "{raw}");
 }
 
 #[test]
 fn resend_request_with_too_low_seq_is_still_answered() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=0|34=2");
     h.send("35=2|34=2|7=1|16=1");
     assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]);
-    assert_eq!(h.s.next_target_seq(), 3);
+    assert_eq!(h.session.next_target_seq(), 3);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -702,21 +709,21 @@ fn resend_request_with_too_low_seq_is_still_answered() {
 
 #[test]
 fn sequence_reset_modes() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     // Reset mode: MsgSeqNum not checked.
     h.send("35=4|34=0|36=25");
-    assert_eq!(h.s.next_target_seq(), 25);
+    assert_eq!(h.session.next_target_seq(), 25);
     // Gap fill in sequence.
     h.send("35=4|34=25|123=Y|36=30");
-    assert_eq!(h.s.next_target_seq(), 30);
+    assert_eq!(h.session.next_target_seq(), 30);
     // Lowering: Reject without RefTagID, no increment.
     h.send("35=4|34=0|36=1");
     assert_eq!(
         h.out(),
         ["35=3|34=2|49=ISLD|56=TW|45=0|58=Value is incorrect (out of range) for this tag|372=4|373=5"]
     );
-    assert_eq!(h.s.next_target_seq(), 30);
+    assert_eq!(h.session.next_target_seq(), 30);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -726,7 +733,7 @@ fn sequence_reset_modes() {
 fn dictionary_rejects_with_exact_fields() {
     let mut cfg = config("FIX.4.4");
     cfg.dictionaries = Some(Arc::new(Dictionaries::single(dict("FIX44"))));
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send("35=0|34=2|55=MSFT");
     assert_eq!(
@@ -738,14 +745,14 @@ fn dictionary_rejects_with_exact_fields() {
         h.out(),
         ["35=3|34=3|49=ISLD|56=TW|45=3|58=Invalid MsgType|372=*|373=11"]
     );
-    assert_eq!(h.s.next_target_seq(), 4);
+    assert_eq!(h.session.next_target_seq(), 4);
 }
 
 #[test]
 fn invalid_numeric_tags_are_rejected_not_dropped() {
     let mut cfg = config("FIX.4.4");
     cfg.dictionaries = Some(Arc::new(Dictionaries::single(dict("FIX44"))));
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send("35=0|34=2|0=HI");
     assert_eq!(
@@ -756,7 +763,7 @@ fn invalid_numeric_tags_are_rejected_not_dropped() {
 
 #[test]
 fn fix40_reject_puts_the_tag_in_the_text() {
-    let mut h = H::acceptor("FIX.4.0");
+    let mut h = Harness::acceptor("FIX.4.0");
     h.logon(30);
     h.send("35=0|34=2|56=");
     assert_eq!(
@@ -767,26 +774,26 @@ fn fix40_reject_puts_the_tag_in_the_text() {
 
 #[test]
 fn unsupported_message_type_per_version() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=8|34=2|37=X");
     assert_eq!(
         h.out(),
         ["35=j|34=2|49=ISLD|56=TW|45=2|58=Unsupported Message Type|372=8|380=3"]
     );
-    let mut h = H::acceptor("FIX.4.1");
+    let mut h = Harness::acceptor("FIX.4.1");
     h.logon(30);
     h.send("35=8|34=2|37=X");
     assert_eq!(
         h.out(),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Unsupported Message Type"]
     );
-    assert_eq!(h.s.next_target_seq(), 3);
+    assert_eq!(h.session.next_target_seq(), 3);
 }
 
 #[test]
 fn reverse_route_on_rejects() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=8|34=2|115=JCD|116=CS|144=CHI");
     assert_eq!(
@@ -797,7 +804,7 @@ fn reverse_route_on_rejects() {
 
 #[test]
 fn garbled_messages_are_ignored_without_consuming_a_sequence_number() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     let mut bad = h.msg("35=0|34=2");
     let n = bad.len();
@@ -807,19 +814,19 @@ fn garbled_messages_are_ignored_without_consuming_a_sequence_number() {
     h.send_raw(b"8=FIX.4.4\x019=5\x0134=2\x0110=000\x01"); // 35 not third
     assert!(h.out().is_empty());
     assert!(h.events().contains(&SessionEvent::Garbled));
-    assert_eq!(h.s.next_target_seq(), 2);
+    assert_eq!(h.session.next_target_seq(), 2);
     h.send("35=1|34=2|112=OK");
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=OK"]);
 }
 
 #[test]
 fn a_message_split_across_reads_is_reassembled() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     let m = h.msg("35=A|34=1|98=0|108=30");
     for chunk in m.chunks(7) {
         h.send_raw(chunk);
     }
-    assert!(h.s.is_logged_on());
+    assert!(h.session.is_logged_on());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -827,7 +834,7 @@ fn a_message_split_across_reads_is_reassembled() {
 
 #[test]
 fn echo_sorts_the_body_and_drops_resent_duplicates() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=D|34=2|55=MSFT|11=id|54=1|21=3|40=1");
     assert_eq!(
@@ -848,7 +855,7 @@ fn echo_keeps_repeating_groups_whole() {
     let dicts = Arc::new(Dictionaries::single(dict("FIX44")));
     let mut cfg = config("FIX.4.4");
     cfg.dictionaries = Some(dicts.clone());
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.app.echo = EchoApp::new(Some(dicts));
     h.logon(30);
     h.send("35=D|34=2|11=id|21=3|40=1|54=1|55=MSFT|60=20261122-10:00:00|386=2|336=B|336=A|38=5");
@@ -865,25 +872,28 @@ fn echo_keeps_repeating_groups_whole() {
 fn peer_logout_is_answered_and_disconnects() {
     let mut cfg = config("FIX.4.4");
     cfg.reset_on_logout = true;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send("35=5|34=2");
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
-    h.s.on_disconnected(h.now, &mut h.app);
+    h.session.on_disconnected(h.now, &mut h.app);
     assert_eq!(h.events(), [SessionEvent::LoggedOut]);
     assert_eq!(h.app.logouts, 1);
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
-    assert_eq!(h.s.state(), SessionState::Disconnected);
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (1, 1)
+    );
+    assert_eq!(h.session.state(), SessionState::Disconnected);
 }
 
 #[test]
 fn our_logout_waits_for_theirs() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
-    h.s.logout(h.now, Some("bye"));
+    h.session.logout(h.now, Some("bye"));
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW|58=bye"]);
-    assert_eq!(h.s.state(), SessionState::LogoutSent);
+    assert_eq!(h.session.state(), SessionState::LogoutSent);
     h.send("35=5|34=2");
     assert!(h.out().is_empty(), "their Logout answers ours");
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
@@ -891,7 +901,7 @@ fn our_logout_waits_for_theirs() {
 
 #[test]
 fn logout_with_too_high_seq_is_still_honoured() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=5|34=9");
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
@@ -902,16 +912,22 @@ fn logout_with_too_high_seq_is_still_honoured() {
 fn reset_on_disconnect() {
     let mut cfg = config("FIX.4.4");
     cfg.reset_on_disconnect = true;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
-    h.s.on_disconnected(h.now, &mut h.app);
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (1, 1)
+    );
     // Without the setting, sequence numbers survive a reconnect.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
-    h.s.on_disconnected(h.now, &mut h.app);
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (2, 2));
-    h.s.on_connected(h.now);
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (2, 2)
+    );
+    h.session.on_connected(h.now);
     h.send("35=A|34=2|98=0|108=30");
     assert_eq!(h.out(), ["35=A|34=2|49=ISLD|56=TW|98=0|108=30"]);
 }
@@ -921,23 +937,25 @@ fn reset_on_disconnect() {
 
 #[test]
 fn send_requires_logon_and_stores_the_message() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     assert!(matches!(
-        h.s.send(h.now, b"D", |m| {
+        h.session.send(h.now, b"D", |m| {
             m.str(11, b"x");
         }),
         Err(SendError::NotLoggedOn)
     ));
     h.logon(30);
-    let seq =
-        h.s.send(h.now, b"D", |m| {
+    let seq = h
+        .session
+        .send(h.now, b"D", |m| {
             m.str(11, b"x");
         })
         .unwrap();
     assert_eq!(seq, 2);
     assert_eq!(h.out(), ["35=D|34=2|49=ISLD|56=TW|11=x"]);
     let mut stored = 0;
-    h.s.store_mut()
+    h.session
+        .store_mut()
         .for_each_in_range(2, 2, &mut |_, _| stored += 1)
         .unwrap();
     assert_eq!(stored, 1);
@@ -949,10 +967,10 @@ fn sending_time_precision_per_version() {
         ("FIX.4.0", "52=20261122-10:00:00|"),
         ("FIX.4.2", "52=20261122-10:00:00.250|"),
     ] {
-        let mut h = H::acceptor(begin);
+        let mut h = Harness::acceptor(begin);
         h.send("35=A|34=1|98=0|108=30");
-        h.s.commit().unwrap();
-        let raw = String::from_utf8_lossy(h.s.outbound()).replace('\x01', "|");
+        h.session.commit().unwrap();
+        let raw = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
         assert!(raw.contains(want), "{begin}: {raw}");
     }
 }
@@ -962,13 +980,13 @@ fn schedule_refuses_logons_outside_and_logs_out_at_the_end() {
     // Window 09:00–11:00 UTC; T0 is 10:00:00.250.
     let mut cfg = config("FIX.4.4");
     cfg.schedule = Some(Schedule::daily(9 * 3600, 11 * 3600));
-    let mut h = H::new(cfg.clone());
+    let mut h = Harness::new(cfg.clone());
     h.logon(30);
     // The next deadline is at most the end of the window.
     h.now = T0 + 3600 * SECOND;
-    h.s.on_timer(h.now, &mut h.app);
+    h.session.on_timer(h.now, &mut h.app);
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
-    assert_eq!(h.s.state(), SessionState::LogoutSent);
+    assert_eq!(h.session.state(), SessionState::LogoutSent);
     // Outside the window a connection is refused at once.
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0 + 2 * 3600 * SECOND);
     s.on_connected(T0 + 2 * 3600 * SECOND);
@@ -980,7 +998,7 @@ fn schedule_refuses_logons_outside_and_logs_out_at_the_end() {
 
 #[test]
 fn peek_session_id_names_the_session_from_our_side() {
-    let h = H::acceptor("FIX.4.2");
+    let h = Harness::acceptor("FIX.4.2");
     let logon = h.msg("35=A|34=1|98=0|108=30");
     let id = peek_session_id(&logon).unwrap().unwrap();
     assert_eq!(id, SessionId::new("FIX.4.2", "ISLD", "TW"));
@@ -994,7 +1012,7 @@ fn peek_session_id_names_the_session_from_our_side() {
 
 #[test]
 fn garbled_message_with_short_checksum_does_not_swallow_the_next_one() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     // BodyLength right, CheckSum "10=0": QuickFIX reads up to that field and drops it.
     let t = UtcTimestamp::from_unix_nanos(h.now, TimePrecision::Millis).to_string();
@@ -1004,7 +1022,7 @@ fn garbled_message_with_short_checksum_does_not_swallow_the_next_one() {
     // Both in one read, and split after the garbled one.
     h.send_raw(&bytes);
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=NEXT"]);
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     let split = bytes.len() - h.msg("35=1|34=2|112=NEXT").len();
     h.send_raw(&bytes[..split]);
@@ -1014,12 +1032,12 @@ fn garbled_message_with_short_checksum_does_not_swallow_the_next_one() {
 
 #[test]
 fn too_high_reject_is_queued_like_any_message() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=3|34=3|45=1");
     assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
     h.send("35=0|34=2");
-    assert_eq!(h.s.next_target_seq(), 4);
+    assert_eq!(h.session.next_target_seq(), 4);
 }
 
 #[test]
@@ -1060,11 +1078,11 @@ fn logon_asking_for_encryption_or_a_negative_interval_is_refused_with_a_logout()
             "HeartBtInt(108) must be an integer from 0 to 2147483647",
         ),
     ] {
-        let mut h = H::acceptor("FIX.4.4");
+        let mut h = Harness::acceptor("FIX.4.4");
         h.send(fields);
         assert_eq!(h.out(), [format!("35=5|34=1|49=ISLD|56=TW|58={text}")]);
         assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
-        assert!(!h.s.is_logged_on());
+        assert!(!h.session.is_logged_on());
         assert_eq!(h.app.logons, 0);
     }
 }
@@ -1076,7 +1094,7 @@ fn logon_without_encrypt_method_or_interval_is_invalid_even_without_a_dictionary
         "35=A|34=1|98=0",
         "35=A|34=1|98=0|108=abc",
     ] {
-        let mut h = H::acceptor("FIX.4.4");
+        let mut h = Harness::acceptor("FIX.4.4");
         h.send(fields);
         assert_eq!(
             h.disconnected(),
@@ -1084,13 +1102,13 @@ fn logon_without_encrypt_method_or_interval_is_invalid_even_without_a_dictionary
             "{fields}"
         );
         assert!(h.out().is_empty(), "{fields}");
-        assert!(!h.s.is_logged_on());
+        assert!(!h.session.is_logged_on());
     }
 }
 
 #[test]
 fn admin_fields_the_session_reads_are_checked_without_a_dictionary() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=1|34=2");
     assert_eq!(
@@ -1107,22 +1125,22 @@ fn admin_fields_the_session_reads_are_checked_without_a_dictionary() {
         h.out(),
         ["35=3|34=4|49=ISLD|56=TW|45=4|58=Incorrect data format for value|371=7|372=2|373=6"]
     );
-    assert_eq!(h.s.next_target_seq(), 5);
+    assert_eq!(h.session.next_target_seq(), 5);
     // A GapFill without NewSeqNo: rejected, and (as any rejected SequenceReset) not counted.
     h.send("35=4|34=5|123=Y");
     assert_eq!(
         h.out(),
         ["35=3|34=5|49=ISLD|56=TW|45=5|58=Required tag missing|371=36|372=4|373=1"]
     );
-    assert_eq!(h.s.next_target_seq(), 5);
-    assert!(h.s.is_logged_on());
+    assert_eq!(h.session.next_target_seq(), 5);
+    assert!(h.session.is_logged_on());
 }
 
 #[test]
 fn sending_time_is_checked_against_max_latency_both_ways() {
     let ts = |t: Nanos| UtcTimestamp::from_unix_nanos(t, TimePrecision::Millis).to_string();
     // Default 120 s: 119 s late or early is fine.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now - 119 * SECOND)));
     h.send(&format!("35=1|34=3|112=b|52={}", ts(h.now + 119 * SECOND)));
@@ -1136,7 +1154,7 @@ fn sending_time_is_checked_against_max_latency_both_ways() {
     // MaxLatency=5: 6 s ahead is a SendingTime accuracy problem.
     let mut cfg = config("FIX.4.4");
     cfg.max_latency_secs = 5;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now + 6 * SECOND)));
     assert_eq!(
@@ -1149,7 +1167,7 @@ fn sending_time_is_checked_against_max_latency_both_ways() {
     // CheckLatency=N: any SendingTime goes.
     let mut cfg = config("FIX.4.4");
     cfg.check_latency = false;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now - 3600 * SECOND)));
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=a"]);
@@ -1159,7 +1177,7 @@ fn sending_time_is_checked_against_max_latency_both_ways() {
 fn resend_ranges_999999_zero_and_inverted() {
     // FIX.4.0: 999999 and 0 both mean "to the end".
     for end in ["999999", "0"] {
-        let mut h = H::acceptor("FIX.4.0");
+        let mut h = Harness::acceptor("FIX.4.0");
         h.logon(30);
         h.send("35=D|34=2|11=X|21=3|40=1|54=1|55=INTC");
         h.out();
@@ -1174,7 +1192,7 @@ fn resend_ranges_999999_zero_and_inverted() {
         );
     }
     // FIX.4.4: 999999 is past the end, so it is capped there.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=2|34=2|7=1|16=999999");
     assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]);
@@ -1184,14 +1202,14 @@ fn resend_ranges_999999_zero_and_inverted() {
         h.out(),
         ["35=3|34=2|49=ISLD|56=TW|45=3|58=Value is incorrect (out of range) for this tag|371=16|372=2|373=5"]
     );
-    assert_eq!(h.s.next_target_seq(), 4);
+    assert_eq!(h.session.next_target_seq(), 4);
 }
 
 #[test]
 fn without_persisted_messages_a_resend_is_one_gap_fill() {
     let mut cfg = config("FIX.4.4");
     cfg.persist_messages = false;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send("35=D|34=2|11=X|21=3|40=1|54=1|55=INTC");
     h.send("35=D|34=3|11=Y|21=3|40=1|54=1|55=INTC");
@@ -1202,7 +1220,7 @@ fn without_persisted_messages_a_resend_is_one_gap_fill() {
 
 #[test]
 fn reverse_route_swaps_deliver_to_and_on_behalf_of_both_ways() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=8|34=2|128=JCD|129=CS|145=CHI");
     assert_eq!(
@@ -1210,7 +1228,7 @@ fn reverse_route_swaps_deliver_to_and_on_behalf_of_both_ways() {
         ["35=j|34=2|49=ISLD|56=TW|115=JCD|116=CS|144=CHI|45=2|58=Unsupported Message Type|372=8|380=3"]
     );
     // FIX.4.0 has no location IDs: 144/145 are not routed back.
-    let mut h = H::acceptor("FIX.4.0");
+    let mut h = Harness::acceptor("FIX.4.0");
     h.logon(30);
     h.send("35=8|34=2|115=JCD|144=CHI");
     assert_eq!(
@@ -1223,22 +1241,28 @@ fn reverse_route_swaps_deliver_to_and_on_behalf_of_both_ways() {
 fn reset_on_logout_applies_to_our_logout_answered_not_to_a_timeout() {
     let mut cfg = config("FIX.4.4");
     cfg.reset_on_logout = true;
-    let mut h = H::new(cfg.clone());
+    let mut h = Harness::new(cfg.clone());
     h.logon(30);
-    h.s.logout(h.now, None);
+    h.session.logout(h.now, None);
     h.send("35=5|34=2");
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (1, 1)
+    );
     // Unanswered: the LogoutTimeout closes the connection, numbers are kept.
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
-    h.s.logout(h.now, None);
+    h.session.logout(h.now, None);
     h.out();
     h.until_deadline();
     assert_eq!(h.now, T0 + 2 * SECOND);
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogoutTimeout));
-    h.s.on_disconnected(h.now, &mut h.app);
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (3, 2));
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (3, 2)
+    );
 }
 
 const HOUR: Nanos = 3600 * SECOND;
@@ -1289,16 +1313,16 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
     s.on_connected(T0);
     assert_eq!((s.next_sender_seq(), s.next_target_seq()), (1, 1));
     // A store from this week's period keeps its numbers.
-    let mut h = H {
-        s: Session::new(cfg.clone(), MemoryStore::new(T0 - 30 * 60 * SECOND), T0),
+    let mut h = Harness {
+        session: Session::new(cfg.clone(), MemoryStore::new(T0 - 30 * 60 * SECOND), T0),
         app: TestApp::new(),
         now: T0,
         begin: "FIX.4.4",
     };
-    h.s.set_next_target_seq(7).unwrap();
-    h.s.on_connected(T0);
+    h.session.set_next_target_seq(7).unwrap();
+    h.session.on_connected(T0);
     h.send("35=A|34=7|98=0|108=0");
-    assert!(h.s.is_logged_on());
+    assert!(h.session.is_logged_on());
     h.out();
     // No heartbeats (HeartBtInt=0): the only deadline is Friday 21:00.
     h.until_deadline();
@@ -1328,7 +1352,7 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
         "{text}"
     );
     // The acceptor's application sees them and refuses the password.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.app.refuse_password = Some(b"wrong");
     h.send_raw(&logon);
     assert_eq!(h.out(), ["35=5|34=1|49=ISLD|56=TW|58=Invalid password"]);
@@ -1347,15 +1371,15 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
 
 #[test]
 fn logon_with_too_low_seq_is_answered_with_the_too_low_logout() {
-    let mut h = H::acceptor("FIX.4.4");
-    h.s.set_next_target_seq(5).unwrap();
+    let mut h = Harness::acceptor("FIX.4.4");
+    h.session.set_next_target_seq(5).unwrap();
     h.send("35=A|34=3|98=0|108=30");
     assert_eq!(
         h.out(),
         ["35=5|34=1|49=ISLD|56=TW|58=MsgSeqNum too low, expecting 5 but received 3"]
     );
     assert_eq!(h.disconnected(), Some(DisconnectReason::SeqNumTooLow));
-    assert!(!h.s.is_logged_on());
+    assert!(!h.session.is_logged_on());
     assert_eq!(h.app.logons, 0);
 }
 
@@ -1363,14 +1387,18 @@ fn logon_with_too_low_seq_is_answered_with_the_too_low_logout() {
 fn a_message_over_max_message_size_is_dropped_as_garbled() {
     let mut cfg = config("FIX.4.4");
     cfg.max_message_size = 256;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     let big = h.msg(&format!("35=1|34=2|112={}", "x".repeat(300)));
     assert!(big.len() > 256);
     h.send_raw(&big);
     assert!(h.out().is_empty());
     assert!(h.events().contains(&SessionEvent::Garbled));
-    assert_eq!(h.s.next_target_seq(), 2, "no sequence number consumed");
+    assert_eq!(
+        h.session.next_target_seq(),
+        2,
+        "no sequence number consumed"
+    );
     // A declared BodyLength past the limit is not waited for either.
     h.send_raw(b"8=FIX.4.4\x019=100000\x0135=0\x01");
     h.send("35=1|34=2|112=small");
@@ -1382,24 +1410,30 @@ fn a_window_open_around_the_clock_still_starts_afresh_each_period() {
     // StartTime = EndTime = 00:00:00: always open, a new period every midnight (UTC).
     let mut cfg = config("FIX.4.4");
     cfg.schedule = Some(Schedule::daily(0, 0));
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(0);
     h.send("35=1|34=2|112=x");
     h.out();
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (3, 3));
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (3, 3)
+    );
     // The only deadline is midnight: Logout, then their answer closes the period.
     h.until_deadline();
     assert_eq!(h.now, T0 + 14 * HOUR - 250_000_000);
     assert_eq!(h.out(), ["35=5|34=3|49=ISLD|56=TW"]);
     h.send("35=5|34=3");
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
-    h.s.on_disconnected(h.now, &mut h.app);
-    assert_eq!((h.s.next_sender_seq(), h.s.next_target_seq()), (1, 1));
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (1, 1)
+    );
     // The next day starts at 1 and stays up until the next midnight.
-    h.s.on_connected(h.now);
+    h.session.on_connected(h.now);
     h.send("35=A|34=1|98=0|108=0");
-    assert!(h.s.is_logged_on());
-    assert_eq!(h.s.next_deadline(), Some(h.now + DAY));
+    assert!(h.session.is_logged_on());
+    assert_eq!(h.session.next_deadline(), Some(h.now + DAY));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1410,20 +1444,24 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     // Messages queued for a connection that dropped were written first on the next
     // one, before the Logon (the counterparty then disconnects). They are in the
     // store; the peer gets them through the resend it asks for.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     for i in 0..50 {
-        h.s.send(h.now, b"D", |m| {
-            m.str(11, format!("STALE{i}").as_bytes());
-        })
-        .unwrap();
+        h.session
+            .send(h.now, b"D", |m| {
+                m.str(11, format!("STALE{i}").as_bytes());
+            })
+            .unwrap();
     }
-    h.s.commit().unwrap();
-    assert!(!h.s.outbound().is_empty(), "queued, never written");
-    h.s.on_disconnected(h.now, &mut h.app);
-    assert!(h.s.outbound().is_empty(), "dropped with the connection");
+    h.session.commit().unwrap();
+    assert!(!h.session.outbound().is_empty(), "queued, never written");
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert!(
+        h.session.outbound().is_empty(),
+        "dropped with the connection"
+    );
     h.events();
-    h.s.on_connected(h.now);
+    h.session.on_connected(h.now);
     assert!(
         h.out().is_empty(),
         "an acceptor says nothing before the Logon"
@@ -1477,7 +1515,7 @@ fn sequence_reset_with_an_unusable_new_seq_no_is_rejected() {
         ("1.5", 6),
     ] {
         for mode in ["", "|123=Y"] {
-            let mut h = H::acceptor("FIX.4.4");
+            let mut h = Harness::acceptor("FIX.4.4");
             h.logon(30);
             h.send(&format!("35=4|34=2|36={value}{mode}"));
             let out = h.out();
@@ -1491,19 +1529,19 @@ fn sequence_reset_with_an_unusable_new_seq_no_is_rejected() {
                 "{value}{mode}: {out:?}"
             );
             assert_eq!(
-                h.s.next_target_seq(),
+                h.session.next_target_seq(),
                 2,
                 "{value}{mode}: the number is not taken"
             );
-            assert!(h.s.is_logged_on());
+            assert!(h.session.is_logged_on());
         }
     }
     // The largest usable NewSeqNo is accepted.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     h.send("35=4|34=2|36=9223372036854775807");
     assert!(h.out().is_empty());
-    assert_eq!(h.s.next_target_seq(), peregrine_session::MAX_SEQ_NUM);
+    assert_eq!(h.session.next_target_seq(), peregrine_session::MAX_SEQ_NUM);
 }
 
 #[test]
@@ -1514,7 +1552,7 @@ fn resend_request_with_unusable_numbers_is_rejected() {
         ("7=1|16=-3", 16, 5),
         ("7=1|16=x", 16, 6),
     ] {
-        let mut h = H::acceptor("FIX.4.4");
+        let mut h = Harness::acceptor("FIX.4.4");
         h.logon(30);
         h.send(&format!("35=2|34=2|{fields}"));
         let out = h.out();
@@ -1547,19 +1585,19 @@ proptest::proptest! {
         ],
         frac in 0.0f64..1.0,
     ) {
-        let mut h = H::acceptor("FIX.4.4");
+        let mut h = Harness::acceptor("FIX.4.4");
         h.send(&format!("35=A|34=1|98=0|108={hb}"));
         if hb > i32::MAX as u32 {
-            proptest::prop_assert!(!h.s.is_logged_on());
+            proptest::prop_assert!(!h.session.is_logged_on());
             let out = h.out();
             proptest::prop_assert!(out[0].contains("58=HeartBtInt(108) must be an integer from 0 to 2147483647"), "{:?}", out);
             return Ok(());
         }
-        proptest::prop_assert!(h.s.is_logged_on());
+        proptest::prop_assert!(h.session.is_logged_on());
         h.out();
         h.events();
         let hb_ns = (hb as i128) * 1_000_000_000;
-        match h.s.next_deadline() {
+        match h.session.next_deadline() {
             None => proptest::prop_assert_eq!(hb, 0),
             Some(d) => {
                 proptest::prop_assert!(d > h.now);
@@ -1570,10 +1608,10 @@ proptest::proptest! {
         let dt = ((hb_ns as f64) * frac) as i128;
         let at = (h.now as i128 + dt).min(i64::MAX as i128 - 1) as Nanos;
         h.now = at;
-        h.s.on_timer(at, &mut h.app);
-        proptest::prop_assert!(h.s.is_logged_on());
+        h.session.on_timer(at, &mut h.app);
+        proptest::prop_assert!(h.session.is_logged_on());
         proptest::prop_assert!(h.disconnected().is_none());
-        if let Some(d) = h.s.next_deadline() {
+        if let Some(d) = h.session.next_deadline() {
             proptest::prop_assert!(d >= at);
         }
     }
@@ -1585,7 +1623,7 @@ fn a_resend_that_makes_no_progress_is_asked_for_again() {
     // heartbeats flowing. ResendRequestTimeout asks again for what is missing.
     let mut cfg = config("FIX.4.4");
     cfg.resend_request_timeout_secs = 10;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send("35=0|34=5");
     assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
@@ -1596,7 +1634,7 @@ fn a_resend_that_makes_no_progress_is_asked_for_again() {
     for i in 0..3 {
         h.now += 4 * SECOND;
         h.send(&format!("35=0|34={}", 6 + i));
-        h.s.on_timer(h.now, &mut h.app);
+        h.session.on_timer(h.now, &mut h.app);
     }
     // 12 s without progress since message 2 arrived: 3 is asked for again.
     let out = h.out();
@@ -1606,16 +1644,20 @@ fn a_resend_that_makes_no_progress_is_asked_for_again() {
         "{out:?}"
     );
     h.send("35=0|34=3|43=Y|122=20261122-10:00:00.000");
-    assert_eq!(h.s.next_target_seq(), 9, "the queue drains once 3 arrives");
+    assert_eq!(
+        h.session.next_target_seq(),
+        9,
+        "the queue drains once 3 arrives"
+    );
     // No more re-requests once the gap is filled.
     h.now += 60 * SECOND;
-    h.s.on_timer(h.now, &mut h.app);
+    h.session.on_timer(h.now, &mut h.app);
     assert!(h.out().iter().all(|m| !m.starts_with("35=2|")));
 
     // SendRedundantResendRequests=Y: every gap seen asks, as in QuickFIX/J.
     let mut cfg = config("FIX.4.4");
     cfg.send_redundant_resend_requests = true;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     h.send("35=0|34=4");
     h.send("35=0|34=6");
@@ -1633,7 +1675,7 @@ fn a_resend_that_makes_no_progress_is_asked_for_again() {
 fn the_gap_queue_is_bounded_and_ends_in_a_logout_that_says_so() {
     let mut cfg = config("FIX.4.4");
     cfg.max_inbound_queue_bytes = 64 * 1024;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     h.logon(30);
     let mut reason = None;
     let mut sent = 0;
@@ -1659,7 +1701,7 @@ fn the_gap_queue_is_bounded_and_ends_in_a_logout_that_says_so() {
 fn before_logon_only_a_logon_sized_tail_is_buffered() {
     let mut cfg = config("FIX.4.4");
     cfg.max_logon_size = 4096;
-    let mut h = H::new(cfg);
+    let mut h = Harness::new(cfg);
     // The start of a "Logon" that claims 900 KB.
     let mut partial = b"8=FIX.4.4\x019=900000\x0135=A\x0134=1\x01".to_vec();
     partial.resize(3000, b'x');
@@ -1668,7 +1710,7 @@ fn before_logon_only_a_logon_sized_tail_is_buffered() {
     h.send_raw(&vec![b'x'; 3000]);
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogonTooLarge));
     // Logged on, the usual MaxMessageSize applies.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     let mut big = b"8=FIX.4.4\x019=200000\x0135=D\x0134=2\x01".to_vec();
     big.resize(100_000, b'x');
@@ -1678,19 +1720,19 @@ fn before_logon_only_a_logon_sized_tail_is_buffered() {
 
 #[test]
 fn a_stray_x8_before_a_message_does_not_lose_it() {
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
     let mut raw = b"x8".to_vec();
     raw.extend_from_slice(&h.msg("35=1|34=2|112=AFTER-STRAY"));
     h.send_raw(&raw);
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=AFTER-STRAY"]);
-    assert_eq!(h.s.next_target_seq(), 3);
+    assert_eq!(h.session.next_target_seq(), 3);
     // Before the Logon too: stray bytes are skipped, the Logon is answered.
-    let mut h = H::acceptor("FIX.4.4");
+    let mut h = Harness::acceptor("FIX.4.4");
     let mut raw = b"x8".to_vec();
     raw.extend_from_slice(&h.msg("35=A|34=1|98=0|108=30"));
     h.send_raw(&raw);
-    assert!(h.s.is_logged_on());
+    assert!(h.session.is_logged_on());
     assert_eq!(
         peek_session_id(&raw).unwrap().unwrap().to_string(),
         "FIX.4.4:ISLD->TW"

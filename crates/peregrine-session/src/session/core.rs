@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use peregrine_codec::{Decoder, MessageView};
+use peregrine_codec::{msg_type, tag, Decoder, MessageView};
 use peregrine_dict::{SessionRejectReason, ShapeCache};
 use peregrine_store::MessageStore;
 
@@ -11,27 +11,65 @@ use crate::app::{Application, Outbox};
 use crate::config::{is_pre_fix42, Nanos, SessionConfig};
 
 use super::events::{DisconnectReason, SessionEvent, SessionState};
-use super::gap::*;
+use super::gap::GapRequest;
 use super::gap_queue::GapQueue;
 use super::outgoing::*;
 use super::reject::*;
-use super::resend::*;
-use super::verify::*;
+use super::resend::ResendAnswer;
+use super::verify::{parse_seq, SeqCheck};
+
+/// Where the session is, with what each state needs (the public
+/// [`SessionState`] is its name).
+#[derive(Debug)]
+pub(super) enum State {
+    /// No transport connection.
+    Disconnected,
+    /// Acceptor: connected at `since`, waiting for the peer's Logon.
+    AwaitingLogon { since: Nanos },
+    /// Initiator: our Logon sent at `since`, with ResetSeqNumFlag(141)=Y when
+    /// `reset_sent`.
+    LogonSent { since: Nanos, reset_sent: bool },
+    /// Both Logons exchanged.
+    LoggedOn(Live),
+    /// Logged on, our Logout sent at `since`: waiting for the peer's.
+    LogoutSent { since: Nanos, live: Live },
+    /// We asked the engine to close the connection; `logged_on` says whether the
+    /// application is still to hear `on_logout`.
+    Closing { logged_on: bool },
+}
+
+/// What a logged-on session keeps.
+#[derive(Debug)]
+pub(super) struct Live {
+    /// HeartBtInt in force, in seconds (the peer's, for an acceptor).
+    pub(super) heartbeat_secs: u32,
+    /// When the last message arrived.
+    pub(super) last_received: Nanos,
+    /// TestRequests sent since then.
+    pub(super) test_requests: u32,
+    /// Our outstanding ResendRequest, if a gap is being filled.
+    pub(super) gap: Option<GapRequest>,
+    /// The peer's ResendRequest we are answering, if not complete.
+    pub(super) answering: Option<ResendAnswer>,
+}
+
+impl Live {
+    pub(super) fn new(heartbeat_secs: u32, now: Nanos) -> Live {
+        Live {
+            heartbeat_secs,
+            last_received: now,
+            test_requests: 0,
+            gap: None,
+            answering: None,
+        }
+    }
+}
 
 pub(super) struct Core<S> {
-    pub(super) cfg: SessionConfig,
-    pub(super) tx: Tx<S>,
+    pub(super) config: SessionConfig,
+    pub(super) outgoing: Outgoing<S>,
     pub(super) events: VecDeque<SessionEvent>,
-    pub(super) state: SessionState,
-    pub(super) since: Nanos,
-    pub(super) logged_on: bool,
-    pub(super) sent_reset: bool,
-    pub(super) hb_secs: u32,
-    pub(super) last_received: Nanos,
-    pub(super) test_requests: u32,
-    pub(super) resend: Option<ResendRange>,
-    /// The resend we are answering, if it is not complete.
-    pub(super) resend_out: Option<ResendCursor>,
+    pub(super) state: State,
     /// Shapes of messages that passed dictionary validation (counterparties repeat
     /// theirs: those messages then only have their values checked).
     pub(super) shapes: Box<ShapeCache>,
@@ -42,30 +80,30 @@ pub(super) struct Core<S> {
 
 impl<S: MessageStore> Core<S> {
     pub(super) fn now(&self) -> Nanos {
-        self.tx.w.now
+        self.outgoing.writer.now
     }
 
     pub(super) fn begin_bytes(&self) -> &[u8] {
-        self.cfg.id.begin_string.as_bytes()
+        self.config.id.begin_string.as_bytes()
     }
 
-    pub(super) fn pre42(&self) -> bool {
+    pub(super) fn before_fix42(&self) -> bool {
         is_pre_fix42(self.begin_bytes())
     }
 
     pub(super) fn expected(&self) -> u64 {
-        self.tx.store.next_target_seq()
+        self.outgoing.store.next_target_seq()
     }
 
     pub(super) fn incr_target(&mut self) {
-        if self.tx.store.incr_next_target_seq().is_err() {
+        if self.outgoing.store.incr_next_target_seq().is_err() {
             self.store_failed();
         }
         self.gap_progress();
     }
 
     pub(super) fn set_target(&mut self, seq: u64) {
-        if self.tx.store.set_next_target_seq(seq).is_err() {
+        if self.outgoing.store.set_next_target_seq(seq).is_err() {
             self.store_failed();
         }
         self.gap_progress();
@@ -73,109 +111,155 @@ impl<S: MessageStore> Core<S> {
 
     pub(super) fn reset_store(&mut self) {
         let now = self.now();
-        if self.tx.store.reset(now).is_err() {
+        if self.outgoing.store.reset(now).is_err() {
             self.store_failed();
         }
         self.queue.clear();
-        self.resend = None;
-        self.resend_out = None;
+        if let Some(live) = self.live_mut() {
+            live.gap = None;
+            live.answering = None;
+        }
     }
 
     /// Forgets what was queued for a connection that is gone: it is in the store,
     /// and the peer asks for it with a ResendRequest (the FIX way), never as stale
     /// bytes at the start of the next connection.
     pub(super) fn clear_outbound(&mut self) {
-        let w = &mut self.tx.w;
-        w.out.clear();
-        w.out.shrink_to(OUT_CAPACITY);
+        let w = &mut self.outgoing.writer;
+        w.buffer.clear();
+        w.buffer.shrink_to(OUT_CAPACITY);
         w.committed = 0;
-        self.resend_out = None;
-        self.tx.overflowed = false;
+        if let Some(live) = self.live_mut() {
+            live.answering = None;
+        }
+        self.outgoing.overflowed = false;
     }
 
     /// A message was stored but not queued (the outbound buffer is full): the
     /// peer is not reading.
     pub(super) fn check_overflow(&mut self) {
-        if self.tx.overflowed {
-            self.tx.overflowed = false;
+        if self.outgoing.overflowed {
+            self.outgoing.overflowed = false;
             self.disconnect(DisconnectReason::OutboundQueueFull);
         }
     }
 
     pub(super) fn store_failed(&mut self) {
-        self.tx.store_failed = true;
+        self.outgoing.store_failed = true;
         self.events.push_back(SessionEvent::StoreFailed);
     }
 
     pub(super) fn connected(&self) -> bool {
-        !matches!(
+        !matches!(self.state, State::Disconnected | State::Closing { .. })
+    }
+
+    /// Both Logons exchanged, and the application not yet told of a logout.
+    pub(super) fn logged_on(&self) -> bool {
+        matches!(
             self.state,
-            SessionState::Disconnected | SessionState::Closing
+            State::LoggedOn(_) | State::LogoutSent { .. } | State::Closing { logged_on: true }
         )
     }
 
-    pub(super) fn set_state(&mut self, s: SessionState) {
-        self.state = s;
-        self.since = self.now();
+    pub(super) fn live(&self) -> Option<&Live> {
+        match &self.state {
+            State::LoggedOn(live) | State::LogoutSent { live, .. } => Some(live),
+            _ => None,
+        }
     }
 
+    pub(super) fn live_mut(&mut self) -> Option<&mut Live> {
+        match &mut self.state {
+            State::LoggedOn(live) | State::LogoutSent { live, .. } => Some(live),
+            _ => None,
+        }
+    }
+
+    /// The state's public name.
+    pub(super) fn state_name(&self) -> SessionState {
+        match self.state {
+            State::Disconnected => SessionState::Disconnected,
+            State::AwaitingLogon { .. } => SessionState::AwaitingLogon,
+            State::LogonSent { .. } => SessionState::LogonSent,
+            State::LoggedOn(_) => SessionState::LoggedOn,
+            State::LogoutSent { .. } => SessionState::LogoutSent,
+            State::Closing { .. } => SessionState::Closing,
+        }
+    }
+
+    /// Asks the engine to close the connection (once).
     pub(super) fn disconnect(&mut self, reason: DisconnectReason) {
-        if self.state != SessionState::Closing && self.state != SessionState::Disconnected {
-            self.set_state(SessionState::Closing);
+        if self.connected() {
+            let logged_on = self.logged_on();
+            self.state = State::Closing { logged_on };
             self.events.push_back(SessionEvent::Disconnect(reason));
         }
     }
 
-    /// Entry point for every decoded inbound message.
+    /// Entry point for every decoded inbound message: the checks every message
+    /// passes, then its handler. `queued`: it was held for a gap and its turn has
+    /// come; `forced`: the reject it gets whatever it holds.
     pub(super) fn process(
         &mut self,
         msg: &MessageView<'_>,
         app: &mut dyn Application,
         queued: bool,
-        forced: Option<Rej>,
+        forced: Option<SessionReject>,
     ) {
         if !self.connected() {
             return;
         }
         let now = self.now();
-        self.last_received = now;
-        self.test_requests = 0;
+        if let Some(live) = self.live_mut() {
+            live.last_received = now;
+            live.test_requests = 0;
+        }
         let msg_type = msg.msg_type();
-        if queued && (msg_type == b"A" || msg_type == b"2") {
+        if queued && (msg_type == msg_type::LOGON || msg_type == msg_type::RESEND_REQUEST) {
             // Already handled when it first arrived.
             self.incr_target();
             return;
         }
-        if !self.logged_on && msg_type != b"A" && self.state != SessionState::LogonSent {
+        let logged_on = self.logged_on();
+        if !logged_on
+            && msg_type != msg_type::LOGON
+            && !matches!(self.state, State::LogonSent { .. })
+        {
             self.disconnect(DisconnectReason::InvalidLogon);
             return;
         }
         if msg.begin_string() != self.begin_bytes() {
-            if !self.logged_on {
+            if !logged_on {
                 self.disconnect(DisconnectReason::InvalidLogon);
-            } else if msg_type == b"5" {
+            } else if msg_type == msg_type::LOGOUT {
                 self.on_logout(msg);
             } else {
-                if parse_seq(msg.get(34)) == Some(self.expected()) {
+                if parse_seq(msg.get(tag::MSG_SEQ_NUM)) == Some(self.expected()) {
                     self.incr_target();
                 }
                 self.initiate_logout(Some(b"Incorrect BeginString"));
             }
             return;
         }
-        if msg_type == b"A" && self.cfg.id.is_fixt() && !msg.contains(1137) {
-            if !self.logged_on {
+        if msg_type == msg_type::LOGON
+            && self.config.id.is_fixt()
+            && !msg.contains(tag::DEFAULT_APPL_VER_ID)
+        {
+            if !logged_on {
                 self.disconnect(DisconnectReason::InvalidLogon);
             } else {
                 self.reject(
                     msg,
-                    Rej::new(SessionRejectReason::RequiredTagMissing, Some(1137)),
+                    SessionReject::new(
+                        SessionRejectReason::RequiredTagMissing,
+                        Some(i64::from(tag::DEFAULT_APPL_VER_ID)),
+                    ),
                 );
             }
             return;
         }
         if let Some(rej) = forced.or_else(|| self.validate(msg)) {
-            if !self.logged_on {
+            if !logged_on {
                 self.disconnect(DisconnectReason::InvalidLogon);
             } else {
                 self.reject(msg, rej);
@@ -183,39 +267,35 @@ impl<S: MessageStore> Core<S> {
             return;
         }
         match msg_type {
-            b"A" => self.on_logon(msg, app),
-            b"5" => self.on_logout(msg),
-            b"0" => {
-                if self.verify(msg, true, true) {
-                    let _ = app.from_admin(msg, &self.cfg.id);
-                    self.incr_target();
-                }
-            }
-            b"1" => {
-                if self.verify(msg, true, true) {
-                    let _ = app.from_admin(msg, &self.cfg.id);
-                    self.send_heartbeat(msg.get(112));
-                    self.incr_target();
-                }
-            }
-            b"2" => self.on_resend_request(msg, app),
-            b"3" => {
-                // QuickFIX does not check a Reject for a gap (verify(false, true)); a gap
-                // is a gap, so we queue a too-high Reject like any other message.
-                if self.verify(msg, true, true) {
-                    let _ = app.from_admin(msg, &self.cfg.id);
-                    self.incr_target();
-                }
-            }
-            b"4" => self.on_sequence_reset(msg, app),
-            _ => {
-                if self.verify(msg, true, true) {
-                    let result = app.from_app(msg, &self.cfg.id, &mut Outbox::new(&mut self.tx));
-                    match result {
-                        Ok(()) => self.incr_target(),
-                        Err(r) => self.app_reject(msg, r),
-                    }
-                }
+            msg_type::LOGON => self.on_logon(msg, app),
+            msg_type::LOGOUT => self.on_logout(msg),
+            msg_type::HEARTBEAT => self.on_heartbeat(msg, app),
+            msg_type::TEST_REQUEST => self.on_test_request(msg, app),
+            msg_type::RESEND_REQUEST => self.on_resend_request(msg, app),
+            msg_type::REJECT => self.on_reject(msg, app),
+            msg_type::SEQUENCE_RESET => self.on_sequence_reset(msg, app),
+            _ => self.on_application_message(msg, app),
+        }
+    }
+
+    /// A session-level Reject from the peer: handed to the application. (QuickFIX
+    /// does not check a Reject for a gap; a gap is a gap, so a too-high Reject is
+    /// queued like any other message.)
+    fn on_reject(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
+        if self.verify(msg, SeqCheck::TooHighAndTooLow) {
+            let _ = app.from_admin(msg, &self.config.id);
+            self.incr_target();
+        }
+    }
+
+    /// An application message, in sequence: to the application, which may answer
+    /// through its outbox, or refuse it (the reject the FIX version calls for).
+    fn on_application_message(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
+        if self.verify(msg, SeqCheck::TooHighAndTooLow) {
+            let result = app.from_app(msg, &self.config.id, &mut Outbox::new(&mut self.outgoing));
+            match result {
+                Ok(()) => self.incr_target(),
+                Err(r) => self.app_reject(msg, r),
             }
         }
     }

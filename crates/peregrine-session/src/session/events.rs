@@ -1,10 +1,6 @@
 //! What the session says about itself: its state, why it asks for the
 //! connection to be closed, and the events the engine polls.
 
-use peregrine_store::MessageStore;
-
-use crate::app::{Application, Sink};
-
 /// Where the session is in its life cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SessionState {

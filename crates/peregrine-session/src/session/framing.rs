@@ -3,13 +3,16 @@
 
 use peregrine_codec::frame::{Frame, Framer, GarbledReason};
 use peregrine_codec::value::{self};
-use peregrine_codec::{DecodeError, Decoder, DecoderConfig};
+use peregrine_codec::{tag, DecodeError, Decoder, DecoderConfig};
 use peregrine_store::MessageStore;
 
 use crate::config::SessionId;
 
-use super::core::Core;
-use super::events::{DisconnectReason, SessionEvent, SessionState};
+use peregrine_dict::SessionRejectReason;
+
+use super::core::{Core, State};
+use super::events::{DisconnectReason, SessionEvent};
+use super::reject::SessionReject;
 
 /// QuickFIX's reading of a message whose CheckSum field is malformed (e.g. `10=0`):
 /// the message ends at the first `<SOH>10=…<SOH>` at or after where BodyLength points.
@@ -56,7 +59,7 @@ pub(super) fn next_frame(framer: &Framer, buf: &[u8]) -> Frame {
 
 /// For a field whose tag is a number QuickFIX parses but FIX does not allow (`0=`,
 /// `-1=`): the tag value and the message without that field, if the CheckSum is right.
-pub(super) fn strip_invalid_tag(msg: &[u8], offset: usize) -> Option<(i64, Vec<u8>)> {
+pub(super) fn without_invalid_tag(msg: &[u8], offset: usize) -> Option<(SessionReject, Vec<u8>)> {
     let field_end = offset + msg[offset..].iter().position(|&b| b == 1)?;
     let eq = offset + msg[offset..field_end].iter().position(|&b| b == b'=')?;
     let tag = value::parse_i64(&msg[offset..eq]).ok()?;
@@ -73,7 +76,8 @@ pub(super) fn strip_invalid_tag(msg: &[u8], offset: usize) -> Option<(i64, Vec<u
     let mut fixed = Vec::with_capacity(msg.len());
     fixed.extend_from_slice(&msg[..offset]);
     fixed.extend_from_slice(&msg[field_end + 1..]);
-    Some((tag, fixed))
+    let reject = SessionReject::new(SessionRejectReason::InvalidTagNumber, Some(tag));
+    Some((reject, fixed))
 }
 
 /// Why [`peek_session_id`] could not name a session.
@@ -131,7 +135,9 @@ pub fn peek_session_id(buf: &[u8]) -> Option<Result<SessionId, PeekError>> {
         Ok(v) => v,
         Err(e) => return Some(Err(PeekError::Invalid(e))),
     };
-    let (Some(sender), Some(target)) = (view.get(49), view.get(56)) else {
+    let (Some(sender), Some(target)) =
+        (view.get(tag::SENDER_COMP_ID), view.get(tag::TARGET_COMP_ID))
+    else {
         return Some(Err(PeekError::MissingCompId));
     };
     let s = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
@@ -149,7 +155,7 @@ impl<S: MessageStore> Core<S> {
     /// skips them; a garbled message before the Logon ends the connection.
     pub(super) fn on_garbled(&mut self, stray: bool) {
         self.events.push_back(SessionEvent::Garbled);
-        if !stray && !self.logged_on && self.state == SessionState::AwaitingLogon {
+        if !stray && matches!(self.state, State::AwaitingLogon { .. }) {
             self.disconnect(DisconnectReason::InvalidLogon);
         }
     }

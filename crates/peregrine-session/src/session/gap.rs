@@ -1,20 +1,23 @@
-//! Gaps in what we receive: too-high messages queued, ResendRequests we send
-//! (chunked, re-sent when they make no progress), too-low messages.
+//! Gaps in what we receive: too-high messages queued (within
+//! `max_inbound_queue_bytes`), the ResendRequests we send (chunked, and sent
+//! again when a gap makes no progress), too-low messages.
 
-use peregrine_codec::MessageView;
+use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_store::MessageStore;
 
 use crate::config::Nanos;
 
 use super::core::Core;
 use super::events::{DisconnectReason, SessionEvent};
-use super::outgoing::*;
+use super::outgoing::StackText;
 
-/// Our outstanding ResendRequest.
+/// Our outstanding ResendRequest: the gap `begin..=end`, asked for in chunks up
+/// to `current_end` when `ResendRequestChunkSize` is set.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct ResendRange {
+pub(super) struct GapRequest {
     pub(super) begin: u64,
     pub(super) end: u64,
+    /// The last number of the chunk asked for (0: the whole gap at once).
     pub(super) current_end: u64,
     /// When the gap last made progress (the request, or a message filling it):
     /// `ResendRequestTimeout` after this, what is missing is asked for again.
@@ -22,45 +25,54 @@ pub(super) struct ResendRange {
 }
 
 impl<S: MessageStore> Core<S> {
-    pub(super) fn infinity(&self) -> u64 {
-        if self.pre42() {
+    /// EndSeqNo(16) meaning "to the end": 999999 before FIX.4.2, 0 from it.
+    pub(super) fn infinite_end_seq_no(&self) -> u64 {
+        if self.before_fix42() {
             999_999
         } else {
             0
         }
     }
 
+    /// Sends a ResendRequest for `begin..=end` (its first chunk) and remembers it.
     pub(super) fn send_resend_request(&mut self, begin: u64, end: u64) {
-        let chunk = self.cfg.resend_request_chunk_size as u64;
-        let inf = self.infinity();
+        let chunk = u64::from(self.config.resend_request_chunk_size);
+        let infinite = self.infinite_end_seq_no();
         let (wire_end, current_end) = if chunk == 0 {
-            (inf, 0)
+            (infinite, 0)
         } else {
-            let ce = begin + chunk - 1;
-            if ce >= end {
-                (inf, end)
+            let chunk_end = begin + chunk - 1;
+            if chunk_end >= end {
+                (infinite, end)
             } else {
-                (ce, ce)
+                (chunk_end, chunk_end)
             }
         };
-        self.tx.admin(b"2", &[], &mut |m| {
-            m.uint(7, begin).uint(16, wire_end);
-        });
-        self.resend = Some(ResendRange {
-            begin,
-            end,
-            current_end,
-            last_progress: self.now(),
-        });
+        self.outgoing
+            .admin(msg_type::RESEND_REQUEST, &[], &mut |m| {
+                m.uint(tag::BEGIN_SEQ_NO, begin)
+                    .uint(tag::END_SEQ_NO, wire_end);
+            });
+        let now = self.now();
+        if let Some(live) = self.live_mut() {
+            live.gap = Some(GapRequest {
+                begin,
+                end,
+                current_end,
+                last_progress: now,
+            });
+        }
         self.events.push_back(SessionEvent::ResendRequested {
             begin,
             end: wire_end,
         });
     }
 
+    /// A message numbered above the expected one: queued, and the gap asked for
+    /// (once, unless `SendRedundantResendRequests`).
     pub(super) fn too_high(&mut self, msg: &MessageView<'_>, seq: u64) {
         if self.queue.insert(seq, msg.as_bytes()).is_err() {
-            let limit = self.cfg.max_inbound_queue_bytes;
+            let limit = self.config.max_inbound_queue_bytes;
             let expected = self.expected();
             let mut text = StackText::new();
             {
@@ -75,8 +87,9 @@ impl<S: MessageStore> Core<S> {
             self.disconnect(DisconnectReason::InboundQueueFull);
             return;
         }
-        if let Some(r) = self.resend {
-            if seq >= r.begin && !self.cfg.send_redundant_resend_requests {
+        let outstanding = self.live().and_then(|live| live.gap);
+        if let Some(gap) = outstanding {
+            if seq >= gap.begin && !self.config.send_redundant_resend_requests {
                 return;
             }
         }
@@ -84,8 +97,10 @@ impl<S: MessageStore> Core<S> {
         self.send_resend_request(expected, seq - 1);
     }
 
+    /// A message numbered below the expected one: a Logout and the end of the
+    /// connection, unless it is a PossDup (checked, then ignored).
     pub(super) fn too_low(&mut self, msg: &MessageView<'_>, seq: u64) {
-        if msg.get(43) != Some(b"Y") {
+        if msg.get(tag::POSS_DUP_FLAG) != Some(b"Y") {
             let expected = self.expected();
             let mut text = StackText::new();
             {
@@ -99,7 +114,6 @@ impl<S: MessageStore> Core<S> {
             self.disconnect(DisconnectReason::SeqNumTooLow);
             return;
         }
-        // A possible duplicate we already have: checked, then ignored.
         self.poss_dup_ok(msg);
     }
 
@@ -116,8 +130,23 @@ impl<S: MessageStore> Core<S> {
     /// making progress.
     pub(super) fn gap_progress(&mut self) {
         let now = self.now();
-        if let Some(r) = &mut self.resend {
-            r.last_progress = now;
+        if let Some(gap) = self.live_mut().and_then(|live| live.gap.as_mut()) {
+            gap.last_progress = now;
+        }
+    }
+
+    /// A message numbered `seq` arrived in sequence while a gap is open: the gap
+    /// is filled (past its end), or the next chunk is asked for.
+    pub(super) fn gap_advanced_to(&mut self, seq: u64) {
+        let Some(gap) = self.live().and_then(|live| live.gap) else {
+            return;
+        };
+        if seq >= gap.end {
+            if let Some(live) = self.live_mut() {
+                live.gap = None;
+            }
+        } else if self.config.resend_request_chunk_size > 0 && seq >= gap.current_end {
+            self.send_resend_request(seq + 1, gap.end);
         }
     }
 }

@@ -1,26 +1,28 @@
-//! The Logon handshake: an acceptor's answer, an initiator's Logon and the
-//! terms either refuses.
+//! The Logon handshake: an initiator's Logon, an acceptor's answer, and the
+//! terms either side refuses.
 
-use peregrine_codec::value::{self};
-use peregrine_codec::MessageView;
+use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_store::MessageStore;
 
 use crate::app::Application;
 use crate::config::{appl_ver_id_code, Role, MAX_HEARTBEAT_SECS};
 
-use super::core::Core;
-use super::events::{DisconnectReason, SessionEvent, SessionState};
-use super::outgoing::*;
-use super::verify::*;
+use super::core::{Core, Live, State};
+use super::events::{DisconnectReason, SessionEvent};
+use super::outgoing::StackText;
+use super::verify::{parse_seq, SeqCheck};
 
 /// Terms of a Logon we cannot accept, as the Text(58) of the Logout that refuses it:
 /// encryption (we support EncryptMethod(98)=0 only) or a HeartBtInt(108) outside
 /// `0..=MAX_HEARTBEAT_SECS` (QuickFIX's range: an `int`, not negative).
 pub(super) fn logon_terms_problem(msg: &MessageView<'_>) -> Option<&'static [u8]> {
-    if msg.get(98).is_some_and(|v| v != b"0") {
+    if msg.get(tag::ENCRYPT_METHOD).is_some_and(|v| v != b"0") {
         return Some(b"Unsupported EncryptMethod(98): only 0 (none) is supported");
     }
-    if msg.get(108).is_some_and(|v| heartbeat_secs(v).is_none()) {
+    if msg
+        .get(tag::HEART_BT_INT)
+        .is_some_and(|v| heartbeat_secs(v).is_none())
+    {
         return Some(b"HeartBtInt(108) must be an integer from 0 to 2147483647");
     }
     None
@@ -35,30 +37,83 @@ pub(super) fn heartbeat_secs(v: &[u8]) -> Option<u32> {
 }
 
 impl<S: MessageStore> Core<S> {
+    /// An initiator's Logon on a new connection (with ResetSeqNumFlag when
+    /// `ResetOnLogon`), Username/Password and NextExpectedMsgSeqNum as configured.
+    pub(super) fn send_logon(&mut self) {
+        let reset = self.config.reset_on_logon;
+        if reset {
+            self.reset_store();
+        }
+        let heartbeat = u64::from(self.config.heartbeat_interval_secs);
+        let next_expected = self
+            .config
+            .enable_next_expected_msg_seq_num
+            .then(|| self.outgoing.store.next_target_seq());
+        let appl = self
+            .config
+            .default_appl_ver_id
+            .clone()
+            .filter(|_| self.config.id.is_fixt());
+        let (user, password) = (self.config.username.clone(), self.config.password.clone());
+        self.outgoing.admin(msg_type::LOGON, &[], &mut |m| {
+            m.uint(tag::ENCRYPT_METHOD, 0)
+                .uint(tag::HEART_BT_INT, heartbeat);
+            if reset {
+                m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
+            }
+            if let Some(u) = &user {
+                m.str(tag::USERNAME, u.as_bytes());
+            }
+            if let Some(p) = &password {
+                m.str(tag::PASSWORD, p.as_bytes());
+            }
+            if let Some(n) = next_expected {
+                m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
+            }
+            if let Some(a) = &appl {
+                m.str(tag::DEFAULT_APPL_VER_ID, appl_ver_id_code(a).as_bytes());
+            }
+        });
+        self.state = State::LogonSent {
+            since: self.now(),
+            reset_sent: reset,
+        };
+    }
+
+    /// A Logon: checked (state, schedule, sequence number, terms, the
+    /// application's word, NextExpectedMsgSeqNum), answered by an acceptor (or by
+    /// an initiator whose peer asked for a reset), and the session is logged on.
     pub(super) fn on_logon(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        let seq = parse_seq(msg.get(34)).unwrap_or(0);
-        let reset_flag = msg.get(141) == Some(b"Y");
-        if self.logged_on && !reset_flag {
+        let seq = parse_seq(msg.get(tag::MSG_SEQ_NUM)).unwrap_or(0);
+        let reset_flag = msg.get(tag::RESET_SEQ_NUM_FLAG) == Some(b"Y");
+        let reset_sent = matches!(
+            self.state,
+            State::LogonSent {
+                reset_sent: true,
+                ..
+            }
+        );
+        if self.logged_on() && !reset_flag {
             self.disconnect(DisconnectReason::InvalidState);
             return;
         }
-        if self.cfg.refresh_on_logon && self.tx.store.refresh().is_err() {
+        if self.config.refresh_on_logon && self.outgoing.store.refresh().is_err() {
             self.store_failed();
         }
-        if let Some(s) = self.cfg.schedule {
+        if let Some(s) = self.config.schedule {
             if !s.contains(self.now()) {
                 self.disconnect(DisconnectReason::OutsideSchedule);
                 return;
             }
         }
-        if reset_flag && !self.sent_reset {
+        if reset_flag && !reset_sent {
             self.reset_store();
         }
-        if self.cfg.role == Role::Acceptor && self.cfg.reset_on_logon && !reset_flag {
+        if self.config.role == Role::Acceptor && self.config.reset_on_logon && !reset_flag {
             self.reset_store();
         }
-        self.tx.w.last_processed = seq;
-        if !self.verify(msg, false, true) {
+        self.outgoing.writer.last_processed = seq;
+        if !self.verify(msg, SeqCheck::TooLow) {
             return;
         }
         if let Some(text) = logon_terms_problem(msg) {
@@ -66,18 +121,18 @@ impl<S: MessageStore> Core<S> {
             self.disconnect(DisconnectReason::InvalidLogon);
             return;
         }
-        if let Err(r) = app.from_admin(msg, &self.cfg.id) {
+        if let Err(r) = app.from_admin(msg, &self.config.id) {
             self.send_logout(Some(r.text.as_bytes()));
             self.disconnect(DisconnectReason::LogonRejected);
             return;
         }
-        let next_expected = if self.cfg.enable_next_expected_msg_seq_num {
-            parse_seq(msg.get(789))
+        let next_expected = if self.config.enable_next_expected_msg_seq_num {
+            parse_seq(msg.get(tag::NEXT_EXPECTED_MSG_SEQ_NUM))
         } else {
             None
         };
         if let Some(n) = next_expected {
-            let next_sender = self.tx.store.next_sender_seq();
+            let next_sender = self.outgoing.store.next_sender_seq();
             if n > next_sender {
                 let mut text = StackText::new();
                 {
@@ -93,44 +148,45 @@ impl<S: MessageStore> Core<S> {
             }
         }
         let expected = self.expected();
-        let next_sender_before = self.tx.store.next_sender_seq();
-        if self.cfg.role == Role::Acceptor || (reset_flag && !self.sent_reset) {
-            self.hb_secs = msg
-                .get(108)
-                .and_then(heartbeat_secs)
-                .unwrap_or(self.cfg.heartbeat_interval_secs);
-            let hb = self.hb_secs as u64;
-            let our_789 =
-                (self.cfg.enable_next_expected_msg_seq_num).then_some(if seq == expected {
+        let next_sender_before = self.outgoing.store.next_sender_seq();
+        let mut heartbeat_secs = self.config.heartbeat_interval_secs;
+        if self.config.role == Role::Acceptor || (reset_flag && !reset_sent) {
+            // We answer: with the peer's HeartBtInt.
+            heartbeat_secs = msg
+                .get(tag::HEART_BT_INT)
+                .and_then(self::heartbeat_secs)
+                .unwrap_or(self.config.heartbeat_interval_secs);
+            let heartbeat = u64::from(heartbeat_secs);
+            let our_next_expected =
+                (self.config.enable_next_expected_msg_seq_num).then_some(if seq == expected {
                     expected + 1
                 } else {
                     expected
                 });
             let appl = self
-                .cfg
+                .config
                 .default_appl_ver_id
                 .as_deref()
-                .filter(|_| self.cfg.id.is_fixt())
+                .filter(|_| self.config.id.is_fixt())
                 .map(appl_ver_id_code);
-            self.tx.admin(b"A", &[], &mut |m| {
-                m.uint(98, 0).uint(108, hb);
+            self.outgoing.admin(msg_type::LOGON, &[], &mut |m| {
+                m.uint(tag::ENCRYPT_METHOD, 0)
+                    .uint(tag::HEART_BT_INT, heartbeat);
                 if reset_flag {
-                    m.char(141, b'Y');
+                    m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
                 }
-                if let Some(n) = our_789 {
-                    m.uint(789, n);
+                if let Some(n) = our_next_expected {
+                    m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
                 }
                 if let Some(a) = appl {
-                    m.str(1137, a.as_bytes());
+                    m.str(tag::DEFAULT_APPL_VER_ID, a.as_bytes());
                 }
             });
         }
-        self.sent_reset = false;
-        self.logged_on = true;
-        self.set_state(SessionState::LoggedOn);
+        self.state = State::LoggedOn(Live::new(heartbeat_secs, self.now()));
         self.events.push_back(SessionEvent::LoggedOn);
         if let Some(n) = next_expected {
-            let next_sender = self.tx.store.next_sender_seq();
+            let next_sender = self.outgoing.store.next_sender_seq();
             if n < next_sender_before {
                 self.resend(n, next_sender - 1);
             }
@@ -140,6 +196,6 @@ impl<S: MessageStore> Core<S> {
         } else {
             self.incr_target();
         }
-        app.on_logon(&self.cfg.id);
+        app.on_logon(&self.config.id);
     }
 }

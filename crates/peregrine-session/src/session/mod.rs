@@ -1,4 +1,20 @@
-//! The session state machine, split by job.
+//! The session state machine, split by job: one file per kind of message or
+//! concern, the public [`Session`] here.
+//!
+//! | file | job |
+//! | --- | --- |
+//! | `core` | the state (with the data each state needs) and the dispatch of every inbound message |
+//! | `verify` | checks before a message is handled: validation, QuickFIX's `verify` |
+//! | `logon`, `logout` | the Logon and Logout handshakes |
+//! | `heartbeat` | Heartbeat and TestRequest |
+//! | `gap`, `gap_queue` | gaps in what we receive: our ResendRequests, the messages held meanwhile |
+//! | `resend` | the resends we answer, produced as the transport drains |
+//! | `sequence_reset` | SequenceReset, Reset and GapFill |
+//! | `reject` | Reject and BusinessMessageReject |
+//! | `outgoing` | encoding, the outbound buffer, storing before queueing |
+//! | `timers` | the timer table |
+//! | `framing` | QuickFIX's framing quirks, garbled input, the first message of a connection |
+//! | `events` | the public state, events and disconnect reasons |
 
 mod core;
 mod events;
@@ -21,22 +37,50 @@ pub use framing::{peek_session_id, PeekError};
 use std::collections::VecDeque;
 
 use peregrine_codec::frame::{Frame, Framer, GarbledReason};
-use peregrine_codec::{DecodeError, Decoder, DecoderConfig, EncodeBuffer, MessageEncoder};
-use peregrine_dict::{SessionRejectReason, ShapeCache};
+use peregrine_codec::{DecodeError, Decoder, DecoderConfig, MessageEncoder};
+use peregrine_dict::ShapeCache;
 use peregrine_store::{MessageStore, StoreError};
 
-use crate::app::{Application, Outbox, SendError, Sink};
-use crate::config::{appl_ver_id_code, Nanos, Role, SessionConfig, SessionId};
+use crate::app::{Application, Outbox, SendError};
+use crate::config::{Nanos, Role, SessionConfig, SessionId};
 
-use self::core::Core;
-use self::framing::*;
+use self::core::{Core, State};
+use self::framing::{next_frame, without_invalid_tag};
 use self::gap_queue::GapQueue;
-use self::outgoing::*;
-use self::reject::*;
-use self::resend::*;
+use self::outgoing::{Outgoing, Writer};
+use self::resend::RESEND_CHUNK;
 
-/// The FIX session protocol as a sans-IO state machine: bytes and time in; bytes out,
-/// application callbacks, events and the next deadline.
+/// The FIX session protocol as a sans-IO state machine: bytes and time in; bytes
+/// out, application callbacks, events and the next deadline. No sockets, no
+/// threads, no clock of its own.
+///
+/// # Calling contract
+///
+/// A driver (the engine, or a test) owns the transport and the clock, and calls:
+///
+/// * **Input.** [`on_connected`](Self::on_connected) when a transport connection
+///   is up (an initiator's Logon is queued); [`on_bytes`](Self::on_bytes) with
+///   whatever was read, in any chunking (every whole message is handled, the
+///   application called, a tail kept); [`on_timer`](Self::on_timer) when
+///   [`next_deadline`](Self::next_deadline) has passed (early or late is
+///   harmless); [`send`](Self::send) for an application message from outside a
+///   callback; [`logout`](Self::logout) to end the session gracefully;
+///   [`on_disconnected`](Self::on_disconnected) when the connection is gone.
+/// * **Commit.** After any number of input calls, [`commit`](Self::commit)
+///   once: the store makes durable, as one unit, what the input changed (the
+///   incoming sequence numbers and the replies sent while handling them).
+///   Nothing leaves before that: a message the store could lose is never sent.
+/// * **Output.** [`outbound`](Self::outbound) holds what may be written (up to
+///   the last commit); write a prefix and report it with
+///   [`consume_outbound`](Self::consume_outbound) (a resend being answered goes
+///   on as the buffer drains, so keep writing while it is not empty).
+/// * **Events.** Drain [`poll_event`](Self::poll_event) after each of these.
+///   Only [`SessionEvent::Disconnect`] asks for action: commit, write what is
+///   pending, close the connection, call `on_disconnected`.
+///
+/// `now` never goes backwards inside the session (an earlier `now` counts as the
+/// last one). A new connection starts with an empty outbound buffer: what was
+/// queued for the old one is in the store, and the peer asks for it again.
 ///
 /// ```
 /// use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionEvent, SessionId};
@@ -65,6 +109,7 @@ use self::resend::*;
 /// # Ok::<(), peregrine_store::StoreError>(())
 /// ```
 pub struct Session<S: MessageStore> {
+    /// An incomplete message's bytes, kept for the next read.
     rx: Vec<u8>,
     framer: Framer,
     decoder: Decoder,
@@ -74,10 +119,10 @@ pub struct Session<S: MessageStore> {
 impl<S: MessageStore> std::fmt::Debug for Session<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("id", &self.core.cfg.id)
+            .field("id", &self.core.config.id)
             .field("state", &self.core.state)
-            .field("next_sender", &self.core.tx.store.next_sender_seq())
-            .field("next_target", &self.core.tx.store.next_target_seq())
+            .field("next_sender", &self.core.outgoing.store.next_sender_seq())
+            .field("next_target", &self.core.outgoing.store.next_target_seq())
             .finish()
     }
 }
@@ -90,25 +135,6 @@ impl<S: MessageStore> Session<S> {
             max_message_size: config.max_message_size,
             ..DecoderConfig::default()
         };
-        let id = &config.id;
-        let writer = Writer {
-            enc: EncodeBuffer::with_capacity(4096),
-            out: Vec::with_capacity(OUT_CAPACITY),
-            committed: 0,
-            begin: id.begin_string.as_bytes().to_vec(),
-            sender: id.sender_comp_id.as_bytes().to_vec(),
-            target: id.target_comp_id.as_bytes().to_vec(),
-            precision: config.timestamp_precision,
-            now,
-            last_sent: now,
-            last_processed: 0,
-            send_369: config.enable_last_msg_seq_num_processed,
-            out_ceiling: config.max_outbound_bytes,
-        };
-        let hb = config.heartbeat_interval_secs;
-        let persist = config.persist_messages;
-        let max_out = config.max_outbound_bytes;
-        let queue = GapQueue::new(config.max_inbound_queue_bytes);
         let mut events = VecDeque::with_capacity(32);
         if let Some(lost) = store
             .recovery()
@@ -122,27 +148,12 @@ impl<S: MessageStore> Session<S> {
             framer: Framer::new(config.max_message_size),
             decoder: Decoder::new(decoder_config.clone()),
             core: Core {
-                tx: Tx {
-                    store,
-                    w: writer,
-                    persist,
-                    store_failed: false,
-                    max_out,
-                    overflowed: false,
-                },
-                cfg: config,
+                outgoing: Outgoing::new(store, Writer::new(&config, now), &config),
+                queue: GapQueue::new(config.max_inbound_queue_bytes),
+                config,
                 events,
-                state: SessionState::Disconnected,
-                since: now,
-                logged_on: false,
-                sent_reset: false,
-                hb_secs: hb,
-                last_received: now,
-                test_requests: 0,
-                resend: None,
-                resend_out: None,
+                state: State::Disconnected,
                 shapes: Box::new(ShapeCache::new()),
-                queue,
                 resend_decoder: Decoder::new(decoder_config),
             },
         }
@@ -151,32 +162,32 @@ impl<S: MessageStore> Session<S> {
     /// Calls [`Application::on_create`] (separate from `new` so that the application is
     /// not needed to build a session).
     pub fn create(&mut self, app: &mut dyn Application) {
-        app.on_create(&self.core.cfg.id);
+        app.on_create(&self.core.config.id);
     }
 
     /// The session's identity.
     pub fn id(&self) -> &SessionId {
-        &self.core.cfg.id
+        &self.core.config.id
     }
 
     /// Its configuration.
     pub fn config(&self) -> &SessionConfig {
-        &self.core.cfg
+        &self.core.config
     }
 
     /// The store.
     pub fn store(&self) -> &S {
-        &self.core.tx.store
+        &self.core.outgoing.store
     }
 
     /// The store, mutably (e.g. to reserve capacity).
     pub fn store_mut(&mut self) -> &mut S {
-        &mut self.core.tx.store
+        &mut self.core.outgoing.store
     }
 
     fn tick(&mut self, now: Nanos) {
-        if now > self.core.tx.w.now {
-            self.core.tx.w.now = now;
+        if now > self.core.outgoing.writer.now {
+            self.core.outgoing.writer.now = now;
         }
     }
 
@@ -187,61 +198,20 @@ impl<S: MessageStore> Session<S> {
         self.rx.clear();
         let core = &mut self.core;
         core.clear_outbound();
-        core.logged_on = false;
-        core.test_requests = 0;
-        core.last_received = now;
-        core.resend = None;
         core.queue.clear();
-        if let Some(s) = core.cfg.schedule {
-            if core.tx.store.creation_time() < s.period_start(now) {
+        if let Some(s) = core.config.schedule {
+            if core.outgoing.store.creation_time() < s.period_start(now) {
                 core.reset_store();
             }
             if !s.contains(now) {
-                core.set_state(SessionState::AwaitingLogon);
+                core.state = State::AwaitingLogon { since: now };
                 core.disconnect(DisconnectReason::OutsideSchedule);
                 return;
             }
         }
-        match core.cfg.role {
-            Role::Acceptor => core.set_state(SessionState::AwaitingLogon),
-            Role::Initiator => {
-                if core.cfg.reset_on_logon {
-                    core.reset_store();
-                    core.sent_reset = true;
-                }
-                core.hb_secs = core.cfg.heartbeat_interval_secs;
-                let hb = core.hb_secs as u64;
-                let reset = core.sent_reset;
-                let next_expected = core
-                    .cfg
-                    .enable_next_expected_msg_seq_num
-                    .then(|| core.tx.store.next_target_seq());
-                let appl = core
-                    .cfg
-                    .default_appl_ver_id
-                    .clone()
-                    .filter(|_| core.cfg.id.is_fixt());
-                let (user, password) = (core.cfg.username.clone(), core.cfg.password.clone());
-                core.tx.admin(b"A", &[], &mut |m| {
-                    m.uint(98, 0).uint(108, hb);
-                    if reset {
-                        m.char(141, b'Y');
-                    }
-                    if let Some(u) = &user {
-                        m.str(553, u.as_bytes());
-                    }
-                    if let Some(p) = &password {
-                        m.str(554, p.as_bytes());
-                    }
-                    if let Some(n) = next_expected {
-                        m.uint(789, n);
-                    }
-                    if let Some(a) = &appl {
-                        m.str(1137, appl_ver_id_code(a).as_bytes());
-                    }
-                });
-                core.set_state(SessionState::LogonSent);
-            }
+        match core.config.role {
+            Role::Acceptor => core.state = State::AwaitingLogon { since: now },
+            Role::Initiator => core.send_logon(),
         }
     }
 
@@ -276,7 +246,7 @@ impl<S: MessageStore> Session<S> {
     /// session is logged on, at most `max_logon_size` bytes are buffered (a peer that
     /// has not logged on gets no more room than a Logon needs).
     fn tail_allowed(&mut self, len: usize) -> bool {
-        if self.core.logged_on || len <= self.core.cfg.max_logon_size {
+        if self.core.logged_on() || len <= self.core.config.max_logon_size {
             return true;
         }
         self.core.disconnect(DisconnectReason::LogonTooLarge);
@@ -299,17 +269,19 @@ impl<S: MessageStore> Session<S> {
                     match self.decoder.decode(raw) {
                         Ok(view) => self.core.process(&view, app, false, None),
                         Err(DecodeError::InvalidTag { offset }) => {
-                            match strip_invalid_tag(raw, offset) {
-                                Some((tag, fixed)) => {
+                            // QuickFIX reads a tag like `0=` or `-1=` and rejects the
+                            // message with InvalidTagNumber; so do we.
+                            match without_invalid_tag(raw, offset) {
+                                Some((reject, fixed)) => {
+                                    // Its CheckSum and BodyLength were checked on the
+                                    // bytes as they came.
                                     let c = self.decoder.config_mut();
                                     let saved = (c.validate_checksum, c.validate_body_length);
                                     c.validate_checksum = false;
                                     c.validate_body_length = false;
-                                    let forced =
-                                        Rej::new(SessionRejectReason::InvalidTagNumber, Some(tag));
                                     match self.decoder.decode(&fixed) {
                                         Ok(view) => {
-                                            self.core.process(&view, app, false, Some(forced))
+                                            self.core.process(&view, app, false, Some(reject))
                                         }
                                         Err(_) => self.core.on_garbled(false),
                                     }
@@ -339,7 +311,8 @@ impl<S: MessageStore> Session<S> {
         }
     }
 
-    /// Timers: heartbeats, test requests, logon/logout timeouts, schedule.
+    /// Timers: heartbeats, test requests, logon/logout timeouts, schedule, a
+    /// ResendRequest without progress.
     pub fn on_timer(&mut self, now: Nanos, app: &mut dyn Application) {
         let _ = app;
         self.tick(now);
@@ -355,7 +328,7 @@ impl<S: MessageStore> Session<S> {
     /// peer closed it).
     pub fn on_disconnected(&mut self, now: Nanos, app: &mut dyn Application) {
         self.tick(now);
-        if self.core.state == SessionState::Disconnected {
+        if matches!(self.core.state, State::Disconnected) {
             return;
         }
         // What was handled on this connection is kept; what was queued for it is
@@ -363,18 +336,15 @@ impl<S: MessageStore> Session<S> {
         let _ = self.commit();
         let core = &mut self.core;
         core.clear_outbound();
-        if core.logged_on {
-            core.logged_on = false;
-            app.on_logout(&core.cfg.id);
+        if core.logged_on() {
+            app.on_logout(&core.config.id);
             core.events.push_back(SessionEvent::LoggedOut);
         }
-        if core.cfg.reset_on_disconnect || core.new_period(core.now()) {
+        if core.config.reset_on_disconnect || core.new_period(core.now()) {
             core.reset_store();
         }
         core.queue.clear();
-        core.resend = None;
-        core.sent_reset = false;
-        core.set_state(SessionState::Disconnected);
+        core.state = State::Disconnected;
         self.rx.clear();
     }
 
@@ -392,14 +362,17 @@ impl<S: MessageStore> Session<S> {
     /// disconnected ([`DisconnectReason::StoreFailure`]).
     pub fn commit(&mut self) -> Result<(), StoreError> {
         let core = &mut self.core;
-        match core.tx.store.commit() {
+        match core.outgoing.store.commit() {
             Ok(()) => {
-                core.tx.w.committed = core.tx.w.out.len();
+                core.outgoing.writer.committed = core.outgoing.writer.buffer.len();
                 Ok(())
             }
             Err(e) => {
-                core.tx.w.out.truncate(core.tx.w.committed);
-                core.resend_out = None;
+                let writer = &mut core.outgoing.writer;
+                writer.buffer.truncate(writer.committed);
+                if let Some(live) = core.live_mut() {
+                    live.answering = None;
+                }
                 core.store_failed();
                 core.disconnect(DisconnectReason::StoreFailure);
                 Err(e)
@@ -411,22 +384,28 @@ impl<S: MessageStore> Session<S> {
     /// [`Session::commit`]. The engine writes a prefix and calls
     /// [`Session::consume_outbound`].
     pub fn outbound(&self) -> &[u8] {
-        &self.core.tx.w.out[..self.core.tx.w.committed]
+        let writer = &self.core.outgoing.writer;
+        &writer.buffer[..writer.committed]
     }
 
     /// Bytes queued but not committed yet (not in [`Session::outbound`]).
     pub fn uncommitted_len(&self) -> usize {
-        self.core.tx.w.out.len() - self.core.tx.w.committed
+        let writer = &self.core.outgoing.writer;
+        writer.buffer.len() - writer.committed
     }
 
     /// Drops the first `n` bytes of [`Session::outbound`] (they were written), and
     /// goes on with a resend being answered as the buffer drains.
     pub fn consume_outbound(&mut self, n: usize) {
-        let w = &mut self.core.tx.w;
-        let n = n.min(w.committed);
-        w.out.drain(..n);
-        w.committed -= n;
-        if self.core.resend_out.is_some() && self.core.tx.w.out.len() < RESEND_CHUNK / 2 {
+        let writer = &mut self.core.outgoing.writer;
+        let n = n.min(writer.committed);
+        writer.buffer.drain(..n);
+        writer.committed -= n;
+        let answering = self
+            .core
+            .live()
+            .is_some_and(|live| live.answering.is_some());
+        if answering && self.core.outgoing.writer.buffer.len() < RESEND_CHUNK / 2 {
             self.core.pump_resend();
         }
     }
@@ -437,6 +416,11 @@ impl<S: MessageStore> Session<S> {
     }
 
     /// Sends an application message from outside a callback (only when logged on).
+    ///
+    /// # Errors
+    ///
+    /// [`SendError::NotLoggedOn`] unless logged on (and not logging out);
+    /// [`SendError::Store`] when the store refuses the message.
     pub fn send(
         &mut self,
         now: Nanos,
@@ -444,10 +428,10 @@ impl<S: MessageStore> Session<S> {
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
         self.tick(now);
-        if !self.core.logged_on || self.core.state != SessionState::LoggedOn {
+        if !matches!(self.core.state, State::LoggedOn(_)) {
             return Err(SendError::NotLoggedOn);
         }
-        let sent = Outbox::new(&mut self.core.tx).send(msg_type, body);
+        let sent = Outbox::new(&mut self.core.outgoing).send(msg_type, body);
         self.core.check_overflow();
         sent
     }
@@ -456,7 +440,7 @@ impl<S: MessageStore> Session<S> {
     /// peer's. When not logged on, asks for the connection to be closed.
     pub fn logout(&mut self, now: Nanos, text: Option<&str>) {
         self.tick(now);
-        if self.core.logged_on && self.core.state == SessionState::LoggedOn {
+        if matches!(self.core.state, State::LoggedOn(_)) {
             self.core.initiate_logout(text.map(str::as_bytes));
         } else if self.core.connected() {
             self.core.disconnect(DisconnectReason::Requested);
@@ -465,27 +449,32 @@ impl<S: MessageStore> Session<S> {
 
     /// Where the session is.
     pub fn state(&self) -> SessionState {
-        self.core.state
+        self.core.state_name()
     }
 
-    /// Both Logons exchanged and no Logout yet completed.
+    /// Both Logons exchanged and the application not yet told of a logout.
     pub fn is_logged_on(&self) -> bool {
-        self.core.logged_on
+        self.core.logged_on()
     }
 
-    /// The heartbeat interval in force (the peer's for an acceptor).
+    /// The heartbeat interval in force (the peer's for an acceptor, once logged
+    /// on; the configured one otherwise).
     pub fn heartbeat_interval_secs(&self) -> u32 {
-        self.core.hb_secs
+        self.core
+            .live()
+            .map_or(self.core.config.heartbeat_interval_secs, |live| {
+                live.heartbeat_secs
+            })
     }
 
     /// MsgSeqNum of our next outgoing message.
     pub fn next_sender_seq(&self) -> u64 {
-        self.core.tx.store.next_sender_seq()
+        self.core.outgoing.store.next_sender_seq()
     }
 
     /// MsgSeqNum expected on the next incoming message.
     pub fn next_target_seq(&self) -> u64 {
-        self.core.tx.store.next_target_seq()
+        self.core.outgoing.store.next_target_seq()
     }
 
     /// Operator override of the next outgoing MsgSeqNum, committed at once.
@@ -494,7 +483,7 @@ impl<S: MessageStore> Session<S> {
     ///
     /// The store's: a number outside `1..u64::MAX`, or a failed commit.
     pub fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.core.tx.store.set_next_sender_seq(seq)?;
+        self.core.outgoing.store.set_next_sender_seq(seq)?;
         self.commit()
     }
 
@@ -504,7 +493,7 @@ impl<S: MessageStore> Session<S> {
     ///
     /// As [`Session::set_next_sender_seq`].
     pub fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.core.tx.store.set_next_target_seq(seq)?;
+        self.core.outgoing.store.set_next_target_seq(seq)?;
         self.commit()
     }
 }

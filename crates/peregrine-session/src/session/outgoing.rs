@@ -1,139 +1,194 @@
 //! Outgoing messages: the header values, the encoder writing into the outbound
-//! buffer (`Writer`), and the sending half that stores each message before it
-//! is queued (`Tx`).
+//! buffer ([`Writer`]), and the sending half that stores each message before it
+//! is queued ([`Outgoing`]).
 
 use std::ops::Range;
 
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
-use peregrine_codec::{EncodeBuffer, MessageEncoder};
+use peregrine_codec::{tag, EncodeBuffer, MessageEncoder};
 use peregrine_store::MessageStore;
 
 use crate::app::{SendError, Sink};
-use crate::config::Nanos;
+use crate::config::{Nanos, SessionConfig};
 
-/// A header value to write.
+/// A header field's value, before it is encoded.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum HVal<'a> {
+pub(super) enum HeaderValue<'a> {
     Bytes(&'a [u8]),
     Uint(u64),
+    /// A UTCTimestamp, at the session's precision.
     Time(Nanos),
     Char(u8),
 }
 
+/// Most header fields one message carries (a stored message re-sent keeps its
+/// own, up to this).
 pub(super) const MAX_HEADER: usize = 40;
-
-/// Encodes messages into the outbound buffer.
-pub(super) struct Writer {
-    pub(super) enc: EncodeBuffer,
-    /// Encoded messages not yet written to the transport.
-    pub(super) out: Vec<u8>,
-    /// How much of `out` may be written: the bytes before the store's last
-    /// commit (a message leaves only once what it depends on is committed).
-    pub(super) committed: usize,
-    pub(super) begin: Vec<u8>,
-    pub(super) sender: Vec<u8>,
-    pub(super) target: Vec<u8>,
-    pub(super) precision: TimePrecision,
-    pub(super) now: Nanos,
-    pub(super) last_sent: Nanos,
-    pub(super) last_processed: u64,
-    pub(super) send_369: bool,
-    /// `max_outbound_bytes`: past it the buffer grows by exact amounts.
-    pub(super) out_ceiling: usize,
-}
 
 /// What the outbound buffer's capacity returns to when a connection ends.
 pub(super) const OUT_CAPACITY: usize = 64 * 1024;
 
+/// Encodes messages into the outbound buffer.
+pub(super) struct Writer {
+    encoder: EncodeBuffer,
+    /// Encoded messages not yet written to the transport.
+    pub(super) buffer: Vec<u8>,
+    /// How much of `buffer` may be written: the bytes before the store's last
+    /// commit (a message leaves only once what it depends on is committed).
+    pub(super) committed: usize,
+    begin_string: Vec<u8>,
+    sender_comp_id: Vec<u8>,
+    target_comp_id: Vec<u8>,
+    precision: TimePrecision,
+    /// The session's clock: SendingTime of what is written now.
+    pub(super) now: Nanos,
+    /// When the last message was written (for the Heartbeat timer).
+    pub(super) last_sent: Nanos,
+    /// LastMsgSeqNumProcessed(369) to put in the header.
+    pub(super) last_processed: u64,
+    /// `EnableLastMsgSeqNumProcessed`: 369 on every message.
+    send_last_msg_seq_num_processed: bool,
+    /// `max_outbound_bytes`: past it the buffer grows by exact amounts.
+    ceiling: usize,
+}
+
 impl Writer {
-    /// Encodes one message with MsgSeqNum `seq` and appends it to `out`.
+    pub(super) fn new(config: &SessionConfig, now: Nanos) -> Writer {
+        let id = &config.id;
+        Writer {
+            encoder: EncodeBuffer::with_capacity(4096),
+            buffer: Vec::with_capacity(OUT_CAPACITY),
+            committed: 0,
+            begin_string: id.begin_string.as_bytes().to_vec(),
+            sender_comp_id: id.sender_comp_id.as_bytes().to_vec(),
+            target_comp_id: id.target_comp_id.as_bytes().to_vec(),
+            precision: config.timestamp_precision,
+            now,
+            last_sent: now,
+            last_processed: 0,
+            send_last_msg_seq_num_processed: config.enable_last_msg_seq_num_processed,
+            ceiling: config.max_outbound_bytes,
+        }
+    }
+
+    /// Encodes one message with MsgSeqNum `seq` (the standard header, `extra`
+    /// header fields merged in ascending tag order, then `body`) and appends it
+    /// to the buffer; returns where it is.
     pub(super) fn write(
         &mut self,
         seq: u64,
         msg_type: &[u8],
-        extra: &[(u32, HVal<'_>)],
+        extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Range<usize> {
-        let mut hdr: [(u32, HVal<'_>); MAX_HEADER] = [(0, HVal::Uint(0)); MAX_HEADER];
-        let mut n = 0;
-        hdr[n] = (34, HVal::Uint(seq));
-        n += 1;
-        hdr[n] = (49, HVal::Bytes(&self.sender));
-        n += 1;
-        hdr[n] = (52, HVal::Time(self.now));
-        n += 1;
-        hdr[n] = (56, HVal::Bytes(&self.target));
-        n += 1;
-        if self.send_369 {
-            hdr[n] = (369, HVal::Uint(self.last_processed));
+        let mut header: [(u32, HeaderValue<'_>); MAX_HEADER] =
+            [(0, HeaderValue::Uint(0)); MAX_HEADER];
+        header[0] = (tag::MSG_SEQ_NUM, HeaderValue::Uint(seq));
+        header[1] = (
+            tag::SENDER_COMP_ID,
+            HeaderValue::Bytes(&self.sender_comp_id),
+        );
+        header[2] = (tag::SENDING_TIME, HeaderValue::Time(self.now));
+        header[3] = (
+            tag::TARGET_COMP_ID,
+            HeaderValue::Bytes(&self.target_comp_id),
+        );
+        let mut n = 4;
+        if self.send_last_msg_seq_num_processed {
+            header[n] = (
+                tag::LAST_MSG_SEQ_NUM_PROCESSED,
+                HeaderValue::Uint(self.last_processed),
+            );
             n += 1;
         }
-        for &(tag, v) in extra {
-            if let Some(slot) = hdr[..n].iter_mut().find(|(t, _)| *t == tag) {
-                slot.1 = v;
+        for &(field, value) in extra {
+            if let Some(slot) = header[..n].iter_mut().find(|(t, _)| *t == field) {
+                slot.1 = value;
             } else if n < MAX_HEADER {
-                hdr[n] = (tag, v);
+                header[n] = (field, value);
                 n += 1;
             }
         }
         // Insertion sort: a handful of entries, no allocation.
         for i in 1..n {
             let mut j = i;
-            while j > 0 && hdr[j - 1].0 > hdr[j].0 {
-                hdr.swap(j - 1, j);
+            while j > 0 && header[j - 1].0 > header[j].0 {
+                header.swap(j - 1, j);
                 j -= 1;
             }
         }
         let precision = self.precision;
-        let mut m = self.enc.start(&self.begin, msg_type);
-        for &(tag, v) in &hdr[..n] {
-            match v {
-                HVal::Bytes(b) => m.str(tag, b),
-                HVal::Uint(u) => m.uint(tag, u),
-                HVal::Char(c) => m.char(tag, c),
-                HVal::Time(t) => {
-                    m.timestamp(tag, &UtcTimestamp::from_unix_nanos(t, precision), precision)
-                }
+        let mut m = self.encoder.start(&self.begin_string, msg_type);
+        for &(field, value) in &header[..n] {
+            match value {
+                HeaderValue::Bytes(b) => m.str(field, b),
+                HeaderValue::Uint(u) => m.uint(field, u),
+                HeaderValue::Char(c) => m.char(field, c),
+                HeaderValue::Time(t) => m.timestamp(
+                    field,
+                    &UtcTimestamp::from_unix_nanos(t, precision),
+                    precision,
+                ),
             };
         }
         body(&mut m);
         let bytes = m.finish();
-        let start = self.out.len();
+        let start = self.buffer.len();
         // Past the outbound ceiling, grow by exactly this message (not by doubling):
         // the caller takes it back out, and the buffer stays near its bound.
-        if start + bytes.len() > self.out.capacity() && start + bytes.len() > self.out_ceiling {
-            self.out.reserve_exact(bytes.len());
+        if start + bytes.len() > self.buffer.capacity() && start + bytes.len() > self.ceiling {
+            self.buffer.reserve_exact(bytes.len());
         }
-        self.out.extend_from_slice(bytes);
+        self.buffer.extend_from_slice(bytes);
         self.last_sent = self.now;
-        start..self.out.len()
+        start..self.buffer.len()
     }
 }
 
-/// The sending half: store plus writer.
-pub(super) struct Tx<S> {
+/// The sending half: every message is stored (with its sequence number) before
+/// it is queued in the writer's buffer.
+pub(super) struct Outgoing<S> {
     pub(super) store: S,
-    pub(super) w: Writer,
-    pub(super) persist: bool,
+    pub(super) writer: Writer,
+    /// `PersistMessages`: keep sent messages for resends.
+    persist: bool,
+    /// The store failed at some point (persistence is compromised).
     pub(super) store_failed: bool,
     /// `max_outbound_bytes`.
-    pub(super) max_out: usize,
-    /// A message was not queued because the outbound buffer was full.
+    max_outbound: usize,
+    /// A message was stored but not queued: the outbound buffer was full.
     pub(super) overflowed: bool,
 }
 
-impl<S: MessageStore> Tx<S> {
+impl<S: MessageStore> Outgoing<S> {
+    pub(super) fn new(store: S, writer: Writer, config: &SessionConfig) -> Outgoing<S> {
+        Outgoing {
+            store,
+            writer,
+            persist: config.persist_messages,
+            store_failed: false,
+            max_outbound: config.max_outbound_bytes,
+            overflowed: false,
+        }
+    }
+
+    /// Whether sent messages are kept for resends (`PersistMessages`).
+    pub(super) fn persists(&self) -> bool {
+        self.persist
+    }
+
+    /// Encodes, stores and queues one message with the next sequence number.
     pub(super) fn send(
         &mut self,
         msg_type: &[u8],
-        extra: &[(u32, HVal<'_>)],
+        extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
         let seq = self.store.next_sender_seq();
-        let r = self.w.write(seq, msg_type, extra, body);
+        let written = self.writer.write(seq, msg_type, extra, body);
         if self.persist {
-            if let Err(e) = self.store.store(seq, &self.w.out[r.clone()]) {
-                self.w.out.truncate(r.start);
+            if let Err(e) = self.store.store(seq, &self.writer.buffer[written.clone()]) {
+                self.writer.buffer.truncate(written.start);
                 return Err(SendError::Store(e));
             }
         }
@@ -141,10 +196,10 @@ impl<S: MessageStore> Tx<S> {
             self.store_failed = true;
             return Err(SendError::Store(e));
         }
-        if self.w.out.len() > self.max_out {
+        if self.writer.buffer.len() > self.max_outbound {
             // Stored (a resend will deliver it), but not queued: the peer is not
             // reading and the session asks to be disconnected.
-            self.w.out.truncate(r.start);
+            self.writer.buffer.truncate(written.start);
             self.overflowed = true;
         }
         Ok(seq)
@@ -154,7 +209,7 @@ impl<S: MessageStore> Tx<S> {
     pub(super) fn admin(
         &mut self,
         msg_type: &[u8],
-        extra: &[(u32, HVal<'_>)],
+        extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) {
         if self.send(msg_type, extra, body).is_err() {
@@ -163,26 +218,27 @@ impl<S: MessageStore> Tx<S> {
     }
 }
 
-impl<S: MessageStore> Sink for Tx<S> {
+impl<S: MessageStore> Sink for Outgoing<S> {
     fn send_dyn(
         &mut self,
         msg_type: &[u8],
         header: &[(u32, &[u8])],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
-        let mut extra: [(u32, HVal<'_>); 16] = [(0, HVal::Uint(0)); 16];
+        let mut extra: [(u32, HeaderValue<'_>); 16] = [(0, HeaderValue::Uint(0)); 16];
         let n = header.len().min(16);
-        for (slot, &(t, v)) in extra.iter_mut().zip(header) {
-            *slot = (t, HVal::Bytes(v));
+        for (slot, &(field, value)) in extra.iter_mut().zip(header) {
+            *slot = (field, HeaderValue::Bytes(value));
         }
         self.send(msg_type, &extra[..n], body)
     }
 }
 
-/// A small formatter into a stack buffer (texts of rejects and logouts).
+/// A small formatter into a stack buffer, for the texts of rejects and logouts
+/// (no allocation; a longer text is cut at 160 bytes).
 pub(super) struct StackText {
-    pub(super) buf: [u8; 160],
-    pub(super) len: usize,
+    buf: [u8; 160],
+    len: usize,
 }
 
 impl StackText {
@@ -192,6 +248,7 @@ impl StackText {
             len: 0,
         }
     }
+
     pub(super) fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }

@@ -1,8 +1,7 @@
 //! Session-level Rejects (35=3) and BusinessMessageRejects (35=j), with
 //! QuickFIX's per-version fields.
 
-use peregrine_codec::value::{self};
-use peregrine_codec::MessageView;
+use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_dict::{SessionRejectReason, ValidationError};
 use peregrine_store::MessageStore;
 
@@ -10,24 +9,24 @@ use crate::app::AppReject;
 
 use super::core::Core;
 use super::events::{DisconnectReason, SessionEvent};
-use super::outgoing::*;
+use super::outgoing::{HeaderValue, StackText};
 
-/// A session-level reject to send.
+/// A session-level Reject to send: SessionRejectReason(373) and RefTagID(371).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Rej {
+pub(super) struct SessionReject {
     pub(super) reason: SessionRejectReason,
     pub(super) ref_tag: Option<i64>,
 }
 
-impl Rej {
+impl SessionReject {
     pub(super) fn new(reason: SessionRejectReason, ref_tag: Option<i64>) -> Self {
-        Rej { reason, ref_tag }
+        SessionReject { reason, ref_tag }
     }
 }
 
-impl From<ValidationError> for Rej {
+impl From<ValidationError> for SessionReject {
     fn from(e: ValidationError) -> Self {
-        Rej {
+        SessionReject {
             reason: e.reason,
             ref_tag: e.ref_tag.map(i64::from),
         }
@@ -35,23 +34,28 @@ impl From<ValidationError> for Rej {
 }
 
 /// Routing fields of a reply: the peer's OnBehalfOf* become our DeliverTo* and back.
-pub(super) fn reverse_route<'a>(msg: &MessageView<'a>, out: &mut [(u32, HVal<'a>); 6]) -> usize {
+pub(super) fn reverse_route<'a>(
+    msg: &MessageView<'a>,
+    out: &mut [(u32, HeaderValue<'a>); 6],
+) -> usize {
+    use tag::*;
     let mut n = 0;
     for (from, to) in [
-        (115, 128),
-        (128, 115),
-        (116, 129),
-        (129, 116),
-        (144, 145),
-        (145, 144),
+        (ON_BEHALF_OF_COMP_ID, DELIVER_TO_COMP_ID),
+        (DELIVER_TO_COMP_ID, ON_BEHALF_OF_COMP_ID),
+        (ON_BEHALF_OF_SUB_ID, DELIVER_TO_SUB_ID),
+        (DELIVER_TO_SUB_ID, ON_BEHALF_OF_SUB_ID),
+        (ON_BEHALF_OF_LOCATION_ID, DELIVER_TO_LOCATION_ID),
+        (DELIVER_TO_LOCATION_ID, ON_BEHALF_OF_LOCATION_ID),
     ] {
-        if from >= 144 && msg.begin_string() == b"FIX.4.0" {
+        let location = matches!(from, ON_BEHALF_OF_LOCATION_ID | DELIVER_TO_LOCATION_ID);
+        if location && msg.begin_string() == b"FIX.4.0" {
             // OnBehalfOfLocationID/DeliverToLocationID came with FIX.4.1.
             continue;
         }
         if let Some(v) = msg.get(from) {
             if !v.is_empty() {
-                out[n] = (to, HVal::Bytes(v));
+                out[n] = (to, HeaderValue::Bytes(v));
                 n += 1;
             }
         }
@@ -61,47 +65,52 @@ pub(super) fn reverse_route<'a>(msg: &MessageView<'a>, out: &mut [(u32, HVal<'a>
 
 impl<S: MessageStore> Core<S> {
     /// Session-level Reject (35=3) of `msg`, with QuickFIX's per-version fields.
-    pub(super) fn reject(&mut self, msg: &MessageView<'_>, rej: Rej) {
+    pub(super) fn reject(&mut self, msg: &MessageView<'_>, rej: SessionReject) {
         // RefSeqNum(45) echoes the number as sent, whatever it is.
-        let seq = msg.get(34).and_then(|v| value::parse_u64(v).ok());
-        let msg_type = msg.msg_type();
-        if msg_type != b"A" && msg_type != b"4" && seq == Some(self.expected()) {
+        let seq = msg
+            .get(tag::MSG_SEQ_NUM)
+            .and_then(|v| value::parse_u64(v).ok());
+        let kind = msg.msg_type();
+        // As QuickFIX: a rejected Logon or SequenceReset does not take its number.
+        let takes_number = kind != msg_type::LOGON && kind != msg_type::SEQUENCE_RESET;
+        if takes_number && seq == Some(self.expected()) {
             self.incr_target();
         }
         if let Some(s) = seq {
-            self.tx.w.last_processed = s;
+            self.outgoing.writer.last_processed = s;
         }
-        let pre42 = self.pre42();
-        let begin = self.cfg.id.begin_string.as_bytes();
+        let before_fix42 = self.before_fix42();
+        let begin = self.config.id.begin_string.as_bytes();
         let code = rej.reason.code();
-        let with_reason = !pre42 && (begin != b"FIX.4.2" || code <= 11);
+        let with_reason = !before_fix42 && (begin != b"FIX.4.2" || code <= 11);
         let mut text = StackText::new();
         {
             use std::fmt::Write;
             let _ = text.write_str(rej.reason.text());
-            if let (true, Some(t)) = (pre42, rej.ref_tag) {
+            if let (true, Some(t)) = (before_fix42, rej.ref_tag) {
                 let _ = write!(text, " ({t})");
             }
         }
-        let mut route = [(0, HVal::Uint(0)); 6];
+        let mut route = [(0, HeaderValue::Uint(0)); 6];
         let n = reverse_route(msg, &mut route);
-        self.tx.admin(b"3", &route[..n], &mut |m| {
-            if let Some(s) = seq {
-                m.uint(45, s);
-            }
-            m.str(58, text.as_bytes());
-            if !pre42 {
-                if let Some(t) = rej.ref_tag {
-                    m.int(371, t);
+        self.outgoing
+            .admin(msg_type::REJECT, &route[..n], &mut |m| {
+                if let Some(s) = seq {
+                    m.uint(tag::REF_SEQ_NUM, s);
                 }
-                if !msg_type.is_empty() {
-                    m.str(372, msg_type);
+                m.str(tag::TEXT, text.as_bytes());
+                if !before_fix42 {
+                    if let Some(t) = rej.ref_tag {
+                        m.int(tag::REF_TAG_ID, t);
+                    }
+                    if !kind.is_empty() {
+                        m.str(tag::REF_MSG_TYPE, kind);
+                    }
+                    if with_reason {
+                        m.uint(tag::SESSION_REJECT_REASON, u64::from(code));
+                    }
                 }
-                if with_reason {
-                    m.uint(373, code as u64);
-                }
-            }
-        });
+            });
         self.events.push_back(SessionEvent::Rejected {
             ref_seq: seq.unwrap_or(0),
             reason: code,
@@ -116,26 +125,33 @@ impl<S: MessageStore> Core<S> {
             AppReject::Business { reason, text, .. } => (reason, text),
         };
         // RefSeqNum(45) echoes the number as sent, whatever it is.
-        let seq = msg.get(34).and_then(|v| value::parse_u64(v).ok());
+        let seq = msg
+            .get(tag::MSG_SEQ_NUM)
+            .and_then(|v| value::parse_u64(v).ok());
         if seq == Some(self.expected()) {
             self.incr_target();
         }
         if let Some(s) = seq {
-            self.tx.w.last_processed = s;
+            self.outgoing.writer.last_processed = s;
         }
-        let msg_type = msg.msg_type();
-        let mut route = [(0, HVal::Uint(0)); 6];
+        let kind = msg.msg_type();
+        let mut route = [(0, HeaderValue::Uint(0)); 6];
         let n = reverse_route(msg, &mut route);
-        let pre42 = self.pre42();
-        let kind: &[u8] = if pre42 { b"3" } else { b"j" };
-        self.tx.admin(kind, &route[..n], &mut |m| {
+        let before_fix42 = self.before_fix42();
+        // BusinessMessageReject came with FIX.4.2; before it, a session Reject.
+        let reject_type = if before_fix42 {
+            msg_type::REJECT
+        } else {
+            msg_type::BUSINESS_MESSAGE_REJECT
+        };
+        self.outgoing.admin(reject_type, &route[..n], &mut |m| {
             if let Some(s) = seq {
-                m.uint(45, s);
+                m.uint(tag::REF_SEQ_NUM, s);
             }
-            m.str(58, text.as_bytes());
-            if !pre42 {
-                m.str(372, msg_type);
-                m.uint(380, reason as u64);
+            m.str(tag::TEXT, text.as_bytes());
+            if !before_fix42 {
+                m.str(tag::REF_MSG_TYPE, kind);
+                m.uint(tag::BUSINESS_REJECT_REASON, u64::from(reason));
             }
         });
         self.events.push_back(SessionEvent::Rejected {
@@ -145,8 +161,8 @@ impl<S: MessageStore> Core<S> {
     }
 
     /// A failed session-level check: Reject + Logout when logged on, else disconnect.
-    pub(super) fn reject_and_logout(&mut self, msg: &MessageView<'_>, rej: Rej) {
-        if !self.logged_on {
+    pub(super) fn reject_and_logout(&mut self, msg: &MessageView<'_>, rej: SessionReject) {
+        if !self.logged_on() {
             self.disconnect(DisconnectReason::InvalidLogon);
             return;
         }

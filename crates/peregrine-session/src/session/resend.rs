@@ -2,8 +2,7 @@
 //! OrigSendingTime, everything else gap-filled, produced as the transport
 //! drains.
 
-use peregrine_codec::MessageView;
-use peregrine_codec::{msg_type, tag};
+use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_dict::SessionRejectReason;
 use peregrine_store::{MessageStore, StoreError};
 
@@ -11,32 +10,36 @@ use crate::app::Application;
 
 use super::core::Core;
 use super::events::SessionEvent;
-use super::outgoing::*;
-use super::reject::*;
-use super::verify::*;
+use super::outgoing::{HeaderValue, Outgoing, Writer, MAX_HEADER};
+use super::reject::SessionReject;
+use super::verify::{parse_seq, seq_field_problem, SeqCheck};
 
 /// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`.
-pub(super) fn gap_fill(w: &mut Writer, seq: u64, new_seq: u64) {
-    let now = w.now;
-    w.write(
+pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64) {
+    let now = writer.now;
+    writer.write(
         seq,
-        b"4",
-        &[(43, HVal::Char(b'Y')), (122, HVal::Time(now))],
+        msg_type::SEQUENCE_RESET,
+        &[
+            (tag::POSS_DUP_FLAG, HeaderValue::Char(b'Y')),
+            (tag::ORIG_SENDING_TIME, HeaderValue::Time(now)),
+        ],
         &mut |m| {
-            m.uint(36, new_seq).char(123, b'Y');
+            m.uint(tag::NEW_SEQ_NO, new_seq)
+                .char(tag::GAP_FILL_FLAG, b'Y');
         },
     );
 }
 
 /// A stored application message re-sent: its header re-written with
 /// PossDupFlag(43)=Y and OrigSendingTime(122), its body as stored.
-pub(super) fn resend_one(w: &mut Writer, seq: u64, view: &MessageView<'_>) {
-    let mut extra: [(u32, HVal<'_>); MAX_HEADER] = [(0, HVal::Uint(0)); MAX_HEADER];
+pub(super) fn resend_one(writer: &mut Writer, seq: u64, view: &MessageView<'_>) {
+    let mut extra: [(u32, HeaderValue<'_>); MAX_HEADER] = [(0, HeaderValue::Uint(0)); MAX_HEADER];
     let mut n = 0;
-    extra[n] = (43, HVal::Char(b'Y'));
+    extra[n] = (tag::POSS_DUP_FLAG, HeaderValue::Char(b'Y'));
     n += 1;
-    if let Some(orig) = view.get(52) {
-        extra[n] = (122, HVal::Bytes(orig));
+    if let Some(orig) = view.get(tag::SENDING_TIME) {
+        extra[n] = (tag::ORIG_SENDING_TIME, HeaderValue::Bytes(orig));
         n += 1;
     }
     let mut body_from = view.len();
@@ -46,17 +49,28 @@ pub(super) fn resend_one(w: &mut Writer, seq: u64, view: &MessageView<'_>) {
             body_from = i;
             break;
         }
-        if matches!(f.tag, 34 | 49 | 52 | 56 | 43 | 122 | 369) || n >= MAX_HEADER - 8 {
+        // The writer puts these itself (fresh, or from above).
+        let rewritten = matches!(
+            f.tag,
+            tag::MSG_SEQ_NUM
+                | tag::SENDER_COMP_ID
+                | tag::SENDING_TIME
+                | tag::TARGET_COMP_ID
+                | tag::POSS_DUP_FLAG
+                | tag::ORIG_SENDING_TIME
+                | tag::LAST_MSG_SEQ_NUM_PROCESSED
+        );
+        if rewritten || n >= MAX_HEADER - 8 {
             continue;
         }
-        extra[n] = (f.tag, HVal::Bytes(f.value));
+        extra[n] = (f.tag, HeaderValue::Bytes(f.value));
         n += 1;
     }
     let msg_type = view.msg_type();
-    w.write(seq, msg_type, &extra[..n], &mut |m| {
+    writer.write(seq, msg_type, &extra[..n], &mut |m| {
         for i in body_from..view.len() {
             let f = view.field(i);
-            if f.tag == 10 {
+            if f.tag == tag::CHECK_SUM {
                 break;
             }
             m.str(f.tag, f.value);
@@ -68,7 +82,7 @@ pub(super) fn resend_one(w: &mut Writer, seq: u64, view: &MessageView<'_>) {
 /// [`Core::pump_resend`]) so that a request for millions of messages never
 /// holds more than [`RESEND_CHUNK`] bytes of them at once.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct ResendCursor {
+pub(super) struct ResendAnswer {
     /// BeginSeqNo as asked.
     pub(super) begin: u64,
     /// The next sequence number to resend.
@@ -88,28 +102,34 @@ pub(super) const RESEND_CHUNK: usize = 256 * 1024;
 pub(super) const RESEND_STEP: u64 = 64;
 
 impl<S: MessageStore> Core<S> {
+    /// The peer's ResendRequest: its range checked, then answered.
     pub(super) fn on_resend_request(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        if !self.verify(msg, false, false) {
+        if !self.verify(msg, SeqCheck::Neither) {
             return;
         }
         // BeginSeqNo must be a sequence number; EndSeqNo one, or 0 (infinity).
-        let bad = seq_field_problem(msg, 7)
-            .or_else(|| (msg.get(16) != Some(b"0")).then(|| seq_field_problem(msg, 16))?);
+        let bad = seq_field_problem(msg, tag::BEGIN_SEQ_NO).or_else(|| {
+            (msg.get(tag::END_SEQ_NO) != Some(b"0"))
+                .then(|| seq_field_problem(msg, tag::END_SEQ_NO))?
+        });
         if let Some(rej) = bad {
             self.reject(msg, rej);
             return;
         }
-        let _ = app.from_admin(msg, &self.cfg.id);
-        let begin = parse_seq(msg.get(7)).unwrap_or(1);
-        let end = parse_seq(msg.get(16)).unwrap_or(0);
-        let next = self.tx.store.next_sender_seq();
+        let _ = app.from_admin(msg, &self.config.id);
+        let begin = parse_seq(msg.get(tag::BEGIN_SEQ_NO)).unwrap_or(1);
+        let end = parse_seq(msg.get(tag::END_SEQ_NO)).unwrap_or(0);
+        let next = self.outgoing.store.next_sender_seq();
         // 0 is "infinity" from FIX.4.2 on and names no message before it, so it means
         // the same there; 999999 is FIX.4.0/4.1's (and FIX.4.2's) spelling.
         let infinite = end == 0 || (end == 999_999 && self.begin_bytes() <= &b"FIX.4.2"[..]);
         if !infinite && end < begin {
             self.reject(
                 msg,
-                Rej::new(SessionRejectReason::ValueIsIncorrect, Some(16)),
+                SessionReject::new(
+                    SessionRejectReason::ValueIsIncorrect,
+                    Some(i64::from(tag::END_SEQ_NO)),
+                ),
             );
             return;
         }
@@ -119,7 +139,7 @@ impl<S: MessageStore> Core<S> {
             end
         };
         self.resend(begin, end);
-        if parse_seq(msg.get(34)) == Some(self.expected()) {
+        if parse_seq(msg.get(tag::MSG_SEQ_NUM)) == Some(self.expected()) {
             self.incr_target();
         }
     }
@@ -131,7 +151,10 @@ impl<S: MessageStore> Core<S> {
         if begin > end {
             return;
         }
-        self.resend_out = Some(ResendCursor {
+        let Some(live) = self.live_mut() else {
+            return;
+        };
+        live.answering = Some(ResendAnswer {
             begin,
             next: begin,
             end,
@@ -145,12 +168,15 @@ impl<S: MessageStore> Core<S> {
     /// ([`Session::consume_outbound`]). Resent messages change nothing in the store,
     /// so when nothing uncommitted precedes them they may leave at once.
     pub(super) fn pump_resend(&mut self) {
-        let Some(mut cur) = self.resend_out else {
+        let Some(mut cur) = self.live().and_then(|live| live.answering) else {
             return;
         };
-        let releasable = self.tx.w.committed == self.tx.w.out.len();
+        let releasable = self.outgoing.writer.committed == self.outgoing.writer.buffer.len();
         let mut result: Result<(), StoreError> = Ok(());
-        while cur.next <= cur.end && self.tx.w.out.len() < RESEND_CHUNK && result.is_ok() {
+        while cur.next <= cur.end
+            && self.outgoing.writer.buffer.len() < RESEND_CHUNK
+            && result.is_ok()
+        {
             let step_end = cur.end.min(cur.next.saturating_add(RESEND_STEP - 1));
             result = self.resend_step(&mut cur, step_end);
         }
@@ -159,39 +185,46 @@ impl<S: MessageStore> Core<S> {
         }
         if cur.next > cur.end || result.is_err() {
             // Done: whatever is left of the range is one gap.
-            let Core { tx, .. } = self;
+            let Core { outgoing, .. } = self;
             if let Some(g) = cur.gap_start.take() {
-                gap_fill(&mut tx.w, g, cur.end.saturating_add(1));
+                gap_fill(&mut outgoing.writer, g, cur.end.saturating_add(1));
             }
-            self.resend_out = None;
+            self.set_answering(None);
             self.events.push_back(SessionEvent::ResendAnswered {
                 begin: cur.begin,
                 end: cur.end,
             });
         } else {
-            self.resend_out = Some(cur);
+            self.set_answering(Some(cur));
         }
         if releasable {
-            self.tx.w.committed = self.tx.w.out.len();
+            self.outgoing.writer.committed = self.outgoing.writer.buffer.len();
+        }
+    }
+
+    fn set_answering(&mut self, answering: Option<ResendAnswer>) {
+        if let Some(live) = self.live_mut() {
+            live.answering = answering;
         }
     }
 
     /// Resends `cur.next..=step_end` (records read from the store, gaps noted).
     pub(super) fn resend_step(
         &mut self,
-        cur: &mut ResendCursor,
+        cur: &mut ResendAnswer,
         step_end: u64,
     ) -> Result<(), StoreError> {
         let Core {
-            tx, resend_decoder, ..
+            outgoing,
+            resend_decoder,
+            ..
         } = self;
-        let Tx {
-            store, w, persist, ..
-        } = tx;
+        let persist = outgoing.persists();
+        let Outgoing { store, writer, .. } = outgoing;
         let mut cursor = cur.next;
         let mut gap_start = cur.gap_start;
         let mut result = Ok(());
-        if *persist {
+        if persist {
             result = store.for_each_in_range(cur.next, step_end, &mut |seq, raw| {
                 if seq > cursor && gap_start.is_none() {
                     gap_start = Some(cursor);
@@ -206,9 +239,9 @@ impl<S: MessageStore> Core<S> {
                     return;
                 }
                 if let Some(g) = gap_start.take() {
-                    gap_fill(w, g, seq);
+                    gap_fill(writer, g, seq);
                 }
-                resend_one(w, seq, &view);
+                resend_one(writer, seq, &view);
             });
         }
         if cursor <= step_end && gap_start.is_none() {

@@ -1,6 +1,6 @@
 //! SequenceReset (35=4), Reset and GapFill modes.
 
-use peregrine_codec::MessageView;
+use peregrine_codec::{tag, MessageView};
 use peregrine_dict::SessionRejectReason;
 use peregrine_store::MessageStore;
 
@@ -8,43 +8,60 @@ use crate::app::Application;
 
 use super::core::Core;
 use super::reject::*;
-use super::verify::*;
+use super::verify::{parse_seq, seq_field_problem, SeqCheck};
 
 impl<S: MessageStore> Core<S> {
+    /// A SequenceReset: GapFill moves the expected number on; Reset sets it
+    /// (never backwards: a lower NewSeqNo is rejected).
     pub(super) fn on_sequence_reset(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        let gap_fill = msg.get(123) == Some(b"Y");
-        if !self.verify(msg, gap_fill, gap_fill) {
+        let gap_fill = msg.get(tag::GAP_FILL_FLAG) == Some(b"Y");
+        let check = if gap_fill {
+            SeqCheck::TooHighAndTooLow
+        } else {
+            SeqCheck::Neither
+        };
+        if !self.verify(msg, check) {
             return;
         }
         // NewSeqNo must be a sequence number: anything else gets the reject the
         // spec asks for (QuickFIX answers an unparsable one the same way).
-        if let Some(rej) = seq_field_problem(msg, 36) {
+        if let Some(rej) = seq_field_problem(msg, tag::NEW_SEQ_NO) {
             self.reject(msg, rej);
             return;
         }
-        let _ = app.from_admin(msg, &self.cfg.id);
-        let Some(new_seq) = parse_seq(msg.get(36)) else {
+        let _ = app.from_admin(msg, &self.config.id);
+        let Some(new_seq) = parse_seq(msg.get(tag::NEW_SEQ_NO)) else {
             self.reject(
                 msg,
-                Rej::new(SessionRejectReason::RequiredTagMissing, Some(36)),
+                SessionReject::new(
+                    SessionRejectReason::RequiredTagMissing,
+                    Some(i64::from(tag::NEW_SEQ_NO)),
+                ),
             );
             return;
         };
         let expected = self.expected();
         if new_seq > expected {
             self.set_target(new_seq);
-            if let Some(r) = self.resend {
-                if new_seq > r.end {
-                    self.resend = None;
-                } else if self.cfg.resend_request_chunk_size > 0
-                    && new_seq >= r.current_end
-                    && new_seq < r.end
+            // The gap is filled up to NewSeqNo - 1: past its end it is closed; at the
+            // end of the chunk asked for, the next chunk is asked for.
+            if let Some(gap) = self.live().and_then(|live| live.gap) {
+                if new_seq > gap.end {
+                    if let Some(live) = self.live_mut() {
+                        live.gap = None;
+                    }
+                } else if self.config.resend_request_chunk_size > 0
+                    && new_seq >= gap.current_end
+                    && new_seq < gap.end
                 {
-                    self.send_resend_request(new_seq, r.end);
+                    self.send_resend_request(new_seq, gap.end);
                 }
             }
         } else if new_seq < expected {
-            self.reject(msg, Rej::new(SessionRejectReason::ValueIsIncorrect, None));
+            self.reject(
+                msg,
+                SessionReject::new(SessionRejectReason::ValueIsIncorrect, None),
+            );
         }
     }
 }

@@ -1,12 +1,13 @@
 //! The session's timers: one table that `on_timer` fires and `next_deadline`
 //! reads.
 
+use peregrine_codec::{msg_type, tag};
 use peregrine_store::MessageStore;
 
 use crate::config::{Nanos, SECOND};
 
-use super::core::Core;
-use super::events::{DisconnectReason, SessionState};
+use super::core::{Core, State};
+use super::events::DisconnectReason;
 
 /// The session's timers, in the order they fire when several are due: one
 /// table that both [`Core::on_timer`] and [`Core::next_deadline`] read.
@@ -54,27 +55,35 @@ pub(super) fn scaled(interval: Nanos, num: i64, den: i64) -> Nanos {
 impl<S: MessageStore> Core<S> {
     /// Whether the store predates the current schedule period.
     pub(super) fn new_period(&self, now: Nanos) -> bool {
-        self.cfg
+        self.config
             .schedule
-            .is_some_and(|s| self.tx.store.creation_time() < s.period_start(now))
+            .is_some_and(|s| self.outgoing.store.creation_time() < s.period_start(now))
     }
 
     /// When `timer` is due (`None`: not armed in this state).
     pub(super) fn deadline(&self, timer: Timer) -> Option<Nanos> {
-        let logged_on = self.state == SessionState::LoggedOn;
-        let hb = secs(self.hb_secs);
+        // Heartbeats, TestRequests and the schedule run while logged on (not
+        // while our Logout waits for the peer's: LogoutTimeout rules then).
+        let live = match &self.state {
+            State::LoggedOn(live) => Some(live),
+            _ => None,
+        };
+        let heartbeats = live.filter(|l| l.heartbeat_secs > 0);
         match timer {
-            Timer::Logon => matches!(
-                self.state,
-                SessionState::AwaitingLogon | SessionState::LogonSent
-            )
-            .then(|| self.since.saturating_add(secs(self.cfg.logon_timeout_secs))),
-            Timer::Logout => (self.state == SessionState::LogoutSent).then(|| {
-                self.since
-                    .saturating_add(secs(self.cfg.logout_timeout_secs))
-            }),
+            Timer::Logon => match self.state {
+                State::AwaitingLogon { since } | State::LogonSent { since, .. } => {
+                    Some(since.saturating_add(secs(self.config.logon_timeout_secs)))
+                }
+                _ => None,
+            },
+            Timer::Logout => match self.state {
+                State::LogoutSent { since, .. } => {
+                    Some(since.saturating_add(secs(self.config.logout_timeout_secs)))
+                }
+                _ => None,
+            },
             Timer::Schedule => {
-                let s = self.cfg.schedule.filter(|_| logged_on)?;
+                let s = self.config.schedule.filter(|_| live.is_some())?;
                 let now = self.now();
                 // The window closed, or a new period began while connected (a window
                 // open around the clock still starts afresh each period): due now.
@@ -84,22 +93,30 @@ impl<S: MessageStore> Core<S> {
                     s.next_boundary(now)
                 })
             }
-            Timer::HeartbeatTimeout => (logged_on && self.hb_secs > 0)
-                .then(|| self.last_received.saturating_add(scaled(hb, 12, 5))),
-            Timer::TestRequest => (logged_on && self.hb_secs > 0).then(|| {
-                let n = i64::from(self.test_requests) + 1;
-                self.last_received.saturating_add(scaled(hb, 6 * n, 5))
+            Timer::HeartbeatTimeout => heartbeats.map(|l| {
+                l.last_received
+                    .saturating_add(scaled(secs(l.heartbeat_secs), 12, 5))
             }),
-            Timer::Heartbeat => (logged_on && self.hb_secs > 0 && self.test_requests == 0)
-                .then(|| self.tx.w.last_sent.saturating_add(hb)),
+            Timer::TestRequest => heartbeats.map(|l| {
+                let n = i64::from(l.test_requests) + 1;
+                l.last_received
+                    .saturating_add(scaled(secs(l.heartbeat_secs), 6 * n, 5))
+            }),
+            Timer::Heartbeat => heartbeats.filter(|l| l.test_requests == 0).map(|l| {
+                self.outgoing
+                    .writer
+                    .last_sent
+                    .saturating_add(secs(l.heartbeat_secs))
+            }),
             Timer::ResendStalled => {
-                let r = self.resend.filter(|_| logged_on)?;
-                let timeout = self.cfg.resend_request_timeout_secs;
-                (timeout > 0).then(|| r.last_progress.saturating_add(secs(timeout)))
+                let gap = live?.gap?;
+                let timeout = self.config.resend_request_timeout_secs;
+                (timeout > 0).then(|| gap.last_progress.saturating_add(secs(timeout)))
             }
         }
     }
 
+    /// What a due timer does.
     pub(super) fn fire(&mut self, timer: Timer) {
         match timer {
             Timer::Logon => self.disconnect(DisconnectReason::LogonTimeout),
@@ -107,21 +124,23 @@ impl<S: MessageStore> Core<S> {
             Timer::Schedule => self.initiate_logout(None),
             Timer::HeartbeatTimeout => self.disconnect(DisconnectReason::HeartbeatTimeout),
             Timer::TestRequest => {
-                self.tx.admin(b"1", &[], &mut |m| {
-                    m.str(112, b"TEST");
+                self.outgoing.admin(msg_type::TEST_REQUEST, &[], &mut |m| {
+                    m.str(tag::TEST_REQ_ID, b"TEST");
                 });
-                self.test_requests += 1;
+                if let Some(live) = self.live_mut() {
+                    live.test_requests += 1;
+                }
             }
             Timer::Heartbeat => self.send_heartbeat(None),
             Timer::ResendStalled => {
                 // The gap made no progress (a resend lost a message, or was never
                 // answered): ask again for what is still missing.
-                if let Some(r) = self.resend {
+                if let Some(gap) = self.live().and_then(|live| live.gap) {
                     let expected = self.expected();
-                    if expected <= r.end {
-                        self.send_resend_request(expected, r.end);
-                    } else {
-                        self.resend = None;
+                    if expected <= gap.end {
+                        self.send_resend_request(expected, gap.end);
+                    } else if let Some(live) = self.live_mut() {
+                        live.gap = None;
                     }
                 }
             }

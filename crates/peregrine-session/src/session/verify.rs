@@ -2,30 +2,33 @@
 //! structural) validation, and QuickFIX's `verify` (logon state, SendingTime,
 //! CompIDs, sequence number, PossDup).
 
-use peregrine_codec::value::{self};
-use peregrine_codec::MessageView;
+use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_dict::{check_sending_time, SessionRejectReason};
 use peregrine_store::MessageStore;
 
 use crate::config::{Nanos, MAX_SEQ_NUM};
 
-use super::core::Core;
-use super::events::{DisconnectReason, SessionState};
-use super::reject::*;
+use super::core::{Core, State};
+use super::events::DisconnectReason;
+use super::reject::SessionReject;
 
 /// Without a dictionary: the fields the session itself reads from an admin message must
 /// be there and be numbers (what QuickFIX reports when it cannot read them).
-pub(super) fn admin_structure(msg: &MessageView<'_>) -> Option<Rej> {
+pub(super) fn admin_structure(msg: &MessageView<'_>) -> Option<SessionReject> {
+    use tag::*;
     let (required, numeric): (&[u32], &[u32]) = match msg.msg_type() {
-        b"A" => (&[98, 108], &[98, 108, 789]),
-        b"1" => (&[112], &[]),
-        b"2" => (&[7, 16], &[7, 16]),
-        b"3" => (&[45], &[45]),
-        b"4" => (&[36], &[36]),
+        msg_type::LOGON => (
+            &[ENCRYPT_METHOD, HEART_BT_INT],
+            &[ENCRYPT_METHOD, HEART_BT_INT, NEXT_EXPECTED_MSG_SEQ_NUM],
+        ),
+        msg_type::TEST_REQUEST => (&[TEST_REQ_ID], &[]),
+        msg_type::RESEND_REQUEST => (&[BEGIN_SEQ_NO, END_SEQ_NO], &[BEGIN_SEQ_NO, END_SEQ_NO]),
+        msg_type::REJECT => (&[REF_SEQ_NUM], &[REF_SEQ_NUM]),
+        msg_type::SEQUENCE_RESET => (&[NEW_SEQ_NO], &[NEW_SEQ_NO]),
         _ => (&[], &[]),
     };
     if let Some(&t) = required.iter().find(|&&t| !msg.contains(t)) {
-        return Some(Rej::new(
+        return Some(SessionReject::new(
             SessionRejectReason::RequiredTagMissing,
             Some(t as i64),
         ));
@@ -36,7 +39,7 @@ pub(super) fn admin_structure(msg: &MessageView<'_>) -> Option<Rej> {
         .iter()
         .find(|&&t| msg.get(t).is_some_and(|v| !is_integer(v)))
         .map(|&t| {
-            Rej::new(
+            SessionReject::new(
                 SessionRejectReason::IncorrectDataFormatForValue,
                 Some(t as i64),
             )
@@ -58,8 +61,8 @@ pub(super) fn is_integer(v: &[u8]) -> bool {
 /// Why a sequence-number field cannot be used, as the reject the FIX spec asks for:
 /// not an integer at all (IncorrectDataFormatForValue), or an integer outside
 /// `1..=MAX_SEQ_NUM` (ValueIsIncorrect), with the tag. `None` when it is usable.
-pub(super) fn seq_field_problem(msg: &MessageView<'_>, tag: u32) -> Option<Rej> {
-    let v = msg.get(tag)?;
+pub(super) fn seq_field_problem(msg: &MessageView<'_>, field: u32) -> Option<SessionReject> {
+    let v = msg.get(field)?;
     if parse_seq(Some(v)).is_some() {
         return None;
     }
@@ -68,34 +71,52 @@ pub(super) fn seq_field_problem(msg: &MessageView<'_>, tag: u32) -> Option<Rej> 
     } else {
         SessionRejectReason::IncorrectDataFormatForValue
     };
-    Some(Rej::new(reason, Some(i64::from(tag))))
+    Some(SessionReject::new(reason, Some(i64::from(field))))
 }
 
+/// A UTCTimestamp's value in nanoseconds, if it is one.
 pub(super) fn parse_time(v: &[u8]) -> Option<Nanos> {
     value::parse_timestamp(v).ok().map(|t| t.to_unix_nanos())
 }
 
+/// Which sequence-number checks [`Core::verify`] makes (QuickFIX's
+/// `checkTooHigh`/`checkTooLow`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SeqCheck {
+    /// Every message in sequence: a higher number is a gap, a lower one an error.
+    TooHighAndTooLow,
+    /// A Logon: a higher number is dealt with after the logon.
+    TooLow,
+    /// Logout, ResendRequest, SequenceReset-Reset: the number is not checked.
+    Neither,
+}
+
 impl<S: MessageStore> Core<S> {
     /// Dictionary (or, without one, structural) validation.
-    pub(super) fn validate(&mut self, msg: &MessageView<'_>) -> Option<Rej> {
-        if self.cfg.validation.use_data_dictionary {
-            if let Some(d) = &self.cfg.dictionaries {
+    pub(super) fn validate(&mut self, msg: &MessageView<'_>) -> Option<SessionReject> {
+        if self.config.validation.use_data_dictionary {
+            if let Some(d) = &self.config.dictionaries {
                 return d
-                    .validator(self.cfg.validation.settings)
+                    .validator(self.config.validation.settings)
                     .validate_with(msg, &mut self.shapes)
                     .err()
-                    .map(Rej::from);
+                    .map(SessionReject::from);
             }
         }
         if let Some(tag) = msg.first_empty_value() {
-            return Some(Rej::new(
+            return Some(SessionReject::new(
                 SessionRejectReason::TagSpecifiedWithoutAValue,
                 Some(tag as i64),
             ));
         }
-        for t in [34u32, 49, 52, 56] {
+        for t in [
+            tag::MSG_SEQ_NUM,
+            tag::SENDER_COMP_ID,
+            tag::SENDING_TIME,
+            tag::TARGET_COMP_ID,
+        ] {
             if !msg.contains(t) {
-                return Some(Rej::new(
+                return Some(SessionReject::new(
                     SessionRejectReason::RequiredTagMissing,
                     Some(t as i64),
                 ));
@@ -104,56 +125,65 @@ impl<S: MessageStore> Core<S> {
         admin_structure(msg)
     }
 
+    /// Whether `msg` may arrive in this state (QuickFIX's `validLogonState`).
     pub(super) fn valid_logon_state(&self, msg: &MessageView<'_>) -> bool {
-        let msg_type = msg.msg_type();
-        if msg_type == b"A" {
-            return !self.logged_on || msg.get(141) == Some(b"Y");
+        let kind = msg.msg_type();
+        if kind == msg_type::LOGON {
+            return !self.logged_on() || msg.get(tag::RESET_SEQ_NUM_FLAG) == Some(b"Y");
         }
-        if self.logged_on {
+        if self.logged_on() {
             return true;
         }
-        msg_type == b"5" && self.state == SessionState::LogonSent
+        kind == msg_type::LOGOUT && matches!(self.state, State::LogonSent { .. })
     }
 
-    /// QuickFIX's `verify`: logon state, SendingTime, CompIDs, sequence number.
-    pub(super) fn verify(
-        &mut self,
-        msg: &MessageView<'_>,
-        check_high: bool,
-        check_low: bool,
-    ) -> bool {
+    /// QuickFIX's `verify`: logon state, SendingTime, CompIDs, sequence number
+    /// (checked as `check` says). Whether the message may be handled.
+    pub(super) fn verify(&mut self, msg: &MessageView<'_>, check: SeqCheck) -> bool {
+        let (check_high, check_low) = match check {
+            SeqCheck::TooHighAndTooLow => (true, true),
+            SeqCheck::TooLow => (false, true),
+            SeqCheck::Neither => (false, false),
+        };
         if !self.valid_logon_state(msg) {
             self.disconnect(DisconnectReason::InvalidState);
             return false;
         }
-        if self.cfg.check_latency {
-            if let Some(t) = msg.get(52) {
-                if check_sending_time(t, self.now() as i128, self.cfg.max_latency_secs).is_err() {
+        if self.config.check_latency {
+            if let Some(t) = msg.get(tag::SENDING_TIME) {
+                if check_sending_time(t, self.now() as i128, self.config.max_latency_secs).is_err()
+                {
                     self.reject_and_logout(
                         msg,
-                        Rej::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
+                        SessionReject::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
                     );
                     return false;
                 }
             }
         }
-        if self.cfg.check_comp_id
-            && (msg.get(49) != Some(self.cfg.id.target_comp_id.as_bytes())
-                || msg.get(56) != Some(self.cfg.id.sender_comp_id.as_bytes()))
+        if self.config.check_comp_id
+            && (msg.get(tag::SENDER_COMP_ID) != Some(self.config.id.target_comp_id.as_bytes())
+                || msg.get(tag::TARGET_COMP_ID) != Some(self.config.id.sender_comp_id.as_bytes()))
         {
-            self.reject_and_logout(msg, Rej::new(SessionRejectReason::CompIdProblem, None));
+            self.reject_and_logout(
+                msg,
+                SessionReject::new(SessionRejectReason::CompIdProblem, None),
+            );
             return false;
         }
         // Where the number is not checked (a SequenceReset-Reset, a Logout) any
         // integer is taken as it is: QuickFIX's scripts send 34=0 there.
         let seq = if check_high || check_low {
-            parse_seq(msg.get(34))
+            parse_seq(msg.get(tag::MSG_SEQ_NUM))
         } else {
-            msg.get(34).and_then(|v| value::parse_u64(v).ok())
+            msg.get(tag::MSG_SEQ_NUM)
+                .and_then(|v| value::parse_u64(v).ok())
         };
         let Some(seq) = seq else {
-            let rej = seq_field_problem(msg, 34)
-                .unwrap_or(Rej::new(SessionRejectReason::RequiredTagMissing, Some(34)));
+            let rej = seq_field_problem(msg, tag::MSG_SEQ_NUM).unwrap_or(SessionReject::new(
+                SessionRejectReason::RequiredTagMissing,
+                Some(i64::from(tag::MSG_SEQ_NUM)),
+            ));
             self.reject(msg, rej);
             return false;
         };
@@ -166,37 +196,37 @@ impl<S: MessageStore> Core<S> {
             self.too_low(msg, seq);
             return false;
         }
-        if msg.get(43) == Some(b"Y") && msg.msg_type() != b"4" && !self.poss_dup_ok(msg) {
+        if msg.get(tag::POSS_DUP_FLAG) == Some(b"Y")
+            && msg.msg_type() != msg_type::SEQUENCE_RESET
+            && !self.poss_dup_ok(msg)
+        {
             return false;
         }
         if check_high || check_low {
-            if let Some(r) = self.resend {
-                if seq >= r.end {
-                    self.resend = None;
-                } else if self.cfg.resend_request_chunk_size > 0 && seq >= r.current_end {
-                    self.send_resend_request(seq + 1, r.end);
-                }
-            }
+            self.gap_advanced_to(seq);
         }
-        self.tx.w.last_processed = seq;
+        self.outgoing.writer.last_processed = seq;
         true
     }
 
     /// OrigSendingTime(122) checks of a PossDupFlag=Y message.
     pub(super) fn poss_dup_ok(&mut self, msg: &MessageView<'_>) -> bool {
-        let Some(orig) = msg.get(122) else {
+        let Some(orig) = msg.get(tag::ORIG_SENDING_TIME) else {
             self.reject(
                 msg,
-                Rej::new(SessionRejectReason::RequiredTagMissing, Some(122)),
+                SessionReject::new(
+                    SessionRejectReason::RequiredTagMissing,
+                    Some(i64::from(tag::ORIG_SENDING_TIME)),
+                ),
             );
             return false;
         };
-        let sending = msg.get(52).and_then(parse_time);
+        let sending = msg.get(tag::SENDING_TIME).and_then(parse_time);
         match (parse_time(orig), sending) {
             (Some(o), Some(s)) if o > s => {
                 self.reject_and_logout(
                     msg,
-                    Rej::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
+                    SessionReject::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
                 );
                 false
             }
