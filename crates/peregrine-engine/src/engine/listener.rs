@@ -1,0 +1,170 @@
+//! Listeners: accepting connections, and shedding them with a reserve
+//! descriptor when the process is out of descriptors.
+
+use std::io::{self, Read};
+use std::net::SocketAddr;
+
+use mio::net::{TcpListener, TcpStream};
+use mio::{Interest, Token};
+
+use crate::driver::{now_nanos, Nanos, SessionDriver};
+
+use super::*;
+
+pub(super) struct Listener {
+    pub(super) socket: TcpListener,
+    pub(super) configured_port: u16,
+    pub(super) local: SocketAddr,
+    pub(super) logon_timeout: Nanos,
+    /// What a connection may send before its Logon is complete.
+    pub(super) max_logon: usize,
+    pub(super) first_session: usize,
+    /// When to try `accept` again after it failed for want of resources.
+    pub(super) retry_at: Option<Nanos>,
+    /// Connections shed (accepted and closed at once) since the last log line.
+    pub(super) shed: u64,
+    /// When the last line about shedding was logged.
+    pub(super) shed_logged_at: Nanos,
+}
+
+impl<D: SessionDriver> Engine<D> {
+    pub(super) fn accept_all(&mut self, l: usize) {
+        if l >= self.listeners.len() || self.stopping {
+            return;
+        }
+        self.listeners[l].retry_at = None;
+        loop {
+            match self.listeners[l].socket.accept() {
+                Ok((stream, peer)) => self.accepted(l, stream, peer),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if out_of_resources(&e) => {
+                    // Out of descriptors: shed the waiting connections with the
+                    // reserve descriptor, so the queue drains and later connections
+                    // raise new readiness events (edge-triggered: a full queue would
+                    // raise none, and the listener would never accept again).
+                    if self.shed_one(l) {
+                        continue;
+                    }
+                    let now = now_nanos();
+                    self.listeners[l].retry_at = Some(now + ACCEPT_RETRY);
+                    self.log_shed(l, &e, now);
+                    break;
+                }
+                // This connection's own trouble (reset before it was accepted).
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ECONNABORTED | libc::EPROTO | libc::EPERM)
+                    ) =>
+                {
+                    continue
+                }
+                Err(e) => {
+                    tracing::warn!("accept failed on {}: {e}", self.listeners[l].local);
+                    self.listeners[l].retry_at = Some(now_nanos() + ACCEPT_RETRY);
+                    break;
+                }
+            }
+        }
+        if self.listeners[l].shed > 0 && self.listeners[l].retry_at.is_none() {
+            let e = io::Error::from_raw_os_error(libc::EMFILE);
+            self.log_shed(l, &e, now_nanos());
+        }
+    }
+
+    /// Closes the reserve descriptor, accepts one connection and closes it, and
+    /// takes the reserve back. Whether a connection was shed.
+    pub(super) fn shed_one(&mut self, l: usize) -> bool {
+        let Some(reserve) = self.reserve.take() else {
+            self.reserve = open_reserve();
+            return false;
+        };
+        drop(reserve);
+        let accepted = self.listeners[l].socket.accept();
+        // Closed before the reserve is taken back: at the limit, the reserve
+        // needs the descriptor the shed connection held.
+        let shed = match accepted {
+            Ok((stream, _)) => {
+                drop(stream);
+                self.listeners[l].shed += 1;
+                true
+            }
+            Err(_) => false,
+        };
+        self.reserve = open_reserve();
+        shed && self.reserve.is_some()
+    }
+
+    /// One warning for the connections shed so far (at most one a second: the
+    /// count says how many).
+    pub(super) fn log_shed(&mut self, l: usize, e: &io::Error, now: Nanos) {
+        let listener = &mut self.listeners[l];
+        if listener.shed == 0 && listener.retry_at.is_none() {
+            return;
+        }
+        if now - listener.shed_logged_at < SEC {
+            return;
+        }
+        listener.shed_logged_at = now;
+        tracing::warn!(
+            "listener {}: cannot accept ({e}); {} connection(s) shed since the last report",
+            listener.local,
+            listener.shed
+        );
+        listener.shed = 0;
+    }
+
+    /// A connection accepted on listener `l`: it waits for its Logon.
+    pub(super) fn accepted(&mut self, l: usize, stream: TcpStream, peer: SocketAddr) {
+        let first = self.listeners[l].first_session;
+        Self::tune(&stream, &self.slots[first].settings);
+        let c = self.add_conn(Conn {
+            stream,
+            peer: Some(peer),
+            session: None,
+            pending: Vec::new(),
+            opened_at: now_nanos(),
+            connecting: false,
+            listener: Some(l),
+            peer_closed: false,
+        });
+        let conn = self.conns[c].as_mut().expect("just added");
+        if let Err(e) = self.poll.registry().register(
+            &mut conn.stream,
+            Token(CONN_BASE + c),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            tracing::warn!("cannot register a connection from {peer}: {e}");
+            self.conns[c] = None;
+            self.free.push(c);
+            return;
+        }
+        tracing::debug!("connection from {peer}");
+    }
+}
+
+/// A non-blocking listener on `addr` with [`LISTEN_BACKLOG`].
+pub(super) fn listen(addr: SocketAddr) -> io::Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(TcpListener::from_std(socket.into()))
+}
+
+/// The reserve descriptor (see [`Engine`]'s `reserve`).
+pub(super) fn open_reserve() -> Option<std::fs::File> {
+    std::fs::File::open(if cfg!(windows) { "NUL" } else { "/dev/null" }).ok()
+}
+
+/// Whether `accept` failed for want of a resource that may come back
+/// (descriptors, kernel memory) rather than for this one connection.
+pub(super) fn out_of_resources(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
