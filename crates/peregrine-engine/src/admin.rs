@@ -55,7 +55,6 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -68,7 +67,10 @@ use hyper::{Method, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use subtle::ConstantTimeEq;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{oneshot, Semaphore};
+use tokio::sync::Semaphore;
+
+use crate::command::{Command, CommandError, EngineHandle, Outcome, Reply};
+use crate::engine::SessionInfo;
 
 /// A connection must send its whole request head within this (default of
 /// [`AdminOptions::header_read_timeout`]).
@@ -100,119 +102,69 @@ pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 /// The paths whose commands change the engine, and so need the token.
 const MUTATING_PATHS: &[&str] = &["/seqnum"];
 
-/// A request for the reactor.
+/// An HTTP answer: a status and a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// Set a session's next sequence numbers.
-    SetSeqNum {
-        /// The session, e.g. `FIX.4.4:ISLD->TW` (a qualifier may be left out
-        /// when it names one session).
-        session: String,
-        /// The next outgoing sequence number.
-        next_sender: Option<u64>,
-        /// The next expected incoming sequence number.
-        next_target: Option<u64>,
-    },
-    /// List the sessions as JSON.
-    ListSessions,
-    /// Stop the engine gracefully (Logout on every session).
-    Stop,
-}
-
-impl Command {
-    /// Whether the command changes the engine (over HTTP it then needs the
-    /// token).
-    ///
-    /// ```
-    /// use peregrine_engine::Command;
-    /// assert!(!Command::ListSessions.is_mutating());
-    /// assert!(Command::Stop.is_mutating());
-    /// ```
-    pub fn is_mutating(&self) -> bool {
-        !matches!(self, Command::ListSessions)
-    }
-}
-
-/// The reactor's answer: an HTTP status and a body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reply {
+pub struct HttpReply {
     /// HTTP status code.
     pub status: u16,
     /// Body (JSON for `/sessions`, text otherwise).
     pub body: String,
+    /// Whether the body is JSON.
+    pub json: bool,
 }
 
-impl Reply {
-    /// A reply with status and body.
-    pub fn new(status: u16, body: impl Into<String>) -> Reply {
-        Reply {
+impl HttpReply {
+    /// A text reply with status and body.
+    pub fn new(status: u16, body: impl Into<String>) -> HttpReply {
+        HttpReply {
             status,
             body: body.into(),
+            json: false,
         }
     }
-}
 
-/// Where the reactor sends its [`Reply`]: a blocking caller's channel
-/// ([`EngineHandle::call`]) or the admin server's one-shot channel, which a
-/// connection's task awaits without blocking the runtime. Either way sending
-/// never blocks the reactor.
-pub(crate) enum ReplyTo {
-    /// A thread waiting in [`EngineHandle::call`].
-    Blocking(mpsc::Sender<Reply>),
-    /// A task of the admin server.
-    Async(oneshot::Sender<Reply>),
-}
-
-impl ReplyTo {
-    /// Hands the reply over; gives it back if nobody waits for it any more.
-    pub(crate) fn send(self, reply: Reply) -> Result<(), Reply> {
-        match self {
-            ReplyTo::Blocking(tx) => tx.send(reply).map_err(|e| e.0),
-            ReplyTo::Async(tx) => tx.send(reply),
+    /// The HTTP answer to the reactor's reply: `200` with what it did, `404`
+    /// for no such session, `400` for an ambiguous name, `500` for a store
+    /// failure.
+    ///
+    /// ```
+    /// use peregrine_engine::admin::HttpReply;
+    /// use peregrine_engine::{CommandError, Outcome};
+    /// let ok = HttpReply::from_reply(Ok(Outcome::Sessions(vec![])));
+    /// assert_eq!((ok.status, ok.body.as_str(), ok.json), (200, "[]\n", true));
+    /// let missing = HttpReply::from_reply(Err(CommandError::NoSuchSession { name: "X".into() }));
+    /// assert_eq!((missing.status, missing.body.as_str()), (404, "no session X\n"));
+    /// ```
+    pub fn from_reply(reply: Reply) -> HttpReply {
+        match reply {
+            Ok(Outcome::Stopping) => HttpReply::new(200, "stopping\n"),
+            Ok(Outcome::Sessions(sessions)) => {
+                let items: Vec<String> = sessions.iter().map(SessionInfo::to_json).collect();
+                HttpReply {
+                    status: 200,
+                    body: format!("[{}]\n", items.join(",")),
+                    json: true,
+                }
+            }
+            Ok(Outcome::SeqNums {
+                session,
+                next_sender_seq,
+                next_target_seq,
+            }) => HttpReply::new(
+                200,
+                format!(
+                    "OK {session} next_sender_seq={next_sender_seq} next_target_seq={next_target_seq}\n"
+                ),
+            ),
+            Err(e) => {
+                let status = match e {
+                    CommandError::NoSuchSession { .. } => 404,
+                    CommandError::AmbiguousSession { .. } => 400,
+                    CommandError::Store { .. } => 500,
+                };
+                HttpReply::new(status, format!("{e}\n"))
+            }
         }
-    }
-}
-
-pub(crate) type Request = (Command, ReplyTo);
-
-/// A cloneable, thread-safe handle to a running engine: sends it commands and
-/// wakes its reactor.
-#[derive(Clone)]
-pub struct EngineHandle {
-    pub(crate) tx: mpsc::Sender<Request>,
-    pub(crate) waker: Arc<mio::Waker>,
-}
-
-impl std::fmt::Debug for EngineHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("EngineHandle")
-    }
-}
-
-impl EngineHandle {
-    /// Sends `command` and waits up to `timeout` for the reactor's answer
-    /// (`None` if the engine is gone or did not answer in time).
-    pub fn call(&self, command: Command, timeout: Duration) -> Option<Reply> {
-        let (tx, rx) = mpsc::channel();
-        self.tx.send((command, ReplyTo::Blocking(tx))).ok()?;
-        let _ = self.waker.wake();
-        rx.recv_timeout(timeout).ok()
-    }
-
-    /// Sends `command` and awaits the reactor's answer (`None` if the engine
-    /// is gone, or stopped without answering); the caller bounds the wait.
-    pub(crate) async fn call_async(&self, command: Command) -> Option<Reply> {
-        let (tx, rx) = oneshot::channel();
-        self.tx.send((command, ReplyTo::Async(tx))).ok()?;
-        let _ = self.waker.wake();
-        rx.await.ok()
-    }
-
-    /// Asks the engine to stop (log out every session, then return from `run`).
-    pub fn stop(&self) {
-        let (tx, _rx) = mpsc::channel();
-        let _ = self.tx.send((Command::Stop, ReplyTo::Blocking(tx)));
-        let _ = self.waker.wake();
     }
 }
 
@@ -245,7 +197,8 @@ pub fn percent_decode(s: &str) -> String {
 /// [`Command`], or the error reply to send.
 ///
 /// ```
-/// use peregrine_engine::admin::{parse_target, Command};
+/// use peregrine_engine::admin::parse_target;
+/// use peregrine_engine::Command;
 /// assert_eq!(
 ///     parse_target("/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTTARGETSEQNUM=5"),
 ///     Ok(Command::SetSeqNum { session: "FIX.4.4:ISLD->TW".into(), next_sender: None, next_target: Some(5) })
@@ -253,7 +206,7 @@ pub fn percent_decode(s: &str) -> String {
 /// assert_eq!(parse_target("/sessions"), Ok(Command::ListSessions));
 /// assert_eq!(parse_target("/nope").unwrap_err().status, 404);
 /// ```
-pub fn parse_target(target: &str) -> Result<Command, Reply> {
+pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let params: Vec<(String, String)> = query
         .split('&')
@@ -267,13 +220,14 @@ pub fn parse_target(target: &str) -> Result<Command, Reply> {
     match path {
         "/sessions" => Ok(Command::ListSessions),
         "/seqnum" => {
-            let session = get("SESSION").ok_or_else(|| Reply::new(400, "SESSION is missing\n"))?;
-            let num = |k: &str| -> Result<Option<u64>, Reply> {
+            let session =
+                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let num = |k: &str| -> Result<Option<u64>, HttpReply> {
                 match get(k) {
                     None => Ok(None),
                     Some(v) => match v.parse::<u64>() {
                         Ok(n) if n >= 1 => Ok(Some(n)),
-                        _ => Err(Reply::new(
+                        _ => Err(HttpReply::new(
                             400,
                             format!("{k}: {v:?} is not a sequence number\n"),
                         )),
@@ -283,7 +237,7 @@ pub fn parse_target(target: &str) -> Result<Command, Reply> {
             let next_sender = num("NEXTSENDERSEQNUM")?;
             let next_target = num("NEXTTARGETSEQNUM")?;
             if next_sender.is_none() && next_target.is_none() {
-                return Err(Reply::new(
+                return Err(HttpReply::new(
                     400,
                     "give NEXTSENDERSEQNUM and/or NEXTTARGETSEQNUM\n",
                 ));
@@ -294,7 +248,7 @@ pub fn parse_target(target: &str) -> Result<Command, Reply> {
                 next_target,
             })
         }
-        _ => Err(Reply::new(
+        _ => Err(HttpReply::new(
             404,
             "not found (try /sessions or /seqnum?SESSION=...&NEXTSENDERSEQNUM=n)\n",
         )),
@@ -516,8 +470,8 @@ fn http1_builder(header_read_timeout: Duration) -> http1::Builder {
     b
 }
 
-fn response(reply: Reply, json: bool) -> Response<Body> {
-    let kind = if json && reply.status == 200 {
+fn response(reply: HttpReply) -> Response<Body> {
+    let kind = if reply.json {
         "application/json"
     } else {
         "text/plain; charset=utf-8"
@@ -588,13 +542,13 @@ impl Server {
 
     async fn respond(&self, request: hyper::Request<Incoming>, peer: SocketAddr) -> Response<Body> {
         if request.method() != Method::GET {
-            let mut r = response(Reply::new(405, "only GET\n"), false);
+            let mut r = response(HttpReply::new(405, "only GET\n"));
             r.headers_mut()
                 .insert(ALLOW, HeaderValue::from_static("GET"));
             return r;
         }
         if !request.body().is_end_stream() {
-            return response(Reply::new(413, "request bodies are not accepted\n"), false);
+            return response(HttpReply::new(413, "request bodies are not accepted\n"));
         }
         let path = request.uri().path();
         let target = request
@@ -612,7 +566,7 @@ impl Server {
         }
         let command = match parse_target(target) {
             Ok(command) => command,
-            Err(reply) => return response(reply, false),
+            Err(reply) => return response(reply),
         };
         if command.is_mutating() {
             // MUTATING_PATHS covers every mutating command; this is the backstop.
@@ -621,44 +575,43 @@ impl Server {
             }
             tracing::info!("admin: {peer}: {target}");
         }
-        let json = command == Command::ListSessions;
         let reply = match tokio::time::timeout(
             self.options.reactor_timeout,
             self.handle.call_async(command),
         )
         .await
         {
-            Ok(Some(reply)) => reply,
-            Ok(None) => Reply::new(503, "the engine is not running\n"),
-            Err(_) => Reply::new(
+            Ok(Some(reply)) => HttpReply::from_reply(reply),
+            Ok(None) => HttpReply::new(503, "the engine is not running\n"),
+            Err(_) => HttpReply::new(
                 503,
                 "the engine did not answer in time (the command may still be carried out)\n",
             ),
         };
-        response(reply, json)
+        response(reply)
     }
 }
 
 /// The answer to a command that needs the token, unless `access` grants it.
-fn refusal(access: Access) -> Option<Reply> {
+fn refusal(access: Access) -> Option<HttpReply> {
     match access {
         Access::Granted => None,
-        Access::NoTokenConfigured => Some(Reply::new(
+        Access::NoTokenConfigured => Some(HttpReply::new(
             403,
             "commands that change the engine are disabled: set AdminHttpToken in the settings \
              and send it as \"Authorization: Bearer <token>\"\n",
         )),
-        Access::Missing => Some(Reply::new(
+        Access::Missing => Some(HttpReply::new(
             401,
             "this command needs the token: send \"Authorization: Bearer <token>\"\n",
         )),
-        Access::Wrong => Some(Reply::new(401, "wrong token\n")),
+        Access::Wrong => Some(HttpReply::new(401, "wrong token\n")),
     }
 }
 
-fn unauthorized(reply: Reply) -> Response<Body> {
+fn unauthorized(reply: HttpReply) -> Response<Body> {
     let challenge = reply.status == 401;
-    let mut r = response(reply, false);
+    let mut r = response(reply);
     if challenge {
         r.headers_mut().insert(
             hyper::header::WWW_AUTHENTICATE,
@@ -671,10 +624,10 @@ fn unauthorized(reply: Reply) -> Response<Body> {
 /// Answers a connection past the cap with 503, briefly.
 async fn refuse_busy(stream: TcpStream, header_read_timeout: Duration) {
     let service = service_fn(|_request| async {
-        let mut r = response(
-            Reply::new(503, "too many admin connections; try again shortly\n"),
-            false,
-        );
+        let mut r = response(HttpReply::new(
+            503,
+            "too many admin connections; try again shortly\n",
+        ));
         r.headers_mut()
             .insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
         Ok::<_, Infallible>(r)

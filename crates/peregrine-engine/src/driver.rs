@@ -2,6 +2,8 @@
 //! `peregrine-session` together with its application, seen through one trait
 //! so the engine can own many of them and tests can drive it with stand-ins.
 
+use peregrine_store::StoreError;
+
 /// Nanoseconds since the Unix epoch, UTC (the session crate's `Nanos`).
 pub type Nanos = i64;
 
@@ -65,16 +67,16 @@ pub trait SessionDriver {
     /// The next expected incoming sequence number.
     fn next_target_seq(&self) -> u64;
     /// Operator override of the next outgoing sequence number.
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String>;
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError>;
     /// Operator override of the next expected incoming sequence number.
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String>;
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError>;
     /// Messages the store found lost when it opened (see
     /// `peregrine_store::Recovery`), for `/sessions`.
     fn store_lost_messages(&self) -> u64 {
         0
     }
     /// The engine is stopping: make state durable (e.g. fsync the store).
-    fn on_shutdown(&mut self) -> Result<(), String> {
+    fn on_shutdown(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
     /// How often the engine should call [`sync_store_if_due`](Self::sync_store_if_due)
@@ -83,7 +85,7 @@ pub trait SessionDriver {
         None
     }
     /// Fsyncs the store if its time-based policy says it is due; whether it did.
-    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+    fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         Ok(false)
     }
 }
@@ -131,22 +133,22 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     fn next_target_seq(&self) -> u64 {
         (**self).next_target_seq()
     }
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String> {
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
         (**self).set_next_sender_seq(seq)
     }
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
         (**self).set_next_target_seq(seq)
     }
     fn store_lost_messages(&self) -> u64 {
         (**self).store_lost_messages()
     }
-    fn on_shutdown(&mut self) -> Result<(), String> {
+    fn on_shutdown(&mut self) -> Result<(), StoreError> {
         (**self).on_shutdown()
     }
     fn store_sync_interval(&self) -> Option<Nanos> {
         (**self).store_sync_interval()
     }
-    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+    fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         (**self).sync_store_if_due()
     }
 }

@@ -307,15 +307,11 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn next_target_seq(&self) -> u64 {
         self.session.next_target_seq()
     }
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String> {
-        self.session
-            .set_next_sender_seq(seq)
-            .map_err(|e| e.to_string())
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.session.set_next_sender_seq(seq)
     }
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
-        self.session
-            .set_next_target_seq(seq)
-            .map_err(|e| e.to_string())
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.session.set_next_target_seq(seq)
     }
     fn store_lost_messages(&self) -> u64 {
         self.session
@@ -323,8 +319,8 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
             .recovery()
             .map_or(0, |r| r.lost_messages())
     }
-    fn on_shutdown(&mut self) -> Result<(), String> {
-        self.session.store_mut().sync().map_err(|e| e.to_string())
+    fn on_shutdown(&mut self) -> Result<(), StoreError> {
+        self.session.store_mut().sync()
     }
     fn store_sync_interval(&self) -> Option<Nanos> {
         self.session
@@ -332,11 +328,8 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
             .sync_interval()
             .map(|d| (d.as_nanos().min(i64::MAX as u128) as Nanos).max(1))
     }
-    fn sync_store_if_due(&mut self) -> Result<bool, String> {
-        self.session
-            .store_mut()
-            .sync_if_due()
-            .map_err(|e| e.to_string())
+    fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
+        self.session.store_mut().sync_if_due()
     }
 }
 

@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod command;
 pub mod config;
 pub mod driver;
 pub mod engine;
@@ -23,7 +24,8 @@ pub mod fix;
 pub mod idle;
 pub mod log;
 
-pub use admin::{spawn_admin_server, Command, EngineHandle, Reply};
+pub use admin::spawn_admin_server;
+pub use command::{Command, CommandError, EngineHandle, Outcome, Reply};
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};

@@ -15,7 +15,8 @@ use peregrine_engine::admin::AdminOptions;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{
-    now_nanos, spawn_admin_server, Command, Engine, EngineHandle, EngineOptions,
+    now_nanos, spawn_admin_server, Command, CommandError, Engine, EngineHandle, EngineOptions,
+    Outcome,
 };
 use peregrine_session::EchoApp;
 
@@ -206,7 +207,30 @@ fn seqnum_and_sessions() {
     let reply = handle
         .call(Command::ListSessions, Duration::from_secs(5))
         .unwrap();
-    assert_eq!(reply.status, 200);
+    match reply {
+        Ok(Outcome::Sessions(sessions)) => {
+            assert_eq!(sessions.len(), 2);
+            assert!(sessions[0].logged_on, "{sessions:?}");
+            assert_eq!(sessions[1].name, "FIXT.1.1:ISLD->TW:Q");
+            assert_eq!(
+                (sessions[1].next_sender_seq, sessions[1].next_target_seq),
+                (5, 6)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let reply = handle.call(
+        Command::SetSeqNum {
+            session: "FIX.4.4:NOPE->TW".into(),
+            next_sender: Some(3),
+            next_target: None,
+        },
+        Duration::from_secs(5),
+    );
+    assert!(
+        matches!(&reply, Some(Err(CommandError::NoSuchSession { name })) if name == "FIX.4.4:NOPE->TW"),
+        "{reply:?}"
+    );
     handle.stop();
     reactor.join().unwrap().unwrap();
     // The stop logged the session out.

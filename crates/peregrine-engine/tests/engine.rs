@@ -14,6 +14,7 @@ use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
+use peregrine_store::StoreError;
 
 type Received = Arc<Mutex<Vec<String>>>;
 
@@ -731,16 +732,16 @@ impl peregrine_engine::SessionDriver for SyncCounter {
     fn next_target_seq(&self) -> u64 {
         1
     }
-    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), String> {
+    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
         Ok(())
     }
-    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), String> {
+    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
         Ok(())
     }
     fn store_sync_interval(&self) -> Option<i64> {
         Some(20_000_000)
     }
-    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+    fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(true)
     }

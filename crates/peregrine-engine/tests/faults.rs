@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, IdleStrategy};
+use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, IdleStrategy, Outcome};
 use peregrine_session::EchoApp;
 
 #[global_allocator]
@@ -633,11 +633,15 @@ fn a_store_that_lost_data_is_refused_or_reported() {
     assert_eq!(e.sessions()[0].store_lost_messages, 1);
     let handle = e.handle();
     let reactor = std::thread::spawn(move || e.run());
-    let json = handle
-        .call(Command::ListSessions, Duration::from_secs(5))
-        .unwrap()
-        .body;
-    assert!(json.contains("\"store_lost_messages\":1"), "{json}");
+    let reply = handle.call(Command::ListSessions, Duration::from_secs(5));
+    let Some(Ok(Outcome::Sessions(sessions))) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(sessions[0].store_lost_messages, 1);
+    assert!(
+        sessions[0].to_json().contains("\"store_lost_messages\":1"),
+        "{sessions:?}"
+    );
     handle.stop();
     reactor.join().unwrap().unwrap();
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.event.log")).unwrap();

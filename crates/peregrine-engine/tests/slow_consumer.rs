@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use peregrine_engine::config::Settings;
 use peregrine_engine::{DriverEvent, Engine, EngineOptions, IdleStrategy, Nanos, SessionDriver};
+use peregrine_store::StoreError;
 
 /// Queues `flood` bytes for every chunk it receives.
 #[derive(Default)]
@@ -67,10 +68,10 @@ impl SessionDriver for Flood {
         // Reported through /sessions: the bytes received so far.
         self.received as u64
     }
-    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), String> {
+    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
         Ok(())
     }
-    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), String> {
+    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
         Ok(())
     }
 }

@@ -17,7 +17,7 @@ use peregrine_codec::MessageView;
 use peregrine_engine::fix::FixSession;
 use peregrine_engine::{DriverEvent, Engine, Idler, Nanos, SessionDriver};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
-use peregrine_store::MessageStore;
+use peregrine_store::{MessageStore, StoreError};
 
 use crate::steps::{point, Stamps};
 
@@ -258,16 +258,16 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
     fn next_target_seq(&self) -> u64 {
         self.inner.next_target_seq()
     }
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), String> {
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
         self.inner.set_next_sender_seq(seq)
     }
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), String> {
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
         self.inner.set_next_target_seq(seq)
     }
     fn store_lost_messages(&self) -> u64 {
         self.inner.store_lost_messages()
     }
-    fn on_shutdown(&mut self) -> Result<(), String> {
+    fn on_shutdown(&mut self) -> Result<(), StoreError> {
         self.inner.on_shutdown()
     }
     // Forwarded so that a file store with FileStoreSync=N ms is fsynced on time
@@ -275,7 +275,7 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
     fn store_sync_interval(&self) -> Option<Nanos> {
         self.inner.store_sync_interval()
     }
-    fn sync_store_if_due(&mut self) -> Result<bool, String> {
+    fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         self.inner.sync_store_if_due()
     }
 }

@@ -1,87 +1,73 @@
 //! Commands from other threads (the admin interface, handles).
 
-use crate::admin::{Command, Reply};
+use crate::command::{Command, CommandError, Outcome, Reply};
 use crate::driver::{now_nanos, SessionDriver};
 
-use super::*;
+use super::ids::SessionKey;
+use super::Engine;
 
 impl<D: SessionDriver> Engine<D> {
-    pub(super) fn find_session(&self, name: &str) -> Result<usize, Reply> {
-        if let Some(i) = self.slots.iter().position(|s| s.name == name) {
-            return Ok(i);
+    /// The session `name` names: its full name, or its name without the
+    /// qualifier when that fits exactly one session.
+    pub(super) fn find_session(&self, name: &str) -> Result<SessionKey, CommandError> {
+        let mut keys = self.sessions.keys();
+        if let Some(key) = keys.find(|&k| self.sessions[k].name == name) {
+            return Ok(key);
         }
-        // Without the qualifier, if that names exactly one session.
-        let matches: Vec<usize> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| {
-                s.qualifier.is_some() && format!("{}:{}->{}", s.begin, s.sender, s.target) == name
-            })
-            .map(|(i, _)| i)
-            .collect();
-        match matches.as_slice() {
-            [i] => Ok(*i),
-            [] => Err(Reply::new(404, format!("no session {name}\n"))),
-            _ => Err(Reply::new(
-                400,
-                format!("{name} names several sessions; add the qualifier\n"),
-            )),
+        let mut unqualified = self.sessions.keys().filter(|&k| {
+            self.sessions[k].has_qualifier && self.sessions[k].unqualified_name == name
+        });
+        match (unqualified.next(), unqualified.next()) {
+            (Some(key), None) => Ok(key),
+            (None, _) => Err(CommandError::NoSuchSession { name: name.into() }),
+            (Some(_), Some(_)) => Err(CommandError::AmbiguousSession { name: name.into() }),
         }
     }
 
+    /// Carries out every command waiting; whether there were any.
     pub(super) fn drain_commands(&mut self) -> bool {
         let mut work = false;
-        while let Ok((cmd, reply)) = self.rx.try_recv() {
+        while let Ok((command, reply_to)) = self.rx.try_recv() {
             work = true;
-            let answer = self.command(cmd);
-            let _ = reply.send(answer);
+            let reply = self.command(command);
+            let _ = reply_to.send(reply);
         }
         work
     }
 
-    pub(super) fn command(&mut self, cmd: Command) -> Reply {
-        match cmd {
+    fn command(&mut self, command: Command) -> Reply {
+        match command {
             Command::Stop => {
                 self.stop_requested = true;
-                Reply::new(200, "stopping\n")
+                Ok(Outcome::Stopping)
             }
-            Command::ListSessions => {
-                let items: Vec<String> = self.sessions().iter().map(SessionInfo::to_json).collect();
-                Reply::new(200, format!("[{}]\n", items.join(",")))
-            }
+            Command::ListSessions => Ok(Outcome::Sessions(self.sessions())),
             Command::SetSeqNum {
                 session,
                 next_sender,
                 next_target,
             } => {
-                let i = match self.find_session(&session) {
-                    Ok(i) => i,
-                    Err(r) => return r,
-                };
+                let key = self.find_session(&session)?;
+                let session = self.sessions[key].name.clone();
                 let now = now_nanos();
-                let s = &mut self.slots[i];
+                let s = &mut self.sessions[key];
+                let failed = |error| CommandError::Store {
+                    session: session.clone(),
+                    error,
+                };
                 if let Some(n) = next_sender {
-                    if let Err(e) = s.driver.set_next_sender_seq(n) {
-                        return Reply::new(500, format!("{e}\n"));
-                    }
+                    s.driver.set_next_sender_seq(n).map_err(failed)?;
                     s.event(&format!("operator set next sender seq to {n}"), now);
                 }
                 if let Some(n) = next_target {
-                    if let Err(e) = s.driver.set_next_target_seq(n) {
-                        return Reply::new(500, format!("{e}\n"));
-                    }
+                    s.driver.set_next_target_seq(n).map_err(failed)?;
                     s.event(&format!("operator set next target seq to {n}"), now);
                 }
-                Reply::new(
-                    200,
-                    format!(
-                        "OK {} next_sender_seq={} next_target_seq={}\n",
-                        s.name,
-                        s.driver.next_sender_seq(),
-                        s.driver.next_target_seq()
-                    ),
-                )
+                Ok(Outcome::SeqNums {
+                    session: s.name.clone(),
+                    next_sender_seq: s.driver.next_sender_seq(),
+                    next_target_seq: s.driver.next_target_seq(),
+                })
             }
         }
     }

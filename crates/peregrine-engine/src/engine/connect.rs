@@ -1,18 +1,22 @@
 //! Initiators: connecting, failover, a connection that comes up.
 
-use std::io::{self};
+use std::io;
 use std::net::ToSocketAddrs;
 
 use mio::net::TcpStream;
-use mio::{Interest, Token};
+use mio::Interest;
 
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 
-use super::*;
+use super::connection::{tune, Connection};
+use super::ids::{ConnectionKey, SessionKey};
+use super::{Engine, SEC};
 
 impl<D: SessionDriver> Engine<D> {
-    pub(super) fn connect(&mut self, i: usize, now: Nanos) {
-        let s = &mut self.slots[i];
+    /// An initiator's connection attempt to its next failover address (within
+    /// its session hours).
+    pub(super) fn connect(&mut self, id: SessionKey, now: Nanos) {
+        let s = &mut self.sessions[id];
         s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
         if let Some(window) = crate::fix::schedule(&s.settings) {
             if !window.contains(now) {
@@ -21,11 +25,11 @@ impl<D: SessionDriver> Engine<D> {
                 return;
             }
         }
-        if s.settings.connect_addresses.is_empty() {
+        let addresses = &s.settings.connect_addresses;
+        if addresses.is_empty() {
             return;
         }
-        let (host, port) =
-            s.settings.connect_addresses[s.addr_idx % s.settings.connect_addresses.len()].clone();
+        let (host, port) = addresses[s.next_address % addresses.len()].clone();
         let addr = match (host.as_str(), port)
             .to_socket_addrs()
             .map(|mut a| a.next())
@@ -33,81 +37,80 @@ impl<D: SessionDriver> Engine<D> {
             Ok(Some(a)) => a,
             _ => {
                 s.event(&format!("cannot resolve {host}:{port}"), now);
-                s.addr_idx += 1;
+                s.next_address += 1;
                 return;
             }
         };
         let stream = match TcpStream::connect(addr) {
-            Ok(st) => st,
+            Ok(stream) => stream,
             Err(e) => {
                 s.event(&format!("connect to {addr} failed: {e}"), now);
-                s.addr_idx += 1;
+                s.next_address += 1;
                 return;
             }
         };
         s.event(&format!("connecting to {addr}"), now);
-        Self::tune(&stream, &s.settings);
-        let c = self.add_conn(Conn {
+        tune(&stream, &s.settings);
+        let key = self.connections.insert(Connection {
             stream,
             peer: Some(addr),
-            session: Some(i),
+            session: Some(id),
             pending: Vec::new(),
             opened_at: now,
             connecting: true,
             listener: None,
             peer_closed: false,
         });
-        let conn = self.conns[c].as_mut().expect("just added");
+        let connection = self.connections.get_mut(key).expect("just added");
         if let Err(e) = self.poll.registry().register(
-            &mut conn.stream,
-            Token(CONN_BASE + c),
+            &mut connection.stream,
+            key.token(),
             Interest::READABLE | Interest::WRITABLE,
         ) {
-            self.conns[c] = None;
-            self.free.push(c);
-            self.slots[i].event(&format!("cannot register: {e}"), now);
+            self.connections.remove(key);
+            self.sessions[id].event(&format!("cannot register: {e}"), now);
             return;
         }
-        self.slots[i].conn = Some(c);
+        self.sessions[id].connection = Some(key);
     }
 
-    pub(super) fn on_writable(&mut self, c: usize) {
+    /// A connection may be written: an initiator's connect completes (or
+    /// fails over), and the session's queue is written.
+    pub(super) fn on_writable(&mut self, key: ConnectionKey) {
         let now = now_nanos();
-        let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) else {
+        let Some(connection) = self.connections.get_mut(key) else {
             return;
         };
-        if conn.connecting {
-            match conn.stream.take_error() {
+        if connection.connecting {
+            let id = connection.session.expect("an initiator's connection");
+            match connection.stream.take_error() {
                 Ok(Some(e)) | Err(e) => {
-                    let i = conn.session.expect("initiator");
-                    let msg = format!("connect to {:?} failed: {e}", conn.peer);
-                    self.slots[i].addr_idx += 1;
-                    self.close_conn(c, &msg, now);
+                    let why = format!("connect to {:?} failed: {e}", connection.peer);
+                    self.sessions[id].next_address += 1;
+                    self.close_connection(key, &why, now);
                     return;
                 }
                 Ok(None) => {}
             }
-            match conn.stream.peer_addr() {
+            match connection.stream.peer_addr() {
                 Ok(_) => {
-                    conn.connecting = false;
-                    let i = conn.session.expect("initiator");
-                    let peer = conn.peer;
-                    let s = &mut self.slots[i];
+                    connection.connecting = false;
+                    let peer = connection.peer;
+                    let s = &mut self.sessions[id];
                     s.new_connection(now);
                     s.event(&format!("connected to {peer:?}"), now);
                     s.driver.on_connected(now);
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotConnected => return,
                 Err(e) => {
-                    let i = conn.session.expect("initiator");
-                    self.slots[i].addr_idx += 1;
-                    self.close_conn(c, &format!("connect failed: {e}"), now);
+                    self.sessions[id].next_address += 1;
+                    self.close_connection(key, &format!("connect failed: {e}"), now);
                     return;
                 }
             }
         }
-        if let Some(i) = self.conns[c].as_ref().and_then(|x| x.session) {
-            self.service(i, now);
+        if let Some(id) = self.connections.get(key).and_then(|c| c.session) {
+            self.service(id, now);
         }
     }
 }

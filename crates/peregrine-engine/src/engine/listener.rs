@@ -1,24 +1,38 @@
 //! Listeners: accepting connections, and shedding them with a reserve
 //! descriptor when the process is out of descriptors.
 
-use std::io::{self, Read};
+use std::io;
 use std::net::SocketAddr;
 
 use mio::net::{TcpListener, TcpStream};
-use mio::{Interest, Token};
+use mio::Interest;
 
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 
-use super::*;
+use super::connection::{tune, Connection};
+use super::ids::{ListenerKey, SessionKey};
+use super::{Engine, SEC};
 
+/// Listen backlog (the kernel caps it at `net.core.somaxconn`): room for a
+/// burst of a thousand initiators logging on at once.
+const LISTEN_BACKLOG: i32 = 1024;
+/// After `accept` failed for want of resources (descriptors, memory) and the
+/// reserve descriptor could not help, the listener is tried again this often.
+pub(super) const ACCEPT_RETRY: Nanos = 50_000_000;
+
+/// A listening socket, shared by the acceptor sessions of one port.
 pub(super) struct Listener {
     pub(super) socket: TcpListener,
+    /// `SocketAcceptPort` as configured (0: any).
     pub(super) configured_port: u16,
+    /// Where it listens.
     pub(super) local: SocketAddr,
+    /// How long a connection may wait for its Logon.
     pub(super) logon_timeout: Nanos,
     /// What a connection may send before its Logon is complete.
     pub(super) max_logon: usize,
-    pub(super) first_session: usize,
+    /// The session whose socket settings new connections get.
+    pub(super) first_session: SessionKey,
     /// When to try `accept` again after it failed for want of resources.
     pub(super) retry_at: Option<Nanos>,
     /// Connections shed (accepted and closed at once) since the last log line.
@@ -28,13 +42,14 @@ pub(super) struct Listener {
 }
 
 impl<D: SessionDriver> Engine<D> {
-    pub(super) fn accept_all(&mut self, l: usize) {
-        if l >= self.listeners.len() || self.stopping {
+    /// Accepts every connection waiting on listener `l`.
+    pub(super) fn accept_all(&mut self, l: ListenerKey) {
+        if l.0 >= self.listeners.len() || self.stopping {
             return;
         }
-        self.listeners[l].retry_at = None;
+        self.listeners[l.0].retry_at = None;
         loop {
-            match self.listeners[l].socket.accept() {
+            match self.listeners[l.0].socket.accept() {
                 Ok((stream, peer)) => self.accepted(l, stream, peer),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -47,7 +62,7 @@ impl<D: SessionDriver> Engine<D> {
                         continue;
                     }
                     let now = now_nanos();
-                    self.listeners[l].retry_at = Some(now + ACCEPT_RETRY);
+                    self.listeners[l.0].retry_at = Some(now + ACCEPT_RETRY);
                     self.log_shed(l, &e, now);
                     break;
                 }
@@ -61,13 +76,13 @@ impl<D: SessionDriver> Engine<D> {
                     continue
                 }
                 Err(e) => {
-                    tracing::warn!("accept failed on {}: {e}", self.listeners[l].local);
-                    self.listeners[l].retry_at = Some(now_nanos() + ACCEPT_RETRY);
+                    tracing::warn!("accept failed on {}: {e}", self.listeners[l.0].local);
+                    self.listeners[l.0].retry_at = Some(now_nanos() + ACCEPT_RETRY);
                     break;
                 }
             }
         }
-        if self.listeners[l].shed > 0 && self.listeners[l].retry_at.is_none() {
+        if self.listeners[l.0].shed > 0 && self.listeners[l.0].retry_at.is_none() {
             let e = io::Error::from_raw_os_error(libc::EMFILE);
             self.log_shed(l, &e, now_nanos());
         }
@@ -75,19 +90,19 @@ impl<D: SessionDriver> Engine<D> {
 
     /// Closes the reserve descriptor, accepts one connection and closes it, and
     /// takes the reserve back. Whether a connection was shed.
-    pub(super) fn shed_one(&mut self, l: usize) -> bool {
+    fn shed_one(&mut self, l: ListenerKey) -> bool {
         let Some(reserve) = self.reserve.take() else {
             self.reserve = open_reserve();
             return false;
         };
         drop(reserve);
-        let accepted = self.listeners[l].socket.accept();
+        let accepted = self.listeners[l.0].socket.accept();
         // Closed before the reserve is taken back: at the limit, the reserve
         // needs the descriptor the shed connection held.
         let shed = match accepted {
             Ok((stream, _)) => {
                 drop(stream);
-                self.listeners[l].shed += 1;
+                self.listeners[l.0].shed += 1;
                 true
             }
             Err(_) => false,
@@ -98,8 +113,8 @@ impl<D: SessionDriver> Engine<D> {
 
     /// One warning for the connections shed so far (at most one a second: the
     /// count says how many).
-    pub(super) fn log_shed(&mut self, l: usize, e: &io::Error, now: Nanos) {
-        let listener = &mut self.listeners[l];
+    fn log_shed(&mut self, l: ListenerKey, e: &io::Error, now: Nanos) {
+        let listener = &mut self.listeners[l.0];
         if listener.shed == 0 && listener.retry_at.is_none() {
             return;
         }
@@ -116,10 +131,10 @@ impl<D: SessionDriver> Engine<D> {
     }
 
     /// A connection accepted on listener `l`: it waits for its Logon.
-    pub(super) fn accepted(&mut self, l: usize, stream: TcpStream, peer: SocketAddr) {
-        let first = self.listeners[l].first_session;
-        Self::tune(&stream, &self.slots[first].settings);
-        let c = self.add_conn(Conn {
+    fn accepted(&mut self, l: ListenerKey, stream: TcpStream, peer: SocketAddr) {
+        let first = self.listeners[l.0].first_session;
+        tune(&stream, &self.sessions[first].settings);
+        let key = self.connections.insert(Connection {
             stream,
             peer: Some(peer),
             session: None,
@@ -129,15 +144,14 @@ impl<D: SessionDriver> Engine<D> {
             listener: Some(l),
             peer_closed: false,
         });
-        let conn = self.conns[c].as_mut().expect("just added");
+        let connection = self.connections.get_mut(key).expect("just added");
         if let Err(e) = self.poll.registry().register(
-            &mut conn.stream,
-            Token(CONN_BASE + c),
+            &mut connection.stream,
+            key.token(),
             Interest::READABLE | Interest::WRITABLE,
         ) {
             tracing::warn!("cannot register a connection from {peer}: {e}");
-            self.conns[c] = None;
-            self.free.push(c);
+            self.connections.remove(key);
             return;
         }
         tracing::debug!("connection from {peer}");
@@ -162,7 +176,7 @@ pub(super) fn open_reserve() -> Option<std::fs::File> {
 
 /// Whether `accept` failed for want of a resource that may come back
 /// (descriptors, kernel memory) rather than for this one connection.
-pub(super) fn out_of_resources(e: &io::Error) -> bool {
+fn out_of_resources(e: &io::Error) -> bool {
     matches!(
         e.raw_os_error(),
         Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)

@@ -4,6 +4,7 @@
 mod commands;
 mod connect;
 mod connection;
+mod ids;
 mod listener;
 mod read;
 mod routing;
@@ -12,43 +13,32 @@ mod shutdown;
 mod timers;
 mod write;
 
-use self::connection::Conn;
+use self::ids::{Connections, ListenerKey, SessionKey, Sessions, WAKER};
 use self::listener::{listen, open_reserve, Listener};
-use self::session::Slot;
+use self::session::HostedSession;
 
 use std::collections::HashMap;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use mio::{Events, Interest, Poll, Token, Waker};
+use mio::{Events, Interest, Poll, Waker};
 
-use crate::admin::{json_escape, EngineHandle, Request};
+use crate::admin::json_escape;
+use crate::command::{EngineHandle, Request};
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::idle::{IdleStrategy, Idler};
 use crate::log::{RateLimit, SessionLog};
 
-const WAKER: Token = Token(0);
-const LISTENER_BASE: usize = 1;
-const CONN_BASE: usize = 1 << 16;
 const SEC: Nanos = 1_000_000_000;
+/// The most one `read` takes in (the reactor's one read buffer).
 const READ_CHUNK: usize = 64 * 1024;
-/// Reads per readiness before the connection waits for the next turn, so that
-/// one busy peer cannot starve the others.
-const READS_PER_TURN: usize = 16;
 /// [`Engine::poll`] runs timers, commands and log flushes once every this many passes
 /// (FIX timers have a resolution of seconds; the socket work is what must not wait).
 const POLLS_PER_HOUSEKEEPING: u32 = 16;
-/// Listen backlog (the kernel caps it at `net.core.somaxconn`): room for a
-/// burst of a thousand initiators logging on at once.
-const LISTEN_BACKLOG: i32 = 1024;
-/// After `accept` failed for want of resources (descriptors, memory) and the
-/// reserve descriptor could not help, the listener is tried again this often.
-const ACCEPT_RETRY: Nanos = 50_000_000;
-
 /// Engine-wide options.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
@@ -138,38 +128,40 @@ pub struct SocketOptions {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Engine<D: SessionDriver> {
-    pub(super) poll: Poll,
-    pub(super) events: Events,
-    pub(super) waker: Arc<Waker>,
-    pub(super) tx: mpsc::Sender<Request>,
-    pub(super) rx: mpsc::Receiver<Request>,
-    pub(super) listeners: Vec<Listener>,
-    pub(super) conns: Vec<Option<Conn>>,
-    pub(super) free: Vec<usize>,
-    pub(super) slots: Vec<Slot<D>>,
-    pub(super) routes: HashMap<(String, String, String), Vec<usize>>,
-    pub(super) options: EngineOptions,
-    pub(super) idler: Idler,
-    pub(super) read_buf: Vec<u8>,
+    poll: Poll,
+    events: Events,
+    waker: Arc<Waker>,
+    tx: mpsc::Sender<Request>,
+    rx: mpsc::Receiver<Request>,
+    listeners: Vec<Listener>,
+    connections: Connections,
+    sessions: Sessions<D>,
+    /// Acceptor sessions by (BeginString, their SenderCompID, their
+    /// TargetCompID): where a Logon is routed (several, told apart by
+    /// qualifier or address).
+    routes: HashMap<(String, String, String), Vec<SessionKey>>,
+    options: EngineOptions,
+    idler: Idler,
+    read_buf: Vec<u8>,
     /// Connections that still had data when their read budget ran out.
-    pub(super) ready: Vec<usize>,
+    ready: Vec<ids::ConnectionKey>,
     /// [`Engine::poll`] passes since the last housekeeping.
-    pub(super) polls: u32,
-    pub(super) stopping: bool,
-    pub(super) stop_requested: bool,
+    polls: u32,
+    stopping: bool,
+    stop_requested: bool,
     /// A descriptor held in reserve: when `accept` fails because the process is
     /// out of descriptors, it is closed to accept (and at once close) the
     /// waiting connections, so the listen queue drains and the listener keeps
     /// working once descriptors are free again.
-    pub(super) reserve: Option<std::fs::File>,
+    reserve: Option<std::fs::File>,
     /// Lines about connections that never named a session, within this limit.
-    pub(super) unrouted_lines: RateLimit,
+    unrouted_lines: RateLimit,
 }
 
 impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("sessions", &self.slots.len())
+            .field("sessions", &self.sessions.len())
             .field("listeners", &self.listeners.len())
             .finish()
     }
@@ -188,9 +180,8 @@ impl<D: SessionDriver> Engine<D> {
             tx,
             rx,
             listeners: Vec::new(),
-            conns: Vec::new(),
-            free: Vec::new(),
-            slots: Vec::new(),
+            connections: Connections::default(),
+            sessions: Sessions::default(),
             routes: HashMap::new(),
             idler: Idler::new(options.idle),
             options,
@@ -217,7 +208,7 @@ impl<D: SessionDriver> Engine<D> {
     /// for all such sessions, see [`listener_addrs`](Self::listener_addrs));
     /// an initiator session connects on the next turn.
     pub fn add_session(&mut self, settings: &SessionSettings, driver: D) -> io::Result<()> {
-        let idx = self.slots.len();
+        let id = self.sessions.next_key();
         let name = settings.session_name();
         let log = match (&settings.file_log_path, self.options.message_logs) {
             (Some(dir), true) => {
@@ -241,7 +232,7 @@ impl<D: SessionDriver> Engine<D> {
                 .iter()
                 .position(|l| l.configured_port == port);
             listener = Some(match existing {
-                Some(i) => i,
+                Some(i) => ListenerKey(i),
                 None => {
                     let host = settings
                         .socket_accept_address
@@ -254,12 +245,10 @@ impl<D: SessionDriver> Engine<D> {
                     let mut socket = listen(addr).map_err(|e| {
                         io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}"))
                     })?;
-                    let i = self.listeners.len();
-                    self.poll.registry().register(
-                        &mut socket,
-                        Token(LISTENER_BASE + i),
-                        Interest::READABLE,
-                    )?;
+                    let key = ListenerKey(self.listeners.len());
+                    self.poll
+                        .registry()
+                        .register(&mut socket, key.token(), Interest::READABLE)?;
                     let local = socket.local_addr()?;
                     tracing::info!("listening on {local}");
                     self.listeners.push(Listener {
@@ -268,12 +257,12 @@ impl<D: SessionDriver> Engine<D> {
                         local,
                         logon_timeout: Nanos::from(settings.logon_timeout.max(1)) * SEC,
                         max_logon: settings.max_logon_message_size,
-                        first_session: idx,
+                        first_session: id,
                         retry_at: None,
                         shed: 0,
                         shed_logged_at: 0,
                     });
-                    i
+                    key
                 }
             });
             self.routes
@@ -283,28 +272,29 @@ impl<D: SessionDriver> Engine<D> {
                     settings.target_comp_id.clone(),
                 ))
                 .or_default()
-                .push(idx);
+                .push(id);
         }
         let next_store_sync = driver.store_sync_interval().map(|i| now_nanos() + i);
-        let mut slot = Slot {
+        let mut session = HostedSession {
             name,
-            begin: settings.begin_string.clone(),
-            sender: settings.sender_comp_id.clone(),
-            target: settings.target_comp_id.clone(),
-            qualifier: settings.session_qualifier.clone(),
+            unqualified_name: format!(
+                "{}:{}->{}",
+                settings.begin_string, settings.sender_comp_id, settings.target_comp_id
+            ),
+            has_qualifier: settings.session_qualifier.is_some(),
             settings: settings.clone(),
             driver,
-            conn: None,
+            connection: None,
             log,
             slow: false,
             next_connect: 0,
-            addr_idx: 0,
+            next_address: 0,
             listener,
             next_store_sync,
             lines: RateLimit::new(now_nanos()),
         };
-        slot.event("session created", now_nanos());
-        self.slots.push(slot);
+        session.event("session created", now_nanos());
+        self.sessions.push(session);
         Ok(())
     }
 
@@ -315,12 +305,12 @@ impl<D: SessionDriver> Engine<D> {
 
     /// A snapshot of every session.
     pub fn sessions(&self) -> Vec<SessionInfo> {
-        self.slots
+        self.sessions
             .iter()
             .map(|s| SessionInfo {
                 name: s.name.clone(),
                 state: s.driver.state_name(),
-                connected: s.conn.is_some(),
+                connected: s.connection.is_some(),
                 logged_on: s.driver.is_logged_on(),
                 next_sender_seq: s.driver.next_sender_seq(),
                 next_target_seq: s.driver.next_target_seq(),
@@ -335,12 +325,12 @@ impl<D: SessionDriver> Engine<D> {
     /// operating system reports them (`None`: no such session, or not connected).
     /// Linux reports twice the buffer sizes that were asked for (its bookkeeping).
     pub fn socket_options(&self, name: &str) -> Option<io::Result<SocketOptions>> {
-        let i = self.find_session(name).ok()?;
-        let conn = self.conns.get(self.slots[i].conn?)?.as_ref()?;
-        let sock = socket2::SockRef::from(&conn.stream);
+        let id = self.find_session(name).ok()?;
+        let connection = self.connections.get(self.sessions[id].connection?)?;
+        let sock = socket2::SockRef::from(&connection.stream);
         Some((|| {
             Ok(SocketOptions {
-                nodelay: conn.stream.nodelay()?,
+                nodelay: connection.stream.nodelay()?,
                 send_buffer_size: sock.send_buffer_size()?,
                 recv_buffer_size: sock.recv_buffer_size()?,
             })
@@ -350,10 +340,10 @@ impl<D: SessionDriver> Engine<D> {
     /// Runs `f` on the named session's driver (to send application messages,
     /// for instance); the engine writes what it queued on this same call.
     pub fn with_session<R>(&mut self, name: &str, f: impl FnOnce(&mut D, Nanos) -> R) -> Option<R> {
-        let i = self.find_session(name).ok()?;
+        let id = self.find_session(name).ok()?;
         let now = now_nanos();
-        let r = f(&mut self.slots[i].driver, now);
-        self.service(i, now);
+        let r = f(&mut self.sessions[id].driver, now);
+        self.service(id, now);
         Some(r)
     }
 

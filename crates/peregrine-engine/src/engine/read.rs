@@ -7,7 +7,12 @@ use mio::Events;
 
 use crate::driver::{now_nanos, SessionDriver};
 
-use super::*;
+use super::ids::{ConnectionKey, Readiness, SessionKey};
+use super::{Engine, READ_CHUNK};
+
+/// Reads per readiness before the connection waits for the next turn, so that
+/// one busy peer cannot starve the others.
+const READS_PER_TURN: usize = 16;
 
 impl<D: SessionDriver> Engine<D> {
     /// Polls the sockets (waiting at most `timeout`) and handles what is ready.
@@ -22,24 +27,22 @@ impl<D: SessionDriver> Engine<D> {
             return Err(e);
         }
         let mut work = !events.is_empty();
-        for ev in events.iter() {
-            let t = ev.token().0;
-            if t == WAKER.0 {
-                continue;
-            } else if t < CONN_BASE {
-                self.accept_all(t - LISTENER_BASE);
-            } else {
-                let c = t - CONN_BASE;
-                if ev.is_read_closed() || ev.is_error() {
-                    if let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) {
-                        conn.peer_closed = true;
+        for event in events.iter() {
+            match Readiness::of(event.token()) {
+                Readiness::Waker => {}
+                Readiness::Listener(l) => self.accept_all(l),
+                Readiness::Connection(key) => {
+                    if event.is_read_closed() || event.is_error() {
+                        if let Some(connection) = self.connections.get_mut(key) {
+                            connection.peer_closed = true;
+                        }
                     }
-                }
-                if ev.is_writable() || ev.is_error() || ev.is_write_closed() {
-                    self.on_writable(c);
-                }
-                if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
-                    self.on_readable(c);
+                    if event.is_writable() || event.is_error() || event.is_write_closed() {
+                        self.on_writable(key);
+                    }
+                    if event.is_readable() || event.is_read_closed() || event.is_error() {
+                        self.on_readable(key);
+                    }
                 }
             }
         }
@@ -47,8 +50,8 @@ impl<D: SessionDriver> Engine<D> {
         if !self.ready.is_empty() {
             work = true;
             let ready = std::mem::take(&mut self.ready);
-            for &c in &ready {
-                self.on_readable(c);
+            for &key in &ready {
+                self.on_readable(key);
             }
             // Keep the allocation for next time.
             let mut ready = ready;
@@ -60,81 +63,75 @@ impl<D: SessionDriver> Engine<D> {
         Ok(work)
     }
 
-    /// Reads what connection `c` has, up to [`READS_PER_TURN`] reads; a session
+    /// Reads what a connection has, up to [`READS_PER_TURN`] reads; a session
     /// handles all of it before one commit and one write ([`Engine::service`]), so
     /// a durable store's cost is per batch, not per message, and a busy peer gets
     /// no more than its share of the turn.
-    pub(super) fn on_readable(&mut self, c: usize) {
-        let mut serviced: Option<usize> = None;
+    pub(super) fn on_readable(&mut self, key: ConnectionKey) {
+        let mut serviced: Option<SessionKey> = None;
         let mut drained = false;
         for _ in 0..READS_PER_TURN {
-            let Some(conn) = self.conns.get_mut(c).and_then(|x| x.as_mut()) else {
+            let Some(connection) = self.connections.get_mut(key) else {
                 break;
             };
-            if conn.connecting {
+            if connection.connecting {
                 break;
             }
-            match conn.stream.read(&mut self.read_buf) {
+            match connection.stream.read(&mut self.read_buf) {
                 Ok(0) => {
-                    if let Some(i) = serviced.take() {
-                        self.service(i, now_nanos());
+                    if let Some(id) = serviced.take() {
+                        self.service(id, now_nanos());
                     }
-                    self.close_conn(c, "peer closed the connection", now_nanos());
+                    self.close_connection(key, "peer closed the connection", now_nanos());
                     return;
                 }
                 Ok(n) => {
                     let now = now_nanos();
-                    match conn.session {
-                        Some(i) => {
-                            let s = &mut self.slots[i];
+                    match connection.session {
+                        Some(id) => {
+                            let s = &mut self.sessions[id];
                             if let Some(l) = &mut s.log {
                                 l.incoming(&self.read_buf[..n], now);
                             }
                             s.driver.on_bytes(&self.read_buf[..n], now);
-                            serviced = Some(i);
+                            serviced = Some(id);
                         }
                         None => {
                             // Before its Logon names a session, a connection gets
                             // room for a Logon and no more (MaxLogonMessageSize).
-                            let limit = conn
+                            let limit = connection
                                 .listener
-                                .map_or(usize::MAX, |l| self.listeners[l].max_logon);
-                            let take = n.min(limit - conn.pending.len());
-                            if conn.pending.capacity() == 0 {
-                                conn.pending.reserve_exact(limit.min(READ_CHUNK));
+                                .map_or(usize::MAX, |l| self.listeners[l.0].max_logon);
+                            let take = n.min(limit - connection.pending.len());
+                            if connection.pending.capacity() == 0 {
+                                connection.pending.reserve_exact(limit.min(READ_CHUNK));
                             }
-                            conn.pending.extend_from_slice(&self.read_buf[..take]);
-                            match self.route(c, now) {
-                                Some(i) => {
+                            connection.pending.extend_from_slice(&self.read_buf[..take]);
+                            match self.route(key, now) {
+                                Some(id) => {
                                     // What came after the Logon in this read.
                                     let rest = &self.read_buf[take..n];
-                                    let s = &mut self.slots[i];
+                                    let s = &mut self.sessions[id];
                                     if !rest.is_empty() {
                                         if let Some(l) = &mut s.log {
                                             l.incoming(rest, now);
                                         }
                                         s.driver.on_bytes(rest, now);
                                     }
-                                    serviced = Some(i);
+                                    serviced = Some(id);
                                 }
-                                None if take < n
-                                    && self.conns.get(c).is_some_and(Option::is_some) =>
-                                {
+                                None if take < n && self.connections.contains(key) => {
                                     let why = format!(
                                         "more than {limit} bytes without a complete Logon (MaxLogonMessageSize)"
                                     );
-                                    self.close_conn(c, &why, now);
+                                    self.close_connection(key, &why, now);
                                     return;
                                 }
                                 None => {}
                             }
                         }
                     }
-                    let peer_closed = self
-                        .conns
-                        .get(c)
-                        .and_then(|x| x.as_ref())
-                        .is_some_and(|x| x.peer_closed);
+                    let peer_closed = self.connections.get(key).is_some_and(|c| c.peer_closed);
                     if n < self.read_buf.len() && !peer_closed {
                         // The socket is drained: with edge-triggered readiness any
                         // later data raises a new event, so the read that would only
@@ -151,21 +148,21 @@ impl<D: SessionDriver> Engine<D> {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    if let Some(i) = serviced.take() {
-                        self.service(i, now_nanos());
+                    if let Some(id) = serviced.take() {
+                        self.service(id, now_nanos());
                     }
-                    self.close_conn(c, &format!("read failed: {e}"), now_nanos());
+                    self.close_connection(key, &format!("read failed: {e}"), now_nanos());
                     return;
                 }
             }
         }
-        if let Some(i) = serviced {
-            self.service(i, now_nanos());
+        if let Some(id) = serviced {
+            self.service(id, now_nanos());
         }
         // Budget spent with data perhaps still waiting: edge-triggered readiness
         // will not say so again, so come back next turn.
-        if !drained && self.conns.get(c).is_some_and(Option::is_some) && !self.ready.contains(&c) {
-            self.ready.push(c);
+        if !drained && self.connections.contains(key) && !self.ready.contains(&key) {
+            self.ready.push(key);
         }
     }
 }

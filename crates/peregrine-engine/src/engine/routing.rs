@@ -3,55 +3,63 @@
 use crate::driver::{Nanos, SessionDriver};
 use crate::log::Escaped;
 
-use super::*;
+use super::connection::tune;
+use super::ids::{ConnectionKey, SessionKey};
+use super::Engine;
 
 impl<D: SessionDriver> Engine<D> {
     /// A new acceptor connection's first message picks its session, which then
     /// has the bytes (the caller services it). The session, once routed.
-    pub(super) fn route(&mut self, c: usize, now: Nanos) -> Option<usize> {
-        let conn = self.conns[c].as_mut().expect("live");
-        let id = match peregrine_session::peek_session_id(&conn.pending) {
+    pub(super) fn route(&mut self, key: ConnectionKey, now: Nanos) -> Option<SessionKey> {
+        let connection = self.connections.get_mut(key).expect("live");
+        let named = match peregrine_session::peek_session_id(&connection.pending) {
             None => return None,
             Some(Err(e)) => {
                 let why = format!("first message unusable ({e:?})");
-                self.close_conn(c, &why, now);
+                self.close_connection(key, &why, now);
                 return None;
             }
-            Some(Ok(id)) => id,
+            Some(Ok(named)) => named,
         };
-        let key = (id.begin_string, id.sender_comp_id, id.target_comp_id);
-        let listener = conn.listener;
-        let candidates = self.routes.get(&key).cloned().unwrap_or_default();
-        let found = candidates
-            .into_iter()
-            .find(|&i| self.slots[i].listener == listener);
-        let Some(i) = found else {
+        let route = (
+            named.begin_string,
+            named.sender_comp_id,
+            named.target_comp_id,
+        );
+        let listener = connection.listener;
+        let found = self.routes.get(&route).and_then(|candidates| {
+            candidates
+                .iter()
+                .copied()
+                .find(|&id| self.sessions[id].listener == listener)
+        });
+        let Some(id) = found else {
             // The CompIDs come from the wire: escaped, so they cannot forge a line.
             let why = format!(
                 "first message names no configured session ({}:{}->{})",
-                Escaped(key.0.as_bytes()),
-                Escaped(key.1.as_bytes()),
-                Escaped(key.2.as_bytes())
+                Escaped(route.0.as_bytes()),
+                Escaped(route.1.as_bytes()),
+                Escaped(route.2.as_bytes())
             );
-            self.close_conn(c, &why, now);
+            self.close_connection(key, &why, now);
             return None;
         };
-        if self.slots[i].conn.is_some() {
-            let why = format!("session {} is already connected", self.slots[i].name);
-            self.close_conn(c, &why, now);
+        if self.sessions[id].connection.is_some() {
+            let why = format!("session {} is already connected", self.sessions[id].name);
+            self.close_connection(key, &why, now);
             return None;
         }
         if self.stopping {
-            self.close_conn(c, "shutting down", now);
+            self.close_connection(key, "shutting down", now);
             return None;
         }
-        let conn = self.conns[c].as_mut().expect("live");
-        conn.session = Some(i);
-        let pending = std::mem::take(&mut conn.pending);
-        let peer = conn.peer;
-        Self::tune(&conn.stream, &self.slots[i].settings);
-        let s = &mut self.slots[i];
-        s.conn = Some(c);
+        let connection = self.connections.get_mut(key).expect("live");
+        connection.session = Some(id);
+        let pending = std::mem::take(&mut connection.pending);
+        let peer = connection.peer;
+        tune(&connection.stream, &self.sessions[id].settings);
+        let s = &mut self.sessions[id];
+        s.connection = Some(key);
         s.slow = false;
         s.new_connection(now);
         s.event(&format!("accepted connection from {peer:?}"), now);
@@ -60,6 +68,6 @@ impl<D: SessionDriver> Engine<D> {
             l.incoming(&pending, now);
         }
         s.driver.on_bytes(&pending, now);
-        Some(i)
+        Some(id)
     }
 }

@@ -5,28 +5,37 @@ use crate::config::SessionSettings;
 use crate::driver::Nanos;
 use crate::log::{RateLimit, SessionLog};
 
-pub(super) struct Slot<D> {
+use super::ids::{ConnectionKey, ListenerKey};
+
+/// A configured session as the engine hosts it.
+pub(super) struct HostedSession<D> {
+    /// `FIX.4.4:ISLD->TW[:qualifier]`.
     pub(super) name: String,
-    pub(super) begin: String,
-    pub(super) sender: String,
-    pub(super) target: String,
-    pub(super) qualifier: Option<String>,
+    /// The name without its qualifier, by which an operator may also name it.
+    pub(super) unqualified_name: String,
+    pub(super) has_qualifier: bool,
     pub(super) settings: SessionSettings,
     pub(super) driver: D,
-    pub(super) conn: Option<usize>,
+    /// Its live connection.
+    pub(super) connection: Option<ConnectionKey>,
     pub(super) log: Option<SessionLog>,
+    /// Flagged as a slow consumer (`SlowConsumerAction=flag`).
     pub(super) slow: bool,
+    /// An initiator: when to connect next.
     pub(super) next_connect: Nanos,
-    pub(super) addr_idx: usize,
-    pub(super) listener: Option<usize>,
+    /// An initiator: which of the failover addresses to try next.
+    pub(super) next_address: usize,
+    /// An acceptor: the listener its connections come in on.
+    pub(super) listener: Option<ListenerKey>,
     /// When to give a store with a time-based fsync policy its chance to fsync.
     pub(super) next_store_sync: Option<Nanos>,
     /// Event lines the peer can cause at will (garbled input, rejects) are
-    /// written within this limit.
+    /// written within this limit, one per connection.
     pub(super) lines: RateLimit,
 }
 
-impl<D> Slot<D> {
+impl<D> HostedSession<D> {
+    /// A line in the event log and `tracing`.
     pub(super) fn event(&mut self, text: &str, now: Nanos) {
         tracing::info!(session = %self.name, "{text}");
         if let Some(l) = &mut self.log {

@@ -1,15 +1,20 @@
 //! Graceful shutdown: Logout on every logged-on session, then close.
 
-use std::io::{self, Write};
+use std::io;
 
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 
-use super::*;
+use super::{Engine, SEC};
 
 impl<D: SessionDriver> Engine<D> {
     /// Graceful shutdown: stops accepting, sends Logout on every logged-on
     /// session, waits for the replies up to the longest `LogoutTimeout`
-    /// (plus a second), then closes every connection.
+    /// (plus a second), then closes every connection and makes the stores
+    /// durable.
+    ///
+    /// # Errors
+    ///
+    /// When polling the sockets fails while waiting for the Logout answers.
     pub fn shutdown(&mut self) -> io::Result<()> {
         self.stopping = true;
         let now = now_nanos();
@@ -17,30 +22,29 @@ impl<D: SessionDriver> Engine<D> {
             let _ = self.poll.registry().deregister(&mut l.socket);
         }
         let mut wait: Nanos = 0;
-        for i in 0..self.slots.len() {
-            if self.slots[i].conn.is_none() {
+        for id in self.sessions.keys() {
+            let Some(key) = self.sessions[id].connection else {
                 continue;
-            }
-            if self.slots[i].driver.is_logged_on() {
-                wait = wait.max(Nanos::from(self.slots[i].settings.logout_timeout) * SEC);
-                self.slots[i].event("shutting down: sending Logout", now);
-                self.slots[i].driver.logout(now, None);
-                self.service(i, now);
-            } else if let Some(c) = self.slots[i].conn {
-                self.close_conn(c, "shutting down", now);
+            };
+            if self.sessions[id].driver.is_logged_on() {
+                let s = &mut self.sessions[id];
+                wait = wait.max(Nanos::from(s.settings.logout_timeout) * SEC);
+                s.event("shutting down: sending Logout", now);
+                s.driver.logout(now, None);
+                self.service(id, now);
+            } else {
+                self.close_connection(key, "shutting down", now);
             }
         }
         let deadline = now + wait + SEC;
-        while self.slots.iter().any(|s| s.conn.is_some()) && now_nanos() < deadline {
+        while self.sessions.iter().any(|s| s.connection.is_some()) && now_nanos() < deadline {
             self.turn()?;
         }
         let now = now_nanos();
-        for c in 0..self.conns.len() {
-            if self.conns[c].is_some() {
-                self.close_conn(c, "shut down", now);
-            }
+        for key in self.connections.keys() {
+            self.close_connection(key, "shut down", now);
         }
-        for s in &mut self.slots {
+        for s in self.sessions.iter_mut() {
             let left_out = s.lines.suppressed();
             if left_out > 0 {
                 s.event(

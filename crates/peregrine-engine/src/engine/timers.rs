@@ -1,20 +1,19 @@
 //! Timers, reconnects, store fsyncs, admin commands: the reactor's
 //! housekeeping.
 
-use std::io::Write;
-
 use crate::config::ConnectionType;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 
-use super::*;
+use super::ids::{ConnectionKey, ListenerKey, SessionKey};
+use super::{Engine, SEC};
 
 impl<D: SessionDriver> Engine<D> {
-    /// Commands, timers and reconnects, log flushes.
+    /// Commands, timers and reconnects, log lines left out, log flushes.
     pub(super) fn housekeeping(&mut self) -> bool {
         let mut work = self.drain_commands();
         work |= self.timers();
         let now = now_nanos();
-        for s in &mut self.slots {
+        for s in self.sessions.iter_mut() {
             s.report_left_out(now);
         }
         if self.unrouted_lines.suppressed() > 0 {
@@ -22,16 +21,18 @@ impl<D: SessionDriver> Engine<D> {
                 tracing::info!("{n} lines about connections that never named a session left out");
             }
         }
-        for l in self.slots.iter_mut().filter_map(|s| s.log.as_mut()) {
+        for l in self.sessions.iter_mut().filter_map(|s| s.log.as_mut()) {
             l.flush();
         }
         work
     }
 
+    /// The earliest of every deadline the engine keeps: the sessions' timers,
+    /// store fsyncs, reconnects, listener retries, logon and connect timeouts.
     pub(super) fn next_timer(&self) -> Option<Nanos> {
         let mut t: Option<Nanos> = None;
         let mut min = |x: Nanos| t = Some(t.map_or(x, |y| y.min(x)));
-        for s in &self.slots {
+        for s in self.sessions.iter() {
             if let Some(d) = s.driver.next_deadline() {
                 min(d);
             }
@@ -39,7 +40,7 @@ impl<D: SessionDriver> Engine<D> {
                 min(d);
             }
             if s.settings.connection_type == ConnectionType::Initiator
-                && s.conn.is_none()
+                && s.connection.is_none()
                 && !self.stopping
             {
                 min(s.next_connect);
@@ -50,32 +51,32 @@ impl<D: SessionDriver> Engine<D> {
                 min(r);
             }
         }
-        for c in self.conns.iter().flatten() {
-            if c.session.is_none() {
-                if let Some(l) = c.listener {
-                    min(c.opened_at + self.listeners[l].logon_timeout);
-                }
-            } else if let (true, Some(i)) = (c.connecting, c.session) {
-                min(c.opened_at + Nanos::from(self.slots[i].settings.logon_timeout.max(1)) * SEC);
+        for (_, c) in self.connections.iter() {
+            match (c.session, c.listener) {
+                (None, Some(l)) => min(c.opened_at + self.listeners[l.0].logon_timeout),
+                (Some(id), _) if c.connecting => min(c.opened_at
+                    + Nanos::from(self.sessions[id].settings.logon_timeout.max(1)) * SEC),
+                _ => {}
             }
         }
         t
     }
 
+    /// Runs what is due.
     pub(super) fn timers(&mut self) -> bool {
         let now = now_nanos();
         let mut work = false;
-        for i in 0..self.slots.len() {
-            if self.slots[i]
+        for id in self.sessions.keys() {
+            if self.sessions[id]
                 .driver
                 .next_deadline()
                 .is_some_and(|d| d <= now)
             {
-                self.slots[i].driver.on_timer(now);
+                self.sessions[id].driver.on_timer(now);
                 work = true;
             }
-            self.service(i, now);
-            let s = &mut self.slots[i];
+            self.service(id, now);
+            let s = &mut self.sessions[id];
             if s.next_store_sync.is_some_and(|d| d <= now) {
                 let interval = s.driver.store_sync_interval().unwrap_or(SEC);
                 s.next_store_sync = Some(now + interval);
@@ -85,39 +86,43 @@ impl<D: SessionDriver> Engine<D> {
                 work = true;
             }
             if s.settings.connection_type == ConnectionType::Initiator
-                && s.conn.is_none()
+                && s.connection.is_none()
                 && !self.stopping
                 && s.next_connect <= now
             {
-                self.connect(i, now);
+                self.connect(id, now);
                 work = true;
             }
         }
-        for l in 0..self.listeners.len() {
-            if self.listeners[l].retry_at.is_some_and(|r| r <= now) {
+        for l in (0..self.listeners.len()).map(ListenerKey) {
+            if self.listeners[l.0].retry_at.is_some_and(|r| r <= now) {
                 self.accept_all(l);
                 work = true;
             }
         }
-        for c in 0..self.conns.len() {
-            let Some(conn) = self.conns[c].as_ref() else {
-                continue;
-            };
-            if conn.session.is_none()
-                && conn
-                    .listener
-                    .is_some_and(|l| conn.opened_at + self.listeners[l].logon_timeout <= now)
-            {
-                self.close_conn(c, "no logon in time", now);
-                work = true;
-            } else if let (true, Some(i)) = (conn.connecting, conn.session) {
-                let limit = Nanos::from(self.slots[i].settings.logon_timeout.max(1)) * SEC;
-                if conn.opened_at + limit <= now {
-                    self.slots[i].addr_idx += 1;
-                    self.close_conn(c, "connect timed out", now);
-                    work = true;
+        // Collected first (closing needs the engine); an empty Vec does not
+        // allocate, so a quiet turn allocates nothing.
+        let due: Vec<(ConnectionKey, Option<SessionKey>, &str)> = self
+            .connections
+            .iter()
+            .filter_map(|(key, c)| match (c.session, c.listener) {
+                (None, Some(l)) if c.opened_at + self.listeners[l.0].logon_timeout <= now => {
+                    Some((key, None, "no logon in time"))
                 }
+                (Some(id), _) if c.connecting => {
+                    let limit = Nanos::from(self.sessions[id].settings.logon_timeout.max(1)) * SEC;
+                    (c.opened_at + limit <= now).then_some((key, Some(id), "connect timed out"))
+                }
+                _ => None,
+            })
+            .collect();
+        for (key, initiator, why) in due {
+            if let Some(id) = initiator {
+                // The next attempt tries the next failover address.
+                self.sessions[id].next_address += 1;
             }
+            self.close_connection(key, why, now);
+            work = true;
         }
         work
     }

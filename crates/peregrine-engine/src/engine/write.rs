@@ -5,92 +5,97 @@ use std::io::{self, Write};
 use crate::config::SlowConsumerAction;
 use crate::driver::{DriverEvent, Nanos, SessionDriver};
 
-use super::*;
+use super::ids::SessionKey;
+use super::Engine;
 
 impl<D: SessionDriver> Engine<D> {
     /// Commits what the session stored, writes what it queued, handles its
     /// events, checks the slow-consumer limits.
-    pub(super) fn service(&mut self, i: usize, now: Nanos) {
-        self.slots[i].driver.commit();
+    pub(super) fn service(&mut self, id: SessionKey, now: Nanos) {
+        self.sessions[id].driver.commit();
         loop {
-            self.flush(i, now);
-            let Some(ev) = self.slots[i].driver.poll_event() else {
+            self.flush(id, now);
+            let Some(event) = self.sessions[id].driver.poll_event() else {
                 break;
             };
-            match ev {
+            match event {
                 DriverEvent::Disconnect(why) => {
-                    self.flush(i, now);
-                    match self.slots[i].conn {
-                        Some(c) => self.close_conn(c, &why, now),
+                    self.flush(id, now);
+                    match self.sessions[id].connection {
+                        Some(key) => self.close_connection(key, &why, now),
                         // Nothing to close: let the session finish its transition.
-                        None => self.slots[i].driver.on_disconnected(now),
+                        None => self.sessions[id].driver.on_disconnected(now),
                     }
                 }
-                DriverEvent::LoggedOn => self.slots[i].event("logged on", now),
-                DriverEvent::LoggedOut => self.slots[i].event("logged out", now),
-                DriverEvent::Info(t) => self.slots[i].peer_event(&t, now),
+                DriverEvent::LoggedOn => self.sessions[id].event("logged on", now),
+                DriverEvent::LoggedOut => self.sessions[id].event("logged out", now),
+                DriverEvent::Info(t) => self.sessions[id].peer_event(&t, now),
                 DriverEvent::Warning(t) => {
-                    tracing::warn!(session = %self.slots[i].name, "{t}");
-                    if let Some(l) = &mut self.slots[i].log {
+                    let s = &mut self.sessions[id];
+                    tracing::warn!(session = %s.name, "{t}");
+                    if let Some(l) = &mut s.log {
                         l.event(&t, now);
                     }
                 }
             }
         }
-        let s = &mut self.slots[i];
+        self.check_slow_consumer(id, now);
+    }
+
+    /// `MaxOutboundQueueBytes` (disconnect or flag) and `SlowConsumerHardLimit`
+    /// (disconnect, whatever the action).
+    fn check_slow_consumer(&mut self, id: SessionKey, now: Nanos) {
+        let s = &mut self.sessions[id];
+        let Some(key) = s.connection else {
+            return;
+        };
         let pending = s.driver.outbound().len();
-        if let Some(c) = s
-            .conn
-            .filter(|_| pending > s.settings.slow_consumer_hard_limit)
-        {
+        let settings = &s.settings;
+        if pending > settings.slow_consumer_hard_limit {
             // Flagging has a ceiling too: past it the connection goes, whatever
             // the action (what was not written is resent after the next Logon).
             let why = format!(
                 "slow consumer: {pending} bytes pending, over SlowConsumerHardLimit ({}), disconnecting",
-                s.settings.slow_consumer_hard_limit
+                settings.slow_consumer_hard_limit
             );
             tracing::warn!(session = %s.name, "{why}");
-            self.close_conn(c, &why, now);
-        } else if s.conn.is_some() && pending > s.settings.max_outbound_queue_bytes {
-            match s.settings.slow_consumer_action {
+            self.close_connection(key, &why, now);
+        } else if pending > settings.max_outbound_queue_bytes {
+            let limit = settings.max_outbound_queue_bytes;
+            match settings.slow_consumer_action {
                 SlowConsumerAction::Disconnect => {
                     let why = format!(
-                        "slow consumer: {pending} bytes pending (limit {}), disconnecting",
-                        s.settings.max_outbound_queue_bytes
+                        "slow consumer: {pending} bytes pending (limit {limit}), disconnecting"
                     );
-                    let c = s.conn.expect("connected");
                     tracing::warn!(session = %s.name, "{why}");
-                    self.close_conn(c, &why, now);
+                    self.close_connection(key, &why, now);
                 }
-                SlowConsumerAction::Flag => {
-                    if !s.slow {
-                        s.slow = true;
-                        let why = format!(
-                            "slow consumer: {pending} bytes pending (limit {})",
-                            s.settings.max_outbound_queue_bytes
-                        );
-                        tracing::warn!(session = %s.name, "{why}");
-                        s.event(&why, now);
-                    }
+                SlowConsumerAction::Flag if !s.slow => {
+                    s.slow = true;
+                    let why = format!("slow consumer: {pending} bytes pending (limit {limit})");
+                    tracing::warn!(session = %s.name, "{why}");
+                    s.event(&why, now);
                 }
+                SlowConsumerAction::Flag => {}
             }
-        } else if s.slow && s.conn.is_some() && pending <= s.settings.max_outbound_queue_bytes / 2 {
+        } else if s.slow && pending <= settings.max_outbound_queue_bytes / 2 {
             s.slow = false;
             s.event("no longer a slow consumer", now);
         }
     }
 
-    pub(super) fn flush(&mut self, i: usize, now: Nanos) {
-        let s = &mut self.slots[i];
-        let Some(c) = s.conn else {
+    /// Writes what the session may send, as far as the socket takes it.
+    pub(super) fn flush(&mut self, id: SessionKey, now: Nanos) {
+        let s = &mut self.sessions[id];
+        let Some(key) = s.connection else {
             // Nothing can be written without a connection; the session
             // keeps (or drops) its queue as it sees fit.
             return;
         };
-        let Some(conn) = self.conns[c].as_mut() else {
+        let Some(connection) = self.connections.get_mut(key) else {
             return;
         };
-        if conn.connecting {
+        if connection.connecting {
             return;
         }
         loop {
@@ -98,7 +103,7 @@ impl<D: SessionDriver> Engine<D> {
             if out.is_empty() {
                 return;
             }
-            match conn.stream.write(out) {
+            match connection.stream.write(out) {
                 Ok(0) => return,
                 Ok(n) => {
                     if let Some(l) = &mut s.log {
@@ -110,7 +115,7 @@ impl<D: SessionDriver> Engine<D> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     let why = format!("write failed: {e}");
-                    self.close_conn(c, &why, now);
+                    self.close_connection(key, &why, now);
                     return;
                 }
             }

@@ -1,0 +1,199 @@
+//! Commands for a running engine from other threads (the admin interface,
+//! signal handlers, tests), and their typed answers.
+//!
+//! A [`Command`] goes through the [`EngineHandle`]'s channel and wakes the
+//! reactor; the reactor carries it out between two turns and answers with a
+//! [`Reply`]: what it did ([`Outcome`]) or why it could not ([`CommandError`]).
+//! The admin interface maps these to HTTP statuses; a library caller matches
+//! on them.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use peregrine_engine::{Command, CommandError, Outcome};
+//! # let engine: peregrine_engine::Engine<Box<dyn peregrine_engine::SessionDriver>> = unimplemented!();
+//! let handle = engine.handle(); // before the engine moves to its thread
+//! let set = Command::SetSeqNum {
+//!     session: "FIX.4.4:ISLD->TW".into(),
+//!     next_sender: Some(2000),
+//!     next_target: None,
+//! };
+//! match handle.call(set, Duration::from_secs(5)) {
+//!     Some(Ok(Outcome::SeqNums { next_sender_seq, .. })) => assert_eq!(next_sender_seq, 2000),
+//!     Some(Err(CommandError::NoSuchSession { name })) => eprintln!("no session {name}"),
+//!     Some(other) => eprintln!("{other:?}"),
+//!     None => eprintln!("the engine is not running"),
+//! }
+//! ```
+
+use std::fmt;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use peregrine_store::StoreError;
+use tokio::sync::oneshot;
+
+use crate::engine::SessionInfo;
+
+/// A request for the reactor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Set a session's next sequence numbers.
+    SetSeqNum {
+        /// The session, e.g. `FIX.4.4:ISLD->TW` (a qualifier may be left out
+        /// when it names one session).
+        session: String,
+        /// The next outgoing sequence number.
+        next_sender: Option<u64>,
+        /// The next expected incoming sequence number.
+        next_target: Option<u64>,
+    },
+    /// A snapshot of every session.
+    ListSessions,
+    /// Stop the engine gracefully (Logout on every session).
+    Stop,
+}
+
+impl Command {
+    /// Whether the command changes the engine (over HTTP it then needs the
+    /// token).
+    ///
+    /// ```
+    /// use peregrine_engine::Command;
+    /// assert!(!Command::ListSessions.is_mutating());
+    /// assert!(Command::Stop.is_mutating());
+    /// ```
+    pub fn is_mutating(&self) -> bool {
+        !matches!(self, Command::ListSessions)
+    }
+}
+
+/// What the reactor did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// [`Command::Stop`]: the engine logs out every session and stops.
+    Stopping,
+    /// [`Command::ListSessions`]: every session, in the order they were added.
+    Sessions(Vec<SessionInfo>),
+    /// [`Command::SetSeqNum`]: the session's sequence numbers now in force.
+    SeqNums {
+        /// The session's full name (with its qualifier, if it has one).
+        session: String,
+        /// Next outgoing sequence number.
+        next_sender_seq: u64,
+        /// Next expected incoming sequence number.
+        next_target_seq: u64,
+    },
+}
+
+/// Why the reactor could not carry a command out.
+#[derive(Debug)]
+pub enum CommandError {
+    /// No session has that name.
+    NoSuchSession {
+        /// The name given.
+        name: String,
+    },
+    /// The name, given without a qualifier, fits several sessions.
+    AmbiguousSession {
+        /// The name given.
+        name: String,
+    },
+    /// The session's store failed to record the change (the sequence numbers
+    /// are as they were before the failing step).
+    Store {
+        /// The session.
+        session: String,
+        /// What the store reported.
+        error: StoreError,
+    },
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandError::NoSuchSession { name } => write!(f, "no session {name}"),
+            CommandError::AmbiguousSession { name } => {
+                write!(f, "{name} names several sessions; add the qualifier")
+            }
+            CommandError::Store { session, error } => write!(f, "{session}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CommandError::Store { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// The reactor's answer to a [`Command`].
+pub type Reply = Result<Outcome, CommandError>;
+
+/// Where the reactor sends its [`Reply`]: a blocking caller's channel
+/// ([`EngineHandle::call`]) or the admin server's one-shot channel, which a
+/// connection's task awaits without blocking the runtime. Either way sending
+/// never blocks the reactor.
+pub(crate) enum ReplyTo {
+    /// A thread waiting in [`EngineHandle::call`].
+    Blocking(mpsc::Sender<Reply>),
+    /// A task of the admin server.
+    Async(oneshot::Sender<Reply>),
+}
+
+impl ReplyTo {
+    /// Hands the reply over; gives it back if nobody waits for it any more.
+    pub(crate) fn send(self, reply: Reply) -> Result<(), Reply> {
+        match self {
+            ReplyTo::Blocking(tx) => tx.send(reply).map_err(|e| e.0),
+            ReplyTo::Async(tx) => tx.send(reply),
+        }
+    }
+}
+
+/// A command and where its answer goes.
+pub(crate) type Request = (Command, ReplyTo);
+
+/// A cloneable, thread-safe handle to a running engine: sends it commands and
+/// wakes its reactor.
+#[derive(Clone)]
+pub struct EngineHandle {
+    pub(crate) tx: mpsc::Sender<Request>,
+    pub(crate) waker: Arc<mio::Waker>,
+}
+
+impl fmt::Debug for EngineHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EngineHandle")
+    }
+}
+
+impl EngineHandle {
+    /// Sends `command` and waits up to `timeout` for the reactor's answer
+    /// (`None` if the engine is gone or did not answer in time).
+    pub fn call(&self, command: Command, timeout: Duration) -> Option<Reply> {
+        let (tx, rx) = mpsc::channel();
+        self.tx.send((command, ReplyTo::Blocking(tx))).ok()?;
+        let _ = self.waker.wake();
+        rx.recv_timeout(timeout).ok()
+    }
+
+    /// Sends `command` and awaits the reactor's answer (`None` if the engine
+    /// is gone, or stopped without answering); the caller bounds the wait.
+    pub(crate) async fn call_async(&self, command: Command) -> Option<Reply> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send((command, ReplyTo::Async(tx))).ok()?;
+        let _ = self.waker.wake();
+        rx.await.ok()
+    }
+
+    /// Asks the engine to stop (log out every session, then return from `run`).
+    pub fn stop(&self) {
+        let (tx, _rx) = mpsc::channel();
+        let _ = self.tx.send((Command::Stop, ReplyTo::Blocking(tx)));
+        let _ = self.waker.wake();
+    }
+}

@@ -1,0 +1,144 @@
+//! Typed keys for what the engine holds (a session's key cannot index the
+//! connections), and the collections they index.
+
+use std::ops::{Index, IndexMut};
+
+use mio::Token;
+use slab::Slab;
+
+use super::connection::Connection;
+use super::session::HostedSession;
+
+/// The waker's readiness token.
+pub(super) const WAKER: Token = Token(0);
+/// Listener tokens start here.
+const LISTENER_BASE: usize = 1;
+/// Connection tokens start here (so many listeners fit below).
+const CONNECTION_BASE: usize = 1 << 16;
+
+/// A session the engine hosts (its position in [`Sessions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct SessionKey(pub(super) usize);
+
+/// A listener (its position in the engine's listeners).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct ListenerKey(pub(super) usize);
+
+/// A connection (its key in [`Connections`]; reused once closed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct ConnectionKey(usize);
+
+/// What a readiness token names.
+pub(super) enum Readiness {
+    Waker,
+    Listener(ListenerKey),
+    Connection(ConnectionKey),
+}
+
+impl Readiness {
+    pub(super) fn of(token: Token) -> Readiness {
+        match token.0 {
+            0 => Readiness::Waker,
+            t if t < CONNECTION_BASE => Readiness::Listener(ListenerKey(t - LISTENER_BASE)),
+            t => Readiness::Connection(ConnectionKey(t - CONNECTION_BASE)),
+        }
+    }
+}
+
+impl ListenerKey {
+    pub(super) fn token(self) -> Token {
+        Token(LISTENER_BASE + self.0)
+    }
+}
+
+impl ConnectionKey {
+    pub(super) fn token(self) -> Token {
+        Token(CONNECTION_BASE + self.0)
+    }
+}
+
+/// The sessions, in the order they were added.
+pub(super) struct Sessions<D>(Vec<HostedSession<D>>);
+
+impl<D> Default for Sessions<D> {
+    fn default() -> Self {
+        Sessions(Vec::new())
+    }
+}
+
+impl<D> Sessions<D> {
+    /// The key the next session pushed gets.
+    pub(super) fn next_key(&self) -> SessionKey {
+        SessionKey(self.0.len())
+    }
+
+    pub(super) fn push(&mut self, session: HostedSession<D>) -> SessionKey {
+        self.0.push(session);
+        SessionKey(self.0.len() - 1)
+    }
+
+    pub(super) fn keys(&self) -> impl Iterator<Item = SessionKey> {
+        (0..self.0.len()).map(SessionKey)
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = &HostedSession<D>> {
+        self.0.iter()
+    }
+
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut HostedSession<D>> {
+        self.0.iter_mut()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl<D> Index<SessionKey> for Sessions<D> {
+    type Output = HostedSession<D>;
+    fn index(&self, id: SessionKey) -> &HostedSession<D> {
+        &self.0[id.0]
+    }
+}
+
+impl<D> IndexMut<SessionKey> for Sessions<D> {
+    fn index_mut(&mut self, id: SessionKey) -> &mut HostedSession<D> {
+        &mut self.0[id.0]
+    }
+}
+
+/// The open connections.
+#[derive(Default)]
+pub(super) struct Connections(Slab<Connection>);
+
+impl Connections {
+    pub(super) fn insert(&mut self, connection: Connection) -> ConnectionKey {
+        ConnectionKey(self.0.insert(connection))
+    }
+
+    pub(super) fn remove(&mut self, id: ConnectionKey) -> Option<Connection> {
+        self.0.try_remove(id.0)
+    }
+
+    pub(super) fn get(&self, id: ConnectionKey) -> Option<&Connection> {
+        self.0.get(id.0)
+    }
+
+    pub(super) fn get_mut(&mut self, id: ConnectionKey) -> Option<&mut Connection> {
+        self.0.get_mut(id.0)
+    }
+
+    pub(super) fn contains(&self, id: ConnectionKey) -> bool {
+        self.0.contains(id.0)
+    }
+
+    /// Every connection's key, collected (it allocates: for shutdown, not
+    /// for every turn).
+    pub(super) fn keys(&self) -> Vec<ConnectionKey> {
+        self.0.iter().map(|(k, _)| ConnectionKey(k)).collect()
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (ConnectionKey, &Connection)> {
+        self.0.iter().map(|(k, c)| (ConnectionKey(k), c))
+    }
+}
