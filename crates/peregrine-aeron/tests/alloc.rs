@@ -3,16 +3,12 @@
 //! assembler, decode, answer; and the large-message path (scratch buffer + `offer`,
 //! reassembly) reuses its buffers too.
 //!
-//! A counting global allocator counts allocations made by the current thread while
-//! counting is switched on (a thread-local flag), so the harness's threads and the
-//! driver's thread do not disturb the count. (Aeron's C code allocates with `malloc`
-//! directly, and only when publications, subscriptions and images are set up.)
-#![allow(unsafe_code)] // a GlobalAlloc impl is unsafe by definition
+//! The counting allocator counts the allocations of the thread under measurement, so
+//! the harness's threads and the driver's thread do not disturb the count. (Aeron's C
+//! code allocates with `malloc` directly, and only when publications, subscriptions and
+//! images are set up.)
 
 mod common;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use common::*;
 use peregrine_aeron::messages::*;
@@ -20,56 +16,10 @@ use peregrine_aeron::{
     AeronClient, BusySpin, Channel, DriverConfig, IdleStrategy, Publisher, Subscriber,
 };
 
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-fn note() {
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` with the arguments it was given; `note` only
-// touches const-initialised thread-locals without destructors, which neither allocate nor
-// re-enter the allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: as above; `ptr` came from this allocator, i.e. from System.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: peregrine_alloc::CountingAllocator = peregrine_alloc::CountingAllocator;
 
-fn counted<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|on| on.set(true));
-    let r = f();
-    COUNTING.with(|on| on.set(false));
-    (r, COUNT.with(|c| c.get()))
-}
+use peregrine_alloc::allocations_in as counted;
 
 struct Hop {
     orders_out: Publisher,

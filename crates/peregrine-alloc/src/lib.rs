@@ -27,11 +27,26 @@
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    // Const-initialised and without a destructor: touching it neither
+    // allocates nor re-enters the allocator.
+    static THREAD_ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Counts one allocation, process-wide and for the calling thread.
+fn counted() {
+    ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    // `try_with`: during thread teardown the slot may be gone; that
+    // allocation is then counted process-wide only.
+    let _ = THREAD_ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
 
 /// Counts every allocation and reallocation and the bytes held, forwarding to
 /// the system allocator.
@@ -48,11 +63,12 @@ fn shrank(by: usize) {
 }
 
 // SAFETY: every method forwards to `System` with the caller's arguments
-// unchanged; the only additions are relaxed atomic updates of counters, which
-// neither allocate nor touch the memory handed out.
+// unchanged; the only additions are relaxed atomic updates of counters and a
+// const-initialised thread-local without a destructor, which neither allocate
+// nor touch the memory handed out.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        counted();
         // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
@@ -66,7 +82,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        counted();
         // SAFETY: as for `alloc`.
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
@@ -75,7 +91,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         p
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        counted();
         // SAFETY: `ptr` and `layout` come from this allocator (`System`); the
         // caller guarantees `new_size`'s validity.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
@@ -94,6 +110,28 @@ unsafe impl GlobalAlloc for CountingAllocator {
 /// if the binary did not install [`CountingAllocator`]; see [`is_counting`]).
 pub fn allocations() -> u64 {
     ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+/// Allocations the calling thread made while `f` ran, and `f`'s result: for a
+/// test that measures one path while the test harness's other threads run
+/// other tests.
+///
+/// ```
+/// use peregrine_alloc::{allocations_in, CountingAllocator};
+///
+/// #[global_allocator]
+/// static ALLOCATOR: CountingAllocator = CountingAllocator;
+///
+/// let (sum, n) = allocations_in(|| (1..=10u64).sum::<u64>());
+/// assert_eq!((sum, n), (55, 0));
+/// let (_, n) = allocations_in(|| vec![1u8; 10]);
+/// assert_eq!(n, 1);
+/// ```
+pub fn allocations_in<R>(f: impl FnOnce() -> R) -> (R, u64) {
+    let before = THREAD_ALLOCATIONS.with(Cell::get);
+    let r = f();
+    let after = THREAD_ALLOCATIONS.with(Cell::get);
+    (r, after - before)
 }
 
 /// Bytes allocated and not freed, process-wide.

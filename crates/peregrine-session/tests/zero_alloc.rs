@@ -1,8 +1,6 @@
 //! Proves the steady-state path (receive an application message, validate it against the
 //! dictionary, echo it back through the store) allocates nothing after warm-up, with a
 //! counting allocator.
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
@@ -11,45 +9,12 @@ use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionEvent, SessionId, SECOND};
 use peregrine_store::MemoryStore;
 
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    // Only the thread under measurement counts (tests run in parallel threads).
-    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-fn count() {
-    if COUNTING.with(|c| c.get()) {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: forwards to the system allocator, only counting calls.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        count();
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        count();
-        System.realloc(p, l, n)
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: peregrine_alloc::CountingAllocator = peregrine_alloc::CountingAllocator;
 
+/// Allocations `f` makes on this thread (tests run in parallel threads).
 fn allocs_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCS.load(Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCS.load(Ordering::Relaxed) - before
+    peregrine_alloc::allocations_in(f).1 as usize
 }
 
 const T0: i64 = 1_795_341_600_250_000_000;

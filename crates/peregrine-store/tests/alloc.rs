@@ -2,69 +2,20 @@
 //! updates and resend reads around it) allocates nothing, for the in-memory
 //! store and for the file store under every fsync policy.
 //!
-//! A counting global allocator counts allocations made by the current thread
-//! while counting is switched on (a thread-local flag), so the test harness's
-//! own threads do not disturb the count.
-#![allow(unsafe_code)] // a GlobalAlloc impl is unsafe by definition
+//! The counting allocator counts the allocations of the thread under
+//! measurement, so the test harness's own threads do not disturb the count.
 
 mod common;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use common::{msg, T0};
 use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore};
 
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<u64> = const { Cell::new(0) };
-}
-
-fn note() {
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` with the arguments it was given;
-// `note` only touches const-initialised thread-locals without destructors,
-// which neither allocate nor re-enter the allocator.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: as above; `ptr` came from this allocator, i.e. from System.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: peregrine_alloc::CountingAllocator = peregrine_alloc::CountingAllocator;
 
 /// Number of allocations `f` makes on this thread.
 fn allocations(f: impl FnOnce()) -> u64 {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|on| on.set(true));
-    f();
-    COUNTING.with(|on| on.set(false));
-    COUNT.with(|c| c.get())
+    peregrine_alloc::allocations_in(f).1
 }
 
 const MESSAGES: u64 = 5_000;
@@ -89,7 +40,6 @@ fn steady_state<S: MessageStore>(store: &mut S, name: &str) {
     }
     store.for_each_in_range(1, u64::MAX, &mut visit).unwrap();
 
-    assert!(!COUNTING.with(|c| c.get()));
     let n = allocations(|| {
         for i in 0..MESSAGES {
             let seq = store.next_sender_seq();
