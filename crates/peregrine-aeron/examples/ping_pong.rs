@@ -100,7 +100,10 @@ fn parse_args() -> Result<Args, Box<dyn Error>> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    Idle::from_name(&args.idle).ok_or("--idle: busy-spin, spin-yield or backoff")?;
+    let idle: Idle = args.idle.parse().map_err(|e| format!("--idle: {e}"))?;
+    if idle.is_block() {
+        return Err("--idle: block does not fit a loop that polls Aeron".into());
+    }
     if args.role != Role::Both && args.dir.is_none() {
         return Err("--role ping / pong needs --aeron-dir (a driver both processes share)".into());
     }
@@ -222,7 +225,7 @@ fn round_trip(
 
 fn main() -> Result<(), Box<dyn Error>> {
     let args = parse_args()?;
-    let idle = Idle::from_name(&args.idle).ok_or("bad --idle")?;
+    let idle: Idle = args.idle.parse()?;
     let (orders_ch, reports_ch) = channels(&args);
 
     let ping = match &args.dir {
