@@ -19,6 +19,7 @@ use peregrine_engine::{
     Outcome,
 };
 use peregrine_session::EchoApp;
+use peregrine_testkit::{frame, read_message};
 
 const TOKEN: &str = "t0k3n-for-tests";
 
@@ -55,28 +56,6 @@ fn get_with(addr: SocketAddr, target: &str, token: &str) -> (u16, String) {
         addr,
         &format!("GET {target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"),
     )
-}
-
-fn frame(body: &str) -> Vec<u8> {
-    let body = body.replace('|', "\x01");
-    let mut msg = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
-    let sum: u32 = msg.iter().map(|&b| u32::from(b)).sum();
-    msg.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
-    msg
-}
-
-/// Reads one FIX message (through `10=nnn<SOH>`).
-fn read_message(s: &mut TcpStream) -> String {
-    let mut buf = Vec::new();
-    let mut b = [0u8; 1];
-    while !(buf.len() > 8
-        && buf[buf.len() - 8..buf.len() - 4] == *b"\x0110="
-        && buf.ends_with(b"\x01"))
-    {
-        s.read_exact(&mut b).unwrap();
-        buf.push(b[0]);
-    }
-    String::from_utf8_lossy(&buf).replace('\x01', "|")
 }
 
 /// An engine with one FIX.4.4 acceptor session (ISLD->TW), running on its own

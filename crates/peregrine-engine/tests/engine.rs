@@ -15,6 +15,7 @@ use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 use peregrine_store::StoreError;
+use peregrine_testkit::frame;
 
 type Received = Arc<Mutex<Vec<String>>>;
 
@@ -228,14 +229,6 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
         std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log"))
             .unwrap();
     assert!(events.matches("logged on").count() >= 2, "{events}");
-}
-
-fn frame(body: &str) -> Vec<u8> {
-    let body = body.replace('|', "\x01");
-    let mut msg = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
-    let sum: u32 = msg.iter().map(|&b| u32::from(b)).sum();
-    msg.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
-    msg
 }
 
 fn logon(sender: &str, target: &str) -> Vec<u8> {

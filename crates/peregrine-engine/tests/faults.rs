@@ -5,7 +5,7 @@
 //! the listener's address, and a store that lost data.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -15,6 +15,7 @@ use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, IdleStrategy, Outcome};
 use peregrine_session::EchoApp;
+use peregrine_testkit::{message_end, Peer};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -24,96 +25,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn frame(body: &str) -> Vec<u8> {
-    let body = body.replace('|', "\x01");
-    let mut msg = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
-    let sum: u32 = msg.iter().map(|&b| u32::from(b)).sum();
-    msg.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
-    msg
-}
-
-fn sending_time() -> String {
-    peregrine_engine::log::timestamp(now_nanos())[..21].to_string()
-}
-
-/// A FIX peer over a raw socket.
-struct Client {
-    s: TcpStream,
-    buf: Vec<u8>,
-    seq: u64,
-    sender: String,
-    target: String,
-}
-
-impl Client {
-    fn connect(addr: SocketAddr, sender: &str, target: &str) -> Client {
-        let s = TcpStream::connect(addr).unwrap();
-        s.set_nodelay(true).unwrap();
-        Client {
-            s,
-            buf: Vec::new(),
-            seq: 1,
-            sender: sender.into(),
-            target: target.into(),
-        }
-    }
-
-    fn message(&mut self, body: &str) -> Vec<u8> {
-        let (msg_type, rest) = body.split_once('|').unwrap_or((body, ""));
-        let sep = if rest.is_empty() || rest.ends_with('|') {
-            ""
-        } else {
-            "|"
-        };
-        let m = frame(&format!(
-            "{msg_type}|34={}|49={}|52={}|56={}|{rest}{sep}",
-            self.seq,
-            self.sender,
-            sending_time(),
-            self.target
-        ));
-        self.seq += 1;
-        m
-    }
-
-    fn send(&mut self, body: &str) {
-        let m = self.message(body);
-        self.s.write_all(&m).unwrap();
-    }
-
-    /// The next whole message, rendered with `|`, if one comes within `limit`
-    /// (`None` also when the connection is closed).
-    fn read(&mut self, limit: Duration, mut turn: impl FnMut()) -> Option<String> {
-        self.s.set_nonblocking(true).unwrap();
-        let start = Instant::now();
-        let mut chunk = [0u8; 65536];
-        loop {
-            if let Some(end) = message_end(&self.buf) {
-                let m: Vec<u8> = self.buf.drain(..end).collect();
-                return Some(String::from_utf8_lossy(&m).replace('\x01', "|"));
-            }
-            if start.elapsed() > limit {
-                return None;
-            }
-            turn();
-            match self.s.read(&mut chunk) {
-                Ok(0) => return None,
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_micros(200))
-                }
-                Err(_) => return None,
-            }
-        }
-    }
-}
-
-fn message_end(buf: &[u8]) -> Option<usize> {
-    let at = buf.windows(4).position(|w| w == b"\x0110=")?;
-    let end = buf[at + 4..].iter().position(|&b| b == 1)?;
-    Some(at + 4 + end + 1)
 }
 
 fn engine(dir: &Path, extra: &str, store: StoreKind) -> Engine<BoxedFixSession> {
@@ -142,7 +53,7 @@ fn engine_from(text: &str, dir: &Path, store: StoreKind) -> Engine<BoxedFixSessi
     e
 }
 
-fn logon(c: &mut Client, e: &mut Engine<BoxedFixSession>) {
+fn logon(c: &mut Peer, e: &mut Engine<BoxedFixSession>) {
     c.send("35=A|98=0|108=30");
     let reply = c.read(Duration::from_secs(5), || {
         e.turn().unwrap();
@@ -164,14 +75,14 @@ fn a_close_that_arrives_with_the_last_data_is_noticed() {
     let descriptors = || std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count());
     let at_start = descriptors();
     for round in 0..20 {
-        let mut c = Client::connect(addr, "TW", "ISLD");
+        let mut c = Peer::connect(addr, "TW", "ISLD");
         c.send("35=A|98=0|108=30|141=Y");
         let reply = c.read(Duration::from_secs(5), || {
             e.turn().unwrap();
         });
         assert!(reply.is_some_and(|r| r.contains("|35=A|")), "round {round}");
         c.send("35=0");
-        c.s.shutdown(std::net::Shutdown::Write).unwrap();
+        c.stream.shutdown(std::net::Shutdown::Write).unwrap();
         // Both are in the engine's socket now; only then does the engine look.
         std::thread::sleep(Duration::from_millis(30));
         let start = Instant::now();
@@ -213,13 +124,7 @@ fn a_new_connection_receives_no_bytes_queued_for_the_old_one() {
     let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
     sock.set_recv_buffer_size(16 * 1024).unwrap();
     sock.connect(&addr.into()).unwrap();
-    let mut c = Client {
-        s: sock.into(),
-        buf: Vec::new(),
-        seq: 1,
-        sender: "TW".into(),
-        target: "ISLD".into(),
-    };
+    let mut c = Peer::over(sock.into(), "TW", "ISLD");
     logon(&mut c, &mut e);
     // Orders the echo answers, never read: the answers pile up until the slow
     // consumer limit cuts the connection.
@@ -228,7 +133,7 @@ fn a_new_connection_receives_no_bytes_queued_for_the_old_one() {
     // Whole messages from a writer thread, until the engine cuts the connection.
     let orders: Vec<Vec<u8>> = (0..20_000).map(|_| c.message(order)).collect();
     let next = c.seq;
-    let mut w = c.s.try_clone().unwrap();
+    let mut w = c.stream.try_clone().unwrap();
     w.set_nonblocking(false).unwrap();
     let writer = std::thread::spawn(move || {
         for m in orders {
@@ -247,7 +152,7 @@ fn a_new_connection_receives_no_bytes_queued_for_the_old_one() {
     }
     drop(c);
     writer.join().unwrap();
-    let mut c = Client::connect(addr, "TW", "ISLD");
+    let mut c = Peer::connect(addr, "TW", "ISLD");
     c.seq = next;
     c.send("35=A|98=0|108=30");
     let first = c
@@ -313,11 +218,11 @@ fn a_stray_x8_before_a_message_does_not_lose_it() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(dir.path(), "", StoreKind::Memory);
-    let mut c = Client::connect(e.listener_addrs()[0], "TW", "ISLD");
+    let mut c = Peer::connect(e.listener_addrs()[0], "TW", "ISLD");
     logon(&mut c, &mut e);
     let mut raw = b"x8".to_vec();
     raw.extend_from_slice(&c.message("35=1|112=AFTER-STRAY"));
-    c.s.write_all(&raw).unwrap();
+    c.stream.write_all(&raw).unwrap();
     let reply = c
         .read(Duration::from_secs(5), || {
             e.turn().unwrap();
@@ -373,7 +278,7 @@ fn wire_values_cannot_forge_log_lines() {
     let addr = e.listener_addrs()[0];
     // A Logon whose SenderCompID holds a newline and a forged line.
     let forged = "2026-11-24T00:00:00.000000Z  INFO peregrine: logged on as ADMIN";
-    let mut c = Client::connect(addr, &format!("EVIL\n{forged}"), "ISLD");
+    let mut c = Peer::connect(addr, &format!("EVIL\n{forged}"), "ISLD");
     c.send("35=A|98=0|108=30");
     let start = Instant::now();
     while c
@@ -384,7 +289,7 @@ fn wire_values_cannot_forge_log_lines() {
         || start.elapsed() < Duration::from_millis(300)
     {}
     // A logged-on session receiving a message with a newline in a value.
-    let mut ok = Client::connect(addr, "TW", "ISLD");
+    let mut ok = Peer::connect(addr, "TW", "ISLD");
     logon(&mut ok, &mut e);
     ok.send(&format!(
         "35=D|11=X\n{forged}|21=1|38=1|40=1|54=1|55=Y|60=20260101-00:00:00.000"
@@ -421,13 +326,13 @@ fn garbled_input_cannot_make_the_logs_grow_faster_than_it() {
     // 21 MB of short garbled frames produced 264 MB of logs (×12.6).
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(dir.path(), "", StoreKind::Memory);
-    let mut c = Client::connect(e.listener_addrs()[0], "TW", "ISLD");
+    let mut c = Peer::connect(e.listener_addrs()[0], "TW", "ISLD");
     logon(&mut c, &mut e);
     let traced_before = log.0.lock().unwrap().len();
     // A garbled frame: BodyLength that does not point at the CheckSum.
     let garbled = b"8=FIX.4.4\x019=3\x0135=0\x0110=000\x01";
     let mut sent = 0usize;
-    c.s.set_nonblocking(true).unwrap();
+    c.stream.set_nonblocking(true).unwrap();
     let start = Instant::now();
     let chunk: Vec<u8> = garbled
         .iter()
@@ -436,7 +341,7 @@ fn garbled_input_cannot_make_the_logs_grow_faster_than_it() {
         .take(garbled.len() * 2000)
         .collect();
     while sent < 4 << 20 && start.elapsed() < Duration::from_secs(30) {
-        match c.s.write(&chunk) {
+        match c.stream.write(&chunk) {
             Ok(n) => sent += n,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(e) => panic!("{e}"),
@@ -482,7 +387,7 @@ fn a_test_request_flood_on_a_durable_session_is_answered_and_starves_no_one() {
     let mut e = e;
     let reactor = std::thread::spawn(move || e.run());
     let logon = |who: &str| {
-        let mut c = Client::connect(addr, who, "ISLD");
+        let mut c = Peer::connect(addr, who, "ISLD");
         c.send("35=A|98=0|108=30");
         let r = c.read(Duration::from_secs(10), || {});
         assert!(r.is_some_and(|r| r.contains("|35=A|")), "{who}");
@@ -493,7 +398,7 @@ fn a_test_request_flood_on_a_durable_session_is_answered_and_starves_no_one() {
     const N: u64 = 10_000;
     // The flood: 10,000 TestRequests in about a second, and a reader counting
     // the Heartbeats that answer them.
-    let mut reader = flood.s.try_clone().unwrap();
+    let mut reader = flood.stream.try_clone().unwrap();
     let counter = std::thread::spawn(move || {
         reader.set_nonblocking(false).unwrap();
         reader
@@ -522,7 +427,7 @@ fn a_test_request_flood_on_a_durable_session_is_answered_and_starves_no_one() {
         let start = Instant::now();
         for i in 0..N {
             let m = flood.message(&format!("35=1|112=T{i}"));
-            flood.s.write_all(&m).unwrap();
+            flood.stream.write_all(&m).unwrap();
             // Paced at 10,000 a second.
             let due = Duration::from_micros(100 * (i + 1));
             if let Some(wait) = due.checked_sub(start.elapsed()) {
@@ -576,7 +481,7 @@ fn a_store_that_lost_data_is_refused_or_reported() {
     // A session with a few stored messages, then a flipped byte in the journal.
     {
         let mut e = engine(dir.path(), "", StoreKind::File);
-        let mut c = Client::connect(e.listener_addrs()[0], "TW", "ISLD");
+        let mut c = Peer::connect(e.listener_addrs()[0], "TW", "ISLD");
         logon(&mut c, &mut e);
         for i in 0..5 {
             c.send(&format!("35=1|112=P{i}"));
@@ -686,17 +591,11 @@ fn flagging_a_slow_consumer_has_a_hard_ceiling() {
     let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
     sock.set_recv_buffer_size(16 * 1024).unwrap();
     sock.connect(&addr.into()).unwrap();
-    let mut c = Client {
-        s: sock.into(),
-        buf: Vec::new(),
-        seq: 1,
-        sender: "TW".into(),
-        target: "ISLD".into(),
-    };
+    let mut c = Peer::over(sock.into(), "TW", "ISLD");
     logon(&mut c, &mut e);
     let order = "35=D|11=ORDER|21=1|38=100|40=1|54=1|55=PEREGRINE|60=20260101-00:00:00.000|58=PADDING-PADDING-PADDING-PADDING";
     let orders: Vec<Vec<u8>> = (0..50_000).map(|_| c.message(order)).collect();
-    let mut w = c.s.try_clone().unwrap();
+    let mut w = c.stream.try_clone().unwrap();
     w.set_nonblocking(false).unwrap();
     for _ in 0..20 {
         e.turn().unwrap();
@@ -749,7 +648,7 @@ fn connections_that_name_no_session_cannot_flood_the_log() {
     let addr = e.listener_addrs()[0];
     let start = Instant::now();
     for _ in 0..300 {
-        let mut c = Client::connect(addr, "NOBODY", "ISLD");
+        let mut c = Peer::connect(addr, "NOBODY", "ISLD");
         c.send("35=A|98=0|108=30");
         while c
             .read(Duration::from_millis(50), || {

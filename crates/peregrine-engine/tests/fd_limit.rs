@@ -20,6 +20,7 @@ use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
 use peregrine_session::EchoApp;
+use peregrine_testkit::{frame, sending_time};
 
 const CHILD_ENV: &str = "PEREGRINE_FD_FLOOD_ADDR";
 const FLOOD: usize = 1200;
@@ -62,13 +63,10 @@ fn flood_child_entry_point() {
 }
 
 fn logon() -> Vec<u8> {
-    let ts = &peregrine_engine::log::timestamp(now_nanos())[..21];
-    let body =
-        format!("35=A\x0134=1\x0149=TW\x0152={ts}\x0156=ISLD\x0198=0\x01108=30\x01141=Y\x01");
-    let mut m = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
-    let sum: u32 = m.iter().map(|&b| u32::from(b)).sum();
-    m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
-    m
+    let ts = sending_time();
+    frame(&format!(
+        "35=A|34=1|49=TW|52={ts}|56=ISLD|98=0|108=30|141=Y|"
+    ))
 }
 
 /// Whether a logon on a fresh connection is answered within `limit`.

@@ -23,6 +23,7 @@ use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
+use peregrine_testkit::Rng;
 
 const CHILD_ENV: &str = "PEREGRINE_KILL9_VENUE";
 
@@ -142,17 +143,6 @@ fn start_venue(dir: &str, port: u16) -> Child {
     child
 }
 
-/// A small deterministic PRNG (xorshift64*), so a failing run can be replayed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 #[cfg(unix)]
 #[test]
 fn every_order_is_answered_once_across_kill_9() {
@@ -164,7 +154,7 @@ fn every_order_is_answered_once_across_kill_9() {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| now_nanos() as u64 | 1);
     eprintln!("kill -9 test: PEREGRINE_KILL9_SEED={seed}");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let dir = tempfile::tempdir().unwrap();
     let dir_s = dir.path().to_str().unwrap().to_string();
     let port = TcpListener::bind("127.0.0.1:0")
@@ -201,7 +191,7 @@ fn every_order_is_answered_once_across_kill_9() {
     const KILLS: usize = 8;
     let mut kills = 0;
     let mut sent = 0u64;
-    let mut next_kill = Instant::now() + Duration::from_millis(300 + rng.next() % 900);
+    let mut next_kill = Instant::now() + Duration::from_millis(300 + rng.below(900));
     let mut last_send = Instant::now();
     let start = Instant::now();
     let all_answered = |sent: u64| reports.lock().unwrap().len() as u64 >= sent;
@@ -242,7 +232,7 @@ fn every_order_is_answered_once_across_kill_9() {
             venue.wait().unwrap();
             kills += 1;
             venue = start_venue(&dir_s, port);
-            next_kill = Instant::now() + Duration::from_millis(200 + rng.next() % 900);
+            next_kill = Instant::now() + Duration::from_millis(200 + rng.below(900));
         }
     }
     venue.kill().unwrap();

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use peregrine_engine::config::Settings;
 use peregrine_engine::{DriverEvent, Engine, EngineOptions, IdleStrategy, Nanos, SessionDriver};
 use peregrine_store::StoreError;
+use peregrine_testkit::frame;
 
 /// Queues `flood` bytes for every chunk it receives.
 #[derive(Default)]
@@ -77,12 +78,7 @@ impl SessionDriver for Flood {
 }
 
 fn logon() -> Vec<u8> {
-    let body = b"35=A\x0149=TW\x0156=ISLD\x01";
-    let mut m = format!("8=FIX.4.4\x019={}\x01", body.len()).into_bytes();
-    m.extend_from_slice(body);
-    let sum: u32 = m.iter().map(|&b| u32::from(b)).sum();
-    m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
-    m
+    frame("35=A|49=TW|56=ISLD|")
 }
 
 fn engine(dir: &Path, action: &str) -> Engine<Flood> {

@@ -16,6 +16,7 @@ use common::{collect, msg, open_file, seqs, T0};
 use peregrine_store::{
     FileStore, FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError, SEQ_END,
 };
+use peregrine_testkit::Rng;
 
 const N: u64 = 5;
 const HEADER: usize = 32;
@@ -128,25 +129,14 @@ fn an_uncommitted_transaction_with_garbage_in_place_of_its_bytes() {
     }
 }
 
-/// A small deterministic PRNG (xorshift64*), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 #[test]
 fn random_garbage_after_the_last_commit() {
     let (dir, journal, committed, _, witness) = build();
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for round in 0..200 {
-        let len = 1 + (rng.next() % 300) as usize;
+        let len = 1 + rng.below(300) as usize;
         let mut b = committed.clone();
-        b.extend((0..len).map(|_| rng.next() as u8));
+        b.extend((0..len).map(|_| rng.next_u64() as u8));
         let at = committed.len();
         if round % 3 == 0 {
             // Garbage that starts with a record magic.
