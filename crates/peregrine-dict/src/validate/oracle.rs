@@ -2,6 +2,11 @@
 //! a differential oracle: `tests::same_answers_as_the_reference_walk` checks that the
 //! current walk gives the same answer (reason and RefTagID) on many generated messages,
 //! valid and broken, under every combination of settings.
+//!
+//! Test code only (`#[cfg(test)]` in `validate/mod.rs`: never part of the library). It
+//! stays inside the crate rather than under `tests/` because it reads the crate-private
+//! tables (`Runtime`, `Scope`, `FieldInfo`, the format classes) and the shape cache's
+//! hit count; an integration test could only reach them if they were made public.
 
 use crate::dictionary::{
     Dictionary, Runtime, SECTION_BODY, SECTION_HEADER, SECTION_TRAILER, TRAILER_SCOPE,
