@@ -4,6 +4,7 @@
 //! last, BodyLength, CheckSum).
 
 use super::index::TagIndex;
+use super::tag_parse::parse_digits;
 use super::{DecodeError, DecoderConfig, FieldSlice, MessageView};
 use crate::simd::{self, BlockMasks};
 use crate::span::{FieldSpan, SpanChunk};
@@ -217,18 +218,7 @@ impl Decoder {
 /// overflow check per digit.
 #[inline]
 fn body_length(v: &[u8]) -> Option<usize> {
-    if v.is_empty() || v.len() > 9 {
-        return None;
-    }
-    let mut n = 0usize;
-    for &b in v {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        n = n * 10 + d as usize;
-    }
-    Some(n)
+    parse_digits(v)
 }
 
 /// BodyLength and CheckSum of a message the vector decoder laid out (which

@@ -20,58 +20,27 @@ impl<'a> FromFixValue<'a> for &'a str {
         })
     }
 }
-impl FromFixValue<'_> for u64 {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_u64(v)
-    }
+/// `FromFixValue` for types read by one parsing function of [`crate::value`].
+macro_rules! from_fix_value_by {
+    ($($ty:ty => $parse:expr),* $(,)?) => {
+        $(impl FromFixValue<'_> for $ty {
+            fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
+                $parse(v)
+            }
+        })*
+    };
 }
-impl FromFixValue<'_> for u32 {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        u32::try_from(value::parse_u64(v)?).map_err(|_| ValueError::Overflow)
-    }
-}
-impl FromFixValue<'_> for i64 {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_i64(v)
-    }
-}
-impl FromFixValue<'_> for i32 {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        i32::try_from(value::parse_i64(v)?).map_err(|_| ValueError::Overflow)
-    }
-}
-impl FromFixValue<'_> for bool {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_bool(v)
-    }
-}
-impl FromFixValue<'_> for char {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_char(v).map(char::from)
-    }
-}
-impl FromFixValue<'_> for value::Decimal {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_decimal(v)
-    }
-}
-impl FromFixValue<'_> for value::UtcTimestamp {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_timestamp(v)
-    }
-}
-impl FromFixValue<'_> for value::Date {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_date(v)
-    }
-}
-impl FromFixValue<'_> for value::TimeOfDay {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_time(v)
-    }
-}
-impl FromFixValue<'_> for value::MonthYear {
-    fn from_fix_value(v: &[u8]) -> Result<Self, ValueError> {
-        value::parse_month_year(v)
-    }
+
+from_fix_value_by! {
+    u64 => value::parse_u64,
+    u32 => |v| u32::try_from(value::parse_u64(v)?).map_err(|_| ValueError::Overflow),
+    i64 => value::parse_i64,
+    i32 => |v| i32::try_from(value::parse_i64(v)?).map_err(|_| ValueError::Overflow),
+    bool => value::parse_bool,
+    char => |v| value::parse_char(v).map(char::from),
+    value::Decimal => value::parse_decimal,
+    value::UtcTimestamp => value::parse_timestamp,
+    value::Date => value::parse_date,
+    value::TimeOfDay => value::parse_time,
+    value::MonthYear => value::parse_month_year,
 }

@@ -30,18 +30,28 @@ fn parse_tag_swar(chunk: u64, n: usize) -> Option<u32> {
 
 /// The scalar definition: 1..=9 digits, no leading zero.
 fn parse_tag_scalar(t: &[u8]) -> Option<u32> {
-    if t.is_empty() || t.len() > 9 || t[0] == b'0' {
+    if t.first() == Some(&b'0') {
         return None;
     }
-    let mut v = 0u32;
-    for &b in t {
+    parse_digits(t).map(|n| n as u32)
+}
+
+/// A number of 1 to 9 ASCII digits (leading zeros allowed): at most 999,999,999, so no
+/// overflow check per digit.
+#[inline]
+pub(super) fn parse_digits(v: &[u8]) -> Option<usize> {
+    if v.is_empty() || v.len() > 9 {
+        return None;
+    }
+    let mut n = 0usize;
+    for &b in v {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
             return None;
         }
-        v = v * 10 + d as u32;
+        n = n * 10 + d as usize;
     }
-    Some(v)
+    Some(n)
 }
 
 /// Parses every tag (up to nine digits) when some are longer than the four

@@ -296,7 +296,7 @@ impl<const W: usize> WalkState<W> {
 /// Whether the slot's bit was set; sets it. A bit past the scratch (which `need` sizes,
 /// so never in practice) reads as unset and is not recorded: no panic.
 #[inline(always)]
-fn test_and_set(bits: &mut [u64], base: usize, slot: usize) -> bool {
+pub(super) fn test_and_set(bits: &mut [u64], base: usize, slot: usize) -> bool {
     match bits.get_mut(base + (slot >> 6)) {
         Some(word) => {
             let mask = 1u64 << (slot & 63);
@@ -308,8 +308,9 @@ fn test_and_set(bits: &mut [u64], base: usize, slot: usize) -> bool {
     }
 }
 
+/// Whether the slot's bit is set (a bit past the scratch reads as unset).
 #[inline]
-fn test_bit(bits: &[u64], base: usize, slot: usize) -> bool {
+pub(super) fn test_bit(bits: &[u64], base: usize, slot: usize) -> bool {
     bits.get(base + (slot >> 6))
         .is_some_and(|word| word & (1u64 << (slot & 63)) != 0)
 }

@@ -44,6 +44,15 @@ pub fn check_sending_time(
 }
 
 impl<'d> Validator<'d> {
+    /// The answer for an empty value: reason 4 if `ValidateFieldsHaveValues`, else none
+    /// (and no format or enum check).
+    #[inline(always)]
+    fn empty_value(&self) -> Option<SessionRejectReason> {
+        self.settings
+            .validate_fields_have_values
+            .then_some(SessionRejectReason::TagSpecifiedWithoutAValue)
+    }
+
     /// Empty value (4), format (6), enum (5) for a field with these checks.
     #[inline(always)]
     pub(super) fn check_value(
@@ -53,10 +62,7 @@ impl<'d> Validator<'d> {
         value: &[u8],
     ) -> Option<SessionRejectReason> {
         if value.is_empty() {
-            return self
-                .settings
-                .validate_fields_have_values
-                .then_some(SessionRejectReason::TagSpecifiedWithoutAValue);
+            return self.empty_value();
         }
         // Class 0 (undefined tag) and TEXT have no format to check.
         if info.class > format::TEXT && !format::check(info.class, value) {
@@ -79,10 +85,7 @@ impl<'d> Validator<'d> {
         enum_set: impl FnOnce() -> Option<&'s EnumSet>,
     ) -> Option<SessionRejectReason> {
         if value.is_empty() {
-            return self
-                .settings
-                .validate_fields_have_values
-                .then_some(SessionRejectReason::TagSpecifiedWithoutAValue);
+            return self.empty_value();
         }
         if !format::check(desc.class(), value) {
             return Some(SessionRejectReason::IncorrectDataFormatForValue);
