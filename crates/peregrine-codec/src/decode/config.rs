@@ -117,7 +117,7 @@ pub struct DecoderConfig {
     /// Check BodyLength(9) against the actual body length.
     pub validate_body_length: bool,
     /// Fail on a field with an empty value ("tag specified without a value").
-    /// When off, [`MessageView::first_empty_value`] still reports it.
+    /// When off, [`MessageView::first_empty_value`](super::MessageView::first_empty_value) still reports it.
     pub reject_empty_values: bool,
     /// Messages longer than this are refused.
     pub max_message_size: usize,

@@ -26,7 +26,7 @@ pub struct ValidationSettings {
     /// `ValidateUnorderedGroupFields` (default Y): group members must appear in dictionary
     /// order within an entry (reason 15).
     pub validate_unordered_group_fields: bool,
-    /// `CheckLatency` (default Y): for the session layer, see [`check_sending_time`].
+    /// `CheckLatency` (default Y): for the session layer, see [`check_sending_time`](super::check_sending_time).
     pub check_latency: bool,
     /// `MaxLatency` in seconds (default 120).
     pub max_latency_secs: u32,
