@@ -25,7 +25,7 @@
 //! found for all fields at once by adding the field starts to the digit mask
 //! (the carry runs through each tag's digits and stops on its `=`), which
 //! also checks every tag's syntax. On AVX-512, a message of up to 256 bytes
-//! is finished in the same registers (tag values, entries, index); other
+//! is finished in the same registers (tag values, field spans, index); other
 //! messages take a scalar walk with no dependency between fields; data
 //! fields (raw bytes that may hold SOH) and anything malformed take the
 //! general walk, which reports the precise error.

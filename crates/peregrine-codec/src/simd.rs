@@ -142,7 +142,7 @@ pub struct BlockMasks {
 }
 
 /// Writes the [`BlockMasks`] of every 64-byte block of `input` into `out`
-/// (at least `input.len().div_ceil(64)` entries) and returns the wrapping sum
+/// (at least `input.len().div_ceil(64)` of them) and returns the wrapping sum
 /// of all bytes.
 ///
 /// ```
