@@ -4,9 +4,9 @@
 //!
 //! `N` sets the iterations, `MODE` one of `decode`, `decode_only`, `encode`,
 //! `encode_min`, `masks`, `all`.
-use peregrine_codec::simd::BlockMasks;
+use peregrine_codec::__bench::{field_masks_and_sum, BlockMasks};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
-use peregrine_codec::{simd, Decoder, DecoderConfig, EncodeBuffer};
+use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -51,7 +51,7 @@ fn main() {
     for _ in 0..3 {
         if mode == "masks" || mode == "all" {
             time("masks+sum", &mut || {
-                simd::field_masks_and_sum(black_box(&m), &mut masks) as usize
+                field_masks_and_sum(black_box(&m), &mut masks) as usize
             });
         }
         if mode == "decode" || mode == "all" {

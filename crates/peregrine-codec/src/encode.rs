@@ -162,7 +162,7 @@ impl EncodeBuffer {
 /// Writes one message's fields; created by [`EncodeBuffer::start`].
 ///
 /// Every field is summed for the CheckSum as it is written, from the
-/// registers that hold it (see [`ByteSum`]), so `finish` never reads the
+/// registers that hold it (see `simd::ByteSum`), so `finish` never reads the
 /// message back.
 #[derive(Debug)]
 pub struct MessageEncoder<'b> {

@@ -17,14 +17,15 @@
 //!   types by their FIX names (`tag::MSG_SEQ_NUM`, `msg_type::LOGON`).
 //! * [`simd`]: the vectorised scans (AVX-512, AVX2 or SSE2 chosen at run
 //!   time, scalar fallback); with the encoder's output cursor (`out`, private),
-//!   the only modules with `unsafe`.
+//!   the only modules with `unsafe`. Public: which level this CPU runs
+//!   ([`simd::detected_level`]); the scans themselves are internal.
 //!
 //! How a message is decoded: one vector pass marks SOH, `=`, digits and `0`
 //! per 64-byte block and sums the bytes; the `=` that ends every tag is then
 //! found for all fields at once by adding the field starts to the digit mask
 //! (the carry runs through each tag's digits and stops on its `=`), which
 //! also checks every tag's syntax. On AVX-512, a message of up to 256 bytes
-//! is finished in the same registers (tag values, entries, index); other
+//! is finished in the same registers (tag values, field spans, index); other
 //! messages take a scalar walk with no dependency between fields; data
 //! fields (raw bytes that may hold SOH) and anything malformed take the
 //! general walk, which reports the precise error.
@@ -43,6 +44,7 @@
 //! assert_eq!(view.get_as::<u64>(34), Some(Ok(2)));
 //! ```
 #![deny(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
 pub mod decode;
@@ -51,8 +53,16 @@ pub mod frame;
 pub mod msg_type;
 mod out;
 pub mod simd;
+mod span;
 pub mod tag;
 pub mod value;
+
+/// What the examples and benchmarks reach inside the codec: not part of its
+/// API, and free to change.
+#[doc(hidden)]
+pub mod __bench {
+    pub use crate::simd::{field_masks_and_sum, BlockMasks};
+}
 
 pub use decode::{
     DataFields, DecodeError, DecodePath, Decoder, DecoderConfig, Field, FieldIter, FieldSlice,

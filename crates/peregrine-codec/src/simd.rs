@@ -1,24 +1,29 @@
 //! Vectorised scans: with the encoder's output cursor (`out.rs`), the only
 //! code of the codec that uses `unsafe`.
 //!
-//! Each primitive has run-time detected vector paths (AVX-512 with BW, VBMI
+//! Public: which implementation this CPU runs ([`Level`],
+//! [`detected_level`], [`supported`]). The scans themselves are the codec's
+//! own (the benchmarks reach two of them through `peregrine_codec::__bench`).
+//!
+//! Each scan has run-time detected vector paths (AVX-512 with BW, VBMI
 //! and VBMI2; AVX2; SSE2) and a scalar fallback that defines its meaning:
 //!
-//! * [`field_masks_and_sum`]: for every 64-byte block of the input, bit masks
-//!   ([`BlockMasks`]) of the positions holding SOH (0x01), `=`, ASCII digits
+//! * `field_masks_and_sum`: for every 64-byte block of the input, bit masks
+//!   (`BlockMasks`) of the positions holding SOH (0x01), `=`, ASCII digits
 //!   and `0`, and the wrapping byte sum of the input (the FIX CheckSum is that
 //!   sum modulo 256). One pass serves the field walk, tag syntax and the checksum.
-//! * [`bit_positions`]: the positions of the set bits of a run of masks, in order.
-//! * [`tag_values`]: the values of all tags of a message at once.
-//! * [`byte_sum`]: the byte sum alone (for the encoder's CheckSum).
-//! * `small_layout` (crate-private): the decoder's one-pass path for messages
-//!   of up to 256 bytes on AVX-512 — masks, tags, entries and the tag index,
+//! * `bit_positions`: the positions of the set bits of a run of masks, in order.
+//! * `tag_values`: the values of all tags of a message at once.
+//! * `byte_sum` and `ByteSum`: the byte sum alone (for the encoder's CheckSum).
+//! * `small_layout`: the decoder's one-pass path for messages
+//!   of up to 256 bytes on AVX-512 — masks, tags, field spans and the tag index,
 //!   the message held in four registers and every value kept in registers
 //!   between steps (a vector stored and read back as scalars, or a load
 //!   spanning several vector stores, waits for the stores to reach the cache;
 //!   the chunked writes here are read back whole).
 //!
-//! Safety argument for every `unsafe` block below: the intrinsics are only
+//! Safety argument for every `unsafe` block below (each block's `SAFETY:`
+//! comment gives its own case, each kernel its contract): the intrinsics are only
 //! called after run-time detection confirmed the CPU supports them, and every
 //! load reads a full 16/32/64-byte lane strictly inside the slice
 //! (`chunks_exact`), inside a zero-padded copy of the last partial block, or
@@ -29,6 +34,7 @@
 //! path agrees with the scalar definition.
 #![allow(unsafe_code)]
 
+use crate::span::{FieldSpan, SpanChunk};
 use crate::SOH;
 
 /// Which implementation the runtime detection picked.
@@ -122,6 +128,7 @@ pub fn supported(level: Level) -> bool {
 
 /// Bit masks of one 64-byte block of a message: bit `i` stands for byte `i`
 /// of the block. Bytes past the end of the input are in no mask.
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlockMasks {
     /// SOH (0x01) bytes.
@@ -135,16 +142,17 @@ pub struct BlockMasks {
 }
 
 /// Writes the [`BlockMasks`] of every 64-byte block of `input` into `out`
-/// (at least `input.len().div_ceil(64)` entries) and returns the wrapping sum
+/// (at least `input.len().div_ceil(64)` of them) and returns the wrapping sum
 /// of all bytes.
 ///
 /// ```
-/// use peregrine_codec::simd::{field_masks_and_sum, BlockMasks};
+/// use peregrine_codec::__bench::{field_masks_and_sum, BlockMasks};
 /// let mut masks = [BlockMasks::default(); 1];
 /// let sum = field_masks_and_sum(b"35=D\x01", &mut masks);
 /// assert_eq!(masks[0], BlockMasks { soh: 0b10000, eq: 0b100, digit: 0b11, zero: 0 });
 /// assert_eq!(sum, (b'3' + b'5' + b'=' + b'D' + 1) as u32);
 /// ```
+#[doc(hidden)]
 #[inline]
 pub fn field_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
     field_masks_and_sum_at(detected_level(), input, out)
@@ -153,21 +161,32 @@ pub fn field_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
 /// [`field_masks_and_sum`] with an explicit implementation (for tests and benchmarks).
 ///
 /// A `level` the CPU does not support falls back to the scalar code.
-pub fn field_masks_and_sum_at(level: Level, input: &[u8], out: &mut [BlockMasks]) -> u32 {
+pub(crate) fn field_masks_and_sum_at(level: Level, input: &[u8], out: &mut [BlockMasks]) -> u32 {
     let blocks = input.len().div_ceil(64);
     assert!(out.len() >= blocks, "mask buffer too small");
     #[cfg(target_arch = "x86_64")]
     {
         if level == Level::Avx512 && available(Level::Avx512) {
-            // SAFETY: AVX-512F/BW support was just checked.
+            // SAFETY: the kernel needs AVX-512F/BW, which `available` has
+            // just confirmed on this CPU (`supported(Avx512)` tests F, BW,
+            // VBMI and VBMI2). It reads only inside `input` (whole
+            // `chunks_exact` blocks, then a masked load of exactly the tail's
+            // bytes) and writes `out[..blocks]`, which the assert above
+            // guarantees exists.
             return unsafe { x86::mask_sum_avx512(input, out) };
         }
         if level == Level::Avx2 && available(Level::Avx2) {
-            // SAFETY: AVX2 support was just checked.
+            // SAFETY: the kernel needs AVX2, which `available` has just
+            // confirmed. Its loads stay inside `input`'s `chunks_exact`
+            // blocks, a zero-padded copy of the tail, or `TAIL_MASK` (its
+            // contract), and it writes `out[..blocks]`, asserted above.
             return unsafe { x86::mask_sum_avx2(input, out) };
         }
         if level != Level::Scalar && available(Level::Sse2) {
-            // SAFETY: SSE2 support was just checked.
+            // SAFETY: the kernel needs SSE2, which `available` has just
+            // confirmed. It loads only `input`'s `chunks_exact` blocks and a
+            // zero-padded copy of the tail, and writes `out[..blocks]`,
+            // asserted above.
             return unsafe { x86::mask_sum_sse2(input, out) };
         }
     }
@@ -177,20 +196,25 @@ pub fn field_masks_and_sum_at(level: Level, input: &[u8], out: &mut [BlockMasks]
 
 /// Wrapping sum of all bytes of `input`.
 #[inline]
-pub fn byte_sum(input: &[u8]) -> u32 {
+pub(crate) fn byte_sum(input: &[u8]) -> u32 {
     byte_sum_at(detected_level(), input)
 }
 
 /// [`byte_sum`] with an explicit implementation.
-pub fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
+pub(crate) fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     {
         if (level == Level::Avx2 || level == Level::Avx512) && available(Level::Avx2) {
-            // SAFETY: AVX2 support was just checked.
+            // SAFETY: the kernel needs AVX2, which `available` has just
+            // confirmed; it reads only inside `input`, a zero-padded copy of
+            // its tail and `TAIL_MASK` (its contract), and writes nothing
+            // but its locals.
             return unsafe { x86::sum_avx2(input) };
         }
         if level != Level::Scalar && available(Level::Sse2) {
-            // SAFETY: SSE2 support was just checked.
+            // SAFETY: the kernel needs SSE2, which `available` has just
+            // confirmed; it reads only `input`'s `chunks_exact` blocks and a
+            // zero-padded copy of the tail, and writes nothing but its locals.
             return unsafe { x86::sum_sse2(input) };
         }
     }
@@ -208,16 +232,8 @@ pub fn byte_sum_at(level: Level, input: &[u8]) -> u32 {
 /// x86-64, whose baseline includes SSE2; a carry-free SWAR add elsewhere),
 /// single bytes into a scalar; only the total modulo 256 is kept exact,
 /// which is all the CheckSum needs.
-///
-/// ```
-/// use peregrine_codec::simd::ByteSum;
-/// let mut s = ByteSum::new();
-/// s.add_word(u64::from_le_bytes(*b"8=FIX.4."));
-/// s.add_byte(b'4' as u32);
-/// assert_eq!(s.total(), b"8=FIX.4.4".iter().map(|&b| b as u32).sum::<u32>() as u8);
-/// ```
 #[derive(Clone, Copy, Debug)]
-pub struct ByteSum {
+pub(crate) struct ByteSum {
     #[cfg(target_arch = "x86_64")]
     lanes: std::arch::x86_64::__m128i,
     #[cfg(not(target_arch = "x86_64"))]
@@ -234,9 +250,11 @@ impl Default for ByteSum {
 impl ByteSum {
     /// An empty sum.
     #[inline(always)]
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         ByteSum {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
+            // SAFETY: SSE2 is part of the x86-64 baseline (every x86_64
+            // target enables it), so the intrinsic is always available; it
+            // only makes a register value and touches no memory.
             #[cfg(target_arch = "x86_64")]
             lanes: unsafe { std::arch::x86_64::_mm_setzero_si128() },
             #[cfg(not(target_arch = "x86_64"))]
@@ -247,11 +265,13 @@ impl ByteSum {
 
     /// Adds the eight bytes of `w` (zero bytes add nothing).
     #[inline(always)]
-    pub fn add_word(&mut self, w: u64) {
+    pub(crate) fn add_word(&mut self, w: u64) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of the x86-64 baseline.
+            // SAFETY: SSE2 is part of the x86-64 baseline (every x86_64
+            // target enables it); these intrinsics work on register values
+            // only and touch no memory.
             self.lanes = unsafe { _mm_add_epi8(self.lanes, _mm_cvtsi64_si128(w as i64)) };
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -262,11 +282,11 @@ impl ByteSum {
 
     /// Adds the sixteen bytes of `lo` and `hi`.
     #[inline(always)]
-    pub fn add_words(&mut self, lo: u64, hi: u64) {
+    pub(crate) fn add_words(&mut self, lo: u64, hi: u64) {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of the x86-64 baseline.
+            // SAFETY: as in `add_word`: baseline SSE2, register values only.
             self.lanes = unsafe { _mm_add_epi8(self.lanes, _mm_set_epi64x(hi as i64, lo as i64)) };
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -278,17 +298,18 @@ impl ByteSum {
 
     /// Adds one byte (or any small number: the sum of several bytes).
     #[inline(always)]
-    pub fn add_byte(&mut self, b: u32) {
+    pub(crate) fn add_byte(&mut self, b: u32) {
         self.scalar = self.scalar.wrapping_add(b);
     }
 
     /// The sum of everything added, modulo 256.
     #[inline(always)]
-    pub fn total(self) -> u8 {
+    pub(crate) fn total(self) -> u8 {
         #[cfg(target_arch = "x86_64")]
         let lanes = {
             use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of the x86-64 baseline.
+            // SAFETY: as in `add_word`: baseline SSE2, register values only
+            // (`_mm_extract_epi16` with a constant lane index in range).
             unsafe {
                 let s = _mm_sad_epu8(self.lanes, _mm_setzero_si128());
                 (_mm_cvtsi128_si64(s) as u64).wrapping_add(_mm_extract_epi16(s, 4) as u64)
@@ -315,26 +336,20 @@ fn add_bytes_swar(a: u64, b: u64) -> u64 {
 }
 
 /// Slots of `out` that [`bit_positions`] may write past the positions it returns.
-pub const POSITIONS_SLACK: usize = 64;
+pub(crate) const POSITIONS_SLACK: usize = 64;
 
 /// Writes, for every set bit `i` of every word `w` of `words`, the position
 /// `64 * w + i` into `out`, in increasing order, and returns how many there
 /// are. `out` needs [`POSITIONS_SLACK`] slots beyond that count: the slots
 /// after the last position are scribbled on. `None` if `out` is too short.
-///
-/// ```
-/// use peregrine_codec::simd::{bit_positions, POSITIONS_SLACK};
-/// let mut out = [0u32; 3 + POSITIONS_SLACK];
-/// assert_eq!(bit_positions(&[0b1010, 1], &mut out), Some(3));
-/// assert_eq!(out[..3], [1, 3, 64]);
-/// ```
+#[cfg(test)]
 #[inline]
-pub fn bit_positions(words: &[u64], out: &mut [u32]) -> Option<usize> {
+pub(crate) fn bit_positions(words: &[u64], out: &mut [u32]) -> Option<usize> {
     bit_positions_at(detected_level(), words, out)
 }
 
 /// [`bit_positions`] with an explicit implementation.
-pub fn bit_positions_at(level: Level, words: &[u64], out: &mut [u32]) -> Option<usize> {
+pub(crate) fn bit_positions_at(level: Level, words: &[u64], out: &mut [u32]) -> Option<usize> {
     let total: usize = words.iter().map(|w| w.count_ones() as usize).sum();
     if out.len() < total + POSITIONS_SLACK {
         return None;
@@ -342,8 +357,11 @@ pub fn bit_positions_at(level: Level, words: &[u64], out: &mut [u32]) -> Option<
     #[cfg(target_arch = "x86_64")]
     {
         if level == Level::Avx512 && available(Level::Avx512) {
-            // SAFETY: AVX-512F/BW/VBMI2 support was just checked, and `out`
-            // has room for every position plus the slack the stores need.
+            // SAFETY: the kernel needs AVX-512F/BW/VBMI2, which `available`
+            // has just confirmed. Its stores are whole 16-slot chunks, the
+            // last starting at or before the last position; `out` holds
+            // every position plus `POSITIONS_SLACK` (64) slots (checked
+            // above), so every chunk lies inside `out`. It reads only `words`.
             unsafe { x86::positions_avx512(words, out) };
             return Some(total);
         }
@@ -375,7 +393,7 @@ fn scalar_bit_positions(words: &[u64], out: &mut [u32]) {
 
 /// Why [`tag_values`] could not give every tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TagValuesError {
+pub(crate) enum TagValuesError {
     /// A tag is longer than four digits (its value was not computed).
     Long,
     /// A tag's four-byte load would read past the message.
@@ -388,17 +406,9 @@ pub enum TagValuesError {
 /// that they are digits), and four bytes from each field's start must lie
 /// inside `msg`. Writes `tags[..eqs.len()]`, and may scribble on the slots
 /// after them up to the next multiple of 16 (which `tags` must have).
-///
-/// ```
-/// use peregrine_codec::simd::tag_values;
-/// let msg = b"8=X\x01123=Y\x0110=0\x01";
-/// let (ends, eqs) = ([3, 9, 14], [1, 7, 12]);
-/// let mut tags = [0u32; 16];
-/// assert_eq!(tag_values(msg, &ends, &eqs, &mut tags), Ok(()));
-/// assert_eq!(tags[..3], [8, 123, 10]);
-/// ```
+#[cfg(test)]
 #[inline]
-pub fn tag_values(
+pub(crate) fn tag_values(
     msg: &[u8],
     ends: &[u32],
     eqs: &[u32],
@@ -408,7 +418,7 @@ pub fn tag_values(
 }
 
 /// [`tag_values`] with an explicit implementation.
-pub fn tag_values_at(
+pub(crate) fn tag_values_at(
     level: Level,
     msg: &[u8],
     ends: &[u32],
@@ -423,9 +433,13 @@ pub fn tag_values_at(
     #[cfg(target_arch = "x86_64")]
     {
         if level == Level::Avx512 && available(Level::Avx512) && msg.len() < i32::MAX as usize {
-            // SAFETY: AVX-512 support was just checked; the function checks
-            // every gather address against `msg.len()` before loading, and
-            // `tags` has room for whole 16-lane chunks (checked above).
+            // SAFETY: the kernel needs AVX-512F/BW/VBMI, which `available`
+            // has just confirmed. Its contract: `ends[..k]` and `eqs` have
+            // the same length `k`, `tags` holds `k` rounded up to 16 slots
+            // (both asserted above) and `msg.len() < i32::MAX` (checked in
+            // the condition). It checks every gather address against
+            // `msg.len()` before loading and masks table accesses to their
+            // lengths.
             return unsafe { x86::tag_values_avx512(msg, &ends[..k], eqs, tags) };
         }
     }
@@ -434,7 +448,7 @@ pub fn tag_values_at(
 }
 
 /// The reference definition of [`tag_values`].
-pub fn scalar_tag_values(
+pub(crate) fn scalar_tag_values(
     msg: &[u8],
     ends: &[u32],
     eqs: &[u32],
@@ -473,33 +487,35 @@ pub(crate) const SMALL_MESSAGE: usize = 256;
 #[repr(C, align(64))]
 pub(crate) struct Chunk(pub [u32; 16]);
 
-/// Sixteen entries on three cache lines of their own: the decoder's entry
-/// table is made of these, so that the vector decoder's 64-byte stores of
-/// entries are never split across lines.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, align(64))]
-pub(crate) struct EntryChunk(pub [crate::decode::Entry; 16]);
-
-/// The entries of `chunks`, in order.
+/// The spans of `chunks`, in order.
 #[inline(always)]
-pub(crate) fn entries(chunks: &[EntryChunk]) -> &[crate::decode::Entry] {
-    // SAFETY: an `EntryChunk` is sixteen `Entry`s and nothing else
-    // (`repr(C)`, 16 x 12 = 192 bytes, a multiple of its alignment), so a
-    // slice of them is a slice of entries sixteen times as long.
-    unsafe { std::slice::from_raw_parts(chunks.as_ptr() as *const _, chunks.len() * 16) }
+pub(crate) fn spans(chunks: &[SpanChunk]) -> &[FieldSpan] {
+    // SAFETY: a `SpanChunk` is `repr(C)` around `[FieldSpan; 16]` and
+    // nothing else: 16 x 12 = 192 bytes, a multiple of its 64-byte
+    // alignment, so there is no padding and chunk `i` holds spans
+    // `16 * i .. 16 * i + 16` contiguously. The pointer is valid for
+    // `chunks.len() * 16` spans (the same bytes as the chunks), suitably
+    // aligned for `FieldSpan` (alignment 4 divides 64), every bit pattern
+    // of three `u32`s is a valid `FieldSpan`, and the result borrows
+    // `chunks` for its whole life.
+    unsafe { std::slice::from_raw_parts(chunks.as_ptr().cast::<FieldSpan>(), chunks.len() * 16) }
 }
 
-/// The entries of `chunks`, in order, to write.
+/// The spans of `chunks`, in order, to write.
 #[inline(always)]
-pub(crate) fn entries_mut(chunks: &mut [EntryChunk]) -> &mut [crate::decode::Entry] {
-    // SAFETY: as in `entries`.
-    unsafe { std::slice::from_raw_parts_mut(chunks.as_mut_ptr() as *mut _, chunks.len() * 16) }
+pub(crate) fn spans_mut(chunks: &mut [SpanChunk]) -> &mut [FieldSpan] {
+    // SAFETY: the same layout argument as in `spans`; the result borrows
+    // `chunks` mutably for its whole life, so it is the only access to
+    // those bytes.
+    unsafe {
+        std::slice::from_raw_parts_mut(chunks.as_mut_ptr().cast::<FieldSpan>(), chunks.len() * 16)
+    }
 }
 
 /// Chunks [`small_layout`] needs as scratch.
 pub(crate) const SMALL_SCRATCH_CHUNKS: usize = 3 * (SMALL_MESSAGE + 64) / 16;
 
-/// What [`small_layout`] found besides the entries.
+/// What [`small_layout`] found besides the field spans.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SmallLayout {
     /// Number of fields.
@@ -512,7 +528,7 @@ pub(crate) struct SmallLayout {
 
 /// The whole field layout of a message of at most [`SMALL_MESSAGE`] bytes,
 /// in registers, in one pass, where AVX-512 can ([`Level::Avx512`]): masks
-/// and sum, the tag of every field, the entries, and the direct tag index
+/// and sum, the tag of every field, the field spans, and the direct tag index
 /// (`direct[tag] = generation << 32 | first field`). `lengths` marks the
 /// data-length tags below 1024.
 ///
@@ -521,7 +537,7 @@ pub(crate) struct SmallLayout {
 /// leading zero) below 1024 that is not a data-length tag, no empty value,
 /// at least four fields, 8 then 9 then 35 first and 10 last. The caller then
 /// decodes the general way (which also reports what is wrong). BodyLength
-/// and CheckSum are left to the caller. Tables: `entries` at least
+/// and CheckSum are left to the caller. Tables: `spans` at least
 /// `SMALL_MESSAGE + 16` long, `scratch` at least [`SMALL_SCRATCH_CHUNKS`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn small_layout(
@@ -530,13 +546,13 @@ pub(crate) fn small_layout(
     lengths: &[u64; 16],
     generation: u32,
     direct: &mut [u64; 1024],
-    entries: &mut [EntryChunk],
+    spans: &mut [SpanChunk],
     scratch: &mut [Chunk],
 ) -> Option<SmallLayout> {
-    let entries = entries_mut(entries);
+    let spans = spans_mut(spans);
     if msg.is_empty()
         || msg.len() > SMALL_MESSAGE
-        || entries.len() < SMALL_MESSAGE + 16
+        || spans.len() < SMALL_MESSAGE + 16
         || scratch.len() < SMALL_SCRATCH_CHUNKS
     {
         return None;
@@ -544,17 +560,20 @@ pub(crate) fn small_layout(
     #[cfg(target_arch = "x86_64")]
     {
         if level == Level::Avx512 && available(Level::Avx512) {
-            // SAFETY: AVX-512 support was just checked; the message is at
-            // most 256 bytes and every table has the room the kernel needs
-            // (checked above). A `Chunk` is sixteen `u32` and nothing else
-            // (`repr(C)`, size 64 = its alignment), so its slice is a slice
-            // of `u32` sixteen times as long.
+            // SAFETY: the kernel needs AVX-512F/BW/VBMI/VBMI2, which
+            // `available` has just confirmed; its contract `1 <= msg.len()
+            // <= 256`, `spans.len() >= 272` and `scratch.len() >= 960` (in
+            // `u32`s) holds by the checks above (`SMALL_MESSAGE + 16` spans,
+            // `SMALL_SCRATCH_CHUNKS` x 16 = 960 slots). A `Chunk` is
+            // sixteen `u32` and nothing else (`repr(C)`, size 64 = its
+            // alignment, no padding), so the chunks, borrowed mutably here,
+            // are a valid, aligned slice of `u32` sixteen times as long.
             return unsafe {
                 let scratch = std::slice::from_raw_parts_mut(
                     scratch.as_mut_ptr() as *mut u32,
                     scratch.len() * 16,
                 );
-                x86::small_layout_avx512(msg, lengths, generation, direct, entries, scratch)
+                x86::small_layout_avx512(msg, lengths, generation, direct, spans, scratch)
             };
         }
     }
@@ -563,7 +582,7 @@ pub(crate) fn small_layout(
 }
 
 /// The reference definition of [`field_masks_and_sum`].
-pub fn scalar_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
+pub(crate) fn scalar_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
     let mut sum = 0u32;
     for (block, m) in input.chunks(64).zip(out.iter_mut()) {
         let mut b = BlockMasks::default();
@@ -580,7 +599,7 @@ pub fn scalar_masks_and_sum(input: &[u8], out: &mut [BlockMasks]) -> u32 {
 }
 
 /// The reference definition of [`byte_sum`].
-pub fn scalar_sum(input: &[u8]) -> u32 {
+pub(crate) fn scalar_sum(input: &[u8]) -> u32 {
     input.iter().fold(0u32, |s, &b| s.wrapping_add(b as u32))
 }
 
@@ -772,7 +791,7 @@ mod x86 {
     /// See [`super::small_layout`].
     ///
     /// SAFETY: the caller guarantees AVX-512F/BW/VBMI/VBMI2, `1 <=
-    /// msg.len() <= 256`, `entries.len() >= 272` and `scratch.len() >= 960`.
+    /// msg.len() <= 256`, `spans.len() >= 272` and `scratch.len() >= 960`.
     /// The message is read by full loads of blocks inside it and a masked
     /// load of its last partial block; the tables are written in 16-lane
     /// chunks, at most `ceil(fields / 16)` of them, fields <= 256; the
@@ -783,7 +802,7 @@ mod x86 {
         lengths: &[u64; 16],
         generation: u32,
         direct: &mut [u64; 1024],
-        entries: &mut [crate::decode::Entry],
+        spans: &mut [crate::span::FieldSpan],
         scratch: &mut [u32],
     ) -> Option<super::SmallLayout> {
         let len = msg.len();
@@ -843,7 +862,7 @@ mod x86 {
         eqs.flush();
 
         // 2. Per 16 fields: tag values (bytes permuted out of the blocks),
-        //    checks, entries.
+        //    checks, field spans.
         // Byte shuffle (within 16-byte lanes) copying each dword's low byte
         // into its four bytes.
         let broadcast_low = _mm512_set_epi32(
@@ -871,7 +890,7 @@ mod x86 {
         let hundreds = _mm512_set1_epi32(0x0001_0064);
         let bitmap_lo = _mm512_loadu_si512(lengths.as_ptr() as *const __m512i);
         let bitmap_hi = _mm512_loadu_si512(lengths.as_ptr().add(8) as *const __m512i);
-        // Entries interleaved: output j, lane i is component (16j + i) % 3
+        // Spans interleaved: output j, lane i is component (16j + i) % 3
         // of field (16j + i) / 3 (fields relative to the chunk).
         let field_of = |j: i32| {
             _mm512_set_epi32(
@@ -971,7 +990,7 @@ mod x86 {
                 }
             }
             let value = _mm512_add_epi32(eq, one);
-            let out = entries.as_mut_ptr().add(16 * c) as *mut __m512i;
+            let out = spans.as_mut_ptr().add(16 * c) as *mut __m512i;
             for j in 0..3 {
                 // Tags and values first, then the ends into their lanes.
                 let idx = _mm512_add_epi32(field_of(j), from_second(j));
@@ -1312,6 +1331,33 @@ mod x86 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn byte_sum_adds_words_and_bytes() {
+        let mut s = ByteSum::new();
+        s.add_word(u64::from_le_bytes(*b"8=FIX.4."));
+        s.add_byte(b'4' as u32);
+        assert_eq!(
+            s.total(),
+            b"8=FIX.4.4".iter().map(|&b| b as u32).sum::<u32>() as u8
+        );
+    }
+
+    #[test]
+    fn bit_positions_in_order() {
+        let mut out = [0u32; 3 + POSITIONS_SLACK];
+        assert_eq!(bit_positions(&[0b1010, 1], &mut out), Some(3));
+        assert_eq!(out[..3], [1, 3, 64]);
+    }
+
+    #[test]
+    fn tag_values_of_a_message() {
+        let msg = b"8=X\x01123=Y\x0110=0\x01";
+        let (ends, eqs) = ([3, 9, 14], [1, 7, 12]);
+        let mut tags = [0u32; 16];
+        assert_eq!(tag_values(msg, &ends, &eqs, &mut tags), Ok(()));
+        assert_eq!(tags[..3], [8, 123, 10]);
+    }
 
     const LEVELS: [Level; 3] = [Level::Sse2, Level::Avx2, Level::Avx512];
 

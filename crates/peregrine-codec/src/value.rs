@@ -618,18 +618,6 @@ fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> usize {
     i
 }
 
-/// Number of decimal digits of `n`.
-#[inline]
-fn digit_count(n: u64) -> usize {
-    let mut d = 1;
-    let mut x = n;
-    while x >= 10_000 {
-        x /= 10_000;
-        d += 4;
-    }
-    d + (x >= 10) as usize + (x >= 100) as usize + (x >= 1000) as usize
-}
-
 /// Writes `n` in decimal into `out`, returning the number of bytes written
 /// (at most 20). Panics if `out` is too small (a caller bug, never input-driven).
 ///
@@ -685,22 +673,11 @@ fn format_medium(n: u32, out: &mut [u8]) -> usize {
 }
 
 /// [`format_u64`] for any `n`, two digits per step.
-fn format_u64_long(mut n: u64, out: &mut [u8]) -> usize {
-    let len = digit_count(n);
-    let out = &mut out[..len];
-    let mut i = len;
-    while n >= 100 {
-        let r = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        out[i..i + 2].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
-    }
-    if n >= 10 {
-        let r = n as usize * 2;
-        out[i - 2..i].copy_from_slice(&DIGIT_PAIRS[r..r + 2]);
-    } else {
-        out[i - 1] = b'0' + n as u8;
-    }
+fn format_u64_long(n: u64, out: &mut [u8]) -> usize {
+    let mut digits = [0u8; 20];
+    let start = u64_digits(n, &mut digits);
+    let len = digits.len() - start;
+    out[..len].copy_from_slice(&digits[start..]);
     len
 }
 

@@ -73,22 +73,25 @@ fn decode_validate_and_read_four_fields_allocates_nothing() {
     assert!(sink > 0);
 }
 
+/// The benchmark NewOrderSingle with MsgSeqNum `seq`, its times `ts`.
+fn encode_nos<'b>(buf: &'b mut EncodeBuffer, ts: &UtcTimestamp, seq: u64) -> &'b [u8] {
+    let mut m = buf.start(b"FIX.4.4", b"D");
+    m.str(49, b"SENDER").str(56, b"TARGET").uint(34, seq);
+    m.timestamp(52, ts, TimePrecision::Millis);
+    m.str(11, b"CLORD001").str(55, b"AAPL").char(54, b'1');
+    m.timestamp(60, ts, TimePrecision::Millis);
+    m.uint(38, 1000)
+        .char(40, b'2')
+        .decimal(44, Decimal::new(15000, 2))
+        .char(59, b'0');
+    m.finish()
+}
+
 #[test]
 fn encode_allocates_nothing_after_warm_up() {
     let mut buf = EncodeBuffer::new();
     let ts = UtcTimestamp::from_unix_nanos(1_705_314_600_000_000_000, TimePrecision::Millis);
-    let encode = |buf: &mut EncodeBuffer, seq: u64| -> usize {
-        let mut m = buf.start(b"FIX.4.4", b"D");
-        m.str(49, b"SENDER").str(56, b"TARGET").uint(34, seq);
-        m.timestamp(52, &ts, TimePrecision::Millis);
-        m.str(11, b"CLORD001").str(55, b"AAPL").char(54, b'1');
-        m.timestamp(60, &ts, TimePrecision::Millis);
-        m.uint(38, 1000)
-            .char(40, b'2')
-            .decimal(44, Decimal::new(15000, 2))
-            .char(59, b'0');
-        m.finish().len()
-    };
+    let encode = |buf: &mut EncodeBuffer, seq: u64| -> usize { encode_nos(buf, &ts, seq).len() };
     encode(&mut buf, 100);
     let n = allocs_during(|| {
         for i in 0..10_000 {
@@ -97,17 +100,6 @@ fn encode_allocates_nothing_after_warm_up() {
     });
     assert_eq!(n, 0, "allocations in 10,000 encodes");
     // And the bytes are the benchmark NewOrderSingle.
-    let first = {
-        let mut m = buf.start(b"FIX.4.4", b"D");
-        m.str(49, b"SENDER").str(56, b"TARGET").uint(34, 100);
-        m.timestamp(52, &ts, TimePrecision::Millis);
-        m.str(11, b"CLORD001").str(55, b"AAPL").char(54, b'1');
-        m.timestamp(60, &ts, TimePrecision::Millis);
-        m.uint(38, 1000)
-            .char(40, b'2')
-            .decimal(44, Decimal::new(15000, 2))
-            .char(59, b'0');
-        m.finish().to_vec()
-    };
+    let first = encode_nos(&mut buf, &ts, 100).to_vec();
     assert_eq!(first, common::new_order_single());
 }

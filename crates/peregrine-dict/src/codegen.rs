@@ -27,6 +27,7 @@
 //! assert!(code.contains("pub struct NewOrderSingle<'a>"));
 //! ```
 
+use crate::scope::is_framing;
 use crate::{Dictionary, FieldDef, FixType, Member, MsgCategory};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -618,7 +619,7 @@ impl<'d> Gen<'d> {
         for (i, it) in items.iter().enumerate() {
             match *it {
                 Item::Field { tag, required } => {
-                    if !reader && matches!(tag, 8 | 9 | 35 | 10) {
+                    if !reader && is_framing(tag) {
                         continue;
                     }
                     let f = self.field(tag);
@@ -867,7 +868,7 @@ impl<'d> Gen<'d> {
         for (i, it) in items.iter().enumerate() {
             match *it {
                 Item::Field { tag, .. } => {
-                    if matches!(tag, 8 | 9 | 35 | 10) || self.is_paired_length(items, i) {
+                    if is_framing(tag) || self.is_paired_length(items, i) {
                         continue;
                     }
                     let m = method_name(&self.field(tag).name);

@@ -12,6 +12,7 @@ use crate::model::{
 };
 use crate::scope::{EnumSet, FieldInfo, FlatScope, HeaderTrailer, Plan, Scope};
 use crate::types::FixType;
+use peregrine_codec::tag;
 
 /// The deepest nesting of repeating groups a dictionary may declare.
 pub const MAX_GROUP_DEPTH: usize = 16;
@@ -28,11 +29,44 @@ pub const MAX_TAG: u32 = 999_999;
 
 /// Tags QuickFIX always treats as header fields, whatever the dictionary says.
 pub(crate) const STATIC_HEADER_TAGS: [u32; 34] = [
-    8, 9, 35, 49, 56, 115, 128, 90, 91, 34, 50, 142, 57, 143, 116, 144, 129, 145, 43, 97, 52, 122,
-    212, 213, 347, 369, 370, 1128, 1129, 627, 628, 629, 630, 1156,
+    tag::BEGIN_STRING,
+    tag::BODY_LENGTH,
+    tag::MSG_TYPE,
+    tag::SENDER_COMP_ID,
+    tag::TARGET_COMP_ID,
+    tag::ON_BEHALF_OF_COMP_ID,
+    tag::DELIVER_TO_COMP_ID,
+    tag::SECURE_DATA_LEN,
+    tag::SECURE_DATA,
+    tag::MSG_SEQ_NUM,
+    tag::SENDER_SUB_ID,
+    tag::SENDER_LOCATION_ID,
+    tag::TARGET_SUB_ID,
+    tag::TARGET_LOCATION_ID,
+    tag::ON_BEHALF_OF_SUB_ID,
+    tag::ON_BEHALF_OF_LOCATION_ID,
+    tag::DELIVER_TO_SUB_ID,
+    tag::DELIVER_TO_LOCATION_ID,
+    tag::POSS_DUP_FLAG,
+    tag::POSS_RESEND,
+    tag::SENDING_TIME,
+    tag::ORIG_SENDING_TIME,
+    tag::XML_DATA_LEN,
+    tag::XML_DATA,
+    tag::MESSAGE_ENCODING,
+    tag::LAST_MSG_SEQ_NUM_PROCESSED,
+    tag::ON_BEHALF_OF_SENDING_TIME,
+    tag::APPL_VER_ID,
+    tag::CSTM_APPL_VER_ID,
+    tag::NO_HOPS,
+    tag::HOP_COMP_ID,
+    tag::HOP_SENDING_TIME,
+    tag::HOP_REF_ID,
+    tag::APPL_EXT_ID,
 ];
 /// Tags QuickFIX always treats as trailer fields.
-pub(crate) const STATIC_TRAILER_TAGS: [u32; 3] = [93, 89, 10];
+pub(crate) const STATIC_TRAILER_TAGS: [u32; 3] =
+    [tag::SIGNATURE_LENGTH, tag::SIGNATURE, tag::CHECK_SUM];
 
 pub(crate) const SECTION_BODY: u8 = 0;
 pub(crate) const SECTION_HEADER: u8 = 1;

@@ -342,49 +342,29 @@ mod tests {
             let dots = d.iter().filter(|&&b| b == b'.').count();
             digits > 0 && dots <= 1 && digits + dots == d.len()
         }
-        let small = b"09.-a";
         let mut v = Vec::new();
-        for len in 0..=9u32 {
-            for mut n in 0..small.len().pow(len) {
-                v.clear();
-                for _ in 0..len {
-                    v.push(small[n % small.len()]);
-                    n /= small.len();
+        // Every value up to nine bytes over a small alphabet, up to five over a larger one.
+        for (alphabet, max_len) in [(&b"09.-a"[..], 9u32), (&b"09.-+a/:"[..], 5)] {
+            for len in 0..=max_len {
+                for mut n in 0..alphabet.len().pow(len) {
+                    v.clear();
+                    for _ in 0..len {
+                        v.push(alphabet[n % alphabet.len()]);
+                        n /= alphabet.len();
+                    }
+                    assert_eq!(
+                        is_int(&v),
+                        plain_int(&v),
+                        "{:?}",
+                        String::from_utf8_lossy(&v)
+                    );
+                    assert_eq!(
+                        is_decimal(&v),
+                        plain_decimal(&v),
+                        "{:?}",
+                        String::from_utf8_lossy(&v)
+                    );
                 }
-                assert_eq!(
-                    is_int(&v),
-                    plain_int(&v),
-                    "{:?}",
-                    String::from_utf8_lossy(&v)
-                );
-                assert_eq!(
-                    is_decimal(&v),
-                    plain_decimal(&v),
-                    "{:?}",
-                    String::from_utf8_lossy(&v)
-                );
-            }
-        }
-        let alphabet = b"09.-+a/:";
-        for len in 0..=5u32 {
-            for mut n in 0..alphabet.len().pow(len) {
-                v.clear();
-                for _ in 0..len {
-                    v.push(alphabet[n % alphabet.len()]);
-                    n /= alphabet.len();
-                }
-                assert_eq!(
-                    is_int(&v),
-                    plain_int(&v),
-                    "{:?}",
-                    String::from_utf8_lossy(&v)
-                );
-                assert_eq!(
-                    is_decimal(&v),
-                    plain_decimal(&v),
-                    "{:?}",
-                    String::from_utf8_lossy(&v)
-                );
             }
         }
         let bytes = [

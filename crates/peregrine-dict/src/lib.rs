@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod codegen;
+mod desc;
 mod dictionary;
 mod error;
 mod format;
@@ -38,8 +39,6 @@ mod resolve;
 mod scope;
 mod types;
 mod validate;
-#[cfg(test)]
-mod validate_oracle;
 
 pub use dictionary::{Dictionary, LoadOptions, MAX_COMPONENT_DEPTH, MAX_GROUP_DEPTH, MAX_TAG};
 pub use error::{DictError, ErrorKind};

@@ -1,5 +1,6 @@
 //! Builds the dense validation tables from the parsed model.
 
+use crate::desc::Desc;
 use crate::dictionary::{
     Dictionary, Runtime, MAX_COMPONENT_DEPTH, MAX_GROUP_DEPTH, SECTION_HEADER, SECTION_TRAILER,
     STATIC_HEADER_TAGS, STATIC_TRAILER_TAGS,
@@ -7,8 +8,9 @@ use crate::dictionary::{
 use crate::error::{DictError, ErrorKind};
 use crate::model::{GroupDef, Member};
 use crate::scope::{
-    desc, required_mask, words_for, EnumSet, FieldInfo, HeaderTrailer, Scope, Slot, NO_GROUP,
+    required_mask, words_for, EnumSet, FieldInfo, HeaderTrailer, Scope, Slot, NO_GROUP,
 };
+use peregrine_codec::tag::MSG_TYPE;
 
 struct Builder<'a> {
     dict: &'a Dictionary,
@@ -117,15 +119,15 @@ impl Builder<'_> {
         // Dedupe (first occurrence keeps its position; required flags are OR-ed).
         let mut slots: Vec<Slot> = Vec::with_capacity(raw.len());
         let max = raw.iter().map(|s| s.tag).max().unwrap_or(0) as usize;
-        let mut desc = vec![0u32; if raw.is_empty() { 0 } else { max + 1 }];
+        let mut desc = vec![Desc::NONE; if raw.is_empty() { 0 } else { max + 1 }];
         for s in raw {
-            let e = &mut desc[s.tag as usize];
-            if *e == 0 {
+            let known = &mut desc[s.tag as usize];
+            if !known.is_member() {
+                // The bit alone for now; `Scope::fill_desc` completes the descriptor.
+                *known = Desc::bit_only(slots.len());
                 slots.push(s);
-                // The slot + 1 for now; `Scope::fill_desc` completes the descriptor.
-                *e = (slots.len() as u32).min(desc::BIT);
             } else {
-                let existing = &mut slots[*e as usize - 1];
+                let existing = &mut slots[known.bit() - 1];
                 existing.required |= s.required;
                 if existing.group == NO_GROUP {
                     existing.group = s.group;
@@ -206,7 +208,7 @@ pub(crate) fn resolve(dict: &mut Dictionary, file: &str) -> Result<(), DictError
             for v in &def.values {
                 set.insert(v.value.as_bytes());
             }
-            if tag == 35 {
+            if tag == MSG_TYPE as usize {
                 // Custom messages need not repeat their MsgType in field 35's enum list.
                 for m in dict.messages() {
                     set.insert(m.msg_type.as_bytes());

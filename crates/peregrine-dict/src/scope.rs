@@ -1,6 +1,8 @@
 //! Resolved, flattened scopes: the dense tables validation walks.
 
-use crate::dictionary::{Dictionary, SECTION_HEADER, SECTION_TRAILER};
+use crate::desc::Desc;
+use crate::dictionary::{Dictionary, SECTION_BODY, SECTION_HEADER, SECTION_TRAILER};
+use peregrine_codec::tag::{BEGIN_STRING, BODY_LENGTH, CHECK_SUM, MSG_TYPE};
 
 pub(crate) const NO_GROUP: u32 = u32::MAX;
 
@@ -110,98 +112,12 @@ pub(crate) struct Slot {
     pub(crate) info: FieldInfo,
 }
 
-/// Field descriptors: what the validator needs to know about a tag in one scope, in one
-/// `u32`, so that a field costs one table load. Tables of descriptors are dense by tag;
-/// a descriptor whose bit is 0 is a tag that is not a member.
-///
-/// | bits | content |
-/// | --- | --- |
-/// | 0–19 | the member's bit in the walk's bitset (slot + 1; 0: not a member) |
-/// | 20–23 | format class (`FormatClass` discriminant, 0 for an undefined tag) |
-/// | 24 | the member has an enum check |
-/// | 25 | the member is a group's count field |
-/// | 26 | top-level tables only: not a member (the bit is 0) |
-/// | 27 | a member the walk's fast path leaves to the general path (group, multi-value enum) |
-/// | 28 | multi-value type (the enum check applies per space-separated token) |
-/// | 29 | a required member (framing fields 8, 9, 35, 10 excepted: never reported missing) |
-/// | 30–31 | top-level tables only: the section's order rank, header 0, body 1, trailer 2 |
-pub(crate) mod desc {
-    use super::Slot;
-    use crate::scope::NO_GROUP;
-
-    /// The bit (slot + 1) of a member.
-    pub(crate) const BIT: u32 = (1 << 20) - 1;
-    pub(crate) const CLASS_SHIFT: u32 = 20;
-    pub(crate) const ENUM: u32 = 1 << 24;
-    pub(crate) const GROUP: u32 = 1 << 25;
-    pub(crate) const NON_MEMBER: u32 = 1 << 26;
-    pub(crate) const SLOW: u32 = 1 << 27;
-    pub(crate) const MULTI: u32 = 1 << 28;
-    /// Shift of the required flag.
-    pub(crate) const REQUIRED_SHIFT: u32 = 29;
-    /// Shift of the order rank (top-level tables).
-    pub(crate) const RANK_SHIFT: u32 = 30;
-    /// Rank of the body.
-    pub(crate) const BODY: u32 = 1 << RANK_SHIFT;
-    /// Rank of the trailer.
-    pub(crate) const TRAILER: u32 = 2 << RANK_SHIFT;
-    /// A body tag that is not a member.
-    pub(crate) const BODY_NON_MEMBER: u32 = BODY | NON_MEMBER;
-    /// A value check beyond non-emptiness: a format (class above TEXT) or an enum.
-    pub(crate) const CHECKS: u32 = 0xE << CLASS_SHIFT | ENUM;
-
-    /// Descriptor of the member in slot `slot` (bit `slot + 1`; slots past [`BIT`] — a
-    /// million members, far beyond any dictionary — share the last bit).
-    pub(crate) fn of(slot: usize, s: &Slot) -> u32 {
-        let bit = (slot as u32).saturating_add(1).min(BIT);
-        let mut d = bit | (s.info.class as u32 & 0xF) << CLASS_SHIFT;
-        if s.info.enum_idx != super::FieldInfo::NO_ENUM {
-            d |= ENUM;
-        }
-        if s.group != NO_GROUP {
-            d |= GROUP | SLOW;
-        }
-        if s.info.multi {
-            d |= MULTI;
-            if d & ENUM != 0 {
-                d |= SLOW;
-            }
-        }
-        if s.required && !super::is_framing(s.tag) {
-            d |= 1 << REQUIRED_SHIFT;
-        }
-        d
-    }
-
-    /// The bit of a descriptor, `off` bits further (saturating within [`BIT`]).
-    pub(crate) fn shifted(d: u32, off: u32) -> u32 {
-        let bit = ((d & BIT) + off).min(BIT);
-        (d & !BIT) | bit
-    }
-
-    #[inline(always)]
-    pub(crate) fn class(d: u32) -> u8 {
-        (d >> CLASS_SHIFT & 0xF) as u8
-    }
-
-    /// The section (`SECTION_*`) of a top-level descriptor.
-    #[inline(always)]
-    pub(crate) fn section(d: u32) -> u8 {
-        use crate::dictionary::{SECTION_BODY, SECTION_HEADER, SECTION_TRAILER};
-        match d >> RANK_SHIFT {
-            0 => SECTION_HEADER,
-            1 => SECTION_BODY,
-            _ => SECTION_TRAILER,
-        }
-    }
-}
-
 /// A flattened message body, header, trailer or group: components expanded, nested groups
 /// referenced by scope index.
 #[derive(Debug, Clone)]
 pub(crate) struct Scope {
-    /// Dense by tag: the member's descriptor ([`desc`]), 0 when the tag is not a member.
-    pub(crate) desc: Box<[u32]>,
+    /// Dense by tag: the member's descriptor, [`Desc::NONE`] when the tag is not a member.
+    pub(crate) desc: Box<[Desc]>,
     /// Members in dictionary order (slot index = position; bit = slot + 1).
     pub(crate) slots: Box<[Slot]>,
     /// Slot indices of required members, ascending by tag.
@@ -222,7 +138,7 @@ impl Scope {
     #[inline(always)]
     pub(crate) fn slot(&self, tag: u32) -> Option<usize> {
         match self.desc.get(tag as usize) {
-            Some(&d) if d & desc::BIT != 0 => Some((d & desc::BIT) as usize - 1),
+            Some(&d) if d.is_member() => Some(d.bit() - 1),
             _ => None,
         }
     }
@@ -230,7 +146,7 @@ impl Scope {
     /// Fills in the descriptors from the slots (once their field info is known).
     pub(crate) fn fill_desc(&mut self) {
         for (i, s) in self.slots.iter().enumerate() {
-            self.desc[s.tag as usize] = desc::of(i, s);
+            self.desc[s.tag as usize] = Desc::of(i, s);
         }
     }
 }
@@ -246,8 +162,8 @@ pub(crate) struct Plan {
     /// Required top-level members (header, trailer and body; framing fields left out).
     pub(crate) required: u32,
     /// Dense by tag: [`HeaderTrailer::lookup`] for every tag up to the highest header,
-    /// trailer or body tag (`desc::BODY_NON_MEMBER` past it).
-    pub(crate) lut: Box<[u32]>,
+    /// trailer or body tag ([`Desc::BODY_NON_MEMBER`] past it).
+    pub(crate) lut: Box<[Desc]>,
     /// By top-level bit: the member's enum set (`Runtime::enums` of the header/trailer's or
     /// the body's dictionary, by the descriptor's section), or `FieldInfo::NO_ENUM`.
     pub(crate) enums: Box<[u32]>,
@@ -261,14 +177,14 @@ pub(crate) fn words_for(n: usize) -> usize {
 /// The framing fields, never reported missing (the codec guarantees them).
 #[inline]
 pub(crate) fn is_framing(tag: u32) -> bool {
-    matches!(tag, 8 | 9 | 35 | 10)
+    matches!(tag, BEGIN_STRING | BODY_LENGTH | MSG_TYPE | CHECK_SUM)
 }
 
 /// Required-member mask of a scope (bit = slot + 1), `words` words, framing fields left out.
 pub(crate) fn required_mask(slots: &[Slot], words: usize) -> Box<[u64]> {
     let mut mask = vec![0u64; words];
     for (i, s) in slots.iter().enumerate() {
-        let bit = (i + 1).min(desc::BIT as usize);
+        let bit = Desc::bit_only(i).bit();
         if s.required && !is_framing(s.tag) {
             mask[bit >> 6] |= 1u64 << (bit & 63);
         }
@@ -283,9 +199,10 @@ pub(crate) fn required_mask(slots: &[Slot], words: usize) -> Box<[u64]> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HeaderTrailer {
     /// Dense by tag up to the highest header or trailer tag (longer tags are body tags):
-    /// 0 for a body tag, else a descriptor with its rank (header or trailer), for a header
-    /// or trailer tag that is not a member `desc::NON_MEMBER` and the rank.
-    pub(crate) lut: Box<[u32]>,
+    /// [`Desc::NONE`] for a body tag, else a descriptor with its rank (header or trailer),
+    /// for a header or trailer tag that is not a member [`Desc::HEADER_NON_MEMBER`] or
+    /// [`Desc::TRAILER_NON_MEMBER`].
+    pub(crate) lut: Box<[Desc]>,
     /// Header members then trailer members; a member's bit is its position here + 1.
     pub(crate) slots: Box<[Slot]>,
     /// Number of header members (the trailer's bits follow theirs).
@@ -314,14 +231,14 @@ impl HeaderTrailer {
             .enumerate()
             .map(|(tag, &sec)| match sec {
                 SECTION_HEADER => match header.desc.get(tag) {
-                    Some(&d) if d != 0 => d,
-                    _ => desc::NON_MEMBER,
+                    Some(&d) if d != Desc::NONE => d,
+                    _ => Desc::HEADER_NON_MEMBER,
                 },
                 SECTION_TRAILER => match trailer.desc.get(tag) {
-                    Some(&d) if d != 0 => desc::shifted(d, header_len as u32) | desc::TRAILER,
-                    _ => desc::TRAILER | desc::NON_MEMBER,
+                    Some(&d) if d != Desc::NONE => d.shifted(header_len as u32).in_trailer(),
+                    _ => Desc::TRAILER_NON_MEMBER,
                 },
-                _ => 0,
+                _ => Desc::NONE,
             })
             .collect();
         let words = words_for(slots.len());
@@ -388,9 +305,9 @@ impl HeaderTrailer {
 
     /// The member with this top-level bit (from [`HeaderTrailer::lookup`] with `body`).
     #[inline]
-    pub(crate) fn member<'s>(&'s self, body: &'s Scope, d: u32) -> &'s Slot {
-        let bit = (d & desc::BIT) as usize;
-        if desc::section(d) == crate::dictionary::SECTION_BODY {
+    pub(crate) fn member<'s>(&'s self, body: &'s Scope, d: Desc) -> &'s Slot {
+        let bit = d.bit();
+        if d.section() == SECTION_BODY {
             &body.slots[bit - self.body_offset() as usize - 1]
         } else {
             &self.slots[bit - 1]
@@ -399,12 +316,12 @@ impl HeaderTrailer {
 
     /// The top-level descriptor of `tag` for a message whose body is `body`.
     #[inline(always)]
-    pub(crate) fn lookup(&self, body: &Scope, tag: u32) -> u32 {
+    pub(crate) fn lookup(&self, body: &Scope, tag: u32) -> Desc {
         match self.lut.get(tag as usize) {
-            Some(&h) if h != 0 => h,
+            Some(&h) if h != Desc::NONE => h,
             _ => match body.desc.get(tag as usize) {
-                Some(&d) if d != 0 => desc::shifted(d, self.body_offset()) | desc::BODY,
-                _ => desc::BODY_NON_MEMBER,
+                Some(&d) if d != Desc::NONE => d.shifted(self.body_offset()).in_body(),
+                _ => Desc::BODY_NON_MEMBER,
             },
         }
     }

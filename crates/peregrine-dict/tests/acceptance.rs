@@ -5,22 +5,13 @@
 
 mod common;
 
-use common::{decoder, wire};
-use peregrine_dict::{Dictionary, SessionRejectReason, ShapeCache, ValidationSettings, Validator};
+use common::{decoder, script_validator, wire, SCRIPT_VERSIONS};
+use peregrine_dict::{Dictionary, SessionRejectReason, ShapeCache};
 use std::path::Path;
 
-/// The shared acceptance scripts: `PEREGRINE_ACCEPTANCE_DIR`, else `../shared` beside the repository.
+/// The shared acceptance scripts' server definitions (see [`common::scripts_dir`]).
 fn root() -> String {
-    let dir = std::env::var("PEREGRINE_ACCEPTANCE_DIR")
-        .ok()
-        .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| {
-            format!(
-                "{}/../../../shared/quickfix-acceptance",
-                env!("CARGO_MANIFEST_DIR")
-            )
-        });
-    format!("{dir}/definitions/server")
+    common::scripts_dir().display().to_string()
 }
 
 fn field<'a>(msg: &'a str, tag: &str) -> Option<&'a str> {
@@ -55,22 +46,9 @@ fn quickfix_acceptance_scripts() {
     let mut checked_reject = 0;
     let mut checked_ok = 0;
     let mut failures = Vec::new();
-    for (dir, app_file) in [
-        ("fix40", "FIX40.xml"),
-        ("fix41", "FIX41.xml"),
-        ("fix42", "FIX42.xml"),
-        ("fix43", "FIX43.xml"),
-        ("fix44", "FIX44.xml"),
-        ("fix50", "FIX50.xml"),
-        ("fix50sp1", "FIX50SP1.xml"),
-        ("fix50sp2", "FIX50SP2.xml"),
-    ] {
+    for (dir, app_file) in SCRIPT_VERSIONS {
         let app = load(app_file);
-        let v = if dir.starts_with("fix50") {
-            Validator::fixt(&fixt, &app, ValidationSettings::default())
-        } else {
-            Validator::new(&app, ValidationSettings::default())
-        };
+        let v = script_validator(dir, &fixt, &app);
         let mut shapes = ShapeCache::new();
         let mut files: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
             .unwrap()

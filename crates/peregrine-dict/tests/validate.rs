@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{decoder, wire};
+use common::{decoder, script_validator, wire, SCRIPT_VERSIONS};
 use peregrine_dict::{
     Dictionary, SessionRejectReason as R, ShapeCache, ValidationError, ValidationSettings,
     Validator,
@@ -652,19 +652,9 @@ fn reason_3_undefined_tag_is_sent_as_invalid_tag_number() {
     assert_eq!((e.reason, e.ref_tag), (R::InvalidTagNumber, Some(4999)));
 }
 
-/// The acceptance scripts' directory (`PEREGRINE_ACCEPTANCE_DIR`, else `../shared` beside the
-/// repository), if present.
+/// The acceptance scripts' directory (see [`common::scripts_dir`]), if present.
 fn scripts() -> Option<std::path::PathBuf> {
-    let dir = std::env::var("PEREGRINE_ACCEPTANCE_DIR")
-        .ok()
-        .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| {
-            format!(
-                "{}/../../../shared/quickfix-acceptance",
-                env!("CARGO_MANIFEST_DIR")
-            )
-        });
-    let p = std::path::PathBuf::from(dir).join("definitions/server");
+    let p = common::scripts_dir();
     p.exists().then_some(p)
 }
 
@@ -695,22 +685,9 @@ fn unsupported_msg_type_is_not_a_validation_error() {
     let load = |f: &str| Dictionary::from_file(format!("dictionaries/{f}")).unwrap();
     let transport = load("FIXT11.xml");
     let mut checked = 0;
-    for (dir, file) in [
-        ("fix40", "FIX40.xml"),
-        ("fix41", "FIX41.xml"),
-        ("fix42", "FIX42.xml"),
-        ("fix43", "FIX43.xml"),
-        ("fix44", "FIX44.xml"),
-        ("fix50", "FIX50.xml"),
-        ("fix50sp1", "FIX50SP1.xml"),
-        ("fix50sp2", "FIX50SP2.xml"),
-    ] {
+    for (dir, file) in SCRIPT_VERSIONS {
         let app = load(file);
-        let v = if dir.starts_with("fix50") {
-            Validator::fixt(&transport, &app, ValidationSettings::default())
-        } else {
-            Validator::new(&app, ValidationSettings::default())
-        };
+        let v = script_validator(dir, &transport, &app);
         let text = std::fs::read_to_string(root.join(dir).join("2r_UnregisteredMsgType.def"))
             .unwrap_or_else(|e| panic!("{dir}: {e}"));
         let lines: Vec<&str> = text.lines().collect();

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use peregrine_codec::{Decoder, DecoderConfig};
+use peregrine_dict::{Dictionary, ValidationSettings, Validator};
 
 /// `8=FIX.4.4|35=0|...|` → wire bytes with BodyLength and CheckSum filled in
 /// (an explicit 9= or 10= is kept as written).
@@ -44,4 +45,45 @@ pub fn decoder() -> Decoder {
         reject_empty_values: false,
         ..DecoderConfig::default()
     })
+}
+
+/// The QuickFIX acceptance scripts' folders, each with its application dictionary.
+pub const SCRIPT_VERSIONS: [(&str, &str); 8] = [
+    ("fix40", "FIX40.xml"),
+    ("fix41", "FIX41.xml"),
+    ("fix42", "FIX42.xml"),
+    ("fix43", "FIX43.xml"),
+    ("fix44", "FIX44.xml"),
+    ("fix50", "FIX50.xml"),
+    ("fix50sp1", "FIX50SP1.xml"),
+    ("fix50sp2", "FIX50SP2.xml"),
+];
+
+/// The validator (default settings) for the scripts' folder `dir`: FIXT (`transport`)
+/// with `app` for the FIX 5.0 folders, `app` alone before.
+pub fn script_validator<'d>(
+    dir: &str,
+    transport: &'d Dictionary,
+    app: &'d Dictionary,
+) -> Validator<'d> {
+    if dir.starts_with("fix50") {
+        Validator::fixt(transport, app, ValidationSettings::default())
+    } else {
+        Validator::new(app, ValidationSettings::default())
+    }
+}
+
+/// The acceptance scripts' server definitions: `PEREGRINE_ACCEPTANCE_DIR`, else
+/// `../shared` beside the repository (whether or not they are there).
+pub fn scripts_dir() -> std::path::PathBuf {
+    let dir = std::env::var("PEREGRINE_ACCEPTANCE_DIR")
+        .ok()
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| {
+            format!(
+                "{}/../../../shared/quickfix-acceptance",
+                env!("CARGO_MANIFEST_DIR")
+            )
+        });
+    std::path::PathBuf::from(dir).join("definitions/server")
 }

@@ -2,14 +2,19 @@
 //! a differential oracle: `tests::same_answers_as_the_reference_walk` checks that the
 //! current walk gives the same answer (reason and RefTagID) on many generated messages,
 //! valid and broken, under every combination of settings.
+//!
+//! Test code only (`#[cfg(test)]` in `validate/mod.rs`: never part of the library). It
+//! stays inside the crate rather than under `tests/` because it reads the crate-private
+//! tables (`Runtime`, `Scope`, `FieldInfo`, the format classes) and the shape cache's
+//! hit count; an integration test could only reach them if they were made public.
 
 use crate::dictionary::{
     Dictionary, Runtime, SECTION_BODY, SECTION_HEADER, SECTION_TRAILER, TRAILER_SCOPE,
 };
-use crate::format;
-use crate::scope::{FieldInfo, Scope, NO_GROUP};
+use crate::scope::{is_framing, FieldInfo, Scope, NO_GROUP};
+use crate::validate::group::{test_and_set, test_bit};
 use crate::validate::{
-    SessionRejectReason, ValidationError, ValidationSettings, USER_DEFINED_TAG_MIN,
+    SessionRejectReason, ValidationError, ValidationSettings, Validator, USER_DEFINED_TAG_MIN,
 };
 use crate::MAX_GROUP_DEPTH;
 
@@ -53,27 +58,6 @@ impl Errors {
     }
 }
 
-/// Whether the slot's bit was set; sets it. A bit past the scratch (which `need` sizes,
-/// so never in practice) reads as unset and is not recorded: no panic.
-#[inline(always)]
-fn test_and_set(bits: &mut [u64], base: usize, slot: usize) -> bool {
-    match bits.get_mut(base + (slot >> 6)) {
-        Some(word) => {
-            let mask = 1u64 << (slot & 63);
-            let was = *word & mask != 0;
-            *word |= mask;
-            was
-        }
-        None => false,
-    }
-}
-
-#[inline]
-fn test_bit(bits: &[u64], base: usize, slot: usize) -> bool {
-    bits.get(base + (slot >> 6))
-        .is_some_and(|w| w & (1u64 << (slot & 63)) != 0)
-}
-
 /// Section transitions of the top-level walk, indexed by `state * 3 + section` (sections:
 /// body 0, header 1, trailer 2): the next state, with [`OUT_OF_ORDER`] set where the field
 /// breaks header-body-trailer order (the state then stays as it was).
@@ -105,7 +89,7 @@ fn missing_required(bits: &[u64], ctx: &Ctx<'_>) -> Option<u32> {
         .map(|&s| s as usize)
         .filter(|&s| !test_bit(bits, ctx.base, s))
         .map(|s| ctx.scope.slots[s].tag)
-        .find(|t| !matches!(t, 8 | 9 | 35 | 10))
+        .find(|&t| !is_framing(t))
 }
 
 impl<'d> Reference<'d> {
@@ -121,7 +105,7 @@ impl<'d> Reference<'d> {
             Some(i) => (self.transport, i),
             None => match self.app.message_index(msg_type) {
                 Some(i) => (self.app, i),
-                None => return self.invalid_msg_type(fields),
+                None => return self.validator().invalid_msg_type(fields),
             },
         };
         let body = &body_dict.rt.scopes[body_dict.scope_of_message(msg_index) as usize];
@@ -141,61 +125,20 @@ impl<'d> Reference<'d> {
         }
     }
 
-    /// Unknown MsgType: structure errors still come first, as in QuickFIX.
-    fn invalid_msg_type<'a, I>(&self, fields: I) -> Result<(), ValidationError>
-    where
-        I: IntoIterator<Item = (u32, &'a [u8])>,
-    {
-        if self.settings.validate_fields_out_of_order {
-            let mut state = SECTION_HEADER;
-            for (tag, _) in fields {
-                match self.transport.section_of(tag) {
-                    SECTION_HEADER if state != SECTION_HEADER => return Err(out_of_order(tag)),
-                    SECTION_HEADER => {}
-                    SECTION_TRAILER => state = SECTION_TRAILER,
-                    _ if state == SECTION_TRAILER => return Err(out_of_order(tag)),
-                    _ => state = 0,
-                }
-            }
-        }
-        Err(ValidationError::new(
-            SessionRejectReason::InvalidMsgType,
-            None,
-        ))
+    /// The validator over the same dictionaries and settings, for the leaf checks the
+    /// two walks share (unknown MsgType, one value's format and enum).
+    fn validator(&self) -> Validator<'d> {
+        Validator::fixt(self.transport, self.app, self.settings)
     }
 
-    /// Empty value (4), format (6), enum (5) for a field with these checks.
-    #[inline(always)]
+    /// Empty value (4), format (6), enum (5): the validator's check.
     fn check_value(
         &self,
         rt: &Runtime,
         info: FieldInfo,
         value: &[u8],
     ) -> Option<SessionRejectReason> {
-        if value.is_empty() {
-            return self
-                .settings
-                .validate_fields_have_values
-                .then_some(SessionRejectReason::TagSpecifiedWithoutAValue);
-        }
-        // Class 0 (undefined tag) and TEXT have no format to check.
-        if info.class > format::TEXT && !format::check(info.class, value) {
-            return Some(SessionRejectReason::IncorrectDataFormatForValue);
-        }
-        if info.enum_idx != FieldInfo::NO_ENUM {
-            let set = &rt.enums[info.enum_idx as usize];
-            let ok = if info.multi {
-                value
-                    .split(|&b| b == b' ')
-                    .all(|t| t.is_empty() || set.contains(t))
-            } else {
-                set.contains(value)
-            };
-            if !ok {
-                return Some(SessionRejectReason::ValueIsIncorrect);
-            }
-        }
-        None
+        self.validator().check_value(rt, info, value)
     }
 
     /// [`Validator::check_value`] for a tag that is not a member of the scope.
