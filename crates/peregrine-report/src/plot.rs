@@ -3,6 +3,7 @@
 
 use hdrhistogram::Histogram;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 /// One curve: a name and `(percentile 0..100, latency µs)` points in increasing order.
 #[derive(Debug, Clone)]
@@ -193,6 +194,27 @@ pub fn svg_scaled(title: &str, series: &[Series], scale: Scale) -> String {
     s
 }
 
+/// Where the plot of a JSON results file goes: beside it, `.svg` for `.json`.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// let svg = peregrine_report::plot::svg_beside(Path::new("target/bench-results/e2e.json"));
+/// assert_eq!(svg, PathBuf::from("target/bench-results/e2e.svg"));
+/// ```
+pub fn svg_beside(json: &Path) -> PathBuf {
+    json.with_extension("svg")
+}
+
+/// Writes the plot of `series` ([`svg_scaled`]) to `path`, creating its folder; the error
+/// names the path.
+pub fn write_svg(path: &Path, title: &str, series: &[Series], scale: Scale) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, svg_scaled(title, series, scale))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 fn trim(v: f64) -> String {
     if v >= 10.0 || v == v.trunc() {
         format!("{v:.0}")
@@ -216,14 +238,14 @@ mod tests {
         assert_eq!(x_of(0.0), 0.0);
         assert!((x_of(99.0) - 2.0).abs() < 1e-9);
         assert!((x_of(99.99) - 4.0).abs() < 1e-6);
-        let mut h = crate::steps::new_histogram();
+        let mut h = crate::new_histogram();
         for v in 1..=10_000u64 {
             h.record(v * 1000).unwrap();
         }
         let doc = svg("t <x>", &[series_from_histogram("a", &h)]);
         assert!(doc.starts_with("<svg") && doc.contains("polyline") && doc.contains("t &lt;x&gt;"));
         // 2 µs .. 5 ms on a log axis: one tick per decade, 1 to 10,000 µs.
-        let mut h = crate::steps::new_histogram();
+        let mut h = crate::new_histogram();
         for v in 2..=5_000u64 {
             h.record(v * 1000).unwrap();
         }

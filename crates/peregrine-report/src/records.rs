@@ -11,7 +11,7 @@ pub struct Stats {
     pub min: f64,
     /// Median.
     pub p50: f64,
-    /// Batch mean (see [`crate::measure`]).
+    /// Batch mean (one timed batch divided by its count).
     pub mean: f64,
     /// 90th percentile.
     pub p90: f64,
