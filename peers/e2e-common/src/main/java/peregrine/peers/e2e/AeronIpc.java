@@ -61,6 +61,12 @@ public final class AeronIpc implements AutoCloseable
             "Aeron default BackoffIdleStrategy (spin, yield, park up to 1 ms; the driver is off the IPC message path)";
     }
 
+    /** The threading mode {@code --threading} asks for (its name), DEDICATED when not given. */
+    public static ThreadingMode threadingMode(final String threading)
+    {
+        return threading == null ? ThreadingMode.DEDICATED : ThreadingMode.valueOf(threading);
+    }
+
     public static AeronIpc launch(final String name, final ThreadingMode mode, final int spins, final String driverIdle)
     {
         final String dir = "/dev/shm/" + name + "-" + ProcessHandle.current().pid();
@@ -81,6 +87,39 @@ public final class AeronIpc implements AutoCloseable
     public Subscription subscription(final int stream)
     {
         return aeron.addSubscription(CHANNEL, stream);
+    }
+
+    /** Both streams of the topology, gateway to executor and back. */
+    public static final class Streams
+    {
+        /** Orders: the gateway publishes, the executor subscribes. */
+        public final ExclusivePublication ordersPub;
+        public final Subscription ordersSub;
+        /** Execution reports: the executor publishes, the gateway subscribes. */
+        public final ExclusivePublication reportsPub;
+        public final Subscription reportsSub;
+
+        private Streams(
+            final ExclusivePublication ordersPub, final Subscription ordersSub,
+            final ExclusivePublication reportsPub, final Subscription reportsSub)
+        {
+            this.ordersPub = ordersPub;
+            this.ordersSub = ordersSub;
+            this.reportsPub = reportsPub;
+            this.reportsSub = reportsSub;
+        }
+    }
+
+    /** Adds both streams' publications and subscriptions and waits (bounded) until both are connected. */
+    public Streams streams(final long timeoutMs)
+    {
+        final ExclusivePublication ordersPub = publication(ORDERS_STREAM);
+        final Subscription ordersSub = subscription(ORDERS_STREAM);
+        final ExclusivePublication reportsPub = publication(REPORTS_STREAM);
+        final Subscription reportsSub = subscription(REPORTS_STREAM);
+        awaitConnected(ordersPub, timeoutMs);
+        awaitConnected(reportsPub, timeoutMs);
+        return new Streams(ordersPub, ordersSub, reportsPub, reportsSub);
     }
 
     /** Waits (bounded) until the publication has a subscriber. */

@@ -17,6 +17,18 @@ public final class Bench
     public String driverIdle = "backoff";
     public long timeoutMs = 60_000;
 
+    /** Warm-up plus measured round trips. */
+    public int total()
+    {
+        return warmup + iters;
+    }
+
+    /** {@link #timeoutMs} in nanoseconds. */
+    public long timeoutNs()
+    {
+        return timeoutMs * 1_000_000L;
+    }
+
     public static Bench parse(final String[] args)
     {
         final Bench b = new Bench();
@@ -78,11 +90,18 @@ public final class Bench
         CLEANUP.add(dir);
     }
 
+    /** A harness's engine shutdown, which may throw. */
+    @FunctionalInterface
+    public interface Shutdown
+    {
+        void run() throws Exception;
+    }
+
     /**
      * After the JSON line: shuts down within a bounded time. A slow or stuck engine shutdown
      * (the results are already out) only logs a warning, removes the directories and exits 0.
      */
-    public static void finishAfterReport(final Runnable shutdown)
+    public static void finishAfterReport(final Shutdown shutdown)
     {
         final Thread watchdog = new Thread(() ->
         {
@@ -151,6 +170,31 @@ public final class Bench
         {
             fail("timed out waiting for " + what + n);
         }
+    }
+
+    /** A free TCP port on the loopback address (the OS picks it; nothing listens on it yet). */
+    public static int freeLoopbackPort() throws java.io.IOException
+    {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * After the run: fails it (exit 1) unless the venue, the gateway (both ways) and the executor
+     * each saw every one of the {@code total} orders; otherwise says so, with the GC counts.
+     */
+    public static void checkCounts(
+        final long venueFills, final long gatewayOrders, final long executorFilled, final long gatewayReports,
+        final int total, final String gcAfter)
+    {
+        if (venueFills != total || executorFilled != total || gatewayOrders != total || gatewayReports != total)
+        {
+            fail("counts differ: venue fills " + venueFills + ", gateway orders " + gatewayOrders +
+                ", executor fills " + executorFilled + ", gateway reports " + gatewayReports + ", expected " + total);
+        }
+        log("all " + total + " round trips completed, every ClOrdID echoed; GC so far: " + gcAfter);
     }
 
     public static Histogram newHistogram()
