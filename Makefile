@@ -8,9 +8,8 @@ CARGO ?= cargo
 # Binaries are where cargo puts them: CARGO_TARGET_DIR when set, else target/.
 TARGET_DIR := $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
 PEREGRINE := $(TARGET_DIR)/release/peregrine
-SHARED ?= $(abspath ../shared)
-export PEREGRINE_SHARED := $(SHARED)
-export PEREGRINE_ACCEPTANCE_DIR ?= $(SHARED)/quickfix-acceptance
+# The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
+# default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
 .PHONY: all deps build run test check fmt clippy unit smoke acceptance bench-codec bench-typed bench-e2e fuzz clean sbe
 

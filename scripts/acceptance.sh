@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the QuickFIX acceptance scripts against `peregrine acceptor` over TCP,
-# with the in-memory store and again with the file store.
+# with the in-memory store and again with the file store. The scripts are the
+# repository's copy (acceptance/quickfix) unless PEREGRINE_ACCEPTANCE_DIR names another.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-DIR="${PEREGRINE_ACCEPTANCE_DIR:-$ROOT/../shared/quickfix-acceptance}"
+DIR="${PEREGRINE_ACCEPTANCE_DIR:-$ROOT/acceptance/quickfix}"
 if [ ! -d "$DIR/definitions" ]; then
     echo "acceptance: skipped, no acceptance scripts at $DIR (set PEREGRINE_ACCEPTANCE_DIR)"
     exit 0

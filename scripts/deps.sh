@@ -156,12 +156,16 @@ fi
 # ---------------------------------------------------------------------------
 if [ "${PEREGRINE_SKIP_PEERS:-0}" != "1" ]; then
     # 5a. Maven projects: resolve every artifact and package, only when a source is newer
-    #     than the packaged output (the stamp file).
+    #     than the packaged output (the stamp file). peers/e2e-common holds sources that
+    #     both e2e harnesses compile (their poms add it with build-helper's add-source), so
+    #     a change there rebuilds the poms that name it.
     for pom in "$ROOT"/peers/*/pom.xml; do
         [ -f "$pom" ] || continue
         dir="$(dirname "$pom")"
         stamp="$dir/target/.deps-stamp"
-        if [ -f "$stamp" ] && [ -z "$(find "$pom" "$dir/src" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+        sources=("$pom" "$dir/src")
+        if grep -q 'e2e-common' "$pom"; then sources+=("$ROOT/peers/e2e-common/src"); fi
+        if [ -f "$stamp" ] && [ -z "$(find "${sources[@]}" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
             log "maven: $(basename "$dir") up to date"
             continue
         fi

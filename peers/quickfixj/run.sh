@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a QuickFIX/J harness without Maven:
-#   peers/quickfixj/run.sh CodecBench --dict /work/shared/fix-dictionaries/FIX44.xml [--cases ..] [--iters N] [--warmup N]
-#   peers/quickfixj/run.sh TypedBench --dict /work/shared/fix-dictionaries/FIX44.xml
+#   peers/quickfixj/run.sh CodecBench --dict crates/peregrine-dict/dictionaries/FIX44.xml [--cases ..] [--iters N] [--warmup N]
+#   peers/quickfixj/run.sh TypedBench --dict crates/peregrine-dict/dictionaries/FIX44.xml
 # JVM options: PEREGRINE_JVM_OPTS (default: fixed 1 GiB heap, pre-touched, default G1 collector).
 # Build first with scripts/deps.sh (or `mvn -q -B package` here).
 set -euo pipefail

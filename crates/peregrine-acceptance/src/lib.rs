@@ -11,18 +11,22 @@
 //!   (`<TIME±n>`, BodyLength, CheckSum);
 //! * [`FieldPatterns::match_message`] is the strict comparison, reporting a [`Mismatch`];
 //! * [`run_script`] / [`run_suite`] run scripts against a running acceptor;
-//! * [`run_with_acceptor`] / [`run_parallel`] launch acceptors from the shared
+//! * [`run_with_acceptor`] / [`run_parallel`] launch acceptors from the scripts'
 //!   cfgs and run whole suites, several at a time.
+//!
+//! The scripts are kept in the repository, `acceptance/quickfix` (with QuickFIX's
+//! licence beside them), and found by [`acceptance_dir`]; `PEREGRINE_ACCEPTANCE_DIR`
+//! names another copy.
 //!
 //! ```no_run
 //! use peregrine_acceptance::{run_suite, write_report, FieldPatterns, RunConfig};
-//! let patterns = FieldPatterns::load("../shared/quickfix-acceptance/definitions/fields.fmt")?;
+//! let patterns = FieldPatterns::load("acceptance/quickfix/definitions/fields.fmt")?;
 //! let cfg = RunConfig::new(
 //!     "127.0.0.1:5005".parse()?,
 //!     "127.0.0.1:5080".parse()?,
 //!     patterns,
 //! );
-//! let dir = std::path::Path::new("../shared/quickfix-acceptance/definitions/server/fix44");
+//! let dir = std::path::Path::new("acceptance/quickfix/definitions/server/fix44");
 //! let results = run_suite(dir, &cfg)?;
 //! write_report(&results, &mut std::io::stdout())?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -46,9 +50,10 @@ pub use fix::{
 };
 pub use matcher::{FieldPatterns, FieldPatternsError, Mismatch, MismatchKind};
 pub use orchestrate::{
-    acceptance_dir, acceptor_command_line, derive_cfg, free_port, repo_root, run_parallel,
-    run_with_acceptor, skip_message, suite_specs, AcceptorSpec, Launcher, SuiteOutcome,
-    ACCEPTANCE_DIR_ENV, ADMIN_TOKEN, SUITES, VERSIONS,
+    acceptance_dir, acceptor_command_line, derive_cfg, dictionaries_dir, free_port, repo_root,
+    run_parallel, run_with_acceptor, skip_message, suite_specs, AcceptorSpec, Launcher,
+    SuiteOutcome, ACCEPTANCE_DIR_ENV, ADMIN_TOKEN, IN_REPO_ACCEPTANCE_DIR,
+    IN_REPO_DICTIONARIES_DIR, SUITES, VERSIONS,
 };
 pub use pattern::{Pattern, PatternError};
 pub use playback::{play_script, realize_expected, FakeAdmin, Mutator};

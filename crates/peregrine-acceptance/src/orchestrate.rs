@@ -116,14 +116,36 @@ pub struct SuiteOutcome {
     pub work_dir: Option<PathBuf>,
 }
 
-/// The acceptance data directory: `$PEREGRINE_ACCEPTANCE_DIR`, else
-/// `<repo_root>/../shared/quickfix-acceptance`; `None` if it does not exist.
+/// Where the repository keeps its copy of the acceptance data, relative to its root
+/// (`definitions/`, `cfg/`, the QuickFIX README and `LICENSE.quickfix`).
+pub const IN_REPO_ACCEPTANCE_DIR: &str = "acceptance/quickfix";
+
+/// Where the repository keeps the QuickFIX dictionaries, relative to its root.
+pub const IN_REPO_DICTIONARIES_DIR: &str = "crates/peregrine-dict/dictionaries";
+
+/// The acceptance data directory: `$PEREGRINE_ACCEPTANCE_DIR`, else the repository's
+/// copy, `<repo_root>/acceptance/quickfix` ([`IN_REPO_ACCEPTANCE_DIR`]); `None` if it
+/// does not exist.
 pub fn acceptance_dir(repo_root: &Path) -> Option<PathBuf> {
     let dir = match std::env::var_os(ACCEPTANCE_DIR_ENV) {
         Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => repo_root.join("../shared/quickfix-acceptance"),
+        _ => repo_root.join(IN_REPO_ACCEPTANCE_DIR),
     };
     dir.is_dir().then_some(dir)
+}
+
+/// The `FIXnn.xml` dictionaries for the acceptance data in `acceptance_dir`: a
+/// `fix-dictionaries` directory beside it when there is one (the layout of QuickFIX's
+/// data outside this repository, which `PEREGRINE_ACCEPTANCE_DIR` may name), else the
+/// repository's copy, `<repo_root>/crates/peregrine-dict/dictionaries`
+/// ([`IN_REPO_DICTIONARIES_DIR`]).
+pub fn dictionaries_dir(acceptance_dir: &Path) -> PathBuf {
+    let beside = acceptance_dir.join("../fix-dictionaries");
+    if beside.is_dir() {
+        beside
+    } else {
+        repo_root().join(IN_REPO_DICTIONARIES_DIR)
+    }
 }
 
 /// The repository root this crate was built from.
@@ -141,7 +163,7 @@ pub fn skip_message(repo_root: &Path) -> String {
         ),
         _ => format!(
             "skipping: QuickFIX acceptance data not found (set {ACCEPTANCE_DIR_ENV}, or place it at {})",
-            repo_root.join("../shared/quickfix-acceptance").display()
+            repo_root.join(IN_REPO_ACCEPTANCE_DIR).display()
         ),
     }
 }

@@ -7,7 +7,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use peregrine_acceptance::{
-    derive_cfg, list_scripts, run_parallel, run_with_acceptor, suite_specs, AcceptorSpec, Launcher,
+    derive_cfg, dictionaries_dir, list_scripts, run_parallel, run_with_acceptor, suite_specs,
+    AcceptorSpec, Launcher,
 };
 
 const FAKE: &str = env!("CARGO_BIN_EXE_peregrine-acceptance-fake");
@@ -16,7 +17,7 @@ const CLI: &str = env!("CARGO_BIN_EXE_peregrine-acceptance");
 fn launcher(shared: &Path, command: &[&str]) -> Launcher {
     let mut l = Launcher::new(
         command.iter().map(|s| s.to_string()).collect(),
-        shared.join("../fix-dictionaries"),
+        dictionaries_dir(shared),
         common::patterns(shared),
     );
     l.timeout_expect = Duration::from_secs(10);
@@ -37,7 +38,7 @@ fn derived_cfgs_point_at_real_dictionaries() {
     let Some(shared) = common::shared() else {
         return;
     };
-    let dicts = shared.join("../fix-dictionaries");
+    let dicts = dictionaries_dir(&shared);
     let work = Path::new("/tmp/work");
     for (suite, keys) in [
         ("server/fix44", &["DataDictionary"][..]),
@@ -268,4 +269,39 @@ fn free_ports_are_never_handed_out_twice() {
     ports.sort();
     ports.dedup();
     assert_eq!(ports.len(), 64);
+}
+
+#[test]
+fn the_repository_carries_the_scripts_and_their_licence() {
+    use peregrine_acceptance::{repo_root, IN_REPO_ACCEPTANCE_DIR};
+    let dir = repo_root().join(IN_REPO_ACCEPTANCE_DIR);
+    // The QuickFIX licence stays beside the copy.
+    assert!(dir.join("LICENSE.quickfix").is_file());
+    assert!(dir.join("definitions/fields.fmt").is_file());
+    let specs = suite_specs(
+        &dir,
+        &peregrine_acceptance::SUITES
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+        &peregrine_acceptance::VERSIONS
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+    );
+    let scripts: usize = specs
+        .iter()
+        .map(|s| list_scripts(&s.suite_dir, None).unwrap().len())
+        .sum();
+    assert_eq!(scripts, 505);
+    // Its cfgs name dictionaries the repository has too.
+    let dicts = dictionaries_dir(&dir);
+    assert_eq!(
+        dicts,
+        repo_root().join("crates/peregrine-dict/dictionaries")
+    );
+    for v in ["FIX40", "FIX44", "FIX50SP2", "FIXT11"] {
+        assert!(dicts.join(format!("{v}.xml")).is_file(), "{v}");
+    }
+    assert!(dicts.join("LICENSE.quickfix").is_file());
 }

@@ -35,17 +35,13 @@ pub const CASES: [&str; 4] = [
 pub const PEREGRINE_ONLY_CASES: [&str; 2] = ["er_validate", "er_validate_full"];
 
 /// The FIX44 dictionary Peregrine validates against: the dictionary crate's copy
-/// (byte-identical to `../shared/fix-dictionaries/FIX44.xml`, which a test checks).
+/// ([`crate::fix44_dictionary`]), the one the peers are given.
 fn fix44_dictionary() -> Result<peregrine_dict::Dictionary, String> {
-    let candidates = [
-        crate::repo_root().join("crates/peregrine-dict/dictionaries/FIX44.xml"),
-        crate::shared_dir().join("fix-dictionaries/FIX44.xml"),
-    ];
-    let path = candidates
-        .iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| format!("FIX44.xml not found at {}", candidates[0].display()))?;
-    peregrine_dict::Dictionary::from_file(path).map_err(|e| e.to_string())
+    let path = crate::fix44_dictionary();
+    if !path.is_file() {
+        return Err(format!("FIX44.xml not found at {}", path.display()));
+    }
+    peregrine_dict::Dictionary::from_file(&path).map_err(|e| e.to_string())
 }
 
 /// The ExecutionReport body (from 35= on) of BENCHMARKS.md §1, `|` for SOH.
@@ -235,7 +231,7 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
 /// peer, and returns the aggregates (also printed and written as JSON).
 pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
     let root = crate::repo_root();
-    let dict = crate::shared_dir().join("fix-dictionaries/FIX44.xml");
+    let dict = crate::fix44_dictionary();
     let mut peers: Vec<PeerCommand> = Vec::new();
     for p in &cfg.peers {
         let cmd = match p.as_str() {

@@ -12,23 +12,24 @@
 //! min–max of the per-run p50 beside it, checks the targets of issue 5 and draws an HDR
 //! percentile plot of all four.
 //!
-//! [`demo`] is `make run`: one Peregrine run with its table, its step breakdown, its
-//! allocations per round trip and its plot.
+//! Peregrine's run is the topology demo's ([`peregrine_topology::demo::measured_run`]);
+//! the demo itself (`make run`) lives in the topology crate, and the tables, the JSON and
+//! the plot in `peregrine-report`, shared by both.
 
-use crate::alloc;
 use crate::peers::PeerCommand;
 use crate::progress::Progress;
-use crate::report::{self, Aggregate, Record, Stats};
+use crate::report::{self, Aggregate, Record};
 use hdrhistogram::Histogram;
 use peregrine_engine::IdleStrategy;
+use peregrine_report::plot::{self, Scale};
+use peregrine_report::round_trip::markdown_table;
+use peregrine_topology::demo::measured_run;
 use peregrine_topology::floor::{self, FloorConfig};
-use peregrine_topology::plot::{self, Scale, Series};
-use peregrine_topology::steps::{new_histogram, StepHistograms, STEPS};
-use peregrine_topology::TopologyConfig;
-use std::path::{Path, PathBuf};
+use peregrine_topology::steps::{new_histogram, steps_json, steps_table, StepHistograms};
+use std::path::PathBuf;
 
-/// The one case of this experiment.
-pub const CASE: &str = "round_trip";
+pub use peregrine_report::round_trip::{record_from_histogram, CASE};
+pub use peregrine_report::{load_average, machine};
 
 /// The engines in report (and run) order.
 pub const ENGINES: [&str; 4] = ["peregrine", "quickfixj", "artio", "floor"];
@@ -115,122 +116,6 @@ impl E2eBenchConfig {
     }
 }
 
-/// The machine the run is on: CPU model, cores, load average at the start.
-pub fn machine() -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, m)| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("{model}, {cores} cores, load average {}", load_average())
-}
-
-/// The 1, 5 and 15 minute load averages (`/proc/loadavg`).
-pub fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
-}
-
-/// Microseconds of a nanosecond histogram's quantile.
-fn us(h: &Histogram<u64>, q: f64) -> f64 {
-    h.value_at_quantile(q) as f64 / 1000.0
-}
-
-/// A record from a round-trip histogram (ns) and the wall time of the measured loop.
-pub fn record_from_histogram(
-    engine: &str,
-    h: &Histogram<u64>,
-    wall_secs: f64,
-    allocs_per_op: Option<f64>,
-    settings: String,
-) -> Record {
-    let n = h.len().max(1) as f64;
-    let mean_us = wall_secs * 1e6 / n;
-    Record {
-        engine: engine.into(),
-        case: CASE.into(),
-        unit: "us".into(),
-        stats: Stats {
-            min: h.min() as f64 / 1000.0,
-            p50: us(h, 0.50),
-            mean: mean_us,
-            p90: us(h, 0.90),
-            p99: us(h, 0.99),
-            p999: us(h, 0.999),
-            max: h.max() as f64 / 1000.0,
-            throughput_per_s: if wall_secs > 0.0 { n / wall_secs } else { 0.0 },
-        },
-        allocs_per_op,
-        settings,
-    }
-}
-
-/// One Peregrine topology run.
-pub struct PeregrineRun {
-    /// The summary record.
-    pub record: Record,
-    /// Round trips, ns.
-    pub rtt: Histogram<u64>,
-    /// The steps, ns.
-    pub steps: StepHistograms,
-    /// Allocations in the process over the measured phase.
-    pub allocations: Option<u64>,
-}
-
-fn topology_config(warmup: u64, count: u64, idle: IdleStrategy) -> TopologyConfig {
-    TopologyConfig {
-        warmup,
-        count,
-        idle,
-        allocations: alloc::is_counting().then_some(alloc::allocations as fn() -> u64),
-        ..TopologyConfig::default()
-    }
-}
-
-/// Runs Peregrine's topology once; `progress(done, total)` about every 100 ms (it must
-/// not allocate: allocations are counted process-wide).
-pub fn run_peregrine(
-    warmup: u64,
-    count: u64,
-    idle: IdleStrategy,
-    progress: &mut dyn FnMut(u64, u64),
-) -> Result<PeregrineRun, String> {
-    let cfg = topology_config(warmup, count, idle);
-    let r = peregrine_topology::run(&cfg, progress).map_err(|e| format!("peregrine: {e}"))?;
-    if r.errors > 0 || r.fills != warmup + count {
-        return Err(format!(
-            "peregrine: {} fills of {} ({} wrong): {}",
-            r.fills,
-            warmup + count,
-            r.errors,
-            r.first_error.unwrap_or_default()
-        ));
-    }
-    let allocs_per_op = r.allocations.map(|a| a as f64 / r.measured.max(1) as f64);
-    let record = record_from_histogram(
-        "peregrine",
-        &r.rtt,
-        r.wall.as_secs_f64(),
-        allocs_per_op,
-        format!(
-            "peregrine-topology: {}; FIX 4.4 sessions VENUE->GATEWAY over TCP 127.0.0.1 (TCP_NODELAY), sequence numbers stored",
-            r.settings
-        ),
-    );
-    Ok(PeregrineRun {
-        record,
-        rtt: r.rtt,
-        steps: r.steps,
-        allocations: r.allocations,
-    })
-}
-
 /// Runs the transport floor once: its record, round trips and steps (ns).
 pub fn run_floor(
     warmup: u64,
@@ -259,112 +144,6 @@ pub fn run_floor(
         ),
     );
     Ok((record, r.rtt, r.steps))
-}
-
-/// The step breakdown as a Markdown table (µs), with the round trip's p50 beside the sum
-/// of the steps' p50s; with the floor's steps (same points; its FIX and SBE steps take no
-/// time), the floor's p50 of each step and the difference.
-pub fn steps_table(
-    steps: &StepHistograms,
-    rtt: &Histogram<u64>,
-    floor: Option<(&StepHistograms, &Histogram<u64>)>,
-) -> String {
-    let mut s = String::from("| step | p50 | mean | p99 | p99.9 |");
-    if floor.is_some() {
-        s.push_str(" floor p50 | p50 − floor p50 |\n|---|---:|---:|---:|---:|---:|---:|\n");
-    } else {
-        s.push_str("\n|---|---:|---:|---:|---:|\n");
-    }
-    let (mut sum, mut floor_sum) = (0.0, 0.0);
-    for (i, (name, h)) in STEPS.iter().zip(&steps.steps).enumerate() {
-        if h.is_empty() {
-            continue;
-        }
-        sum += us(h, 0.5);
-        s.push_str(&format!(
-            "| {name} | {:.2} | {:.2} | {:.2} | {:.2} |",
-            us(h, 0.5),
-            h.mean() / 1000.0,
-            us(h, 0.99),
-            us(h, 0.999)
-        ));
-        if let Some((f, _)) = floor {
-            let fp = f
-                .steps
-                .get(i)
-                .filter(|h| !h.is_empty())
-                .map_or(0.0, |h| us(h, 0.5));
-            floor_sum += fp;
-            s.push_str(&format!(" {fp:.2} | {:+.2} |", us(h, 0.5) - fp));
-        }
-        s.push('\n');
-    }
-    s.push_str(&format!(
-        "| sum of the step p50s (round trip p50: {:.2}) | {sum:.2} | | | |",
-        us(rtt, 0.5)
-    ));
-    if let Some((_, frtt)) = floor {
-        s.push_str(&format!(
-            " {floor_sum:.2} (round trip {:.2}) | {:+.2} |",
-            us(frtt, 0.5),
-            sum - floor_sum
-        ));
-    }
-    s.push('\n');
-    s
-}
-
-fn fmt_us(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{v:.0}")
-    } else if v >= 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
-/// The results as a Markdown table (µs), one row per engine, with each engine's p50
-/// and p99.9 as multiples of Peregrine's.
-pub fn markdown_table(aggs: &[Aggregate]) -> String {
-    let ratios = aggs.iter().any(|a| a.engine != "peregrine");
-    let mut s = String::from(
-        "| engine | min | p50 (min–max of runs) | mean | p90 | p99 | p99.9 | max | round trips/s | allocs/round trip |",
-    );
-    s.push_str(if ratios {
-        " p50 ÷ peregrine | p99.9 ÷ peregrine |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-    } else {
-        "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-    });
-    let ours = report::find(aggs, "peregrine", CASE);
-    for a in aggs.iter().filter(|a| a.case == CASE) {
-        let ratio = |f: fn(&Stats) -> f64| match ours {
-            Some(o) if a.engine != "peregrine" && f(&o.stats) > 0.0 => {
-                format!("{:.2}×", f(&a.stats) / f(&o.stats))
-            }
-            _ => "—".into(),
-        };
-        s.push_str(&format!(
-            "| {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} | {:.0} | {} |",
-            a.engine,
-            fmt_us(a.stats.min),
-            fmt_us(a.stats.p50),
-            fmt_us(a.p50_range[0]),
-            fmt_us(a.p50_range[1]),
-            fmt_us(a.stats.mean),
-            fmt_us(a.stats.p90),
-            fmt_us(a.stats.p99),
-            fmt_us(a.stats.p999),
-            fmt_us(a.stats.max),
-            a.stats.throughput_per_s,
-            a.allocs_per_op.map_or("—".into(), |x| format!("{x:.3}")),
-        ));
-        if ratios {
-            s.push_str(&format!(" {} | {} |", ratio(|s| s.p50), ratio(|s| s.p999)));
-        }
-        s.push('\n');
-    }
-    s
 }
 
 /// One target: what it says, the figure, and whether it is met.
@@ -496,10 +275,6 @@ fn peer_commands(cfg: &E2eBenchConfig) -> Result<Vec<PeerCommand>, String> {
     Ok(peers)
 }
 
-fn plot_path(out: &Path) -> PathBuf {
-    out.with_extension("svg")
-}
-
 fn merge(into: &mut Histogram<u64>, h: &Histogram<u64>) {
     // Same bounds everywhere (`new_histogram`): adding cannot fail.
     let _ = into.add(h);
@@ -509,7 +284,7 @@ fn merge(into: &mut Histogram<u64>, h: &Histogram<u64>) {
 /// and plotted).
 pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
     let peers = peer_commands(cfg)?;
-    let dict = crate::shared_dir().join("fix-dictionaries/FIX44.xml");
+    let dict = crate::fix44_dictionary();
     let machine = machine();
     eprintln!("bench e2e: {machine}");
     let per_run = 1 + peers.len() + usize::from(cfg.floor);
@@ -522,7 +297,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
     let mut failures: Vec<String> = Vec::new();
     for run in 1..=cfg.runs {
         bar.show(&format!("run {run}: peregrine"));
-        let p = run_peregrine(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
+        let p = measured_run(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
             bar.show_count("peregrine", d, t)
         })?;
         merge(&mut ours_rtt, &p.rtt);
@@ -573,7 +348,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
     });
     report::write_json(&cfg.out, "e2e", config, &aggs, &all)
         .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    let svg = plot_path(&cfg.out);
+    let svg = plot::svg_beside(&cfg.out);
     let mut series = vec![plot::series_from_histogram(
         "Peregrine (all runs)",
         &ours_rtt,
@@ -596,7 +371,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         ));
     }
     // The engines differ by orders of magnitude: a log latency axis keeps each readable.
-    write_svg(
+    plot::write_svg(
         &svg,
         "Trading topology round trip (BENCHMARKS.md §3), latency log scale",
         &series,
@@ -628,78 +403,10 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
     Ok(aggs)
 }
 
-fn steps_json(steps: &StepHistograms) -> Vec<serde_json::Value> {
-    STEPS
-        .iter()
-        .zip(&steps.steps)
-        .map(|(n, h)| {
-            serde_json::json!({"step": n, "p50": us(h, 0.5), "mean": h.mean() / 1000.0, "p99": us(h, 0.99), "p999": us(h, 0.999)})
-        })
-        .collect()
-}
-
-fn write_svg(path: &Path, title: &str, series: &[Series], scale: Scale) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::write(path, plot::svg_scaled(title, series, scale))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// `make run`: Peregrine's topology once (`warmup` + `count` round trips) with a progress
-/// bar; prints the latency table, the step breakdown and the allocations per round
-/// trip, writes `<out>` (JSON) and the plot beside it.
-pub fn demo(warmup: u64, count: u64, out: &Path) -> Result<(), String> {
-    let idle = IdleStrategy::SpinThenYield { spins: 100 };
-    let machine = machine();
-    eprintln!("peregrine run: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor; {machine}");
-    let bar = Progress::new("topology", 1);
-    let p = run_peregrine(warmup, count, idle, &mut |d, t| {
-        bar.show_count("round trips", d, t)
-    })?;
-    bar.finish();
-    let aggs = report::aggregate(std::slice::from_ref(&p.record));
-    println!(
-        "Round trips (one order in flight; {warmup} warm-up + {count} measured):\n{}",
-        markdown_table(&aggs)
-    );
-    println!("Steps (µs):\n{}", steps_table(&p.steps, &p.rtt, None));
-    match p.allocations {
-        Some(a) => println!(
-            "allocations: {a} over {count} round trips = {} per round trip (venue, gateway, executor)",
-            a as f64 / count.max(1) as f64
-        ),
-        None => println!("allocations: not counted (no counting allocator in this binary)"),
-    }
-    println!("settings: {}", p.record.settings);
-    let config = serde_json::json!({
-        "count": count,
-        "warmup": warmup,
-        "machine": machine,
-        "steps_us": steps_json(&p.steps),
-    });
-    report::write_json(
-        out,
-        "topology",
-        config,
-        &aggs,
-        std::slice::from_ref(&p.record),
-    )
-    .map_err(|e| format!("{}: {e}", out.display()))?;
-    let svg = plot_path(out);
-    write_svg(
-        &svg,
-        "Peregrine trading topology round trip",
-        &[plot::series_from_histogram("Peregrine", &p.rtt)],
-        Scale::Linear,
-    )?;
-    println!("results: {}\nplot: {}", out.display(), svg.display());
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Stats;
 
     fn agg(engine: &str, p50: f64, p999: f64, max: f64, allocs: Option<f64>) -> Record {
         Record {
@@ -767,52 +474,12 @@ mod tests {
     }
 
     #[test]
-    fn record_from_a_histogram() {
-        let mut h = new_histogram();
-        for v in 1..=1000u64 {
-            h.record(v * 1000).unwrap();
-        }
-        let r = record_from_histogram("floor", &h, 0.5, None, String::new());
-        assert_eq!(r.unit, "us");
-        assert!((r.stats.p50 - 500.0).abs() < 1.0);
-        assert!((r.stats.mean - 500.0).abs() < 1e-9);
-        assert!((r.stats.throughput_per_s - 2000.0).abs() < 1e-9);
-        // HDR keeps 3 significant digits: the max is within 0.1 % of 1,000 µs.
-        assert!((r.stats.max - 1000.0).abs() <= 1.0, "{}", r.stats.max);
-    }
-
-    #[test]
-    fn steps_beside_the_floor() {
-        let mut ours = StepHistograms::default();
-        let mut floor = StepHistograms::default();
-        let mut rtt = new_histogram();
-        for (i, (o, f)) in ours.steps.iter_mut().zip(&mut floor.steps).enumerate() {
-            o.record(1_000 * (i as u64 + 1)).unwrap();
-            f.record(1_000).unwrap();
-        }
-        rtt.record(55_000).unwrap();
-        let t = steps_table(&ours, &rtt, Some((&floor, &rtt)));
-        // Step 10 takes 10 µs here, 1 µs in the floor (HDR: 3 significant digits).
-        assert!(
-            t.contains("| 10 TCP → venue parses ER, records | 10.01 | 10.00 | 10.01 | 10.01 | 1.00 | +9.01 |"),
-            "{t}"
-        );
-        assert!(
-            t.contains("| 55.03 |") && t.contains("| 10.00 (round trip 55.01) | +45.03 |"),
-            "{t}"
-        );
-        let plain = steps_table(&ours, &rtt, None);
-        assert!(!plain.contains("floor"));
-        assert_eq!(plain.lines().count(), 2 + STEPS.len() + 1);
-    }
-
-    #[test]
     fn options() {
         let mut c = E2eBenchConfig::default();
         c.apply(true, None, None, None, Some("none"), Some("x.json"));
         assert_eq!((c.runs, c.count, c.warmup, c.strict), (1, 2_000, 500, true));
         assert!(c.peers.is_empty());
-        assert_eq!(plot_path(&c.out), PathBuf::from("x.svg"));
+        assert_eq!(plot::svg_beside(&c.out), PathBuf::from("x.svg"));
         let mut c = E2eBenchConfig::default();
         c.apply(false, Some(3), Some(10), Some(0), Some("artio"), None);
         assert_eq!((c.runs, c.count, c.warmup), (3, 10, 0));

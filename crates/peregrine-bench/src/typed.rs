@@ -504,7 +504,7 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
 /// returns the aggregates (also printed and written as JSON).
 pub fn run(cfg: &TypedBenchConfig) -> Result<Vec<Aggregate>, String> {
     let root = crate::repo_root();
-    let dict = crate::shared_dir().join("fix-dictionaries/FIX44.xml");
+    let dict = crate::fix44_dictionary();
     let mut peers: Vec<PeerCommand> = Vec::new();
     for p in &cfg.peers {
         let cmd = match p.as_str() {

@@ -173,11 +173,12 @@ fn bench(args: &[String]) -> Result<(), String> {
 fn topology(args: &[String]) -> Result<(), String> {
     let opts = Opts { args };
     opts.check_known(&["--count", "--warmup", "--out"])?;
-    let count = opts.number("--count")?.unwrap_or(100_000).max(1);
-    let warmup = opts.number("--warmup")?.unwrap_or(10_000);
-    let out = opts.value("--out")?.map_or_else(
-        || peregrine_bench::repo_root().join("target/bench-results/topology.json"),
-        std::path::PathBuf::from,
-    );
-    peregrine_bench::e2e::demo(warmup, count, &out)
+    // Defaults: 10,000 warm-up + 100,000 measured, target/bench-results/topology.json.
+    let mut cfg = peregrine_topology::demo::DemoConfig::default();
+    cfg.count = opts.number("--count")?.unwrap_or(cfg.count).max(1);
+    cfg.warmup = opts.number("--warmup")?.unwrap_or(cfg.warmup);
+    if let Some(o) = opts.value("--out")? {
+        cfg.out = o.into();
+    }
+    peregrine_topology::demo::run(&cfg)
 }

@@ -4,10 +4,9 @@
 //! with the memory store and the file store. The full run (505 scripts, all
 //! versions) is `peregrine-acceptance`; see the engine's README.
 
-use std::path::PathBuf;
-
 use peregrine_acceptance::{
-    acceptance_dir, repo_root, run_parallel, skip_message, suite_specs, FieldPatterns, Launcher,
+    acceptance_dir, dictionaries_dir, repo_root, run_parallel, skip_message, suite_specs,
+    FieldPatterns, Launcher,
 };
 
 fn run(store: &str) {
@@ -36,7 +35,7 @@ fn run(store: &str) {
             "--app".into(),
             "echo".into(),
         ],
-        PathBuf::from(&dir).join("../fix-dictionaries"),
+        dictionaries_dir(&dir),
         patterns,
     );
     launcher.extra_args = vec!["--store".into(), store.into()];

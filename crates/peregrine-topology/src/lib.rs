@@ -23,17 +23,19 @@
 //! per-step histograms ([`steps`]).
 //!
 //! [`floor`] is the transport floor: the same bytes through the same TCP and Aeron hops
-//! with no FIX work at all. [`plot`] draws HDR percentile plots as SVG.
+//! with no FIX work at all. [`demo`] is `peregrine run` (`make run`): one run with its
+//! latency table, step breakdown, allocations per round trip, JSON and HDR percentile plot
+//! (drawn with `peregrine-report`, which the benchmarks share).
 //!
 //! [`Engine::turn`]: peregrine_engine::Engine::turn
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod clock;
+pub mod demo;
 pub mod executor;
 pub mod floor;
 pub mod gateway;
-pub mod plot;
 pub mod samples;
 pub mod steps;
 pub mod topology;

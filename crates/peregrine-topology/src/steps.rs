@@ -5,6 +5,7 @@
 //! One order is in flight at a time (ping-pong), so one slot per point is enough.
 
 use hdrhistogram::Histogram;
+use peregrine_report::us;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The points a round trip passes, in order.
@@ -106,10 +107,7 @@ pub struct StepHistograms {
     pub steps: Vec<Histogram<u64>>,
 }
 
-/// A histogram for nanosecond latencies from 1 ns to 100 s, 3 significant digits.
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 100_000_000_000, 3).expect("valid bounds")
-}
+pub use peregrine_report::new_histogram;
 
 impl Default for StepHistograms {
     fn default() -> Self {
@@ -136,5 +134,99 @@ impl StepHistograms {
         for (a, b) in self.steps.iter_mut().zip(&other.steps) {
             let _ = a.add(b);
         }
+    }
+}
+
+/// The step breakdown as a Markdown table (µs), with the round trip's p50 beside the sum
+/// of the steps' p50s; with the floor's steps (same points; its FIX and SBE steps take no
+/// time), the floor's p50 of each step and the difference.
+pub fn steps_table(
+    steps: &StepHistograms,
+    rtt: &Histogram<u64>,
+    floor: Option<(&StepHistograms, &Histogram<u64>)>,
+) -> String {
+    let mut s = String::from("| step | p50 | mean | p99 | p99.9 |");
+    if floor.is_some() {
+        s.push_str(" floor p50 | p50 − floor p50 |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    } else {
+        s.push_str("\n|---|---:|---:|---:|---:|\n");
+    }
+    let (mut sum, mut floor_sum) = (0.0, 0.0);
+    for (i, (name, h)) in STEPS.iter().zip(&steps.steps).enumerate() {
+        if h.is_empty() {
+            continue;
+        }
+        sum += us(h, 0.5);
+        s.push_str(&format!(
+            "| {name} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            us(h, 0.5),
+            h.mean() / 1000.0,
+            us(h, 0.99),
+            us(h, 0.999)
+        ));
+        if let Some((f, _)) = floor {
+            let fp = f
+                .steps
+                .get(i)
+                .filter(|h| !h.is_empty())
+                .map_or(0.0, |h| us(h, 0.5));
+            floor_sum += fp;
+            s.push_str(&format!(" {fp:.2} | {:+.2} |", us(h, 0.5) - fp));
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "| sum of the step p50s (round trip p50: {:.2}) | {sum:.2} | | | |",
+        us(rtt, 0.5)
+    ));
+    if let Some((_, frtt)) = floor {
+        s.push_str(&format!(
+            " {floor_sum:.2} (round trip {:.2}) | {:+.2} |",
+            us(frtt, 0.5),
+            sum - floor_sum
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+/// The steps as JSON, one object per step: its name and p50, mean, p99, p99.9 in µs.
+pub fn steps_json(steps: &StepHistograms) -> Vec<serde_json::Value> {
+    STEPS
+        .iter()
+        .zip(&steps.steps)
+        .map(|(n, h)| {
+            serde_json::json!({"step": n, "p50": us(h, 0.5), "mean": h.mean() / 1000.0, "p99": us(h, 0.99), "p999": us(h, 0.999)})
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_beside_the_floor() {
+        let mut ours = StepHistograms::default();
+        let mut floor = StepHistograms::default();
+        let mut rtt = new_histogram();
+        for (i, (o, f)) in ours.steps.iter_mut().zip(&mut floor.steps).enumerate() {
+            o.record(1_000 * (i as u64 + 1)).unwrap();
+            f.record(1_000).unwrap();
+        }
+        rtt.record(55_000).unwrap();
+        let t = steps_table(&ours, &rtt, Some((&floor, &rtt)));
+        // Step 10 takes 10 µs here, 1 µs in the floor (HDR: 3 significant digits).
+        assert!(
+            t.contains("| 10 TCP → venue parses ER, records | 10.01 | 10.00 | 10.01 | 10.01 | 1.00 | +9.01 |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| 55.03 |") && t.contains("| 10.00 (round trip 55.01) | +45.03 |"),
+            "{t}"
+        );
+        let plain = steps_table(&ours, &rtt, None);
+        assert!(!plain.contains("floor"));
+        assert_eq!(plain.lines().count(), 2 + STEPS.len() + 1);
     }
 }

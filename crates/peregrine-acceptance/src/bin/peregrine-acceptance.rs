@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use peregrine_acceptance::{
-    acceptance_dir, repo_root, run_parallel, run_suite_filtered, skip_message, suite_specs,
-    summary_line, write_report, FieldPatterns, Launcher, RunConfig, ScriptResult, SUITES, VERSIONS,
+    acceptance_dir, dictionaries_dir, repo_root, run_parallel, run_suite_filtered, skip_message,
+    suite_specs, summary_line, write_report, FieldPatterns, Launcher, RunConfig, ScriptResult,
+    SUITES, VERSIONS,
 };
 
 const DEFAULT_COMMAND: &str = "target/release/peregrine acceptor --config {cfg} --app echo";
@@ -30,8 +31,8 @@ options:
   --jobs N                  acceptors run at once (default: 4)
   --filter TEXT             only scripts whose file name contains TEXT
   --store memory|file       passed to the acceptor as `--store X`
-  --acceptance-dir DIR      the quickfix-acceptance directory (default: $PEREGRINE_ACCEPTANCE_DIR,
-                            else ../shared/quickfix-acceptance beside the repository)
+  --acceptance-dir DIR      the acceptance scripts' directory (default: $PEREGRINE_ACCEPTANCE_DIR,
+                            else the repository's copy, acceptance/quickfix)
   --expect-timeout SECS     longest wait for one E line (default: 40)
   --disconnect-timeout SECS longest wait for eDISCONNECT (default: 10)
   --startup-timeout SECS    longest wait for an acceptor to accept (default: 30)
@@ -232,7 +233,7 @@ fn main() -> ExitCode {
             .split_whitespace()
             .map(str::to_string)
             .collect(),
-        dir.join("../fix-dictionaries"),
+        dictionaries_dir(&dir),
         patterns,
     );
     if let Some(store) = &options.store {

@@ -11,7 +11,8 @@ use peregrine_acceptance::{
     Script,
 };
 
-/// The shared acceptance data, or `None` (after printing why) when absent.
+/// The acceptance data (the repository's copy unless `PEREGRINE_ACCEPTANCE_DIR` names
+/// another), or `None` (after printing why) when absent.
 pub fn shared() -> Option<PathBuf> {
     let dir = acceptance_dir(&repo_root());
     if dir.is_none() {
@@ -24,7 +25,7 @@ pub fn patterns(shared: &std::path::Path) -> FieldPatterns {
     FieldPatterns::load(shared.join("definitions/fields.fmt")).expect("fields.fmt loads")
 }
 
-/// The patterns of fields.fmt, written out so that tests without the shared data still run.
+/// The patterns of fields.fmt, written out so that tests without the acceptance data still run.
 pub fn builtin_patterns() -> FieldPatterns {
     FieldPatterns::parse(
         "10=\\d{3}\n42=\\d{8}-\\d{2}:\\d{2}:\\d{2}\n\

@@ -7,7 +7,6 @@ import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.ControlledFragmentHandler.Action;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import org.HdrHistogram.Histogram;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
@@ -42,8 +41,6 @@ import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 import uk.co.real_logic.artio.validation.SessionPersistenceStrategy;
 
 import java.io.File;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.Collections;
 
 /**
@@ -61,9 +58,9 @@ public final class E2eArtio
     public static void main(final String[] args) throws Exception
     {
         final Bench b = Bench.parse(args);
-        final ThreadingMode mode = b.threading == null ? ThreadingMode.DEDICATED : ThreadingMode.valueOf(b.threading);
-        final long timeoutNs = b.timeoutMs * 1_000_000L;
-        final int total = b.warmup + b.iters;
+        final ThreadingMode mode = AeronIpc.threadingMode(b.threading);
+        final long timeoutNs = b.timeoutNs();
+        final int total = b.total();
         final boolean codecValidation = !Boolean.getBoolean("fix.codecs.no_validation");
         final boolean boundsChecks = !Boolean.getBoolean("agrona.disable.bounds.checks");
         Bench.log("artio: warmup " + b.warmup + ", iters " + b.iters + ", aeron " + mode + ", driver idle " + b.driverIdle +
@@ -75,25 +72,16 @@ public final class E2eArtio
         IoUtil.delete(new File(work), true);
         Bench.deleteOnFailure(work);
 
-        final int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            port = s.getLocalPort();
-        }
+        final int port = Bench.freeLoopbackPort();
 
         final FixEngine gatewayEngine = FixEngine.launch(engineConfig(work + "/gateway", ipc.dir, 0, b, port));
         final FixEngine venueEngine = FixEngine.launch(engineConfig(work + "/venue", ipc.dir, 100, b, 0));
 
-        final ExclusivePublication ordersPub = ipc.publication(AeronIpc.ORDERS_STREAM);
-        final Subscription ordersSub = ipc.subscription(AeronIpc.ORDERS_STREAM);
-        final ExclusivePublication reportsPub = ipc.publication(AeronIpc.REPORTS_STREAM);
-        final Subscription reportsSub = ipc.subscription(AeronIpc.REPORTS_STREAM);
-        AeronIpc.awaitConnected(ordersPub, b.timeoutMs);
-        AeronIpc.awaitConnected(reportsPub, b.timeoutMs);
-        final Executor executor = new Executor(ordersSub, reportsPub, b.spins, b.timeoutMs);
+        final AeronIpc.Streams streams = ipc.streams(b.timeoutMs);
+        final Executor executor = new Executor(streams.ordersSub, streams.reportsPub, b.spins, b.timeoutMs);
         executor.start();
 
-        final Gateway gateway = new Gateway(ordersPub, reportsSub, b.spins, timeoutNs);
+        final Gateway gateway = new Gateway(streams.ordersPub, streams.reportsSub, b.spins, timeoutNs);
         final FixLibrary gatewayLibrary = connect(
             libraryConfig(work + "/gateway", ipc.dir, 0, b.spins, "gateway")
                 .sessionAcquireHandler((session, info) -> gateway.onAcquired(session)),
@@ -142,18 +130,10 @@ public final class E2eArtio
         nos.price(15000, 2);
         nos.timeInForce('0');
         final UtcTimestampEncoder transactTime = new UtcTimestampEncoder();
-        final Histogram histogram = Bench.newHistogram();
-        long allocStart = Bench.allocatedBytesAllThreads();
-        long start = System.nanoTime();
+        final Measurement measured = new Measurement(b);
         for (int i = 0; i < total; i++)
         {
-            if (i == b.warmup)
-            {
-                Bench.log("warm-up done (" + Bench.gcCounts() + "); measuring " + b.iters);
-                Bench.snapshotAllocationByThread();
-                allocStart = Bench.allocatedBytesAllThreads();
-                start = System.nanoTime();
-            }
+            measured.before(i);
             venue.nextClOrdId();
             nos.clOrdID(venue.clOrdId, Venue.CL_ORD_ID_LENGTH);
             nos.transactTime(transactTime.buffer(), transactTime.encode(System.currentTimeMillis()));
@@ -175,22 +155,11 @@ public final class E2eArtio
                 }
                 idle.idle(work0);
             }
-            if (i >= b.warmup)
-            {
-                histogram.recordValue(venue.receivedAt - sent);
-            }
+            measured.after(i, venue.receivedAt - sent);
         }
-        final long totalNs = System.nanoTime() - start;
-        final long allocBytes = Bench.allocatedBytesAllThreads() - allocStart;
-        Bench.logAllocationByThread(b.iters);
-        final String gcAfter = Bench.gcCounts();
-
-        if (venue.received != total || executor.filled != total || gateway.orders != total || gateway.reports != total)
-        {
-            Bench.fail("counts differ: venue fills " + venue.received + ", gateway orders " + gateway.orders +
-                ", executor fills " + executor.filled + ", gateway reports " + gateway.reports + ", expected " + total);
-        }
-        Bench.log("all " + total + " round trips completed, every ClOrdID echoed; GC so far: " + gcAfter);
+        measured.end();
+        final String gcAfter = measured.gcAfter;
+        Bench.checkCounts(venue.received, gateway.orders, executor.filled, gateway.reports, total, gcAfter);
 
         final String settings = "Artio 0.175 (Aeron " + MediaDriver.class.getPackage().getImplementationVersion() +
             "): FixEngine + FixLibrary per side (gateway acceptor, venue initiator), DefaultEngineScheduler " +
@@ -209,38 +178,31 @@ public final class E2eArtio
             "library), gateway=own thread (polls its library and the reports stream), executor=own thread; " +
             "no allocation per order in the harness (reused encoders/decoders, char[] ClOrdID, byte[] ids); " +
             "ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; GC during run " + gcAfter + "; " + Bench.jvmSettings();
-        Bench.report("artio", b.iters, b.warmup, histogram, totalNs, allocBytes, settings);
+        Bench.report("artio", b.iters, b.warmup, measured.histogram, measured.totalNs, measured.allocBytes, settings);
         Bench.finishAfterReport(() ->
         {
-            try
+            long t = System.nanoTime();
+            // Log out first (the gateway thread still polls and answers), so that closing the
+            // engines does not wait for their session timeouts.
+            session.startLogout();
+            final long logoutDeadline = t + 5_000_000_000L;
+            while (session.state() != SessionState.DISCONNECTED && System.nanoTime() - logoutDeadline < 0)
             {
-                long t = System.nanoTime();
-                // Log out first (the gateway thread still polls and answers), so that closing the
-                // engines does not wait for their session timeouts.
-                session.startLogout();
-                final long logoutDeadline = t + 5_000_000_000L;
-                while (session.state() != SessionState.DISCONNECTED && System.nanoTime() - logoutDeadline < 0)
-                {
-                    idle.idle(venueLibrary.poll(10));
-                }
-                Bench.log("venue session " + session.state() + " +" + (System.nanoTime() - t) / 1_000_000 + " ms");
-                gateway.stop();
-                executor.stop();
-                venueLibrary.close();
-                Bench.log("venue library closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
-                gatewayLibrary.close();
-                Bench.log("gateway library closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
-                venueEngine.close();
-                Bench.log("venue engine closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
-                gatewayEngine.close();
-                Bench.log("gateway engine closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
-                ipc.close();
-                IoUtil.delete(new File(work), true);
+                idle.idle(venueLibrary.poll(10));
             }
-            catch (final Exception e)
-            {
-                throw new RuntimeException(e);
-            }
+            Bench.log("venue session " + session.state() + " +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+            gateway.stop();
+            executor.stop();
+            venueLibrary.close();
+            Bench.log("venue library closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+            gatewayLibrary.close();
+            Bench.log("gateway library closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+            venueEngine.close();
+            Bench.log("venue engine closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+            gatewayEngine.close();
+            Bench.log("gateway engine closed +" + (System.nanoTime() - t) / 1_000_000 + " ms");
+            ipc.close();
+            IoUtil.delete(new File(work), true);
         });
     }
 

@@ -5,7 +5,6 @@ import io.aeron.Subscription;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import org.HdrHistogram.Histogram;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -42,8 +41,6 @@ import quickfix.field.TransactTime;
 import quickfix.fix44.ExecutionReport;
 import quickfix.fix44.NewOrderSingle;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
@@ -98,9 +95,9 @@ public final class E2eQuickfixj
     public static void main(final String[] args) throws Exception
     {
         final Bench b = Bench.parse(args);
-        final ThreadingMode mode = b.threading == null ? ThreadingMode.DEDICATED : ThreadingMode.valueOf(b.threading);
-        final long timeoutNs = b.timeoutMs * 1_000_000L;
-        final int total = b.warmup + b.iters;
+        final ThreadingMode mode = AeronIpc.threadingMode(b.threading);
+        final long timeoutNs = b.timeoutNs();
+        final int total = b.total();
         Bench.log("quickfixj: warmup " + b.warmup + ", iters " + b.iters + ", aeron " + mode + ", driver idle " + b.driverIdle +
             ", idle spin-then-yield:" + b.spins);
 
@@ -121,23 +118,14 @@ public final class E2eQuickfixj
         }
 
         final AeronIpc ipc = AeronIpc.launch("peregrine-e2e-quickfixj", mode, b.spins, b.driverIdle);
-        final ExclusivePublication ordersPub = ipc.publication(AeronIpc.ORDERS_STREAM);
-        final Subscription ordersSub = ipc.subscription(AeronIpc.ORDERS_STREAM);
-        final ExclusivePublication reportsPub = ipc.publication(AeronIpc.REPORTS_STREAM);
-        final Subscription reportsSub = ipc.subscription(AeronIpc.REPORTS_STREAM);
-        AeronIpc.awaitConnected(ordersPub, b.timeoutMs);
-        AeronIpc.awaitConnected(reportsPub, b.timeoutMs);
+        final AeronIpc.Streams streams = ipc.streams(b.timeoutMs);
 
-        final Executor executor = new Executor(ordersSub, reportsPub, b.spins, b.timeoutMs);
+        final Executor executor = new Executor(streams.ordersSub, streams.reportsPub, b.spins, b.timeoutMs);
         executor.start();
 
-        final int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            port = s.getLocalPort();
-        }
+        final int port = Bench.freeLoopbackPort();
 
-        final Gateway gateway = new Gateway(ordersPub, reportsSub, b.spins, timeoutNs, idStrings);
+        final Gateway gateway = new Gateway(streams.ordersPub, streams.reportsSub, b.spins, timeoutNs, idStrings);
         final SocketAcceptor acceptor = new SocketAcceptor(
             gateway, new MemoryStoreFactory(), settings(true, port), NO_LOG, new quickfix.fix44.MessageFactory());
         final Venue venue = new Venue();
@@ -166,19 +154,11 @@ public final class E2eQuickfixj
         final ClOrdID clOrdId = new ClOrdID();
         final TransactTime transactTime = new TransactTime();
         final Session session = venue.session;
-        final Histogram histogram = Bench.newHistogram();
         final SpinThenYield idle = new SpinThenYield(b.spins);
-        long allocStart = Bench.allocatedBytesAllThreads();
-        long start = System.nanoTime();
+        final Measurement measured = new Measurement(b);
         for (int i = 0; i < total; i++)
         {
-            if (i == b.warmup)
-            {
-                Bench.log("warm-up done (" + Bench.gcCounts() + "); measuring " + b.iters);
-                Bench.snapshotAllocationByThread();
-                allocStart = Bench.allocatedBytesAllThreads();
-                start = System.nanoTime();
-            }
+            measured.before(i);
             clOrdId.setValue(clOrdIds[i]);
             nos.set(clOrdId);
             transactTime.setValue(transactTimes[i]);
@@ -196,22 +176,11 @@ public final class E2eQuickfixj
                 Bench.checkDeadline(deadline, "the ExecutionReport of order ", i + 1);
                 idle.idle();
             }
-            if (i >= b.warmup)
-            {
-                histogram.recordValue(venue.receivedAt - sent);
-            }
+            measured.after(i, venue.receivedAt - sent);
         }
-        final long totalNs = System.nanoTime() - start;
-        final long allocBytes = Bench.allocatedBytesAllThreads() - allocStart;
-        Bench.logAllocationByThread(b.iters);
-        final String gcAfter = Bench.gcCounts();
-
-        if (venue.fills != total || executor.filled != total || gateway.orders != total || gateway.reports != total)
-        {
-            Bench.fail("counts differ: venue fills " + venue.fills + ", gateway orders " + gateway.orders +
-                ", executor fills " + executor.filled + ", gateway reports " + gateway.reports + ", expected " + total);
-        }
-        Bench.log("all " + total + " round trips completed, every ClOrdID echoed; GC so far: " + gcAfter);
+        measured.end();
+        final String gcAfter = measured.gcAfter;
+        Bench.checkCounts(venue.fills, gateway.orders, executor.filled, gateway.reports, total, gcAfter);
 
         final String settings = "QuickFIX/J 2.3.1 SocketInitiator (venue) and SocketAcceptor (gateway), default " +
             "single-threaded event handling (QFJ Message Processor thread per connector, MINA I/O), " +
@@ -225,21 +194,14 @@ public final class E2eQuickfixj
             "executor=own thread; TransactTime and ClOrdID strings pre-built, gateway builds one String per ER " +
             "(ClOrdID from SBE, QuickFIX/J's API takes String); ExecType 150=F (FIX 4.4 Trade), OrdStatus 39=2; " +
             "GC during run " + gcAfter + "; " + Bench.jvmSettings();
-        Bench.report("quickfixj", b.iters, b.warmup, histogram, totalNs, allocBytes, settings);
+        Bench.report("quickfixj", b.iters, b.warmup, measured.histogram, measured.totalNs, measured.allocBytes, settings);
         Bench.finishAfterReport(() ->
         {
-            try
-            {
-                gateway.stop();
-                executor.stop();
-                initiator.stop(true);
-                acceptor.stop(true);
-                ipc.close();
-            }
-            catch (final Exception e)
-            {
-                throw new RuntimeException(e);
-            }
+            gateway.stop();
+            executor.stop();
+            initiator.stop(true);
+            acceptor.stop(true);
+            ipc.close();
         });
     }
 

@@ -1,0 +1,112 @@
+//! A round trip timed into an HDR histogram (nanoseconds), as a [`Record`] and as a
+//! Markdown table in microseconds: what `peregrine run` prints for Peregrine alone and
+//! `peregrine bench e2e` for every engine side by side.
+
+use crate::{find, us, Aggregate, Record, Stats};
+use hdrhistogram::Histogram;
+
+/// The one case of the trading topology's experiments.
+pub const CASE: &str = "round_trip";
+
+/// A record from a round-trip histogram (ns) and the wall time of the measured loop:
+/// figures in µs, the mean from the wall time.
+pub fn record_from_histogram(
+    engine: &str,
+    h: &Histogram<u64>,
+    wall_secs: f64,
+    allocs_per_op: Option<f64>,
+    settings: String,
+) -> Record {
+    let n = h.len().max(1) as f64;
+    let mean_us = wall_secs * 1e6 / n;
+    Record {
+        engine: engine.into(),
+        case: CASE.into(),
+        unit: "us".into(),
+        stats: Stats {
+            min: h.min() as f64 / 1000.0,
+            p50: us(h, 0.50),
+            mean: mean_us,
+            p90: us(h, 0.90),
+            p99: us(h, 0.99),
+            p999: us(h, 0.999),
+            max: h.max() as f64 / 1000.0,
+            throughput_per_s: if wall_secs > 0.0 { n / wall_secs } else { 0.0 },
+        },
+        allocs_per_op,
+        settings,
+    }
+}
+
+fn fmt_us(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{v:.0}")
+    } else if v >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The results as a Markdown table (µs), one row per engine, with each engine's p50
+/// and p99.9 as multiples of Peregrine's (columns left out when Peregrine is alone).
+pub fn markdown_table(aggs: &[Aggregate]) -> String {
+    let ratios = aggs.iter().any(|a| a.engine != "peregrine");
+    let mut s = String::from(
+        "| engine | min | p50 (min–max of runs) | mean | p90 | p99 | p99.9 | max | round trips/s | allocs/round trip |",
+    );
+    s.push_str(if ratios {
+        " p50 ÷ peregrine | p99.9 ÷ peregrine |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    } else {
+        "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    });
+    let ours = find(aggs, "peregrine", CASE);
+    for a in aggs.iter().filter(|a| a.case == CASE) {
+        let ratio = |f: fn(&Stats) -> f64| match ours {
+            Some(o) if a.engine != "peregrine" && f(&o.stats) > 0.0 => {
+                format!("{:.2}×", f(&a.stats) / f(&o.stats))
+            }
+            _ => "—".into(),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} ({}–{}) | {} | {} | {} | {} | {} | {:.0} | {} |",
+            a.engine,
+            fmt_us(a.stats.min),
+            fmt_us(a.stats.p50),
+            fmt_us(a.p50_range[0]),
+            fmt_us(a.p50_range[1]),
+            fmt_us(a.stats.mean),
+            fmt_us(a.stats.p90),
+            fmt_us(a.stats.p99),
+            fmt_us(a.stats.p999),
+            fmt_us(a.stats.max),
+            a.stats.throughput_per_s,
+            a.allocs_per_op.map_or("—".into(), |x| format!("{x:.3}")),
+        ));
+        if ratios {
+            s.push_str(&format!(" {} | {} |", ratio(|s| s.p50), ratio(|s| s.p999)));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_from_a_histogram() {
+        let mut h = crate::new_histogram();
+        for v in 1..=1000u64 {
+            h.record(v * 1000).unwrap();
+        }
+        let r = record_from_histogram("floor", &h, 0.5, None, String::new());
+        assert_eq!(r.unit, "us");
+        assert!((r.stats.p50 - 500.0).abs() < 1.0);
+        assert!((r.stats.mean - 500.0).abs() < 1e-9);
+        assert!((r.stats.throughput_per_s - 2000.0).abs() < 1e-9);
+        // HDR keeps 3 significant digits: the max is within 0.1 % of 1,000 µs.
+        assert!((r.stats.max - 1000.0).abs() <= 1.0, "{}", r.stats.max);
+    }
+}
