@@ -9,7 +9,7 @@ use common::{decoder, script_validator, wire, SCRIPT_VERSIONS};
 use peregrine_dict::{Dictionary, SessionRejectReason, ShapeCache};
 use std::path::Path;
 
-/// The shared acceptance scripts' server definitions (see [`common::scripts_dir`]).
+/// The acceptance scripts' server definitions (see [`common::scripts_dir`]).
 fn root() -> String {
     common::scripts_dir().display().to_string()
 }

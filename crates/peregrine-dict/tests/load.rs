@@ -45,18 +45,21 @@ fn every_dictionary_loads_with_expected_counts() {
     }
 }
 
-/// `../shared/fix-dictionaries` beside the repository (`PEREGRINE_SHARED` overrides `../shared`).
-fn shared_dictionaries() -> std::path::PathBuf {
-    let shared = std::env::var("PEREGRINE_SHARED")
+/// `$PEREGRINE_SHARED/fix-dictionaries`, the QuickFIX data the copy here was taken from, when
+/// `PEREGRINE_SHARED` names it (nothing outside the repository is read otherwise).
+fn shared_dictionaries() -> Option<std::path::PathBuf> {
+    std::env::var("PEREGRINE_SHARED")
         .ok()
         .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| format!("{}/../../../shared", env!("CARGO_MANIFEST_DIR")));
-    std::path::PathBuf::from(shared).join("fix-dictionaries")
+        .map(|shared| std::path::PathBuf::from(shared).join("fix-dictionaries"))
 }
 
 #[test]
 fn every_shared_dictionary_loads_and_matches_the_project_copy() {
-    let dir = shared_dictionaries();
+    let Some(dir) = shared_dictionaries() else {
+        eprintln!("PEREGRINE_SHARED not set; skipped");
+        return;
+    };
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("{} not found; skipped", dir.display());
         return;

@@ -53,8 +53,7 @@ fn defaults_match_quickfix() {
 
 #[test]
 fn every_key_of_the_shared_acceptance_cfgs_is_known() {
-    let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/quickfix-acceptance/cfg");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../acceptance/quickfix/cfg");
     let Ok(suites) = std::fs::read_dir(&root) else {
         eprintln!("skipping: {} not found", root.display());
         return;

@@ -74,16 +74,11 @@ pub fn script_validator<'d>(
 }
 
 /// The acceptance scripts' server definitions: `PEREGRINE_ACCEPTANCE_DIR`, else
-/// `../shared` beside the repository (whether or not they are there).
+/// the repository's copy (`acceptance/quickfix`).
 pub fn scripts_dir() -> std::path::PathBuf {
     let dir = std::env::var("PEREGRINE_ACCEPTANCE_DIR")
         .ok()
         .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| {
-            format!(
-                "{}/../../../shared/quickfix-acceptance",
-                env!("CARGO_MANIFEST_DIR")
-            )
-        });
+        .unwrap_or_else(|| format!("{}/../../acceptance/quickfix", env!("CARGO_MANIFEST_DIR")));
     std::path::PathBuf::from(dir).join("definitions/server")
 }

@@ -24,17 +24,10 @@ pub fn repo_root() -> PathBuf {
     root.canonicalize().unwrap_or(root)
 }
 
+/// The acceptance scripts: `PEREGRINE_ACCEPTANCE_DIR`, else the repository's copy
+/// (`acceptance/quickfix`).
 pub fn acceptance_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("PEREGRINE_ACCEPTANCE_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => repo_root().join("../shared/quickfix-acceptance"),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    // Fallback for builds from a workspace copy.
-    let shared = PathBuf::from("/work/shared/quickfix-acceptance");
-    shared.is_dir().then_some(shared)
+    peregrine_acceptance::acceptance_dir(&repo_root())
 }
 
 /// One suite × version: its settings and scripts.
@@ -68,7 +61,7 @@ fn dict_path(dicts_dir: &Path, cfg_value: &str) -> PathBuf {
 }
 
 pub fn load_suites(dir: &Path, filter: Option<&str>) -> Vec<Suite> {
-    let dicts_dir = dir.join("../fix-dictionaries");
+    let dicts_dir = peregrine_acceptance::dictionaries_dir(dir);
     let mut cache: HashMap<String, Arc<Dictionaries>> = HashMap::new();
     let load = |p: PathBuf| -> Dictionary { Dictionary::from_file(&p).expect("dictionary") };
     let mut suites = Vec::new();
