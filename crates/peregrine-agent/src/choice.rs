@@ -57,6 +57,26 @@ impl Default for Idle {
 }
 
 impl Idle {
+    /// [`BusySpin`].
+    pub const fn busy_spin() -> Idle {
+        Idle::BusySpin(BusySpin)
+    }
+
+    /// [`SpinThenYield`] after `spins` idle cycles.
+    pub const fn spin_then_yield(spins: u32) -> Idle {
+        Idle::SpinThenYield(SpinThenYield::new(spins))
+    }
+
+    /// [`Backoff`] with Agrona's defaults and the longest park `max_park`.
+    pub const fn backoff(max_park: Duration) -> Idle {
+        Idle::Backoff(Backoff::with_max_park(max_park))
+    }
+
+    /// [`Block`].
+    pub const fn block() -> Idle {
+        Idle::Block(Block)
+    }
+
     /// A fresh copy of the choice (its running state reset).
     pub fn fresh(&self) -> Idle {
         let mut idle = *self;

@@ -20,7 +20,7 @@ use crate::peers::PeerCommand;
 use crate::progress::Progress;
 use crate::report::{self, Aggregate, Record};
 use hdrhistogram::Histogram;
-use peregrine_engine::IdleStrategy;
+use peregrine_engine::Idle;
 use peregrine_report::plot::{self, Scale};
 use peregrine_report::round_trip::markdown_table;
 use peregrine_topology::demo::measured_run;
@@ -51,7 +51,7 @@ pub struct E2eBenchConfig {
     /// Include the transport floor.
     pub floor: bool,
     /// The idle strategy of every thread on the message path, every engine alike.
-    pub idle: IdleStrategy,
+    pub idle: Idle,
     /// Where the JSON goes (the plot goes beside it, `.svg`).
     pub out: PathBuf,
     /// A peer run that fails stops everything (the smoke run, so that a broken harness
@@ -67,7 +67,7 @@ impl Default for E2eBenchConfig {
             warmup: 10_000,
             peers: PEERS.iter().map(|(e, _)| e.to_string()).collect(),
             floor: true,
-            idle: IdleStrategy::SpinThenYield { spins: 100 },
+            idle: Idle::spin_then_yield(100),
             out: crate::repo_root().join("target/bench-results/e2e.json"),
             strict: false,
         }
@@ -110,7 +110,7 @@ impl E2eBenchConfig {
     /// The spin count of the idle strategy, passed to the peers (`--spins`).
     fn spins(&self) -> u32 {
         match self.idle {
-            IdleStrategy::SpinThenYield { spins } => spins,
+            Idle::SpinThenYield(s) => s.spins(),
             _ => 0,
         }
     }
@@ -120,7 +120,7 @@ impl E2eBenchConfig {
 pub fn run_floor(
     warmup: u64,
     count: u64,
-    idle: IdleStrategy,
+    idle: Idle,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(Record, Histogram<u64>, StepHistograms), String> {
     let cfg = FloorConfig {

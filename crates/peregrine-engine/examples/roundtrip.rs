@@ -14,7 +14,7 @@ use std::time::Instant;
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 
 struct Count(Arc<AtomicUsize>);
@@ -37,7 +37,7 @@ fn engine(
 ) -> Result<Engine<BoxedFixSession>, Box<dyn std::error::Error>> {
     let settings = Settings::parse(text, "roundtrip.cfg".as_ref())?;
     let mut e = Engine::new(EngineOptions {
-        idle: IdleStrategy::BusySpin,
+        idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
     })?;

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 use peregrine_dict::ValidationSettings;
 
-use crate::idle::IdleStrategy;
+use peregrine_agent::Idle;
 
 /// An error in a settings file: where, which key, what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,7 +242,7 @@ pub struct SessionSettings {
     /// `Debug` shows it).
     pub admin_http_token: Option<String>,
     /// `IdleStrategy` (ours; default block).
-    pub idle_strategy: IdleStrategy,
+    pub idle_strategy: Idle,
     /// `MaxOutboundQueueBytes` (ours; default 64 MiB): slow-consumer limit.
     pub max_outbound_queue_bytes: usize,
     /// `SlowConsumerAction` (ours; `disconnect` or `flag`).
@@ -822,8 +822,11 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
     }
 
     let idle_strategy = match r.entry("IdleStrategy") {
-        None => IdleStrategy::default(),
-        Some(e) => e.value.parse::<IdleStrategy>().map_err(|m| r.err(e, m))?,
+        None => Idle::default(),
+        Some(e) => e
+            .value
+            .parse::<Idle>()
+            .map_err(|m| r.err(e, m.to_string()))?,
     };
     let slow_consumer_action = match r.entry("SlowConsumerAction") {
         None => SlowConsumerAction::Disconnect,

@@ -21,7 +21,6 @@ pub mod config;
 pub mod driver;
 pub mod engine;
 pub mod fix;
-pub mod idle;
 pub mod log;
 
 pub use admin::spawn_admin_server;
@@ -29,5 +28,5 @@ pub use command::{Command, CommandError, EngineHandle, Outcome, Reply};
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};
-pub use idle::{IdleStrategy, Idler};
 pub use log::SessionLog;
+pub use peregrine_agent::{Agent, Idle, IdleStrategy, ParseIdleError};

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use peregrine_engine::config::{resolve_path, ConnectionType, Settings, SlowConsumerAction};
-use peregrine_engine::IdleStrategy;
+use peregrine_engine::Idle;
 
 fn parse(text: &str) -> Result<Settings, String> {
     Settings::parse(text, Path::new("dir/fix44.cfg")).map_err(|e| e.to_string())
@@ -47,7 +47,7 @@ fn defaults_match_quickfix() {
     assert!(s.validation.check_latency);
     assert_eq!(s.validation.max_latency_secs, 120);
     assert_eq!(s.admin_http_port, None);
-    assert_eq!(s.idle_strategy, IdleStrategy::Block);
+    assert_eq!(s.idle_strategy, Idle::block());
     assert_eq!(s.slow_consumer_action, SlowConsumerAction::Disconnect);
 }
 
@@ -104,7 +104,7 @@ fn fixt_and_all_typed_keys() {
     assert_eq!(s.socket_send_buffer_size, Some(65536));
     assert_eq!(s.socket_receive_buffer_size, Some(131072));
     assert!(!s.socket_nodelay);
-    assert_eq!(s.idle_strategy, IdleStrategy::SpinThenYield { spins: 50 });
+    assert_eq!(s.idle_strategy, Idle::spin_then_yield(50));
     assert_eq!(s.max_outbound_queue_bytes, 100_000);
     assert_eq!(
         s.slow_consumer_hard_limit, 400_000,

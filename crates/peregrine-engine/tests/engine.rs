@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 use peregrine_store::StoreError;
 use peregrine_testkit::frame;
@@ -39,7 +39,7 @@ impl Application for Recorder {
 
 fn options() -> EngineOptions {
     EngineOptions {
-        idle: IdleStrategy::BusySpin,
+        idle: Idle::busy_spin(),
         message_logs: true,
         stop_flag: None,
     }
@@ -348,7 +348,7 @@ fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
     assert!(logged_on(&acc));
 }
 
-fn engine_from(text: &str, dir: &Path, name: &str, idle: IdleStrategy) -> Engine<BoxedFixSession> {
+fn engine_from(text: &str, dir: &Path, name: &str, idle: Idle) -> Engine<BoxedFixSession> {
     let settings = Settings::parse(text, &dir.join(name)).unwrap();
     let mut engine = Engine::new(EngineOptions {
         idle,
@@ -383,7 +383,7 @@ fn initiator_fails_over_to_the_next_host() {
          HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
          [SESSION]\nBeginString=FIX.4.4\n"
     );
-    let mut ini = engine_from(&text, dir.path(), "i.cfg", IdleStrategy::BusySpin);
+    let mut ini = engine_from(&text, dir.path(), "i.cfg", Idle::busy_spin());
     pump(
         &mut [&mut acc, &mut ini],
         Duration::from_secs(10),
@@ -406,7 +406,7 @@ fn initiator_fails_over_to_the_next_host() {
 #[test]
 fn every_idle_strategy_runs_a_session() {
     for idle in ["busy-spin", "spin-then-yield:10", "backoff:500", "block"] {
-        let idle: IdleStrategy = idle.parse().unwrap();
+        let idle: Idle = idle.parse().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
                     ResetOnLogon=Y\n[SESSION]\nBeginString=FIX.4.2\n";
@@ -453,7 +453,7 @@ fn many_sessions_on_one_port_and_one_thread() {
             "[SESSION]\nBeginString=FIX.4.4\nTargetCompID=C{i}\n"
         ));
     }
-    let mut acc = engine_from(&acc_text, dir.path(), "a.cfg", IdleStrategy::BusySpin);
+    let mut acc = engine_from(&acc_text, dir.path(), "a.cfg", Idle::busy_spin());
     assert_eq!(acc.listener_addrs().len(), 1, "one listener for all");
     let port = acc.listener_addrs()[0].port();
     let mut ini_text = format!(
@@ -465,7 +465,7 @@ fn many_sessions_on_one_port_and_one_thread() {
             "[SESSION]\nBeginString=FIX.4.4\nSenderCompID=C{i}\n"
         ));
     }
-    let mut ini = engine_from(&ini_text, dir.path(), "i.cfg", IdleStrategy::BusySpin);
+    let mut ini = engine_from(&ini_text, dir.path(), "i.cfg", Idle::busy_spin());
     pump(
         &mut [&mut acc, &mut ini],
         Duration::from_secs(20),
@@ -510,14 +510,14 @@ fn nodelay_and_buffer_sizes_are_applied_on_both_sides() {
     let acc_text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
                     ResetOnLogon=Y\nSocketNodelay=N\nSocketSendBufferSize=6000\nSocketReceiveBufferSize=7000\n\
                     [SESSION]\nBeginString=FIX.4.4\n";
-    let mut acc = engine_from(acc_text, dir.path(), "a.cfg", IdleStrategy::BusySpin);
+    let mut acc = engine_from(acc_text, dir.path(), "a.cfg", Idle::busy_spin());
     let port = acc.listener_addrs()[0].port();
     let ini_text = format!(
         "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
          SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nResetOnLogon=Y\nUseDataDictionary=N\n\
          SocketSendBufferSize=9000\nSocketReceiveBufferSize=10000\n[SESSION]\nBeginString=FIX.4.4\n"
     );
-    let mut ini = engine_from(&ini_text, dir.path(), "i.cfg", IdleStrategy::BusySpin);
+    let mut ini = engine_from(&ini_text, dir.path(), "i.cfg", Idle::busy_spin());
     assert!(
         acc.socket_options("FIX.4.4:ISLD->TW").is_none(),
         "not connected yet"
@@ -561,7 +561,7 @@ fn an_initiator_outside_its_weekly_window_does_not_connect() {
         &text(days[(today + 2) % 7], days[(today + 3) % 7]),
         dir.path(),
         "outside.cfg",
-        IdleStrategy::BusySpin,
+        Idle::busy_spin(),
     );
     let start = Instant::now();
     while start.elapsed() < Duration::from_millis(500) {
@@ -577,7 +577,7 @@ fn an_initiator_outside_its_weekly_window_does_not_connect() {
         &text(days[today], days[(today + 1) % 7]),
         dir.path(),
         "inside.cfg",
-        IdleStrategy::BusySpin,
+        Idle::busy_spin(),
     );
     pump(
         &mut [&mut acc, &mut inside],
@@ -647,12 +647,7 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
         )
     };
     // A wrong password: refused with a Logout, never logged on.
-    let mut wrong = engine_from(
-        &ini_text("guess"),
-        dir.path(),
-        "w.cfg",
-        IdleStrategy::BusySpin,
-    );
+    let mut wrong = engine_from(&ini_text("guess"), dir.path(), "w.cfg", Idle::busy_spin());
     pump(
         &mut [&mut acc, &mut wrong],
         Duration::from_secs(10),
@@ -672,12 +667,7 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
     assert!(log.contains("\x0158=bad credentials\x01"), "{log}");
     drop(wrong);
     // The right one.
-    let mut right = engine_from(
-        &ini_text("secret"),
-        dir.path(),
-        "r.cfg",
-        IdleStrategy::BusySpin,
-    );
+    let mut right = engine_from(&ini_text("secret"), dir.path(), "r.cfg", Idle::busy_spin());
     pump(
         &mut [&mut acc, &mut right],
         Duration::from_secs(10),
@@ -749,7 +739,7 @@ fn an_idle_session_s_store_gets_its_timed_fsync() {
     let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
     let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut engine = Engine::new(EngineOptions {
-        idle: IdleStrategy::Block,
+        idle: Idle::block(),
         message_logs: false,
         stop_flag: None,
     })
@@ -795,7 +785,7 @@ fn a_connection_that_never_logs_on_is_closed_after_logon_timeout() {
     let text =
         "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
                 LogonTimeout=1\n[SESSION]\nBeginString=FIX.4.4\n";
-    let mut acc = engine_from(text, dir.path(), "a.cfg", IdleStrategy::Block);
+    let mut acc = engine_from(text, dir.path(), "a.cfg", Idle::block());
     let addr = acc.listener_addrs()[0];
     // Silent, and half a Logon: both closed, neither bound to the session.
     let mut silent = TcpStream::connect(addr).unwrap();
@@ -830,7 +820,7 @@ fn an_unanswered_initiator_logon_times_out_and_reconnects() {
          SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nReconnectInterval=1\nLogonTimeout=1\n\
          UseDataDictionary=N\nFileLogPath=log\n[SESSION]\nBeginString=FIX.4.4\n"
     );
-    let mut ini = engine_from(&text, dir.path(), "i.cfg", IdleStrategy::Block);
+    let mut ini = engine_from(&text, dir.path(), "i.cfg", Idle::block());
     let mut accepted: Vec<(TcpStream, Vec<u8>)> = Vec::new();
     let start = Instant::now();
     // Two connections, each carrying a Logon, the first closed by the initiator.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, IdleStrategy, Outcome};
+use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, Idle, Outcome};
 use peregrine_session::EchoApp;
 use peregrine_testkit::{message_end, Peer};
 
@@ -39,9 +39,7 @@ fn engine(dir: &Path, extra: &str, store: StoreKind) -> Engine<BoxedFixSession> 
 fn engine_from(text: &str, dir: &Path, store: StoreKind) -> Engine<BoxedFixSession> {
     let settings = Settings::parse(text, &dir.join("a.cfg")).unwrap();
     let mut e = Engine::new(EngineOptions {
-        idle: IdleStrategy::Backoff {
-            max_park: Duration::from_micros(200),
-        },
+        idle: Idle::backoff(Duration::from_micros(200)),
         message_logs: true,
         stop_flag: None,
     })

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
 use peregrine_session::EchoApp;
 use peregrine_testkit::{frame, sending_time};
 
@@ -103,7 +103,7 @@ fn the_listener_recovers_after_running_out_of_descriptors() {
                 TargetCompID=TW\nUseDataDictionary=N\nLogonTimeout=2\n[SESSION]\nBeginString=FIX.4.4\n";
     let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
     let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions {
-        idle: IdleStrategy::Block,
+        idle: Idle::block(),
         message_logs: false,
         stop_flag: None,
     })

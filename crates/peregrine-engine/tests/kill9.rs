@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_testkit::Rng;
 
@@ -84,7 +84,7 @@ fn venue_child_entry_point() {
     let text = venue_cfg(dir, port.parse().unwrap());
     let settings = Settings::parse(&text, &std::path::Path::new(dir).join("venue.cfg")).unwrap();
     let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions {
-        idle: IdleStrategy::Block,
+        idle: Idle::block(),
         message_logs: false,
         stop_flag: None,
     })
@@ -171,9 +171,7 @@ fn every_order_is_answered_once_across_kill_9() {
     let settings = Settings::parse(&text, &dir.path().join("client.cfg")).unwrap();
     let reports: Reports = Arc::default();
     let mut client: Engine<BoxedFixSession> = Engine::new(EngineOptions {
-        idle: IdleStrategy::Backoff {
-            max_park: Duration::from_micros(100),
-        },
+        idle: Idle::backoff(Duration::from_micros(100)),
         message_logs: false,
         stop_flag: None,
     })

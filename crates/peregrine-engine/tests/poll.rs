@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 
 /// Counts echoed orders and remembers the longest Text(58) seen.
@@ -42,7 +42,7 @@ fn engine(
 ) -> Engine<BoxedFixSession> {
     let settings = Settings::parse(text, &dir.join("x.cfg")).unwrap();
     let mut e = Engine::new(EngineOptions {
-        idle: IdleStrategy::BusySpin,
+        idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
     })

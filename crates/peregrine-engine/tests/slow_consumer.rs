@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::config::Settings;
-use peregrine_engine::{DriverEvent, Engine, EngineOptions, IdleStrategy, Nanos, SessionDriver};
+use peregrine_engine::{DriverEvent, Engine, EngineOptions, Idle, Nanos, SessionDriver};
 use peregrine_store::StoreError;
 use peregrine_testkit::frame;
 
@@ -94,9 +94,7 @@ fn engine_with(dir: &Path, action: &str, hard: usize, flood: usize) -> Engine<Fl
     );
     let settings = Settings::parse(&text, &dir.join("a.cfg")).unwrap();
     let mut e = Engine::new(EngineOptions {
-        idle: IdleStrategy::Backoff {
-            max_park: Duration::from_micros(100),
-        },
+        idle: Idle::backoff(Duration::from_micros(100)),
         message_logs: true,
         stop_flag: None,
     })
@@ -202,7 +200,7 @@ fn a_peer_sending_more_than_one_turn_can_read_is_served_completely() {
     let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\n[SESSION]\nBeginString=FIX.4.4\n";
     let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
     let mut e = Engine::new(EngineOptions {
-        idle: IdleStrategy::BusySpin,
+        idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
     })

@@ -11,7 +11,7 @@ use peregrine_bench::alloc::{allocations, is_counting, CountingAllocator};
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 
 #[global_allocator]
@@ -38,7 +38,7 @@ fn engine(
 ) -> Engine<BoxedFixSession> {
     let settings = Settings::parse(text, &dir.join("x.cfg")).unwrap();
     let mut e = Engine::new(EngineOptions {
-        idle: IdleStrategy::BusySpin,
+        idle: Idle::busy_spin(),
         message_logs: true,
         stop_flag: None,
     })

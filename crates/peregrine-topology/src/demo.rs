@@ -9,7 +9,7 @@
 use crate::steps::{steps_json, steps_table, StepHistograms};
 use crate::TopologyConfig;
 use hdrhistogram::Histogram;
-use peregrine_engine::IdleStrategy;
+use peregrine_engine::Idle;
 use peregrine_report::plot::{self, Scale};
 use peregrine_report::progress::Progress;
 use peregrine_report::round_trip::{markdown_table, record_from_histogram};
@@ -24,7 +24,7 @@ pub struct DemoConfig {
     /// Measured round trips.
     pub count: u64,
     /// The idle strategy of every thread on the message path.
-    pub idle: IdleStrategy,
+    pub idle: Idle,
     /// Where the JSON goes (the plot goes beside it, `.svg`).
     pub out: PathBuf,
 }
@@ -36,7 +36,7 @@ impl Default for DemoConfig {
         DemoConfig {
             warmup: 10_000,
             count: 100_000,
-            idle: IdleStrategy::SpinThenYield { spins: 100 },
+            idle: Idle::spin_then_yield(100),
             out: peregrine_report::repo_root().join("target/bench-results/topology.json"),
         }
     }
@@ -55,7 +55,7 @@ pub struct MeasuredRun {
     pub allocations: Option<u64>,
 }
 
-fn topology_config(warmup: u64, count: u64, idle: IdleStrategy) -> TopologyConfig {
+fn topology_config(warmup: u64, count: u64, idle: Idle) -> TopologyConfig {
     TopologyConfig {
         warmup,
         count,
@@ -72,7 +72,7 @@ fn topology_config(warmup: u64, count: u64, idle: IdleStrategy) -> TopologyConfi
 pub fn measured_run(
     warmup: u64,
     count: u64,
-    idle: IdleStrategy,
+    idle: Idle,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<MeasuredRun, String> {
     let cfg = topology_config(warmup, count, idle);
@@ -164,7 +164,7 @@ mod tests {
     fn defaults_are_make_runs() {
         let c = DemoConfig::default();
         assert_eq!((c.warmup, c.count), (10_000, 100_000));
-        assert_eq!(c.idle, IdleStrategy::SpinThenYield { spins: 100 });
+        assert_eq!(c.idle, Idle::spin_then_yield(100));
         assert!(c.out.ends_with("target/bench-results/topology.json"));
     }
 }

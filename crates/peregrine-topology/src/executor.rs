@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use peregrine_aeron::messages::NewOrder;
 use peregrine_aeron::{BusySpin, Publisher, Subscriber};
-use peregrine_engine::Idler;
+use peregrine_engine::{Idle, IdleStrategy};
 
 use crate::steps::{point, Stamps};
 
@@ -78,16 +78,12 @@ impl Executor {
     /// Runs until `running` is cleared, or `limit` orders are filled (if given).
     pub fn run(
         &mut self,
-        idle: &mut Idler,
+        idle: &mut Idle,
         running: &AtomicBool,
         limit: Option<u64>,
     ) -> crate::Result<ExecutorCounters> {
         while running.load(Ordering::Relaxed) && limit.map_or(true, |l| self.counters.filled < l) {
-            if self.turn()? > 0 {
-                idle.reset();
-            } else {
-                idle.after_idle_poll();
-            }
+            idle.idle(self.turn()?);
         }
         Ok(self.counters)
     }

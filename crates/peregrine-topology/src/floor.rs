@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use peregrine_aeron::{BusySpin, DriverConfig, MediaDriver, SpinThenYield};
-use peregrine_engine::{IdleStrategy, Idler};
+use peregrine_engine::{Idle, IdleStrategy};
 
 use crate::samples::WireBytes;
 use crate::steps::{new_histogram, point, Stamps, StepHistograms};
@@ -33,7 +33,7 @@ pub struct FloorConfig {
     /// Measured round trips.
     pub count: u64,
     /// Idle strategy of the three loops.
-    pub idle: IdleStrategy,
+    pub idle: Idle,
     /// The bytes that cross each hop.
     pub bytes: WireBytes,
     /// Longest wait for anything.
@@ -47,7 +47,7 @@ impl Default for FloorConfig {
         FloorConfig {
             warmup: 10_000,
             count: 100_000,
-            idle: IdleStrategy::SpinThenYield { spins: 100 },
+            idle: Idle::spin_then_yield(100),
             bytes: crate::samples::wire_bytes(),
             timeout: Duration::from_secs(20),
             steps: true,
@@ -202,7 +202,7 @@ fn gateway(
     let nos_len = cfg.bytes.fix_nos.len();
     let mut buf = vec![0u8; 64 * 1024];
     let mut have = 0usize;
-    let mut idle = Idler::new(cfg.idle);
+    let mut idle = cfg.idle.fresh();
     let mut failure = None;
     while running.load(Ordering::Relaxed) {
         let mut work = false;
@@ -252,11 +252,7 @@ fn gateway(
             return Err(e);
         }
         work |= n > 0;
-        if work {
-            idle.reset();
-        } else {
-            idle.after_idle_poll();
-        }
+        idle.idle(usize::from(work));
     }
     drop(orders);
     drop(reports);
@@ -280,7 +276,7 @@ fn executor(
     let mut reports = client
         .publisher(&peregrine_aeron::Channel::ipc(), REPORTS_STREAM)
         .map_err(|e| Error::at("floor reports", e))?;
-    let mut idle = Idler::new(cfg.idle);
+    let mut idle = cfg.idle.fresh();
     let mut failure = None;
     while running.load(Ordering::Relaxed) {
         let n = orders
@@ -300,11 +296,7 @@ fn executor(
         if let Some(e) = failure.take() {
             return Err(e);
         }
-        if n > 0 {
-            idle.reset();
-        } else {
-            idle.after_idle_poll();
-        }
+        idle.idle(usize::from(n > 0));
     }
     drop(orders);
     drop(reports);
@@ -324,7 +316,7 @@ fn venue(
     let mut buf = vec![0u8; 64 * 1024];
     let mut rtt = new_histogram();
     let mut steps = StepHistograms::default();
-    let mut idle = Idler::new(cfg.idle);
+    let mut idle = cfg.idle.fresh();
     let patience = cfg.timeout.as_nanos() as u64;
     let mut wall_start = crate::clock::now();
     for i in 0..cfg.warmup + cfg.count {
@@ -347,7 +339,7 @@ fn venue(
             if got == Got::Bytes {
                 idle.reset();
             } else {
-                idle.after_idle_poll();
+                idle.idle(0);
                 idle_polls = idle_polls.wrapping_add(1);
                 // As the topology's venue: the clock is read now and then only.
                 if idle_polls % 1024 == 0 && crate::clock::now() - t0 > patience {

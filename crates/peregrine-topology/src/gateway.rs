@@ -15,7 +15,7 @@ use peregrine_aeron::{BusySpin, Publisher, Subscriber};
 use peregrine_codec::value::{parse_decimal, parse_timestamp};
 use peregrine_codec::MessageView;
 use peregrine_engine::fix::FixSession;
-use peregrine_engine::{DriverEvent, Engine, Idler, Nanos, SessionDriver};
+use peregrine_engine::{DriverEvent, Engine, Idle, IdleStrategy, Nanos, SessionDriver};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::{MessageStore, StoreError};
 
@@ -354,13 +354,9 @@ impl<S: MessageStore> Gateway<S> {
 
     /// Runs [`turn`](Self::turn) with `idle` until `running` is cleared, then shuts the
     /// engine down (Logout on every session).
-    pub fn run(&mut self, idle: &mut Idler, running: &AtomicBool) -> crate::Result<()> {
+    pub fn run(&mut self, idle: &mut Idle, running: &AtomicBool) -> crate::Result<()> {
         while running.load(Ordering::Relaxed) {
-            if self.turn()? {
-                idle.reset();
-            } else {
-                idle.after_idle_poll();
-            }
+            idle.idle(usize::from(self.turn()?));
         }
         self.engine
             .shutdown()

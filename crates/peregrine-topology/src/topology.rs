@@ -16,7 +16,7 @@ use peregrine_aeron::{
 };
 use peregrine_engine::config::{SessionSettings, Settings};
 use peregrine_engine::fix::{self, FixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, IdleStrategy, Idler};
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle, IdleStrategy};
 use peregrine_session::Session;
 use peregrine_store::{MemoryStore, MessageStore};
 
@@ -71,7 +71,7 @@ pub struct TopologyConfig {
     /// Measured round trips.
     pub count: u64,
     /// What each part's loop does when idle (not `block`: the loops poll two transports).
-    pub idle: IdleStrategy,
+    pub idle: Idle,
     /// The sessions' message store.
     pub store: StoreKind,
     /// The file store's directory (a fresh temporary one when `None`).
@@ -103,7 +103,7 @@ impl Default for TopologyConfig {
         TopologyConfig {
             warmup: 10_000,
             count: 100_000,
-            idle: IdleStrategy::SpinThenYield { spins: 100 },
+            idle: Idle::spin_then_yield(100),
             store: StoreKind::Memory,
             store_dir: None,
             store_sync: "always".into(),
@@ -245,7 +245,7 @@ fn session_settings(text: &str) -> Result<SessionSettings> {
 fn engine_options() -> EngineOptions {
     // The part's own loop idles (it polls Aeron too); the engine never waits.
     EngineOptions {
-        idle: IdleStrategy::BusySpin,
+        idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
     }
@@ -330,14 +330,10 @@ fn gateway_thread(
     };
     let addr = gw.engine.listener_addrs()[0];
     let _ = ready.send(Ok(addr));
-    let mut idle = Idler::new(cfg.idle);
+    let mut idle = cfg.idle.fresh();
     let mut seq = (0, 0);
     while running.load(Ordering::Relaxed) {
-        if gw.turn()? {
-            idle.reset();
-        } else {
-            idle.after_idle_poll();
-        }
+        idle.idle(usize::from(gw.turn()?));
     }
     if let Some(s) = gw.engine.sessions().first() {
         seq = (s.next_sender_seq, s.next_target_seq);
@@ -381,7 +377,7 @@ fn venue_thread(
         state,
         stamps,
     };
-    let mut idle = Idler::new(cfg.idle);
+    let mut idle = cfg.idle.fresh();
     venue.logon(&mut idle, cfg.timeout)?;
     let result = venue.run(
         cfg.warmup,
@@ -428,7 +424,7 @@ fn executor_thread(
     } else {
         None
     };
-    let r = ex.run(&mut Idler::new(cfg.idle), running, limit);
+    let r = ex.run(&mut cfg.idle.fresh(), running, limit);
     drop(ex);
     drop(client);
     r
@@ -442,7 +438,7 @@ fn join<T>(h: std::thread::JoinHandle<Result<T>>, what: &str) -> Result<T> {
 /// Runs the topology (the parts `cfg.part` names) and returns what it measured.
 /// `progress(done, total)` is called about every 100 ms from the calling thread.
 pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<RunResult> {
-    if cfg.idle == IdleStrategy::Block {
+    if cfg.idle.is_block() {
         return Err(Error(
             "idle strategy `block` does not fit: every part polls two transports".into(),
         ));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use peregrine_codec::MessageView;
 use peregrine_engine::fix::FixSession;
-use peregrine_engine::{Engine, Idler};
+use peregrine_engine::{Engine, Idle, IdleStrategy};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::MessageStore;
 
@@ -133,18 +133,14 @@ impl<S: MessageStore> std::fmt::Debug for Venue<S> {
 
 impl<S: MessageStore> Venue<S> {
     /// Turns the engine until the session is logged on (at most `timeout`).
-    pub fn logon(&mut self, idle: &mut Idler, timeout: Duration) -> crate::Result<()> {
+    pub fn logon(&mut self, idle: &mut Idle, timeout: Duration) -> crate::Result<()> {
         let deadline = crate::clock::now() + timeout.as_nanos() as u64;
         while !self.engine.sessions().first().is_some_and(|s| s.logged_on) {
             let work = self
                 .engine
                 .turn()
                 .map_err(|e| crate::Error::at("venue engine", e))?;
-            if work {
-                idle.reset();
-            } else {
-                idle.after_idle_poll();
-            }
+            idle.idle(usize::from(work));
             if crate::clock::now() > deadline {
                 return Err(crate::Error("venue: no logon within the timeout".into()));
             }
@@ -159,7 +155,7 @@ impl<S: MessageStore> Venue<S> {
         &mut self,
         warmup: u64,
         count: u64,
-        idle: &mut Idler,
+        idle: &mut Idle,
         timeout: Duration,
         done: &AtomicU64,
         allocations: Option<fn() -> u64>,
@@ -200,7 +196,7 @@ impl<S: MessageStore> Venue<S> {
                 if work {
                     idle.reset();
                 } else {
-                    idle.after_idle_poll();
+                    idle.idle(0);
                     idle_polls = idle_polls.wrapping_add(1);
                     // The clock is read now and then only: it costs as much as a poll.
                     if idle_polls % 1024 == 0 && crate::clock::now() - t0 > patience {

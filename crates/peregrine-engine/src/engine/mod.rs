@@ -30,8 +30,8 @@ use crate::admin::json_escape;
 use crate::command::{EngineHandle, Request};
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
-use crate::idle::{IdleStrategy, Idler};
 use crate::log::{RateLimit, SessionLog};
+use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
 
 const SEC: Nanos = 1_000_000_000;
 /// The most one `read` takes in (the reactor's one read buffer).
@@ -43,7 +43,7 @@ const POLLS_PER_HOUSEKEEPING: u32 = 16;
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
     /// How the reactor waits when there is no work.
-    pub idle: IdleStrategy,
+    pub idle: Idle,
     /// Write the per-session message and event logs (under each session's
     /// `FileLogPath`, when it has one).
     pub message_logs: bool,
@@ -54,7 +54,7 @@ pub struct EngineOptions {
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
-            idle: IdleStrategy::Block,
+            idle: Idle::default(),
             message_logs: true,
             stop_flag: None,
         }
@@ -141,7 +141,8 @@ pub struct Engine<D: SessionDriver> {
     /// qualifier or address).
     routes: HashMap<(String, String, String), Vec<SessionKey>>,
     options: EngineOptions,
-    idler: Idler,
+    /// The idle strategy [`turn`](Engine::turn) uses.
+    idle: Idle,
     read_buf: Vec<u8>,
     /// Connections that still had data when their read budget ran out.
     ready: Vec<ids::ConnectionKey>,
@@ -183,7 +184,7 @@ impl<D: SessionDriver> Engine<D> {
             connections: Connections::default(),
             sessions: Sessions::default(),
             routes: HashMap::new(),
-            idler: Idler::new(options.idle),
+            idle: options.idle.fresh(),
             options,
             read_buf: vec![0; READ_CHUNK],
             ready: Vec::new(),
@@ -358,35 +359,37 @@ impl<D: SessionDriver> Engine<D> {
                 .is_some_and(|f| f.load(Ordering::Relaxed))
     }
 
-    /// Runs until a stop is requested, then shuts down gracefully.
+    /// Runs until a stop is requested, then shuts down gracefully: the engine
+    /// as an [`Agent`] under its [`EngineOptions::idle`] strategy.
     pub fn run(&mut self) -> io::Result<()> {
-        while !self.stop_requested() {
-            self.turn()?;
-        }
-        self.shutdown()
+        let mut idle = self.options.idle.fresh();
+        run_agent(self, &mut idle, &AtomicBool::new(true))
     }
 
     /// One iteration of the reactor: poll (waiting as the idle strategy says),
-    /// handle readiness, commands, timers and reconnects. Returns whether
-    /// anything happened.
+    /// handle readiness, commands, timers and reconnects, then idle if nothing
+    /// happened. Returns whether anything happened.
     pub fn turn(&mut self) -> io::Result<bool> {
-        let now = now_nanos();
-        let until_timer = self
-            .next_timer()
-            .map(|t| Duration::from_nanos(t.saturating_sub(now).max(0) as u64));
+        let work = self.work(self.idle.max_wait())?;
+        self.idle.idle(work);
+        Ok(work > 0)
+    }
+
+    /// One duty cycle: the sockets (waiting for readiness up to `may_wait`,
+    /// or the next timer if sooner), then housekeeping.
+    fn work(&mut self, may_wait: Duration) -> io::Result<usize> {
         let timeout = if self.ready.is_empty() {
-            self.idler.poll_timeout(until_timer)
+            let now = now_nanos();
+            let until_timer = self
+                .next_timer()
+                .map(|t| Duration::from_nanos(t.saturating_sub(now).max(0) as u64));
+            until_timer.map_or(may_wait, |t| t.min(may_wait))
         } else {
             Duration::ZERO
         };
         let mut work = self.io(timeout)?;
         work |= self.housekeeping();
-        if work {
-            self.idler.reset();
-        } else {
-            self.idler.after_idle_poll();
-        }
-        Ok(work)
+        Ok(usize::from(work))
     }
 
     /// One pass that never waits and never idles, for a caller that runs its own loop
@@ -402,5 +405,29 @@ impl<D: SessionDriver> Engine<D> {
             work |= self.housekeeping();
         }
         Ok(work)
+    }
+}
+
+/// The engine is an [`Agent`]: [`AgentRunner`](peregrine_agent::AgentRunner)
+/// can run it on a thread of its own, and [`Engine::run`] runs it on the
+/// calling one. Its cycles wait in `epoll` under [`Idle::Block`]; it is done
+/// once a stop is requested, and closing it logs every session out.
+impl<D: SessionDriver> Agent for Engine<D> {
+    type Error = io::Error;
+
+    fn do_work(&mut self, may_wait: Duration) -> io::Result<usize> {
+        self.work(may_wait)
+    }
+
+    fn role_name(&self) -> &str {
+        "peregrine-engine"
+    }
+
+    fn on_close(&mut self) -> io::Result<()> {
+        self.shutdown()
+    }
+
+    fn is_done(&self) -> bool {
+        self.stop_requested()
     }
 }

@@ -56,7 +56,9 @@ fn run() -> Result<(), String> {
         cfg.warmup = n;
     }
     if let Some(i) = value(&args, "--idle") {
-        cfg.idle = i.parse()?;
+        cfg.idle = i
+            .parse()
+            .map_err(|e: peregrine_engine::ParseIdleError| e.to_string())?;
     }
     // Validate both sessions' messages against a FIX.4.4 data dictionary.
     cfg.dictionary = value(&args, "--dictionary").map(std::path::PathBuf::from);
