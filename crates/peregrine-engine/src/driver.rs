@@ -2,6 +2,7 @@
 //! `peregrine-session` together with its application, seen through one trait
 //! so the engine can own many of them and tests can drive it with stand-ins.
 
+use peregrine_session::DisconnectReason;
 use peregrine_store::StoreError;
 
 /// Nanoseconds since the Unix epoch, UTC (the session crate's `Nanos`).
@@ -15,8 +16,8 @@ pub enum DriverEvent {
     /// The session logged out.
     LoggedOut,
     /// The engine must flush what is pending, close the connection and call
-    /// [`SessionDriver::on_disconnected`]; the text says why.
-    Disconnect(String),
+    /// [`SessionDriver::on_disconnected`], for this reason.
+    Disconnect(DisconnectReason),
     /// Something the operator must see (store failure, lost data): always
     /// logged, at warning level.
     Warning(String),

@@ -282,7 +282,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         Some(match self.session.poll_event()? {
             SessionEvent::LoggedOn => DriverEvent::LoggedOn,
             SessionEvent::LoggedOut => DriverEvent::LoggedOut,
-            SessionEvent::Disconnect(reason) => DriverEvent::Disconnect(format!("{reason:?}")),
+            SessionEvent::Disconnect(reason) => DriverEvent::Disconnect(reason),
             SessionEvent::StoreFailed => {
                 DriverEvent::Warning("the store failed: what is not committed is not sent".into())
             }

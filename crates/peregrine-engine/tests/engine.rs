@@ -847,5 +847,11 @@ fn an_unanswered_initiator_logon_times_out_and_reconnects() {
     }
     assert!(accepted[0].1.windows(5).any(|w| w == b"\x0135=A"));
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-TW-ISLD.event.log")).unwrap();
-    assert!(events.contains("disconnected: LogonTimeout"), "{events}");
+    assert!(
+        events.contains(&format!(
+            "disconnected: {}",
+            peregrine_session::DisconnectReason::LogonTimeout
+        )),
+        "{events}"
+    );
 }

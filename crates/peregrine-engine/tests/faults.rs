@@ -14,7 +14,7 @@ use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, Idle, Outcome};
-use peregrine_session::EchoApp;
+use peregrine_session::{DisconnectReason, EchoApp};
 use peregrine_testkit::{message_end, Peer};
 
 #[global_allocator]
@@ -631,8 +631,10 @@ fn flagging_a_slow_consumer_has_a_hard_ceiling() {
     // The session holds the ceiling itself (a message past it is stored, not
     // queued) and asks to be disconnected; the engine's check is the backstop.
     assert!(
-        events.contains("disconnected: OutboundQueueFull")
-            || events.contains("over SlowConsumerHardLimit (262144)"),
+        events.contains(&format!(
+            "disconnected: {}",
+            DisconnectReason::OutboundQueueFull
+        )) || events.contains("over SlowConsumerHardLimit (262144)"),
         "{events}"
     );
 }

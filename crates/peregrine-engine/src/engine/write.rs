@@ -22,7 +22,7 @@ impl<D: SessionDriver> Engine<D> {
                 DriverEvent::Disconnect(why) => {
                     self.flush(id, now);
                     match self.sessions[id].connection {
-                        Some(key) => self.close_connection(key, &why, now),
+                        Some(key) => self.close_connection(key, &why.to_string(), now),
                         // Nothing to close: let the session finish its transition.
                         None => self.sessions[id].driver.on_disconnected(now),
                     }

@@ -57,6 +57,40 @@ pub enum DisconnectReason {
     StoreFailure,
 }
 
+impl std::fmt::Display for DisconnectReason {
+    /// What an event log says.
+    ///
+    /// ```
+    /// use peregrine_session::DisconnectReason;
+    /// assert_eq!(DisconnectReason::LogonTimeout.to_string(), "no Logon within LogonTimeout");
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DisconnectReason::Logout => "logged out",
+            DisconnectReason::LogoutTimeout => "our Logout was not answered within LogoutTimeout",
+            DisconnectReason::LogonTimeout => "no Logon within LogonTimeout",
+            DisconnectReason::HeartbeatTimeout => "nothing received for 2.4 heartbeat intervals",
+            DisconnectReason::InvalidLogon => "the first message was not a valid Logon",
+            DisconnectReason::InvalidState => "a message the session's state does not allow",
+            DisconnectReason::SeqNumTooLow => "MsgSeqNum too low",
+            DisconnectReason::LogonRejected => "the application refused the Logon",
+            DisconnectReason::NextExpectedTooHigh => {
+                "NextExpectedMsgSeqNum higher than our next MsgSeqNum"
+            }
+            DisconnectReason::OutsideSchedule => "outside the session's hours",
+            DisconnectReason::Requested => "logout requested while not logged on",
+            DisconnectReason::LogonTooLarge => "more than MaxLogonMessageSize before the Logon",
+            DisconnectReason::InboundQueueFull => {
+                "the messages held for a gap reached MaxInboundQueueBytes"
+            }
+            DisconnectReason::OutboundQueueFull => {
+                "the outbound queue reached MaxOutboundQueueBytes (the peer does not read)"
+            }
+            DisconnectReason::StoreFailure => "the store could not commit",
+        })
+    }
+}
+
 /// Something the engine or the operator may want to know, polled with
 /// [`Session::poll_event`]. Only [`SessionEvent::Disconnect`] requires action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
