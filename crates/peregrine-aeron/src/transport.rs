@@ -1083,6 +1083,12 @@ impl Subscriber {
     ///
     /// [`TransportError::Aeron`] when Aeron's poll fails, which happens only when the
     /// subscription is no longer usable (the client or driver has closed it).
+    ///
+    /// # Panics
+    ///
+    /// When `handler` panics: `rusteron` carries the panic across Aeron's C code to the
+    /// caller of `poll`. The next poll starts from Aeron's last committed position, so
+    /// messages this poll had handed over may be handed over again.
     #[inline]
     pub fn poll<F: FnMut(&[u8])>(
         &mut self,
