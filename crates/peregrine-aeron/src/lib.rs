@@ -22,13 +22,17 @@
 //!
 //! # Example
 //!
-//! ```no_run
+//! ```
 //! use peregrine_aeron::messages::*;
 //! use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
 //! use std::time::Duration;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let client = AeronClient::embedded(&DriverConfig::default())?;
+//! # let config = DriverConfig { sparse_terms: true, ..DriverConfig::default() };
+//! # /*
+//! let config = DriverConfig::default();
+//! # */
+//! let client = AeronClient::embedded(&config)?;
 //! let mut orders = client.subscriber(&Channel::ipc(), 10)?;
 //! let mut gateway = client.publisher(&Channel::ipc(), 10)?;
 //! gateway.wait_connected(&mut BusySpin, Duration::from_secs(5))?;
@@ -54,6 +58,7 @@
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
+#![warn(clippy::missing_errors_doc)]
 
 pub mod idle;
 pub mod messages;

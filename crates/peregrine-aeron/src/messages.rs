@@ -15,6 +15,40 @@
 //! [`Decimal64`] (`mantissa × 10^exponent`, exactly FIX's text); ClOrdID, Symbol and
 //! Account are NUL-padded fixed-length ASCII ([`pack`] / [`unpack`]); OrderID and ExecID
 //! are `u64`; times are `u64` nanoseconds since the Unix epoch.
+//!
+//! # Example
+//!
+//! Encode an order into a buffer and decode it again, as the executor does with what it
+//! polls from Aeron:
+//!
+//! ```
+//! use peregrine_aeron::messages::*;
+//!
+//! let order = NewOrder {
+//!     session_id: 7,
+//!     transact_time: 1_700_000_000_000_000_000,
+//!     price: Decimal64::new(15025, -2), // 150.25
+//!     order_qty: Decimal64::new(100, 0),
+//!     cl_ord_id: pack(b"ORD-1").unwrap(),
+//!     symbol: pack(b"MSFT").unwrap(),
+//!     account: [0; ACCOUNT_LEN],
+//!     side: Side::Buy,
+//!     ord_type: OrdType::Limit,
+//!     time_in_force: TimeInForce::Day,
+//! };
+//! let mut buf = [0u8; 256];
+//! let len = order.encode(&mut buf)?;
+//! assert_eq!(len, order.encoded_len());
+//!
+//! match Message::decode(&buf[..len])? {
+//!     Message::NewOrder(o) => {
+//!         assert_eq!(o, order);
+//!         assert_eq!(unpack(&o.symbol), b"MSFT");
+//!     }
+//!     other => panic!("expected a NewOrder, got {other:?}"),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use peregrine_codec::value::Decimal;
 use peregrine_sbe::decimal_64_codec::{Decimal64Decoder, Decimal64Encoder};
@@ -32,13 +66,52 @@ use peregrine_sbe::order_cancel_request_codec::{
 };
 use peregrine_sbe::{Encoder as _, ReadBuf, Reader, WriteBuf, Writer};
 
+/// CxlRejReason (102), as a `u8` on the wire: `TooLateToCancel` (0), `UnknownOrder` (1),
+/// `BrokerOption` (2), `AlreadyPendingCancelOrReplace` (3), `DuplicateClOrdId` (6),
+/// `Other` (99). `NullVal` is no valid value: decoding refuses it.
+#[doc(inline)]
 pub use peregrine_sbe::cxl_rej_reason::CxlRejReason;
+/// CxlRejResponseTo (434), the FIX character on the wire: `OrderCancelRequest` ('1'),
+/// `OrderCancelReplaceRequest` ('2'). `NullVal` is no valid value: decoding refuses it.
+#[doc(inline)]
 pub use peregrine_sbe::cxl_rej_response_to::CxlRejResponseTo;
+/// ExecType (150), the FIX character on the wire: `New` ('0'), `Canceled` ('4'),
+/// `Replaced` ('5'), `PendingCancel` ('6'), `Rejected` ('8'), `PendingNew` ('A'),
+/// `Expired` ('C'), `PendingReplace` ('E'), `Trade` ('F'). `NullVal` is no valid value:
+/// decoding refuses it.
+#[doc(inline)]
 pub use peregrine_sbe::exec_type::ExecType;
+/// OrdRejReason (103), as a `u8` on the wire: `BrokerOption` (0), `UnknownSymbol` (1),
+/// `ExchangeClosed` (2), `OrderExceedsLimit` (3), `TooLateToEnter` (4), `UnknownOrder` (5),
+/// `DuplicateOrder` (6), `Other` (99). `NullVal` (255) means "not a reject".
+#[doc(inline)]
 pub use peregrine_sbe::ord_rej_reason::OrdRejReason;
+/// OrdStatus (39), the FIX character on the wire: `New` ('0'), `PartiallyFilled` ('1'),
+/// `Filled` ('2'), `Canceled` ('4'), `Replaced` ('5'), `PendingCancel` ('6'), `Rejected`
+/// ('8'), `PendingNew` ('A'), `Expired` ('C'), `PendingReplace` ('E'). `NullVal` is no
+/// valid value: decoding refuses it.
+#[doc(inline)]
 pub use peregrine_sbe::ord_status::OrdStatus;
+/// OrdType (40), the FIX character on the wire: `Market` ('1'), `Limit` ('2'), `Stop`
+/// ('3'), `StopLimit` ('4'). `NullVal` is no valid value: decoding refuses it.
+#[doc(inline)]
 pub use peregrine_sbe::ord_type::OrdType;
+/// Side (54), the FIX character on the wire: `Buy` ('1'), `Sell` ('2'), `SellShort` ('5'),
+/// `SellShortExempt` ('6'). `NullVal` is no valid value: decoding refuses it.
+///
+/// ```
+/// use peregrine_aeron::messages::Side;
+/// // The discriminant is the FIX value, so the gateway copies tag 54 as it is.
+/// assert_eq!(u8::from(Side::Buy), b'1');
+/// assert_eq!(Side::from(b'2'), Side::Sell);
+/// assert_eq!(Side::from(b'x'), Side::NullVal);
+/// ```
+#[doc(inline)]
 pub use peregrine_sbe::side::Side;
+/// TimeInForce (59), the FIX character on the wire: `Day` ('0'), `GoodTillCancel` ('1'),
+/// `ImmediateOrCancel` ('3'), `FillOrKill` ('4'). `NullVal` is no valid value: decoding
+/// refuses it.
+#[doc(inline)]
 pub use peregrine_sbe::time_in_force::TimeInForce;
 
 /// The schema id in every message header (`orders.xml`).
@@ -66,6 +139,16 @@ pub type Account = [u8; ACCOUNT_LEN];
 
 /// Pad `value` with NULs to a fixed-length field; `None` if it does not fit. A value that
 /// itself contains NUL would not survive [`unpack`], so it is refused too.
+///
+/// ```
+/// use peregrine_aeron::messages::{pack, unpack, Symbol};
+///
+/// let symbol: Symbol = pack(b"MSFT").unwrap();
+/// assert_eq!(&symbol[..5], b"MSFT\0");
+/// assert_eq!(unpack(&symbol), b"MSFT");
+/// assert_eq!(pack::<4>(b"TOO-LONG"), None);
+/// assert_eq!(pack::<8>(b"A\0B"), None);
+/// ```
 #[inline]
 pub fn pack<const N: usize>(value: &[u8]) -> Option<[u8; N]> {
     if value.len() > N || value.contains(&0) {
@@ -77,6 +160,14 @@ pub fn pack<const N: usize>(value: &[u8]) -> Option<[u8; N]> {
 }
 
 /// The text of a NUL-padded fixed-length field (everything before the first NUL).
+///
+/// ```
+/// use peregrine_aeron::messages::unpack;
+///
+/// assert_eq!(unpack(b"ORD-1\0\0\0"), b"ORD-1");
+/// assert_eq!(unpack(b"FULL"), b"FULL"); // no padding: the whole field
+/// assert_eq!(unpack(&[0u8; 16]), b""); // an absent Account
+/// ```
 #[inline]
 pub fn unpack(field: &[u8]) -> &[u8] {
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
@@ -88,6 +179,21 @@ pub fn unpack(field: &[u8]) -> &[u8] {
 /// FIX decimals convert exactly: `150.25` is `{ mantissa: 15025, exponent: -2 }`, which is
 /// [`peregrine_codec::value::Decimal`] `{ mantissa: 15025, scale: 2 }`. [`Decimal64::NULL`]
 /// (mantissa `i64::MIN`) stands for "absent", e.g. the price of a market order.
+///
+/// ```
+/// use peregrine_aeron::messages::Decimal64;
+/// use peregrine_codec::value::Decimal;
+///
+/// let px = Decimal64::new(15025, -2); // 150.25
+/// assert_eq!(px.to_decimal(), Some(Decimal::new(15025, 2)));
+/// assert_eq!(Decimal64::from_decimal(Decimal::new(15025, 2)), Some(px));
+///
+/// // A positive exponent is multiplied out: 12 × 10^3 is 12000 with no decimals.
+/// assert_eq!(Decimal64::new(12, 3).to_decimal(), Some(Decimal::new(12_000, 0)));
+/// // The price of a market order.
+/// assert!(Decimal64::NULL.is_null());
+/// assert_eq!(Decimal64::NULL.to_decimal(), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Decimal64 {
     /// The digits as an integer.
@@ -144,7 +250,18 @@ impl Decimal64 {
     }
 }
 
-/// Why a message could not be encoded.
+/// Why a message could not be encoded. Nothing was written when encoding fails.
+///
+/// ```
+/// use peregrine_aeron::messages::{Encode, EncodeError};
+///
+/// let relayed: &[u8] = b"0123456789";
+/// let mut small = [0u8; 4];
+/// assert_eq!(
+///     relayed.encode(&mut small),
+///     Err(EncodeError::BufferTooSmall { needed: 10, available: 4 })
+/// );
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EncodeError {
     /// The destination is shorter than [`Encode::encoded_len`].
@@ -174,6 +291,20 @@ impl std::fmt::Display for EncodeError {
 impl std::error::Error for EncodeError {}
 
 /// Why a buffer is not a valid message of this schema.
+///
+/// Decoding checks before it reads, so any bytes at all (a short read, another
+/// schema's message, garbage) give an error, never a panic:
+///
+/// ```
+/// use peregrine_aeron::messages::{DecodeError, Message, HEADER_LEN};
+///
+/// assert_eq!(
+///     Message::decode(&[1, 2, 3]),
+///     Err(DecodeError::Truncated { needed: HEADER_LEN, available: 3 })
+/// );
+/// // A header naming schema 0x0101.
+/// assert_eq!(Message::decode(&[1; 64]), Err(DecodeError::WrongSchema { schema_id: 0x0101 }));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeError {
     /// The buffer ends before the header, the block or a text field does.
@@ -244,11 +375,49 @@ impl std::error::Error for DecodeError {}
 
 /// Something that encodes into any buffer of at least
 /// [`encoded_len`](Encode::encoded_len) bytes: every message, and [`Message`].
+///
+/// [`Publisher::publish`](crate::Publisher::publish) takes any `Encode`: it asks for the
+/// length first, claims that much of the term buffer, and encodes into the claim.
+/// Already-encoded bytes (`[u8]`) are `Encode` too, copied as they are.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// let cancel = OrderCancelRequest {
+///     session_id: 7,
+///     order_id: 0,
+///     transact_time: 1_700_000_000_000_000_000,
+///     order_qty: Decimal64::NULL,
+///     cl_ord_id: pack(b"ORD-2").unwrap(),
+///     orig_cl_ord_id: pack(b"ORD-1").unwrap(),
+///     symbol: pack(b"MSFT").unwrap(),
+///     side: Side::Buy,
+/// };
+/// let mut buf = vec![0u8; cancel.encoded_len()];
+/// assert_eq!(cancel.encode(&mut buf)?, buf.len());
+///
+/// // One byte short is an error, not a panic.
+/// let mut short = vec![0u8; cancel.encoded_len() - 1];
+/// assert!(matches!(cancel.encode(&mut short), Err(EncodeError::BufferTooSmall { .. })));
+///
+/// // Relaying bytes that are already encoded.
+/// let mut copy = vec![0u8; buf.len()];
+/// assert_eq!(buf[..].encode(&mut copy)?, buf.len());
+/// assert_eq!(copy, buf);
+/// # Ok::<(), EncodeError>(())
+/// ```
 pub trait Encode {
     /// The exact length [`encode`](Encode::encode) writes, header included.
     fn encoded_len(&self) -> usize;
 
-    /// Write header and body at the start of `buf`; returns the length written.
+    /// Write header and body at the start of `buf`; returns the length written
+    /// (exactly [`encoded_len`](Encode::encoded_len) for the messages of this crate).
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::BufferTooSmall`] when `buf` is shorter than `encoded_len()`;
+    /// [`EncodeError::TextTooLong`] when a text field is too long for its length prefix.
+    /// Nothing is written in either case.
     fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError>;
 }
 
@@ -268,8 +437,15 @@ impl Encode for [u8] {
 }
 
 /// One message type of the schema.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// // Each message has its own template id, the one the header carries.
+/// assert_ne!(NewOrder::TEMPLATE_ID, ExecutionReport::TEMPLATE_ID);
+/// ```
 pub trait SbeMessage: Encode {
-    /// The schema template id.
+    /// The schema template id (`id` of the `sbe:message` in `orders.xml`).
     const TEMPLATE_ID: u16;
 }
 
@@ -395,6 +571,29 @@ macro_rules! required {
 // --- NewOrder ---------------------------------------------------------------------------
 
 /// A new order (FIX NewOrderSingle, 35=D), gateway to executor.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// let order = NewOrder {
+///     session_id: 7,
+///     transact_time: 1_700_000_000_000_000_000,
+///     price: Decimal64::NULL, // a market order has no price
+///     order_qty: Decimal64::new(250, 0),
+///     cl_ord_id: pack(b"ORD-1").unwrap(),
+///     symbol: pack(b"MSFT").unwrap(),
+///     account: pack(b"ACC-9").unwrap(),
+///     side: Side::Sell,
+///     ord_type: OrdType::Market,
+///     time_in_force: TimeInForce::ImmediateOrCancel,
+/// };
+/// let mut buf = [0u8; 128];
+/// let len = order.encode(&mut buf)?;
+/// let back = NewOrder::decode(&buf[..len])?;
+/// assert_eq!(back, order);
+/// assert!(back.price.is_null());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NewOrder {
     /// The gateway's id of the FIX session the order came from.
@@ -451,6 +650,12 @@ impl Encode for NewOrder {
 
 impl NewOrder {
     /// Decode a NewOrder from the start of `buf`.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] when `buf` is not a whole NewOrder of this schema: too short,
+    /// another schema or template, a block from an older version, or a required enum
+    /// holding a value the schema does not define.
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let (header, _) = check_header(buf, Self::TEMPLATE_ID, NEW_ORDER_BLOCK)?;
         let d = NewOrderDecoder::default().header(header, 0);
@@ -472,6 +677,31 @@ impl NewOrder {
 // --- OrderCancelRequest -----------------------------------------------------------------
 
 /// A cancel request (FIX OrderCancelRequest, 35=F), gateway to executor.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// let cancel = OrderCancelRequest {
+///     session_id: 7,
+///     order_id: 0, // the client did not send OrderID
+///     transact_time: 1_700_000_000_000_000_000,
+///     order_qty: Decimal64::new(100, 0),
+///     cl_ord_id: pack(b"ORD-2").unwrap(),
+///     orig_cl_ord_id: pack(b"ORD-1").unwrap(),
+///     symbol: pack(b"MSFT").unwrap(),
+///     side: Side::Buy,
+/// };
+/// let mut buf = [0u8; 128];
+/// let len = cancel.encode(&mut buf)?;
+/// let back = OrderCancelRequest::decode(&buf[..len])?;
+/// assert_eq!(back, cancel);
+/// assert_eq!(unpack(&back.orig_cl_ord_id), b"ORD-1");
+///
+/// // The bytes of another message are refused, not misread.
+/// let err = NewOrder::decode(&buf[..len]).unwrap_err();
+/// assert!(matches!(err, DecodeError::UnknownTemplate { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OrderCancelRequest {
     /// The gateway's id of the originating FIX session.
@@ -522,6 +752,12 @@ impl Encode for OrderCancelRequest {
 
 impl OrderCancelRequest {
     /// Decode an OrderCancelRequest from the start of `buf`.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] when `buf` is not a whole OrderCancelRequest of this schema: too short,
+    /// another schema or template, a block from an older version, or a required enum
+    /// holding a value the schema does not define.
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let (header, _) = check_header(buf, Self::TEMPLATE_ID, CANCEL_BLOCK)?;
         let d = OrderCancelRequestDecoder::default().header(header, 0);
@@ -541,6 +777,29 @@ impl OrderCancelRequest {
 // --- OrderCancelReplaceRequest ----------------------------------------------------------
 
 /// A cancel/replace request (FIX OrderCancelReplaceRequest, 35=G), gateway to executor.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// let replace = OrderCancelReplaceRequest {
+///     session_id: 7,
+///     order_id: 1_000_001,
+///     transact_time: 1_700_000_000_000_000_000,
+///     price: Decimal64::new(15010, -2), // the new price, 150.10
+///     order_qty: Decimal64::new(200, 0), // and the new quantity
+///     cl_ord_id: pack(b"ORD-3").unwrap(),
+///     orig_cl_ord_id: pack(b"ORD-1").unwrap(),
+///     symbol: pack(b"MSFT").unwrap(),
+///     account: [0; ACCOUNT_LEN],
+///     side: Side::Buy,
+///     ord_type: OrdType::Limit,
+///     time_in_force: TimeInForce::GoodTillCancel,
+/// };
+/// let mut buf = [0u8; 256];
+/// let len = replace.encode(&mut buf)?;
+/// assert_eq!(OrderCancelReplaceRequest::decode(&buf[..len])?, replace);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OrderCancelReplaceRequest {
     /// The gateway's id of the originating FIX session.
@@ -604,6 +863,12 @@ impl Encode for OrderCancelReplaceRequest {
 
 impl OrderCancelReplaceRequest {
     /// Decode an OrderCancelReplaceRequest from the start of `buf`.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] when `buf` is not a whole OrderCancelReplaceRequest of this schema: too short,
+    /// another schema or template, a block from an older version, or a required enum
+    /// holding a value the schema does not define.
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let (header, _) = check_header(buf, Self::TEMPLATE_ID, REPLACE_BLOCK)?;
         let d = OrderCancelReplaceRequestDecoder::default().header(header, 0);
@@ -629,6 +894,46 @@ impl OrderCancelReplaceRequest {
 /// An execution report (FIX ExecutionReport, 35=8), executor to gateway. An order the
 /// executor refuses is reported with [`ExecType::Rejected`], [`OrdStatus::Rejected`] and an
 /// [`OrdRejReason`]; otherwise `ord_rej_reason` is [`OrdRejReason::NullVal`].
+///
+/// `text` borrows: a decoded report points into the buffer it was decoded from, so
+/// decoding copies nothing.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// // The executor refuses an order for a symbol it does not know.
+/// let reject = ExecutionReport {
+///     session_id: 7,
+///     order_id: 0,
+///     exec_id: 42,
+///     transact_time: 1_700_000_000_000_000_001,
+///     price: Decimal64::new(15025, -2),
+///     order_qty: Decimal64::new(100, 0),
+///     last_qty: Decimal64::ZERO,
+///     last_px: Decimal64::ZERO,
+///     leaves_qty: Decimal64::ZERO,
+///     cum_qty: Decimal64::ZERO,
+///     avg_px: Decimal64::ZERO,
+///     cl_ord_id: pack(b"ORD-1").unwrap(),
+///     orig_cl_ord_id: [0; CL_ORD_ID_LEN],
+///     symbol: pack(b"XXXX").unwrap(),
+///     side: Side::Buy,
+///     exec_type: ExecType::Rejected,
+///     ord_status: OrdStatus::Rejected,
+///     ord_rej_reason: OrdRejReason::UnknownSymbol,
+///     text: "unknown symbol XXXX",
+/// };
+/// let mut buf = vec![0u8; reject.encoded_len()];
+/// reject.encode(&mut buf)?;
+/// let back = ExecutionReport::decode(&buf)?;
+/// assert_eq!(back, reject);
+/// assert_eq!(back.text, "unknown symbol XXXX");
+///
+/// // A buffer cut inside the text is reported, not read past its end.
+/// let err = ExecutionReport::decode(&buf[..buf.len() - 1]).unwrap_err();
+/// assert!(matches!(err, DecodeError::Truncated { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExecutionReport<'a> {
     /// The gateway's id of the FIX session to report to.
@@ -713,6 +1018,13 @@ impl Encode for ExecutionReport<'_> {
 
 impl<'a> ExecutionReport<'a> {
     /// Decode an ExecutionReport from the start of `buf`; `text` borrows from it.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] when `buf` is not a whole ExecutionReport of this schema: too short,
+    /// another schema or template, a block from an older version, or a required enum
+    /// holding a value the schema does not define. The text must be UTF-8
+    /// ([`DecodeError::InvalidText`]).
     pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let (header, block_end) = check_header(buf, Self::TEMPLATE_ID, EXEC_BLOCK)?;
         let text = get_text(buf, block_end)?;
@@ -745,6 +1057,27 @@ impl<'a> ExecutionReport<'a> {
 // --- OrderCancelReject ------------------------------------------------------------------
 
 /// A refused cancel or replace (FIX OrderCancelReject, 35=9), executor to gateway.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// let refused = OrderCancelReject {
+///     session_id: 7,
+///     order_id: 0, // the executor does not know the order
+///     transact_time: 1_700_000_000_000_000_002,
+///     cl_ord_id: pack(b"ORD-2").unwrap(),
+///     orig_cl_ord_id: pack(b"ORD-1").unwrap(),
+///     ord_status: OrdStatus::Rejected,
+///     cxl_rej_response_to: CxlRejResponseTo::OrderCancelRequest,
+///     cxl_rej_reason: CxlRejReason::UnknownOrder,
+///     text: "",
+/// };
+/// let mut buf = [0u8; 128];
+/// let len = refused.encode(&mut buf)?;
+/// let back = OrderCancelReject::decode(&buf[..len])?;
+/// assert_eq!(back, refused);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OrderCancelReject<'a> {
     /// The gateway's id of the FIX session to report to.
@@ -799,6 +1132,13 @@ impl Encode for OrderCancelReject<'_> {
 
 impl<'a> OrderCancelReject<'a> {
     /// Decode an OrderCancelReject from the start of `buf`; `text` borrows from it.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] when `buf` is not a whole OrderCancelReject of this schema: too short,
+    /// another schema or template, a block from an older version, or a required enum
+    /// holding a value the schema does not define. The text must be UTF-8
+    /// ([`DecodeError::InvalidText`]).
     pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let (header, block_end) = check_header(buf, Self::TEMPLATE_ID, CXL_REJ_BLOCK)?;
         let text = get_text(buf, block_end)?;
@@ -824,6 +1164,40 @@ impl<'a> OrderCancelReject<'a> {
 // --- any message ------------------------------------------------------------------------
 
 /// Any message of the schema, as decoded by [`Message::decode`].
+///
+/// What a subscriber uses when one stream carries several message types: decode, then
+/// match. `Message` is [`Encode`] too, so a decoded message can be published again.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+///
+/// let order = NewOrder {
+///     session_id: 7,
+///     transact_time: 1_700_000_000_000_000_000,
+///     price: Decimal64::new(15025, -2),
+///     order_qty: Decimal64::new(100, 0),
+///     cl_ord_id: pack(b"ORD-1").unwrap(),
+///     symbol: pack(b"MSFT").unwrap(),
+///     account: [0; ACCOUNT_LEN],
+///     side: Side::Buy,
+///     ord_type: OrdType::Limit,
+///     time_in_force: TimeInForce::Day,
+/// };
+/// let mut buf = [0u8; 128];
+/// let len = Message::NewOrder(order).encode(&mut buf)?;
+///
+/// assert_eq!(Message::template_id(&buf[..len])?, NewOrder::TEMPLATE_ID);
+/// match Message::decode(&buf[..len])? {
+///     Message::NewOrder(o) => assert_eq!(o.cl_ord_id, order.cl_ord_id),
+///     Message::OrderCancelRequest(_) | Message::OrderCancelReplaceRequest(_) => {}
+///     Message::ExecutionReport(_) | Message::OrderCancelReject(_) => {}
+/// }
+///
+/// // Anything else is a DecodeError: here, the header of some other schema.
+/// buf[4] ^= 0xff;
+/// assert!(matches!(Message::decode(&buf[..len]), Err(DecodeError::WrongSchema { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message<'a> {
     /// [`NewOrder`].
@@ -840,11 +1214,21 @@ pub enum Message<'a> {
 
 impl<'a> Message<'a> {
     /// The template id in the header of `buf`, after checking the schema id.
+    ///
+    /// # Errors
+    ///
+    /// [`DecodeError::Truncated`] when `buf` is shorter than the header;
+    /// [`DecodeError::WrongSchema`] when the header's schema id is not [`SCHEMA_ID`].
     pub fn template_id(buf: &[u8]) -> Result<u16, DecodeError> {
         peek_header(buf).map(|(tid, _)| tid)
     }
 
     /// Decode whichever message `buf` holds.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] when `buf` is not a whole message of this schema: too short,
+    /// another schema, an unknown template, or a body its own `decode` refuses.
     pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
         match Self::template_id(buf)? {
             NewOrder::TEMPLATE_ID => NewOrder::decode(buf).map(Message::NewOrder),

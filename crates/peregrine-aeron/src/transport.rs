@@ -20,6 +20,36 @@
 //!
 //! Handles are single-threaded (`!Send`): each thread makes its own [`AeronClient`] (they
 //! share the one driver) and its publishers and subscribers.
+//!
+//! # Example
+//!
+//! Two threads of one process, each with its own client of one embedded driver:
+//!
+//! ```
+//! use peregrine_aeron::{AeronClient, BusySpin, Channel, ClientConfig, DriverConfig};
+//! use std::time::Duration;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Sparse terms: this example maps its buffers quickly; a trading process pre-allocates.
+//! let gateway = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+//! let mut orders = gateway.publisher(&Channel::ipc(), 1001)?;
+//!
+//! let dir = gateway.dir().to_string();
+//! let executor = std::thread::spawn(move || -> Result<Vec<u8>, String> {
+//!     let client = AeronClient::connect(&ClientConfig::with_dir(dir)).map_err(|e| e.to_string())?;
+//!     let mut orders = client.subscriber(&Channel::ipc(), 1001).map_err(|e| e.to_string())?;
+//!     let mut got = Vec::new();
+//!     while got.is_empty() {
+//!         orders.poll(|msg| got.extend_from_slice(msg), 10).map_err(|e| e.to_string())?;
+//!     }
+//!     Ok(got)
+//! });
+//!
+//! orders.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+//! orders.publish_retry(&b"an already encoded message"[..], &mut BusySpin, Duration::from_secs(1))?;
+//! assert_eq!(executor.join().unwrap()?, b"an already encoded message");
+//! # Ok(()) }
+//! ```
 
 use std::ffi::CString;
 use std::net::SocketAddr;
@@ -37,7 +67,17 @@ use rusteron_client::{
 use crate::idle::IdleStrategy;
 use crate::messages::{Encode, EncodeError};
 
-/// Failures while setting up or tearing down the transport (never on the data path).
+/// Failures while setting up or tearing down the transport (never on the data path, except
+/// for [`Subscriber::poll`], whose only failure is Aeron's own).
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, Channel, DriverConfig, TransportError};
+///
+/// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// let err = client.publisher(&Channel::from_uri("aeron:ipc\0"), 1).unwrap_err();
+/// assert!(matches!(err, TransportError::InvalidString(_)));
+/// # Ok::<(), TransportError>(())
+/// ```
 #[derive(Debug)]
 pub enum TransportError {
     /// The media driver did not start.
@@ -122,6 +162,28 @@ pub enum DriverIdle {
 }
 
 /// Settings for an embedded [`MediaDriver`].
+///
+/// ```
+/// use peregrine_aeron::{DriverConfig, DriverIdle, MediaDriver, Threading};
+///
+/// // For a latency-sensitive UDP deployment (a core per driver thread):
+/// let udp = DriverConfig {
+///     threading: Threading::Dedicated,
+///     idle: DriverIdle::BusySpin,
+///     ..DriverConfig::default()
+/// };
+/// assert_eq!(udp.term_length, 4 << 20);
+///
+/// // For tests: small terms, mapped lazily, so the driver starts in milliseconds.
+/// let small = DriverConfig {
+///     ipc_term_length: 64 * 1024,
+///     term_length: 64 * 1024,
+///     sparse_terms: true,
+///     ..DriverConfig::default()
+/// };
+/// let driver = MediaDriver::launch(&small)?;
+/// # Ok::<(), peregrine_aeron::TransportError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct DriverConfig {
     /// The driver directory; `None` makes a fresh one under `/dev/shm` (deleted on start
@@ -154,6 +216,23 @@ impl Default for DriverConfig {
 }
 
 /// Aeron's C media driver running on a thread of this process until dropped.
+///
+/// Most code uses [`AeronClient::embedded`], which starts one and keeps it alive for as
+/// long as its publishers and subscribers. Launch one directly to share it between
+/// threads (each connects with [`AeronClient::connect`] to [`MediaDriver::dir`]), or to
+/// run a driver for other processes, as the `peregrine-aeron-driver` binary does.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, ClientConfig, DriverConfig, MediaDriver};
+///
+/// let driver = MediaDriver::launch(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir()))?;
+/// assert_eq!(client.dir(), driver.dir());
+/// // Clients first: dropping the driver stops it (and deletes the directory it made).
+/// drop(client);
+/// drop(driver);
+/// # Ok::<(), peregrine_aeron::TransportError>(())
+/// ```
 pub struct MediaDriver {
     dir: String,
     stop: Arc<AtomicBool>,
@@ -176,6 +255,13 @@ fn fresh_dir() -> String {
 
 impl MediaDriver {
     /// Start a driver and wait until it is ready for clients.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::DriverStart`] when the driver refuses to start (a term length
+    /// that is not a power of two in 64 KiB ..= 1 GiB, another driver active in `dir`) or
+    /// does not answer within 30 s; [`TransportError::Aeron`] when Aeron cannot make the
+    /// driver's context; [`TransportError::InvalidString`] when `dir` contains a NUL byte.
     pub fn launch(config: &DriverConfig) -> Result<MediaDriver, TransportError> {
         use rusteron_media_driver::bindings::aeron_threading_mode_enum as Mode;
         use rusteron_media_driver::{
@@ -294,6 +380,18 @@ impl std::fmt::Debug for MediaDriver {
 // --- client -----------------------------------------------------------------------------
 
 /// Settings for an [`AeronClient`].
+///
+/// ```
+/// use peregrine_aeron::ClientConfig;
+/// use std::time::Duration;
+///
+/// let config = ClientConfig {
+///     add_timeout: Duration::from_secs(2),
+///     ..ClientConfig::with_dir("/dev/shm/peregrine")
+/// };
+/// assert_eq!(config.dir.as_deref(), Some("/dev/shm/peregrine"));
+/// assert!(config.pre_touch);
+/// ```
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
     /// The driver directory (`aeron.dir`); `None` is Aeron's default (`AERON_DIR`, else
@@ -307,6 +405,8 @@ pub struct ClientConfig {
 }
 
 impl Default for ClientConfig {
+    /// Aeron's default directory, pre-touched buffers, 10 s to add a publication or
+    /// subscription.
     fn default() -> Self {
         ClientConfig {
             dir: None,
@@ -330,6 +430,41 @@ impl ClientConfig {
 ///
 /// Owns the embedded driver when made by [`AeronClient::embedded`]; every publisher and
 /// subscriber keeps it alive, so the driver stops only after the last of them is gone.
+///
+/// ```
+/// use peregrine_aeron::messages::*;
+/// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// // Stream ids tell the directions apart on one channel.
+/// let mut orders_in = client.subscriber(&Channel::ipc(), 1001)?;
+/// let mut orders_out = client.publisher(&Channel::ipc(), 1001)?;
+/// orders_out.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+///
+/// let order = NewOrder {
+///     session_id: 7,
+///     transact_time: 1_700_000_000_000_000_000,
+///     price: Decimal64::new(15025, -2),
+///     order_qty: Decimal64::new(100, 0),
+///     cl_ord_id: pack(b"ORD-1").unwrap(),
+///     symbol: pack(b"MSFT").unwrap(),
+///     account: [0; ACCOUNT_LEN],
+///     side: Side::Buy,
+///     ord_type: OrdType::Limit,
+///     time_in_force: TimeInForce::Day,
+/// };
+/// orders_out.publish_retry(&order, &mut BusySpin, Duration::from_secs(1))?;
+///
+/// let mut received = None;
+/// while received.is_none() {
+///     orders_in.poll(|bytes| received = NewOrder::decode(bytes).ok(), 10)?;
+/// }
+/// assert_eq!(received, Some(order));
+/// assert_eq!(client.errors(), 0);
+/// # Ok(()) }
+/// ```
 pub struct AeronClient {
     aeron: Aeron,
     dir: String,
@@ -340,6 +475,12 @@ pub struct AeronClient {
 
 impl AeronClient {
     /// Connect to a running media driver.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Aeron`] when no media driver answers in the directory within
+    /// Aeron's driver timeout (10 s by default), or Aeron cannot set the client up;
+    /// [`TransportError::InvalidString`] when the directory contains a NUL byte.
     pub fn connect(config: &ClientConfig) -> Result<AeronClient, TransportError> {
         let ctx = AeronContext::new().map_err(aeron_err("client context"))?;
         if let Some(dir) = &config.dir {
@@ -370,6 +511,11 @@ impl AeronClient {
     }
 
     /// Start an embedded media driver and connect to it.
+    ///
+    /// # Errors
+    ///
+    /// As [`MediaDriver::launch`] when the driver does not start, then as
+    /// [`AeronClient::connect`].
     pub fn embedded(driver: &DriverConfig) -> Result<AeronClient, TransportError> {
         let driver = MediaDriver::launch(driver)?;
         let mut client = AeronClient::connect(&ClientConfig::with_dir(driver.dir()))?;
@@ -388,6 +534,13 @@ impl AeronClient {
     }
 
     /// An exclusive (single-writer) publication on `channel` / `stream_id`.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Aeron`] when the driver refuses the channel (a malformed URI, a
+    /// UDP endpoint it cannot resolve) or does not answer within
+    /// [`ClientConfig::add_timeout`]; [`TransportError::InvalidString`] when the URI
+    /// contains a NUL byte.
     pub fn publisher(
         &self,
         channel: &Channel,
@@ -414,6 +567,13 @@ impl AeronClient {
     }
 
     /// A subscription on `channel` / `stream_id`, reassembling fragmented messages.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Aeron`] when the driver refuses the channel (a malformed URI, a
+    /// UDP endpoint it cannot bind) or does not answer within
+    /// [`ClientConfig::add_timeout`]; [`TransportError::InvalidString`] when the URI
+    /// contains a NUL byte.
     pub fn subscriber(
         &self,
         channel: &Channel,
@@ -449,6 +609,21 @@ impl std::fmt::Debug for AeronClient {
 // --- channels ---------------------------------------------------------------------------
 
 /// An Aeron channel URI, built from typed parts.
+///
+/// The URI is not checked here; the driver checks it when a publication or subscription
+/// is added.
+///
+/// ```
+/// use peregrine_aeron::Channel;
+///
+/// assert_eq!(Channel::ipc().uri(), "aeron:ipc");
+/// let udp = Channel::udp("127.0.0.1:40123".parse().unwrap())
+///     .term_length(16 << 20)
+///     .mtu(8192);
+/// assert_eq!(udp.uri(), "aeron:udp?endpoint=127.0.0.1:40123|term-length=16777216|mtu=8192");
+/// let mdc = Channel::from_uri("aeron:udp?control=10.0.0.1:40456").param("control-mode", "dynamic");
+/// assert_eq!(mdc.uri(), "aeron:udp?control=10.0.0.1:40456|control-mode=dynamic");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Channel {
     uri: String,
@@ -512,6 +687,16 @@ pub enum Refusal {
 }
 
 /// Why a message was not published.
+///
+/// ```
+/// use peregrine_aeron::{PublishError, Refusal};
+///
+/// // Back pressure: the caller decides to wait, drop or fail; nothing is hidden.
+/// let e = PublishError::Refused(Refusal::BackPressured);
+/// assert!(e.is_retryable());
+/// assert!(!PublishError::Closed.is_retryable());
+/// assert_eq!(e.to_string(), "publication refused the message: BackPressured");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PublishError {
     /// Refused for now (back pressure, no subscriber, term rotation); the message was
@@ -601,6 +786,31 @@ pub struct PublicationStats {
 }
 
 /// Sends messages on one exclusive publication.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, PublishError, Refusal};
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+///
+/// // No subscriber yet: refused, counted, and safe to offer again.
+/// let refused = publisher.publish_bytes(b"hello").unwrap_err();
+/// assert_eq!(refused, PublishError::Refused(Refusal::NotConnected));
+/// assert_eq!(publisher.stats().not_connected, 1);
+///
+/// let _subscriber = client.subscriber(&Channel::ipc(), 7)?;
+/// publisher.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+/// publisher.publish_retry(&b"hello"[..], &mut BusySpin, Duration::from_secs(1))?;
+/// // Larger than a frame: copied and sent in fragments.
+/// let big = vec![7u8; 3 * publisher.max_claim_length()];
+/// publisher.publish_retry(&big[..], &mut BusySpin, Duration::from_secs(1))?;
+///
+/// let stats = publisher.stats();
+/// assert_eq!((stats.messages, stats.claimed, stats.offered), (2, 1, 1));
+/// # Ok(()) }
+/// ```
 pub struct Publisher {
     publication: AeronExclusivePublication,
     max_payload: usize,
@@ -628,6 +838,10 @@ impl Publisher {
     }
 
     /// Wait (with `idle`) until a subscriber is connected, at most `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Timeout`] when no subscriber has connected within `timeout`.
     pub fn wait_connected(
         &self,
         idle: &mut impl IdleStrategy,
@@ -684,6 +898,19 @@ impl Publisher {
 
     /// One attempt to publish `msg`: encoded in place if it fits a frame, else encoded into
     /// the scratch buffer and offered. Returns the new stream position.
+    ///
+    /// # Errors
+    ///
+    /// [`PublishError::Refused`] when Aeron refuses the message for now (no subscriber,
+    /// back pressure, term rotation): nothing was sent and it may be offered again. Also
+    /// [`PublishError::TooLarge`], [`PublishError::Encode`], [`PublishError::Closed`],
+    /// [`PublishError::MaxPositionExceeded`] and [`PublishError::Aeron`], which retrying
+    /// does not cure.
+    ///
+    /// # Panics
+    ///
+    /// Only if `msg`'s [`Encode::encode`] breaks its contract and reports more bytes
+    /// written than its `encoded_len()`.
     #[inline]
     pub fn publish<M: Encode + ?Sized>(&mut self, msg: &M) -> Result<i64, PublishError> {
         let len = msg.encoded_len();
@@ -721,6 +948,11 @@ impl Publisher {
     }
 
     /// One attempt to publish raw bytes (claim-and-copy if they fit a frame, else offer).
+    ///
+    /// # Errors
+    ///
+    /// As [`publish`](Self::publish): [`PublishError::Refused`] when it may be tried
+    /// again, another [`PublishError`] when it may not.
     #[inline]
     pub fn publish_bytes(&mut self, bytes: &[u8]) -> Result<i64, PublishError> {
         self.publish(bytes)
@@ -728,6 +960,15 @@ impl Publisher {
 
     /// Publish `msg`, retrying refusals with `idle` until `timeout` has passed since the
     /// first refusal; then [`PublishError::GaveUp`]. Each refusal is counted.
+    ///
+    /// # Errors
+    ///
+    /// [`PublishError::GaveUp`] when every attempt until `timeout` was refused; any error
+    /// of [`publish`](Self::publish) that retrying cannot cure, at once.
+    ///
+    /// # Panics
+    ///
+    /// As [`publish`](Self::publish).
     #[inline]
     pub fn publish_retry<M: Encode + ?Sized>(
         &mut self,
@@ -786,6 +1027,35 @@ pub struct SubscriptionStats {
 }
 
 /// Receives whole messages from one subscription.
+///
+/// A message larger than one frame arrives in fragments; the subscriber reassembles them,
+/// so the handler of [`poll`](Subscriber::poll) sees it whole.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, IdleStrategy};
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// let mut subscriber = client.subscriber(&Channel::ipc(), 7)?;
+/// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+/// subscriber.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+///
+/// let big = vec![7u8; 5000];
+/// publisher.publish_retry(&big[..], &mut BusySpin, Duration::from_secs(1))?;
+///
+/// let mut idle = BusySpin;
+/// let mut got = Vec::new();
+/// while got.is_empty() {
+///     let fragments = subscriber.poll(|msg| got.extend_from_slice(msg), 10)?;
+///     idle.idle(fragments); // spins, yields or parks only when there was no work
+/// }
+/// assert_eq!(got, big);
+/// let stats = subscriber.stats();
+/// assert_eq!(stats.messages, 1);
+/// assert!(stats.fragments > 1);
+/// # Ok(()) }
+/// ```
 pub struct Subscriber {
     subscription: AeronSubscription,
     assembler: AeronFragmentClosureAssembler,
@@ -808,6 +1078,17 @@ fn deliver<F: FnMut(&[u8])>(ctx: &mut PollContext<'_, F>, message: &[u8], _heade
 impl Subscriber {
     /// Read up to `fragment_limit` fragments, handing each complete message to `handler`.
     /// Returns the number of fragments read (0: nothing was waiting).
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Aeron`] when Aeron's poll fails, which happens only when the
+    /// subscription is no longer usable (the client or driver has closed it).
+    ///
+    /// # Panics
+    ///
+    /// When `handler` panics: `rusteron` carries the panic across Aeron's C code to the
+    /// caller of `poll`. The next poll starts from Aeron's last committed position, so
+    /// messages this poll had handed over may be handed over again.
     #[inline]
     pub fn poll<F: FnMut(&[u8])>(
         &mut self,
@@ -836,6 +1117,10 @@ impl Subscriber {
     }
 
     /// Wait (with `idle`) until a publisher is connected, at most `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`TransportError::Timeout`] when no publisher has connected within `timeout`.
     pub fn wait_connected(
         &self,
         idle: &mut impl IdleStrategy,

@@ -88,11 +88,22 @@ pub trait Application {
     fn on_logout(&mut self, _id: &SessionId) {}
     /// Inbound admin message. For a Logon, return `Err` to refuse it (e.g. a bad
     /// Username(553)/Password(554)): the session sends a Logout and disconnects.
+    ///
+    /// # Errors
+    ///
+    /// Return [`RejectLogon`] to refuse a Logon; the session answers with a Logout
+    /// carrying its text. For any other admin message the session ignores the result.
     fn from_admin(&mut self, _msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
         Ok(())
     }
     /// Inbound application message, in sequence and validated. May send through `out`.
     /// `Err` makes the session send the reject the FIX version calls for.
+    ///
+    /// # Errors
+    ///
+    /// Return an [`AppReject`] when the application does not accept the message: the
+    /// session sends a BusinessMessageReject (35=j) from FIX.4.2 on, or a session Reject
+    /// (35=3), as the variant says. The message's sequence number is used either way.
     fn from_app(
         &mut self,
         msg: &MessageView<'_>,
@@ -151,6 +162,12 @@ impl<'s> Outbox<'s> {
     /// Builds and sends one message: the session writes the standard header (8, 9, 35,
     /// then 34, 49, 52, 56, … in ascending tag order), the closure writes the body.
     /// Returns the MsgSeqNum used.
+    ///
+    /// # Errors
+    ///
+    /// [`SendError::Store`] when the store refuses the message (see
+    /// [`MessageStore::store`](peregrine_store::MessageStore::store)) or cannot
+    /// advance the next outgoing sequence number.
     pub fn send(
         &mut self,
         msg_type: &[u8],
@@ -160,7 +177,12 @@ impl<'s> Outbox<'s> {
     }
 
     /// Like [`Outbox::send`], with extra header fields (e.g. PossResend(97), or
-    /// routing fields) merged into the header in ascending tag order.
+    /// routing fields) merged into the header in ascending tag order. At most 16 extra
+    /// fields are sent; any after the sixteenth are left out.
+    ///
+    /// # Errors
+    ///
+    /// As [`Outbox::send`].
     pub fn send_with_header(
         &mut self,
         msg_type: &[u8],

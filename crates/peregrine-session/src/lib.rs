@@ -55,6 +55,7 @@
 //! the CLI.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 mod app;
 mod config;

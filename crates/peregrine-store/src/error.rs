@@ -9,6 +9,28 @@ use std::path::{Path, PathBuf};
 /// Errors are values: no store method panics on bad input or a failing disk.
 /// Building an error may allocate (it records the path involved); the success
 /// path never does.
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, MemoryStore, MessageStore, StoreError};
+///
+/// // Bad input is refused and leaves the store as it was.
+/// let mut store = MemoryStore::new(0);
+/// assert!(matches!(store.set_next_sender_seq(0), Err(StoreError::InvalidSeqNum(0))));
+/// assert_eq!(store.next_sender_seq(), 1);
+///
+/// // A failing file system says what the store was doing, and where.
+/// let base = tempfile::tempdir()?;
+/// std::fs::write(base.path().join("blocked"), b"a file, not a directory")?;
+/// match FileStore::open_dir(base.path().join("blocked"), FileStoreConfig::default(), 0) {
+///     Err(StoreError::Io { context, path, source }) => {
+///         assert_eq!(context, "create store directory");
+///         assert!(path.ends_with("blocked"));
+///         println!("{source}");
+///     }
+///     other => panic!("expected an I/O error, got {other:?}"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum StoreError {

@@ -29,6 +29,28 @@ const JOURNAL_REWRITE_FILE: &str = "messages.journal.rewrite";
 /// *process* crash (`kill -9`, a panic, an abort) loses nothing that was
 /// committed. The policy decides what survives a *machine* crash or power
 /// loss: exactly what was fsynced.
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore};
+/// use std::time::Duration;
+///
+/// let dir = tempfile::tempdir()?;
+/// // At most 5 ms of commits can be lost with the machine.
+/// let config = FileStoreConfig::with_fsync(FsyncPolicy::EveryMillis(5));
+/// let mut store = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0)?;
+/// // The store has no thread: its owner calls sync_if_due on this period.
+/// assert_eq!(store.sync_interval(), Some(Duration::from_millis(5)));
+///
+/// store.store(1, b"order")?;
+/// store.incr_next_sender_seq()?;
+/// store.commit()?; // written (safe from kill -9), fsynced once 5 ms have passed
+/// std::thread::sleep(Duration::from_millis(5));
+/// assert!(store.sync_if_due()?); // the session went quiet: fsync now
+///
+/// // Under EveryCommit (the default) there is nothing to call.
+/// assert_eq!(FsyncPolicy::default(), FsyncPolicy::EveryCommit);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FsyncPolicy {
     /// Never fsync on the write path; only [`MessageStore::sync`] and
@@ -51,6 +73,23 @@ pub enum FsyncPolicy {
 }
 
 /// Settings of a [`FileStore`].
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, OnDamage};
+///
+/// let config = FileStoreConfig {
+///     fsync: FsyncPolicy::EveryCommit,
+///     // Start even if acknowledged data was lost, with the loss reported.
+///     on_damage: OnDamage::Report,
+///     // A busy session: room for 100,000 messages before the index grows.
+///     index_capacity: 100_000,
+///     ..FileStoreConfig::default()
+/// };
+/// let dir = tempfile::tempdir()?;
+/// let store = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0)?;
+/// assert_eq!(store.config(), &config);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileStoreConfig {
     /// When to fsync.
@@ -71,6 +110,8 @@ pub struct FileStoreConfig {
 }
 
 impl Default for FileStoreConfig {
+    /// Fsync every commit, refuse to open on damage, 1,024 index entries,
+    /// 64 KiB write buffer and read chunk.
     fn default() -> Self {
         FileStoreConfig {
             fsync: FsyncPolicy::default(),
@@ -260,6 +301,27 @@ impl FileStore {
     /// [`StoreError::Corrupt`] for files that are not a Peregrine store;
     /// [`StoreError::Damaged`] when acknowledged data is damaged or missing
     /// and [`FileStoreConfig::on_damage`] is [`OnDamage::Refuse`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let t0 = 1_700_000_000_000_000_000;
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:BANK->VENUE", FileStoreConfig::default(), t0)?;
+    /// // One directory per session, named after it.
+    /// assert!(store.dir().starts_with(base.path()));
+    /// store.set_next_target_seq(8)?;
+    /// store.commit()?;
+    /// drop(store);
+    ///
+    /// // Opened again later: the store keeps its own creation time and numbers.
+    /// let store = FileStore::open(base.path(), "FIX.4.4:BANK->VENUE", FileStoreConfig::default(), t0 + 1)?;
+    /// assert_eq!(store.creation_time(), t0);
+    /// assert_eq!(store.next_target_seq(), 8);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(
         base_dir: impl AsRef<Path>,
         session_id: &str,

@@ -78,6 +78,7 @@
 //! is in the `format` module's documentation (`src/format.rs`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 mod error;
 mod file;
@@ -125,6 +126,46 @@ pub const fn resend_end(end_seq_no: u64) -> u64 {
 /// The trait is object safe (`Box<dyn MessageStore>` works), and is
 /// implemented for `&mut S` and `Box<S>` so a session can own or borrow its
 /// store.
+///
+/// # Example
+///
+/// The same session code over either store: store what is sent, commit,
+/// answer a `ResendRequest`.
+///
+/// ```
+/// use peregrine_store::{
+///     resend_end, FileStore, FileStoreConfig, MemoryStore, MessageStore, StoreError,
+/// };
+///
+/// /// Sends `bodies` (here: only stores them) and returns what a
+/// /// `ResendRequest` for 2..=0 would resend.
+/// fn send_then_resend(store: &mut dyn MessageStore, bodies: &[&[u8]]) -> Result<Vec<u64>, StoreError> {
+///     for body in bodies {
+///         let seq = store.next_sender_seq();
+///         store.store(seq, body)?;
+///         store.incr_next_sender_seq()?;
+///     }
+///     store.commit()?; // before the messages leave
+///     let mut resent = Vec::new();
+///     store.for_each_in_range(2, resend_end(0), &mut |seq, _msg| resent.push(seq))?;
+///     Ok(resent)
+/// }
+///
+/// let now = 1_700_000_000_000_000_000;
+/// let bodies: [&[u8]; 3] = [b"a", b"b", b"c"];
+///
+/// let mut memory = MemoryStore::new(now);
+/// assert_eq!(send_then_resend(&mut memory, &bodies)?, [2, 3]);
+///
+/// let dir = tempfile::tempdir()?;
+/// let mut file = FileStore::open(dir.path(), "FIX.4.4:A->B", FileStoreConfig::default(), now)?;
+/// assert_eq!(send_then_resend(&mut file, &bodies)?, [2, 3]);
+/// assert_eq!(file.next_sender_seq(), 4);
+///
+/// // Sequence numbers start at 1: 0 is refused, not stored.
+/// assert!(matches!(memory.store(0, b"x"), Err(StoreError::InvalidSeqNum(0))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait MessageStore {
     /// The sequence number the next outgoing message will carry.
     fn next_sender_seq(&self) -> u64;
@@ -133,18 +174,36 @@ pub trait MessageStore {
     fn next_target_seq(&self) -> u64;
 
     /// Sets the next outgoing sequence number.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidSeqNum`] when `seq` is 0 or `u64::MAX`; the
+    /// number is left as it was.
     fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError>;
 
     /// Sets the next expected incoming sequence number.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidSeqNum`] when `seq` is 0 or `u64::MAX`; the
+    /// number is left as it was.
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError>;
 
     /// Adds one to the next outgoing sequence number.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidSeqNum`] when the number would reach `u64::MAX`.
     fn incr_next_sender_seq(&mut self) -> Result<(), StoreError> {
         let seq = self.next_sender_seq();
         self.set_next_sender_seq(checked_incr(seq)?)
     }
 
     /// Adds one to the next expected incoming sequence number.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidSeqNum`] when the number would reach `u64::MAX`.
     fn incr_next_target_seq(&mut self) -> Result<(), StoreError> {
         let seq = self.next_target_seq();
         self.set_next_target_seq(checked_incr(seq)?)
@@ -157,6 +216,13 @@ pub trait MessageStore {
     /// Stores the outgoing message `msg` (the complete encoded bytes) under
     /// sequence number `seq`. Storing a sequence number again replaces the
     /// earlier message. Does not change the sequence numbers.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidSeqNum`] when `seq` is 0 or `u64::MAX`;
+    /// [`StoreError::MessageTooLarge`] when `msg` is longer than
+    /// [`MAX_MESSAGE_LEN`]; [`StoreError::Io`] when a file store has to write
+    /// its transaction out early to make room and the write fails.
     fn store(&mut self, seq: u64, msg: &[u8]) -> Result<(), StoreError>;
 
     /// Calls `visitor(seq, msg)` for every stored message with
@@ -166,6 +232,13 @@ pub trait MessageStore {
     /// administrative messages the session chose not to keep) are skipped;
     /// the caller fills them with `SequenceReset-GapFill`. An empty or
     /// inverted range visits nothing.
+    ///
+    /// # Errors
+    ///
+    /// A file store returns [`StoreError::Io`] when reading the journal
+    /// fails, and [`StoreError::Corrupt`] when a record no longer matches its
+    /// checksum; the messages before it have been visited. A memory store
+    /// never fails.
     fn for_each_in_range(
         &mut self,
         begin: u64,
@@ -175,9 +248,20 @@ pub trait MessageStore {
 
     /// Deletes every message, sets both sequence numbers to 1 and the
     /// creation time to `creation_time`.
+    ///
+    /// # Errors
+    ///
+    /// A file store returns [`StoreError::Io`] when its new, empty files
+    /// cannot be written and synced. A memory store never fails.
     fn reset(&mut self, creation_time: i64) -> Result<(), StoreError>;
 
     /// Reloads the state from the backing storage (a no-op in memory).
+    ///
+    /// # Errors
+    ///
+    /// As [`commit`](Self::commit), which comes first, then as
+    /// [`FileStore::open`]: [`StoreError::Io`], [`StoreError::Corrupt`] or
+    /// [`StoreError::Damaged`].
     fn refresh(&mut self) -> Result<(), StoreError>;
 
     /// Makes the changes since the last commit part of the store as one
@@ -188,12 +272,23 @@ pub trait MessageStore {
     /// replies sent while handling it become durable together). Changes not
     /// committed are lost with the process (a no-op in memory, whose changes
     /// are lost with the process anyway).
+    ///
+    /// # Errors
+    ///
+    /// A file store returns [`StoreError::Io`] when writing the transaction
+    /// or the fsync its policy asks for fails; the caller must then not send
+    /// the messages stored in it. A memory store never fails.
     fn commit(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
 
     /// Commits, then makes everything written so far durable (fsync),
     /// whatever the fsync policy (a no-op in memory).
+    ///
+    /// # Errors
+    ///
+    /// A file store returns [`StoreError::Io`] when the commit or the fsync
+    /// fails. A memory store never fails.
     fn sync(&mut self) -> Result<(), StoreError>;
 
     /// How often the owner should call [`sync_if_due`](Self::sync_if_due):
@@ -207,6 +302,10 @@ pub trait MessageStore {
     /// interval has passed since the last fsync, and says whether it did, so
     /// that the last writes of a session gone quiet become durable too. The
     /// default (and every other policy) does nothing.
+    ///
+    /// # Errors
+    ///
+    /// A file store returns [`StoreError::Io`] when the fsync fails.
     fn sync_if_due(&mut self) -> Result<bool, StoreError> {
         Ok(false)
     }

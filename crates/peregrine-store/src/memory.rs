@@ -22,6 +22,26 @@ use crate::{check_len, check_seq, MessageStore, StoreError};
 ///
 /// Nothing survives the process: [`refresh`](MessageStore::refresh) and
 /// [`sync`](MessageStore::sync) do nothing.
+///
+/// ```
+/// use peregrine_store::{MemoryStore, MessageStore, SEQ_END};
+///
+/// let mut store = MemoryStore::with_capacity(0, 16, 4096);
+/// store.store(1, b"8=FIX.4.4|35=D|34=1|...")?;
+/// store.store(2, b"8=FIX.4.4|35=D|34=2|...")?;
+/// store.store(2, b"8=FIX.4.4|35=F|34=2|...")?; // replaces the first 2 for reads
+/// assert_eq!(store.len(), 2);
+/// assert_eq!(store.arena_bytes(), 3 * 23); // but its bytes stay until a reset
+///
+/// let mut resent = Vec::new();
+/// store.for_each_in_range(1, SEQ_END, &mut |seq, msg| resent.push((seq, msg[13])))?;
+/// assert_eq!(resent, [(1, b'D'), (2, b'F')]);
+///
+/// store.reset(1)?;
+/// assert!(store.is_empty());
+/// assert_eq!((store.next_sender_seq(), store.creation_time()), (1, 1));
+/// # Ok::<(), peregrine_store::StoreError>(())
+/// ```
 #[derive(Debug)]
 pub struct MemoryStore {
     arena: Vec<u8>,

@@ -28,12 +28,29 @@ const WINDOW: usize = 256 * 1024;
 /// What the [`FileStore`](crate::FileStore) found when it opened its journal.
 ///
 /// ```
-/// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+/// use peregrine_store::{FileStore, FileStoreConfig, MessageStore, SEQ_END};
+///
 /// let dir = tempfile::tempdir()?;
-/// let store = FileStore::open(dir.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+/// let open = || FileStore::open(dir.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0);
+/// let mut store = open()?;
+/// assert!(store.recovery().losses.is_empty());
+///
+/// store.store(1, b"committed")?;
+/// store.commit()?;
+/// store.store(2, b"never committed")?;
+/// // A resend reads the transaction back from the file, so it is written
+/// // out: a crash now leaves it in the journal without its commit record.
+/// store.for_each_in_range(1, SEQ_END, &mut |_, _| {})?;
+/// drop(store);
+///
+/// let mut store = open()?;
 /// let r = store.recovery();
+/// assert!(r.uncommitted_bytes > 0); // cut off: what a crash leaves, not a loss
 /// assert!(r.losses.is_empty());
-/// assert_eq!(r.uncommitted_bytes, 0);
+/// assert_eq!(r.lost_messages(), 0);
+/// let mut kept = Vec::new();
+/// store.for_each_in_range(1, SEQ_END, &mut |seq, _| kept.push(seq))?;
+/// assert_eq!(kept, [1]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,6 +80,34 @@ impl Recovery {
 }
 
 /// Acknowledged data that recovery could not read back.
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore};
+///
+/// let dir = tempfile::tempdir()?;
+/// let config = FileStoreConfig::with_fsync(FsyncPolicy::Never);
+/// let mut store = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0)?;
+/// let mut cut_at = 0;
+/// for seq in 1..=4 {
+///     cut_at = store.journal_len();
+///     store.store(seq, b"an order")?;
+///     store.incr_next_sender_seq()?;
+///     store.commit()?;
+/// }
+/// let journal = store.journal_path().to_path_buf();
+/// drop(store);
+/// // The last commit is lost from the journal (a truncated copy, say); the
+/// // sequence-number witness still says it was there.
+/// std::fs::OpenOptions::new().write(true).open(&journal)?.set_len(cut_at)?;
+///
+/// use peregrine_store::{LossKind, OnDamage, StoreError};
+/// let err = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0).unwrap_err();
+/// let StoreError::Damaged { losses, .. } = &err else { panic!("{err}") };
+/// assert_eq!(losses[0].kind, LossKind::Truncated);
+/// assert_eq!(losses[0].seqs, Some((4, 4)));
+/// assert!(losses[0].to_string().ends_with("message 4 lost"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loss {
     /// What happened.
@@ -111,6 +156,38 @@ impl fmt::Display for Loss {
 }
 
 /// What to do on open when acknowledged data is damaged or missing.
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore};
+///
+/// let dir = tempfile::tempdir()?;
+/// let config = FileStoreConfig::with_fsync(FsyncPolicy::Never);
+/// let mut store = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0)?;
+/// let mut cut_at = 0;
+/// for seq in 1..=4 {
+///     cut_at = store.journal_len();
+///     store.store(seq, b"an order")?;
+///     store.incr_next_sender_seq()?;
+///     store.commit()?;
+/// }
+/// let journal = store.journal_path().to_path_buf();
+/// drop(store);
+/// // The last commit is lost from the journal (a truncated copy, say); the
+/// // sequence-number witness still says it was there.
+/// std::fs::OpenOptions::new().write(true).open(&journal)?.set_len(cut_at)?;
+///
+/// use peregrine_store::{OnDamage, StoreError};
+/// // Refuse (the default): an operator looks at the files first.
+/// let refused = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0);
+/// assert!(matches!(refused, Err(StoreError::Damaged { .. })));
+///
+/// // Report: the session starts, and sequence number 4 is not used again.
+/// let report = peregrine_store::FileStoreConfig { on_damage: OnDamage::Report, ..config };
+/// let store = FileStore::open(dir.path(), "FIX.4.4:A->B", report, 0)?;
+/// assert_eq!(store.recovery().lost_messages(), 1);
+/// assert_eq!(store.next_sender_seq(), 5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OnDamage {
     /// Refuse to open: [`StoreError::Damaged`](crate::StoreError::Damaged)

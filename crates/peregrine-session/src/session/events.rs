@@ -1,6 +1,10 @@
 //! What the session says about itself: its state, why it asks for the
 //! connection to be closed, and the events the engine polls.
 
+// For the documentation's links only.
+#[cfg(doc)]
+use crate::Session;
+
 /// Where the session is in its life cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SessionState {

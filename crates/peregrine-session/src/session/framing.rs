@@ -96,6 +96,13 @@ pub enum PeekError {
 /// our side: our sender = their 56, our target = their 49). `None` until a whole message
 /// is buffered.
 ///
+/// # Errors
+///
+/// `Some(Err(_))` once a whole message is buffered but names no session:
+/// [`PeekError::Garbled`] when the first bytes after any stray ones are not a FIX message,
+/// [`PeekError::Invalid`] when the message does not decode, [`PeekError::MissingCompId`]
+/// when it lacks SenderCompID(49) or TargetCompID(56).
+///
 /// ```
 /// # fn fix(s: &str) -> Vec<u8> {
 /// #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
