@@ -11,7 +11,7 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit smoke acceptance bench-codec bench-typed bench-e2e fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit miri docs smoke acceptance bench-codec bench-typed bench-e2e fuzz clean sbe
 
 all: build
 
@@ -29,11 +29,19 @@ run: build
 	$(PEREGRINE) run
 
 ## test: formatting, lints, every test, a smoke run of every benchmark, the acceptance suite
-test: deps check unit smoke acceptance
+test: deps check docs unit miri smoke acceptance
 
 check:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## docs: rustdoc of the workspace with broken intra-doc links denied
+docs:
+	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" $(CARGO) doc --workspace --no-deps --quiet
+
+## miri: Miri over the unsafe modules when a nightly toolchain with Miri is present (says so when not)
+miri:
+	@bash scripts/miri.sh
 
 unit:
 	$(CARGO) test --workspace
