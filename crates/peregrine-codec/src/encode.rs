@@ -547,6 +547,59 @@ impl<'b> MessageEncoder<'b> {
         self.str(data_tag, bytes)
     }
 
+    /// Pre-encoded fields (`tag=value<SOH>…`, each ending in SOH), appended
+    /// as they are: a gateway that forwards a body, or a body encoded on
+    /// another thread ([`fields`](Self::fields)).
+    ///
+    /// ```
+    /// use peregrine_codec::EncodeBuffer;
+    /// let mut buf = EncodeBuffer::new();
+    /// let mut m = buf.start(b"FIX.4.4", b"D");
+    /// m.raw(b"11=ORDER-1\x0155=PEREGRINE\x01");
+    /// let msg = m.finish();
+    /// assert!(msg.starts_with(b"8=FIX.4.4\x019=29\x0135=D\x0111=ORDER-1\x01"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `fields` is not empty and does not end in SOH (a programming error:
+    /// the next field would run into it).
+    pub fn raw(&mut self, fields: &[u8]) -> &mut Self {
+        assert!(
+            fields.is_empty() || fields.ends_with(&[SOH]),
+            "pre-encoded fields must end in SOH"
+        );
+        let pos = self.pos;
+        let pos = self.out.with_vec(|buf| {
+            let want = pos + fields.len() + WINDOW + FIELD_SLACK;
+            if want > buf.len() {
+                buf.resize(want.max(buf.len() * 2), 0);
+            }
+            buf[pos..pos + fields.len()].copy_from_slice(fields);
+            pos + fields.len()
+        });
+        self.pos = pos;
+        self.sum.add_byte(simd::byte_sum(fields));
+        self
+    }
+
+    /// The fields written so far after MsgType (35): a body to send later
+    /// with [`raw`](Self::raw), through another encoder.
+    ///
+    /// ```
+    /// use peregrine_codec::EncodeBuffer;
+    /// let mut buf = EncodeBuffer::new();
+    /// let mut m = buf.start(b"", b"D");
+    /// m.str(11, b"ORDER-1").uint(38, 100);
+    /// assert_eq!(m.fields(), b"11=ORDER-1\x0138=100\x01");
+    /// ```
+    pub fn fields(&self) -> &[u8] {
+        let written = &self.out.as_slice()[HEADER_ROOM..self.pos];
+        // The body starts with `35=<MsgType><SOH>` (a MsgType has no SOH).
+        let msg_type_end = written.iter().position(|&b| b == SOH).map_or(0, |i| i + 1);
+        &written[msg_type_end..]
+    }
+
     /// Bytes of body written so far (from `35=` on).
     pub fn body_len(&self) -> usize {
         self.pos - HEADER_ROOM
@@ -623,6 +676,22 @@ impl<'b> MessageEncoder<'b> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_fields_make_the_same_message_as_the_fields_themselves() {
+        let mut body = EncodeBuffer::new();
+        let mut b = body.start(b"", b"8");
+        b.str(11, b"ORDER-1").uint(38, 100).str(58, &[b'x'; 200]);
+        let fields = b.fields().to_vec();
+        let mut direct = EncodeBuffer::new();
+        let mut d = direct.start(b"FIX.4.4", b"8");
+        d.str(11, b"ORDER-1").uint(38, 100).str(58, &[b'x'; 200]);
+        let direct = d.finish().to_vec();
+        let mut via_raw = EncodeBuffer::new();
+        let mut r = via_raw.start(b"FIX.4.4", b"8");
+        r.raw(&fields);
+        assert_eq!(r.finish(), &direct[..]);
+    }
 
     #[test]
     fn short_copies_of_every_length() {

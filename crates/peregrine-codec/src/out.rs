@@ -73,6 +73,12 @@ impl<'b> OutBuf<'b> {
         &mut self.vec[..]
     }
 
+    /// The whole buffer, read-only.
+    #[inline(always)]
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.vec[..]
+    }
+
     /// Ends the cursor, returning `start..end` of the buffer.
     #[inline(always)]
     pub(crate) fn into_slice(self, start: usize, end: usize) -> &'b [u8] {
