@@ -106,6 +106,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
         idle: first.idle_strategy,
         message_logs: true,
         stop_flag: Some(stop),
+        ..EngineOptions::default()
     };
     let mut engine: Engine<BoxedFixSession> =
         Engine::new(options).map_err(|e| format!("cannot start the reactor: {e}"))?;

@@ -40,6 +40,7 @@ fn engine(
         idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     })?;
     for s in &settings.sessions {
         let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| app())?;

@@ -484,10 +484,21 @@ impl Settings {
             message: format!("cannot read: {e}"),
         })?;
         let settings = Settings::parse(&text, path)?;
-        for w in &settings.warnings {
-            tracing::warn!("{w}");
-        }
+        settings.report_warnings();
         Ok(settings)
+    }
+
+    /// Says each warning: through `tracing` when a subscriber is installed,
+    /// else on stderr (a typo in a key is seen either way).
+    pub fn report_warnings(&self) {
+        let subscriber = tracing::dispatcher::has_been_set();
+        for w in &self.warnings {
+            if subscriber {
+                tracing::warn!("{w}");
+            } else {
+                eprintln!("peregrine: warning: {w}");
+            }
+        }
     }
 
     /// Parses settings text; `path` names the file in messages and is the base

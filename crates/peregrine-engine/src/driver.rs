@@ -2,7 +2,7 @@
 //! `peregrine-session` together with its application, seen through one trait
 //! so the engine can own many of them and tests can drive it with stand-ins.
 
-use peregrine_session::DisconnectReason;
+use peregrine_session::{DisconnectReason, SendError};
 use peregrine_store::StoreError;
 
 /// Nanoseconds since the Unix epoch, UTC (the session crate's `Nanos`).
@@ -55,6 +55,15 @@ pub trait SessionDriver {
     fn outbound(&self) -> &[u8];
     /// `n` bytes of [`outbound`](Self::outbound) were written.
     fn consume_outbound(&mut self, n: usize);
+    /// Sends an application message whose body (the fields after MsgType)
+    /// is already encoded: what a [`Sender`](crate::Sender) queued. Returns
+    /// its MsgSeqNum.
+    ///
+    /// # Errors
+    ///
+    /// The session refused it (not logged on, and configured to refuse) or
+    /// its store failed.
+    fn send_body(&mut self, now: Nanos, msg_type: &[u8], body: &[u8]) -> Result<u64, SendError>;
     /// The next event, if any.
     fn poll_event(&mut self) -> Option<DriverEvent>;
     /// Starts a logout (graceful shutdown).
@@ -115,6 +124,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn consume_outbound(&mut self, n: usize) {
         (**self).consume_outbound(n)
+    }
+    fn send_body(&mut self, now: Nanos, msg_type: &[u8], body: &[u8]) -> Result<u64, SendError> {
+        (**self).send_body(now, msg_type, body)
     }
     fn poll_event(&mut self) -> Option<DriverEvent> {
         (**self).poll_event()

@@ -2,11 +2,12 @@
 //! dictionaries, and [`FixSession`], a [`Session`] with its application seen as
 //! a [`SessionDriver`].
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use peregrine_codec::value::TimePrecision;
 use peregrine_codec::MessageView;
-use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_dict::Dictionaries;
 use peregrine_session::{
     AppReject, Application, Outbox, Role, Schedule, Session, SessionConfig, SessionEvent,
     SessionId, ValidationOptions,
@@ -35,46 +36,60 @@ pub fn session_id(s: &SessionSettings) -> SessionId {
     id
 }
 
-fn load_dict(
+/// The dictionary files a session's settings name: `DataDictionary`, or for
+/// FIXT.1.1 `TransportDataDictionary` (else `DataDictionary`) and
+/// `AppDataDictionary`, each with the key that named it; `None` with
+/// `UseDataDictionary=N`.
+///
+/// # Errors
+///
+/// `UseDataDictionary=Y` (the default, as in QuickFIX) without a dictionary
+/// named: validation would silently be off, so this stops start-up, naming
+/// the key; likewise a FIXT.1.1 session without `AppDataDictionary`.
+#[allow(clippy::type_complexity)]
+pub fn dictionary_files(
     s: &SessionSettings,
-    key: &str,
-    path: &std::path::Path,
-) -> Result<Dictionary, ConfigError> {
-    Dictionary::from_file(path).map_err(|e| s.error(key, format!("{}: {e}", path.display())))
-}
-
-/// Loads the dictionaries a session's settings name (`DataDictionary`, or
-/// `TransportDataDictionary` + `AppDataDictionary` for FIXT.1.1); `None` when
-/// `UseDataDictionary=N` or none is named.
-pub fn load_dictionaries(s: &SessionSettings) -> Result<Option<Arc<Dictionaries>>, ConfigError> {
+) -> Result<Option<(Option<(PathBuf, &'static str)>, (PathBuf, &'static str))>, ConfigError> {
     if !s.use_data_dictionary {
         return Ok(None);
     }
+    let missing = |key: &str| {
+        s.error(
+            key,
+            "missing: UseDataDictionary=Y (the default) validates with a dictionary; name one \
+             (QuickFIX's are in crates/peregrine-dict/dictionaries) or set UseDataDictionary=N",
+        )
+    };
     if s.begin_string == "FIXT.1.1" {
         let transport = match (&s.transport_data_dictionary, &s.data_dictionary) {
-            (Some(p), _) => load_dict(s, "TransportDataDictionary", p)?,
-            (None, Some(p)) => load_dict(s, "DataDictionary", p)?,
-            (None, None) => return Ok(None),
+            (Some(p), _) => (p.clone(), "TransportDataDictionary"),
+            (None, Some(p)) => (p.clone(), "DataDictionary"),
+            (None, None) => return Err(missing("TransportDataDictionary")),
         };
-        let app = match &s.app_data_dictionary {
-            Some(p) => load_dict(s, "AppDataDictionary", p)?,
-            None => {
-                return Err(s.error(
-                    "AppDataDictionary",
-                    "missing (a FIXT.1.1 session with a TransportDataDictionary needs one)",
-                ))
-            }
+        let Some(app) = &s.app_data_dictionary else {
+            return Err(s.error(
+                "AppDataDictionary",
+                "missing (a FIXT.1.1 session with a TransportDataDictionary needs one)",
+            ));
         };
-        return Ok(Some(Arc::new(Dictionaries::fixt(transport, app))));
+        return Ok(Some((Some(transport), (app.clone(), "AppDataDictionary"))));
     }
     match &s.data_dictionary {
-        Some(p) => Ok(Some(Arc::new(Dictionaries::single(load_dict(
-            s,
-            "DataDictionary",
-            p,
-        )?)))),
-        None => Ok(None),
+        Some(p) => Ok(Some((None, (p.clone(), "DataDictionary")))),
+        None => Err(missing("DataDictionary")),
     }
+}
+
+/// Loads the dictionaries a session's settings name (see
+/// [`dictionary_files`]); `None` when `UseDataDictionary=N`. Engines built
+/// with [`EngineBuilder`](crate::EngineBuilder) share one copy per file
+/// through a [`DictionaryCache`](crate::builder::DictionaryCache).
+///
+/// # Errors
+///
+/// As [`dictionary_files`], and when a file cannot be read or parsed.
+pub fn load_dictionaries(s: &SessionSettings) -> Result<Option<Arc<Dictionaries>>, ConfigError> {
+    crate::builder::DictionaryCache::default().load(s)
 }
 
 /// The session crate's configuration for these settings (dictionaries given
@@ -274,6 +289,16 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     }
     fn consume_outbound(&mut self, n: usize) {
         self.session.consume_outbound(n);
+    }
+    fn send_body(
+        &mut self,
+        now: Nanos,
+        msg_type: &[u8],
+        body: &[u8],
+    ) -> Result<u64, peregrine_session::SendError> {
+        self.session.send(now, msg_type, |m| {
+            m.raw(body);
+        })
     }
     fn poll_event(&mut self) -> Option<DriverEvent> {
         if let Some(e) = self.pending.take() {

@@ -16,17 +16,21 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod builder;
 pub mod command;
 pub mod config;
 pub mod driver;
 pub mod engine;
 pub mod fix;
 pub mod log;
+pub mod sender;
 
 pub use admin::spawn_admin_server;
+pub use builder::{AppEngine, BuildError, EngineBuilder, RunningEngine, SessionContext};
 pub use command::{Command, CommandError, EngineHandle, Outcome, Reply};
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};
 pub use log::SessionLog;
 pub use peregrine_agent::{Agent, Idle, IdleStrategy, ParseIdleError};
+pub use sender::{Sender, SessionRef, SubmitError};

@@ -42,6 +42,7 @@ fn options() -> EngineOptions {
         idle: Idle::busy_spin(),
         message_logs: true,
         stop_flag: None,
+        ..EngineOptions::default()
     }
 }
 
@@ -354,6 +355,7 @@ fn engine_from(text: &str, dir: &Path, name: &str, idle: Idle) -> Engine<BoxedFi
         idle,
         message_logs: true,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     for s in &settings.sessions {
@@ -699,6 +701,14 @@ impl peregrine_engine::SessionDriver for SyncCounter {
         &[]
     }
     fn consume_outbound(&mut self, _n: usize) {}
+    fn send_body(
+        &mut self,
+        _now: i64,
+        _msg_type: &[u8],
+        _body: &[u8],
+    ) -> Result<u64, peregrine_session::SendError> {
+        Err(peregrine_session::SendError::NotLoggedOn)
+    }
     fn poll_event(&mut self) -> Option<peregrine_engine::DriverEvent> {
         None
     }
@@ -742,6 +752,7 @@ fn an_idle_session_s_store_gets_its_timed_fsync() {
         idle: Idle::block(),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     engine

@@ -42,6 +42,7 @@ fn engine_from(text: &str, dir: &Path, store: StoreKind) -> Engine<BoxedFixSessi
         idle: Idle::backoff(Duration::from_micros(200)),
         message_logs: true,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     for s in &settings.sessions {

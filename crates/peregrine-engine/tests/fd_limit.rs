@@ -106,6 +106,7 @@ fn the_listener_recovers_after_running_out_of_descriptors() {
         idle: Idle::block(),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     for s in &settings.sessions {

@@ -87,6 +87,7 @@ fn venue_child_entry_point() {
         idle: Idle::block(),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     for s in &settings.sessions {
@@ -174,6 +175,7 @@ fn every_order_is_answered_once_across_kill_9() {
         idle: Idle::backoff(Duration::from_micros(100)),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     for s in &settings.sessions {

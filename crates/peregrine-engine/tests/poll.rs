@@ -45,6 +45,7 @@ fn engine(
         idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     for s in &settings.sessions {

@@ -52,6 +52,14 @@ impl SessionDriver for Flood {
             self.sent = 0;
         }
     }
+    fn send_body(
+        &mut self,
+        _now: Nanos,
+        _msg_type: &[u8],
+        _body: &[u8],
+    ) -> Result<u64, peregrine_session::SendError> {
+        Err(peregrine_session::SendError::NotLoggedOn)
+    }
     fn poll_event(&mut self) -> Option<DriverEvent> {
         None
     }
@@ -97,6 +105,7 @@ fn engine_with(dir: &Path, action: &str, hard: usize, flood: usize) -> Engine<Fl
         idle: Idle::backoff(Duration::from_micros(100)),
         message_logs: true,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     e.add_session(
@@ -203,6 +212,7 @@ fn a_peer_sending_more_than_one_turn_can_read_is_served_completely() {
         idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     e.add_session(&settings.sessions[0], Flood::default())

@@ -41,6 +41,7 @@ fn engine(
         idle: Idle::busy_spin(),
         message_logs: true,
         stop_flag: None,
+        ..EngineOptions::default()
     })
     .unwrap();
     for s in &settings.sessions {

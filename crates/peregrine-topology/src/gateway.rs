@@ -240,6 +240,14 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
     fn consume_outbound(&mut self, n: usize) {
         self.inner.consume_outbound(n)
     }
+    fn send_body(
+        &mut self,
+        now: Nanos,
+        msg_type: &[u8],
+        body: &[u8],
+    ) -> Result<u64, peregrine_session::SendError> {
+        self.inner.send_body(now, msg_type, body)
+    }
     fn poll_event(&mut self) -> Option<DriverEvent> {
         self.inner.poll_event()
     }

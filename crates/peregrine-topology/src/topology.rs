@@ -248,6 +248,7 @@ fn engine_options() -> EngineOptions {
         idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
+        ..EngineOptions::default()
     }
 }
 

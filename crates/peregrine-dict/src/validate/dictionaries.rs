@@ -1,5 +1,7 @@
 //! Owned dictionaries for a session ([`Dictionaries`]).
 
+use std::sync::Arc;
+
 use super::{ValidationSettings, Validator};
 use crate::dictionary::Dictionary;
 
@@ -21,20 +23,29 @@ use crate::dictionary::Dictionary;
 /// ```
 #[derive(Debug)]
 pub struct Dictionaries {
-    transport: Dictionary,
-    app: Option<Dictionary>,
+    // Shared: sessions that name the same files hold one parsed copy.
+    transport: Arc<Dictionary>,
+    app: Option<Arc<Dictionary>>,
 }
 
 impl Dictionaries {
     /// A single self-contained dictionary (FIX.4.0 – FIX.4.4).
     pub fn single(dict: Dictionary) -> Self {
+        Dictionaries::single_shared(Arc::new(dict))
+    }
+    /// A FIXT transport dictionary and an application dictionary.
+    pub fn fixt(transport: Dictionary, app: Dictionary) -> Self {
+        Dictionaries::fixt_shared(Arc::new(transport), Arc::new(app))
+    }
+    /// [`single`](Self::single) over a dictionary other sessions share.
+    pub fn single_shared(dict: Arc<Dictionary>) -> Self {
         Dictionaries {
             transport: dict,
             app: None,
         }
     }
-    /// A FIXT transport dictionary and an application dictionary.
-    pub fn fixt(transport: Dictionary, app: Dictionary) -> Self {
+    /// [`fixt`](Self::fixt) over dictionaries other sessions share.
+    pub fn fixt_shared(transport: Arc<Dictionary>, app: Arc<Dictionary>) -> Self {
         Dictionaries {
             transport,
             app: Some(app),
@@ -46,7 +57,7 @@ impl Dictionaries {
     }
     /// The application dictionary (the same as the transport one for FIX.4.x).
     pub fn application(&self) -> &Dictionary {
-        self.app.as_ref().unwrap_or(&self.transport)
+        self.app.as_deref().unwrap_or(&self.transport)
     }
     /// A validator over these dictionaries.
     pub fn validator(&self, settings: ValidationSettings) -> Validator<'_> {

@@ -8,6 +8,7 @@ use slab::Slab;
 
 use super::connection::Connection;
 use super::session::HostedSession;
+use crate::sender::SessionRef;
 
 /// The waker's readiness token.
 pub(super) const WAKER: Token = Token(0);
@@ -57,53 +58,92 @@ impl ConnectionKey {
     }
 }
 
-/// The sessions, in the order they were added.
-pub(super) struct Sessions<D>(Vec<HostedSession<D>>);
+/// The sessions, in the order they were added (a removed session's key is
+/// reused; its generation tells a stale [`SessionRef`] from the new session).
+pub(super) struct Sessions<D> {
+    slab: Slab<HostedSession<D>>,
+    generation: u32,
+}
 
 impl<D> Default for Sessions<D> {
     fn default() -> Self {
-        Sessions(Vec::new())
+        Sessions {
+            slab: Slab::new(),
+            generation: 0,
+        }
     }
 }
 
 impl<D> Sessions<D> {
-    /// The key the next session pushed gets.
-    pub(super) fn next_key(&self) -> SessionKey {
-        SessionKey(self.0.len())
+    /// The key the next session pushed gets, and its generation.
+    pub(super) fn next_key(&self) -> (SessionKey, u32) {
+        (
+            SessionKey(self.slab.vacant_key()),
+            self.generation.wrapping_add(1),
+        )
     }
 
-    pub(super) fn push(&mut self, session: HostedSession<D>) -> SessionKey {
-        self.0.push(session);
-        SessionKey(self.0.len() - 1)
+    pub(super) fn push(&mut self, mut session: HostedSession<D>) -> SessionKey {
+        self.generation = self.generation.wrapping_add(1);
+        session.generation = self.generation;
+        SessionKey(self.slab.insert(session))
     }
 
-    pub(super) fn keys(&self) -> impl Iterator<Item = SessionKey> {
-        (0..self.0.len()).map(SessionKey)
+    /// The session a [`SessionRef`] names, if it is still there.
+    pub(super) fn resolve(&self, r: SessionRef) -> Option<SessionKey> {
+        let key = r.index as usize;
+        match self.slab.get(key) {
+            Some(s) if s.generation == r.generation => Some(SessionKey(key)),
+            _ => None,
+        }
+    }
+
+    /// A [`SessionRef`] for `key`.
+    pub(super) fn reference(&self, key: SessionKey) -> SessionRef {
+        SessionRef {
+            index: key.0 as u32,
+            generation: self.slab[key.0].generation,
+        }
+    }
+
+    /// Every key that may hold a session, not borrowing the sessions (for
+    /// loops that change them as they go: skip the keys
+    /// [`contains`](Self::contains) says are vacant).
+    pub(super) fn key_space(&self) -> impl Iterator<Item = SessionKey> {
+        (0..self.slab.capacity()).map(SessionKey)
+    }
+
+    pub(super) fn contains(&self, key: SessionKey) -> bool {
+        self.slab.contains(key.0)
+    }
+
+    pub(super) fn keys(&self) -> impl Iterator<Item = SessionKey> + '_ {
+        self.slab.iter().map(|(k, _)| SessionKey(k))
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = &HostedSession<D>> {
-        self.0.iter()
+        self.slab.iter().map(|(_, s)| s)
     }
 
     pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut HostedSession<D>> {
-        self.0.iter_mut()
+        self.slab.iter_mut().map(|(_, s)| s)
     }
 
     pub(super) fn len(&self) -> usize {
-        self.0.len()
+        self.slab.len()
     }
 }
 
 impl<D> Index<SessionKey> for Sessions<D> {
     type Output = HostedSession<D>;
     fn index(&self, id: SessionKey) -> &HostedSession<D> {
-        &self.0[id.0]
+        &self.slab[id.0]
     }
 }
 
 impl<D> IndexMut<SessionKey> for Sessions<D> {
     fn index_mut(&mut self, id: SessionKey) -> &mut HostedSession<D> {
-        &mut self.0[id.0]
+        &mut self.slab[id.0]
     }
 }
 

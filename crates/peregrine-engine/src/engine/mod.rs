@@ -8,6 +8,7 @@ mod ids;
 mod listener;
 mod read;
 mod routing;
+mod sending;
 mod session;
 mod shutdown;
 mod timers;
@@ -31,6 +32,7 @@ use crate::command::{EngineHandle, Request};
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::{RateLimit, SessionLog};
+use crate::sender::{SendQueue, Sender, SessionRef, DEFAULT_SEND_QUEUE};
 use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
 
 const SEC: Nanos = 1_000_000_000;
@@ -49,6 +51,8 @@ pub struct EngineOptions {
     pub message_logs: bool,
     /// Raised (e.g. by a SIGINT/SIGTERM handler) to ask for a graceful stop.
     pub stop_flag: Option<Arc<AtomicBool>>,
+    /// Messages that may wait in the [`Sender`] queue (see [`crate::sender`]).
+    pub send_queue: usize,
 }
 
 impl Default for EngineOptions {
@@ -57,6 +61,7 @@ impl Default for EngineOptions {
             idle: Idle::default(),
             message_logs: true,
             stop_flag: None,
+            send_queue: DEFAULT_SEND_QUEUE,
         }
     }
 }
@@ -82,13 +87,15 @@ pub struct SessionInfo {
     pub slow_consumer: bool,
     /// Messages the store found lost when it opened (with `FileStoreDamage=report`).
     pub store_lost_messages: u64,
+    /// Messages from a [`Sender`] that the session refused (see [`crate::sender`]).
+    pub send_failures: u64,
 }
 
 impl SessionInfo {
     /// A JSON object.
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{}}}",
+            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{}}}",
             json_escape(&self.name),
             json_escape(&self.state),
             self.connected,
@@ -97,7 +104,8 @@ impl SessionInfo {
             self.next_target_seq,
             self.pending_outbound,
             self.slow_consumer,
-            self.store_lost_messages
+            self.store_lost_messages,
+            self.send_failures
         )
     }
 }
@@ -157,6 +165,10 @@ pub struct Engine<D: SessionDriver> {
     reserve: Option<std::fs::File>,
     /// Lines about connections that never named a session, within this limit.
     unrouted_lines: RateLimit,
+    /// Messages from [`Sender`]s on other threads.
+    send_queue: Arc<SendQueue>,
+    /// Messages for sessions that were removed (a stale [`SessionRef`]).
+    sends_to_removed_sessions: u64,
 }
 
 impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
@@ -174,6 +186,7 @@ impl<D: SessionDriver> Engine<D> {
         let poll = Poll::new()?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
         let (tx, rx) = mpsc::channel();
+        let send_queue = SendQueue::new(options.send_queue, waker.clone());
         Ok(Engine {
             poll,
             events: Events::with_capacity(1024),
@@ -193,6 +206,8 @@ impl<D: SessionDriver> Engine<D> {
             polls: 0,
             reserve: open_reserve(),
             unrouted_lines: RateLimit::new(now_nanos()),
+            send_queue,
+            sends_to_removed_sessions: 0,
         })
     }
 
@@ -204,12 +219,32 @@ impl<D: SessionDriver> Engine<D> {
         }
     }
 
+    /// The options it runs with.
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    /// A handle that sends messages through this engine's sessions from any
+    /// thread (see [`Sender`]).
+    pub fn sender(&self) -> Sender {
+        Sender {
+            queue: self.send_queue.clone(),
+        }
+    }
+
+    /// The [`SessionRef`] a [`Sender`] names the session `name` by (its full
+    /// name, or without the qualifier when that is unambiguous).
+    pub fn session_ref(&self, name: &str) -> Option<SessionRef> {
+        let key = self.find_session(name).ok()?;
+        Some(self.sessions.reference(key))
+    }
+
     /// Adds a session. An acceptor session shares the listener of any earlier
     /// session with the same `SocketAcceptPort` (port 0: one ephemeral port
     /// for all such sessions, see [`listener_addrs`](Self::listener_addrs));
     /// an initiator session connects on the next turn.
     pub fn add_session(&mut self, settings: &SessionSettings, driver: D) -> io::Result<()> {
-        let id = self.sessions.next_key();
+        let (id, _) = self.sessions.next_key();
         let name = settings.session_name();
         let log = match (&settings.file_log_path, self.options.message_logs) {
             (Some(dir), true) => {
@@ -292,6 +327,9 @@ impl<D: SessionDriver> Engine<D> {
             next_address: 0,
             listener,
             next_store_sync,
+            generation: 0,
+            send_failures: 0,
+            send_pending: false,
             lines: RateLimit::new(now_nanos()),
         };
         session.event("session created", now_nanos());
@@ -318,6 +356,7 @@ impl<D: SessionDriver> Engine<D> {
                 pending_outbound: s.driver.outbound().len(),
                 slow_consumer: s.slow,
                 store_lost_messages: s.driver.store_lost_messages(),
+                send_failures: s.send_failures,
             })
             .collect()
     }
@@ -429,5 +468,37 @@ impl<D: SessionDriver> Agent for Engine<D> {
 
     fn is_done(&self) -> bool {
         self.stop_requested()
+    }
+}
+
+impl<D: SessionDriver> Drop for Engine<D> {
+    /// Senders see [`SubmitError::EngineStopped`](crate::SubmitError::EngineStopped) from now on.
+    fn drop(&mut self) {
+        self.send_queue.close();
+    }
+}
+
+impl<S: peregrine_store::MessageStore, A: peregrine_session::Application>
+    Engine<crate::fix::FixSession<S, A>>
+{
+    /// The application behind the session `name` (its full name, or without
+    /// the qualifier when that is unambiguous), typed: read its state after
+    /// a run, with no `Arc<Mutex<_>>`.
+    pub fn application(&self, name: &str) -> Option<&A> {
+        let key = self.find_session(name).ok()?;
+        Some(&self.sessions[key].driver.app)
+    }
+
+    /// [`application`](Self::application), to change it.
+    pub fn application_mut(&mut self, name: &str) -> Option<&mut A> {
+        let key = self.find_session(name).ok()?;
+        Some(&mut self.sessions[key].driver.app)
+    }
+
+    /// Every session's name and application, in the order they were added.
+    pub fn applications(&self) -> impl Iterator<Item = (&str, &A)> {
+        self.sessions
+            .iter()
+            .map(|s| (s.name.as_str(), &s.driver.app))
     }
 }

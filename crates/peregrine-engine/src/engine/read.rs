@@ -18,7 +18,13 @@ impl<D: SessionDriver> Engine<D> {
     /// Polls the sockets (waiting at most `timeout`) and handles what is ready.
     pub(super) fn io(&mut self, timeout: Duration) -> io::Result<bool> {
         let mut events = std::mem::replace(&mut self.events, Events::with_capacity(0));
+        // Before blocking, tell senders to wake us (or see that they already sent).
+        let parked = !timeout.is_zero() && self.send_queue.park();
+        let timeout = if parked { timeout } else { Duration::ZERO };
         let polled = self.poll.poll(&mut events, Some(timeout));
+        if parked {
+            self.send_queue.unpark();
+        }
         if let Err(e) = polled {
             self.events = events;
             if e.kind() == io::ErrorKind::Interrupted {
@@ -47,6 +53,7 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
         self.events = events;
+        work |= self.drain_sends();
         if !self.ready.is_empty() {
             work = true;
             let ready = std::mem::take(&mut self.ready);

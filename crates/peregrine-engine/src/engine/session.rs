@@ -29,6 +29,12 @@ pub(super) struct HostedSession<D> {
     pub(super) listener: Option<ListenerKey>,
     /// When to give a store with a time-based fsync policy its chance to fsync.
     pub(super) next_store_sync: Option<Nanos>,
+    /// Tells this session from an earlier one that had its key.
+    pub(super) generation: u32,
+    /// Messages from a [`Sender`](crate::Sender) the session refused.
+    pub(super) send_failures: u64,
+    /// Messages from a [`Sender`](crate::Sender) were handed to it this turn.
+    pub(super) send_pending: bool,
     /// Event lines the peer can cause at will (garbled input, rejects) are
     /// written within this limit, one per connection.
     pub(super) lines: RateLimit,

@@ -22,7 +22,10 @@ impl<D: SessionDriver> Engine<D> {
             let _ = self.poll.registry().deregister(&mut l.socket);
         }
         let mut wait: Nanos = 0;
-        for id in self.sessions.keys() {
+        for id in self.sessions.key_space() {
+            if !self.sessions.contains(id) {
+                continue;
+            }
             let Some(key) = self.sessions[id].connection else {
                 continue;
             };

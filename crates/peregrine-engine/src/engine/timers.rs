@@ -66,7 +66,10 @@ impl<D: SessionDriver> Engine<D> {
     pub(super) fn timers(&mut self) -> bool {
         let now = now_nanos();
         let mut work = false;
-        for id in self.sessions.keys() {
+        for id in self.sessions.key_space() {
+            if !self.sessions.contains(id) {
+                continue;
+            }
             if self.sessions[id]
                 .driver
                 .next_deadline()

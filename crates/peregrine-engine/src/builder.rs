@@ -1,0 +1,476 @@
+//! One call from a `.cfg` (or settings made in code) and an application
+//! factory to a running acceptor or initiator: [`EngineBuilder`].
+//!
+//! The builder applies every key the settings hold, as the CLI does, so a
+//! library user writes no wiring:
+//!
+//! * the store: the file journal under `FileStorePath` when the session has
+//!   one (with `FileStoreSync` and `FileStoreDamage`), else memory; override
+//!   with [`EngineBuilder::store`];
+//! * dictionaries: each file loaded once and shared by every session that
+//!   names it;
+//! * `IdleStrategy` (of the first session), `FileLogPath` message and event
+//!   logs, and the admin HTTP interface (`AdminHttpPort`, `AdminHttpAddress`,
+//!   `AdminHttpToken`) when the engine is [started](EngineBuilder::start);
+//! * the warnings the settings raised are printed to stderr (and logged), so
+//!   a typo is seen without a `tracing` subscriber.
+//!
+//! ```
+//! use peregrine_codec::MessageView;
+//! use peregrine_engine::EngineBuilder;
+//! use peregrine_session::{AppReject, Application, Outbox, SessionId};
+//!
+//! /// Acknowledges every order.
+//! #[derive(Default)]
+//! struct Venue { orders: u64 }
+//!
+//! impl Application for Venue {
+//!     fn from_app(&mut self, msg: &MessageView<'_>, _: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+//!         self.orders += 1;
+//!         let cl_ord_id = msg.get(11).unwrap_or(b"?");
+//!         out.send(b"8", |m| { m.str(11, cl_ord_id).str(39, b"0").str(150, b"0"); })
+//!             .map(|_| ())
+//!             .map_err(|_| AppReject::UnsupportedMessageType)
+//!     }
+//! }
+//!
+//! let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+//!            TargetCompID=CLIENT\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+//! let venue = EngineBuilder::parse(cfg, "venue.cfg")?.start(|_| Venue::default())?;
+//! println!("listening on {:?}", venue.listener_addrs());
+//! let engine = venue.stop()?; // Logout on every session, then the engine back
+//! assert_eq!(engine.application("FIX.4.4:VENUE->CLIENT").map(|v| v.orders), Some(0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use peregrine_agent::{AgentRunner, Idle};
+use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_session::{Application, Session, SessionId};
+use peregrine_store::MessageStore;
+
+use crate::admin::{spawn_admin_server, AdminOptions};
+use crate::command::{Command, EngineHandle, Outcome};
+use crate::config::{ConfigError, ConnectionType, SessionSettings, Settings};
+use crate::driver::now_nanos;
+use crate::engine::{Engine, EngineOptions, SessionInfo};
+use crate::fix::{open_store, session_config, session_id, FixSession, StoreKind};
+use crate::sender::{Sender, SessionRef};
+
+/// The store a built session writes to (boxed: memory or file, chosen per
+/// session from its settings).
+pub type BoxedStore = Box<dyn MessageStore + Send>;
+
+/// An engine whose sessions all run one application type `A`.
+pub type AppEngine<A> = Engine<FixSession<BoxedStore, A>>;
+
+/// What an application factory is told about the session it makes an
+/// application for.
+#[derive(Debug)]
+pub struct SessionContext<'a> {
+    /// The session's identity.
+    pub id: &'a SessionId,
+    /// Its settings (custom keys too: [`SessionSettings::get`]).
+    pub settings: &'a SessionSettings,
+    /// The dictionaries it validates with (`None` with `UseDataDictionary=N`).
+    pub dictionaries: Option<Arc<Dictionaries>>,
+}
+
+/// Why an engine could not be built or started.
+#[derive(Debug)]
+pub enum BuildError {
+    /// A setting is wrong: its file, line and key are in the error.
+    Config(ConfigError),
+    /// The operating system refused something the engine needs (the
+    /// reactor, a listening port, the admin interface, a thread).
+    Io {
+        /// What the engine was doing.
+        what: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Config(e) => e.fmt(f),
+            BuildError::Io { what, source } => write!(f, "{what}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Config(e) => Some(e),
+            BuildError::Io { source, .. } => Some(source),
+        }
+    }
+}
+
+impl From<ConfigError> for BuildError {
+    fn from(e: ConfigError) -> Self {
+        BuildError::Config(e)
+    }
+}
+
+fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> BuildError {
+    let what = what.into();
+    move |source| BuildError::Io { what, source }
+}
+
+/// Builds an engine from settings and an application factory (see the
+/// [module documentation](self)).
+#[derive(Debug)]
+pub struct EngineBuilder {
+    settings: Settings,
+    store: Option<StoreKind>,
+    role: Option<ConnectionType>,
+    options: EngineOptions,
+    idle: Option<Idle>,
+}
+
+impl EngineBuilder {
+    /// A builder for these settings.
+    pub fn new(settings: Settings) -> EngineBuilder {
+        EngineBuilder {
+            settings,
+            store: None,
+            role: None,
+            options: EngineOptions::default(),
+            idle: None,
+        }
+    }
+
+    /// Reads and parses a `.cfg` file.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, or a setting is wrong (file, line and key).
+    pub fn load(path: impl AsRef<Path>) -> Result<EngineBuilder, ConfigError> {
+        Ok(EngineBuilder::new(Settings::load(path)?))
+    }
+
+    /// Parses settings text (`path` names it in errors and anchors relative
+    /// paths).
+    ///
+    /// # Errors
+    ///
+    /// A setting is wrong (file, line and key).
+    pub fn parse(text: &str, path: impl AsRef<Path>) -> Result<EngineBuilder, ConfigError> {
+        let settings = Settings::parse(text, path.as_ref())?;
+        settings.report_warnings();
+        Ok(EngineBuilder::new(settings))
+    }
+
+    /// Every session writes to this kind of store (instead of the file store
+    /// where `FileStorePath` is set and memory elsewhere).
+    pub fn store(mut self, kind: StoreKind) -> Self {
+        self.store = Some(kind);
+        self
+    }
+
+    /// Only the sessions of this `ConnectionType` (a file that holds both).
+    pub fn only(mut self, role: ConnectionType) -> Self {
+        self.role = Some(role);
+        self
+    }
+
+    /// The idle strategy (instead of the first session's `IdleStrategy`).
+    pub fn idle(mut self, idle: Idle) -> Self {
+        self.idle = Some(idle);
+        self
+    }
+
+    /// Engine-wide options (the idle strategy still comes from the settings
+    /// unless [`idle`](Self::idle) says otherwise).
+    pub fn options(mut self, options: EngineOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// A flag that asks the engine to stop when raised (a signal handler's).
+    pub fn stop_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.options.stop_flag = Some(flag);
+        self
+    }
+
+    /// The settings being built.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn sessions(&self) -> impl Iterator<Item = &SessionSettings> {
+        let role = self.role;
+        self.settings.sessions.iter().filter(move |s| match role {
+            Some(r) => s.connection_type == r,
+            None => true,
+        })
+    }
+
+    /// Builds the engine on this thread (to be turned by the caller with
+    /// [`Engine::turn`] or [`Engine::run`]): `app` makes each session's
+    /// application.
+    ///
+    /// # Errors
+    ///
+    /// A setting is wrong (a dictionary or store that cannot be opened names
+    /// its key), or a listener cannot be opened.
+    pub fn build<A, F>(self, mut app: F) -> Result<AppEngine<A>, BuildError>
+    where
+        A: Application,
+        F: FnMut(&SessionContext<'_>) -> A,
+    {
+        let mut options = self.options.clone();
+        let first = self.sessions().next();
+        options.idle = self
+            .idle
+            .or(first.map(|s| s.idle_strategy))
+            .unwrap_or(options.idle);
+        let mut engine = Engine::new(options).map_err(io_error("cannot start the reactor"))?;
+        let mut dictionaries = DictionaryCache::default();
+        let now = now_nanos();
+        for s in self.sessions() {
+            let dicts = dictionaries.load(s)?;
+            let id = session_id(s);
+            let context = SessionContext {
+                id: &id,
+                settings: s,
+                dictionaries: dicts.clone(),
+            };
+            let application = app(&context);
+            let kind = self.store.unwrap_or(if s.file_store_path.is_some() {
+                StoreKind::File
+            } else {
+                StoreKind::Memory
+            });
+            let store = open_store(s, kind, now)?;
+            let session = Session::new(session_config(s, dicts), store, now);
+            engine
+                .add_session(s, FixSession::new(session, application))
+                .map_err(io_error(s.session_name()))?;
+        }
+        Ok(engine)
+    }
+
+    /// Builds the engine and runs it on a thread of its own
+    /// (`peregrine-engine`), with the admin interface if the first session's
+    /// settings ask for it. Control it through the [`RunningEngine`].
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build), and when the thread or the admin interface
+    /// cannot start.
+    pub fn start<A, F>(self, app: F) -> Result<RunningEngine<A>, BuildError>
+    where
+        A: Application + Send + 'static,
+        F: FnMut(&SessionContext<'_>) -> A,
+    {
+        let admin = self.sessions().next().and_then(|s| {
+            s.admin_http_port.map(|port| {
+                (
+                    SocketAddr::new(s.admin_http_address, port),
+                    s.admin_http_token.clone(),
+                )
+            })
+        });
+        let engine = self.build(app)?;
+        RunningEngine::start(engine, admin)
+    }
+}
+
+/// Dictionaries loaded once per file (a FIX 4.4 dictionary is ~4.7 MB
+/// parsed: forty sessions naming it share one copy).
+#[derive(Debug, Default)]
+pub struct DictionaryCache {
+    files: HashMap<PathBuf, Arc<Dictionary>>,
+    sets: HashMap<(Option<PathBuf>, PathBuf), Arc<Dictionaries>>,
+}
+
+impl DictionaryCache {
+    /// The dictionaries a session's settings name, from the cache when an
+    /// earlier session named the same files (see
+    /// [`fix::load_dictionaries`](crate::fix::load_dictionaries) for the rules).
+    ///
+    /// # Errors
+    ///
+    /// A dictionary cannot be read or parsed (the error names the key).
+    pub fn load(&mut self, s: &SessionSettings) -> Result<Option<Arc<Dictionaries>>, ConfigError> {
+        let Some((transport, app)) = crate::fix::dictionary_files(s)? else {
+            return Ok(None);
+        };
+        let key = (transport.as_ref().map(|(p, _)| p.clone()), app.0.clone());
+        if let Some(d) = self.sets.get(&key) {
+            return Ok(Some(d.clone()));
+        }
+        let mut file =
+            |(path, setting): (PathBuf, &'static str)| -> Result<Arc<Dictionary>, ConfigError> {
+                if let Some(d) = self.files.get(&path) {
+                    return Ok(d.clone());
+                }
+                let d = Arc::new(
+                    Dictionary::from_file(&path)
+                        .map_err(|e| s.error(setting, format!("{}: {e}", path.display())))?,
+                );
+                self.files.insert(path, d.clone());
+                Ok(d)
+            };
+        let set = match transport {
+            Some(t) => Dictionaries::fixt_shared(file(t)?, file(app)?),
+            None => Dictionaries::single_shared(file(app)?),
+        };
+        let set = Arc::new(set);
+        self.sets.insert(key, set.clone());
+        Ok(Some(set))
+    }
+}
+
+/// An engine running on its own thread: send through [`sender`](Self::sender),
+/// control through [`handle`](Self::handle), and [`stop`](Self::stop) it to
+/// get the engine (and its applications) back.
+pub struct RunningEngine<A: Application + Send + 'static> {
+    runner: AgentRunner<AppEngine<A>>,
+    handle: EngineHandle,
+    sender: Sender,
+    refs: HashMap<String, SessionRef>,
+    listeners: Vec<SocketAddr>,
+    admin: Option<SocketAddr>,
+}
+
+impl<A: Application + Send + 'static> fmt::Debug for RunningEngine<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunningEngine")
+            .field("sessions", &self.refs.len())
+            .field("listeners", &self.listeners)
+            .finish()
+    }
+}
+
+impl<A: Application + Send + 'static> RunningEngine<A> {
+    /// Runs `engine` on a thread of its own, with an admin interface on
+    /// `admin` (address and token) if given.
+    ///
+    /// # Errors
+    ///
+    /// The thread or the admin interface cannot start.
+    pub fn start(
+        engine: AppEngine<A>,
+        admin: Option<(SocketAddr, Option<String>)>,
+    ) -> Result<RunningEngine<A>, BuildError> {
+        let handle = engine.handle();
+        let sender = engine.sender();
+        let refs = engine
+            .sessions()
+            .into_iter()
+            .filter_map(|s| Some((s.name.clone(), engine.session_ref(&s.name)?)))
+            .collect();
+        let listeners = engine.listener_addrs();
+        let admin = match admin {
+            None => None,
+            Some((addr, token)) => {
+                let options = AdminOptions {
+                    token,
+                    ..AdminOptions::default()
+                };
+                let local = spawn_admin_server(addr, handle.clone(), options).map_err(io_error(
+                    format!("cannot serve the admin interface on {addr}"),
+                ))?;
+                tracing::info!("admin interface on http://{local}/sessions");
+                Some(local)
+            }
+        };
+        let idle = engine.options().idle.fresh();
+        let runner =
+            AgentRunner::start(engine, idle).map_err(io_error("cannot start the engine thread"))?;
+        Ok(RunningEngine {
+            runner,
+            handle,
+            sender,
+            refs,
+            listeners,
+            admin,
+        })
+    }
+
+    /// Sends messages through the sessions, from any thread.
+    pub fn sender(&self) -> Sender {
+        self.sender.clone()
+    }
+
+    /// Commands for the engine (stop, sessions, sequence numbers), from any
+    /// thread.
+    pub fn handle(&self) -> EngineHandle {
+        self.handle.clone()
+    }
+
+    /// The [`SessionRef`] of a session the engine started with (its full
+    /// name, `FIX.4.4:ISLD->TW[:qualifier]`).
+    pub fn session_ref(&self, name: &str) -> Option<SessionRef> {
+        self.refs.get(name).copied()
+    }
+
+    /// Where the acceptor sessions listen.
+    pub fn listener_addrs(&self) -> &[SocketAddr] {
+        &self.listeners
+    }
+
+    /// Where the admin interface listens, if it runs.
+    pub fn admin_addr(&self) -> Option<SocketAddr> {
+        self.admin
+    }
+
+    /// A snapshot of every session (`None` if the engine did not answer
+    /// within `timeout`).
+    pub fn sessions(&self, timeout: Duration) -> Option<Vec<SessionInfo>> {
+        match self.handle.call(Command::ListSessions, timeout)? {
+            Ok(Outcome::Sessions(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Waits until every session is logged on (`false` if `timeout` passed first).
+    pub fn wait_logged_on(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < deadline {
+            if self
+                .sessions(Duration::from_secs(1))
+                .is_some_and(|s| s.iter().all(|s| s.logged_on))
+            {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    /// Whether the engine's thread has ended (it was stopped, or failed).
+    pub fn is_finished(&self) -> bool {
+        self.runner.is_finished()
+    }
+
+    /// Stops the engine gracefully (Logout on every session, waiting up to
+    /// their `LogoutTimeout` for the answers) and gives it back, with its
+    /// applications ([`Engine::application`]).
+    ///
+    /// # Errors
+    ///
+    /// The engine failed while running or shutting down.
+    ///
+    /// # Panics
+    ///
+    /// If the engine's thread panicked, the panic carries on here.
+    pub fn stop(self) -> io::Result<AppEngine<A>> {
+        self.handle.stop();
+        let (engine, result) = self.runner.join();
+        result.map(|()| engine)
+    }
+}

@@ -1,0 +1,319 @@
+//! Sending from any thread: a [`Sender`] submits a message for a session to
+//! the engine's thread through a bounded queue, and wakes the engine at once
+//! if it is blocked waiting for readiness.
+//!
+//! # How
+//!
+//! A message travels in a slot: the producer takes a free slot, encodes the
+//! body into the slot's own buffer (no lock held), and pushes the slot on the
+//! submission queue; the engine pops it, writes the message through the
+//! session (header, sequence number, store, SendingTime), and puts the slot
+//! back on the free list. Slots and their buffers are reused: once every slot
+//! has been used once and buffers have grown to the largest body, sending
+//! allocates nothing. Both queues are `crossbeam`'s bounded lock-free
+//! [`ArrayQueue`]s: a producer never blocks and never waits for a lock the
+//! engine holds.
+//!
+//! # Bounds
+//!
+//! At most `capacity` messages wait ([`EngineOptions::send_queue`](crate::EngineOptions::send_queue),
+//! default [`DEFAULT_SEND_QUEUE`]); past it [`Sender::send`] returns
+//! [`SubmitError::QueueFull`] (never a silent drop). A slot's buffer keeps the
+//! capacity of the largest body it carried.
+//!
+//! # Waking the engine
+//!
+//! When the engine is about to block in `epoll` it raises a flag and looks at
+//! the queue once more; a producer that pushed a message and sees the flag
+//! clears it and wakes the engine (one `eventfd` write). Under a spinning
+//! idle strategy the flag is never raised and sending costs no system call.
+//!
+//! # What happens after
+//!
+//! The queue hands the message over; whether the session could send it is
+//! decided on the engine's thread (a session refuses while logged out if so
+//! configured, a store can fail). Such a failure is logged in the session's
+//! event log, counted in [`SessionInfo::send_failures`](crate::SessionInfo::send_failures)
+//! and raised as a warning.
+
+use std::fmt;
+use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crossbeam_queue::ArrayQueue;
+use peregrine_codec::{EncodeBuffer, MessageEncoder};
+
+/// Messages that may wait for the engine by default.
+pub const DEFAULT_SEND_QUEUE: usize = 4096;
+
+/// The longest MsgType a [`Sender`] takes (the longest in the FIX
+/// specifications has three characters).
+pub const MAX_MSG_TYPE: usize = 8;
+
+/// A session as a [`Sender`] names it: cheap to copy, checked by the engine
+/// (a reference to a session that was removed is refused, not sent to
+/// another session that took its place).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SessionRef {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+}
+
+/// Why a [`Sender`] could not hand a message to the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubmitError {
+    /// The queue holds its capacity of messages: the engine is behind (or
+    /// stopped turning). Nothing was queued; try again later.
+    QueueFull,
+    /// The engine is gone.
+    EngineStopped,
+    /// The MsgType is empty or longer than [`MAX_MSG_TYPE`].
+    BadMsgType,
+    /// The pre-encoded body does not end in SOH.
+    BadBody,
+}
+
+impl fmt::Display for SubmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SubmitError::QueueFull => "the send queue is full (the engine is behind)",
+            SubmitError::EngineStopped => "the engine has stopped",
+            SubmitError::BadMsgType => "MsgType must have 1 to 8 characters",
+            SubmitError::BadBody => "a pre-encoded body must end in SOH",
+        })
+    }
+}
+
+impl std::error::Error for SubmitError {}
+
+/// One message on its way: which session, its MsgType and its body.
+pub(crate) struct Slot {
+    pub(crate) session: SessionRef,
+    msg_type: [u8; MAX_MSG_TYPE],
+    msg_type_len: u8,
+    /// The body's fields after MsgType.
+    pub(crate) body: Vec<u8>,
+    /// Where a producer's closure writes the body.
+    encoder: EncodeBuffer,
+}
+
+impl Slot {
+    fn new() -> Box<Slot> {
+        Box::new(Slot {
+            session: SessionRef {
+                index: 0,
+                generation: 0,
+            },
+            msg_type: [0; MAX_MSG_TYPE],
+            msg_type_len: 0,
+            body: Vec::new(),
+            encoder: EncodeBuffer::new(),
+        })
+    }
+
+    pub(crate) fn msg_type(&self) -> &[u8] {
+        &self.msg_type[..usize::from(self.msg_type_len)]
+    }
+}
+
+/// What the engine and its senders share.
+pub(crate) struct SendQueue {
+    submitted: ArrayQueue<Box<Slot>>,
+    free: ArrayQueue<Box<Slot>>,
+    /// Slots made so far (at most the capacity).
+    made: AtomicUsize,
+    waker: Arc<mio::Waker>,
+    /// The engine is blocked (or about to block) waiting for readiness.
+    parked: AtomicBool,
+    /// The engine is gone.
+    closed: AtomicBool,
+}
+
+impl SendQueue {
+    pub(crate) fn new(capacity: usize, waker: Arc<mio::Waker>) -> Arc<SendQueue> {
+        let capacity = capacity.max(1);
+        Arc::new(SendQueue {
+            submitted: ArrayQueue::new(capacity),
+            free: ArrayQueue::new(capacity),
+            made: AtomicUsize::new(0),
+            waker,
+            parked: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// The engine's side: the next message submitted.
+    pub(crate) fn pop(&self) -> Option<Box<Slot>> {
+        self.submitted.pop()
+    }
+
+    /// The engine's side: a slot whose message was sent (or refused).
+    pub(crate) fn recycle(&self, slot: Box<Slot>) {
+        // There is room: every slot came from this queue's capacity.
+        let _ = self.free.push(slot);
+    }
+
+    /// The engine's side, before it blocks: raises the flag, then says
+    /// whether messages arrived meanwhile (then it must not block).
+    pub(crate) fn park(&self) -> bool {
+        self.parked.store(true, Ordering::SeqCst);
+        // Pairs with the producer's fence: either it sees the flag, or the
+        // engine sees its message.
+        fence(Ordering::SeqCst);
+        if self.submitted.is_empty() {
+            true
+        } else {
+            self.parked.store(false, Ordering::SeqCst);
+            false
+        }
+    }
+
+    /// The engine's side, after waiting.
+    pub(crate) fn unpark(&self) {
+        self.parked.store(false, Ordering::Relaxed);
+    }
+
+    /// Messages waiting.
+    pub(crate) fn len(&self) -> usize {
+        self.submitted.len()
+    }
+
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+
+    fn slot(&self) -> Result<Box<Slot>, SubmitError> {
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(SubmitError::EngineStopped);
+        }
+        if let Some(slot) = self.free.pop() {
+            return Ok(slot);
+        }
+        // Warm-up: make a slot while fewer than the capacity exist.
+        let made = self.made.fetch_add(1, Ordering::Relaxed);
+        if made < self.submitted.capacity() {
+            Ok(Slot::new())
+        } else {
+            self.made.fetch_sub(1, Ordering::Relaxed);
+            Err(SubmitError::QueueFull)
+        }
+    }
+
+    fn submit(&self, slot: Box<Slot>) -> Result<(), SubmitError> {
+        if let Err(slot) = self.submitted.push(slot) {
+            let _ = self.free.push(slot);
+            return Err(SubmitError::QueueFull);
+        }
+        fence(Ordering::SeqCst);
+        if self.parked.load(Ordering::Relaxed) && self.parked.swap(false, Ordering::SeqCst) {
+            let _ = self.waker.wake();
+        }
+        Ok(())
+    }
+}
+
+/// A cloneable, thread-safe handle that sends messages through the engine's
+/// sessions from any thread ([`Engine::sender`](crate::Engine::sender)).
+///
+/// ```
+/// use std::time::Duration;
+/// use peregrine_engine::{Engine, EngineOptions, config::Settings, fix::{build_session, BoxedFixSession, StoreKind}};
+/// use peregrine_session::EchoApp;
+///
+/// let text = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
+///             SocketConnectPort=1\nSenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n\
+///             [SESSION]\nBeginString=FIX.4.4\n";
+/// let settings = Settings::parse(text, "client.cfg".as_ref())?;
+/// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
+/// let s = &settings.sessions[0];
+/// let now = peregrine_engine::now_nanos();
+/// engine.add_session(s, build_session(s, StoreKind::Memory, now, &mut |d| Box::new(EchoApp::new(d)))?)?;
+///
+/// let session = engine.session_ref("FIX.4.4:TW->ISLD").unwrap();
+/// let sender = engine.sender();
+/// let producer = std::thread::spawn(move || {
+///     sender.send(session, b"D", |m| {
+///         m.str(11, b"ORDER-1").str(55, b"PEREGRINE").char(54, b'1');
+///     })
+/// });
+/// producer.join().unwrap()?; // queued; the engine sends it on its next turn
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Sender {
+    pub(crate) queue: Arc<SendQueue>,
+}
+
+impl fmt::Debug for Sender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender")
+            .field("waiting", &self.queue.len())
+            .finish()
+    }
+}
+
+impl Sender {
+    /// Queues an application message for `session`: `body` writes the fields
+    /// after MsgType (the session writes the header and trailer on the
+    /// engine's thread).
+    ///
+    /// # Errors
+    ///
+    /// [`SubmitError::QueueFull`] when the queue is at its capacity,
+    /// [`SubmitError::EngineStopped`] when the engine is gone,
+    /// [`SubmitError::BadMsgType`] for an empty or over-long MsgType.
+    pub fn send(
+        &self,
+        session: SessionRef,
+        msg_type: &[u8],
+        body: impl FnOnce(&mut MessageEncoder<'_>),
+    ) -> Result<(), SubmitError> {
+        let mut slot = self.prepare(session, msg_type)?;
+        {
+            let slot = &mut *slot;
+            let mut enc = slot.encoder.start(b"", msg_type);
+            body(&mut enc);
+            slot.body.clear();
+            slot.body.extend_from_slice(enc.fields());
+        }
+        self.queue.submit(slot)
+    }
+
+    /// Queues a message whose body is already encoded (`tag=value<SOH>…`
+    /// after MsgType): a gateway forwarding what it received, say.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send), and [`SubmitError::BadBody`] when `body` does
+    /// not end in SOH.
+    pub fn send_raw(
+        &self,
+        session: SessionRef,
+        msg_type: &[u8],
+        body: &[u8],
+    ) -> Result<(), SubmitError> {
+        if !body.is_empty() && !body.ends_with(&[1]) {
+            return Err(SubmitError::BadBody);
+        }
+        let mut slot = self.prepare(session, msg_type)?;
+        slot.body.clear();
+        slot.body.extend_from_slice(body);
+        self.queue.submit(slot)
+    }
+
+    /// Messages queued and not yet taken by the engine.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn prepare(&self, session: SessionRef, msg_type: &[u8]) -> Result<Box<Slot>, SubmitError> {
+        if msg_type.is_empty() || msg_type.len() > MAX_MSG_TYPE {
+            return Err(SubmitError::BadMsgType);
+        }
+        let mut slot = self.queue.slot()?;
+        slot.session = session;
+        slot.msg_type[..msg_type.len()].copy_from_slice(msg_type);
+        slot.msg_type_len = msg_type.len() as u8;
+        Ok(slot)
+    }
+}
