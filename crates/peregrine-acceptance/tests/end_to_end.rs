@@ -4,9 +4,10 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use peregrine_acceptance::{run_script, write_report, RunConfig, Script, ScriptResult};
+use peregrine_acceptance::{run_script, write_report, FakeAdmin, RunConfig, Script, ScriptResult};
 
 /// Line 1 comment, 2 iCONNECT, 3 I logon, 4 E logon, 5 blank, 6 I logout, 7 E logout, 8 eDISCONNECT.
 const LOGON_LOGOUT: &[u8] = b"# When we receive a valid logon, we must respond with one\r\n\
@@ -41,6 +42,21 @@ fn no_admin() -> SocketAddr {
 
 fn cfg(addr: SocketAddr) -> RunConfig {
     common::config(addr, no_admin(), common::builtin_patterns())
+}
+
+/// Runs the logon/logout script against a fake acceptor playing `fake`, with `set`
+/// applied to the run's configuration: the result, how long the run took, and the fake.
+fn run_against(
+    fake: &Script,
+    set: impl FnOnce(&mut RunConfig),
+) -> (ScriptResult, Duration, JoinHandle<Result<(), String>>) {
+    let runner_script = script(LOGON_LOGOUT);
+    let (addr, fake) = common::playback(fake, |_, m| m);
+    let mut c = cfg(addr);
+    set(&mut c);
+    let start = Instant::now();
+    let r = run_script(&runner_script, &c);
+    (r, start.elapsed(), fake)
 }
 
 #[test]
@@ -85,17 +101,13 @@ fn wrong_value_fails_with_the_first_difference_quickly() {
 
 #[test]
 fn missing_reply_fails_within_the_bound() {
-    let runner_script = script(LOGON_LOGOUT);
     // The fake reads the logon and then says nothing until the runner closes.
     let fake_script = script(
         b"iCONNECT\r\nI8=FIX.4.0\x0135=A\x0134=1\x0149=TW\x0152=<TIME>\x0156=ISLD\x0198=0\x01108=30\x01\r\niDISCONNECT\r\n",
     );
-    let (addr, fake) = common::playback(&fake_script, |_, m| m);
-    let mut c = cfg(addr);
-    c.timeout_expect = Duration::from_millis(400);
-    let start = Instant::now();
-    let r = run_script(&runner_script, &c);
-    let took = start.elapsed();
+    let (r, took, fake) = run_against(&fake_script, |c| {
+        c.timeout_expect = Duration::from_millis(400)
+    });
     assert!(!r.passed);
     let diff = r.first_difference.unwrap();
     assert!(
@@ -149,13 +161,11 @@ fn two_messages_in_one_segment_are_both_used() {
 
 #[test]
 fn data_instead_of_disconnect_fails() {
-    let runner_script = script(LOGON_LOGOUT);
     let fake_script = script_with_line(
         8,
         b"E8=FIX.4.0\x0135=0\x0134=3\x0149=ISLD\x0152=00000000-00:00:00\x0156=TW\x01\r\niDISCONNECT",
     );
-    let (addr, _fake) = common::playback(&fake_script, |_, m| m);
-    let r = run_script(&runner_script, &cfg(addr));
+    let (r, _, _fake) = run_against(&fake_script, |_| {});
     let diff = r.first_difference.unwrap();
     assert!(
         diff.starts_with(
@@ -167,27 +177,20 @@ fn data_instead_of_disconnect_fails() {
 
 #[test]
 fn disconnect_that_never_comes_times_out() {
-    let runner_script = script(LOGON_LOGOUT);
-    let fake_script = script_with_line(8, b"iDISCONNECT");
-    let (addr, fake) = common::playback(&fake_script, |_, m| m);
-    let mut c = cfg(addr);
-    c.timeout_disconnect = Duration::from_millis(300);
-    let start = Instant::now();
-    let r = run_script(&runner_script, &c);
+    let (r, took, fake) = run_against(&script_with_line(8, b"iDISCONNECT"), |c| {
+        c.timeout_disconnect = Duration::from_millis(300)
+    });
     assert_eq!(
         r.first_difference.as_deref(),
         Some("line 8: timed out waiting for disconnect of connection 1 (after 300ms)")
     );
-    assert!(start.elapsed() < Duration::from_secs(3));
+    assert!(took < Duration::from_secs(3));
     fake.join().unwrap().unwrap();
 }
 
 #[test]
 fn acceptor_closing_early_is_reported() {
-    let runner_script = script(LOGON_LOGOUT);
-    let fake_script = script_with_line(4, b"eDISCONNECT");
-    let (addr, _fake) = common::playback(&fake_script, |_, m| m);
-    let r = run_script(&runner_script, &cfg(addr));
+    let (r, _, _fake) = run_against(&script_with_line(4, b"eDISCONNECT"), |_| {});
     let diff = r.first_difference.unwrap();
     assert!(
         diff.starts_with("line 4: connection 1 closed by the acceptor"),
@@ -245,13 +248,19 @@ I8=FIX.4.4\x0135=A\x0134=7\x0149=TW\x0152=<TIME>\x0156=ISLD\x0198=0\x01108=30\x0
 E8=FIX.4.4\x0135=A\x0134=2000\x0149=ISLD\x0152=00000000-00:00:00.000\x0156=TW\x0198=0\x01108=30\x01\r\n\
 iDISCONNECT\r\n";
 
-#[test]
-fn set_session_sends_the_admin_request() {
+/// Runs the SET_SESSION script against a playback fake, with an admin endpoint
+/// answering `status`: the result, the admin (what it was asked) and the fake.
+fn run_set_session(status: &str) -> (ScriptResult, FakeAdmin, JoinHandle<Result<(), String>>) {
     let s = script(SET_SESSION);
-    let admin = common::admin("200 OK");
+    let admin = common::admin(status);
     let (addr, fake) = common::playback(&s, |_, m| m);
     let c = common::config(addr, admin.addr, common::builtin_patterns());
-    let r = run_script(&s, &c);
+    (run_script(&s, &c), admin, fake)
+}
+
+#[test]
+fn set_session_sends_the_admin_request() {
+    let (r, admin, fake) = run_set_session("200 OK");
     assert!(r.passed, "{:?}", r.first_difference);
     fake.join().unwrap().unwrap();
     assert_eq!(
@@ -265,11 +274,7 @@ fn set_session_sends_the_admin_request() {
 
 #[test]
 fn set_session_requires_200() {
-    let s = script(SET_SESSION);
-    let admin = common::admin("500 Internal Server Error");
-    let (addr, _fake) = common::playback(&s, |_, m| m);
-    let c = common::config(addr, admin.addr, common::builtin_patterns());
-    let r = run_script(&s, &c);
+    let (r, admin, _fake) = run_set_session("500 Internal Server Error");
     let diff = r.first_difference.unwrap();
     assert!(
         diff.starts_with(

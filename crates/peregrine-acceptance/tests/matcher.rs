@@ -2,7 +2,7 @@
 
 mod common;
 
-use peregrine_acceptance::{complete_message, FieldPatterns, MismatchKind};
+use peregrine_acceptance::{complete_message, FieldPatterns, Mismatch, MismatchKind};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 fn m(text: &str) -> Vec<u8> {
@@ -16,11 +16,16 @@ fn patterns() -> FieldPatterns {
     common::builtin_patterns()
 }
 
+/// How `actual` differs from `expected` (it must).
+fn mismatch(expected: &str, actual: &str) -> Mismatch {
+    patterns()
+        .match_message(&m(expected), &m(actual))
+        .unwrap_err()
+}
+
 #[test]
 fn builtin_patterns_equal_the_shared_file() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     assert_eq!(common::patterns(&shared), patterns());
 }
 
@@ -41,13 +46,10 @@ fn pattern_fields_match_real_values() {
 
 #[test]
 fn pattern_field_with_the_wrong_shape_fails() {
-    let p = patterns();
-    let err = p
-        .match_message(
-            &m(EXPECTED),
-            &m("8=FIX.4.4|9=61|35=A|34=1|49=ISLD|52=2024-03-07 10:11|56=TW|98=0|108=30|10=123|"),
-        )
-        .unwrap_err();
+    let err = mismatch(
+        EXPECTED,
+        "8=FIX.4.4|9=61|35=A|34=1|49=ISLD|52=2024-03-07 10:11|56=TW|98=0|108=30|10=123|",
+    );
     assert_eq!(err.index, 5);
     let pattern = r"\d{8}-\d{2}:\d{2}:\d{2}|\d{8}-\d{2}:\d{2}:\d{2}[.]\d{3}";
     assert_eq!(
@@ -63,23 +65,19 @@ fn pattern_field_with_the_wrong_shape_fails() {
         )),
         "{err}"
     );
-    let err = p
-        .match_message(
-            &m(EXPECTED),
-            &m("8=FIX.4.4|9=61|35=A|34=1|49=ISLD|52=20240307-10:11:12|56=TW|98=0|108=30|10=12|"),
-        )
-        .unwrap_err();
+    let err = mismatch(
+        EXPECTED,
+        "8=FIX.4.4|9=61|35=A|34=1|49=ISLD|52=20240307-10:11:12|56=TW|98=0|108=30|10=12|",
+    );
     assert_eq!(err.index, 9);
 }
 
 #[test]
 fn different_order_fails() {
-    let err = patterns()
-        .match_message(
-            &m(EXPECTED),
-            &m("8=FIX.4.4|9=61|35=A|34=1|56=TW|52=20240307-10:11:12.345|49=ISLD|98=0|108=30|10=123|"),
-        )
-        .unwrap_err();
+    let err = mismatch(
+        EXPECTED,
+        "8=FIX.4.4|9=61|35=A|34=1|56=TW|52=20240307-10:11:12.345|49=ISLD|98=0|108=30|10=123|",
+    );
     assert_eq!(err.index, 4);
     assert_eq!(
         err.kind,
@@ -95,10 +93,9 @@ fn different_order_fails() {
 
 #[test]
 fn extra_and_missing_fields_fail() {
-    let p = patterns();
     let with_extra =
         "8=FIX.4.4|9=61|35=A|34=1|49=ISLD|52=20240307-10:11:12.345|56=TW|98=0|108=30|141=Y|10=123|";
-    let err = p.match_message(&m(EXPECTED), &m(with_extra)).unwrap_err();
+    let err = mismatch(EXPECTED, with_extra);
     assert_eq!(err.index, 9);
     assert_eq!(
         err.kind,
@@ -108,9 +105,7 @@ fn extra_and_missing_fields_fail() {
         }
     );
     // Extra field at the end
-    let err = p
-        .match_message(&m("8=FIX.4.4|35=0|"), &m("8=FIX.4.4|35=0|58=x|"))
-        .unwrap_err();
+    let err = mismatch("8=FIX.4.4|35=0|", "8=FIX.4.4|35=0|58=x|");
     assert_eq!(
         (err.index, err.kind.clone()),
         (
@@ -125,9 +120,7 @@ fn extra_and_missing_fields_fail() {
         "field 2: expected end of message, got 58=x; expected 8=FIX.4.4|35=0| got 8=FIX.4.4|35=0|58=x|"
     );
     // Missing field at the end
-    let err = p
-        .match_message(&m("8=FIX.4.4|35=0|58=x|"), &m("8=FIX.4.4|35=0|"))
-        .unwrap_err();
+    let err = mismatch("8=FIX.4.4|35=0|58=x|", "8=FIX.4.4|35=0|");
     assert_eq!(
         (err.index, err.kind),
         (
@@ -143,9 +136,7 @@ fn extra_and_missing_fields_fail() {
 fn wrong_value_reports_the_field() {
     let actual =
         "8=FIX.4.4|9=61|35=A|34=2|49=ISLD|52=20240307-10:11:12.345|56=TW|98=0|108=30|10=123|";
-    let err = patterns()
-        .match_message(&m(EXPECTED), &m(actual))
-        .unwrap_err();
+    let err = mismatch(EXPECTED, actual);
     assert_eq!(err.index, 3);
     assert_eq!(
         err.kind,
@@ -165,9 +156,7 @@ fn wrong_value_reports_the_field() {
 #[test]
 fn body_length_is_compared_literally() {
     let actual = "8=FIX.4.4|9=57|35=A|34=1|49=ISLD|52=20240307-10:11:12|56=TW|98=0|108=30|10=123|";
-    let err = patterns()
-        .match_message(&m(EXPECTED), &m(actual))
-        .unwrap_err();
+    let err = mismatch(EXPECTED, actual);
     assert_eq!(err.index, 1);
 }
 

@@ -35,9 +35,7 @@ fn setting<'a>(cfg: &'a str, key: &str) -> Vec<&'a str> {
 
 #[test]
 fn derived_cfgs_point_at_real_dictionaries() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let dicts = dictionaries_dir(&shared);
     let work = Path::new("/tmp/work");
     for (suite, keys) in [
@@ -72,9 +70,7 @@ fn derived_cfgs_point_at_real_dictionaries() {
 
 #[test]
 fn suites_run_in_parallel_against_launched_acceptors() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let specs = suite_specs(
         &shared,
         &["server".to_string(), "nextexpectedseqnum".to_string()],
@@ -121,9 +117,7 @@ fn one_spec(shared: &Path) -> AcceptorSpec {
 
 #[test]
 fn acceptor_that_cannot_start_fails_every_script() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let mut l = launcher(&shared, &["/nonexistent/peregrine", "acceptor", "--config"]);
     l.filter = Some("1a_".into());
     let spec = one_spec(&shared);
@@ -151,9 +145,7 @@ fn acceptor_that_cannot_start_fails_every_script() {
 
 #[test]
 fn acceptor_that_exits_is_reported_with_its_output() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let mut l = launcher(&shared, &["sh", "-c", "echo bad config: $0; exit 3"]);
     l.filter = Some("1a_ValidLogonWith".into());
     let outcome = run_with_acceptor(&one_spec(&shared), &l);
@@ -172,9 +164,7 @@ fn acceptor_that_exits_is_reported_with_its_output() {
 
 #[test]
 fn cli_reports_and_exits_by_result() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let run = |scripts: &str| {
         Command::new(CLI)
             .args([

@@ -29,9 +29,7 @@ fn all_scripts(shared: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn duplicate_identity_has_two_connections() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let s = parse(&shared, "server/fix44/1b_DuplicateIdentity.def");
     assert_eq!(s.name, "1b_DuplicateIdentity");
     let kinds: Vec<String> = s
@@ -59,9 +57,7 @@ fn duplicate_identity_has_two_connections() {
 
 #[test]
 fn send_test_request_and_fix40_logon() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let s = parse(&shared, "server/fix44/6_SendTestRequest.def");
     assert_eq!(s.steps.len(), 13);
     assert_eq!(
@@ -89,9 +85,7 @@ fn send_test_request_and_fix40_logon() {
 
 #[test]
 fn set_session_lines() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let s = parse(
         &shared,
         "nextexpectedseqnum/fix44/2b_NextExpectedMsgSeqNumTooHigh.def",
@@ -117,9 +111,7 @@ fn set_session_lines() {
 
 #[test]
 fn every_shared_script_parses_with_crlf_stripped() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let paths = all_scripts(&shared);
     assert_eq!(paths.len(), 505);
     let (mut send, mut expect, mut connect, mut edisc, mut set, mut second) = (0, 0, 0, 0, 0, 0);
@@ -159,9 +151,7 @@ fn every_shared_script_parses_with_crlf_stripped() {
 
 #[test]
 fn every_shared_script_passes_against_its_playback() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let patterns = common::patterns(&shared);
     let admin = common::admin("200 OK");
     let mut failures = Vec::new();
@@ -191,9 +181,7 @@ fn every_shared_script_passes_against_its_playback() {
 
 #[test]
 fn run_suite_runs_a_directory_in_sorted_order() {
-    let Some(shared) = common::shared() else {
-        return;
-    };
+    let shared = common::shared_or_skip!();
     let dir = shared.join("definitions/server/fix40");
     let paths = list_scripts(&dir, None).unwrap();
     let names: Vec<String> = paths

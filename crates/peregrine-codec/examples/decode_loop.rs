@@ -4,24 +4,25 @@
 //!
 //! `N` sets the iterations, `MODE` one of `decode`, `decode_only`, `encode`,
 //! `encode_min`, `masks`, `all`.
-use peregrine_codec::__bench::{field_masks_and_sum, BlockMasks};
+use peregrine_codec::__bench::{field_masks_and_sum, time_batches, BlockMasks};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 fn main() {
     // `MSG=hb` decodes a Heartbeat, `MSG=nos` the NewOrderSingle, instead of
     // the ExecutionReport (the differences show the per-field cost).
-    let body = match std::env::var("MSG").as_deref() {
-        Ok("hb") => "35=0|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|",
-        Ok("nos") => "35=D|49=SENDER|56=TARGET|34=100|52=20240115-10:30:00.000|11=CLORD001|55=AAPL|54=1|60=20240115-10:30:00.000|38=1000|40=2|44=150.00|59=0|",
-        _ => "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|",
-    }
-    .replace('|', "\x01");
-    let mut m = format!("8=FIX.4.4\x019={}\x01{}", body.len(), body).into_bytes();
-    let sum: u32 = m.iter().map(|&b| b as u32).sum();
-    m.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
+    let m = match std::env::var("MSG").as_deref() {
+        Ok("hb") => common::msg(
+            "FIX.4.4",
+            "35=0|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|",
+        ),
+        Ok("nos") => common::new_order_single(),
+        _ => common::execution_report(),
+    };
     let n: u32 = std::env::var("N")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -31,21 +32,9 @@ fn main() {
     let mut out = EncodeBuffer::with_capacity(256);
     let ts = UtcTimestamp::from_unix_nanos(1_705_314_600_000_000_000, TimePrecision::Millis);
     let mut masks = [BlockMasks::default(); 4];
-    // The fastest of many short batches: robust against a busy machine
-    // (preemption only ever adds time), beside the plain mean.
+    // Each line: the mean and the fastest batch, robust against a busy machine.
     let time = |name: &str, f: &mut dyn FnMut() -> usize| {
-        let batch = 2_000u32;
-        let mut s = 0usize;
-        let mut best = f64::MAX;
-        let t = Instant::now();
-        for _ in 0..(n / batch).max(1) {
-            let b = Instant::now();
-            for _ in 0..batch {
-                s = s.wrapping_add(f());
-            }
-            best = best.min(b.elapsed().as_nanos() as f64 / batch as f64);
-        }
-        let mean = t.elapsed().as_nanos() as f64 / ((n / batch).max(1) * batch) as f64;
+        let (mean, best, s) = time_batches(n, f);
         println!("{name}: {mean:.1} ns/op mean, {best:.1} ns/op best batch ({s})");
     };
     for _ in 0..3 {

@@ -464,14 +464,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn short_body_length_drops_through_its_checksum() {
-        // 9=10 points into the middle of the body.
+    /// A message whose BodyLength is 20, and the same bytes claiming `len`.
+    fn claiming_body_length(len: usize) -> (Vec<u8>, Vec<u8>) {
         let good = msg("35=0|34=2|49=A|56=B|");
         let bad = String::from_utf8(good.clone())
             .unwrap()
-            .replacen("9=20", "9=10", 1);
-        let mut buf = bad.into_bytes();
+            .replacen("9=20", &format!("9={len}"), 1);
+        (good, bad.into_bytes())
+    }
+
+    #[test]
+    fn short_body_length_drops_through_its_checksum() {
+        // 9=10 points into the middle of the body.
+        let (good, mut buf) = claiming_body_length(10);
         let bad_len = buf.len();
         buf.extend_from_slice(&good);
         let f = Framer::default();
@@ -486,11 +491,7 @@ mod tests {
 
     #[test]
     fn long_body_length_swallows_the_next_message() {
-        let good = msg("35=0|34=2|49=A|56=B|");
-        let bad = String::from_utf8(good.clone())
-            .unwrap()
-            .replacen("9=20", "9=40", 1);
-        let mut buf = bad.into_bytes();
+        let (good, mut buf) = claiming_body_length(40);
         let f = Framer::default();
         assert_eq!(f.next_frame(&buf), Frame::Incomplete);
         buf.extend_from_slice(&good);

@@ -20,17 +20,9 @@ use std::time::Instant;
 use peregrine_codec::{Decoder, DecoderConfig};
 use peregrine_dict::{Dictionary, ShapeCache, ValidationSettings, Validator};
 
+/// `8=FIX.4.4|…` with BodyLength and CheckSum filled in.
 fn wire(text: &str) -> Vec<u8> {
-    let body: String = text
-        .split('|')
-        .filter(|f| !f.is_empty())
-        .skip(1)
-        .map(|f| format!("{f}\x01"))
-        .collect();
-    let mut out = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
-    let sum = out.iter().map(|&b| b as u32).sum::<u32>() % 256;
-    out.extend_from_slice(format!("10={sum:03}\x01").as_bytes());
-    out
+    peregrine_testkit::frame(text.strip_prefix("8=FIX.4.4|").expect("a FIX.4.4 message"))
 }
 
 const ER: &str = "8=FIX.4.4|35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|";

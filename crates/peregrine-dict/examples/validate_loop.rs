@@ -7,19 +7,16 @@
 //! `N` sets the iterations; `MODE` is `validate` (a session's way: the shape
 //! cache has seen the message's shape), `validate_full` (every message walked
 //! in full) or `decode` (the decode alone, to subtract).
+use peregrine_codec::__bench::time_batches;
 use peregrine_codec::{Decoder, DecoderConfig};
 use peregrine_dict::{Dictionary, ShapeCache, ValidationSettings, Validator};
 use std::hint::black_box;
-use std::time::Instant;
 
 /// The ExecutionReport body of BENCHMARKS.md §1, `|` for SOH.
 const ER_BODY: &str = "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|";
 
 fn main() {
-    let body = ER_BODY.replace('|', "\x01");
-    let mut er = format!("8=FIX.4.4\x019={}\x01{}", body.len(), body).into_bytes();
-    let sum: u32 = er.iter().map(|&b| b as u32).sum();
-    er.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
+    let er = peregrine_testkit::frame(ER_BODY);
     let n: u32 = std::env::var("N")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -46,18 +43,7 @@ fn main() {
         "decode" => Box::new(|| decoder.decode(black_box(&er)).expect("decodes").len()),
         other => panic!("unknown MODE {other}"),
     };
-    // The fastest of many short batches (preemption only ever adds time).
-    let batch = 2_000u32;
-    let mut s = 0usize;
-    let mut best = f64::MAX;
-    let t = Instant::now();
-    for _ in 0..(n / batch).max(1) {
-        let b = Instant::now();
-        for _ in 0..batch {
-            s = s.wrapping_add(op());
-        }
-        best = best.min(b.elapsed().as_nanos() as f64 / batch as f64);
-    }
-    let mean = t.elapsed().as_nanos() as f64 / ((n / batch).max(1) * batch) as f64;
+    // The mean and the fastest batch (preemption only ever adds time).
+    let (mean, best, s) = time_batches(n, &mut *op);
     println!("{mode}: {mean:.1} ns/op mean, {best:.1} ns/op best batch ({s})");
 }

@@ -645,6 +645,22 @@ impl<'a, 'input> Loader<'a, 'input> {
         Ok(dict)
     }
 
+    /// The name and tag of the field a `<field>` or `<group>` element names (an unknown
+    /// field is an error in `ctx`).
+    fn named_field<'n>(
+        &self,
+        node: Node<'n, 'input>,
+        ctx: &str,
+        parsed: &Parsed,
+    ) -> Res<(&'n str, u32)> {
+        let name = self.attr(node, "name")?;
+        let tag = *parsed
+            .field_by_name
+            .get(name)
+            .ok_or_else(|| self.err(node, ErrorKind::UnknownField(ctx.to_string())))?;
+        Ok((name, tag))
+    }
+
     /// The members of a message, component, header, trailer or group; `depth` is the number
     /// of groups around `parent` (bounded here so that deeply nested XML is an error, not a
     /// deep recursion).
@@ -659,11 +675,7 @@ impl<'a, 'input> Loader<'a, 'input> {
         for node in parent.children().filter(Node::is_element) {
             match node.tag_name().name() {
                 "field" => {
-                    let name = self.attr(node, "name")?;
-                    let tag = *parsed
-                        .field_by_name
-                        .get(name)
-                        .ok_or_else(|| self.err(node, ErrorKind::UnknownField(ctx.to_string())))?;
+                    let (_, tag) = self.named_field(node, ctx, parsed)?;
                     out.push(Member::Field(FieldRef {
                         tag,
                         required: self.required(node)?,
@@ -682,11 +694,7 @@ impl<'a, 'input> Loader<'a, 'input> {
                     }));
                 }
                 "group" => {
-                    let name = self.attr(node, "name")?;
-                    let tag = *parsed
-                        .field_by_name
-                        .get(name)
-                        .ok_or_else(|| self.err(node, ErrorKind::UnknownField(ctx.to_string())))?;
+                    let (name, tag) = self.named_field(node, ctx, parsed)?;
                     if depth + 1 > MAX_GROUP_DEPTH {
                         return Err(self.err(node, ErrorKind::TooDeep(depth + 1)));
                     }

@@ -314,27 +314,9 @@ pub trait FieldAccess<'a> {
     }
 }
 
-impl<'a> FieldAccess<'a> for MessageView<'a> {
-    #[inline]
-    fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
-        self.get(tag)
-    }
-    #[inline]
-    fn raw_group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>> {
-        self.group(count_tag, is_member)
-    }
-}
-
-impl<'a> FieldAccess<'a> for FieldSlice<'a> {
-    #[inline]
-    fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
-        self.get(tag)
-    }
-    #[inline]
-    fn raw_group<F: Fn(u32) -> bool>(&self, count_tag: u32, is_member: F) -> Option<Group<'a, F>> {
-        self.group(count_tag, is_member)
-    }
-}
+// The codec's message views and group entries read their own fields.
+crate::__field_access!(MessageView);
+crate::__field_access!(FieldSlice);
 
 /// A generated typed message view.
 pub trait TypedMessage<'a>: FieldAccess<'a> + Sized {
@@ -486,15 +468,17 @@ impl<'x, 'b, E> GroupWriter<'x, 'b, E> {
     }
 }
 
-/// Defines a typed message view and its builder (used by the generated code).
+/// Implements [`FieldAccess`] for `$ty`: with no more arguments for a codec type with
+/// `get` and `group` of its own; for a typed view (`__message!`, `__group!`), through its
+/// `$fields` (a `MessageView` or a `FieldSlice`) and its message text `$text`.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __message {
-    ($name:ident, $builder:ident, $msg_type:expr, $begin:expr) => {
-        impl<'a> $crate::FieldAccess<'a> for $name<'a> {
+macro_rules! __field_access {
+    ($ty:ident $(, $fields:ident, $text:ident)?) => {
+        impl<'a> $crate::FieldAccess<'a> for $ty<'a> {
             #[inline]
             fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
-                self.view.get(tag)
+                self$(.$fields)?.get(tag)
             }
             #[inline]
             fn raw_group<F: Fn(u32) -> bool>(
@@ -502,13 +486,24 @@ macro_rules! __message {
                 count_tag: u32,
                 is_member: F,
             ) -> Option<$crate::codec::Group<'a, F>> {
-                self.view.group(count_tag, is_member)
+                self$(.$fields)?.group(count_tag, is_member)
             }
-            #[inline]
-            fn whole_text(&self) -> Option<&'a str> {
-                self.text
-            }
+            $(
+                #[inline]
+                fn whole_text(&self) -> Option<&'a str> {
+                    self.$text
+                }
+            )?
         }
+    };
+}
+
+/// Defines a typed message view and its builder (used by the generated code).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __message {
+    ($name:ident, $builder:ident, $msg_type:expr, $begin:expr) => {
+        $crate::__field_access!($name, view, text);
         impl<'a> $crate::TypedMessage<'a> for $name<'a> {
             const MSG_TYPE: &'static [u8] = $msg_type;
             const NAME: &'static str = stringify!($name);
@@ -573,24 +568,7 @@ macro_rules! __group {
                 $name { fields, text }
             }
         }
-        impl<'a> $crate::FieldAccess<'a> for $name<'a> {
-            #[inline]
-            fn raw_field(&self, tag: u32) -> Option<&'a [u8]> {
-                self.fields.get(tag)
-            }
-            #[inline]
-            fn raw_group<F: Fn(u32) -> bool>(
-                &self,
-                count_tag: u32,
-                is_member: F,
-            ) -> Option<$crate::codec::Group<'a, F>> {
-                self.fields.group(count_tag, is_member)
-            }
-            #[inline]
-            fn whole_text(&self) -> Option<&'a str> {
-                self.text
-            }
-        }
+        $crate::__field_access!($name, fields, text);
         impl<'a> $name<'a> {
             /// The fields of this entry (nested groups included).
             #[inline]

@@ -24,6 +24,17 @@ fn ts() -> UtcTimestamp {
     UtcTimestamp::from_unix_nanos(1_705_314_600_123_000_000, TimePrecision::Millis)
 }
 
+/// The header every test writes on builder `$b` (any version's): TW to ISLD, MsgSeqNum
+/// `$seq`, SendingTime [`ts`].
+macro_rules! header {
+    ($b:ident, $seq:expr) => {
+        $b.sender_comp_id("TW")
+            .target_comp_id("ISLD")
+            .msg_seq_num($seq)
+            .sending_time(ts())
+    };
+}
+
 #[cfg(feature = "fix42")]
 mod fix42 {
     use super::*;
@@ -42,10 +53,7 @@ mod fix42 {
     fn new_order_single_with_allocations() {
         let mut buf = EncodeBuffer::new();
         let mut b = NewOrderSingle::builder(&mut buf);
-        b.sender_comp_id("TW")
-            .target_comp_id("ISLD")
-            .msg_seq_num(2)
-            .sending_time(ts());
+        header!(b, 2);
         b.cl_ord_id("ORD42")
             .handl_inst(HandlInst::AutomatedExecutionOrderPrivateNoBrokerIntervention);
         let mut allocs = b.no_allocs(2);
@@ -113,12 +121,11 @@ mod fix42 {
 
     #[test]
     fn typed_parse_errors_and_unknown_enum_values() {
-        let body = "35=D|49=TW|56=ISLD|34=x|52=20240115-10:30:00|11=O|21=9|55=IBM|54=1|\
-                    60=20240115|38=1.5.0|40=2|";
-        let body = body.replace('|', "\x01");
-        let mut msg = format!("8=FIX.4.2\x019={}\x01{body}", body.len()).into_bytes();
-        let sum = msg.iter().map(|&b| b as u32).sum::<u32>() % 256;
-        msg.extend_from_slice(format!("10={sum:03}\x01").as_bytes());
+        let msg = peregrine_testkit::frame_with(
+            "FIX.4.2",
+            "35=D|49=TW|56=ISLD|34=x|52=20240115-10:30:00|11=O|21=9|55=IBM|54=1|\
+             60=20240115|38=1.5.0|40=2|",
+        );
         let mut decoder = Decoder::new(DecoderConfig::default());
         let o = NewOrderSingle::from_view(decoder.decode(&msg).unwrap()).unwrap();
         assert!(matches!(o.msg_seq_num(), Some(Err(FieldError::Value(_)))));
@@ -143,10 +150,7 @@ mod fix44 {
     fn market_data_request_validates() {
         let mut buf = EncodeBuffer::new();
         let mut b = MarketDataRequest::builder(&mut buf);
-        b.sender_comp_id("TW")
-            .target_comp_id("ISLD")
-            .msg_seq_num(7)
-            .sending_time(ts());
+        header!(b, 7);
         b.md_req_id("MDR1")
             .subscription_request_type(SubscriptionRequestType::Snapshot)
             .market_depth(1);
@@ -187,11 +191,7 @@ mod fix50sp2 {
 
         let mut buf = EncodeBuffer::new();
         let mut b = NewOrderSingle::builder(&mut buf);
-        b.sender_comp_id("TW")
-            .target_comp_id("ISLD")
-            .msg_seq_num(3)
-            .sending_time(ts())
-            .appl_ver_id(ApplVerID::Fix50sp2);
+        header!(b, 3).appl_ver_id(ApplVerID::Fix50sp2);
         b.cl_ord_id("ORD5");
         let mut parties = b.no_party_ids(2);
         {

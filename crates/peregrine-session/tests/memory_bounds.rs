@@ -4,14 +4,12 @@
 //! the transport drains, never more than 256 KiB and 64 messages at once), and the outbound
 //! buffer of a peer that does not read (`max_outbound_bytes`).
 
+mod support;
+
 use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
-use peregrine_codec::value::{TimePrecision, UtcTimestamp};
-use peregrine_codec::{EncodeBuffer, MessageView};
-use peregrine_session::{
-    AppReject, Application, DisconnectReason, Nanos, Outbox, Role, Session, SessionConfig,
-    SessionEvent, SessionId,
-};
+use peregrine_session::{DisconnectReason, Session, SessionConfig, SessionEvent};
 use peregrine_store::MemoryStore;
+use support::{config, log_on, message, Venue, T0};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -23,49 +21,13 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-const T0: Nanos = 1_795_341_600_250_000_000;
-
-struct Quiet;
-impl Application for Quiet {
-    fn from_app(
-        &mut self,
-        _msg: &MessageView<'_>,
-        _id: &SessionId,
-        _out: &mut Outbox<'_>,
-    ) -> Result<(), AppReject> {
-        Ok(())
-    }
-}
-
-fn message(buf: &mut EncodeBuffer, msg_type: &[u8], seq: u64, extra: &[(u32, &[u8])]) -> Vec<u8> {
-    let mut m = buf.start(b"FIX.4.4", msg_type);
-    m.uint(34, seq).str(49, b"TW").timestamp(
-        52,
-        &UtcTimestamp::from_unix_nanos(T0, TimePrecision::Millis),
-        TimePrecision::Millis,
-    );
-    m.str(56, b"ISLD");
-    for &(t, v) in extra {
-        m.str(t, v);
-    }
-    m.finish().to_vec()
-}
-
-fn logged_on(cfg: SessionConfig) -> (Session<MemoryStore>, EncodeBuffer) {
+/// A FIX.4.4 acceptor over a MemoryStore, `set` applied to its settings, logged on.
+fn logged_on(set: impl FnOnce(&mut SessionConfig)) -> Session<MemoryStore> {
+    let mut cfg = config("FIX.4.4");
+    set(&mut cfg);
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
-    let mut enc = EncodeBuffer::new();
-    s.on_connected(T0);
-    let logon = message(&mut enc, b"A", 1, &[(98, b"0"), (108, b"30")]);
-    s.on_bytes(&logon, T0, &mut Quiet);
-    assert!(s.is_logged_on());
-    s.commit().unwrap();
-    s.consume_outbound(s.outbound().len());
-    while s.poll_event().is_some() {}
-    (s, enc)
-}
-
-fn config() -> SessionConfig {
-    SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor)
+    log_on(&mut s, &mut Venue);
+    s
 }
 
 #[test]
@@ -74,12 +36,10 @@ fn messages_held_for_a_gap_stay_within_max_inbound_queue_bytes() {
     // The reliability issue: 200,000 out-of-order messages (MsgSeqNum 10^6 + i)
     // grew memory by 155% of their bytes while they waited.
     const LIMIT: usize = 2 << 20;
-    let mut cfg = config();
-    cfg.max_inbound_queue_bytes = LIMIT;
-    let (mut s, mut enc) = logged_on(cfg);
+    let mut s = logged_on(|c| c.max_inbound_queue_bytes = LIMIT);
     let pad = vec![b'p'; 150];
     let msgs: Vec<Vec<u8>> = (0..200_000u64)
-        .map(|i| message(&mut enc, b"0", 1_000_000 + i, &[(112, &pad)]))
+        .map(|i| message(b"0", 1_000_000 + i, T0, &[(112, &pad)]))
         .collect();
     let bytes: usize = msgs.iter().map(Vec::len).sum();
     let before = live_bytes();
@@ -87,7 +47,7 @@ fn messages_held_for_a_gap_stay_within_max_inbound_queue_bytes() {
     let mut reason = None;
     let mut queued = 0;
     for m in &msgs {
-        s.on_bytes(m, T0, &mut Quiet);
+        s.on_bytes(m, T0, &mut Venue);
         s.commit().unwrap();
         s.consume_outbound(s.outbound().len());
         while let Some(ev) = s.poll_event() {
@@ -107,7 +67,7 @@ fn messages_held_for_a_gap_stay_within_max_inbound_queue_bytes() {
         grew <= LIMIT + (256 << 10),
         "peak {grew} bytes for a {LIMIT}-byte limit ({bytes} offered)"
     );
-    s.on_disconnected(T0, &mut Quiet);
+    s.on_disconnected(T0, &mut Venue);
     assert!(
         live_bytes() <= before + (128 << 10),
         "the queue's memory is returned: {} bytes still held",
@@ -119,7 +79,7 @@ fn messages_held_for_a_gap_stay_within_max_inbound_queue_bytes() {
 fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
     let _serial = serial();
     const N: u64 = 100_000;
-    let (mut s, mut enc) = logged_on(config());
+    let mut s = logged_on(|_| {});
     for i in 0..N {
         s.send(T0, b"D", |m| {
             m.str(11, format!("ORDER-{i:08}").as_bytes())
@@ -133,10 +93,10 @@ fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
     }
     s.commit().unwrap();
     s.consume_outbound(s.outbound().len());
+    let rr = message(b"2", 2, T0, &[(7, b"1"), (16, b"0")]);
     let before = live_bytes();
     reset_peak();
-    let rr = message(&mut enc, b"2", 2, &[(7, b"1"), (16, b"0")]);
-    s.on_bytes(&rr, T0, &mut Quiet);
+    s.on_bytes(&rr, T0, &mut Venue);
     s.commit().unwrap();
     let mut most = 0;
     let mut resent = 0u64;
@@ -184,11 +144,11 @@ fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
 fn a_peer_that_does_not_read_cannot_grow_the_outbound_buffer_past_its_bound() {
     let _serial = serial();
     const LIMIT: usize = 1 << 20;
-    let mut cfg = config();
-    cfg.max_outbound_bytes = LIMIT;
-    // Nothing kept in the store: what is measured is the outbound buffer alone.
-    cfg.persist_messages = false;
-    let (mut s, _) = logged_on(cfg);
+    let mut s = logged_on(|c| {
+        c.max_outbound_bytes = LIMIT;
+        // Nothing kept in the store: what is measured is the outbound buffer alone.
+        c.persist_messages = false;
+    });
     let ids: Vec<String> = (0..100_000u64).map(|i| format!("ORDER-{i:08}")).collect();
     let before = live_bytes();
     reset_peak();

@@ -1,26 +1,21 @@
 //! Every transition of the session state machine, with a mock clock: no sockets, no
 //! sleeps; each test runs in microseconds.
 
-use std::sync::Arc;
+mod support;
 
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
-use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{
     peek_session_id, AppReject, Application, DisconnectReason, EchoApp, Nanos, Outbox, RejectLogon,
     Role, Schedule, SendError, Session, SessionConfig, SessionEvent, SessionId, SessionState,
     SECOND,
 };
 use peregrine_store::{MemoryStore, MessageStore};
+use support::{config, fix44, T0};
 
-const T0: Nanos = 1_795_341_600_250_000_000; // 2026-11-22 10:00:00.250 UTC
-
-fn dict(name: &str) -> Dictionary {
-    let path = format!(
-        "{}/../peregrine-dict/dictionaries/{name}.xml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    Dictionary::from_file(path).unwrap()
+/// `t` as a SendingTime, to the millisecond.
+fn ts(t: Nanos) -> String {
+    UtcTimestamp::from_unix_nanos(t, TimePrecision::Millis).to_string()
 }
 
 /// An application recording what it sees; echoes through `EchoApp`; can refuse logons.
@@ -84,10 +79,6 @@ struct Harness {
     begin: &'static str,
 }
 
-fn config(begin: &str) -> SessionConfig {
-    SessionConfig::new(SessionId::new(begin, "ISLD", "TW"), Role::Acceptor)
-}
-
 impl Harness {
     fn new(cfg: SessionConfig) -> Harness {
         let begin: &'static str = Box::leak(cfg.id.begin_string.clone().into_boxed_str());
@@ -105,6 +96,33 @@ impl Harness {
         Harness::new(config(begin))
     }
 
+    /// An acceptor for `begin` with `set` applied to its settings.
+    fn with(begin: &str, set: impl FnOnce(&mut SessionConfig)) -> Harness {
+        let mut cfg = config(begin);
+        set(&mut cfg);
+        Harness::new(cfg)
+    }
+
+    /// An acceptor for `begin`, logged on with a 30-second heartbeat.
+    fn logged_on(begin: &str) -> Harness {
+        Harness::logged_on_with(begin, |_| {})
+    }
+
+    /// [`Harness::with`], logged on with a 30-second heartbeat.
+    fn logged_on_with(begin: &str, set: impl FnOnce(&mut SessionConfig)) -> Harness {
+        let mut h = Harness::with(begin, set);
+        h.logon(30);
+        h
+    }
+
+    /// (NextSenderSeq, NextTargetSeq).
+    fn seqs(&self) -> (u64, u64) {
+        (
+            self.session.next_sender_seq(),
+            self.session.next_target_seq(),
+        )
+    }
+
     /// Builds a message from the peer: `8`, `9`, `10` added; `49=TW`, `56=ISLD` and
     /// `52=<now>` added unless present.
     fn msg(&self, fields: &str) -> Vec<u8> {
@@ -117,13 +135,12 @@ impl Harness {
             })
             .collect();
         let has = |f: &Vec<(u32, String)>, t| f.iter().any(|(x, _)| *x == t);
-        let ts = UtcTimestamp::from_unix_nanos(self.now, TimePrecision::Millis).to_string();
         let mut hdr = Vec::new();
         if !has(&f, 49) {
             hdr.push((49, "TW".to_string()));
         }
         if !has(&f, 52) {
-            hdr.push((52, ts));
+            hdr.push((52, ts(self.now)));
         }
         if !has(&f, 56) {
             hdr.push((56, "ISLD".to_string()));
@@ -147,8 +164,26 @@ impl Harness {
         self.session.on_bytes(&m, self.now, &mut self.app);
     }
 
+    /// Sends `fields` and drains what the session answers (see [`Harness::out`]).
+    fn answer(&mut self, fields: &str) -> Vec<String> {
+        self.send(fields);
+        self.out()
+    }
+
     fn send_raw(&mut self, raw: &[u8]) {
         self.session.on_bytes(raw, self.now, &mut self.app);
+    }
+
+    /// Sends `fields` as a Logon that is no Logon: the connection is dropped
+    /// (InvalidLogon) without a word.
+    fn send_invalid_logon(&mut self, fields: &str) {
+        self.send(fields);
+        assert_eq!(
+            self.disconnected(),
+            Some(DisconnectReason::InvalidLogon),
+            "{fields}"
+        );
+        assert!(self.out().is_empty(), "{fields}");
     }
 
     /// Drains the outbound bytes as messages rendered with `|`, without 8, 9, 10 and 52.
@@ -211,17 +246,16 @@ impl Harness {
 fn acceptor_answers_logon_with_peer_heartbeat_interval() {
     let mut h = Harness::acceptor("FIX.4.4");
     assert_eq!(h.session.state(), SessionState::AwaitingLogon);
-    h.send("35=A|34=1|98=0|108=17");
-    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=17"]);
+    assert_eq!(
+        h.answer("35=A|34=1|98=0|108=17"),
+        ["35=A|34=1|49=ISLD|56=TW|98=0|108=17"]
+    );
     assert!(h.session.is_logged_on());
     assert_eq!(h.session.state(), SessionState::LoggedOn);
     assert_eq!(h.session.heartbeat_interval_secs(), 17);
     assert_eq!(h.events(), [SessionEvent::LoggedOn]);
     assert_eq!(h.app.logons, 1);
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (2, 2)
-    );
+    assert_eq!(h.seqs(), (2, 2));
 }
 
 #[test]
@@ -229,29 +263,30 @@ fn logon_with_reset_flag_resets_and_echoes_141() {
     let mut h = Harness::acceptor("FIX.4.4");
     h.session.set_next_sender_seq(50).unwrap();
     h.session.set_next_target_seq(60).unwrap();
-    h.send("35=A|34=1|98=0|108=30|141=Y");
-    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|141=Y"]);
     assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (2, 2)
+        h.answer("35=A|34=1|98=0|108=30|141=Y"),
+        ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|141=Y"]
     );
+    assert_eq!(h.seqs(), (2, 2));
 }
 
 #[test]
 fn second_logon_with_reset_flag_while_logged_on_resets_the_session() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send("35=0|34=2");
-    h.send("35=A|34=1|98=0|108=30|141=Y");
-    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|141=Y"]);
-    h.send("35=1|34=2|112=X");
-    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=X"]);
+    assert_eq!(
+        h.answer("35=A|34=1|98=0|108=30|141=Y"),
+        ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|141=Y"]
+    );
+    assert_eq!(
+        h.answer("35=1|34=2|112=X"),
+        ["35=0|34=2|49=ISLD|56=TW|112=X"]
+    );
 }
 
 #[test]
 fn second_logon_without_reset_disconnects() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send("35=A|34=2|98=0|108=30");
     assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidState));
     assert!(h.out().is_empty());
@@ -259,21 +294,20 @@ fn second_logon_without_reset_disconnects() {
 
 #[test]
 fn reset_on_logon_setting_starts_both_sides_at_one() {
-    let mut cfg = config("FIX.4.2");
-    cfg.reset_on_logon = true;
-    let mut h = Harness::new(cfg);
+    let mut h = Harness::with("FIX.4.2", |c| c.reset_on_logon = true);
     h.session.set_next_sender_seq(9).unwrap();
     h.session.set_next_target_seq(9).unwrap();
-    h.send("35=A|34=1|98=0|108=30");
-    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30"]);
+    assert_eq!(
+        h.answer("35=A|34=1|98=0|108=30"),
+        ["35=A|34=1|49=ISLD|56=TW|98=0|108=30"]
+    );
 }
 
 #[test]
 fn logon_with_too_high_seq_is_answered_then_a_resend_request_follows() {
     let mut h = Harness::acceptor("FIX.4.4");
-    h.send("35=A|34=5|98=0|108=30");
     assert_eq!(
-        h.out(),
+        h.answer("35=A|34=5|98=0|108=30"),
         [
             "35=A|34=1|49=ISLD|56=TW|98=0|108=30",
             "35=2|34=2|49=ISLD|56=TW|7=1|16=0"
@@ -288,9 +322,7 @@ fn logon_with_too_high_seq_is_answered_then_a_resend_request_follows() {
 #[test]
 fn first_message_not_a_logon_disconnects_silently() {
     let mut h = Harness::acceptor("FIX.4.4");
-    h.send("35=0|34=1");
-    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
-    assert!(h.out().is_empty());
+    h.send_invalid_logon("35=0|34=1");
     assert_eq!(h.session.state(), SessionState::Closing);
     // Input after the disconnect request is ignored.
     h.send("35=A|34=1|98=0|108=30");
@@ -305,18 +337,11 @@ fn logon_with_wrong_comp_ids_bad_time_or_begin_string_disconnects_silently() {
         ("35=A|34=1|52=20010101-00:00:00|98=0|108=30", "FIX.4.4"),
     ] {
         let mut h = Harness::acceptor(begin);
-        h.send(fields);
-        assert_eq!(
-            h.disconnected(),
-            Some(DisconnectReason::InvalidLogon),
-            "{fields}"
-        );
-        assert!(h.out().is_empty(), "{fields}");
+        h.send_invalid_logon(fields);
     }
     let mut h = Harness::acceptor("FIX.4.4");
     h.begin = "FIX.3.9";
-    h.send("35=A|34=1|98=0|108=30");
-    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
+    h.send_invalid_logon("35=A|34=1|98=0|108=30");
 }
 
 #[test]
@@ -334,8 +359,10 @@ fn garbled_first_message_disconnects() {
 fn application_refuses_logon_with_logout_and_disconnect() {
     let mut h = Harness::acceptor("FIX.4.4");
     h.app.refuse_password = Some(b"wrong");
-    h.send("35=A|34=1|98=0|108=30|553=user|554=wrong");
-    assert_eq!(h.out(), ["35=5|34=1|49=ISLD|56=TW|58=Invalid password"]);
+    assert_eq!(
+        h.answer("35=A|34=1|98=0|108=30|553=user|554=wrong"),
+        ["35=5|34=1|49=ISLD|56=TW|58=Invalid password"]
+    );
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogonRejected));
     assert!(!h.session.is_logged_on());
 }
@@ -355,12 +382,12 @@ fn fixt_logon_carries_default_appl_ver_id_and_requires_the_peers() {
     let mut cfg = config("FIXT.1.1");
     cfg.default_appl_ver_id = Some("FIX.5.0SP2".into());
     let mut h = Harness::new(cfg.clone());
-    h.send("35=A|34=1|98=0|108=30|1137=9");
-    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|1137=9"]);
+    assert_eq!(
+        h.answer("35=A|34=1|98=0|108=30|1137=9"),
+        ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|1137=9"]
+    );
     let mut h = Harness::new(cfg);
-    h.send("35=A|34=1|98=0|108=30");
-    assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
-    assert!(h.out().is_empty());
+    h.send_invalid_logon("35=A|34=1|98=0|108=30");
 }
 
 #[test]
@@ -369,13 +396,13 @@ fn next_expected_msg_seq_num_in_logon() {
     cfg.enable_next_expected_msg_seq_num = true;
     // Correct: our reply carries 789 = their next.
     let mut h = Harness::new(cfg.clone());
-    h.send("35=A|34=1|98=0|108=30|789=1");
-    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|789=2"]);
+    assert_eq!(
+        h.answer("35=A|34=1|98=0|108=30|789=1"),
+        ["35=A|34=1|49=ISLD|56=TW|98=0|108=30|789=2"]
+    );
     // Too high: Logout with QuickFIX's text.
     let mut h = Harness::new(cfg.clone());
-    h.send("35=A|34=1000|98=0|108=30|789=1200");
-    assert_eq!(
-        h.out(),
+    assert_eq!(h.answer("35=A|34=1000|98=0|108=30|789=1200"),
         ["35=5|34=1|49=ISLD|56=TW|58=Tag 789 (NextExpectedMsgSeqNum) is higher than expected. Expected 1, Received 1200"]
     );
     assert_eq!(
@@ -385,9 +412,8 @@ fn next_expected_msg_seq_num_in_logon() {
     // Too low: what they miss is gap-filled (our Logon included).
     let mut h = Harness::new(cfg);
     h.session.set_next_sender_seq(2000).unwrap();
-    h.send("35=A|34=1|98=0|108=30|789=1");
     assert_eq!(
-        h.out(),
+        h.answer("35=A|34=1|98=0|108=30|789=1"),
         [
             "35=A|34=2000|49=ISLD|56=TW|98=0|108=30|789=2",
             "35=4|34=1|43=Y|49=ISLD|56=TW|36=2001|123=Y"
@@ -397,13 +423,15 @@ fn next_expected_msg_seq_num_in_logon() {
 
 #[test]
 fn last_msg_seq_num_processed_on_every_outgoing_message() {
-    let mut cfg = config("FIX.4.4");
-    cfg.enable_last_msg_seq_num_processed = true;
-    let mut h = Harness::new(cfg);
-    h.send("35=A|34=1|98=0|108=2");
-    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|369=1|98=0|108=2"]);
-    h.send("35=1|34=2|112=A");
-    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|369=2|112=A"]);
+    let mut h = Harness::with("FIX.4.4", |c| c.enable_last_msg_seq_num_processed = true);
+    assert_eq!(
+        h.answer("35=A|34=1|98=0|108=2"),
+        ["35=A|34=1|49=ISLD|56=TW|369=1|98=0|108=2"]
+    );
+    assert_eq!(
+        h.answer("35=1|34=2|112=A"),
+        ["35=0|34=2|49=ISLD|56=TW|369=2|112=A"]
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -501,10 +529,11 @@ fn answered_test_request_rearms_the_heartbeat() {
 
 #[test]
 fn test_request_is_answered_with_its_id() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=1|34=2|112=HELLO");
-    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=HELLO"]);
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(
+        h.answer("35=1|34=2|112=HELLO"),
+        ["35=0|34=2|49=ISLD|56=TW|112=HELLO"]
+    );
     assert_eq!(h.app.admin, ["A", "1"]);
 }
 
@@ -520,10 +549,11 @@ fn zero_heartbeat_interval_arms_no_timer() {
 
 #[test]
 fn too_high_is_queued_until_the_gap_is_filled() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=1|34=4|112=LATER");
-    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(
+        h.answer("35=1|34=4|112=LATER"),
+        ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]
+    );
     assert!(h
         .events()
         .contains(&SessionEvent::ResendRequested { begin: 2, end: 0 }));
@@ -540,39 +570,36 @@ fn too_high_is_queued_until_the_gap_is_filled() {
 
 #[test]
 fn fix40_resend_request_uses_999999() {
-    let mut h = Harness::acceptor("FIX.4.0");
-    h.logon(30);
-    h.send("35=0|34=3");
-    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=999999"]);
+    let mut h = Harness::logged_on("FIX.4.0");
+    assert_eq!(
+        h.answer("35=0|34=3"),
+        ["35=2|34=2|49=ISLD|56=TW|7=2|16=999999"]
+    );
 }
 
 #[test]
 fn chunked_resend_requests() {
-    let mut cfg = config("FIX.4.4");
-    cfg.resend_request_chunk_size = 5;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
-    h.send("35=0|34=15");
-    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=6"]);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.resend_request_chunk_size = 5);
+    assert_eq!(h.answer("35=0|34=15"), ["35=2|34=2|49=ISLD|56=TW|7=2|16=6"]);
     for seq in 2..=6 {
         h.send(&format!("35=0|34={seq}"));
     }
     assert_eq!(h.out(), ["35=2|34=3|49=ISLD|56=TW|7=7|16=11"]);
-    h.send("35=4|34=7|123=Y|36=11");
-    assert_eq!(h.out(), ["35=2|34=4|49=ISLD|56=TW|7=11|16=0"]);
+    assert_eq!(
+        h.answer("35=4|34=7|123=Y|36=11"),
+        ["35=2|34=4|49=ISLD|56=TW|7=11|16=0"]
+    );
     h.send("35=4|34=11|123=Y|36=15");
     assert_eq!(h.session.next_target_seq(), 16);
 }
 
 #[test]
 fn too_low_without_poss_dup_logs_out() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send("35=0|34=2");
     h.send("35=0|34=3");
-    h.send("35=0|34=2");
     assert_eq!(
-        h.out(),
+        h.answer("35=0|34=2"),
         ["35=5|34=2|49=ISLD|56=TW|58=MsgSeqNum too low, expecting 4 but received 2"]
     );
     assert_eq!(h.disconnected(), Some(DisconnectReason::SeqNumTooLow));
@@ -580,27 +607,23 @@ fn too_low_without_poss_dup_logs_out() {
 
 #[test]
 fn poss_dup_checks() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send("35=0|34=2");
     h.send("35=0|34=3");
     // Already received, with OrigSendingTime: ignored.
-    let t = UtcTimestamp::from_unix_nanos(h.now, TimePrecision::Millis).to_string();
+    let t = ts(h.now);
     h.send(&format!("35=0|34=2|43=Y|122={t}"));
     assert!(h.out().is_empty());
     // Without OrigSendingTime: Reject, no logout.
-    h.send("35=0|34=2|43=Y");
     assert_eq!(
-        h.out(),
+        h.answer("35=0|34=2|43=Y"),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Required tag missing|371=122|372=0|373=1"]
     );
     assert_eq!(h.session.next_target_seq(), 4);
     // OrigSendingTime after SendingTime: Reject and Logout.
-    let later =
-        UtcTimestamp::from_unix_nanos(h.now + 10 * SECOND, TimePrecision::Millis).to_string();
-    h.send(&format!("35=0|34=2|43=Y|122={later}"));
+    let later = ts(h.now + 10 * SECOND);
     assert_eq!(
-        h.out(),
+        h.answer(&format!("35=0|34=2|43=Y|122={later}")),
         [
             "35=3|34=3|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=0|373=10",
             "35=5|34=4|49=ISLD|56=TW"
@@ -611,13 +634,11 @@ fn poss_dup_checks() {
 
 #[test]
 fn sending_time_out_of_range_rejects_and_logs_out_then_logout_timeout() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     let old =
         UtcTimestamp::from_unix_nanos(h.now - 121 * SECOND, TimePrecision::Seconds).to_string();
-    h.send(&format!("35=0|34=2|52={old}"));
     assert_eq!(
-        h.out(),
+        h.answer(&format!("35=0|34=2|52={old}")),
         [
             "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=0|373=10",
             "35=5|34=3|49=ISLD|56=TW"
@@ -630,11 +651,9 @@ fn sending_time_out_of_range_rejects_and_logs_out_then_logout_timeout() {
 
 #[test]
 fn comp_id_problem_rejects_and_logs_out() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=0|34=2|49=WT");
+    let mut h = Harness::logged_on("FIX.4.4");
     assert_eq!(
-        h.out(),
+        h.answer("35=0|34=2|49=WT"),
         [
             "35=3|34=2|49=ISLD|56=TW|45=2|58=CompID problem|372=0|373=9",
             "35=5|34=3|49=ISLD|56=TW"
@@ -648,12 +667,10 @@ fn comp_id_problem_rejects_and_logs_out() {
 
 #[test]
 fn wrong_begin_string_logs_out() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.begin = "FIX.4.1";
-    h.send("35=1|34=2|112=id");
     assert_eq!(
-        h.out(),
+        h.answer("35=1|34=2|112=id"),
         ["35=5|34=2|49=ISLD|56=TW|58=Incorrect BeginString"]
     );
     assert_eq!(h.session.state(), SessionState::LogoutSent);
@@ -664,15 +681,13 @@ fn wrong_begin_string_logs_out() {
 
 #[test]
 fn resend_request_replays_application_messages_and_gap_fills_admin() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send("35=1|34=2|112=A"); // our 2: heartbeat
     h.send("35=D|34=3|11=X|21=3|40=1|54=1|55=INTC"); // our 3: echo
     h.send("35=1|34=4|112=B"); // our 4: heartbeat
     h.out();
-    h.send("35=2|34=5|7=1|16=0");
     assert_eq!(
-        h.out(),
+        h.answer("35=2|34=5|7=1|16=0"),
         [
             "35=4|34=1|43=Y|49=ISLD|56=TW|36=3|123=Y",
             "35=D|34=3|43=Y|49=ISLD|56=TW|11=X|21=3|40=1|54=1|55=INTC",
@@ -696,11 +711,12 @@ fn resend_request_replays_application_messages_and_gap_fills_admin() {
 
 #[test]
 fn resend_request_with_too_low_seq_is_still_answered() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send("35=0|34=2");
-    h.send("35=2|34=2|7=1|16=1");
-    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]);
+    assert_eq!(
+        h.answer("35=2|34=2|7=1|16=1"),
+        ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]
+    );
     assert_eq!(h.session.next_target_seq(), 3);
 }
 
@@ -709,8 +725,7 @@ fn resend_request_with_too_low_seq_is_still_answered() {
 
 #[test]
 fn sequence_reset_modes() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     // Reset mode: MsgSeqNum not checked.
     h.send("35=4|34=0|36=25");
     assert_eq!(h.session.next_target_seq(), 25);
@@ -718,9 +733,7 @@ fn sequence_reset_modes() {
     h.send("35=4|34=25|123=Y|36=30");
     assert_eq!(h.session.next_target_seq(), 30);
     // Lowering: Reject without RefTagID, no increment.
-    h.send("35=4|34=0|36=1");
-    assert_eq!(
-        h.out(),
+    assert_eq!(h.answer("35=4|34=0|36=1"),
         ["35=3|34=2|49=ISLD|56=TW|45=0|58=Value is incorrect (out of range) for this tag|372=4|373=5"]
     );
     assert_eq!(h.session.next_target_seq(), 30);
@@ -731,18 +744,12 @@ fn sequence_reset_modes() {
 
 #[test]
 fn dictionary_rejects_with_exact_fields() {
-    let mut cfg = config("FIX.4.4");
-    cfg.dictionaries = Some(Arc::new(Dictionaries::single(dict("FIX44"))));
-    let mut h = Harness::new(cfg);
-    h.logon(30);
-    h.send("35=0|34=2|55=MSFT");
-    assert_eq!(
-        h.out(),
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.dictionaries = Some(fix44()));
+    assert_eq!(h.answer("35=0|34=2|55=MSFT"),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Tag not defined for this message type|371=55|372=0|373=2"]
     );
-    h.send("35=*|34=3");
     assert_eq!(
-        h.out(),
+        h.answer("35=*|34=3"),
         ["35=3|34=3|49=ISLD|56=TW|45=3|58=Invalid MsgType|372=*|373=11"]
     );
     assert_eq!(h.session.next_target_seq(), 4);
@@ -750,42 +757,32 @@ fn dictionary_rejects_with_exact_fields() {
 
 #[test]
 fn invalid_numeric_tags_are_rejected_not_dropped() {
-    let mut cfg = config("FIX.4.4");
-    cfg.dictionaries = Some(Arc::new(Dictionaries::single(dict("FIX44"))));
-    let mut h = Harness::new(cfg);
-    h.logon(30);
-    h.send("35=0|34=2|0=HI");
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.dictionaries = Some(fix44()));
     assert_eq!(
-        h.out(),
+        h.answer("35=0|34=2|0=HI"),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Invalid tag number|371=0|372=0|373=0"]
     );
 }
 
 #[test]
 fn fix40_reject_puts_the_tag_in_the_text() {
-    let mut h = Harness::acceptor("FIX.4.0");
-    h.logon(30);
-    h.send("35=0|34=2|56=");
+    let mut h = Harness::logged_on("FIX.4.0");
     assert_eq!(
-        h.out(),
+        h.answer("35=0|34=2|56="),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Tag specified without a value (56)"]
     );
 }
 
 #[test]
 fn unsupported_message_type_per_version() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=8|34=2|37=X");
+    let mut h = Harness::logged_on("FIX.4.4");
     assert_eq!(
-        h.out(),
+        h.answer("35=8|34=2|37=X"),
         ["35=j|34=2|49=ISLD|56=TW|45=2|58=Unsupported Message Type|372=8|380=3"]
     );
-    let mut h = Harness::acceptor("FIX.4.1");
-    h.logon(30);
-    h.send("35=8|34=2|37=X");
+    let mut h = Harness::logged_on("FIX.4.1");
     assert_eq!(
-        h.out(),
+        h.answer("35=8|34=2|37=X"),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Unsupported Message Type"]
     );
     assert_eq!(h.session.next_target_seq(), 3);
@@ -793,19 +790,15 @@ fn unsupported_message_type_per_version() {
 
 #[test]
 fn reverse_route_on_rejects() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=8|34=2|115=JCD|116=CS|144=CHI");
-    assert_eq!(
-        h.out(),
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(h.answer("35=8|34=2|115=JCD|116=CS|144=CHI"),
         ["35=j|34=2|49=ISLD|56=TW|128=JCD|129=CS|145=CHI|45=2|58=Unsupported Message Type|372=8|380=3"]
     );
 }
 
 #[test]
 fn garbled_messages_are_ignored_without_consuming_a_sequence_number() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     let mut bad = h.msg("35=0|34=2");
     let n = bad.len();
     bad[n - 2] = if bad[n - 2] == b'0' { b'1' } else { b'0' }; // checksum
@@ -815,8 +808,10 @@ fn garbled_messages_are_ignored_without_consuming_a_sequence_number() {
     assert!(h.out().is_empty());
     assert!(h.events().contains(&SessionEvent::Garbled));
     assert_eq!(h.session.next_target_seq(), 2);
-    h.send("35=1|34=2|112=OK");
-    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=OK"]);
+    assert_eq!(
+        h.answer("35=1|34=2|112=OK"),
+        ["35=0|34=2|49=ISLD|56=TW|112=OK"]
+    );
 }
 
 #[test]
@@ -834,33 +829,26 @@ fn a_message_split_across_reads_is_reassembled() {
 
 #[test]
 fn echo_sorts_the_body_and_drops_resent_duplicates() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=D|34=2|55=MSFT|11=id|54=1|21=3|40=1");
+    let mut h = Harness::logged_on("FIX.4.4");
     assert_eq!(
-        h.out(),
+        h.answer("35=D|34=2|55=MSFT|11=id|54=1|21=3|40=1"),
         ["35=D|34=2|49=ISLD|56=TW|11=id|21=3|40=1|54=1|55=MSFT"]
     );
     h.send("35=D|34=3|97=Y|11=id|21=3|40=1|54=1|55=MSFT");
     assert!(h.out().is_empty());
-    h.send("35=D|34=4|97=Y|11=new|21=3|40=1|54=1|55=MSFT");
     assert_eq!(
-        h.out(),
+        h.answer("35=D|34=4|97=Y|11=new|21=3|40=1|54=1|55=MSFT"),
         ["35=D|34=3|49=ISLD|56=TW|97=Y|11=new|21=3|40=1|54=1|55=MSFT"]
     );
 }
 
 #[test]
 fn echo_keeps_repeating_groups_whole() {
-    let dicts = Arc::new(Dictionaries::single(dict("FIX44")));
-    let mut cfg = config("FIX.4.4");
-    cfg.dictionaries = Some(dicts.clone());
-    let mut h = Harness::new(cfg);
+    let dicts = fix44();
+    let mut h = Harness::with("FIX.4.4", |c| c.dictionaries = Some(dicts.clone()));
     h.app.echo = EchoApp::new(Some(dicts));
     h.logon(30);
-    h.send("35=D|34=2|11=id|21=3|40=1|54=1|55=MSFT|60=20261122-10:00:00|386=2|336=B|336=A|38=5");
-    assert_eq!(
-        h.out(),
+    assert_eq!(h.answer("35=D|34=2|11=id|21=3|40=1|54=1|55=MSFT|60=20261122-10:00:00|386=2|336=B|336=A|38=5"),
         ["35=D|34=2|49=ISLD|56=TW|11=id|21=3|38=5|40=1|54=1|55=MSFT|60=20261122-10:00:00|386=2|336=B|336=A"]
     );
 }
@@ -870,27 +858,19 @@ fn echo_keeps_repeating_groups_whole() {
 
 #[test]
 fn peer_logout_is_answered_and_disconnects() {
-    let mut cfg = config("FIX.4.4");
-    cfg.reset_on_logout = true;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
-    h.send("35=5|34=2");
-    assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.reset_on_logout = true);
+    assert_eq!(h.answer("35=5|34=2"), ["35=5|34=2|49=ISLD|56=TW"]);
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
     h.session.on_disconnected(h.now, &mut h.app);
     assert_eq!(h.events(), [SessionEvent::LoggedOut]);
     assert_eq!(h.app.logouts, 1);
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (1, 1)
-    );
+    assert_eq!(h.seqs(), (1, 1));
     assert_eq!(h.session.state(), SessionState::Disconnected);
 }
 
 #[test]
 fn our_logout_waits_for_theirs() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.session.logout(h.now, Some("bye"));
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW|58=bye"]);
     assert_eq!(h.session.state(), SessionState::LogoutSent);
@@ -901,35 +881,25 @@ fn our_logout_waits_for_theirs() {
 
 #[test]
 fn logout_with_too_high_seq_is_still_honoured() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=5|34=9");
-    assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(h.answer("35=5|34=9"), ["35=5|34=2|49=ISLD|56=TW"]);
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
 }
 
 #[test]
 fn reset_on_disconnect() {
-    let mut cfg = config("FIX.4.4");
-    cfg.reset_on_disconnect = true;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.reset_on_disconnect = true);
     h.session.on_disconnected(h.now, &mut h.app);
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (1, 1)
-    );
+    assert_eq!(h.seqs(), (1, 1));
     // Without the setting, sequence numbers survive a reconnect.
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.session.on_disconnected(h.now, &mut h.app);
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (2, 2)
-    );
+    assert_eq!(h.seqs(), (2, 2));
     h.session.on_connected(h.now);
-    h.send("35=A|34=2|98=0|108=30");
-    assert_eq!(h.out(), ["35=A|34=2|49=ISLD|56=TW|98=0|108=30"]);
+    assert_eq!(
+        h.answer("35=A|34=2|98=0|108=30"),
+        ["35=A|34=2|49=ISLD|56=TW|98=0|108=30"]
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1012,18 +982,16 @@ fn peek_session_id_names_the_session_from_our_side() {
 
 #[test]
 fn garbled_message_with_short_checksum_does_not_swallow_the_next_one() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     // BodyLength right, CheckSum "10=0": QuickFIX reads up to that field and drops it.
-    let t = UtcTimestamp::from_unix_nanos(h.now, TimePrecision::Millis).to_string();
+    let t = ts(h.now);
     let body = format!("35=0\x0134=2\x014garbled9=TW\x0152={t}\x0156=ISLD\x01");
     let mut bytes = format!("8=FIX.4.4\x019={}\x01{body}10=0\x01", body.len()).into_bytes();
     bytes.extend_from_slice(&h.msg("35=1|34=2|112=NEXT"));
     // Both in one read, and split after the garbled one.
     h.send_raw(&bytes);
     assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=NEXT"]);
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     let split = bytes.len() - h.msg("35=1|34=2|112=NEXT").len();
     h.send_raw(&bytes[..split]);
     h.send_raw(&bytes[split..]);
@@ -1032,10 +1000,11 @@ fn garbled_message_with_short_checksum_does_not_swallow_the_next_one() {
 
 #[test]
 fn too_high_reject_is_queued_like_any_message() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=3|34=3|45=1");
-    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(
+        h.answer("35=3|34=3|45=1"),
+        ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]
+    );
     h.send("35=0|34=2");
     assert_eq!(h.session.next_target_seq(), 4);
 }
@@ -1079,8 +1048,10 @@ fn logon_asking_for_encryption_or_a_negative_interval_is_refused_with_a_logout()
         ),
     ] {
         let mut h = Harness::acceptor("FIX.4.4");
-        h.send(fields);
-        assert_eq!(h.out(), [format!("35=5|34=1|49=ISLD|56=TW|58={text}")]);
+        assert_eq!(
+            h.answer(fields),
+            [format!("35=5|34=1|49=ISLD|56=TW|58={text}")]
+        );
         assert_eq!(h.disconnected(), Some(DisconnectReason::InvalidLogon));
         assert!(!h.session.is_logged_on());
         assert_eq!(h.app.logons, 0);
@@ -1095,41 +1066,30 @@ fn logon_without_encrypt_method_or_interval_is_invalid_even_without_a_dictionary
         "35=A|34=1|98=0|108=abc",
     ] {
         let mut h = Harness::acceptor("FIX.4.4");
-        h.send(fields);
-        assert_eq!(
-            h.disconnected(),
-            Some(DisconnectReason::InvalidLogon),
-            "{fields}"
-        );
-        assert!(h.out().is_empty(), "{fields}");
+        h.send_invalid_logon(fields);
         assert!(!h.session.is_logged_on());
     }
 }
 
 #[test]
 fn admin_fields_the_session_reads_are_checked_without_a_dictionary() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=1|34=2");
+    let mut h = Harness::logged_on("FIX.4.4");
     assert_eq!(
-        h.out(),
+        h.answer("35=1|34=2"),
         ["35=3|34=2|49=ISLD|56=TW|45=2|58=Required tag missing|371=112|372=1|373=1"]
     );
-    h.send("35=2|34=3|7=1");
     assert_eq!(
-        h.out(),
+        h.answer("35=2|34=3|7=1"),
         ["35=3|34=3|49=ISLD|56=TW|45=3|58=Required tag missing|371=16|372=2|373=1"]
     );
-    h.send("35=2|34=4|7=X|16=0");
     assert_eq!(
-        h.out(),
+        h.answer("35=2|34=4|7=X|16=0"),
         ["35=3|34=4|49=ISLD|56=TW|45=4|58=Incorrect data format for value|371=7|372=2|373=6"]
     );
     assert_eq!(h.session.next_target_seq(), 5);
     // A GapFill without NewSeqNo: rejected, and (as any rejected SequenceReset) not counted.
-    h.send("35=4|34=5|123=Y");
     assert_eq!(
-        h.out(),
+        h.answer("35=4|34=5|123=Y"),
         ["35=3|34=5|49=ISLD|56=TW|45=5|58=Required tag missing|371=36|372=4|373=1"]
     );
     assert_eq!(h.session.next_target_seq(), 5);
@@ -1138,52 +1098,42 @@ fn admin_fields_the_session_reads_are_checked_without_a_dictionary() {
 
 #[test]
 fn sending_time_is_checked_against_max_latency_both_ways() {
-    let ts = |t: Nanos| UtcTimestamp::from_unix_nanos(t, TimePrecision::Millis).to_string();
     // Default 120 s: 119 s late or early is fine.
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now - 119 * SECOND)));
-    h.send(&format!("35=1|34=3|112=b|52={}", ts(h.now + 119 * SECOND)));
     assert_eq!(
-        h.out(),
+        h.answer(&format!("35=1|34=3|112=b|52={}", ts(h.now + 119 * SECOND))),
         [
             "35=0|34=2|49=ISLD|56=TW|112=a",
             "35=0|34=3|49=ISLD|56=TW|112=b"
         ]
     );
     // MaxLatency=5: 6 s ahead is a SendingTime accuracy problem.
-    let mut cfg = config("FIX.4.4");
-    cfg.max_latency_secs = 5;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
-    h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now + 6 * SECOND)));
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.max_latency_secs = 5);
     assert_eq!(
-        h.out(),
+        h.answer(&format!("35=1|34=2|112=a|52={}", ts(h.now + 6 * SECOND))),
         [
             "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=1|373=10",
             "35=5|34=3|49=ISLD|56=TW"
         ]
     );
     // CheckLatency=N: any SendingTime goes.
-    let mut cfg = config("FIX.4.4");
-    cfg.check_latency = false;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
-    h.send(&format!("35=1|34=2|112=a|52={}", ts(h.now - 3600 * SECOND)));
-    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=a"]);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.check_latency = false);
+    assert_eq!(
+        h.answer(&format!("35=1|34=2|112=a|52={}", ts(h.now - 3600 * SECOND))),
+        ["35=0|34=2|49=ISLD|56=TW|112=a"]
+    );
 }
 
 #[test]
 fn resend_ranges_999999_zero_and_inverted() {
     // FIX.4.0: 999999 and 0 both mean "to the end".
     for end in ["999999", "0"] {
-        let mut h = Harness::acceptor("FIX.4.0");
-        h.logon(30);
+        let mut h = Harness::logged_on("FIX.4.0");
         h.send("35=D|34=2|11=X|21=3|40=1|54=1|55=INTC");
         h.out();
-        h.send(&format!("35=2|34=3|7=1|16={end}"));
         assert_eq!(
-            h.out(),
+            h.answer(&format!("35=2|34=3|7=1|16={end}")),
             [
                 "35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y",
                 "35=D|34=2|43=Y|49=ISLD|56=TW|11=X|21=3|40=1|54=1|55=INTC"
@@ -1192,14 +1142,13 @@ fn resend_ranges_999999_zero_and_inverted() {
         );
     }
     // FIX.4.4: 999999 is past the end, so it is capped there.
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=2|34=2|7=1|16=999999");
-    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]);
-    // EndSeqNo before BeginSeqNo names nothing: Reject, counted.
-    h.send("35=2|34=3|7=5|16=2");
+    let mut h = Harness::logged_on("FIX.4.4");
     assert_eq!(
-        h.out(),
+        h.answer("35=2|34=2|7=1|16=999999"),
+        ["35=4|34=1|43=Y|49=ISLD|56=TW|36=2|123=Y"]
+    );
+    // EndSeqNo before BeginSeqNo names nothing: Reject, counted.
+    assert_eq!(h.answer("35=2|34=3|7=5|16=2"),
         ["35=3|34=2|49=ISLD|56=TW|45=3|58=Value is incorrect (out of range) for this tag|371=16|372=2|373=5"]
     );
     assert_eq!(h.session.next_target_seq(), 4);
@@ -1207,32 +1156,26 @@ fn resend_ranges_999999_zero_and_inverted() {
 
 #[test]
 fn without_persisted_messages_a_resend_is_one_gap_fill() {
-    let mut cfg = config("FIX.4.4");
-    cfg.persist_messages = false;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.persist_messages = false);
     h.send("35=D|34=2|11=X|21=3|40=1|54=1|55=INTC");
     h.send("35=D|34=3|11=Y|21=3|40=1|54=1|55=INTC");
     assert_eq!(h.out().len(), 2);
-    h.send("35=2|34=4|7=1|16=0");
-    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=4|123=Y"]);
+    assert_eq!(
+        h.answer("35=2|34=4|7=1|16=0"),
+        ["35=4|34=1|43=Y|49=ISLD|56=TW|36=4|123=Y"]
+    );
 }
 
 #[test]
 fn reverse_route_swaps_deliver_to_and_on_behalf_of_both_ways() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
-    h.send("35=8|34=2|128=JCD|129=CS|145=CHI");
-    assert_eq!(
-        h.out(),
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(h.answer("35=8|34=2|128=JCD|129=CS|145=CHI"),
         ["35=j|34=2|49=ISLD|56=TW|115=JCD|116=CS|144=CHI|45=2|58=Unsupported Message Type|372=8|380=3"]
     );
     // FIX.4.0 has no location IDs: 144/145 are not routed back.
-    let mut h = Harness::acceptor("FIX.4.0");
-    h.logon(30);
-    h.send("35=8|34=2|115=JCD|144=CHI");
+    let mut h = Harness::logged_on("FIX.4.0");
     assert_eq!(
-        h.out(),
+        h.answer("35=8|34=2|115=JCD|144=CHI"),
         ["35=3|34=2|49=ISLD|56=TW|128=JCD|45=2|58=Unsupported Message Type"]
     );
 }
@@ -1246,10 +1189,7 @@ fn reset_on_logout_applies_to_our_logout_answered_not_to_a_timeout() {
     h.session.logout(h.now, None);
     h.send("35=5|34=2");
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (1, 1)
-    );
+    assert_eq!(h.seqs(), (1, 1));
     // Unanswered: the LogoutTimeout closes the connection, numbers are kept.
     let mut h = Harness::new(cfg);
     h.logon(30);
@@ -1259,10 +1199,7 @@ fn reset_on_logout_applies_to_our_logout_answered_not_to_a_timeout() {
     assert_eq!(h.now, T0 + 2 * SECOND);
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogoutTimeout));
     h.session.on_disconnected(h.now, &mut h.app);
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (3, 2)
-    );
+    assert_eq!(h.seqs(), (3, 2));
 }
 
 const HOUR: Nanos = 3600 * SECOND;
@@ -1373,9 +1310,8 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
 fn logon_with_too_low_seq_is_answered_with_the_too_low_logout() {
     let mut h = Harness::acceptor("FIX.4.4");
     h.session.set_next_target_seq(5).unwrap();
-    h.send("35=A|34=3|98=0|108=30");
     assert_eq!(
-        h.out(),
+        h.answer("35=A|34=3|98=0|108=30"),
         ["35=5|34=1|49=ISLD|56=TW|58=MsgSeqNum too low, expecting 5 but received 3"]
     );
     assert_eq!(h.disconnected(), Some(DisconnectReason::SeqNumTooLow));
@@ -1385,10 +1321,7 @@ fn logon_with_too_low_seq_is_answered_with_the_too_low_logout() {
 
 #[test]
 fn a_message_over_max_message_size_is_dropped_as_garbled() {
-    let mut cfg = config("FIX.4.4");
-    cfg.max_message_size = 256;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.max_message_size = 256);
     let big = h.msg(&format!("35=1|34=2|112={}", "x".repeat(300)));
     assert!(big.len() > 256);
     h.send_raw(&big);
@@ -1401,23 +1334,20 @@ fn a_message_over_max_message_size_is_dropped_as_garbled() {
     );
     // A declared BodyLength past the limit is not waited for either.
     h.send_raw(b"8=FIX.4.4\x019=100000\x0135=0\x01");
-    h.send("35=1|34=2|112=small");
-    assert_eq!(h.out(), ["35=0|34=2|49=ISLD|56=TW|112=small"]);
+    assert_eq!(
+        h.answer("35=1|34=2|112=small"),
+        ["35=0|34=2|49=ISLD|56=TW|112=small"]
+    );
 }
 
 #[test]
 fn a_window_open_around_the_clock_still_starts_afresh_each_period() {
     // StartTime = EndTime = 00:00:00: always open, a new period every midnight (UTC).
-    let mut cfg = config("FIX.4.4");
-    cfg.schedule = Some(Schedule::daily(0, 0));
-    let mut h = Harness::new(cfg);
+    let mut h = Harness::with("FIX.4.4", |c| c.schedule = Some(Schedule::daily(0, 0)));
     h.logon(0);
     h.send("35=1|34=2|112=x");
     h.out();
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (3, 3)
-    );
+    assert_eq!(h.seqs(), (3, 3));
     // The only deadline is midnight: Logout, then their answer closes the period.
     h.until_deadline();
     assert_eq!(h.now, T0 + 14 * HOUR - 250_000_000);
@@ -1425,10 +1355,7 @@ fn a_window_open_around_the_clock_still_starts_afresh_each_period() {
     h.send("35=5|34=3");
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
     h.session.on_disconnected(h.now, &mut h.app);
-    assert_eq!(
-        (h.session.next_sender_seq(), h.session.next_target_seq()),
-        (1, 1)
-    );
+    assert_eq!(h.seqs(), (1, 1));
     // The next day starts at 1 and stays up until the next midnight.
     h.session.on_connected(h.now);
     h.send("35=A|34=1|98=0|108=0");
@@ -1444,8 +1371,7 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     // Messages queued for a connection that dropped were written first on the next
     // one, before the Logon (the counterparty then disconnects). They are in the
     // store; the peer gets them through the resend it asks for.
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     for i in 0..50 {
         h.session
             .send(h.now, b"D", |m| {
@@ -1515,8 +1441,7 @@ fn sequence_reset_with_an_unusable_new_seq_no_is_rejected() {
         ("1.5", 6),
     ] {
         for mode in ["", "|123=Y"] {
-            let mut h = Harness::acceptor("FIX.4.4");
-            h.logon(30);
+            let mut h = Harness::logged_on("FIX.4.4");
             h.send(&format!("35=4|34=2|36={value}{mode}"));
             let out = h.out();
             assert_eq!(out.len(), 1, "{value}{mode}: {out:?}");
@@ -1537,8 +1462,7 @@ fn sequence_reset_with_an_unusable_new_seq_no_is_rejected() {
         }
     }
     // The largest usable NewSeqNo is accepted.
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     h.send("35=4|34=2|36=9223372036854775807");
     assert!(h.out().is_empty());
     assert_eq!(h.session.next_target_seq(), peregrine_session::MAX_SEQ_NUM);
@@ -1552,8 +1476,7 @@ fn resend_request_with_unusable_numbers_is_rejected() {
         ("7=1|16=-3", 16, 5),
         ("7=1|16=x", 16, 6),
     ] {
-        let mut h = Harness::acceptor("FIX.4.4");
-        h.logon(30);
+        let mut h = Harness::logged_on("FIX.4.4");
         h.send(&format!("35=2|34=2|{fields}"));
         let out = h.out();
         assert_eq!(out.len(), 1, "{fields}: {out:?}");
@@ -1621,12 +1544,8 @@ proptest::proptest! {
 fn a_resend_that_makes_no_progress_is_asked_for_again() {
     // A counterparty's resend lost a message: Peregrine waited forever with
     // heartbeats flowing. ResendRequestTimeout asks again for what is missing.
-    let mut cfg = config("FIX.4.4");
-    cfg.resend_request_timeout_secs = 10;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
-    h.send("35=0|34=5");
-    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.resend_request_timeout_secs = 10);
+    assert_eq!(h.answer("35=0|34=5"), ["35=2|34=2|49=ISLD|56=TW|7=2|16=0"]);
     // The resend delivers 2 and 4 but loses 3; heartbeats keep flowing (queued).
     h.send("35=4|34=2|43=Y|122=20261122-10:00:00.000|36=3|123=Y");
     assert!(h.out().is_empty());
@@ -1655,10 +1574,7 @@ fn a_resend_that_makes_no_progress_is_asked_for_again() {
     assert!(h.out().iter().all(|m| !m.starts_with("35=2|")));
 
     // SendRedundantResendRequests=Y: every gap seen asks, as in QuickFIX/J.
-    let mut cfg = config("FIX.4.4");
-    cfg.send_redundant_resend_requests = true;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.send_redundant_resend_requests = true);
     h.send("35=0|34=4");
     h.send("35=0|34=6");
     let out = h.out();
@@ -1673,10 +1589,7 @@ fn a_resend_that_makes_no_progress_is_asked_for_again() {
 
 #[test]
 fn the_gap_queue_is_bounded_and_ends_in_a_logout_that_says_so() {
-    let mut cfg = config("FIX.4.4");
-    cfg.max_inbound_queue_bytes = 64 * 1024;
-    let mut h = Harness::new(cfg);
-    h.logon(30);
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.max_inbound_queue_bytes = 64 * 1024);
     let mut reason = None;
     let mut sent = 0;
     for i in 0..10_000u64 {
@@ -1699,9 +1612,7 @@ fn the_gap_queue_is_bounded_and_ends_in_a_logout_that_says_so() {
 
 #[test]
 fn before_logon_only_a_logon_sized_tail_is_buffered() {
-    let mut cfg = config("FIX.4.4");
-    cfg.max_logon_size = 4096;
-    let mut h = Harness::new(cfg);
+    let mut h = Harness::with("FIX.4.4", |c| c.max_logon_size = 4096);
     // The start of a "Logon" that claims 900 KB.
     let mut partial = b"8=FIX.4.4\x019=900000\x0135=A\x0134=1\x01".to_vec();
     partial.resize(3000, b'x');
@@ -1710,8 +1621,7 @@ fn before_logon_only_a_logon_sized_tail_is_buffered() {
     h.send_raw(&vec![b'x'; 3000]);
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogonTooLarge));
     // Logged on, the usual MaxMessageSize applies.
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     let mut big = b"8=FIX.4.4\x019=200000\x0135=D\x0134=2\x01".to_vec();
     big.resize(100_000, b'x');
     h.send_raw(&big);
@@ -1720,8 +1630,7 @@ fn before_logon_only_a_logon_sized_tail_is_buffered() {
 
 #[test]
 fn a_stray_x8_before_a_message_does_not_lose_it() {
-    let mut h = Harness::acceptor("FIX.4.4");
-    h.logon(30);
+    let mut h = Harness::logged_on("FIX.4.4");
     let mut raw = b"x8".to_vec();
     raw.extend_from_slice(&h.msg("35=1|34=2|112=AFTER-STRAY"));
     h.send_raw(&raw);

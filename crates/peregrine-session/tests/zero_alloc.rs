@@ -1,13 +1,11 @@
 //! Proves the steady-state path (receive an application message, validate it against the
 //! dictionary, echo it back through the store) allocates nothing after warm-up, with a
 //! counting allocator.
-use std::sync::Arc;
+mod support;
 
-use peregrine_codec::value::{TimePrecision, UtcTimestamp};
-use peregrine_codec::EncodeBuffer;
-use peregrine_dict::{Dictionaries, Dictionary};
-use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionEvent, SessionId, SECOND};
+use peregrine_session::{EchoApp, Nanos, Session, SessionEvent, SECOND};
 use peregrine_store::MemoryStore;
+use support::{config, fix44, message, new_order, T0};
 
 #[global_allocator]
 static GLOBAL: peregrine_alloc::CountingAllocator = peregrine_alloc::CountingAllocator;
@@ -17,30 +15,47 @@ fn allocs_during(f: impl FnOnce()) -> usize {
     peregrine_alloc::allocations_in(f).1 as usize
 }
 
-const T0: i64 = 1_795_341_600_250_000_000;
+/// NoPartyIDs: two parties, so that the validated path walks a group.
+const PARTIES: &[(u32, &[u8])] = &[
+    (453, b"2"),
+    (448, b"A"),
+    (447, b"D"),
+    (452, b"1"),
+    (448, b"B"),
+    (447, b"D"),
+    (452, b"3"),
+];
 
-fn message(msg_type: &[u8], seq: u64, now: i64, body: &[(u32, &[u8])]) -> Vec<u8> {
-    let mut buf = EncodeBuffer::new();
-    let mut m = buf.start(b"FIX.4.4", msg_type);
-    let ts = UtcTimestamp::from_unix_nanos(now, TimePrecision::Millis);
-    m.uint(34, seq)
-        .str(49, b"TW")
-        .timestamp(52, &ts, TimePrecision::Millis)
-        .str(56, b"ISLD");
-    for &(t, v) in body {
-        m.str(t, v);
+/// Hands `msgs` to the session 1 ms apart, each answered and nothing refused, then
+/// 30 s later a Heartbeat on the timer path.
+fn run(session: &mut Session<MemoryStore>, app: &mut EchoApp, msgs: &[Vec<u8>], now: &mut Nanos) {
+    for msg in msgs {
+        *now += 1_000_000;
+        session.on_bytes(msg, *now, app);
+        session.commit().unwrap();
+        let n = session.outbound().len();
+        assert!(n > 0);
+        session.consume_outbound(n);
+        while let Some(ev) = session.poll_event() {
+            assert!(
+                !matches!(
+                    ev,
+                    SessionEvent::Disconnect(_) | SessionEvent::Rejected { .. }
+                ),
+                "{ev:?}"
+            );
+        }
     }
-    m.finish().to_vec()
+    *now += 30 * SECOND;
+    session.on_timer(*now, app);
+    session.commit().unwrap();
+    session.consume_outbound(session.outbound().len());
 }
 
 #[test]
 fn receive_validate_echo_allocates_nothing_after_warm_up() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../peregrine-dict/dictionaries/FIX44.xml"
-    );
-    let dicts = Arc::new(Dictionaries::single(Dictionary::from_file(path).unwrap()));
-    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    let dicts = fix44();
+    let mut cfg = config("FIX.4.4");
     cfg.dictionaries = Some(dicts.clone());
     cfg.enable_last_msg_seq_num_processed = true;
     let store = MemoryStore::with_capacity(T0, 10_000, 4 << 20);
@@ -62,69 +77,16 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
             inbound.push(message(b"1", seq, now, &[(112, b"PING")]));
             seq += 1;
         }
-        inbound.push(message(
-            b"D",
-            seq,
-            now,
-            &[
-                (11, id.as_bytes()),
-                (21, b"1"),
-                (38, b"100"),
-                (40, b"2"),
-                (44, b"10.25"),
-                (54, b"1"),
-                (55, b"MSFT"),
-                (60, b"20261122-10:00:00.250"),
-                (453, b"2"),
-                (448, b"A"),
-                (447, b"D"),
-                (452, b"1"),
-                (448, b"B"),
-                (447, b"D"),
-                (452, b"3"),
-            ],
-        ));
+        let mut order = new_order(id.as_bytes());
+        order.extend_from_slice(PARTIES);
+        inbound.push(message(b"D", seq, now, &order));
     }
 
-    let mut now = T0;
-    session.on_connected(now);
-    let step = |session: &mut Session<MemoryStore>, app: &mut EchoApp, msg: &[u8], now: i64| {
-        session.on_bytes(msg, now, app);
-        session.commit().unwrap();
-        let n = session.outbound().len();
-        assert!(n > 0);
-        session.consume_outbound(n);
-        while let Some(ev) = session.poll_event() {
-            assert!(
-                !matches!(
-                    ev,
-                    SessionEvent::Disconnect(_) | SessionEvent::Rejected { .. }
-                ),
-                "{ev:?}"
-            );
-        }
-    };
+    session.on_connected(T0);
     let warm = WARM as usize + WARM as usize / 10;
-    for msg in &inbound[..=warm] {
-        now += 1_000_000;
-        step(&mut session, &mut app, msg, now);
-    }
-    // A heartbeat on the timer path too.
-    now += 30 * SECOND;
-    session.on_timer(now, &mut app);
-    session.commit().unwrap();
-    session.consume_outbound(session.outbound().len());
-
-    let allocs = allocs_during(|| {
-        for msg in &inbound[warm + 1..] {
-            now += 1_000_000;
-            step(&mut session, &mut app, msg, now);
-        }
-        now += 30 * SECOND;
-        session.on_timer(now, &mut app);
-        session.commit().unwrap();
-        session.consume_outbound(session.outbound().len());
-    });
+    let mut now = T0;
+    run(&mut session, &mut app, &inbound[..=warm], &mut now);
+    let allocs = allocs_during(|| run(&mut session, &mut app, &inbound[warm + 1..], &mut now));
     assert_eq!(session.next_target_seq(), seq + 1);
     assert_eq!(allocs, 0, "allocations on the steady-state path");
 }

@@ -258,4 +258,49 @@ inline bool same_message(const std::string& produced, const std::string& referen
   std::exit(1);
 }
 
+// The engine's data dictionary (`Dictionary`, built from a path) from `path`; one that
+// cannot be loaded is fatal.
+template <class Dictionary>
+Dictionary load_dictionary(const std::string& path) {
+  try {
+    return Dictionary(path);
+  } catch (std::exception& e) {
+    fail(std::string("cannot load data dictionary: ") + e.what());
+  }
+}
+
+// What a case reports: its measured result and the settings it ran with.
+struct Timed {
+  Result result;
+  std::string settings;
+};
+
+// Runs the selected cases in turn: calibrates the timer, then for each case calls
+// `run_case(name, time)` -- `time(op)` measures `op` (see measure) -- and prints its JSON line
+// with `settings + common` (a case that throws is fatal); publishes the sink last.
+template <class RunCase>
+void run_cases(const char* engine, const Args& args, const std::string& common,
+               RunCase&& run_case) {
+  const int64_t overhead = calibrate_timer_overhead();
+  std::fprintf(stderr, "timer overhead (median empty steady_clock pair): %lld ns\n",
+               (long long)overhead);
+  std::vector<int64_t> samples;
+  samples.reserve(args.iters);
+  auto time = [&](auto&& op) { return measure(op, args.warmup, args.iters, overhead, samples); };
+
+  for (const auto& c : args.cases) {
+    std::fprintf(stderr, "running %s: warmup %llu, iters %llu\n", c.c_str(),
+                 (unsigned long long)args.warmup, (unsigned long long)args.iters);
+    Timed t;
+    try {
+      t = run_case(c, time);
+    } catch (std::exception& e) {
+      fail("case " + c + " threw: " + e.what());
+    }
+    print_json(engine, c, args.iters, args.warmup, overhead, t.result, t.settings + common);
+  }
+  publish_sink();
+  std::fprintf(stderr, "sink: %llu\n", (unsigned long long)g_sink);
+}
+
 }  // namespace bench

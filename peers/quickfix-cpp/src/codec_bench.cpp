@@ -34,12 +34,7 @@ int main(int argc, char** argv) {
                                         "nos_encode"};
   bench::Args args = bench::parse_args(argc, argv, all);
 
-  FIX::DataDictionary dd;
-  try {
-    dd = FIX::DataDictionary(args.dict);
-  } catch (FIX::ConfigError& e) {
-    bench::fail(std::string("cannot load data dictionary: ") + e.what());
-  }
+  FIX::DataDictionary dd = bench::load_dictionary<FIX::DataDictionary>(args.dict);
 
   const std::string er = bench::frame("FIX.4.4", ER_BODY);
   const std::string nos = bench::frame("FIX.4.4", NOS_BODY);
@@ -150,40 +145,19 @@ int main(int argc, char** argv) {
   const std::string common = "; build -O3 -march=native -std=c++14, libquickfix 1.15.1 (Debian), "
                              "steady_clock per-op timing";
 
-  const int64_t overhead = bench::calibrate_timer_overhead();
-  std::fprintf(stderr, "timer overhead (median empty steady_clock pair): %lld ns\n",
-               (long long)overhead);
-  std::vector<int64_t> samples;
-  samples.reserve(args.iters);
-
-  for (const auto& c : args.cases) {
-    std::fprintf(stderr, "running %s: warmup %llu, iters %llu\n", c.c_str(),
-                 (unsigned long long)args.warmup, (unsigned long long)args.iters);
-    bench::Result r;
-    std::string settings;
-    try {
-      if (c == "er_parse_read4") {
-        r = bench::measure(er_parse_read4, args.warmup, args.iters, overhead, samples);
-        settings = parse_settings + "then getField(37,17,54) and getHeader().getField(35) as const std::string&" + common;
-      } else if (c == "nos_parse_read4") {
-        r = bench::measure(nos_parse_read4, args.warmup, args.iters, overhead, samples);
-        settings = parse_settings + "then getField(11,55,54) and getHeader().getField(35) as const std::string&" + common;
-      } else if (c == "er_parse") {
-        r = bench::measure(er_parse, args.warmup, args.iters, overhead, samples);
-        settings = parse_settings + "parse only" + common;
-      } else if (c == "nos_encode") {
-        r = bench::measure(encode, args.warmup, args.iters, overhead, samples);
-        settings = "reused FIX::Message: setField of 6 header + 8 body pre-built FieldBase objects "
-                   "(overwrite), then toString(std::string&) into a reused string (computes "
-                   "BodyLength and CheckSum); QuickFIX orders fields by tag after 8/9/35, same "
-                   "field set and bytes count as the reference" + common;
-      }
-    } catch (std::exception& e) {
-      bench::fail("case " + c + " threw: " + e.what());
-    }
-    bench::print_json(ENGINE, c, args.iters, args.warmup, overhead, r, settings);
-  }
-  bench::publish_sink();
-  std::fprintf(stderr, "sink: %llu\n", (unsigned long long)bench::g_sink);
+  bench::run_cases(ENGINE, args, common, [&](const std::string& c, auto& time) -> bench::Timed {
+    if (c == "er_parse_read4")
+      return {time(er_parse_read4), parse_settings + "then getField(37,17,54) and getHeader().getField(35) as const std::string&"};
+    if (c == "nos_parse_read4")
+      return {time(nos_parse_read4), parse_settings + "then getField(11,55,54) and getHeader().getField(35) as const std::string&"};
+    if (c == "er_parse") return {time(er_parse), parse_settings + "parse only"};
+    if (c == "nos_encode")
+      return {time(encode),
+              "reused FIX::Message: setField of 6 header + 8 body pre-built FieldBase objects "
+              "(overwrite), then toString(std::string&) into a reused string (computes "
+              "BodyLength and CheckSum); QuickFIX orders fields by tag after 8/9/35, same "
+              "field set and bytes count as the reference"};
+    return {};
+  });
   return 0;
 }

@@ -91,9 +91,9 @@ struct Fields {
   FIX::NestedPartySubIDType nSubType{1};
 };
 
-// ---- writers: reused typed message and group objects; clear() then set everything -----------
-struct Writers {
-  const Fields& f;
+// The typed message and group objects one side (the writers, the readers) reuses: one list,
+// each side its own instances (members of the side's own object, as before).
+struct TypedObjects {
   FIX44::MarketDataRequest mdr;
   FIX44::MarketDataRequest::NoMDEntryTypes mdrTypes;
   FIX44::MarketDataRequest::NoRelatedSym mdrSyms;
@@ -105,6 +105,11 @@ struct Writers {
   FIX44::NewOrderMultileg::NoLegs::NoLegStipulations stip;
   FIX44::NewOrderMultileg::NoLegs::NoNestedPartyIDs nparty;
   FIX44::NewOrderMultileg::NoLegs::NoNestedPartyIDs::NoNestedPartySubIDs nsub;
+};
+
+// ---- writers: reused typed message and group objects; clear() then set everything -----------
+struct Writers : TypedObjects {
+  const Fields& f;
   std::string wire;
 
   explicit Writers(const Fields& fields) : f(fields) { wire.reserve(1024); }
@@ -206,19 +211,8 @@ struct Writers {
 };
 
 // ---- readers: reused typed message, group and field objects; typed getters ----------------
-struct Readers {
+struct Readers : TypedObjects {
   const FIX::DataDictionary& dd;
-  FIX44::MarketDataRequest mdr;
-  FIX44::MarketDataRequest::NoMDEntryTypes mdrTypes;
-  FIX44::MarketDataRequest::NoRelatedSym mdrSyms;
-  FIX44::QuoteStatusRequest qsr;
-  FIX44::QuoteStatusRequest::NoPartyIDs party;
-  FIX44::QuoteStatusRequest::NoPartyIDs::NoPartySubIDs partySub;
-  FIX44::NewOrderMultileg nml;
-  FIX44::NewOrderMultileg::NoLegs leg;
-  FIX44::NewOrderMultileg::NoLegs::NoLegStipulations stip;
-  FIX44::NewOrderMultileg::NoLegs::NoNestedPartyIDs nparty;
-  FIX44::NewOrderMultileg::NoLegs::NoNestedPartyIDs::NoNestedPartySubIDs nsub;
   // field objects the getters fill
   FIX::MsgType msgType;
   FIX::SenderCompID sender;
@@ -376,12 +370,7 @@ int main(int argc, char** argv) {
                                         "read_qsr_nested", "read_multileg"};
   bench::Args args = bench::parse_args(argc, argv, all);
 
-  FIX::DataDictionary dd;
-  try {
-    dd = FIX::DataDictionary(args.dict);
-  } catch (FIX::ConfigError& e) {
-    bench::fail(std::string("cannot load data dictionary: ") + e.what());
-  }
+  FIX::DataDictionary dd = bench::load_dictionary<FIX::DataDictionary>(args.dict);
 
   struct Msg { const char* name; std::string body; std::string wire; };
   Msg msgs[4] = {{"mdr", MDR_BODY, ""}, {"qsr_group", QSR_BODY, ""},
@@ -456,50 +445,17 @@ int main(int argc, char** argv) {
       "typed get(field).getValue() incl. header 35/49/56/34/52 and each group entry "
       "(getGroup into reused typed group objects)";
 
-  const int64_t overhead = bench::calibrate_timer_overhead();
-  std::fprintf(stderr, "timer overhead (median empty steady_clock pair): %lld ns\n",
-               (long long)overhead);
-  std::vector<int64_t> samples;
-  samples.reserve(args.iters);
-
-  for (const auto& c : args.cases) {
-    std::fprintf(stderr, "running %s: warmup %llu, iters %llu\n", c.c_str(),
-                 (unsigned long long)args.warmup, (unsigned long long)args.iters);
-    bench::Result res;
-    std::string settings;
-    auto sinkw = [](const std::string& s) { bench::sink(s.size() + (unsigned char)s[s.size() - 2]); };
-    try {
-      if (c == "write_mdr") {
-        res = bench::measure([&] { sinkw(w.write_mdr()); }, args.warmup, args.iters, overhead, samples);
-        settings = wset;
-      } else if (c == "write_qsr_group") {
-        res = bench::measure([&] { sinkw(w.write_qsr<false>()); }, args.warmup, args.iters, overhead, samples);
-        settings = wset;
-      } else if (c == "write_qsr_nested") {
-        res = bench::measure([&] { sinkw(w.write_qsr<true>()); }, args.warmup, args.iters, overhead, samples);
-        settings = wset;
-      } else if (c == "write_multileg") {
-        res = bench::measure([&] { sinkw(w.write_multileg()); }, args.warmup, args.iters, overhead, samples);
-        settings = wset;
-      } else if (c == "read_mdr") {
-        res = bench::measure([&] { r.read_mdr(mdrWire, sv); }, args.warmup, args.iters, overhead, samples);
-        settings = rset;
-      } else if (c == "read_qsr_group") {
-        res = bench::measure([&] { r.read_qsr<false>(qsrWire, sv); }, args.warmup, args.iters, overhead, samples);
-        settings = rset;
-      } else if (c == "read_qsr_nested") {
-        res = bench::measure([&] { r.read_qsr<true>(qsrnWire, sv); }, args.warmup, args.iters, overhead, samples);
-        settings = rset;
-      } else if (c == "read_multileg") {
-        res = bench::measure([&] { r.read_multileg(mlegWire, sv); }, args.warmup, args.iters, overhead, samples);
-        settings = rset;
-      }
-    } catch (std::exception& e) {
-      bench::fail("case " + c + " threw: " + e.what());
-    }
-    bench::print_json(ENGINE, c, args.iters, args.warmup, overhead, res, settings + common);
-  }
-  bench::publish_sink();
-  std::fprintf(stderr, "sink: %llu\n", (unsigned long long)bench::g_sink);
+  auto sinkw = [](const std::string& s) { bench::sink(s.size() + (unsigned char)s[s.size() - 2]); };
+  bench::run_cases(ENGINE, args, common, [&](const std::string& c, auto& time) -> bench::Timed {
+    if (c == "write_mdr") return {time([&] { sinkw(w.write_mdr()); }), wset};
+    if (c == "write_qsr_group") return {time([&] { sinkw(w.write_qsr<false>()); }), wset};
+    if (c == "write_qsr_nested") return {time([&] { sinkw(w.write_qsr<true>()); }), wset};
+    if (c == "write_multileg") return {time([&] { sinkw(w.write_multileg()); }), wset};
+    if (c == "read_mdr") return {time([&] { r.read_mdr(mdrWire, sv); }), rset};
+    if (c == "read_qsr_group") return {time([&] { r.read_qsr<false>(qsrWire, sv); }), rset};
+    if (c == "read_qsr_nested") return {time([&] { r.read_qsr<true>(qsrnWire, sv); }), rset};
+    if (c == "read_multileg") return {time([&] { r.read_multileg(mlegWire, sv); }), rset};
+    return {};
+  });
   return 0;
 }

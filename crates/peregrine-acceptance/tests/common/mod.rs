@@ -21,6 +21,20 @@ pub fn shared() -> Option<PathBuf> {
     dir
 }
 
+/// `let shared = common::shared_or_skip!();`: the acceptance data, or the test
+/// returns (skipped, with the reason printed) when it is absent.
+#[allow(unused_macros)] // not every test file needs the data
+macro_rules! shared_or_skip {
+    () => {
+        match $crate::common::shared() {
+            Some(dir) => dir,
+            None => return,
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use shared_or_skip;
+
 pub fn patterns(shared: &std::path::Path) -> FieldPatterns {
     FieldPatterns::load(shared.join("definitions/fields.fmt")).expect("fields.fmt loads")
 }

@@ -152,39 +152,25 @@ public final class CodecBench {
         + "no dd.validate of message content); ";
     final String common = "; quickfixj-core 2.3.1, " + Harness.jvmSettings();
 
-    final long overhead = Harness.calibrateTimerOverhead();
-    System.err.println("timer overhead (median empty nanoTime pair): " + overhead + " ns");
-    final long[] samples = new long[(int) args.iters];
-
-    for (String c : args.cases) {
-      System.err.println("running " + c + ": warmup " + args.warmup + ", iters " + args.iters);
-      Harness.Result r;
-      String settings;
+    Harness.runCases(ENGINE, args, common, c -> {
       switch (c) {
         case "er_parse_read4":
-          r = Harness.measure(erParseRead4, args.warmup, args.iters, overhead, samples);
-          settings = parseSettings + "then getString(37,17,54) and getHeader().getString(35)";
-          break;
+          return new Harness.Case(erParseRead4,
+              parseSettings + "then getString(37,17,54) and getHeader().getString(35)");
         case "nos_parse_read4":
-          r = Harness.measure(nosParseRead4, args.warmup, args.iters, overhead, samples);
-          settings = parseSettings + "then getString(11,55,54) and getHeader().getString(35)";
-          break;
+          return new Harness.Case(nosParseRead4,
+              parseSettings + "then getString(11,55,54) and getHeader().getString(35)");
         case "er_parse":
-          r = Harness.measure(erParse, args.warmup, args.iters, overhead, samples);
-          settings = parseSettings + "parse only";
-          break;
+          return new Harness.Case(erParse, parseSettings + "parse only");
         case "nos_encode":
-          r = Harness.measure(encode, args.warmup, args.iters, overhead, samples);
-          settings = "reused quickfix.Message: setField of 6 header + 8 body pre-built StringField "
+          return new Harness.Case(encode,
+              "reused quickfix.Message: setField of 6 header + 8 body pre-built StringField "
               + "objects (overwrite), then toString() (computes BodyLength and CheckSum; QFJ orders "
-              + "fields by tag after 8/9/35, same field set as the reference)";
-          break;
+              + "fields by tag after 8/9/35, same field set as the reference)");
         default:
           throw new IllegalStateException(c);
       }
-      Harness.printJson(ENGINE, c, args.iters, args.warmup, overhead, r, settings + common);
-    }
-    System.err.println("sink: " + Harness.sink);
+    });
   }
 
   /** Recomputes the CheckSum of a framed message (used to alter only BodyLength). */

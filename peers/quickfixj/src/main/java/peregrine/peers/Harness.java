@@ -163,6 +163,39 @@ final class Harness {
     return r;
   }
 
+  /** A case to run: the timed operation and the settings it is reported with. */
+  static final class Case {
+    final Op op;
+    final String settings;
+
+    Case(Op op, String settings) {
+      this.op = op;
+      this.settings = settings;
+    }
+  }
+
+  /** The case of each name the harness was asked for. */
+  interface Cases {
+    Case of(String name) throws Exception;
+  }
+
+  /**
+   * Runs the selected cases in turn: calibrates the timer, measures each case (see
+   * {@link #measure}) and prints its JSON line with {@code settings + common}; the sink last.
+   */
+  static void runCases(String engine, Args args, String common, Cases cases) throws Exception {
+    final long overhead = calibrateTimerOverhead();
+    System.err.println("timer overhead (median empty nanoTime pair): " + overhead + " ns");
+    final long[] samples = new long[(int) args.iters];
+    for (String c : args.cases) {
+      System.err.println("running " + c + ": warmup " + args.warmup + ", iters " + args.iters);
+      Case k = cases.of(c);
+      Result r = measure(k.op, args.warmup, args.iters, overhead, samples);
+      printJson(engine, c, args.iters, args.warmup, overhead, r, k.settings + common);
+    }
+    System.err.println("sink: " + sink);
+  }
+
   static String jvmSettings() {
     return "JVM " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
         + " args " + ManagementFactory.getRuntimeMXBean().getInputArguments()

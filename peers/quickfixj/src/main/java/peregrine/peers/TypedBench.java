@@ -121,8 +121,30 @@ public final class TypedBench {
     }
   }
 
+  /**
+   * The typed message and group objects one side (the writers, the readers) reuses: one list,
+   * each side its own instances (fields of the side's own object, as before).
+   */
+  static class TypedObjects {
+    final MarketDataRequest mdr = new MarketDataRequest();
+    final MarketDataRequest.NoMDEntryTypes mdrTypes = new MarketDataRequest.NoMDEntryTypes();
+    final MarketDataRequest.NoRelatedSym mdrSyms = new MarketDataRequest.NoRelatedSym();
+    final QuoteStatusRequest qsr = new QuoteStatusRequest();
+    final QuoteStatusRequest.NoPartyIDs party = new QuoteStatusRequest.NoPartyIDs();
+    final QuoteStatusRequest.NoPartyIDs.NoPartySubIDs partySub =
+        new QuoteStatusRequest.NoPartyIDs.NoPartySubIDs();
+    final NewOrderMultileg nml = new NewOrderMultileg();
+    final NewOrderMultileg.NoLegs leg = new NewOrderMultileg.NoLegs();
+    final NewOrderMultileg.NoLegs.NoLegStipulations stip =
+        new NewOrderMultileg.NoLegs.NoLegStipulations();
+    final NewOrderMultileg.NoLegs.NoNestedPartyIDs nparty =
+        new NewOrderMultileg.NoLegs.NoNestedPartyIDs();
+    final NewOrderMultileg.NoLegs.NoNestedPartyIDs.NoNestedPartySubIDs nsub =
+        new NewOrderMultileg.NoLegs.NoNestedPartyIDs.NoNestedPartySubIDs();
+  }
+
   /** Writers: reused typed message and group objects; clear() then set everything. */
-  static final class Writers {
+  static final class Writers extends TypedObjects {
     // pre-built field objects (harness side, built once)
     final BeginString begin = new BeginString("FIX.4.4");
     final MsgType mtV = new MsgType("V");
@@ -173,21 +195,6 @@ public final class TypedBench {
     final NestedPartySubID nsub2 = new NestedPartySubID("NSUB2");
     final NestedPartySubIDType nSubType = new NestedPartySubIDType(1);
 
-    final MarketDataRequest mdr = new MarketDataRequest();
-    final MarketDataRequest.NoMDEntryTypes mdrTypes = new MarketDataRequest.NoMDEntryTypes();
-    final MarketDataRequest.NoRelatedSym mdrSyms = new MarketDataRequest.NoRelatedSym();
-    final QuoteStatusRequest qsr = new QuoteStatusRequest();
-    final QuoteStatusRequest.NoPartyIDs party = new QuoteStatusRequest.NoPartyIDs();
-    final QuoteStatusRequest.NoPartyIDs.NoPartySubIDs partySub =
-        new QuoteStatusRequest.NoPartyIDs.NoPartySubIDs();
-    final NewOrderMultileg nml = new NewOrderMultileg();
-    final NewOrderMultileg.NoLegs leg = new NewOrderMultileg.NoLegs();
-    final NewOrderMultileg.NoLegs.NoLegStipulations stip =
-        new NewOrderMultileg.NoLegs.NoLegStipulations();
-    final NewOrderMultileg.NoLegs.NoNestedPartyIDs nparty =
-        new NewOrderMultileg.NoLegs.NoNestedPartyIDs();
-    final NewOrderMultileg.NoLegs.NoNestedPartyIDs.NoNestedPartySubIDs nsub =
-        new NewOrderMultileg.NoLegs.NoNestedPartyIDs.NoNestedPartySubIDs();
 
     void header(Message.Header h, MsgType mt) {
       h.setField(begin);
@@ -285,23 +292,8 @@ public final class TypedBench {
   }
 
   /** Readers: reused typed message, group and field objects; typed getters. */
-  static final class Readers {
+  static final class Readers extends TypedObjects {
     final DataDictionary dd;
-    final MarketDataRequest mdr = new MarketDataRequest();
-    final MarketDataRequest.NoMDEntryTypes mdrTypes = new MarketDataRequest.NoMDEntryTypes();
-    final MarketDataRequest.NoRelatedSym mdrSyms = new MarketDataRequest.NoRelatedSym();
-    final QuoteStatusRequest qsr = new QuoteStatusRequest();
-    final QuoteStatusRequest.NoPartyIDs party = new QuoteStatusRequest.NoPartyIDs();
-    final QuoteStatusRequest.NoPartyIDs.NoPartySubIDs partySub =
-        new QuoteStatusRequest.NoPartyIDs.NoPartySubIDs();
-    final NewOrderMultileg nml = new NewOrderMultileg();
-    final NewOrderMultileg.NoLegs leg = new NewOrderMultileg.NoLegs();
-    final NewOrderMultileg.NoLegs.NoLegStipulations stip =
-        new NewOrderMultileg.NoLegs.NoLegStipulations();
-    final NewOrderMultileg.NoLegs.NoNestedPartyIDs nparty =
-        new NewOrderMultileg.NoLegs.NoNestedPartyIDs();
-    final NewOrderMultileg.NoLegs.NoNestedPartyIDs.NoNestedPartySubIDs nsub =
-        new NewOrderMultileg.NoLegs.NoNestedPartyIDs.NoNestedPartySubIDs();
     // field objects the getters fill
     final MsgType msgType = new MsgType();
     final SenderCompID sender = new SenderCompID();
@@ -527,53 +519,27 @@ public final class TypedBench {
         + "via typed get(field).getValue() incl. header 35/49/56/34/52 and each group entry "
         + "(getGroup into reused typed group objects)";
 
-    final long overhead = Harness.calibrateTimerOverhead();
-    System.err.println("timer overhead (median empty nanoTime pair): " + overhead + " ns");
-    final long[] samples = new long[(int) args.iters];
-
-    for (String c : args.cases) {
-      System.err.println("running " + c + ": warmup " + args.warmup + ", iters " + args.iters);
-      Harness.Op op;
-      String settings;
+    Harness.runCases(ENGINE, args, common, c -> {
       switch (c) {
         case "write_mdr":
-          op = () -> Harness.sink(w.writeMdr());
-          settings = wset;
-          break;
+          return new Harness.Case(() -> Harness.sink(w.writeMdr()), wset);
         case "write_qsr_group":
-          op = () -> Harness.sink(w.writeQsr(false));
-          settings = wset;
-          break;
+          return new Harness.Case(() -> Harness.sink(w.writeQsr(false)), wset);
         case "write_qsr_nested":
-          op = () -> Harness.sink(w.writeQsr(true));
-          settings = wset;
-          break;
+          return new Harness.Case(() -> Harness.sink(w.writeQsr(true)), wset);
         case "write_multileg":
-          op = () -> Harness.sink(w.writeMultileg());
-          settings = wset;
-          break;
+          return new Harness.Case(() -> Harness.sink(w.writeMultileg()), wset);
         case "read_mdr":
-          op = () -> r.readMdr(mdrWire, sv);
-          settings = rset;
-          break;
+          return new Harness.Case(() -> r.readMdr(mdrWire, sv), rset);
         case "read_qsr_group":
-          op = () -> r.readQsr(qsrWire, sv, false);
-          settings = rset;
-          break;
+          return new Harness.Case(() -> r.readQsr(qsrWire, sv, false), rset);
         case "read_qsr_nested":
-          op = () -> r.readQsr(qsrnWire, sv, true);
-          settings = rset;
-          break;
+          return new Harness.Case(() -> r.readQsr(qsrnWire, sv, true), rset);
         case "read_multileg":
-          op = () -> r.readMultileg(mlegWire, sv);
-          settings = rset;
-          break;
+          return new Harness.Case(() -> r.readMultileg(mlegWire, sv), rset);
         default:
           throw new IllegalStateException(c);
       }
-      Harness.Result res = Harness.measure(op, args.warmup, args.iters, overhead, samples);
-      Harness.printJson(ENGINE, c, args.iters, args.warmup, overhead, res, settings + common);
-    }
-    System.err.println("sink: " + Harness.sink);
+    });
   }
 }
