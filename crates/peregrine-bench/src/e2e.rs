@@ -299,7 +299,8 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         bar.show(&format!("run {run}: peregrine"));
         let p = measured_run(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
             bar.show_count("peregrine", d, t)
-        })?;
+        })
+        .map_err(|e| format!("peregrine: {e}"))?;
         merge(&mut ours_rtt, &p.rtt);
         ours_steps.add(&p.steps);
         all.push(p.record);

@@ -180,5 +180,5 @@ fn topology(args: &[String]) -> Result<(), String> {
     if let Some(o) = opts.value("--out")? {
         cfg.out = o.into();
     }
-    peregrine_topology::demo::run(&cfg)
+    peregrine_topology::demo::run(&cfg).map_err(|e| e.to_string())
 }

@@ -1,14 +1,16 @@
 //! The executor: decodes each SBE `NewOrder` and answers a filled SBE `ExecutionReport`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use peregrine_aeron::messages::NewOrder;
 use peregrine_aeron::{BusySpin, Publisher, Subscriber};
-use peregrine_engine::{Idle, IdleStrategy};
+use peregrine_agent::{run_agent, Agent};
+use peregrine_engine::Idle;
 
 use crate::steps::{point, Stamps};
+use crate::Error;
 
 /// What the executor did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -21,7 +23,7 @@ pub struct ExecutorCounters {
     pub unpublished: u64,
 }
 
-/// The executor's loop.
+/// The executor: an [`Agent`] whose duty cycle is a [`turn`](Executor::turn).
 pub struct Executor {
     /// SBE `NewOrder`s from the gateway.
     pub orders: Subscriber,
@@ -31,6 +33,8 @@ pub struct Executor {
     pub stamps: Option<Arc<Stamps>>,
     /// Counters.
     pub counters: ExecutorCounters,
+    /// Stop after this many fills (`None`: until stopped).
+    pub limit: Option<u64>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -43,6 +47,10 @@ impl std::fmt::Debug for Executor {
 
 impl Executor {
     /// One poll of the orders; each order is answered at once. Returns the fragments read.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`]: the orders subscription failed.
     #[inline]
     pub fn turn(&mut self) -> crate::Result<usize> {
         let reports = &mut self.reports;
@@ -72,19 +80,40 @@ impl Executor {
                 },
                 16,
             )
-            .map_err(|e| crate::Error::at("executor orders", e))
+            .map_err(|e| Error::transport("executor", "orders poll", e))
     }
 
-    /// Runs until `running` is cleared, or `limit` orders are filled (if given).
+    /// Runs the executor as an [`Agent`], idling with `idle`, until `running` is cleared
+    /// or [`limit`](Self::limit) orders are filled; returns the counters.
+    ///
+    /// # Errors
+    ///
+    /// The first error of a [`turn`](Self::turn).
     pub fn run(
         &mut self,
         idle: &mut Idle,
         running: &AtomicBool,
-        limit: Option<u64>,
     ) -> crate::Result<ExecutorCounters> {
-        while running.load(Ordering::Relaxed) && limit.map_or(true, |l| self.counters.filled < l) {
-            idle.idle(self.turn()?);
-        }
+        run_agent(self, idle, running)?;
         Ok(self.counters)
+    }
+}
+
+impl Agent for Executor {
+    type Error = Error;
+
+    #[inline]
+    fn do_work(&mut self, _may_wait: Duration) -> crate::Result<usize> {
+        self.turn()
+    }
+
+    fn role_name(&self) -> &str {
+        "executor"
+    }
+
+    /// Done once [`limit`](Executor::limit) orders are filled.
+    #[inline]
+    fn is_done(&self) -> bool {
+        self.limit.is_some_and(|l| self.counters.filled >= l)
     }
 }

@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,14 +12,16 @@ use peregrine_aeron::messages::{
     pack, Decimal64, Encode, ExecutionReport, NewOrder, OrdType, Side, TimeInForce,
 };
 use peregrine_aeron::{BusySpin, Publisher, Subscriber};
+use peregrine_agent::{run_agent, Agent};
 use peregrine_codec::value::{parse_decimal, parse_timestamp};
 use peregrine_codec::MessageView;
 use peregrine_engine::fix::FixSession;
-use peregrine_engine::{DriverEvent, Engine, Idle, IdleStrategy, Nanos, SessionDriver};
+use peregrine_engine::{DriverEvent, Engine, Idle, Nanos, SessionDriver};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::{MessageStore, StoreError};
 
 use crate::steps::{point, Stamps};
+use crate::Error;
 
 /// How long a publication may refuse (back pressure, no subscriber) before the gateway
 /// rejects the order.
@@ -97,7 +99,23 @@ fn fixed_point(v: Option<&[u8]>) -> Option<Decimal64> {
 }
 
 /// Extracts the fields of a NewOrderSingle into an SBE `NewOrder` (prices and
-/// quantities as fixed point, text fields packed); `Err` names what is missing or bad.
+/// quantities as fixed point, text fields packed).
+///
+/// ```
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// use peregrine_topology::{gateway::extract, samples};
+///
+/// let bytes = samples::wire_bytes().fix_nos;
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let order = extract(&decoder.decode(&bytes).unwrap(), 7).unwrap();
+/// assert_eq!(order.session_id, 7);
+/// assert_eq!(order.cl_ord_id, samples::sample_order().cl_ord_id);
+/// ```
+///
+/// # Errors
+///
+/// The text of the business reject: which field is missing, too long or not supported
+/// (static text, so that a reject does not allocate).
 #[inline]
 pub fn extract(msg: &MessageView<'_>, session_index: u64) -> Result<NewOrder, &'static str> {
     let cl_ord_id = pack(msg.get(11).ok_or("ClOrdID(11) missing")?).ok_or("ClOrdID too long")?;
@@ -307,12 +325,16 @@ impl<S: MessageStore> Gateway<S> {
     /// One iteration: poll the engine (TCP in, NewOrderSingles out to Aeron), then poll
     /// the reports (SBE in, FIX ExecutionReports out to TCP). Returns whether anything
     /// happened.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`]: the engine's poll or the reports subscription failed.
     #[inline]
     pub fn turn(&mut self) -> crate::Result<bool> {
         let mut work = self
             .engine
             .poll()
-            .map_err(|e| crate::Error::at("gateway engine", e))?;
+            .map_err(|e| Error::transport("gateway", "engine poll", e))?;
         let engine = &mut self.engine;
         let sessions = &self.sessions;
         let counters = &self.counters;
@@ -347,19 +369,44 @@ impl<S: MessageStore> Gateway<S> {
                 },
                 16,
             )
-            .map_err(|e| crate::Error::at("gateway reports", e))?;
+            .map_err(|e| Error::transport("gateway", "reports poll", e))?;
         work |= n > 0;
         Ok(work)
     }
 
-    /// Runs [`turn`](Self::turn) with `idle` until `running` is cleared, then shuts the
-    /// engine down (Logout on every session).
-    pub fn run(&mut self, idle: &mut Idle, running: &AtomicBool) -> crate::Result<()> {
-        while running.load(Ordering::Relaxed) {
-            idle.idle(usize::from(self.turn()?));
-        }
+    /// Runs the gateway as an [`Agent`] ([`turn`](Self::turn) by turn, idling with
+    /// `idle`) until `running` is cleared; then reads the first session's next sender and
+    /// target sequence numbers and shuts the engine down (Logout on every session).
+    /// Returns the sequence numbers as they were before the shutdown.
+    ///
+    /// # Errors
+    ///
+    /// The first error of a turn (the engine is not shut down then), or
+    /// [`Error::Transport`] from the shutdown.
+    pub fn run(&mut self, idle: &mut Idle, running: &AtomicBool) -> crate::Result<(u64, u64)> {
+        run_agent(self, idle, running)?;
+        let seq = self
+            .engine
+            .sessions()
+            .first()
+            .map_or((0, 0), |s| (s.next_sender_seq, s.next_target_seq));
         self.engine
             .shutdown()
-            .map_err(|e| crate::Error::at("gateway shutdown", e))
+            .map_err(|e| Error::transport("gateway", "shutdown", e))?;
+        Ok(seq)
+    }
+}
+
+/// The gateway's duty cycle is a [`turn`](Gateway::turn): the engine, then the reports.
+impl<S: MessageStore> Agent for Gateway<S> {
+    type Error = Error;
+
+    #[inline]
+    fn do_work(&mut self, _may_wait: Duration) -> crate::Result<usize> {
+        self.turn().map(usize::from)
+    }
+
+    fn role_name(&self) -> &str {
+        "gateway"
     }
 }

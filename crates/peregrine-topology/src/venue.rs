@@ -8,14 +8,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
+use peregrine_agent::SpinThenYield;
 use peregrine_codec::MessageView;
 use peregrine_engine::fix::FixSession;
-use peregrine_engine::{Engine, Idle, IdleStrategy};
+use peregrine_engine::{Engine, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::MessageStore;
 
 use crate::samples::{self, CL_ORD_ID_LEN_TEXT};
 use crate::steps::{new_histogram, point, Stamps, StepHistograms};
+use crate::wait::{gateway_stamps, poll_until, Polled};
+use crate::Error;
 
 /// What the venue's application saw, shared with the venue's loop (same thread).
 #[derive(Debug, Default)]
@@ -28,8 +31,8 @@ pub struct VenueState {
     pub received_at: Cell<u64>,
     /// ExecutionReports that did not match their order.
     pub errors: Cell<u64>,
-    /// The first mismatch, described.
-    pub first_error: RefCell<Option<String>>,
+    /// The first mismatch.
+    pub first_error: RefCell<Option<FillMismatch>>,
 }
 
 /// The venue's FIX application: checks each ExecutionReport against the order in flight.
@@ -45,7 +48,39 @@ impl VenueApp {
     }
 }
 
-fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), String> {
+/// An ExecutionReport that does not match the order in flight: the first field that
+/// differs.
+///
+/// ```
+/// use peregrine_topology::venue::FillMismatch;
+/// let m = FillMismatch { tag: 39, got: Some("0".into()), want: "2".into() };
+/// assert_eq!(m.to_string(), r#"ExecutionReport tag 39: got Some("0"), want "2""#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FillMismatch {
+    /// The tag.
+    pub tag: u32,
+    /// Its value in the report (`None`: missing).
+    pub got: Option<String>,
+    /// The value the order calls for.
+    pub want: String,
+}
+
+impl std::fmt::Display for FillMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ExecutionReport tag {}: got {:?}, want {:?}",
+            self.tag, self.got, self.want
+        )
+    }
+}
+
+impl std::error::Error for FillMismatch {}
+
+/// Checks a fill against the order in flight (ClOrdID `expected`, the sample order's
+/// symbol, price and quantity, filled in full).
+fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), FillMismatch> {
     let want: [(u32, &[u8]); 9] = [
         (11, expected),
         (39, b"2"),
@@ -59,11 +94,13 @@ fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), String> {
     ];
     for (tag, v) in want {
         if msg.get(tag) != Some(v) {
-            return Err(format!(
-                "ExecutionReport tag {tag}: got {:?}, want {:?}",
-                msg.get(tag).map(String::from_utf8_lossy),
-                String::from_utf8_lossy(v)
-            ));
+            return Err(FillMismatch {
+                tag,
+                got: msg
+                    .get(tag)
+                    .map(|g| String::from_utf8_lossy(g).into_owned()),
+                want: String::from_utf8_lossy(v).into_owned(),
+            });
         }
     }
     Ok(())
@@ -108,7 +145,7 @@ pub struct VenueResult {
     /// ExecutionReports that did not match their order.
     pub errors: u64,
     /// The first mismatch.
-    pub first_error: Option<String>,
+    pub first_error: Option<FillMismatch>,
 }
 
 /// The venue's loop.
@@ -133,24 +170,43 @@ impl<S: MessageStore> std::fmt::Debug for Venue<S> {
 
 impl<S: MessageStore> Venue<S> {
     /// Turns the engine until the session is logged on (at most `timeout`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`] when the engine fails, [`Error::Timeout`] when no logon
+    /// came within `timeout`.
     pub fn logon(&mut self, idle: &mut Idle, timeout: Duration) -> crate::Result<()> {
-        let deadline = crate::clock::now() + timeout.as_nanos() as u64;
-        while !self.engine.sessions().first().is_some_and(|s| s.logged_on) {
-            let work = self
-                .engine
-                .turn()
-                .map_err(|e| crate::Error::at("venue engine", e))?;
-            idle.idle(usize::from(work));
-            if crate::clock::now() > deadline {
-                return Err(crate::Error("venue: no logon within the timeout".into()));
-            }
-        }
-        Ok(())
+        let engine = &mut self.engine;
+        poll_until::<1, _, _>(
+            idle,
+            crate::clock::now(),
+            timeout.as_nanos() as u64,
+            || {
+                if engine.sessions().first().is_some_and(|s| s.logged_on) {
+                    return Ok(Polled::Done);
+                }
+                let work = engine
+                    .turn()
+                    .map_err(|e| Error::transport("venue", "engine turn", e))?;
+                Ok(if work { Polled::Work } else { Polled::Nothing })
+            },
+            || Error::Timeout {
+                part: "venue",
+                waiting_for: "logon".into(),
+                after: timeout,
+            },
+        )
     }
 
     /// Sends `warmup + count` orders one at a time; times the last `count`. `done` counts
     /// finished round trips (for a progress display); `allocations` reads the process's
     /// allocation counter, if any.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`] when the engine fails or refuses an order,
+    /// [`Error::Timeout`] when an ExecutionReport (or, timing steps, the gateway's last
+    /// stamp) does not come within `timeout` of its order.
     pub fn run(
         &mut self,
         warmup: u64,
@@ -183,46 +239,40 @@ impl<S: MessageStore> Venue<S> {
             });
             match sent {
                 Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(crate::Error::at("venue send", e)),
-                None => return Err(crate::Error("venue: no session".into())),
-            }
-            idle.reset();
-            let mut idle_polls = 0u32;
-            while self.state.received.get() == before {
-                let work = self
-                    .engine
-                    .poll()
-                    .map_err(|e| crate::Error::at("venue engine", e))?;
-                if work {
-                    idle.reset();
-                } else {
-                    idle.idle(0);
-                    idle_polls = idle_polls.wrapping_add(1);
-                    // The clock is read now and then only: it costs as much as a poll.
-                    if idle_polls % 1024 == 0 && crate::clock::now() - t0 > patience {
-                        return Err(crate::Error(format!(
-                            "venue: no ExecutionReport for order {} within {timeout:?}",
-                            i + 1
-                        )));
-                    }
+                Some(Err(e)) => return Err(Error::transport("venue", "send", e)),
+                None => {
+                    return Err(Error::Setup {
+                        part: "venue",
+                        what: "no session to send on",
+                        source: None,
+                    })
                 }
             }
+            let (state, engine) = (&self.state, &mut self.engine);
+            poll_until::<1024, _, _>(
+                idle,
+                t0,
+                patience,
+                || {
+                    if state.received.get() != before {
+                        return Ok(Polled::Done);
+                    }
+                    let work = engine
+                        .poll()
+                        .map_err(|e| Error::transport("venue", "engine poll", e))?;
+                    Ok(if work { Polled::Work } else { Polled::Nothing })
+                },
+                || Error::Timeout {
+                    part: "venue",
+                    waiting_for: format!("ExecutionReport for order {}", i + 1),
+                    after: timeout,
+                },
+            )?;
             let t1 = self.state.received_at.get();
             if let Some(s) = &self.stamps {
                 s.set(point::VENUE_RECEIVED, t1);
-                // The gateway stamps its write after the write returns: wait for it.
-                let mut spins = 0u32;
-                while s.gateway_done() < i + 1 {
-                    spins += 1;
-                    if spins > 100 {
-                        std::thread::yield_now();
-                    } else {
-                        std::hint::spin_loop();
-                    }
-                    if crate::clock::now() - t0 > patience {
-                        return Err(crate::Error("venue: gateway stamps missing".into()));
-                    }
-                }
+                // Spinning a hundred times, then yielding.
+                gateway_stamps(s, i, &mut SpinThenYield::new(100), t0, timeout, "venue")?;
                 if i >= warmup {
                     steps.record(s);
                 }
