@@ -9,9 +9,9 @@
 
 use crate::alloc;
 use crate::measure::{measure, timer_overhead_ns};
-use crate::peers::PeerCommand;
-use crate::progress::Progress;
+use crate::peers::{micro_peers, Rounds};
 use crate::report::{self, Aggregate, Record};
+use crate::{Error, Options, Result};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use peregrine_dict::{ShapeCache, ValidationSettings, Validator};
@@ -36,12 +36,15 @@ pub const PEREGRINE_ONLY_CASES: [&str; 2] = ["er_validate", "er_validate_full"];
 
 /// The FIX44 dictionary Peregrine validates against: the dictionary crate's copy
 /// ([`crate::fix44_dictionary`]), the one the peers are given.
-fn fix44_dictionary() -> Result<peregrine_dict::Dictionary, String> {
+fn fix44_dictionary() -> Result<peregrine_dict::Dictionary> {
     let path = crate::fix44_dictionary();
     if !path.is_file() {
-        return Err(format!("FIX44.xml not found at {}", path.display()));
+        return Err(Error::Dictionary { path, source: None });
     }
-    peregrine_dict::Dictionary::from_file(&path).map_err(|e| e.to_string())
+    peregrine_dict::Dictionary::from_file(&path).map_err(|e| Error::Dictionary {
+        path,
+        source: Some(Box::new(e)),
+    })
 }
 
 /// The ExecutionReport body (from 35= on) of BENCHMARKS.md §1, `|` for SOH.
@@ -50,6 +53,11 @@ pub const ER_BODY: &str = "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:0
 pub const NOS_BODY: &str = "35=D|49=SENDER|56=TARGET|34=100|52=20240115-10:30:00.000|11=CLORD001|55=AAPL|54=1|60=20240115-10:30:00.000|38=1000|40=2|44=150.00|59=0|";
 
 /// A complete FIX.4.4 message around `body`, with BodyLength and CheckSum.
+///
+/// ```
+/// let m = peregrine_bench::codec::fix44("35=0|");
+/// assert_eq!(m, b"8=FIX.4.4\x019=5\x0135=0\x0110=163\x01");
+/// ```
 pub fn fix44(body: &str) -> Vec<u8> {
     let body = body.replace('|', "\x01");
     let mut m = format!("8=FIX.4.4\x019={}\x01{}", body.len(), body).into_bytes();
@@ -71,6 +79,32 @@ pub struct CodecBenchConfig {
     pub peers: Vec<String>,
     /// Where the JSON goes.
     pub out: PathBuf,
+}
+
+impl CodecBenchConfig {
+    /// Applies command-line options: `--smoke` (1 run of 2,000 operations, for CI), then
+    /// the others ([`Options::apply_to`]).
+    ///
+    /// ```
+    /// let mut cfg = peregrine_bench::codec::CodecBenchConfig::default();
+    /// cfg.apply(&peregrine_bench::Options { iters: Some(10), out: Some("x.json"), ..Default::default() });
+    /// assert_eq!((cfg.runs, cfg.iters), (5, 10));
+    /// assert_eq!(cfg.out, std::path::Path::new("x.json"));
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>) {
+        if options.smoke {
+            self.runs = 1;
+            self.iters = 2_000;
+            self.warmup = 2_000;
+        }
+        options.apply_to(
+            &mut self.runs,
+            &mut self.iters,
+            &mut self.warmup,
+            &mut self.peers,
+            &mut self.out,
+        );
+    }
 }
 
 impl Default for CodecBenchConfig {
@@ -135,6 +169,12 @@ impl Default for NosValues {
 
 /// Encodes the NewOrderSingle the way an application would: typed values,
 /// timestamps formatted from a time value.
+///
+/// ```
+/// use peregrine_bench::codec::{encode_nos, fix44, NosValues, NOS_BODY};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(256);
+/// assert_eq!(encode_nos(&mut buf, &NosValues::default()), fix44(NOS_BODY).as_slice());
+/// ```
 pub fn encode_nos<'b>(buf: &'b mut EncodeBuffer, v: &NosValues) -> &'b [u8] {
     let mut m = buf.start(b"FIX.4.4", b"D");
     m.str(49, v.sender).str(56, v.target).uint(34, v.seq);
@@ -148,8 +188,21 @@ pub fn encode_nos<'b>(buf: &'b mut EncodeBuffer, v: &NosValues) -> &'b [u8] {
     m.finish()
 }
 
-/// Runs Peregrine's side of every case once.
-pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
+/// Runs Peregrine's side of every case once, after checking that each case does what it
+/// says.
+///
+/// ```
+/// let records = peregrine_bench::codec::run_peregrine(100, 10)?;
+/// assert!(records.iter().any(|r| r.case == "er_parse_read4" && r.engine == "peregrine"));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Dictionary`] when FIX44 does not load; [`Error::Check`] when a reference
+/// message does not decode, reads back other values, encodes other bytes, or does not
+/// validate.
+pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
     let er = fix44(ER_BODY);
     let nos = fix44(NOS_BODY);
     let overhead = timer_overhead_ns();
@@ -162,20 +215,26 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
     {
         let v = decoder
             .decode(&er)
-            .map_err(|e| format!("ExecutionReport does not decode: {e}"))?;
+            .map_err(|e| Error::check("ExecutionReport does not decode", e))?;
         if v.get(37) != Some(b"ORD123456")
             || v.get(17) != Some(b"EXEC789012")
             || v.msg_type() != b"8"
         {
-            return Err("ExecutionReport fields read back wrong".into());
+            return Err(Error::failed_check(
+                "ExecutionReport fields read back wrong",
+            ));
         }
         if encode_nos(&mut out, &values) != nos.as_slice() {
-            return Err("encoded NewOrderSingle differs from the reference bytes".into());
+            return Err(Error::failed_check(
+                "encoded NewOrderSingle differs from the reference bytes",
+            ));
         }
-        let v = decoder.decode(&er).map_err(|e| e.to_string())?;
+        let v = decoder
+            .decode(&er)
+            .map_err(|e| Error::check("ExecutionReport does not decode", e))?;
         validator
             .validate(&v)
-            .map_err(|e| format!("ExecutionReport does not validate against FIX44: {e}"))?;
+            .map_err(|e| Error::check("ExecutionReport does not validate against FIX44", e))?;
     }
     let settings =
         "Decoder with BodyLength+CheckSum+syntax validation, reused; EncodeBuffer reused";
@@ -229,51 +288,28 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
 
 /// Runs the whole experiment: `runs` rounds, each running Peregrine then each
 /// peer, and returns the aggregates (also printed and written as JSON).
-pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
-    let root = crate::repo_root();
-    let dict = crate::fix44_dictionary();
-    let mut peers: Vec<PeerCommand> = Vec::new();
-    for p in &cfg.peers {
-        let cmd = match p.as_str() {
-            "quickfix-cpp" => PeerCommand::quickfix_cpp(&root, "codec_bench"),
-            "quickfixj" => PeerCommand::quickfixj(&root, "CodecBench"),
-            other => {
-                return Err(format!(
-                    "unknown peer engine {other:?} (known: quickfix-cpp, quickfixj)"
-                ))
-            }
-        };
-        if !cmd.is_available() {
-            return Err(format!(
-                "peer {} is not built ({} missing): run `make deps`",
-                cmd.engine,
-                cmd.program.display()
-            ));
-        }
-        peers.push(cmd);
-    }
-    if !peers.is_empty() && !dict.is_file() {
-        return Err(format!(
-            "FIX44 dictionary for the peers not found at {}",
-            dict.display()
-        ));
-    }
-    let mut bar = Progress::new("bench codec", cfg.runs * (1 + peers.len()));
-    let mut all = Vec::new();
-    for run in 1..=cfg.runs {
-        bar.show(&format!("run {run}: peregrine"));
-        all.extend(run_peregrine(cfg.iters, cfg.warmup)?);
-        bar.step(&format!("run {run}: peregrine done"));
-        for p in &peers {
-            bar.show(&format!("run {run}: {}", p.engine));
-            all.extend(
-                p.run(&CASES, cfg.iters, cfg.warmup, &dict)
-                    .map_err(|e| e.to_string())?,
-            );
-            bar.step(&format!("run {run}: {} done", p.engine));
-        }
-    }
-    bar.finish();
+///
+/// ```no_run
+/// use peregrine_bench::codec::{run, CodecBenchConfig};
+/// let aggs = run(&CodecBenchConfig { runs: 1, peers: vec![], ..CodecBenchConfig::default() })?;
+/// println!("{}", peregrine_bench::report::markdown_table(&aggs));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for a peer that is unknown, not built or fails; what
+/// [`run_peregrine`] returns; [`Error::Output`] when the JSON cannot be written.
+pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>> {
+    let rounds = Rounds {
+        name: "bench codec",
+        runs: cfg.runs,
+        cases: &CASES,
+        iters: cfg.iters,
+        warmup: cfg.warmup,
+        peers: micro_peers(&cfg.peers, "codec_bench", "CodecBench")?,
+    };
+    let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
     let aggs = report::aggregate(&all);
     let config = serde_json::json!({
         "runs": cfg.runs,
@@ -285,7 +321,7 @@ pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
         "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
     });
     report::write_json(&cfg.out, "codec", config, &aggs, &all)
-        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+        .map_err(|e| Error::output(&cfg.out, e))?;
     println!("{}", report::markdown_table(&aggs));
     let mut lines = targets(&aggs);
     lines.push_str(&validation_target(&all));

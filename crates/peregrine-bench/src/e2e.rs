@@ -16,9 +16,10 @@
 //! the demo itself (`make run`) lives in the topology crate, and the tables, the JSON and
 //! the plot in `peregrine-report`, shared by both.
 
-use crate::peers::PeerCommand;
+use crate::peers::{PeerCommand, PeerError};
 use crate::progress::Progress;
 use crate::report::{self, Aggregate, Record};
+use crate::{Error, Options, Result};
 use hdrhistogram::Histogram;
 use peregrine_engine::Idle;
 use peregrine_report::plot::{self, Scale};
@@ -76,35 +77,29 @@ impl Default for E2eBenchConfig {
 
 impl E2eBenchConfig {
     /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, for
-    /// `make test`), then `--runs`, `--count`, `--warmup`, `--peers a,b|none`, `--out`.
-    pub fn apply(
-        &mut self,
-        smoke: bool,
-        runs: Option<u64>,
-        count: Option<u64>,
-        warmup: Option<u64>,
-        peers: Option<&str>,
-        out: Option<&str>,
-    ) {
-        if smoke {
+    /// `make test`, a failing peer stopping everything), then the others
+    /// ([`Options::apply_to`], `--count` as `iters`).
+    ///
+    /// ```
+    /// let mut cfg = peregrine_bench::e2e::E2eBenchConfig::default();
+    /// cfg.apply(&peregrine_bench::Options { smoke: true, peers: Some("artio"), ..Default::default() });
+    /// assert_eq!((cfg.runs, cfg.count, cfg.warmup, cfg.strict), (1, 2_000, 500, true));
+    /// assert_eq!(cfg.peers, ["artio"]);
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>) {
+        if options.smoke {
             self.runs = 1;
             self.count = 2_000;
             self.warmup = 500;
             self.strict = true;
         }
-        self.runs = runs.map_or(self.runs, |n| n as usize).max(1);
-        self.count = count.unwrap_or(self.count).max(1);
-        self.warmup = warmup.unwrap_or(self.warmup);
-        if let Some(p) = peers {
-            self.peers = if p == "none" {
-                vec![]
-            } else {
-                p.split(',').map(str::to_string).collect()
-            };
-        }
-        if let Some(o) = out {
-            self.out = o.into();
-        }
+        options.apply_to(
+            &mut self.runs,
+            &mut self.count,
+            &mut self.warmup,
+            &mut self.peers,
+            &mut self.out,
+        );
     }
 
     /// The spin count of the idle strategy, passed to the peers (`--spins`).
@@ -117,19 +112,30 @@ impl E2eBenchConfig {
 }
 
 /// Runs the transport floor once: its record, round trips and steps (ns).
+///
+/// ```no_run
+/// use peregrine_engine::Idle;
+/// let (record, rtt, _steps) = peregrine_bench::e2e::run_floor(500, 2_000, Idle::spin_then_yield(100), &mut |_, _| {})?;
+/// assert_eq!((record.engine.as_str(), rtt.len()), ("floor", 2_000));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Topology`] (engine `floor`): what [`floor::run`] returns.
 pub fn run_floor(
     warmup: u64,
     count: u64,
     idle: Idle,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(Record, Histogram<u64>, StepHistograms), String> {
+) -> Result<(Record, Histogram<u64>, StepHistograms)> {
     let cfg = FloorConfig {
         warmup,
         count,
         idle,
         ..FloorConfig::default()
     };
-    let r = floor::run(&cfg, progress).map_err(|e| format!("floor: {e}"))?;
+    let r = floor::run(&cfg, progress).map_err(Error::topology("floor"))?;
     let record = record_from_histogram(
         "floor",
         &r.rtt,
@@ -253,24 +259,20 @@ pub fn targets_text(targets: &[Target]) -> String {
     s
 }
 
-fn peer_commands(cfg: &E2eBenchConfig) -> Result<Vec<PeerCommand>, String> {
+fn peer_commands(cfg: &E2eBenchConfig) -> Result<Vec<PeerCommand>> {
     let root = crate::repo_root();
     let mut peers = Vec::new();
     for p in &cfg.peers {
         let Some((engine, dir)) = PEERS.iter().find(|(e, _)| e == p) else {
-            return Err(format!(
-                "unknown peer engine {p:?} (known: quickfixj, artio)"
-            ));
+            return Err(PeerError::Unknown {
+                engine: p.clone(),
+                known: "quickfixj, artio",
+            }
+            .into());
         };
         let mut cmd = PeerCommand::e2e(&root, engine, dir);
         cmd.args = vec!["--spins".into(), cfg.spins().to_string()];
-        if !cmd.is_available() {
-            return Err(format!(
-                "peer {engine} is not built ({} has no jar): run `make deps`",
-                root.join("peers").join(dir).join("target").display()
-            ));
-        }
-        peers.push(cmd);
+        peers.push(cmd.if_built()?);
     }
     Ok(peers)
 }
@@ -282,7 +284,22 @@ fn merge(into: &mut Histogram<u64>, h: &Histogram<u64>) {
 
 /// Runs the whole experiment and returns the aggregates (also printed, written as JSON
 /// and plotted).
-pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
+///
+/// ```no_run
+/// use peregrine_bench::e2e::{run, E2eBenchConfig};
+/// let mut cfg = E2eBenchConfig::default();
+/// cfg.apply(&peregrine_bench::Options { smoke: true, peers: Some("none"), ..Default::default() });
+/// let aggs = run(&cfg)?;
+/// println!("{}", peregrine_bench::e2e::targets_text(&peregrine_bench::e2e::targets(&aggs)));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for a peer that is unknown or not built (or, with
+/// [`E2eBenchConfig::strict`], that fails); [`Error::Topology`] when Peregrine's run or
+/// the floor fails; [`Error::Output`] when the JSON or the plot cannot be written.
+pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
     let peers = peer_commands(cfg)?;
     let dict = crate::fix44_dictionary();
     let machine = machine();
@@ -300,7 +317,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         let p = measured_run(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
             bar.show_count("peregrine", d, t)
         })
-        .map_err(|e| format!("peregrine: {e}"))?;
+        .map_err(Error::topology("peregrine"))?;
         merge(&mut ours_rtt, &p.rtt);
         ours_steps.add(&p.steps);
         all.push(p.record);
@@ -309,7 +326,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
             bar.show(&format!("run {run}: {}", peer.engine));
             match peer.run(&[CASE], cfg.count, cfg.warmup, &dict) {
                 Ok(records) => all.extend(records),
-                Err(e) if cfg.strict => return Err(e.to_string()),
+                Err(e) if cfg.strict => return Err(e.into()),
                 Err(e) => {
                     eprintln!("\nbench e2e: run {run}: {e}\n(going on without this run)");
                     failures.push(format!("run {run}: {e}"));
@@ -348,7 +365,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         "failed_peer_runs": failures,
     });
     report::write_json(&cfg.out, "e2e", config, &aggs, &all)
-        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+        .map_err(|e| Error::output(&cfg.out, e))?;
     let svg = plot::svg_beside(&cfg.out);
     let mut series = vec![plot::series_from_histogram(
         "Peregrine (all runs)",
@@ -377,7 +394,8 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         "Trading topology round trip (BENCHMARKS.md §3), latency log scale",
         &series,
         Scale::Log,
-    )?;
+    )
+    .map_err(|e| Error::output(&svg, e))?;
     println!("{}", markdown_table(&aggs));
     println!(
         "Peregrine's steps (µs, all runs){}:\n{}",
@@ -477,18 +495,31 @@ mod tests {
     #[test]
     fn options() {
         let mut c = E2eBenchConfig::default();
-        c.apply(true, None, None, None, Some("none"), Some("x.json"));
+        c.apply(&Options {
+            smoke: true,
+            peers: Some("none"),
+            out: Some("x.json"),
+            ..Options::default()
+        });
         assert_eq!((c.runs, c.count, c.warmup, c.strict), (1, 2_000, 500, true));
         assert!(c.peers.is_empty());
         assert_eq!(plot::svg_beside(&c.out), PathBuf::from("x.svg"));
         let mut c = E2eBenchConfig::default();
-        c.apply(false, Some(3), Some(10), Some(0), Some("artio"), None);
+        c.apply(&Options {
+            runs: Some(3),
+            iters: Some(10),
+            warmup: Some(0),
+            peers: Some("artio"),
+            ..Options::default()
+        });
         assert_eq!((c.runs, c.count, c.warmup), (3, 10, 0));
         assert_eq!(c.peers, vec!["artio".to_string()]);
-        assert!(peer_commands(&E2eBenchConfig {
-            peers: vec!["nope".into()],
-            ..E2eBenchConfig::default()
-        })
-        .is_err());
+        assert!(matches!(
+            peer_commands(&E2eBenchConfig {
+                peers: vec!["nope".into()],
+                ..E2eBenchConfig::default()
+            }),
+            Err(Error::Peer(PeerError::Unknown { .. }))
+        ));
     }
 }

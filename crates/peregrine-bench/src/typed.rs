@@ -18,9 +18,9 @@
 
 use crate::alloc;
 use crate::measure::{measure, timer_overhead_ns};
-use crate::peers::PeerCommand;
-use crate::progress::Progress;
+use crate::peers::{micro_peers, Rounds};
 use crate::report::{self, Aggregate, Record};
+use crate::{Error, Options};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use peregrine_messages::fix44::enums::{
@@ -54,6 +54,15 @@ pub const CANONICAL: [(&str, &str); 4] = [
 ];
 
 /// The canonical wire bytes of one message (`mdr`, `qsr_group`, `qsr_nested`, `multileg`).
+///
+/// ```
+/// let mdr = peregrine_bench::typed::canonical("mdr");
+/// assert!(mdr.starts_with(b"8=FIX.4.4\x019=119\x0135=V\x01"));
+/// ```
+///
+/// # Panics
+///
+/// For any other name.
 pub fn canonical(name: &str) -> Vec<u8> {
     let (_, s) = CANONICAL
         .iter()
@@ -91,34 +100,26 @@ impl Default for TypedBenchConfig {
 
 impl TypedBenchConfig {
     /// Applies command-line options: `--smoke` (1 run of 2,000 operations, for CI), then
-    /// `--runs`, `--iters`, `--warmup`, `--peers a,b|none`, `--out`.
-    pub fn apply(
-        &mut self,
-        smoke: bool,
-        runs: Option<u64>,
-        iters: Option<u64>,
-        warmup: Option<u64>,
-        peers: Option<&str>,
-        out: Option<&str>,
-    ) {
-        if smoke {
+    /// the others ([`Options::apply_to`]).
+    ///
+    /// ```
+    /// let mut cfg = peregrine_bench::typed::TypedBenchConfig::default();
+    /// cfg.apply(&peregrine_bench::Options { smoke: true, ..Default::default() });
+    /// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (1, 2_000, 2_000));
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>) {
+        if options.smoke {
             self.runs = 1;
             self.iters = 2_000;
             self.warmup = 2_000;
         }
-        self.runs = runs.map_or(self.runs, |n| n as usize).max(1);
-        self.iters = iters.unwrap_or(self.iters).max(1);
-        self.warmup = warmup.unwrap_or(self.warmup);
-        if let Some(p) = peers {
-            self.peers = if p == "none" {
-                vec![]
-            } else {
-                p.split(',').map(str::to_string).collect()
-            };
-        }
-        if let Some(o) = out {
-            self.out = o.into();
-        }
+        options.apply_to(
+            &mut self.runs,
+            &mut self.iters,
+            &mut self.warmup,
+            &mut self.peers,
+            &mut self.out,
+        );
     }
 }
 
@@ -154,6 +155,12 @@ fn header<'b, B: StandardHeaderBuilder<'b>>(b: &mut B, v: &Values) {
 }
 
 /// (a) the MarketDataRequest.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, write_mdr, Values};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// assert_eq!(write_mdr(&mut buf, &Values::default()), canonical("mdr").as_slice());
+/// ```
 pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
     let mut b = MarketDataRequest::builder(buf);
     header(&mut b, v);
@@ -170,6 +177,12 @@ pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
 }
 
 /// (b) and (c): the QuoteStatusRequest with Parties, nested PartySubIDs if `nested`.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, write_qsr, Values};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// assert_eq!(write_qsr(&mut buf, &Values::default(), true), canonical("qsr_nested").as_slice());
+/// ```
 pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b [u8] {
     let mut b = QuoteStatusRequest::builder(buf);
     header(&mut b, v);
@@ -197,6 +210,12 @@ pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b
 }
 
 /// (d) the NewOrderMultileg.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, write_multileg, Values};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// assert_eq!(write_multileg(&mut buf, &Values::default()), canonical("multileg").as_slice());
+/// ```
 pub fn write_multileg<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
     let mut b = NewOrderMultileg::builder(buf);
     header(&mut b, v);
@@ -270,6 +289,14 @@ fn read_header<'a, V: StandardHeader<'a>>(v: &V) -> u64 {
 }
 
 /// Decodes and reads the MarketDataRequest; `None` if it does not decode.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, read_mdr};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// assert!(read_mdr(&mut decoder, &canonical("mdr")).is_some());
+/// assert!(read_mdr(&mut decoder, b"8=FIX.4.4\x01").is_none());
+/// ```
 pub fn read_mdr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
     let m = MarketDataRequest::from_view(decoder.decode(msg).ok()?)?;
     let mut sum =
@@ -288,6 +315,14 @@ pub fn read_mdr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
 }
 
 /// Decodes and reads the QuoteStatusRequest (with or without nested PartySubIDs).
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, read_qsr};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let nested = read_qsr(&mut decoder, &canonical("qsr_nested")).unwrap();
+/// assert!(read_qsr(&mut decoder, &canonical("qsr_group")).unwrap() < nested);
+/// ```
 pub fn read_qsr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
     let m = QuoteStatusRequest::from_view(decoder.decode(msg).ok()?)?;
     let mut sum = read_header(&m) + s(m.quote_status_req_id()) + s(m.symbol());
@@ -305,6 +340,13 @@ pub fn read_qsr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
 }
 
 /// Decodes and reads the NewOrderMultileg.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, read_multileg};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// assert!(read_multileg(&mut decoder, &canonical("multileg")).is_some());
+/// ```
 pub fn read_multileg(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
     let m = NewOrderMultileg::from_view(decoder.decode(msg).ok()?)?;
     let mut sum = read_header(&m) + s(m.cl_ord_id()) + e(m.side()) + s(m.symbol());
@@ -402,7 +444,16 @@ fn expected_reads() -> [u64; 3] {
 
 /// Checks Peregrine's side before timing: written bytes are the canonical bytes, reads give
 /// the canonical values, and a wrong CheckSum is rejected.
-pub fn check() -> Result<(), String> {
+///
+/// ```
+/// peregrine_bench::typed::check()?;
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Check`] naming the first message that is written or read wrong.
+pub fn check() -> crate::Result<()> {
     let v = Values::default();
     let mut buf = EncodeBuffer::with_capacity(512);
     let written: [(&str, Vec<u8>); 4] = [
@@ -413,11 +464,11 @@ pub fn check() -> Result<(), String> {
     ];
     for (name, bytes) in &written {
         if *bytes != canonical(name) {
-            return Err(format!(
+            return Err(Error::failed_check(format!(
                 "written {name} differs from the canonical bytes:\n  {}\n  {}",
                 String::from_utf8_lossy(bytes).replace('\x01', "|"),
                 String::from_utf8_lossy(&canonical(name)).replace('\x01', "|")
-            ));
+            )));
         }
     }
     let mut decoder = Decoder::new(DecoderConfig::default());
@@ -437,20 +488,32 @@ pub fn check() -> Result<(), String> {
     ];
     for (name, got, want) in got {
         if got != Some(want) {
-            return Err(format!("reading {name} gives {got:?}, expected {want}"));
+            return Err(Error::failed_check(format!(
+                "reading {name} gives {got:?}, expected {want}"
+            )));
         }
     }
     let mut bad = canonical("mdr");
     let n = bad.len();
     bad[n - 2] = if bad[n - 2] == b'9' { b'8' } else { b'9' };
     if read_mdr(&mut decoder, &bad).is_some() {
-        return Err("a wrong CheckSum was accepted".into());
+        return Err(Error::failed_check("a wrong CheckSum was accepted"));
     }
     Ok(())
 }
 
-/// Runs Peregrine's side of every case once.
-pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
+/// Runs Peregrine's side of every case once, after [`check`].
+///
+/// ```
+/// let records = peregrine_bench::typed::run_peregrine(50, 10)?;
+/// assert_eq!(records.len(), peregrine_bench::typed::CASES.len());
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// What [`check`] returns.
+pub fn run_peregrine(iters: u64, warmup: u64) -> crate::Result<Vec<Record>> {
     check()?;
     let overhead = timer_overhead_ns();
     let mut decoder = Decoder::new(DecoderConfig::default());
@@ -502,51 +565,28 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
 
 /// Runs the whole experiment: `runs` rounds, each running Peregrine then each peer, and
 /// returns the aggregates (also printed and written as JSON).
-pub fn run(cfg: &TypedBenchConfig) -> Result<Vec<Aggregate>, String> {
-    let root = crate::repo_root();
-    let dict = crate::fix44_dictionary();
-    let mut peers: Vec<PeerCommand> = Vec::new();
-    for p in &cfg.peers {
-        let cmd = match p.as_str() {
-            "quickfix-cpp" => PeerCommand::quickfix_cpp(&root, "typed_bench"),
-            "quickfixj" => PeerCommand::quickfixj(&root, "TypedBench"),
-            other => {
-                return Err(format!(
-                    "unknown peer engine {other:?} (known: quickfix-cpp, quickfixj)"
-                ))
-            }
-        };
-        if !cmd.is_available() {
-            return Err(format!(
-                "peer {} is not built ({} missing): run `make deps`",
-                cmd.engine,
-                cmd.program.display()
-            ));
-        }
-        peers.push(cmd);
-    }
-    if !peers.is_empty() && !dict.is_file() {
-        return Err(format!(
-            "FIX44 dictionary for the peers not found at {}",
-            dict.display()
-        ));
-    }
-    let mut bar = Progress::new("bench typed", cfg.runs * (1 + peers.len()));
-    let mut all = Vec::new();
-    for run in 1..=cfg.runs {
-        bar.show(&format!("run {run}: peregrine"));
-        all.extend(run_peregrine(cfg.iters, cfg.warmup)?);
-        bar.step(&format!("run {run}: peregrine done"));
-        for p in &peers {
-            bar.show(&format!("run {run}: {}", p.engine));
-            all.extend(
-                p.run(&CASES, cfg.iters, cfg.warmup, &dict)
-                    .map_err(|e| e.to_string())?,
-            );
-            bar.step(&format!("run {run}: {} done", p.engine));
-        }
-    }
-    bar.finish();
+///
+/// ```no_run
+/// use peregrine_bench::typed::{run, TypedBenchConfig};
+/// let aggs = run(&TypedBenchConfig { runs: 1, peers: vec![], ..TypedBenchConfig::default() })?;
+/// println!("{}", peregrine_bench::typed::targets(&aggs));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for a peer that is unknown, not built or fails; what [`check`]
+/// returns; [`Error::Output`] when the JSON cannot be written.
+pub fn run(cfg: &TypedBenchConfig) -> crate::Result<Vec<Aggregate>> {
+    let rounds = Rounds {
+        name: "bench typed",
+        runs: cfg.runs,
+        cases: &CASES,
+        iters: cfg.iters,
+        warmup: cfg.warmup,
+        peers: micro_peers(&cfg.peers, "typed_bench", "TypedBench")?,
+    };
+    let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
     let aggs = report::aggregate(&all);
     let config = serde_json::json!({
         "runs": cfg.runs,
@@ -559,7 +599,7 @@ pub fn run(cfg: &TypedBenchConfig) -> Result<Vec<Aggregate>, String> {
         "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
     });
     report::write_json(&cfg.out, "typed", config, &aggs, &all)
-        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+        .map_err(|e| Error::output(&cfg.out, e))?;
     println!("{}", report::markdown_table(&aggs));
     println!("{}", targets(&aggs));
     println!("results: {}", cfg.out.display());
