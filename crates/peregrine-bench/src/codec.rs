@@ -19,6 +19,11 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 /// The case names every engine runs (the peers are asked for these), in report order.
+///
+/// ```
+/// use peregrine_bench::codec::{CASES, PEREGRINE_ONLY_CASES};
+/// assert!(CASES.contains(&"er_parse") && !CASES.contains(&PEREGRINE_ONLY_CASES[0]));
+/// ```
 pub const CASES: [&str; 4] = [
     "er_parse_read4",
     "nos_parse_read4",
@@ -32,6 +37,14 @@ pub const CASES: [&str; 4] = [
 /// (`Validator::validate_with` and the session's `ShapeCache`: a known shape has only its
 /// values checked), `er_validate_full` every message walked in full (`Validator::validate`,
 /// the cost on first sight of a shape).
+///
+/// ```
+/// let records = peregrine_bench::codec::run_peregrine(50, 10)?;
+/// for case in peregrine_bench::codec::PEREGRINE_ONLY_CASES {
+///     assert!(records.iter().any(|r| r.case == case));
+/// }
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 pub const PEREGRINE_ONLY_CASES: [&str; 2] = ["er_validate", "er_validate_full"];
 
 /// The FIX44 dictionary Peregrine validates against: the dictionary crate's copy
@@ -48,8 +61,21 @@ fn fix44_dictionary() -> Result<peregrine_dict::Dictionary> {
 }
 
 /// The ExecutionReport body (from 35= on) of BENCHMARKS.md §1, `|` for SOH.
+///
+/// ```
+/// use peregrine_bench::codec::{fix44, ER_BODY};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let er = fix44(ER_BODY);
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// assert_eq!(decoder.decode(&er).unwrap().get(37), Some(&b"ORD123456"[..]));
+/// ```
 pub const ER_BODY: &str = "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|";
 /// The NewOrderSingle body of BENCHMARKS.md §1.
+///
+/// ```
+/// use peregrine_bench::codec::{fix44, NOS_BODY};
+/// assert!(fix44(NOS_BODY).starts_with(b"8=FIX.4.4\x019="));
+/// ```
 pub const NOS_BODY: &str = "35=D|49=SENDER|56=TARGET|34=100|52=20240115-10:30:00.000|11=CLORD001|55=AAPL|54=1|60=20240115-10:30:00.000|38=1000|40=2|44=150.00|59=0|";
 
 /// A complete FIX.4.4 message around `body`, with BodyLength and CheckSum.
@@ -67,6 +93,12 @@ pub fn fix44(body: &str) -> Vec<u8> {
 }
 
 /// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::codec::CodecBenchConfig;
+/// let cfg = CodecBenchConfig { runs: 3, peers: vec!["quickfix-cpp".into()], ..CodecBenchConfig::default() };
+/// assert_eq!((cfg.runs, cfg.iters), (3, 1_000_000));
+/// ```
 #[derive(Clone, Debug)]
 pub struct CodecBenchConfig {
     /// Interleaved runs.
@@ -123,6 +155,14 @@ impl Default for CodecBenchConfig {
 /// Read through `black_box` on every iteration, so that the compiler cannot
 /// fold them into the encoder as constants (the peers, too, write values
 /// they hold in objects).
+///
+/// ```
+/// use peregrine_bench::codec::{encode_nos, NosValues};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(256);
+/// let values = NosValues { cl_ord_id: b"CLORD002", qty: 500, ..NosValues::default() };
+/// let bytes = encode_nos(&mut buf, &values);
+/// assert!(bytes.windows(13).any(|w| w == b"\x0111=CLORD002\x01"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct NosValues {
     /// SenderCompID(49).
@@ -335,6 +375,26 @@ pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>> {
 /// (on a shared machine a run's mean only ever gains from preemption; the cases run back
 /// to back); then, for information, the same for `er_validate_full` (a shape seen for the
 /// first time).
+///
+/// ```
+/// # use peregrine_bench::report::{Record, Stats};
+/// # fn rec(engine: &str, case: &str, mean: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: case.into(),
+/// #         unit: "ns".into(),
+/// #         stats: Stats { mean, p50: mean, ..Stats::default() },
+/// #         allocs_per_op: Some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::codec::validation_target;
+///
+/// let records = [rec("peregrine", "er_parse", 40.0), rec("peregrine", "er_validate", 70.0)];
+/// let line = validation_target(&records);
+/// assert!(line.contains("30.0 ns on top of a 40.0 ns parse (ratio 0.75") && line.contains("met"));
+/// assert_eq!(validation_target(&[]), "");
+/// ```
 pub fn validation_target(records: &[Record]) -> String {
     let fastest = |case: &str| {
         records
@@ -363,6 +423,25 @@ pub fn validation_target(records: &[Record]) -> String {
 }
 
 /// The targets of the issue as lines of "met / missed", from the aggregates.
+///
+/// ```
+/// # use peregrine_bench::report::{Record, Stats};
+/// # fn rec(engine: &str, case: &str, mean: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: case.into(),
+/// #         unit: "ns".into(),
+/// #         stats: Stats { mean, p50: mean, ..Stats::default() },
+/// #         allocs_per_op: Some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::{codec::targets, report::aggregate};
+///
+/// let aggs = aggregate(&[rec("peregrine", "er_parse_read4", 40.0), rec("quickfixj", "er_parse_read4", 800.0)]);
+/// let text = targets(&aggs);
+/// assert!(text.contains("er_parse_read4: 20.0× faster than quickfixj (target ≥ 12×) met"));
+/// ```
 pub fn targets(aggs: &[Aggregate]) -> String {
     let mut s = String::from("Targets (ratios of medians in this run):\n");
     for case in ["er_parse_read4", "nos_parse_read4", "nos_encode"] {

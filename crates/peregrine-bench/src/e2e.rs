@@ -33,12 +33,30 @@ pub use peregrine_report::round_trip::{record_from_histogram, CASE};
 pub use peregrine_report::{load_average, machine};
 
 /// The engines in report (and run) order.
+///
+/// ```
+/// use peregrine_bench::e2e::{ENGINES, PEERS};
+/// assert!(PEERS.iter().all(|(engine, _)| ENGINES.contains(engine)));
+/// ```
 pub const ENGINES: [&str; 4] = ["peregrine", "quickfixj", "artio", "floor"];
 
 /// The peers this experiment knows: engine name and harness directory under `peers/`.
+///
+/// ```
+/// use peregrine_bench::{e2e::PEERS, peers::PeerCommand};
+/// let root = peregrine_bench::repo_root();
+/// let harnesses: Vec<PeerCommand> = PEERS.iter().map(|(e, dir)| PeerCommand::e2e(&root, e, dir)).collect();
+/// assert_eq!(harnesses[1].engine, "artio");
+/// ```
 pub const PEERS: [(&str, &str); 2] = [("quickfixj", "e2e-quickfixj"), ("artio", "e2e-artio")];
 
 /// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::e2e::E2eBenchConfig;
+/// let cfg = E2eBenchConfig { floor: false, peers: vec!["artio".into()], ..E2eBenchConfig::default() };
+/// assert_eq!((cfg.runs, cfg.count, cfg.warmup, cfg.strict), (5, 100_000, 10_000, false));
+/// ```
 #[derive(Clone, Debug)]
 pub struct E2eBenchConfig {
     /// Interleaved runs.
@@ -153,6 +171,12 @@ pub fn run_floor(
 }
 
 /// One target: what it says, the figure, and whether it is met.
+///
+/// ```
+/// use peregrine_bench::e2e::{targets_text, Target};
+/// let t = Target { goal: "p50 ≤ 10 µs".into(), measured: "8.2 µs".into(), met: true };
+/// assert_eq!(targets_text(&[t]).lines().nth(1), Some("  p50 ≤ 10 µs: 8.2 µs — met"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Target {
     /// The target, as the issue words it.
@@ -165,6 +189,28 @@ pub struct Target {
 
 /// The targets of issue 5 from the aggregates of one invocation; a target whose engine
 /// did not run is left out.
+///
+/// ```
+/// # use peregrine_bench::e2e::CASE;
+/// # use peregrine_bench::report::{aggregate, Record, Stats};
+/// # fn rec(engine: &str, p50: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: CASE.into(),
+/// #         unit: "us".into(),
+/// #         stats: Stats { p50, p999: 3.0 * p50, max: 10.0 * p50, ..Stats::default() },
+/// #         allocs_per_op: (engine == "peregrine").then_some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::e2e::targets;
+///
+/// let aggs = aggregate(&[rec("peregrine", 30.0), rec("floor", 25.0)]);
+/// let t = targets(&aggs);
+/// // Only the floor ran beside Peregrine: its target, and the allocations'.
+/// assert_eq!(t.len(), 2);
+/// assert!(t[0].goal.contains("transport floor") && t[0].met); // 30 ≤ 1.25 × 25
+/// ```
 pub fn targets(aggs: &[Aggregate]) -> Vec<Target> {
     let mut t = Vec::new();
     let Some(o) = report::find(aggs, "peregrine", CASE) else {
@@ -246,6 +292,26 @@ pub fn targets(aggs: &[Aggregate]) -> Vec<Target> {
 }
 
 /// The targets as text lines.
+///
+/// ```
+/// # use peregrine_bench::e2e::CASE;
+/// # use peregrine_bench::report::{aggregate, Record, Stats};
+/// # fn rec(engine: &str, p50: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: CASE.into(),
+/// #         unit: "us".into(),
+/// #         stats: Stats { p50, p999: 3.0 * p50, max: 10.0 * p50, ..Stats::default() },
+/// #         allocs_per_op: (engine == "peregrine").then_some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::e2e::{targets, targets_text};
+///
+/// let text = targets_text(&targets(&aggregate(&[rec("peregrine", 30.0), rec("floor", 20.0)])));
+/// assert!(text.starts_with("Targets (from the medians of this invocation):"));
+/// assert!(text.contains("MISSED")); // 30 > 1.25 × 20
+/// ```
 pub fn targets_text(targets: &[Target]) -> String {
     let mut s = String::from("Targets (from the medians of this invocation):\n");
     for t in targets {

@@ -6,6 +6,12 @@ use std::path::PathBuf;
 use crate::peers::PeerError;
 
 /// An underlying error, boxed.
+///
+/// ```
+/// let source: peregrine_bench::BoxedError = "bad CheckSum".into();
+/// let e = peregrine_bench::Error::Check { what: "decode".into(), source: Some(source) };
+/// assert_eq!(e.to_string(), "decode: bad CheckSum");
+/// ```
 pub type BoxedError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// What stopped a benchmark.
@@ -141,4 +147,11 @@ impl From<PeerError> for Error {
 }
 
 /// A result of this crate.
+///
+/// ```
+/// fn smoke() -> peregrine_bench::Result<()> {
+///     peregrine_bench::typed::check()
+/// }
+/// assert!(smoke().is_ok());
+/// ```
 pub type Result<T> = std::result::Result<T, Error>;

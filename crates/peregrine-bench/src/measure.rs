@@ -8,6 +8,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 /// Median nanoseconds of an empty `Instant::now()` pair.
+///
+/// ```
+/// let overhead = peregrine_bench::measure::timer_overhead_ns();
+/// assert!(overhead >= 0.0 && overhead < 1e6);
+/// ```
 pub fn timer_overhead_ns() -> f64 {
     let mut v: Vec<u64> = (0..10_001)
         .map(|_| {
@@ -21,6 +26,12 @@ pub fn timer_overhead_ns() -> f64 {
 }
 
 /// What [`measure`] found.
+///
+/// ```
+/// use peregrine_bench::measure::{measure, Measured};
+/// let m: Measured = measure(10, 100, 0.0, || 2 + 2);
+/// assert!(m.stats.mean >= 0.0 && m.allocs_per_op == 0.0);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Measured {
     /// Timing figures.
@@ -33,6 +44,14 @@ pub struct Measured {
 /// Measures `op` (which returns something to keep alive): `warmup` untimed calls,
 /// `iters` calls in one batch for the mean (allocations counted there), then
 /// `iters` individually timed calls.
+///
+/// ```
+/// use peregrine_bench::measure::{measure, timer_overhead_ns};
+///
+/// let data: Vec<u64> = (0..1_000).collect();
+/// let m = measure(1_000, 10_000, timer_overhead_ns(), || data.iter().sum::<u64>());
+/// assert!(m.stats.min <= m.stats.p50 && m.stats.p50 <= m.stats.max);
+/// ```
 pub fn measure<R>(
     warmup: u64,
     iters: u64,

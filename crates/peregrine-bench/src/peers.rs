@@ -10,6 +10,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 
 /// How to start one peer harness.
+///
+/// ```
+/// use std::path::Path;
+/// use peregrine_bench::peers::PeerCommand;
+///
+/// let mut cmd = PeerCommand::e2e(Path::new("/repo"), "quickfixj", "e2e-quickfixj");
+/// cmd.args = vec!["--spins".into(), "100".into()];
+/// assert_eq!(cmd.engine, "quickfixj");
+/// ```
 #[derive(Clone, Debug)]
 pub struct PeerCommand {
     /// Engine name in the report.
@@ -418,6 +427,22 @@ pub fn micro_peers(
 /// The interleaved rounds of a micro-benchmark (codec, typed): each round runs
 /// Peregrine's side, then every peer's harness on the same cases, so that a slow spell of
 /// a shared machine falls on every engine alike.
+///
+/// ```no_run
+/// use peregrine_bench::peers::{micro_peers, Rounds};
+///
+/// let rounds = Rounds {
+///     name: "bench typed",
+///     runs: 5,
+///     cases: &peregrine_bench::typed::CASES,
+///     iters: 200_000,
+///     warmup: 300_000,
+///     peers: micro_peers(&["quickfix-cpp".into()], "typed_bench", "TypedBench")?,
+/// };
+/// let records = rounds.run(|| peregrine_bench::typed::run_peregrine(200_000, 300_000))?;
+/// println!("{}", peregrine_bench::report::markdown_table(&peregrine_bench::report::aggregate(&records)));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Rounds<'a> {
     /// The progress bar's name (`bench codec`).

@@ -34,6 +34,12 @@ use std::hint::black_box as bb;
 use std::path::PathBuf;
 
 /// The case names, in report order.
+///
+/// ```
+/// use peregrine_bench::typed::{CANONICAL, CASES};
+/// // A write and a read case for each canonical message.
+/// assert_eq!(CASES.len(), 2 * CANONICAL.len());
+/// ```
 pub const CASES: [&str; 8] = [
     "write_mdr",
     "write_qsr_group",
@@ -46,6 +52,13 @@ pub const CASES: [&str; 8] = [
 ];
 
 /// The canonical messages of `peers/typed-messages.md` (`|` for SOH), by case suffix.
+///
+/// ```
+/// use peregrine_bench::typed::{CANONICAL, CASES};
+/// for (name, _) in CANONICAL {
+///     assert!(CASES.contains(&format!("read_{name}").as_str()));
+/// }
+/// ```
 pub const CANONICAL: [(&str, &str); 4] = [
     ("mdr", "8=FIX.4.4|9=119|35=V|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|262=MDR0001|263=1|264=1|267=2|269=0|269=1|146=2|55=AAPL|55=MSFT|10=010|"),
     ("qsr_group", "8=FIX.4.4|9=127|35=a|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|649=QSR0001|55=AAPL|453=2|448=PARTY1|447=D|452=1|448=PARTY2|447=D|452=3|10=163|"),
@@ -72,6 +85,12 @@ pub fn canonical(name: &str) -> Vec<u8> {
 }
 
 /// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::typed::TypedBenchConfig;
+/// let cfg = TypedBenchConfig { peers: vec![], ..TypedBenchConfig::default() };
+/// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (5, 200_000, 300_000));
+/// ```
 #[derive(Clone, Debug)]
 pub struct TypedBenchConfig {
     /// Interleaved runs.
@@ -124,6 +143,19 @@ impl TypedBenchConfig {
 }
 
 /// The typed values the writers start from (what an application holds).
+///
+/// ```
+/// use peregrine_bench::typed::{write_mdr, Values};
+/// use peregrine_codec::value::{TimePrecision, UtcTimestamp};
+///
+/// let later = Values {
+///     ts: UtcTimestamp::from_unix_nanos(1_705_314_601_000_000_000, TimePrecision::Millis),
+///     ..Values::default()
+/// };
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// let bytes = write_mdr(&mut buf, &later);
+/// assert!(bytes.windows(24).any(|w| w == b"52=20240115-10:30:01.000"));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Values {
     /// SendingTime and TransactTime.
@@ -608,6 +640,30 @@ pub fn run(cfg: &TypedBenchConfig) -> crate::Result<Vec<Aggregate>> {
 
 /// The targets of the issue as lines of "met / missed", from the aggregates: every case at
 /// least 10× faster (mean) than the faster peer, and no allocation.
+///
+/// ```
+/// # use peregrine_bench::report::{Record, Stats};
+/// # fn rec(engine: &str, case: &str, mean: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: case.into(),
+/// #         unit: "ns".into(),
+/// #         stats: Stats { mean, p50: mean, ..Stats::default() },
+/// #         allocs_per_op: Some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::{report::aggregate, typed::targets};
+///
+/// let aggs = aggregate(&[
+///     rec("peregrine", "read_mdr", 100.0),
+///     rec("quickfix-cpp", "read_mdr", 900.0),
+///     rec("quickfixj", "read_mdr", 2_000.0),
+/// ]);
+/// let text = targets(&aggs);
+/// assert!(text.contains("read_mdr: 100 ns, 9.0× faster than the faster peer (quickfix-cpp, 900 ns) (target ≥ 10×) MISSED"));
+/// assert!(text.contains("allocations per operation (peregrine, all cases): 0 met"));
+/// ```
 pub fn targets(aggs: &[Aggregate]) -> String {
     let mut s = String::from("Targets (ratios of medians of the means in this run):\n");
     for case in CASES {

@@ -17,6 +17,12 @@ use peregrine_report::{machine, Record};
 use std::path::PathBuf;
 
 /// Settings of the demo.
+///
+/// ```
+/// use peregrine_topology::demo::DemoConfig;
+/// let cfg = DemoConfig { count: 10_000, out: "/tmp/topology.json".into(), ..DemoConfig::default() };
+/// assert_eq!((cfg.warmup, cfg.count), (10_000, 10_000));
+/// ```
 #[derive(Clone, Debug)]
 pub struct DemoConfig {
     /// Warm-up round trips (not recorded).
@@ -43,6 +49,15 @@ impl Default for DemoConfig {
 }
 
 /// One Peregrine topology run, checked and summarised.
+///
+/// ```no_run
+/// use peregrine_engine::Idle;
+///
+/// let run = peregrine_topology::demo::measured_run(500, 2_000, Idle::spin_then_yield(100), &mut |_, _| {})?;
+/// assert_eq!(run.record.engine, "peregrine");
+/// println!("allocations: {:?}", run.allocations);
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 pub struct MeasuredRun {
     /// The summary record (engine `peregrine`, case `round_trip`, µs).
     pub record: Record,

@@ -9,6 +9,12 @@ use std::time::Duration;
 
 /// An underlying error, shared so that an [`Error`] can be cloned (the gateway's thread
 /// hands its set-up error both to the thread that waits for it and to its own result).
+///
+/// ```
+/// let source: peregrine_topology::Source = std::sync::Arc::new(std::io::Error::other("boom"));
+/// let e = peregrine_topology::Error::Output { path: "x.json".into(), source };
+/// assert_eq!(e.clone().to_string(), "cannot write x.json: boom");
+/// ```
 pub type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// What stopped a run of the topology, the floor or the demo.
@@ -177,6 +183,13 @@ impl std::error::Error for Error {
 }
 
 /// A result of this crate.
+///
+/// ```
+/// fn parts_ran(r: peregrine_topology::Result<()>) -> bool {
+///     !matches!(r, Err(peregrine_topology::Error::Config { .. }))
+/// }
+/// assert!(parts_ran(Ok(())));
+/// ```
 pub type Result<T> = std::result::Result<T, Error>;
 
 #[cfg(test)]

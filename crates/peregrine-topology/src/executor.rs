@@ -13,6 +13,11 @@ use crate::steps::{point, Stamps};
 use crate::Error;
 
 /// What the executor did.
+///
+/// ```
+/// let c = peregrine_topology::executor::ExecutorCounters::default();
+/// assert_eq!((c.filled, c.bad_orders, c.unpublished), (0, 0, 0));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ExecutorCounters {
     /// Orders filled.
@@ -24,6 +29,26 @@ pub struct ExecutorCounters {
 }
 
 /// The executor: an [`Agent`] whose duty cycle is a [`turn`](Executor::turn).
+///
+/// ```no_run
+/// use peregrine_aeron::{AeronClient, Channel, ClientConfig, MediaDriver, DriverConfig};
+/// use peregrine_topology::executor::{Executor, ExecutorCounters};
+/// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+///
+/// let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// let mut executor = Executor {
+///     orders: client.subscriber(&Channel::ipc(), ORDERS_STREAM)?,
+///     reports: client.publisher(&Channel::ipc(), REPORTS_STREAM)?,
+///     stamps: None,
+///     counters: ExecutorCounters::default(),
+///     limit: Some(1_000),
+/// };
+/// // Fill a thousand orders, then stop.
+/// let counters = executor.run(&mut peregrine_engine::Idle::spin_then_yield(100), &std::sync::atomic::AtomicBool::new(true))?;
+/// # let _ = counters;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Executor {
     /// SBE `NewOrder`s from the gateway.
     pub orders: Subscriber,
@@ -47,6 +72,26 @@ impl std::fmt::Debug for Executor {
 
 impl Executor {
     /// One poll of the orders; each order is answered at once. Returns the fragments read.
+    ///
+    /// ```no_run
+    /// use peregrine_aeron::{AeronClient, Channel, ClientConfig, MediaDriver, DriverConfig};
+    /// use peregrine_topology::executor::{Executor, ExecutorCounters};
+    /// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    ///
+    /// let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// let mut executor = Executor {
+    ///     orders: client.subscriber(&Channel::ipc(), ORDERS_STREAM)?,
+    ///     reports: client.publisher(&Channel::ipc(), REPORTS_STREAM)?,
+    ///     stamps: None,
+    ///     counters: ExecutorCounters::default(),
+    ///     limit: Some(1_000),
+    /// };
+    /// while executor.counters.filled < 1_000 {
+    ///     executor.turn()?;
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -85,6 +130,26 @@ impl Executor {
 
     /// Runs the executor as an [`Agent`], idling with `idle`, until `running` is cleared
     /// or [`limit`](Self::limit) orders are filled; returns the counters.
+    ///
+    /// ```no_run
+    /// use peregrine_aeron::{AeronClient, Channel, ClientConfig, MediaDriver, DriverConfig};
+    /// use peregrine_topology::executor::{Executor, ExecutorCounters};
+    /// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    ///
+    /// let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// let mut executor = Executor {
+    ///     orders: client.subscriber(&Channel::ipc(), ORDERS_STREAM)?,
+    ///     reports: client.publisher(&Channel::ipc(), REPORTS_STREAM)?,
+    ///     stamps: None,
+    ///     counters: ExecutorCounters::default(),
+    ///     limit: Some(1_000),
+    /// };
+    /// let running = std::sync::atomic::AtomicBool::new(true);
+    /// let counters = executor.run(&mut peregrine_engine::Idle::busy_spin(), &running)?;
+    /// assert_eq!(counters.filled, 1_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///

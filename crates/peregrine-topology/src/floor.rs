@@ -29,6 +29,14 @@ use crate::wait::{gateway_stamps, poll_until, Polled};
 use crate::{Error, Result, Transport};
 
 /// Settings of a floor run.
+///
+/// ```
+/// use peregrine_topology::floor::FloorConfig;
+///
+/// let cfg = FloorConfig { count: 1_000, steps: false, ..FloorConfig::default() };
+/// assert_eq!((cfg.warmup, cfg.count), (10_000, 1_000));
+/// assert_eq!(cfg.bytes.fix_nos, peregrine_topology::samples::wire_bytes().fix_nos);
+/// ```
 #[derive(Clone, Debug)]
 pub struct FloorConfig {
     /// Warm-up round trips.
@@ -59,6 +67,14 @@ impl Default for FloorConfig {
 }
 
 /// What a floor run measured.
+///
+/// ```no_run
+/// use peregrine_topology::floor::{run, FloorConfig};
+///
+/// let r = run(&FloorConfig { warmup: 100, count: 1_000, ..FloorConfig::default() }, &mut |_, _| {})?;
+/// println!("p50 {} ns, {:.0} round trips/s", r.rtt.value_at_quantile(0.5), r.throughput());
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct FloorResult {
     /// Round-trip times, ns.
@@ -72,6 +88,18 @@ pub struct FloorResult {
 
 impl FloorResult {
     /// Measured round trips per second.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use peregrine_topology::{floor::FloorResult, steps::{new_histogram, StepHistograms}};
+    ///
+    /// let mut rtt = new_histogram();
+    /// for _ in 0..500 {
+    ///     rtt.record(20_000).unwrap();
+    /// }
+    /// let r = FloorResult { rtt, wall: Duration::from_millis(10), steps: StepHistograms::default() };
+    /// assert_eq!(r.throughput().round(), 50_000.0);
+    /// ```
     pub fn throughput(&self) -> f64 {
         self.rtt.len() as f64 / self.wall.as_secs_f64().max(1e-9)
     }

@@ -28,6 +28,11 @@ use crate::Error;
 const PUBLISH_PATIENCE: Duration = Duration::from_secs(1);
 
 /// Counters of the gateway application.
+///
+/// ```
+/// let c = peregrine_topology::gateway::GatewayCounters::default();
+/// assert_eq!((c.orders, c.rejected, c.reports, c.bad_reports), (0, 0, 0, 0));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GatewayCounters {
     /// NewOrderSingles turned into SBE `NewOrder`s and published.
@@ -42,6 +47,25 @@ pub struct GatewayCounters {
 
 /// The gateway's FIX application for one session: NewOrderSingle → SBE `NewOrder`,
 /// published with `try_claim` on the shared orders publication.
+///
+/// ```no_run
+/// # use std::{cell::RefCell, rc::Rc};
+/// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// #
+/// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+/// let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+/// let app = GatewayApp::new(orders, counters.clone(), None, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct GatewayApp {
     orders: Rc<RefCell<Publisher>>,
     counters: Rc<RefCell<GatewayCounters>>,
@@ -62,6 +86,25 @@ impl std::fmt::Debug for GatewayApp {
 impl GatewayApp {
     /// The application of the session with index `session_index` (the `session_id` the
     /// SBE messages carry), publishing on `orders`.
+    ///
+    /// ```no_run
+    /// # use std::{cell::RefCell, rc::Rc};
+    /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    /// #
+    /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+    /// let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+    /// let app = GatewayApp::new(orders, counters.clone(), None, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(
         orders: Rc<RefCell<Publisher>>,
         counters: Rc<RefCell<GatewayCounters>>,
@@ -218,6 +261,33 @@ impl Application for GatewayApp {
 
 /// The gateway's session driver: a [`FixSession`] with a [`GatewayApp`], which also
 /// notes when the engine hands it bytes (the "read from TCP" point).
+///
+/// ```no_run
+/// # use std::{cell::RefCell, rc::Rc};
+/// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// #
+/// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+/// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+/// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+/// let settings = Settings::parse(
+///     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+///      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+///     "gateway.cfg".as_ref(),
+/// )?;
+/// let s = &settings.sessions[0];
+/// let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// let driver = GatewayDriver { inner: FixSession::new(session, app) };
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct GatewayDriver<S: MessageStore> {
     /// The session and its application.
     pub inner: FixSession<S, GatewayApp>,
@@ -300,6 +370,41 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
 
 /// The gateway's loop: the acceptor engine, the reports subscription, and the names of
 /// the sessions by index.
+///
+/// ```no_run
+/// # use std::{cell::RefCell, rc::Rc};
+/// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// #
+/// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+/// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+/// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+/// # let settings = Settings::parse(
+/// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+/// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+/// #     "gateway.cfg".as_ref(),
+/// # )?;
+/// # let s = &settings.sessions[0];
+/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
+/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// let mut engine = Engine::new(options)?;
+/// engine.add_session(s, driver)?;
+/// let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
+/// let sessions = vec![s.session_name()];
+/// let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
+/// let seq = gateway.run(&mut Idle::spin_then_yield(100), &std::sync::atomic::AtomicBool::new(true))?;
+/// # let _ = seq;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Gateway<S: MessageStore> {
     /// The acceptor engine.
     pub engine: Engine<GatewayDriver<S>>,
@@ -325,6 +430,42 @@ impl<S: MessageStore> Gateway<S> {
     /// One iteration: poll the engine (TCP in, NewOrderSingles out to Aeron), then poll
     /// the reports (SBE in, FIX ExecutionReports out to TCP). Returns whether anything
     /// happened.
+    ///
+    /// ```no_run
+    /// # use std::{cell::RefCell, rc::Rc};
+    /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    /// #
+    /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+    /// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+    /// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+    /// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "gateway.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
+    /// # let sessions = vec![s.session_name()];
+    /// # let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
+    /// while gateway.counters.borrow().reports < 10 {
+    ///     gateway.turn()?;
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -378,6 +519,42 @@ impl<S: MessageStore> Gateway<S> {
     /// `idle`) until `running` is cleared; then reads the first session's next sender and
     /// target sequence numbers and shuts the engine down (Logout on every session).
     /// Returns the sequence numbers as they were before the shutdown.
+    ///
+    /// ```no_run
+    /// # use std::{cell::RefCell, rc::Rc};
+    /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    /// #
+    /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+    /// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+    /// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+    /// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "gateway.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
+    /// # let sessions = vec![s.session_name()];
+    /// # let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
+    /// let running = std::sync::atomic::AtomicBool::new(true); // cleared elsewhere to stop
+    /// let (next_sender, next_target) = gateway.run(&mut Idle::spin_then_yield(100), &running)?;
+    /// println!("gateway stopped at {next_sender}/{next_target}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///

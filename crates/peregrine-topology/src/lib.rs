@@ -49,6 +49,15 @@ pub use error::{Error, Result, Source};
 pub use topology::{run, Part, RunResult, TopologyConfig, Transport};
 
 /// Aeron stream carrying SBE `NewOrder`s, gateway to executor.
+///
+/// ```
+/// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// assert_ne!(ORDERS_STREAM, REPORTS_STREAM); // one channel can carry both
+/// ```
 pub const ORDERS_STREAM: i32 = 3001;
 /// Aeron stream carrying SBE `ExecutionReport`s, executor to gateway.
+///
+/// ```
+/// assert_eq!(peregrine_topology::REPORTS_STREAM, 3002);
+/// ```
 pub const REPORTS_STREAM: i32 = 3002;

@@ -25,6 +25,19 @@ use crate::venue::{FillMismatch, Venue, VenueApp, VenueState};
 use crate::{Error, Result};
 
 /// The gateway ⇄ executor hop.
+///
+/// ```
+/// use peregrine_topology::{TopologyConfig, Transport};
+///
+/// let cfg = TopologyConfig {
+///     transport: Transport::Udp {
+///         orders: "10.77.0.1:40123".parse().unwrap(),
+///         reports: "10.77.0.2:40124".parse().unwrap(),
+///     },
+///     ..TopologyConfig::default()
+/// };
+/// assert!(cfg.describe().contains("Aeron UDP (orders 10.77.0.1:40123, reports 10.77.0.2:40124)"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Transport {
     /// Aeron IPC (shared memory) on one host.
@@ -41,6 +54,12 @@ pub enum Transport {
 
 impl Transport {
     /// The orders and reports channels.
+    ///
+    /// ```
+    /// use peregrine_topology::Transport;
+    /// let (orders, reports) = Transport::Ipc.channels();
+    /// assert_eq!(orders, reports); // one IPC channel, two streams
+    /// ```
     pub fn channels(&self) -> (Channel, Channel) {
         match self {
             Transport::Ipc => (Channel::ipc(), Channel::ipc()),
@@ -50,6 +69,23 @@ impl Transport {
 }
 
 /// Which parts this process runs.
+///
+/// ```no_run
+/// use std::sync::{atomic::AtomicBool, Arc};
+/// use peregrine_topology::{run, Part, TopologyConfig, Transport};
+///
+/// // The executor of a topology whose venue and gateway run on another host.
+/// let stop = Arc::new(AtomicBool::new(false)); // raised by a signal handler, say
+/// let cfg = TopologyConfig {
+///     part: Part::Executor,
+///     transport: Transport::Udp { orders: "10.77.0.1:40123".parse().unwrap(), reports: "10.77.0.2:40124".parse().unwrap() },
+///     stop: Some(stop),
+///     ..TopologyConfig::default()
+/// };
+/// let r = run(&cfg, &mut |_, _| {})?;
+/// println!("filled {}", r.executor.map_or(0, |e| e.filled));
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
     /// Venue, gateway and executor (steps timed).
@@ -62,6 +98,17 @@ pub enum Part {
 }
 
 /// Settings of one run.
+///
+/// ```
+/// use peregrine_engine::Idle;
+/// use peregrine_topology::TopologyConfig;
+///
+/// let cfg = TopologyConfig::default();
+/// assert_eq!((cfg.warmup, cfg.count), (10_000, 100_000));
+/// assert_eq!(cfg.idle, Idle::spin_then_yield(100));
+/// let quick = TopologyConfig { warmup: 100, count: 1_000, ..cfg };
+/// assert_eq!(quick.count, 1_000);
+/// ```
 #[derive(Clone, Debug)]
 pub struct TopologyConfig {
     /// Warm-up round trips (not recorded).
@@ -120,6 +167,11 @@ impl Default for TopologyConfig {
 
 impl TopologyConfig {
     /// A one-line description of the settings, for reports.
+    ///
+    /// ```
+    /// let text = peregrine_topology::TopologyConfig::default().describe();
+    /// assert!(text.contains("idle spin-then-yield:100") && text.contains("transport Aeron IPC"));
+    /// ```
     pub fn describe(&self) -> String {
         format!(
             "threads: venue, gateway, executor (+ Aeron driver, {:?}); idle {}; store {}{}; dictionary {}; transport {}",
@@ -147,6 +199,16 @@ impl TopologyConfig {
 }
 
 /// What a run measured and counted.
+///
+/// ```no_run
+/// use peregrine_topology::{run, TopologyConfig};
+///
+/// let cfg = TopologyConfig { warmup: 100, count: 1_000, ..TopologyConfig::default() };
+/// let r = run(&cfg, &mut |_, _| {})?;
+/// r.check(1_100)?;
+/// println!("{} round trips, p50 {} ns, gateway {:?}", r.measured, r.rtt.value_at_quantile(0.5), r.gateway);
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RunResult {
     /// Round-trip times of the measured orders, ns (empty for [`Part::Executor`]).
@@ -179,12 +241,30 @@ pub struct RunResult {
 
 impl RunResult {
     /// Measured round trips per second of wall time.
+    ///
+    /// ```no_run
+    /// let r = peregrine_topology::run(&Default::default(), &mut |_, _| {})?;
+    /// println!("{:.0} round trips/s", r.throughput());
+    /// # Ok::<(), peregrine_topology::Error>(())
+    /// ```
     pub fn throughput(&self) -> f64 {
         self.measured as f64 / self.wall.as_secs_f64().max(1e-9)
     }
 
     /// Checks that every one of the `orders` sent (warm-up included) came back as the
     /// right fill.
+    ///
+    /// ```no_run
+    /// use peregrine_topology::{run, Error, TopologyConfig};
+    ///
+    /// let cfg = TopologyConfig { warmup: 10, count: 100, ..TopologyConfig::default() };
+    /// match run(&cfg, &mut |_, _| {})?.check(110) {
+    ///     Ok(()) => println!("every fill came back right"),
+    ///     Err(Error::Check { what }) => eprintln!("{what}"),
+    ///     Err(other) => return Err(other),
+    /// }
+    /// # Ok::<(), peregrine_topology::Error>(())
+    /// ```
     ///
     /// # Errors
     ///

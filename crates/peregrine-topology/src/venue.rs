@@ -21,6 +21,12 @@ use crate::wait::{gateway_stamps, poll_until, Polled};
 use crate::Error;
 
 /// What the venue's application saw, shared with the venue's loop (same thread).
+///
+/// ```
+/// let state = peregrine_topology::venue::VenueState::default();
+/// assert_eq!((state.received.get(), state.errors.get()), (0, 0));
+/// assert!(state.first_error.borrow().is_none());
+/// ```
 #[derive(Debug, Default)]
 pub struct VenueState {
     /// ExecutionReports received.
@@ -36,6 +42,15 @@ pub struct VenueState {
 }
 
 /// The venue's FIX application: checks each ExecutionReport against the order in flight.
+///
+/// ```
+/// use std::rc::Rc;
+/// use peregrine_topology::venue::{VenueApp, VenueState};
+///
+/// let state = Rc::new(VenueState::default());
+/// let app = VenueApp::new(state.clone()); // the session's application
+/// # let _ = app;
+/// ```
 #[derive(Debug)]
 pub struct VenueApp {
     state: Rc<VenueState>,
@@ -43,6 +58,12 @@ pub struct VenueApp {
 
 impl VenueApp {
     /// An application reporting into `state`.
+    ///
+    /// ```
+    /// let state = std::rc::Rc::new(peregrine_topology::venue::VenueState::default());
+    /// let app = peregrine_topology::venue::VenueApp::new(state);
+    /// # let _ = app;
+    /// ```
     pub fn new(state: Rc<VenueState>) -> Self {
         VenueApp { state }
     }
@@ -127,9 +148,60 @@ impl Application for VenueApp {
 }
 
 /// The venue's driver type.
+///
+/// ```no_run
+/// # use std::rc::Rc;
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+/// let settings = Settings::parse(
+///     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+///      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+///      [SESSION]\nBeginString=FIX.4.4\n",
+///     "venue.cfg".as_ref(),
+/// )?;
+/// let s = &settings.sessions[0];
+/// let state = Rc::new(VenueState::default());
+/// let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub type VenueDriver<S> = FixSession<S, VenueApp>;
 
 /// What the venue measured.
+///
+/// ```no_run
+/// # use std::rc::Rc;
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+/// # let settings = Settings::parse(
+/// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+/// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+/// #      [SESSION]\nBeginString=FIX.4.4\n",
+/// #     "venue.cfg".as_ref(),
+/// # )?;
+/// # let s = &settings.sessions[0];
+/// # let state = Rc::new(VenueState::default());
+/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+/// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// # let mut engine = Engine::new(options)?;
+/// # engine.add_session(s, driver)?;
+/// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+/// # venue.logon(&mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20))?;
+/// let done = std::sync::atomic::AtomicU64::new(0);
+/// let r = venue.run(100, 1_000, &mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20), &done, None)?;
+/// assert_eq!((r.rtt.len(), r.fills, r.errors), (1_000, 1_100, 0));
+/// println!("p50 {} ns over {:?}", r.rtt.value_at_quantile(0.5), r.wall);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct VenueResult {
     /// Round-trip times of the measured orders, ns.
@@ -148,7 +220,35 @@ pub struct VenueResult {
     pub first_error: Option<FillMismatch>,
 }
 
-/// The venue's loop.
+/// The venue's loop: an initiator engine with one session, which sends the orders and
+/// waits for each reply.
+///
+/// ```no_run
+/// # use std::rc::Rc;
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+/// # let settings = Settings::parse(
+/// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+/// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+/// #      [SESSION]\nBeginString=FIX.4.4\n",
+/// #     "venue.cfg".as_ref(),
+/// # )?;
+/// # let s = &settings.sessions[0];
+/// # let state = Rc::new(VenueState::default());
+/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// let mut engine = Engine::new(options)?;
+/// engine.add_session(s, driver)?;
+/// let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+/// let mut idle = Idle::spin_then_yield(100);
+/// venue.logon(&mut idle, std::time::Duration::from_secs(20))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Venue<S: MessageStore> {
     /// The initiator engine.
     pub engine: Engine<VenueDriver<S>>,
@@ -170,6 +270,33 @@ impl<S: MessageStore> std::fmt::Debug for Venue<S> {
 
 impl<S: MessageStore> Venue<S> {
     /// Turns the engine until the session is logged on (at most `timeout`).
+    ///
+    /// ```no_run
+    /// # use std::rc::Rc;
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+    /// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+    /// #      [SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "venue.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let state = Rc::new(VenueState::default());
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+    /// venue.logon(&mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20))?;
+    /// assert!(venue.engine.sessions()[0].logged_on);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -201,6 +328,38 @@ impl<S: MessageStore> Venue<S> {
     /// Sends `warmup + count` orders one at a time; times the last `count`. `done` counts
     /// finished round trips (for a progress display); `allocations` reads the process's
     /// allocation counter, if any.
+    ///
+    /// ```no_run
+    /// # use std::rc::Rc;
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+    /// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+    /// #      [SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "venue.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let state = Rc::new(VenueState::default());
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+    /// let mut idle = Idle::spin_then_yield(100);
+    /// let timeout = std::time::Duration::from_secs(20);
+    /// venue.logon(&mut idle, timeout)?;
+    /// let done = std::sync::atomic::AtomicU64::new(0);
+    /// let r = venue.run(100, 1_000, &mut idle, timeout, &done, None)?;
+    /// assert_eq!(done.into_inner(), 1_100);
+    /// # let _ = r;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///
