@@ -3,10 +3,12 @@
 #![forbid(unsafe_code)]
 
 use peregrine_bench::alloc::CountingAllocator;
-use std::fmt;
 use std::process::ExitCode;
 
+mod error;
 mod serve;
+
+use error::Error;
 
 // Benchmarks report allocations per operation; counting costs one relaxed
 // atomic add per allocation, nothing on allocation-free paths.
@@ -24,59 +26,6 @@ const USAGE: &str = "usage:
 
   --smoke   a tiny run (1 run, few iterations) to check that everything works";
 
-/// What stops the program.
-#[derive(Debug)]
-enum Error {
-    /// The command line is not understood (the text says why, and how it goes).
-    Usage(String),
-    /// A benchmark failed.
-    Bench(peregrine_bench::Error),
-    /// The trading topology's demo failed.
-    Topology(peregrine_topology::Error),
-    /// The acceptor or the initiator could not start, or failed.
-    Serve(serve::Error),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Usage(text) => f.write_str(text),
-            Error::Bench(e) => write!(f, "{e}"),
-            Error::Topology(e) => write!(f, "{e}"),
-            Error::Serve(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Usage(_) => None,
-            Error::Bench(e) => e.source(),
-            Error::Topology(e) => e.source(),
-            Error::Serve(e) => e.source(),
-        }
-    }
-}
-
-impl From<peregrine_bench::Error> for Error {
-    fn from(e: peregrine_bench::Error) -> Self {
-        Error::Bench(e)
-    }
-}
-
-impl From<peregrine_topology::Error> for Error {
-    fn from(e: peregrine_topology::Error) -> Self {
-        Error::Topology(e)
-    }
-}
-
-impl From<serve::Error> for Error {
-    fn from(e: serve::Error) -> Self {
-        Error::Serve(e)
-    }
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
@@ -92,8 +41,8 @@ fn run(args: &[String]) -> Result<(), Error> {
     match args.first().map(String::as_str) {
         Some("bench") => bench(&args[1..]),
         Some("run") => topology(&args[1..]),
-        Some("acceptor") => Ok(serve::acceptor(&args[1..])?),
-        Some("initiator") => Ok(serve::initiator(&args[1..])?),
+        Some("acceptor") => serve::acceptor(&args[1..]),
+        Some("initiator") => serve::initiator(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -137,9 +86,16 @@ impl<'a> Opts<'a> {
         }
         Ok(())
     }
-    /// The options every benchmark takes; `count` names the measured operations
-    /// (`--iters`, or `--count` for `e2e`).
-    fn bench_options(&self, count: &str) -> Result<peregrine_bench::Options<'a>, Error> {
+    /// The options every benchmark takes, refusing any other but `extra`; `count`
+    /// names the measured operations (`--iters`, or `--count` for `e2e`).
+    fn bench_options(
+        &self,
+        count: &str,
+        extra: &[&str],
+    ) -> Result<peregrine_bench::Options<'a>, Error> {
+        let mut known = vec!["--runs", count, "--warmup", "--peers", "--smoke", "--out"];
+        known.extend_from_slice(extra);
+        self.check_known(&known)?;
         Ok(peregrine_bench::Options {
             smoke: self.flag("--smoke"),
             runs: self.number("--runs")?,
@@ -159,33 +115,18 @@ fn bench(args: &[String]) -> Result<(), Error> {
     let opts = Opts { args: &args[1..] };
     match name {
         "codec" => {
-            opts.check_known(&[
-                "--runs", "--iters", "--warmup", "--peers", "--smoke", "--out",
-            ])?;
             let mut cfg = peregrine_bench::codec::CodecBenchConfig::default();
-            cfg.apply(&opts.bench_options("--iters")?);
+            cfg.apply(&opts.bench_options("--iters", &[])?);
             peregrine_bench::codec::run(&cfg)?;
         }
         "typed" => {
-            opts.check_known(&[
-                "--runs", "--iters", "--warmup", "--peers", "--smoke", "--out",
-            ])?;
             let mut cfg = peregrine_bench::typed::TypedBenchConfig::default();
-            cfg.apply(&opts.bench_options("--iters")?);
+            cfg.apply(&opts.bench_options("--iters", &[])?);
             peregrine_bench::typed::run(&cfg)?;
         }
         "e2e" => {
-            opts.check_known(&[
-                "--runs",
-                "--count",
-                "--warmup",
-                "--peers",
-                "--no-floor",
-                "--smoke",
-                "--out",
-            ])?;
             let mut cfg = peregrine_bench::e2e::E2eBenchConfig::default();
-            cfg.apply(&opts.bench_options("--count")?);
+            cfg.apply(&opts.bench_options("--count", &["--no-floor"])?);
             cfg.floor = !opts.flag("--no-floor");
             peregrine_bench::e2e::run(&cfg)?;
         }

@@ -9,74 +9,18 @@
 //! `AdminHttpPort`, on `AdminHttpAddress` (default 127.0.0.1), with
 //! `AdminHttpToken` for the commands that change the engine.
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use peregrine_engine::admin::AdminOptions;
-use peregrine_engine::config::{ConfigError, ConnectionType, Settings};
+use peregrine_engine::config::{ConnectionType, Settings};
 use peregrine_engine::fix::{build_session, BoxedFixSession, LogApp, StoreKind};
 use peregrine_engine::{now_nanos, spawn_admin_server, Engine, EngineOptions};
 use peregrine_session::{Application, EchoApp};
 
-/// Why an acceptor or an initiator did not start, or stopped on a failure.
-#[derive(Debug)]
-pub enum Error {
-    /// The command line is not understood (the text says why, and how it goes).
-    Usage(String),
-    /// The settings file does not load, or a session's settings do not build a session.
-    Settings(ConfigError),
-    /// The settings file has no session of the role.
-    NoSession {
-        /// The settings file.
-        file: PathBuf,
-        /// `acceptor` or `initiator`.
-        role: &'static str,
-    },
-    /// The engine could not be set up (signal handlers, the reactor, a session's socket),
-    /// or the reactor failed.
-    Engine {
-        /// What was being done.
-        what: String,
-        /// Why it failed.
-        source: std::io::Error,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Usage(text) => f.write_str(text),
-            Error::Settings(e) => write!(f, "{e}"),
-            Error::NoSession { file, role } => write!(
-                f,
-                "{}: no {role} session (ConnectionType={role})",
-                file.display()
-            ),
-            Error::Engine { what, source } => write!(f, "{what}: {source}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Settings(e) => Some(e),
-            Error::Engine { source, .. } => Some(source),
-            Error::Usage(_) | Error::NoSession { .. } => None,
-        }
-    }
-}
-
-/// [`Error::Engine`]: `what` failed because of an I/O error.
-fn engine_error(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
-    move |source| Error::Engine {
-        what: what.into(),
-        source,
-    }
-}
+use crate::error::Error;
 
 struct Args {
     config: PathBuf,
@@ -165,7 +109,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
         // A second signal while stopping exits at once.
         signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())
             .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
-            .map_err(engine_error("cannot install a signal handler"))?;
+            .map_err(Error::engine("cannot install a signal handler"))?;
     }
     let options = EngineOptions {
         idle: first.idle_strategy,
@@ -173,7 +117,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
         stop_flag: Some(stop),
     };
     let mut engine: Engine<BoxedFixSession> =
-        Engine::new(options).map_err(engine_error("cannot start the reactor"))?;
+        Engine::new(options).map_err(Error::engine("cannot start the reactor"))?;
     let now = now_nanos();
     for s in &sessions {
         let app_name = args.app.as_str();
@@ -186,7 +130,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
         let driver = build_session(s, args.store, now, &mut make_app).map_err(Error::Settings)?;
         engine
             .add_session(s, driver)
-            .map_err(engine_error(s.session_name()))?;
+            .map_err(Error::engine(s.session_name()))?;
         tracing::info!("session {} ({what})", s.session_name());
     }
     // Off unless AdminHttpPort is set; loopback unless AdminHttpAddress says
@@ -207,7 +151,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
             Err(e) => tracing::warn!("no admin interface: cannot listen on {addr}: {e}"),
         }
     }
-    engine.run().map_err(engine_error("reactor failed"))?;
+    engine.run().map_err(Error::engine("reactor failed"))?;
     tracing::info!("stopped");
     Ok(())
 }
