@@ -342,7 +342,7 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
 /// [`run_peregrine`] returns; [`Error::Output`] when the JSON cannot be written.
 pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>> {
     let rounds = Rounds {
-        name: "bench codec",
+        name: "codec",
         runs: cfg.runs,
         cases: &CASES,
         iters: cfg.iters,
@@ -350,19 +350,7 @@ pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>> {
         peers: micro_peers(&cfg.peers, "codec_bench", "CodecBench")?,
     };
     let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
-    let aggs = report::aggregate(&all);
-    let config = serde_json::json!({
-        "runs": cfg.runs,
-        "iters": cfg.iters,
-        "warmup": cfg.warmup,
-        "engines": std::iter::once("peregrine".to_string()).chain(cfg.peers.iter().cloned()).collect::<Vec<_>>(),
-        "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
-        "settings": aggs.iter().filter(|a| a.case == "er_parse_read4").map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
-        "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
-    });
-    report::write_json(&cfg.out, "codec", config, &aggs, &all)
-        .map_err(|e| Error::output(&cfg.out, e))?;
-    println!("{}", report::markdown_table(&aggs));
+    let aggs = rounds.report(&all, &cfg.out, "er_parse_read4", serde_json::json!({}))?;
     let mut lines = targets(&aggs);
     lines.push_str(&validation_target(&all));
     println!("{lines}");

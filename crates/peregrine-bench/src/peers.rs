@@ -3,7 +3,7 @@
 //! says otherwise (`"unit": "us"`).
 
 use crate::progress::Progress;
-use crate::report::{Record, Stats};
+use crate::report::{self, Aggregate, Record, Stats};
 use crate::Error;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -426,13 +426,13 @@ pub fn micro_peers(
 
 /// The interleaved rounds of a micro-benchmark (codec, typed): each round runs
 /// Peregrine's side, then every peer's harness on the same cases, so that a slow spell of
-/// a shared machine falls on every engine alike.
+/// a shared machine falls on every engine alike; and the report they share.
 ///
 /// ```no_run
 /// use peregrine_bench::peers::{micro_peers, Rounds};
 ///
 /// let rounds = Rounds {
-///     name: "bench typed",
+///     name: "typed",
 ///     runs: 5,
 ///     cases: &peregrine_bench::typed::CASES,
 ///     iters: 200_000,
@@ -445,7 +445,8 @@ pub fn micro_peers(
 /// ```
 #[derive(Debug)]
 pub struct Rounds<'a> {
-    /// The progress bar's name (`bench codec`).
+    /// The benchmark (`codec`): the progress bar says `bench codec`, the JSON
+    /// `"bench": "codec"`.
     pub name: &'a str,
     /// Rounds.
     pub runs: usize,
@@ -466,7 +467,7 @@ impl Rounds<'_> {
     /// use peregrine_bench::peers::Rounds;
     /// use peregrine_bench::report::Record;
     ///
-    /// let rounds = Rounds { name: "bench demo", runs: 3, cases: &[], iters: 10, warmup: 0, peers: vec![] };
+    /// let rounds = Rounds { name: "demo", runs: 3, cases: &[], iters: 10, warmup: 0, peers: vec![] };
     /// let mut calls = 0;
     /// let records = rounds.run(|| {
     ///     calls += 1;
@@ -484,7 +485,8 @@ impl Rounds<'_> {
         mut peregrine: impl FnMut() -> crate::Result<Vec<Record>>,
     ) -> crate::Result<Vec<Record>> {
         let dict = crate::fix44_dictionary();
-        let mut bar = Progress::new(self.name, self.runs * (1 + self.peers.len()));
+        let label = format!("bench {}", self.name);
+        let mut bar = Progress::new(&label, self.runs * (1 + self.peers.len()));
         let mut all = Vec::new();
         for run in 1..=self.runs {
             bar.show(&format!("run {run}: peregrine"));
@@ -498,5 +500,52 @@ impl Rounds<'_> {
         }
         bar.finish();
         Ok(all)
+    }
+
+    /// Aggregates the records of [`run`](Self::run), writes them to `out` as JSON (with
+    /// the settings every micro-benchmark reports, each engine's settings as its
+    /// `settings_case` says them, and `extra`), prints the table, and returns the
+    /// aggregates.
+    ///
+    /// ```
+    /// use peregrine_bench::peers::Rounds;
+    ///
+    /// let rounds = Rounds { name: "demo", runs: 1, cases: &[], iters: 10, warmup: 0, peers: vec![] };
+    /// let out = std::env::temp_dir().join(format!("peregrine-rounds-{}.json", std::process::id()));
+    /// let aggs = rounds.report(&[], &out, "case", serde_json::json!({"note": "empty"}))?;
+    /// assert!(aggs.is_empty());
+    /// let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    /// assert_eq!((json["bench"].as_str(), json["config"]["note"].as_str()), (Some("demo"), Some("empty")));
+    /// # std::fs::remove_file(&out).unwrap();
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Output`] when the JSON cannot be written.
+    pub fn report(
+        &self,
+        all: &[Record],
+        out: &Path,
+        settings_case: &str,
+        extra: serde_json::Value,
+    ) -> crate::Result<Vec<Aggregate>> {
+        let aggs = report::aggregate(all);
+        let mut config = serde_json::json!({
+            "runs": self.runs,
+            "iters": self.iters,
+            "warmup": self.warmup,
+            "engines": std::iter::once("peregrine").chain(self.peers.iter().map(|p| p.engine.as_str())).collect::<Vec<_>>(),
+            "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
+            "settings": aggs.iter().filter(|a| a.case == settings_case).map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
+            "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
+        });
+        if let (Some(config), serde_json::Value::Object(extra)) = (config.as_object_mut(), extra) {
+            config.extend(extra);
+        }
+        report::write_json(out, self.name, config, &aggs, all)
+            .map_err(|e| Error::output(out, e))?;
+        println!("{}", report::markdown_table(&aggs));
+        Ok(aggs)
     }
 }

@@ -611,7 +611,7 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> crate::Result<Vec<Record>> {
 /// returns; [`Error::Output`] when the JSON cannot be written.
 pub fn run(cfg: &TypedBenchConfig) -> crate::Result<Vec<Aggregate>> {
     let rounds = Rounds {
-        name: "bench typed",
+        name: "typed",
         runs: cfg.runs,
         cases: &CASES,
         iters: cfg.iters,
@@ -619,20 +619,8 @@ pub fn run(cfg: &TypedBenchConfig) -> crate::Result<Vec<Aggregate>> {
         peers: micro_peers(&cfg.peers, "typed_bench", "TypedBench")?,
     };
     let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
-    let aggs = report::aggregate(&all);
-    let config = serde_json::json!({
-        "runs": cfg.runs,
-        "iters": cfg.iters,
-        "warmup": cfg.warmup,
-        "engines": std::iter::once("peregrine".to_string()).chain(cfg.peers.iter().cloned()).collect::<Vec<_>>(),
-        "messages": "peers/typed-messages.md",
-        "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
-        "settings": aggs.iter().filter(|a| a.case == "read_mdr").map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
-        "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
-    });
-    report::write_json(&cfg.out, "typed", config, &aggs, &all)
-        .map_err(|e| Error::output(&cfg.out, e))?;
-    println!("{}", report::markdown_table(&aggs));
+    let extra = serde_json::json!({"messages": "peers/typed-messages.md"});
+    let aggs = rounds.report(&all, &cfg.out, "read_mdr", extra)?;
     println!("{}", targets(&aggs));
     println!("results: {}", cfg.out.display());
     Ok(aggs)
