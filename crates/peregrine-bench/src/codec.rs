@@ -7,7 +7,6 @@
 //! sight of a shape), reported beside `er_parse`: the bound is that validation
 //! costs at most as much again as parsing.
 
-use crate::alloc;
 use crate::measure::{measure, timer_overhead_ns};
 use crate::peers::{micro_peers, Rounds};
 use crate::report::{self, Aggregate, Record};
@@ -279,17 +278,8 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
     let settings =
         "Decoder with BodyLength+CheckSum+syntax validation, reused; EncodeBuffer reused";
     let mut records = Vec::new();
-    let counting = alloc::is_counting();
     let mut push = |case: &str, f: &mut dyn FnMut() -> usize| {
-        let m = measure(warmup, iters, overhead, &mut *f);
-        records.push(Record {
-            engine: "peregrine".into(),
-            case: case.into(),
-            unit: "ns".into(),
-            stats: m.stats,
-            allocs_per_op: counting.then_some(m.allocs_per_op),
-            settings: settings.into(),
-        });
+        records.push(measure(warmup, iters, overhead, &mut *f).record(case, settings));
     };
     push("er_parse_read4", &mut || {
         let v = decoder.decode(black_box(&er)).expect("validated above");

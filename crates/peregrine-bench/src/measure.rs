@@ -3,7 +3,7 @@
 //! percentiles from a second loop that times every operation on its own with
 //! the monotonic clock, minus the calibrated median cost of an empty timer pair.
 
-use crate::report::Stats;
+use crate::report::{Record, Stats};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -39,6 +39,28 @@ pub struct Measured {
     /// Allocations per operation during the timed batch (0 when the binary
     /// does not install the counting allocator).
     pub allocs_per_op: f64,
+}
+
+impl Measured {
+    /// Peregrine's record of `case`, set up as `settings` (nanoseconds; allocations per
+    /// operation only when the binary counts them).
+    ///
+    /// ```
+    /// use peregrine_bench::measure::measure;
+    /// let r = measure(10, 100, 0.0, || 2 + 2).record("add", "plain integers");
+    /// assert_eq!((r.engine.as_str(), r.case.as_str(), r.unit.as_str()), ("peregrine", "add", "ns"));
+    /// assert_eq!(r.allocs_per_op, None); // no counting allocator in a doctest
+    /// ```
+    pub fn record(self, case: &str, settings: &str) -> Record {
+        Record {
+            engine: "peregrine".into(),
+            case: case.into(),
+            unit: "ns".into(),
+            stats: self.stats,
+            allocs_per_op: crate::alloc::is_counting().then_some(self.allocs_per_op),
+            settings: settings.into(),
+        }
+    }
 }
 
 /// Measures `op` (which returns something to keep alive): `warmup` untimed calls,

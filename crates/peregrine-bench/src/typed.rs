@@ -16,7 +16,6 @@
 //! Before timing, Peregrine's side checks that every written message is exactly the canonical
 //! bytes and that every read yields the canonical values.
 
-use crate::alloc;
 use crate::measure::{measure, timer_overhead_ns};
 use crate::peers::{micro_peers, Rounds};
 use crate::report::{self, Aggregate, Record};
@@ -556,17 +555,8 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> crate::Result<Vec<Record>> {
                     (BodyLength+CheckSum computed); read: Decoder with BodyLength+CheckSum+syntax \
                     validation, reused, typed getters (FLOAT/QTY as exact Decimal)";
     let mut records = Vec::new();
-    let counting = alloc::is_counting();
     let mut push = |case: &str, f: &mut dyn FnMut() -> u64| {
-        let m = measure(warmup, iters, overhead, &mut *f);
-        records.push(Record {
-            engine: "peregrine".into(),
-            case: case.into(),
-            unit: "ns".into(),
-            stats: m.stats,
-            allocs_per_op: counting.then_some(m.allocs_per_op),
-            settings: settings.into(),
-        });
+        records.push(measure(warmup, iters, overhead, &mut *f).record(case, settings));
     };
     push("write_mdr", &mut || {
         write_mdr(&mut out, black_box(&values)).len() as u64
