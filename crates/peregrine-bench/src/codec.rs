@@ -7,11 +7,10 @@
 //! sight of a shape), reported beside `er_parse`: the issue's bound is that validation
 //! costs at most as much again as parsing.
 
-use crate::alloc;
 use crate::measure::{measure, timer_overhead_ns};
-use crate::peers::PeerCommand;
-use crate::progress::Progress;
+use crate::peers::{micro_peers, Rounds};
 use crate::report::{self, Aggregate, Record};
+use crate::{Error, Options, Result};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use peregrine_dict::{ShapeCache, ValidationSettings, Validator};
@@ -19,6 +18,11 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 /// The case names every engine runs (the peers are asked for these), in report order.
+///
+/// ```
+/// use peregrine_bench::codec::{CASES, PEREGRINE_ONLY_CASES};
+/// assert!(CASES.contains(&"er_parse") && !CASES.contains(&PEREGRINE_ONLY_CASES[0]));
+/// ```
 pub const CASES: [&str; 4] = [
     "er_parse_read4",
     "nos_parse_read4",
@@ -32,24 +36,53 @@ pub const CASES: [&str; 4] = [
 /// (`Validator::validate_with` and the session's `ShapeCache`: a known shape has only its
 /// values checked), `er_validate_full` every message walked in full (`Validator::validate`,
 /// the cost on first sight of a shape).
+///
+/// ```
+/// let records = peregrine_bench::codec::run_peregrine(50, 10)?;
+/// for case in peregrine_bench::codec::PEREGRINE_ONLY_CASES {
+///     assert!(records.iter().any(|r| r.case == case));
+/// }
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 pub const PEREGRINE_ONLY_CASES: [&str; 2] = ["er_validate", "er_validate_full"];
 
 /// The FIX44 dictionary Peregrine validates against: the dictionary crate's copy
 /// ([`crate::fix44_dictionary`]), the one the peers are given.
-fn fix44_dictionary() -> Result<peregrine_dict::Dictionary, String> {
+fn fix44_dictionary() -> Result<peregrine_dict::Dictionary> {
     let path = crate::fix44_dictionary();
     if !path.is_file() {
-        return Err(format!("FIX44.xml not found at {}", path.display()));
+        return Err(Error::Dictionary { path, source: None });
     }
-    peregrine_dict::Dictionary::from_file(&path).map_err(|e| e.to_string())
+    peregrine_dict::Dictionary::from_file(&path).map_err(|e| Error::Dictionary {
+        path,
+        source: Some(Box::new(e)),
+    })
 }
 
 /// The ExecutionReport body (from 35= on) of BENCHMARKS.md §1, `|` for SOH.
+///
+/// ```
+/// use peregrine_bench::codec::{fix44, ER_BODY};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let er = fix44(ER_BODY);
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// assert_eq!(decoder.decode(&er).unwrap().get(37), Some(&b"ORD123456"[..]));
+/// ```
 pub const ER_BODY: &str = "35=8|49=SENDER|56=TARGET|34=12345|52=20240115-10:30:00.123|37=ORD123456|17=EXEC789012|150=0|39=0|54=1|151=1000|14=0|6=0|55=AAPL|38=1000|44=150.50|";
 /// The NewOrderSingle body of BENCHMARKS.md §1.
+///
+/// ```
+/// use peregrine_bench::codec::{fix44, NOS_BODY};
+/// assert!(fix44(NOS_BODY).starts_with(b"8=FIX.4.4\x019="));
+/// ```
 pub const NOS_BODY: &str = "35=D|49=SENDER|56=TARGET|34=100|52=20240115-10:30:00.000|11=CLORD001|55=AAPL|54=1|60=20240115-10:30:00.000|38=1000|40=2|44=150.00|59=0|";
 
 /// A complete FIX.4.4 message around `body`, with BodyLength and CheckSum.
+///
+/// ```
+/// let m = peregrine_bench::codec::fix44("35=0|");
+/// assert_eq!(m, b"8=FIX.4.4\x019=5\x0135=0\x0110=163\x01");
+/// ```
 pub fn fix44(body: &str) -> Vec<u8> {
     let body = body.replace('|', "\x01");
     let mut m = format!("8=FIX.4.4\x019={}\x01{}", body.len(), body).into_bytes();
@@ -59,6 +92,12 @@ pub fn fix44(body: &str) -> Vec<u8> {
 }
 
 /// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::codec::CodecBenchConfig;
+/// let cfg = CodecBenchConfig { runs: 3, peers: vec!["quickfix-cpp".into()], ..CodecBenchConfig::default() };
+/// assert_eq!((cfg.runs, cfg.iters), (3, 1_000_000));
+/// ```
 #[derive(Clone, Debug)]
 pub struct CodecBenchConfig {
     /// Interleaved runs.
@@ -71,6 +110,32 @@ pub struct CodecBenchConfig {
     pub peers: Vec<String>,
     /// Where the JSON goes.
     pub out: PathBuf,
+}
+
+impl CodecBenchConfig {
+    /// Applies command-line options: `--smoke` (1 run of 2,000 operations, for CI), then
+    /// the others ([`Options::apply_to`]).
+    ///
+    /// ```
+    /// let mut cfg = peregrine_bench::codec::CodecBenchConfig::default();
+    /// cfg.apply(&peregrine_bench::Options { iters: Some(10), out: Some("x.json"), ..Default::default() });
+    /// assert_eq!((cfg.runs, cfg.iters), (5, 10));
+    /// assert_eq!(cfg.out, std::path::Path::new("x.json"));
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>) {
+        if options.smoke {
+            self.runs = 1;
+            self.iters = 2_000;
+            self.warmup = 2_000;
+        }
+        options.apply_to(
+            &mut self.runs,
+            &mut self.iters,
+            &mut self.warmup,
+            &mut self.peers,
+            &mut self.out,
+        );
+    }
 }
 
 impl Default for CodecBenchConfig {
@@ -89,6 +154,14 @@ impl Default for CodecBenchConfig {
 /// Read through `black_box` on every iteration, so that the compiler cannot
 /// fold them into the encoder as constants (the peers, too, write values
 /// they hold in objects).
+///
+/// ```
+/// use peregrine_bench::codec::{encode_nos, NosValues};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(256);
+/// let values = NosValues { cl_ord_id: b"CLORD002", qty: 500, ..NosValues::default() };
+/// let bytes = encode_nos(&mut buf, &values);
+/// assert!(bytes.windows(13).any(|w| w == b"\x0111=CLORD002\x01"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct NosValues {
     /// SenderCompID(49).
@@ -135,6 +208,12 @@ impl Default for NosValues {
 
 /// Encodes the NewOrderSingle the way an application would: typed values,
 /// timestamps formatted from a time value.
+///
+/// ```
+/// use peregrine_bench::codec::{encode_nos, fix44, NosValues, NOS_BODY};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(256);
+/// assert_eq!(encode_nos(&mut buf, &NosValues::default()), fix44(NOS_BODY).as_slice());
+/// ```
 pub fn encode_nos<'b>(buf: &'b mut EncodeBuffer, v: &NosValues) -> &'b [u8] {
     let mut m = buf.start(b"FIX.4.4", b"D");
     m.str(49, v.sender).str(56, v.target).uint(34, v.seq);
@@ -148,8 +227,21 @@ pub fn encode_nos<'b>(buf: &'b mut EncodeBuffer, v: &NosValues) -> &'b [u8] {
     m.finish()
 }
 
-/// Runs Peregrine's side of every case once.
-pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
+/// Runs Peregrine's side of every case once, after checking that each case does what it
+/// says.
+///
+/// ```
+/// let records = peregrine_bench::codec::run_peregrine(100, 10)?;
+/// assert!(records.iter().any(|r| r.case == "er_parse_read4" && r.engine == "peregrine"));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Dictionary`] when FIX44 does not load; [`Error::Check`] when a reference
+/// message does not decode, reads back other values, encodes other bytes, or does not
+/// validate.
+pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
     let er = fix44(ER_BODY);
     let nos = fix44(NOS_BODY);
     let overhead = timer_overhead_ns();
@@ -162,35 +254,32 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
     {
         let v = decoder
             .decode(&er)
-            .map_err(|e| format!("ExecutionReport does not decode: {e}"))?;
+            .map_err(|e| Error::check("ExecutionReport does not decode", e))?;
         if v.get(37) != Some(b"ORD123456")
             || v.get(17) != Some(b"EXEC789012")
             || v.msg_type() != b"8"
         {
-            return Err("ExecutionReport fields read back wrong".into());
+            return Err(Error::failed_check(
+                "ExecutionReport fields read back wrong",
+            ));
         }
         if encode_nos(&mut out, &values) != nos.as_slice() {
-            return Err("encoded NewOrderSingle differs from the reference bytes".into());
+            return Err(Error::failed_check(
+                "encoded NewOrderSingle differs from the reference bytes",
+            ));
         }
-        let v = decoder.decode(&er).map_err(|e| e.to_string())?;
+        let v = decoder
+            .decode(&er)
+            .map_err(|e| Error::check("ExecutionReport does not decode", e))?;
         validator
             .validate(&v)
-            .map_err(|e| format!("ExecutionReport does not validate against FIX44: {e}"))?;
+            .map_err(|e| Error::check("ExecutionReport does not validate against FIX44", e))?;
     }
     let settings =
         "Decoder with BodyLength+CheckSum+syntax validation, reused; EncodeBuffer reused";
     let mut records = Vec::new();
-    let counting = alloc::is_counting();
     let mut push = |case: &str, f: &mut dyn FnMut() -> usize| {
-        let m = measure(warmup, iters, overhead, &mut *f);
-        records.push(Record {
-            engine: "peregrine".into(),
-            case: case.into(),
-            unit: "ns".into(),
-            stats: m.stats,
-            allocs_per_op: counting.then_some(m.allocs_per_op),
-            settings: settings.into(),
-        });
+        records.push(measure(warmup, iters, overhead, &mut *f).record(case, settings));
     };
     push("er_parse_read4", &mut || {
         let v = decoder.decode(black_box(&er)).expect("validated above");
@@ -229,64 +318,29 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
 
 /// Runs the whole experiment: `runs` rounds, each running Peregrine then each
 /// peer, and returns the aggregates (also printed and written as JSON).
-pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
-    let root = crate::repo_root();
-    let dict = crate::fix44_dictionary();
-    let mut peers: Vec<PeerCommand> = Vec::new();
-    for p in &cfg.peers {
-        let cmd = match p.as_str() {
-            "quickfix-cpp" => PeerCommand::quickfix_cpp(&root, "codec_bench"),
-            "quickfixj" => PeerCommand::quickfixj(&root, "CodecBench"),
-            other => {
-                return Err(format!(
-                    "unknown peer engine {other:?} (known: quickfix-cpp, quickfixj)"
-                ))
-            }
-        };
-        if !cmd.is_available() {
-            return Err(format!(
-                "peer {} is not built ({} missing): run `make deps`",
-                cmd.engine,
-                cmd.program.display()
-            ));
-        }
-        peers.push(cmd);
-    }
-    if !peers.is_empty() && !dict.is_file() {
-        return Err(format!(
-            "FIX44 dictionary for the peers not found at {}",
-            dict.display()
-        ));
-    }
-    let mut bar = Progress::new("bench codec", cfg.runs * (1 + peers.len()));
-    let mut all = Vec::new();
-    for run in 1..=cfg.runs {
-        bar.show(&format!("run {run}: peregrine"));
-        all.extend(run_peregrine(cfg.iters, cfg.warmup)?);
-        bar.step(&format!("run {run}: peregrine done"));
-        for p in &peers {
-            bar.show(&format!("run {run}: {}", p.engine));
-            all.extend(
-                p.run(&CASES, cfg.iters, cfg.warmup, &dict)
-                    .map_err(|e| e.to_string())?,
-            );
-            bar.step(&format!("run {run}: {} done", p.engine));
-        }
-    }
-    bar.finish();
-    let aggs = report::aggregate(&all);
-    let config = serde_json::json!({
-        "runs": cfg.runs,
-        "iters": cfg.iters,
-        "warmup": cfg.warmup,
-        "engines": std::iter::once("peregrine".to_string()).chain(cfg.peers.iter().cloned()).collect::<Vec<_>>(),
-        "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
-        "settings": aggs.iter().filter(|a| a.case == "er_parse_read4").map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
-        "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
-    });
-    report::write_json(&cfg.out, "codec", config, &aggs, &all)
-        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    println!("{}", report::markdown_table(&aggs));
+///
+/// ```no_run
+/// use peregrine_bench::codec::{run, CodecBenchConfig};
+/// let aggs = run(&CodecBenchConfig { runs: 1, peers: vec![], ..CodecBenchConfig::default() })?;
+/// println!("{}", peregrine_bench::report::markdown_table(&aggs));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for a peer that is unknown, not built or fails; what
+/// [`run_peregrine`] returns; [`Error::Output`] when the JSON cannot be written.
+pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>> {
+    let rounds = Rounds {
+        name: "codec",
+        runs: cfg.runs,
+        cases: &CASES,
+        iters: cfg.iters,
+        warmup: cfg.warmup,
+        peers: micro_peers(&cfg.peers, "codec_bench", "CodecBench")?,
+    };
+    let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
+    let aggs = rounds.report(&all, &cfg.out, "er_parse_read4", serde_json::json!({}))?;
     let mut lines = targets(&aggs);
     lines.push_str(&validation_target(&all));
     println!("{lines}");
@@ -299,6 +353,26 @@ pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>, String> {
 /// (on a shared machine a run's mean only ever gains from preemption; the cases run back
 /// to back); then, for information, the same for `er_validate_full` (a shape seen for the
 /// first time).
+///
+/// ```
+/// # use peregrine_bench::report::{Record, Stats};
+/// # fn rec(engine: &str, case: &str, mean: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: case.into(),
+/// #         unit: "ns".into(),
+/// #         stats: Stats { mean, p50: mean, ..Stats::default() },
+/// #         allocs_per_op: Some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::codec::validation_target;
+///
+/// let records = [rec("peregrine", "er_parse", 40.0), rec("peregrine", "er_validate", 70.0)];
+/// let line = validation_target(&records);
+/// assert!(line.contains("30.0 ns on top of a 40.0 ns parse (ratio 0.75") && line.contains("met"));
+/// assert_eq!(validation_target(&[]), "");
+/// ```
 pub fn validation_target(records: &[Record]) -> String {
     let fastest = |case: &str| {
         records
@@ -327,6 +401,25 @@ pub fn validation_target(records: &[Record]) -> String {
 }
 
 /// The targets of the issue as lines of "met / missed", from the aggregates.
+///
+/// ```
+/// # use peregrine_bench::report::{Record, Stats};
+/// # fn rec(engine: &str, case: &str, mean: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: case.into(),
+/// #         unit: "ns".into(),
+/// #         stats: Stats { mean, p50: mean, ..Stats::default() },
+/// #         allocs_per_op: Some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::{codec::targets, report::aggregate};
+///
+/// let aggs = aggregate(&[rec("peregrine", "er_parse_read4", 40.0), rec("quickfixj", "er_parse_read4", 800.0)]);
+/// let text = targets(&aggs);
+/// assert!(text.contains("er_parse_read4: 20.0× faster than quickfixj (target ≥ 12×) met"));
+/// ```
 pub fn targets(aggs: &[Aggregate]) -> String {
     let mut s = String::from("Targets (ratios of medians in this run):\n");
     for case in ["er_parse_read4", "nos_parse_read4", "nos_encode"] {

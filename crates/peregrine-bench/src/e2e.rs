@@ -16,9 +16,10 @@
 //! the demo itself (`make run`) lives in the topology crate, and the tables, the JSON and
 //! the plot in `peregrine-report`, shared by both.
 
-use crate::peers::PeerCommand;
+use crate::peers::{PeerCommand, PeerError};
 use crate::progress::Progress;
 use crate::report::{self, Aggregate, Record};
+use crate::{Error, Options, Result};
 use hdrhistogram::Histogram;
 use peregrine_engine::Idle;
 use peregrine_report::plot::{self, Scale};
@@ -32,12 +33,30 @@ pub use peregrine_report::round_trip::{record_from_histogram, CASE};
 pub use peregrine_report::{load_average, machine};
 
 /// The engines in report (and run) order.
+///
+/// ```
+/// use peregrine_bench::e2e::{ENGINES, PEERS};
+/// assert!(PEERS.iter().all(|(engine, _)| ENGINES.contains(engine)));
+/// ```
 pub const ENGINES: [&str; 4] = ["peregrine", "quickfixj", "artio", "floor"];
 
 /// The peers this experiment knows: engine name and harness directory under `peers/`.
+///
+/// ```
+/// use peregrine_bench::{e2e::PEERS, peers::PeerCommand};
+/// let root = peregrine_bench::repo_root();
+/// let harnesses: Vec<PeerCommand> = PEERS.iter().map(|(e, dir)| PeerCommand::e2e(&root, e, dir)).collect();
+/// assert_eq!(harnesses[1].engine, "artio");
+/// ```
 pub const PEERS: [(&str, &str); 2] = [("quickfixj", "e2e-quickfixj"), ("artio", "e2e-artio")];
 
 /// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::e2e::E2eBenchConfig;
+/// let cfg = E2eBenchConfig { floor: false, peers: vec!["artio".into()], ..E2eBenchConfig::default() };
+/// assert_eq!((cfg.runs, cfg.count, cfg.warmup, cfg.strict), (5, 100_000, 10_000, false));
+/// ```
 #[derive(Clone, Debug)]
 pub struct E2eBenchConfig {
     /// Interleaved runs.
@@ -76,35 +95,29 @@ impl Default for E2eBenchConfig {
 
 impl E2eBenchConfig {
     /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, for
-    /// `make test`), then `--runs`, `--count`, `--warmup`, `--peers a,b|none`, `--out`.
-    pub fn apply(
-        &mut self,
-        smoke: bool,
-        runs: Option<u64>,
-        count: Option<u64>,
-        warmup: Option<u64>,
-        peers: Option<&str>,
-        out: Option<&str>,
-    ) {
-        if smoke {
+    /// `make test`, a failing peer stopping everything), then the others
+    /// ([`Options::apply_to`], `--count` as `iters`).
+    ///
+    /// ```
+    /// let mut cfg = peregrine_bench::e2e::E2eBenchConfig::default();
+    /// cfg.apply(&peregrine_bench::Options { smoke: true, peers: Some("artio"), ..Default::default() });
+    /// assert_eq!((cfg.runs, cfg.count, cfg.warmup, cfg.strict), (1, 2_000, 500, true));
+    /// assert_eq!(cfg.peers, ["artio"]);
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>) {
+        if options.smoke {
             self.runs = 1;
             self.count = 2_000;
             self.warmup = 500;
             self.strict = true;
         }
-        self.runs = runs.map_or(self.runs, |n| n as usize).max(1);
-        self.count = count.unwrap_or(self.count).max(1);
-        self.warmup = warmup.unwrap_or(self.warmup);
-        if let Some(p) = peers {
-            self.peers = if p == "none" {
-                vec![]
-            } else {
-                p.split(',').map(str::to_string).collect()
-            };
-        }
-        if let Some(o) = out {
-            self.out = o.into();
-        }
+        options.apply_to(
+            &mut self.runs,
+            &mut self.count,
+            &mut self.warmup,
+            &mut self.peers,
+            &mut self.out,
+        );
     }
 
     /// The spin count of the idle strategy, passed to the peers (`--spins`).
@@ -117,19 +130,30 @@ impl E2eBenchConfig {
 }
 
 /// Runs the transport floor once: its record, round trips and steps (ns).
+///
+/// ```no_run
+/// use peregrine_engine::Idle;
+/// let (record, rtt, _steps) = peregrine_bench::e2e::run_floor(500, 2_000, Idle::spin_then_yield(100), &mut |_, _| {})?;
+/// assert_eq!((record.engine.as_str(), rtt.len()), ("floor", 2_000));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Topology`] (engine `floor`): what [`floor::run`] returns.
 pub fn run_floor(
     warmup: u64,
     count: u64,
     idle: Idle,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<(Record, Histogram<u64>, StepHistograms), String> {
+) -> Result<(Record, Histogram<u64>, StepHistograms)> {
     let cfg = FloorConfig {
         warmup,
         count,
         idle,
         ..FloorConfig::default()
     };
-    let r = floor::run(&cfg, progress).map_err(|e| format!("floor: {e}"))?;
+    let r = floor::run(&cfg, progress).map_err(Error::topology("floor"))?;
     let record = record_from_histogram(
         "floor",
         &r.rtt,
@@ -147,6 +171,12 @@ pub fn run_floor(
 }
 
 /// One target: what it says, the figure, and whether it is met.
+///
+/// ```
+/// use peregrine_bench::e2e::{targets_text, Target};
+/// let t = Target { goal: "p50 ≤ 10 µs".into(), measured: "8.2 µs".into(), met: true };
+/// assert_eq!(targets_text(&[t]).lines().nth(1), Some("  p50 ≤ 10 µs: 8.2 µs — met"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Target {
     /// The target, as the issue words it.
@@ -159,6 +189,28 @@ pub struct Target {
 
 /// The targets of issue 5 from the aggregates of one invocation; a target whose engine
 /// did not run is left out.
+///
+/// ```
+/// # use peregrine_bench::e2e::CASE;
+/// # use peregrine_bench::report::{aggregate, Record, Stats};
+/// # fn rec(engine: &str, p50: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: CASE.into(),
+/// #         unit: "us".into(),
+/// #         stats: Stats { p50, p999: 3.0 * p50, max: 10.0 * p50, ..Stats::default() },
+/// #         allocs_per_op: (engine == "peregrine").then_some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::e2e::targets;
+///
+/// let aggs = aggregate(&[rec("peregrine", 30.0), rec("floor", 25.0)]);
+/// let t = targets(&aggs);
+/// // Only the floor ran beside Peregrine: its target, and the allocations'.
+/// assert_eq!(t.len(), 2);
+/// assert!(t[0].goal.contains("transport floor") && t[0].met); // 30 ≤ 1.25 × 25
+/// ```
 pub fn targets(aggs: &[Aggregate]) -> Vec<Target> {
     let mut t = Vec::new();
     let Some(o) = report::find(aggs, "peregrine", CASE) else {
@@ -240,6 +292,26 @@ pub fn targets(aggs: &[Aggregate]) -> Vec<Target> {
 }
 
 /// The targets as text lines.
+///
+/// ```
+/// # use peregrine_bench::e2e::CASE;
+/// # use peregrine_bench::report::{aggregate, Record, Stats};
+/// # fn rec(engine: &str, p50: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: CASE.into(),
+/// #         unit: "us".into(),
+/// #         stats: Stats { p50, p999: 3.0 * p50, max: 10.0 * p50, ..Stats::default() },
+/// #         allocs_per_op: (engine == "peregrine").then_some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::e2e::{targets, targets_text};
+///
+/// let text = targets_text(&targets(&aggregate(&[rec("peregrine", 30.0), rec("floor", 20.0)])));
+/// assert!(text.starts_with("Targets (from the medians of this invocation):"));
+/// assert!(text.contains("MISSED")); // 30 > 1.25 × 20
+/// ```
 pub fn targets_text(targets: &[Target]) -> String {
     let mut s = String::from("Targets (from the medians of this invocation):\n");
     for t in targets {
@@ -253,24 +325,20 @@ pub fn targets_text(targets: &[Target]) -> String {
     s
 }
 
-fn peer_commands(cfg: &E2eBenchConfig) -> Result<Vec<PeerCommand>, String> {
+fn peer_commands(cfg: &E2eBenchConfig) -> Result<Vec<PeerCommand>> {
     let root = crate::repo_root();
     let mut peers = Vec::new();
     for p in &cfg.peers {
         let Some((engine, dir)) = PEERS.iter().find(|(e, _)| e == p) else {
-            return Err(format!(
-                "unknown peer engine {p:?} (known: quickfixj, artio)"
-            ));
+            return Err(PeerError::Unknown {
+                engine: p.clone(),
+                known: "quickfixj, artio",
+            }
+            .into());
         };
         let mut cmd = PeerCommand::e2e(&root, engine, dir);
         cmd.args = vec!["--spins".into(), cfg.spins().to_string()];
-        if !cmd.is_available() {
-            return Err(format!(
-                "peer {engine} is not built ({} has no jar): run `make deps`",
-                root.join("peers").join(dir).join("target").display()
-            ));
-        }
-        peers.push(cmd);
+        peers.push(cmd.if_built()?);
     }
     Ok(peers)
 }
@@ -282,7 +350,22 @@ fn merge(into: &mut Histogram<u64>, h: &Histogram<u64>) {
 
 /// Runs the whole experiment and returns the aggregates (also printed, written as JSON
 /// and plotted).
-pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
+///
+/// ```no_run
+/// use peregrine_bench::e2e::{run, E2eBenchConfig};
+/// let mut cfg = E2eBenchConfig::default();
+/// cfg.apply(&peregrine_bench::Options { smoke: true, peers: Some("none"), ..Default::default() });
+/// let aggs = run(&cfg)?;
+/// println!("{}", peregrine_bench::e2e::targets_text(&peregrine_bench::e2e::targets(&aggs)));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for a peer that is unknown or not built (or, with
+/// [`E2eBenchConfig::strict`], that fails); [`Error::Topology`] when Peregrine's run or
+/// the floor fails; [`Error::Output`] when the JSON or the plot cannot be written.
+pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
     let peers = peer_commands(cfg)?;
     let dict = crate::fix44_dictionary();
     let machine = machine();
@@ -299,7 +382,8 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         bar.show(&format!("run {run}: peregrine"));
         let p = measured_run(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
             bar.show_count("peregrine", d, t)
-        })?;
+        })
+        .map_err(Error::topology("peregrine"))?;
         merge(&mut ours_rtt, &p.rtt);
         ours_steps.add(&p.steps);
         all.push(p.record);
@@ -308,7 +392,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
             bar.show(&format!("run {run}: {}", peer.engine));
             match peer.run(&[CASE], cfg.count, cfg.warmup, &dict) {
                 Ok(records) => all.extend(records),
-                Err(e) if cfg.strict => return Err(e.to_string()),
+                Err(e) if cfg.strict => return Err(e.into()),
                 Err(e) => {
                     eprintln!("\nbench e2e: run {run}: {e}\n(going on without this run)");
                     failures.push(format!("run {run}: {e}"));
@@ -347,7 +431,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         "failed_peer_runs": failures,
     });
     report::write_json(&cfg.out, "e2e", config, &aggs, &all)
-        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+        .map_err(|e| Error::output(&cfg.out, e))?;
     let svg = plot::svg_beside(&cfg.out);
     let mut series = vec![plot::series_from_histogram(
         "Peregrine (all runs)",
@@ -376,7 +460,8 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>, String> {
         "Trading topology round trip (BENCHMARKS.md §3), latency log scale",
         &series,
         Scale::Log,
-    )?;
+    )
+    .map_err(|e| Error::output(&svg, e))?;
     println!("{}", markdown_table(&aggs));
     println!(
         "Peregrine's steps (µs, all runs){}:\n{}",
@@ -476,18 +561,31 @@ mod tests {
     #[test]
     fn options() {
         let mut c = E2eBenchConfig::default();
-        c.apply(true, None, None, None, Some("none"), Some("x.json"));
+        c.apply(&Options {
+            smoke: true,
+            peers: Some("none"),
+            out: Some("x.json"),
+            ..Options::default()
+        });
         assert_eq!((c.runs, c.count, c.warmup, c.strict), (1, 2_000, 500, true));
         assert!(c.peers.is_empty());
         assert_eq!(plot::svg_beside(&c.out), PathBuf::from("x.svg"));
         let mut c = E2eBenchConfig::default();
-        c.apply(false, Some(3), Some(10), Some(0), Some("artio"), None);
+        c.apply(&Options {
+            runs: Some(3),
+            iters: Some(10),
+            warmup: Some(0),
+            peers: Some("artio"),
+            ..Options::default()
+        });
         assert_eq!((c.runs, c.count, c.warmup), (3, 10, 0));
         assert_eq!(c.peers, vec!["artio".to_string()]);
-        assert!(peer_commands(&E2eBenchConfig {
-            peers: vec!["nope".into()],
-            ..E2eBenchConfig::default()
-        })
-        .is_err());
+        assert!(matches!(
+            peer_commands(&E2eBenchConfig {
+                peers: vec!["nope".into()],
+                ..E2eBenchConfig::default()
+            }),
+            Err(Error::Peer(PeerError::Unknown { .. }))
+        ));
     }
 }

@@ -16,11 +16,10 @@
 //! Before timing, Peregrine's side checks that every written message is exactly the canonical
 //! bytes and that every read yields the canonical values.
 
-use crate::alloc;
 use crate::measure::{measure, timer_overhead_ns};
-use crate::peers::PeerCommand;
-use crate::progress::Progress;
+use crate::peers::{micro_peers, Rounds};
 use crate::report::{self, Aggregate, Record};
+use crate::{Error, Options};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use peregrine_messages::fix44::enums::{
@@ -34,6 +33,12 @@ use std::hint::black_box as bb;
 use std::path::PathBuf;
 
 /// The case names, in report order.
+///
+/// ```
+/// use peregrine_bench::typed::{CANONICAL, CASES};
+/// // A write and a read case for each canonical message.
+/// assert_eq!(CASES.len(), 2 * CANONICAL.len());
+/// ```
 pub const CASES: [&str; 8] = [
     "write_mdr",
     "write_qsr_group",
@@ -46,6 +51,13 @@ pub const CASES: [&str; 8] = [
 ];
 
 /// The canonical messages of `peers/typed-messages.md` (`|` for SOH), by case suffix.
+///
+/// ```
+/// use peregrine_bench::typed::{CANONICAL, CASES};
+/// for (name, _) in CANONICAL {
+///     assert!(CASES.contains(&format!("read_{name}").as_str()));
+/// }
+/// ```
 pub const CANONICAL: [(&str, &str); 4] = [
     ("mdr", "8=FIX.4.4|9=119|35=V|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|262=MDR0001|263=1|264=1|267=2|269=0|269=1|146=2|55=AAPL|55=MSFT|10=010|"),
     ("qsr_group", "8=FIX.4.4|9=127|35=a|49=SENDER|56=TARGET|34=1|52=20240115-10:30:00.000|649=QSR0001|55=AAPL|453=2|448=PARTY1|447=D|452=1|448=PARTY2|447=D|452=3|10=163|"),
@@ -54,6 +66,15 @@ pub const CANONICAL: [(&str, &str); 4] = [
 ];
 
 /// The canonical wire bytes of one message (`mdr`, `qsr_group`, `qsr_nested`, `multileg`).
+///
+/// ```
+/// let mdr = peregrine_bench::typed::canonical("mdr");
+/// assert!(mdr.starts_with(b"8=FIX.4.4\x019=119\x0135=V\x01"));
+/// ```
+///
+/// # Panics
+///
+/// For any other name.
 pub fn canonical(name: &str) -> Vec<u8> {
     let (_, s) = CANONICAL
         .iter()
@@ -63,6 +84,12 @@ pub fn canonical(name: &str) -> Vec<u8> {
 }
 
 /// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::typed::TypedBenchConfig;
+/// let cfg = TypedBenchConfig { peers: vec![], ..TypedBenchConfig::default() };
+/// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (5, 200_000, 300_000));
+/// ```
 #[derive(Clone, Debug)]
 pub struct TypedBenchConfig {
     /// Interleaved runs.
@@ -91,38 +118,43 @@ impl Default for TypedBenchConfig {
 
 impl TypedBenchConfig {
     /// Applies command-line options: `--smoke` (1 run of 2,000 operations, for CI), then
-    /// `--runs`, `--iters`, `--warmup`, `--peers a,b|none`, `--out`.
-    pub fn apply(
-        &mut self,
-        smoke: bool,
-        runs: Option<u64>,
-        iters: Option<u64>,
-        warmup: Option<u64>,
-        peers: Option<&str>,
-        out: Option<&str>,
-    ) {
-        if smoke {
+    /// the others ([`Options::apply_to`]).
+    ///
+    /// ```
+    /// let mut cfg = peregrine_bench::typed::TypedBenchConfig::default();
+    /// cfg.apply(&peregrine_bench::Options { smoke: true, ..Default::default() });
+    /// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (1, 2_000, 2_000));
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>) {
+        if options.smoke {
             self.runs = 1;
             self.iters = 2_000;
             self.warmup = 2_000;
         }
-        self.runs = runs.map_or(self.runs, |n| n as usize).max(1);
-        self.iters = iters.unwrap_or(self.iters).max(1);
-        self.warmup = warmup.unwrap_or(self.warmup);
-        if let Some(p) = peers {
-            self.peers = if p == "none" {
-                vec![]
-            } else {
-                p.split(',').map(str::to_string).collect()
-            };
-        }
-        if let Some(o) = out {
-            self.out = o.into();
-        }
+        options.apply_to(
+            &mut self.runs,
+            &mut self.iters,
+            &mut self.warmup,
+            &mut self.peers,
+            &mut self.out,
+        );
     }
 }
 
 /// The typed values the writers start from (what an application holds).
+///
+/// ```
+/// use peregrine_bench::typed::{write_mdr, Values};
+/// use peregrine_codec::value::{TimePrecision, UtcTimestamp};
+///
+/// let later = Values {
+///     ts: UtcTimestamp::from_unix_nanos(1_705_314_601_000_000_000, TimePrecision::Millis),
+///     ..Values::default()
+/// };
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// let bytes = write_mdr(&mut buf, &later);
+/// assert!(bytes.windows(24).any(|w| w == b"52=20240115-10:30:01.000"));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Values {
     /// SendingTime and TransactTime.
@@ -154,6 +186,12 @@ fn header<'b, B: StandardHeaderBuilder<'b>>(b: &mut B, v: &Values) {
 }
 
 /// (a) the MarketDataRequest.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, write_mdr, Values};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// assert_eq!(write_mdr(&mut buf, &Values::default()), canonical("mdr").as_slice());
+/// ```
 pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
     let mut b = MarketDataRequest::builder(buf);
     header(&mut b, v);
@@ -170,6 +208,12 @@ pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
 }
 
 /// (b) and (c): the QuoteStatusRequest with Parties, nested PartySubIDs if `nested`.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, write_qsr, Values};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// assert_eq!(write_qsr(&mut buf, &Values::default(), true), canonical("qsr_nested").as_slice());
+/// ```
 pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b [u8] {
     let mut b = QuoteStatusRequest::builder(buf);
     header(&mut b, v);
@@ -197,6 +241,12 @@ pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b
 }
 
 /// (d) the NewOrderMultileg.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, write_multileg, Values};
+/// let mut buf = peregrine_codec::EncodeBuffer::with_capacity(512);
+/// assert_eq!(write_multileg(&mut buf, &Values::default()), canonical("multileg").as_slice());
+/// ```
 pub fn write_multileg<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
     let mut b = NewOrderMultileg::builder(buf);
     header(&mut b, v);
@@ -270,6 +320,14 @@ fn read_header<'a, V: StandardHeader<'a>>(v: &V) -> u64 {
 }
 
 /// Decodes and reads the MarketDataRequest; `None` if it does not decode.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, read_mdr};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// assert!(read_mdr(&mut decoder, &canonical("mdr")).is_some());
+/// assert!(read_mdr(&mut decoder, b"8=FIX.4.4\x01").is_none());
+/// ```
 pub fn read_mdr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
     let m = MarketDataRequest::from_view(decoder.decode(msg).ok()?)?;
     let mut sum =
@@ -288,6 +346,14 @@ pub fn read_mdr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
 }
 
 /// Decodes and reads the QuoteStatusRequest (with or without nested PartySubIDs).
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, read_qsr};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let nested = read_qsr(&mut decoder, &canonical("qsr_nested")).unwrap();
+/// assert!(read_qsr(&mut decoder, &canonical("qsr_group")).unwrap() < nested);
+/// ```
 pub fn read_qsr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
     let m = QuoteStatusRequest::from_view(decoder.decode(msg).ok()?)?;
     let mut sum = read_header(&m) + s(m.quote_status_req_id()) + s(m.symbol());
@@ -305,6 +371,13 @@ pub fn read_qsr(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
 }
 
 /// Decodes and reads the NewOrderMultileg.
+///
+/// ```
+/// use peregrine_bench::typed::{canonical, read_multileg};
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// assert!(read_multileg(&mut decoder, &canonical("multileg")).is_some());
+/// ```
 pub fn read_multileg(decoder: &mut Decoder, msg: &[u8]) -> Option<u64> {
     let m = NewOrderMultileg::from_view(decoder.decode(msg).ok()?)?;
     let mut sum = read_header(&m) + s(m.cl_ord_id()) + e(m.side()) + s(m.symbol());
@@ -402,7 +475,16 @@ fn expected_reads() -> [u64; 3] {
 
 /// Checks Peregrine's side before timing: written bytes are the canonical bytes, reads give
 /// the canonical values, and a wrong CheckSum is rejected.
-pub fn check() -> Result<(), String> {
+///
+/// ```
+/// peregrine_bench::typed::check()?;
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Check`] naming the first message that is written or read wrong.
+pub fn check() -> crate::Result<()> {
     let v = Values::default();
     let mut buf = EncodeBuffer::with_capacity(512);
     let written: [(&str, Vec<u8>); 4] = [
@@ -413,11 +495,11 @@ pub fn check() -> Result<(), String> {
     ];
     for (name, bytes) in &written {
         if *bytes != canonical(name) {
-            return Err(format!(
+            return Err(Error::failed_check(format!(
                 "written {name} differs from the canonical bytes:\n  {}\n  {}",
                 String::from_utf8_lossy(bytes).replace('\x01', "|"),
                 String::from_utf8_lossy(&canonical(name)).replace('\x01', "|")
-            ));
+            )));
         }
     }
     let mut decoder = Decoder::new(DecoderConfig::default());
@@ -437,20 +519,32 @@ pub fn check() -> Result<(), String> {
     ];
     for (name, got, want) in got {
         if got != Some(want) {
-            return Err(format!("reading {name} gives {got:?}, expected {want}"));
+            return Err(Error::failed_check(format!(
+                "reading {name} gives {got:?}, expected {want}"
+            )));
         }
     }
     let mut bad = canonical("mdr");
     let n = bad.len();
     bad[n - 2] = if bad[n - 2] == b'9' { b'8' } else { b'9' };
     if read_mdr(&mut decoder, &bad).is_some() {
-        return Err("a wrong CheckSum was accepted".into());
+        return Err(Error::failed_check("a wrong CheckSum was accepted"));
     }
     Ok(())
 }
 
-/// Runs Peregrine's side of every case once.
-pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
+/// Runs Peregrine's side of every case once, after [`check`].
+///
+/// ```
+/// let records = peregrine_bench::typed::run_peregrine(50, 10)?;
+/// assert_eq!(records.len(), peregrine_bench::typed::CASES.len());
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// What [`check`] returns.
+pub fn run_peregrine(iters: u64, warmup: u64) -> crate::Result<Vec<Record>> {
     check()?;
     let overhead = timer_overhead_ns();
     let mut decoder = Decoder::new(DecoderConfig::default());
@@ -461,17 +555,8 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
                     (BodyLength+CheckSum computed); read: Decoder with BodyLength+CheckSum+syntax \
                     validation, reused, typed getters (FLOAT/QTY as exact Decimal)";
     let mut records = Vec::new();
-    let counting = alloc::is_counting();
     let mut push = |case: &str, f: &mut dyn FnMut() -> u64| {
-        let m = measure(warmup, iters, overhead, &mut *f);
-        records.push(Record {
-            engine: "peregrine".into(),
-            case: case.into(),
-            unit: "ns".into(),
-            stats: m.stats,
-            allocs_per_op: counting.then_some(m.allocs_per_op),
-            settings: settings.into(),
-        });
+        records.push(measure(warmup, iters, overhead, &mut *f).record(case, settings));
     };
     push("write_mdr", &mut || {
         write_mdr(&mut out, black_box(&values)).len() as u64
@@ -502,65 +587,30 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>, String> {
 
 /// Runs the whole experiment: `runs` rounds, each running Peregrine then each peer, and
 /// returns the aggregates (also printed and written as JSON).
-pub fn run(cfg: &TypedBenchConfig) -> Result<Vec<Aggregate>, String> {
-    let root = crate::repo_root();
-    let dict = crate::fix44_dictionary();
-    let mut peers: Vec<PeerCommand> = Vec::new();
-    for p in &cfg.peers {
-        let cmd = match p.as_str() {
-            "quickfix-cpp" => PeerCommand::quickfix_cpp(&root, "typed_bench"),
-            "quickfixj" => PeerCommand::quickfixj(&root, "TypedBench"),
-            other => {
-                return Err(format!(
-                    "unknown peer engine {other:?} (known: quickfix-cpp, quickfixj)"
-                ))
-            }
-        };
-        if !cmd.is_available() {
-            return Err(format!(
-                "peer {} is not built ({} missing): run `make deps`",
-                cmd.engine,
-                cmd.program.display()
-            ));
-        }
-        peers.push(cmd);
-    }
-    if !peers.is_empty() && !dict.is_file() {
-        return Err(format!(
-            "FIX44 dictionary for the peers not found at {}",
-            dict.display()
-        ));
-    }
-    let mut bar = Progress::new("bench typed", cfg.runs * (1 + peers.len()));
-    let mut all = Vec::new();
-    for run in 1..=cfg.runs {
-        bar.show(&format!("run {run}: peregrine"));
-        all.extend(run_peregrine(cfg.iters, cfg.warmup)?);
-        bar.step(&format!("run {run}: peregrine done"));
-        for p in &peers {
-            bar.show(&format!("run {run}: {}", p.engine));
-            all.extend(
-                p.run(&CASES, cfg.iters, cfg.warmup, &dict)
-                    .map_err(|e| e.to_string())?,
-            );
-            bar.step(&format!("run {run}: {} done", p.engine));
-        }
-    }
-    bar.finish();
-    let aggs = report::aggregate(&all);
-    let config = serde_json::json!({
-        "runs": cfg.runs,
-        "iters": cfg.iters,
-        "warmup": cfg.warmup,
-        "engines": std::iter::once("peregrine".to_string()).chain(cfg.peers.iter().cloned()).collect::<Vec<_>>(),
-        "messages": "peers/typed-messages.md",
-        "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
-        "settings": aggs.iter().filter(|a| a.case == "read_mdr").map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
-        "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
-    });
-    report::write_json(&cfg.out, "typed", config, &aggs, &all)
-        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    println!("{}", report::markdown_table(&aggs));
+///
+/// ```no_run
+/// use peregrine_bench::typed::{run, TypedBenchConfig};
+/// let aggs = run(&TypedBenchConfig { runs: 1, peers: vec![], ..TypedBenchConfig::default() })?;
+/// println!("{}", peregrine_bench::typed::targets(&aggs));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for a peer that is unknown, not built or fails; what [`check`]
+/// returns; [`Error::Output`] when the JSON cannot be written.
+pub fn run(cfg: &TypedBenchConfig) -> crate::Result<Vec<Aggregate>> {
+    let rounds = Rounds {
+        name: "typed",
+        runs: cfg.runs,
+        cases: &CASES,
+        iters: cfg.iters,
+        warmup: cfg.warmup,
+        peers: micro_peers(&cfg.peers, "typed_bench", "TypedBench")?,
+    };
+    let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
+    let extra = serde_json::json!({"messages": "peers/typed-messages.md"});
+    let aggs = rounds.report(&all, &cfg.out, "read_mdr", extra)?;
     println!("{}", targets(&aggs));
     println!("results: {}", cfg.out.display());
     Ok(aggs)
@@ -568,6 +618,30 @@ pub fn run(cfg: &TypedBenchConfig) -> Result<Vec<Aggregate>, String> {
 
 /// The targets of the issue as lines of "met / missed", from the aggregates: every case at
 /// least 10× faster (mean) than the faster peer, and no allocation.
+///
+/// ```
+/// # use peregrine_bench::report::{Record, Stats};
+/// # fn rec(engine: &str, case: &str, mean: f64) -> Record {
+/// #     Record {
+/// #         engine: engine.into(),
+/// #         case: case.into(),
+/// #         unit: "ns".into(),
+/// #         stats: Stats { mean, p50: mean, ..Stats::default() },
+/// #         allocs_per_op: Some(0.0),
+/// #         settings: String::new(),
+/// #     }
+/// # }
+/// use peregrine_bench::{report::aggregate, typed::targets};
+///
+/// let aggs = aggregate(&[
+///     rec("peregrine", "read_mdr", 100.0),
+///     rec("quickfix-cpp", "read_mdr", 900.0),
+///     rec("quickfixj", "read_mdr", 2_000.0),
+/// ]);
+/// let text = targets(&aggs);
+/// assert!(text.contains("read_mdr: 100 ns, 9.0× faster than the faster peer (quickfix-cpp, 900 ns) (target ≥ 10×) MISSED"));
+/// assert!(text.contains("allocations per operation (peregrine, all cases): 0 met"));
+/// ```
 pub fn targets(aggs: &[Aggregate]) -> String {
     let mut s = String::from("Targets (ratios of medians of the means in this run):\n");
     for case in CASES {

@@ -5,7 +5,10 @@
 use peregrine_bench::alloc::CountingAllocator;
 use std::process::ExitCode;
 
+mod error;
 mod serve;
+
+use error::Error;
 
 // Benchmarks report allocations per operation; counting costs one relaxed
 // atomic add per allocation, nothing on allocation-free paths.
@@ -34,7 +37,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<(), String> {
+fn run(args: &[String]) -> Result<(), Error> {
     match args.first().map(String::as_str) {
         Some("bench") => bench(&args[1..]),
         Some("run") => topology(&args[1..]),
@@ -44,7 +47,7 @@ fn run(args: &[String]) -> Result<(), String> {
             println!("{USAGE}");
             Ok(())
         }
-        Some(other) => Err(format!("unknown command {other:?}\n{USAGE}")),
+        Some(other) => Err(Error::Usage(format!("unknown command {other:?}\n{USAGE}"))),
     }
 }
 
@@ -57,120 +60,88 @@ impl<'a> Opts<'a> {
     fn flag(&self, name: &str) -> bool {
         self.args.iter().any(|a| a == name)
     }
-    fn value(&self, name: &str) -> Result<Option<&'a str>, String> {
+    fn value(&self, name: &str) -> Result<Option<&'a str>, Error> {
         match self.args.iter().position(|a| a == name) {
             None => Ok(None),
             Some(i) => self
                 .args
                 .get(i + 1)
                 .map(|s| Some(s.as_str()))
-                .ok_or_else(|| format!("{name} needs a value")),
+                .ok_or_else(|| Error::Usage(format!("{name} needs a value"))),
         }
     }
-    fn number(&self, name: &str) -> Result<Option<u64>, String> {
+    fn number(&self, name: &str) -> Result<Option<u64>, Error> {
         self.value(name)?
             .map(|v| {
                 v.parse::<u64>()
-                    .map_err(|_| format!("{name}: {v:?} is not a number"))
+                    .map_err(|_| Error::Usage(format!("{name}: {v:?} is not a number")))
             })
             .transpose()
     }
-    fn check_known(&self, known: &[&str]) -> Result<(), String> {
+    fn check_known(&self, known: &[&str]) -> Result<(), Error> {
         for a in self.args.iter().filter(|a| a.starts_with("--")) {
             if !known.contains(&a.as_str()) {
-                return Err(format!("unknown option {a}\n{USAGE}"));
+                return Err(Error::Usage(format!("unknown option {a}\n{USAGE}")));
             }
         }
         Ok(())
     }
+    /// The options every benchmark takes, refusing any other but `extra`; `count`
+    /// names the measured operations (`--iters`, or `--count` for `e2e`).
+    fn bench_options(
+        &self,
+        count: &str,
+        extra: &[&str],
+    ) -> Result<peregrine_bench::Options<'a>, Error> {
+        let mut known = vec!["--runs", count, "--warmup", "--peers", "--smoke", "--out"];
+        known.extend_from_slice(extra);
+        self.check_known(&known)?;
+        Ok(peregrine_bench::Options {
+            smoke: self.flag("--smoke"),
+            runs: self.number("--runs")?,
+            iters: self.number(count)?,
+            warmup: self.number("--warmup")?,
+            peers: self.value("--peers")?,
+            out: self.value("--out")?,
+        })
+    }
 }
 
-fn bench(args: &[String]) -> Result<(), String> {
-    let name = args.first().map(String::as_str).ok_or(USAGE)?;
+fn bench(args: &[String]) -> Result<(), Error> {
+    let name = args
+        .first()
+        .map(String::as_str)
+        .ok_or_else(|| Error::Usage(USAGE.into()))?;
     let opts = Opts { args: &args[1..] };
     match name {
         "codec" => {
-            opts.check_known(&[
-                "--runs", "--iters", "--warmup", "--peers", "--smoke", "--out",
-            ])?;
             let mut cfg = peregrine_bench::codec::CodecBenchConfig::default();
-            if opts.flag("--smoke") {
-                cfg.runs = 1;
-                cfg.iters = 2_000;
-                cfg.warmup = 2_000;
-            }
-            cfg.runs = opts
-                .number("--runs")?
-                .map_or(cfg.runs, |n| n as usize)
-                .max(1);
-            cfg.iters = opts.number("--iters")?.unwrap_or(cfg.iters).max(1);
-            cfg.warmup = opts.number("--warmup")?.unwrap_or(cfg.warmup);
-            if let Some(p) = opts.value("--peers")? {
-                cfg.peers = if p == "none" {
-                    vec![]
-                } else {
-                    p.split(',').map(str::to_string).collect()
-                };
-            }
-            if let Some(o) = opts.value("--out")? {
-                cfg.out = o.into();
-            }
-            peregrine_bench::codec::run(&cfg).map(|_| ())
+            cfg.apply(&opts.bench_options("--iters", &[])?);
+            peregrine_bench::codec::run(&cfg)?;
         }
         "typed" => {
-            opts.check_known(&[
-                "--runs", "--iters", "--warmup", "--peers", "--smoke", "--out",
-            ])?;
             let mut cfg = peregrine_bench::typed::TypedBenchConfig::default();
-            let (runs, iters, warmup) = (
-                opts.number("--runs")?,
-                opts.number("--iters")?,
-                opts.number("--warmup")?,
-            );
-            cfg.apply(
-                opts.flag("--smoke"),
-                runs,
-                iters,
-                warmup,
-                opts.value("--peers")?,
-                opts.value("--out")?,
-            );
-            peregrine_bench::typed::run(&cfg).map(|_| ())
+            cfg.apply(&opts.bench_options("--iters", &[])?);
+            peregrine_bench::typed::run(&cfg)?;
         }
         "e2e" => {
-            opts.check_known(&[
-                "--runs",
-                "--count",
-                "--warmup",
-                "--peers",
-                "--no-floor",
-                "--smoke",
-                "--out",
-            ])?;
             let mut cfg = peregrine_bench::e2e::E2eBenchConfig::default();
-            let (runs, count, warmup) = (
-                opts.number("--runs")?,
-                opts.number("--count")?,
-                opts.number("--warmup")?,
-            );
-            cfg.apply(
-                opts.flag("--smoke"),
-                runs,
-                count,
-                warmup,
-                opts.value("--peers")?,
-                opts.value("--out")?,
-            );
+            cfg.apply(&opts.bench_options("--count", &["--no-floor"])?);
             cfg.floor = !opts.flag("--no-floor");
-            peregrine_bench::e2e::run(&cfg).map(|_| ())
+            peregrine_bench::e2e::run(&cfg)?;
         }
-        other => Err(format!("unknown benchmark {other:?}\n{USAGE}")),
+        other => {
+            return Err(Error::Usage(format!(
+                "unknown benchmark {other:?}\n{USAGE}"
+            )))
+        }
     }
+    Ok(())
 }
 
 /// `peregrine run` (`make run`): the trading topology, 10,000 warm-up and 100,000
 /// measured round trips by default.
-fn topology(args: &[String]) -> Result<(), String> {
+fn topology(args: &[String]) -> Result<(), Error> {
     let opts = Opts { args };
     opts.check_known(&["--count", "--warmup", "--out"])?;
     // Defaults: 10,000 warm-up + 100,000 measured, target/bench-results/topology.json.
@@ -180,5 +151,5 @@ fn topology(args: &[String]) -> Result<(), String> {
     if let Some(o) = opts.value("--out")? {
         cfg.out = o.into();
     }
-    peregrine_topology::demo::run(&cfg)
+    Ok(peregrine_topology::demo::run(&cfg)?)
 }

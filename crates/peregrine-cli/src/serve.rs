@@ -20,13 +20,15 @@ use peregrine_engine::fix::{build_session, BoxedFixSession, LogApp, StoreKind};
 use peregrine_engine::{now_nanos, spawn_admin_server, Engine, EngineOptions};
 use peregrine_session::{Application, EchoApp};
 
+use crate::error::Error;
+
 struct Args {
     config: PathBuf,
     app: String,
     store: StoreKind,
 }
 
-fn parse_args(args: &[String], default_app: &str, usage: &str) -> Result<Args, String> {
+fn parse_args(args: &[String], default_app: &str, usage: &str) -> Result<Args, Error> {
     let mut config = None;
     let mut app = default_app.to_string();
     let mut store = StoreKind::Memory;
@@ -35,7 +37,7 @@ fn parse_args(args: &[String], default_app: &str, usage: &str) -> Result<Args, S
         let mut value = || {
             it.next()
                 .cloned()
-                .ok_or_else(|| format!("{a} needs a value\n{usage}"))
+                .ok_or_else(|| Error::Usage(format!("{a} needs a value\n{usage}")))
         };
         match a.as_str() {
             "--config" => config = Some(PathBuf::from(value()?)),
@@ -44,16 +46,23 @@ fn parse_args(args: &[String], default_app: &str, usage: &str) -> Result<Args, S
                 store = match value()?.as_str() {
                     "memory" => StoreKind::Memory,
                     "file" => StoreKind::File,
-                    other => return Err(format!("--store must be memory or file, not {other:?}")),
+                    other => {
+                        return Err(Error::Usage(format!(
+                            "--store must be memory or file, not {other:?}"
+                        )))
+                    }
                 }
             }
-            other => return Err(format!("unknown argument {other:?}\n{usage}")),
+            other => return Err(Error::Usage(format!("unknown argument {other:?}\n{usage}"))),
         }
     }
     if app != "echo" && app != "log" {
-        return Err(format!("--app must be echo or log, not {app:?}"));
+        return Err(Error::Usage(format!(
+            "--app must be echo or log, not {app:?}"
+        )));
     }
-    let config = config.ok_or_else(|| format!("--config FILE is required\n{usage}"))?;
+    let config =
+        config.ok_or_else(|| Error::Usage(format!("--config FILE is required\n{usage}")))?;
     Ok(Args { config, app, store })
 }
 
@@ -76,9 +85,9 @@ fn init_tracing() {
         .try_init();
 }
 
-fn run(role: ConnectionType, args: Args) -> Result<(), String> {
+fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
     init_tracing();
-    let settings = Settings::load(&args.config).map_err(|e| e.to_string())?;
+    let settings = Settings::load(&args.config).map_err(Error::Settings)?;
     let sessions: Vec<_> = settings
         .sessions
         .iter()
@@ -89,10 +98,10 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
         ConnectionType::Initiator => "initiator",
     };
     let Some(first) = sessions.first() else {
-        return Err(format!(
-            "{}: no {what} session (ConnectionType={what})",
-            args.config.display()
-        ));
+        return Err(Error::NoSession {
+            file: args.config,
+            role: what,
+        });
     };
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -100,7 +109,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
         // A second signal while stopping exits at once.
         signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone())
             .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
-            .map_err(|e| format!("cannot install a signal handler: {e}"))?;
+            .map_err(Error::engine("cannot install a signal handler"))?;
     }
     let options = EngineOptions {
         idle: first.idle_strategy,
@@ -109,7 +118,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
         ..EngineOptions::default()
     };
     let mut engine: Engine<BoxedFixSession> =
-        Engine::new(options).map_err(|e| format!("cannot start the reactor: {e}"))?;
+        Engine::new(options).map_err(Error::engine("cannot start the reactor"))?;
     let now = now_nanos();
     for s in &sessions {
         let app_name = args.app.as_str();
@@ -119,10 +128,10 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
                 _ => Box::new(LogApp),
             }
         };
-        let driver = build_session(s, args.store, now, &mut make_app).map_err(|e| e.to_string())?;
+        let driver = build_session(s, args.store, now, &mut make_app).map_err(Error::Settings)?;
         engine
             .add_session(s, driver)
-            .map_err(|e| format!("{}: {e}", s.session_name()))?;
+            .map_err(Error::engine(s.session_name()))?;
         tracing::info!("session {} ({what})", s.session_name());
     }
     // Off unless AdminHttpPort is set; loopback unless AdminHttpAddress says
@@ -143,20 +152,20 @@ fn run(role: ConnectionType, args: Args) -> Result<(), String> {
             Err(e) => tracing::warn!("no admin interface: cannot listen on {addr}: {e}"),
         }
     }
-    engine.run().map_err(|e| format!("reactor failed: {e}"))?;
+    engine.run().map_err(Error::engine("reactor failed"))?;
     tracing::info!("stopped");
     Ok(())
 }
 
 /// `peregrine acceptor --config FILE [--app echo|log] [--store memory|file]`.
-pub fn acceptor(args: &[String]) -> Result<(), String> {
+pub fn acceptor(args: &[String]) -> Result<(), Error> {
     const USAGE: &str =
         "usage: peregrine acceptor --config FILE [--app echo|log] [--store memory|file]";
     run(ConnectionType::Acceptor, parse_args(args, "echo", USAGE)?)
 }
 
 /// `peregrine initiator --config FILE [--app log|echo] [--store memory|file]`.
-pub fn initiator(args: &[String]) -> Result<(), String> {
+pub fn initiator(args: &[String]) -> Result<(), Error> {
     const USAGE: &str =
         "usage: peregrine initiator --config FILE [--app log|echo] [--store memory|file]";
     run(ConnectionType::Initiator, parse_args(args, "log", USAGE)?)

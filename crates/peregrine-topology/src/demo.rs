@@ -7,7 +7,7 @@
 //! beside its peers.
 
 use crate::steps::{steps_json, steps_table, StepHistograms};
-use crate::TopologyConfig;
+use crate::{Error, Result, TopologyConfig};
 use hdrhistogram::Histogram;
 use peregrine_engine::Idle;
 use peregrine_report::plot::{self, Scale};
@@ -17,6 +17,12 @@ use peregrine_report::{machine, Record};
 use std::path::PathBuf;
 
 /// Settings of the demo.
+///
+/// ```
+/// use peregrine_topology::demo::DemoConfig;
+/// let cfg = DemoConfig { count: 10_000, out: "/tmp/topology.json".into(), ..DemoConfig::default() };
+/// assert_eq!((cfg.warmup, cfg.count), (10_000, 10_000));
+/// ```
 #[derive(Clone, Debug)]
 pub struct DemoConfig {
     /// Warm-up round trips (not recorded).
@@ -43,6 +49,15 @@ impl Default for DemoConfig {
 }
 
 /// One Peregrine topology run, checked and summarised.
+///
+/// ```no_run
+/// use peregrine_engine::Idle;
+///
+/// let run = peregrine_topology::demo::measured_run(500, 2_000, Idle::spin_then_yield(100), &mut |_, _| {})?;
+/// assert_eq!(run.record.engine, "peregrine");
+/// println!("allocations: {:?}", run.allocations);
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 pub struct MeasuredRun {
     /// The summary record (engine `peregrine`, case `round_trip`, µs).
     pub record: Record,
@@ -67,25 +82,29 @@ fn topology_config(warmup: u64, count: u64, idle: Idle) -> TopologyConfig {
 }
 
 /// Runs Peregrine's topology once; `progress(done, total)` about every 100 ms (it must
-/// not allocate: allocations are counted process-wide). An error when a fill is missing
-/// or wrong.
+/// not allocate: allocations are counted process-wide).
+///
+/// ```no_run
+/// use peregrine_engine::Idle;
+///
+/// let run = peregrine_topology::demo::measured_run(500, 2_000, Idle::spin_then_yield(100), &mut |_, _| {})?;
+/// assert_eq!(run.rtt.len(), 2_000);
+/// println!("p50 {} µs", run.record.stats.p50);
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// What [`crate::run`] returns, or [`Error::Check`] when a fill is missing or wrong.
 pub fn measured_run(
     warmup: u64,
     count: u64,
     idle: Idle,
     progress: &mut dyn FnMut(u64, u64),
-) -> Result<MeasuredRun, String> {
+) -> Result<MeasuredRun> {
     let cfg = topology_config(warmup, count, idle);
-    let r = crate::run(&cfg, progress).map_err(|e| format!("peregrine: {e}"))?;
-    if r.errors > 0 || r.fills != warmup + count {
-        return Err(format!(
-            "peregrine: {} fills of {} ({} wrong): {}",
-            r.fills,
-            warmup + count,
-            r.errors,
-            r.first_error.unwrap_or_default()
-        ));
-    }
+    let r = crate::run(&cfg, progress)?;
+    r.check(warmup + count)?;
     let allocs_per_op = r.allocations.map(|a| a as f64 / r.measured.max(1) as f64);
     let record = record_from_histogram(
         "peregrine",
@@ -108,7 +127,19 @@ pub fn measured_run(
 /// Runs the demo: the topology once (`warmup` + `count` round trips) with a progress bar;
 /// prints the latency table, the step breakdown and the allocations per round trip,
 /// writes `out` (JSON) and the plot beside it (`.svg`).
-pub fn run(cfg: &DemoConfig) -> Result<(), String> {
+///
+/// ```no_run
+/// use peregrine_topology::demo::{run, DemoConfig};
+///
+/// run(&DemoConfig { count: 10_000, out: "/tmp/topology.json".into(), ..DemoConfig::default() })?;
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// What [`measured_run`] returns, or [`Error::Output`] when the JSON or the plot cannot
+/// be written.
+pub fn run(cfg: &DemoConfig) -> Result<()> {
     let (warmup, count, out) = (cfg.warmup, cfg.count, &cfg.out);
     let machine = machine();
     eprintln!("peregrine run: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor; {machine}");
@@ -144,14 +175,15 @@ pub fn run(cfg: &DemoConfig) -> Result<(), String> {
         &aggs,
         std::slice::from_ref(&p.record),
     )
-    .map_err(|e| format!("{}: {e}", out.display()))?;
+    .map_err(|e| Error::output(out, e))?;
     let svg = plot::svg_beside(out);
     plot::write_svg(
         &svg,
         "Peregrine trading topology round trip",
         &[plot::series_from_histogram("Peregrine", &p.rtt)],
         Scale::Linear,
-    )?;
+    )
+    .map_err(|e| Error::output(&svg, e))?;
     println!("results: {}\nplot: {}", out.display(), svg.display());
     Ok(())
 }

@@ -1,16 +1,23 @@
 //! The executor: decodes each SBE `NewOrder` and answers a filled SBE `ExecutionReport`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use peregrine_aeron::messages::NewOrder;
 use peregrine_aeron::{BusySpin, Publisher, Subscriber};
-use peregrine_engine::{Idle, IdleStrategy};
+use peregrine_agent::{run_agent, Agent};
+use peregrine_engine::Idle;
 
 use crate::steps::{point, Stamps};
+use crate::Error;
 
 /// What the executor did.
+///
+/// ```
+/// let c = peregrine_topology::executor::ExecutorCounters::default();
+/// assert_eq!((c.filled, c.bad_orders, c.unpublished), (0, 0, 0));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ExecutorCounters {
     /// Orders filled.
@@ -21,7 +28,27 @@ pub struct ExecutorCounters {
     pub unpublished: u64,
 }
 
-/// The executor's loop.
+/// The executor: an [`Agent`] whose duty cycle is a [`turn`](Executor::turn).
+///
+/// ```no_run
+/// use peregrine_aeron::{AeronClient, Channel, ClientConfig, MediaDriver, DriverConfig};
+/// use peregrine_topology::executor::{Executor, ExecutorCounters};
+/// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+///
+/// let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// let mut executor = Executor {
+///     orders: client.subscriber(&Channel::ipc(), ORDERS_STREAM)?,
+///     reports: client.publisher(&Channel::ipc(), REPORTS_STREAM)?,
+///     stamps: None,
+///     counters: ExecutorCounters::default(),
+///     limit: Some(1_000),
+/// };
+/// // Fill a thousand orders, then stop.
+/// let counters = executor.run(&mut peregrine_engine::Idle::spin_then_yield(100), &std::sync::atomic::AtomicBool::new(true))?;
+/// # let _ = counters;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Executor {
     /// SBE `NewOrder`s from the gateway.
     pub orders: Subscriber,
@@ -31,6 +58,8 @@ pub struct Executor {
     pub stamps: Option<Arc<Stamps>>,
     /// Counters.
     pub counters: ExecutorCounters,
+    /// Stop after this many fills (`None`: until stopped).
+    pub limit: Option<u64>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -43,6 +72,30 @@ impl std::fmt::Debug for Executor {
 
 impl Executor {
     /// One poll of the orders; each order is answered at once. Returns the fragments read.
+    ///
+    /// ```no_run
+    /// use peregrine_aeron::{AeronClient, Channel, ClientConfig, MediaDriver, DriverConfig};
+    /// use peregrine_topology::executor::{Executor, ExecutorCounters};
+    /// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    ///
+    /// let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// let mut executor = Executor {
+    ///     orders: client.subscriber(&Channel::ipc(), ORDERS_STREAM)?,
+    ///     reports: client.publisher(&Channel::ipc(), REPORTS_STREAM)?,
+    ///     stamps: None,
+    ///     counters: ExecutorCounters::default(),
+    ///     limit: Some(1_000),
+    /// };
+    /// while executor.counters.filled < 1_000 {
+    ///     executor.turn()?;
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`]: the orders subscription failed.
     #[inline]
     pub fn turn(&mut self) -> crate::Result<usize> {
         let reports = &mut self.reports;
@@ -72,19 +125,60 @@ impl Executor {
                 },
                 16,
             )
-            .map_err(|e| crate::Error::at("executor orders", e))
+            .map_err(|e| Error::transport("executor", "orders poll", e))
     }
 
-    /// Runs until `running` is cleared, or `limit` orders are filled (if given).
+    /// Runs the executor as an [`Agent`], idling with `idle`, until `running` is cleared
+    /// or [`limit`](Self::limit) orders are filled; returns the counters.
+    ///
+    /// ```no_run
+    /// use peregrine_aeron::{AeronClient, Channel, ClientConfig, MediaDriver, DriverConfig};
+    /// use peregrine_topology::executor::{Executor, ExecutorCounters};
+    /// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    ///
+    /// let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// let mut executor = Executor {
+    ///     orders: client.subscriber(&Channel::ipc(), ORDERS_STREAM)?,
+    ///     reports: client.publisher(&Channel::ipc(), REPORTS_STREAM)?,
+    ///     stamps: None,
+    ///     counters: ExecutorCounters::default(),
+    ///     limit: Some(1_000),
+    /// };
+    /// let running = std::sync::atomic::AtomicBool::new(true);
+    /// let counters = executor.run(&mut peregrine_engine::Idle::busy_spin(), &running)?;
+    /// assert_eq!(counters.filled, 1_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error of a [`turn`](Self::turn).
     pub fn run(
         &mut self,
         idle: &mut Idle,
         running: &AtomicBool,
-        limit: Option<u64>,
     ) -> crate::Result<ExecutorCounters> {
-        while running.load(Ordering::Relaxed) && limit.map_or(true, |l| self.counters.filled < l) {
-            idle.idle(self.turn()?);
-        }
+        run_agent(self, idle, running)?;
         Ok(self.counters)
+    }
+}
+
+impl Agent for Executor {
+    type Error = Error;
+
+    #[inline]
+    fn do_work(&mut self, _may_wait: Duration) -> crate::Result<usize> {
+        self.turn()
+    }
+
+    fn role_name(&self) -> &str {
+        "executor"
+    }
+
+    /// Done once [`limit`](Executor::limit) orders are filled.
+    #[inline]
+    fn is_done(&self) -> bool {
+        self.limit.is_some_and(|l| self.counters.filled >= l)
     }
 }

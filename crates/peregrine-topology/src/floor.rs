@@ -18,14 +18,25 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use peregrine_aeron::{BusySpin, DriverConfig, MediaDriver, SpinThenYield};
-use peregrine_engine::{Idle, IdleStrategy};
+use peregrine_aeron::{BusySpin, DriverConfig, MediaDriver, Publisher, Subscriber};
+use peregrine_agent::{run_agent, Agent};
+use peregrine_engine::Idle;
 
+use crate::parts::{aeron_end, join, spawn, watch, End};
 use crate::samples::WireBytes;
 use crate::steps::{new_histogram, point, Stamps, StepHistograms};
-use crate::{Error, Result, ORDERS_STREAM, REPORTS_STREAM};
+use crate::wait::{gateway_stamps, poll_until, Polled};
+use crate::{Error, Result, Transport};
 
 /// Settings of a floor run.
+///
+/// ```
+/// use peregrine_topology::floor::FloorConfig;
+///
+/// let cfg = FloorConfig { count: 1_000, steps: false, ..FloorConfig::default() };
+/// assert_eq!((cfg.warmup, cfg.count), (10_000, 1_000));
+/// assert_eq!(cfg.bytes.fix_nos, peregrine_topology::samples::wire_bytes().fix_nos);
+/// ```
 #[derive(Clone, Debug)]
 pub struct FloorConfig {
     /// Warm-up round trips.
@@ -56,6 +67,14 @@ impl Default for FloorConfig {
 }
 
 /// What a floor run measured.
+///
+/// ```no_run
+/// use peregrine_topology::floor::{run, FloorConfig};
+///
+/// let r = run(&FloorConfig { warmup: 100, count: 1_000, ..FloorConfig::default() }, &mut |_, _| {})?;
+/// println!("p50 {} ns, {:.0} round trips/s", r.rtt.value_at_quantile(0.5), r.throughput());
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct FloorResult {
     /// Round-trip times, ns.
@@ -69,13 +88,21 @@ pub struct FloorResult {
 
 impl FloorResult {
     /// Measured round trips per second.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use peregrine_topology::{floor::FloorResult, steps::{new_histogram, StepHistograms}};
+    ///
+    /// let mut rtt = new_histogram();
+    /// for _ in 0..500 {
+    ///     rtt.record(20_000).unwrap();
+    /// }
+    /// let r = FloorResult { rtt, wall: Duration::from_millis(10), steps: StepHistograms::default() };
+    /// assert_eq!(r.throughput().round(), 50_000.0);
+    /// ```
     pub fn throughput(&self) -> f64 {
         self.rtt.len() as f64 / self.wall.as_secs_f64().max(1e-9)
     }
-}
-
-fn io(what: &'static str) -> impl Fn(std::io::Error) -> Error {
-    move |e| Error::at(what, e)
 }
 
 /// What one poll of a socket found.
@@ -93,22 +120,28 @@ struct Wire {
     events: mio::Events,
     /// The last read filled the buffer: read again without asking epoll.
     more: bool,
+    /// The part whose connection it is (for errors).
+    part: &'static str,
 }
 
 impl Wire {
-    fn new(stream: std::net::TcpStream) -> Result<Wire> {
-        stream.set_nodelay(true).map_err(io("nodelay"))?;
-        stream.set_nonblocking(true).map_err(io("nonblocking"))?;
+    fn new(stream: std::net::TcpStream, part: &'static str) -> Result<Wire> {
+        let setup = |what| move |e| Error::setup(part, what, e);
+        stream.set_nodelay(true).map_err(setup("TCP_NODELAY"))?;
+        stream
+            .set_nonblocking(true)
+            .map_err(setup("non-blocking socket"))?;
         let mut stream = mio::net::TcpStream::from_std(stream);
-        let poll = mio::Poll::new().map_err(io("epoll"))?;
+        let poll = mio::Poll::new().map_err(setup("epoll"))?;
         poll.registry()
             .register(&mut stream, mio::Token(0), mio::Interest::READABLE)
-            .map_err(io("epoll"))?;
+            .map_err(setup("epoll"))?;
         Ok(Wire {
             stream,
             poll,
             events: mio::Events::with_capacity(4),
             more: false,
+            part,
         })
     }
 
@@ -116,11 +149,17 @@ impl Wire {
     fn write_all(&mut self, mut bytes: &[u8]) -> Result<()> {
         while !bytes.is_empty() {
             match self.stream.write(bytes) {
-                Ok(0) => return Err(Error("floor: connection closed".into())),
+                Ok(0) => {
+                    return Err(Error::Transport {
+                        part: self.part,
+                        what: "connection closed",
+                        source: None,
+                    })
+                }
                 Ok(n) => bytes = &bytes[n..],
                 Err(e) if e.kind() == ErrorKind::WouldBlock => std::hint::spin_loop(),
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::at("floor write", e)),
+                Err(e) => return Err(Error::transport(self.part, "write", e)),
             }
         }
         Ok(())
@@ -132,7 +171,7 @@ impl Wire {
             match self.poll.poll(&mut self.events, Some(Duration::ZERO)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == ErrorKind::Interrupted => return Ok(Got::Nothing),
-                Err(e) => return Err(Error::at("floor epoll", e)),
+                Err(e) => return Err(Error::transport(self.part, "epoll", e)),
             }
             if self.events.is_empty() {
                 return Ok(Got::Nothing);
@@ -161,7 +200,7 @@ impl Wire {
                     return Ok(got);
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::at("floor read", e)),
+                Err(e) => return Err(Error::transport(self.part, "read", e)),
             }
         }
     }
@@ -173,47 +212,39 @@ fn stamp(stamps: &Option<Arc<Stamps>>, p: usize) {
     }
 }
 
-fn gateway(
-    cfg: &FloorConfig,
-    dir: &str,
-    listener: TcpListener,
-    running: &AtomicBool,
+/// The floor's gateway, an [`Agent`]: each cycle reads the venue's bytes from TCP and
+/// publishes a pre-encoded order on Aeron for every whole NewOrderSingle, then polls the
+/// reports and writes a pre-encoded ExecutionReport to TCP for each.
+struct FloorGateway<'a> {
+    cfg: &'a FloorConfig,
+    wire: Wire,
+    orders: Publisher,
+    reports: Subscriber,
+    buf: Vec<u8>,
+    have: usize,
     stamps: Option<Arc<Stamps>>,
-) -> Result<()> {
-    let client = peregrine_aeron::AeronClient::connect(&peregrine_aeron::ClientConfig::with_dir(
-        dir.to_string(),
-    ))
-    .map_err(|e| Error::at("floor aeron", e))?;
-    let mut orders = client
-        .publisher(&peregrine_aeron::Channel::ipc(), ORDERS_STREAM)
-        .map_err(|e| Error::at("floor orders", e))?;
-    let mut reports = client
-        .subscriber(&peregrine_aeron::Channel::ipc(), REPORTS_STREAM)
-        .map_err(|e| Error::at("floor reports", e))?;
-    let mut wait = SpinThenYield::default();
-    orders
-        .wait_connected(&mut wait, cfg.timeout)
-        .map_err(|e| Error::at("floor orders", e))?;
-    reports
-        .wait_connected(&mut wait, cfg.timeout)
-        .map_err(|e| Error::at("floor reports", e))?;
-    let (s, _) = listener.accept().map_err(io("floor accept"))?;
-    let mut s = Wire::new(s)?;
-    let nos_len = cfg.bytes.fix_nos.len();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut have = 0usize;
-    let mut idle = cfg.idle.fresh();
-    let mut failure = None;
-    while running.load(Ordering::Relaxed) {
+    /// The venue closed the connection: it is done (its result says whether the run was
+    /// whole).
+    closed: bool,
+}
+
+impl Agent for FloorGateway<'_> {
+    type Error = Error;
+
+    #[inline]
+    fn do_work(&mut self, _may_wait: Duration) -> Result<usize> {
         let mut work = false;
-        let got = s.read(&mut buf, &mut have)?;
+        let got = self.wire.read(&mut self.buf, &mut self.have)?;
         if got == Got::Closed {
-            // The venue is done (its result says whether the run was whole).
-            break;
+            self.closed = true;
+            // News, not idleness: the loop ends without idling.
+            return Ok(1);
         }
+        let cfg = self.cfg;
+        let bytes = &cfg.bytes;
         if got == Got::Bytes {
             work = true;
-            if let Some(st) = &stamps {
+            if let Some(st) = &self.stamps {
                 let t = crate::clock::now();
                 for p in [
                     point::GW_READ,
@@ -224,40 +255,119 @@ fn gateway(
                     st.set(p, t);
                 }
             }
-            while have >= nos_len {
-                orders
-                    .publish_retry(&cfg.bytes.sbe_order[..], &mut BusySpin, cfg.timeout)
-                    .map_err(|e| Error::at("floor publish", e))?;
-                stamp(&stamps, point::GW_PUBLISHED);
-                buf.copy_within(nos_len..have, 0);
-                have -= nos_len;
+            let nos_len = bytes.fix_nos.len();
+            while self.have >= nos_len {
+                self.orders
+                    .publish_retry(&bytes.sbe_order[..], &mut BusySpin, cfg.timeout)
+                    .map_err(|e| Error::transport("floor gateway", "publish", e))?;
+                stamp(&self.stamps, point::GW_PUBLISHED);
+                self.buf.copy_within(nos_len..self.have, 0);
+                self.have -= nos_len;
             }
         }
-        let n = reports
+        let (wire, stamps) = (&mut self.wire, &self.stamps);
+        let mut failure = None;
+        let n = self
+            .reports
             .poll(
                 |_| {
-                    stamp(&stamps, point::GW_ER_DECODED);
-                    if let Err(e) = s.write_all(&cfg.bytes.fix_er) {
+                    stamp(stamps, point::GW_ER_DECODED);
+                    if let Err(e) = wire.write_all(&bytes.fix_er) {
                         failure = Some(e);
                     }
-                    if let Some(st) = &stamps {
+                    if let Some(st) = stamps {
                         st.stamp(point::GW_WRITTEN);
                         st.gateway_finished();
                     }
                 },
                 16,
             )
-            .map_err(|e| Error::at("floor poll", e))?;
-        if let Some(e) = failure.take() {
+            .map_err(|e| Error::transport("floor gateway", "reports poll", e))?;
+        if let Some(e) = failure {
             return Err(e);
         }
         work |= n > 0;
-        idle.idle(usize::from(work));
+        Ok(usize::from(work))
     }
-    drop(orders);
-    drop(reports);
+
+    fn role_name(&self) -> &str {
+        "floor-gateway"
+    }
+
+    fn is_done(&self) -> bool {
+        self.closed
+    }
+}
+
+fn gateway(
+    cfg: &FloorConfig,
+    dir: &str,
+    listener: TcpListener,
+    running: &AtomicBool,
+    stamps: Option<Arc<Stamps>>,
+) -> Result<()> {
+    const PART: &str = "floor gateway";
+    let (client, orders, reports) =
+        aeron_end(dir, &Transport::Ipc, End::Gateway, PART, Some(cfg.timeout))?;
+    let (s, _) = listener
+        .accept()
+        .map_err(|e| Error::setup(PART, "accept", e))?;
+    let mut agent = FloorGateway {
+        cfg,
+        wire: Wire::new(s, PART)?,
+        orders,
+        reports,
+        buf: vec![0u8; 64 * 1024],
+        have: 0,
+        stamps,
+        closed: false,
+    };
+    let r = run_agent(&mut agent, &mut cfg.idle.fresh(), running);
+    drop(agent);
     drop(client);
-    Ok(())
+    r
+}
+
+/// The floor's executor, an [`Agent`]: each cycle polls the orders and publishes a
+/// pre-encoded report for each.
+struct FloorExecutor<'a> {
+    cfg: &'a FloorConfig,
+    orders: Subscriber,
+    reports: Publisher,
+    stamps: Option<Arc<Stamps>>,
+}
+
+impl Agent for FloorExecutor<'_> {
+    type Error = Error;
+
+    #[inline]
+    fn do_work(&mut self, _may_wait: Duration) -> Result<usize> {
+        let (cfg, reports, stamps) = (self.cfg, &mut self.reports, &self.stamps);
+        let mut failure = None;
+        let n = self
+            .orders
+            .poll(
+                |_| {
+                    stamp(stamps, point::EX_DECODED);
+                    if let Err(e) =
+                        reports.publish_retry(&cfg.bytes.sbe_report[..], &mut BusySpin, cfg.timeout)
+                    {
+                        failure = Some(Error::transport("floor executor", "publish", e));
+                    }
+                    stamp(stamps, point::EX_PUBLISHED);
+                },
+                16,
+            )
+            .map_err(|e| Error::transport("floor executor", "orders poll", e))?;
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(n),
+        }
+    }
+
+    fn role_name(&self) -> &str {
+        "floor-executor"
+    }
 }
 
 fn executor(
@@ -266,42 +376,18 @@ fn executor(
     running: &AtomicBool,
     stamps: Option<Arc<Stamps>>,
 ) -> Result<()> {
-    let client = peregrine_aeron::AeronClient::connect(&peregrine_aeron::ClientConfig::with_dir(
-        dir.to_string(),
-    ))
-    .map_err(|e| Error::at("floor aeron", e))?;
-    let mut orders = client
-        .subscriber(&peregrine_aeron::Channel::ipc(), ORDERS_STREAM)
-        .map_err(|e| Error::at("floor orders", e))?;
-    let mut reports = client
-        .publisher(&peregrine_aeron::Channel::ipc(), REPORTS_STREAM)
-        .map_err(|e| Error::at("floor reports", e))?;
-    let mut idle = cfg.idle.fresh();
-    let mut failure = None;
-    while running.load(Ordering::Relaxed) {
-        let n = orders
-            .poll(
-                |_| {
-                    stamp(&stamps, point::EX_DECODED);
-                    if let Err(e) =
-                        reports.publish_retry(&cfg.bytes.sbe_report[..], &mut BusySpin, cfg.timeout)
-                    {
-                        failure = Some(Error::at("floor publish", e));
-                    }
-                    stamp(&stamps, point::EX_PUBLISHED);
-                },
-                16,
-            )
-            .map_err(|e| Error::at("floor poll", e))?;
-        if let Some(e) = failure.take() {
-            return Err(e);
-        }
-        idle.idle(usize::from(n > 0));
-    }
-    drop(orders);
-    drop(reports);
+    let (client, reports, orders) =
+        aeron_end(dir, &Transport::Ipc, End::Executor, "floor executor", None)?;
+    let mut agent = FloorExecutor {
+        cfg,
+        orders,
+        reports,
+        stamps,
+    };
+    let r = run_agent(&mut agent, &mut cfg.idle.fresh(), running);
+    drop(agent);
     drop(client);
-    Ok(())
+    r
 }
 
 fn venue(
@@ -310,8 +396,10 @@ fn venue(
     done: &AtomicU64,
     stamps: Option<Arc<Stamps>>,
 ) -> Result<FloorResult> {
-    let s = std::net::TcpStream::connect(("127.0.0.1", port)).map_err(io("floor connect"))?;
-    let mut s = Wire::new(s)?;
+    const PART: &str = "floor venue";
+    let s = std::net::TcpStream::connect(("127.0.0.1", port))
+        .map_err(|e| Error::setup(PART, "connect", e))?;
+    let mut s = Wire::new(s, PART)?;
     let er_len = cfg.bytes.fix_er.len();
     let mut buf = vec![0u8; 64 * 1024];
     let mut rtt = new_histogram();
@@ -329,34 +417,35 @@ fn venue(
         }
         s.write_all(&cfg.bytes.fix_nos)?;
         let mut have = 0;
-        idle.reset();
-        let mut idle_polls = 0u32;
-        while have < er_len {
-            let got = s.read(&mut buf, &mut have)?;
-            if got == Got::Closed {
-                return Err(Error("floor: the gateway closed the connection".into()));
-            }
-            if got == Got::Bytes {
-                idle.reset();
-            } else {
-                idle.idle(0);
-                idle_polls = idle_polls.wrapping_add(1);
-                // As the topology's venue: the clock is read now and then only.
-                if idle_polls % 1024 == 0 && crate::clock::now() - t0 > patience {
-                    return Err(Error("floor: no reply within the timeout".into()));
+        // As the topology's venue: the clock is read now and then only.
+        poll_until::<1024, _, _>(
+            &mut idle,
+            t0,
+            patience,
+            || {
+                if have >= er_len {
+                    return Ok(Polled::Done);
                 }
-            }
-        }
+                match s.read(&mut buf, &mut have)? {
+                    Got::Bytes => Ok(Polled::Work),
+                    Got::Nothing => Ok(Polled::Nothing),
+                    Got::Closed => Err(Error::Transport {
+                        part: PART,
+                        what: "the gateway closed the connection",
+                        source: None,
+                    }),
+                }
+            },
+            || Error::Timeout {
+                part: PART,
+                waiting_for: "reply".into(),
+                after: cfg.timeout,
+            },
+        )?;
         let t1 = crate::clock::now();
         if let Some(st) = &stamps {
             st.set(point::VENUE_RECEIVED, t1);
-            // The gateway stamps its write after the write returns: wait for it.
-            while st.gateway_done() < i + 1 {
-                std::hint::spin_loop();
-                if crate::clock::now() - t0 > patience {
-                    return Err(Error("floor: gateway stamps missing".into()));
-                }
-            }
+            gateway_stamps(st, i, &mut BusySpin, t0, cfg.timeout, PART)?;
             if i >= cfg.warmup {
                 steps.record(st);
             }
@@ -374,62 +463,59 @@ fn venue(
 }
 
 /// Runs the floor: an embedded media driver, then executor, gateway and venue threads.
+/// `progress(done, total)` is called about every 100 ms from the calling thread.
+///
+/// ```no_run
+/// use peregrine_topology::floor::{run, FloorConfig};
+///
+/// let cfg = FloorConfig { warmup: 100, count: 1_000, ..FloorConfig::default() };
+/// let r = run(&cfg, &mut |_, _| {})?;
+/// assert_eq!(r.rtt.len(), 1_000);
+/// println!("floor p50 {} ns", r.rtt.value_at_quantile(0.5));
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// The first error of the gateway, the executor or the venue ([`Error::Setup`],
+/// [`Error::Transport`], [`Error::Timeout`]), or [`Error::Panicked`].
 pub fn run(cfg: &FloorConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<FloorResult> {
-    let driver =
-        MediaDriver::launch(&DriverConfig::default()).map_err(|e| Error::at("aeron driver", e))?;
+    let driver = MediaDriver::launch(&DriverConfig::default())
+        .map_err(|e| Error::setup("aeron media driver", "launch", e))?;
     let dir = driver.dir().to_string();
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(io("floor listen"))?;
-    let port = listener.local_addr().map_err(io("floor listen"))?.port();
+    let listen = |e| Error::setup("floor gateway", "listen", e);
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(listen)?;
+    let port = listener.local_addr().map_err(listen)?.port();
     let running = Arc::new(AtomicBool::new(true));
     let done = Arc::new(AtomicU64::new(0));
     let stamps = cfg.steps.then(|| Arc::new(Stamps::new()));
-    let spawn = |name: &str, f: Box<dyn FnOnce() -> Result<()> + Send>| {
-        std::thread::Builder::new()
-            .name(name.into())
-            .spawn(f)
-            .map_err(|e| Error::at("spawn", e))
-    };
     let ex = {
         let (cfg, dir, running, stamps) =
             (cfg.clone(), dir.clone(), running.clone(), stamps.clone());
-        spawn(
-            "floor-executor",
-            Box::new(move || executor(&cfg, &dir, &running, stamps)),
-        )?
+        spawn("floor-executor", move || {
+            executor(&cfg, &dir, &running, stamps)
+        })?
     };
     let gw = {
         let (cfg, dir, running, stamps) =
             (cfg.clone(), dir.clone(), running.clone(), stamps.clone());
-        spawn(
-            "floor-gateway",
-            Box::new(move || gateway(&cfg, &dir, listener, &running, stamps)),
-        )?
+        spawn("floor-gateway", move || {
+            gateway(&cfg, &dir, listener, &running, stamps)
+        })?
     };
     let v = {
         let (cfg, done) = (cfg.clone(), done.clone());
-        std::thread::Builder::new()
-            .name("floor-venue".into())
-            .spawn(move || venue(&cfg, port, &done, stamps))
-            .map_err(|e| Error::at("spawn", e))?
+        spawn("floor-venue", move || venue(&cfg, port, &done, stamps))?
     };
     let total = cfg.warmup + cfg.count;
-    while !v.is_finished() {
-        std::thread::sleep(Duration::from_millis(100));
-        progress(done.load(Ordering::Relaxed), total);
-        if gw.is_finished() || ex.is_finished() {
-            break;
-        }
-    }
-    progress(done.load(Ordering::Relaxed), total);
+    watch(&v, &done, total, progress, || {
+        gw.is_finished() || ex.is_finished()
+    });
     running.store(false, Ordering::Relaxed);
-    let g = gw
-        .join()
-        .map_err(|_| Error("floor gateway panicked".into()))?;
-    let e = ex
-        .join()
-        .map_err(|_| Error("floor executor panicked".into()))?;
+    let g = join(gw, "floor gateway");
+    let e = join(ex, "floor executor");
     // If the gateway or executor failed, the venue times out by itself.
-    let r = v.join().map_err(|_| Error("floor venue panicked".into()))?;
+    let r = join(v, "floor venue");
     g?;
     e?;
     drop(driver);

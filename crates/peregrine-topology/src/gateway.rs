@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,20 +12,27 @@ use peregrine_aeron::messages::{
     pack, Decimal64, Encode, ExecutionReport, NewOrder, OrdType, Side, TimeInForce,
 };
 use peregrine_aeron::{BusySpin, Publisher, Subscriber};
+use peregrine_agent::{run_agent, Agent};
 use peregrine_codec::value::{parse_decimal, parse_timestamp};
 use peregrine_codec::MessageView;
 use peregrine_engine::fix::FixSession;
-use peregrine_engine::{DriverEvent, Engine, Idle, IdleStrategy, Nanos, SessionDriver};
+use peregrine_engine::{DriverEvent, Engine, Idle, Nanos, SessionDriver};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::{MessageStore, StoreError};
 
 use crate::steps::{point, Stamps};
+use crate::Error;
 
 /// How long a publication may refuse (back pressure, no subscriber) before the gateway
 /// rejects the order.
 const PUBLISH_PATIENCE: Duration = Duration::from_secs(1);
 
 /// Counters of the gateway application.
+///
+/// ```
+/// let c = peregrine_topology::gateway::GatewayCounters::default();
+/// assert_eq!((c.orders, c.rejected, c.reports, c.bad_reports), (0, 0, 0, 0));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GatewayCounters {
     /// NewOrderSingles turned into SBE `NewOrder`s and published.
@@ -40,6 +47,25 @@ pub struct GatewayCounters {
 
 /// The gateway's FIX application for one session: NewOrderSingle → SBE `NewOrder`,
 /// published with `try_claim` on the shared orders publication.
+///
+/// ```no_run
+/// # use std::{cell::RefCell, rc::Rc};
+/// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// #
+/// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+/// let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+/// let app = GatewayApp::new(orders, counters.clone(), None, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct GatewayApp {
     orders: Rc<RefCell<Publisher>>,
     counters: Rc<RefCell<GatewayCounters>>,
@@ -60,6 +86,25 @@ impl std::fmt::Debug for GatewayApp {
 impl GatewayApp {
     /// The application of the session with index `session_index` (the `session_id` the
     /// SBE messages carry), publishing on `orders`.
+    ///
+    /// ```no_run
+    /// # use std::{cell::RefCell, rc::Rc};
+    /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    /// #
+    /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+    /// let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+    /// let app = GatewayApp::new(orders, counters.clone(), None, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(
         orders: Rc<RefCell<Publisher>>,
         counters: Rc<RefCell<GatewayCounters>>,
@@ -97,7 +142,23 @@ fn fixed_point(v: Option<&[u8]>) -> Option<Decimal64> {
 }
 
 /// Extracts the fields of a NewOrderSingle into an SBE `NewOrder` (prices and
-/// quantities as fixed point, text fields packed); `Err` names what is missing or bad.
+/// quantities as fixed point, text fields packed).
+///
+/// ```
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// use peregrine_topology::{gateway::extract, samples};
+///
+/// let bytes = samples::wire_bytes().fix_nos;
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let order = extract(&decoder.decode(&bytes).unwrap(), 7).unwrap();
+/// assert_eq!(order.session_id, 7);
+/// assert_eq!(order.cl_ord_id, samples::sample_order().cl_ord_id);
+/// ```
+///
+/// # Errors
+///
+/// The text of the business reject: which field is missing, too long or not supported
+/// (static text, so that a reject does not allocate).
 #[inline]
 pub fn extract(msg: &MessageView<'_>, session_index: u64) -> Result<NewOrder, &'static str> {
     let cl_ord_id = pack(msg.get(11).ok_or("ClOrdID(11) missing")?).ok_or("ClOrdID too long")?;
@@ -200,6 +261,33 @@ impl Application for GatewayApp {
 
 /// The gateway's session driver: a [`FixSession`] with a [`GatewayApp`], which also
 /// notes when the engine hands it bytes (the "read from TCP" point).
+///
+/// ```no_run
+/// # use std::{cell::RefCell, rc::Rc};
+/// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// #
+/// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+/// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+/// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+/// let settings = Settings::parse(
+///     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+///      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+///     "gateway.cfg".as_ref(),
+/// )?;
+/// let s = &settings.sessions[0];
+/// let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// let driver = GatewayDriver { inner: FixSession::new(session, app) };
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct GatewayDriver<S: MessageStore> {
     /// The session and its application.
     pub inner: FixSession<S, GatewayApp>,
@@ -290,6 +378,41 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
 
 /// The gateway's loop: the acceptor engine, the reports subscription, and the names of
 /// the sessions by index.
+///
+/// ```no_run
+/// # use std::{cell::RefCell, rc::Rc};
+/// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// #
+/// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+/// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+/// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+/// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+/// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+/// # let settings = Settings::parse(
+/// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+/// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+/// #     "gateway.cfg".as_ref(),
+/// # )?;
+/// # let s = &settings.sessions[0];
+/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
+/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// let mut engine = Engine::new(options)?;
+/// engine.add_session(s, driver)?;
+/// let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
+/// let sessions = vec![s.session_name()];
+/// let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
+/// let seq = gateway.run(&mut Idle::spin_then_yield(100), &std::sync::atomic::AtomicBool::new(true))?;
+/// # let _ = seq;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Gateway<S: MessageStore> {
     /// The acceptor engine.
     pub engine: Engine<GatewayDriver<S>>,
@@ -315,12 +438,52 @@ impl<S: MessageStore> Gateway<S> {
     /// One iteration: poll the engine (TCP in, NewOrderSingles out to Aeron), then poll
     /// the reports (SBE in, FIX ExecutionReports out to TCP). Returns whether anything
     /// happened.
+    ///
+    /// ```no_run
+    /// # use std::{cell::RefCell, rc::Rc};
+    /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    /// #
+    /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+    /// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+    /// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+    /// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "gateway.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
+    /// # let sessions = vec![s.session_name()];
+    /// # let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
+    /// while gateway.counters.borrow().reports < 10 {
+    ///     gateway.turn()?;
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`]: the engine's poll or the reports subscription failed.
     #[inline]
     pub fn turn(&mut self) -> crate::Result<bool> {
         let mut work = self
             .engine
             .poll()
-            .map_err(|e| crate::Error::at("gateway engine", e))?;
+            .map_err(|e| Error::transport("gateway", "engine poll", e))?;
         let engine = &mut self.engine;
         let sessions = &self.sessions;
         let counters = &self.counters;
@@ -355,19 +518,80 @@ impl<S: MessageStore> Gateway<S> {
                 },
                 16,
             )
-            .map_err(|e| crate::Error::at("gateway reports", e))?;
+            .map_err(|e| Error::transport("gateway", "reports poll", e))?;
         work |= n > 0;
         Ok(work)
     }
 
-    /// Runs [`turn`](Self::turn) with `idle` until `running` is cleared, then shuts the
-    /// engine down (Logout on every session).
-    pub fn run(&mut self, idle: &mut Idle, running: &AtomicBool) -> crate::Result<()> {
-        while running.load(Ordering::Relaxed) {
-            idle.idle(usize::from(self.turn()?));
-        }
+    /// Runs the gateway as an [`Agent`] ([`turn`](Self::turn) by turn, idling with
+    /// `idle`) until `running` is cleared; then reads the first session's next sender and
+    /// target sequence numbers and shuts the engine down (Logout on every session).
+    /// Returns the sequence numbers as they were before the shutdown.
+    ///
+    /// ```no_run
+    /// # use std::{cell::RefCell, rc::Rc};
+    /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+    /// #
+    /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
+    /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
+    /// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+    /// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+    /// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+    /// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "gateway.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
+    /// # let sessions = vec![s.session_name()];
+    /// # let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
+    /// let running = std::sync::atomic::AtomicBool::new(true); // cleared elsewhere to stop
+    /// let (next_sender, next_target) = gateway.run(&mut Idle::spin_then_yield(100), &running)?;
+    /// println!("gateway stopped at {next_sender}/{next_target}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first error of a turn (the engine is not shut down then), or
+    /// [`Error::Transport`] from the shutdown.
+    pub fn run(&mut self, idle: &mut Idle, running: &AtomicBool) -> crate::Result<(u64, u64)> {
+        run_agent(self, idle, running)?;
+        let seq = self
+            .engine
+            .sessions()
+            .first()
+            .map_or((0, 0), |s| (s.next_sender_seq, s.next_target_seq));
         self.engine
             .shutdown()
-            .map_err(|e| crate::Error::at("gateway shutdown", e))
+            .map_err(|e| Error::transport("gateway", "shutdown", e))?;
+        Ok(seq)
+    }
+}
+
+/// The gateway's duty cycle is a [`turn`](Gateway::turn): the engine, then the reports.
+impl<S: MessageStore> Agent for Gateway<S> {
+    type Error = Error;
+
+    #[inline]
+    fn do_work(&mut self, _may_wait: Duration) -> crate::Result<usize> {
+        self.turn().map(usize::from)
+    }
+
+    fn role_name(&self) -> &str {
+        "gateway"
     }
 }

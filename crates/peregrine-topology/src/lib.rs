@@ -30,42 +30,34 @@
 //! [`Engine::turn`]: peregrine_engine::Engine::turn
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 pub mod clock;
 pub mod demo;
+mod error;
 pub mod executor;
 pub mod floor;
 pub mod gateway;
+mod parts;
 pub mod samples;
 pub mod steps;
 pub mod topology;
 pub mod venue;
+mod wait;
 
+pub use error::{Error, Result, Source};
 pub use topology::{run, Part, RunResult, TopologyConfig, Transport};
 
 /// Aeron stream carrying SBE `NewOrder`s, gateway to executor.
+///
+/// ```
+/// use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
+/// assert_ne!(ORDERS_STREAM, REPORTS_STREAM); // one channel can carry both
+/// ```
 pub const ORDERS_STREAM: i32 = 3001;
 /// Aeron stream carrying SBE `ExecutionReport`s, executor to gateway.
+///
+/// ```
+/// assert_eq!(peregrine_topology::REPORTS_STREAM, 3002);
+/// ```
 pub const REPORTS_STREAM: i32 = 3002;
-
-/// An error of the topology (set-up, transport, a part that failed), as text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error(pub String);
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl Error {
-    /// An error from anything displayable, with a prefix saying where.
-    pub fn at(what: &str, e: impl std::fmt::Display) -> Error {
-        Error(format!("{what}: {e}"))
-    }
-}
-
-/// A result of this crate.
-pub type Result<T> = std::result::Result<T, Error>;

@@ -9,16 +9,67 @@ use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageEncoder};
 
 /// Symbol(55) of every order.
+///
+/// ```
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// use peregrine_topology::samples;
+///
+/// let nos = samples::wire_bytes().fix_nos; // a NewOrderSingle as the venue writes it
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let msg = decoder.decode(&nos).unwrap();
+/// assert_eq!(msg.get(55), Some(samples::SYMBOL));
+/// ```
 pub const SYMBOL: &[u8] = b"PEREGRINE";
 /// OrderQty(38) of every order, as text.
+///
+/// ```
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// use peregrine_topology::samples;
+///
+/// let nos = samples::wire_bytes().fix_nos; // a NewOrderSingle as the venue writes it
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let msg = decoder.decode(&nos).unwrap();
+/// assert_eq!(msg.get(38), Some(samples::QTY));
+/// ```
 pub const QTY: &[u8] = b"100";
 /// Price(44) of every order, as text.
+///
+/// ```
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// use peregrine_topology::samples;
+///
+/// let nos = samples::wire_bytes().fix_nos; // a NewOrderSingle as the venue writes it
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let msg = decoder.decode(&nos).unwrap();
+/// assert_eq!(msg.get(44), Some(samples::PRICE));
+/// ```
 pub const PRICE: &[u8] = b"101.25";
 /// TransactTime(60) of every order.
+///
+/// ```
+/// use peregrine_codec::{Decoder, DecoderConfig};
+/// use peregrine_topology::samples;
+///
+/// let nos = samples::wire_bytes().fix_nos; // a NewOrderSingle as the venue writes it
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// let msg = decoder.decode(&nos).unwrap();
+/// assert_eq!(msg.get(60), Some(samples::TRANSACT_TIME));
+/// ```
 pub const TRANSACT_TIME: &[u8] = b"20260101-00:00:00.000";
 /// The ClOrdID prefix; the venue appends a 10-digit order number.
+///
+/// ```
+/// use peregrine_topology::samples::{write_cl_ord_id, CL_ORD_ID_LEN_TEXT, CL_ORD_ID_PREFIX};
+/// let mut id = [0; CL_ORD_ID_LEN_TEXT];
+/// write_cl_ord_id(7, &mut id);
+/// assert!(id.starts_with(CL_ORD_ID_PREFIX));
+/// ```
 pub const CL_ORD_ID_PREFIX: &[u8] = b"ORD";
 /// Length of a ClOrdID: prefix + 10 digits.
+///
+/// ```
+/// assert_eq!(peregrine_topology::samples::CL_ORD_ID_LEN_TEXT, "ORD0000000001".len());
+/// ```
 pub const CL_ORD_ID_LEN_TEXT: usize = CL_ORD_ID_PREFIX.len() + 10;
 
 /// Writes ClOrdID `n` (`ORD0000000042`) into `out` without allocating.
@@ -39,6 +90,17 @@ pub fn write_cl_ord_id(mut n: u64, out: &mut [u8; CL_ORD_ID_LEN_TEXT]) {
 
 /// Writes the NewOrderSingle body the venue sends (ClOrdID given; everything else is
 /// pre-built constant bytes).
+///
+/// ```
+/// use peregrine_codec::EncodeBuffer;
+/// use peregrine_topology::samples::nos_body;
+///
+/// let mut buf = EncodeBuffer::with_capacity(256);
+/// let mut m = buf.start(b"FIX.4.4", b"D");
+/// nos_body(&mut m, b"ORD0000000001");
+/// let bytes = m.finish();
+/// assert!(bytes.windows(17).any(|w| w == b"11=ORD0000000001\x01"));
+/// ```
 #[inline]
 pub fn nos_body(m: &mut MessageEncoder<'_>, cl_ord_id: &[u8]) {
     m.str(11, cl_ord_id)
@@ -53,6 +115,16 @@ pub fn nos_body(m: &mut MessageEncoder<'_>, cl_ord_id: &[u8]) {
 }
 
 /// The filled ExecutionReport the executor answers `order` with.
+///
+/// ```
+/// use peregrine_aeron::messages::{Decimal64, OrdStatus};
+/// use peregrine_topology::samples::{fill, sample_order};
+///
+/// let order = sample_order();
+/// let report = fill(&order, 42);
+/// assert_eq!((report.exec_id, report.ord_status), (42, OrdStatus::Filled));
+/// assert_eq!((report.cum_qty, report.leaves_qty), (order.order_qty, Decimal64::ZERO));
+/// ```
 #[inline]
 pub fn fill(order: &NewOrder, exec_id: u64) -> ExecutionReport<'static> {
     ExecutionReport {
@@ -83,6 +155,18 @@ fn decimal(d: Decimal64) -> peregrine_codec::value::Decimal {
 }
 
 /// Writes the FIX.4.4 ExecutionReport body for an SBE report (no allocation).
+///
+/// ```
+/// use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
+/// use peregrine_topology::samples::{er_body, fill, sample_order, PRICE};
+///
+/// let mut buf = EncodeBuffer::with_capacity(512);
+/// let mut m = buf.start(b"FIX.4.4", b"8");
+/// er_body(&mut m, &fill(&sample_order(), 1));
+/// let bytes = m.finish().to_vec();
+/// let mut decoder = Decoder::new(DecoderConfig::default());
+/// assert_eq!(decoder.decode(&bytes).unwrap().get(31), Some(PRICE));
+/// ```
 #[inline]
 pub fn er_body(m: &mut MessageEncoder<'_>, r: &ExecutionReport<'_>) {
     let exec_type = match r.exec_type {
@@ -107,6 +191,13 @@ pub fn er_body(m: &mut MessageEncoder<'_>, r: &ExecutionReport<'_>) {
 }
 
 /// A sample SBE `NewOrder` as the gateway builds it from the venue's NewOrderSingle.
+///
+/// ```
+/// use peregrine_aeron::messages::{unpack, Side};
+/// let order = peregrine_topology::samples::sample_order();
+/// assert_eq!(unpack(&order.symbol), peregrine_topology::samples::SYMBOL);
+/// assert_eq!(order.side, Side::Buy);
+/// ```
 pub fn sample_order() -> NewOrder {
     NewOrder {
         session_id: 0,
@@ -125,6 +216,12 @@ pub fn sample_order() -> NewOrder {
 /// The wire bytes of one round trip, for the transport floor: the FIX NewOrderSingle
 /// and ExecutionReport as they cross TCP, the SBE NewOrder and ExecutionReport as they
 /// cross Aeron.
+///
+/// ```
+/// let w = peregrine_topology::samples::wire_bytes();
+/// assert!(w.fix_nos.starts_with(b"8=FIX.4.4\x01") && w.fix_er.starts_with(b"8=FIX.4.4\x01"));
+/// assert!(w.sbe_order.len() < w.fix_nos.len());
+/// ```
 #[derive(Debug, Clone)]
 pub struct WireBytes {
     /// FIX.4.4 NewOrderSingle, venue to gateway.
@@ -139,6 +236,13 @@ pub struct WireBytes {
 
 /// The messages of a typical round trip (header as the sessions write it: MsgSeqNum,
 /// SenderCompID, SendingTime, TargetCompID).
+///
+/// ```
+/// use peregrine_aeron::messages::{ExecutionReport, NewOrder};
+/// let w = peregrine_topology::samples::wire_bytes();
+/// assert!(NewOrder::decode(&w.sbe_order).is_ok());
+/// assert!(ExecutionReport::decode(&w.sbe_report).is_ok());
+/// ```
 pub fn wire_bytes() -> WireBytes {
     let order = sample_order();
     let report = fill(&order, 1);

@@ -8,7 +8,20 @@ use hdrhistogram::Histogram;
 use peregrine_report::us;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The points a round trip passes, in order.
+/// The points a round trip passes, in order: one slot of [`Stamps`] each.
+///
+/// ```
+/// use peregrine_topology::steps::{point, STEPS};
+///
+/// let all = [
+///     point::VENUE_SEND, point::GW_READ, point::GW_PARSED, point::GW_EXTRACTED,
+///     point::GW_ENCODED, point::GW_PUBLISHED, point::EX_DECODED, point::EX_PUBLISHED,
+///     point::GW_ER_DECODED, point::GW_WRITTEN, point::VENUE_RECEIVED,
+/// ];
+/// assert!(all.iter().enumerate().all(|(i, p)| *p == i), "in order, from 0");
+/// assert_eq!(all.len(), point::COUNT);
+/// assert_eq!(STEPS.len(), point::COUNT - 1); // a step between each two points
+/// ```
 pub mod point {
     /// Venue: about to build and send the NewOrderSingle.
     pub const VENUE_SEND: usize = 0;
@@ -40,6 +53,11 @@ pub mod point {
 /// The steps between consecutive points (the nine steps of BENCHMARKS.md §3, with the
 /// TCP hops folded into the step that starts them, and the return leg to the venue as
 /// the tenth), so that the steps add up to the round trip.
+///
+/// ```
+/// use peregrine_topology::steps::STEPS;
+/// assert!(STEPS[0].starts_with("1 venue") && STEPS[9].starts_with("10 TCP"));
+/// ```
 pub const STEPS: [&str; point::COUNT - 1] = [
     "1 venue builds NOS, writes TCP → gateway reads it",
     "2 gateway session parses + validates NOS",
@@ -54,6 +72,22 @@ pub const STEPS: [&str; point::COUNT - 1] = [
 ];
 
 /// The shared stamp slots of the one order in flight.
+///
+/// ```
+/// use std::sync::Arc;
+/// use peregrine_topology::steps::{point, Stamps};
+///
+/// let stamps = Arc::new(Stamps::new());
+/// let gateway = stamps.clone(); // each part holds one
+/// std::thread::spawn(move || {
+///     gateway.stamp(point::GW_READ);
+///     gateway.gateway_finished();
+/// })
+/// .join()
+/// .unwrap();
+/// assert_eq!(stamps.gateway_done(), 1);
+/// assert!(stamps.get(point::GW_READ) > 0);
+/// ```
 #[derive(Debug, Default)]
 pub struct Stamps {
     points: [AtomicU64; point::COUNT],
@@ -65,35 +99,73 @@ pub struct Stamps {
 
 impl Stamps {
     /// Empty slots.
+    ///
+    /// ```
+    /// let s = peregrine_topology::steps::Stamps::new();
+    /// assert_eq!((s.get(0), s.gateway_done()), (0, 0));
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Stamps `point` with the current time.
+    ///
+    /// ```
+    /// use peregrine_topology::{clock, steps::{point, Stamps}};
+    /// let s = Stamps::new();
+    /// let before = clock::now();
+    /// s.stamp(point::EX_DECODED);
+    /// assert!(s.get(point::EX_DECODED) >= before);
+    /// ```
     #[inline]
     pub fn stamp(&self, point: usize) {
         self.set(point, crate::clock::now());
     }
 
     /// Stamps `point` with `t`.
+    ///
+    /// ```
+    /// use peregrine_topology::steps::{point, Stamps};
+    /// let s = Stamps::new();
+    /// s.set(point::VENUE_SEND, 1_000);
+    /// assert_eq!(s.get(point::VENUE_SEND), 1_000);
+    /// ```
     #[inline]
     pub fn set(&self, point: usize, t: u64) {
         self.points[point].store(t, Ordering::Release);
     }
 
     /// The time at `point`.
+    ///
+    /// ```
+    /// use peregrine_topology::steps::{point, Stamps};
+    /// let s = Stamps::new();
+    /// assert_eq!(s.get(point::VENUE_RECEIVED), 0, "not stamped yet");
+    /// ```
     #[inline]
     pub fn get(&self, point: usize) -> u64 {
         self.points[point].load(Ordering::Acquire)
     }
 
     /// The gateway finished stamping one more order.
+    ///
+    /// ```
+    /// let s = peregrine_topology::steps::Stamps::new();
+    /// s.gateway_finished();
+    /// s.gateway_finished();
+    /// assert_eq!(s.gateway_done(), 2);
+    /// ```
     #[inline]
     pub fn gateway_finished(&self) {
         self.gateway_done.fetch_add(1, Ordering::Release);
     }
 
     /// How many orders the gateway finished stamping.
+    ///
+    /// ```
+    /// let s = peregrine_topology::steps::Stamps::new();
+    /// assert_eq!(s.gateway_done(), 0);
+    /// ```
     #[inline]
     pub fn gateway_done(&self) -> u64 {
         self.gateway_done.load(Ordering::Acquire)
@@ -101,6 +173,13 @@ impl Stamps {
 }
 
 /// One HDR histogram per step, in nanoseconds.
+///
+/// ```
+/// use peregrine_topology::steps::{StepHistograms, STEPS};
+/// let h = StepHistograms::default();
+/// assert_eq!(h.steps.len(), STEPS.len());
+/// assert!(h.steps.iter().all(|s| s.is_empty()));
+/// ```
 #[derive(Debug, Clone)]
 pub struct StepHistograms {
     /// `STEPS[i]`'s durations.
@@ -119,6 +198,18 @@ impl Default for StepHistograms {
 
 impl StepHistograms {
     /// Records the steps of the round trip now in `stamps` (no allocation).
+    ///
+    /// ```
+    /// use peregrine_topology::steps::{point, Stamps, StepHistograms};
+    ///
+    /// let stamps = Stamps::new();
+    /// for p in 0..point::COUNT {
+    ///     stamps.set(p, 1_000 * p as u64); // 1 µs a step
+    /// }
+    /// let mut h = StepHistograms::default();
+    /// h.record(&stamps);
+    /// assert!(h.steps.iter().all(|s| s.len() == 1 && s.max() == s.highest_equivalent(1_000)));
+    /// ```
     #[inline]
     pub fn record(&mut self, stamps: &Stamps) {
         let mut prev = stamps.get(0);
@@ -130,6 +221,17 @@ impl StepHistograms {
     }
 
     /// Adds another run's histograms.
+    ///
+    /// ```
+    /// use peregrine_topology::steps::{Stamps, StepHistograms};
+    ///
+    /// let mut one = StepHistograms::default();
+    /// one.record(&Stamps::new());
+    /// let mut all = StepHistograms::default();
+    /// all.add(&one);
+    /// all.add(&one);
+    /// assert_eq!(all.steps[0].len(), 2);
+    /// ```
     pub fn add(&mut self, other: &StepHistograms) {
         for (a, b) in self.steps.iter_mut().zip(&other.steps) {
             let _ = a.add(b);
@@ -140,6 +242,17 @@ impl StepHistograms {
 /// The step breakdown as a Markdown table (µs), with the round trip's p50 beside the sum
 /// of the steps' p50s; with the floor's steps (same points; its FIX and SBE steps take no
 /// time), the floor's p50 of each step and the difference.
+///
+/// ```
+/// use peregrine_topology::steps::{new_histogram, steps_table, Stamps, StepHistograms};
+///
+/// let mut steps = StepHistograms::default();
+/// steps.record(&Stamps::new());
+/// let mut rtt = new_histogram();
+/// rtt.record(10_000).unwrap();
+/// let table = steps_table(&steps, &rtt, None);
+/// assert!(table.starts_with("| step | p50 |") && table.contains("(round trip p50: 10.0"));
+/// ```
 pub fn steps_table(
     steps: &StepHistograms,
     rtt: &Histogram<u64>,
@@ -191,6 +304,13 @@ pub fn steps_table(
 }
 
 /// The steps as JSON, one object per step: its name and p50, mean, p99, p99.9 in µs.
+///
+/// ```
+/// use peregrine_topology::steps::{steps_json, StepHistograms, STEPS};
+/// let json = steps_json(&StepHistograms::default());
+/// assert_eq!(json.len(), STEPS.len());
+/// assert_eq!(json[0]["step"], STEPS[0]);
+/// ```
 pub fn steps_json(steps: &StepHistograms) -> Vec<serde_json::Value> {
     STEPS
         .iter()

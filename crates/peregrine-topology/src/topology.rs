@@ -10,23 +10,34 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
-use peregrine_aeron::{
-    AeronClient, Channel, ClientConfig, DriverConfig, DriverIdle, MediaDriver, SpinThenYield,
-    Threading,
-};
+use peregrine_aeron::{AeronClient, Channel, DriverConfig, DriverIdle, MediaDriver, Threading};
 use peregrine_engine::config::{SessionSettings, Settings};
 use peregrine_engine::fix::{self, FixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle, IdleStrategy};
-use peregrine_session::Session;
+use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle, SessionDriver};
+use peregrine_session::{Application, Session};
 use peregrine_store::{MemoryStore, MessageStore};
 
 use crate::executor::{Executor, ExecutorCounters};
 use crate::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+use crate::parts::{aeron_end, join, spawn, watch, End};
 use crate::steps::{Stamps, StepHistograms};
-use crate::venue::{Venue, VenueApp, VenueState};
-use crate::{Error, Result, ORDERS_STREAM, REPORTS_STREAM};
+use crate::venue::{FillMismatch, Venue, VenueApp, VenueState};
+use crate::{Error, Result};
 
 /// The gateway ⇄ executor hop.
+///
+/// ```
+/// use peregrine_topology::{TopologyConfig, Transport};
+///
+/// let cfg = TopologyConfig {
+///     transport: Transport::Udp {
+///         orders: "10.77.0.1:40123".parse().unwrap(),
+///         reports: "10.77.0.2:40124".parse().unwrap(),
+///     },
+///     ..TopologyConfig::default()
+/// };
+/// assert!(cfg.describe().contains("Aeron UDP (orders 10.77.0.1:40123, reports 10.77.0.2:40124)"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Transport {
     /// Aeron IPC (shared memory) on one host.
@@ -43,6 +54,12 @@ pub enum Transport {
 
 impl Transport {
     /// The orders and reports channels.
+    ///
+    /// ```
+    /// use peregrine_topology::Transport;
+    /// let (orders, reports) = Transport::Ipc.channels();
+    /// assert_eq!(orders, reports); // one IPC channel, two streams
+    /// ```
     pub fn channels(&self) -> (Channel, Channel) {
         match self {
             Transport::Ipc => (Channel::ipc(), Channel::ipc()),
@@ -52,6 +69,23 @@ impl Transport {
 }
 
 /// Which parts this process runs.
+///
+/// ```no_run
+/// use std::sync::{atomic::AtomicBool, Arc};
+/// use peregrine_topology::{run, Part, TopologyConfig, Transport};
+///
+/// // The executor of a topology whose venue and gateway run on another host.
+/// let stop = Arc::new(AtomicBool::new(false)); // raised by a signal handler, say
+/// let cfg = TopologyConfig {
+///     part: Part::Executor,
+///     transport: Transport::Udp { orders: "10.77.0.1:40123".parse().unwrap(), reports: "10.77.0.2:40124".parse().unwrap() },
+///     stop: Some(stop),
+///     ..TopologyConfig::default()
+/// };
+/// let r = run(&cfg, &mut |_, _| {})?;
+/// println!("filled {}", r.executor.map_or(0, |e| e.filled));
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
     /// Venue, gateway and executor (steps timed).
@@ -64,6 +98,17 @@ pub enum Part {
 }
 
 /// Settings of one run.
+///
+/// ```
+/// use peregrine_engine::Idle;
+/// use peregrine_topology::TopologyConfig;
+///
+/// let cfg = TopologyConfig::default();
+/// assert_eq!((cfg.warmup, cfg.count), (10_000, 100_000));
+/// assert_eq!(cfg.idle, Idle::spin_then_yield(100));
+/// let quick = TopologyConfig { warmup: 100, count: 1_000, ..cfg };
+/// assert_eq!(quick.count, 1_000);
+/// ```
 #[derive(Clone, Debug)]
 pub struct TopologyConfig {
     /// Warm-up round trips (not recorded).
@@ -122,6 +167,11 @@ impl Default for TopologyConfig {
 
 impl TopologyConfig {
     /// A one-line description of the settings, for reports.
+    ///
+    /// ```
+    /// let text = peregrine_topology::TopologyConfig::default().describe();
+    /// assert!(text.contains("idle spin-then-yield:100") && text.contains("transport Aeron IPC"));
+    /// ```
     pub fn describe(&self) -> String {
         format!(
             "threads: venue, gateway, executor (+ Aeron driver, {:?}); idle {}; store {}{}; dictionary {}; transport {}",
@@ -149,6 +199,16 @@ impl TopologyConfig {
 }
 
 /// What a run measured and counted.
+///
+/// ```no_run
+/// use peregrine_topology::{run, TopologyConfig};
+///
+/// let cfg = TopologyConfig { warmup: 100, count: 1_000, ..TopologyConfig::default() };
+/// let r = run(&cfg, &mut |_, _| {})?;
+/// r.check(1_100)?;
+/// println!("{} round trips, p50 {} ns, gateway {:?}", r.measured, r.rtt.value_at_quantile(0.5), r.gateway);
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RunResult {
     /// Round-trip times of the measured orders, ns (empty for [`Part::Executor`]).
@@ -166,7 +226,7 @@ pub struct RunResult {
     /// ExecutionReports that did not match their order.
     pub errors: u64,
     /// The first mismatch.
-    pub first_error: Option<String>,
+    pub first_error: Option<FillMismatch>,
     /// The venue session's next sender and target sequence numbers at the end.
     pub venue_seq: (u64, u64),
     /// The gateway session's next sender and target sequence numbers at the end.
@@ -181,8 +241,49 @@ pub struct RunResult {
 
 impl RunResult {
     /// Measured round trips per second of wall time.
+    ///
+    /// ```no_run
+    /// let r = peregrine_topology::run(&Default::default(), &mut |_, _| {})?;
+    /// println!("{:.0} round trips/s", r.throughput());
+    /// # Ok::<(), peregrine_topology::Error>(())
+    /// ```
     pub fn throughput(&self) -> f64 {
         self.measured as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// Checks that every one of the `orders` sent (warm-up included) came back as the
+    /// right fill.
+    ///
+    /// ```no_run
+    /// use peregrine_topology::{run, Error, TopologyConfig};
+    ///
+    /// let cfg = TopologyConfig { warmup: 10, count: 100, ..TopologyConfig::default() };
+    /// match run(&cfg, &mut |_, _| {})?.check(110) {
+    ///     Ok(()) => println!("every fill came back right"),
+    ///     Err(Error::Check { what }) => eprintln!("{what}"),
+    ///     Err(other) => return Err(other),
+    /// }
+    /// # Ok::<(), peregrine_topology::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Check`] naming how many fills came back, how many were wrong, and the
+    /// first mismatch.
+    pub fn check(&self, orders: u64) -> Result<()> {
+        if self.errors == 0 && self.fills == orders {
+            return Ok(());
+        }
+        Err(Error::Check {
+            what: format!(
+                "{} fills of {orders} ({} wrong){}",
+                self.fills,
+                self.errors,
+                self.first_error
+                    .as_ref()
+                    .map_or(String::new(), |m| format!(": {m}"))
+            ),
+        })
     }
 }
 
@@ -217,7 +318,9 @@ fn settings_text(
     t
 }
 
-fn open_store(cfg: &TopologyConfig, s: &SessionSettings) -> Result<Box<dyn MessageStore + Send>> {
+type Store = Box<dyn MessageStore + Send>;
+
+fn open_store(cfg: &TopologyConfig, s: &SessionSettings, part: &'static str) -> Result<Store> {
     let now = now_nanos();
     match cfg.store {
         StoreKind::Memory => {
@@ -227,36 +330,55 @@ fn open_store(cfg: &TopologyConfig, s: &SessionSettings) -> Result<Box<dyn Messa
             Ok(Box::new(MemoryStore::with_capacity(now, msgs, msgs * 320)))
         }
         StoreKind::File => {
-            fix::open_store(s, StoreKind::File, now).map_err(|e| Error::at("store", e))
+            fix::open_store(s, StoreKind::File, now).map_err(|e| Error::setup(part, "store", e))
         }
     }
 }
 
-fn session_settings(text: &str) -> Result<SessionSettings> {
-    let settings =
-        Settings::parse(text, "topology.cfg".as_ref()).map_err(|e| Error::at("settings", e))?;
-    settings
-        .sessions
-        .into_iter()
-        .next()
-        .ok_or_else(|| Error("settings: no session".into()))
+/// The settings and the session of the venue (`initiator`: the gateway's port) or the
+/// gateway (`None`).
+fn session<A: Application>(
+    cfg: &TopologyConfig,
+    initiator: Option<u16>,
+    store_dir: &std::path::Path,
+    part: &'static str,
+    app: A,
+) -> Result<(SessionSettings, FixSession<Store, A>)> {
+    let text = settings_text(cfg, initiator, store_dir);
+    let settings = Settings::parse(&text, "topology.cfg".as_ref())
+        .map_err(|e| Error::setup(part, "settings", e))?;
+    let s = settings.sessions.into_iter().next().ok_or(Error::Setup {
+        part,
+        what: "settings (no session in them)",
+        source: None,
+    })?;
+    let dicts = fix::load_dictionaries(&s).map_err(|e| Error::setup(part, "dictionary", e))?;
+    let session = Session::new(
+        fix::session_config(&s, dicts),
+        open_store(cfg, &s, part)?,
+        now_nanos(),
+    );
+    Ok((s, FixSession::new(session, app)))
 }
 
-fn engine_options() -> EngineOptions {
-    // The part's own loop idles (it polls Aeron too); the engine never waits.
-    EngineOptions {
+/// An engine with the one session `driver` (settings `s`). The part's own loop idles (it
+/// polls Aeron too); the engine never waits.
+fn engine<D: SessionDriver>(
+    s: &SessionSettings,
+    driver: D,
+    part: &'static str,
+) -> Result<Engine<D>> {
+    let mut engine = Engine::new(EngineOptions {
         idle: Idle::busy_spin(),
         message_logs: false,
         stop_flag: None,
         ..EngineOptions::default()
-    }
-}
-
-type Store = Box<dyn MessageStore + Send>;
-
-fn aeron_client(dir: &str) -> Result<AeronClient> {
-    AeronClient::connect(&ClientConfig::with_dir(dir.to_string()))
-        .map_err(|e| Error::at("aeron client", e))
+    })
+    .map_err(|e| Error::setup(part, "engine", e))?;
+    engine
+        .add_session(s, driver)
+        .map_err(|e| Error::setup(part, "session", e))?;
+    Ok(engine)
 }
 
 struct GatewayEnd {
@@ -264,7 +386,6 @@ struct GatewayEnd {
     seq: (u64, u64),
 }
 
-#[allow(clippy::too_many_arguments)]
 fn gateway_thread(
     cfg: &TopologyConfig,
     dir: &str,
@@ -274,28 +395,13 @@ fn gateway_thread(
     ready: &mpsc::Sender<Result<SocketAddr>>,
 ) -> Result<GatewayEnd> {
     let setup = || -> Result<(AeronClient, Gateway<Store>)> {
-        let client = aeron_client(dir)?;
-        let (orders_ch, reports_ch) = cfg.transport.channels();
-        let orders = client
-            .publisher(&orders_ch, ORDERS_STREAM)
-            .map_err(|e| Error::at("gateway orders publication", e))?;
-        let reports = client
-            .subscriber(&reports_ch, REPORTS_STREAM)
-            .map_err(|e| Error::at("gateway reports subscription", e))?;
-        let mut wait = SpinThenYield::default();
-        orders
-            .wait_connected(&mut wait, cfg.timeout)
-            .map_err(|e| Error::at("gateway: executor's orders subscription", e))?;
-        reports
-            .wait_connected(&mut wait, cfg.timeout)
-            .map_err(|e| Error::at("gateway: executor's reports publication", e))?;
-        let s = session_settings(&settings_text(cfg, None, store_dir))?;
-        let dicts = fix::load_dictionaries(&s).map_err(|e| Error::at("dictionary", e))?;
-        let session = Session::new(
-            fix::session_config(&s, dicts),
-            open_store(cfg, &s)?,
-            now_nanos(),
-        );
+        let (client, orders, reports) = aeron_end(
+            dir,
+            &cfg.transport,
+            End::Gateway,
+            "gateway",
+            Some(cfg.timeout),
+        )?;
         let counters = Rc::new(RefCell::new(GatewayCounters::default()));
         let app = GatewayApp::new(
             Rc::new(RefCell::new(orders)),
@@ -303,16 +409,8 @@ fn gateway_thread(
             stamps.clone(),
             0,
         );
-        let mut engine =
-            Engine::new(engine_options()).map_err(|e| Error::at("gateway engine", e))?;
-        engine
-            .add_session(
-                &s,
-                GatewayDriver {
-                    inner: FixSession::new(session, app),
-                },
-            )
-            .map_err(|e| Error::at("gateway session", e))?;
+        let (s, inner) = session(cfg, None, store_dir, "gateway", app)?;
+        let engine = engine(&s, GatewayDriver { inner }, "gateway")?;
         let gw = Gateway {
             engine,
             reports,
@@ -331,17 +429,8 @@ fn gateway_thread(
     };
     let addr = gw.engine.listener_addrs()[0];
     let _ = ready.send(Ok(addr));
-    let mut idle = cfg.idle.fresh();
-    let mut seq = (0, 0);
-    while running.load(Ordering::Relaxed) {
-        idle.idle(usize::from(gw.turn()?));
-    }
-    if let Some(s) = gw.engine.sessions().first() {
-        seq = (s.next_sender_seq, s.next_target_seq);
-    }
-    gw.engine
-        .shutdown()
-        .map_err(|e| Error::at("gateway shutdown", e))?;
+    // The sequence numbers are read before the engine shuts down (and logs out).
+    let seq = gw.run(&mut cfg.idle.fresh(), running)?;
     let counters = *gw.counters.borrow();
     drop(gw);
     drop(client);
@@ -360,20 +449,11 @@ fn venue_thread(
     stamps: Option<Arc<Stamps>>,
     done: &AtomicU64,
 ) -> Result<VenueEnd> {
-    let s = session_settings(&settings_text(cfg, Some(addr.port()), store_dir))?;
-    let dicts = fix::load_dictionaries(&s).map_err(|e| Error::at("dictionary", e))?;
-    let session = Session::new(
-        fix::session_config(&s, dicts),
-        open_store(cfg, &s)?,
-        now_nanos(),
-    );
     let state = Rc::new(VenueState::default());
-    let mut engine = Engine::new(engine_options()).map_err(|e| Error::at("venue engine", e))?;
-    engine
-        .add_session(&s, FixSession::new(session, VenueApp::new(state.clone())))
-        .map_err(|e| Error::at("venue session", e))?;
+    let app = VenueApp::new(state.clone());
+    let (s, driver) = session(cfg, Some(addr.port()), store_dir, "venue", app)?;
     let mut venue = Venue {
-        engine,
+        engine: engine(&s, driver, "venue")?,
         session: s.session_name(),
         state,
         stamps,
@@ -396,7 +476,7 @@ fn venue_thread(
     venue
         .engine
         .shutdown()
-        .map_err(|e| Error::at("venue shutdown", e))?;
+        .map_err(|e| Error::transport("venue", "shutdown", e))?;
     Ok(VenueEnd { result, seq })
 }
 
@@ -406,43 +486,49 @@ fn executor_thread(
     stamps: Option<Arc<Stamps>>,
     running: &AtomicBool,
 ) -> Result<ExecutorCounters> {
-    let client = aeron_client(dir)?;
-    let (orders_ch, reports_ch) = cfg.transport.channels();
-    let orders = client
-        .subscriber(&orders_ch, ORDERS_STREAM)
-        .map_err(|e| Error::at("executor orders subscription", e))?;
-    let reports = client
-        .publisher(&reports_ch, REPORTS_STREAM)
-        .map_err(|e| Error::at("executor reports publication", e))?;
+    let (client, reports, orders) =
+        aeron_end(dir, &cfg.transport, End::Executor, "executor", None)?;
     let mut ex = Executor {
         orders,
         reports,
         stamps,
         counters: ExecutorCounters::default(),
+        limit: if cfg.part == Part::Executor {
+            cfg.executor_limit
+        } else {
+            None
+        },
     };
-    let limit = if cfg.part == Part::Executor {
-        cfg.executor_limit
-    } else {
-        None
-    };
-    let r = ex.run(&mut cfg.idle.fresh(), running, limit);
+    let r = ex.run(&mut cfg.idle.fresh(), running);
     drop(ex);
     drop(client);
     r
 }
 
-fn join<T>(h: std::thread::JoinHandle<Result<T>>, what: &str) -> Result<T> {
-    h.join()
-        .map_err(|_| Error(format!("{what} thread panicked")))?
-}
-
 /// Runs the topology (the parts `cfg.part` names) and returns what it measured.
 /// `progress(done, total)` is called about every 100 ms from the calling thread.
+///
+/// ```no_run
+/// use peregrine_topology::{run, TopologyConfig};
+///
+/// let cfg = TopologyConfig { warmup: 100, count: 1_000, ..TopologyConfig::default() };
+/// let r = run(&cfg, &mut |done, total| eprint!("\r{done}/{total}"))?;
+/// assert_eq!(r.measured, 1_000);
+/// println!("p50 {} ns, {:.0} round trips/s", r.rtt.value_at_quantile(0.5), r.throughput());
+/// # Ok::<(), peregrine_topology::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Config`] when the idle strategy is `block`; otherwise the first error of a
+/// part ([`Error::Setup`], [`Error::Transport`], [`Error::Timeout`]), or
+/// [`Error::Panicked`]. Fills that came back wrong are not an error here: they are
+/// counted in [`RunResult::errors`].
 pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<RunResult> {
     if cfg.idle.is_block() {
-        return Err(Error(
-            "idle strategy `block` does not fit: every part polls two transports".into(),
-        ));
+        return Err(Error::Config {
+            reason: "idle strategy `block` does not fit: every part polls two transports".into(),
+        });
     }
     let _driver = match &cfg.external_driver {
         Some(_) => None,
@@ -452,7 +538,7 @@ pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<R
                 threading: Threading::Shared,
                 ..DriverConfig::default()
             })
-            .map_err(|e| Error::at("aeron media driver", e))?,
+            .map_err(|e| Error::setup("aeron media driver", "launch", e))?,
         ),
     };
     let dir = match (&cfg.external_driver, &_driver) {
@@ -481,14 +567,15 @@ pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<R
     let done = Arc::new(AtomicU64::new(0));
     let total = cfg.warmup + cfg.count;
 
-    let executor = (cfg.part != Part::VenueGateway).then(|| {
-        let (cfg, dir, stamps, running) =
-            (cfg.clone(), dir.clone(), stamps.clone(), running.clone());
-        std::thread::Builder::new()
-            .name("executor".into())
-            .spawn(move || executor_thread(&cfg, &dir, stamps, &running))
-    });
-    let executor = executor.transpose().map_err(|e| Error::at("spawn", e))?;
+    let executor = (cfg.part != Part::VenueGateway)
+        .then(|| {
+            let (cfg, dir, stamps, running) =
+                (cfg.clone(), dir.clone(), stamps.clone(), running.clone());
+            spawn("executor", move || {
+                executor_thread(&cfg, &dir, stamps, &running)
+            })
+        })
+        .transpose()?;
 
     if cfg.part == Part::Executor {
         let h = executor.expect("spawned");
@@ -525,13 +612,13 @@ pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<R
             stamps.clone(),
             running.clone(),
         );
-        std::thread::Builder::new()
-            .name("gateway".into())
-            .spawn(move || gateway_thread(&cfg, &dir, &store_dir, stamps, &running, &ready_tx))
-            .map_err(|e| Error::at("spawn", e))?
+        spawn("gateway", move || {
+            gateway_thread(&cfg, &dir, &store_dir, stamps, &running, &ready_tx)
+        })?
     };
     let stop_all = |running: &AtomicBool| running.store(false, Ordering::Relaxed);
-    let addr = match ready_rx.recv_timeout(cfg.timeout + Duration::from_secs(5)) {
+    let started_within = cfg.timeout + Duration::from_secs(5);
+    let addr = match ready_rx.recv_timeout(started_within) {
         Ok(Ok(a)) => a,
         Ok(Err(e)) => {
             stop_all(&running);
@@ -543,25 +630,23 @@ pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<R
         }
         Err(_) => {
             stop_all(&running);
-            return Err(Error("gateway did not start in time".into()));
+            return Err(Error::Timeout {
+                part: "gateway",
+                waiting_for: "listening address".into(),
+                after: started_within,
+            });
         }
     };
     let venue = {
         let (cfg, store_dir, stamps, done) =
             (cfg.clone(), store_dir.clone(), stamps.clone(), done.clone());
-        std::thread::Builder::new()
-            .name("venue".into())
-            .spawn(move || venue_thread(&cfg, addr, &store_dir, stamps, &done))
-            .map_err(|e| Error::at("spawn", e))?
+        spawn("venue", move || {
+            venue_thread(&cfg, addr, &store_dir, stamps, &done)
+        })?
     };
-    while !venue.is_finished() {
-        std::thread::sleep(Duration::from_millis(100));
-        progress(done.load(Ordering::Relaxed), total);
-        if stop.load(Ordering::Relaxed) || gateway.is_finished() {
-            break;
-        }
-    }
-    progress(done.load(Ordering::Relaxed), total);
+    watch(&venue, &done, total, progress, || {
+        stop.load(Ordering::Relaxed) || gateway.is_finished()
+    });
     let venue = join(venue, "venue");
     stop_all(&running);
     let gateway = join(gateway, "gateway");

@@ -8,16 +8,25 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
+use peregrine_agent::SpinThenYield;
 use peregrine_codec::MessageView;
 use peregrine_engine::fix::FixSession;
-use peregrine_engine::{Engine, Idle, IdleStrategy};
+use peregrine_engine::{Engine, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::MessageStore;
 
 use crate::samples::{self, CL_ORD_ID_LEN_TEXT};
 use crate::steps::{new_histogram, point, Stamps, StepHistograms};
+use crate::wait::{gateway_stamps, poll_until, Polled};
+use crate::Error;
 
 /// What the venue's application saw, shared with the venue's loop (same thread).
+///
+/// ```
+/// let state = peregrine_topology::venue::VenueState::default();
+/// assert_eq!((state.received.get(), state.errors.get()), (0, 0));
+/// assert!(state.first_error.borrow().is_none());
+/// ```
 #[derive(Debug, Default)]
 pub struct VenueState {
     /// ExecutionReports received.
@@ -28,11 +37,20 @@ pub struct VenueState {
     pub received_at: Cell<u64>,
     /// ExecutionReports that did not match their order.
     pub errors: Cell<u64>,
-    /// The first mismatch, described.
-    pub first_error: RefCell<Option<String>>,
+    /// The first mismatch.
+    pub first_error: RefCell<Option<FillMismatch>>,
 }
 
 /// The venue's FIX application: checks each ExecutionReport against the order in flight.
+///
+/// ```
+/// use std::rc::Rc;
+/// use peregrine_topology::venue::{VenueApp, VenueState};
+///
+/// let state = Rc::new(VenueState::default());
+/// let app = VenueApp::new(state.clone()); // the session's application
+/// # let _ = app;
+/// ```
 #[derive(Debug)]
 pub struct VenueApp {
     state: Rc<VenueState>,
@@ -40,12 +58,50 @@ pub struct VenueApp {
 
 impl VenueApp {
     /// An application reporting into `state`.
+    ///
+    /// ```
+    /// let state = std::rc::Rc::new(peregrine_topology::venue::VenueState::default());
+    /// let app = peregrine_topology::venue::VenueApp::new(state);
+    /// # let _ = app;
+    /// ```
     pub fn new(state: Rc<VenueState>) -> Self {
         VenueApp { state }
     }
 }
 
-fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), String> {
+/// An ExecutionReport that does not match the order in flight: the first field that
+/// differs.
+///
+/// ```
+/// use peregrine_topology::venue::FillMismatch;
+/// let m = FillMismatch { tag: 39, got: Some("0".into()), want: "2".into() };
+/// assert_eq!(m.to_string(), r#"ExecutionReport tag 39: got Some("0"), want "2""#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FillMismatch {
+    /// The tag.
+    pub tag: u32,
+    /// Its value in the report (`None`: missing).
+    pub got: Option<String>,
+    /// The value the order calls for.
+    pub want: String,
+}
+
+impl std::fmt::Display for FillMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ExecutionReport tag {}: got {:?}, want {:?}",
+            self.tag, self.got, self.want
+        )
+    }
+}
+
+impl std::error::Error for FillMismatch {}
+
+/// Checks a fill against the order in flight (ClOrdID `expected`, the sample order's
+/// symbol, price and quantity, filled in full).
+fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), FillMismatch> {
     let want: [(u32, &[u8]); 9] = [
         (11, expected),
         (39, b"2"),
@@ -59,11 +115,13 @@ fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), String> {
     ];
     for (tag, v) in want {
         if msg.get(tag) != Some(v) {
-            return Err(format!(
-                "ExecutionReport tag {tag}: got {:?}, want {:?}",
-                msg.get(tag).map(String::from_utf8_lossy),
-                String::from_utf8_lossy(v)
-            ));
+            return Err(FillMismatch {
+                tag,
+                got: msg
+                    .get(tag)
+                    .map(|g| String::from_utf8_lossy(g).into_owned()),
+                want: String::from_utf8_lossy(v).into_owned(),
+            });
         }
     }
     Ok(())
@@ -90,9 +148,60 @@ impl Application for VenueApp {
 }
 
 /// The venue's driver type.
+///
+/// ```no_run
+/// # use std::rc::Rc;
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+/// let settings = Settings::parse(
+///     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+///      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+///      [SESSION]\nBeginString=FIX.4.4\n",
+///     "venue.cfg".as_ref(),
+/// )?;
+/// let s = &settings.sessions[0];
+/// let state = Rc::new(VenueState::default());
+/// let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub type VenueDriver<S> = FixSession<S, VenueApp>;
 
 /// What the venue measured.
+///
+/// ```no_run
+/// # use std::rc::Rc;
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+/// # let settings = Settings::parse(
+/// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+/// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+/// #      [SESSION]\nBeginString=FIX.4.4\n",
+/// #     "venue.cfg".as_ref(),
+/// # )?;
+/// # let s = &settings.sessions[0];
+/// # let state = Rc::new(VenueState::default());
+/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+/// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// # let mut engine = Engine::new(options)?;
+/// # engine.add_session(s, driver)?;
+/// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+/// # venue.logon(&mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20))?;
+/// let done = std::sync::atomic::AtomicU64::new(0);
+/// let r = venue.run(100, 1_000, &mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20), &done, None)?;
+/// assert_eq!((r.rtt.len(), r.fills, r.errors), (1_000, 1_100, 0));
+/// println!("p50 {} ns over {:?}", r.rtt.value_at_quantile(0.5), r.wall);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct VenueResult {
     /// Round-trip times of the measured orders, ns.
@@ -108,10 +217,38 @@ pub struct VenueResult {
     /// ExecutionReports that did not match their order.
     pub errors: u64,
     /// The first mismatch.
-    pub first_error: Option<String>,
+    pub first_error: Option<FillMismatch>,
 }
 
-/// The venue's loop.
+/// The venue's loop: an initiator engine with one session, which sends the orders and
+/// waits for each reply.
+///
+/// ```no_run
+/// # use std::rc::Rc;
+/// # use peregrine_engine::config::Settings;
+/// # use peregrine_engine::fix::{self, FixSession};
+/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+/// # use peregrine_session::Session;
+/// # use peregrine_store::MemoryStore;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+/// # let settings = Settings::parse(
+/// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+/// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+/// #      [SESSION]\nBeginString=FIX.4.4\n",
+/// #     "venue.cfg".as_ref(),
+/// # )?;
+/// # let s = &settings.sessions[0];
+/// # let state = Rc::new(VenueState::default());
+/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+/// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// let mut engine = Engine::new(options)?;
+/// engine.add_session(s, driver)?;
+/// let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+/// let mut idle = Idle::spin_then_yield(100);
+/// venue.logon(&mut idle, std::time::Duration::from_secs(20))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Venue<S: MessageStore> {
     /// The initiator engine.
     pub engine: Engine<VenueDriver<S>>,
@@ -133,24 +270,102 @@ impl<S: MessageStore> std::fmt::Debug for Venue<S> {
 
 impl<S: MessageStore> Venue<S> {
     /// Turns the engine until the session is logged on (at most `timeout`).
+    ///
+    /// ```no_run
+    /// # use std::rc::Rc;
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+    /// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+    /// #      [SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "venue.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let state = Rc::new(VenueState::default());
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+    /// venue.logon(&mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20))?;
+    /// assert!(venue.engine.sessions()[0].logged_on);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`] when the engine fails, [`Error::Timeout`] when no logon
+    /// came within `timeout`.
     pub fn logon(&mut self, idle: &mut Idle, timeout: Duration) -> crate::Result<()> {
-        let deadline = crate::clock::now() + timeout.as_nanos() as u64;
-        while !self.engine.sessions().first().is_some_and(|s| s.logged_on) {
-            let work = self
-                .engine
-                .turn()
-                .map_err(|e| crate::Error::at("venue engine", e))?;
-            idle.idle(usize::from(work));
-            if crate::clock::now() > deadline {
-                return Err(crate::Error("venue: no logon within the timeout".into()));
-            }
-        }
-        Ok(())
+        let engine = &mut self.engine;
+        poll_until::<1, _, _>(
+            idle,
+            crate::clock::now(),
+            timeout.as_nanos() as u64,
+            || {
+                if engine.sessions().first().is_some_and(|s| s.logged_on) {
+                    return Ok(Polled::Done);
+                }
+                let work = engine
+                    .turn()
+                    .map_err(|e| Error::transport("venue", "engine turn", e))?;
+                Ok(if work { Polled::Work } else { Polled::Nothing })
+            },
+            || Error::Timeout {
+                part: "venue",
+                waiting_for: "logon".into(),
+                after: timeout,
+            },
+        )
     }
 
     /// Sends `warmup + count` orders one at a time; times the last `count`. `done` counts
     /// finished round trips (for a progress display); `allocations` reads the process's
     /// allocation counter, if any.
+    ///
+    /// ```no_run
+    /// # use std::rc::Rc;
+    /// # use peregrine_engine::config::Settings;
+    /// # use peregrine_engine::fix::{self, FixSession};
+    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+    /// # use peregrine_session::Session;
+    /// # use peregrine_store::MemoryStore;
+    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
+    /// # let settings = Settings::parse(
+    /// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+    /// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+    /// #      [SESSION]\nBeginString=FIX.4.4\n",
+    /// #     "venue.cfg".as_ref(),
+    /// # )?;
+    /// # let s = &settings.sessions[0];
+    /// # let state = Rc::new(VenueState::default());
+    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
+    /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let mut engine = Engine::new(options)?;
+    /// # engine.add_session(s, driver)?;
+    /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+    /// let mut idle = Idle::spin_then_yield(100);
+    /// let timeout = std::time::Duration::from_secs(20);
+    /// venue.logon(&mut idle, timeout)?;
+    /// let done = std::sync::atomic::AtomicU64::new(0);
+    /// let r = venue.run(100, 1_000, &mut idle, timeout, &done, None)?;
+    /// assert_eq!(done.into_inner(), 1_100);
+    /// # let _ = r;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Transport`] when the engine fails or refuses an order,
+    /// [`Error::Timeout`] when an ExecutionReport (or, timing steps, the gateway's last
+    /// stamp) does not come within `timeout` of its order.
     pub fn run(
         &mut self,
         warmup: u64,
@@ -183,46 +398,40 @@ impl<S: MessageStore> Venue<S> {
             });
             match sent {
                 Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(crate::Error::at("venue send", e)),
-                None => return Err(crate::Error("venue: no session".into())),
-            }
-            idle.reset();
-            let mut idle_polls = 0u32;
-            while self.state.received.get() == before {
-                let work = self
-                    .engine
-                    .poll()
-                    .map_err(|e| crate::Error::at("venue engine", e))?;
-                if work {
-                    idle.reset();
-                } else {
-                    idle.idle(0);
-                    idle_polls = idle_polls.wrapping_add(1);
-                    // The clock is read now and then only: it costs as much as a poll.
-                    if idle_polls % 1024 == 0 && crate::clock::now() - t0 > patience {
-                        return Err(crate::Error(format!(
-                            "venue: no ExecutionReport for order {} within {timeout:?}",
-                            i + 1
-                        )));
-                    }
+                Some(Err(e)) => return Err(Error::transport("venue", "send", e)),
+                None => {
+                    return Err(Error::Setup {
+                        part: "venue",
+                        what: "no session to send on",
+                        source: None,
+                    })
                 }
             }
+            let (state, engine) = (&self.state, &mut self.engine);
+            poll_until::<1024, _, _>(
+                idle,
+                t0,
+                patience,
+                || {
+                    if state.received.get() != before {
+                        return Ok(Polled::Done);
+                    }
+                    let work = engine
+                        .poll()
+                        .map_err(|e| Error::transport("venue", "engine poll", e))?;
+                    Ok(if work { Polled::Work } else { Polled::Nothing })
+                },
+                || Error::Timeout {
+                    part: "venue",
+                    waiting_for: format!("ExecutionReport for order {}", i + 1),
+                    after: timeout,
+                },
+            )?;
             let t1 = self.state.received_at.get();
             if let Some(s) = &self.stamps {
                 s.set(point::VENUE_RECEIVED, t1);
-                // The gateway stamps its write after the write returns: wait for it.
-                let mut spins = 0u32;
-                while s.gateway_done() < i + 1 {
-                    spins += 1;
-                    if spins > 100 {
-                        std::thread::yield_now();
-                    } else {
-                        std::hint::spin_loop();
-                    }
-                    if crate::clock::now() - t0 > patience {
-                        return Err(crate::Error("venue: gateway stamps missing".into()));
-                    }
-                }
+                // Spinning a hundred times, then yielding.
+                gateway_stamps(s, i, &mut SpinThenYield::new(100), t0, timeout, "venue")?;
                 if i >= warmup {
                     steps.record(s);
                 }

@@ -16,9 +16,12 @@
 #![forbid(unsafe_code)]
 
 use peregrine_aeron::DriverIdle;
-use peregrine_topology::{Part, TopologyConfig, Transport};
+use peregrine_topology::{Error, Part, TopologyConfig, Transport};
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// What stops the program: a command line it does not understand, or the run's error.
+type BoxedError = Box<dyn std::error::Error>;
 
 fn main() -> ExitCode {
     match run() {
@@ -37,15 +40,15 @@ fn value<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
-fn run() -> Result<(), String> {
+fn run() -> Result<(), BoxedError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.first().map(String::as_str).unwrap_or("run");
     let mut cfg = TopologyConfig::default();
-    let num = |name: &str| -> Result<Option<u64>, String> {
+    let num = |name: &str| -> Result<Option<u64>, BoxedError> {
         value(&args, name)
             .map(|v| {
                 v.parse::<u64>()
-                    .map_err(|_| format!("{name}: {v:?} is not a number"))
+                    .map_err(|_| format!("{name}: {v:?} is not a number").into())
             })
             .transpose()
     };
@@ -56,9 +59,7 @@ fn run() -> Result<(), String> {
         cfg.warmup = n;
     }
     if let Some(i) = value(&args, "--idle") {
-        cfg.idle = i
-            .parse()
-            .map_err(|e: peregrine_engine::ParseIdleError| e.to_string())?;
+        cfg.idle = i.parse::<peregrine_engine::Idle>()?;
     }
     // Validate both sessions' messages against a FIX.4.4 data dictionary.
     cfg.dictionary = value(&args, "--dictionary").map(std::path::PathBuf::from);
@@ -66,12 +67,10 @@ fn run() -> Result<(), String> {
     if let Some(t) = num("--timeout")? {
         cfg.timeout = Duration::from_secs(t);
     }
-    let udp = || -> Result<Transport, String> {
-        let get = |n: &str| -> Result<std::net::SocketAddr, String> {
-            value(&args, n)
-                .ok_or(format!("{n} ADDR:PORT is required"))?
-                .parse()
-                .map_err(|e| format!("{n}: {e}"))
+    let udp = || -> Result<Transport, BoxedError> {
+        let get = |n: &str| -> Result<std::net::SocketAddr, BoxedError> {
+            let v = value(&args, n).ok_or(format!("{n} ADDR:PORT is required"))?;
+            Ok(v.parse().map_err(|e| format!("{n}: {e}"))?)
         };
         Ok(Transport::Udp {
             orders: get("--orders")?,
@@ -88,8 +87,7 @@ fn run() -> Result<(), String> {
                 timeout: cfg.timeout,
                 ..Default::default()
             };
-            let r =
-                peregrine_topology::floor::run(&f, &mut |_, _| {}).map_err(|e| e.to_string())?;
+            let r = peregrine_topology::floor::run(&f, &mut |_, _| {})?;
             let q = |p: f64| r.rtt.value_at_quantile(p) as f64 / 1000.0;
             println!(
                 "floor: {} measured: p50 {:.1} us, p99 {:.1} us, p99.9 {:.1} us, max {:.1} us, {:.0} round trips/s",
@@ -122,10 +120,10 @@ fn run() -> Result<(), String> {
             println!("peregrine-topology run|floor|executor|gateway [--orders ADDR --reports ADDR] [--count N] [--warmup N] [--limit N] [--idle S] [--dictionary FIX44.xml] [--timeout SECS]");
             return Ok(());
         }
-        other => return Err(format!("unknown mode {other:?}")),
+        other => return Err(format!("unknown mode {other:?}").into()),
     }
     eprintln!("{mode}: {}", cfg.describe());
-    let r = peregrine_topology::run(&cfg, &mut |_, _| {}).map_err(|e| e.to_string())?;
+    let r = peregrine_topology::run(&cfg, &mut |_, _| {})?;
     if let Some(ex) = r.executor.filter(|_| cfg.part == Part::Executor) {
         println!(
             "executor: filled {} orders ({} undecodable, {} unpublished)",
@@ -134,7 +132,10 @@ fn run() -> Result<(), String> {
         return if ex.bad_orders == 0 && ex.unpublished == 0 {
             Ok(())
         } else {
-            Err("executor saw bad orders".into())
+            Err(Error::Check {
+                what: "executor saw bad orders".into(),
+            }
+            .into())
         };
     }
     let q = |p: f64| r.rtt.value_at_quantile(p) as f64 / 1000.0;
@@ -159,13 +160,6 @@ fn run() -> Result<(), String> {
         r.venue_seq,
         r.gateway_seq
     );
-    if r.errors > 0 || r.fills != cfg.warmup + cfg.count {
-        return Err(format!(
-            "{} of {} fills wrong or missing: {}",
-            r.errors + (cfg.warmup + cfg.count - r.fills.min(cfg.warmup + cfg.count)),
-            cfg.warmup + cfg.count,
-            r.first_error.unwrap_or_default()
-        ));
-    }
+    r.check(cfg.warmup + cfg.count)?;
     Ok(())
 }

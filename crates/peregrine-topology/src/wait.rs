@@ -1,0 +1,134 @@
+//! Waiting for a condition on a part's own thread (the venue's reply, its logon, the
+//! gateway's last stamp): poll until done, idling through an [`IdleStrategy`] after every
+//! poll that found nothing, and give up after a deadline. The topology's venue and the
+//! floor's venue wait with this one loop.
+
+use std::time::Duration;
+
+use peregrine_engine::IdleStrategy;
+
+use crate::steps::Stamps;
+use crate::Error;
+
+/// What one poll of a wait found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Polled {
+    /// What was waited for is there: the wait is over.
+    Done,
+    /// Something happened (bytes read, an event handled), not yet the end.
+    Work,
+    /// Nothing happened: idle.
+    Nothing,
+}
+
+/// Polls with `poll` until it says [`Polled::Done`], idling with `idle` after each poll
+/// that found [`Polled::Nothing`] (and forgetting the back-off after each that did
+/// work). Gives up, with `late()`, once more than `patience` ns have passed since
+/// `since` ([`crate::clock::now`]); the clock is read only every `CLOCK_EVERY` idle polls
+/// (a reading costs as much as a poll).
+///
+/// # Errors
+///
+/// The first error of `poll`, or `late()` at the deadline.
+#[inline]
+pub(crate) fn poll_until<const CLOCK_EVERY: u32, I, E>(
+    idle: &mut I,
+    since: u64,
+    patience: u64,
+    mut poll: impl FnMut() -> Result<Polled, E>,
+    late: impl FnOnce() -> E,
+) -> Result<(), E>
+where
+    I: IdleStrategy + ?Sized,
+{
+    idle.reset();
+    let mut idle_polls = 0u32;
+    loop {
+        match poll()? {
+            Polled::Done => return Ok(()),
+            Polled::Work => idle.reset(),
+            Polled::Nothing => {
+                idle.idle(0);
+                idle_polls = idle_polls.wrapping_add(1);
+                if idle_polls % CLOCK_EVERY == 0 && crate::clock::now() - since > patience {
+                    return Err(late());
+                }
+            }
+        }
+    }
+}
+
+/// Waits, idling with `idle`, until the gateway has stamped order `i` (0-based) in full:
+/// its last stamp is taken after its write returns, so it can land after the venue
+/// already has the reply. Gives up `timeout` after `since` (the order's send).
+///
+/// # Errors
+///
+/// [`Error::Timeout`] of `part` (the venue waiting).
+#[inline]
+pub(crate) fn gateway_stamps<I>(
+    stamps: &Stamps,
+    i: u64,
+    idle: &mut I,
+    since: u64,
+    timeout: Duration,
+    part: &'static str,
+) -> crate::Result<()>
+where
+    I: IdleStrategy + ?Sized,
+{
+    poll_until::<1, _, _>(
+        idle,
+        since,
+        timeout.as_nanos() as u64,
+        || {
+            Ok(if stamps.gateway_done() > i {
+                Polled::Done
+            } else {
+                Polled::Nothing
+            })
+        },
+        || Error::Timeout {
+            part,
+            waiting_for: "gateway stamps".into(),
+            after: timeout,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use peregrine_engine::Idle;
+
+    #[test]
+    fn done_work_nothing_and_late() {
+        let mut idle = Idle::busy_spin();
+        let mut polls = 0;
+        let r: Result<(), &str> = poll_until::<1, _, _>(
+            &mut idle,
+            crate::clock::now(),
+            u64::MAX / 2,
+            || {
+                polls += 1;
+                Ok(match polls {
+                    1 => Polled::Work,
+                    2 => Polled::Nothing,
+                    _ => Polled::Done,
+                })
+            },
+            || "late",
+        );
+        assert_eq!((r, polls), (Ok(()), 3));
+        let r = poll_until::<4, _, _>(
+            &mut idle,
+            crate::clock::now(),
+            0,
+            || Ok::<_, &str>(Polled::Nothing),
+            || "late",
+        );
+        assert_eq!(r, Err("late"));
+        let r: Result<(), &str> = poll_until::<1, _, _>(&mut idle, 0, 0, || Err("poll"), || "late");
+        assert_eq!(r, Err("poll"));
+    }
+}
