@@ -403,7 +403,7 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
 /// # let s = &settings.sessions[0];
 /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
 /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
-/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
 /// let mut engine = Engine::new(options)?;
 /// engine.add_session(s, driver)?;
 /// let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
@@ -463,7 +463,7 @@ impl<S: MessageStore> Gateway<S> {
     /// # let s = &settings.sessions[0];
     /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
     /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
     /// # let mut engine = Engine::new(options)?;
     /// # engine.add_session(s, driver)?;
     /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
@@ -552,7 +552,7 @@ impl<S: MessageStore> Gateway<S> {
     /// # let s = &settings.sessions[0];
     /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
     /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
     /// # let mut engine = Engine::new(options)?;
     /// # engine.add_session(s, driver)?;
     /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;

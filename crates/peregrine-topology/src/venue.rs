@@ -191,7 +191,7 @@ pub type VenueDriver<S> = FixSession<S, VenueApp>;
 /// # let state = Rc::new(VenueState::default());
 /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
 /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-/// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
 /// # let mut engine = Engine::new(options)?;
 /// # engine.add_session(s, driver)?;
 /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
@@ -241,7 +241,7 @@ pub struct VenueResult {
 /// # let state = Rc::new(VenueState::default());
 /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
 /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
 /// let mut engine = Engine::new(options)?;
 /// engine.add_session(s, driver)?;
 /// let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
@@ -289,7 +289,7 @@ impl<S: MessageStore> Venue<S> {
     /// # let state = Rc::new(VenueState::default());
     /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
     /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
     /// # let mut engine = Engine::new(options)?;
     /// # engine.add_session(s, driver)?;
     /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
@@ -347,7 +347,7 @@ impl<S: MessageStore> Venue<S> {
     /// # let state = Rc::new(VenueState::default());
     /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
     /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None };
+    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
     /// # let mut engine = Engine::new(options)?;
     /// # engine.add_session(s, driver)?;
     /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
