@@ -1,0 +1,119 @@
+//! [`EngineBuilder`] applies what the settings say: stores, dictionaries
+//! (one copy per file), idle strategy, logs, the admin interface; and a
+//! setting that would silently turn validation off stops start-up.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use peregrine_dict::Dictionaries;
+use peregrine_engine::config::ConnectionType;
+use peregrine_engine::{BuildError, EngineBuilder, Idle};
+use peregrine_session::EchoApp;
+
+fn dictionary() -> String {
+    format!(
+        "{}/../peregrine-dict/dictionaries/FIX44.xml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn the_settings_are_applied_and_dictionaries_shared() {
+    let dir = tempfile::tempdir().unwrap();
+    let admin = free_port();
+    let cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nDataDictionary={}\nFileStorePath=store\nFileLogPath=log\n\
+         IdleStrategy=busy-spin\nAdminHttpPort={admin}\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=B\n\
+         [SESSION]\nConnectionType=initiator\nBeginString=FIX.4.4\nTargetCompID=C\n\
+         SocketConnectHost=127.0.0.1\nSocketConnectPort=1\n",
+        dictionary()
+    );
+    let path = dir.path().join("venue.cfg");
+    std::fs::write(&path, &cfg).unwrap();
+    let seen: Arc<Mutex<Vec<Arc<Dictionaries>>>> = Arc::default();
+    let running = EngineBuilder::load(&path)
+        .unwrap()
+        .only(ConnectionType::Acceptor)
+        .start(|s| {
+            seen.lock().unwrap().push(s.dictionaries.clone().unwrap());
+            EchoApp::new(s.dictionaries.clone())
+        })
+        .unwrap();
+    // One parsed dictionary for both sessions that name the file.
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2, "the initiator session was left out");
+    assert!(Arc::ptr_eq(&seen[0], &seen[1]));
+    // The file store and the logs, where the settings put them.
+    let stored: Vec<_> = std::fs::read_dir(dir.path().join("store"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(stored.len(), 2, "one store per session: {stored:?}");
+    for name in ["FIX.4.4-VENUE-A", "FIX.4.4-VENUE-B"] {
+        assert!(dir.path().join(format!("log/{name}.event.log")).exists());
+    }
+    // The admin interface, on the port the settings name.
+    let addr = running.admin_addr().expect("AdminHttpPort starts it");
+    assert_eq!(addr.port(), admin);
+    let mut http = TcpStream::connect(addr).unwrap();
+    http.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    http.write_all(b"GET /sessions HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    let _ = http.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("FIX.4.4:VENUE->A") && answer.contains("FIX.4.4:VENUE->B"));
+    let engine = running.stop().unwrap();
+    assert_eq!(engine.options().idle, Idle::busy_spin());
+    assert_eq!(engine.applications().count(), 2);
+}
+
+#[test]
+fn validation_on_without_a_dictionary_stops_start_up_naming_the_key() {
+    let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+               TargetCompID=A\n[SESSION]\nBeginString=FIX.4.4\n";
+    let err = EngineBuilder::parse(cfg, "dir/venue.cfg")
+        .unwrap()
+        .build(|s| EchoApp::new(s.dictionaries.clone()))
+        .unwrap_err();
+    let BuildError::Config(e) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(e.key.as_deref(), Some("DataDictionary"));
+    let text = err.to_string();
+    assert!(text.starts_with("dir/venue.cfg"), "{text}");
+    assert!(text.contains("UseDataDictionary=N"), "{text}");
+    // Said explicitly: the same.
+    let explicit = cfg.replace("[SESSION]", "UseDataDictionary=Y\n[SESSION]");
+    assert!(EngineBuilder::parse(&explicit, "venue.cfg")
+        .unwrap()
+        .build(|s| EchoApp::new(s.dictionaries.clone()))
+        .is_err());
+}
+
+#[test]
+fn the_store_can_be_chosen_in_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+               TargetCompID=A\nUseDataDictionary=N\nFileStorePath=store\n\
+               [SESSION]\nBeginString=FIX.4.4\n";
+    let _engine = EngineBuilder::parse(cfg, dir.path().join("venue.cfg"))
+        .unwrap()
+        .store(peregrine_engine::fix::StoreKind::Memory)
+        .build(|_| EchoApp::new(None))
+        .unwrap();
+    assert!(!dir.path().join("store").exists(), "memory, as asked");
+}
