@@ -17,6 +17,8 @@ pub enum Error {
     /// The acceptor's or initiator's settings file does not load, or a session's settings
     /// do not build a session.
     Settings(ConfigError),
+    /// The engine could not be built from the settings, or could not start.
+    Build(peregrine_engine::BuildError),
     /// The settings file has no session of the role.
     NoSession {
         /// The settings file.
@@ -52,6 +54,7 @@ impl fmt::Display for Error {
             Error::Bench(e) => write!(f, "{e}"),
             Error::Topology(e) => write!(f, "{e}"),
             Error::Settings(e) => write!(f, "{e}"),
+            Error::Build(e) => write!(f, "{e}"),
             Error::NoSession { file, role } => write!(
                 f,
                 "{}: no {role} session (ConnectionType={role})",
@@ -70,6 +73,7 @@ impl std::error::Error for Error {
             Error::Bench(e) => e.source(),
             Error::Topology(e) => e.source(),
             Error::Settings(e) => Some(e),
+            Error::Build(e) => e.source(),
             Error::Engine { source, .. } => Some(source),
             Error::Usage(_) | Error::NoSession { .. } => None,
         }

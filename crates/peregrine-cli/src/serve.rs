@@ -5,33 +5,36 @@
 //! answers) and exit; a second signal exits at once. Logging goes to stderr;
 //! `PEREGRINE_LOG=error|warn|info|debug|trace` sets the level (default info).
 //!
-//! The admin HTTP interface starts only when the first session's settings set
-//! `AdminHttpPort`, on `AdminHttpAddress` (default 127.0.0.1), with
-//! `AdminHttpToken` for the commands that change the engine.
+//! Everything the settings say is applied by the library's
+//! [`EngineBuilder`]: the store (the file store where `FileStorePath` is set,
+//! unless `--store` says otherwise), dictionaries, `IdleStrategy`, logs, and
+//! the admin HTTP interface when the first session's settings set
+//! `AdminHttpPort` (on `AdminHttpAddress`, default 127.0.0.1, with
+//! `AdminHttpToken` for the commands that change the engine).
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use peregrine_engine::admin::AdminOptions;
-use peregrine_engine::config::{ConnectionType, Settings};
-use peregrine_engine::fix::{build_session, BoxedFixSession, LogApp, StoreKind};
-use peregrine_engine::{now_nanos, spawn_admin_server, Engine, EngineOptions};
-use peregrine_session::{Application, EchoApp};
+use peregrine_engine::config::ConnectionType;
+use peregrine_engine::fix::{DynApp, LogApp, StoreKind};
+use peregrine_engine::EngineBuilder;
+use peregrine_session::EchoApp;
 
 use crate::error::Error;
 
 struct Args {
     config: PathBuf,
     app: String,
-    store: StoreKind,
+    /// Overrides the settings' choice (the file store where `FileStorePath`
+    /// is set, else memory).
+    store: Option<StoreKind>,
 }
 
 fn parse_args(args: &[String], default_app: &str, usage: &str) -> Result<Args, Error> {
     let mut config = None;
     let mut app = default_app.to_string();
-    let mut store = StoreKind::Memory;
+    let mut store = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || {
@@ -44,8 +47,8 @@ fn parse_args(args: &[String], default_app: &str, usage: &str) -> Result<Args, E
             "--app" => app = value()?,
             "--store" => {
                 store = match value()?.as_str() {
-                    "memory" => StoreKind::Memory,
-                    "file" => StoreKind::File,
+                    "memory" => Some(StoreKind::Memory),
+                    "file" => Some(StoreKind::File),
                     other => {
                         return Err(Error::Usage(format!(
                             "--store must be memory or file, not {other:?}"
@@ -87,23 +90,27 @@ fn init_tracing() {
 
 fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
     init_tracing();
-    let settings = Settings::load(&args.config).map_err(Error::Settings)?;
-    let sessions: Vec<_> = settings
-        .sessions
-        .iter()
-        .filter(|s| s.connection_type == role)
-        .collect();
+    let mut builder = EngineBuilder::load(&args.config)
+        .map_err(Error::Settings)?
+        .only(role);
     let what = match role {
         ConnectionType::Acceptor => "acceptor",
         ConnectionType::Initiator => "initiator",
     };
-    let Some(first) = sessions.first() else {
+    if !builder
+        .settings()
+        .sessions
+        .iter()
+        .any(|s| s.connection_type == role)
+    {
         return Err(Error::NoSession {
             file: args.config,
             role: what,
         });
-    };
-
+    }
+    if let Some(store) = args.store {
+        builder = builder.store(store);
+    }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while stopping exits at once.
@@ -111,48 +118,23 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
             .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
             .map_err(Error::engine("cannot install a signal handler"))?;
     }
-    let options = EngineOptions {
-        idle: first.idle_strategy,
-        message_logs: true,
-        stop_flag: Some(stop),
-        ..EngineOptions::default()
-    };
-    let mut engine: Engine<BoxedFixSession> =
-        Engine::new(options).map_err(Error::engine("cannot start the reactor"))?;
-    let now = now_nanos();
-    for s in &sessions {
-        let app_name = args.app.as_str();
-        let mut make_app = |dicts| -> Box<dyn Application + Send> {
-            match app_name {
-                "echo" => Box::new(EchoApp::new(dicts)),
+    // Everything else (stores, dictionaries, idle strategy, logs, the admin
+    // interface) is the library's EngineBuilder, as for any user.
+    let app = args.app;
+    let running = builder
+        .stop_flag(stop)
+        .start(|s| {
+            tracing::info!("session {} ({what})", s.settings.session_name());
+            DynApp(match app.as_str() {
+                "echo" => Box::new(EchoApp::new(s.dictionaries.clone())),
                 _ => Box::new(LogApp),
-            }
-        };
-        let driver = build_session(s, args.store, now, &mut make_app).map_err(Error::Settings)?;
-        engine
-            .add_session(s, driver)
-            .map_err(Error::engine(s.session_name()))?;
-        tracing::info!("session {} ({what})", s.session_name());
+            })
+        })
+        .map_err(Error::Build)?;
+    while !running.is_finished() {
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    // Off unless AdminHttpPort is set; loopback unless AdminHttpAddress says
-    // otherwise. The token is passed on, never logged.
-    if let Some(port) = first.admin_http_port {
-        let addr = SocketAddr::new(first.admin_http_address, port);
-        let options = AdminOptions {
-            token: first.admin_http_token.clone(),
-            ..AdminOptions::default()
-        };
-        let changes = if options.token.is_some() {
-            "/seqnum with the AdminHttpToken"
-        } else {
-            "read-only: /seqnum refused until AdminHttpToken is set"
-        };
-        match spawn_admin_server(addr, engine.handle(), options) {
-            Ok(a) => tracing::info!("admin interface on http://{a}/sessions ({changes})"),
-            Err(e) => tracing::warn!("no admin interface: cannot listen on {addr}: {e}"),
-        }
-    }
-    engine.run().map_err(Error::engine("reactor failed"))?;
+    running.stop().map_err(Error::engine("reactor failed"))?;
     tracing::info!("stopped");
     Ok(())
 }
