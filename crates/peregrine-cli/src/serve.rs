@@ -123,7 +123,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
     let app = args.app;
     let running = builder
         .stop_flag(stop)
-        .start(|s| {
+        .start(move |s| {
             tracing::info!("session {} ({what})", s.settings.session_name());
             DynApp(match app.as_str() {
                 "echo" => Box::new(EchoApp::new(s.dictionaries.clone())),

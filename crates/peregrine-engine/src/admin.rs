@@ -4,8 +4,13 @@
 //!
 //! * `GET /sessions` lists the sessions as JSON (read-only: no token needed);
 //! * `GET /seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000` (and/or
-//!   `NEXTTARGETSEQNUM=n`) sets a session's next sequence numbers. It changes
-//!   the engine, so it needs the token (see *Security*).
+//!   `NEXTTARGETSEQNUM=n`) sets a session's next sequence numbers;
+//! * `GET /addsession?SESSION=FIX.4.4:ISLD-%3ENEW&LIKE=FIX.4.4:ISLD-%3ETW` adds a
+//!   session with another's settings and new CompIDs (409 if it exists);
+//! * `GET /removesession?SESSION=FIX.4.4:ISLD-%3ENEW` removes one (logging it out
+//!   first when it is logged on).
+//!
+//! The last three change the engine, so they need the token (see *Security*).
 //!
 //! Each request becomes a [`Command`] for the reactor, sent through the
 //! [`EngineHandle`]'s channel; the answer is sent only once the reactor has
@@ -43,7 +48,7 @@
 //! * The interface is **off** unless `AdminHttpPort` is set, and it listens on
 //!   `127.0.0.1` unless `AdminHttpAddress` says otherwise (the CLI's choice; a
 //!   library caller passes the address it wants).
-//! * Commands that change the engine (`/seqnum`) need the token
+//! * Commands that change the engine (`/seqnum`, `/addsession`, `/removesession`) need the token
 //!   (`AdminHttpToken`, [`AdminOptions::token`]), sent as `Authorization:
 //!   Bearer <token>`. A missing or wrong token is answered 401 (the token is
 //!   compared in constant time); with no token configured they are refused
@@ -100,7 +105,7 @@ pub const OVERFLOW_TIMEOUT: Duration = Duration::from_secs(1);
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 /// The paths whose commands change the engine, and so need the token.
-const MUTATING_PATHS: &[&str] = &["/seqnum"];
+const MUTATING_PATHS: &[&str] = &["/seqnum", "/addsession", "/removesession"];
 
 /// An HTTP answer: a status and a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +151,20 @@ impl HttpReply {
                     json: true,
                 }
             }
+            Ok(Outcome::SessionAdded { session, .. }) => {
+                HttpReply::new(200, format!("OK added {session}\n"))
+            }
+            Ok(Outcome::SessionRemoved {
+                session,
+                logging_out,
+            }) => HttpReply::new(
+                200,
+                if logging_out {
+                    format!("OK removing {session} (logging out first)\n")
+                } else {
+                    format!("OK removed {session}\n")
+                },
+            ),
             Ok(Outcome::SeqNums {
                 session,
                 next_sender_seq,
@@ -161,6 +180,8 @@ impl HttpReply {
                     CommandError::NoSuchSession { .. } => 404,
                     CommandError::AmbiguousSession { .. } => 400,
                     CommandError::Store { .. } => 500,
+                    CommandError::SessionExists { .. } => 409,
+                    CommandError::CannotAdd { .. } => 400,
                 };
                 HttpReply::new(status, format!("{e}\n"))
             }
@@ -248,9 +269,26 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
                 next_target,
             })
         }
+        "/addsession" => {
+            let session =
+                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let like = get("LIKE").ok_or_else(|| {
+                HttpReply::new(
+                    400,
+                    "LIKE is missing (the session whose settings it takes)\n",
+                )
+            })?;
+            Ok(Command::AddSessionLike { session, like })
+        }
+        "/removesession" => {
+            let session =
+                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            Ok(Command::RemoveSession { session })
+        }
         _ => Err(HttpReply::new(
             404,
-            "not found (try /sessions or /seqnum?SESSION=...&NEXTSENDERSEQNUM=n)\n",
+            "not found (try /sessions, /seqnum?SESSION=...&NEXTSENDERSEQNUM=n, \
+             /addsession?SESSION=...&LIKE=..., /removesession?SESSION=...)\n",
         )),
     }
 }

@@ -225,10 +225,10 @@ impl EngineBuilder {
     ///
     /// A setting is wrong (a dictionary or store that cannot be opened names
     /// its key), or a listener cannot be opened.
-    pub fn build<A, F>(self, mut app: F) -> Result<AppEngine<A>, BuildError>
+    pub fn build<A, F>(self, app: F) -> Result<AppEngine<A>, BuildError>
     where
-        A: Application,
-        F: FnMut(&SessionContext<'_>) -> A,
+        A: Application + 'static,
+        F: FnMut(&SessionContext<'_>) -> A + Send + 'static,
     {
         let mut options = self.options.clone();
         let first = self.sessions().next();
@@ -237,28 +237,23 @@ impl EngineBuilder {
             .or(first.map(|s| s.idle_strategy))
             .unwrap_or(options.idle);
         let mut engine = Engine::new(options).map_err(io_error("cannot start the reactor"))?;
-        let mut dictionaries = DictionaryCache::default();
-        let now = now_nanos();
+        let mut make = SessionMaker {
+            app,
+            dictionaries: DictionaryCache::default(),
+            store: self.store,
+        };
         for s in self.sessions() {
-            let dicts = dictionaries.load(s)?;
-            let id = session_id(s);
-            let context = SessionContext {
-                id: &id,
-                settings: s,
-                dictionaries: dicts.clone(),
-            };
-            let application = app(&context);
-            let kind = self.store.unwrap_or(if s.file_store_path.is_some() {
-                StoreKind::File
-            } else {
-                StoreKind::Memory
-            });
-            let store = open_store(s, kind, now)?;
-            let session = Session::new(session_config(s, dicts), store, now);
+            if s.acceptor_template {
+                engine.add_template(s).map_err(io_error(s.session_name()))?;
+                continue;
+            }
+            let driver = make.session(s)?;
             engine
-                .add_session(s, FixSession::new(session, application))
+                .add_session(s, driver)
                 .map_err(io_error(s.session_name()))?;
         }
+        // Sessions added while it runs (templates, commands) are made the same way.
+        engine.set_session_factory(Box::new(move |s| make.session(s)));
         Ok(engine)
     }
 
@@ -273,7 +268,7 @@ impl EngineBuilder {
     pub fn start<A, F>(self, app: F) -> Result<RunningEngine<A>, BuildError>
     where
         A: Application + Send + 'static,
-        F: FnMut(&SessionContext<'_>) -> A,
+        F: FnMut(&SessionContext<'_>) -> A + Send + 'static,
     {
         let admin = self.sessions().next().and_then(|s| {
             s.admin_http_port.map(|port| {
@@ -285,6 +280,38 @@ impl EngineBuilder {
         });
         let engine = self.build(app)?;
         RunningEngine::start(engine, admin)
+    }
+}
+
+/// Makes sessions the same way at start-up and while the engine runs.
+struct SessionMaker<F> {
+    app: F,
+    dictionaries: DictionaryCache,
+    store: Option<StoreKind>,
+}
+
+impl<F> SessionMaker<F> {
+    fn session<A>(&mut self, s: &SessionSettings) -> Result<FixSession<BoxedStore, A>, ConfigError>
+    where
+        A: Application,
+        F: FnMut(&SessionContext<'_>) -> A,
+    {
+        let dicts = self.dictionaries.load(s)?;
+        let id = session_id(s);
+        let application = (self.app)(&SessionContext {
+            id: &id,
+            settings: s,
+            dictionaries: dicts.clone(),
+        });
+        let kind = self.store.unwrap_or(if s.file_store_path.is_some() {
+            StoreKind::File
+        } else {
+            StoreKind::Memory
+        });
+        let now = now_nanos();
+        let store = open_store(s, kind, now)?;
+        let session = Session::new(session_config(s, dicts), store, now);
+        Ok(FixSession::new(session, application))
     }
 }
 

@@ -36,7 +36,7 @@ use tokio::sync::oneshot;
 use crate::engine::SessionInfo;
 
 /// A request for the reactor.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// Set a session's next sequence numbers.
     SetSeqNum {
@@ -50,6 +50,23 @@ pub enum Command {
     },
     /// A snapshot of every session.
     ListSessions,
+    /// Add a session while the engine runs (made by the engine's session
+    /// factory, which [`EngineBuilder`](crate::EngineBuilder) sets).
+    AddSession(Box<crate::config::SessionSettings>),
+    /// Add a session with the settings of another (`like`) and the CompIDs
+    /// and qualifier of `session` (`FIX.4.4:VENUE->NEW[:qualifier]`): what
+    /// the admin interface's `/addsession` does.
+    AddSessionLike {
+        /// The new session's name.
+        session: String,
+        /// The session whose settings it takes.
+        like: String,
+    },
+    /// Remove a session: a logged-on session logs out first.
+    RemoveSession {
+        /// The session (a qualifier may be left out when it names one session).
+        session: String,
+    },
     /// Stop the engine gracefully (Logout on every session).
     Stop,
 }
@@ -75,6 +92,22 @@ pub enum Outcome {
     Stopping,
     /// [`Command::ListSessions`]: every session, in the order they were added.
     Sessions(Vec<SessionInfo>),
+    /// [`Command::AddSession`]: the session is added (an initiator connects
+    /// on the next turn).
+    SessionAdded {
+        /// Its full name.
+        session: String,
+        /// How a [`Sender`](crate::Sender) names it.
+        reference: crate::SessionRef,
+    },
+    /// [`Command::RemoveSession`]: the session is gone, or logging out and
+    /// gone once that is over (`logging_out`).
+    SessionRemoved {
+        /// Its full name.
+        session: String,
+        /// It is logging out first.
+        logging_out: bool,
+    },
     /// [`Command::SetSeqNum`]: the session's sequence numbers now in force.
     SeqNums {
         /// The session's full name (with its qualifier, if it has one).
@@ -99,6 +132,19 @@ pub enum CommandError {
         /// The name given.
         name: String,
     },
+    /// [`Command::AddSession`]: a session of that name exists.
+    SessionExists {
+        /// The name.
+        name: String,
+    },
+    /// [`Command::AddSession`]: the session could not be made (its settings,
+    /// its store, its listener; the text says which).
+    CannotAdd {
+        /// The session's name.
+        name: String,
+        /// Why.
+        why: String,
+    },
     /// The session's store failed to record the change (the sequence numbers
     /// are as they were before the failing step).
     Store {
@@ -117,6 +163,8 @@ impl fmt::Display for CommandError {
                 write!(f, "{name} names several sessions; add the qualifier")
             }
             CommandError::Store { session, error } => write!(f, "{session}: {error}"),
+            CommandError::SessionExists { name } => write!(f, "session {name} exists already"),
+            CommandError::CannotAdd { name, why } => write!(f, "cannot add {name}: {why}"),
         }
     }
 }

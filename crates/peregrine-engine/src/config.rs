@@ -272,6 +272,14 @@ pub struct SessionSettings {
     pub username: Option<String>,
     /// `Password` (ours): Password(554) in an initiator's Logon.
     pub password: Option<String>,
+    /// `AcceptorTemplate` (QuickFIX/J's): not a session but a template; a
+    /// Logon whose CompIDs fit it (`*` in `SenderCompID` or `TargetCompID`
+    /// fits any) creates a session with these settings.
+    pub acceptor_template: bool,
+    /// `AllowedTargetCompIDs` (ours, with `AcceptorTemplate`): the
+    /// counterparties (their SenderCompID, our TargetCompID) a template may
+    /// create sessions for; empty: any.
+    pub allowed_target_comp_ids: Vec<String>,
 }
 
 impl SessionSettings {
@@ -294,6 +302,69 @@ impl SessionSettings {
             .iter()
             .find(|e| e.key.eq_ignore_ascii_case(key))
             .map_or(0, |e| e.line)
+    }
+
+    /// Whether a template (`AcceptorTemplate=Y`) fits a Logon for these
+    /// CompIDs (ours first): `*` fits any, and the counterparty must be
+    /// allowed.
+    ///
+    /// ```
+    /// use peregrine_engine::config::Settings;
+    /// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=VENUE\nTargetCompID=*\n\
+    ///             AcceptorTemplate=Y\nAllowedTargetCompIDs=A, B\n[SESSION]\nBeginString=FIX.4.4\n";
+    /// let t = &Settings::parse(text, "t.cfg".as_ref())?.sessions[0];
+    /// assert!(t.template_fits("FIX.4.4", "VENUE", "A"));
+    /// assert!(!t.template_fits("FIX.4.4", "VENUE", "C"));
+    /// assert!(!t.template_fits("FIX.4.2", "VENUE", "A"));
+    /// # Ok::<(), peregrine_engine::ConfigError>(())
+    /// ```
+    pub fn template_fits(&self, begin_string: &str, sender: &str, target: &str) -> bool {
+        let fits = |pattern: &str, id: &str| pattern == "*" || pattern == id;
+        self.acceptor_template
+            && self.begin_string == begin_string
+            && fits(&self.sender_comp_id, sender)
+            && fits(&self.target_comp_id, target)
+            && (self.allowed_target_comp_ids.is_empty()
+                || self.allowed_target_comp_ids.iter().any(|a| a == target))
+    }
+
+    /// The settings of the session a template creates for these CompIDs.
+    pub fn from_template(&self, sender: &str, target: &str) -> SessionSettings {
+        let mut s = self.clone();
+        s.sender_comp_id = sender.into();
+        s.target_comp_id = target.into();
+        s.acceptor_template = false;
+        s.allowed_target_comp_ids.clear();
+        s
+    }
+
+    /// These settings for another session, named
+    /// `BEGINSTRING:SENDER->TARGET[:QUALIFIER]`; `None` if `name` is not such
+    /// a name or its BeginString differs.
+    ///
+    /// ```
+    /// use peregrine_engine::config::Settings;
+    /// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=VENUE\nTargetCompID=A\n\
+    ///             [SESSION]\nBeginString=FIX.4.4\n";
+    /// let s = &Settings::parse(text, "v.cfg".as_ref())?.sessions[0];
+    /// let b = s.renamed("FIX.4.4:VENUE->B:night").unwrap();
+    /// assert_eq!(b.session_name(), "FIX.4.4:VENUE->B:night");
+    /// assert!(s.renamed("FIX.4.2:VENUE->B").is_none());
+    /// # Ok::<(), peregrine_engine::ConfigError>(())
+    /// ```
+    pub fn renamed(&self, name: &str) -> Option<SessionSettings> {
+        let (begin, rest) = name.split_once(':')?;
+        let (sender, rest) = rest.split_once("->")?;
+        let (target, qualifier) = match rest.split_once(':') {
+            Some((t, q)) => (t, Some(q.to_string())),
+            None => (rest, None),
+        };
+        if begin != self.begin_string || sender.is_empty() || target.is_empty() {
+            return None;
+        }
+        let mut s = self.from_template(sender, target);
+        s.session_qualifier = qualifier;
+        Some(s)
     }
 
     /// The raw value of `key`, if set (for keys this type does not model).
@@ -398,6 +469,8 @@ pub const KNOWN_KEYS: &[&str] = &[
     "TimeStampPrecision",
     "Username",
     "Password",
+    "AcceptorTemplate",
+    "AllowedTargetCompIDs",
 ];
 
 /// The valid range of every numeric key (inclusive); a value outside it stops
@@ -1009,8 +1082,38 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         file_store_damage,
         username: r.string("Username").filter(|v| !v.is_empty()),
         password: r.string("Password").filter(|v| !v.is_empty()),
+        acceptor_template: r.bool("AcceptorTemplate", false)?,
+        allowed_target_comp_ids: r
+            .string("AllowedTargetCompIDs")
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|id| !id.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default(),
         entries: Vec::new(),
     };
+    if s.acceptor_template {
+        if s.connection_type != ConnectionType::Acceptor {
+            let e = r.entry("AcceptorTemplate").expect("set");
+            return Err(r.err(e, "only an acceptor session can be a template".into()));
+        }
+    } else {
+        for (key, value) in [
+            ("SenderCompID", &s.sender_comp_id),
+            ("TargetCompID", &s.target_comp_id),
+        ] {
+            if value == "*" {
+                let e = r.entry(key).expect("set");
+                return Err(r.err(e, "* (any) needs AcceptorTemplate=Y".into()));
+            }
+        }
+        if let Some(e) = r.entry("AllowedTargetCompIDs") {
+            return Err(r.err(e, "applies to a template only (AcceptorTemplate=Y)".into()));
+        }
+    }
     // Cross-key checks.
     let at_least = |key: &str, value: usize, other: &str, min: usize| -> Result<(), ConfigError> {
         match r.entry(key) {

@@ -44,11 +44,12 @@ fn the_settings_are_applied_and_dictionaries_shared() {
     let path = dir.path().join("venue.cfg");
     std::fs::write(&path, &cfg).unwrap();
     let seen: Arc<Mutex<Vec<Arc<Dictionaries>>>> = Arc::default();
+    let noted = seen.clone();
     let running = EngineBuilder::load(&path)
         .unwrap()
         .only(ConnectionType::Acceptor)
-        .start(|s| {
-            seen.lock().unwrap().push(s.dictionaries.clone().unwrap());
+        .start(move |s| {
+            noted.lock().unwrap().push(s.dictionaries.clone().unwrap());
             EchoApp::new(s.dictionaries.clone())
         })
         .unwrap();

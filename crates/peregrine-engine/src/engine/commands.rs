@@ -42,6 +42,37 @@ impl<D: SessionDriver> Engine<D> {
                 Ok(Outcome::Stopping)
             }
             Command::ListSessions => Ok(Outcome::Sessions(self.sessions())),
+            Command::AddSession(settings) => {
+                let key = self.add_at_run_time(&settings)?;
+                Ok(Outcome::SessionAdded {
+                    session: self.sessions[key].name.clone(),
+                    reference: self.sessions.reference(key),
+                })
+            }
+            Command::AddSessionLike { session, like } => {
+                let key = self.find_session(&like)?;
+                let settings = self.sessions[key]
+                    .settings
+                    .renamed(&session)
+                    .ok_or_else(|| CommandError::CannotAdd {
+                        name: session.clone(),
+                        why: "a session is named BEGINSTRING:SENDER->TARGET[:QUALIFIER]".into(),
+                    })?;
+                let key = self.add_at_run_time(&settings)?;
+                Ok(Outcome::SessionAdded {
+                    session: self.sessions[key].name.clone(),
+                    reference: self.sessions.reference(key),
+                })
+            }
+            Command::RemoveSession { session } => {
+                let key = self.find_session(&session)?;
+                let session = self.sessions[key].name.clone();
+                let gone = self.remove_session(key);
+                Ok(Outcome::SessionRemoved {
+                    session,
+                    logging_out: !gone,
+                })
+            }
             Command::SetSeqNum {
                 session,
                 next_sender,

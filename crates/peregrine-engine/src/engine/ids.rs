@@ -75,18 +75,14 @@ impl<D> Default for Sessions<D> {
 }
 
 impl<D> Sessions<D> {
-    /// The key the next session pushed gets, and its generation.
-    pub(super) fn next_key(&self) -> (SessionKey, u32) {
-        (
-            SessionKey(self.slab.vacant_key()),
-            self.generation.wrapping_add(1),
-        )
-    }
-
     pub(super) fn push(&mut self, mut session: HostedSession<D>) -> SessionKey {
         self.generation = self.generation.wrapping_add(1);
         session.generation = self.generation;
         SessionKey(self.slab.insert(session))
+    }
+
+    pub(super) fn remove(&mut self, key: SessionKey) -> Option<HostedSession<D>> {
+        self.slab.try_remove(key.0)
     }
 
     /// The session a [`SessionRef`] names, if it is still there.

@@ -10,7 +10,7 @@ use mio::Interest;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 
 use super::connection::{tune, Connection};
-use super::ids::{ListenerKey, SessionKey};
+use super::ids::ListenerKey;
 use super::{Engine, SEC};
 
 /// Listen backlog (the kernel caps it at `net.core.somaxconn`): room for a
@@ -31,8 +31,9 @@ pub(super) struct Listener {
     pub(super) logon_timeout: Nanos,
     /// What a connection may send before its Logon is complete.
     pub(super) max_logon: usize,
-    /// The session whose socket settings new connections get.
-    pub(super) first_session: SessionKey,
+    /// The settings of the first session on it, whose socket options new
+    /// connections get.
+    pub(super) settings: crate::config::SessionSettings,
     /// When to try `accept` again after it failed for want of resources.
     pub(super) retry_at: Option<Nanos>,
     /// Connections shed (accepted and closed at once) since the last log line.
@@ -132,8 +133,7 @@ impl<D: SessionDriver> Engine<D> {
 
     /// A connection accepted on listener `l`: it waits for its Logon.
     fn accepted(&mut self, l: ListenerKey, stream: TcpStream, peer: SocketAddr) {
-        let first = self.listeners[l.0].first_session;
-        tune(&stream, &self.sessions[first].settings);
+        tune(&stream, &self.listeners[l.0].settings);
         let key = self.connections.insert(Connection {
             stream,
             peer: Some(peer),

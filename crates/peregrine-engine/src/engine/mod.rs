@@ -5,6 +5,7 @@ mod commands;
 mod connect;
 mod connection;
 mod ids;
+mod lifecycle;
 mod listener;
 mod read;
 mod routing;
@@ -15,23 +16,22 @@ mod timers;
 mod write;
 
 use self::ids::{Connections, ListenerKey, SessionKey, Sessions, WAKER};
-use self::listener::{listen, open_reserve, Listener};
-use self::session::HostedSession;
+use self::listener::{open_reserve, Listener};
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use mio::{Events, Interest, Poll, Waker};
+use mio::{Events, Poll, Waker};
 
 use crate::admin::json_escape;
 use crate::command::{EngineHandle, Request};
-use crate::config::{ConnectionType, SessionSettings};
+use crate::config::SessionSettings;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
-use crate::log::{RateLimit, SessionLog};
+use crate::log::RateLimit;
 use crate::sender::{SendQueue, Sender, SessionRef, DEFAULT_SEND_QUEUE};
 use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
 
@@ -169,7 +169,17 @@ pub struct Engine<D: SessionDriver> {
     send_queue: Arc<SendQueue>,
     /// Messages for sessions that were removed (a stale [`SessionRef`]).
     sends_to_removed_sessions: u64,
+    /// Acceptor templates (`AcceptorTemplate=Y`) and the listener each is on.
+    templates: Vec<(SessionSettings, ListenerKey)>,
+    /// Makes the driver of a session added at run time (from a template, a
+    /// command); set by [`EngineBuilder`](crate::EngineBuilder).
+    factory: Option<SessionFactory<D>>,
 }
+
+/// Makes a session's driver from its settings, for sessions added while the
+/// engine runs ([`Engine::set_session_factory`]).
+pub type SessionFactory<D> =
+    Box<dyn FnMut(&SessionSettings) -> Result<D, crate::config::ConfigError> + Send>;
 
 impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -208,6 +218,8 @@ impl<D: SessionDriver> Engine<D> {
             unrouted_lines: RateLimit::new(now_nanos()),
             send_queue,
             sends_to_removed_sessions: 0,
+            templates: Vec::new(),
+            factory: None,
         })
     }
 
@@ -237,104 +249,6 @@ impl<D: SessionDriver> Engine<D> {
     pub fn session_ref(&self, name: &str) -> Option<SessionRef> {
         let key = self.find_session(name).ok()?;
         Some(self.sessions.reference(key))
-    }
-
-    /// Adds a session. An acceptor session shares the listener of any earlier
-    /// session with the same `SocketAcceptPort` (port 0: one ephemeral port
-    /// for all such sessions, see [`listener_addrs`](Self::listener_addrs));
-    /// an initiator session connects on the next turn.
-    pub fn add_session(&mut self, settings: &SessionSettings, driver: D) -> io::Result<()> {
-        let (id, _) = self.sessions.next_key();
-        let name = settings.session_name();
-        let log = match (&settings.file_log_path, self.options.message_logs) {
-            (Some(dir), true) => {
-                let mut log = SessionLog::open(dir, &name).map_err(|e| {
-                    let why = settings.error(
-                        "FileLogPath",
-                        format!("cannot write the logs in {}: {e}", dir.display()),
-                    );
-                    io::Error::new(e.kind(), why.to_string())
-                })?;
-                log.set_max_message_size(settings.max_message_size);
-                Some(log)
-            }
-            _ => None,
-        };
-        let mut listener = None;
-        if settings.connection_type == ConnectionType::Acceptor {
-            let port = settings.socket_accept_port.unwrap_or(0);
-            let existing = self
-                .listeners
-                .iter()
-                .position(|l| l.configured_port == port);
-            listener = Some(match existing {
-                Some(i) => ListenerKey(i),
-                None => {
-                    let host = settings
-                        .socket_accept_address
-                        .clone()
-                        .unwrap_or_else(|| "0.0.0.0".into());
-                    let addr = (host.as_str(), port)
-                        .to_socket_addrs()?
-                        .next()
-                        .ok_or_else(|| io::Error::other(format!("cannot resolve {host}")))?;
-                    let mut socket = listen(addr).map_err(|e| {
-                        io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}"))
-                    })?;
-                    let key = ListenerKey(self.listeners.len());
-                    self.poll
-                        .registry()
-                        .register(&mut socket, key.token(), Interest::READABLE)?;
-                    let local = socket.local_addr()?;
-                    tracing::info!("listening on {local}");
-                    self.listeners.push(Listener {
-                        socket,
-                        configured_port: port,
-                        local,
-                        logon_timeout: Nanos::from(settings.logon_timeout.max(1)) * SEC,
-                        max_logon: settings.max_logon_message_size,
-                        first_session: id,
-                        retry_at: None,
-                        shed: 0,
-                        shed_logged_at: 0,
-                    });
-                    key
-                }
-            });
-            self.routes
-                .entry((
-                    settings.begin_string.clone(),
-                    settings.sender_comp_id.clone(),
-                    settings.target_comp_id.clone(),
-                ))
-                .or_default()
-                .push(id);
-        }
-        let next_store_sync = driver.store_sync_interval().map(|i| now_nanos() + i);
-        let mut session = HostedSession {
-            name,
-            unqualified_name: format!(
-                "{}:{}->{}",
-                settings.begin_string, settings.sender_comp_id, settings.target_comp_id
-            ),
-            has_qualifier: settings.session_qualifier.is_some(),
-            settings: settings.clone(),
-            driver,
-            connection: None,
-            log,
-            slow: false,
-            next_connect: 0,
-            next_address: 0,
-            listener,
-            next_store_sync,
-            generation: 0,
-            send_failures: 0,
-            send_pending: false,
-            lines: RateLimit::new(now_nanos()),
-        };
-        session.event("session created", now_nanos());
-        self.sessions.push(session);
-        Ok(())
     }
 
     /// The addresses the acceptor listens on, in the order the ports were first named.

@@ -33,6 +33,10 @@ impl<D: SessionDriver> Engine<D> {
                 .copied()
                 .find(|&id| self.sessions[id].listener == listener)
         });
+        let found = match (found, listener) {
+            (None, Some(l)) => self.from_template(l, &route.0, &route.1, &route.2),
+            (found, _) => found,
+        };
         let Some(id) = found else {
             // The CompIDs come from the wire: escaped, so they cannot forge a line.
             let why = format!(

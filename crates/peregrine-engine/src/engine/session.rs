@@ -35,6 +35,8 @@ pub(super) struct HostedSession<D> {
     pub(super) send_failures: u64,
     /// Messages from a [`Sender`](crate::Sender) were handed to it this turn.
     pub(super) send_pending: bool,
+    /// Being removed: it logs out, then it goes.
+    pub(super) removing: bool,
     /// Event lines the peer can cause at will (garbled input, rejects) are
     /// written within this limit, one per connection.
     pub(super) lines: RateLimit,

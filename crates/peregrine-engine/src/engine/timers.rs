@@ -12,6 +12,7 @@ impl<D: SessionDriver> Engine<D> {
     pub(super) fn housekeeping(&mut self) -> bool {
         let mut work = self.drain_commands();
         work |= self.timers();
+        self.finish_removals(now_nanos());
         let now = now_nanos();
         for s in self.sessions.iter_mut() {
             s.report_left_out(now);
@@ -41,6 +42,7 @@ impl<D: SessionDriver> Engine<D> {
             }
             if s.settings.connection_type == ConnectionType::Initiator
                 && s.connection.is_none()
+                && !s.removing
                 && !self.stopping
             {
                 min(s.next_connect);

@@ -1,0 +1,264 @@
+//! Sessions come and go: added at start-up or while the engine runs,
+//! created from acceptor templates by a Logon, removed on request.
+
+use std::io;
+use std::net::ToSocketAddrs;
+
+use mio::Interest;
+
+use crate::command::CommandError;
+use crate::config::{ConnectionType, SessionSettings};
+use crate::driver::{now_nanos, Nanos, SessionDriver};
+use crate::log::{RateLimit, SessionLog};
+
+use super::ids::{ListenerKey, SessionKey};
+use super::listener::{listen, Listener};
+use super::session::HostedSession;
+use super::{Engine, SessionFactory, SEC};
+
+impl<D: SessionDriver> Engine<D> {
+    /// Adds a session. An acceptor session shares the listener of any earlier
+    /// session with the same `SocketAcceptPort` (port 0: one ephemeral port
+    /// for all such sessions, see [`listener_addrs`](Self::listener_addrs));
+    /// an initiator session connects on the next turn. A template
+    /// (`AcceptorTemplate=Y`) is kept, not added: a Logon that fits it creates
+    /// a session through the [session factory](Self::set_session_factory).
+    ///
+    /// # Errors
+    ///
+    /// The session's log cannot be written (`FileLogPath`), or its listener
+    /// cannot be opened.
+    pub fn add_session(&mut self, settings: &SessionSettings, driver: D) -> io::Result<()> {
+        if settings.acceptor_template {
+            return self.add_template(settings);
+        }
+        self.add(settings, driver).map(|_| ())
+    }
+
+    /// Keeps an acceptor template (`AcceptorTemplate=Y`): a Logon that fits
+    /// it creates a session through the [session
+    /// factory](Self::set_session_factory).
+    ///
+    /// # Errors
+    ///
+    /// Its listener cannot be opened.
+    pub fn add_template(&mut self, settings: &SessionSettings) -> io::Result<()> {
+        let listener = self.listener_for(settings)?;
+        self.templates.push((settings.clone(), listener));
+        tracing::info!("acceptor template {}", settings.session_name());
+        Ok(())
+    }
+
+    /// Makes the drivers of sessions added while the engine runs: from a
+    /// template, or by [`Command::AddSession`](crate::Command::AddSession).
+    /// [`EngineBuilder`](crate::EngineBuilder) sets one.
+    pub fn set_session_factory(&mut self, factory: SessionFactory<D>) {
+        self.factory = Some(factory);
+    }
+
+    pub(super) fn add(&mut self, settings: &SessionSettings, driver: D) -> io::Result<SessionKey> {
+        let name = settings.session_name();
+        let log = match (&settings.file_log_path, self.options.message_logs) {
+            (Some(dir), true) => {
+                let mut log = SessionLog::open(dir, &name).map_err(|e| {
+                    let why = settings.error(
+                        "FileLogPath",
+                        format!("cannot write the logs in {}: {e}", dir.display()),
+                    );
+                    io::Error::new(e.kind(), why.to_string())
+                })?;
+                log.set_max_message_size(settings.max_message_size);
+                Some(log)
+            }
+            _ => None,
+        };
+        let listener = match settings.connection_type {
+            ConnectionType::Acceptor => Some(self.listener_for(settings)?),
+            ConnectionType::Initiator => None,
+        };
+        let next_store_sync = driver.store_sync_interval().map(|i| now_nanos() + i);
+        let mut session = HostedSession {
+            name,
+            unqualified_name: format!(
+                "{}:{}->{}",
+                settings.begin_string, settings.sender_comp_id, settings.target_comp_id
+            ),
+            has_qualifier: settings.session_qualifier.is_some(),
+            settings: settings.clone(),
+            driver,
+            connection: None,
+            log,
+            slow: false,
+            next_connect: 0,
+            next_address: 0,
+            listener,
+            next_store_sync,
+            generation: 0,
+            send_failures: 0,
+            send_pending: false,
+            removing: false,
+            lines: RateLimit::new(now_nanos()),
+        };
+        session.event("session created", now_nanos());
+        let key = self.sessions.push(session);
+        if listener.is_some() {
+            self.routes.entry(route_of(settings)).or_default().push(key);
+        }
+        Ok(key)
+    }
+
+    /// The listener for an acceptor's `SocketAcceptPort`: an earlier
+    /// session's, or a new one.
+    fn listener_for(&mut self, settings: &SessionSettings) -> io::Result<ListenerKey> {
+        let port = settings.socket_accept_port.unwrap_or(0);
+        if let Some(i) = self
+            .listeners
+            .iter()
+            .position(|l| l.configured_port == port)
+        {
+            return Ok(ListenerKey(i));
+        }
+        let host = settings
+            .socket_accept_address
+            .clone()
+            .unwrap_or_else(|| "0.0.0.0".into());
+        let addr = (host.as_str(), port)
+            .to_socket_addrs()?
+            .next()
+            .ok_or_else(|| io::Error::other(format!("cannot resolve {host}")))?;
+        let mut socket = listen(addr)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
+        let key = ListenerKey(self.listeners.len());
+        self.poll
+            .registry()
+            .register(&mut socket, key.token(), Interest::READABLE)?;
+        let local = socket.local_addr()?;
+        tracing::info!("listening on {local}");
+        self.listeners.push(Listener {
+            socket,
+            configured_port: port,
+            local,
+            logon_timeout: Nanos::from(settings.logon_timeout.max(1)) * SEC,
+            max_logon: settings.max_logon_message_size,
+            settings: settings.clone(),
+            retry_at: None,
+            shed: 0,
+            shed_logged_at: 0,
+        });
+        Ok(key)
+    }
+
+    /// A session for a Logon no configured session takes, from a template on
+    /// `listener` that fits its CompIDs (ours first), if there is one.
+    pub(super) fn from_template(
+        &mut self,
+        listener: ListenerKey,
+        begin_string: &str,
+        sender: &str,
+        target: &str,
+    ) -> Option<SessionKey> {
+        let settings = self
+            .templates
+            .iter()
+            .find(|(t, l)| *l == listener && t.template_fits(begin_string, sender, target))
+            .map(|(t, _)| t.from_template(sender, target))?;
+        match self.create(&settings) {
+            Ok(key) => {
+                self.sessions[key].event("created from an acceptor template", now_nanos());
+                Some(key)
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "cannot create {} from its template: {e}",
+                    settings.session_name()
+                );
+                None
+            }
+        }
+    }
+
+    /// A session made by the factory, added.
+    pub(super) fn create(&mut self, settings: &SessionSettings) -> Result<SessionKey, String> {
+        let Some(factory) = self.factory.as_mut() else {
+            return Err("the engine has no session factory (EngineBuilder sets one)".into());
+        };
+        let driver = factory(settings).map_err(|e| e.to_string())?;
+        self.add(settings, driver).map_err(|e| e.to_string())
+    }
+
+    /// Adds a session while the engine runs (through the factory).
+    pub(super) fn add_at_run_time(
+        &mut self,
+        settings: &SessionSettings,
+    ) -> Result<SessionKey, CommandError> {
+        let name = settings.session_name();
+        if self.find_session(&name).is_ok() {
+            return Err(CommandError::SessionExists { name });
+        }
+        if settings.acceptor_template {
+            return Err(CommandError::CannotAdd {
+                name,
+                why: "a template is added with the settings, not at run time".into(),
+            });
+        }
+        self.create(settings)
+            .map_err(|why| CommandError::CannotAdd { name, why })
+    }
+
+    /// Removes a session: a logged-on one first logs out (the removal ends
+    /// once it is disconnected, or its LogoutTimeout passed); an initiator
+    /// stops connecting. Whether it is gone already.
+    pub(super) fn remove_session(&mut self, key: SessionKey) -> bool {
+        let now = now_nanos();
+        let s = &mut self.sessions[key];
+        s.removing = true;
+        if s.connection.is_some() && s.driver.is_logged_on() {
+            s.event("removed: logging out", now);
+            s.driver.logout(now, Some("session removed"));
+            self.service(key, now);
+            if self.sessions.contains(key) && self.sessions[key].connection.is_some() {
+                return false;
+            }
+        }
+        self.finish_removal(key, now);
+        true
+    }
+
+    /// Removes the sessions whose removal waited for their logout.
+    pub(super) fn finish_removals(&mut self, now: Nanos) {
+        for key in self.sessions.key_space() {
+            if self.sessions.contains(key)
+                && self.sessions[key].removing
+                && self.sessions[key].connection.is_none()
+            {
+                self.finish_removal(key, now);
+            }
+        }
+    }
+
+    fn finish_removal(&mut self, key: SessionKey, now: Nanos) {
+        if let Some(connection) = self.sessions[key].connection {
+            self.close_connection(connection, "session removed", now);
+        }
+        let Some(mut s) = self.sessions.remove(key) else {
+            return;
+        };
+        s.event("session removed", now);
+        if let Some(l) = s.log.as_mut() {
+            l.flush();
+        }
+        if let Some(keys) = self.routes.get_mut(&route_of(&s.settings)) {
+            keys.retain(|&k| k != key);
+        }
+    }
+}
+
+/// Where a Logon for an acceptor session is routed: (BeginString, our
+/// SenderCompID, our TargetCompID).
+fn route_of(s: &SessionSettings) -> (String, String, String) {
+    (
+        s.begin_string.clone(),
+        s.sender_comp_id.clone(),
+        s.target_comp_id.clone(),
+    )
+}

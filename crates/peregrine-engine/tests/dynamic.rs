@@ -1,0 +1,200 @@
+//! Sessions that come and go while the engine runs: created from an acceptor
+//! template by a Logon (within its allow list), added and removed by command
+//! and over the admin interface. Over real sockets on 127.0.0.1.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use peregrine_engine::{Command, CommandError, EngineBuilder, Outcome};
+use peregrine_session::EchoApp;
+use peregrine_testkit::Peer;
+
+const WAIT: Duration = Duration::from_secs(5);
+
+/// Logs on as `sender` to VENUE; the answer (None: closed).
+fn logon(addr: SocketAddr, sender: &str) -> (Peer, Option<String>) {
+    let mut peer = Peer::connect(addr, sender, "VENUE");
+    peer.send("35=A|98=0|108=30");
+    let answer = peer.read(WAIT, || {});
+    (peer, answer)
+}
+
+#[test]
+fn a_logon_that_fits_a_template_creates_its_session() {
+    let cfg =
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+               SenderCompID=VENUE\nUseDataDictionary=N\n\
+               [SESSION]\nBeginString=FIX.4.4\nTargetCompID=*\nAcceptorTemplate=Y\n\
+               AllowedTargetCompIDs=A,B\n";
+    let venue = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let addr = venue.listener_addrs()[0];
+    assert!(
+        venue.sessions(WAIT).unwrap().is_empty(),
+        "a template is no session"
+    );
+    let (mut a, answer) = logon(addr, "A");
+    let answer = answer.expect("A is allowed");
+    assert!(
+        answer.contains("|35=A|") && answer.contains("|49=VENUE|") && answer.contains("|56=A|"),
+        "{answer}"
+    );
+    // An echo through the new session.
+    a.send("35=D|11=ORDER-1|55=X|54=1|38=1|40=1|60=20260101-00:00:00.000");
+    let echo = a.read(WAIT, || {}).expect("echo");
+    assert!(echo.contains("|11=ORDER-1|"), "{echo}");
+    // C is not on the allow list; FIX.4.2 fits no template.
+    let (_c, answer) = logon(addr, "C");
+    assert_eq!(answer, None, "C is refused");
+    let names: Vec<String> = venue
+        .sessions(WAIT)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names, ["FIX.4.4:VENUE->A"]);
+    venue.stop().unwrap();
+}
+
+#[test]
+fn sessions_are_added_and_removed_while_the_engine_runs() {
+    let cfg =
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+               SenderCompID=VENUE\nUseDataDictionary=N\nLogoutTimeout=2\n\
+               [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n";
+    let venue = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let addr = venue.listener_addrs()[0];
+    let handle = venue.handle();
+    // B does not exist yet.
+    assert_eq!(logon(addr, "B").1, None);
+    let added = handle.call(
+        Command::AddSessionLike {
+            session: "FIX.4.4:VENUE->B".into(),
+            like: "FIX.4.4:VENUE->A".into(),
+        },
+        WAIT,
+    );
+    let Some(Ok(Outcome::SessionAdded { session, reference })) = added else {
+        panic!("{added:?}")
+    };
+    assert_eq!(session, "FIX.4.4:VENUE->B");
+    let again = handle.call(
+        Command::AddSessionLike {
+            session: "FIX.4.4:VENUE->B".into(),
+            like: "FIX.4.4:VENUE->A".into(),
+        },
+        WAIT,
+    );
+    assert!(
+        matches!(again, Some(Err(CommandError::SessionExists { .. }))),
+        "{again:?}"
+    );
+    let (mut b, answer) = logon(addr, "B");
+    assert!(answer.expect("B logs on").contains("|35=A|"));
+    // Removed while logged on: it logs out first, then it is gone.
+    let removed = handle.call(
+        Command::RemoveSession {
+            session: "FIX.4.4:VENUE->B".into(),
+        },
+        WAIT,
+    );
+    assert!(
+        matches!(
+            removed,
+            Some(Ok(Outcome::SessionRemoved {
+                logging_out: true,
+                ..
+            }))
+        ),
+        "{removed:?}"
+    );
+    let logout = b.read(WAIT, || {}).expect("a Logout");
+    assert!(
+        logout.contains("|35=5|") && logout.contains("|58=session removed|"),
+        "{logout}"
+    );
+    b.send("35=5");
+    assert!(b.closed_within(WAIT, || {}));
+    let start = std::time::Instant::now();
+    while venue.sessions(WAIT).unwrap().len() != 1 {
+        assert!(start.elapsed() < WAIT, "B still there");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A reference to the removed session is refused, not sent elsewhere.
+    venue
+        .sender()
+        .send(reference, b"D", |m| {
+            m.str(11, b"LOST");
+        })
+        .unwrap();
+    assert_eq!(logon(addr, "B").1, None, "B is gone");
+    venue.stop().unwrap();
+}
+
+fn http(addr: SocketAddr, target: &str, token: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    let status = answer[9..12].parse().unwrap();
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    (status, body)
+}
+
+#[test]
+fn the_admin_interface_adds_and_removes_sessions_with_the_token() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nUseDataDictionary=N\nAdminHttpPort={port}\nAdminHttpToken=secret\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n"
+    );
+    let venue = EngineBuilder::parse(&cfg, "venue.cfg")
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let admin = venue.admin_addr().unwrap();
+    let add = "/addsession?SESSION=FIX.4.4:VENUE-%3EB&LIKE=FIX.4.4:VENUE-%3EA";
+    assert_eq!(http(admin, add, "wrong").0, 401);
+    assert_eq!(
+        http(admin, add, "secret"),
+        (200, "OK added FIX.4.4:VENUE->B\n".into())
+    );
+    assert_eq!(http(admin, add, "secret").0, 409);
+    assert_eq!(
+        http(
+            admin,
+            "/addsession?SESSION=FIX.4.2:VENUE-%3EC&LIKE=FIX.4.4:VENUE-%3EA",
+            "secret"
+        )
+        .0,
+        400,
+        "another BeginString"
+    );
+    assert_eq!(venue.sessions(WAIT).unwrap().len(), 2);
+    assert_eq!(
+        http(admin, "/removesession?SESSION=FIX.4.4:VENUE-%3EB", "secret"),
+        (200, "OK removed FIX.4.4:VENUE->B\n".into())
+    );
+    assert_eq!(
+        http(admin, "/removesession?SESSION=FIX.4.4:VENUE-%3EB", "secret").0,
+        404
+    );
+    assert_eq!(venue.sessions(WAIT).unwrap().len(), 1);
+    venue.stop().unwrap();
+}
