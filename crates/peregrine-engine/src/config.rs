@@ -329,7 +329,7 @@ impl SessionSettings {
     }
 
     /// The settings of the session a template creates for these CompIDs.
-    pub fn from_template(&self, sender: &str, target: &str) -> SessionSettings {
+    pub fn for_comp_ids(&self, sender: &str, target: &str) -> SessionSettings {
         let mut s = self.clone();
         s.sender_comp_id = sender.into();
         s.target_comp_id = target.into();
@@ -362,7 +362,7 @@ impl SessionSettings {
         if begin != self.begin_string || sender.is_empty() || target.is_empty() {
             return None;
         }
-        let mut s = self.from_template(sender, target);
+        let mut s = self.for_comp_ids(sender, target);
         s.session_qualifier = qualifier;
         Some(s)
     }

@@ -150,7 +150,7 @@ impl<D: SessionDriver> Engine<D> {
 
     /// A session for a Logon no configured session takes, from a template on
     /// `listener` that fits its CompIDs (ours first), if there is one.
-    pub(super) fn from_template(
+    pub(super) fn session_from_template(
         &mut self,
         listener: ListenerKey,
         begin_string: &str,
@@ -161,7 +161,7 @@ impl<D: SessionDriver> Engine<D> {
             .templates
             .iter()
             .find(|(t, l)| *l == listener && t.template_fits(begin_string, sender, target))
-            .map(|(t, _)| t.from_template(sender, target))?;
+            .map(|(t, _)| t.for_comp_ids(sender, target))?;
         match self.create(&settings) {
             Ok(key) => {
                 self.sessions[key].event("created from an acceptor template", now_nanos());

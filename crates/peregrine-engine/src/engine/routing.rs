@@ -34,7 +34,7 @@ impl<D: SessionDriver> Engine<D> {
                 .find(|&id| self.sessions[id].listener == listener)
         });
         let found = match (found, listener) {
-            (None, Some(l)) => self.from_template(l, &route.0, &route.1, &route.2),
+            (None, Some(l)) => self.session_from_template(l, &route.0, &route.1, &route.2),
             (found, _) => found,
         };
         let Some(id) = found else {
