@@ -9,7 +9,7 @@ use std::path::Path;
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_session::{
-    AppReject, Application, Nanos, Outbox, Role, Session, SessionConfig, SessionId,
+    AppReject, Application, Nanos, Outbox, Role, Session, SessionClock, SessionConfig, SessionId,
 };
 use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore, SEQ_END};
 
@@ -59,7 +59,8 @@ fn open(dir: &Path) -> Session<FileStore> {
         T0,
     )
     .unwrap();
-    let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    cfg.clock = SessionClock::Driver;
     Session::new(cfg, store, T0)
 }
 

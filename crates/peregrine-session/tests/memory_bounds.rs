@@ -8,8 +8,8 @@ use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_session::{
-    AppReject, Application, DisconnectReason, Nanos, Outbox, Role, Session, SessionConfig,
-    SessionEvent, SessionId,
+    AppReject, Application, DisconnectReason, Nanos, Outbox, Role, Session, SessionClock,
+    SessionConfig, SessionEvent, SessionId,
 };
 use peregrine_store::MemoryStore;
 
@@ -65,7 +65,9 @@ fn logged_on(cfg: SessionConfig) -> (Session<MemoryStore>, EncodeBuffer) {
 }
 
 fn config() -> SessionConfig {
-    SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor)
+    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    cfg.clock = SessionClock::Driver;
+    cfg
 }
 
 #[test]

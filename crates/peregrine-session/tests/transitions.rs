@@ -8,8 +8,8 @@ use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{
     peek_session_id, AppReject, Application, DisconnectReason, EchoApp, Nanos, Outbox, RejectLogon,
-    Role, Schedule, SendError, Session, SessionConfig, SessionEvent, SessionId, SessionState,
-    SECOND,
+    Role, Schedule, SendError, Session, SessionClock, SessionConfig, SessionEvent, SessionId,
+    SessionState, SECOND,
 };
 use peregrine_store::{MemoryStore, MessageStore};
 
@@ -84,8 +84,18 @@ struct Harness {
     begin: &'static str,
 }
 
+/// An acceptor's configuration, SendingTime following the mock clock.
 fn config(begin: &str) -> SessionConfig {
-    SessionConfig::new(SessionId::new(begin, "ISLD", "TW"), Role::Acceptor)
+    let mut cfg = SessionConfig::new(SessionId::new(begin, "ISLD", "TW"), Role::Acceptor);
+    cfg.clock = SessionClock::Driver;
+    cfg
+}
+
+/// An initiator's configuration, SendingTime following the mock clock.
+fn initiator_config(begin: &str) -> SessionConfig {
+    let mut cfg = SessionConfig::new(SessionId::new(begin, "TW", "ISLD"), Role::Initiator);
+    cfg.clock = SessionClock::Driver;
+    cfg
 }
 
 impl Harness {
@@ -411,7 +421,7 @@ fn last_msg_seq_num_processed_on_every_outgoing_message() {
 
 #[test]
 fn initiator_sends_logon_and_goes_live_on_the_answer() {
-    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.2", "TW", "ISLD"), Role::Initiator);
+    let mut cfg = initiator_config("FIX.4.2");
     cfg.heartbeat_interval_secs = 20;
     cfg.reset_on_logon = true;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
@@ -451,7 +461,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
 
 #[test]
 fn initiator_logon_timeout() {
-    let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    let cfg = initiator_config("FIX.4.4");
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     let mut app = TestApp::new();
     s.on_connected(T0);
@@ -961,6 +971,79 @@ fn send_requires_logon_and_stores_the_message() {
     assert_eq!(stored, 1);
 }
 
+/// SendingTime(52) is the session clock's time when the message is encoded, not the
+/// `now` of the last call: under load the engine passes a `now` read once per turn
+/// of its loop, and SendingTime lagged the application's TransactTime by up to
+/// 3.2 s. Here the driver's `now` stays at T0 while the clock moves on.
+#[test]
+fn sending_time_is_the_clocks_time_when_the_message_is_encoded() {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    let clock = Arc::new(AtomicI64::new(T0));
+    let read = clock.clone();
+    let mut cfg = config("FIX.4.4");
+    cfg.clock = SessionClock::Custom(Arc::new(move || read.load(Ordering::Relaxed)));
+    let mut h = Harness::new(cfg);
+    h.logon(30);
+    let raw = |h: &mut Harness| {
+        h.session.commit().unwrap();
+        let out = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
+        h.session.consume_outbound(h.session.outbound().len());
+        out
+    };
+    // An application message sent with a stale `now`: stamped with the clock's time.
+    clock.store(T0 + 3_200_000_000, Ordering::Relaxed);
+    h.session
+        .send(T0, b"D", |m| {
+            m.str(11, b"x");
+        })
+        .unwrap();
+    let out = raw(&mut h);
+    assert!(
+        out.contains("|34=2|49=ISLD|52=20261122-10:00:03.450|"),
+        "{out}"
+    );
+    // A reply made while handling input, and a gap fill (whose OrigSendingTime is its
+    // SendingTime), likewise.
+    clock.store(T0 + 5_000_000_000, Ordering::Relaxed);
+    h.send("35=1|34=2|112=A");
+    h.send("35=2|34=3|7=1|16=1");
+    let out = raw(&mut h);
+    assert!(
+        out.contains("|35=0|34=3|49=ISLD|52=20261122-10:00:05.250|"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "|35=4|34=1|43=Y|49=ISLD|52=20261122-10:00:05.250|56=TW|122=20261122-10:00:05.250|"
+        ),
+        "{out}"
+    );
+    // Timers still go by the driver's `now`: the heartbeat is due 30 s after T0.
+    assert_eq!(h.session.next_deadline(), Some(T0 + 30 * SECOND));
+}
+
+/// The default clock is the system's: SendingTime is the real time even when the
+/// driver's `now` is years off.
+#[test]
+fn the_default_clock_is_the_system_clock() {
+    let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    assert!(matches!(cfg.clock, SessionClock::System));
+    let mut s = Session::new(cfg, MemoryStore::new(T0), 1_000_000_000);
+    let before = peregrine_session::system_now();
+    s.on_connected(1_000_000_000);
+    s.commit().unwrap();
+    let after = peregrine_session::system_now();
+    let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
+    let v = out.split('|').find_map(|f| f.strip_prefix("52=")).unwrap();
+    let t = peregrine_codec::value::parse_timestamp(v.as_bytes())
+        .unwrap()
+        .to_unix_nanos();
+    assert!(
+        t >= before - before % 1_000_000 && t <= after,
+        "{t} {before} {after}"
+    );
+}
+
 #[test]
 fn sending_time_precision_per_version() {
     for (begin, want) in [
@@ -1339,7 +1422,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
 
 #[test]
 fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
-    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    let mut cfg = initiator_config("FIX.4.4");
     cfg.username = Some("trader".into());
     cfg.password = Some("wrong".into());
     let mut ini = Session::new(cfg, MemoryStore::new(T0), T0);
@@ -1485,7 +1568,7 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     );
 
     // An initiator's first bytes on a new connection are its Logon.
-    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    let mut cfg = initiator_config("FIX.4.4");
     cfg.heartbeat_interval_secs = 30;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     s.on_connected(T0);

@@ -52,7 +52,9 @@ use self::resend::RESEND_CHUNK;
 
 /// The FIX session protocol as a sans-IO state machine: bytes and time in; bytes
 /// out, application callbacks, events and the next deadline. No sockets, no
-/// threads, no clock of its own.
+/// threads; the time it goes by is the `now` the driver passes in, and the
+/// time it writes (SendingTime) is read from the configured
+/// [`SessionClock`](crate::SessionClock) as each message is encoded.
 ///
 /// # Calling contract
 ///
@@ -79,7 +81,11 @@ use self::resend::RESEND_CHUNK;
 ///   pending, close the connection, call `on_disconnected`.
 ///
 /// `now` never goes backwards inside the session (an earlier `now` counts as the
-/// last one). A new connection starts with an empty outbound buffer: what was
+/// last one). It drives the timers and the checks of what arrives; SendingTime(52)
+/// of what the session writes is [`SessionConfig::clock`]'s time when the message
+/// is encoded (the system clock by default, so a `now` read once per turn of a
+/// busy loop does not make SendingTime stale; [`SessionClock::Driver`](crate::SessionClock::Driver)
+/// stamps the last `now` instead, for deterministic tests). A new connection starts with an empty outbound buffer: what was
 /// queued for the old one is in the store, and the peer asks for it again.
 ///
 /// ```

@@ -15,14 +15,14 @@ use super::reject::SessionReject;
 use super::verify::{parse_seq, seq_field_problem, SeqCheck};
 
 /// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`.
+/// (OrigSendingTime is its SendingTime, as in QuickFIX.)
 pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64) {
-    let now = writer.now;
     writer.write(
         seq,
         msg_type::SEQUENCE_RESET,
         &[
             (tag::POSS_DUP_FLAG, HeaderValue::Char(b'Y')),
-            (tag::ORIG_SENDING_TIME, HeaderValue::Time(now)),
+            (tag::ORIG_SENDING_TIME, HeaderValue::SendingTime),
         ],
         &mut |m| {
             m.uint(tag::NEW_SEQ_NO, new_seq)
