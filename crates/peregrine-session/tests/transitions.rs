@@ -548,6 +548,40 @@ fn too_high_is_queued_until_the_gap_is_filled() {
     assert_eq!(h.session.next_target_seq(), 6);
 }
 
+/// A too-high ResendRequest is answered at once and queued (QuickFIX/J,
+/// QFJ-673), so its number is taken in turn: the peer's GapFill over it arrives
+/// below the expected number and is ignored, and nothing looks too high after it.
+/// (Not queued, its number was a hole: the next message asked for everything
+/// since again.)
+#[test]
+fn too_high_resend_request_is_answered_and_queued() {
+    let mut h = Harness::acceptor("FIX.4.4");
+    // The peer's Logon says it sent 1..=4 before (we saw none of them), then asks
+    // for what we sent from 1.
+    h.send("35=A|34=5|98=0|108=30");
+    assert_eq!(
+        h.out(),
+        [
+            "35=A|34=1|49=ISLD|56=TW|98=0|108=30",
+            "35=2|34=2|49=ISLD|56=TW|7=1|16=0"
+        ]
+    );
+    h.send("35=2|34=6|7=1|16=0");
+    // Answered (our Logon and ResendRequest gap-filled); no second ResendRequest.
+    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=3|123=Y"]);
+    // The peer fills 1..=4, then gap-fills 5..=6 (its Logon and ResendRequest)
+    // with a GapFill numbered 5: by then 5 and 6 were taken from the queue.
+    h.send("35=4|34=1|43=Y|122=20261122-10:00:00.250|36=5|123=Y");
+    assert_eq!(h.session.next_target_seq(), 7);
+    h.send("35=4|34=5|43=Y|122=20261122-10:00:00.250|36=7|123=Y");
+    assert!(h.out().is_empty(), "ignored: no reject, no ResendRequest");
+    // The next message is in sequence.
+    h.send("35=1|34=7|112=NEXT");
+    assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW|112=NEXT"]);
+    assert_eq!(h.session.next_target_seq(), 8);
+    assert!(h.disconnected().is_none());
+}
+
 #[test]
 fn fix40_resend_request_uses_999999() {
     let mut h = Harness::acceptor("FIX.4.0");
