@@ -349,7 +349,9 @@ pub struct SessionConfig {
     pub resend_request_chunk_size: u32,
     /// `EnableLastMsgSeqNumProcessed`: LastMsgSeqNumProcessed(369) on every outgoing message.
     pub enable_last_msg_seq_num_processed: bool,
-    /// `EnableNextExpectedMsgSeqNum`: NextExpectedMsgSeqNum(789) in Logon.
+    /// `EnableNextExpectedMsgSeqNum`: NextExpectedMsgSeqNum(789) in Logon. A peer's
+    /// Logon numbered too high that carries one too gets no ResendRequest: it
+    /// resends from the number ours named (ResendRequestTimeout asks if it does not).
     pub enable_next_expected_msg_seq_num: bool,
     /// `DefaultApplVerID` (FIXT.1.1), e.g. `FIX.5.0SP2` or `9`.
     pub default_appl_ver_id: Option<String>,

@@ -125,7 +125,7 @@ impl Application for Client {
     }
 }
 
-fn venue(dir: &Path) -> Session<FileStore> {
+fn venue(dir: &Path, next_expected: bool) -> Session<FileStore> {
     let store = FileStore::open(
         dir,
         "FIX.4.4:VENUE->CLIENT",
@@ -135,15 +135,17 @@ fn venue(dir: &Path) -> Session<FileStore> {
     .unwrap();
     let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "VENUE", "CLIENT"), Role::Acceptor);
     cfg.clock = SessionClock::Driver;
+    cfg.enable_next_expected_msg_seq_num = next_expected;
     Session::new(cfg, store, T0)
 }
 
-fn client() -> Session<MemoryStore> {
+fn client(next_expected: bool) -> Session<MemoryStore> {
     let mut cfg = SessionConfig::new(
         SessionId::new("FIX.4.4", "CLIENT", "VENUE"),
         Role::Initiator,
     );
     cfg.clock = SessionClock::Driver;
+    cfg.enable_next_expected_msg_seq_num = next_expected;
     Session::new(cfg, MemoryStore::new(T0), T0)
 }
 
@@ -247,22 +249,29 @@ impl Pair {
     }
 }
 
-/// The reported sequence, with 300 orders sent by the client as soon as it is
-/// logged on again: each side re-sends what the crash kept from the other (the
-/// venue 3 ExecutionReports, the client 2 orders) and one GapFill over its Logon
-/// and ResendRequest, after one ResendRequest each way.
-///
-/// Before the fix, both sides left the other's too-high ResendRequest's number
-/// as a hole: each sent a second ResendRequest, the client re-sent all 300 new
-/// orders the venue already had (ignored as PossDups), and the venue 2
-/// ExecutionReports (307 messages re-sent in all, instead of 7).
-#[test]
-fn a_venue_killed_and_restarted_resends_what_was_lost_once() {
+/// What the two sides wrote after the restart, and the sequence numbers the
+/// crash left: `e`, the client's next expected (the venue had committed up to
+/// `e + 2` and wrote none of `e..=e + 2`), `v`, the venue's next expected (the
+/// client had sent up to `v + 1`).
+struct Recovery {
+    pair: Pair,
+    e: u64,
+    v: u64,
+    _dir: tempfile::TempDir,
+}
+
+/// The reported sequence: logged on, 10 orders answered; 5 more in flight when
+/// the venue is killed (it read and processed 3, their ExecutionReports
+/// committed but never written, and never read 2); the venue restarted on its
+/// journal; the client reconnects and streams 300 new orders as soon as it is
+/// logged on, while the recovery is under way. NextExpectedMsgSeqNum(789) on
+/// both sides or neither.
+fn crash_and_restart(next_expected: bool) -> Recovery {
     let dir = tempfile::tempdir().unwrap();
     let mut p = Pair {
-        client: client(),
+        client: client(next_expected),
         client_app: Client::default(),
-        venue: venue(dir.path()),
+        venue: venue(dir.path(), next_expected),
         venue_app: Venue,
         now: T0,
         from_venue: Vec::new(),
@@ -278,16 +287,13 @@ fn a_venue_killed_and_restarted_resends_what_was_lost_once() {
     p.pump(&mut |_| {});
     assert_eq!(p.client_app.reports.len(), 10);
 
-    // Five orders in flight when the venue is killed: it read and processed
-    // three (their ExecutionReports committed, never written), never read two.
     for _ in 0..5 {
         p.order();
     }
     p.client.commit().unwrap();
     let wire = p.client.outbound().to_vec();
     p.client.consume_outbound(wire.len());
-    let orders = messages(&wire);
-    assert_eq!(orders.len(), 5);
+    assert_eq!(messages(&wire).len(), 5);
     let mut read = Vec::new();
     let mut rest = &wire[..];
     for _ in 0..3 {
@@ -304,16 +310,17 @@ fn a_venue_killed_and_restarted_resends_what_was_lost_once() {
     assert_eq!(p.venue.outbound().matches_count(b"\x0135=8\x01"), 3);
     // kill -9: the committed journal survives, the unwritten bytes do not.
     let venue_next_sender = p.venue.next_sender_seq();
-    drop(std::mem::replace(&mut p.venue, venue(dir.path())));
+    drop(std::mem::replace(
+        &mut p.venue,
+        venue(dir.path(), next_expected),
+    ));
     p.client.on_disconnected(p.now, &mut p.client_app);
     assert_eq!(p.venue.next_sender_seq(), venue_next_sender);
-    let client_expected = p.client.next_target_seq();
-    assert_eq!(venue_next_sender, client_expected + 3);
-    let venue_expected = p.venue.next_target_seq();
-    assert_eq!(p.client.next_sender_seq(), venue_expected + 2);
+    let e = p.client.next_target_seq();
+    assert_eq!(venue_next_sender, e + 3);
+    let v = p.venue.next_target_seq();
+    assert_eq!(p.client.next_sender_seq(), v + 2);
 
-    // Restart and reconnect; the client streams 300 new orders as soon as it is
-    // logged on, while the recovery is under way.
     p.now += 5 * SECOND;
     p.reset_counts();
     p.connect();
@@ -327,9 +334,30 @@ fn a_venue_killed_and_restarted_resends_what_was_lost_once() {
         }
     });
     assert!(streamed);
+    // Every order answered exactly once, and both sides in step.
+    assert_eq!(p.client_app.reports.len(), 315);
+    assert!(p.client_app.reports.values().all(|seqs| seqs.len() == 1));
+    assert_eq!(p.client.next_target_seq(), p.venue.next_sender_seq());
+    assert_eq!(p.venue.next_target_seq(), p.client.next_sender_seq());
+    Recovery {
+        pair: p,
+        e,
+        v,
+        _dir: dir,
+    }
+}
 
-    let e = client_expected;
-    let v = venue_expected;
+/// Each side re-sends what the crash kept from the other (the venue 3
+/// ExecutionReports, the client 2 orders) and one GapFill over its Logon and
+/// ResendRequest, after one ResendRequest each way.
+///
+/// Before the fix, both sides left the other's too-high ResendRequest's number
+/// as a hole: each sent a second ResendRequest, the client re-sent all 300 new
+/// orders the venue already had (ignored as PossDups), and the venue 2
+/// ExecutionReports (307 messages re-sent in all, instead of 7).
+#[test]
+fn a_venue_killed_and_restarted_resends_what_was_lost_once() {
+    let Recovery { pair: p, e, v, .. } = crash_and_restart(false);
     // One ResendRequest each way: the client's for what the crash kept from it,
     // the venue's for the orders it never read (each sent right after the
     // peer's too-high Logon; 0 is infinity).
@@ -364,11 +392,37 @@ fn a_venue_killed_and_restarted_resends_what_was_lost_once() {
         ],
         "the client re-sends the orders the venue never read, nothing more"
     );
-    // Every order answered exactly once, and both sides in step.
-    assert_eq!(p.client_app.reports.len(), 315);
-    assert!(p.client_app.reports.values().all(|seqs| seqs.len() == 1));
-    assert_eq!(p.client.next_target_seq(), p.venue.next_sender_seq());
-    assert_eq!(p.venue.next_target_seq(), p.client.next_sender_seq());
+}
+
+/// With NextExpectedMsgSeqNum(789) in both Logons, each side resends from the
+/// number the other's Logon names without being asked: a too-high Logon then
+/// asks for nothing (as QuickFIX/J and C++ do), and every lost message is
+/// re-sent once. (Before: a ResendRequest each way as well, and everything
+/// re-sent twice.)
+#[test]
+fn with_next_expected_msg_seq_num_the_logons_ask_and_nothing_is_asked_twice() {
+    let Recovery { pair: p, e, v, .. } = crash_and_restart(true);
+    assert!(resend_requests(&p.from_client).is_empty());
+    assert!(resend_requests(&p.from_venue).is_empty());
+    assert_eq!(
+        poss_dups(&p.from_venue),
+        [
+            format!("35=8|34={e}"),
+            format!("35=8|34={}", e + 1),
+            format!("35=8|34={}", e + 2),
+            // Its Logon.
+            format!("35=4|34={}|36={}", e + 3, e + 4),
+        ],
+    );
+    assert_eq!(
+        poss_dups(&p.from_client),
+        [
+            format!("35=D|34={v}"),
+            format!("35=D|34={}", v + 1),
+            // Its Logon.
+            format!("35=4|34={}|36={}", v + 2, v + 3),
+        ],
+    );
 }
 
 /// BeginSeqNo of every ResendRequest in `msgs` (each asks to infinity).

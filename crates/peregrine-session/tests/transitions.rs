@@ -405,6 +405,42 @@ fn next_expected_msg_seq_num_in_logon() {
     );
 }
 
+/// A too-high Logon when both Logons carry NextExpectedMsgSeqNum(789): the peer
+/// resends from our 789 unasked, so no ResendRequest (QuickFIX/J, C++); the gap
+/// is still watched (ResendRequestTimeout asks if nothing comes). A peer whose
+/// Logon has no 789 may not read ours: it is asked.
+#[test]
+fn too_high_logon_with_next_expected_msg_seq_num_asks_once() {
+    let mut cfg = config("FIX.4.4");
+    cfg.enable_next_expected_msg_seq_num = true;
+    let mut h = Harness::new(cfg.clone());
+    h.send("35=A|34=5|98=0|108=100|789=1");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=100|789=1"]);
+    assert!(h.session.is_logged_on());
+    // Nothing comes: ResendRequestTimeout (60 s) after the Logon, asked for.
+    h.advance(59 * SECOND);
+    assert!(h.out().is_empty());
+    h.advance(SECOND);
+    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=1|16=0"]);
+    // The resend comes: the gap fills, the Logon is taken from the queue.
+    let mut h = Harness::new(cfg.clone());
+    h.send("35=A|34=5|98=0|108=100|789=1");
+    h.out();
+    h.send("35=4|34=1|43=Y|122=20261122-10:00:00.250|36=5|123=Y");
+    assert_eq!(h.session.next_target_seq(), 6);
+    assert_eq!(h.session.next_deadline(), Some(T0 + 100 * SECOND));
+    // Their Logon without 789: asked for at once.
+    let mut h = Harness::new(cfg);
+    h.send("35=A|34=5|98=0|108=100");
+    assert_eq!(
+        h.out(),
+        [
+            "35=A|34=1|49=ISLD|56=TW|98=0|108=100|789=1",
+            "35=2|34=2|49=ISLD|56=TW|7=1|16=0"
+        ]
+    );
+}
+
 #[test]
 fn last_msg_seq_num_processed_on_every_outgoing_message() {
     let mut cfg = config("FIX.4.4");
