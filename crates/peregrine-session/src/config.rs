@@ -395,6 +395,15 @@ pub struct SessionConfig {
     /// `SendRedundantResendRequests` (QuickFIX/J): a new ResendRequest for
     /// every gap seen, even while one is outstanding. Default N.
     pub send_redundant_resend_requests: bool,
+    /// What [`Session::send`](crate::Session::send) does with an application
+    /// message while the session is not logged on. `true` (the default, as
+    /// QuickFIX/J): the message is stored with the next sequence number and not
+    /// written; it reaches the counterparty, PossDupFlag=Y, in the resend its
+    /// ResendRequest after the next Logon asks for (unless it could not: see
+    /// `send`). `false`: refused with
+    /// [`SendError::NotLoggedOn`](crate::SendError::NotLoggedOn), no sequence
+    /// number used.
+    pub queue_while_logged_out: bool,
     /// Where SendingTime(52) comes from: read as each message is encoded.
     /// Default [`SessionClock::System`]; tests driving virtual time use
     /// [`SessionClock::Driver`].
@@ -439,6 +448,7 @@ impl SessionConfig {
             max_outbound_bytes: 1 << 30,
             resend_request_timeout_secs: 60,
             send_redundant_resend_requests: false,
+            queue_while_logged_out: true,
             clock: SessionClock::System,
         }
     }

@@ -1,7 +1,8 @@
 //! Two sessions wired back to back in memory (an initiator, the client, with a
 //! memory store; an acceptor, the venue, with the file store), the venue killed
 //! with replies committed but never written, and restarted: the recovery costs
-//! one ResendRequest each way and resends what was lost, nothing more.
+//! one ResendRequest each way and resends what was lost, nothing more; orders
+//! the client sends while the venue is down reach it after the restart.
 //!
 //! # The reported storm
 //!
@@ -222,6 +223,29 @@ impl Pair {
         panic!("no quiet after 1000 turns");
     }
 
+    /// Both sides logged on, 10 orders sent and answered.
+    fn logged_on(dir: &Path, next_expected: bool) -> Pair {
+        let mut p = Pair {
+            client: client(next_expected),
+            client_app: Client::default(),
+            venue: venue(dir, next_expected),
+            venue_app: Venue,
+            now: T0,
+            from_venue: Vec::new(),
+            from_client: Vec::new(),
+            next_order: 0,
+        };
+        p.connect();
+        p.pump(&mut |_| {});
+        assert!(p.client.is_logged_on() && p.venue.is_logged_on());
+        for _ in 0..10 {
+            p.order();
+        }
+        p.pump(&mut |_| {});
+        assert_eq!(p.client_app.reports.len(), 10);
+        p
+    }
+
     fn connect(&mut self) {
         self.venue.on_connected(self.now);
         self.client.on_connected(self.now);
@@ -268,24 +292,7 @@ struct Recovery {
 /// both sides or neither.
 fn crash_and_restart(next_expected: bool) -> Recovery {
     let dir = tempfile::tempdir().unwrap();
-    let mut p = Pair {
-        client: client(next_expected),
-        client_app: Client::default(),
-        venue: venue(dir.path(), next_expected),
-        venue_app: Venue,
-        now: T0,
-        from_venue: Vec::new(),
-        from_client: Vec::new(),
-        next_order: 0,
-    };
-    p.connect();
-    p.pump(&mut |_| {});
-    assert!(p.client.is_logged_on() && p.venue.is_logged_on());
-    for _ in 0..10 {
-        p.order();
-    }
-    p.pump(&mut |_| {});
-    assert_eq!(p.client_app.reports.len(), 10);
+    let mut p = Pair::logged_on(dir.path(), next_expected);
 
     for _ in 0..5 {
         p.order();
@@ -423,6 +430,38 @@ fn with_next_expected_msg_seq_num_the_logons_ask_and_nothing_is_asked_twice() {
             format!("35=4|34={}|36={}", v + 2, v + 3),
         ],
     );
+}
+
+/// Orders the client sends while the venue is down are stored with their
+/// sequence numbers (Session::send while logged out, as QuickFIX/J does) and
+/// reach the restarted venue in the resend its ResendRequest asks for: each
+/// answered once.
+#[test]
+fn orders_sent_while_the_venue_is_down_reach_it_after_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = Pair::logged_on(dir.path(), false);
+    drop(std::mem::replace(&mut p.venue, venue(dir.path(), false)));
+    p.client.on_disconnected(p.now, &mut p.client_app);
+    let v = p.venue.next_target_seq();
+    for _ in 0..20 {
+        p.order();
+    }
+    p.client.commit().unwrap();
+    assert!(p.client.outbound().is_empty(), "nothing written");
+    p.now += 5 * SECOND;
+    p.reset_counts();
+    p.connect();
+    p.pump(&mut |_| {});
+    assert!(resend_requests(&p.from_client).is_empty());
+    assert_eq!(resend_requests(&p.from_venue), [v.to_string()]);
+    let mut expected: Vec<_> = (v..v + 20).map(|s| format!("35=D|34={s}")).collect();
+    // The client's Logon.
+    expected.push(format!("35=4|34={}|36={}", v + 20, v + 21));
+    assert_eq!(poss_dups(&p.from_client), expected);
+    assert_eq!(p.client_app.reports.len(), 30);
+    assert!(p.client_app.reports.values().all(|seqs| seqs.len() == 1));
+    assert_eq!(p.client.next_target_seq(), p.venue.next_sender_seq());
+    assert_eq!(p.venue.next_target_seq(), p.client.next_sender_seq());
 }
 
 /// BeginSeqNo of every ResendRequest in `msgs` (each asks to infinity).

@@ -1016,14 +1016,8 @@ fn reset_on_disconnect() {
 // Sending, schedule, formats
 
 #[test]
-fn send_requires_logon_and_stores_the_message() {
+fn send_when_logged_on_stores_and_writes_the_message() {
     let mut h = Harness::acceptor("FIX.4.4");
-    assert!(matches!(
-        h.session.send(h.now, b"D", |m| {
-            m.str(11, b"x");
-        }),
-        Err(SendError::NotLoggedOn)
-    ));
     h.logon(30);
     let seq = h
         .session
@@ -1039,6 +1033,110 @@ fn send_requires_logon_and_stores_the_message() {
         .for_each_in_range(2, 2, &mut |_, _| stored += 1)
         .unwrap();
     assert_eq!(stored, 1);
+}
+
+/// Sends an order: `Some(MsgSeqNum)`, or `None` when refused as not logged on.
+fn order(s: &mut Session<MemoryStore>, now: Nanos, id: &[u8]) -> Option<u64> {
+    match s.send(now, b"D", |m| {
+        m.str(11, id);
+    }) {
+        Ok(seq) => Some(seq),
+        Err(SendError::NotLoggedOn) => None,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Sent while not logged on (no connection; connected, the Logons not
+/// exchanged), a message is stored with its sequence number and not written, as
+/// QuickFIX/J's Session.sendRaw does; our next Logon is numbered above what the
+/// counterparty expects, and its ResendRequest has the messages re-sent.
+#[test]
+fn send_while_logged_out_is_stored_and_reaches_the_peer_by_the_resend_after_logon() {
+    let mut h = Harness::acceptor("FIX.4.4");
+    h.logon(30);
+    h.session.on_disconnected(h.now, &mut h.app);
+    h.events();
+    // No connection at all.
+    assert_eq!(order(&mut h.session, h.now, b"a"), Some(2));
+    h.now += SECOND;
+    // Connected, the peer's Logon not yet in.
+    h.session.on_connected(h.now);
+    assert_eq!(order(&mut h.session, h.now, b"b"), Some(3));
+    assert!(h.out().is_empty(), "nothing written");
+    h.send("35=A|34=2|98=0|108=30");
+    assert_eq!(h.out(), ["35=A|34=4|49=ISLD|56=TW|98=0|108=30"]);
+    // The peer expected 2: it asks, and gets both, PossDupFlag=Y with their
+    // SendingTime as OrigSendingTime, then a GapFill over our Logon.
+    h.send("35=2|34=3|7=2|16=0");
+    h.session.commit().unwrap();
+    let raw = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
+    assert!(
+        raw.contains(
+            "|34=2|43=Y|49=ISLD|52=20261122-10:00:01.250|56=TW|122=20261122-10:00:00.250|11=a|"
+        ),
+        "{raw}"
+    );
+    assert_eq!(
+        h.out(),
+        [
+            "35=D|34=2|43=Y|49=ISLD|56=TW|11=a",
+            "35=D|34=3|43=Y|49=ISLD|56=TW|11=b",
+            "35=4|34=4|43=Y|49=ISLD|56=TW|36=5|123=Y"
+        ]
+    );
+    // Our Logout sent, the peer's not in: stored, not written, likewise.
+    h.session.logout(h.now, None);
+    assert_eq!(h.out(), ["35=5|34=5|49=ISLD|56=TW"]);
+    assert_eq!(order(&mut h.session, h.now, b"c"), Some(6));
+    assert!(h.out().is_empty());
+}
+
+/// `queue_while_logged_out = false` refuses instead (no sequence number used).
+#[test]
+fn send_while_logged_out_is_refused_when_configured() {
+    let mut cfg = config("FIX.4.4");
+    cfg.queue_while_logged_out = false;
+    let mut h = Harness::new(cfg);
+    assert_eq!(order(&mut h.session, h.now, b"a"), None);
+    assert_eq!(h.session.next_sender_seq(), 1);
+    h.logon(30);
+    assert_eq!(order(&mut h.session, h.now, b"b"), Some(2));
+    h.session.logout(h.now, None);
+    assert_eq!(order(&mut h.session, h.now, b"c"), None);
+}
+
+/// With PersistMessages=N a message sent while logged out could only be
+/// gap-filled: QuickFIX/J (Session.sendRaw → persist) uses a sequence number for
+/// it, stores nothing and returns false, so the counterparty gets a GapFill over
+/// it and never the message. Here it is refused, and no sequence number used;
+/// likewise when a reset the session knows of would discard it (ResetOnLogon, as
+/// QuickFIX C++'s sendRaw refuses).
+#[test]
+fn send_while_logged_out_is_refused_when_it_could_not_be_resent() {
+    let mut cfg = config("FIX.4.4");
+    cfg.persist_messages = false;
+    let mut h = Harness::new(cfg);
+    assert_eq!(order(&mut h.session, h.now, b"a"), None);
+    h.logon(30);
+    assert_eq!(h.session.next_sender_seq(), 2, "no sequence number used");
+    let mut cfg = config("FIX.4.4");
+    cfg.reset_on_logon = true;
+    let mut h = Harness::new(cfg);
+    assert_eq!(order(&mut h.session, h.now, b"a"), None);
+    let mut cfg = config("FIX.4.4");
+    cfg.reset_on_disconnect = true;
+    let mut h = Harness::new(cfg.clone());
+    assert_eq!(
+        order(&mut h.session, h.now, b"a"),
+        None,
+        "connected: the disconnect comes first"
+    );
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(
+        order(&mut h.session, h.now, b"a"),
+        Some(1),
+        "after it, kept for the next logon"
+    );
 }
 
 /// SendingTime(52) is the session clock's time when the message is encoded, not the

@@ -421,11 +421,31 @@ impl<S: MessageStore> Session<S> {
         self.core.events.pop_front()
     }
 
-    /// Sends an application message from outside a callback (only when logged on).
+    /// Sends an application message from outside a callback; returns its MsgSeqNum.
+    ///
+    /// Logged on, it is stored (when `PersistMessages`) and queued for
+    /// [`outbound`](Self::outbound). Not logged on (no connection, the Logon
+    /// exchange not done, or our Logout sent) with
+    /// [`queue_while_logged_out`](SessionConfig::queue_while_logged_out) (the
+    /// default), it is stored with the next sequence number and not written, as
+    /// QuickFIX/J does (`Session.sendRaw`: persisted, sent only `if
+    /// (isLoggedOn())`): our next Logon is then numbered above what the
+    /// counterparty expects, its ResendRequest asks for the message, and it
+    /// arrives re-sent, with PossDupFlag=Y and OrigSendingTime. Like any input,
+    /// the next [`commit`](Self::commit) makes it durable. A counterparty whose
+    /// Logon resets sequence numbers (ResetSeqNumFlag=Y) discards it, as it would
+    /// with QuickFIX/J.
     ///
     /// # Errors
     ///
-    /// [`SendError::NotLoggedOn`] unless logged on (and not logging out);
+    /// [`SendError::NotLoggedOn`], no sequence number used, when not logged on
+    /// and the message would not reach the counterparty: `queue_while_logged_out`
+    /// is off; or `PersistMessages=N` (nothing to resend it from: QuickFIX/J
+    /// uses a sequence number for it and sends nothing, so the counterparty gets
+    /// a GapFill over it and the message is lost; it returns `false`); or a
+    /// reset the session knows of would discard it first (`ResetOnLogon`, as
+    /// QuickFIX C++ refuses in `sendRaw`; `ResetOnDisconnect` while connected;
+    /// `ResetOnLogout` while our Logout waits; a new schedule period).
     /// [`SendError::Store`] when the store refuses the message.
     pub fn send(
         &mut self,
@@ -434,12 +454,20 @@ impl<S: MessageStore> Session<S> {
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
         self.tick(now);
-        if !matches!(self.core.state, State::LoggedOn(_)) {
+        if matches!(self.core.state, State::LoggedOn(_)) {
+            let sent = Outbox::new(&mut self.core.outgoing).send(msg_type, body);
+            self.core.check_overflow();
+            return sent;
+        }
+        if !self.core.config.queue_while_logged_out || !self.core.kept_for_resend() {
             return Err(SendError::NotLoggedOn);
         }
-        let sent = Outbox::new(&mut self.core.outgoing).send(msg_type, body);
-        self.core.check_overflow();
-        sent
+        let mut body = Some(body);
+        self.core.outgoing.store_only(msg_type, &mut |m| {
+            if let Some(f) = body.take() {
+                f(m);
+            }
+        })
     }
 
     /// Starts a logout (graceful shutdown): sends Logout and waits LogoutTimeout for the

@@ -217,6 +217,25 @@ impl<S: MessageStore> Outgoing<S> {
         Ok(seq)
     }
 
+    /// Encodes and stores one application message with the next sequence number
+    /// without queueing it (the session is not logged on: a resend delivers it).
+    pub(super) fn store_only(
+        &mut self,
+        msg_type: &[u8],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError> {
+        let (len, last_sent, overflowed) = (
+            self.writer.buffer.len(),
+            self.writer.last_sent,
+            self.overflowed,
+        );
+        let sent = self.send(msg_type, &[], body);
+        self.writer.buffer.truncate(len);
+        self.writer.last_sent = last_sent;
+        self.overflowed = overflowed;
+        sent
+    }
+
     /// Sends an admin message built by the session; a store failure is recorded.
     pub(super) fn admin(
         &mut self,
