@@ -1131,6 +1131,13 @@ fn send_while_logged_out_is_refused_when_it_could_not_be_resent() {
         None,
         "connected: the disconnect comes first"
     );
+    h.session.logout(h.now, None);
+    assert_eq!(h.session.state(), SessionState::Closing);
+    assert_eq!(
+        order(&mut h.session, h.now, b"a"),
+        None,
+        "closing: the disconnect still comes"
+    );
     h.session.on_disconnected(h.now, &mut h.app);
     assert_eq!(
         order(&mut h.session, h.now, b"a"),

@@ -444,7 +444,7 @@ impl<S: MessageStore> Session<S> {
     /// uses a sequence number for it and sends nothing, so the counterparty gets
     /// a GapFill over it and the message is lost; it returns `false`); or a
     /// reset the session knows of would discard it first (`ResetOnLogon`, as
-    /// QuickFIX C++ refuses in `sendRaw`; `ResetOnDisconnect` while connected;
+    /// QuickFIX C++ refuses in `sendRaw`; `ResetOnDisconnect` before `on_disconnected`;
     /// `ResetOnLogout` while our Logout waits; a new schedule period).
     /// [`SendError::Store`] when the store refuses the message.
     pub fn send(
