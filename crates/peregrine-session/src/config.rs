@@ -12,6 +12,78 @@ pub type Nanos = i64;
 /// One second in [`Nanos`].
 pub const SECOND: Nanos = 1_000_000_000;
 
+/// A source of the current time, as nanoseconds since the Unix epoch (UTC): what
+/// [`SessionClock::Custom`] reads. Any `Fn() -> Nanos + Send + Sync` is one.
+///
+/// ```
+/// use std::sync::Arc;
+/// use peregrine_session::{Clock, SessionClock};
+/// let fixed = SessionClock::Custom(Arc::new(|| 1_700_000_000_000_000_000i64));
+/// # let _ = fixed;
+/// ```
+pub trait Clock: Send + Sync {
+    /// The current time.
+    fn now(&self) -> Nanos;
+}
+
+impl<F: Fn() -> Nanos + Send + Sync> Clock for F {
+    fn now(&self) -> Nanos {
+        self()
+    }
+}
+
+/// The system's realtime clock (`CLOCK_REALTIME`), in [`Nanos`]: what
+/// [`SessionClock::System`] reads. A clock before the epoch reads as 0.
+pub fn system_now() -> Nanos {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| Nanos::try_from(d.as_nanos()).unwrap_or(Nanos::MAX))
+}
+
+/// Where a session reads the time it writes: SendingTime(52) of every message,
+/// and OrigSendingTime(122) of the SequenceReset-GapFills it sends. It is read
+/// as each message is encoded (about 20 ns for the system clock, no
+/// allocation), so SendingTime is when the message was made, not when the
+/// driver last read its clock (under load an engine reads it once per turn of
+/// its loop, and its `now` may lag by as long as a turn takes).
+///
+/// Timers, and the checks of what arrives (CheckLatency), go by the `now` the
+/// driver passes in.
+#[derive(Clone, Default)]
+pub enum SessionClock {
+    /// The system's realtime clock ([`system_now`]). The default.
+    #[default]
+    System,
+    /// The `now` passed into the last call (never going backwards): what a
+    /// deterministic test or a replay wants, the timestamps following the
+    /// driver's virtual time.
+    Driver,
+    /// Another clock (a fake one in a test, or a cached or PTP-disciplined one).
+    Custom(Arc<dyn Clock>),
+}
+
+impl SessionClock {
+    /// The time to write now, `driver_now` being the `now` of the last call.
+    #[inline]
+    pub fn read(&self, driver_now: Nanos) -> Nanos {
+        match self {
+            SessionClock::System => system_now(),
+            SessionClock::Driver => driver_now,
+            SessionClock::Custom(c) => c.now(),
+        }
+    }
+}
+
+impl fmt::Debug for SessionClock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SessionClock::System => "System",
+            SessionClock::Driver => "Driver",
+            SessionClock::Custom(_) => "Custom",
+        })
+    }
+}
+
 /// The largest MsgSeqNum, NewSeqNo, BeginSeqNo or EndSeqNo the session
 /// accepts: 2^63 - 1 (a signed 64-bit integer, what other engines can hold).
 /// Larger values, zero and negative ones are out of range.
@@ -277,7 +349,9 @@ pub struct SessionConfig {
     pub resend_request_chunk_size: u32,
     /// `EnableLastMsgSeqNumProcessed`: LastMsgSeqNumProcessed(369) on every outgoing message.
     pub enable_last_msg_seq_num_processed: bool,
-    /// `EnableNextExpectedMsgSeqNum`: NextExpectedMsgSeqNum(789) in Logon.
+    /// `EnableNextExpectedMsgSeqNum`: NextExpectedMsgSeqNum(789) in Logon. A peer's
+    /// Logon numbered too high that carries one too gets no ResendRequest: it
+    /// resends from the number ours named (ResendRequestTimeout asks if it does not).
     pub enable_next_expected_msg_seq_num: bool,
     /// `DefaultApplVerID` (FIXT.1.1), e.g. `FIX.5.0SP2` or `9`.
     pub default_appl_ver_id: Option<String>,
@@ -321,6 +395,19 @@ pub struct SessionConfig {
     /// `SendRedundantResendRequests` (QuickFIX/J): a new ResendRequest for
     /// every gap seen, even while one is outstanding. Default N.
     pub send_redundant_resend_requests: bool,
+    /// What [`Session::send`](crate::Session::send) does with an application
+    /// message while the session is not logged on. `true` (the default, as
+    /// QuickFIX/J): the message is stored with the next sequence number and not
+    /// written; it reaches the counterparty, PossDupFlag=Y, in the resend its
+    /// ResendRequest after the next Logon asks for (unless it could not: see
+    /// `send`). `false`: refused with
+    /// [`SendError::NotLoggedOn`](crate::SendError::NotLoggedOn), no sequence
+    /// number used.
+    pub queue_while_logged_out: bool,
+    /// Where SendingTime(52) comes from: read as each message is encoded.
+    /// Default [`SessionClock::System`]; tests driving virtual time use
+    /// [`SessionClock::Driver`].
+    pub clock: SessionClock,
 }
 
 impl SessionConfig {
@@ -361,6 +448,8 @@ impl SessionConfig {
             max_outbound_bytes: 1 << 30,
             resend_request_timeout_secs: 60,
             send_redundant_resend_requests: false,
+            queue_while_logged_out: true,
+            clock: SessionClock::System,
         }
     }
 }

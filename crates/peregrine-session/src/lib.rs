@@ -2,7 +2,9 @@
 //!
 //! The FIX session layer as a deterministic **sans-IO** state machine: bytes and time
 //! in; bytes out, application callbacks, events and the next deadline. No sockets, no
-//! threads, no clock of its own — every protocol rule is testable in microseconds.
+//! threads; the driver's `now` drives the timers (SendingTime is read from a
+//! [`SessionClock`] as each message is encoded: the system clock, or the driver's
+//! `now` for deterministic tests) — every protocol rule is testable in microseconds.
 //!
 //! It covers what the QuickFIX acceptance scripts check: Logon as acceptor and
 //! initiator (HeartBtInt, ResetSeqNumFlag, DefaultApplVerID, NextExpectedMsgSeqNum),
@@ -64,8 +66,8 @@ mod session;
 
 pub use app::{AppReject, Application, Outbox, RejectLogon, SendError};
 pub use config::{
-    appl_ver_id_code, Nanos, Role, Schedule, SessionConfig, SessionId, ValidationOptions,
-    DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
+    appl_ver_id_code, system_now, Clock, Nanos, Role, Schedule, SessionClock, SessionConfig,
+    SessionId, ValidationOptions, DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
 };
 pub use echo::EchoApp;
 pub use peregrine_dict::Dictionaries;

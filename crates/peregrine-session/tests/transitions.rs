@@ -7,8 +7,8 @@ use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_session::{
     peek_session_id, AppReject, Application, DisconnectReason, EchoApp, Nanos, Outbox, RejectLogon,
-    Role, Schedule, SendError, Session, SessionConfig, SessionEvent, SessionId, SessionState,
-    SECOND,
+    Role, Schedule, SendError, Session, SessionClock, SessionConfig, SessionEvent, SessionId,
+    SessionState, SECOND,
 };
 use peregrine_store::{MemoryStore, MessageStore};
 use support::{config, fix44, T0};
@@ -77,6 +77,13 @@ struct Harness {
     app: TestApp,
     now: Nanos,
     begin: &'static str,
+}
+
+/// An initiator's configuration, SendingTime following the mock clock.
+fn initiator_config(begin: &str) -> SessionConfig {
+    let mut cfg = SessionConfig::new(SessionId::new(begin, "TW", "ISLD"), Role::Initiator);
+    cfg.clock = SessionClock::Driver;
+    cfg
 }
 
 impl Harness {
@@ -421,6 +428,42 @@ fn next_expected_msg_seq_num_in_logon() {
     );
 }
 
+/// A too-high Logon when both Logons carry NextExpectedMsgSeqNum(789): the peer
+/// resends from our 789 unasked, so no ResendRequest (QuickFIX/J, C++); the gap
+/// is still watched (ResendRequestTimeout asks if nothing comes). A peer whose
+/// Logon has no 789 may not read ours: it is asked.
+#[test]
+fn too_high_logon_with_next_expected_msg_seq_num_asks_once() {
+    let mut cfg = config("FIX.4.4");
+    cfg.enable_next_expected_msg_seq_num = true;
+    let mut h = Harness::new(cfg.clone());
+    h.send("35=A|34=5|98=0|108=100|789=1");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=100|789=1"]);
+    assert!(h.session.is_logged_on());
+    // Nothing comes: ResendRequestTimeout (60 s) after the Logon, asked for.
+    h.advance(59 * SECOND);
+    assert!(h.out().is_empty());
+    h.advance(SECOND);
+    assert_eq!(h.out(), ["35=2|34=2|49=ISLD|56=TW|7=1|16=0"]);
+    // The resend comes: the gap fills, the Logon is taken from the queue.
+    let mut h = Harness::new(cfg.clone());
+    h.send("35=A|34=5|98=0|108=100|789=1");
+    h.out();
+    h.send("35=4|34=1|43=Y|122=20261122-10:00:00.250|36=5|123=Y");
+    assert_eq!(h.session.next_target_seq(), 6);
+    assert_eq!(h.session.next_deadline(), Some(T0 + 100 * SECOND));
+    // Their Logon without 789: asked for at once.
+    let mut h = Harness::new(cfg);
+    h.send("35=A|34=5|98=0|108=100");
+    assert_eq!(
+        h.out(),
+        [
+            "35=A|34=1|49=ISLD|56=TW|98=0|108=100|789=1",
+            "35=2|34=2|49=ISLD|56=TW|7=1|16=0"
+        ]
+    );
+}
+
 #[test]
 fn last_msg_seq_num_processed_on_every_outgoing_message() {
     let mut h = Harness::with("FIX.4.4", |c| c.enable_last_msg_seq_num_processed = true);
@@ -439,7 +482,7 @@ fn last_msg_seq_num_processed_on_every_outgoing_message() {
 
 #[test]
 fn initiator_sends_logon_and_goes_live_on_the_answer() {
-    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.2", "TW", "ISLD"), Role::Initiator);
+    let mut cfg = initiator_config("FIX.4.2");
     cfg.heartbeat_interval_secs = 20;
     cfg.reset_on_logon = true;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
@@ -479,7 +522,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
 
 #[test]
 fn initiator_logon_timeout() {
-    let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    let cfg = initiator_config("FIX.4.4");
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     let mut app = TestApp::new();
     s.on_connected(T0);
@@ -566,6 +609,40 @@ fn too_high_is_queued_until_the_gap_is_filled() {
     // 4 and 5 replayed from the queue.
     assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW|112=LATER"]);
     assert_eq!(h.session.next_target_seq(), 6);
+}
+
+/// A too-high ResendRequest is answered at once and queued (QuickFIX/J,
+/// QFJ-673), so its number is taken in turn: the peer's GapFill over it arrives
+/// below the expected number and is ignored, and nothing looks too high after it.
+/// (Not queued, its number was a hole: the next message asked for everything
+/// since again.)
+#[test]
+fn too_high_resend_request_is_answered_and_queued() {
+    let mut h = Harness::acceptor("FIX.4.4");
+    // The peer's Logon says it sent 1..=4 before (we saw none of them), then asks
+    // for what we sent from 1.
+    h.send("35=A|34=5|98=0|108=30");
+    assert_eq!(
+        h.out(),
+        [
+            "35=A|34=1|49=ISLD|56=TW|98=0|108=30",
+            "35=2|34=2|49=ISLD|56=TW|7=1|16=0"
+        ]
+    );
+    h.send("35=2|34=6|7=1|16=0");
+    // Answered (our Logon and ResendRequest gap-filled); no second ResendRequest.
+    assert_eq!(h.out(), ["35=4|34=1|43=Y|49=ISLD|56=TW|36=3|123=Y"]);
+    // The peer fills 1..=4, then gap-fills 5..=6 (its Logon and ResendRequest)
+    // with a GapFill numbered 5: by then 5 and 6 were taken from the queue.
+    h.send("35=4|34=1|43=Y|122=20261122-10:00:00.250|36=5|123=Y");
+    assert_eq!(h.session.next_target_seq(), 7);
+    h.send("35=4|34=5|43=Y|122=20261122-10:00:00.250|36=7|123=Y");
+    assert!(h.out().is_empty(), "ignored: no reject, no ResendRequest");
+    // The next message is in sequence.
+    h.send("35=1|34=7|112=NEXT");
+    assert_eq!(h.out(), ["35=0|34=3|49=ISLD|56=TW|112=NEXT"]);
+    assert_eq!(h.session.next_target_seq(), 8);
+    assert!(h.disconnected().is_none());
 }
 
 #[test]
@@ -906,14 +983,8 @@ fn reset_on_disconnect() {
 // Sending, schedule, formats
 
 #[test]
-fn send_requires_logon_and_stores_the_message() {
+fn send_when_logged_on_stores_and_writes_the_message() {
     let mut h = Harness::acceptor("FIX.4.4");
-    assert!(matches!(
-        h.session.send(h.now, b"D", |m| {
-            m.str(11, b"x");
-        }),
-        Err(SendError::NotLoggedOn)
-    ));
     h.logon(30);
     let seq = h
         .session
@@ -929,6 +1000,191 @@ fn send_requires_logon_and_stores_the_message() {
         .for_each_in_range(2, 2, &mut |_, _| stored += 1)
         .unwrap();
     assert_eq!(stored, 1);
+}
+
+/// Sends an order: `Some(MsgSeqNum)`, or `None` when refused as not logged on.
+fn order(s: &mut Session<MemoryStore>, now: Nanos, id: &[u8]) -> Option<u64> {
+    match s.send(now, b"D", |m| {
+        m.str(11, id);
+    }) {
+        Ok(seq) => Some(seq),
+        Err(SendError::NotLoggedOn) => None,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Sent while not logged on (no connection; connected, the Logons not
+/// exchanged), a message is stored with its sequence number and not written, as
+/// QuickFIX/J's Session.sendRaw does; our next Logon is numbered above what the
+/// counterparty expects, and its ResendRequest has the messages re-sent.
+#[test]
+fn send_while_logged_out_is_stored_and_reaches_the_peer_by_the_resend_after_logon() {
+    let mut h = Harness::acceptor("FIX.4.4");
+    h.logon(30);
+    h.session.on_disconnected(h.now, &mut h.app);
+    h.events();
+    // No connection at all.
+    assert_eq!(order(&mut h.session, h.now, b"a"), Some(2));
+    h.now += SECOND;
+    // Connected, the peer's Logon not yet in.
+    h.session.on_connected(h.now);
+    assert_eq!(order(&mut h.session, h.now, b"b"), Some(3));
+    assert!(h.out().is_empty(), "nothing written");
+    h.send("35=A|34=2|98=0|108=30");
+    assert_eq!(h.out(), ["35=A|34=4|49=ISLD|56=TW|98=0|108=30"]);
+    // The peer expected 2: it asks, and gets both, PossDupFlag=Y with their
+    // SendingTime as OrigSendingTime, then a GapFill over our Logon.
+    h.send("35=2|34=3|7=2|16=0");
+    h.session.commit().unwrap();
+    let raw = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
+    assert!(
+        raw.contains(
+            "|34=2|43=Y|49=ISLD|52=20261122-10:00:01.250|56=TW|122=20261122-10:00:00.250|11=a|"
+        ),
+        "{raw}"
+    );
+    assert_eq!(
+        h.out(),
+        [
+            "35=D|34=2|43=Y|49=ISLD|56=TW|11=a",
+            "35=D|34=3|43=Y|49=ISLD|56=TW|11=b",
+            "35=4|34=4|43=Y|49=ISLD|56=TW|36=5|123=Y"
+        ]
+    );
+    // Our Logout sent, the peer's not in: stored, not written, likewise.
+    h.session.logout(h.now, None);
+    assert_eq!(h.out(), ["35=5|34=5|49=ISLD|56=TW"]);
+    assert_eq!(order(&mut h.session, h.now, b"c"), Some(6));
+    assert!(h.out().is_empty());
+}
+
+/// `queue_while_logged_out = false` refuses instead (no sequence number used).
+#[test]
+fn send_while_logged_out_is_refused_when_configured() {
+    let mut cfg = config("FIX.4.4");
+    cfg.queue_while_logged_out = false;
+    let mut h = Harness::new(cfg);
+    assert_eq!(order(&mut h.session, h.now, b"a"), None);
+    assert_eq!(h.session.next_sender_seq(), 1);
+    h.logon(30);
+    assert_eq!(order(&mut h.session, h.now, b"b"), Some(2));
+    h.session.logout(h.now, None);
+    assert_eq!(order(&mut h.session, h.now, b"c"), None);
+}
+
+/// With PersistMessages=N a message sent while logged out could only be
+/// gap-filled: QuickFIX/J (Session.sendRaw → persist) uses a sequence number for
+/// it, stores nothing and returns false, so the counterparty gets a GapFill over
+/// it and never the message. Here it is refused, and no sequence number used;
+/// likewise when a reset the session knows of would discard it (ResetOnLogon, as
+/// QuickFIX C++'s sendRaw refuses).
+#[test]
+fn send_while_logged_out_is_refused_when_it_could_not_be_resent() {
+    let mut cfg = config("FIX.4.4");
+    cfg.persist_messages = false;
+    let mut h = Harness::new(cfg);
+    assert_eq!(order(&mut h.session, h.now, b"a"), None);
+    h.logon(30);
+    assert_eq!(h.session.next_sender_seq(), 2, "no sequence number used");
+    let mut cfg = config("FIX.4.4");
+    cfg.reset_on_logon = true;
+    let mut h = Harness::new(cfg);
+    assert_eq!(order(&mut h.session, h.now, b"a"), None);
+    let mut cfg = config("FIX.4.4");
+    cfg.reset_on_disconnect = true;
+    let mut h = Harness::new(cfg.clone());
+    assert_eq!(
+        order(&mut h.session, h.now, b"a"),
+        None,
+        "connected: the disconnect comes first"
+    );
+    h.session.logout(h.now, None);
+    assert_eq!(h.session.state(), SessionState::Closing);
+    assert_eq!(
+        order(&mut h.session, h.now, b"a"),
+        None,
+        "closing: the disconnect still comes"
+    );
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(
+        order(&mut h.session, h.now, b"a"),
+        Some(1),
+        "after it, kept for the next logon"
+    );
+}
+
+/// SendingTime(52) is the session clock's time when the message is encoded, not the
+/// `now` of the last call: under load the engine passes a `now` read once per turn
+/// of its loop, and SendingTime lagged the application's TransactTime by up to
+/// 3.2 s. Here the driver's `now` stays at T0 while the clock moves on.
+#[test]
+fn sending_time_is_the_clocks_time_when_the_message_is_encoded() {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    use std::sync::Arc;
+    let clock = Arc::new(AtomicI64::new(T0));
+    let read = clock.clone();
+    let mut cfg = config("FIX.4.4");
+    cfg.clock = SessionClock::Custom(Arc::new(move || read.load(Ordering::Relaxed)));
+    let mut h = Harness::new(cfg);
+    h.logon(30);
+    let raw = |h: &mut Harness| {
+        h.session.commit().unwrap();
+        let out = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
+        h.session.consume_outbound(h.session.outbound().len());
+        out
+    };
+    // An application message sent with a stale `now`: stamped with the clock's time.
+    clock.store(T0 + 3_200_000_000, Ordering::Relaxed);
+    h.session
+        .send(T0, b"D", |m| {
+            m.str(11, b"x");
+        })
+        .unwrap();
+    let out = raw(&mut h);
+    assert!(
+        out.contains("|34=2|49=ISLD|52=20261122-10:00:03.450|"),
+        "{out}"
+    );
+    // A reply made while handling input, and a gap fill (whose OrigSendingTime is its
+    // SendingTime), likewise.
+    clock.store(T0 + 5_000_000_000, Ordering::Relaxed);
+    h.send("35=1|34=2|112=A");
+    h.send("35=2|34=3|7=1|16=1");
+    let out = raw(&mut h);
+    assert!(
+        out.contains("|35=0|34=3|49=ISLD|52=20261122-10:00:05.250|"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "|35=4|34=1|43=Y|49=ISLD|52=20261122-10:00:05.250|56=TW|122=20261122-10:00:05.250|"
+        ),
+        "{out}"
+    );
+    // Timers still go by the driver's `now`: the heartbeat is due 30 s after T0.
+    assert_eq!(h.session.next_deadline(), Some(T0 + 30 * SECOND));
+}
+
+/// The default clock is the system's: SendingTime is the real time even when the
+/// driver's `now` is years off.
+#[test]
+fn the_default_clock_is_the_system_clock() {
+    let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    assert!(matches!(cfg.clock, SessionClock::System));
+    let mut s = Session::new(cfg, MemoryStore::new(T0), 1_000_000_000);
+    let before = peregrine_session::system_now();
+    s.on_connected(1_000_000_000);
+    s.commit().unwrap();
+    let after = peregrine_session::system_now();
+    let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
+    let v = out.split('|').find_map(|f| f.strip_prefix("52=")).unwrap();
+    let t = peregrine_codec::value::parse_timestamp(v.as_bytes())
+        .unwrap()
+        .to_unix_nanos();
+    assert!(
+        t >= before - before % 1_000_000 && t <= after,
+        "{t} {before} {after}"
+    );
 }
 
 #[test]
@@ -1276,7 +1532,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
 
 #[test]
 fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
-    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    let mut cfg = initiator_config("FIX.4.4");
     cfg.username = Some("trader".into());
     cfg.password = Some("wrong".into());
     let mut ini = Session::new(cfg, MemoryStore::new(T0), T0);
@@ -1411,7 +1667,7 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     );
 
     // An initiator's first bytes on a new connection are its Logon.
-    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    let mut cfg = initiator_config("FIX.4.4");
     cfg.heartbeat_interval_secs = 30;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     s.on_connected(T0);

@@ -161,6 +161,21 @@ impl<S: MessageStore> Core<S> {
         )
     }
 
+    /// Whether a message stored now, while not logged on, is still in the store
+    /// when the counterparty's ResendRequest after the next Logon asks for it:
+    /// messages are kept (`PersistMessages`), and no reset the session knows of
+    /// comes first (`ResetOnLogon`; `ResetOnDisconnect` before `on_disconnected`;
+    /// `ResetOnLogout` while our Logout waits for the peer's; a new schedule
+    /// period, which the next connection starts afresh).
+    pub(super) fn kept_for_resend(&self) -> bool {
+        let c = &self.config;
+        let reset_first = c.reset_on_logon
+            || (c.reset_on_disconnect && !matches!(self.state, State::Disconnected))
+            || (c.reset_on_logout && matches!(self.state, State::LogoutSent { .. }))
+            || self.new_period(self.now());
+        c.persist_messages && !reset_first
+    }
+
     pub(super) fn live(&self) -> Option<&Live> {
         match &self.state {
             State::LoggedOn(live) | State::LogoutSent { live, .. } => Some(live),

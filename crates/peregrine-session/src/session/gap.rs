@@ -71,6 +71,46 @@ impl<S: MessageStore> Core<S> {
     /// A message numbered above the expected one: queued, and the gap asked for
     /// (once, unless `SendRedundantResendRequests`).
     pub(super) fn too_high(&mut self, msg: &MessageView<'_>, seq: u64) {
+        if !self.enqueue(msg, seq) {
+            return;
+        }
+        let outstanding = self.live().and_then(|live| live.gap);
+        if let Some(gap) = outstanding {
+            if seq >= gap.begin && !self.config.send_redundant_resend_requests {
+                return;
+            }
+        }
+        let expected = self.expected();
+        self.send_resend_request(expected, seq - 1);
+    }
+
+    /// A Logon numbered above the expected one when both Logons carried
+    /// NextExpectedMsgSeqNum(789): the peer resends from the number ours named
+    /// without being asked, so the Logon is queued and the gap recorded as asked
+    /// for, without a ResendRequest (which would have the same messages sent
+    /// twice). As QuickFIX/J (`nextLogon`:
+    /// `setResetRangeFromLastExpectedLogonNextSeqNumLogon`) and QuickFIX C++
+    /// (`nextLogon` with SendNextExpectedMsgSeqNum) do; unlike them, only when
+    /// the peer's Logon shows that it reads 789 (it carries one), and
+    /// `ResendRequestTimeout` still asks if nothing comes.
+    pub(super) fn too_high_logon_awaiting_resend(&mut self, msg: &MessageView<'_>, seq: u64) {
+        if !self.enqueue(msg, seq) {
+            return;
+        }
+        let (begin, now) = (self.expected(), self.now());
+        if let Some(live) = self.live_mut() {
+            live.gap = Some(GapRequest {
+                begin,
+                end: seq - 1,
+                current_end: seq - 1,
+                last_progress: now,
+            });
+        }
+    }
+
+    /// Queues a too-high message; when the queue is full, says so in a Logout and
+    /// asks to be disconnected (false).
+    fn enqueue(&mut self, msg: &MessageView<'_>, seq: u64) -> bool {
         if self.queue.insert(seq, msg.as_bytes()).is_err() {
             let limit = self.config.max_inbound_queue_bytes;
             let expected = self.expected();
@@ -85,16 +125,9 @@ impl<S: MessageStore> Core<S> {
             }
             self.send_logout(Some(text.as_bytes()));
             self.disconnect(DisconnectReason::InboundQueueFull);
-            return;
+            return false;
         }
-        let outstanding = self.live().and_then(|live| live.gap);
-        if let Some(gap) = outstanding {
-            if seq >= gap.begin && !self.config.send_redundant_resend_requests {
-                return;
-            }
-        }
-        let expected = self.expected();
-        self.send_resend_request(expected, seq - 1);
+        true
     }
 
     /// A message numbered below the expected one: a Logout and the end of the

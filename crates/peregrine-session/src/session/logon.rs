@@ -192,7 +192,11 @@ impl<S: MessageStore> Core<S> {
             }
         }
         if seq > expected && !reset_flag {
-            self.too_high(msg, seq);
+            if next_expected.is_some() {
+                self.too_high_logon_awaiting_resend(msg, seq);
+            } else {
+                self.too_high(msg, seq);
+            }
         } else {
             self.incr_target();
         }

@@ -52,7 +52,9 @@ use self::resend::RESEND_CHUNK;
 
 /// The FIX session protocol as a sans-IO state machine: bytes and time in; bytes
 /// out, application callbacks, events and the next deadline. No sockets, no
-/// threads, no clock of its own.
+/// threads; the time it goes by is the `now` the driver passes in, and the
+/// time it writes (SendingTime) is read from the configured
+/// [`SessionClock`](crate::SessionClock) as each message is encoded.
 ///
 /// # Calling contract
 ///
@@ -79,7 +81,11 @@ use self::resend::RESEND_CHUNK;
 ///   pending, close the connection, call `on_disconnected`.
 ///
 /// `now` never goes backwards inside the session (an earlier `now` counts as the
-/// last one). A new connection starts with an empty outbound buffer: what was
+/// last one). It drives the timers and the checks of what arrives; SendingTime(52)
+/// of what the session writes is [`SessionConfig::clock`]'s time when the message
+/// is encoded (the system clock by default, so a `now` read once per turn of a
+/// busy loop does not make SendingTime stale; [`SessionClock::Driver`](crate::SessionClock::Driver)
+/// stamps the last `now` instead, for deterministic tests). A new connection starts with an empty outbound buffer: what was
 /// queued for the old one is in the store, and the peer asks for it again.
 ///
 /// ```
@@ -415,11 +421,31 @@ impl<S: MessageStore> Session<S> {
         self.core.events.pop_front()
     }
 
-    /// Sends an application message from outside a callback (only when logged on).
+    /// Sends an application message from outside a callback; returns its MsgSeqNum.
+    ///
+    /// Logged on, it is stored (when `PersistMessages`) and queued for
+    /// [`outbound`](Self::outbound). Not logged on (no connection, the Logon
+    /// exchange not done, or our Logout sent) with
+    /// [`queue_while_logged_out`](SessionConfig::queue_while_logged_out) (the
+    /// default), it is stored with the next sequence number and not written, as
+    /// QuickFIX/J does (`Session.sendRaw`: persisted, sent only `if
+    /// (isLoggedOn())`): our next Logon is then numbered above what the
+    /// counterparty expects, its ResendRequest asks for the message, and it
+    /// arrives re-sent, with PossDupFlag=Y and OrigSendingTime. Like any input,
+    /// the next [`commit`](Self::commit) makes it durable. A counterparty whose
+    /// Logon resets sequence numbers (ResetSeqNumFlag=Y) discards it, as it would
+    /// with QuickFIX/J.
     ///
     /// # Errors
     ///
-    /// [`SendError::NotLoggedOn`] unless logged on (and not logging out);
+    /// [`SendError::NotLoggedOn`], no sequence number used, when not logged on
+    /// and the message would not reach the counterparty: `queue_while_logged_out`
+    /// is off; or `PersistMessages=N` (nothing to resend it from: QuickFIX/J
+    /// uses a sequence number for it and sends nothing, so the counterparty gets
+    /// a GapFill over it and the message is lost; it returns `false`); or a
+    /// reset the session knows of would discard it first (`ResetOnLogon`, as
+    /// QuickFIX C++ refuses in `sendRaw`; `ResetOnDisconnect` before `on_disconnected`;
+    /// `ResetOnLogout` while our Logout waits; a new schedule period).
     /// [`SendError::Store`] when the store refuses the message.
     pub fn send(
         &mut self,
@@ -428,12 +454,20 @@ impl<S: MessageStore> Session<S> {
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
         self.tick(now);
-        if !matches!(self.core.state, State::LoggedOn(_)) {
+        if matches!(self.core.state, State::LoggedOn(_)) {
+            let sent = Outbox::new(&mut self.core.outgoing).send(msg_type, body);
+            self.core.check_overflow();
+            return sent;
+        }
+        if !self.core.config.queue_while_logged_out || !self.core.kept_for_resend() {
             return Err(SendError::NotLoggedOn);
         }
-        let sent = Outbox::new(&mut self.core.outgoing).send(msg_type, body);
-        self.core.check_overflow();
-        sent
+        let mut body = Some(body);
+        self.core.outgoing.store_only(msg_type, &mut |m| {
+            if let Some(f) = body.take() {
+                f(m);
+            }
+        })
     }
 
     /// Starts a logout (graceful shutdown): sends Logout and waits LogoutTimeout for the

@@ -9,7 +9,7 @@ use peregrine_codec::{tag, EncodeBuffer, MessageEncoder};
 use peregrine_store::MessageStore;
 
 use crate::app::{SendError, Sink};
-use crate::config::{Nanos, SessionConfig};
+use crate::config::{Nanos, SessionClock, SessionConfig};
 
 /// A header field's value, before it is encoded.
 #[derive(Clone, Copy, Debug)]
@@ -18,6 +18,8 @@ pub(super) enum HeaderValue<'a> {
     Uint(u64),
     /// A UTCTimestamp, at the session's precision.
     Time(Nanos),
+    /// This message's SendingTime(52) (the clock read as it is encoded).
+    SendingTime,
     Char(u8),
 }
 
@@ -40,8 +42,11 @@ pub(super) struct Writer {
     sender_comp_id: Vec<u8>,
     target_comp_id: Vec<u8>,
     precision: TimePrecision,
-    /// The session's clock: SendingTime of what is written now.
+    /// The `now` of the driver's last call (never going backwards): the
+    /// session's time for timers and checks.
     pub(super) now: Nanos,
+    /// Where SendingTime is read, as each message is encoded.
+    clock: SessionClock,
     /// When the last message was written (for the Heartbeat timer).
     pub(super) last_sent: Nanos,
     /// LastMsgSeqNumProcessed(369) to put in the header.
@@ -64,6 +69,7 @@ impl Writer {
             target_comp_id: id.target_comp_id.as_bytes().to_vec(),
             precision: config.timestamp_precision,
             now,
+            clock: config.clock.clone(),
             last_sent: now,
             last_processed: 0,
             send_last_msg_seq_num_processed: config.enable_last_msg_seq_num_processed,
@@ -73,7 +79,7 @@ impl Writer {
 
     /// Encodes one message with MsgSeqNum `seq` (the standard header, `extra`
     /// header fields merged in ascending tag order, then `body`) and appends it
-    /// to the buffer; returns where it is.
+    /// to the buffer; returns where it is. SendingTime is the clock's time now.
     pub(super) fn write(
         &mut self,
         seq: u64,
@@ -88,7 +94,8 @@ impl Writer {
             tag::SENDER_COMP_ID,
             HeaderValue::Bytes(&self.sender_comp_id),
         );
-        header[2] = (tag::SENDING_TIME, HeaderValue::Time(self.now));
+        let sending_time = self.clock.read(self.now);
+        header[2] = (tag::SENDING_TIME, HeaderValue::Time(sending_time));
         header[3] = (
             tag::TARGET_COMP_ID,
             HeaderValue::Bytes(&self.target_comp_id),
@@ -127,6 +134,11 @@ impl Writer {
                 HeaderValue::Time(t) => m.timestamp(
                     field,
                     &UtcTimestamp::from_unix_nanos(t, precision),
+                    precision,
+                ),
+                HeaderValue::SendingTime => m.timestamp(
+                    field,
+                    &UtcTimestamp::from_unix_nanos(sending_time, precision),
                     precision,
                 ),
             };
@@ -203,6 +215,25 @@ impl<S: MessageStore> Outgoing<S> {
             self.overflowed = true;
         }
         Ok(seq)
+    }
+
+    /// Encodes and stores one application message with the next sequence number
+    /// without queueing it (the session is not logged on: a resend delivers it).
+    pub(super) fn store_only(
+        &mut self,
+        msg_type: &[u8],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError> {
+        let (len, last_sent, overflowed) = (
+            self.writer.buffer.len(),
+            self.writer.last_sent,
+            self.overflowed,
+        );
+        let sent = self.send(msg_type, &[], body);
+        self.writer.buffer.truncate(len);
+        self.writer.last_sent = last_sent;
+        self.overflowed = overflowed;
+        sent
     }
 
     /// Sends an admin message built by the session; a store failure is recorded.

@@ -15,14 +15,14 @@ use super::reject::SessionReject;
 use super::verify::{parse_seq, seq_field_problem, SeqCheck};
 
 /// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`.
+/// (OrigSendingTime is its SendingTime, as in QuickFIX.)
 pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64) {
-    let now = writer.now;
     writer.write(
         seq,
         msg_type::SEQUENCE_RESET,
         &[
             (tag::POSS_DUP_FLAG, HeaderValue::Char(b'Y')),
-            (tag::ORIG_SENDING_TIME, HeaderValue::Time(now)),
+            (tag::ORIG_SENDING_TIME, HeaderValue::SendingTime),
         ],
         &mut |m| {
             m.uint(tag::NEW_SEQ_NO, new_seq)
@@ -102,7 +102,8 @@ pub(super) const RESEND_CHUNK: usize = 256 * 1024;
 pub(super) const RESEND_STEP: u64 = 64;
 
 impl<S: MessageStore> Core<S> {
-    /// The peer's ResendRequest: its range checked, then answered.
+    /// The peer's ResendRequest: its range checked, then answered; queued when
+    /// it is numbered above the expected message.
     pub(super) fn on_resend_request(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
         if !self.verify(msg, SeqCheck::Neither) {
             return;
@@ -139,8 +140,17 @@ impl<S: MessageStore> Core<S> {
             end
         };
         self.resend(begin, end);
-        if parse_seq(msg.get(tag::MSG_SEQ_NUM)) == Some(self.expected()) {
-            self.incr_target();
+        // Answered at once whatever its number (waiting behind our own gap could
+        // deadlock two sessions each waiting for the other's resend). Numbered
+        // above the expected one, it is also queued, as QuickFIX/J does (QFJ-673),
+        // so that its number is taken in turn; and the gap it shows is asked for
+        // like any other. Not queued, its number would stay a hole: the peer's
+        // GapFill over it (numbered below, a PossDup) is rightly ignored, and the
+        // next message would look too high and ask for everything since again.
+        match parse_seq(msg.get(tag::MSG_SEQ_NUM)) {
+            Some(seq) if seq == self.expected() => self.incr_target(),
+            Some(seq) if seq > self.expected() => self.too_high(msg, seq),
+            _ => {}
         }
     }
 

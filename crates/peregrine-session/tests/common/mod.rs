@@ -12,7 +12,7 @@ use peregrine_acceptance::{
 };
 use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{
-    EchoApp, Nanos, Role, Session, SessionConfig, SessionEvent, SessionId, SECOND,
+    EchoApp, Nanos, Role, Session, SessionClock, SessionConfig, SessionEvent, SessionId, SECOND,
 };
 use peregrine_store::MessageStore;
 
@@ -90,6 +90,8 @@ pub fn load_suites(dir: &Path, filter: Option<&str>) -> Vec<Suite> {
             );
             id.qualifier = get("SessionQualifier").map(str::to_string);
             let mut config = SessionConfig::new(id, Role::Acceptor);
+            // The scripts run in virtual time: SendingTime follows it.
+            config.clock = SessionClock::Driver;
             config.reset_on_logon = yes("ResetOnLogon");
             config.enable_last_msg_seq_num_processed = yes("EnableLastMsgSeqNumProcessed");
             config.enable_next_expected_msg_seq_num = yes("EnableNextExpectedMsgSeqNum");

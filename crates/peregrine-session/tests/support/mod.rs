@@ -18,7 +18,10 @@ pub const T0: Nanos = 1_795_341_600_250_000_000;
 
 /// The acceptor ISLD, talking to TW, on `begin`.
 pub fn config(begin: &str) -> SessionConfig {
-    SessionConfig::new(SessionId::new(begin, "ISLD", "TW"), Role::Acceptor)
+    let mut cfg = SessionConfig::new(SessionId::new(begin, "ISLD", "TW"), Role::Acceptor);
+    // SendingTime follows the time the test passes in.
+    cfg.clock = peregrine_session::SessionClock::Driver;
+    cfg
 }
 
 /// The FIX44 dictionary of peregrine-dict.
