@@ -8,8 +8,9 @@ use peregrine_codec::value::TimePrecision;
 use peregrine_codec::MessageView;
 use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{
-    AppReject, Application, Outbox, Role, Schedule, Session, SessionConfig, SessionEvent,
-    SessionId, ValidationOptions,
+    AdminMessage, AppEvent, AppReject, Application, DoNotSend, LogoutReason, Outbox,
+    OutgoingMessage, Role, Schedule, Session, SessionConfig, SessionEvent, SessionId,
+    ValidationOptions,
 };
 use peregrine_store::{
     FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, StoreError,
@@ -238,20 +239,21 @@ impl<S: MessageStore, A: Application> FixSession<S, A> {
         }
     }
 
-    /// Sends an application message (see [`Session::send`]).
+    /// Sends an application message (see [`Session::send`]: it passes through the
+    /// application's `to_app`).
     pub fn send(
         &mut self,
         now: Nanos,
         msg_type: &[u8],
         body: impl FnOnce(&mut peregrine_codec::MessageEncoder<'_>),
     ) -> Result<u64, peregrine_session::SendError> {
-        self.session.send(now, msg_type, body)
+        self.session.send(now, &mut self.app, msg_type, body)
     }
 }
 
 impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn on_connected(&mut self, now: Nanos) {
-        self.session.on_connected(now);
+        self.session.on_connected(now, &mut self.app);
     }
     fn on_bytes(&mut self, data: &[u8], now: Nanos) {
         self.session.on_bytes(data, now, &mut self.app);
@@ -273,7 +275,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         self.session.outbound()
     }
     fn consume_outbound(&mut self, n: usize) {
-        self.session.consume_outbound(n);
+        self.session.consume_outbound(n, &mut self.app);
     }
     fn poll_event(&mut self) -> Option<DriverEvent> {
         if let Some(e) = self.pending.take() {
@@ -293,7 +295,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         })
     }
     fn logout(&mut self, now: Nanos, text: Option<&str>) {
-        self.session.logout(now, text);
+        self.session.logout(now, text, &mut self.app);
     }
     fn is_logged_on(&self) -> bool {
         self.session.is_logged_on()
@@ -339,11 +341,11 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
 pub struct LogApp;
 
 impl Application for LogApp {
-    fn on_logon(&mut self, id: &SessionId) {
+    fn on_logon(&mut self, id: &SessionId, _out: &mut Outbox<'_>) {
         tracing::info!(session = %id, "logon");
     }
-    fn on_logout(&mut self, id: &SessionId) {
-        tracing::info!(session = %id, "logout");
+    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>) {
+        tracing::info!(session = %id, "logout: {reason}");
     }
     fn from_app(
         &mut self,
@@ -376,11 +378,20 @@ impl Application for DynApp {
     fn on_create(&mut self, id: &SessionId) {
         self.0.on_create(id)
     }
-    fn on_logon(&mut self, id: &SessionId) {
-        self.0.on_logon(id)
+    fn on_logon(&mut self, id: &SessionId, out: &mut Outbox<'_>) {
+        self.0.on_logon(id, out)
     }
-    fn on_logout(&mut self, id: &SessionId) {
-        self.0.on_logout(id)
+    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>) {
+        self.0.on_logout(id, reason)
+    }
+    fn to_admin(&mut self, msg: &mut AdminMessage<'_>, id: &SessionId) {
+        self.0.to_admin(msg, id)
+    }
+    fn to_app(&mut self, msg: &mut OutgoingMessage<'_>, id: &SessionId) -> Result<(), DoNotSend> {
+        self.0.to_app(msg, id)
+    }
+    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>) {
+        self.0.on_event(id, event)
     }
     fn from_admin(
         &mut self,

@@ -41,14 +41,14 @@ fn main() {
     let store = MemoryStore::with_capacity(t0, n + 16, (n + 16) * 256);
     let mut session = Session::new(cfg, store, t0);
     let mut app = EchoApp::new(Some(dicts));
-    session.on_connected(t0);
+    session.on_connected(t0, &mut app);
     session.on_bytes(
         &message(b"A", 1, t0, &[(98, b"0"), (108, b"30")]),
         t0,
         &mut app,
     );
     session.commit().expect("commit");
-    session.consume_outbound(session.outbound().len());
+    session.consume_outbound(session.outbound().len(), &mut app);
 
     let msgs: Vec<Vec<u8>> = (0..n)
         .map(|i| {
@@ -79,7 +79,7 @@ fn main() {
         session.commit().expect("commit");
         let len = session.outbound().len();
         bytes_out += len;
-        session.consume_outbound(len);
+        session.consume_outbound(len, &mut app);
         lat.push(t.elapsed().as_nanos() as u64);
     }
     let total = start.elapsed();

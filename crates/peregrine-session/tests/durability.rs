@@ -65,7 +65,7 @@ fn open(dir: &Path) -> Session<FileStore> {
 
 fn logged_on(dir: &Path, enc: &mut EncodeBuffer) -> Session<FileStore> {
     let mut s = open(dir);
-    s.on_connected(T0);
+    s.on_connected(T0, &mut Venue);
     s.on_bytes(
         &message(enc, b"A", 1, &[(98, b"0"), (108, b"30")]),
         T0,
@@ -73,7 +73,7 @@ fn logged_on(dir: &Path, enc: &mut EncodeBuffer) -> Session<FileStore> {
     );
     assert!(s.is_logged_on());
     s.commit().unwrap();
-    s.consume_outbound(s.outbound().len());
+    s.consume_outbound(s.outbound().len(), &mut Venue);
     s
 }
 
@@ -138,7 +138,7 @@ fn an_order_is_processed_with_its_reply_stored_or_not_at_all() {
     assert!(replies(&mut s).is_empty());
 
     // Connected again; this time the batch is committed before the crash.
-    s.on_connected(T0);
+    s.on_connected(T0, &mut Venue);
     s.on_bytes(
         &message(&mut enc, b"A", 2, &[(98, b"0"), (108, b"30")]),
         T0,

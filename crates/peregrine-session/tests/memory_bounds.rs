@@ -54,12 +54,12 @@ fn message(buf: &mut EncodeBuffer, msg_type: &[u8], seq: u64, extra: &[(u32, &[u
 fn logged_on(cfg: SessionConfig) -> (Session<MemoryStore>, EncodeBuffer) {
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     let mut enc = EncodeBuffer::new();
-    s.on_connected(T0);
+    s.on_connected(T0, &mut Quiet);
     let logon = message(&mut enc, b"A", 1, &[(98, b"0"), (108, b"30")]);
     s.on_bytes(&logon, T0, &mut Quiet);
     assert!(s.is_logged_on());
     s.commit().unwrap();
-    s.consume_outbound(s.outbound().len());
+    s.consume_outbound(s.outbound().len(), &mut Quiet);
     while s.poll_event().is_some() {}
     (s, enc)
 }
@@ -89,7 +89,7 @@ fn messages_held_for_a_gap_stay_within_max_inbound_queue_bytes() {
     for m in &msgs {
         s.on_bytes(m, T0, &mut Quiet);
         s.commit().unwrap();
-        s.consume_outbound(s.outbound().len());
+        s.consume_outbound(s.outbound().len(), &mut Quiet);
         while let Some(ev) = s.poll_event() {
             if let SessionEvent::Disconnect(r) = ev {
                 reason = Some(r);
@@ -121,18 +121,18 @@ fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
     const N: u64 = 100_000;
     let (mut s, mut enc) = logged_on(config());
     for i in 0..N {
-        s.send(T0, b"D", |m| {
+        s.send(T0, &mut Quiet, b"D", |m| {
             m.str(11, format!("ORDER-{i:08}").as_bytes())
                 .str(55, b"PEREGRINE");
         })
         .unwrap();
         if i % 1000 == 999 {
             s.commit().unwrap();
-            s.consume_outbound(s.outbound().len());
+            s.consume_outbound(s.outbound().len(), &mut Quiet);
         }
     }
     s.commit().unwrap();
-    s.consume_outbound(s.outbound().len());
+    s.consume_outbound(s.outbound().len(), &mut Quiet);
     let before = live_bytes();
     reset_peak();
     let rr = message(&mut enc, b"2", 2, &[(7, b"1"), (16, b"0")]);
@@ -156,7 +156,7 @@ fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
         }
         resent += text.matches("\x0135=D\x01").count() as u64;
         let n = out.len();
-        s.consume_outbound(n);
+        s.consume_outbound(n, &mut Quiet);
     }
     assert_eq!(resent, N, "every order resent");
     assert_eq!(
@@ -194,7 +194,7 @@ fn a_peer_that_does_not_read_cannot_grow_the_outbound_buffer_past_its_bound() {
     reset_peak();
     let mut reason = None;
     for id in &ids {
-        s.send(T0, b"D", |m| {
+        s.send(T0, &mut Quiet, b"D", |m| {
             m.str(11, id.as_bytes()).str(55, b"PEREGRINE");
         })
         .unwrap();

@@ -7,9 +7,9 @@ use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{
-    peek_session_id, AppReject, Application, DisconnectReason, EchoApp, Nanos, Outbox, RejectLogon,
-    Role, Schedule, SendError, Session, SessionConfig, SessionEvent, SessionId, SessionState,
-    SECOND,
+    peek_session_id, AppReject, Application, DisconnectReason, EchoApp, LogoutReason, Nanos,
+    Outbox, RejectLogon, Role, Schedule, SendError, Session, SessionConfig, SessionEvent,
+    SessionId, SessionState, SECOND,
 };
 use peregrine_store::{MemoryStore, MessageStore};
 
@@ -45,11 +45,11 @@ impl TestApp {
 }
 
 impl Application for TestApp {
-    fn on_logon(&mut self, id: &SessionId) {
+    fn on_logon(&mut self, id: &SessionId, out: &mut Outbox<'_>) {
         self.logons += 1;
-        self.echo.on_logon(id);
+        self.echo.on_logon(id, out);
     }
-    fn on_logout(&mut self, _id: &SessionId) {
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
         self.logouts += 1;
     }
     fn from_admin(&mut self, msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
@@ -58,9 +58,7 @@ impl Application for TestApp {
         if msg.msg_type() == b"A" {
             if let Some(bad) = self.refuse_password {
                 if msg.get(554) == Some(bad) {
-                    return Err(RejectLogon {
-                        text: "Invalid password",
-                    });
+                    return Err(RejectLogon::new("Invalid password"));
                 }
             }
         }
@@ -97,7 +95,7 @@ impl Harness {
             now: T0,
             begin,
         };
-        h.session.on_connected(T0);
+        h.session.on_connected(T0, &mut h.app);
         h
     }
 
@@ -156,7 +154,7 @@ impl Harness {
         // As the engine does: commit, then write.
         self.session.commit().unwrap();
         let bytes = self.session.outbound().to_vec();
-        self.session.consume_outbound(bytes.len());
+        self.session.consume_outbound(bytes.len(), &mut self.app);
         let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
         text.split("8=FIX")
             .filter(|m| !m.is_empty())
@@ -416,7 +414,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
     cfg.reset_on_logon = true;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     let mut app = TestApp::new();
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     assert_eq!(s.state(), SessionState::LogonSent);
     s.commit().unwrap();
     let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
@@ -425,7 +423,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
         "|56=ISLD|98=0|108=20|141=Y|10={}|",
         &out[out.len() - 4..out.len() - 1]
     )));
-    s.consume_outbound(s.outbound().len());
+    s.consume_outbound(s.outbound().len(), &mut TestApp::new());
     let mut buf = EncodeBuffer::new();
     let mut m = buf.start(b"FIX.4.2", b"A");
     m.uint(34, 1)
@@ -454,7 +452,7 @@ fn initiator_logon_timeout() {
     let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     let mut app = TestApp::new();
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     s.on_timer(T0 + 10 * SECOND, &mut app);
     assert_eq!(
         s.poll_event(),
@@ -891,7 +889,7 @@ fn peer_logout_is_answered_and_disconnects() {
 fn our_logout_waits_for_theirs() {
     let mut h = Harness::acceptor("FIX.4.4");
     h.logon(30);
-    h.session.logout(h.now, Some("bye"));
+    h.session.logout(h.now, Some("bye"), &mut h.app);
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW|58=bye"]);
     assert_eq!(h.session.state(), SessionState::LogoutSent);
     h.send("35=5|34=2");
@@ -927,7 +925,7 @@ fn reset_on_disconnect() {
         (h.session.next_sender_seq(), h.session.next_target_seq()),
         (2, 2)
     );
-    h.session.on_connected(h.now);
+    h.session.on_connected(h.now, &mut h.app);
     h.send("35=A|34=2|98=0|108=30");
     assert_eq!(h.out(), ["35=A|34=2|49=ISLD|56=TW|98=0|108=30"]);
 }
@@ -939,7 +937,7 @@ fn reset_on_disconnect() {
 fn send_requires_logon_and_stores_the_message() {
     let mut h = Harness::acceptor("FIX.4.4");
     assert!(matches!(
-        h.session.send(h.now, b"D", |m| {
+        h.session.send(h.now, &mut h.app, b"D", |m| {
             m.str(11, b"x");
         }),
         Err(SendError::NotLoggedOn)
@@ -947,7 +945,7 @@ fn send_requires_logon_and_stores_the_message() {
     h.logon(30);
     let seq = h
         .session
-        .send(h.now, b"D", |m| {
+        .send(h.now, &mut h.app, b"D", |m| {
             m.str(11, b"x");
         })
         .unwrap();
@@ -989,7 +987,7 @@ fn schedule_refuses_logons_outside_and_logs_out_at_the_end() {
     assert_eq!(h.session.state(), SessionState::LogoutSent);
     // Outside the window a connection is refused at once.
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0 + 2 * 3600 * SECOND);
-    s.on_connected(T0 + 2 * 3600 * SECOND);
+    s.on_connected(T0 + 2 * 3600 * SECOND, &mut TestApp::new());
     assert_eq!(
         s.poll_event(),
         Some(SessionEvent::Disconnect(DisconnectReason::OutsideSchedule))
@@ -1243,7 +1241,7 @@ fn reset_on_logout_applies_to_our_logout_answered_not_to_a_timeout() {
     cfg.reset_on_logout = true;
     let mut h = Harness::new(cfg.clone());
     h.logon(30);
-    h.session.logout(h.now, None);
+    h.session.logout(h.now, None, &mut h.app);
     h.send("35=5|34=2");
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
     assert_eq!(
@@ -1253,7 +1251,7 @@ fn reset_on_logout_applies_to_our_logout_answered_not_to_a_timeout() {
     // Unanswered: the LogoutTimeout closes the connection, numbers are kept.
     let mut h = Harness::new(cfg);
     h.logon(30);
-    h.session.logout(h.now, None);
+    h.session.logout(h.now, None, &mut h.app);
     h.out();
     h.until_deadline();
     assert_eq!(h.now, T0 + 2 * SECOND);
@@ -1310,7 +1308,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
     let mut s = Session::new(cfg.clone(), MemoryStore::new(T0 - 7 * DAY), T0);
     s.set_next_sender_seq(40).unwrap();
     s.set_next_target_seq(50).unwrap();
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     assert_eq!((s.next_sender_seq(), s.next_target_seq()), (1, 1));
     // A store from this week's period keeps its numbers.
     let mut h = Harness {
@@ -1320,7 +1318,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
         begin: "FIX.4.4",
     };
     h.session.set_next_target_seq(7).unwrap();
-    h.session.on_connected(T0);
+    h.session.on_connected(T0, &mut h.app);
     h.send("35=A|34=7|98=0|108=0");
     assert!(h.session.is_logged_on());
     h.out();
@@ -1330,7 +1328,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
     // Saturday: refused at once.
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0 + 6 * DAY);
-    s.on_connected(T0 + 6 * DAY);
+    s.on_connected(T0 + 6 * DAY, &mut TestApp::new());
     assert_eq!(
         s.poll_event(),
         Some(SessionEvent::Disconnect(DisconnectReason::OutsideSchedule))
@@ -1343,7 +1341,7 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
     cfg.username = Some("trader".into());
     cfg.password = Some("wrong".into());
     let mut ini = Session::new(cfg, MemoryStore::new(T0), T0);
-    ini.on_connected(T0);
+    ini.on_connected(T0, &mut TestApp::new());
     ini.commit().unwrap();
     let logon = ini.outbound().to_vec();
     let text = String::from_utf8_lossy(&logon).replace('\x01', "|");
@@ -1359,7 +1357,7 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogonRejected));
     // The refusal reaches the initiator as a Logout: it answers and disconnects.
     let mut app = TestApp::new();
-    ini.consume_outbound(ini.outbound().len());
+    ini.consume_outbound(ini.outbound().len(), &mut TestApp::new());
     let refusal = h.msg("35=5|34=1|49=ISLD|56=TW|58=Invalid password");
     ini.on_bytes(&refusal, T0, &mut app);
     assert!(!ini.is_logged_on());
@@ -1430,7 +1428,7 @@ fn a_window_open_around_the_clock_still_starts_afresh_each_period() {
         (1, 1)
     );
     // The next day starts at 1 and stays up until the next midnight.
-    h.session.on_connected(h.now);
+    h.session.on_connected(h.now, &mut h.app);
     h.send("35=A|34=1|98=0|108=0");
     assert!(h.session.is_logged_on());
     assert_eq!(h.session.next_deadline(), Some(h.now + DAY));
@@ -1448,7 +1446,7 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     h.logon(30);
     for i in 0..50 {
         h.session
-            .send(h.now, b"D", |m| {
+            .send(h.now, &mut h.app, b"D", |m| {
                 m.str(11, format!("STALE{i}").as_bytes());
             })
             .unwrap();
@@ -1461,7 +1459,7 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
         "dropped with the connection"
     );
     h.events();
-    h.session.on_connected(h.now);
+    h.session.on_connected(h.now, &mut h.app);
     assert!(
         h.out().is_empty(),
         "an acceptor says nothing before the Logon"
@@ -1488,13 +1486,13 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
     cfg.heartbeat_interval_secs = 30;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     s.commit().unwrap();
     let n = s.outbound().len();
     assert!(n > 0);
     // Never written: the connection fails.
     s.on_disconnected(T0, &mut TestApp::new());
-    s.on_connected(T0 + SECOND);
+    s.on_connected(T0 + SECOND, &mut TestApp::new());
     s.commit().unwrap();
     let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
     assert_eq!(out.matches("35=A|").count(), 1, "{out}");

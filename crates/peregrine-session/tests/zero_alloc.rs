@@ -87,13 +87,13 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
     }
 
     let mut now = T0;
-    session.on_connected(now);
+    session.on_connected(now, &mut app);
     let step = |session: &mut Session<MemoryStore>, app: &mut EchoApp, msg: &[u8], now: i64| {
         session.on_bytes(msg, now, app);
         session.commit().unwrap();
         let n = session.outbound().len();
         assert!(n > 0);
-        session.consume_outbound(n);
+        session.consume_outbound(n, app);
         while let Some(ev) = session.poll_event() {
             assert!(
                 !matches!(
@@ -113,7 +113,7 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
     now += 30 * SECOND;
     session.on_timer(now, &mut app);
     session.commit().unwrap();
-    session.consume_outbound(session.outbound().len());
+    session.consume_outbound(session.outbound().len(), &mut app);
 
     let allocs = allocs_during(|| {
         for msg in &inbound[warm + 1..] {
@@ -123,7 +123,7 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
         now += 30 * SECOND;
         session.on_timer(now, &mut app);
         session.commit().unwrap();
-        session.consume_outbound(session.outbound().len());
+        session.consume_outbound(session.outbound().len(), &mut app);
     });
     assert_eq!(session.next_target_seq(), seq + 1);
     assert_eq!(allocs, 0, "allocations on the steady-state path");
