@@ -4,9 +4,12 @@
 use std::sync::Arc;
 
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
-use peregrine_codec::EncodeBuffer;
+use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_dict::{Dictionaries, Dictionary};
-use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionEvent, SessionId, SECOND};
+use peregrine_session::{
+    AdminMessage, AppEvent, AppReject, Application, DoNotSend, EchoApp, Outbox, OutgoingMessage,
+    Role, Session, SessionConfig, SessionEvent, SessionId, SECOND,
+};
 use peregrine_store::MemoryStore;
 
 #[global_allocator]
@@ -33,19 +36,77 @@ fn message(msg_type: &[u8], seq: u64, now: i64, body: &[(u32, &[u8])]) -> Vec<u8
     m.finish().to_vec()
 }
 
+/// EchoApp with every hook in use: `to_admin` adds SenderSubID(50) to each admin
+/// message, `to_app` reads each outgoing message decoded, `on_event` counts.
+struct Hooked {
+    echo: EchoApp,
+    events: u64,
+    seen: u64,
+}
+
+impl Application for Hooked {
+    fn on_logon(&mut self, id: &SessionId, out: &mut Outbox<'_>) {
+        self.echo.on_logon(id, out);
+    }
+    fn to_admin(&mut self, msg: &mut AdminMessage<'_>, _id: &SessionId) {
+        msg.str(50, b"DESK1");
+    }
+    fn to_app(&mut self, msg: &mut OutgoingMessage<'_>, _id: &SessionId) -> Result<(), DoNotSend> {
+        if msg.view().is_ok_and(|v| v.get(11).is_some()) {
+            self.seen += 1;
+        }
+        Ok(())
+    }
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        self.echo.from_app(msg, id, out)
+    }
+    fn on_event(&mut self, _id: &SessionId, _event: &AppEvent<'_>) {
+        self.events += 1;
+    }
+}
+
 #[test]
 fn receive_validate_echo_allocates_nothing_after_warm_up() {
+    let dicts = dicts();
+    steady_state(&mut EchoApp::new(Some(dicts.clone())), dicts, false);
+}
+
+#[test]
+fn the_application_hooks_allocate_nothing_after_warm_up() {
+    let dicts = dicts();
+    let mut app = Hooked {
+        echo: EchoApp::new(Some(dicts.clone())),
+        events: 0,
+        seen: 0,
+    };
+    steady_state(&mut app, dicts, true);
+    // The order sent after each inbound message (the Logon, 2,200 orders, 220
+    // TestRequests) went through to_app.
+    assert_eq!(app.seen, 2_421);
+}
+
+fn dicts() -> Arc<Dictionaries> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../peregrine-dict/dictionaries/FIX44.xml"
     );
-    let dicts = Arc::new(Dictionaries::single(Dictionary::from_file(path).unwrap()));
+    Arc::new(Dictionaries::single(Dictionary::from_file(path).unwrap()))
+}
+
+/// Logon, warm-up, then 2,000 orders echoed (and TestRequests answered, and a
+/// Heartbeat on the timer; with `send`, an order sent from outside a callback after
+/// each one) under the counting allocator: nothing may be allocated.
+fn steady_state(app: &mut dyn Application, dicts: Arc<Dictionaries>, send: bool) {
     let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
     cfg.dictionaries = Some(dicts.clone());
     cfg.enable_last_msg_seq_num_processed = true;
     let store = MemoryStore::with_capacity(T0, 10_000, 4 << 20);
     let mut session = Session::new(cfg, store, T0);
-    let mut app = EchoApp::new(Some(dicts));
 
     const WARM: u64 = 200;
     const MEASURED: u64 = 2_000;
@@ -87,43 +148,51 @@ fn receive_validate_echo_allocates_nothing_after_warm_up() {
     }
 
     let mut now = T0;
-    session.on_connected(now, &mut app);
-    let step = |session: &mut Session<MemoryStore>, app: &mut EchoApp, msg: &[u8], now: i64| {
-        session.on_bytes(msg, now, app);
-        session.commit().unwrap();
-        let n = session.outbound().len();
-        assert!(n > 0);
-        session.consume_outbound(n, app);
-        while let Some(ev) = session.poll_event() {
-            assert!(
-                !matches!(
-                    ev,
-                    SessionEvent::Disconnect(_) | SessionEvent::Rejected { .. }
-                ),
-                "{ev:?}"
-            );
-        }
-    };
+    session.on_connected(now, app);
+    let step =
+        |session: &mut Session<MemoryStore>, app: &mut dyn Application, msg: &[u8], now: i64| {
+            session.on_bytes(msg, now, app);
+            if send && session.is_logged_on() {
+                session
+                    .send(now, app, b"D", |m| {
+                        m.str(11, b"OUT").str(55, b"MSFT");
+                    })
+                    .unwrap();
+            }
+            session.commit().unwrap();
+            let n = session.outbound().len();
+            assert!(n > 0);
+            session.consume_outbound(n, app);
+            while let Some(ev) = session.poll_event() {
+                assert!(
+                    !matches!(
+                        ev,
+                        SessionEvent::Disconnect(_) | SessionEvent::Rejected { .. }
+                    ),
+                    "{ev:?}"
+                );
+            }
+        };
     let warm = WARM as usize + WARM as usize / 10;
     for msg in &inbound[..=warm] {
         now += 1_000_000;
-        step(&mut session, &mut app, msg, now);
+        step(&mut session, app, msg, now);
     }
     // A heartbeat on the timer path too.
     now += 30 * SECOND;
-    session.on_timer(now, &mut app);
+    session.on_timer(now, app);
     session.commit().unwrap();
-    session.consume_outbound(session.outbound().len(), &mut app);
+    session.consume_outbound(session.outbound().len(), app);
 
     let allocs = allocs_during(|| {
         for msg in &inbound[warm + 1..] {
             now += 1_000_000;
-            step(&mut session, &mut app, msg, now);
+            step(&mut session, app, msg, now);
         }
         now += 30 * SECOND;
-        session.on_timer(now, &mut app);
+        session.on_timer(now, app);
         session.commit().unwrap();
-        session.consume_outbound(session.outbound().len(), &mut app);
+        session.consume_outbound(session.outbound().len(), app);
     });
     assert_eq!(session.next_target_seq(), seq + 1);
     assert_eq!(allocs, 0, "allocations on the steady-state path");
