@@ -213,7 +213,56 @@ pub fn open_store(
     }
 }
 
-/// A [`Session`] and its application, driven by the engine.
+/// A [`Session`] and its application, driven by the engine: every call that may
+/// reach the application passes it, so the application hears the connection
+/// coming and going ([`AppEvent::Connected`], [`AppEvent::Disconnected`] with why),
+/// the session's events, and its callbacks, as the session makes them.
+///
+/// The application stays reachable, with its own type:
+/// [`app`](Self::app)/[`app_mut`](Self::app_mut) while the session runs,
+/// [`into_app`](Self::into_app) (or [`into_parts`](Self::into_parts)) once it is
+/// done — e.g. to read what it gathered. (Behind a [`BoxedFixSession`] the
+/// application is a [`DynApp`], whose type is erased.)
+///
+/// ```
+/// use peregrine_codec::MessageView;
+/// use peregrine_engine::fix::FixSession;
+/// use peregrine_engine::SessionDriver;
+/// use peregrine_session::{
+///     AppEvent, AppReject, Application, DisconnectReason, Outbox, Role, Session, SessionConfig,
+///     SessionId,
+/// };
+/// use peregrine_store::MemoryStore;
+///
+/// #[derive(Default)]
+/// struct Counter { received: u64, connections: u64, closed: Vec<Option<DisconnectReason>> }
+/// impl Application for Counter {
+///     fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+///         match *event {
+///             AppEvent::Connected => self.connections += 1,
+///             AppEvent::Disconnected { reason } => self.closed.push(reason),
+///             _ => {}
+///         }
+///     }
+///     fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> {
+///         self.received += 1;
+///         Ok(())
+///     }
+/// }
+///
+/// let now = 1_700_000_000_000_000_000i64;
+/// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+/// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(now), now), Counter::default());
+/// fix.on_connected(now);
+/// assert_eq!(fix.app().connections, 1);
+/// // No Logon within LogonTimeout: the session asks for the connection to be closed.
+/// fix.on_timer(now + 10_000_000_000);
+/// fix.on_disconnected(now + 10_000_000_000);
+/// assert_eq!(fix.app().closed, [Some(DisconnectReason::LogonTimeout)]);
+/// fix.app_mut().received = 0;
+/// let counter: Counter = fix.into_app();
+/// assert_eq!(counter.received, 0);
+/// ```
 pub struct FixSession<S: MessageStore, A: Application> {
     /// The session state machine.
     pub session: Session<S>,
@@ -239,8 +288,112 @@ impl<S: MessageStore, A: Application> FixSession<S, A> {
         }
     }
 
+    /// The session.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// assert_eq!(fix.session().next_sender_seq(), 1);
+    /// ```
+    pub fn session(&self) -> &Session<S> {
+        &self.session
+    }
+
+    /// The session, mutably (calls that reach the application are better made
+    /// through [`SessionDriver`], which passes it).
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// fix.session_mut().set_next_sender_seq(10)?;
+    /// # Ok::<(), peregrine_store::StoreError>(())
+    /// ```
+    pub fn session_mut(&mut self) -> &mut Session<S> {
+        &mut self.session
+    }
+
+    /// The application, with its own type.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let _app: &LogApp = fix.app();
+    /// ```
+    pub fn app(&self) -> &A {
+        &self.app
+    }
+
+    /// The application, mutably.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let _app: &mut LogApp = fix.app_mut();
+    /// ```
+    pub fn app_mut(&mut self) -> &mut A {
+        &mut self.app
+    }
+
+    /// The application, the session dropped.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let _app: LogApp = fix.into_app();
+    /// ```
+    pub fn into_app(self) -> A {
+        self.app
+    }
+
+    /// The session and the application.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let (session, _app) = fix.into_parts();
+    /// assert!(!session.is_logged_on());
+    /// ```
+    pub fn into_parts(self) -> (Session<S>, A) {
+        (self.session, self.app)
+    }
+
     /// Sends an application message (see [`Session::send`]: it passes through the
     /// application's `to_app`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::send`]: not logged on, vetoed by `to_app`, or refused by the
+    /// store.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId, SendError};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let sent = fix.send(0, b"D", |m| {
+    ///     m.str(11, b"ORD-1");
+    /// });
+    /// assert!(matches!(sent, Err(SendError::NotLoggedOn)));
+    /// ```
     pub fn send(
         &mut self,
         now: Nanos,
@@ -335,8 +488,19 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     }
 }
 
-/// An application that logs what it receives (with `tracing`) and sends nothing:
-/// the default for `peregrine initiator`.
+/// An application that logs what it receives and what happens to the session
+/// (with `tracing`: logon, logout with why, connection and session events) and
+/// sends nothing: the default for `peregrine initiator`.
+///
+/// ```
+/// use peregrine_engine::fix::{FixSession, LogApp};
+/// use peregrine_session::{Role, Session, SessionConfig, SessionId};
+/// use peregrine_store::MemoryStore;
+///
+/// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+/// let session = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+/// # let _ = session;
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LogApp;
 
@@ -346,6 +510,10 @@ impl Application for LogApp {
     }
     fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>) {
         tracing::info!(session = %id, "logout: {reason}");
+    }
+    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>) {
+        // Display escapes the peer's text.
+        tracing::info!(session = %id, "{event}");
     }
     fn from_app(
         &mut self,
