@@ -9,8 +9,9 @@ use peregrine_codec::value::TimePrecision;
 use peregrine_codec::MessageView;
 use peregrine_dict::Dictionaries;
 use peregrine_session::{
-    AppReject, Application, Outbox, Role, Schedule, Session, SessionConfig, SessionEvent,
-    SessionId, ValidationOptions,
+    AdminMessage, AppEvent, AppReject, Application, DoNotSend, LogoutReason, Outbox,
+    OutgoingMessage, Role, Schedule, Session, SessionConfig, SessionEvent, SessionId,
+    ValidationOptions,
 };
 use peregrine_store::{
     FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, StoreError,
@@ -227,7 +228,56 @@ pub fn open_store(
     }
 }
 
-/// A [`Session`] and its application, driven by the engine.
+/// A [`Session`] and its application, driven by the engine: every call that may
+/// reach the application passes it, so the application hears the connection
+/// coming and going ([`AppEvent::Connected`], [`AppEvent::Disconnected`] with why),
+/// the session's events, and its callbacks, as the session makes them.
+///
+/// The application stays reachable, with its own type:
+/// [`app`](Self::app)/[`app_mut`](Self::app_mut) while the session runs,
+/// [`into_app`](Self::into_app) (or [`into_parts`](Self::into_parts)) once it is
+/// done — e.g. to read what it gathered. (Behind a [`BoxedFixSession`] the
+/// application is a [`DynApp`], whose type is erased.)
+///
+/// ```
+/// use peregrine_codec::MessageView;
+/// use peregrine_engine::fix::FixSession;
+/// use peregrine_engine::SessionDriver;
+/// use peregrine_session::{
+///     AppEvent, AppReject, Application, DisconnectReason, Outbox, Role, Session, SessionConfig,
+///     SessionId,
+/// };
+/// use peregrine_store::MemoryStore;
+///
+/// #[derive(Default)]
+/// struct Counter { received: u64, connections: u64, closed: Vec<Option<DisconnectReason>> }
+/// impl Application for Counter {
+///     fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+///         match *event {
+///             AppEvent::Connected => self.connections += 1,
+///             AppEvent::Disconnected { reason } => self.closed.push(reason),
+///             _ => {}
+///         }
+///     }
+///     fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> {
+///         self.received += 1;
+///         Ok(())
+///     }
+/// }
+///
+/// let now = 1_700_000_000_000_000_000i64;
+/// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+/// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(now), now), Counter::default());
+/// fix.on_connected(now);
+/// assert_eq!(fix.app().connections, 1);
+/// // No Logon within LogonTimeout: the session asks for the connection to be closed.
+/// fix.on_timer(now + 10_000_000_000);
+/// fix.on_disconnected(now + 10_000_000_000);
+/// assert_eq!(fix.app().closed, [Some(DisconnectReason::LogonTimeout)]);
+/// fix.app_mut().received = 0;
+/// let counter: Counter = fix.into_app();
+/// assert_eq!(counter.received, 0);
+/// ```
 pub struct FixSession<S: MessageStore, A: Application> {
     /// The session state machine.
     pub session: Session<S>,
@@ -253,20 +303,125 @@ impl<S: MessageStore, A: Application> FixSession<S, A> {
         }
     }
 
-    /// Sends an application message (see [`Session::send`]).
+    /// The session.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// assert_eq!(fix.session().next_sender_seq(), 1);
+    /// ```
+    pub fn session(&self) -> &Session<S> {
+        &self.session
+    }
+
+    /// The session, mutably (calls that reach the application are better made
+    /// through [`SessionDriver`], which passes it).
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// fix.session_mut().set_next_sender_seq(10)?;
+    /// # Ok::<(), peregrine_store::StoreError>(())
+    /// ```
+    pub fn session_mut(&mut self) -> &mut Session<S> {
+        &mut self.session
+    }
+
+    /// The application, with its own type.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let _app: &LogApp = fix.app();
+    /// ```
+    pub fn app(&self) -> &A {
+        &self.app
+    }
+
+    /// The application, mutably.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let _app: &mut LogApp = fix.app_mut();
+    /// ```
+    pub fn app_mut(&mut self) -> &mut A {
+        &mut self.app
+    }
+
+    /// The application, the session dropped.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let _app: LogApp = fix.into_app();
+    /// ```
+    pub fn into_app(self) -> A {
+        self.app
+    }
+
+    /// The session and the application.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let (session, _app) = fix.into_parts();
+    /// assert!(!session.is_logged_on());
+    /// ```
+    pub fn into_parts(self) -> (Session<S>, A) {
+        (self.session, self.app)
+    }
+
+    /// Sends an application message (see [`Session::send`]: it passes through the
+    /// application's `to_app`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::send`]: not logged on, vetoed by `to_app`, or refused by the
+    /// store.
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId, SendError};
+    /// # use peregrine_store::MemoryStore;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let sent = fix.send(0, b"D", |m| {
+    ///     m.str(11, b"ORD-1");
+    /// });
+    /// assert!(matches!(sent, Err(SendError::NotLoggedOn)));
+    /// ```
     pub fn send(
         &mut self,
         now: Nanos,
         msg_type: &[u8],
         body: impl FnOnce(&mut peregrine_codec::MessageEncoder<'_>),
     ) -> Result<u64, peregrine_session::SendError> {
-        self.session.send(now, msg_type, body)
+        self.session.send(now, &mut self.app, msg_type, body)
     }
 }
 
 impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn on_connected(&mut self, now: Nanos) {
-        self.session.on_connected(now);
+        self.session.on_connected(now, &mut self.app);
     }
     fn on_bytes(&mut self, data: &[u8], now: Nanos) {
         self.session.on_bytes(data, now, &mut self.app);
@@ -288,7 +443,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         self.session.outbound()
     }
     fn consume_outbound(&mut self, n: usize) {
-        self.session.consume_outbound(n);
+        self.session.consume_outbound(n, &mut self.app);
     }
     fn send_body(
         &mut self,
@@ -296,7 +451,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         msg_type: &[u8],
         body: &[u8],
     ) -> Result<u64, peregrine_session::SendError> {
-        self.session.send(now, msg_type, |m| {
+        self.session.send(now, &mut self.app, msg_type, |m| {
             m.raw(body);
         })
     }
@@ -318,7 +473,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         })
     }
     fn logout(&mut self, now: Nanos, text: Option<&str>) {
-        self.session.logout(now, text);
+        self.session.logout(now, text, &mut self.app);
     }
     fn is_logged_on(&self) -> bool {
         self.session.is_logged_on()
@@ -358,17 +513,32 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     }
 }
 
-/// An application that logs what it receives (with `tracing`) and sends nothing:
-/// the default for `peregrine initiator`.
+/// An application that logs what it receives and what happens to the session
+/// (with `tracing`: logon, logout with why, connection and session events) and
+/// sends nothing: the default for `peregrine initiator`.
+///
+/// ```
+/// use peregrine_engine::fix::{FixSession, LogApp};
+/// use peregrine_session::{Role, Session, SessionConfig, SessionId};
+/// use peregrine_store::MemoryStore;
+///
+/// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+/// let session = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+/// # let _ = session;
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LogApp;
 
 impl Application for LogApp {
-    fn on_logon(&mut self, id: &SessionId) {
+    fn on_logon(&mut self, id: &SessionId, _out: &mut Outbox<'_>) {
         tracing::info!(session = %id, "logon");
     }
-    fn on_logout(&mut self, id: &SessionId) {
-        tracing::info!(session = %id, "logout");
+    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>) {
+        tracing::info!(session = %id, "logout: {reason}");
+    }
+    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>) {
+        // Display escapes the peer's text.
+        tracing::info!(session = %id, "{event}");
     }
     fn from_app(
         &mut self,
@@ -401,11 +571,20 @@ impl Application for DynApp {
     fn on_create(&mut self, id: &SessionId) {
         self.0.on_create(id)
     }
-    fn on_logon(&mut self, id: &SessionId) {
-        self.0.on_logon(id)
+    fn on_logon(&mut self, id: &SessionId, out: &mut Outbox<'_>) {
+        self.0.on_logon(id, out)
     }
-    fn on_logout(&mut self, id: &SessionId) {
-        self.0.on_logout(id)
+    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>) {
+        self.0.on_logout(id, reason)
+    }
+    fn to_admin(&mut self, msg: &mut AdminMessage<'_>, id: &SessionId) {
+        self.0.to_admin(msg, id)
+    }
+    fn to_app(&mut self, msg: &mut OutgoingMessage<'_>, id: &SessionId) -> Result<(), DoNotSend> {
+        self.0.to_app(msg, id)
+    }
+    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>) {
+        self.0.on_event(id, event)
     }
     fn from_admin(
         &mut self,

@@ -612,9 +612,7 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
             if user == "trader" && password == "secret" {
                 Ok(())
             } else {
-                Err(peregrine_session::RejectLogon {
-                    text: "bad credentials",
-                })
+                Err(peregrine_session::RejectLogon::new("bad credentials"))
             }
         }
         fn from_app(

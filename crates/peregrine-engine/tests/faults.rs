@@ -672,8 +672,12 @@ fn connections_that_name_no_session_cannot_flood_the_log() {
         lines <= allowed,
         "{lines} lines for 300 connections in {elapsed:?}"
     );
-    assert!(
-        text.contains("lines about connections that never named a session left out"),
-        "the count of what was left out is said"
-    );
+    // On a loaded machine the flood can take long enough for the limit to let
+    // every line through; when it left some out, it says how many.
+    if lines < 300 {
+        assert!(
+            text.contains("lines about connections that never named a session left out"),
+            "the count of what was left out is said ({lines} of 300 lines in {elapsed:?})"
+        );
+    }
 }

@@ -58,11 +58,7 @@ impl Application for Venue {
                 .str(151, b"100");
         })
         .map(|_| ())
-        .map_err(|_| AppReject::Business {
-            reason: 0,
-            text: "store failure",
-            ref_tag: None,
-        })
+        .map_err(|_| AppReject::business(0, "store failure"))
     }
 }
 

@@ -39,7 +39,7 @@ fn main() {
         session.commit().expect("commit");
         let len = session.outbound().len();
         bytes_out += len;
-        session.consume_outbound(len);
+        session.consume_outbound(len, &mut app);
         lat.push(t.elapsed().as_nanos() as u64);
     }
     let total = start.elapsed();

@@ -35,7 +35,7 @@ const CL_ORD_ID: u32 = 11;
 /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
 /// let mut s = Session::new(cfg, MemoryStore::new(now), now);
 /// let mut app = EchoApp::new(None);
-/// s.on_connected(now);
+/// s.on_connected(now, &mut app);
 /// # fn fix(s: &str) -> Vec<u8> {
 /// #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
 /// #     let (_, begin) = f.next().unwrap();
@@ -47,7 +47,7 @@ const CL_ORD_ID: u32 = 11;
 /// # }
 /// s.on_bytes(&fix("8=FIX.4.4|35=A|34=1|49=TW|52=20231114-22:13:20.000|56=ISLD|98=0|108=30"), now, &mut app);
 /// s.commit()?;
-/// s.consume_outbound(s.outbound().len());
+/// s.consume_outbound(s.outbound().len(), &mut app);
 /// s.on_bytes(&fix("8=FIX.4.4|35=D|34=2|49=TW|52=20231114-22:13:20.000|56=ISLD|55=X|11=A|54=1"), now, &mut app);
 /// s.commit()?;
 /// let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
@@ -159,7 +159,7 @@ impl EchoApp {
 }
 
 impl Application for EchoApp {
-    fn on_logon(&mut self, _id: &SessionId) {
+    fn on_logon(&mut self, _id: &SessionId, _out: &mut Outbox<'_>) {
         self.seen.clear();
     }
 

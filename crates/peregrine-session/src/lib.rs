@@ -26,7 +26,7 @@
 //! let mut session = Session::new(cfg, MemoryStore::new(now), now);
 //! let mut app = EchoApp::new(None);
 //!
-//! session.on_connected(now);
+//! session.on_connected(now, &mut app);
 //! # fn fix(s: &str) -> Vec<u8> {
 //! #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
 //! #     let (_, begin) = f.next().unwrap();
@@ -41,7 +41,7 @@
 //! // session.outbound() to the socket:
 //! session.commit()?;
 //! let n = session.outbound().len();
-//! session.consume_outbound(n);
+//! session.consume_outbound(n, &mut app);
 //! while let Some(ev) = session.poll_event() {
 //!     if let SessionEvent::Disconnect(_) = ev { /* flush, close, on_disconnected */ }
 //! }
@@ -52,6 +52,11 @@
 //! assert!(session.outbound().windows(5).any(|w| w == b"35=0\x01"));
 //! # Ok::<(), peregrine_store::StoreError>(())
 //! ```
+//!
+//! The application behind a session implements [`Application`]: QuickFIX/J's callbacks
+//! (`on_create`, `on_logon`, `on_logout`, `to_admin`, `from_admin`, `to_app`, `from_app`)
+//! without copies, plus `on_event` for the connection and session events ([`AppEvent`]);
+//! only `from_app` is required.
 //!
 //! [`EchoApp`] is the acceptance scripts' echo application, reusable by the engine and
 //! the CLI.
@@ -64,7 +69,10 @@ mod config;
 mod echo;
 mod session;
 
-pub use app::{AppReject, Application, Outbox, RejectLogon, SendError};
+pub use app::{
+    AdminMessage, AppReject, Application, DoNotSend, Outbox, OutgoingMessage, RefId, RejectLogon,
+    SendError,
+};
 pub use config::{
     appl_ver_id_code, system_now, Clock, Nanos, Role, Schedule, SessionClock, SessionConfig,
     SessionId, ValidationOptions, DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
@@ -72,5 +80,6 @@ pub use config::{
 pub use echo::EchoApp;
 pub use peregrine_dict::Dictionaries;
 pub use session::{
-    peek_session_id, DisconnectReason, PeekError, Session, SessionEvent, SessionState,
+    peek_session_id, AppEvent, DisconnectReason, LogoutReason, PeekError, RejectInfo, RejectKind,
+    Session, SessionEvent, SessionState,
 };

@@ -205,10 +205,10 @@ impl Pair {
         for _ in 0..1000 {
             self.client.commit().unwrap();
             let c = self.client.outbound().to_vec();
-            self.client.consume_outbound(c.len());
+            self.client.consume_outbound(c.len(), &mut self.client_app);
             self.venue.commit().unwrap();
             let v = self.venue.outbound().to_vec();
-            self.venue.consume_outbound(v.len());
+            self.venue.consume_outbound(v.len(), &mut self.venue_app);
             while self.client.poll_event().is_some() {}
             while self.venue.poll_event().is_some() {}
             if c.is_empty() && v.is_empty() {
@@ -247,15 +247,15 @@ impl Pair {
     }
 
     fn connect(&mut self) {
-        self.venue.on_connected(self.now);
-        self.client.on_connected(self.now);
+        self.venue.on_connected(self.now, &mut self.venue_app);
+        self.client.on_connected(self.now, &mut self.client_app);
     }
 
     fn order(&mut self) {
         let id = format!("ORD{:06}", self.next_order);
         self.next_order += 1;
         self.client
-            .send(self.now, b"D", |m| {
+            .send(self.now, &mut self.client_app, b"D", |m| {
                 m.str(11, id.as_bytes())
                     .str(21, b"1")
                     .str(38, b"100")
@@ -299,7 +299,7 @@ fn crash_and_restart(next_expected: bool) -> Recovery {
     }
     p.client.commit().unwrap();
     let wire = p.client.outbound().to_vec();
-    p.client.consume_outbound(wire.len());
+    p.client.consume_outbound(wire.len(), &mut p.client_app);
     assert_eq!(messages(&wire).len(), 5);
     let mut read = Vec::new();
     let mut rest = &wire[..];

@@ -84,7 +84,7 @@ fn an_order_is_processed_with_its_reply_stored_or_not_at_all() {
     assert!(replies(&mut s).is_empty());
 
     // Connected again; this time the batch is committed before the crash.
-    s.on_connected(T0);
+    s.on_connected(T0, &mut Venue);
     s.on_bytes(
         &message(b"A", 2, T0, &[(98, b"0"), (108, b"30")]),
         T0,

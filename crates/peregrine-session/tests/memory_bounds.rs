@@ -49,7 +49,7 @@ fn messages_held_for_a_gap_stay_within_max_inbound_queue_bytes() {
     for m in &msgs {
         s.on_bytes(m, T0, &mut Venue);
         s.commit().unwrap();
-        s.consume_outbound(s.outbound().len());
+        s.consume_outbound(s.outbound().len(), &mut Venue);
         while let Some(ev) = s.poll_event() {
             if let SessionEvent::Disconnect(r) = ev {
                 reason = Some(r);
@@ -81,18 +81,18 @@ fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
     const N: u64 = 100_000;
     let mut s = logged_on(|_| {});
     for i in 0..N {
-        s.send(T0, b"D", |m| {
+        s.send(T0, &mut Venue, b"D", |m| {
             m.str(11, format!("ORDER-{i:08}").as_bytes())
                 .str(55, b"PEREGRINE");
         })
         .unwrap();
         if i % 1000 == 999 {
             s.commit().unwrap();
-            s.consume_outbound(s.outbound().len());
+            s.consume_outbound(s.outbound().len(), &mut Venue);
         }
     }
     s.commit().unwrap();
-    s.consume_outbound(s.outbound().len());
+    s.consume_outbound(s.outbound().len(), &mut Venue);
     let rr = message(b"2", 2, T0, &[(7, b"1"), (16, b"0")]);
     let before = live_bytes();
     reset_peak();
@@ -116,7 +116,7 @@ fn a_resend_of_a_huge_range_is_produced_as_the_transport_drains() {
         }
         resent += text.matches("\x0135=D\x01").count() as u64;
         let n = out.len();
-        s.consume_outbound(n);
+        s.consume_outbound(n, &mut Venue);
     }
     assert_eq!(resent, N, "every order resent");
     assert_eq!(
@@ -154,7 +154,7 @@ fn a_peer_that_does_not_read_cannot_grow_the_outbound_buffer_past_its_bound() {
     reset_peak();
     let mut reason = None;
     for id in &ids {
-        s.send(T0, b"D", |m| {
+        s.send(T0, &mut Venue, b"D", |m| {
             m.str(11, id.as_bytes()).str(55, b"PEREGRINE");
         })
         .unwrap();

@@ -6,9 +6,9 @@ mod support;
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_session::{
-    peek_session_id, AppReject, Application, DisconnectReason, EchoApp, Nanos, Outbox, RejectLogon,
-    Role, Schedule, SendError, Session, SessionClock, SessionConfig, SessionEvent, SessionId,
-    SessionState, SECOND,
+    peek_session_id, AppReject, Application, DisconnectReason, EchoApp, LogoutReason, Nanos,
+    Outbox, RejectLogon, Role, Schedule, SendError, Session, SessionClock, SessionConfig,
+    SessionEvent, SessionId, SessionState, SECOND,
 };
 use peregrine_store::{MemoryStore, MessageStore};
 use support::{config, fix44, T0};
@@ -40,11 +40,11 @@ impl TestApp {
 }
 
 impl Application for TestApp {
-    fn on_logon(&mut self, id: &SessionId) {
+    fn on_logon(&mut self, id: &SessionId, out: &mut Outbox<'_>) {
         self.logons += 1;
-        self.echo.on_logon(id);
+        self.echo.on_logon(id, out);
     }
-    fn on_logout(&mut self, _id: &SessionId) {
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
         self.logouts += 1;
     }
     fn from_admin(&mut self, msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
@@ -53,9 +53,7 @@ impl Application for TestApp {
         if msg.msg_type() == b"A" {
             if let Some(bad) = self.refuse_password {
                 if msg.get(554) == Some(bad) {
-                    return Err(RejectLogon {
-                        text: "Invalid password",
-                    });
+                    return Err(RejectLogon::new("Invalid password"));
                 }
             }
         }
@@ -95,7 +93,7 @@ impl Harness {
             now: T0,
             begin,
         };
-        h.session.on_connected(T0);
+        h.session.on_connected(T0, &mut h.app);
         h
     }
 
@@ -198,7 +196,7 @@ impl Harness {
         // As the engine does: commit, then write.
         self.session.commit().unwrap();
         let bytes = self.session.outbound().to_vec();
-        self.session.consume_outbound(bytes.len());
+        self.session.consume_outbound(bytes.len(), &mut self.app);
         let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
         text.split("8=FIX")
             .filter(|m| !m.is_empty())
@@ -487,7 +485,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
     cfg.reset_on_logon = true;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     let mut app = TestApp::new();
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     assert_eq!(s.state(), SessionState::LogonSent);
     s.commit().unwrap();
     let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
@@ -496,7 +494,7 @@ fn initiator_sends_logon_and_goes_live_on_the_answer() {
         "|56=ISLD|98=0|108=20|141=Y|10={}|",
         &out[out.len() - 4..out.len() - 1]
     )));
-    s.consume_outbound(s.outbound().len());
+    s.consume_outbound(s.outbound().len(), &mut TestApp::new());
     let mut buf = EncodeBuffer::new();
     let mut m = buf.start(b"FIX.4.2", b"A");
     m.uint(34, 1)
@@ -525,7 +523,7 @@ fn initiator_logon_timeout() {
     let cfg = initiator_config("FIX.4.4");
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
     let mut app = TestApp::new();
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     s.on_timer(T0 + 10 * SECOND, &mut app);
     assert_eq!(
         s.poll_event(),
@@ -948,7 +946,7 @@ fn peer_logout_is_answered_and_disconnects() {
 #[test]
 fn our_logout_waits_for_theirs() {
     let mut h = Harness::logged_on("FIX.4.4");
-    h.session.logout(h.now, Some("bye"));
+    h.session.logout(h.now, Some("bye"), &mut h.app);
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW|58=bye"]);
     assert_eq!(h.session.state(), SessionState::LogoutSent);
     h.send("35=5|34=2");
@@ -972,7 +970,7 @@ fn reset_on_disconnect() {
     let mut h = Harness::logged_on("FIX.4.4");
     h.session.on_disconnected(h.now, &mut h.app);
     assert_eq!(h.seqs(), (2, 2));
-    h.session.on_connected(h.now);
+    h.session.on_connected(h.now, &mut h.app);
     assert_eq!(
         h.answer("35=A|34=2|98=0|108=30"),
         ["35=A|34=2|49=ISLD|56=TW|98=0|108=30"]
@@ -988,7 +986,7 @@ fn send_when_logged_on_stores_and_writes_the_message() {
     h.logon(30);
     let seq = h
         .session
-        .send(h.now, b"D", |m| {
+        .send(h.now, &mut h.app, b"D", |m| {
             m.str(11, b"x");
         })
         .unwrap();
@@ -1004,7 +1002,7 @@ fn send_when_logged_on_stores_and_writes_the_message() {
 
 /// Sends an order: `Some(MsgSeqNum)`, or `None` when refused as not logged on.
 fn order(s: &mut Session<MemoryStore>, now: Nanos, id: &[u8]) -> Option<u64> {
-    match s.send(now, b"D", |m| {
+    match s.send(now, &mut EchoApp::new(None), b"D", |m| {
         m.str(11, id);
     }) {
         Ok(seq) => Some(seq),
@@ -1027,7 +1025,7 @@ fn send_while_logged_out_is_stored_and_reaches_the_peer_by_the_resend_after_logo
     assert_eq!(order(&mut h.session, h.now, b"a"), Some(2));
     h.now += SECOND;
     // Connected, the peer's Logon not yet in.
-    h.session.on_connected(h.now);
+    h.session.on_connected(h.now, &mut h.app);
     assert_eq!(order(&mut h.session, h.now, b"b"), Some(3));
     assert!(h.out().is_empty(), "nothing written");
     h.send("35=A|34=2|98=0|108=30");
@@ -1052,7 +1050,7 @@ fn send_while_logged_out_is_stored_and_reaches_the_peer_by_the_resend_after_logo
         ]
     );
     // Our Logout sent, the peer's not in: stored, not written, likewise.
-    h.session.logout(h.now, None);
+    h.session.logout(h.now, None, &mut h.app);
     assert_eq!(h.out(), ["35=5|34=5|49=ISLD|56=TW"]);
     assert_eq!(order(&mut h.session, h.now, b"c"), Some(6));
     assert!(h.out().is_empty());
@@ -1068,7 +1066,7 @@ fn send_while_logged_out_is_refused_when_configured() {
     assert_eq!(h.session.next_sender_seq(), 1);
     h.logon(30);
     assert_eq!(order(&mut h.session, h.now, b"b"), Some(2));
-    h.session.logout(h.now, None);
+    h.session.logout(h.now, None, &mut h.app);
     assert_eq!(order(&mut h.session, h.now, b"c"), None);
 }
 
@@ -1098,7 +1096,7 @@ fn send_while_logged_out_is_refused_when_it_could_not_be_resent() {
         None,
         "connected: the disconnect comes first"
     );
-    h.session.logout(h.now, None);
+    h.session.logout(h.now, None, &mut h.app);
     assert_eq!(h.session.state(), SessionState::Closing);
     assert_eq!(
         order(&mut h.session, h.now, b"a"),
@@ -1130,13 +1128,14 @@ fn sending_time_is_the_clocks_time_when_the_message_is_encoded() {
     let raw = |h: &mut Harness| {
         h.session.commit().unwrap();
         let out = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
-        h.session.consume_outbound(h.session.outbound().len());
+        h.session
+            .consume_outbound(h.session.outbound().len(), &mut h.app);
         out
     };
     // An application message sent with a stale `now`: stamped with the clock's time.
     clock.store(T0 + 3_200_000_000, Ordering::Relaxed);
     h.session
-        .send(T0, b"D", |m| {
+        .send(T0, &mut h.app, b"D", |m| {
             m.str(11, b"x");
         })
         .unwrap();
@@ -1173,7 +1172,7 @@ fn the_default_clock_is_the_system_clock() {
     assert!(matches!(cfg.clock, SessionClock::System));
     let mut s = Session::new(cfg, MemoryStore::new(T0), 1_000_000_000);
     let before = peregrine_session::system_now();
-    s.on_connected(1_000_000_000);
+    s.on_connected(1_000_000_000, &mut EchoApp::new(None));
     s.commit().unwrap();
     let after = peregrine_session::system_now();
     let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
@@ -1215,7 +1214,7 @@ fn schedule_refuses_logons_outside_and_logs_out_at_the_end() {
     assert_eq!(h.session.state(), SessionState::LogoutSent);
     // Outside the window a connection is refused at once.
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0 + 2 * 3600 * SECOND);
-    s.on_connected(T0 + 2 * 3600 * SECOND);
+    s.on_connected(T0 + 2 * 3600 * SECOND, &mut TestApp::new());
     assert_eq!(
         s.poll_event(),
         Some(SessionEvent::Disconnect(DisconnectReason::OutsideSchedule))
@@ -1442,14 +1441,14 @@ fn reset_on_logout_applies_to_our_logout_answered_not_to_a_timeout() {
     cfg.reset_on_logout = true;
     let mut h = Harness::new(cfg.clone());
     h.logon(30);
-    h.session.logout(h.now, None);
+    h.session.logout(h.now, None, &mut h.app);
     h.send("35=5|34=2");
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
     assert_eq!(h.seqs(), (1, 1));
     // Unanswered: the LogoutTimeout closes the connection, numbers are kept.
     let mut h = Harness::new(cfg);
     h.logon(30);
-    h.session.logout(h.now, None);
+    h.session.logout(h.now, None, &mut h.app);
     h.out();
     h.until_deadline();
     assert_eq!(h.now, T0 + 2 * SECOND);
@@ -1503,7 +1502,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
     let mut s = Session::new(cfg.clone(), MemoryStore::new(T0 - 7 * DAY), T0);
     s.set_next_sender_seq(40).unwrap();
     s.set_next_target_seq(50).unwrap();
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     assert_eq!((s.next_sender_seq(), s.next_target_seq()), (1, 1));
     // A store from this week's period keeps its numbers.
     let mut h = Harness {
@@ -1513,7 +1512,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
         begin: "FIX.4.4",
     };
     h.session.set_next_target_seq(7).unwrap();
-    h.session.on_connected(T0);
+    h.session.on_connected(T0, &mut h.app);
     h.send("35=A|34=7|98=0|108=0");
     assert!(h.session.is_logged_on());
     h.out();
@@ -1523,7 +1522,7 @@ fn weekly_schedule_resets_a_new_week_and_logs_out_at_its_end() {
     assert_eq!(h.out(), ["35=5|34=2|49=ISLD|56=TW"]);
     // Saturday: refused at once.
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0 + 6 * DAY);
-    s.on_connected(T0 + 6 * DAY);
+    s.on_connected(T0 + 6 * DAY, &mut TestApp::new());
     assert_eq!(
         s.poll_event(),
         Some(SessionEvent::Disconnect(DisconnectReason::OutsideSchedule))
@@ -1536,7 +1535,7 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
     cfg.username = Some("trader".into());
     cfg.password = Some("wrong".into());
     let mut ini = Session::new(cfg, MemoryStore::new(T0), T0);
-    ini.on_connected(T0);
+    ini.on_connected(T0, &mut TestApp::new());
     ini.commit().unwrap();
     let logon = ini.outbound().to_vec();
     let text = String::from_utf8_lossy(&logon).replace('\x01', "|");
@@ -1552,7 +1551,7 @@ fn initiator_logon_carries_username_and_password_to_the_acceptors_hook() {
     assert_eq!(h.disconnected(), Some(DisconnectReason::LogonRejected));
     // The refusal reaches the initiator as a Logout: it answers and disconnects.
     let mut app = TestApp::new();
-    ini.consume_outbound(ini.outbound().len());
+    ini.consume_outbound(ini.outbound().len(), &mut TestApp::new());
     let refusal = h.msg("35=5|34=1|49=ISLD|56=TW|58=Invalid password");
     ini.on_bytes(&refusal, T0, &mut app);
     assert!(!ini.is_logged_on());
@@ -1613,7 +1612,7 @@ fn a_window_open_around_the_clock_still_starts_afresh_each_period() {
     h.session.on_disconnected(h.now, &mut h.app);
     assert_eq!(h.seqs(), (1, 1));
     // The next day starts at 1 and stays up until the next midnight.
-    h.session.on_connected(h.now);
+    h.session.on_connected(h.now, &mut h.app);
     h.send("35=A|34=1|98=0|108=0");
     assert!(h.session.is_logged_on());
     assert_eq!(h.session.next_deadline(), Some(h.now + DAY));
@@ -1630,7 +1629,7 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     let mut h = Harness::logged_on("FIX.4.4");
     for i in 0..50 {
         h.session
-            .send(h.now, b"D", |m| {
+            .send(h.now, &mut h.app, b"D", |m| {
                 m.str(11, format!("STALE{i}").as_bytes());
             })
             .unwrap();
@@ -1643,7 +1642,7 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
         "dropped with the connection"
     );
     h.events();
-    h.session.on_connected(h.now);
+    h.session.on_connected(h.now, &mut h.app);
     assert!(
         h.out().is_empty(),
         "an acceptor says nothing before the Logon"
@@ -1670,13 +1669,13 @@ fn a_new_connection_starts_with_an_empty_outbound_buffer() {
     let mut cfg = initiator_config("FIX.4.4");
     cfg.heartbeat_interval_secs = 30;
     let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
-    s.on_connected(T0);
+    s.on_connected(T0, &mut TestApp::new());
     s.commit().unwrap();
     let n = s.outbound().len();
     assert!(n > 0);
     // Never written: the connection fails.
     s.on_disconnected(T0, &mut TestApp::new());
-    s.on_connected(T0 + SECOND);
+    s.on_connected(T0 + SECOND, &mut TestApp::new());
     s.commit().unwrap();
     let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
     assert_eq!(out.matches("35=A|").count(), 1, "{out}");

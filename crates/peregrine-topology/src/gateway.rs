@@ -130,11 +130,7 @@ impl GatewayApp {
 }
 
 fn reject(text: &'static str) -> AppReject {
-    AppReject::Business {
-        reason: 0,
-        text,
-        ref_tag: None,
-    }
+    AppReject::business(0, text)
 }
 
 fn fixed_point(v: Option<&[u8]>) -> Option<Decimal64> {

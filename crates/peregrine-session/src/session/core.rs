@@ -7,10 +7,12 @@ use peregrine_codec::{msg_type, tag, Decoder, MessageView};
 use peregrine_dict::{SessionRejectReason, ShapeCache};
 use peregrine_store::MessageStore;
 
-use crate::app::{Application, Outbox};
+use crate::app::{AdminFields, Application, Outbox};
 use crate::config::{is_pre_fix42, Nanos, SessionConfig};
 
-use super::events::{DisconnectReason, SessionEvent, SessionState};
+use super::events::{
+    AppEvent, DisconnectReason, RejectInfo, RejectKind, SessionEvent, SessionState,
+};
 use super::gap::GapRequest;
 use super::gap_queue::GapQueue;
 use super::outgoing::*;
@@ -33,9 +35,12 @@ pub(super) enum State {
     LoggedOn(Live),
     /// Logged on, our Logout sent at `since`: waiting for the peer's.
     LogoutSent { since: Nanos, live: Live },
-    /// We asked the engine to close the connection; `logged_on` says whether the
-    /// application is still to hear `on_logout`.
-    Closing { logged_on: bool },
+    /// We asked the engine to close the connection, for `reason`; `logged_on` says
+    /// whether the application is still to hear `on_logout`.
+    Closing {
+        logged_on: bool,
+        reason: DisconnectReason,
+    },
 }
 
 /// What a logged-on session keeps.
@@ -65,10 +70,28 @@ impl Live {
     }
 }
 
+/// Who sent the first Logout of a connection (for `on_logout`'s reason).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LogoutSide {
+    Local,
+    Remote,
+}
+
 pub(super) struct Core<S> {
     pub(super) config: SessionConfig,
     pub(super) outgoing: Outgoing<S>,
     pub(super) events: VecDeque<SessionEvent>,
+    /// Application events raised where the application is not at hand, delivered
+    /// before its next callback (see `hooks`).
+    pub(super) app_events: VecDeque<AppEvent<'static>>,
+    /// What `to_admin` adds to the admin message being sent.
+    pub(super) admin_fields: AdminFields,
+    /// Decodes an outgoing application message when `to_app` asks to see it.
+    pub(super) app_decoder: Decoder,
+    /// The first Logout of this connection: who sent it, and whether
+    /// `logout_text` holds its Text(58).
+    pub(super) logout: Option<(LogoutSide, bool)>,
+    pub(super) logout_text: Vec<u8>,
     pub(super) state: State,
     /// Shapes of messages that passed dictionary validation (counterparties repeat
     /// theirs: those messages then only have their values checked).
@@ -114,6 +137,7 @@ impl<S: MessageStore> Core<S> {
         if self.outgoing.store.reset(now).is_err() {
             self.store_failed();
         }
+        self.app_events.push_back(AppEvent::SequenceNumbersReset);
         self.queue.clear();
         if let Some(live) = self.live_mut() {
             live.gap = None;
@@ -147,6 +171,7 @@ impl<S: MessageStore> Core<S> {
     pub(super) fn store_failed(&mut self) {
         self.outgoing.store_failed = true;
         self.events.push_back(SessionEvent::StoreFailed);
+        self.app_events.push_back(AppEvent::StoreFailed);
     }
 
     pub(super) fn connected(&self) -> bool {
@@ -157,7 +182,12 @@ impl<S: MessageStore> Core<S> {
     pub(super) fn logged_on(&self) -> bool {
         matches!(
             self.state,
-            State::LoggedOn(_) | State::LogoutSent { .. } | State::Closing { logged_on: true }
+            State::LoggedOn(_)
+                | State::LogoutSent { .. }
+                | State::Closing {
+                    logged_on: true,
+                    ..
+                }
         )
     }
 
@@ -206,7 +236,7 @@ impl<S: MessageStore> Core<S> {
     pub(super) fn disconnect(&mut self, reason: DisconnectReason) {
         if self.connected() {
             let logged_on = self.logged_on();
-            self.state = State::Closing { logged_on };
+            self.state = State::Closing { logged_on, reason };
             self.events.push_back(SessionEvent::Disconnect(reason));
         }
     }
@@ -247,12 +277,12 @@ impl<S: MessageStore> Core<S> {
             if !logged_on {
                 self.disconnect(DisconnectReason::InvalidLogon);
             } else if msg_type == msg_type::LOGOUT {
-                self.on_logout(msg);
+                self.on_logout(msg, app);
             } else {
                 if parse_seq(msg.get(tag::MSG_SEQ_NUM)) == Some(self.expected()) {
                     self.incr_target();
                 }
-                self.initiate_logout(Some(b"Incorrect BeginString"));
+                self.initiate_logout(Some(b"Incorrect BeginString"), app);
             }
             return;
         }
@@ -269,6 +299,7 @@ impl<S: MessageStore> Core<S> {
                         SessionRejectReason::RequiredTagMissing,
                         Some(i64::from(tag::DEFAULT_APPL_VER_ID)),
                     ),
+                    app,
                 );
             }
             return;
@@ -277,13 +308,13 @@ impl<S: MessageStore> Core<S> {
             if !logged_on {
                 self.disconnect(DisconnectReason::InvalidLogon);
             } else {
-                self.reject(msg, rej);
+                self.reject(msg, rej, app);
             }
             return;
         }
         match msg_type {
             msg_type::LOGON => self.on_logon(msg, app),
-            msg_type::LOGOUT => self.on_logout(msg),
+            msg_type::LOGOUT => self.on_logout(msg, app),
             msg_type::HEARTBEAT => self.on_heartbeat(msg, app),
             msg_type::TEST_REQUEST => self.on_test_request(msg, app),
             msg_type::RESEND_REQUEST => self.on_resend_request(msg, app),
@@ -297,8 +328,9 @@ impl<S: MessageStore> Core<S> {
     /// does not check a Reject for a gap; a gap is a gap, so a too-high Reject is
     /// queued like any other message.)
     fn on_reject(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        if self.verify(msg, SeqCheck::TooHighAndTooLow) {
-            let _ = app.from_admin(msg, &self.config.id);
+        if self.verify(msg, SeqCheck::TooHighAndTooLow, app) {
+            self.notify(app, &AppEvent::RejectReceived(reject_info(msg)));
+            let _ = self.app_from_admin(msg, app);
             self.incr_target();
         }
     }
@@ -306,12 +338,43 @@ impl<S: MessageStore> Core<S> {
     /// An application message, in sequence: to the application, which may answer
     /// through its outbox, or refuse it (the reject the FIX version calls for).
     fn on_application_message(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        if self.verify(msg, SeqCheck::TooHighAndTooLow) {
+        if self.verify(msg, SeqCheck::TooHighAndTooLow, app) {
+            if msg.msg_type() == msg_type::BUSINESS_MESSAGE_REJECT {
+                self.notify(app, &AppEvent::RejectReceived(reject_info(msg)));
+            }
+            self.flush_events(app);
             let result = app.from_app(msg, &self.config.id, &mut Outbox::new(&mut self.outgoing));
             match result {
                 Ok(()) => self.incr_target(),
-                Err(r) => self.app_reject(msg, r),
+                Err(r) => self.app_reject(msg, r, app),
             }
         }
+    }
+}
+
+/// A received Reject or BusinessMessageReject, as an event tells it.
+fn reject_info<'a>(msg: &MessageView<'a>) -> RejectInfo<'a> {
+    let number = |t| {
+        msg.get(t)
+            .and_then(|v| peregrine_codec::value::parse_u64(v).ok())
+    };
+    let business = msg.msg_type() == msg_type::BUSINESS_MESSAGE_REJECT;
+    RejectInfo {
+        kind: if business {
+            RejectKind::Business
+        } else {
+            RejectKind::Session
+        },
+        ref_seq: number(tag::REF_SEQ_NUM),
+        ref_msg_type: msg.get(tag::REF_MSG_TYPE),
+        reason: number(if business {
+            tag::BUSINESS_REJECT_REASON
+        } else {
+            tag::SESSION_REJECT_REASON
+        })
+        .and_then(|r| u32::try_from(r).ok()),
+        ref_tag: number(tag::REF_TAG_ID).and_then(|r| u32::try_from(r).ok()),
+        ref_id: msg.get(tag::BUSINESS_REJECT_REF_ID),
+        text: msg.get(tag::TEXT),
     }
 }

@@ -11,7 +11,7 @@ use crate::config::SessionId;
 use peregrine_dict::SessionRejectReason;
 
 use super::core::{Core, State};
-use super::events::{DisconnectReason, SessionEvent};
+use super::events::{AppEvent, DisconnectReason, SessionEvent};
 use super::reject::SessionReject;
 
 /// QuickFIX's reading of a message whose CheckSum field is malformed (e.g. `10=0`):
@@ -162,6 +162,7 @@ impl<S: MessageStore> Core<S> {
     /// skips them; a garbled message before the Logon ends the connection.
     pub(super) fn on_garbled(&mut self, stray: bool) {
         self.events.push_back(SessionEvent::Garbled);
+        self.app_events.push_back(AppEvent::Garbled);
         if !stray && matches!(self.state, State::AwaitingLogon { .. }) {
             self.disconnect(DisconnectReason::InvalidLogon);
         }

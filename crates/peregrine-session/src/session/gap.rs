@@ -5,10 +5,11 @@
 use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_store::MessageStore;
 
+use crate::app::Application;
 use crate::config::Nanos;
 
 use super::core::Core;
-use super::events::{DisconnectReason, SessionEvent};
+use super::events::{AppEvent, DisconnectReason, SessionEvent};
 use super::outgoing::StackText;
 
 /// Our outstanding ResendRequest: the gap `begin..=end`, asked for in chunks up
@@ -35,7 +36,7 @@ impl<S: MessageStore> Core<S> {
     }
 
     /// Sends a ResendRequest for `begin..=end` (its first chunk) and remembers it.
-    pub(super) fn send_resend_request(&mut self, begin: u64, end: u64) {
+    pub(super) fn send_resend_request(&mut self, begin: u64, end: u64, app: &mut dyn Application) {
         let chunk = u64::from(self.config.resend_request_chunk_size);
         let infinite = self.infinite_end_seq_no();
         let (wire_end, current_end) = if chunk == 0 {
@@ -48,11 +49,15 @@ impl<S: MessageStore> Core<S> {
                 (chunk_end, chunk_end)
             }
         };
-        self.outgoing
-            .admin(msg_type::RESEND_REQUEST, &[], &mut |m| {
+        self.send_admin(
+            msg_type::RESEND_REQUEST,
+            &[],
+            &mut |m| {
                 m.uint(tag::BEGIN_SEQ_NO, begin)
                     .uint(tag::END_SEQ_NO, wire_end);
-            });
+            },
+            app,
+        );
         let now = self.now();
         if let Some(live) = self.live_mut() {
             live.gap = Some(GapRequest {
@@ -66,12 +71,19 @@ impl<S: MessageStore> Core<S> {
             begin,
             end: wire_end,
         });
+        self.notify(
+            app,
+            &AppEvent::ResendRequested {
+                begin,
+                end: wire_end,
+            },
+        );
     }
 
     /// A message numbered above the expected one: queued, and the gap asked for
     /// (once, unless `SendRedundantResendRequests`).
-    pub(super) fn too_high(&mut self, msg: &MessageView<'_>, seq: u64) {
-        if !self.enqueue(msg, seq) {
+    pub(super) fn too_high(&mut self, msg: &MessageView<'_>, seq: u64, app: &mut dyn Application) {
+        if !self.enqueue(msg, seq, app) {
             return;
         }
         let outstanding = self.live().and_then(|live| live.gap);
@@ -81,7 +93,14 @@ impl<S: MessageStore> Core<S> {
             }
         }
         let expected = self.expected();
-        self.send_resend_request(expected, seq - 1);
+        self.notify(
+            app,
+            &AppEvent::GapDetected {
+                expected,
+                received: seq,
+            },
+        );
+        self.send_resend_request(expected, seq - 1, app);
     }
 
     /// A Logon numbered above the expected one when both Logons carried
@@ -93,11 +112,23 @@ impl<S: MessageStore> Core<S> {
     /// (`nextLogon` with SendNextExpectedMsgSeqNum) do; unlike them, only when
     /// the peer's Logon shows that it reads 789 (it carries one), and
     /// `ResendRequestTimeout` still asks if nothing comes.
-    pub(super) fn too_high_logon_awaiting_resend(&mut self, msg: &MessageView<'_>, seq: u64) {
-        if !self.enqueue(msg, seq) {
+    pub(super) fn too_high_logon_awaiting_resend(
+        &mut self,
+        msg: &MessageView<'_>,
+        seq: u64,
+        app: &mut dyn Application,
+    ) {
+        if !self.enqueue(msg, seq, app) {
             return;
         }
         let (begin, now) = (self.expected(), self.now());
+        self.notify(
+            app,
+            &AppEvent::GapDetected {
+                expected: begin,
+                received: seq,
+            },
+        );
         if let Some(live) = self.live_mut() {
             live.gap = Some(GapRequest {
                 begin,
@@ -110,7 +141,7 @@ impl<S: MessageStore> Core<S> {
 
     /// Queues a too-high message; when the queue is full, says so in a Logout and
     /// asks to be disconnected (false).
-    fn enqueue(&mut self, msg: &MessageView<'_>, seq: u64) -> bool {
+    fn enqueue(&mut self, msg: &MessageView<'_>, seq: u64, app: &mut dyn Application) -> bool {
         if self.queue.insert(seq, msg.as_bytes()).is_err() {
             let limit = self.config.max_inbound_queue_bytes;
             let expected = self.expected();
@@ -123,7 +154,7 @@ impl<S: MessageStore> Core<S> {
                     seq - 1
                 );
             }
-            self.send_logout(Some(text.as_bytes()));
+            self.send_logout(Some(text.as_bytes()), app);
             self.disconnect(DisconnectReason::InboundQueueFull);
             return false;
         }
@@ -132,7 +163,7 @@ impl<S: MessageStore> Core<S> {
 
     /// A message numbered below the expected one: a Logout and the end of the
     /// connection, unless it is a PossDup (checked, then ignored).
-    pub(super) fn too_low(&mut self, msg: &MessageView<'_>, seq: u64) {
+    pub(super) fn too_low(&mut self, msg: &MessageView<'_>, seq: u64, app: &mut dyn Application) {
         if msg.get(tag::POSS_DUP_FLAG) != Some(b"Y") {
             let expected = self.expected();
             let mut text = StackText::new();
@@ -143,11 +174,11 @@ impl<S: MessageStore> Core<S> {
                     "MsgSeqNum too low, expecting {expected} but received {seq}"
                 );
             }
-            self.send_logout(Some(text.as_bytes()));
+            self.send_logout(Some(text.as_bytes()), app);
             self.disconnect(DisconnectReason::SeqNumTooLow);
             return;
         }
-        self.poss_dup_ok(msg);
+        self.poss_dup_ok(msg, app);
     }
 
     /// Takes the queued message with the expected sequence number, if any.
@@ -170,7 +201,7 @@ impl<S: MessageStore> Core<S> {
 
     /// A message numbered `seq` arrived in sequence while a gap is open: the gap
     /// is filled (past its end), or the next chunk is asked for.
-    pub(super) fn gap_advanced_to(&mut self, seq: u64) {
+    pub(super) fn gap_advanced_to(&mut self, seq: u64, app: &mut dyn Application) {
         let Some(gap) = self.live().and_then(|live| live.gap) else {
             return;
         };
@@ -179,7 +210,7 @@ impl<S: MessageStore> Core<S> {
                 live.gap = None;
             }
         } else if self.config.resend_request_chunk_size > 0 && seq >= gap.current_end {
-            self.send_resend_request(seq + 1, gap.end);
+            self.send_resend_request(seq + 1, gap.end, app);
         }
     }
 }

@@ -11,26 +11,31 @@ use super::verify::SeqCheck;
 impl<S: MessageStore> Core<S> {
     /// A Heartbeat from the peer (the answer to our TestRequest, or its own).
     pub(super) fn on_heartbeat(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        if self.verify(msg, SeqCheck::TooHighAndTooLow) {
-            let _ = app.from_admin(msg, &self.config.id);
+        if self.verify(msg, SeqCheck::TooHighAndTooLow, app) {
+            let _ = self.app_from_admin(msg, app);
             self.incr_target();
         }
     }
 
     /// A TestRequest: answered with a Heartbeat carrying its TestReqID(112).
     pub(super) fn on_test_request(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        if self.verify(msg, SeqCheck::TooHighAndTooLow) {
-            let _ = app.from_admin(msg, &self.config.id);
-            self.send_heartbeat(msg.get(tag::TEST_REQ_ID));
+        if self.verify(msg, SeqCheck::TooHighAndTooLow, app) {
+            let _ = self.app_from_admin(msg, app);
+            self.send_heartbeat(msg.get(tag::TEST_REQ_ID), app);
             self.incr_target();
         }
     }
 
-    pub(super) fn send_heartbeat(&mut self, test_req_id: Option<&[u8]>) {
-        self.outgoing.admin(msg_type::HEARTBEAT, &[], &mut |m| {
-            if let Some(id) = test_req_id {
-                m.str(tag::TEST_REQ_ID, id);
-            }
-        });
+    pub(super) fn send_heartbeat(&mut self, test_req_id: Option<&[u8]>, app: &mut dyn Application) {
+        self.send_admin(
+            msg_type::HEARTBEAT,
+            &[],
+            &mut |m| {
+                if let Some(id) = test_req_id {
+                    m.str(tag::TEST_REQ_ID, id);
+                }
+            },
+            app,
+        );
     }
 }

@@ -4,7 +4,7 @@
 use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_store::MessageStore;
 
-use crate::app::Application;
+use crate::app::{Application, Outbox};
 use crate::config::{appl_ver_id_code, Role, MAX_HEARTBEAT_SECS};
 
 use super::core::{Core, Live, State};
@@ -39,7 +39,7 @@ pub(super) fn heartbeat_secs(v: &[u8]) -> Option<u32> {
 impl<S: MessageStore> Core<S> {
     /// An initiator's Logon on a new connection (with ResetSeqNumFlag when
     /// `ResetOnLogon`), Username/Password and NextExpectedMsgSeqNum as configured.
-    pub(super) fn send_logon(&mut self) {
+    pub(super) fn send_logon(&mut self, app: &mut dyn Application) {
         let reset = self.config.reset_on_logon;
         if reset {
             self.reset_store();
@@ -55,25 +55,30 @@ impl<S: MessageStore> Core<S> {
             .clone()
             .filter(|_| self.config.id.is_fixt());
         let (user, password) = (self.config.username.clone(), self.config.password.clone());
-        self.outgoing.admin(msg_type::LOGON, &[], &mut |m| {
-            m.uint(tag::ENCRYPT_METHOD, 0)
-                .uint(tag::HEART_BT_INT, heartbeat);
-            if reset {
-                m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
-            }
-            if let Some(u) = &user {
-                m.str(tag::USERNAME, u.as_bytes());
-            }
-            if let Some(p) = &password {
-                m.str(tag::PASSWORD, p.as_bytes());
-            }
-            if let Some(n) = next_expected {
-                m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
-            }
-            if let Some(a) = &appl {
-                m.str(tag::DEFAULT_APPL_VER_ID, appl_ver_id_code(a).as_bytes());
-            }
-        });
+        self.send_admin(
+            msg_type::LOGON,
+            &[],
+            &mut |m| {
+                m.uint(tag::ENCRYPT_METHOD, 0)
+                    .uint(tag::HEART_BT_INT, heartbeat);
+                if reset {
+                    m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
+                }
+                if let Some(u) = &user {
+                    m.str(tag::USERNAME, u.as_bytes());
+                }
+                if let Some(p) = &password {
+                    m.str(tag::PASSWORD, p.as_bytes());
+                }
+                if let Some(n) = next_expected {
+                    m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
+                }
+                if let Some(a) = &appl {
+                    m.str(tag::DEFAULT_APPL_VER_ID, appl_ver_id_code(a).as_bytes());
+                }
+            },
+            app,
+        );
         self.state = State::LogonSent {
             since: self.now(),
             reset_sent: reset,
@@ -113,16 +118,16 @@ impl<S: MessageStore> Core<S> {
             self.reset_store();
         }
         self.outgoing.writer.last_processed = seq;
-        if !self.verify(msg, SeqCheck::TooLow) {
+        if !self.verify(msg, SeqCheck::TooLow, app) {
             return;
         }
         if let Some(text) = logon_terms_problem(msg) {
-            self.send_logout(Some(text));
+            self.send_logout(Some(text), app);
             self.disconnect(DisconnectReason::InvalidLogon);
             return;
         }
-        if let Err(r) = app.from_admin(msg, &self.config.id) {
-            self.send_logout(Some(r.text.as_bytes()));
+        if let Err(r) = self.app_from_admin(msg, app) {
+            self.send_logout(Some(r.text.as_bytes()), app);
             self.disconnect(DisconnectReason::LogonRejected);
             return;
         }
@@ -142,7 +147,7 @@ impl<S: MessageStore> Core<S> {
                         "Tag 789 (NextExpectedMsgSeqNum) is higher than expected. Expected {next_sender}, Received {n}"
                     );
                 }
-                self.send_logout(Some(text.as_bytes()));
+                self.send_logout(Some(text.as_bytes()), app);
                 self.disconnect(DisconnectReason::NextExpectedTooHigh);
                 return;
             }
@@ -168,38 +173,44 @@ impl<S: MessageStore> Core<S> {
                 .default_appl_ver_id
                 .as_deref()
                 .filter(|_| self.config.id.is_fixt())
-                .map(appl_ver_id_code);
-            self.outgoing.admin(msg_type::LOGON, &[], &mut |m| {
-                m.uint(tag::ENCRYPT_METHOD, 0)
-                    .uint(tag::HEART_BT_INT, heartbeat);
-                if reset_flag {
-                    m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
-                }
-                if let Some(n) = our_next_expected {
-                    m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
-                }
-                if let Some(a) = appl {
-                    m.str(tag::DEFAULT_APPL_VER_ID, a.as_bytes());
-                }
-            });
+                .map(|a| appl_ver_id_code(a).to_owned());
+            self.send_admin(
+                msg_type::LOGON,
+                &[],
+                &mut |m| {
+                    m.uint(tag::ENCRYPT_METHOD, 0)
+                        .uint(tag::HEART_BT_INT, heartbeat);
+                    if reset_flag {
+                        m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
+                    }
+                    if let Some(n) = our_next_expected {
+                        m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
+                    }
+                    if let Some(a) = &appl {
+                        m.str(tag::DEFAULT_APPL_VER_ID, a.as_bytes());
+                    }
+                },
+                app,
+            );
         }
         self.state = State::LoggedOn(Live::new(heartbeat_secs, self.now()));
         self.events.push_back(SessionEvent::LoggedOn);
         if let Some(n) = next_expected {
             let next_sender = self.outgoing.store.next_sender_seq();
             if n < next_sender_before {
-                self.resend(n, next_sender - 1);
+                self.resend(n, next_sender - 1, app);
             }
         }
         if seq > expected && !reset_flag {
             if next_expected.is_some() {
-                self.too_high_logon_awaiting_resend(msg, seq);
+                self.too_high_logon_awaiting_resend(msg, seq, app);
             } else {
-                self.too_high(msg, seq);
+                self.too_high(msg, seq, app);
             }
         } else {
             self.incr_target();
         }
-        app.on_logon(&self.config.id);
+        self.flush_events(app);
+        app.on_logon(&self.config.id, &mut Outbox::new(&mut self.outgoing));
     }
 }

@@ -3,24 +3,44 @@
 use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_store::MessageStore;
 
-use super::core::{Core, Live, State};
-use super::events::DisconnectReason;
+use crate::app::Application;
+
+use super::core::{Core, Live, LogoutSide, State};
+use super::events::{AppEvent, DisconnectReason};
 use super::verify::SeqCheck;
 
 impl<S: MessageStore> Core<S> {
     /// A Logout with an optional Text(58).
-    pub(super) fn send_logout(&mut self, text: Option<&[u8]>) {
-        self.outgoing.admin(msg_type::LOGOUT, &[], &mut |m| {
+    pub(super) fn send_logout(&mut self, text: Option<&[u8]>, app: &mut dyn Application) {
+        self.send_admin(
+            msg_type::LOGOUT,
+            &[],
+            &mut |m| {
+                if let Some(t) = text {
+                    m.str(tag::TEXT, t);
+                }
+            },
+            app,
+        );
+        self.note_logout(LogoutSide::Local, text);
+        self.notify(app, &AppEvent::LogoutSent { text });
+    }
+
+    /// Remembers the first Logout of a logged-on connection, for `on_logout`.
+    fn note_logout(&mut self, side: LogoutSide, text: Option<&[u8]>) {
+        if self.logout.is_none() && self.logged_on() {
+            self.logout_text.clear();
             if let Some(t) = text {
-                m.str(tag::TEXT, t);
+                self.logout_text.extend_from_slice(t);
             }
-        });
+            self.logout = Some((side, text.is_some()));
+        }
     }
 
     /// Our Logout, from a logged-on session: we wait for the peer's
     /// (LogoutTimeout).
-    pub(super) fn initiate_logout(&mut self, text: Option<&[u8]>) {
-        self.send_logout(text);
+    pub(super) fn initiate_logout(&mut self, text: Option<&[u8]>, app: &mut dyn Application) {
+        self.send_logout(text, app);
         let now = self.now();
         let live = match std::mem::replace(&mut self.state, State::Disconnected) {
             State::LoggedOn(live) | State::LogoutSent { live, .. } => live,
@@ -32,12 +52,16 @@ impl<S: MessageStore> Core<S> {
 
     /// The peer's Logout: answered (unless it answers ours), then the end of the
     /// connection.
-    pub(super) fn on_logout(&mut self, msg: &MessageView<'_>) {
-        if !self.verify(msg, SeqCheck::Neither) {
+    pub(super) fn on_logout(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
+        if !self.verify(msg, SeqCheck::Neither, app) {
             return;
         }
+        let text = msg.get(tag::TEXT);
+        self.note_logout(LogoutSide::Remote, text);
+        self.notify(app, &AppEvent::LogoutReceived { text });
+        let _ = self.app_from_admin(msg, app);
         if !matches!(self.state, State::LogoutSent { .. }) {
-            self.send_logout(None);
+            self.send_logout(None, app);
         }
         self.incr_target();
         if self.config.reset_on_logout {

@@ -11,10 +11,11 @@
 //! | `resend` | the resends we answer, produced as the transport drains |
 //! | `sequence_reset` | SequenceReset, Reset and GapFill |
 //! | `reject` | Reject and BusinessMessageReject |
+//! | `hooks` | the application's part: events in order, `to_admin`, `to_app` |
 //! | `outgoing` | encoding, the outbound buffer, storing before queueing |
 //! | `timers` | the timer table |
 //! | `framing` | QuickFIX's framing quirks, garbled input, the first message of a connection |
-//! | `events` | the public state, events and disconnect reasons |
+//! | `events` | the public state, events (the engine's and the application's), disconnect and logout reasons |
 
 mod core;
 mod events;
@@ -22,6 +23,7 @@ mod framing;
 mod gap;
 mod gap_queue;
 mod heartbeat;
+mod hooks;
 mod logon;
 mod logout;
 mod outgoing;
@@ -31,7 +33,9 @@ mod sequence_reset;
 mod timers;
 mod verify;
 
-pub use events::{DisconnectReason, SessionEvent, SessionState};
+pub use events::{
+    AppEvent, DisconnectReason, LogoutReason, RejectInfo, RejectKind, SessionEvent, SessionState,
+};
 pub use framing::{peek_session_id, PeekError};
 
 use std::collections::VecDeque;
@@ -41,10 +45,10 @@ use peregrine_codec::{DecodeError, Decoder, DecoderConfig, MessageEncoder};
 use peregrine_dict::ShapeCache;
 use peregrine_store::{MessageStore, StoreError};
 
-use crate::app::{Application, Outbox, SendError};
+use crate::app::{AdminFields, Application, SendError};
 use crate::config::{Nanos, Role, SessionConfig, SessionId};
 
-use self::core::{Core, State};
+use self::core::{Core, LogoutSide, State};
 use self::framing::{next_frame, without_invalid_tag};
 use self::gap_queue::GapQueue;
 use self::outgoing::{Outgoing, Writer};
@@ -80,6 +84,13 @@ use self::resend::RESEND_CHUNK;
 ///   Only [`SessionEvent::Disconnect`] asks for action: commit, write what is
 ///   pending, close the connection, call `on_disconnected`.
 ///
+/// Every call that may send or tell the application something takes the
+/// [`Application`]: its callbacks run inside the call (see the trait for which,
+/// and when), and its [`on_event`](Application::on_event) hears the
+/// [`AppEvent`]s in order. An event raised where no application is at hand (a
+/// failed [`commit`](Self::commit)) reaches it at the start of the next call that
+/// has one.
+///
 /// `now` never goes backwards inside the session (an earlier `now` counts as the
 /// last one). It drives the timers and the checks of what arrives; SendingTime(52)
 /// of what the session writes is [`SessionConfig::clock`]'s time when the message
@@ -96,7 +107,7 @@ use self::resend::RESEND_CHUNK;
 /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
 /// let mut session = Session::new(cfg, MemoryStore::new(now), now);
 /// let mut app = EchoApp::new(None);
-/// session.on_connected(now);
+/// session.on_connected(now, &mut app);
 /// # fn fix(s: &str) -> Vec<u8> {
 /// #     let mut f = s.split('|').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap());
 /// #     let (_, begin) = f.next().unwrap();
@@ -142,12 +153,14 @@ impl<S: MessageStore> Session<S> {
             ..DecoderConfig::default()
         };
         let mut events = VecDeque::with_capacity(32);
+        let mut app_events = VecDeque::with_capacity(16);
         if let Some(lost) = store
             .recovery()
             .map(|r| r.lost_messages())
             .filter(|&n| n > 0)
         {
             events.push_back(SessionEvent::StoreDataLost { messages: lost });
+            app_events.push_back(AppEvent::StoreDataLost { messages: lost });
         }
         Session {
             rx: Vec::with_capacity(64 * 1024),
@@ -160,15 +173,22 @@ impl<S: MessageStore> Session<S> {
                 events,
                 state: State::Disconnected,
                 shapes: Box::new(ShapeCache::new()),
-                resend_decoder: Decoder::new(decoder_config),
+                resend_decoder: Decoder::new(decoder_config.clone()),
+                app_events,
+                admin_fields: AdminFields::default(),
+                app_decoder: Decoder::new(decoder_config),
+                logout: None,
+                logout_text: Vec::new(),
             },
         }
     }
 
     /// Calls [`Application::on_create`] (separate from `new` so that the application is
-    /// not needed to build a session).
+    /// not needed to build a session), then tells it what the store found on opening
+    /// ([`AppEvent::StoreDataLost`]).
     pub fn create(&mut self, app: &mut dyn Application) {
         app.on_create(&self.core.config.id);
+        self.core.flush_events(app);
     }
 
     /// The session's identity.
@@ -197,14 +217,17 @@ impl<S: MessageStore> Session<S> {
         }
     }
 
-    /// A transport connection is up. An initiator sends its Logon; an acceptor waits
-    /// for the peer's (LogonTimeout).
-    pub fn on_connected(&mut self, now: Nanos) {
+    /// A transport connection is up ([`AppEvent::Connected`]). An initiator sends
+    /// its Logon (through [`Application::to_admin`]); an acceptor waits for the
+    /// peer's (LogonTimeout).
+    pub fn on_connected(&mut self, now: Nanos, app: &mut dyn Application) {
         self.tick(now);
         self.rx.clear();
         let core = &mut self.core;
         core.clear_outbound();
         core.queue.clear();
+        core.logout = None;
+        core.notify(app, &AppEvent::Connected);
         if let Some(s) = core.config.schedule {
             if core.outgoing.store.creation_time() < s.period_start(now) {
                 core.reset_store();
@@ -217,8 +240,9 @@ impl<S: MessageStore> Session<S> {
         }
         match core.config.role {
             Role::Acceptor => core.state = State::AwaitingLogon { since: now },
-            Role::Initiator => core.send_logon(),
+            Role::Initiator => core.send_logon(app),
         }
+        core.flush_events(app);
     }
 
     /// Bytes received from the peer: frames, decodes, validates and handles every
@@ -246,6 +270,7 @@ impl<S: MessageStore> Session<S> {
             self.rx = rx;
         }
         self.core.check_overflow();
+        self.core.flush_events(app);
     }
 
     /// Whether an incomplete message of `len` bytes may wait for more: before the
@@ -320,9 +345,9 @@ impl<S: MessageStore> Session<S> {
     /// Timers: heartbeats, test requests, logon/logout timeouts, schedule, a
     /// ResendRequest without progress.
     pub fn on_timer(&mut self, now: Nanos, app: &mut dyn Application) {
-        let _ = app;
         self.tick(now);
-        self.core.on_timer();
+        self.core.on_timer(app);
+        self.core.flush_events(app);
     }
 
     /// When [`Session::on_timer`] must be called next (`None`: no timer armed).
@@ -331,7 +356,8 @@ impl<S: MessageStore> Session<S> {
     }
 
     /// The transport connection is gone (after a [`SessionEvent::Disconnect`], or the
-    /// peer closed it).
+    /// peer closed it): [`Application::on_logout`] with why when the session was
+    /// logged on, then [`AppEvent::Disconnected`].
     pub fn on_disconnected(&mut self, now: Nanos, app: &mut dyn Application) {
         self.tick(now);
         if matches!(self.core.state, State::Disconnected) {
@@ -342,16 +368,32 @@ impl<S: MessageStore> Session<S> {
         let _ = self.commit();
         let core = &mut self.core;
         core.clear_outbound();
+        let reason = match core.state {
+            State::Closing { reason, .. } => Some(reason),
+            _ => None,
+        };
         if core.logged_on() {
-            app.on_logout(&core.config.id);
+            core.flush_events(app);
+            let text = |has: bool| has.then_some(&core.logout_text[..]);
+            let why = match core.logout {
+                Some((LogoutSide::Local, has)) => LogoutReason::Local {
+                    text: text(has),
+                    disconnect: reason,
+                },
+                Some((LogoutSide::Remote, has)) => LogoutReason::Remote { text: text(has) },
+                None => LogoutReason::Disconnected(reason),
+            };
+            app.on_logout(&core.config.id, &why);
             core.events.push_back(SessionEvent::LoggedOut);
         }
+        core.logout = None;
         if core.config.reset_on_disconnect || core.new_period(core.now()) {
             core.reset_store();
         }
         core.queue.clear();
         core.state = State::Disconnected;
         self.rx.clear();
+        core.notify(app, &AppEvent::Disconnected { reason });
     }
 
     /// Makes what the session stored since the last commit durable as one unit
@@ -401,8 +443,9 @@ impl<S: MessageStore> Session<S> {
     }
 
     /// Drops the first `n` bytes of [`Session::outbound`] (they were written), and
-    /// goes on with a resend being answered as the buffer drains.
-    pub fn consume_outbound(&mut self, n: usize) {
+    /// goes on with a resend being answered as the buffer drains (each resent
+    /// message passed through [`Application::to_app`]).
+    pub fn consume_outbound(&mut self, n: usize, app: &mut dyn Application) {
         let writer = &mut self.core.outgoing.writer;
         let n = n.min(writer.committed);
         writer.buffer.drain(..n);
@@ -412,8 +455,9 @@ impl<S: MessageStore> Session<S> {
             .live()
             .is_some_and(|live| live.answering.is_some());
         if answering && self.core.outgoing.writer.buffer.len() < RESEND_CHUNK / 2 {
-            self.core.pump_resend();
+            self.core.pump_resend(app);
         }
+        self.core.flush_events(app);
     }
 
     /// The next event since the last call.
@@ -422,19 +466,20 @@ impl<S: MessageStore> Session<S> {
     }
 
     /// Sends an application message from outside a callback; returns its MsgSeqNum.
+    /// The session writes the header, `body` the body.
     ///
-    /// Logged on, it is stored (when `PersistMessages`) and queued for
-    /// [`outbound`](Self::outbound). Not logged on (no connection, the Logon
-    /// exchange not done, or our Logout sent) with
-    /// [`queue_while_logged_out`](SessionConfig::queue_while_logged_out) (the
+    /// Logged on, the message is passed through [`Application::to_app`], stored
+    /// (when `PersistMessages`) and queued for [`outbound`](Self::outbound). Not
+    /// logged on (no connection, the Logon exchange not done, or our Logout sent)
+    /// with [`queue_while_logged_out`](SessionConfig::queue_while_logged_out) (the
     /// default), it is stored with the next sequence number and not written, as
     /// QuickFIX/J does (`Session.sendRaw`: persisted, sent only `if
     /// (isLoggedOn())`): our next Logon is then numbered above what the
     /// counterparty expects, its ResendRequest asks for the message, and it
-    /// arrives re-sent, with PossDupFlag=Y and OrigSendingTime. Like any input,
-    /// the next [`commit`](Self::commit) makes it durable. A counterparty whose
-    /// Logon resets sequence numbers (ResetSeqNumFlag=Y) discards it, as it would
-    /// with QuickFIX/J.
+    /// arrives re-sent, with PossDupFlag=Y and OrigSendingTime (`to_app` sees it
+    /// then). Like any input, the next [`commit`](Self::commit) makes it durable.
+    /// A counterparty whose Logon resets sequence numbers (ResetSeqNumFlag=Y)
+    /// discards it, as it would with QuickFIX/J.
     ///
     /// # Errors
     ///
@@ -446,39 +491,60 @@ impl<S: MessageStore> Session<S> {
     /// reset the session knows of would discard it first (`ResetOnLogon`, as
     /// QuickFIX C++ refuses in `sendRaw`; `ResetOnDisconnect` before `on_disconnected`;
     /// `ResetOnLogout` while our Logout waits; a new schedule period).
-    /// [`SendError::Store`] when the store refuses the message.
+    /// [`SendError::DoNotSend`] when `to_app` vetoed it (nothing stored or sent,
+    /// the sequence number not used); [`SendError::Store`] when the store refuses
+    /// the message.
+    ///
+    /// ```
+    /// # use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId, SendError};
+    /// # use peregrine_store::MemoryStore;
+    /// # let now = 1_700_000_000_000_000_000i64;
+    /// # let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// cfg.queue_while_logged_out = false;
+    /// # let mut session = Session::new(cfg, MemoryStore::new(now), now);
+    /// # let mut app = EchoApp::new(None);
+    /// let sent = session.send(now, &mut app, b"D", |m| {
+    ///     m.str(11, b"ORD-1").char(54, b'1').str(55, b"MSFT").uint(38, 100);
+    /// });
+    /// assert!(matches!(sent, Err(SendError::NotLoggedOn))); // no Logon yet, and refused
+    /// ```
     pub fn send(
         &mut self,
         now: Nanos,
+        app: &mut dyn Application,
         msg_type: &[u8],
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
         self.tick(now);
+        let mut body = Some(body);
+        let mut body = |m: &mut MessageEncoder<'_>| {
+            if let Some(f) = body.take() {
+                f(m)
+            }
+        };
         if matches!(self.core.state, State::LoggedOn(_)) {
-            let sent = Outbox::new(&mut self.core.outgoing).send(msg_type, body);
+            let sent = self.core.send_app(msg_type, &[], &mut body, app);
             self.core.check_overflow();
+            self.core.flush_events(app);
             return sent;
         }
         if !self.core.config.queue_while_logged_out || !self.core.kept_for_resend() {
             return Err(SendError::NotLoggedOn);
         }
-        let mut body = Some(body);
-        self.core.outgoing.store_only(msg_type, &mut |m| {
-            if let Some(f) = body.take() {
-                f(m);
-            }
-        })
+        self.core.outgoing.store_only(msg_type, &mut body)
     }
 
-    /// Starts a logout (graceful shutdown): sends Logout and waits LogoutTimeout for the
-    /// peer's. When not logged on, asks for the connection to be closed.
-    pub fn logout(&mut self, now: Nanos, text: Option<&str>) {
+    /// Starts a logout (graceful shutdown): sends Logout (through
+    /// [`Application::to_admin`]) and waits LogoutTimeout for the peer's. When not
+    /// logged on, asks for the connection to be closed.
+    pub fn logout(&mut self, now: Nanos, text: Option<&str>, app: &mut dyn Application) {
         self.tick(now);
         if matches!(self.core.state, State::LoggedOn(_)) {
-            self.core.initiate_logout(text.map(str::as_bytes));
+            self.core.initiate_logout(text.map(str::as_bytes), app);
         } else if self.core.connected() {
             self.core.disconnect(DisconnectReason::Requested);
         }
+        self.core.flush_events(app);
     }
 
     /// Where the session is.

@@ -196,8 +196,26 @@ impl<S: MessageStore> Outgoing<S> {
         extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
+        self.send_checked(msg_type, extra, body, &mut |_| true)
+    }
+
+    /// [`Outgoing::send`], with the encoded message shown to `approve` before it is
+    /// stored: refused, it is taken back out and its sequence number is not used.
+    pub(super) fn send_checked(
+        &mut self,
+        msg_type: &[u8],
+        extra: &[(u32, HeaderValue<'_>)],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+        approve: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Result<u64, SendError> {
         let seq = self.store.next_sender_seq();
+        let last_sent = self.writer.last_sent;
         let written = self.writer.write(seq, msg_type, extra, body);
+        if !approve(&self.writer.buffer[written.clone()]) {
+            self.writer.buffer.truncate(written.start);
+            self.writer.last_sent = last_sent;
+            return Err(SendError::DoNotSend);
+        }
         if self.persist {
             if let Err(e) = self.store.store(seq, &self.writer.buffer[written.clone()]) {
                 self.writer.buffer.truncate(written.start);

@@ -5,10 +5,10 @@ use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_dict::{SessionRejectReason, ValidationError};
 use peregrine_store::MessageStore;
 
-use crate::app::AppReject;
+use crate::app::{AppReject, Application, RefId, SendError};
 
 use super::core::Core;
-use super::events::{DisconnectReason, SessionEvent};
+use super::events::{AppEvent, DisconnectReason, RejectInfo, RejectKind, SessionEvent};
 use super::outgoing::{HeaderValue, StackText};
 
 /// A session-level Reject to send: SessionRejectReason(373) and RefTagID(371).
@@ -65,7 +65,12 @@ pub(super) fn reverse_route<'a>(
 
 impl<S: MessageStore> Core<S> {
     /// Session-level Reject (35=3) of `msg`, with QuickFIX's per-version fields.
-    pub(super) fn reject(&mut self, msg: &MessageView<'_>, rej: SessionReject) {
+    pub(super) fn reject(
+        &mut self,
+        msg: &MessageView<'_>,
+        rej: SessionReject,
+        app: &mut dyn Application,
+    ) {
         // RefSeqNum(45) echoes the number as sent, whatever it is.
         let seq = msg
             .get(tag::MSG_SEQ_NUM)
@@ -93,8 +98,10 @@ impl<S: MessageStore> Core<S> {
         }
         let mut route = [(0, HeaderValue::Uint(0)); 6];
         let n = reverse_route(msg, &mut route);
-        self.outgoing
-            .admin(msg_type::REJECT, &route[..n], &mut |m| {
+        self.send_admin(
+            msg_type::REJECT,
+            &route[..n],
+            &mut |m| {
                 if let Some(s) = seq {
                     m.uint(tag::REF_SEQ_NUM, s);
                 }
@@ -110,19 +117,48 @@ impl<S: MessageStore> Core<S> {
                         m.uint(tag::SESSION_REJECT_REASON, u64::from(code));
                     }
                 }
-            });
+            },
+            app,
+        );
         self.events.push_back(SessionEvent::Rejected {
             ref_seq: seq.unwrap_or(0),
             reason: code,
         });
+        let info = RejectInfo {
+            kind: RejectKind::Session,
+            ref_seq: seq,
+            ref_msg_type: (!before_fix42 && !kind.is_empty()).then_some(kind),
+            reason: with_reason.then_some(code),
+            ref_tag: rej
+                .ref_tag
+                .filter(|_| !before_fix42)
+                .and_then(|t| u32::try_from(t).ok()),
+            ref_id: None,
+            text: Some(text.as_bytes()),
+        };
+        self.notify(app, &AppEvent::RejectSent(info));
     }
 
     /// The reject the FIX version calls for when the application refuses a message.
-    pub(super) fn app_reject(&mut self, msg: &MessageView<'_>, r: AppReject) {
-        let (reason, text) = match r {
-            AppReject::Session(e) => return self.reject(msg, e.into()),
-            AppReject::UnsupportedMessageType => (3, "Unsupported Message Type"),
-            AppReject::Business { reason, text, .. } => (reason, text),
+    pub(super) fn app_reject(
+        &mut self,
+        msg: &MessageView<'_>,
+        r: AppReject,
+        app: &mut dyn Application,
+    ) {
+        let (reason, text, ref_id) = match &r {
+            AppReject::Session(e) => return self.reject(msg, (*e).into(), app),
+            AppReject::UnsupportedMessageType => (3, "Unsupported Message Type", None),
+            AppReject::Business {
+                reason,
+                text,
+                ref_id,
+            } => (*reason, &**text, ref_id.as_ref()),
+        };
+        let ref_id: Option<&[u8]> = match ref_id {
+            Some(RefId::Field(t)) => msg.get(*t),
+            Some(RefId::Value(v)) => Some(v.as_bytes()),
+            None => None,
         };
         // RefSeqNum(45) echoes the number as sent, whatever it is.
         let seq = msg
@@ -144,29 +180,68 @@ impl<S: MessageStore> Core<S> {
         } else {
             msg_type::BUSINESS_MESSAGE_REJECT
         };
-        self.outgoing.admin(reject_type, &route[..n], &mut |m| {
+        let mut body = |m: &mut peregrine_codec::MessageEncoder<'_>| {
             if let Some(s) = seq {
                 m.uint(tag::REF_SEQ_NUM, s);
             }
             m.str(tag::TEXT, text.as_bytes());
             if !before_fix42 {
                 m.str(tag::REF_MSG_TYPE, kind);
+                if let Some(id) = ref_id {
+                    m.str(tag::BUSINESS_REJECT_REF_ID, id);
+                }
                 m.uint(tag::BUSINESS_REJECT_REASON, u64::from(reason));
             }
-        });
+        };
+        // A BusinessMessageReject is an application message (QuickFIX/J passes it to
+        // toApp, which may veto it); a Reject is an admin one.
+        let sent = if before_fix42 {
+            self.send_admin(reject_type, &route[..n], &mut body, app);
+            true
+        } else {
+            match self.send_app(reject_type, &route[..n], &mut body, app) {
+                Ok(_) => true,
+                Err(SendError::DoNotSend) => false,
+                Err(_) => {
+                    self.outgoing.store_failed = true;
+                    true
+                }
+            }
+        };
         self.events.push_back(SessionEvent::Rejected {
             ref_seq: seq.unwrap_or(0),
             reason,
         });
+        if sent {
+            let info = RejectInfo {
+                kind: if before_fix42 {
+                    RejectKind::Session
+                } else {
+                    RejectKind::Business
+                },
+                ref_seq: seq,
+                ref_msg_type: (!before_fix42).then_some(kind),
+                reason: (!before_fix42).then_some(reason),
+                ref_tag: None,
+                ref_id: ref_id.filter(|_| !before_fix42),
+                text: Some(text.as_bytes()),
+            };
+            self.notify(app, &AppEvent::RejectSent(info));
+        }
     }
 
     /// A failed session-level check: Reject + Logout when logged on, else disconnect.
-    pub(super) fn reject_and_logout(&mut self, msg: &MessageView<'_>, rej: SessionReject) {
+    pub(super) fn reject_and_logout(
+        &mut self,
+        msg: &MessageView<'_>,
+        rej: SessionReject,
+        app: &mut dyn Application,
+    ) {
         if !self.logged_on() {
             self.disconnect(DisconnectReason::InvalidLogon);
             return;
         }
-        self.reject(msg, rej);
-        self.initiate_logout(None);
+        self.reject(msg, rej, app);
+        self.initiate_logout(None, app);
     }
 }

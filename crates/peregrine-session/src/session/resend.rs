@@ -6,29 +6,33 @@ use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_dict::SessionRejectReason;
 use peregrine_store::{MessageStore, StoreError};
 
-use crate::app::Application;
+use crate::app::{AdminFields, Application, OutgoingMessage};
 
 use super::core::Core;
-use super::events::SessionEvent;
+use super::events::{AppEvent, SessionEvent};
+use super::hooks::admin_header;
 use super::outgoing::{HeaderValue, Outgoing, Writer, MAX_HEADER};
 use super::reject::SessionReject;
 use super::verify::{parse_seq, seq_field_problem, SeqCheck};
 
-/// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`.
+/// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`,
+/// with the fields `to_admin` added (`fields`, collected for it).
 /// (OrigSendingTime is its SendingTime, as in QuickFIX.)
-pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64) {
-    writer.write(
-        seq,
-        msg_type::SEQUENCE_RESET,
+pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64, fields: &AdminFields) {
+    let mut header = [(0, HeaderValue::Uint(0)); MAX_HEADER];
+    let n = admin_header(
         &[
             (tag::POSS_DUP_FLAG, HeaderValue::Char(b'Y')),
             (tag::ORIG_SENDING_TIME, HeaderValue::SendingTime),
         ],
-        &mut |m| {
-            m.uint(tag::NEW_SEQ_NO, new_seq)
-                .char(tag::GAP_FILL_FLAG, b'Y');
-        },
+        fields,
+        &mut header,
     );
+    writer.write(seq, msg_type::SEQUENCE_RESET, &header[..n], &mut |m| {
+        m.uint(tag::NEW_SEQ_NO, new_seq)
+            .char(tag::GAP_FILL_FLAG, b'Y');
+        fields.write_body(m);
+    });
 }
 
 /// A stored application message re-sent: its header re-written with
@@ -105,7 +109,7 @@ impl<S: MessageStore> Core<S> {
     /// The peer's ResendRequest: its range checked, then answered; queued when
     /// it is numbered above the expected message.
     pub(super) fn on_resend_request(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
-        if !self.verify(msg, SeqCheck::Neither) {
+        if !self.verify(msg, SeqCheck::Neither, app) {
             return;
         }
         // BeginSeqNo must be a sequence number; EndSeqNo one, or 0 (infinity).
@@ -114,12 +118,13 @@ impl<S: MessageStore> Core<S> {
                 .then(|| seq_field_problem(msg, tag::END_SEQ_NO))?
         });
         if let Some(rej) = bad {
-            self.reject(msg, rej);
+            self.reject(msg, rej, app);
             return;
         }
-        let _ = app.from_admin(msg, &self.config.id);
         let begin = parse_seq(msg.get(tag::BEGIN_SEQ_NO)).unwrap_or(1);
         let end = parse_seq(msg.get(tag::END_SEQ_NO)).unwrap_or(0);
+        self.notify(app, &AppEvent::ResendRequestReceived { begin, end });
+        let _ = self.app_from_admin(msg, app);
         let next = self.outgoing.store.next_sender_seq();
         // 0 is "infinity" from FIX.4.2 on and names no message before it, so it means
         // the same there; 999999 is FIX.4.0/4.1's (and FIX.4.2's) spelling.
@@ -131,6 +136,7 @@ impl<S: MessageStore> Core<S> {
                     SessionRejectReason::ValueIsIncorrect,
                     Some(i64::from(tag::END_SEQ_NO)),
                 ),
+                app,
             );
             return;
         }
@@ -139,7 +145,7 @@ impl<S: MessageStore> Core<S> {
         } else {
             end
         };
-        self.resend(begin, end);
+        self.resend(begin, end, app);
         // Answered at once whatever its number (waiting behind our own gap could
         // deadlock two sessions each waiting for the other's resend). Numbered
         // above the expected one, it is also queued, as QuickFIX/J does (QFJ-673),
@@ -149,7 +155,7 @@ impl<S: MessageStore> Core<S> {
         // next message would look too high and ask for everything since again.
         match parse_seq(msg.get(tag::MSG_SEQ_NUM)) {
             Some(seq) if seq == self.expected() => self.incr_target(),
-            Some(seq) if seq > self.expected() => self.too_high(msg, seq),
+            Some(seq) if seq > self.expected() => self.too_high(msg, seq, app),
             _ => {}
         }
     }
@@ -157,7 +163,7 @@ impl<S: MessageStore> Core<S> {
     /// Answers a resend of `begin..=end` from the store: application messages with
     /// PossDupFlag=Y and OrigSendingTime, admin messages and gaps as
     /// SequenceReset-GapFill. A later request replaces one still being answered.
-    pub(super) fn resend(&mut self, begin: u64, end: u64) {
+    pub(super) fn resend(&mut self, begin: u64, end: u64, app: &mut dyn Application) {
         if begin > end {
             return;
         }
@@ -170,14 +176,14 @@ impl<S: MessageStore> Core<S> {
             end,
             gap_start: None,
         });
-        self.pump_resend();
+        self.pump_resend(app);
     }
 
     /// Produces the resend being answered while the outbound buffer holds less than
     /// [`RESEND_CHUNK`] bytes; called again as the transport drains it
     /// ([`Session::consume_outbound`]). Resent messages change nothing in the store,
     /// so when nothing uncommitted precedes them they may leave at once.
-    pub(super) fn pump_resend(&mut self) {
+    pub(super) fn pump_resend(&mut self, app: &mut dyn Application) {
         let Some(mut cur) = self.live().and_then(|live| live.answering) else {
             return;
         };
@@ -188,22 +194,41 @@ impl<S: MessageStore> Core<S> {
             && result.is_ok()
         {
             let step_end = cur.end.min(cur.next.saturating_add(RESEND_STEP - 1));
-            result = self.resend_step(&mut cur, step_end);
+            result = self.resend_step(&mut cur, step_end, app);
         }
         if result.is_err() {
             self.store_failed();
         }
         if cur.next > cur.end || result.is_err() {
             // Done: whatever is left of the range is one gap.
-            let Core { outgoing, .. } = self;
             if let Some(g) = cur.gap_start.take() {
-                gap_fill(&mut outgoing.writer, g, cur.end.saturating_add(1));
+                self.flush_events(app);
+                let Core {
+                    outgoing,
+                    admin_fields,
+                    config,
+                    ..
+                } = self;
+                admin_fields.collect(app, msg_type::SEQUENCE_RESET, g, &config.id);
+                gap_fill(
+                    &mut outgoing.writer,
+                    g,
+                    cur.end.saturating_add(1),
+                    admin_fields,
+                );
             }
             self.set_answering(None);
             self.events.push_back(SessionEvent::ResendAnswered {
                 begin: cur.begin,
                 end: cur.end,
             });
+            self.notify(
+                app,
+                &AppEvent::ResendAnswered {
+                    begin: cur.begin,
+                    end: cur.end,
+                },
+            );
         } else {
             self.set_answering(Some(cur));
         }
@@ -218,17 +243,25 @@ impl<S: MessageStore> Core<S> {
         }
     }
 
-    /// Resends `cur.next..=step_end` (records read from the store, gaps noted).
+    /// Resends `cur.next..=step_end` (records read from the store, gaps noted):
+    /// each application message passed through [`Application::to_app`], which may
+    /// veto it (it is then gap-filled like an admin message).
     pub(super) fn resend_step(
         &mut self,
         cur: &mut ResendAnswer,
         step_end: u64,
+        app: &mut dyn Application,
     ) -> Result<(), StoreError> {
+        self.flush_events(app);
         let Core {
             outgoing,
             resend_decoder,
+            app_decoder,
+            admin_fields,
+            config,
             ..
         } = self;
+        let id = &config.id;
         let persist = outgoing.persists();
         let Outgoing { store, writer, .. } = outgoing;
         let mut cursor = cur.next;
@@ -248,10 +281,24 @@ impl<S: MessageStore> Core<S> {
                     gap_start.get_or_insert(seq);
                     return;
                 }
-                if let Some(g) = gap_start.take() {
-                    gap_fill(writer, g, seq);
-                }
+                let (start, last_sent) = (writer.buffer.len(), writer.last_sent);
                 resend_one(writer, seq, &view);
+                let raw = &writer.buffer[start..];
+                let mut out = OutgoingMessage::new(raw, view.msg_type(), seq, true, app_decoder);
+                if app.to_app(&mut out, id).is_err() {
+                    // Vetoed (QuickFIX/J's DoNotSend): gap-filled instead.
+                    writer.buffer.truncate(start);
+                    writer.last_sent = last_sent;
+                    gap_start.get_or_insert(seq);
+                    return;
+                }
+                if let Some(g) = gap_start.take() {
+                    // The gap fill goes before the message just written.
+                    let fill_at = writer.buffer.len();
+                    admin_fields.collect(app, msg_type::SEQUENCE_RESET, g, id);
+                    gap_fill(writer, g, seq, admin_fields);
+                    writer.buffer[start..].rotate_left(fill_at - start);
+                }
             });
         }
         if cursor <= step_end && gap_start.is_none() {

@@ -7,6 +7,7 @@ use peregrine_store::MessageStore;
 use crate::app::Application;
 
 use super::core::Core;
+use super::events::AppEvent;
 use super::reject::*;
 use super::verify::{parse_seq, seq_field_problem, SeqCheck};
 
@@ -20,16 +21,19 @@ impl<S: MessageStore> Core<S> {
         } else {
             SeqCheck::Neither
         };
-        if !self.verify(msg, check) {
+        if !self.verify(msg, check, app) {
             return;
         }
         // NewSeqNo must be a sequence number: anything else gets the reject the
         // spec asks for (QuickFIX answers an unparsable one the same way).
         if let Some(rej) = seq_field_problem(msg, tag::NEW_SEQ_NO) {
-            self.reject(msg, rej);
+            self.reject(msg, rej, app);
             return;
         }
-        let _ = app.from_admin(msg, &self.config.id);
+        if let Some(new_seq) = parse_seq(msg.get(tag::NEW_SEQ_NO)) {
+            self.notify(app, &AppEvent::SequenceResetReceived { new_seq, gap_fill });
+        }
+        let _ = self.app_from_admin(msg, app);
         let Some(new_seq) = parse_seq(msg.get(tag::NEW_SEQ_NO)) else {
             self.reject(
                 msg,
@@ -37,6 +41,7 @@ impl<S: MessageStore> Core<S> {
                     SessionRejectReason::RequiredTagMissing,
                     Some(i64::from(tag::NEW_SEQ_NO)),
                 ),
+                app,
             );
             return;
         };
@@ -54,13 +59,14 @@ impl<S: MessageStore> Core<S> {
                     && new_seq >= gap.current_end
                     && new_seq < gap.end
                 {
-                    self.send_resend_request(new_seq, gap.end);
+                    self.send_resend_request(new_seq, gap.end, app);
                 }
             }
         } else if new_seq < expected {
             self.reject(
                 msg,
                 SessionReject::new(SessionRejectReason::ValueIsIncorrect, None),
+                app,
             );
         }
     }

@@ -4,6 +4,7 @@
 use peregrine_codec::{msg_type, tag};
 use peregrine_store::MessageStore;
 
+use crate::app::Application;
 use crate::config::{Nanos, SECOND};
 
 use super::core::{Core, State};
@@ -117,28 +118,33 @@ impl<S: MessageStore> Core<S> {
     }
 
     /// What a due timer does.
-    pub(super) fn fire(&mut self, timer: Timer) {
+    pub(super) fn fire(&mut self, timer: Timer, app: &mut dyn Application) {
         match timer {
             Timer::Logon => self.disconnect(DisconnectReason::LogonTimeout),
             Timer::Logout => self.disconnect(DisconnectReason::LogoutTimeout),
-            Timer::Schedule => self.initiate_logout(None),
+            Timer::Schedule => self.initiate_logout(None, app),
             Timer::HeartbeatTimeout => self.disconnect(DisconnectReason::HeartbeatTimeout),
             Timer::TestRequest => {
-                self.outgoing.admin(msg_type::TEST_REQUEST, &[], &mut |m| {
-                    m.str(tag::TEST_REQ_ID, b"TEST");
-                });
+                self.send_admin(
+                    msg_type::TEST_REQUEST,
+                    &[],
+                    &mut |m| {
+                        m.str(tag::TEST_REQ_ID, b"TEST");
+                    },
+                    app,
+                );
                 if let Some(live) = self.live_mut() {
                     live.test_requests += 1;
                 }
             }
-            Timer::Heartbeat => self.send_heartbeat(None),
+            Timer::Heartbeat => self.send_heartbeat(None, app),
             Timer::ResendStalled => {
                 // The gap made no progress (a resend lost a message, or was never
                 // answered): ask again for what is still missing.
                 if let Some(gap) = self.live().and_then(|live| live.gap) {
                     let expected = self.expected();
                     if expected <= gap.end {
-                        self.send_resend_request(expected, gap.end);
+                        self.send_resend_request(expected, gap.end, app);
                     } else if let Some(live) = self.live_mut() {
                         live.gap = None;
                     }
@@ -149,11 +155,11 @@ impl<S: MessageStore> Core<S> {
 
     /// Fires every timer that is due, in [`TIMERS`] order (each re-read after the
     /// one before, which may have changed the state).
-    pub(super) fn on_timer(&mut self) {
+    pub(super) fn on_timer(&mut self, app: &mut dyn Application) {
         let now = self.now();
         for timer in TIMERS {
             if self.deadline(timer).is_some_and(|d| d <= now) {
-                self.fire(timer);
+                self.fire(timer, app);
             }
         }
     }

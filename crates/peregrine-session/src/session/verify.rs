@@ -6,6 +6,7 @@ use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_dict::{check_sending_time, SessionRejectReason};
 use peregrine_store::MessageStore;
 
+use crate::app::Application;
 use crate::config::{Nanos, MAX_SEQ_NUM};
 
 use super::core::{Core, State};
@@ -139,7 +140,12 @@ impl<S: MessageStore> Core<S> {
 
     /// QuickFIX's `verify`: logon state, SendingTime, CompIDs, sequence number
     /// (checked as `check` says). Whether the message may be handled.
-    pub(super) fn verify(&mut self, msg: &MessageView<'_>, check: SeqCheck) -> bool {
+    pub(super) fn verify(
+        &mut self,
+        msg: &MessageView<'_>,
+        check: SeqCheck,
+        app: &mut dyn Application,
+    ) -> bool {
         let (check_high, check_low) = match check {
             SeqCheck::TooHighAndTooLow => (true, true),
             SeqCheck::TooLow => (false, true),
@@ -156,6 +162,7 @@ impl<S: MessageStore> Core<S> {
                     self.reject_and_logout(
                         msg,
                         SessionReject::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
+                        app,
                     );
                     return false;
                 }
@@ -168,6 +175,7 @@ impl<S: MessageStore> Core<S> {
             self.reject_and_logout(
                 msg,
                 SessionReject::new(SessionRejectReason::CompIdProblem, None),
+                app,
             );
             return false;
         }
@@ -184,33 +192,33 @@ impl<S: MessageStore> Core<S> {
                 SessionRejectReason::RequiredTagMissing,
                 Some(i64::from(tag::MSG_SEQ_NUM)),
             ));
-            self.reject(msg, rej);
+            self.reject(msg, rej, app);
             return false;
         };
         let expected = self.expected();
         if check_high && seq > expected {
-            self.too_high(msg, seq);
+            self.too_high(msg, seq, app);
             return false;
         }
         if check_low && seq < expected {
-            self.too_low(msg, seq);
+            self.too_low(msg, seq, app);
             return false;
         }
         if msg.get(tag::POSS_DUP_FLAG) == Some(b"Y")
             && msg.msg_type() != msg_type::SEQUENCE_RESET
-            && !self.poss_dup_ok(msg)
+            && !self.poss_dup_ok(msg, app)
         {
             return false;
         }
         if check_high || check_low {
-            self.gap_advanced_to(seq);
+            self.gap_advanced_to(seq, app);
         }
         self.outgoing.writer.last_processed = seq;
         true
     }
 
     /// OrigSendingTime(122) checks of a PossDupFlag=Y message.
-    pub(super) fn poss_dup_ok(&mut self, msg: &MessageView<'_>) -> bool {
+    pub(super) fn poss_dup_ok(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) -> bool {
         let Some(orig) = msg.get(tag::ORIG_SENDING_TIME) else {
             self.reject(
                 msg,
@@ -218,6 +226,7 @@ impl<S: MessageStore> Core<S> {
                     SessionRejectReason::RequiredTagMissing,
                     Some(i64::from(tag::ORIG_SENDING_TIME)),
                 ),
+                app,
             );
             return false;
         };
@@ -227,6 +236,7 @@ impl<S: MessageStore> Core<S> {
                 self.reject_and_logout(
                     msg,
                     SessionReject::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
+                    app,
                 );
                 false
             }

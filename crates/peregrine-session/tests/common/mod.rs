@@ -178,7 +178,7 @@ impl<S: MessageStore> Run<'_, S> {
                     c.inbox.extend_from_slice(out);
                 }
                 let n = out.len();
-                self.session.consume_outbound(n);
+                self.session.consume_outbound(n, &mut self.app);
             }
             let mut disconnected = false;
             while let Some(ev) = self.session.poll_event() {
@@ -225,7 +225,7 @@ impl<S: MessageStore> Run<'_, S> {
                 if self.attached.is_none() {
                     self.conns.insert(*n, conn);
                     self.attached = Some(*n);
-                    self.session.on_connected(self.now);
+                    self.session.on_connected(self.now, &mut self.app);
                     self.pump();
                 } else {
                     // The engine's rule: a session with a live connection refuses a
@@ -321,7 +321,7 @@ impl<S: MessageStore> Run<'_, S> {
         self.conns.clear();
         self.pump();
         self.now += SECOND;
-        self.session.on_connected(self.now);
+        self.session.on_connected(self.now, &mut self.app);
         self.pump();
         self.session.on_disconnected(self.now, &mut self.app);
         self.pump();

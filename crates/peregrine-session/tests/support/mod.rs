@@ -89,11 +89,11 @@ impl Application for Venue {
 /// Connects `session` and logs TW on at T0 (MsgSeqNum 1, HeartBtInt 30); the
 /// answer is committed and consumed, the events drained.
 pub fn log_on<S: MessageStore>(session: &mut Session<S>, app: &mut dyn Application) {
-    session.on_connected(T0);
+    session.on_connected(T0, app);
     let logon = message(b"A", 1, T0, &[(98, b"0"), (108, b"30")]);
     session.on_bytes(&logon, T0, app);
     assert!(session.is_logged_on());
     session.commit().unwrap();
-    session.consume_outbound(session.outbound().len());
+    session.consume_outbound(session.outbound().len(), app);
     while session.poll_event().is_some() {}
 }

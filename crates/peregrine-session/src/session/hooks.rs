@@ -1,0 +1,111 @@
+//! The application's part in what the session does: events delivered in order,
+//! `from_admin` called, admin messages passed through `to_admin` and application
+//! messages through `to_app` as they are sent.
+
+use peregrine_codec::{MessageEncoder, MessageView};
+use peregrine_store::MessageStore;
+
+use crate::app::{AdminFields, Application, OutgoingMessage, RejectLogon, SendError};
+
+use super::core::Core;
+use super::events::AppEvent;
+use super::outgoing::{HeaderValue, MAX_HEADER};
+
+/// `base` header fields followed by those `to_admin` added, into `out`; returns how
+/// many (the writer merges them into the header in ascending tag order).
+pub(super) fn admin_header<'a>(
+    base: &[(u32, HeaderValue<'a>)],
+    fields: &'a AdminFields,
+    out: &mut [(u32, HeaderValue<'a>); MAX_HEADER],
+) -> usize {
+    let mut n = 0;
+    for &f in base.iter().take(MAX_HEADER) {
+        out[n] = f;
+        n += 1;
+    }
+    for (t, v) in fields.header() {
+        if n == MAX_HEADER {
+            break;
+        }
+        out[n] = (t, HeaderValue::Bytes(v));
+        n += 1;
+    }
+    n
+}
+
+impl<S: MessageStore> Core<S> {
+    /// Delivers the events raised where the application was not at hand: called
+    /// before any callback, so the application hears everything in order.
+    pub(super) fn flush_events(&mut self, app: &mut dyn Application) {
+        while let Some(e) = self.app_events.pop_front() {
+            app.on_event(&self.config.id, &e);
+        }
+    }
+
+    /// Delivers `event` now (after those still queued).
+    pub(super) fn notify(&mut self, app: &mut dyn Application, event: &AppEvent<'_>) {
+        self.flush_events(app);
+        app.on_event(&self.config.id, event);
+    }
+
+    /// [`Application::from_admin`], in order with the events.
+    pub(super) fn app_from_admin(
+        &mut self,
+        msg: &MessageView<'_>,
+        app: &mut dyn Application,
+    ) -> Result<(), RejectLogon> {
+        self.flush_events(app);
+        app.from_admin(msg, &self.config.id)
+    }
+
+    /// Sends an admin message built by the session, with what
+    /// [`Application::to_admin`] adds to it; a store failure is recorded.
+    pub(super) fn send_admin(
+        &mut self,
+        msg_type: &[u8],
+        extra: &[(u32, HeaderValue<'_>)],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+        app: &mut dyn Application,
+    ) {
+        self.flush_events(app);
+        let seq = self.outgoing.store.next_sender_seq();
+        let Core {
+            outgoing,
+            admin_fields,
+            config,
+            ..
+        } = self;
+        admin_fields.collect(app, msg_type, seq, &config.id);
+        let mut header = [(0, HeaderValue::Uint(0)); MAX_HEADER];
+        let n = admin_header(extra, admin_fields, &mut header);
+        let fields = &*admin_fields;
+        outgoing.admin(msg_type, &header[..n], &mut |m| {
+            body(m);
+            fields.write_body(m);
+        });
+    }
+
+    /// Sends an application message passed through [`Application::to_app`] first
+    /// (which may veto it: then it is neither stored nor sent, and its sequence
+    /// number is not used).
+    pub(super) fn send_app(
+        &mut self,
+        msg_type: &[u8],
+        extra: &[(u32, HeaderValue<'_>)],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+        app: &mut dyn Application,
+    ) -> Result<u64, SendError> {
+        self.flush_events(app);
+        let seq = self.outgoing.store.next_sender_seq();
+        let Core {
+            outgoing,
+            app_decoder,
+            config,
+            ..
+        } = self;
+        outgoing.send_checked(msg_type, extra, body, &mut |raw| {
+            let mut msg = OutgoingMessage::new(raw, msg_type, seq, false, app_decoder);
+            app.to_app(&mut msg, &config.id).is_ok()
+        })
+    }
+}
