@@ -395,19 +395,21 @@ impl<S: MessageStore, A: Application> FixSession<S, A> {
     ///
     /// # Errors
     ///
-    /// As [`Session::send`]: not logged on, vetoed by `to_app`, or refused by the
-    /// store.
+    /// As [`Session::send`]: not logged on (when queueing while logged out is
+    /// off), vetoed by `to_app`, or refused by the store.
     ///
     /// ```
     /// # use peregrine_engine::fix::{FixSession, LogApp};
-    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId, SendError};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
     /// # use peregrine_store::MemoryStore;
     /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
     /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
-    /// let sent = fix.send(0, b"D", |m| {
+    /// // Not logged on yet: the order is stored under MsgSeqNum 1 and goes out
+    /// // (as a resend) once the counterparty logs on, as QuickFIX/J does.
+    /// let seq = fix.send(0, b"D", |m| {
     ///     m.str(11, b"ORD-1");
     /// });
-    /// assert!(matches!(sent, Err(SendError::NotLoggedOn)));
+    /// assert_eq!(seq.unwrap(), 1);
     /// ```
     pub fn send(
         &mut self,
