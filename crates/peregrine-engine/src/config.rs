@@ -1401,7 +1401,9 @@ fn typed(
     }
     // Always checked: N would be a setting silently ignored.
     if !s.validate_length_and_checksum {
-        let e = r.entry("ValidateLengthAndChecksum").expect("N only when set");
+        let e = r
+            .entry("ValidateLengthAndChecksum")
+            .expect("N only when set");
         return Err(r.err(
             e,
             "N is not supported: the session always checks BodyLength and CheckSum".into(),

@@ -631,7 +631,8 @@ impl SettingsBuilder {
         for s in self.sessions {
             sessions.push((0, s.into_entries(&mut warnings)?));
         }
-        let settings = Settings::assemble(Origin::Code, Path::new(""), defaults, sessions, warnings)?;
+        let settings =
+            Settings::assemble(Origin::Code, Path::new(""), defaults, sessions, warnings)?;
         settings.report_warnings();
         Ok(settings)
     }

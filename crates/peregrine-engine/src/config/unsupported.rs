@@ -197,13 +197,17 @@ const fn row(
 }
 
 const fn numbered(k: UnsupportedKey) -> UnsupportedKey {
-    UnsupportedKey { numbered: true, ..k }
+    UnsupportedKey {
+        numbered: true,
+        ..k
+    }
 }
 
 use Effect::{CosmeticOrPerformance as COSMETIC, SecurityOrDelivery as SECURITY};
 use KeyOrigin::{Both as BOTH, QuickFixCpp as CPP, QuickFixJ as QFJ};
 
-const TLS: &str = "TLS is not built in; terminate it in front of the engine (stunnel, HAProxy, a TLS sidecar)";
+const TLS: &str =
+    "TLS is not built in; terminate it in front of the engine (stunnel, HAProxy, a TLS sidecar)";
 const DB_STORE: &str =
     "messages and sequence numbers are kept in the file store (FileStorePath) or in memory, not in a database";
 const DB_LOG: &str = "logs go to FileLogPath and tracing, not to a database";
