@@ -515,3 +515,43 @@ fn the_unsupported_table_holds_the_quickfix_keys_and_none_peregrine_implements()
         );
     }
 }
+
+#[test]
+fn the_readme_lists_every_unimplemented_key_with_its_effect() {
+    use peregrine_engine::config::{Effect, UNSUPPORTED_KEYS};
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = readme
+        .split("### QuickFIX keys Peregrine does not implement")
+        .nth(1)
+        .expect("the README's section")
+        .split("\n### ")
+        .next()
+        .unwrap();
+    for k in UNSUPPORTED_KEYS {
+        let name = if k.numbered {
+            format!("`{}<n>`", k.key)
+        } else {
+            format!("`{}`", k.key)
+        };
+        let row = section
+            .lines()
+            .find(|l| l.starts_with("| ") && l.contains(&name))
+            .unwrap_or_else(|| panic!("{name}: no row in the README's table"));
+        let effect = match k.effect {
+            Effect::SecurityOrDelivery => "| **error** |",
+            Effect::CosmeticOrPerformance => "| warning |",
+        };
+        assert!(
+            row.contains(effect),
+            "{name}: the row does not say {effect}: {row}"
+        );
+        for v in k.same_as_peregrine {
+            assert!(
+                row.contains(&format!("`{}={v}`", k.key)),
+                "{name}: the row does not say {}={v} is accepted",
+                k.key
+            );
+        }
+    }
+}

@@ -212,6 +212,7 @@ const DB_STORE: &str =
     "messages and sequence numbers are kept in the file store (FileStorePath) or in memory, not in a database";
 const DB_LOG: &str = "logs go to FileLogPath and tracing, not to a database";
 const SCREEN_LOG: &str = "events go to tracing (PEREGRINE_LOG), messages to FileLogPath";
+const SUB_IDS: &str = "sessions are told apart by BeginString, CompIDs and SessionQualifier only, and SenderSubID(50), SenderLocationID(142), TargetSubID(57), TargetLocationID(143) are not written in the header: an application that needs them adds them in Application::to_admin and to the messages it sends";
 const DB_POOL: &str = "database connection tuning; there is no database";
 
 /// Every QuickFIX/J and QuickFIX C++ settings key Peregrine does not
@@ -325,6 +326,11 @@ pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
         &["N"],
         "every initiator session connects at start-up; add sessions at run time with Command::AddSession",
     ),
+    // --- Session identity.
+    row("SenderSubID", QFJ, SECURITY, &[], SUB_IDS),
+    row("SenderLocationID", QFJ, SECURITY, &[], SUB_IDS),
+    row("TargetSubID", QFJ, SECURITY, &[], SUB_IDS),
+    row("TargetLocationID", QFJ, SECURITY, &[], SUB_IDS),
     // --- Session rules.
     row(
         "ResetOnError",
@@ -564,7 +570,7 @@ pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
         QFJ,
         COSMETIC,
         &[],
-        "a message for no known session is logged as an event",
+        "a connection whose Logon names no session is closed, and said in a tracing line (rate-limited)",
     ),
     row("Description", QFJ, COSMETIC, &[], "a free-text label; Peregrine shows none"),
     // --- Sockets and performance.
