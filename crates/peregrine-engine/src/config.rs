@@ -78,7 +78,8 @@ pub enum Origin {
     Code,
 }
 
-/// An error in a settings file: where, which key, what is wrong.
+/// An error in settings (a file's, or made in code): where, which key, what is
+/// wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The settings file.

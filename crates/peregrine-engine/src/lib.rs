@@ -1,7 +1,12 @@
 //! Peregrine's I/O engine: the sockets, threads and files around the sans-IO
 //! FIX session of `peregrine-session`.
 //!
-//! * [`config`] reads QuickFIX-style `.cfg` settings ([`config::Settings`]);
+//! * [`config`] reads QuickFIX-style `.cfg` settings ([`config::Settings`]), or
+//!   makes the same in code ([`config::Settings::builder`]), and refuses a
+//!   QuickFIX key it does not implement when that would change security or
+//!   delivery ([`config::UNSUPPORTED_KEYS`]);
+//! * [`EngineBuilder`] builds a running acceptor or initiator from them and an
+//!   application factory;
 //! * [`Engine`] runs many sessions on one reactor thread: a TCP acceptor (one
 //!   port, sessions routed by CompIDs) and initiators (reconnect interval,
 //!   failover hosts), with a configurable [`IdleStrategy`], TCP_NODELAY and
