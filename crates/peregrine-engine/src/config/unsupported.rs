@@ -1,42 +1,5 @@
-//! The QuickFIX/J and QuickFIX C++ settings keys Peregrine does not implement,
-//! in one table: [`UNSUPPORTED_KEYS`].
-//!
-//! A settings file written for QuickFIX may carry keys Peregrine has no
-//! equivalent for. Ignoring such a key silently is only safe when nothing
-//! about security or delivery depends on it, so each key is classified:
-//!
-//! * [`Effect::SecurityOrDelivery`] (TLS, address filters, proxies, the
-//!   source address, database stores, session rules such as `ResetOnError`
-//!   or `RequiresOrigSendingTime`): start-up stops with an error naming file,
-//!   line and key, unless the value says what Peregrine does anyway
-//!   ([`UnsupportedKey::same_as_peregrine`], e.g. `SocketUseSSL=N`);
-//! * [`Effect::CosmeticOrPerformance`] (log formats and destinations, socket
-//!   tuning, caches): a [`ConfigWarning`](super::ConfigWarning), printed to
-//!   stderr when no `tracing` subscriber is installed
-//!   ([`Settings::report_warnings`](super::Settings::report_warnings)).
-//!
-//! A key in neither [`KNOWN_KEYS`](super::KNOWN_KEYS) nor this table (a typo,
-//! or another engine's key) is a warning, `unknown key, ignored`.
-//!
-//! The key names are QuickFIX/J's (`quickfixj-core`: `Session`,
-//! `SessionFactory`, `Initiator`, `Acceptor`, `FileStoreFactory`,
-//! `FileLogFactory`, `ScreenLogFactory`, `SLF4JLogFactory`, `JdbcSetting`,
-//! `SleepycatStoreFactory`, `NetworkingOptions`, `SSLSupport`) and QuickFIX
-//! C++'s (`src/C++/SessionSettings.h`); the notes are ours.
-//!
-//! ```
-//! use peregrine_engine::config::{unsupported, Effect, Settings};
-//!
-//! let key = unsupported("socketusessl").unwrap();
-//! assert_eq!((key.key, key.effect), ("SocketUseSSL", Effect::SecurityOrDelivery));
-//! assert!(key.is_same_as_peregrine("n")); // SocketUseSSL=N: accepted
-//!
-//! let cfg = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
-//!            SocketUseSSL=Y\n[SESSION]\nBeginString=FIX.4.4\n";
-//! let e = Settings::parse(cfg, "venue.cfg".as_ref()).unwrap_err();
-//! assert_eq!((e.line, e.key.as_deref()), (5, Some("SocketUseSSL")));
-//! assert!(e.to_string().starts_with("venue.cfg:5: SocketUseSSL: "));
-//! ```
+//! The QuickFIX/J and QuickFIX C++ settings keys Peregrine does not implement:
+//! [`UNSUPPORTED_KEYS`].
 
 use std::fmt;
 
@@ -216,8 +179,45 @@ const SUB_IDS: &str = "sessions are told apart by BeginString, CompIDs and Sessi
 const DB_POOL: &str = "database connection tuning; there is no database";
 
 /// Every QuickFIX/J and QuickFIX C++ settings key Peregrine does not
-/// implement, with what ignoring it would change (see the
-/// [module documentation](self)). The README's table is made from it.
+/// implement, with what ignoring it would change. The README's table lists
+/// the same (a test keeps the two in step).
+///
+/// A settings file written for QuickFIX may carry keys Peregrine has no
+/// equivalent for. Ignoring such a key silently is only safe when nothing
+/// about security or delivery depends on it, so each key is classified:
+///
+/// * [`Effect::SecurityOrDelivery`] (TLS, address filters, proxies, the
+///   source address, database stores, session rules such as `ResetOnError`
+///   or `RequiresOrigSendingTime`): start-up stops with an error naming file,
+///   line and key, unless the value says what Peregrine does anyway
+///   ([`UnsupportedKey::same_as_peregrine`], e.g. `SocketUseSSL=N`);
+/// * [`Effect::CosmeticOrPerformance`] (log formats and destinations, socket
+///   tuning, caches): a [`ConfigWarning`](super::ConfigWarning), printed to
+///   stderr when no `tracing` subscriber is installed
+///   ([`Settings::report_warnings`](super::Settings::report_warnings)).
+///
+/// A key in neither [`KNOWN_KEYS`](super::KNOWN_KEYS) nor this table (a typo,
+/// or another engine's key) is a warning, `unknown key, ignored`.
+///
+/// The key names are QuickFIX/J's (`quickfixj-core`: `Session`,
+/// `SessionFactory`, `Initiator`, `Acceptor`, `FileStoreFactory`,
+/// `FileLogFactory`, `ScreenLogFactory`, `SLF4JLogFactory`, `JdbcSetting`,
+/// `SleepycatStoreFactory`, `NetworkingOptions`, `SSLSupport`) and QuickFIX
+/// C++'s (`src/C++/SessionSettings.h`); the notes are ours.
+///
+/// ```
+/// use peregrine_engine::config::{unsupported, Effect, Settings};
+///
+/// let key = unsupported("socketusessl").unwrap();
+/// assert_eq!((key.key, key.effect), ("SocketUseSSL", Effect::SecurityOrDelivery));
+/// assert!(key.is_same_as_peregrine("n")); // SocketUseSSL=N: accepted
+///
+/// let cfg = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
+///            SocketUseSSL=Y\n[SESSION]\nBeginString=FIX.4.4\n";
+/// let e = Settings::parse(cfg, "venue.cfg".as_ref()).unwrap_err();
+/// assert_eq!((e.line, e.key.as_deref()), (5, Some("SocketUseSSL")));
+/// assert!(e.to_string().starts_with("venue.cfg:5: SocketUseSSL: "));
+/// ```
 pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
     // --- TLS (QuickFIX/J's SSLSupport, QuickFIX C++'s SSL acceptor/initiator).
     row("SocketUseSSL", QFJ, SECURITY, &["N"], TLS),
