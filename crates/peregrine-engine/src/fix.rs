@@ -495,6 +495,9 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
         self.session.set_next_target_seq(seq)
     }
+    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
+        self.session.reset(now, &mut self.app)
+    }
     fn store_lost_messages(&self) -> u64 {
         self.session
             .store()

@@ -547,6 +547,35 @@ impl<S: MessageStore> Session<S> {
         self.core.flush_events(app);
     }
 
+    /// Resets the session's sequence numbers to 1 and forgets its stored
+    /// messages (QuickFIX/J's `Session.reset()`): for an operator, between
+    /// connections. Call it while disconnected (the engine logs out first);
+    /// the application hears [`AppEvent::SequenceNumbersReset`].
+    ///
+    /// # Errors
+    ///
+    /// The store could not reset.
+    ///
+    /// ```
+    /// # use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut session = Session::new(cfg, MemoryStore::new(0), 0);
+    /// session.set_next_sender_seq(40).unwrap();
+    /// session.reset(0, &mut EchoApp::new(None)).unwrap();
+    /// assert_eq!((session.next_sender_seq(), session.next_target_seq()), (1, 1));
+    /// ```
+    pub fn reset(&mut self, now: Nanos, app: &mut dyn Application) -> Result<(), StoreError> {
+        self.tick(now);
+        self.core.outgoing.store.reset(now)?;
+        self.core
+            .app_events
+            .push_back(AppEvent::SequenceNumbersReset);
+        self.core.queue.clear();
+        self.core.flush_events(app);
+        Ok(())
+    }
+
     /// Where the session is.
     pub fn state(&self) -> SessionState {
         self.core.state_name()
