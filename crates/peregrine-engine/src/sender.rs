@@ -216,18 +216,13 @@ impl SendQueue {
 /// sessions from any thread ([`Engine::sender`](crate::Engine::sender)).
 ///
 /// ```
-/// use std::time::Duration;
-/// use peregrine_engine::{Engine, EngineOptions, config::Settings, fix::{build_session, BoxedFixSession, StoreKind}};
+/// use peregrine_engine::EngineBuilder;
 /// use peregrine_session::EchoApp;
 ///
-/// let text = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
-///             SocketConnectPort=1\nSenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n\
-///             [SESSION]\nBeginString=FIX.4.4\n";
-/// let settings = Settings::parse(text, "client.cfg".as_ref())?;
-/// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
-/// let s = &settings.sessions[0];
-/// let now = peregrine_engine::now_nanos();
-/// engine.add_session(s, build_session(s, StoreKind::Memory, now, &mut |d| Box::new(EchoApp::new(d)))?)?;
+/// let cfg = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
+///            SocketConnectPort=1\nSenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n\
+///            [SESSION]\nBeginString=FIX.4.4\n";
+/// let engine = EngineBuilder::parse(cfg, "client.cfg")?.build(|_| EchoApp::new(None))?;
 ///
 /// let session = engine.session_ref("FIX.4.4:TW->ISLD").unwrap();
 /// let sender = engine.sender();
