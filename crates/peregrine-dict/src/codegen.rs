@@ -518,9 +518,10 @@ impl<'d> Gen<'d> {
         o.push_str(
             "/// Everything needed to call the getters and setters: the component traits and the\n\
              /// runtime traits.\npub mod prelude {\n    pub use super::components::*;\n    \
-             pub use crate::{FieldAccess, FieldEncode, FixEnum, TypedMessage};\n}\n\n",
+             pub use crate::{FieldAccess, FieldEncode, FixEnum, Message, TypedMessage};\n}\n\n",
         );
         self.emit_messages(&mut o);
+        self.emit_cracker(&mut o);
         if tests {
             self.emit_tests(&mut o);
         }
@@ -735,11 +736,14 @@ impl<'d> Gen<'d> {
         o.push_str("}\n\n");
     }
 
+    /// `builder_generics` are the impl's generics for `builder` (`<'b>` for a group entry
+    /// builder, `<'b, E: FieldEncode<'b>>` for a message builder, generic over its encoder).
     fn emit_trait_impls(
         &self,
         o: &mut String,
         items: &[Item],
         view: &str,
+        builder_generics: &str,
         builder: &str,
         header: bool,
     ) {
@@ -753,7 +757,7 @@ impl<'d> Gen<'d> {
         for n in names {
             let _ = writeln!(
                 o,
-                "impl<'a> components::{n}<'a> for {view} {{}}\nimpl<'b> components::{n}Builder<'b> for {builder} {{}}"
+                "impl<'a> components::{n}<'a> for {view} {{}}\nimpl{builder_generics} components::{n}Builder<'b> for {builder} {{}}"
             );
         }
     }
@@ -801,6 +805,7 @@ impl<'d> Gen<'d> {
                 o,
                 &g.items,
                 &format!("{ty}<'a>"),
+                "<'b>",
                 &format!("{ty}Builder<'_, 'b>"),
                 false,
             );
@@ -819,8 +824,13 @@ impl<'d> Gen<'d> {
             let _ = writeln!(
                 o,
                 "/// `{}` (MsgType `{}`), {cat} message: a zero-copy view of a decoded message.\n#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{\n    view: crate::codec::MessageView<'a>,\n    text: Option<&'a str>,\n}}\n\
-                 /// Writes a [`{ty}`] (MsgType `{}`); fields are written in the order of the calls.\n#[derive(Debug)]\npub struct {ty}Builder<'b> {{\n    enc: crate::codec::MessageEncoder<'b>,\n}}\n\
-                 crate::__message!({ty}, {ty}Builder, {}, BEGIN_STRING);",
+                 /// Writes a [`{ty}`] (MsgType `{}`); fields are written in the order of the calls.\n///\n\
+                 /// `E` is the encoder written to: owned for a whole message ([`{ty}::builder`]),\n\
+                 /// borrowed for a body a session frames ([`{ty}Body`]).\n#[derive(Debug)]\npub struct {ty}Builder<'b, E = crate::codec::MessageEncoder<'b>> {{\n    enc: E,\n    _encoder: ::core::marker::PhantomData<&'b ()>,\n}}\n\
+                 /// The body of a [`{ty}`] written into an encoder that a session started and\n\
+                 /// finishes (see [`Message`](crate::Message)): the setters of [`{ty}Builder`].\n\
+                 pub type {ty}Body<'x, 'b> = {ty}Builder<'b, &'x mut crate::codec::MessageEncoder<'b>>;\n\
+                 crate::__message!({ty}, {ty}Builder, {ty}Body, {}, BEGIN_STRING);",
                 m.name,
                 doc_text(&m.msg_type),
                 doc_text(&m.msg_type),
@@ -828,18 +838,104 @@ impl<'d> Gen<'d> {
             );
             let _ = writeln!(o, "impl<'a> {ty}<'a> {{");
             self.emit_accessors(o, items, "pub ", true);
-            let _ = writeln!(o, "}}\nimpl<'b> {ty}Builder<'b> {{");
+            let _ = writeln!(o, "}}\nimpl<'b, E: FieldEncode<'b>> {ty}Builder<'b, E> {{");
             self.emit_accessors(o, items, "pub ", false);
             o.push_str("}\n");
             self.emit_trait_impls(
                 o,
                 items,
                 &format!("{ty}<'a>"),
-                &format!("{ty}Builder<'b>"),
+                "<'b, E: FieldEncode<'b>>",
+                &format!("{ty}Builder<'b, E>"),
                 true,
             );
             o.push('\n');
         }
+    }
+
+    /// The typed dispatch: `MessageHandler` (one provided method per message) and `crack`.
+    fn emit_cracker(&self, o: &mut String) {
+        let version = self.dict.version();
+        let example = self
+            .dict
+            .messages()
+            .iter()
+            .find(|m| m.msg_type == "D")
+            .or_else(|| self.dict.messages().first());
+        o.push_str(
+            "/// Typed dispatch on MsgType, QuickFIX/J's `MessageCracker`: one method per message of\n\
+             /// this version, called by [`crack`] with the zero-copy view of the message. Every\n\
+             /// method has a default that returns [`UnsupportedMessageType`](crate::UnsupportedMessageType)\n\
+             /// (converted into [`Error`](MessageHandler::Error)): implement those you handle.\n///\n\
+             /// `C` is what the methods are given besides the message (the session's outbox, say;\n\
+             /// `()` by default).\n",
+        );
+        if let Some(m) = example {
+            let ty = type_name(&m.name);
+            let method = snake(&m.name);
+            let _ = write!(
+                o,
+                "///\n/// ```\n/// use peregrine_messages::UnsupportedMessageType;\n\
+                 /// use peregrine_messages::codec::{{Decoder, DecoderConfig, EncodeBuffer}};\n\
+                 /// use peregrine_messages::{module}::{{self, MessageHandler}};\n///\n\
+                 /// #[derive(Default)]\n/// struct Counter {{ seen: usize }}\n\
+                 /// impl MessageHandler for Counter {{\n///     type Error = UnsupportedMessageType;\n\
+                 ///     fn on_{method}(&mut self, _msg: {module}::{ty}<'_>, _cx: &mut ()) -> Result<(), Self::Error> {{\n\
+                 ///         self.seen += 1;\n///         Ok(())\n///     }}\n/// }}\n///\n\
+                 /// let mut buf = EncodeBuffer::new();\n/// let wire = {module}::{ty}::builder(&mut buf).finish().to_vec();\n\
+                 /// let mut decoder = Decoder::new(DecoderConfig::default());\n\
+                 /// let msg = decoder.decode(&wire).unwrap();\n/// let mut counter = Counter::default();\n\
+                 /// {module}::crack(&mut counter, &msg, &mut ()).unwrap();\n/// assert_eq!(counter.seen, 1);\n///\n\
+                 /// // Anything else is unsupported:\n\
+                 /// let other = {{ let mut b = buf.start({module}::BEGIN_STRING, b\"ZZ\"); b.str(58, b\"?\"); b.finish().to_vec() }};\n\
+                 /// let msg = decoder.decode(&other).unwrap();\n\
+                 /// assert_eq!({module}::crack(&mut counter, &msg, &mut ()), Err(UnsupportedMessageType));\n\
+                 /// ```\n",
+                module = module_name(&version),
+            );
+        }
+        o.push_str(
+            "#[doc(alias = \"MessageCracker\")]\npub trait MessageHandler<C: ?Sized = ()> {\n    \
+             /// What the methods return on failure; the defaults return\n    \
+             /// [`UnsupportedMessageType`](crate::UnsupportedMessageType) converted into it.\n    \
+             type Error: From<crate::UnsupportedMessageType>;\n",
+        );
+        for m in self.dict.messages() {
+            let ty = type_name(&m.name);
+            let _ = writeln!(
+                o,
+                "    /// A [`{ty}`] (MsgType `{}`) was received.\n    #[inline]\n    fn on_{}(&mut self, msg: {ty}<'_>, cx: &mut C) -> Result<(), Self::Error> {{\n        let _ = (msg, cx);\n        Err(crate::UnsupportedMessageType.into())\n    }}",
+                doc_text(&m.msg_type),
+                snake(&m.name)
+            );
+        }
+        o.push_str(
+            "    /// A MsgType this version's dictionary does not define.\n    #[inline]\n    \
+             fn on_unknown_msg_type(&mut self, msg: crate::codec::MessageView<'_>, cx: &mut C) -> Result<(), Self::Error> {\n        \
+             let _ = (msg, cx);\n        Err(crate::UnsupportedMessageType.into())\n    }\n}\n\n",
+        );
+        o.push_str(
+            "/// Calls the [`MessageHandler`] method of `msg`'s MsgType with the typed view of\n\
+             /// `msg` (no copy, no allocation), or [`MessageHandler::on_unknown_msg_type`].\n///\n\
+             /// # Errors\n///\n/// Whatever the handler's method returns.\n#[inline]\n\
+             pub fn crack<C: ?Sized, H: MessageHandler<C> + ?Sized>(\n    handler: &mut H,\n    \
+             msg: &crate::codec::MessageView<'_>,\n    cx: &mut C,\n) -> Result<(), H::Error> {\n    \
+             use crate::TypedMessage as _;\n    let msg = *msg;\n    match msg.msg_type() {\n",
+        );
+        let mut seen = BTreeSet::new();
+        for m in self.dict.messages() {
+            if !seen.insert(m.msg_type.as_str()) {
+                continue;
+            }
+            let ty = type_name(&m.name);
+            let _ = writeln!(
+                o,
+                "        {} => handler.on_{}({ty}::wrap(msg), cx),",
+                slice_pattern(&m.msg_type),
+                snake(&m.name)
+            );
+        }
+        o.push_str("        _ => handler.on_unknown_msg_type(msg, cx),\n    }\n}\n\n");
     }
 
     // -----------------------------------------------------------------------------------
@@ -998,6 +1094,16 @@ impl<'d> Gen<'d> {
         }
         o.push_str("}\n}\n");
     }
+}
+
+/// The `peregrine_messages` module of a dictionary version (`FIX.4.4` → `fix44`,
+/// `FIX.5.0SP2` → `fix50sp2`, `FIXT.1.1` → `fixt11`).
+fn module_name(version: &str) -> String {
+    version
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase()
 }
 
 fn enum_kind(t: &FixType) -> bool {

@@ -103,8 +103,8 @@ mod runtime;
 /// The codec the generated code is built on (re-exported for convenience).
 pub use peregrine_codec as codec;
 pub use runtime::{
-    Entries, EntryBuilder, FieldAccess, FieldEncode, FieldError, FixEnum, FixValue, GroupEntry,
-    GroupWriter, IsMember, TypedMessage,
+    Body, Entries, EntryBuilder, FieldAccess, FieldEncode, FieldError, FixEnum, FixValue,
+    GroupEntry, GroupWriter, IsMember, Message, TypedMessage, UnsupportedMessageType,
 };
 
 macro_rules! version {
