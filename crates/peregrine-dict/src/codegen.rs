@@ -19,6 +19,24 @@
 //! the dictionary, not with the number of places a component is used; every method is a
 //! one-line `#[inline]` call to a generic helper of the runtime.
 //!
+//! # Enum variant names
+//!
+//! Variants are named after the FIX specification's symbolic names (`OrdStatus::PartiallyFilled`,
+//! `OrdRejReason::UnknownSymbol`), with QuickFIX's description kept as a `#[doc(alias)]`
+//! (search the documentation for `PARTIAL` or `UNKNOWNSYM` and the variant comes up).
+//! QuickFIX's descriptions are upper snake case (`PARTIALLY_FILLED`, CamelCased into the
+//! variant name) in every dictionary but FIX 4.4, which runs the words together and
+//! abbreviates them (`PARTIAL`, `UNKNOWNSYM`, `PENDINGNEW`, `EXECUTINGFIRM`). Such a
+//! description is named from the same field's value in the reference dictionaries of
+//! [`Options::names_from`] when it abbreviates that value's description (its letters appear
+//! there in order: `PARTIAL` → `PARTIALLY_FILLED`, `INVINVID` → `INVALID_INVESTOR_ID`), or
+//! else split into the words the dictionaries use elsewhere (`UNKNOWNACCOUNTS` → `Unknown`
+//! `Accounts`). A short table then corrects what still differs from the specification:
+//! misspellings (`SURVEILLENCE_OPTION` → `SurveillanceOption`), abbreviations without a
+//! counterpart (`PENDINGCXL` → `ExecType::PendingCancel`, `ORDCXLREQ` →
+//! `CxlRejResponseTo::OrderCancelRequest`) and descriptions that do not name their value
+//! (QuickFIX's FIX 4.4 `SettlType` 8 `T5` → `SellersOption`).
+//!
 //! ```
 //! use peregrine_dict::{codegen, Dictionary};
 //! let dict = Dictionary::from_file("dictionaries/FIX42.xml").unwrap();
@@ -42,6 +60,10 @@ pub struct Options<'d> {
     pub transport: Option<&'d Dictionary>,
     /// Emit the `#[cfg(test)]` round-trip tests.
     pub tests: bool,
+    /// Dictionaries whose value descriptions name enum variants where this dictionary's
+    /// own description runs words together (see [Enum variant names](self#enum-variant-names)),
+    /// in order of preference. `peregrine-messages` passes FIX 5.0 SP2, 4.3 and 4.2.
+    pub names_from: &'d [&'d Dictionary],
 }
 
 impl Default for Options<'_> {
@@ -49,6 +71,7 @@ impl Default for Options<'_> {
         Options {
             transport: None,
             tests: true,
+            names_from: &[],
         }
     }
 }
@@ -71,6 +94,7 @@ pub fn rustfmt(path: &Path) -> bool {
 /// Generates the module body for `dict` (see the [module documentation](self)).
 pub fn generate(dict: &Dictionary, options: &Options<'_>) -> String {
     let mut g = Gen::new(dict, options.transport);
+    g.namer = Namer::new(dict, options.transport, options.names_from);
     g.build();
     g.emit(options.tests)
 }
@@ -195,6 +219,17 @@ fn variant_name(description: &str, value: &str) -> String {
     out
 }
 
+/// QuickFIX's description as a doc alias of the variant named `name`, when it differs from
+/// the name and rustdoc accepts it as an alias.
+fn doc_alias(description: &str, name: &str) -> Option<String> {
+    let ok = !description.is_empty()
+        && !description.eq_ignore_ascii_case(name)
+        && description
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+' | '/'));
+    ok.then(|| description.to_string())
+}
+
 fn sanitize(value: &str) -> String {
     value
         .chars()
@@ -242,6 +277,340 @@ fn slice_pattern(s: &str) -> String {
 fn doc_text(s: &str) -> String {
     s.replace(['\n', '\r'], " ").replace('`', "'")
 }
+
+// ---------------------------------------------------------------------------------------
+// Enum variant names
+
+/// Variant names where QuickFIX's description, even after [`Namer`]'s reference lookup,
+/// differs from the FIX specification's symbolic name: misspellings, abbreviations and
+/// descriptions that do not name the value. Keyed by field name, wire value and the
+/// description (upper case, letters and digits only) the lookup ended with, so that an
+/// entry never renames a value that means something else in another version.
+///
+/// Each entry: (field, value, description, variant).
+const SPEC_NAMES: &[(&str, &str, &str, &str)] = &[
+    // Misspelt by QuickFIX and by the FIX Repository's symbolic name ("SurveillenceOption").
+    (
+        "OrdRejReason",
+        "12",
+        "SURVEILLENCEOPTION",
+        "SurveillanceOption",
+    ),
+    ("OrdRejReason", "15", "UNKNOWNACCOUNTS", "UnknownAccount"),
+    ("ExecType", "6", "PENDINGCXL", "PendingCancel"),
+    (
+        "BusinessRejectReason",
+        "3",
+        "UNKNMSGTYPE",
+        "UnsupportedMessageType",
+    ),
+    (
+        "CxlRejReason",
+        "5",
+        "ORIGORDMODTIMEMISMATCH",
+        "OrigOrdModTimeMismatch",
+    ),
+    ("CxlRejReason", "5", "ORIGORDMODTIME", "OrigOrdModTime"),
+    (
+        "CxlRejReason",
+        "3",
+        "ALREADYPENDINGCXL",
+        "OrderAlreadyInPendingCancelOrPendingReplaceStatus",
+    ),
+    ("CxlRejResponseTo", "1", "ORDCXLREQ", "OrderCancelRequest"),
+    (
+        "CxlRejResponseTo",
+        "2",
+        "ORDCXLREPREQ",
+        "OrderCancelReplaceRequest",
+    ),
+    ("ExecInst", "Z", "CXLIFNOTBEST", "CancelIfNotBest"),
+    ("Side", "F", "LENDFINANCING", "Lend"),
+    ("Side", "G", "BORROWFINANCING", "Borrow"),
+    ("LastCapacity", "2", "XA", "CrossAsAgent"),
+    ("LastCapacity", "3", "XP", "CrossAsPrincipal"),
+    ("AdvTransType", "N", "ADVNEW", "New"),
+    ("AdvTransType", "C", "ADVCANCEL", "Cancel"),
+    ("AdvTransType", "R", "ADVREPLACE", "Replace"),
+    // QuickFIX's FIX 4.4 swaps these two descriptions' meaning: 8 is Seller's Option, 9 T+5.
+    ("SettlType", "8", "T5", "SellersOption"),
+    ("SettlType", "9", "T1", "TPlus5"),
+    ("EncryptMethod", "0", "NONEOTHER", "None"),
+    (
+        "SessionRejectReason",
+        "5",
+        "VALUEISINCORRECTOUTOFRANGEFORTHISTAG",
+        "ValueIsIncorrect",
+    ),
+    (
+        "SessionRejectReason",
+        "17",
+        "NONDATAVALUEINCLUDESFIELDDELIMITERSOHCHARACTER",
+        "NonDataValueIncludesFieldDelimiter",
+    ),
+    (
+        "BusinessRejectReason",
+        "7",
+        "NODELIVTOFIRM",
+        "DeliverToFirmNotAvailableAtThisTime",
+    ),
+    (
+        "SubscriptionRequestType",
+        "2",
+        "UNSUBSCRIBE",
+        "DisablePreviousSnapshotPlusUpdateRequest",
+    ),
+    ("PriceType", "2", "CPS", "PerUnit"),
+    ("PriceType", "3", "ABS", "FixedAmount"),
+    ("ListOrderStatus", "4", "CXL", "Cancelling"),
+    ("ExecRestatementReason", "3", "REPX", "RepricingOfOrder"),
+    (
+        "ExecRestatementReason",
+        "6",
+        "CXLTRADINGHALT",
+        "CancelOnTradingHalt",
+    ),
+    (
+        "ExecRestatementReason",
+        "7",
+        "CXLSYSTEMFAILURE",
+        "CancelOnSystemFailure",
+    ),
+    ("ExecRestatementReason", "8", "MRKTOPTION", "MarketOption"),
+    (
+        "PartyRole",
+        "11",
+        "INITIATINGTRADER",
+        "OrderOriginationTrader",
+    ),
+    ("QuoteStatus", "1", "CXLSYM", "CanceledForSymbol"),
+    ("QuoteStatus", "2", "CXLSECTYPE", "CanceledForSecurityType"),
+    ("QuoteStatus", "3", "CXLUNDER", "CanceledForUnderlying"),
+    ("QuoteStatus", "4", "CXLALL", "CanceledAll"),
+    (
+        "QuoteCancelType",
+        "1",
+        "CXLSYM",
+        "CancelForOneOrMoreSecurities",
+    ),
+    (
+        "QuoteCancelType",
+        "2",
+        "CXLSECTYPE",
+        "CancelForSecurityType",
+    ),
+    (
+        "QuoteCancelType",
+        "3",
+        "CXLUNDER",
+        "CancelForUnderlyingSecurity",
+    ),
+    ("QuoteCancelType", "4", "CXLALL", "CancelAllQuotes"),
+    ("QuoteRejectReason", "2", "EXCHCLSD", "ExchangeClosed"),
+    (
+        "QuoteRejectReason",
+        "3",
+        "ORDEXLIM",
+        "QuoteRequestExceedsLimit",
+    ),
+    ("QuoteRejectReason", "5", "UNKNORD", "UnknownQuote"),
+    ("QuoteRejectReason", "6", "DUPORD", "DuplicateQuote"),
+    ("QuoteRejectReason", "8", "INVPX", "InvalidPrice"),
+    ("QuoteEntryRejectReason", "2", "EXCHCLSD", "ExchangeClosed"),
+    ("QuoteEntryRejectReason", "2", "EXHCNAGE", "ExchangeClosed"),
+    (
+        "QuoteEntryRejectReason",
+        "3",
+        "ORDEXCLIM",
+        "QuoteExceedsLimit",
+    ),
+    ("QuoteEntryRejectReason", "5", "UNKNORD", "UnknownQuote"),
+    ("QuoteEntryRejectReason", "6", "DUPORD", "DuplicateQuote"),
+    ("QuoteEntryRejectReason", "8", "INVPX", "InvalidPrice"),
+    (
+        "DiscretionInst",
+        "0",
+        "RELDISPPX",
+        "RelatedToDisplayedPrice",
+    ),
+    ("DiscretionInst", "1", "RELMKTPX", "RelatedToMarketPrice"),
+    ("DiscretionInst", "2", "RELPRIMPX", "RelatedToPrimaryPrice"),
+    (
+        "DiscretionInst",
+        "3",
+        "RELLOCPRIMPX",
+        "RelatedToLocalPrimaryPrice",
+    ),
+    ("DiscretionInst", "4", "RELMIDPX", "RelatedToMidpointPrice"),
+    ("DiscretionInst", "5", "RELLSTPX", "RelatedToLastTradePrice"),
+];
+
+/// `PARTIALLY_FILLED` → `PARTIALLYFILLED`: upper case, letters and digits only.
+fn squash(description: &str) -> String {
+    description
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// Whether the letters of `short` appear in order in `long` (`PARTIAL` in
+/// `PARTIALLYFILLED`, `UNKNOWNSYM` in `UNKNOWNSYMBOL`, `INVINVID` in
+/// `INVALIDINVESTORID`): `short` abbreviates `long`.
+fn abbreviates(short: &str, long: &str) -> bool {
+    let mut rest = long.chars();
+    !short.is_empty() && short.chars().all(|c| rest.any(|l| l == c))
+}
+
+/// Names enum variants after the FIX specification.
+///
+/// QuickFIX's dictionaries name values in upper snake case (`PARTIALLY_FILLED`), which
+/// CamelCases into the specification's symbolic name (`PartiallyFilled`), except where
+/// they run the words together or abbreviate them, as its FIX 4.4 dictionary does
+/// throughout (`PARTIAL`, `UNKNOWNSYM`, `PENDINGNEW`). For such a description (no
+/// separator, no lower case), the variant is named from the same field's value in the
+/// reference dictionaries ([`Options::names_from`]) when the description abbreviates
+/// that one (its letters appear in it in order: `PARTIAL` → `PARTIALLY_FILLED`);
+/// otherwise the description is split into the words the dictionaries use elsewhere
+/// (`UNKNOWNACCOUNTS` → `UNKNOWN_ACCOUNTS`). Last, [`SPEC_NAMES`] corrects what is still
+/// not the specification's name.
+#[derive(Default)]
+struct Namer<'d> {
+    references: Vec<&'d Dictionary>,
+    /// Words of every multi-word description (upper case).
+    words: BTreeSet<String>,
+}
+
+impl<'d> Namer<'d> {
+    fn new(
+        dict: &'d Dictionary,
+        transport: Option<&'d Dictionary>,
+        names_from: &[&'d Dictionary],
+    ) -> Self {
+        let mut words = BTreeSet::new();
+        let all = std::iter::once(dict)
+            .chain(transport)
+            .chain(names_from.iter().copied());
+        for (i, d) in all.enumerate() {
+            for f in d.fields() {
+                for v in &f.values {
+                    // The references' one-word descriptions are words too (`CANCELED`); the
+                    // dictionary's own may be words run together (`PENDINGNEW`).
+                    let word = i > 0 && !v.description.is_empty() && v.description.len() <= 12;
+                    if v.description.contains('_') || word {
+                        words.extend(
+                            v.description
+                                .split(|c: char| !c.is_ascii_alphanumeric())
+                                .filter(|w| !w.is_empty())
+                                .map(str::to_ascii_uppercase),
+                        );
+                    }
+                }
+            }
+        }
+        Namer {
+            references: names_from.to_vec(),
+            words,
+        }
+    }
+
+    /// The variant name of `field`'s `value`, described `description` in the dictionary.
+    fn variant(&self, field: &str, value: &str, description: &str) -> String {
+        let fixed = |d: &str| {
+            let d = squash(d);
+            SPEC_NAMES
+                .iter()
+                .find(|(f, v, desc, _)| *f == field && *v == value && *desc == d)
+                .map(|e| e.3.to_string())
+        };
+        if let Some(name) = fixed(description) {
+            return name;
+        }
+        let run_together = !description.is_empty()
+            && description
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+        if !run_together {
+            return variant_name(description, value);
+        }
+        let short = squash(description);
+        let candidates = || {
+            self.references.iter().filter_map(|r| {
+                let v = r
+                    .field_by_name(field)?
+                    .values
+                    .iter()
+                    .find(|v| v.value == value)?;
+                Some((v.description.as_str(), squash(&v.description)))
+            })
+        };
+        // An abbreviation of a reference (`PARTIAL`, `PARTIALLY_FILLED`); failing that, a
+        // reference with a qualifier after it (`LENDFINANCING`, `LEND`).
+        let reference = candidates()
+            .find(|(_, long)| abbreviates(&short, long))
+            .or_else(|| {
+                candidates().find(|(d, long)| {
+                    long.len() >= 4
+                        && (d.contains('_') || long.len() <= 10)
+                        && short.starts_with(long.as_str())
+                })
+            })
+            .map(|(d, _)| d);
+        let resolved = match reference {
+            Some(r) => r.to_string(),
+            None => self.split(&short),
+        };
+        fixed(&resolved).unwrap_or_else(|| variant_name(&resolved, value))
+    }
+
+    /// `UNKNOWNACCOUNTS` → `UNKNOWN_ACCOUNTS`: the cheapest cut into known words (short
+    /// words cost more than long ones) and unknown runs (costing more the longer they are).
+    fn split(&self, s: &str) -> String {
+        let n = s.len();
+        // best[i]: the cost of s[..i] and where its last piece starts.
+        let mut best: Vec<(u32, usize)> = vec![(u32::MAX, 0); n + 1];
+        best[0] = (0, 0);
+        for i in 1..=n {
+            for j in 0..i {
+                if best[j].0 == u32::MAX || !s.is_char_boundary(j) || !s.is_char_boundary(i) {
+                    continue;
+                }
+                let piece = &s[j..i];
+                let cost = if self.words.contains(piece) || ABBREVIATIONS.contains(&piece) {
+                    match piece.len() {
+                        1 => 5,
+                        2 => 3,
+                        _ => 2,
+                    }
+                } else {
+                    4 + piece.len() as u32
+                };
+                if best[j].0 + cost < best[i].0 {
+                    best[i] = (best[j].0 + cost, j);
+                }
+            }
+        }
+        let mut pieces = Vec::new();
+        let mut i = n;
+        while i > 0 {
+            let j = best[i].1;
+            pieces.push(&s[j..i]);
+            i = j;
+        }
+        pieces.reverse();
+        pieces.join("_")
+    }
+}
+
+/// Abbreviations QuickFIX's FIX 4.4 descriptions use, kept as words when a description is
+/// split (`CXLSYM` → `CxlSym` rather than `Cxlsym`); the common ones are spelt out by
+/// [`SPEC_NAMES`].
+const ABBREVIATIONS: &[&str] = &[
+    "ACCT", "ACT", "ALLOC", "AMT", "AVG", "BRK", "BUST", "BUYSIDE", "CLS", "CLSD", "COMM", "CSH",
+    "CURR", "CXL", "DISC", "DISP", "DUP", "EN", "EXCH", "IND", "INV", "LOC", "LST", "MID", "MKT",
+    "MNC", "MOD", "MORN", "MRKT", "MSG", "NASDAQ", "ORD", "ORIG", "PCT", "PRIM", "PX", "QTY",
+    "REJ", "REL", "REP", "REQ", "RET", "SEC", "SUPP", "SYM", "TRD", "UNKN", "WRK",
+];
 
 // ---------------------------------------------------------------------------------------
 // The intermediate form: members with components either referenced or inlined
@@ -303,6 +672,7 @@ struct Gen<'d> {
     /// Every field used, with the dictionary that defines it.
     fields: BTreeMap<u32, &'d FieldDef>,
     const_names: BTreeMap<u32, String>,
+    namer: Namer<'d>,
 }
 
 impl<'d> Gen<'d> {
@@ -318,6 +688,7 @@ impl<'d> Gen<'d> {
             enums: BTreeSet::new(),
             fields: BTreeMap::new(),
             const_names: BTreeMap::new(),
+            namer: Namer::default(),
         }
     }
 
@@ -552,7 +923,7 @@ impl<'d> Gen<'d> {
                 if !seen_values.insert(v.value.as_str()) {
                     continue;
                 }
-                let mut vn = variant_name(&v.description, &v.value);
+                let mut vn = self.namer.variant(&f.name, &v.value, &v.description);
                 if seen_names.contains(&vn) {
                     vn = format!("{vn}_{}", sanitize(&v.value));
                 }
@@ -570,12 +941,11 @@ impl<'d> Gen<'d> {
                 f.name, f.fix_type
             );
             for (vn, value, desc) in &variants {
-                let _ = writeln!(
-                    o,
-                    "        /// `{}`: {}\n        {vn},",
-                    doc_text(value),
-                    doc_text(desc)
-                );
+                let _ = writeln!(o, "        /// `{}`: {}", doc_text(value), doc_text(desc));
+                if let Some(alias) = doc_alias(desc, vn) {
+                    let _ = writeln!(o, "        #[doc(alias = \"{alias}\")]");
+                }
+                let _ = writeln!(o, "        {vn},");
             }
             o.push_str("    }\n");
             let _ = writeln!(
