@@ -1092,9 +1092,8 @@ mod tests {
         // |m| × 10^(s - scale) as a digit string without leading zeros.
         let digits = |d: Decimal| {
             let mut t = d.mantissa.unsigned_abs().to_string();
-            t.extend(std::iter::repeat('0').take(s - d.scale as usize));
-            let t = t.trim_start_matches('0').to_string();
-            t
+            t.push_str(&"0".repeat(s - d.scale as usize));
+            t.trim_start_matches('0').to_string()
         };
         let sign = |d: Decimal| d.mantissa.signum();
         match sign(a).cmp(&sign(b)) {

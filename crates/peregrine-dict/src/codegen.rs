@@ -576,7 +576,11 @@ impl<'d> Namer<'d> {
                     continue;
                 }
                 let piece = &s[j..i];
-                let cost = if self.words.contains(piece) || ABBREVIATIONS.contains(&piece) {
+                let known = |w: &str| self.words.contains(w) || ABBREVIATIONS.contains(&w);
+                // A known word's plural is a word too (`ACCOUNTS`).
+                let plural =
+                    piece.len() > 3 && piece.ends_with('S') && known(&piece[..piece.len() - 1]);
+                let cost = if known(piece) || plural {
                     match piece.len() {
                         1 => 5,
                         2 => 3,
@@ -1513,5 +1517,95 @@ mod tests {
         assert_eq!(variant_name("", "1"), "V1");
         assert_eq!(variant_name("1_DAY", "1"), "V1Day");
         assert_eq!(byte_lit("a\"b"), "b\"a\\\"b\"");
+    }
+
+    fn dict(name: &str) -> Dictionary {
+        Dictionary::from_file(format!("dictionaries/{name}.xml")).unwrap()
+    }
+
+    #[test]
+    fn variants_are_named_after_the_specification() {
+        let (fix44, sp2, fix43, fix42) = (
+            dict("FIX44"),
+            dict("FIX50SP2"),
+            dict("FIX43"),
+            dict("FIX42"),
+        );
+        let refs = [&sp2, &fix43, &fix42];
+        let namer = Namer::new(&fix44, None, &refs);
+        for (field, value, quickfix, want) in [
+            // Abbreviations of FIX 5.0 SP2's names.
+            ("OrdStatus", "1", "PARTIAL", "PartiallyFilled"),
+            ("OrdStatus", "3", "DONE", "DoneForDay"),
+            ("OrdStatus", "A", "PENDINGNEW", "PendingNew"),
+            ("OrdRejReason", "1", "UNKNOWNSYM", "UnknownSymbol"),
+            ("OrdRejReason", "10", "INVINVID", "InvalidInvestorId"),
+            ("PartyRole", "1", "EXECUTINGFIRM", "ExecutingFirm"),
+            // FIX 5.0 SP2 says BROKER; 4.2's BROKER_OPTION is the one abbreviated.
+            ("OrdRejReason", "0", "BROKEROPT", "BrokerOption"),
+            // A reference with a qualifier after it.
+            ("Side", "F", "LENDFINANCING", "Lend"),
+            ("OrdRejReason", "15", "UNKNOWNACCOUNTS", "UnknownAccount"),
+            // The table: a misspelling, abbreviations with no counterpart.
+            ("OrdRejReason", "12", "SURVEILLENCE", "SurveillanceOption"),
+            ("ExecType", "6", "PENDINGCXL", "PendingCancel"),
+            ("CxlRejResponseTo", "1", "ORDCXLREQ", "OrderCancelRequest"),
+            (
+                "BusinessRejectReason",
+                "3",
+                "UNKNMSGTYPE",
+                "UnsupportedMessageType",
+            ),
+            ("SettlType", "8", "T5", "SellersOption"),
+            // Descriptions with separators are CamelCased as they are.
+            ("OrdStatus", "6", "PENDING_CANCEL", "PendingCancel"),
+            ("OrdType", "2", "LIMIT", "Limit"),
+        ] {
+            assert_eq!(
+                namer.variant(field, value, quickfix),
+                want,
+                "{field} {value}"
+            );
+        }
+        // The other dictionaries' names are CamelCased, misspellings corrected.
+        let plain = Namer::new(&fix42, None, &[]);
+        assert_eq!(
+            plain.variant("OrdStatus", "1", "PARTIALLY_FILLED"),
+            "PartiallyFilled"
+        );
+        assert_eq!(
+            plain.variant("OrdRejReason", "12", "SURVEILLENCE_OPTION"),
+            "SurveillanceOption"
+        );
+        // The table applies to its value only.
+        assert_eq!(
+            plain.variant("OrdRejReason", "13", "SURVEILLENCE_OPTION"),
+            "SurveillenceOption"
+        );
+        assert_eq!(namer.split("UNKNOWNACCOUNTS"), "UNKNOWN_ACCOUNTS");
+        assert_eq!(namer.split("CXLSYM"), "CXL_SYM");
+        assert!(abbreviates("UNKNOWNSYM", "UNKNOWNSYMBOL"));
+        assert!(!abbreviates("PENDINGCXL", "PENDINGCANCEL"));
+        assert_eq!(
+            doc_alias("PARTIAL", "PartiallyFilled").as_deref(),
+            Some("PARTIAL")
+        );
+        assert_eq!(doc_alias("NEW", "New"), None);
+        assert_eq!(doc_alias("Buy side", "BuySide"), None);
+
+        let code = generate(
+            &fix44,
+            &Options {
+                names_from: &refs,
+                tests: false,
+                ..Options::default()
+            },
+        );
+        assert!(code.contains("#[doc(alias = \"PARTIAL\")]\n        PartiallyFilled,"));
+        assert!(!code.contains("Unknownsym"));
+        assert!(code.contains("fn on_new_order_single(&mut self, msg: NewOrderSingle<'_>"));
+        assert!(
+            code.contains("[b'D'] => handler.on_new_order_single(NewOrderSingle::wrap(msg), cx),")
+        );
     }
 }
