@@ -3,11 +3,12 @@
 //! venue in between (crash, restart: the FIX resend recovers the rest).
 //!
 //! ```text
-//! cargo run -p peregrine-examples --example client -- examples/client.cfg --orders 1000
+//! cargo run -p peregrine-examples --example client -- examples/client.cfg 1000
 //! ```
 //!
-//! It prints `answered N` every 100 answers and exits with status 0 once
-//! every order is answered exactly once, 1 if not within `--timeout` seconds.
+//! It sends one order a millisecond, prints `answered N` every 100 answers,
+//! and exits with status 0 once every order is answered exactly once, 1 if
+//! not within two minutes.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,8 +18,17 @@ use std::time::{Duration, Instant};
 use peregrine_engine::codec::MessageView;
 use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
 use peregrine_engine::{EngineBuilder, SubmitError};
+use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
+use peregrine_messages::fix44::enums::{HandlInst, OrdType, Side};
+use peregrine_messages::fix44::{
+    self, prelude::*, ExecutionReport, MessageHandler, NewOrderSingle,
+};
 
 const SESSION: &str = "FIX.4.4:CLIENT->VENUE";
+/// Time between two orders.
+const PACE: Duration = Duration::from_millis(1);
+/// How long the client waits for every answer.
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Counts the answers to each order (`ORD-<n>`).
 struct Client {
@@ -29,23 +39,21 @@ struct Client {
     answered: Arc<AtomicUsize>,
 }
 
-impl Application for Client {
-    fn from_app(
+impl MessageHandler for Client {
+    type Error = AppReject;
+
+    fn on_execution_report(
         &mut self,
-        msg: &MessageView,
-        _id: &SessionId,
-        _out: &mut Outbox<'_>,
+        report: ExecutionReport<'_>,
+        _: &mut (),
     ) -> Result<(), AppReject> {
-        if msg.msg_type() != b"8" {
-            return Err(AppReject::UnsupportedMessageType);
-        }
-        let order = msg
-            .get(11)
-            .and_then(|id| id.strip_prefix(b"ORD-"))
-            .and_then(|n| std::str::from_utf8(n).ok()?.parse::<usize>().ok())
+        let order = report
+            .cl_ord_id()
+            .and_then(Result::ok)
+            .and_then(|id| id.strip_prefix("ORD-")?.parse::<usize>().ok())
             .filter(|&n| n < self.answers.len())
             .ok_or_else(|| AppReject::business(0, "unknown ClOrdID"))?;
-        let poss_dup = msg.get(43) == Some(b"Y");
+        let poss_dup = report.poss_dup_flag().and_then(Result::ok) == Some(true);
         if poss_dup && self.answers[order] > 0 {
             self.resends_recognised += 1;
             return Ok(());
@@ -58,43 +66,24 @@ impl Application for Client {
     }
 }
 
-struct Options {
-    cfg: String,
-    orders: usize,
-    pace: Duration,
-    timeout: Duration,
-}
-
-fn options() -> Result<Options, String> {
-    let mut o = Options {
-        cfg: "examples/client.cfg".into(),
-        orders: 1000,
-        pace: Duration::from_micros(1000),
-        timeout: Duration::from_secs(120),
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = |name: &str| -> Result<u64, String> {
-            let v = args.next().ok_or(format!("{name} needs a value"))?;
-            v.parse()
-                .map_err(|_| format!("{name}: {v:?} is not a number"))
-        };
-        match arg.as_str() {
-            "--orders" => o.orders = value("--orders")? as usize,
-            "--pace-us" => o.pace = Duration::from_micros(value("--pace-us")?),
-            "--timeout" => o.timeout = Duration::from_secs(value("--timeout")?),
-            _ if arg.starts_with("--") => return Err(format!("unknown option {arg}")),
-            _ => o.cfg = arg,
-        }
+impl Application for Client {
+    fn from_app(
+        &mut self,
+        msg: &MessageView,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        fix44::crack(self, msg, &mut ())
     }
-    Ok(o)
 }
 
 fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let o = options()?;
+    let mut args = std::env::args().skip(1);
+    let cfg = args.next().unwrap_or("examples/client.cfg".into());
+    let orders: usize = args.next().map_or(Ok(1000), |n| n.parse())?;
     let answered = Arc::new(AtomicUsize::new(0));
-    let (orders, counter) = (o.orders, answered.clone());
-    let client = EngineBuilder::load(&o.cfg)?.start(move |_session| Client {
+    let counter = answered.clone();
+    let client = EngineBuilder::load(&cfg)?.start(move |_session| Client {
         answers: vec![0; orders],
         resends_recognised: 0,
         answered: counter.clone(),
@@ -106,35 +95,34 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Orders come from another thread, through the engine's Sender.
     let sender = client.sender();
     let session = client.session_ref(SESSION).ok_or("no session")?;
-    let pace = o.pace;
     let producer = std::thread::spawn(move || -> Result<(), SubmitError> {
         for n in 0..orders {
             let cl_ord_id = format!("ORD-{n}");
             loop {
-                let sent = sender.send(session, b"D", |order| {
+                let sent = sender.send_typed::<NewOrderSingle>(session, |order| {
                     order
-                        .str(11, cl_ord_id.as_bytes())
-                        .char(21, b'1') // HandlInst: automated, private
-                        .uint(38, 100) // OrderQty
-                        .char(40, b'2') // OrdType: limit
-                        .str(44, b"101.25") // Price
-                        .char(54, b'1') // Side: buy
-                        .str(55, b"PGRN")
-                        .str(60, b"20261124-12:00:00.000"); // TransactTime
+                        .cl_ord_id(&cl_ord_id)
+                        .handl_inst(HandlInst::AutomatedExecutionOrderPrivateNoBrokerIntervention)
+                        .symbol("PGRN")
+                        .side(Side::Buy)
+                        .transact_time(UtcTimestamp::now(TimePrecision::Millis))
+                        .order_qty(Decimal::new(100, 0))
+                        .ord_type(OrdType::Limit)
+                        .price(Decimal::new(10125, 2));
                 });
                 match sent {
                     Err(SubmitError::QueueFull) => std::thread::sleep(Duration::from_millis(1)),
                     other => break other?,
                 }
             }
-            std::thread::sleep(pace);
+            std::thread::sleep(PACE);
         }
         Ok(())
     });
 
-    let deadline = Instant::now() + o.timeout;
+    let deadline = Instant::now() + TIMEOUT;
     let mut reported = 0;
-    while answered.load(Ordering::Relaxed) < o.orders && Instant::now() < deadline {
+    while answered.load(Ordering::Relaxed) < orders && Instant::now() < deadline {
         let now = answered.load(Ordering::Relaxed);
         if now / 100 > reported / 100 {
             println!("answered {now}");
@@ -153,9 +141,9 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     println!(
         "orders {}: answered once {once}, not answered {missing}, answered more than once {twice}, \
          PossDup resends recognised {}",
-        o.orders, app.resends_recognised
+        orders, app.resends_recognised
     );
-    Ok(if once == o.orders {
+    Ok(if once == orders {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! cargo run -p peregrine-examples --example venue -- examples/venue.cfg
-//! cargo run -p peregrine-examples --example client -- examples/client.cfg --orders 1000
+//! cargo run -p peregrine-examples --example client -- examples/client.cfg 1000
 //! ```
 //!
 //! `scripts/examples.sh` (run by `make test`) runs them against each other

@@ -14,11 +14,52 @@ use std::time::Duration;
 use peregrine_engine::codec::MessageView;
 use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
 use peregrine_engine::EngineBuilder;
+use peregrine_messages::codec::value::Decimal;
+use peregrine_messages::fix44::enums::{ExecType, OrdStatus};
+use peregrine_messages::fix44::{
+    self, prelude::*, ExecutionReport, MessageHandler, NewOrderSingle,
+};
 
-/// Answers orders; keeps no state, so a restart loses nothing: an order
-/// is answered once its ExecutionReport is stored with the order's
-/// sequence number, and re-sent by the client otherwise.
+/// Answers orders. It keeps no state, so a crash loses nothing: an order's
+/// ExecutionReport is stored together with the order's sequence number, and
+/// an order the venue had not answered is sent again by the client.
 struct Venue;
+
+impl MessageHandler<Outbox<'_>> for Venue {
+    type Error = AppReject;
+
+    fn on_new_order_single(
+        &mut self,
+        order: NewOrderSingle<'_>,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        let invalid = |tag| AppReject::business(0, format!("tag {tag} is missing or invalid"));
+        let cl_ord_id = order.cl_ord_id().and_then(Result::ok).ok_or(invalid(11))?;
+        let side = order.side().and_then(Result::ok).ok_or(invalid(54))?;
+        let qty = order.order_qty().and_then(Result::ok).ok_or(invalid(38))?;
+        let price = order
+            .price()
+            .and_then(Result::ok)
+            .unwrap_or(Decimal::new(0, 0));
+        let symbol = order.symbol().and_then(Result::ok).unwrap_or("");
+        out.send_typed::<ExecutionReport>(|fill| {
+            fill.order_id(cl_ord_id)
+                .exec_id(cl_ord_id) // one report per order
+                .exec_type(ExecType::Trade)
+                .ord_status(OrdStatus::Filled)
+                .cl_ord_id(cl_ord_id)
+                .symbol(symbol)
+                .side(side)
+                .order_qty(qty)
+                .last_qty(qty)
+                .last_px(price)
+                .leaves_qty(Decimal::new(0, 0))
+                .cum_qty(qty)
+                .avg_px(price);
+        })?;
+        Ok(())
+    }
+}
 
 impl Application for Venue {
     fn from_app(
@@ -27,32 +68,9 @@ impl Application for Venue {
         _id: &SessionId,
         out: &mut Outbox<'_>,
     ) -> Result<(), AppReject> {
-        if msg.msg_type() != b"D" {
-            return Err(AppReject::UnsupportedMessageType);
-        }
-        let cl_ord_id = msg.get(11).unwrap_or_default();
-        let symbol = msg.get(55).unwrap_or_default();
-        let side = msg.get(54).unwrap_or(b"1");
-        let qty = msg.get(38).unwrap_or(b"0");
-        let price = msg.get(44).unwrap_or(b"0");
-        let order_id = [b"O-", cl_ord_id].concat();
-        out.send(b"8", |er| {
-            er.str(6, price) // AvgPx
-                .str(11, cl_ord_id)
-                .str(14, qty) // CumQty
-                .str(17, &order_id) // ExecID: one report per order
-                .str(31, price) // LastPx
-                .str(32, qty) // LastQty
-                .str(37, &order_id) // OrderID
-                .str(38, qty)
-                .char(39, b'2') // OrdStatus: Filled
-                .str(54, side)
-                .str(55, symbol)
-                .char(150, b'F') // ExecType: Trade
-                .str(151, b"0"); // LeavesQty
-        })
-        .map(|_seq| ())
-        .map_err(|e| AppReject::business(0, e.to_string()))
+        // NewOrderSingle to the method above; anything else is refused with a
+        // BusinessMessageReject (UnsupportedMessageType).
+        fix44::crack(self, msg, out)
     }
 }
 

@@ -33,7 +33,7 @@ done
 
 "$bin/venue" "$work/venue.cfg" > "$work/venue-1.out" 2>&1 &
 venue_pid=$!
-"$bin/client" "$work/client.cfg" --orders "$ORDERS" --pace-us 1000 --timeout 120 \
+"$bin/client" "$work/client.cfg" "$ORDERS" \
     > "$work/client.out" 2>&1 &
 client_pid=$!
 

@@ -470,6 +470,22 @@ impl UtcTimestamp {
             precision,
         }
     }
+
+    /// The system clock's time now (one clock read, no allocation), to be
+    /// written at `precision`: a TransactTime, say.
+    ///
+    /// ```
+    /// use peregrine_codec::value::{UtcTimestamp, TimePrecision};
+    /// let now = UtcTimestamp::now(TimePrecision::Millis);
+    /// assert!(now.to_unix_nanos() > 1_700_000_000_000_000_000);
+    /// assert_eq!(now.to_string().len(), "20240115-10:30:00.123".len());
+    /// ```
+    pub fn now(precision: TimePrecision) -> UtcTimestamp {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        UtcTimestamp::from_unix_nanos(nanos, precision)
+    }
 }
 
 impl fmt::Display for UtcTimestamp {

@@ -123,6 +123,22 @@ impl AppReject {
     }
 }
 
+/// A reply the application could not send (the store refused it, or
+/// `to_app` vetoed it) while handling a message: the message is rejected with a
+/// BusinessMessageReject, BusinessRejectReason(380)=0 (Other) and the error as
+/// Text(58), so `?` works on a send inside [`Application::from_app`].
+///
+/// ```
+/// use peregrine_session::{AppReject, SendError};
+/// let reject = AppReject::from(SendError::NotLoggedOn);
+/// assert!(matches!(reject, AppReject::Business { reason: 0, .. }));
+/// ```
+impl From<SendError> for AppReject {
+    fn from(e: SendError) -> Self {
+        AppReject::business(0, e.to_string())
+    }
+}
+
 /// What a generated `MessageHandler` method returns for a message it does not handle:
 /// [`AppReject::UnsupportedMessageType`] (a BusinessMessageReject with
 /// BusinessRejectReason(380)=3), so that `fix44::crack(self, msg, out)` can be all of
