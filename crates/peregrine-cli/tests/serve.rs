@@ -138,6 +138,46 @@ fn a_bad_value_is_a_clear_error() {
 }
 
 #[test]
+fn an_unimplemented_quickfix_key_stops_start_up_or_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let cfg = |extra: &str| {
+        format!(
+            "[DEFAULT]\nSocketAcceptPort={port}\nSenderCompID=ISLD\nTargetCompID=TW\n\
+             UseDataDictionary=N\n{extra}\n[SESSION]\nBeginString=FIX.4.4\n"
+        )
+    };
+    // Security or delivery: the acceptor does not start, and says where.
+    std::fs::write(dir.path().join("tls.cfg"), cfg("SocketUseSSL=Y")).unwrap();
+    let out = Command::new(BIN)
+        .args(["acceptor", "--config", "tls.cfg"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tls.cfg:6: SocketUseSSL: QuickFIX/J key not implemented by Peregrine (security or delivery)"),
+        "{err}"
+    );
+    // Cosmetic: it starts, and warns.
+    std::fs::write(
+        dir.path().join("screen.cfg"),
+        cfg("ScreenLogShowIncoming=Y"),
+    )
+    .unwrap();
+    let mut p = spawn(&["acceptor", "--config", "screen.cfg"], dir.path());
+    wait_port(port);
+    terminate(&mut p);
+    assert!(wait_exit(&mut p, Duration::from_secs(5)).success());
+    let err = std::fs::read_to_string(dir.path().join("acceptor.err")).unwrap();
+    assert!(
+        err.contains("screen.cfg:6: ScreenLogShowIncoming: QuickFIX/J and QuickFIX C++ key not implemented by Peregrine (cosmetic or performance)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn sigterm_logs_out_and_exits() {
     let dir = tempfile::tempdir().unwrap();
     let (port, admin) = (free_port(), free_port());

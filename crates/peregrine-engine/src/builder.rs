@@ -140,7 +140,24 @@ pub struct EngineBuilder {
 }
 
 impl EngineBuilder {
-    /// A builder for these settings.
+    /// A builder for these settings: parsed from a file
+    /// ([`Settings::load`], or [`load`](Self::load) here), or made in code
+    /// ([`Settings::builder`]).
+    ///
+    /// ```
+    /// use peregrine_engine::config::{ConnectionType, Settings};
+    /// use peregrine_engine::EngineBuilder;
+    /// use peregrine_session::EchoApp;
+    ///
+    /// let settings = Settings::builder()
+    ///     .default(|d| d.connection_type(ConnectionType::Acceptor).use_data_dictionary(false))
+    ///     .session("FIX.4.4", "VENUE", "CLIENT", |s| s.socket_accept_port(0))
+    ///     .build()?;
+    /// let venue = EngineBuilder::new(settings).start(|_| EchoApp::new(None))?;
+    /// assert_eq!(venue.listener_addrs().len(), 1);
+    /// venue.stop()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(settings: Settings) -> EngineBuilder {
         EngineBuilder {
             settings,

@@ -29,8 +29,18 @@
 //! # Errors and warnings
 //!
 //! A value that cannot be used is an error naming the file, the line and the
-//! key: `fix44.cfg:3: HeartBtInt: "abc" is not a number`. A key Peregrine does
-//! not know is a [`ConfigWarning`] (also logged with `tracing`), not an error.
+//! key: `fix44.cfg:3: HeartBtInt: "abc" is not a number`. A QuickFIX key
+//! Peregrine does not implement is an error when ignoring it would change
+//! security or delivery, and a [`ConfigWarning`] when it would only change
+//! logs or performance (the table: [`UNSUPPORTED_KEYS`]); a key nobody
+//! knows is a warning too. Warnings are printed to stderr when no `tracing`
+//! subscriber is installed ([`Settings::report_warnings`]).
+//!
+//! # Settings in code
+//!
+//! [`Settings::builder`] makes the same settings without a file: every value
+//! goes through the same parsing and checks, and an error says `set in code`
+//! where a file's would say `file:line`. See [`SettingsBuilder`].
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr};
@@ -40,7 +50,36 @@ use peregrine_dict::ValidationSettings;
 
 use peregrine_agent::Idle;
 
-/// An error in a settings file: where, which key, what is wrong.
+mod settings_builder;
+mod unsupported;
+
+pub use settings_builder::{Section, SettingsBuilder, ToSetting};
+pub use unsupported::{unsupported, Effect, KeyOrigin, UnsupportedKey, UNSUPPORTED_KEYS};
+
+/// Where settings come from, which decides how an error or a warning says
+/// where the problem is.
+///
+/// ```
+/// use peregrine_engine::config::{Origin, Settings};
+/// let e = Settings::builder()
+///     .session("FIX.4.4", "VENUE", "CLIENT", |s| s.set("SocketAcceptPort", "x"))
+///     .build()
+///     .unwrap_err();
+/// assert_eq!(e.origin, Origin::Code);
+/// assert_eq!(e.to_string(), r#"set in code: SocketAcceptPort: "x" is not a number"#);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Origin {
+    /// A `.cfg` file (or text parsed as one): messages name its file and line.
+    #[default]
+    File,
+    /// Built in code ([`Settings::builder`]): there is no file or line, and
+    /// messages say `set in code` instead.
+    Code,
+}
+
+/// An error in settings (a file's, or made in code): where, which key, what is
+/// wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The settings file.
@@ -51,10 +90,18 @@ pub struct ConfigError {
     pub key: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// A file (`file` and `line` say where) or code (they are empty and 0).
+    pub origin: Origin,
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.origin == Origin::Code {
+            return match &self.key {
+                Some(k) => write!(f, "set in code: {k}: {}", self.message),
+                None => write!(f, "set in code: {}", self.message),
+            };
+        }
         let name = display_name(&self.file);
         match (self.line, &self.key) {
             (0, Some(k)) => write!(f, "{name}: {k}: {}", self.message),
@@ -67,7 +114,9 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// A problem that does not stop the settings from being used (an unknown key).
+/// A problem that does not stop the settings from being used: an unknown
+/// key, or a QuickFIX key Peregrine does not implement whose absence changes
+/// only logs or performance ([`Effect::CosmeticOrPerformance`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigWarning {
     /// The settings file.
@@ -78,10 +127,15 @@ pub struct ConfigWarning {
     pub key: String,
     /// What is odd.
     pub message: String,
+    /// A file (`file` and `line` say where) or code (they are empty and 0).
+    pub origin: Origin,
 }
 
 impl fmt::Display for ConfigWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.origin == Origin::Code {
+            return write!(f, "set in code: {}: {}", self.key, self.message);
+        }
         write!(
             f,
             "{}:{}: {}: {}",
@@ -146,10 +200,12 @@ pub struct TimeOfDay(pub u32);
 /// A typed view of one `[SESSION]` with its `[DEFAULT]` values applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSettings {
-    /// Settings file this came from.
+    /// Settings file this came from (empty for settings made in code).
     pub file: PathBuf,
-    /// Line of the `[SESSION]` header.
+    /// Line of the `[SESSION]` header (0 for settings made in code).
     pub line: usize,
+    /// A file or code.
+    pub origin: Origin,
     /// Every effective entry: DEFAULT entries overridden by SESSION ones.
     pub entries: Vec<Entry>,
     /// `BeginString`.
@@ -225,7 +281,8 @@ pub struct SessionSettings {
     pub check_comp_id: bool,
     /// `CheckLatency`, `MaxLatency` and the `Validate*` keys.
     pub validation: ValidationSettings,
-    /// `ValidateLengthAndChecksum` (default Y).
+    /// `ValidateLengthAndChecksum` (default Y): always Y, since the session
+    /// always checks BodyLength and CheckSum (`N` is an error).
     pub validate_length_and_checksum: bool,
     /// `MaxMessageSize` in bytes (default 1 MiB).
     pub max_message_size: usize,
@@ -375,13 +432,25 @@ impl SessionSettings {
             .map(|e| e.value.as_str())
     }
 
-    /// An error about `key` at its line in this session's file.
+    /// An error about `key` at its line in this session's file (or `set in
+    /// code`).
+    ///
+    /// ```
+    /// use peregrine_engine::config::Settings;
+    /// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
+    ///             [SESSION]\nBeginString=FIX.4.4\nDataDictionary=x.xml\n";
+    /// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
+    /// assert_eq!(s.error("DataDictionary", "cannot read").to_string(),
+    ///            "a.cfg:7: DataDictionary: cannot read");
+    /// # Ok::<(), peregrine_engine::ConfigError>(())
+    /// ```
     pub fn error(&self, key: &str, message: impl Into<String>) -> ConfigError {
         ConfigError {
             file: self.file.clone(),
             line: self.line_of(key),
             key: Some(key.to_string()),
             message: message.into(),
+            origin: self.origin,
         }
     }
 }
@@ -389,8 +458,10 @@ impl SessionSettings {
 /// A whole settings file, parsed and typed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
-    /// The file.
+    /// The file (empty for settings made in code).
     pub file: PathBuf,
+    /// A file or code.
+    pub origin: Origin,
     /// The `[DEFAULT]` entries.
     pub defaults: Vec<Entry>,
     /// One per `[SESSION]`, in file order.
@@ -405,10 +476,6 @@ pub const KNOWN_KEYS: &[&str] = &[
     "SenderCompID",
     "TargetCompID",
     "SessionQualifier",
-    "SenderSubID",
-    "SenderLocationID",
-    "TargetSubID",
-    "TargetLocationID",
     "ConnectionType",
     "SocketAcceptPort",
     "SocketAcceptAddress",
@@ -471,6 +538,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "Password",
     "AcceptorTemplate",
     "AllowedTargetCompIDs",
+    "NonStopSession",
 ];
 
 /// The valid range of every numeric key (inclusive); a value outside it stops
@@ -531,6 +599,7 @@ fn is_known(key: &str) -> bool {
     // SocketConnectHost1, SocketConnectPort2, ...
     for prefix in ["SocketConnectHost", "SocketConnectPort"] {
         if key.len() > prefix.len()
+            && key.is_char_boundary(prefix.len())
             && key[..prefix.len()].eq_ignore_ascii_case(prefix)
             && key[prefix.len()..].bytes().all(|b| b.is_ascii_digit())
         {
@@ -540,6 +609,43 @@ fn is_known(key: &str) -> bool {
     false
 }
 
+/// What every key goes through, from a file or from code: a QuickFIX key
+/// Peregrine does not implement is an error or a warning by its
+/// [`Effect`] (unless its value says what Peregrine does anyway), and an
+/// unknown key is a warning.
+fn check_key(
+    origin: Origin,
+    file: &Path,
+    e: &Entry,
+    warnings: &mut Vec<ConfigWarning>,
+) -> Result<(), ConfigError> {
+    if is_known(&e.key) {
+        return Ok(());
+    }
+    let message = match unsupported(&e.key) {
+        None => "unknown key, ignored".to_string(),
+        Some(k) if k.is_same_as_peregrine(&e.value) => return Ok(()),
+        Some(k) if k.effect == Effect::SecurityOrDelivery => {
+            return Err(ConfigError {
+                file: file.to_path_buf(),
+                line: e.line,
+                key: Some(e.key.clone()),
+                message: k.message(&e.value),
+                origin,
+            })
+        }
+        Some(k) => k.message(&e.value),
+    };
+    warnings.push(ConfigWarning {
+        file: file.to_path_buf(),
+        line: e.line,
+        key: e.key.clone(),
+        message,
+        origin,
+    });
+    Ok(())
+}
+
 #[derive(Debug, PartialEq)]
 enum SectionKind {
     Default,
@@ -547,7 +653,33 @@ enum SectionKind {
 }
 
 impl Settings {
-    /// Reads and parses `path`; the warnings are also logged with `tracing`.
+    /// Settings made in code, with QuickFIX's defaults for every key left
+    /// out (see [`SettingsBuilder`]).
+    ///
+    /// ```
+    /// use peregrine_engine::config::{ConnectionType, Settings};
+    /// let settings = Settings::builder()
+    ///     .default(|d| d.connection_type(ConnectionType::Acceptor).use_data_dictionary(false))
+    ///     .session("FIX.4.4", "VENUE", "CLIENT", |s| s.socket_accept_port(9878))
+    ///     .build()?;
+    /// assert_eq!(settings.sessions[0].heart_bt_int, 30); // QuickFIX's default
+    /// # Ok::<(), peregrine_engine::ConfigError>(())
+    /// ```
+    pub fn builder() -> SettingsBuilder {
+        SettingsBuilder {
+            defaults: Section::default(),
+            sessions: Vec::new(),
+        }
+    }
+
+    /// Reads and parses `path`; the warnings are also reported
+    /// ([`report_warnings`](Self::report_warnings)).
+    ///
+    /// ```
+    /// use peregrine_engine::config::Settings;
+    /// let e = Settings::load("/nonexistent/venue.cfg").unwrap_err();
+    /// assert!(e.to_string().starts_with("/nonexistent/venue.cfg: cannot read"));
+    /// ```
     pub fn load(path: impl AsRef<Path>) -> Result<Settings, ConfigError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
@@ -555,6 +687,7 @@ impl Settings {
             line: 0,
             key: None,
             message: format!("cannot read: {e}"),
+            origin: Origin::File,
         })?;
         let settings = Settings::parse(&text, path)?;
         settings.report_warnings();
@@ -563,6 +696,16 @@ impl Settings {
 
     /// Says each warning: through `tracing` when a subscriber is installed,
     /// else on stderr (a typo in a key is seen either way).
+    ///
+    /// ```
+    /// use peregrine_engine::config::Settings;
+    /// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
+    ///             ScreenLogShowIncoming=Y\n[SESSION]\nBeginString=FIX.4.4\n";
+    /// let settings = Settings::parse(text, "a.cfg".as_ref())?;
+    /// assert_eq!(settings.warnings[0].key, "ScreenLogShowIncoming");
+    /// settings.report_warnings(); // peregrine: warning: a.cfg:5: ScreenLogShowIncoming: …
+    /// # Ok::<(), peregrine_engine::ConfigError>(())
+    /// ```
     pub fn report_warnings(&self) {
         let subscriber = tracing::dispatcher::has_been_set();
         for w in &self.warnings {
@@ -576,12 +719,20 @@ impl Settings {
 
     /// Parses settings text; `path` names the file in messages and is the base
     /// for relative paths.
+    ///
+    /// # Errors
+    ///
+    /// The text is not a settings file, a value cannot be used, a required
+    /// key is missing, or a QuickFIX key Peregrine does not implement would
+    /// change security or delivery ([`UNSUPPORTED_KEYS`]): the error names
+    /// file, line and key.
     pub fn parse(text: &str, path: &Path) -> Result<Settings, ConfigError> {
         let err = |line: usize, key: Option<&str>, message: String| ConfigError {
             file: path.to_path_buf(),
             line,
             key: key.map(str::to_string),
             message,
+            origin: Origin::File,
         };
         let mut defaults: Vec<Entry> = Vec::new();
         let mut raw_sessions: Vec<(usize, Vec<Entry>)> = Vec::new();
@@ -639,23 +790,30 @@ impl Settings {
             if entries.iter().any(|e| e.key.eq_ignore_ascii_case(key)) {
                 return Err(err(n, Some(key), "set twice in the same section".into()));
             }
-            if !is_known(key) {
-                warnings.push(ConfigWarning {
-                    file: path.to_path_buf(),
-                    line: n,
-                    key: key.to_string(),
-                    message: "unknown key, ignored".into(),
-                });
-            }
-            entries.push(Entry {
+            let entry = Entry {
                 key: key.to_string(),
                 value: value.to_string(),
                 line: n,
-            });
+            };
+            check_key(Origin::File, path, &entry, &mut warnings)?;
+            entries.push(entry);
         }
         if raw_sessions.is_empty() {
             return Err(err(0, None, "no [SESSION] section".into()));
         }
+        Settings::assemble(Origin::File, path, defaults, raw_sessions, warnings)
+    }
+
+    /// Types every session (its `[DEFAULT]` entries overridden by its own)
+    /// and checks that no two sessions are the same: the part of reading
+    /// settings that a file and code share.
+    fn assemble(
+        origin: Origin,
+        path: &Path,
+        defaults: Vec<Entry>,
+        raw_sessions: Vec<(usize, Vec<Entry>)>,
+        warnings: Vec<ConfigWarning>,
+    ) -> Result<Settings, ConfigError> {
         let mut sessions = Vec::with_capacity(raw_sessions.len());
         for (line, entries) in raw_sessions {
             let mut effective = defaults.clone();
@@ -663,7 +821,7 @@ impl Settings {
                 effective.retain(|d| !d.key.eq_ignore_ascii_case(&e.key));
                 effective.push(e);
             }
-            sessions.push(typed(path, line, effective)?);
+            sessions.push(typed(origin, path, line, effective)?);
         }
         // Two sessions with the same identity cannot both exist.
         for (i, a) in sessions.iter().enumerate() {
@@ -671,19 +829,26 @@ impl Settings {
                 .iter()
                 .find(|b| b.session_name() == a.session_name())
             {
-                return Err(err(
-                    a.line,
-                    None,
-                    format!(
+                let message = match origin {
+                    Origin::File => format!(
                         "session {} is already defined at line {}",
                         a.session_name(),
                         b.line
                     ),
-                ));
+                    Origin::Code => format!("session {} is made twice", a.session_name()),
+                };
+                return Err(ConfigError {
+                    file: path.to_path_buf(),
+                    line: a.line,
+                    key: None,
+                    message,
+                    origin,
+                });
             }
         }
         Ok(Settings {
             file: path.to_path_buf(),
+            origin,
             defaults,
             sessions,
             warnings,
@@ -692,6 +857,7 @@ impl Settings {
 }
 
 struct Reader<'a> {
+    origin: Origin,
     file: &'a Path,
     section_line: usize,
     entries: &'a [Entry],
@@ -709,6 +875,7 @@ impl Reader<'_> {
             line: e.line,
             key: Some(e.key.clone()),
             message,
+            origin: self.origin,
         }
     }
     fn string(&self, key: &str) -> Option<String> {
@@ -723,6 +890,7 @@ impl Reader<'_> {
                 line: self.section_line,
                 key: Some(key.to_string()),
                 message: "missing (required for every session)".into(),
+                origin: self.origin,
             }),
         }
     }
@@ -834,8 +1002,14 @@ pub fn resolve_path(cfg_file: &Path, value: &str) -> PathBuf {
     }
 }
 
-fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSettings, ConfigError> {
+fn typed(
+    origin: Origin,
+    file: &Path,
+    line: usize,
+    entries: Vec<Entry>,
+) -> Result<SessionSettings, ConfigError> {
     let r = Reader {
+        origin,
         file,
         section_line: line,
         entries: &entries,
@@ -889,6 +1063,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
             return Err(ConfigError {
                 file: file.to_path_buf(),
                 line,
+                origin,
                 key: Some("SocketAcceptPort".into()),
                 message: "missing (required for an acceptor)".into(),
             })
@@ -897,6 +1072,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
             return Err(ConfigError {
                 file: file.to_path_buf(),
                 line,
+                origin,
                 key: Some("SocketConnectHost".into()),
                 message: "missing SocketConnectHost/SocketConnectPort (required for an initiator)"
                     .into(),
@@ -1029,6 +1205,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
     let s = SessionSettings {
         file: file.to_path_buf(),
         line,
+        origin,
         begin_string,
         sender_comp_id,
         target_comp_id,
@@ -1147,6 +1324,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         return Err(ConfigError {
             file: file.to_path_buf(),
             line,
+            origin,
             key: Some("DefaultApplVerID".into()),
             message: "missing (required with BeginString=FIXT.1.1)".into(),
         });
@@ -1160,6 +1338,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         return Err(ConfigError {
             file: file.to_path_buf(),
             line,
+            origin,
             key: Some(key.into()),
             message: "missing (StartTime and EndTime go together)".into(),
         });
@@ -1173,6 +1352,7 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
         return Err(ConfigError {
             file: file.to_path_buf(),
             line,
+            origin,
             key: Some(key.into()),
             message: "missing (StartDay and EndDay go together)".into(),
         });
@@ -1197,6 +1377,34 @@ fn typed(file: &Path, line: usize, entries: Vec<Entry>) -> Result<SessionSetting
     if r.bool("UseLocalTime", false)? {
         let e = r.entry("UseLocalTime").expect("set");
         return Err(r.err(e, "Y is not supported: StartTime/EndTime are UTC".into()));
+    }
+    // QuickFIX/J's NonStopSession=Y is what a session without a window is;
+    // beside a window it would say the opposite of StartTime/EndTime.
+    if r.bool("NonStopSession", false)? {
+        let e = r.entry("NonStopSession").expect("set");
+        if let Some(w) = ["StartTime", "EndTime", "StartDay", "EndDay"]
+            .into_iter()
+            .find_map(|k| r.entry(k))
+        {
+            return Err(r.err(
+                e,
+                format!(
+                    "Y contradicts {}{}: a non-stop session has no window (leave out one or the other)",
+                    w.key,
+                    if w.line == 0 { String::new() } else { format!(" (line {})", w.line) }
+                ),
+            ));
+        }
+    }
+    // Always checked: N would be a setting silently ignored.
+    if !s.validate_length_and_checksum {
+        let e = r
+            .entry("ValidateLengthAndChecksum")
+            .expect("N only when set");
+        return Err(r.err(
+            e,
+            "N is not supported: the session always checks BodyLength and CheckSum".into(),
+        ));
     }
     if s.heart_bt_int == 0 && s.connection_type == ConnectionType::Initiator {
         let e = r.entry("HeartBtInt").expect("0 only when set");

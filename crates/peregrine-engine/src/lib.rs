@@ -1,13 +1,16 @@
 //! Peregrine's I/O engine: the sockets, threads and files around the sans-IO
 //! FIX session of `peregrine-session`.
 //!
-//! * [`EngineBuilder`] builds a running acceptor or initiator from a `.cfg`
-//!   (or settings made in code) and an application factory: stores, logs,
-//!   dictionaries (loaded once per file), idle strategy, admin interface;
+//! * [`EngineBuilder`] builds a running acceptor or initiator from settings
+//!   and an application factory: stores, logs, dictionaries (loaded once per
+//!   file), idle strategy, admin interface;
+//! * [`config`] reads QuickFIX-style `.cfg` settings ([`config::Settings`]), or
+//!   makes the same in code ([`config::Settings::builder`]), and refuses a
+//!   QuickFIX key it does not implement when that would change security or
+//!   delivery ([`config::UNSUPPORTED_KEYS`]);
 //! * [`Sender`] sends messages through the sessions from any thread, and
 //!   [`EngineHandle`] carries [`Command`]s (stop, logout, logon, reset, add and
 //!   remove sessions, sequence numbers);
-//! * [`config`] reads QuickFIX-style `.cfg` settings ([`config::Settings`]);
 //! * [`Engine`] runs many sessions on one reactor thread: a TCP acceptor (one
 //!   port, sessions routed by CompIDs, acceptor templates) and initiators
 //!   (reconnect interval, failover hosts), with a configurable

@@ -347,3 +347,211 @@ fn every_numeric_key_has_a_range_and_is_documented() {
         );
     }
 }
+
+#[test]
+fn an_unimplemented_security_or_delivery_key_stops_start_up_naming_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for (line, expected_key) in [
+        ("SocketUseSSL=Y", "SocketUseSSL"),
+        ("SocketKeyStore=keys.jks", "SocketKeyStore"),
+        ("AllowedRemoteAddresses=10.0.0.1", "AllowedRemoteAddresses"),
+        ("ResetOnError=Y", "ResetOnError"),
+        ("RequiresOrigSendingTime=N", "RequiresOrigSendingTime"),
+        ("logontag1=553=me", "logontag1"),
+        ("JdbcURL=jdbc:h2:mem:", "JdbcURL"),
+        ("HeartBeatTimeoutMultiplier=3", "HeartBeatTimeoutMultiplier"),
+    ] {
+        let path = dir.path().join("venue.cfg");
+        std::fs::write(
+            &path,
+            format!("{BASE}UseDataDictionary=N\n{line}\n[SESSION]\nBeginString=FIX.4.4\n"),
+        )
+        .unwrap();
+        let e = peregrine_engine::EngineBuilder::load(&path).unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (6, Some(expected_key)), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(&format!("{}:6: {expected_key}: ", path.display())),
+            "{text}"
+        );
+        assert!(
+            text.contains("not implemented by Peregrine (security or delivery)"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn an_unimplemented_key_that_says_what_peregrine_does_is_accepted() {
+    for line in [
+        "SocketUseSSL=N",
+        "ResetOnError=n",
+        "RequiresOrigSendingTime=Y",
+        "HeartBeatTimeoutMultiplier=1.40",
+        "SocketConnectProtocol=tcp",
+    ] {
+        let s = parse(&format!("{BASE}{line}\n[SESSION]\nBeginString=FIX.4.4\n")).unwrap();
+        assert!(s.warnings.is_empty(), "{line}: {:?}", s.warnings);
+    }
+}
+
+#[test]
+fn an_unimplemented_cosmetic_key_starts_and_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("venue.cfg");
+    std::fs::write(
+        &path,
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+         ScreenLogShowIncoming=Y\n[SESSION]\nBeginString=FIX.4.4\nFileStoreMaxCachedMsgs=100\n",
+    )
+    .unwrap();
+    let builder = peregrine_engine::EngineBuilder::load(&path).unwrap();
+    let warnings: Vec<String> = builder
+        .settings()
+        .warnings
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(&format!(
+            "{}:6: ScreenLogShowIncoming: QuickFIX/J and QuickFIX C++ key not implemented by Peregrine (cosmetic or performance): ",
+            path.display()
+        )),
+        "{warnings:?}"
+    );
+    assert!(warnings[0].ends_with("; ignored"), "{warnings:?}");
+    assert!(
+        warnings[1].starts_with(&format!("{}:9: FileStoreMaxCachedMsgs: ", path.display())),
+        "{warnings:?}"
+    );
+    let running = builder
+        .start(|_| peregrine_session::EchoApp::new(None))
+        .unwrap();
+    assert_eq!(running.listener_addrs().len(), 1);
+    running.stop().unwrap();
+}
+
+/// Warnings reach stderr when no `tracing` subscriber is installed: this test
+/// runs itself as a child process, which reports them, and reads its stderr.
+#[test]
+fn warnings_are_printed_without_a_tracing_subscriber() {
+    let text =
+        format!("{BASE}ScreenLogShowIncoming=Y\nColour=blue\n[SESSION]\nBeginString=FIX.4.4\n");
+    if std::env::var_os("PEREGRINE_TEST_WARNINGS_CHILD").is_some() {
+        parse(&text).unwrap().report_warnings();
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "warnings_are_printed_without_a_tracing_subscriber",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("PEREGRINE_TEST_WARNINGS_CHILD", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("peregrine: warning: dir/fix44.cfg:5: ScreenLogShowIncoming: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("peregrine: warning: dir/fix44.cfg:6: Colour: unknown key, ignored"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn non_stop_session_and_validate_length_and_checksum() {
+    // NonStopSession=Y is a session without a window: fine alone.
+    let s = parse(&format!(
+        "{BASE}NonStopSession=Y\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .unwrap();
+    assert!(s.warnings.is_empty() && s.sessions[0].start_time.is_none());
+    assert_eq!(
+        err(&format!(
+            "{BASE}NonStopSession=Y\nStartTime=08:00:00\nEndTime=17:00:00\n[SESSION]\nBeginString=FIX.4.4\n"
+        )),
+        "dir/fix44.cfg:5: NonStopSession: Y contradicts StartTime (line 6): a non-stop session has no window (leave out one or the other)"
+    );
+    assert_eq!(
+        err(&format!("{BASE}ValidateLengthAndChecksum=N\n[SESSION]\nBeginString=FIX.4.4\n")),
+        "dir/fix44.cfg:5: ValidateLengthAndChecksum: N is not supported: the session always checks BodyLength and CheckSum"
+    );
+}
+
+#[test]
+fn the_unsupported_table_holds_the_quickfix_keys_and_none_peregrine_implements() {
+    use peregrine_engine::config::{unsupported, Effect, KNOWN_KEYS, UNSUPPORTED_KEYS};
+    assert!(UNSUPPORTED_KEYS.len() > 100);
+    for k in UNSUPPORTED_KEYS {
+        assert!(
+            !KNOWN_KEYS
+                .iter()
+                .any(|known| known.eq_ignore_ascii_case(k.key)),
+            "{}",
+            k.key
+        );
+        // Every key the README's table lists is there.
+        assert_eq!(unsupported(k.key), Some(k));
+    }
+    // The ones the issue names as changing security or delivery.
+    for key in [
+        "SocketUseSSL",
+        "SocketKeyStore",
+        "ResetOnError",
+        "RequiresOrigSendingTime",
+        "ForceResendWhenCorruptedStore",
+        "AllowedRemoteAddresses",
+    ] {
+        assert_eq!(
+            unsupported(key).map(|k| k.effect),
+            Some(Effect::SecurityOrDelivery),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_lists_every_unimplemented_key_with_its_effect() {
+    use peregrine_engine::config::{Effect, UNSUPPORTED_KEYS};
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = readme
+        .split("### QuickFIX keys Peregrine does not implement")
+        .nth(1)
+        .expect("the README's section")
+        .split("\n### ")
+        .next()
+        .unwrap();
+    for k in UNSUPPORTED_KEYS {
+        let name = if k.numbered {
+            format!("`{}<n>`", k.key)
+        } else {
+            format!("`{}`", k.key)
+        };
+        let row = section
+            .lines()
+            .find(|l| l.starts_with("| ") && l.contains(&name))
+            .unwrap_or_else(|| panic!("{name}: no row in the README's table"));
+        let effect = match k.effect {
+            Effect::SecurityOrDelivery => "| **error** |",
+            Effect::CosmeticOrPerformance => "| warning |",
+        };
+        assert!(
+            row.contains(effect),
+            "{name}: the row does not say {effect}: {row}"
+        );
+        for v in k.same_as_peregrine {
+            assert!(
+                row.contains(&format!("`{}={v}`", k.key)),
+                "{name}: the row does not say {}={v} is accepted",
+                k.key
+            );
+        }
+    }
+}
