@@ -11,7 +11,7 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit miri docs smoke acceptance bench-codec bench-typed bench-e2e fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e fuzz clean sbe
 
 all: build
 
@@ -29,7 +29,7 @@ run: build
 	$(PEREGRINE) run
 
 ## test: formatting, lints, every test, a smoke run of every benchmark, the acceptance suite
-test: deps check docs unit miri smoke acceptance
+test: deps check docs unit miri smoke examples acceptance
 
 check:
 	$(CARGO) fmt --all -- --check
@@ -57,6 +57,11 @@ smoke: build
 
 acceptance: build
 	@bash scripts/acceptance.sh
+
+## examples: examples/venue.rs against examples/client.rs over TCP with the file store, the venue
+## killed (SIGKILL) mid-flow and restarted; every order must be answered exactly once
+examples:
+	@CARGO="$(CARGO)" bash scripts/examples.sh
 
 bench-codec: build
 	$(PEREGRINE) bench codec

@@ -3,6 +3,7 @@
 use peregrine_dict::codegen::{self, Options};
 use peregrine_dict::Dictionary;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 const VERSIONS: &[(&str, &str, &str, bool)] = &[
     // (feature, output file, dictionary, uses the FIXT 1.1 header)
@@ -17,12 +18,37 @@ const VERSIONS: &[(&str, &str, &str, bool)] = &[
     ("fix50sp2", "fix50sp2.rs", "FIX50SP2.xml", true),
 ];
 
+/// The dictionaries whose value descriptions name the enum variants of a dictionary that
+/// runs words together (QuickFIX's FIX 4.4: `PARTIAL` is named `PartiallyFilled` after
+/// FIX 5.0 SP2's `PARTIALLY_FILLED`), in order of preference: see
+/// `peregrine_dict::codegen`, "Enum variant names".
+const NAMES_FROM: &[&str] = &["FIX50SP2.xml", "FIX43.xml", "FIX42.xml"];
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let dicts = manifest.join("../peregrine-dict/dictionaries");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=PEREGRINE_NO_RUSTFMT");
+    let any = VERSIONS.iter().any(|(feature, ..)| {
+        std::env::var_os(format!("CARGO_FEATURE_{}", feature.to_uppercase())).is_some()
+    });
+    let names_from: Arc<Vec<Dictionary>> = Arc::new(if any {
+        let loads: Vec<_> = NAMES_FROM
+            .iter()
+            .map(|xml| {
+                let path = dicts.join(xml);
+                println!("cargo:rerun-if-changed={}", path.display());
+                std::thread::spawn(move || load(&path))
+            })
+            .collect();
+        loads
+            .into_iter()
+            .map(|t| t.join().expect("loading a dictionary failed"))
+            .collect()
+    } else {
+        Vec::new()
+    });
     let threads: Vec<_> = VERSIONS
         .iter()
         .filter(|(feature, ..)| {
@@ -31,11 +57,13 @@ fn main() {
         .map(|&(_, file, xml, transport)| {
             let dicts = dicts.clone();
             let target = out.join(file);
+            let names_from = Arc::clone(&names_from);
             println!("cargo:rerun-if-changed={}", dicts.join(xml).display());
             std::thread::spawn(move || {
                 let dict = load(&dicts.join(xml));
                 let transport = transport.then(|| load(&dicts.join("FIXT11.xml")));
-                generate(&dict, transport.as_ref(), &target)
+                let names_from: Vec<&Dictionary> = names_from.iter().collect();
+                generate(&dict, transport.as_ref(), &names_from, &target)
             })
         })
         .collect();
@@ -48,9 +76,15 @@ fn load(path: &Path) -> Dictionary {
     Dictionary::from_file(path).unwrap_or_else(|e| panic!("loading {}: {e}", path.display()))
 }
 
-fn generate(dict: &Dictionary, transport: Option<&Dictionary>, target: &Path) {
+fn generate(
+    dict: &Dictionary,
+    transport: Option<&Dictionary>,
+    names_from: &[&Dictionary],
+    target: &Path,
+) {
     let options = Options {
         transport,
+        names_from,
         ..Options::default()
     };
     let code = codegen::generate(dict, &options);

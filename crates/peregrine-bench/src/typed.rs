@@ -196,7 +196,7 @@ pub fn write_mdr<'b>(buf: &'b mut EncodeBuffer, v: &Values) -> &'b [u8] {
     let mut b = MarketDataRequest::builder(buf);
     header(&mut b, v);
     b.md_req_id(bb("MDR0001"))
-        .subscription_request_type(bb(SubscriptionRequestType::Snapshotupdate))
+        .subscription_request_type(bb(SubscriptionRequestType::SnapshotPlusUpdates))
         .market_depth(bb(1));
     let mut types = b.no_md_entry_types(bb(2));
     types.entry().md_entry_type(bb(MDEntryType::Bid));
@@ -220,12 +220,12 @@ pub fn write_qsr<'b>(buf: &'b mut EncodeBuffer, v: &Values, nested: bool) -> &'b
     b.quote_status_req_id(bb("QSR0001")).symbol(bb("AAPL"));
     let mut parties = b.no_party_ids(bb(2));
     for (id, role, subs) in bb([
-        ("PARTY1", PartyRole::Executingfirm, ["SUB11", "SUB12"]),
-        ("PARTY2", PartyRole::Clientid, ["SUB21", "SUB22"]),
+        ("PARTY1", PartyRole::ExecutingFirm, ["SUB11", "SUB12"]),
+        ("PARTY2", PartyRole::ClientId, ["SUB21", "SUB22"]),
     ]) {
         let p = parties.entry();
         p.party_id(id)
-            .party_id_source(bb(PartyIDSource::Propcode))
+            .party_id_source(bb(PartyIDSource::ProprietaryCustomCode))
             .party_role(role);
         if nested {
             let mut s = p.no_party_sub_ids(bb(2));
@@ -418,7 +418,7 @@ fn expected_reads() -> [u64; 3] {
         + t(Some(Ok(v.ts)));
     let mdr = hdr
         + s(Some(Ok("MDR0001")))
-        + e(Some(Ok(SubscriptionRequestType::Snapshotupdate)))
+        + e(Some(Ok(SubscriptionRequestType::SnapshotPlusUpdates)))
         + i(Some(Ok(1)))
         + u(Some(Ok(2)))
         + e(Some(Ok(MDEntryType::Bid)))
@@ -433,14 +433,14 @@ fn expected_reads() -> [u64; 3] {
             peregrine_messages::fix44::enums::MsgType::Quotestatusrequest,
         )));
     let party = |id: &str, role: PartyRole| {
-        s(Some(Ok(id))) + e(Some(Ok(PartyIDSource::Propcode))) + e(Some(Ok(role)))
+        s(Some(Ok(id))) + e(Some(Ok(PartyIDSource::ProprietaryCustomCode))) + e(Some(Ok(role)))
     };
     let qsr_nested = hdr_a
         + s(Some(Ok("QSR0001")))
         + s(Some(Ok("AAPL")))
         + u(Some(Ok(2)))
-        + party("PARTY1", PartyRole::Executingfirm)
-        + party("PARTY2", PartyRole::Clientid)
+        + party("PARTY1", PartyRole::ExecutingFirm)
+        + party("PARTY2", PartyRole::ClientId)
         + 2 * u(Some(Ok(2)))
         + ["SUB11", "SUB12", "SUB21", "SUB22"]
             .iter()

@@ -108,10 +108,25 @@ pub fn parse_seq_num(v: &[u8]) -> Result<u64, ValueError> {
 
 /// A fixed-point decimal: `mantissa × 10^-scale`. `150.50` is mantissa 15050, scale 2.
 ///
-/// Equality is structural: `150.5` (1505, 1) and `150.50` (15050, 2) are different
-/// values here because they are different texts on the wire; use [`Decimal::cmp_value`]
-/// to compare numerically.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+/// Comparison is by numeric value: `150.5` (1505, 1) and `150.50` (15050, 2) are equal,
+/// order the same and hash the same, although they are different texts on the wire (the
+/// encoder writes exactly the digits of the scale, so the two still encode differently).
+/// Comparison is exact for every mantissa and scale (no floating point, no overflow).
+/// To tell representations apart, compare the fields, or use [`Decimal::same_repr`].
+///
+/// ```
+/// use peregrine_codec::value::Decimal;
+/// let a = Decimal::new(1505, 1); // 150.5
+/// let b = Decimal::new(15050, 2); // 150.50
+/// assert_eq!(a, b);
+/// assert!(!a.same_repr(&b));
+/// assert!(Decimal::new(-1, 0) < Decimal::new(-5, 1)); // -1 < -0.5
+/// assert!(Decimal::new(i64::MAX, 0) > Decimal::new(i64::MAX, 18));
+/// let mut bids = [Decimal::new(1, 0), Decimal::new(995, 3), Decimal::new(1005, 3)];
+/// bids.sort();
+/// assert_eq!(bids, [Decimal::new(995, 3), Decimal::new(1, 0), Decimal::new(1005, 3)]);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Decimal {
     /// The digits as an integer.
     pub mantissa: i64,
@@ -121,11 +136,22 @@ pub struct Decimal {
 
 impl Decimal {
     /// A decimal from its parts.
+    ///
+    /// ```
+    /// use peregrine_codec::value::Decimal;
+    /// assert_eq!(Decimal::new(15050, 2).to_string(), "150.50");
+    /// ```
     pub const fn new(mantissa: i64, scale: u8) -> Self {
         Decimal { mantissa, scale }
     }
 
     /// The same value with exactly `scale` decimals, if that loses no digits and fits.
+    ///
+    /// ```
+    /// use peregrine_codec::value::Decimal;
+    /// assert_eq!(Decimal::new(15, 1).rescale(3).map(|d| d.mantissa), Some(1500));
+    /// assert_eq!(Decimal::new(15, 1).rescale(0), None);
+    /// ```
     pub fn rescale(self, scale: u8) -> Option<Decimal> {
         if scale >= self.scale {
             let f = 10i64.checked_pow((scale - self.scale) as u32)?;
@@ -136,19 +162,113 @@ impl Decimal {
         }
     }
 
-    /// Numeric comparison (`150.5` equals `150.50`). Falls back to `f64` only
-    /// when the two cannot be brought to a common scale within `i64`.
-    pub fn cmp_value(&self, other: &Decimal) -> std::cmp::Ordering {
-        let s = self.scale.max(other.scale);
-        match (self.rescale(s), other.rescale(s)) {
-            (Some(a), Some(b)) => a.mantissa.cmp(&b.mantissa),
-            _ => self.to_f64().total_cmp(&other.to_f64()),
+    /// The same value with the fewest decimals: trailing zeros after the point removed
+    /// (zero is `0` with scale 0). Equal decimals have the same normalized form.
+    ///
+    /// ```
+    /// use peregrine_codec::value::Decimal;
+    /// let d = Decimal::new(150500, 3).normalized();
+    /// assert_eq!((d.mantissa, d.scale), (1505, 1));
+    /// let z = Decimal::new(0, 4).normalized();
+    /// assert_eq!((z.mantissa, z.scale), (0, 0));
+    /// ```
+    pub fn normalized(self) -> Decimal {
+        if self.mantissa == 0 {
+            return Decimal::new(0, 0);
         }
+        let (mut m, mut s) = (self.mantissa, self.scale);
+        while s > 0 && m % 10 == 0 {
+            m /= 10;
+            s -= 1;
+        }
+        Decimal::new(m, s)
+    }
+
+    /// Whether the two have the same mantissa and scale (the same text on the wire),
+    /// which `==` does not ask: `150.5 == 150.50`.
+    ///
+    /// ```
+    /// use peregrine_codec::value::Decimal;
+    /// assert!(Decimal::new(1505, 1).same_repr(&Decimal::new(1505, 1)));
+    /// assert!(!Decimal::new(1505, 1).same_repr(&Decimal::new(15050, 2)));
+    /// ```
+    pub fn same_repr(&self, other: &Decimal) -> bool {
+        self.mantissa == other.mantissa && self.scale == other.scale
+    }
+
+    /// Numeric comparison (`150.5` equals `150.50`): the same as [`Ord::cmp`], kept
+    /// for callers written before `Decimal` was ordered by value.
+    ///
+    /// ```
+    /// use std::cmp::Ordering;
+    /// use peregrine_codec::value::Decimal;
+    /// assert_eq!(Decimal::new(1505, 1).cmp_value(&Decimal::new(15050, 2)), Ordering::Equal);
+    /// ```
+    pub fn cmp_value(&self, other: &Decimal) -> std::cmp::Ordering {
+        self.cmp(other)
     }
 
     /// An approximate `f64` (for display and statistics, never for prices on the wire).
+    ///
+    /// ```
+    /// use peregrine_codec::value::Decimal;
+    /// assert_eq!(Decimal::new(-25, 2).to_f64(), -0.25);
+    /// ```
     pub fn to_f64(&self) -> f64 {
         self.mantissa as f64 / 10f64.powi(self.scale as i32)
+    }
+}
+
+/// `a × 10^-sa` against `b × 10^-sb` with `sa <= sb`, exactly.
+fn cmp_scaled(a: i64, sa: u8, b: i64, sb: u8) -> std::cmp::Ordering {
+    let d = u32::from(sb - sa);
+    // 10^19 > i64::MAX: a non-zero `a` scaled by that much outweighs any `b`.
+    if d >= 19 {
+        return if a == 0 {
+            0.cmp(&b)
+        } else {
+            a.signum().cmp(&0)
+        };
+    }
+    // |a| × 10^18 < 9.3 × 10^36 < i128::MAX.
+    (i128::from(a) * 10i128.pow(d)).cmp(&i128::from(b))
+}
+
+impl Ord for Decimal {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if self.scale == other.scale {
+            return self.mantissa.cmp(&other.mantissa);
+        }
+        if self.scale < other.scale {
+            cmp_scaled(self.mantissa, self.scale, other.mantissa, other.scale)
+        } else {
+            cmp_scaled(other.mantissa, other.scale, self.mantissa, self.scale).reverse()
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Decimal {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Decimal {}
+
+impl std::hash::Hash for Decimal {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let n = self.normalized();
+        n.mantissa.hash(state);
+        n.scale.hash(state);
     }
 }
 
@@ -349,6 +469,22 @@ impl UtcTimestamp {
             nanos: sub,
             precision,
         }
+    }
+
+    /// The system clock's time now (one clock read, no allocation), to be
+    /// written at `precision`: a TransactTime, say.
+    ///
+    /// ```
+    /// use peregrine_codec::value::{UtcTimestamp, TimePrecision};
+    /// let now = UtcTimestamp::now(TimePrecision::Millis);
+    /// assert!(now.to_unix_nanos() > 1_700_000_000_000_000_000);
+    /// assert_eq!(now.to_string().len(), "20240115-10:30:00.123".len());
+    /// ```
+    pub fn now(precision: TimePrecision) -> UtcTimestamp {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        UtcTimestamp::from_unix_nanos(nanos, precision)
     }
 }
 
@@ -965,6 +1101,113 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The exact order of two decimals from their digits as text (no arithmetic).
+    fn reference_cmp(a: Decimal, b: Decimal) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        let s = a.scale.max(b.scale) as usize;
+        // |m| × 10^(s - scale) as a digit string without leading zeros.
+        let digits = |d: Decimal| {
+            let mut t = d.mantissa.unsigned_abs().to_string();
+            t.push_str(&"0".repeat(s - d.scale as usize));
+            t.trim_start_matches('0').to_string()
+        };
+        let sign = |d: Decimal| d.mantissa.signum();
+        match sign(a).cmp(&sign(b)) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+        let (da, db) = (digits(a), digits(b));
+        let mag = da.len().cmp(&db.len()).then_with(|| da.cmp(&db));
+        if sign(a) < 0 {
+            mag.reverse()
+        } else {
+            mag
+        }
+    }
+
+    fn hash_of(d: Decimal) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(d)
+    }
+
+    #[test]
+    fn decimals_compare_by_value() {
+        use std::cmp::Ordering::*;
+        let d = Decimal::new;
+        for (a, b, want) in [
+            (d(150, 0), d(15000, 2), Equal),
+            (d(15, 1), d(150, 2), Equal),
+            (d(15, 1), d(151, 2), Less),
+            (d(-15, 1), d(-150, 2), Equal),
+            (d(-15, 1), d(-149, 2), Less),
+            (d(-1, 0), d(-5, 1), Less),
+            (d(-1, 0), d(1, 18), Less),
+            (d(0, 0), d(0, 9), Equal),
+            (d(0, 200), d(-1, 255), Greater),
+            (d(0, 3), d(1, 255), Less),
+            (d(1, 0), d(i64::MAX, 18), Less),
+            (d(10, 0), d(i64::MAX, 18), Greater),
+            (d(i64::MAX, 0), d(i64::MAX, 18), Greater),
+            (d(i64::MIN, 0), d(i64::MIN, 18), Less),
+            (d(i64::MIN, 0), d(i64::MAX, 0), Less),
+            (d(i64::MIN, 18), d(-9, 0), Less),
+            (d(i64::MIN, 18), d(-10, 0), Greater),
+            (d(1, 0), d(i64::MAX, 255), Greater),
+            (d(-1, 0), d(i64::MIN, 255), Less),
+            (d(1, 19), d(1, 0), Less),
+            (d(1_000_000_000_000_000_000, 18), d(1, 0), Equal),
+            (d(1_000_000_000_000_000_000, 19), d(1, 1), Equal),
+            (d(1, 255), d(1, 254), Less),
+        ] {
+            assert_eq!(a.cmp(&b), want, "{a:?} vs {b:?}");
+            assert_eq!(b.cmp(&a), want.reverse(), "{b:?} vs {a:?}");
+            assert_eq!(reference_cmp(a, b), want, "reference: {a:?} vs {b:?}");
+            assert_eq!(a == b, want == Equal);
+            assert_eq!(a.partial_cmp(&b), Some(want));
+            if want == Equal {
+                assert_eq!(hash_of(a), hash_of(b), "{a:?} and {b:?} hash alike");
+                assert!(a.normalized().same_repr(&b.normalized()));
+            }
+        }
+        assert!(!d(15, 1).same_repr(&d(150, 2)));
+        assert!(d(15, 1) != d(16, 1));
+        let mut v = [d(-5, 1), d(1005, 3), d(1, 0), d(-1, 0), d(995, 3), d(0, 4)];
+        v.sort();
+        assert_eq!(
+            v,
+            [d(-1, 0), d(-5, 1), d(0, 0), d(995, 3), d(1, 0), d(1005, 3)]
+        );
+        let set: std::collections::HashSet<Decimal> =
+            [d(15, 1), d(150, 2), d(1500, 3), d(0, 0), d(0, 7)]
+                .into_iter()
+                .collect();
+        assert_eq!(set.len(), 2);
+    }
+
+    proptest! {
+        #[test]
+        fn decimal_order_is_exact(
+            a in any::<i64>(), sa in 0u8..=255, b in any::<i64>(), sb in 0u8..=255,
+            small in -3i64..=3, near in 0u8..=4,
+        ) {
+            let (a, b) = (Decimal::new(a, sa), Decimal::new(b, sb));
+            prop_assert_eq!(a.cmp(&b), reference_cmp(a, b));
+            // Values close to each other, where rounding would show.
+            let (c, e) = (Decimal::new(small * 10i64.pow(near as u32), near), Decimal::new(small, 0));
+            prop_assert_eq!(c.cmp(&e), reference_cmp(c, e));
+            prop_assert_eq!(c == e, true);
+            prop_assert_eq!(hash_of(c), hash_of(e));
+            if a == b {
+                prop_assert_eq!(hash_of(a), hash_of(b));
+            }
+            // Same value at another scale: equal, and hashes agree.
+            if let Some(r) = a.rescale(sa.saturating_add(2)) {
+                prop_assert_eq!(r, a);
+                prop_assert_eq!(hash_of(r), hash_of(a));
+            }
+        }
+    }
+
     #[test]
     fn ints() {
         assert_eq!(parse_u64(b"0"), Ok(0));
@@ -989,9 +1232,18 @@ mod tests {
 
     #[test]
     fn decimals() {
-        assert_eq!(parse_decimal(b"150.50"), Ok(Decimal::new(15050, 2)));
-        assert_eq!(parse_decimal(b"150."), Ok(Decimal::new(150, 0)));
-        assert_eq!(parse_decimal(b"-0.001"), Ok(Decimal::new(-1, 3)));
+        assert_eq!(
+            parse_decimal(b"150.50").map(|d| (d.mantissa, d.scale)),
+            Ok((15050, 2))
+        );
+        assert_eq!(
+            parse_decimal(b"150.").map(|d| (d.mantissa, d.scale)),
+            Ok((150, 0))
+        );
+        assert_eq!(
+            parse_decimal(b"-0.001").map(|d| (d.mantissa, d.scale)),
+            Ok((-1, 3))
+        );
         assert_eq!(
             parse_decimal(b"1.2.3"),
             Err(ValueError::InvalidByte { offset: 3 })
@@ -1207,7 +1459,7 @@ mod tests {
             let d = Decimal::new(m, s);
             let mut b = [0u8; 24];
             let len = format_decimal(d, &mut b);
-            prop_assert_eq!(parse_decimal(&b[..len]), Ok(d));
+            prop_assert_eq!(parse_decimal(&b[..len]).map(|p| (p.mantissa, p.scale)), Ok((m, s)));
         }
 
         #[test]

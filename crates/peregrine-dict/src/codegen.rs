@@ -19,6 +19,24 @@
 //! the dictionary, not with the number of places a component is used; every method is a
 //! one-line `#[inline]` call to a generic helper of the runtime.
 //!
+//! # Enum variant names
+//!
+//! Variants are named after the FIX specification's symbolic names (`OrdStatus::PartiallyFilled`,
+//! `OrdRejReason::UnknownSymbol`), with QuickFIX's description kept as a `#[doc(alias)]`
+//! (search the documentation for `PARTIAL` or `UNKNOWNSYM` and the variant comes up).
+//! QuickFIX's descriptions are upper snake case (`PARTIALLY_FILLED`, CamelCased into the
+//! variant name) in every dictionary but FIX 4.4, which runs the words together and
+//! abbreviates them (`PARTIAL`, `UNKNOWNSYM`, `PENDINGNEW`, `EXECUTINGFIRM`). Such a
+//! description is named from the same field's value in the reference dictionaries of
+//! [`Options::names_from`] when it abbreviates that value's description (its letters appear
+//! there in order: `PARTIAL` → `PARTIALLY_FILLED`, `INVINVID` → `INVALID_INVESTOR_ID`), or
+//! else split into the words the dictionaries use elsewhere (`UNKNOWNACCOUNTS` → `Unknown`
+//! `Accounts`). A short table then corrects what still differs from the specification:
+//! misspellings (`SURVEILLENCE_OPTION` → `SurveillanceOption`), abbreviations without a
+//! counterpart (`PENDINGCXL` → `ExecType::PendingCancel`, `ORDCXLREQ` →
+//! `CxlRejResponseTo::OrderCancelRequest`) and descriptions that do not name their value
+//! (QuickFIX's FIX 4.4 `SettlType` 8 `T5` → `SellersOption`).
+//!
 //! ```
 //! use peregrine_dict::{codegen, Dictionary};
 //! let dict = Dictionary::from_file("dictionaries/FIX42.xml").unwrap();
@@ -42,6 +60,10 @@ pub struct Options<'d> {
     pub transport: Option<&'d Dictionary>,
     /// Emit the `#[cfg(test)]` round-trip tests.
     pub tests: bool,
+    /// Dictionaries whose value descriptions name enum variants where this dictionary's
+    /// own description runs words together (see [Enum variant names](self#enum-variant-names)),
+    /// in order of preference. `peregrine-messages` passes FIX 5.0 SP2, 4.3 and 4.2.
+    pub names_from: &'d [&'d Dictionary],
 }
 
 impl Default for Options<'_> {
@@ -49,6 +71,7 @@ impl Default for Options<'_> {
         Options {
             transport: None,
             tests: true,
+            names_from: &[],
         }
     }
 }
@@ -71,6 +94,7 @@ pub fn rustfmt(path: &Path) -> bool {
 /// Generates the module body for `dict` (see the [module documentation](self)).
 pub fn generate(dict: &Dictionary, options: &Options<'_>) -> String {
     let mut g = Gen::new(dict, options.transport);
+    g.namer = Namer::new(dict, options.transport, options.names_from);
     g.build();
     g.emit(options.tests)
 }
@@ -195,6 +219,17 @@ fn variant_name(description: &str, value: &str) -> String {
     out
 }
 
+/// QuickFIX's description as a doc alias of the variant named `name`, when it differs from
+/// the name and rustdoc accepts it as an alias.
+fn doc_alias(description: &str, name: &str) -> Option<String> {
+    let ok = !description.is_empty()
+        && !description.eq_ignore_ascii_case(name)
+        && description
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+' | '/'));
+    ok.then(|| description.to_string())
+}
+
 fn sanitize(value: &str) -> String {
     value
         .chars()
@@ -242,6 +277,344 @@ fn slice_pattern(s: &str) -> String {
 fn doc_text(s: &str) -> String {
     s.replace(['\n', '\r'], " ").replace('`', "'")
 }
+
+// ---------------------------------------------------------------------------------------
+// Enum variant names
+
+/// Variant names where QuickFIX's description, even after [`Namer`]'s reference lookup,
+/// differs from the FIX specification's symbolic name: misspellings, abbreviations and
+/// descriptions that do not name the value. Keyed by field name, wire value and the
+/// description (upper case, letters and digits only) the lookup ended with, so that an
+/// entry never renames a value that means something else in another version.
+///
+/// Each entry: (field, value, description, variant).
+const SPEC_NAMES: &[(&str, &str, &str, &str)] = &[
+    // Misspelt by QuickFIX and by the FIX Repository's symbolic name ("SurveillenceOption").
+    (
+        "OrdRejReason",
+        "12",
+        "SURVEILLENCEOPTION",
+        "SurveillanceOption",
+    ),
+    ("OrdRejReason", "15", "UNKNOWNACCOUNTS", "UnknownAccount"),
+    ("ExecType", "6", "PENDINGCXL", "PendingCancel"),
+    (
+        "BusinessRejectReason",
+        "3",
+        "UNKNMSGTYPE",
+        "UnsupportedMessageType",
+    ),
+    (
+        "CxlRejReason",
+        "5",
+        "ORIGORDMODTIMEMISMATCH",
+        "OrigOrdModTimeMismatch",
+    ),
+    ("CxlRejReason", "5", "ORIGORDMODTIME", "OrigOrdModTime"),
+    (
+        "CxlRejReason",
+        "3",
+        "ALREADYPENDINGCXL",
+        "OrderAlreadyInPendingCancelOrPendingReplaceStatus",
+    ),
+    ("CxlRejResponseTo", "1", "ORDCXLREQ", "OrderCancelRequest"),
+    (
+        "CxlRejResponseTo",
+        "2",
+        "ORDCXLREPREQ",
+        "OrderCancelReplaceRequest",
+    ),
+    ("ExecInst", "Z", "CXLIFNOTBEST", "CancelIfNotBest"),
+    ("Side", "F", "LENDFINANCING", "Lend"),
+    ("Side", "G", "BORROWFINANCING", "Borrow"),
+    ("LastCapacity", "2", "XA", "CrossAsAgent"),
+    ("LastCapacity", "3", "XP", "CrossAsPrincipal"),
+    ("AdvTransType", "N", "ADVNEW", "New"),
+    ("AdvTransType", "C", "ADVCANCEL", "Cancel"),
+    ("AdvTransType", "R", "ADVREPLACE", "Replace"),
+    // QuickFIX's FIX 4.4 swaps these two descriptions' meaning: 8 is Seller's Option, 9 T+5.
+    ("SettlType", "8", "T5", "SellersOption"),
+    ("SettlType", "9", "T1", "TPlus5"),
+    ("EncryptMethod", "0", "NONEOTHER", "None"),
+    (
+        "SessionRejectReason",
+        "5",
+        "VALUEISINCORRECTOUTOFRANGEFORTHISTAG",
+        "ValueIsIncorrect",
+    ),
+    (
+        "SessionRejectReason",
+        "17",
+        "NONDATAVALUEINCLUDESFIELDDELIMITERSOHCHARACTER",
+        "NonDataValueIncludesFieldDelimiter",
+    ),
+    (
+        "BusinessRejectReason",
+        "7",
+        "NODELIVTOFIRM",
+        "DeliverToFirmNotAvailableAtThisTime",
+    ),
+    (
+        "SubscriptionRequestType",
+        "2",
+        "UNSUBSCRIBE",
+        "DisablePreviousSnapshotPlusUpdateRequest",
+    ),
+    ("PriceType", "2", "CPS", "PerUnit"),
+    ("PriceType", "3", "ABS", "FixedAmount"),
+    ("ListOrderStatus", "4", "CXL", "Cancelling"),
+    ("ExecRestatementReason", "3", "REPX", "RepricingOfOrder"),
+    (
+        "ExecRestatementReason",
+        "6",
+        "CXLTRADINGHALT",
+        "CancelOnTradingHalt",
+    ),
+    (
+        "ExecRestatementReason",
+        "7",
+        "CXLSYSTEMFAILURE",
+        "CancelOnSystemFailure",
+    ),
+    ("ExecRestatementReason", "8", "MRKTOPTION", "MarketOption"),
+    (
+        "PartyRole",
+        "11",
+        "INITIATINGTRADER",
+        "OrderOriginationTrader",
+    ),
+    ("QuoteStatus", "1", "CXLSYM", "CanceledForSymbol"),
+    ("QuoteStatus", "2", "CXLSECTYPE", "CanceledForSecurityType"),
+    ("QuoteStatus", "3", "CXLUNDER", "CanceledForUnderlying"),
+    ("QuoteStatus", "4", "CXLALL", "CanceledAll"),
+    (
+        "QuoteCancelType",
+        "1",
+        "CXLSYM",
+        "CancelForOneOrMoreSecurities",
+    ),
+    (
+        "QuoteCancelType",
+        "2",
+        "CXLSECTYPE",
+        "CancelForSecurityType",
+    ),
+    (
+        "QuoteCancelType",
+        "3",
+        "CXLUNDER",
+        "CancelForUnderlyingSecurity",
+    ),
+    ("QuoteCancelType", "4", "CXLALL", "CancelAllQuotes"),
+    ("QuoteRejectReason", "2", "EXCHCLSD", "ExchangeClosed"),
+    (
+        "QuoteRejectReason",
+        "3",
+        "ORDEXLIM",
+        "QuoteRequestExceedsLimit",
+    ),
+    ("QuoteRejectReason", "5", "UNKNORD", "UnknownQuote"),
+    ("QuoteRejectReason", "6", "DUPORD", "DuplicateQuote"),
+    ("QuoteRejectReason", "8", "INVPX", "InvalidPrice"),
+    ("QuoteEntryRejectReason", "2", "EXCHCLSD", "ExchangeClosed"),
+    ("QuoteEntryRejectReason", "2", "EXHCNAGE", "ExchangeClosed"),
+    (
+        "QuoteEntryRejectReason",
+        "3",
+        "ORDEXCLIM",
+        "QuoteExceedsLimit",
+    ),
+    ("QuoteEntryRejectReason", "5", "UNKNORD", "UnknownQuote"),
+    ("QuoteEntryRejectReason", "6", "DUPORD", "DuplicateQuote"),
+    ("QuoteEntryRejectReason", "8", "INVPX", "InvalidPrice"),
+    (
+        "DiscretionInst",
+        "0",
+        "RELDISPPX",
+        "RelatedToDisplayedPrice",
+    ),
+    ("DiscretionInst", "1", "RELMKTPX", "RelatedToMarketPrice"),
+    ("DiscretionInst", "2", "RELPRIMPX", "RelatedToPrimaryPrice"),
+    (
+        "DiscretionInst",
+        "3",
+        "RELLOCPRIMPX",
+        "RelatedToLocalPrimaryPrice",
+    ),
+    ("DiscretionInst", "4", "RELMIDPX", "RelatedToMidpointPrice"),
+    ("DiscretionInst", "5", "RELLSTPX", "RelatedToLastTradePrice"),
+];
+
+/// `PARTIALLY_FILLED` → `PARTIALLYFILLED`: upper case, letters and digits only.
+fn squash(description: &str) -> String {
+    description
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// Whether the letters of `short` appear in order in `long` (`PARTIAL` in
+/// `PARTIALLYFILLED`, `UNKNOWNSYM` in `UNKNOWNSYMBOL`, `INVINVID` in
+/// `INVALIDINVESTORID`): `short` abbreviates `long`.
+fn abbreviates(short: &str, long: &str) -> bool {
+    let mut rest = long.chars();
+    !short.is_empty() && short.chars().all(|c| rest.any(|l| l == c))
+}
+
+/// Names enum variants after the FIX specification.
+///
+/// QuickFIX's dictionaries name values in upper snake case (`PARTIALLY_FILLED`), which
+/// CamelCases into the specification's symbolic name (`PartiallyFilled`), except where
+/// they run the words together or abbreviate them, as its FIX 4.4 dictionary does
+/// throughout (`PARTIAL`, `UNKNOWNSYM`, `PENDINGNEW`). For such a description (no
+/// separator, no lower case), the variant is named from the same field's value in the
+/// reference dictionaries ([`Options::names_from`]) when the description abbreviates
+/// that one (its letters appear in it in order: `PARTIAL` → `PARTIALLY_FILLED`);
+/// otherwise the description is split into the words the dictionaries use elsewhere
+/// (`UNKNOWNACCOUNTS` → `UNKNOWN_ACCOUNTS`). Last, [`SPEC_NAMES`] corrects what is still
+/// not the specification's name.
+#[derive(Default)]
+struct Namer<'d> {
+    references: Vec<&'d Dictionary>,
+    /// Words of every multi-word description (upper case).
+    words: BTreeSet<String>,
+}
+
+impl<'d> Namer<'d> {
+    fn new(
+        dict: &'d Dictionary,
+        transport: Option<&'d Dictionary>,
+        names_from: &[&'d Dictionary],
+    ) -> Self {
+        let mut words = BTreeSet::new();
+        let all = std::iter::once(dict)
+            .chain(transport)
+            .chain(names_from.iter().copied());
+        for (i, d) in all.enumerate() {
+            for f in d.fields() {
+                for v in &f.values {
+                    // The references' one-word descriptions are words too (`CANCELED`); the
+                    // dictionary's own may be words run together (`PENDINGNEW`).
+                    let word = i > 0 && !v.description.is_empty() && v.description.len() <= 12;
+                    if v.description.contains('_') || word {
+                        words.extend(
+                            v.description
+                                .split(|c: char| !c.is_ascii_alphanumeric())
+                                .filter(|w| !w.is_empty())
+                                .map(str::to_ascii_uppercase),
+                        );
+                    }
+                }
+            }
+        }
+        Namer {
+            references: names_from.to_vec(),
+            words,
+        }
+    }
+
+    /// The variant name of `field`'s `value`, described `description` in the dictionary.
+    fn variant(&self, field: &str, value: &str, description: &str) -> String {
+        let fixed = |d: &str| {
+            let d = squash(d);
+            SPEC_NAMES
+                .iter()
+                .find(|(f, v, desc, _)| *f == field && *v == value && *desc == d)
+                .map(|e| e.3.to_string())
+        };
+        if let Some(name) = fixed(description) {
+            return name;
+        }
+        let run_together = !description.is_empty()
+            && description
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+        if !run_together {
+            return variant_name(description, value);
+        }
+        let short = squash(description);
+        let candidates = || {
+            self.references.iter().filter_map(|r| {
+                let v = r
+                    .field_by_name(field)?
+                    .values
+                    .iter()
+                    .find(|v| v.value == value)?;
+                Some((v.description.as_str(), squash(&v.description)))
+            })
+        };
+        // An abbreviation of a reference (`PARTIAL`, `PARTIALLY_FILLED`); failing that, a
+        // reference with a qualifier after it (`LENDFINANCING`, `LEND`).
+        let reference = candidates()
+            .find(|(_, long)| abbreviates(&short, long))
+            .or_else(|| {
+                candidates().find(|(d, long)| {
+                    long.len() >= 4
+                        && (d.contains('_') || long.len() <= 10)
+                        && short.starts_with(long.as_str())
+                })
+            })
+            .map(|(d, _)| d);
+        let resolved = match reference {
+            Some(r) => r.to_string(),
+            None => self.split(&short),
+        };
+        fixed(&resolved).unwrap_or_else(|| variant_name(&resolved, value))
+    }
+
+    /// `UNKNOWNACCOUNTS` → `UNKNOWN_ACCOUNTS`: the cheapest cut into known words (short
+    /// words cost more than long ones) and unknown runs (costing more the longer they are).
+    fn split(&self, s: &str) -> String {
+        let n = s.len();
+        // best[i]: the cost of s[..i] and where its last piece starts.
+        let mut best: Vec<(u32, usize)> = vec![(u32::MAX, 0); n + 1];
+        best[0] = (0, 0);
+        for i in 1..=n {
+            for j in 0..i {
+                if best[j].0 == u32::MAX || !s.is_char_boundary(j) || !s.is_char_boundary(i) {
+                    continue;
+                }
+                let piece = &s[j..i];
+                let known = |w: &str| self.words.contains(w) || ABBREVIATIONS.contains(&w);
+                // A known word's plural is a word too (`ACCOUNTS`).
+                let plural =
+                    piece.len() > 3 && piece.ends_with('S') && known(&piece[..piece.len() - 1]);
+                let cost = if known(piece) || plural {
+                    match piece.len() {
+                        1 => 5,
+                        2 => 3,
+                        _ => 2,
+                    }
+                } else {
+                    4 + piece.len() as u32
+                };
+                if best[j].0 + cost < best[i].0 {
+                    best[i] = (best[j].0 + cost, j);
+                }
+            }
+        }
+        let mut pieces = Vec::new();
+        let mut i = n;
+        while i > 0 {
+            let j = best[i].1;
+            pieces.push(&s[j..i]);
+            i = j;
+        }
+        pieces.reverse();
+        pieces.join("_")
+    }
+}
+
+/// Abbreviations QuickFIX's FIX 4.4 descriptions use, kept as words when a description is
+/// split (`CXLSYM` → `CxlSym` rather than `Cxlsym`); the common ones are spelt out by
+/// [`SPEC_NAMES`].
+const ABBREVIATIONS: &[&str] = &[
+    "ACCT", "ACT", "ALLOC", "AMT", "AVG", "BRK", "BUST", "BUYSIDE", "CLS", "CLSD", "COMM", "CSH",
+    "CURR", "CXL", "DISC", "DISP", "DUP", "EN", "EXCH", "IND", "INV", "LOC", "LST", "MID", "MKT",
+    "MNC", "MOD", "MORN", "MRKT", "MSG", "NASDAQ", "ORD", "ORIG", "PCT", "PRIM", "PX", "QTY",
+    "REJ", "REL", "REP", "REQ", "RET", "SEC", "SUPP", "SYM", "TRD", "UNKN", "WRK",
+];
 
 // ---------------------------------------------------------------------------------------
 // The intermediate form: members with components either referenced or inlined
@@ -303,6 +676,7 @@ struct Gen<'d> {
     /// Every field used, with the dictionary that defines it.
     fields: BTreeMap<u32, &'d FieldDef>,
     const_names: BTreeMap<u32, String>,
+    namer: Namer<'d>,
 }
 
 impl<'d> Gen<'d> {
@@ -318,6 +692,7 @@ impl<'d> Gen<'d> {
             enums: BTreeSet::new(),
             fields: BTreeMap::new(),
             const_names: BTreeMap::new(),
+            namer: Namer::default(),
         }
     }
 
@@ -518,9 +893,10 @@ impl<'d> Gen<'d> {
         o.push_str(
             "/// Everything needed to call the getters and setters: the component traits and the\n\
              /// runtime traits.\npub mod prelude {\n    pub use super::components::*;\n    \
-             pub use crate::{FieldAccess, FieldEncode, FixEnum, TypedMessage};\n}\n\n",
+             pub use crate::{FieldAccess, FieldEncode, FixEnum, Message, TypedMessage};\n}\n\n",
         );
         self.emit_messages(&mut o);
+        self.emit_cracker(&mut o);
         if tests {
             self.emit_tests(&mut o);
         }
@@ -551,7 +927,7 @@ impl<'d> Gen<'d> {
                 if !seen_values.insert(v.value.as_str()) {
                     continue;
                 }
-                let mut vn = variant_name(&v.description, &v.value);
+                let mut vn = self.namer.variant(&f.name, &v.value, &v.description);
                 if seen_names.contains(&vn) {
                     vn = format!("{vn}_{}", sanitize(&v.value));
                 }
@@ -569,12 +945,11 @@ impl<'d> Gen<'d> {
                 f.name, f.fix_type
             );
             for (vn, value, desc) in &variants {
-                let _ = writeln!(
-                    o,
-                    "        /// `{}`: {}\n        {vn},",
-                    doc_text(value),
-                    doc_text(desc)
-                );
+                let _ = writeln!(o, "        /// `{}`: {}", doc_text(value), doc_text(desc));
+                if let Some(alias) = doc_alias(desc, vn) {
+                    let _ = writeln!(o, "        #[doc(alias = \"{alias}\")]");
+                }
+                let _ = writeln!(o, "        {vn},");
             }
             o.push_str("    }\n");
             let _ = writeln!(
@@ -735,11 +1110,14 @@ impl<'d> Gen<'d> {
         o.push_str("}\n\n");
     }
 
+    /// `builder_generics` are the impl's generics for `builder` (`<'b>` for a group entry
+    /// builder, `<'b, E: FieldEncode<'b>>` for a message builder, generic over its encoder).
     fn emit_trait_impls(
         &self,
         o: &mut String,
         items: &[Item],
         view: &str,
+        builder_generics: &str,
         builder: &str,
         header: bool,
     ) {
@@ -753,7 +1131,7 @@ impl<'d> Gen<'d> {
         for n in names {
             let _ = writeln!(
                 o,
-                "impl<'a> components::{n}<'a> for {view} {{}}\nimpl<'b> components::{n}Builder<'b> for {builder} {{}}"
+                "impl<'a> components::{n}<'a> for {view} {{}}\nimpl{builder_generics} components::{n}Builder<'b> for {builder} {{}}"
             );
         }
     }
@@ -801,6 +1179,7 @@ impl<'d> Gen<'d> {
                 o,
                 &g.items,
                 &format!("{ty}<'a>"),
+                "<'b>",
                 &format!("{ty}Builder<'_, 'b>"),
                 false,
             );
@@ -819,8 +1198,13 @@ impl<'d> Gen<'d> {
             let _ = writeln!(
                 o,
                 "/// `{}` (MsgType `{}`), {cat} message: a zero-copy view of a decoded message.\n#[derive(Clone, Copy, Debug)]\npub struct {ty}<'a> {{\n    view: crate::codec::MessageView<'a>,\n    text: Option<&'a str>,\n}}\n\
-                 /// Writes a [`{ty}`] (MsgType `{}`); fields are written in the order of the calls.\n#[derive(Debug)]\npub struct {ty}Builder<'b> {{\n    enc: crate::codec::MessageEncoder<'b>,\n}}\n\
-                 crate::__message!({ty}, {ty}Builder, {}, BEGIN_STRING);",
+                 /// Writes a [`{ty}`] (MsgType `{}`); fields are written in the order of the calls.\n///\n\
+                 /// `E` is the encoder written to: owned for a whole message ([`{ty}::builder`]),\n\
+                 /// borrowed for a body a session frames ([`{ty}Body`]).\n#[derive(Debug)]\npub struct {ty}Builder<'b, E = crate::codec::MessageEncoder<'b>> {{\n    enc: E,\n    _encoder: ::core::marker::PhantomData<&'b ()>,\n}}\n\
+                 /// The body of a [`{ty}`] written into an encoder that a session started and\n\
+                 /// finishes (see [`Message`](crate::Message)): the setters of [`{ty}Builder`].\n\
+                 pub type {ty}Body<'x, 'b> = {ty}Builder<'b, &'x mut crate::codec::MessageEncoder<'b>>;\n\
+                 crate::__message!({ty}, {ty}Builder, {ty}Body, {}, BEGIN_STRING);",
                 m.name,
                 doc_text(&m.msg_type),
                 doc_text(&m.msg_type),
@@ -828,18 +1212,104 @@ impl<'d> Gen<'d> {
             );
             let _ = writeln!(o, "impl<'a> {ty}<'a> {{");
             self.emit_accessors(o, items, "pub ", true);
-            let _ = writeln!(o, "}}\nimpl<'b> {ty}Builder<'b> {{");
+            let _ = writeln!(o, "}}\nimpl<'b, E: FieldEncode<'b>> {ty}Builder<'b, E> {{");
             self.emit_accessors(o, items, "pub ", false);
             o.push_str("}\n");
             self.emit_trait_impls(
                 o,
                 items,
                 &format!("{ty}<'a>"),
-                &format!("{ty}Builder<'b>"),
+                "<'b, E: FieldEncode<'b>>",
+                &format!("{ty}Builder<'b, E>"),
                 true,
             );
             o.push('\n');
         }
+    }
+
+    /// The typed dispatch: `MessageHandler` (one provided method per message) and `crack`.
+    fn emit_cracker(&self, o: &mut String) {
+        let version = self.dict.version();
+        let example = self
+            .dict
+            .messages()
+            .iter()
+            .find(|m| m.msg_type == "D")
+            .or_else(|| self.dict.messages().first());
+        o.push_str(
+            "/// Typed dispatch on MsgType, QuickFIX/J's `MessageCracker`: one method per message of\n\
+             /// this version, called by [`crack`] with the zero-copy view of the message. Every\n\
+             /// method has a default that returns [`UnsupportedMessageType`](crate::UnsupportedMessageType)\n\
+             /// (converted into [`Error`](MessageHandler::Error)): implement those you handle.\n///\n\
+             /// `C` is what the methods are given besides the message (the session's outbox, say;\n\
+             /// `()` by default).\n",
+        );
+        if let Some(m) = example {
+            let ty = type_name(&m.name);
+            let method = snake(&m.name);
+            let _ = write!(
+                o,
+                "///\n/// ```\n/// use peregrine_messages::UnsupportedMessageType;\n\
+                 /// use peregrine_messages::codec::{{Decoder, DecoderConfig, EncodeBuffer}};\n\
+                 /// use peregrine_messages::{module}::{{self, MessageHandler}};\n///\n\
+                 /// #[derive(Default)]\n/// struct Counter {{ seen: usize }}\n\
+                 /// impl MessageHandler for Counter {{\n///     type Error = UnsupportedMessageType;\n\
+                 ///     fn on_{method}(&mut self, _msg: {module}::{ty}<'_>, _cx: &mut ()) -> Result<(), Self::Error> {{\n\
+                 ///         self.seen += 1;\n///         Ok(())\n///     }}\n/// }}\n///\n\
+                 /// let mut buf = EncodeBuffer::new();\n/// let wire = {module}::{ty}::builder(&mut buf).finish().to_vec();\n\
+                 /// let mut decoder = Decoder::new(DecoderConfig::default());\n\
+                 /// let msg = decoder.decode(&wire).unwrap();\n/// let mut counter = Counter::default();\n\
+                 /// {module}::crack(&mut counter, &msg, &mut ()).unwrap();\n/// assert_eq!(counter.seen, 1);\n///\n\
+                 /// // Anything else is unsupported:\n\
+                 /// let other = {{ let mut b = buf.start({module}::BEGIN_STRING, b\"ZZ\"); b.str(58, b\"?\"); b.finish().to_vec() }};\n\
+                 /// let msg = decoder.decode(&other).unwrap();\n\
+                 /// assert_eq!({module}::crack(&mut counter, &msg, &mut ()), Err(UnsupportedMessageType));\n\
+                 /// ```\n",
+                module = module_name(&version),
+            );
+        }
+        o.push_str(
+            "#[doc(alias = \"MessageCracker\")]\npub trait MessageHandler<C: ?Sized = ()> {\n    \
+             /// What the methods return on failure; the defaults return\n    \
+             /// [`UnsupportedMessageType`](crate::UnsupportedMessageType) converted into it.\n    \
+             type Error: From<crate::UnsupportedMessageType>;\n",
+        );
+        for m in self.dict.messages() {
+            let ty = type_name(&m.name);
+            let _ = writeln!(
+                o,
+                "    /// A [`{ty}`] (MsgType `{}`) was received.\n    #[inline]\n    fn on_{}(&mut self, msg: {ty}<'_>, cx: &mut C) -> Result<(), Self::Error> {{\n        let _ = (msg, cx);\n        Err(crate::UnsupportedMessageType.into())\n    }}",
+                doc_text(&m.msg_type),
+                snake(&m.name)
+            );
+        }
+        o.push_str(
+            "    /// A MsgType this version's dictionary does not define.\n    #[inline]\n    \
+             fn on_unknown_msg_type(&mut self, msg: crate::codec::MessageView<'_>, cx: &mut C) -> Result<(), Self::Error> {\n        \
+             let _ = (msg, cx);\n        Err(crate::UnsupportedMessageType.into())\n    }\n}\n\n",
+        );
+        o.push_str(
+            "/// Calls the [`MessageHandler`] method of `msg`'s MsgType with the typed view of\n\
+             /// `msg` (no copy, no allocation), or [`MessageHandler::on_unknown_msg_type`].\n///\n\
+             /// # Errors\n///\n/// Whatever the handler's method returns.\n#[inline]\n\
+             pub fn crack<C: ?Sized, H: MessageHandler<C> + ?Sized>(\n    handler: &mut H,\n    \
+             msg: &crate::codec::MessageView<'_>,\n    cx: &mut C,\n) -> Result<(), H::Error> {\n    \
+             use crate::TypedMessage as _;\n    let msg = *msg;\n    match msg.msg_type() {\n",
+        );
+        let mut seen = BTreeSet::new();
+        for m in self.dict.messages() {
+            if !seen.insert(m.msg_type.as_str()) {
+                continue;
+            }
+            let ty = type_name(&m.name);
+            let _ = writeln!(
+                o,
+                "        {} => handler.on_{}({ty}::wrap(msg), cx),",
+                slice_pattern(&m.msg_type),
+                snake(&m.name)
+            );
+        }
+        o.push_str("        _ => handler.on_unknown_msg_type(msg, cx),\n    }\n}\n\n");
     }
 
     // -----------------------------------------------------------------------------------
@@ -1000,6 +1470,16 @@ impl<'d> Gen<'d> {
     }
 }
 
+/// The `peregrine_messages` module of a dictionary version (`FIX.4.4` → `fix44`,
+/// `FIX.5.0SP2` → `fix50sp2`, `FIXT.1.1` → `fixt11`).
+fn module_name(version: &str) -> String {
+    version
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
 fn enum_kind(t: &FixType) -> bool {
     !t.is_multiple_value() && !matches!(t, FixType::Boolean)
 }
@@ -1037,5 +1517,95 @@ mod tests {
         assert_eq!(variant_name("", "1"), "V1");
         assert_eq!(variant_name("1_DAY", "1"), "V1Day");
         assert_eq!(byte_lit("a\"b"), "b\"a\\\"b\"");
+    }
+
+    fn dict(name: &str) -> Dictionary {
+        Dictionary::from_file(format!("dictionaries/{name}.xml")).unwrap()
+    }
+
+    #[test]
+    fn variants_are_named_after_the_specification() {
+        let (fix44, sp2, fix43, fix42) = (
+            dict("FIX44"),
+            dict("FIX50SP2"),
+            dict("FIX43"),
+            dict("FIX42"),
+        );
+        let refs = [&sp2, &fix43, &fix42];
+        let namer = Namer::new(&fix44, None, &refs);
+        for (field, value, quickfix, want) in [
+            // Abbreviations of FIX 5.0 SP2's names.
+            ("OrdStatus", "1", "PARTIAL", "PartiallyFilled"),
+            ("OrdStatus", "3", "DONE", "DoneForDay"),
+            ("OrdStatus", "A", "PENDINGNEW", "PendingNew"),
+            ("OrdRejReason", "1", "UNKNOWNSYM", "UnknownSymbol"),
+            ("OrdRejReason", "10", "INVINVID", "InvalidInvestorId"),
+            ("PartyRole", "1", "EXECUTINGFIRM", "ExecutingFirm"),
+            // FIX 5.0 SP2 says BROKER; 4.2's BROKER_OPTION is the one abbreviated.
+            ("OrdRejReason", "0", "BROKEROPT", "BrokerOption"),
+            // A reference with a qualifier after it.
+            ("Side", "F", "LENDFINANCING", "Lend"),
+            ("OrdRejReason", "15", "UNKNOWNACCOUNTS", "UnknownAccount"),
+            // The table: a misspelling, abbreviations with no counterpart.
+            ("OrdRejReason", "12", "SURVEILLENCE", "SurveillanceOption"),
+            ("ExecType", "6", "PENDINGCXL", "PendingCancel"),
+            ("CxlRejResponseTo", "1", "ORDCXLREQ", "OrderCancelRequest"),
+            (
+                "BusinessRejectReason",
+                "3",
+                "UNKNMSGTYPE",
+                "UnsupportedMessageType",
+            ),
+            ("SettlType", "8", "T5", "SellersOption"),
+            // Descriptions with separators are CamelCased as they are.
+            ("OrdStatus", "6", "PENDING_CANCEL", "PendingCancel"),
+            ("OrdType", "2", "LIMIT", "Limit"),
+        ] {
+            assert_eq!(
+                namer.variant(field, value, quickfix),
+                want,
+                "{field} {value}"
+            );
+        }
+        // The other dictionaries' names are CamelCased, misspellings corrected.
+        let plain = Namer::new(&fix42, None, &[]);
+        assert_eq!(
+            plain.variant("OrdStatus", "1", "PARTIALLY_FILLED"),
+            "PartiallyFilled"
+        );
+        assert_eq!(
+            plain.variant("OrdRejReason", "12", "SURVEILLENCE_OPTION"),
+            "SurveillanceOption"
+        );
+        // The table applies to its value only.
+        assert_eq!(
+            plain.variant("OrdRejReason", "13", "SURVEILLENCE_OPTION"),
+            "SurveillenceOption"
+        );
+        assert_eq!(namer.split("UNKNOWNACCOUNTS"), "UNKNOWN_ACCOUNTS");
+        assert_eq!(namer.split("CXLSYM"), "CXL_SYM");
+        assert!(abbreviates("UNKNOWNSYM", "UNKNOWNSYMBOL"));
+        assert!(!abbreviates("PENDINGCXL", "PENDINGCANCEL"));
+        assert_eq!(
+            doc_alias("PARTIAL", "PartiallyFilled").as_deref(),
+            Some("PARTIAL")
+        );
+        assert_eq!(doc_alias("NEW", "New"), None);
+        assert_eq!(doc_alias("Buy side", "BuySide"), None);
+
+        let code = generate(
+            &fix44,
+            &Options {
+                names_from: &refs,
+                tests: false,
+                ..Options::default()
+            },
+        );
+        assert!(code.contains("#[doc(alias = \"PARTIAL\")]\n        PartiallyFilled,"));
+        assert!(!code.contains("Unknownsym"));
+        assert!(code.contains("fn on_new_order_single(&mut self, msg: NewOrderSingle<'_>"));
+        assert!(
+            code.contains("[b'D'] => handler.on_new_order_single(NewOrderSingle::wrap(msg), cx),")
+        );
     }
 }

@@ -12,9 +12,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use peregrine_codec::MessageView;
-use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::{AppEngine, EngineBuilder, EngineOptions, Idle, SessionContext};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 
 struct Count(Arc<AtomicUsize>);
@@ -31,22 +30,21 @@ impl Application for Count {
     }
 }
 
-fn engine(
+/// An engine on this thread, turned by the caller (no logs: they would be
+/// measured too).
+fn engine<A: Application + 'static>(
     text: &str,
-    app: &mut dyn FnMut() -> Box<dyn Application + Send>,
-) -> Result<Engine<BoxedFixSession>, Box<dyn std::error::Error>> {
-    let settings = Settings::parse(text, "roundtrip.cfg".as_ref())?;
-    let mut e = Engine::new(EngineOptions {
-        idle: Idle::busy_spin(),
+    app: impl FnMut(&SessionContext<'_>) -> A + Send + 'static,
+) -> Result<AppEngine<A>, Box<dyn std::error::Error>> {
+    let options = EngineOptions {
         message_logs: false,
-        stop_flag: None,
         ..EngineOptions::default()
-    })?;
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| app())?;
-        e.add_session(s, d)?;
-    }
-    Ok(e)
+    };
+    Ok(EngineBuilder::parse(text, "roundtrip.cfg")?
+        .options(options)
+        .idle(Idle::busy_spin())
+        .store(StoreKind::Memory)
+        .build(app)?)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -58,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut acc = engine(
         "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
          [SESSION]\nBeginString=FIX.4.4\n",
-        &mut || Box::new(EchoApp::new(None)),
+        |_| EchoApp::new(None),
     )?;
     let port = acc.listener_addrs()[0].port();
     let got = Arc::new(AtomicUsize::new(0));
@@ -69,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
              SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nUseDataDictionary=N\n\
              [SESSION]\nBeginString=FIX.4.4\n"
         ),
-        &mut || Box::new(Count(counter.clone())),
+        move |_| Count(counter.clone()),
     )?;
     while !(acc.sessions()[0].logged_on && ini.sessions()[0].logged_on) {
         acc.turn()?;

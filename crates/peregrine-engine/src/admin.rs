@@ -8,9 +8,13 @@
 //! * `GET /addsession?SESSION=FIX.4.4:ISLD-%3ENEW&LIKE=FIX.4.4:ISLD-%3ETW` adds a
 //!   session with another's settings and new CompIDs (409 if it exists);
 //! * `GET /removesession?SESSION=FIX.4.4:ISLD-%3ENEW` removes one (logging it out
-//!   first when it is logged on).
+//!   first when it is logged on);
+//! * `GET /logout?SESSION=FIX.4.4:ISLD-%3ETW&TEXT=maintenance` logs a session out
+//!   and keeps it down; `GET /logon?SESSION=...` lets it log on again;
+//! * `GET /reset?SESSION=...` resets its sequence numbers to 1 (logging out
+//!   first when it is connected).
 //!
-//! The last three change the engine, so they need the token (see *Security*).
+//! All but `/sessions` change the engine, so they need the token (see *Security*).
 //!
 //! Each request becomes a [`Command`] for the reactor, sent through the
 //! [`EngineHandle`]'s channel; the answer is sent only once the reactor has
@@ -48,7 +52,7 @@
 //! * The interface is **off** unless `AdminHttpPort` is set, and it listens on
 //!   `127.0.0.1` unless `AdminHttpAddress` says otherwise (the CLI's choice; a
 //!   library caller passes the address it wants).
-//! * Commands that change the engine (`/seqnum`, `/addsession`, `/removesession`) need the token
+//! * Commands that change the engine (all but `/sessions`) need the token
 //!   (`AdminHttpToken`, [`AdminOptions::token`]), sent as `Authorization:
 //!   Bearer <token>`. A missing or wrong token is answered 401 (the token is
 //!   compared in constant time); with no token configured they are refused
@@ -165,6 +169,31 @@ impl HttpReply {
                     format!("OK removed {session}\n")
                 },
             ),
+            Ok(Outcome::LoggedOut {
+                session,
+                logging_out,
+            }) => HttpReply::new(
+                200,
+                if logging_out {
+                    format!("OK logging out {session}; it stays down until /logon\n")
+                } else {
+                    format!("OK {session} stays down until /logon\n")
+                },
+            ),
+            Ok(Outcome::Enabled { session }) => {
+                HttpReply::new(200, format!("OK {session} may log on\n"))
+            }
+            Ok(Outcome::Reset {
+                session,
+                after_logout,
+            }) => HttpReply::new(
+                200,
+                if after_logout {
+                    format!("OK {session} logs out, then its sequence numbers reset to 1\n")
+                } else {
+                    format!("OK {session} sequence numbers reset to 1\n")
+                },
+            ),
             Ok(Outcome::SeqNums {
                 session,
                 next_sender_seq,
@@ -225,6 +254,15 @@ pub fn percent_decode(s: &str) -> String {
 ///     Ok(Command::SetSeqNum { session: "FIX.4.4:ISLD->TW".into(), next_sender: None, next_target: Some(5) })
 /// );
 /// assert_eq!(parse_target("/sessions"), Ok(Command::ListSessions));
+/// assert_eq!(
+///     parse_target("/logout?SESSION=FIX.4.4:ISLD-%3ETW&TEXT=end%20of%20day"),
+///     Ok(Command::Logout { session: "FIX.4.4:ISLD->TW".into(), text: Some("end of day".into()) })
+/// );
+/// assert_eq!(
+///     parse_target("/reset?SESSION=FIX.4.4:ISLD-%3ETW"),
+///     Ok(Command::ResetSeqNums { session: "FIX.4.4:ISLD->TW".into() })
+/// );
+/// assert_eq!(parse_target("/logon").unwrap_err().status, 400);
 /// assert_eq!(parse_target("/nope").unwrap_err().status, 404);
 /// ```
 pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
@@ -285,10 +323,29 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
                 get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
             Ok(Command::RemoveSession { session })
         }
+        "/logout" => {
+            let session =
+                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            Ok(Command::Logout {
+                session,
+                text: get("TEXT"),
+            })
+        }
+        "/logon" => {
+            let session =
+                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            Ok(Command::Logon { session })
+        }
+        "/reset" => {
+            let session =
+                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            Ok(Command::ResetSeqNums { session })
+        }
         _ => Err(HttpReply::new(
             404,
             "not found (try /sessions, /seqnum?SESSION=...&NEXTSENDERSEQNUM=n, \
-             /addsession?SESSION=...&LIKE=..., /removesession?SESSION=...)\n",
+             /addsession?SESSION=...&LIKE=..., /removesession?SESSION=..., \
+             /logout?SESSION=...[&TEXT=...], /logon?SESSION=..., /reset?SESSION=...)\n",
         )),
     }
 }

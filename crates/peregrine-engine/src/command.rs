@@ -67,6 +67,28 @@ pub enum Command {
         /// The session (a qualifier may be left out when it names one session).
         session: String,
     },
+    /// Log a session out and keep it down (QuickFIX/J's `Session.logout()`):
+    /// an initiator does not reconnect and an acceptor refuses the
+    /// counterparty's Logon until [`Command::Logon`].
+    Logout {
+        /// The session (a qualifier may be left out when it names one session).
+        session: String,
+        /// Text(58) of the Logout.
+        text: Option<String>,
+    },
+    /// Let a session log on again after [`Command::Logout`] (an initiator
+    /// connects at once).
+    Logon {
+        /// The session (a qualifier may be left out when it names one session).
+        session: String,
+    },
+    /// Reset a session's sequence numbers to 1 and forget its stored messages
+    /// (QuickFIX/J's `Session.reset()`): a logged-on session logs out first and
+    /// is reset once disconnected.
+    ResetSeqNums {
+        /// The session (a qualifier may be left out when it names one session).
+        session: String,
+    },
     /// Stop the engine gracefully (Logout on every session).
     Stop,
 }
@@ -107,6 +129,27 @@ pub enum Outcome {
         session: String,
         /// It is logging out first.
         logging_out: bool,
+    },
+    /// [`Command::Logout`]: the session is down (`logging_out`: its Logout
+    /// is on the way) and stays down until [`Command::Logon`].
+    LoggedOut {
+        /// Its full name.
+        session: String,
+        /// It was connected and is logging out.
+        logging_out: bool,
+    },
+    /// [`Command::Logon`]: the session may log on again.
+    Enabled {
+        /// Its full name.
+        session: String,
+    },
+    /// [`Command::ResetSeqNums`]: the sequence numbers are reset, or will be
+    /// once the session has logged out (`after_logout`).
+    Reset {
+        /// Its full name.
+        session: String,
+        /// It was connected: it logs out first.
+        after_logout: bool,
     },
     /// [`Command::SetSeqNum`]: the session's sequence numbers now in force.
     SeqNums {

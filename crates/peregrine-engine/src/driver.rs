@@ -80,6 +80,18 @@ pub trait SessionDriver {
     fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError>;
     /// Operator override of the next expected incoming sequence number.
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError>;
+    /// Resets sequence numbers to 1 and forgets stored messages (an operator's
+    /// [`Command::ResetSeqNums`](crate::Command::ResetSeqNums)); the engine
+    /// calls it while disconnected. By default both numbers are set to 1.
+    ///
+    /// # Errors
+    ///
+    /// The store could not reset.
+    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
+        let _ = now;
+        self.set_next_sender_seq(1)?;
+        self.set_next_target_seq(1)
+    }
     /// Messages the store found lost when it opened (see
     /// `peregrine_store::Recovery`), for `/sessions`.
     fn store_lost_messages(&self) -> u64 {
@@ -151,6 +163,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
         (**self).set_next_target_seq(seq)
+    }
+    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
+        (**self).reset_seq_nums(now)
     }
     fn store_lost_messages(&self) -> u64 {
         (**self).store_lost_messages()

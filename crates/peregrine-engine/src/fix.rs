@@ -419,6 +419,33 @@ impl<S: MessageStore, A: Application> FixSession<S, A> {
     ) -> Result<u64, peregrine_session::SendError> {
         self.session.send(now, &mut self.app, msg_type, body)
     }
+
+    /// Sends a typed application message (see [`Session::send_typed`]): `M` gives the
+    /// MsgType, `body` writes the fields after the header through `M`'s setters.
+    ///
+    /// # Errors
+    ///
+    /// As [`FixSession::send`].
+    ///
+    /// ```
+    /// # use peregrine_engine::fix::{FixSession, LogApp};
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// use peregrine_messages::fix44::{enums::Side, prelude::*, NewOrderSingle};
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut fix = FixSession::new(Session::new(cfg, MemoryStore::new(0), 0), LogApp);
+    /// let seq = fix.send_typed::<NewOrderSingle>(0, |order| {
+    ///     order.cl_ord_id("ORD-1").side(Side::Buy).symbol("MSFT");
+    /// });
+    /// assert_eq!(seq.unwrap(), 1);
+    /// ```
+    pub fn send_typed<M: peregrine_messages::Message>(
+        &mut self,
+        now: Nanos,
+        body: impl FnOnce(&mut peregrine_messages::Body<'_, '_, M>),
+    ) -> Result<u64, peregrine_session::SendError> {
+        self.session.send_typed(now, &mut self.app, body)
+    }
 }
 
 impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
@@ -494,6 +521,9 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     }
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
         self.session.set_next_target_seq(seq)
+    }
+    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
+        self.session.reset(now, &mut self.app)
     }
     fn store_lost_messages(&self) -> u64 {
         self.session

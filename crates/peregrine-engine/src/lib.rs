@@ -1,22 +1,33 @@
 //! Peregrine's I/O engine: the sockets, threads and files around the sans-IO
 //! FIX session of `peregrine-session`.
 //!
+//! * [`EngineBuilder`] builds a running acceptor or initiator from settings
+//!   and an application factory: stores, logs, dictionaries (loaded once per
+//!   file), idle strategy, admin interface;
 //! * [`config`] reads QuickFIX-style `.cfg` settings ([`config::Settings`]), or
 //!   makes the same in code ([`config::Settings::builder`]), and refuses a
 //!   QuickFIX key it does not implement when that would change security or
 //!   delivery ([`config::UNSUPPORTED_KEYS`]);
-//! * [`EngineBuilder`] builds a running acceptor or initiator from them and an
-//!   application factory;
+//! * [`Sender`] sends messages through the sessions from any thread, and
+//!   [`EngineHandle`] carries [`Command`]s (stop, logout, logon, reset, add and
+//!   remove sessions, sequence numbers);
 //! * [`Engine`] runs many sessions on one reactor thread: a TCP acceptor (one
-//!   port, sessions routed by CompIDs) and initiators (reconnect interval,
-//!   failover hosts), with a configurable [`IdleStrategy`], TCP_NODELAY and
-//!   buffer sizes, slow-consumer detection, graceful shutdown with Logout;
+//!   port, sessions routed by CompIDs, acceptor templates) and initiators
+//!   (reconnect interval, failover hosts), with a configurable
+//!   [`IdleStrategy`], TCP_NODELAY and buffer sizes, slow-consumer detection,
+//!   graceful shutdown with Logout;
 //! * [`SessionLog`] writes the message and event logs;
-//! * [`admin`] is the operator's HTTP interface (`/seqnum`, `/sessions`);
+//! * [`admin`] is the operator's HTTP interface (`/sessions`, `/seqnum`,
+//!   `/logout`, `/logon`, `/reset`, `/addsession`, `/removesession`);
 //! * [`SessionDriver`] is what the engine needs from a session.
 //!
 //! The engine never decides anything about the FIX protocol: it moves bytes
 //! and time, and does what the session's events say.
+//!
+//! The crates an application needs are re-exported ([`codec`], [`session`],
+//! [`store`]), so `peregrine-engine` (and `peregrine-messages` for typed
+//! messages) is the one dependency. `examples/venue.rs` and
+//! `examples/client.rs` in the repository are a whole venue and client.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -39,3 +50,12 @@ pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};
 pub use log::SessionLog;
 pub use peregrine_agent::{Agent, Idle, IdleStrategy, ParseIdleError};
 pub use sender::{Sender, SessionRef, SubmitError};
+
+/// The codec (`peregrine-codec`): [`MessageView`](codec::MessageView),
+/// [`MessageEncoder`](codec::MessageEncoder).
+pub use peregrine_codec as codec;
+/// The sans-IO session (`peregrine-session`):
+/// [`Application`](session::Application), [`SessionId`](session::SessionId).
+pub use peregrine_session as session;
+/// The message stores (`peregrine-store`).
+pub use peregrine_store as store;

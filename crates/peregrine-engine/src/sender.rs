@@ -216,18 +216,13 @@ impl SendQueue {
 /// sessions from any thread ([`Engine::sender`](crate::Engine::sender)).
 ///
 /// ```
-/// use std::time::Duration;
-/// use peregrine_engine::{Engine, EngineOptions, config::Settings, fix::{build_session, BoxedFixSession, StoreKind}};
+/// use peregrine_engine::EngineBuilder;
 /// use peregrine_session::EchoApp;
 ///
-/// let text = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
-///             SocketConnectPort=1\nSenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n\
-///             [SESSION]\nBeginString=FIX.4.4\n";
-/// let settings = Settings::parse(text, "client.cfg".as_ref())?;
-/// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
-/// let s = &settings.sessions[0];
-/// let now = peregrine_engine::now_nanos();
-/// engine.add_session(s, build_session(s, StoreKind::Memory, now, &mut |d| Box::new(EchoApp::new(d)))?)?;
+/// let cfg = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
+///            SocketConnectPort=1\nSenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n\
+///            [SESSION]\nBeginString=FIX.4.4\n";
+/// let engine = EngineBuilder::parse(cfg, "client.cfg")?.build(|_| EchoApp::new(None))?;
 ///
 /// let session = engine.session_ref("FIX.4.4:TW->ISLD").unwrap();
 /// let sender = engine.sender();
@@ -277,6 +272,57 @@ impl Sender {
             slot.body.extend_from_slice(enc.fields());
         }
         self.queue.submit(slot)
+    }
+
+    /// Queues a typed application message for `session`: `M` (a generated message of
+    /// `peregrine_messages`, e.g. `fix44::NewOrderSingle`) gives the MsgType, `body`
+    /// writes the fields after the header through `M`'s setters, into the slot's own
+    /// buffer on this thread (no allocation once the slot's buffer has grown to the
+    /// largest body); the session writes header and trailer on the engine's thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    ///
+    /// ```
+    /// use peregrine_engine::{Engine, EngineOptions, config::Settings, fix::{build_session, BoxedFixSession, StoreKind}};
+    /// use peregrine_messages::codec::value::Decimal;
+    /// use peregrine_messages::fix44::{enums::{OrdType, Side}, prelude::*, NewOrderSingle};
+    /// use peregrine_session::EchoApp;
+    ///
+    /// let text = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
+    ///             SocketConnectPort=1\nSenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n\
+    ///             [SESSION]\nBeginString=FIX.4.4\n";
+    /// let settings = Settings::parse(text, "client.cfg".as_ref())?;
+    /// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
+    /// let s = &settings.sessions[0];
+    /// let now = peregrine_engine::now_nanos();
+    /// engine.add_session(s, build_session(s, StoreKind::Memory, now, &mut |d| Box::new(EchoApp::new(d)))?)?;
+    ///
+    /// let session = engine.session_ref("FIX.4.4:TW->ISLD").unwrap();
+    /// let sender = engine.sender();
+    /// std::thread::spawn(move || {
+    ///     sender.send_typed::<NewOrderSingle>(session, |order| {
+    ///         order
+    ///             .cl_ord_id("ORDER-1")
+    ///             .symbol("PEREGRINE")
+    ///             .side(Side::Buy)
+    ///             .order_qty(Decimal::new(100, 0))
+    ///             .ord_type(OrdType::Market);
+    ///     })
+    /// })
+    /// .join()
+    /// .unwrap()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn send_typed<M: peregrine_messages::Message>(
+        &self,
+        session: SessionRef,
+        body: impl FnOnce(&mut peregrine_messages::Body<'_, '_, M>),
+    ) -> Result<(), SubmitError> {
+        self.send(session, M::MSG_TYPE, |enc| {
+            body(&mut peregrine_messages::Body::new(enc))
+        })
     }
 
     /// Queues a message whose body is already encoded (`tag=value<SOH>…`

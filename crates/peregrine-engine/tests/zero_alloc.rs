@@ -8,10 +8,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_alloc::{allocations_in, is_counting, CountingAllocator};
+use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+use peregrine_messages::fix44::{
+    self,
+    enums::{HandlInst, OrdType, Side},
+    prelude::*,
+};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 
 #[global_allocator]
@@ -155,19 +161,40 @@ fn messages_from_a_sender_allocate_nothing() {
     let sender = ini.sender();
     let session = ini.session_ref("FIX.4.4:TW->ISLD").unwrap();
     let mut round_trips = |n: usize| {
-        for _ in 0..n {
+        for i in 0..n {
             let before = got.load(Ordering::Relaxed);
-            sender
-                .send(session, b"D", |enc| {
-                    enc.str(11, b"ORDER")
-                        .str(21, b"1")
-                        .str(38, b"100")
-                        .str(40, b"1")
-                        .str(54, b"1")
-                        .str(55, b"PEREGRINE")
-                        .str(60, b"20260101-00:00:00.000");
-                })
-                .unwrap();
+            if i % 2 == 0 {
+                sender
+                    .send(session, b"D", |enc| {
+                        enc.str(11, b"ORDER")
+                            .str(21, b"1")
+                            .str(38, b"100")
+                            .str(40, b"1")
+                            .str(54, b"1")
+                            .str(55, b"PEREGRINE")
+                            .str(60, b"20260101-00:00:00.000");
+                    })
+                    .unwrap();
+            } else {
+                // Every other order typed: the same fields through the generated setters.
+                sender
+                    .send_typed::<fix44::NewOrderSingle>(session, |order| {
+                        order
+                            .cl_ord_id("ORDER")
+                            .handl_inst(
+                                HandlInst::AutomatedExecutionOrderPrivateNoBrokerIntervention,
+                            )
+                            .order_qty(Decimal::new(100, 0))
+                            .ord_type(OrdType::Market)
+                            .side(Side::Buy)
+                            .symbol("PEREGRINE")
+                            .transact_time(UtcTimestamp::from_unix_nanos(
+                                1_767_225_600_000_000_000,
+                                TimePrecision::Millis,
+                            ));
+                    })
+                    .unwrap();
+            }
             let start = Instant::now();
             while got.load(Ordering::Relaxed) == before {
                 ini.turn().unwrap();

@@ -87,11 +87,18 @@
 //!   group entries are written than declared.
 //! * **Message-level getters** use the decoder's O(1) tag index and return the first
 //!   occurrence of the tag in the message; group entry getters look inside their entry only.
-//! * **Names** come from the dictionary: `ClOrdID` → `cl_ord_id()`, `tags::CL_ORD_ID`;
-//!   enum variants from the value descriptions (`PARTIALLY_FILLED` → `PartiallyFilled`;
-//!   QuickFIX's FIX 4.4 dictionary writes them without underscores, hence
-//!   `PartyRole::Executingfirm`). Group views are named `<Owner><GroupName>`
-//!   (`PartiesNoPartyIDs`).
+//! * **Names** come from the dictionary: `ClOrdID` → `cl_ord_id()`, `tags::CL_ORD_ID`.
+//!   Enum variants carry the FIX specification's names (`OrdStatus::PartiallyFilled`,
+//!   `OrdRejReason::UnknownSymbol`, `PartyRole::ExecutingFirm`) with QuickFIX's description
+//!   as a doc alias and as [`FixEnum::description`] (`PARTIAL`, `UNKNOWNSYM`: QuickFIX's
+//!   FIX 4.4 dictionary runs words together and abbreviates them); how they are derived is
+//!   described in [`peregrine_dict::codegen`](../peregrine_dict/codegen/index.html#enum-variant-names).
+//!   Group views are named `<Owner><GroupName>` (`PartiesNoPartyIDs`).
+//! * **Typed sends and dispatch**: every message implements [`Message`] (its MsgType and
+//!   its body writer, the builder over a borrowed encoder), which the session layer's
+//!   `send_typed::<M>` uses to write a typed body under the session's header; each version
+//!   has a `MessageHandler` trait (QuickFIX/J's `MessageCracker`) and a `crack` function
+//!   dispatching a decoded message to the method of its MsgType, zero-copy.
 //! * **Compile time**: every method is a one-line `#[inline]` call into the generic runtime,
 //!   and components are traits shared by every message that includes them, so code size
 //!   grows with the dictionary, not with the number of places a component is used.
@@ -103,8 +110,8 @@ mod runtime;
 /// The codec the generated code is built on (re-exported for convenience).
 pub use peregrine_codec as codec;
 pub use runtime::{
-    Entries, EntryBuilder, FieldAccess, FieldEncode, FieldError, FixEnum, FixValue, GroupEntry,
-    GroupWriter, IsMember, TypedMessage,
+    Body, Entries, EntryBuilder, FieldAccess, FieldEncode, FieldError, FixEnum, FixValue,
+    GroupEntry, GroupWriter, IsMember, Message, TypedMessage, UnsupportedMessageType,
 };
 
 macro_rules! version {

@@ -41,6 +41,26 @@ impl fmt::Display for FieldError {
 
 impl std::error::Error for FieldError {}
 
+/// The outcome of a message nobody handles: what the generated `MessageHandler` methods
+/// return by default (QuickFIX/J's `UnsupportedMessageType`). The session layer turns it
+/// into a BusinessMessageReject (35=j, 380=3) through `From` (see
+/// `peregrine_session::AppReject`).
+///
+/// ```
+/// use peregrine_messages::UnsupportedMessageType;
+/// assert_eq!(UnsupportedMessageType.to_string(), "unsupported message type");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct UnsupportedMessageType;
+
+impl fmt::Display for UnsupportedMessageType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("unsupported message type")
+    }
+}
+
+impl std::error::Error for UnsupportedMessageType {}
+
 /// A generated enumeration of a field's dictionary values.
 ///
 /// Conversion is by exact wire bytes: `Side::Buy` ⇄ `b"1"`. A value the dictionary does not
@@ -318,12 +338,132 @@ pub trait FieldAccess<'a> {
 crate::__field_access!(MessageView);
 crate::__field_access!(FieldSlice);
 
-/// A generated typed message view.
-pub trait TypedMessage<'a>: FieldAccess<'a> + Sized {
+/// A generated message type: its MsgType, its name, and the typed writer of its body.
+///
+/// Implemented by every message view (`fix44::ExecutionReport<'_>` and so on) so that a
+/// message type can be named where no message exists yet: the session's typed sends
+/// (`Outbox::send_typed`, `Session::send_typed`, the engine's `Sender::send_typed`) take
+/// the message type as a type parameter, write the header (BeginString, BodyLength,
+/// MsgType, 49/56/34/52, and 43/122 on resends) and the trailer, and hand the closure the
+/// message's [`Body`](Message::Body) writer over their own encoder. The body writer is the
+/// full builder's type over a borrowed encoder (`ExecutionReportBody<'x, 'b>` is
+/// `ExecutionReportBuilder<'b, &'x mut MessageEncoder<'b>>`): the same setters, the same
+/// generated code.
+///
+/// ```
+/// # #[cfg(feature = "fix44")] {
+/// use peregrine_messages::codec::EncodeBuffer;
+/// use peregrine_messages::fix44::{enums::{ExecType, OrdStatus, Side}, prelude::*, ExecutionReport};
+/// use peregrine_messages::Message;
+///
+/// assert_eq!(ExecutionReport::MSG_TYPE, b"8");
+/// assert_eq!(ExecutionReport::NAME, "ExecutionReport");
+///
+/// // What a session does with a typed body: its own header, then the body writer.
+/// let mut buf = EncodeBuffer::new();
+/// let mut enc = buf.start(b"FIX.4.4", ExecutionReport::MSG_TYPE);
+/// enc.str(49, b"VENUE").str(56, b"CLIENT").uint(34, 7);
+/// ExecutionReport::body(&mut enc)
+///     .order_id("O-1")
+///     .exec_id("E-1")
+///     .exec_type(ExecType::New)
+///     .ord_status(OrdStatus::New)
+///     .side(Side::Buy);
+/// let wire = enc.finish();
+/// assert!(wire.windows(8).any(|w| w == b"\x0137=O-1\x01"));
+/// # }
+/// ```
+pub trait Message {
     /// MsgType (35) of this message.
     const MSG_TYPE: &'static [u8];
     /// The message name in the dictionary.
     const NAME: &'static str;
+    /// The writer of this message's body (the fields after the standard header) into an
+    /// encoder someone else started: the message builder over a borrowed encoder.
+    type Body<'x, 'b: 'x>: FieldEncode<'b>;
+    /// Wraps an encoder (started with this message's MsgType, header written) in this
+    /// message's body writer.
+    fn body<'x, 'b: 'x>(enc: &'x mut MessageEncoder<'b>) -> Self::Body<'x, 'b>;
+}
+
+/// The body of a message of type `M` being written into an encoder that someone else
+/// started and finishes (a session writing the header and trailer): it dereferences to
+/// the message's body writer, so the message's setters are called on it directly.
+///
+/// This is what the typed sends of the session layer hand to their closure
+/// (`|er: &mut Body<'_, '_, ExecutionReport>|`, or just `|er|` with the message type given
+/// as `send_typed::<ExecutionReport>`).
+///
+/// ```
+/// # #[cfg(feature = "fix44")] {
+/// use peregrine_messages::codec::{EncodeBuffer, MessageEncoder};
+/// use peregrine_messages::fix44::{enums::OrdStatus, prelude::*, ExecutionReport};
+/// use peregrine_messages::{Body, Message};
+///
+/// /// A stand-in for a session: the header is its business, the body the caller's.
+/// fn send_typed<M: Message>(buf: &mut EncodeBuffer, body: impl FnOnce(&mut Body<'_, '_, M>)) -> Vec<u8> {
+///     let mut enc = buf.start(b"FIX.4.4", M::MSG_TYPE);
+///     enc.str(49, b"VENUE").str(56, b"CLIENT").uint(34, 1);
+///     body(&mut Body::new(&mut enc));
+///     enc.finish().to_vec()
+/// }
+///
+/// let mut buf = EncodeBuffer::new();
+/// let wire = send_typed::<ExecutionReport>(&mut buf, |er| {
+///     er.order_id("O-1").ord_status(OrdStatus::PartiallyFilled);
+/// });
+/// assert!(wire.windows(6).any(|w| w == b"\x0139=1\x01"));
+/// # }
+/// ```
+pub struct Body<'x, 'b: 'x, M: Message + ?Sized> {
+    writer: M::Body<'x, 'b>,
+}
+
+impl<'x, 'b: 'x, M: Message + ?Sized> Body<'x, 'b, M> {
+    /// The body writer of `M` over `enc` (started with `M`'s MsgType; its header written).
+    ///
+    /// ```
+    /// # #[cfg(feature = "fix44")] {
+    /// use peregrine_messages::codec::EncodeBuffer;
+    /// use peregrine_messages::fix44::Heartbeat;
+    /// use peregrine_messages::{Body, Message};
+    /// let mut buf = EncodeBuffer::new();
+    /// let mut enc = buf.start(b"FIX.4.4", Heartbeat::MSG_TYPE);
+    /// Body::<Heartbeat>::new(&mut enc).test_req_id("T1");
+    /// assert!(enc.finish().windows(8).any(|w| w == b"\x01112=T1\x01"));
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub fn new(enc: &'x mut MessageEncoder<'b>) -> Self {
+        Body {
+            writer: M::body(enc),
+        }
+    }
+}
+
+impl<'x, 'b: 'x, M: Message + ?Sized> std::ops::Deref for Body<'x, 'b, M> {
+    type Target = M::Body<'x, 'b>;
+    #[inline(always)]
+    fn deref(&self) -> &M::Body<'x, 'b> {
+        &self.writer
+    }
+}
+
+impl<'x, 'b: 'x, M: Message + ?Sized> std::ops::DerefMut for Body<'x, 'b, M> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut M::Body<'x, 'b> {
+        &mut self.writer
+    }
+}
+
+impl<'x, 'b: 'x, M: Message + ?Sized> fmt::Debug for Body<'x, 'b, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Body").field("message", &M::NAME).finish()
+    }
+}
+
+/// A generated typed message view.
+pub trait TypedMessage<'a>: Message + FieldAccess<'a> + Sized {
     /// Wraps a decoded message without checking its MsgType.
     fn wrap(view: MessageView<'a>) -> Self;
     /// The underlying decoded message.
@@ -425,6 +565,13 @@ impl<'b> FieldEncode<'b> for MessageEncoder<'b> {
     }
 }
 
+impl<'b> FieldEncode<'b> for &mut MessageEncoder<'b> {
+    #[inline]
+    fn encoder(&mut self) -> &mut MessageEncoder<'b> {
+        self
+    }
+}
+
 /// A generated group entry builder.
 pub trait EntryBuilder<'x, 'b: 'x>: FieldEncode<'b> {
     /// Wraps the encoder the entries are written to.
@@ -502,11 +649,21 @@ macro_rules! __field_access {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __message {
-    ($name:ident, $builder:ident, $msg_type:expr, $begin:expr) => {
+    ($name:ident, $builder:ident, $body:ident, $msg_type:expr, $begin:expr) => {
         $crate::__field_access!($name, view, text);
-        impl<'a> $crate::TypedMessage<'a> for $name<'a> {
+        impl<'a> $crate::Message for $name<'a> {
             const MSG_TYPE: &'static [u8] = $msg_type;
             const NAME: &'static str = stringify!($name);
+            type Body<'x, 'b: 'x> = $body<'x, 'b>;
+            #[inline(always)]
+            fn body<'x, 'b: 'x>(enc: &'x mut $crate::codec::MessageEncoder<'b>) -> $body<'x, 'b> {
+                $builder {
+                    enc,
+                    _encoder: ::core::marker::PhantomData,
+                }
+            }
+        }
+        impl<'a> $crate::TypedMessage<'a> for $name<'a> {
             #[inline]
             fn wrap(view: $crate::codec::MessageView<'a>) -> Self {
                 $name {
@@ -535,6 +692,7 @@ macro_rules! __message {
             pub fn new(buf: &'b mut $crate::codec::EncodeBuffer) -> Self {
                 $builder {
                     enc: buf.start($begin, $msg_type),
+                    _encoder: ::core::marker::PhantomData,
                 }
             }
             /// Writes BodyLength and CheckSum and returns the complete message.
@@ -543,10 +701,10 @@ macro_rules! __message {
                 self.enc.finish()
             }
         }
-        impl<'b> $crate::FieldEncode<'b> for $builder<'b> {
-            #[inline]
+        impl<'b, E: $crate::FieldEncode<'b>> $crate::FieldEncode<'b> for $builder<'b, E> {
+            #[inline(always)]
             fn encoder(&mut self) -> &mut $crate::codec::MessageEncoder<'b> {
-                &mut self.enc
+                $crate::FieldEncode::encoder(&mut self.enc)
             }
         }
     };

@@ -38,7 +38,7 @@ fn mdr(buf: &mut EncodeBuffer) -> &[u8] {
     let mut b = MarketDataRequest::builder(buf);
     header(&mut b);
     b.md_req_id("MDR0001")
-        .subscription_request_type(SubscriptionRequestType::Snapshotupdate)
+        .subscription_request_type(SubscriptionRequestType::SnapshotPlusUpdates)
         .market_depth(1);
     let mut types = b.no_md_entry_types(2);
     types.entry().md_entry_type(MDEntryType::Bid);
@@ -60,12 +60,12 @@ fn qsr(buf: &mut EncodeBuffer, nested: bool) -> &[u8] {
     let mut b = qsr_common(buf);
     let mut parties = b.no_party_ids(2);
     for (id, role, subs) in [
-        ("PARTY1", PartyRole::Executingfirm, ["SUB11", "SUB12"]),
-        ("PARTY2", PartyRole::Clientid, ["SUB21", "SUB22"]),
+        ("PARTY1", PartyRole::ExecutingFirm, ["SUB11", "SUB12"]),
+        ("PARTY2", PartyRole::ClientId, ["SUB21", "SUB22"]),
     ] {
         let p = parties.entry();
         p.party_id(id)
-            .party_id_source(PartyIDSource::Propcode)
+            .party_id_source(PartyIDSource::ProprietaryCustomCode)
             .party_role(role);
         if nested {
             let mut s = p.no_party_sub_ids(2);
@@ -138,7 +138,7 @@ fn getters_read_the_canonical_messages() {
     assert_eq!(m.md_req_id(), Some(Ok("MDR0001")));
     assert_eq!(
         m.subscription_request_type(),
-        Some(Ok(SubscriptionRequestType::Snapshotupdate))
+        Some(Ok(SubscriptionRequestType::SnapshotPlusUpdates))
     );
     assert_eq!(m.market_depth(), Some(Ok(1)));
     let types = m.no_md_entry_types();
@@ -159,7 +159,10 @@ fn getters_read_the_canonical_messages() {
     assert_eq!(q.symbol(), Some(Ok("AAPL")));
     let mut subs = Vec::new();
     for p in q.no_party_ids() {
-        assert_eq!(p.party_id_source(), Some(Ok(PartyIDSource::Propcode)));
+        assert_eq!(
+            p.party_id_source(),
+            Some(Ok(PartyIDSource::ProprietaryCustomCode))
+        );
         for s in p.no_party_sub_ids() {
             subs.push((
                 p.party_id().unwrap().unwrap(),
@@ -174,20 +177,20 @@ fn getters_read_the_canonical_messages() {
         [
             (
                 "PARTY1",
-                PartyRole::Executingfirm,
+                PartyRole::ExecutingFirm,
                 "SUB11",
                 PartySubIDType::Firm
             ),
             (
                 "PARTY1",
-                PartyRole::Executingfirm,
+                PartyRole::ExecutingFirm,
                 "SUB12",
                 PartySubIDType::Person
             ),
-            ("PARTY2", PartyRole::Clientid, "SUB21", PartySubIDType::Firm),
+            ("PARTY2", PartyRole::ClientId, "SUB21", PartySubIDType::Firm),
             (
                 "PARTY2",
-                PartyRole::Clientid,
+                PartyRole::ClientId,
                 "SUB22",
                 PartySubIDType::Person
             ),
@@ -238,7 +241,29 @@ fn enums_convert_from_and_to_wire_bytes() {
         PartyRole::from_bytes(b"24").map(|r| r.as_bytes()),
         Some(&b"24"[..])
     );
-    assert!(Side::ALL.contains(&Side::Sellsht));
+    assert!(Side::ALL.contains(&Side::SellShort));
+    // The FIX specification's names; QuickFIX's FIX 4.4 descriptions stay readable.
+    use peregrine_messages::fix44::enums::{
+        BusinessRejectReason, CxlRejResponseTo, ExecType, OrdRejReason, OrdStatus,
+    };
+    assert_eq!(OrdStatus::PartiallyFilled.as_bytes(), b"1");
+    assert_eq!(OrdStatus::PartiallyFilled.description(), "PARTIAL");
+    assert_eq!(OrdStatus::from_bytes(b"3"), Some(OrdStatus::DoneForDay));
+    assert_eq!(OrdStatus::from_bytes(b"A"), Some(OrdStatus::PendingNew));
+    assert_eq!(OrdRejReason::UnknownSymbol.as_bytes(), b"1");
+    assert_eq!(OrdRejReason::UnknownSymbol.description(), "UNKNOWNSYM");
+    assert_eq!(OrdRejReason::SurveillanceOption.as_bytes(), b"12");
+    assert_eq!(
+        OrdRejReason::from_bytes(b"0"),
+        Some(OrdRejReason::BrokerOption)
+    );
+    assert_eq!(ExecType::PendingCancel.as_bytes(), b"6");
+    assert_eq!(PartyRole::ExecutingFirm.as_bytes(), b"1");
+    assert_eq!(CxlRejResponseTo::OrderCancelReplaceRequest.as_bytes(), b"2");
+    assert_eq!(
+        BusinessRejectReason::UnsupportedMessageType.as_bytes(),
+        b"3"
+    );
     // An unknown value on the wire reads as UnknownValue, the raw bytes stay reachable.
     let bytes = wire("8=FIX.4.4|9=15|35=D|54=Z|40=Q|10=000|");
     let mut decoder = Decoder::new(DecoderConfig {

@@ -5,6 +5,7 @@ use std::fmt;
 
 use peregrine_codec::{tag, value, DecodeError, Decoder, MessageEncoder, MessageView};
 use peregrine_dict::ValidationError;
+use peregrine_messages::{Body, Message, UnsupportedMessageType};
 use peregrine_store::StoreError;
 
 use crate::config::SessionId;
@@ -119,6 +120,38 @@ impl AppReject {
             text: text.into(),
             ref_id: None,
         }
+    }
+}
+
+/// A reply the application could not send (the store refused it, or
+/// `to_app` vetoed it) while handling a message: the message is rejected with a
+/// BusinessMessageReject, BusinessRejectReason(380)=0 (Other) and the error as
+/// Text(58), so `?` works on a send inside [`Application::from_app`].
+///
+/// ```
+/// use peregrine_session::{AppReject, SendError};
+/// let reject = AppReject::from(SendError::NotLoggedOn);
+/// assert!(matches!(reject, AppReject::Business { reason: 0, .. }));
+/// ```
+impl From<SendError> for AppReject {
+    fn from(e: SendError) -> Self {
+        AppReject::business(0, e.to_string())
+    }
+}
+
+/// What a generated `MessageHandler` method returns for a message it does not handle:
+/// [`AppReject::UnsupportedMessageType`] (a BusinessMessageReject with
+/// BusinessRejectReason(380)=3), so that `fix44::crack(self, msg, out)` can be all of
+/// [`Application::from_app`].
+///
+/// ```
+/// use peregrine_messages::UnsupportedMessageType;
+/// use peregrine_session::AppReject;
+/// assert_eq!(AppReject::from(UnsupportedMessageType), AppReject::UnsupportedMessageType);
+/// ```
+impl From<UnsupportedMessageType> for AppReject {
+    fn from(_: UnsupportedMessageType) -> Self {
+        AppReject::UnsupportedMessageType
     }
 }
 
@@ -949,5 +982,55 @@ impl<'s> Outbox<'s> {
                 f(enc)
             }
         })
+    }
+
+    /// Sends a typed message: `M` (a generated message of `peregrine_messages`, e.g.
+    /// `fix44::ExecutionReport`) gives the MsgType, `body` writes the fields after the
+    /// standard header through `M`'s setters, straight into the session's encoder (no
+    /// copy, no allocation). Returns the MsgSeqNum used.
+    ///
+    /// A body that is already encoded (a gateway forwarding what it received) goes
+    /// through [`Outbox::send`] with [`MessageEncoder::raw`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Outbox::send`].
+    ///
+    /// ```
+    /// use peregrine_codec::MessageView;
+    /// use peregrine_messages::fix44::{self, enums::{ExecType, OrdStatus}, MessageHandler};
+    /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
+    ///
+    /// /// Acknowledges every order with a typed ExecutionReport.
+    /// struct Venue;
+    ///
+    /// impl MessageHandler<Outbox<'_>> for Venue {
+    ///     type Error = AppReject;
+    ///     fn on_new_order_single(&mut self, order: fix44::NewOrderSingle<'_>, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         let cl_ord_id = order.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+    ///         out.send_typed::<fix44::ExecutionReport>(|er| {
+    ///             er.order_id(cl_ord_id)
+    ///                 .exec_id(cl_ord_id)
+    ///                 .cl_ord_id(cl_ord_id)
+    ///                 .exec_type(ExecType::New)
+    ///                 .ord_status(OrdStatus::New);
+    ///         })
+    ///         .map_err(|e| AppReject::business(0, e.to_string()))?;
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// impl Application for Venue {
+    ///     fn from_app(&mut self, msg: &MessageView<'_>, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         // Anything but NewOrderSingle: BusinessMessageReject, UnsupportedMessageType.
+    ///         fix44::crack(self, msg, out)
+    ///     }
+    /// }
+    /// ```
+    pub fn send_typed<M: Message>(
+        &mut self,
+        body: impl FnOnce(&mut Body<'_, '_, M>),
+    ) -> Result<u64, SendError> {
+        self.send(M::MSG_TYPE, |enc| body(&mut Body::new(enc)))
     }
 }

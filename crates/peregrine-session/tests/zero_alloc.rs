@@ -3,9 +3,15 @@
 //! counting allocator.
 use std::sync::Arc;
 
+use peregrine_codec::value::Decimal;
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_messages::fix44::{
+    self,
+    enums::{ExecType, OrdStatus, Side},
+    prelude::*,
+};
 use peregrine_session::{
     AdminMessage, AppEvent, AppReject, Application, DoNotSend, EchoApp, Outbox, OutgoingMessage,
     Role, Session, SessionConfig, SessionEvent, SessionId, SECOND,
@@ -73,7 +79,7 @@ impl Application for Hooked {
 #[test]
 fn receive_validate_echo_allocates_nothing_after_warm_up() {
     let dicts = dicts();
-    steady_state(&mut EchoApp::new(Some(dicts.clone())), dicts, false);
+    steady_state(&mut EchoApp::new(Some(dicts.clone())), dicts, Sends::None);
 }
 
 #[test]
@@ -84,10 +90,77 @@ fn the_application_hooks_allocate_nothing_after_warm_up() {
         events: 0,
         seen: 0,
     };
-    steady_state(&mut app, dicts, true);
+    steady_state(&mut app, dicts, Sends::Untyped);
     // The order sent after each inbound message (the Logon, 2,200 orders, 220
     // TestRequests) went through to_app.
     assert_eq!(app.seen, 2_421);
+}
+
+/// A venue written with the typed API: `crack` dispatches each order to
+/// `on_new_order_single`, which answers with a typed ExecutionReport through the outbox.
+#[derive(Default)]
+struct Venue {
+    orders: u64,
+    qty: Decimal,
+}
+
+impl fix44::MessageHandler<Outbox<'_>> for Venue {
+    type Error = AppReject;
+    fn on_new_order_single(
+        &mut self,
+        order: fix44::NewOrderSingle<'_>,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        self.orders += 1;
+        let cl_ord_id = order.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+        let side = order.side().and_then(Result::ok).unwrap_or(Side::Buy);
+        let qty = order.order_qty().and_then(Result::ok).unwrap_or_default();
+        self.qty = qty;
+        // The parties group, read without copies.
+        let parties = order.no_party_ids().count();
+        assert_eq!(parties, 2);
+        out.send_typed::<fix44::ExecutionReport>(|er| {
+            er.order_id(cl_ord_id)
+                .exec_id(cl_ord_id)
+                .cl_ord_id(cl_ord_id)
+                .exec_type(ExecType::New)
+                .ord_status(OrdStatus::New)
+                .side(side)
+                .leaves_qty(qty)
+                .cum_qty(Decimal::new(0, 0))
+                .avg_px(Decimal::new(0, 0));
+            er.symbol("MSFT");
+        })
+        .map(|_| ())
+        .map_err(|e| AppReject::business(0, e.to_string()))
+    }
+}
+
+impl Application for Venue {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        fix44::crack(self, msg, out)
+    }
+}
+
+#[test]
+fn typed_dispatch_and_typed_sends_allocate_nothing_after_warm_up() {
+    let mut app = Venue::default();
+    steady_state(&mut app, dicts(), Sends::Typed);
+    assert_eq!(app.orders, 2_200);
+    assert_eq!(app.qty, Decimal::new(100, 0));
+}
+
+/// What `steady_state` sends from outside the callbacks after each inbound message.
+#[derive(Clone, Copy, PartialEq)]
+enum Sends {
+    None,
+    Untyped,
+    Typed,
 }
 
 fn dicts() -> Arc<Dictionaries> {
@@ -101,7 +174,7 @@ fn dicts() -> Arc<Dictionaries> {
 /// Logon, warm-up, then 2,000 orders echoed (and TestRequests answered, and a
 /// Heartbeat on the timer; with `send`, an order sent from outside a callback after
 /// each one) under the counting allocator: nothing may be allocated.
-fn steady_state(app: &mut dyn Application, dicts: Arc<Dictionaries>, send: bool) {
+fn steady_state(app: &mut dyn Application, dicts: Arc<Dictionaries>, send: Sends) {
     let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
     cfg.dictionaries = Some(dicts.clone());
     cfg.enable_last_msg_seq_num_processed = true;
@@ -152,16 +225,37 @@ fn steady_state(app: &mut dyn Application, dicts: Arc<Dictionaries>, send: bool)
     let step =
         |session: &mut Session<MemoryStore>, app: &mut dyn Application, msg: &[u8], now: i64| {
             session.on_bytes(msg, now, app);
-            if send && session.is_logged_on() {
+            if send == Sends::Untyped && session.is_logged_on() {
                 session
                     .send(now, app, b"D", |m| {
                         m.str(11, b"OUT").str(55, b"MSFT");
                     })
                     .unwrap();
             }
+            if send == Sends::Typed && session.is_logged_on() {
+                session
+                    .send_typed::<fix44::NewOrderSingle>(now, app, |order| {
+                        order
+                            .cl_ord_id("OUT")
+                            .symbol("MSFT")
+                            .side(Side::Sell)
+                            .order_qty(Decimal::new(5, 0));
+                    })
+                    .unwrap();
+            }
+            let typed_reply = send == Sends::Typed
+                && msg.windows(6).any(|w| w == b"\x0135=D\x01")
+                && session.is_logged_on();
             session.commit().unwrap();
             let n = session.outbound().len();
             assert!(n > 0);
+            if typed_reply {
+                // The typed ExecutionReport, then the typed order.
+                let out = session.outbound();
+                let er = out.windows(6).position(|w| w == b"\x0135=8\x01");
+                let nos = out.windows(6).rposition(|w| w == b"\x0135=D\x01");
+                assert!(er.is_some() && nos.is_some() && er < nos);
+            }
             session.consume_outbound(n, app);
             while let Some(ev) = session.poll_event() {
                 assert!(

@@ -73,6 +73,65 @@ impl<D: SessionDriver> Engine<D> {
                     logging_out: !gone,
                 })
             }
+            Command::Logout { session, text } => {
+                let key = self.find_session(&session)?;
+                let now = now_nanos();
+                let s = &mut self.sessions[key];
+                s.enabled = false;
+                s.event("operator logged the session out", now);
+                let logging_out = s.connection.is_some();
+                if logging_out {
+                    s.driver.logout(now, text.as_deref());
+                    self.service(key, now);
+                }
+                Ok(Outcome::LoggedOut {
+                    session: self.sessions[key].name.clone(),
+                    logging_out,
+                })
+            }
+            Command::Logon { session } => {
+                let key = self.find_session(&session)?;
+                let now = now_nanos();
+                let s = &mut self.sessions[key];
+                if !s.enabled {
+                    s.enabled = true;
+                    s.next_connect = now;
+                    s.event("operator enabled the session", now);
+                }
+                Ok(Outcome::Enabled {
+                    session: s.name.clone(),
+                })
+            }
+            Command::ResetSeqNums { session } => {
+                let key = self.find_session(&session)?;
+                let now = now_nanos();
+                let name = self.sessions[key].name.clone();
+                let s = &mut self.sessions[key];
+                if s.connection.is_some() {
+                    s.reset_pending = true;
+                    s.event("operator reset: logging out first", now);
+                    s.driver
+                        .logout(now, Some("sequence numbers reset by the operator"));
+                    self.service(key, now);
+                    // Logged out already (the connection closed): reset done.
+                    let after_logout = self.sessions[key].reset_pending;
+                    return Ok(Outcome::Reset {
+                        session: name,
+                        after_logout,
+                    });
+                }
+                s.driver
+                    .reset_seq_nums(now)
+                    .map_err(|error| CommandError::Store {
+                        session: name.clone(),
+                        error,
+                    })?;
+                s.event("operator reset sequence numbers to 1", now);
+                Ok(Outcome::Reset {
+                    session: name,
+                    after_logout: false,
+                })
+            }
             Command::SetSeqNum {
                 session,
                 next_sender,

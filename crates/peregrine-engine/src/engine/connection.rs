@@ -52,6 +52,12 @@ impl<D: SessionDriver> Engine<D> {
                 if s.settings.connection_type == ConnectionType::Initiator {
                     s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
                 }
+                if std::mem::take(&mut s.reset_pending) {
+                    match s.driver.reset_seq_nums(now) {
+                        Ok(()) => s.event("operator reset sequence numbers to 1", now),
+                        Err(e) => s.event(&format!("operator reset failed: {e}"), now),
+                    }
+                }
                 // Events raised by the disconnect itself (logged out, …).
                 while let Some(ev) = s.driver.poll_event() {
                     if let DriverEvent::Info(t) = ev {

@@ -97,6 +97,8 @@ impl<D: SessionDriver> Engine<D> {
             send_failures: 0,
             send_pending: false,
             removing: false,
+            enabled: true,
+            reset_pending: false,
             lines: RateLimit::new(now_nanos()),
         };
         session.event("session created", now_nanos());

@@ -89,13 +89,16 @@ pub struct SessionInfo {
     pub store_lost_messages: u64,
     /// Messages from a [`Sender`] that the session refused (see [`crate::sender`]).
     pub send_failures: u64,
+    /// It may log on: false after [`Command::Logout`](crate::Command::Logout)
+    /// until [`Command::Logon`](crate::Command::Logon).
+    pub enabled: bool,
 }
 
 impl SessionInfo {
     /// A JSON object.
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{}}}",
+            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{},\"enabled\":{}}}",
             json_escape(&self.name),
             json_escape(&self.state),
             self.connected,
@@ -105,7 +108,8 @@ impl SessionInfo {
             self.pending_outbound,
             self.slow_consumer,
             self.store_lost_messages,
-            self.send_failures
+            self.send_failures,
+            self.enabled
         )
     }
 }
@@ -271,6 +275,7 @@ impl<D: SessionDriver> Engine<D> {
                 slow_consumer: s.slow,
                 store_lost_messages: s.driver.store_lost_messages(),
                 send_failures: s.send_failures,
+                enabled: s.enabled,
             })
             .collect()
     }

@@ -53,6 +53,14 @@ impl<D: SessionDriver> Engine<D> {
             self.close_connection(key, &why, now);
             return None;
         }
+        if !self.sessions[id].enabled {
+            let why = format!(
+                "session {} is logged out by the operator",
+                self.sessions[id].name
+            );
+            self.close_connection(key, &why, now);
+            return None;
+        }
         if self.stopping {
             self.close_connection(key, "shutting down", now);
             return None;

@@ -37,6 +37,11 @@ pub(super) struct HostedSession<D> {
     pub(super) send_pending: bool,
     /// Being removed: it logs out, then it goes.
     pub(super) removing: bool,
+    /// May log on ([`Command::Logout`](crate::Command::Logout) clears it,
+    /// [`Command::Logon`](crate::Command::Logon) sets it).
+    pub(super) enabled: bool,
+    /// An operator asked for a reset: done once disconnected.
+    pub(super) reset_pending: bool,
     /// Event lines the peer can cause at will (garbled input, rejects) are
     /// written within this limit, one per connection.
     pub(super) lines: RateLimit,

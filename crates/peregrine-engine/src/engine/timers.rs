@@ -43,6 +43,7 @@ impl<D: SessionDriver> Engine<D> {
             if s.settings.connection_type == ConnectionType::Initiator
                 && s.connection.is_none()
                 && !s.removing
+                && s.enabled
                 && !self.stopping
             {
                 min(s.next_connect);
@@ -92,6 +93,7 @@ impl<D: SessionDriver> Engine<D> {
             }
             if s.settings.connection_type == ConnectionType::Initiator
                 && s.connection.is_none()
+                && s.enabled
                 && !self.stopping
                 && s.next_connect <= now
             {

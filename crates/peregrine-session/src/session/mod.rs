@@ -43,6 +43,7 @@ use std::collections::VecDeque;
 use peregrine_codec::frame::{Frame, Framer, GarbledReason};
 use peregrine_codec::{DecodeError, Decoder, DecoderConfig, MessageEncoder};
 use peregrine_dict::ShapeCache;
+use peregrine_messages::{Body, Message};
 use peregrine_store::{MessageStore, StoreError};
 
 use crate::app::{AdminFields, Application, SendError};
@@ -534,6 +535,47 @@ impl<S: MessageStore> Session<S> {
         self.core.outgoing.store_only(msg_type, &mut body)
     }
 
+    /// [`send`](Self::send) of a typed message: `M` (a generated message of
+    /// `peregrine_messages`, e.g. `fix44::ExecutionReport`) gives the MsgType, and
+    /// `body` writes the fields after the standard header through `M`'s setters. The
+    /// session writes the header and trailer as for any message. Allocation-free:
+    /// the body is written straight into the session's encoder.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    ///
+    /// ```
+    /// # use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// use peregrine_messages::codec::value::Decimal;
+    /// use peregrine_messages::fix44::{enums::{OrdType, Side}, prelude::*, NewOrderSingle};
+    /// # let now = 1_700_000_000_000_000_000i64;
+    /// # let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "TW", "ISLD"), Role::Initiator);
+    /// # let mut session = Session::new(cfg, MemoryStore::new(now), now);
+    /// # let mut app = EchoApp::new(None);
+    /// // Not logged on yet: stored under MsgSeqNum 1, resent after the Logon.
+    /// let seq = session.send_typed::<NewOrderSingle>(now, &mut app, |order| {
+    ///     order
+    ///         .cl_ord_id("ORD-1")
+    ///         .side(Side::Buy)
+    ///         .symbol("MSFT")
+    ///         .order_qty(Decimal::new(100, 0))
+    ///         .ord_type(OrdType::Limit)
+    ///         .price(Decimal::new(41250, 2));
+    /// })?;
+    /// assert_eq!(seq, 1);
+    /// # Ok::<(), peregrine_session::SendError>(())
+    /// ```
+    pub fn send_typed<M: Message>(
+        &mut self,
+        now: Nanos,
+        app: &mut dyn Application,
+        body: impl FnOnce(&mut Body<'_, '_, M>),
+    ) -> Result<u64, SendError> {
+        self.send(now, app, M::MSG_TYPE, |enc| body(&mut Body::new(enc)))
+    }
+
     /// Starts a logout (graceful shutdown): sends Logout (through
     /// [`Application::to_admin`]) and waits LogoutTimeout for the peer's. When not
     /// logged on, asks for the connection to be closed.
@@ -545,6 +587,35 @@ impl<S: MessageStore> Session<S> {
             self.core.disconnect(DisconnectReason::Requested);
         }
         self.core.flush_events(app);
+    }
+
+    /// Resets the session's sequence numbers to 1 and forgets its stored
+    /// messages (QuickFIX/J's `Session.reset()`): for an operator, between
+    /// connections. Call it while disconnected (the engine logs out first);
+    /// the application hears [`AppEvent::SequenceNumbersReset`].
+    ///
+    /// # Errors
+    ///
+    /// The store could not reset.
+    ///
+    /// ```
+    /// # use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut session = Session::new(cfg, MemoryStore::new(0), 0);
+    /// session.set_next_sender_seq(40).unwrap();
+    /// session.reset(0, &mut EchoApp::new(None)).unwrap();
+    /// assert_eq!((session.next_sender_seq(), session.next_target_seq()), (1, 1));
+    /// ```
+    pub fn reset(&mut self, now: Nanos, app: &mut dyn Application) -> Result<(), StoreError> {
+        self.tick(now);
+        self.core.outgoing.store.reset(now)?;
+        self.core
+            .app_events
+            .push_back(AppEvent::SequenceNumbersReset);
+        self.core.queue.clear();
+        self.core.flush_events(app);
+        Ok(())
     }
 
     /// Where the session is.

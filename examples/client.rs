@@ -1,0 +1,151 @@
+//! A small client: an initiator that sends orders produced on another thread
+//! and checks that each is answered exactly once, whatever happens to the
+//! venue in between (crash, restart: the FIX resend recovers the rest).
+//!
+//! ```text
+//! cargo run -p peregrine-examples --example client -- examples/client.cfg 1000
+//! ```
+//!
+//! It sends one order a millisecond, prints `answered N` every 100 answers,
+//! and exits with status 0 once every order is answered exactly once, 1 if
+//! not within two minutes.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use peregrine_engine::codec::MessageView;
+use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
+use peregrine_engine::{EngineBuilder, SubmitError};
+use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
+use peregrine_messages::fix44::enums::{HandlInst, OrdType, Side};
+use peregrine_messages::fix44::{
+    self, prelude::*, ExecutionReport, MessageHandler, NewOrderSingle,
+};
+
+const SESSION: &str = "FIX.4.4:CLIENT->VENUE";
+/// Time between two orders.
+const PACE: Duration = Duration::from_millis(1);
+/// How long the client waits for every answer.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Counts the answers to each order (`ORD-<n>`).
+struct Client {
+    answers: Vec<u32>,
+    /// Reports the venue sent again (PossDupFlag=Y) for orders already answered.
+    resends_recognised: u64,
+    /// Orders answered at least once, for the main thread to watch.
+    answered: Arc<AtomicUsize>,
+}
+
+impl MessageHandler for Client {
+    type Error = AppReject;
+
+    fn on_execution_report(
+        &mut self,
+        report: ExecutionReport<'_>,
+        _: &mut (),
+    ) -> Result<(), AppReject> {
+        let order = report
+            .cl_ord_id()
+            .and_then(Result::ok)
+            .and_then(|id| id.strip_prefix("ORD-")?.parse::<usize>().ok())
+            .filter(|&n| n < self.answers.len())
+            .ok_or_else(|| AppReject::business(0, "unknown ClOrdID"))?;
+        let poss_dup = report.poss_dup_flag().and_then(Result::ok) == Some(true);
+        if poss_dup && self.answers[order] > 0 {
+            self.resends_recognised += 1;
+            return Ok(());
+        }
+        self.answers[order] += 1;
+        if self.answers[order] == 1 {
+            self.answered.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+impl Application for Client {
+    fn from_app(
+        &mut self,
+        msg: &MessageView,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        fix44::crack(self, msg, &mut ())
+    }
+}
+
+fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let cfg = args.next().unwrap_or("examples/client.cfg".into());
+    let orders: usize = args.next().map_or(Ok(1000), |n| n.parse())?;
+    let answered = Arc::new(AtomicUsize::new(0));
+    let counter = answered.clone();
+    let client = EngineBuilder::load(&cfg)?.start(move |_session| Client {
+        answers: vec![0; orders],
+        resends_recognised: 0,
+        answered: counter.clone(),
+    })?;
+    if !client.wait_logged_on(Duration::from_secs(30)) {
+        return Err("not logged on within 30 s".into());
+    }
+
+    // Orders come from another thread, through the engine's Sender.
+    let sender = client.sender();
+    let session = client.session_ref(SESSION).ok_or("no session")?;
+    let producer = std::thread::spawn(move || -> Result<(), SubmitError> {
+        for n in 0..orders {
+            let cl_ord_id = format!("ORD-{n}");
+            loop {
+                let sent = sender.send_typed::<NewOrderSingle>(session, |order| {
+                    order
+                        .cl_ord_id(&cl_ord_id)
+                        .handl_inst(HandlInst::AutomatedExecutionOrderPrivateNoBrokerIntervention)
+                        .symbol("PGRN")
+                        .side(Side::Buy)
+                        .transact_time(UtcTimestamp::now(TimePrecision::Millis))
+                        .order_qty(Decimal::new(100, 0))
+                        .ord_type(OrdType::Limit)
+                        .price(Decimal::new(10125, 2));
+                });
+                match sent {
+                    Err(SubmitError::QueueFull) => std::thread::sleep(Duration::from_millis(1)),
+                    other => break other?,
+                }
+            }
+            std::thread::sleep(PACE);
+        }
+        Ok(())
+    });
+
+    let deadline = Instant::now() + TIMEOUT;
+    let mut reported = 0;
+    while answered.load(Ordering::Relaxed) < orders && Instant::now() < deadline {
+        let now = answered.load(Ordering::Relaxed);
+        if now / 100 > reported / 100 {
+            println!("answered {now}");
+        }
+        reported = now;
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    producer.join().expect("producer")?;
+
+    // The engine gives its application back, typed: no shared state needed.
+    let engine = client.stop()?;
+    let app = engine.application(SESSION).ok_or("no application")?;
+    let once = app.answers.iter().filter(|&&n| n == 1).count();
+    let missing = app.answers.iter().filter(|&&n| n == 0).count();
+    let twice = app.answers.iter().filter(|&&n| n > 1).count();
+    println!(
+        "orders {}: answered once {once}, not answered {missing}, answered more than once {twice}, \
+         PossDup resends recognised {}",
+        orders, app.resends_recognised
+    );
+    Ok(if once == orders {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,15 @@
+//! A first application on Peregrine, as two programs:
+//!
+//! * `venue.rs`, an acceptor that answers every NewOrderSingle with an
+//!   ExecutionReport;
+//! * `client.rs`, an initiator whose orders are produced on another thread
+//!   and sent through the engine's [`Sender`](peregrine_engine::Sender); it
+//!   checks that every order is answered exactly once.
+//!
+//! ```text
+//! cargo run -p peregrine-examples --example venue -- examples/venue.cfg
+//! cargo run -p peregrine-examples --example client -- examples/client.cfg 1000
+//! ```
+//!
+//! `scripts/examples.sh` (run by `make test`) runs them against each other
+//! with the file store and kills the venue with SIGKILL in the middle.
