@@ -9,8 +9,9 @@
 //! submission queue; the engine pops it, writes the message through the
 //! session (header, sequence number, store, SendingTime), and puts the slot
 //! back on the free list. Slots and their buffers are reused: once every slot
-//! has been used once and buffers have grown to the largest body, sending
-//! allocates nothing. Both queues are `crossbeam`'s bounded lock-free
+//! has been used once, sending allocates nothing. A slot is made with room for
+//! a body of [`SLOT_BODY_CAPACITY`] bytes; a longer body grows its buffer (at
+//! least doubling it), and the slot keeps that room. Both queues are `crossbeam`'s bounded lock-free
 //! [`ArrayQueue`]s: a producer never blocks and never waits for a lock the
 //! engine holds.
 //!
@@ -45,6 +46,13 @@ use peregrine_codec::{EncodeBuffer, MessageEncoder};
 
 /// Messages that may wait for the engine by default.
 pub const DEFAULT_SEND_QUEUE: usize = 4096;
+
+/// The body a slot has room for when it is made (bytes after MsgType): bodies
+/// up to this size never make a slot's buffer grow. (Sized to the first body a
+/// slot carried, a message one byte longer — a ClOrdID counter gaining a
+/// digit — reallocated, once per slot: up to [`DEFAULT_SEND_QUEUE`] allocations
+/// long after warm-up.)
+pub const SLOT_BODY_CAPACITY: usize = 256;
 
 /// The longest MsgType a [`Sender`] takes (the longest in the FIX
 /// specifications has three characters).
@@ -106,7 +114,7 @@ impl Slot {
             },
             msg_type: [0; MAX_MSG_TYPE],
             msg_type_len: 0,
-            body: Vec::new(),
+            body: Vec::with_capacity(SLOT_BODY_CAPACITY),
             encoder: EncodeBuffer::new(),
         })
     }
