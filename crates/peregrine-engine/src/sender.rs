@@ -22,6 +22,15 @@
 //! [`SubmitError::QueueFull`] (never a silent drop). A slot's buffer keeps the
 //! capacity of the largest body it carried.
 //!
+//! The bound holds end to end: a session whose peer does not take its bytes
+//! (its socket's buffer is full) takes no more messages from the queue once
+//! [`SEND_HOLD_BYTES`] wait in its outbound buffer. Its messages wait, in
+//! order, in their slots until the socket takes bytes again, so a slow peer
+//! fills the queue and producers see [`SubmitError::QueueFull`], instead of
+//! the session's buffer taking everything up to `MaxOutboundQueueBytes` and the
+//! session being disconnected as a slow consumer. Other sessions' messages
+//! keep flowing while one waits (their slots permitting).
+//!
 //! # Waking the engine
 //!
 //! When the engine is about to block in `epoll` it raises a flag and looks at
@@ -53,6 +62,13 @@ pub const DEFAULT_SEND_QUEUE: usize = 4096;
 /// digit — reallocated, once per slot: up to [`DEFAULT_SEND_QUEUE`] allocations
 /// long after warm-up.)
 pub const SLOT_BODY_CAPACITY: usize = 256;
+
+/// Unsent bytes in a session's outbound buffer past which messages from
+/// [`Sender`]s wait in their slots for the socket to take bytes again (half the
+/// outbound buffer's initial capacity, so that the buffer never grows for
+/// them): a peer that reads slowly fills the queue, and producers see
+/// [`SubmitError::QueueFull`].
+pub const SEND_HOLD_BYTES: usize = 32 * 1024;
 
 /// The longest MsgType a [`Sender`] takes (the longest in the FIX
 /// specifications has three characters).
