@@ -55,7 +55,7 @@ impl<D: SessionDriver> Engine<D> {
                         self.held_sends.push_back(slot);
                     }
                     None => {
-                        self.to_removed_session(now);
+                        self.count_send_to_removed_session(now);
                         self.send_queue.recycle(slot);
                         work = true;
                     }
@@ -78,7 +78,7 @@ impl<D: SessionDriver> Engine<D> {
                     self.held_sends.push_back(slot);
                 }
                 None => {
-                    self.to_removed_session(now);
+                    self.count_send_to_removed_session(now);
                     self.send_queue.recycle(slot);
                 }
             }
@@ -139,7 +139,7 @@ impl<D: SessionDriver> Engine<D> {
         self.send_queue.recycle(slot);
     }
 
-    fn to_removed_session(&mut self, now: Nanos) {
+    fn count_send_to_removed_session(&mut self, now: Nanos) {
         self.sends_to_removed_sessions += 1;
         if self.unrouted_lines.allow(now).is_some() {
             tracing::warn!(
