@@ -34,9 +34,10 @@
 //!    complete and in order; sends/s = messages ÷ (first send → last message read).
 //! 3. **Allocations per message**, counted by the binary's counting allocator
 //!    ([`crate::alloc`]) across every thread of the process (producers, the engine, the
-//!    counterparty) over the measured messages, after a warm-up. The throughput warm-up
-//!    goes on until the queue has been full at least once (so all of its slots exist)
-//!    when that happens within a bound. The memory store is sized for the run up front
+//!    counterparty) over the measured messages, after a warm-up. In the throughput
+//!    warm-up the counterparty does not read until the queue is full (the engine holds a
+//!    session's messages once its socket is full: [`peregrine_engine::sender::SEND_HOLD_BYTES`]),
+//!    so every slot of the queue has been made and used before anything is counted. The memory store is sized for the run up front
 //!    ([`MemoryStore::with_capacity`]): its arena otherwise doubles a handful of times
 //!    per million messages, which is the store's growth, not the send path's. Any
 //!    allocation in steady state fails the benchmark ([`Error::Allocates`]).
@@ -175,8 +176,8 @@ pub struct SendCase {
     pub per_second: f64,
     /// [`SubmitError::QueueFull`] answers retried during the measured messages.
     pub queue_full: u64,
-    /// Throughput: the queue was full at least once during the warm-up (every slot of
-    /// the queue made).
+    /// The queue was full at least once during the warm-up (every slot of the queue
+    /// made; always so for throughput, which waits for it; latency uses one or two).
     pub pool_warm: bool,
     /// Allocations in the process during the measured messages (`None`: the binary does
     /// not count them).
@@ -758,6 +759,8 @@ struct Shared {
     last_arrival: AtomicU64,
     /// Messages out of order or unknown.
     wrong: AtomicU64,
+    /// The counterparty does not read (the warm-up, until the queue is full).
+    paused: AtomicBool,
     /// The case is over: the counterparty drains until the engine closes.
     stopping: AtomicBool,
     base: Instant,
@@ -798,6 +801,10 @@ fn counterparty_reader(shared: &Shared, mut cp: Counterparty) {
     // Idle reads (of 50 ms) after the case is over before giving up on the engine's close.
     let mut idle_reads_left = PATIENCE.as_millis() / 50;
     loop {
+        if shared.paused.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
+        }
         let mut got = 0;
         let polled = cp.poll(&mut |m| match order_id(m) {
             Some((p, i)) if p < MAX_PRODUCERS && next[p] == i => {
@@ -859,9 +866,9 @@ pub fn throughput_case(
     let producers = producers.clamp(1, MAX_PRODUCERS);
     let per_producer = cfg.messages.div_ceil(producers as u64);
     let messages = per_producer * producers as u64;
-    // The warm-up sends until the queue was full once (within a bound).
-    let warm_cap = cfg.warmup.saturating_mul(40).max(50_000);
-    let (engine, cp, sender, session) = connect(idle, messages + warm_cap + 100_000)?;
+    // Room in the store for the warm-up too (its producers go on while the main
+    // thread looks every millisecond).
+    let (engine, cp, sender, session) = connect(idle, messages + 2 * cfg.warmup + 200_000)?;
     let shared = Arc::new(Shared {
         phase: AtomicUsize::new(0),
         done: AtomicUsize::new(0),
@@ -870,6 +877,7 @@ pub fn throughput_case(
         delivered: AtomicU64::new(0),
         last_arrival: AtomicU64::new(0),
         wrong: AtomicU64::new(0),
+        paused: AtomicBool::new(true),
         stopping: AtomicBool::new(false),
         base: Instant::now(),
     });
@@ -892,14 +900,17 @@ pub fn throughput_case(
         );
     }
     let result: Result<(u64, Duration, Duration, Option<u64>)> = (|| {
+        // The warm-up: the counterparty does not read until the queue is full (the
+        // engine holds the session's messages once its socket is full), so every
+        // slot of the queue is made and used; then it reads, and the producers go on
+        // until `warmup` messages have arrived.
         shared.phase.store(1, Ordering::Release);
-        let warm_start = Instant::now();
+        wait_for("a full queue in the warm-up", || {
+            shared.warm_full.load(Ordering::Relaxed)
+        })?;
+        shared.paused.store(false, Ordering::Release);
         wait_for("the warm-up", || {
-            let delivered = shared.delivered.load(Ordering::Acquire);
-            delivered >= cfg.warmup
-                && (shared.warm_full.load(Ordering::Relaxed)
-                    || delivered >= warm_cap
-                    || warm_start.elapsed() > Duration::from_secs(3))
+            shared.delivered.load(Ordering::Acquire) >= cfg.warmup
         })?;
         shared.phase.store(2, Ordering::Release);
         wait_for("the producers' warm-up", || {
@@ -921,6 +932,7 @@ pub fn throughput_case(
         Ok((warm, start, end, allocations))
     })();
     shared.stopping.store(true, Ordering::Release);
+    shared.paused.store(false, Ordering::Release);
     if result.is_err() {
         // Let blocked producers finish: the engine goes, sends fail.
         shared.phase.store(3, Ordering::Release);
