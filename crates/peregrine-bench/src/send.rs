@@ -11,8 +11,8 @@
 //! second engine: a raw FIX acceptor on a [`TcpListener`] that answers the Logon (and
 //! TestRequest and Logout), frames what it reads and timestamps each message as it comes
 //! off the socket. So the figures are the send path's alone (no second session decoding
-//! in front of the clock), and no third spinning thread competes for the 2 cores of the
-//! machine the figures were taken on.
+//! in front of the clock), and the latency cases run two threads (the application's and
+//! the engine's), one per core on the 2-core machine of BENCHMARKS.md.
 //!
 //! Three measurements, for each idle strategy of the engine (busy spin, and block:
 //! waiting in `epoll`, woken by the sender):
@@ -35,12 +35,13 @@
 //! 3. **Allocations per message**, counted by the binary's counting allocator
 //!    ([`crate::alloc`]) across every thread of the process (producers, the engine, the
 //!    counterparty) over the measured messages, after a warm-up. In the throughput
-//!    warm-up the counterparty does not read until the queue is full (the engine holds a
-//!    session's messages once its socket is full: [`peregrine_engine::sender::SEND_HOLD_BYTES`]),
-//!    so every slot of the queue has been made and used before anything is counted. The memory store is sized for the run up front
-//!    ([`MemoryStore::with_capacity`]): its arena otherwise doubles a handful of times
-//!    per million messages, which is the store's growth, not the send path's. Any
-//!    allocation in steady state fails the benchmark ([`Error::Allocates`]).
+//!    warm-up the counterparty does not read until the queue is full (the engine holds
+//!    a session's messages once its socket is full:
+//!    [`peregrine_engine::sender::SEND_HOLD_BYTES`]), so every slot of the queue has
+//!    been made and used before anything is counted. The memory store is sized for the
+//!    run up front ([`MemoryStore::with_capacity`]): its arena otherwise doubles a
+//!    handful of times per million messages, which is the store's growth, not the send
+//!    path's. Any allocation in steady state fails the benchmark ([`Error::Allocates`]).
 //!
 //! A fresh engine and counterparty per case and run; cases interleaved run by run.
 
