@@ -474,6 +474,11 @@ impl Counterparty {
     /// The socket fails, or the bytes are not FIX.
     pub fn poll(&mut self, on_message: &mut dyn FnMut(&[u8])) -> Result<Polled> {
         if self.end == self.buf.len() {
+            if self.start == 0 {
+                return Err(Error::failed_check(
+                    "the counterparty's buffer holds an incomplete message of 1 MiB",
+                ));
+            }
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
             self.start = 0;
@@ -797,7 +802,7 @@ fn producer(
     Ok(queue_full)
 }
 
-fn counterparty_reader(shared: &Shared, mut cp: Counterparty) {
+fn counterparty_reader(shared: &Shared, mut cp: Counterparty) -> Result<()> {
     let mut next = [0u64; MAX_PRODUCERS];
     // Idle reads (of 50 ms) after the case is over before giving up on the engine's close.
     let mut idle_reads_left = PATIENCE.as_millis() / 50;
@@ -822,16 +827,16 @@ fn counterparty_reader(shared: &Shared, mut cp: Counterparty) {
                 .store(shared.base.elapsed().as_nanos() as u64, Ordering::Release);
             shared.delivered.fetch_add(got, Ordering::AcqRel);
         }
-        match polled {
-            Ok(Polled::Closed) | Err(_) => return,
-            Ok(Polled::Nothing) if shared.stopping.load(Ordering::Acquire) => {
+        match polled? {
+            Polled::Closed => return Ok(()),
+            Polled::Nothing if shared.stopping.load(Ordering::Acquire) => {
                 // Waits for the engine's Logout and close.
                 idle_reads_left = idle_reads_left.saturating_sub(1);
                 if idle_reads_left == 0 {
-                    return;
+                    return Ok(());
                 }
             }
-            Ok(_) => {}
+            _ => {}
         }
     }
 }
@@ -951,8 +956,13 @@ pub fn throughput_case(
             Err(_) => failed = Some(SubmitError::EngineStopped),
         }
     }
-    let _ = reader.join();
-    let (warm, start, end, allocations) = result?;
+    let read = reader.join();
+    let (warm, start, end, allocations) = match (result, read) {
+        (Ok(r), _) => r,
+        // What the counterparty saw says more than a timeout.
+        (Err(_), Ok(Err(e))) => return Err(e),
+        (Err(e), _) => return Err(e),
+    };
     stopped?;
     if let Some(e) = failed {
         return Err(submit_error(e));
