@@ -89,7 +89,8 @@ pub enum SubmitError {
     /// The queue holds its capacity of messages: the engine is behind (or
     /// stopped turning). Nothing was queued; try again later.
     QueueFull,
-    /// The engine is gone.
+    /// The engine has shut down (it was stopped) or is gone: the message
+    /// would never be sent.
     EngineStopped,
     /// The MsgType is empty or longer than [`MAX_MSG_TYPE`].
     BadMsgType,
@@ -149,7 +150,7 @@ pub(crate) struct SendQueue {
     waker: Arc<mio::Waker>,
     /// The engine is blocked (or about to block) waiting for readiness.
     parked: AtomicBool,
-    /// The engine is gone.
+    /// The engine shut down, or is gone.
     closed: AtomicBool,
 }
 

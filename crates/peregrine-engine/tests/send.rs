@@ -327,3 +327,49 @@ fn a_peer_that_does_not_read_fills_the_queue() {
     let info = &client.sessions(Duration::from_secs(5)).unwrap()[0];
     assert!(info.logged_on && info.send_failures == 0, "{info:?}");
 }
+
+/// Regression: once `RunningEngine::stop` had returned the engine, a `Sender`
+/// still accepted messages (`Ok`) that nothing would ever send; only dropping
+/// the engine closed the queue. Now the shutdown sends what was queued (before
+/// the Logout) and closes the queue.
+#[test]
+fn a_stopped_engine_refuses_messages() {
+    let venue = EngineBuilder::parse(VENUE, "venue.cfg")
+        .unwrap()
+        .start(|_| Venue::default())
+        .unwrap();
+    let port = venue.listener_addrs()[0].port();
+    let client = EngineBuilder::parse(&client_cfg(port, ""), "client.cfg")
+        .unwrap()
+        .start(|_| Client::default())
+        .unwrap();
+    assert!(client.wait_logged_on(Duration::from_secs(10)), "no logon");
+    let sender = client.sender();
+    let session = client.session_ref(CLIENT).unwrap();
+    let order = |id: &'static [u8]| {
+        move |m: &mut peregrine_codec::MessageEncoder<'_>| {
+            m.str(11, id).str(55, b"PEREGRINE").char(54, b'1');
+        }
+    };
+    sender.send(session, b"D", order(b"BEFORE")).unwrap();
+    let engine = client.stop().unwrap();
+    assert_eq!(
+        sender.send(session, b"D", order(b"AFTER")),
+        Err(SubmitError::EngineStopped),
+        "the engine is stopped but still here"
+    );
+    let venue = venue.stop().unwrap();
+    let orders: Vec<&str> = venue
+        .application("FIX.4.4:VENUE->CLIENT")
+        .unwrap()
+        .orders
+        .iter()
+        .map(|(id, _)| id.as_str())
+        .collect();
+    assert_eq!(
+        orders,
+        ["BEFORE"],
+        "queued before the stop: sent before the Logout"
+    );
+    drop(engine);
+}
