@@ -11,7 +11,7 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e bench-send fuzz clean sbe
 
 all: build
 
@@ -54,6 +54,7 @@ smoke: build
 	$(PEREGRINE) bench codec --smoke --out target/bench-results/smoke-codec.json
 	$(PEREGRINE) bench typed --smoke --out target/bench-results/smoke-typed.json
 	$(PEREGRINE) bench e2e --smoke --out target/bench-results/smoke-e2e.json
+	$(PEREGRINE) bench send --smoke --out target/bench-results/smoke-send.json
 
 acceptance: build
 	@bash scripts/acceptance.sh
@@ -72,6 +73,11 @@ bench-typed: build
 ## bench-e2e: BENCHMARKS.md §3, Peregrine vs QuickFIX/J vs Artio vs the transport floor (5 runs, interleaved)
 bench-e2e: build
 	$(PEREGRINE) bench e2e
+
+## bench-send: BENCHMARKS.md §4, the engine's send handle (Sender): app thread → wire latency with
+## busy-spin and block idle, sends/s from 1 and 4 producer threads, allocations per message (any fails)
+bench-send: build
+	$(PEREGRINE) bench send
 
 ## fuzz: the cargo-fuzz decoder target (needs the nightly toolchain; not run in CI)
 fuzz:

@@ -53,6 +53,36 @@ pub enum Error {
         /// Why it does not load (`None`: not there).
         source: Option<Box<peregrine_dict::DictError>>,
     },
+    /// The send benchmark's engine or its counterparty failed: it did not start, log
+    /// on, deliver a message in time, or stop; or [`peregrine_engine::Sender::send`]
+    /// refused with something other than a full queue.
+    ///
+    /// ```
+    /// let e = peregrine_bench::Error::Engine { what: "the initiator did not log on".into(), source: None };
+    /// assert_eq!(e.to_string(), "the initiator did not log on");
+    /// ```
+    Engine {
+        /// What failed.
+        what: String,
+        /// The underlying error, when there is one.
+        source: Option<BoxedError>,
+    },
+    /// A benchmark that must not allocate in steady state did (the send benchmark).
+    ///
+    /// ```
+    /// let e = peregrine_bench::Error::Allocates { case: "wire_latency_spin".into(), run: 2, allocations: 3, messages: 1000 };
+    /// assert_eq!(e.to_string(), "wire_latency_spin (run 2): 3 allocations in 1000 measured messages (0.003 per message); 0 expected in steady state");
+    /// ```
+    Allocates {
+        /// The case.
+        case: String,
+        /// The run (from 1).
+        run: usize,
+        /// Allocations counted during the measured messages.
+        allocations: u64,
+        /// The measured messages.
+        messages: u64,
+    },
     /// The results (JSON, plot) could not be written.
     Output {
         /// The file.
@@ -121,6 +151,20 @@ impl fmt::Display for Error {
                 Some(s) => write!(f, "FIX44 dictionary {}: {s}", path.display()),
                 None => write!(f, "FIX44 dictionary not found at {}", path.display()),
             },
+            Error::Engine { what, source } => match source {
+                Some(s) => write!(f, "{what}: {s}"),
+                None => f.write_str(what),
+            },
+            Error::Allocates {
+                case,
+                run,
+                allocations,
+                messages,
+            } => write!(
+                f,
+                "{case} (run {run}): {allocations} allocations in {messages} measured messages ({} per message); 0 expected in steady state",
+                *allocations as f64 / (*messages).max(1) as f64
+            ),
             Error::Output { path, source } => {
                 write!(f, "cannot write {}: {source}", path.display())
             }
@@ -135,6 +179,8 @@ impl std::error::Error for Error {
             Error::Topology { source, .. } => Some(source),
             Error::Check { source, .. } => source.as_deref().map(|s| s as _),
             Error::Dictionary { source, .. } => source.as_deref().map(|s| s as _),
+            Error::Engine { source, .. } => source.as_deref().map(|s| s as _),
+            Error::Allocates { .. } => None,
             Error::Output { source, .. } => Some(&**source),
         }
     }

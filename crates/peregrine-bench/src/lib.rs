@@ -14,6 +14,8 @@
 //! * [`typed`]: experiment 2, typed messages with repeating groups.
 //! * [`e2e`]: experiment 3, the trading topology against its peers and the transport
 //!   floor. (`make run`'s demo is the topology crate's own: `peregrine_topology::demo`.)
+//! * [`send`]: experiment 4, the engine's send handle (`peregrine_engine::Sender`):
+//!   app thread → wire latency, sends/s from one and four producers, allocations.
 #![deny(unsafe_code)]
 #![warn(clippy::missing_errors_doc)]
 
@@ -23,6 +25,7 @@ pub mod e2e;
 mod error;
 pub mod measure;
 pub mod peers;
+pub mod send;
 pub mod typed;
 
 pub use error::{BoxedError, Error, Result};

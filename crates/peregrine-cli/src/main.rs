@@ -21,6 +21,9 @@ const USAGE: &str = "usage:
   peregrine bench codec [--runs N] [--iters N] [--warmup N] [--peers a,b|none] [--smoke] [--out FILE]
   peregrine bench typed [--runs N] [--iters N] [--warmup N] [--peers a,b|none] [--smoke] [--out FILE]
   peregrine bench e2e   [--runs N] [--count N] [--warmup N] [--peers quickfixj,artio|none] [--no-floor] [--smoke] [--out FILE]
+  peregrine bench send  [--runs N] [--count N] [--warmup N] [--messages N] [--pace-us N] [--smoke] [--out FILE]
+      the engine's send handle: app thread → wire latency (busy-spin and block), sends/s
+      from 1 and 4 producer threads, allocations per message (any in steady state fails)
   peregrine run [--count N] [--warmup N] [--out FILE]
       the trading topology: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor
 
@@ -129,6 +132,23 @@ fn bench(args: &[String]) -> Result<(), Error> {
             cfg.apply(&opts.bench_options("--count", &["--no-floor"])?);
             cfg.floor = !opts.flag("--no-floor");
             peregrine_bench::e2e::run(&cfg)?;
+        }
+        "send" => {
+            let mut cfg = peregrine_bench::send::SendBenchConfig::default();
+            let options = opts.bench_options("--count", &["--messages", "--pace-us"])?;
+            if options.peers.is_some() {
+                return Err(Error::Usage(
+                    "bench send has no peers (it measures Peregrine's Sender alone)".into(),
+                ));
+            }
+            cfg.apply(&options);
+            if let Some(n) = opts.number("--messages")? {
+                cfg.messages = n.max(1);
+            }
+            if let Some(n) = opts.number("--pace-us")? {
+                cfg.pace = std::time::Duration::from_micros(n);
+            }
+            peregrine_bench::send::run(&cfg)?;
         }
         other => {
             return Err(Error::Usage(format!(

@@ -55,6 +55,14 @@ pub trait SessionDriver {
     fn outbound(&self) -> &[u8];
     /// `n` bytes of [`outbound`](Self::outbound) were written.
     fn consume_outbound(&mut self, n: usize);
+    /// Bytes queued since the last [`commit`](Self::commit) (not yet in
+    /// [`outbound`](Self::outbound)). The engine holds messages from
+    /// [`Sender`](crate::Sender)s once `outbound` and these together reach
+    /// [`SEND_HOLD_BYTES`](crate::sender::SEND_HOLD_BYTES); a driver that
+    /// says 0 (the default) is held only once they are committed.
+    fn uncommitted_len(&self) -> usize {
+        0
+    }
     /// Sends an application message whose body (the fields after MsgType)
     /// is already encoded: what a [`Sender`](crate::Sender) queued. Returns
     /// its MsgSeqNum.
@@ -136,6 +144,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn consume_outbound(&mut self, n: usize) {
         (**self).consume_outbound(n)
+    }
+    fn uncommitted_len(&self) -> usize {
+        (**self).uncommitted_len()
     }
     fn send_body(&mut self, now: Nanos, msg_type: &[u8], body: &[u8]) -> Result<u64, SendError> {
         (**self).send_body(now, msg_type, body)

@@ -471,6 +471,9 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn outbound(&self) -> &[u8] {
         self.session.outbound()
     }
+    fn uncommitted_len(&self) -> usize {
+        self.session.uncommitted_len()
+    }
     fn consume_outbound(&mut self, n: usize) {
         self.session.consume_outbound(n, &mut self.app);
     }

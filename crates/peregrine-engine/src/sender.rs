@@ -9,8 +9,9 @@
 //! submission queue; the engine pops it, writes the message through the
 //! session (header, sequence number, store, SendingTime), and puts the slot
 //! back on the free list. Slots and their buffers are reused: once every slot
-//! has been used once and buffers have grown to the largest body, sending
-//! allocates nothing. Both queues are `crossbeam`'s bounded lock-free
+//! has been used once, sending allocates nothing. A slot is made with room for
+//! a body of [`SLOT_BODY_CAPACITY`] bytes; a longer body grows its buffer (at
+//! least doubling it), and the slot keeps that room. Both queues are `crossbeam`'s bounded lock-free
 //! [`ArrayQueue`]s: a producer never blocks and never waits for a lock the
 //! engine holds.
 //!
@@ -20,6 +21,15 @@
 //! default [`DEFAULT_SEND_QUEUE`]); past it [`Sender::send`] returns
 //! [`SubmitError::QueueFull`] (never a silent drop). A slot's buffer keeps the
 //! capacity of the largest body it carried.
+//!
+//! The bound holds end to end: a session whose peer does not take its bytes
+//! (its socket's buffer is full) takes no more messages from the queue once
+//! [`SEND_HOLD_BYTES`] wait in its outbound buffer. Its messages wait, in
+//! order, in their slots until the socket takes bytes again, so a slow peer
+//! fills the queue and producers see [`SubmitError::QueueFull`], instead of
+//! the session's buffer taking everything up to `MaxOutboundQueueBytes` and the
+//! session being disconnected as a slow consumer. Other sessions' messages
+//! keep flowing while one waits (their slots permitting).
 //!
 //! # Waking the engine
 //!
@@ -46,6 +56,20 @@ use peregrine_codec::{EncodeBuffer, MessageEncoder};
 /// Messages that may wait for the engine by default.
 pub const DEFAULT_SEND_QUEUE: usize = 4096;
 
+/// The body a slot has room for when it is made (bytes after MsgType): bodies
+/// up to this size never make a slot's buffer grow. (Sized to the first body a
+/// slot carried, a message one byte longer — a ClOrdID counter gaining a
+/// digit — reallocated, once per slot: up to [`DEFAULT_SEND_QUEUE`] allocations
+/// long after warm-up.)
+pub const SLOT_BODY_CAPACITY: usize = 256;
+
+/// Unsent bytes in a session's outbound buffer past which messages from
+/// [`Sender`]s wait in their slots for the socket to take bytes again (half the
+/// outbound buffer's initial capacity, so that the buffer never grows for
+/// them): a peer that reads slowly fills the queue, and producers see
+/// [`SubmitError::QueueFull`].
+pub const SEND_HOLD_BYTES: usize = 32 * 1024;
+
 /// The longest MsgType a [`Sender`] takes (the longest in the FIX
 /// specifications has three characters).
 pub const MAX_MSG_TYPE: usize = 8;
@@ -65,7 +89,8 @@ pub enum SubmitError {
     /// The queue holds its capacity of messages: the engine is behind (or
     /// stopped turning). Nothing was queued; try again later.
     QueueFull,
-    /// The engine is gone.
+    /// The engine has shut down (it was stopped) or is gone: the message
+    /// would never be sent.
     EngineStopped,
     /// The MsgType is empty or longer than [`MAX_MSG_TYPE`].
     BadMsgType,
@@ -106,7 +131,7 @@ impl Slot {
             },
             msg_type: [0; MAX_MSG_TYPE],
             msg_type_len: 0,
-            body: Vec::new(),
+            body: Vec::with_capacity(SLOT_BODY_CAPACITY),
             encoder: EncodeBuffer::new(),
         })
     }
@@ -125,7 +150,7 @@ pub(crate) struct SendQueue {
     waker: Arc<mio::Waker>,
     /// The engine is blocked (or about to block) waiting for readiness.
     parked: AtomicBool,
-    /// The engine is gone.
+    /// The engine shut down, or is gone.
     closed: AtomicBool,
 }
 

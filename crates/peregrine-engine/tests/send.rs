@@ -235,3 +235,141 @@ fn a_sender_is_send_sync_and_clone() {
     check::<peregrine_engine::Sender>();
     let _ = Arc::new(());
 }
+
+/// Regression: the engine took every message off the queue whether or not the
+/// session's socket took its bytes, so a peer that does not read never made
+/// the queue full: the session's outbound buffer grew (up to
+/// `MaxOutboundQueueBytes`) and then the session was disconnected as a slow
+/// consumer, while producers never saw `QueueFull`. Now the session holds its
+/// senders' messages once `SEND_HOLD_BYTES` wait, the queue fills, producers
+/// see `QueueFull`, and everything arrives, in order, once the peer reads.
+#[test]
+fn a_peer_that_does_not_read_fills_the_queue() {
+    use peregrine_bench::send::{field, order, Counterparty, Polled};
+    use peregrine_engine::sender::SEND_HOLD_BYTES;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let client = EngineBuilder::parse(
+        &client_cfg(
+            port,
+            "SocketSendBufferSize=65536\nMaxOutboundQueueBytes=1048576",
+        ),
+        "client.cfg",
+    )
+    .unwrap()
+    .options(EngineOptions {
+        send_queue: 256,
+        ..EngineOptions::default()
+    })
+    .start(|_| Client::default())
+    .unwrap();
+    let mut peer = Counterparty::accept(&listener, Duration::from_secs(10)).unwrap();
+    assert!(client.wait_logged_on(Duration::from_secs(10)), "no logon");
+    // ~170 bytes each: several MiB, far more than the socket buffers and the
+    // 1 MiB slow-consumer limit.
+    const N: u64 = 20_000;
+    let full = Arc::new(AtomicBool::new(false));
+    let producer = {
+        let (sender, session, full) = (
+            client.sender(),
+            client.session_ref(CLIENT).unwrap(),
+            full.clone(),
+        );
+        std::thread::spawn(move || {
+            for i in 0..N {
+                loop {
+                    match sender.send(session, b"D", |m| order(m, 0, i)) {
+                        Ok(()) => break,
+                        Err(SubmitError::QueueFull) => {
+                            full.store(true, Ordering::Relaxed);
+                            std::thread::sleep(Duration::from_micros(100));
+                        }
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+        })
+    };
+    // Half a second of not reading: the socket buffers fill, then the queue.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        full.load(Ordering::Relaxed) && !producer.is_finished(),
+        "a peer that does not read must fill the queue (and keep the producer waiting)"
+    );
+    let info = &client.sessions(Duration::from_secs(5)).unwrap()[0];
+    assert!(
+        info.logged_on && !info.slow_consumer,
+        "still logged on: {info:?}"
+    );
+    assert!(
+        info.pending_outbound < SEND_HOLD_BYTES + 1024,
+        "the outbound buffer stays small: {info:?}"
+    );
+    // The peer reads now: every order arrives, once, in order.
+    peer.set_nonblocking(false).unwrap();
+    let mut next = 0u64;
+    let start = Instant::now();
+    while next < N {
+        assert!(start.elapsed() < Duration::from_secs(60), "{next} of {N}");
+        let polled = peer
+            .poll(&mut |m| {
+                if field(m, b"35") == Some(b"D") {
+                    assert_eq!(field(m, b"11"), Some(next.to_string().as_bytes()));
+                    next += 1;
+                }
+            })
+            .unwrap();
+        assert_ne!(polled, Polled::Closed, "disconnected after {next} of {N}");
+    }
+    producer.join().unwrap();
+    let info = &client.sessions(Duration::from_secs(5)).unwrap()[0];
+    assert!(info.logged_on && info.send_failures == 0, "{info:?}");
+}
+
+/// Regression: once `RunningEngine::stop` had returned the engine, a `Sender`
+/// still accepted messages (`Ok`) that nothing would ever send; only dropping
+/// the engine closed the queue. Now the shutdown sends what was queued (before
+/// the Logout) and closes the queue.
+#[test]
+fn a_stopped_engine_refuses_messages() {
+    let venue = EngineBuilder::parse(VENUE, "venue.cfg")
+        .unwrap()
+        .start(|_| Venue::default())
+        .unwrap();
+    let port = venue.listener_addrs()[0].port();
+    let client = EngineBuilder::parse(&client_cfg(port, ""), "client.cfg")
+        .unwrap()
+        .start(|_| Client::default())
+        .unwrap();
+    assert!(client.wait_logged_on(Duration::from_secs(10)), "no logon");
+    let sender = client.sender();
+    let session = client.session_ref(CLIENT).unwrap();
+    let order = |id: &'static [u8]| {
+        move |m: &mut peregrine_codec::MessageEncoder<'_>| {
+            m.str(11, id).str(55, b"PEREGRINE").char(54, b'1');
+        }
+    };
+    sender.send(session, b"D", order(b"BEFORE")).unwrap();
+    let engine = client.stop().unwrap();
+    assert_eq!(
+        sender.send(session, b"D", order(b"AFTER")),
+        Err(SubmitError::EngineStopped),
+        "the engine is stopped but still here"
+    );
+    let venue = venue.stop().unwrap();
+    let orders: Vec<&str> = venue
+        .application("FIX.4.4:VENUE->CLIENT")
+        .unwrap()
+        .orders
+        .iter()
+        .map(|(id, _)| id.as_str())
+        .collect();
+    assert_eq!(
+        orders,
+        ["BEFORE"],
+        "queued before the stop: sent before the Logout"
+    );
+    drop(engine);
+}

@@ -213,3 +213,51 @@ fn messages_from_a_sender_allocate_nothing() {
         "{per} allocations per round trip through a Sender"
     );
 }
+
+/// Regression: a slot's body buffer was sized to the first body it carried, so
+/// once every slot had been used, a message one byte longer (a ClOrdID counter
+/// gaining a digit) reallocated, once per slot: up to 4,096 allocations long
+/// after warm-up (found by `peregrine bench send`, whose ClOrdIDs cross 100,000).
+#[test]
+fn a_longer_body_after_warm_up_allocates_nothing() {
+    assert!(is_counting());
+    let dir = tempfile::tempdir().unwrap();
+    let settings = Settings::parse(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=1\n\
+         SenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+        &dir.path().join("x.cfg"),
+    )
+    .unwrap();
+    const SLOTS: usize = 8;
+    let mut engine = Engine::new(EngineOptions {
+        idle: Idle::busy_spin(),
+        send_queue: SLOTS,
+        ..EngineOptions::default()
+    })
+    .unwrap();
+    let s = &settings.sessions[0];
+    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| {
+        Box::new(EchoApp::new(None))
+    })
+    .unwrap();
+    engine.add_session(s, d).unwrap();
+    let sender = engine.sender();
+    let session = engine.session_ref("FIX.4.4:TW->ISLD").unwrap();
+    let order = |id: &'static [u8]| {
+        move |m: &mut peregrine_codec::MessageEncoder<'_>| {
+            m.str(11, id).str(55, b"PEREGRINE").char(54, b'1');
+        }
+    };
+    // Warm-up: every slot made and used once (the engine takes them back).
+    for _ in 0..SLOTS {
+        sender.send(session, b"D", order(b"9")).unwrap();
+    }
+    engine.turn().unwrap();
+    // Bodies one byte longer, through every slot, on this thread.
+    let ((), n) = allocations_in(|| {
+        for _ in 0..SLOTS {
+            sender.send(session, b"D", order(b"10")).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations sending {SLOTS} longer bodies");
+}

@@ -96,6 +96,8 @@ impl<D: SessionDriver> Engine<D> {
             generation: 0,
             send_failures: 0,
             send_pending: false,
+            held_sends: 0,
+            hold_pass: 0,
             removing: false,
             enabled: true,
             reset_pending: false,

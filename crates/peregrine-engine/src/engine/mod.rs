@@ -18,7 +18,7 @@ mod write;
 use self::ids::{Connections, ListenerKey, SessionKey, Sessions, WAKER};
 use self::listener::{open_reserve, Listener};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,7 +32,7 @@ use crate::command::{EngineHandle, Request};
 use crate::config::SessionSettings;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::RateLimit;
-use crate::sender::{SendQueue, Sender, SessionRef, DEFAULT_SEND_QUEUE};
+use crate::sender::{SendQueue, Sender, SessionRef, Slot, DEFAULT_SEND_QUEUE};
 use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
 
 const SEC: Nanos = 1_000_000_000;
@@ -171,6 +171,12 @@ pub struct Engine<D: SessionDriver> {
     unrouted_lines: RateLimit,
     /// Messages from [`Sender`]s on other threads.
     send_queue: Arc<SendQueue>,
+    /// Messages from [`Sender`]s held for sessions whose sockets are not
+    /// taking bytes (see `sending.rs`), in order; as many as the queue holds,
+    /// allocated up front.
+    held_sends: VecDeque<Box<Slot>>,
+    /// Passes over `held_sends` so far.
+    hold_pass: u32,
     /// Messages for sessions that were removed (a stale [`SessionRef`]).
     sends_to_removed_sessions: u64,
     /// Acceptor templates (`AcceptorTemplate=Y`) and the listener each is on.
@@ -201,6 +207,7 @@ impl<D: SessionDriver> Engine<D> {
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
         let (tx, rx) = mpsc::channel();
         let send_queue = SendQueue::new(options.send_queue, waker.clone());
+        let held_sends = VecDeque::with_capacity(options.send_queue.max(1));
         Ok(Engine {
             poll,
             events: Events::with_capacity(1024),
@@ -220,6 +227,8 @@ impl<D: SessionDriver> Engine<D> {
             polls: 0,
             reserve: open_reserve(),
             unrouted_lines: RateLimit::new(now_nanos()),
+            held_sends,
+            hold_pass: 0,
             send_queue,
             sends_to_removed_sessions: 0,
             templates: Vec::new(),
@@ -336,7 +345,7 @@ impl<D: SessionDriver> Engine<D> {
     /// One duty cycle: the sockets (waiting for readiness up to `may_wait`,
     /// or the next timer if sooner), then housekeeping.
     fn work(&mut self, may_wait: Duration) -> io::Result<usize> {
-        let timeout = if self.ready.is_empty() {
+        let timeout = if self.ready.is_empty() && !self.held_sends_ready() {
             let now = now_nanos();
             let until_timer = self
                 .next_timer()

@@ -35,6 +35,11 @@ pub(super) struct HostedSession<D> {
     pub(super) send_failures: u64,
     /// Messages from a [`Sender`](crate::Sender) were handed to it this turn.
     pub(super) send_pending: bool,
+    /// Messages from a [`Sender`](crate::Sender) held for it (its socket is
+    /// not taking bytes), in the engine's `held_sends`.
+    pub(super) held_sends: usize,
+    /// The pass over the held messages in which it last had to wait.
+    pub(super) hold_pass: u32,
     /// Being removed: it logs out, then it goes.
     pub(super) removing: bool,
     /// May log on ([`Command::Logout`](crate::Command::Logout) clears it,

@@ -7,16 +7,23 @@ use crate::driver::{now_nanos, Nanos, SessionDriver};
 use super::{Engine, SEC};
 
 impl<D: SessionDriver> Engine<D> {
-    /// Graceful shutdown: stops accepting, sends Logout on every logged-on
-    /// session, waits for the replies up to the longest `LogoutTimeout`
-    /// (plus a second), then closes every connection and makes the stores
-    /// durable.
+    /// Graceful shutdown: sends what [`Sender`](crate::Sender)s queued, closes
+    /// the send queue (senders get
+    /// [`SubmitError::EngineStopped`](crate::SubmitError::EngineStopped) from
+    /// then on), stops accepting, sends Logout on every logged-on session,
+    /// waits for the replies up to the longest `LogoutTimeout` (plus a second),
+    /// then closes every connection and makes the stores durable.
     ///
     /// # Errors
     ///
     /// When polling the sockets fails while waiting for the Logout answers.
     pub fn shutdown(&mut self) -> io::Result<()> {
         self.stopping = true;
+        // What senders queued before the stop goes out before the Logouts; from
+        // now on they are told the engine stopped (a message accepted now would
+        // never be sent).
+        self.drain_sends();
+        self.send_queue.close();
         let now = now_nanos();
         for l in &mut self.listeners {
             let _ = self.poll.registry().deregister(&mut l.socket);
@@ -47,6 +54,11 @@ impl<D: SessionDriver> Engine<D> {
         for key in self.connections.keys() {
             self.close_connection(key, "shut down", now);
         }
+        // Messages a sender queued while the engine was closing (it took its slot
+        // before the queue closed), and messages still held for a full socket: to
+        // their sessions, which store them for the resend after the next logon,
+        // as any message sent while logged out.
+        while self.drain_sends() {}
         for s in self.sessions.iter_mut() {
             let left_out = s.lines.suppressed();
             if left_out > 0 {
