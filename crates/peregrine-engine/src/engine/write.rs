@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use crate::config::SlowConsumerAction;
 use crate::driver::{DriverEvent, Nanos, SessionDriver};
+use peregrine_session::DisconnectReason;
 
 use super::ids::SessionKey;
 use super::Engine;
@@ -21,6 +22,11 @@ impl<D: SessionDriver> Engine<D> {
             match event {
                 DriverEvent::Disconnect(why) => {
                     self.flush(id, now);
+                    if matches!(why, DisconnectReason::OutboundQueueFull) {
+                        // The session's own ceiling (SlowConsumerHardLimit) came
+                        // first, within one turn of input.
+                        self.flag_before_cut(id, now);
+                    }
                     match self.sessions[id].connection {
                         Some(key) => self.close_connection(key, &why.to_string(), now),
                         // Nothing to close: let the session finish its transition.
@@ -54,6 +60,11 @@ impl<D: SessionDriver> Engine<D> {
         if pending > settings.slow_consumer_hard_limit {
             // Flagging has a ceiling too: past it the connection goes, whatever
             // the action (what was not written is resent after the next Logon).
+            // A queue that went past both limits in one turn is flagged first,
+            // so the event log says what an operator asked to be told.
+            self.flag_before_cut(id, now);
+            let s = &mut self.sessions[id];
+            let settings = &s.settings;
             let why = format!(
                 "slow consumer: {pending} bytes pending, over SlowConsumerHardLimit ({}), disconnecting",
                 settings.slow_consumer_hard_limit
@@ -81,6 +92,21 @@ impl<D: SessionDriver> Engine<D> {
         } else if s.slow && pending <= settings.max_outbound_queue_bytes / 2 {
             s.slow = false;
             s.event("no longer a slow consumer", now);
+        }
+    }
+
+    /// A flagging session cut at its hard limit before the engine saw it past
+    /// `MaxOutboundQueueBytes` (the queue jumped past both in one turn) is
+    /// flagged first, so the event log says what an operator asked to be told.
+    fn flag_before_cut(&mut self, id: SessionKey, now: Nanos) {
+        let s = &mut self.sessions[id];
+        if s.settings.slow_consumer_action == SlowConsumerAction::Flag && !s.slow {
+            s.slow = true;
+            let pending = s.driver.outbound().len();
+            let limit = s.settings.max_outbound_queue_bytes;
+            let why = format!("slow consumer: {pending} bytes pending (limit {limit})");
+            tracing::warn!(session = %s.name, "{why}");
+            s.event(&why, now);
         }
     }
 

@@ -94,7 +94,7 @@ impl std::fmt::Display for DisconnectReason {
                 "the messages held for a gap reached MaxInboundQueueBytes"
             }
             DisconnectReason::OutboundQueueFull => {
-                "the outbound queue reached MaxOutboundQueueBytes (the peer does not read)"
+                "the outbound queue reached its ceiling (SlowConsumerHardLimit: the peer does not read)"
             }
             DisconnectReason::StoreFailure => "the store could not commit",
         })
