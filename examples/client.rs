@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::codec::MessageView;
-use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
+use peregrine_engine::session::{AppEvent, AppReject, Application, Outbox, SessionId};
 use peregrine_engine::{EngineBuilder, SubmitError};
 use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_messages::fix44::enums::{HandlInst, OrdType, Side};
@@ -35,6 +35,8 @@ struct Client {
     answers: Vec<u32>,
     /// Reports the venue sent again (PossDupFlag=Y) for orders already answered.
     resends_recognised: u64,
+    /// Orders sent again because the venue asked (it had lost or never seen them).
+    orders_resent: u64,
     /// Orders answered at least once, for the main thread to watch.
     answered: Arc<AtomicUsize>,
 }
@@ -75,6 +77,12 @@ impl Application for Client {
     ) -> Result<(), AppReject> {
         fix44::crack(self, msg, &mut ())
     }
+
+    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+        if let AppEvent::ResendAnswered { begin, end } = *event {
+            self.orders_resent += end + 1 - begin;
+        }
+    }
 }
 
 fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
@@ -86,6 +94,7 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let client = EngineBuilder::load(&cfg)?.start(move |_session| Client {
         answers: vec![0; orders],
         resends_recognised: 0,
+        orders_resent: 0,
         answered: counter.clone(),
     })?;
     if !client.wait_logged_on(Duration::from_secs(30)) {
@@ -140,8 +149,8 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let twice = app.answers.iter().filter(|&&n| n > 1).count();
     println!(
         "orders {}: answered once {once}, not answered {missing}, answered more than once {twice}, \
-         PossDup resends recognised {}",
-        orders, app.resends_recognised
+         PossDup resends recognised {}, messages resent at the venue's request {}",
+        orders, app.resends_recognised, app.orders_resent
     );
     Ok(if once == orders {
         ExitCode::SUCCESS

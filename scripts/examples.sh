@@ -64,4 +64,10 @@ if [ "$status" -ne 0 ]; then
     exit 1
 fi
 grep -q "answered once $ORDERS, not answered 0, answered more than once 0" "$work/client.out"
-echo "examples: every one of $ORDERS orders answered exactly once across a venue crash"
+# The crash must have cost the venue orders that only the FIX resend brought back.
+resent=$(sed -n 's/.*messages resent at the venue.s request \([0-9]*\).*/\1/p' "$work/client.out")
+if [ "${resent:-0}" -eq 0 ]; then
+    echo "examples: FAILED (the venue's crash was not recovered by a resend: the test proved nothing)"
+    exit 1
+fi
+echo "examples: every one of $ORDERS orders answered exactly once across a venue crash ($resent messages resent at the restarted venue's request)"

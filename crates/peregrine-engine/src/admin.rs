@@ -371,7 +371,7 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
 /// ```
 #[derive(Clone)]
 pub struct AdminOptions {
-    /// The bearer token that commands changing the engine (`/seqnum`) need;
+    /// The bearer token that commands changing the engine (every path but `/sessions`) need;
     /// `None` refuses them all with 403 (`AdminHttpToken`).
     pub token: Option<String>,
     /// A connection must send its whole request head within this, or it is

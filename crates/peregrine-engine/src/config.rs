@@ -320,6 +320,11 @@ pub struct SessionSettings {
     pub resend_request_timeout: u32,
     /// `SendRedundantResendRequests` (QuickFIX/J; default N).
     pub send_redundant_resend_requests: bool,
+    /// `QueueWhileLoggedOut` (ours; default Y, QuickFIX/J's behaviour): an
+    /// application message sent while the session is not logged on is stored
+    /// and delivered by the resend after the next Logon; N refuses it
+    /// (`SendError::NotLoggedOn`).
+    pub queue_while_logged_out: bool,
     /// `FileStoreDamage` (ours): `refuse` to start when the file store lost
     /// acknowledged data (default), or `report` it and start.
     pub file_store_damage: StoreDamage,
@@ -530,6 +535,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "MaxInboundQueueBytes",
     "ResendRequestTimeout",
     "SendRedundantResendRequests",
+    "QueueWhileLoggedOut",
     "FileStoreDamage",
     "SocketAcceptHost",
     "FileStoreSync",
@@ -1255,6 +1261,7 @@ fn typed(
         max_inbound_queue_bytes: r.num_or("MaxInboundQueueBytes", 16usize << 20)?,
         resend_request_timeout,
         send_redundant_resend_requests: r.bool("SendRedundantResendRequests", false)?,
+        queue_while_logged_out: r.bool("QueueWhileLoggedOut", true)?,
         file_store_sync,
         file_store_damage,
         username: r.string("Username").filter(|v| !v.is_empty()),

@@ -244,3 +244,43 @@ fn control_commands_name_an_unknown_session() {
     }
     venue.stop().unwrap();
 }
+
+/// `QueueWhileLoggedOut`: an order sent while the session is not logged on is
+/// stored for the resend (Y, the default) or refused (N).
+#[test]
+fn queue_while_logged_out_stores_or_refuses() {
+    for (key, stored) in [("", true), ("QueueWhileLoggedOut=N\n", false)] {
+        // An initiator whose counterparty is not there: never logged on.
+        let cfg = format!(
+            "[DEFAULT]\nConnectionType=initiator\nReconnectInterval=30\nHeartBtInt=30\n\
+             UseDataDictionary=N\n{key}[SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT\n\
+             TargetCompID=VENUE\nSocketConnectHost=127.0.0.1\nSocketConnectPort=1\n"
+        );
+        let mut engine = EngineBuilder::parse(&cfg, "client.cfg")
+            .unwrap()
+            .build(|_| EchoApp::new(None))
+            .unwrap();
+        let session = engine.session_ref("FIX.4.4:CLIENT->VENUE").unwrap();
+        engine
+            .sender()
+            .send(session, b"D", |m| {
+                m.str(11, b"ORDER-1");
+            })
+            .unwrap();
+        let deadline = Instant::now() + WAIT;
+        let info = loop {
+            engine.turn().unwrap();
+            let info = engine.sessions().remove(0);
+            if info.next_sender_seq > 1 || info.send_failures > 0 {
+                break info;
+            }
+            assert!(Instant::now() < deadline, "{info:?}");
+        };
+        assert!(!info.logged_on);
+        if stored {
+            assert_eq!((info.next_sender_seq, info.send_failures), (2, 0));
+        } else {
+            assert_eq!((info.next_sender_seq, info.send_failures), (1, 1));
+        }
+    }
+}
