@@ -47,6 +47,13 @@ pub trait SessionDriver {
     fn next_deadline(&self) -> Option<Nanos>;
     /// The connection is gone.
     fn on_disconnected(&mut self, now: Nanos);
+    /// The connection is gone and the engine knows why (the counterparty closed
+    /// it, a read or write failed, a slow consumer was cut, the engine closed
+    /// it). By default, [`on_disconnected`](Self::on_disconnected).
+    fn on_connection_lost(&mut self, now: Nanos, reason: DisconnectReason) {
+        let _ = reason;
+        self.on_disconnected(now);
+    }
     /// Makes durable what the session stored while handling input (its store's
     /// commit) and releases what it queued to [`outbound`](Self::outbound). The
     /// engine calls it once per batch of input, before writing.
@@ -135,6 +142,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn on_disconnected(&mut self, now: Nanos) {
         (**self).on_disconnected(now)
+    }
+    fn on_connection_lost(&mut self, now: Nanos, reason: DisconnectReason) {
+        (**self).on_connection_lost(now, reason)
     }
     fn commit(&mut self) {
         (**self).commit()

@@ -9,8 +9,8 @@ use peregrine_codec::value::TimePrecision;
 use peregrine_codec::MessageView;
 use peregrine_dict::Dictionaries;
 use peregrine_session::{
-    AdminMessage, AppEvent, AppReject, Application, DoNotSend, LogoutReason, Outbox,
-    OutgoingMessage, Role, Schedule, Session, SessionConfig, SessionEvent, SessionId,
+    AdminMessage, AppEvent, AppReject, Application, DisconnectReason, DoNotSend, LogoutReason,
+    Outbox, OutgoingMessage, Role, Schedule, Session, SessionConfig, SessionEvent, SessionId,
     ValidationOptions,
 };
 use peregrine_store::{
@@ -464,6 +464,9 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     }
     fn on_disconnected(&mut self, now: Nanos) {
         self.session.on_disconnected(now, &mut self.app);
+    }
+    fn on_connection_lost(&mut self, now: Nanos, reason: DisconnectReason) {
+        self.session.on_connection_lost(now, reason, &mut self.app);
     }
     fn commit(&mut self) {
         // A failure is an event (StoreFailed, then Disconnect) the engine handles.

@@ -284,3 +284,70 @@ fn queue_while_logged_out_stores_or_refuses() {
         }
     }
 }
+
+/// Keeps what the session tells the application about its connection.
+#[derive(Default)]
+struct Watcher {
+    logouts: Vec<String>,
+    disconnects: Vec<Option<peregrine_session::DisconnectReason>>,
+}
+
+impl peregrine_session::Application for Watcher {
+    fn from_app(
+        &mut self,
+        _: &peregrine_codec::MessageView<'_>,
+        _: &peregrine_session::SessionId,
+        _: &mut peregrine_session::Outbox<'_>,
+    ) -> Result<(), peregrine_session::AppReject> {
+        Ok(())
+    }
+    fn on_logout(
+        &mut self,
+        _: &peregrine_session::SessionId,
+        reason: &peregrine_session::LogoutReason<'_>,
+    ) {
+        self.logouts.push(reason.to_string());
+    }
+    fn on_event(
+        &mut self,
+        _: &peregrine_session::SessionId,
+        event: &peregrine_session::AppEvent<'_>,
+    ) {
+        if let peregrine_session::AppEvent::Disconnected { reason } = event {
+            self.disconnects.push(*reason);
+        }
+    }
+}
+
+/// The application hears why the engine saw the connection go: here the
+/// counterparty closed it without a Logout.
+#[test]
+fn the_application_hears_that_the_peer_closed_the_connection() {
+    use peregrine_session::DisconnectReason;
+    let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+               SocketAcceptAddress=127.0.0.1\nUseDataDictionary=N\n\
+               [SESSION]\nBeginString=FIX.4.4\nSenderCompID=VENUE\nTargetCompID=CLIENT\n";
+    let mut venue = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .build(|_| Watcher::default())
+        .unwrap();
+    let addr = venue.listener_addrs()[0];
+    let mut client = Peer::connect(addr, "CLIENT", "VENUE");
+    client.send("35=A|98=0|108=30");
+    let answer = client.read(WAIT, || {
+        venue.turn().unwrap();
+    });
+    assert!(answer.unwrap().contains("|35=A|"));
+    drop(client);
+    let deadline = Instant::now() + WAIT;
+    while venue.sessions()[0].connected {
+        venue.turn().unwrap();
+        assert!(Instant::now() < deadline, "the close was never seen");
+    }
+    let app = venue.application(VENUE).unwrap();
+    assert_eq!(app.disconnects, [Some(DisconnectReason::PeerClosed)]);
+    assert_eq!(
+        app.logouts,
+        ["disconnected: the counterparty closed the connection"]
+    );
+}

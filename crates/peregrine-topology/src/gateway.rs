@@ -315,6 +315,9 @@ impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
     fn on_disconnected(&mut self, now: Nanos) {
         self.inner.on_disconnected(now)
     }
+    fn on_connection_lost(&mut self, now: Nanos, reason: peregrine_session::DisconnectReason) {
+        self.inner.on_connection_lost(now, reason)
+    }
     fn commit(&mut self) {
         self.inner.commit()
     }

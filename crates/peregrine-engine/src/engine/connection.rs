@@ -6,6 +6,7 @@ use mio::net::TcpStream;
 
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{DriverEvent, Nanos, SessionDriver};
+use peregrine_session::DisconnectReason;
 
 use super::ids::{ConnectionKey, ListenerKey, SessionKey};
 use super::{Engine, SEC};
@@ -31,8 +32,22 @@ pub(super) struct Connection {
 }
 
 impl<D: SessionDriver> Engine<D> {
-    /// Closes a connection; its session (if it is the live one) hears of it.
+    /// Closes a connection for the engine's own reasons
+    /// ([`DisconnectReason::Closed`]); its session (if it is the live one)
+    /// hears of it.
     pub(super) fn close_connection(&mut self, key: ConnectionKey, why: &str, now: Nanos) {
+        self.close_connection_as(key, why, DisconnectReason::Closed, now);
+    }
+
+    /// Closes a connection; its session (if it is the live one) hears of it,
+    /// with `reason` (the session's own reason, if it asked, comes first).
+    pub(super) fn close_connection_as(
+        &mut self,
+        key: ConnectionKey,
+        why: &str,
+        reason: DisconnectReason,
+        now: Nanos,
+    ) {
         let Some(mut connection) = self.connections.remove(key) else {
             return;
         };
@@ -47,7 +62,7 @@ impl<D: SessionDriver> Engine<D> {
                 // This connection's line limit ends with it (its count said).
                 s.new_connection(now);
                 if !connection.connecting {
-                    s.driver.on_disconnected(now);
+                    s.driver.on_connection_lost(now, reason);
                 }
                 if s.settings.connection_type == ConnectionType::Initiator {
                     s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;

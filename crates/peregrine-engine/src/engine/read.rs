@@ -6,6 +6,7 @@ use std::time::Duration;
 use mio::Events;
 
 use crate::driver::{now_nanos, SessionDriver};
+use peregrine_session::DisconnectReason;
 
 use super::ids::{ConnectionKey, Readiness, SessionKey};
 use super::{Engine, READ_CHUNK};
@@ -89,7 +90,12 @@ impl<D: SessionDriver> Engine<D> {
                     if let Some(id) = serviced.take() {
                         self.service(id, now_nanos());
                     }
-                    self.close_connection(key, "peer closed the connection", now_nanos());
+                    self.close_connection_as(
+                        key,
+                        "peer closed the connection",
+                        DisconnectReason::PeerClosed,
+                        now_nanos(),
+                    );
                     return;
                 }
                 Ok(n) => {
@@ -158,7 +164,12 @@ impl<D: SessionDriver> Engine<D> {
                     if let Some(id) = serviced.take() {
                         self.service(id, now_nanos());
                     }
-                    self.close_connection(key, &format!("read failed: {e}"), now_nanos());
+                    self.close_connection_as(
+                        key,
+                        &format!("read failed: {e}"),
+                        DisconnectReason::Transport(e.kind()),
+                        now_nanos(),
+                    );
                     return;
                 }
             }

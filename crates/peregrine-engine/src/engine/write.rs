@@ -70,7 +70,7 @@ impl<D: SessionDriver> Engine<D> {
                 settings.slow_consumer_hard_limit
             );
             tracing::warn!(session = %s.name, "{why}");
-            self.close_connection(key, &why, now);
+            self.close_connection_as(key, &why, DisconnectReason::SlowConsumer, now);
         } else if pending > settings.max_outbound_queue_bytes {
             let limit = settings.max_outbound_queue_bytes;
             match settings.slow_consumer_action {
@@ -79,7 +79,7 @@ impl<D: SessionDriver> Engine<D> {
                         "slow consumer: {pending} bytes pending (limit {limit}), disconnecting"
                     );
                     tracing::warn!(session = %s.name, "{why}");
-                    self.close_connection(key, &why, now);
+                    self.close_connection_as(key, &why, DisconnectReason::SlowConsumer, now);
                 }
                 SlowConsumerAction::Flag if !s.slow => {
                     s.slow = true;
@@ -141,7 +141,7 @@ impl<D: SessionDriver> Engine<D> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     let why = format!("write failed: {e}");
-                    self.close_connection(key, &why, now);
+                    self.close_connection_as(key, &why, DisconnectReason::Transport(e.kind()), now);
                     return;
                 }
             }

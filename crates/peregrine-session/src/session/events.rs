@@ -65,6 +65,17 @@ pub enum DisconnectReason {
     OutboundQueueFull,
     /// The store could not commit: nothing that depended on it was sent.
     StoreFailure,
+    /// The counterparty closed the connection (told by the driver, see
+    /// [`Session::on_connection_lost`]).
+    PeerClosed,
+    /// Reading or writing the connection failed (told by the driver).
+    Transport(std::io::ErrorKind),
+    /// The driver cut a counterparty that did not read what was sent (its
+    /// outbound limits: `MaxOutboundQueueBytes`, `SlowConsumerHardLimit`).
+    SlowConsumer,
+    /// The driver closed the connection for reasons of its own (shutting
+    /// down, the session removed, an operator's command).
+    Closed,
 }
 
 impl std::fmt::Display for DisconnectReason {
@@ -97,6 +108,12 @@ impl std::fmt::Display for DisconnectReason {
                 "the outbound queue reached its ceiling (SlowConsumerHardLimit: the peer does not read)"
             }
             DisconnectReason::StoreFailure => "the store could not commit",
+            DisconnectReason::PeerClosed => "the counterparty closed the connection",
+            DisconnectReason::Transport(kind) => {
+                return write!(f, "the connection failed ({kind})");
+            }
+            DisconnectReason::SlowConsumer => "the counterparty did not read (slow consumer)",
+            DisconnectReason::Closed => "closed by the engine",
         })
     }
 }

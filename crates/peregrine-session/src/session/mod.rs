@@ -358,8 +358,44 @@ impl<S: MessageStore> Session<S> {
 
     /// The transport connection is gone (after a [`SessionEvent::Disconnect`], or the
     /// peer closed it): [`Application::on_logout`] with why when the session was
-    /// logged on, then [`AppEvent::Disconnected`].
+    /// logged on, then [`AppEvent::Disconnected`]. A driver that knows why the
+    /// connection went calls [`on_connection_lost`](Self::on_connection_lost).
     pub fn on_disconnected(&mut self, now: Nanos, app: &mut dyn Application) {
+        self.connection_gone(now, None, app);
+    }
+
+    /// [`on_disconnected`](Self::on_disconnected), with why the driver closed the
+    /// connection or saw it close ([`DisconnectReason::PeerClosed`],
+    /// [`DisconnectReason::Transport`], [`DisconnectReason::SlowConsumer`],
+    /// [`DisconnectReason::Closed`]); the session's own reason, when it asked for
+    /// the disconnect, comes first. The application hears it in
+    /// [`LogoutReason::Disconnected`] and [`AppEvent::Disconnected`].
+    ///
+    /// ```
+    /// # use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId, DisconnectReason};
+    /// # use peregrine_store::MemoryStore;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut session = Session::new(cfg, MemoryStore::new(0), 0);
+    /// let mut app = EchoApp::new(None);
+    /// session.on_connected(0, &mut app);
+    /// session.on_connection_lost(0, DisconnectReason::PeerClosed, &mut app);
+    /// assert!(!session.is_logged_on());
+    /// ```
+    pub fn on_connection_lost(
+        &mut self,
+        now: Nanos,
+        reason: DisconnectReason,
+        app: &mut dyn Application,
+    ) {
+        self.connection_gone(now, Some(reason), app);
+    }
+
+    fn connection_gone(
+        &mut self,
+        now: Nanos,
+        driver_reason: Option<DisconnectReason>,
+        app: &mut dyn Application,
+    ) {
         self.tick(now);
         if matches!(self.core.state, State::Disconnected) {
             return;
@@ -371,7 +407,7 @@ impl<S: MessageStore> Session<S> {
         core.clear_outbound();
         let reason = match core.state {
             State::Closing { reason, .. } => Some(reason),
-            _ => None,
+            _ => driver_reason,
         };
         if core.logged_on() {
             core.flush_events(app);
