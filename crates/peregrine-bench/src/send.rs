@@ -55,13 +55,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use hdrhistogram::Histogram;
 use peregrine_codec::value::{parse_u64, TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, Frame, Framer, MessageEncoder, MessageView};
-use peregrine_engine::builder::{AppEngine, BoxedStore};
-use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{session_config, FixSession};
 use peregrine_engine::{
-    now_nanos, Engine, EngineOptions, Idle, RunningEngine, Sender, SessionRef, SubmitError,
+    BoxedStore, EngineBuilder, Idle, RunningEngine, Sender, SessionRef, SubmitError,
 };
-use peregrine_session::{AppReject, Application, Outbox, Session, SessionId};
+use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::MemoryStore;
 use serde::Serialize;
 
@@ -284,26 +281,17 @@ pub fn initiator_settings(port: u16) -> String {
 ///
 /// [`Error::Engine`] when the settings, the reactor or the engine thread fail.
 pub fn start_initiator(port: u16, idle: Idle, messages: u64) -> Result<RunningEngine<Quiet>> {
-    let settings = Settings::parse(&initiator_settings(port), Path::new("bench-send.cfg"))
-        .map_err(|e| engine_error("the initiator's settings")(e.into()))?;
-    let s = &settings.sessions[0];
-    let now = now_nanos();
     let messages = messages as usize + 1_000;
-    let store: BoxedStore = Box::new(MemoryStore::with_capacity(
-        now,
-        messages,
-        messages * STORE_BYTES_PER_MESSAGE,
-    ));
-    let session = Session::new(session_config(s, None), store, now);
-    let mut engine: AppEngine<Quiet> = Engine::new(EngineOptions {
-        idle,
-        ..EngineOptions::default()
-    })
-    .map_err(io_error("cannot start the reactor"))?;
-    engine
-        .add_session(s, FixSession::new(session, Quiet))
-        .map_err(io_error(SESSION))?;
-    RunningEngine::start(engine, None)
+    EngineBuilder::parse(&initiator_settings(port), Path::new("bench-send.cfg"))
+        .map_err(|e| engine_error("the initiator's settings")(e.into()))?
+        .idle(idle)
+        // Sized up front: storing the measured messages allocates nothing.
+        .store_with(move |_, now| {
+            let store =
+                MemoryStore::with_capacity(now, messages, messages * STORE_BYTES_PER_MESSAGE);
+            Ok(Box::new(store) as BoxedStore)
+        })
+        .start(|_| Quiet)
         .map_err(|e| engine_error("cannot start the engine")(e.into()))
 }
 

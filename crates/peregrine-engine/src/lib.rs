@@ -42,7 +42,9 @@ pub mod log;
 pub mod sender;
 
 pub use admin::spawn_admin_server;
-pub use builder::{AppEngine, BuildError, EngineBuilder, RunningEngine, SessionContext};
+pub use builder::{
+    AppEngine, BoxedStore, BuildError, EngineBuilder, RunningEngine, SessionContext, StoreFactory,
+};
 pub use command::{Command, CommandError, EngineHandle, Outcome, Reply};
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
