@@ -5,8 +5,9 @@
 //! ```
 //!
 //! Everything on Peregrine's side goes through the public API a library user has: an
-//! initiator [`Engine`] with one FIX.4.4 session over the memory store, run on a thread
-//! of its own by [`RunningEngine::start`], and messages submitted from other threads
+//! initiator engine with one FIX.4.4 session over a memory store sized up front, built
+//! and run on a thread of its own by [`EngineBuilder`] (`store_with`, `start`), and
+//! messages submitted from other threads
 //! through [`RunningEngine::sender`]. The counterparty is **a plain socket reader**, not a
 //! second engine: a raw FIX acceptor on a [`TcpListener`] that answers the Logon (and
 //! TestRequest and Logout), frames what it reads and timestamps each message as it comes
