@@ -276,11 +276,11 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
         })
         .collect();
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let session = || get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"));
     match path {
         "/sessions" => Ok(Command::ListSessions),
         "/seqnum" => {
-            let session =
-                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let session = session()?;
             let num = |k: &str| -> Result<Option<u64>, HttpReply> {
                 match get(k) {
                     None => Ok(None),
@@ -308,8 +308,7 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
             })
         }
         "/addsession" => {
-            let session =
-                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let session = session()?;
             let like = get("LIKE").ok_or_else(|| {
                 HttpReply::new(
                     400,
@@ -319,26 +318,22 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
             Ok(Command::AddSessionLike { session, like })
         }
         "/removesession" => {
-            let session =
-                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let session = session()?;
             Ok(Command::RemoveSession { session })
         }
         "/logout" => {
-            let session =
-                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let session = session()?;
             Ok(Command::Logout {
                 session,
                 text: get("TEXT"),
             })
         }
         "/logon" => {
-            let session =
-                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let session = session()?;
             Ok(Command::Logon { session })
         }
         "/reset" => {
-            let session =
-                get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"))?;
+            let session = session()?;
             Ok(Command::ResetSeqNums { session })
         }
         _ => Err(HttpReply::new(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_codec::MessageView;
-use peregrine_engine::{EngineBuilder, EngineOptions, Idle, SubmitError};
+use peregrine_engine::{EngineBuilder, EngineOptions, Idle, RunningEngine, SubmitError};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 
 /// Answers each order with an ExecutionReport and notes when it came.
@@ -68,18 +68,25 @@ fn client_cfg(port: u16, extra: &str) -> String {
 
 const CLIENT: &str = "FIX.4.4:CLIENT->VENUE";
 
-#[test]
-fn orders_from_other_threads_are_all_answered_once() {
+/// A venue and a client (its `.cfg` with `extra` lines), each on its own
+/// thread, logged on to each other.
+fn logged_on_pair(extra: &str) -> (RunningEngine<Venue>, RunningEngine<Client>) {
     let venue = EngineBuilder::parse(VENUE, "venue.cfg")
         .unwrap()
         .start(|_| Venue::default())
         .unwrap();
     let port = venue.listener_addrs()[0].port();
-    let client = EngineBuilder::parse(&client_cfg(port, ""), "client.cfg")
+    let client = EngineBuilder::parse(&client_cfg(port, extra), "client.cfg")
         .unwrap()
         .start(|_| Client::default())
         .unwrap();
     assert!(client.wait_logged_on(Duration::from_secs(10)), "no logon");
+    (venue, client)
+}
+
+#[test]
+fn orders_from_other_threads_are_all_answered_once() {
+    let (venue, client) = logged_on_pair("");
     let session = client.session_ref(CLIENT).unwrap();
     const PER_THREAD: usize = 500;
     let producers: Vec<_> = (0..4)
@@ -144,16 +151,7 @@ fn orders_from_other_threads_are_all_answered_once() {
 /// poll) before it saw a message queued by another thread.
 #[test]
 fn a_blocked_engine_wakes_at_once() {
-    let venue = EngineBuilder::parse(VENUE, "venue.cfg")
-        .unwrap()
-        .start(|_| Venue::default())
-        .unwrap();
-    let port = venue.listener_addrs()[0].port();
-    let client = EngineBuilder::parse(&client_cfg(port, "IdleStrategy=block"), "client.cfg")
-        .unwrap()
-        .start(|_| Client::default())
-        .unwrap();
-    assert!(client.wait_logged_on(Duration::from_secs(10)), "no logon");
+    let (venue, client) = logged_on_pair("IdleStrategy=block");
     let sender = client.sender();
     let session = client.session_ref(CLIENT).unwrap();
     let mut sent = Vec::new();
@@ -334,16 +332,7 @@ fn a_peer_that_does_not_read_fills_the_queue() {
 /// the Logout) and closes the queue.
 #[test]
 fn a_stopped_engine_refuses_messages() {
-    let venue = EngineBuilder::parse(VENUE, "venue.cfg")
-        .unwrap()
-        .start(|_| Venue::default())
-        .unwrap();
-    let port = venue.listener_addrs()[0].port();
-    let client = EngineBuilder::parse(&client_cfg(port, ""), "client.cfg")
-        .unwrap()
-        .start(|_| Client::default())
-        .unwrap();
-    assert!(client.wait_logged_on(Duration::from_secs(10)), "no logon");
+    let (venue, client) = logged_on_pair("");
     let sender = client.sender();
     let session = client.session_ref(CLIENT).unwrap();
     let order = |id: &'static [u8]| {

@@ -25,7 +25,7 @@ impl<D: SessionDriver> Engine<D> {
                     if matches!(why, DisconnectReason::OutboundQueueFull) {
                         // The session's own ceiling (SlowConsumerHardLimit) came
                         // first, within one turn of input.
-                        self.flag_before_cut(id, now);
+                        self.flag(id, now);
                     }
                     match self.sessions[id].connection {
                         Some(key) => self.close_connection(key, &why.to_string(), now),
@@ -62,7 +62,7 @@ impl<D: SessionDriver> Engine<D> {
             // the action (what was not written is resent after the next Logon).
             // A queue that went past both limits in one turn is flagged first,
             // so the event log says what an operator asked to be told.
-            self.flag_before_cut(id, now);
+            self.flag(id, now);
             let s = &mut self.sessions[id];
             let settings = &s.settings;
             let why = format!(
@@ -81,13 +81,7 @@ impl<D: SessionDriver> Engine<D> {
                     tracing::warn!(session = %s.name, "{why}");
                     self.close_connection_as(key, &why, DisconnectReason::SlowConsumer, now);
                 }
-                SlowConsumerAction::Flag if !s.slow => {
-                    s.slow = true;
-                    let why = format!("slow consumer: {pending} bytes pending (limit {limit})");
-                    tracing::warn!(session = %s.name, "{why}");
-                    s.event(&why, now);
-                }
-                SlowConsumerAction::Flag => {}
+                SlowConsumerAction::Flag => self.flag(id, now),
             }
         } else if s.slow && pending <= settings.max_outbound_queue_bytes / 2 {
             s.slow = false;
@@ -95,10 +89,11 @@ impl<D: SessionDriver> Engine<D> {
         }
     }
 
-    /// A flagging session cut at its hard limit before the engine saw it past
-    /// `MaxOutboundQueueBytes` (the queue jumped past both in one turn) is
-    /// flagged first, so the event log says what an operator asked to be told.
-    fn flag_before_cut(&mut self, id: SessionKey, now: Nanos) {
+    /// Flags a session with `SlowConsumerAction=flag` as a slow consumer, once.
+    /// Also called before a flagging session is cut at its hard limit (the
+    /// queue can jump past both limits in one turn), so the event log says
+    /// what an operator asked to be told.
+    fn flag(&mut self, id: SessionKey, now: Nanos) {
         let s = &mut self.sessions[id];
         if s.settings.slow_consumer_action == SlowConsumerAction::Flag && !s.slow {
             s.slow = true;
