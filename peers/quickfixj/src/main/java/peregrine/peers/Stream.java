@@ -60,7 +60,17 @@ public final class Stream {
 
   static final long INTERVAL_NS = 100_000_000L;
 
-  public static void main(String[] argv) throws Exception {
+  public static void main(String[] argv) {
+    try {
+      run(argv);
+    } catch (Throwable t) {
+      System.err.println("FATAL: " + t);
+      t.printStackTrace();
+      Runtime.getRuntime().halt(1); // the engine's non-daemon threads would keep the JVM alive
+    }
+  }
+
+  static void run(String[] argv) throws Exception {
     Map<String, String> a = ScaleSupport.args(argv, USAGE,
         "--role", "--store", "--port", "--dir", "--dict", "--seconds");
     String role = ScaleSupport.need(a, "--role", USAGE);
