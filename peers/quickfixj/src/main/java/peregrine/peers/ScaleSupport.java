@@ -14,8 +14,8 @@ import quickfix.SessionID;
  * Shared support of the QuickFIX/J scale peers (BENCHMARKS.md section 5; {@link Stream},
  * {@link ManySessions}): "--key value" arguments, the no-op log factory (no message or event
  * logging), nearest-rank statistics, a fixed-bucket latency histogram and the JSON line read by
- * the Rust driver (crates/peregrine-bench/src/peers.rs). Contract:
- * /work/notes/issue12-interface.md (copied into peers/README.md).
+ * the Rust driver (crates/peregrine-bench/src/peers.rs). What each program does and prints:
+ * peers/README.md, section "Scale".
  */
 final class ScaleSupport {
   private ScaleSupport() {}

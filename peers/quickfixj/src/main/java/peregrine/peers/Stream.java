@@ -240,13 +240,13 @@ public final class Stream {
         // logged out: the sender stopped; more than one interval early means no full window
         long early = windowEnd - System.nanoTime();
         if (early > INTERVAL_NS) {
-          fatal(acceptor, "the stream ended " + early / 1_000_000 + " ms before the window closed");
+          fatal("the stream ended " + early / 1_000_000 + " ms before the window closed");
         }
         break;
       }
     }
     String error = errorOf(c);
-    if (error != null) fatal(acceptor, error);
+    if (error != null) fatal(error);
 
     long inWindow;
     long total;
@@ -292,7 +292,7 @@ public final class Stream {
     synchronized (c) {
       System.err.println("receiver: " + c.total + " application messages in all, last MsgSeqNum "
           + c.lastSeq);
-      if (c.error != null) fatal(acceptor, c.error);
+      if (c.error != null) fatal(c.error);
     }
     acceptor.stop(true);
     System.exit(0);
@@ -304,7 +304,7 @@ public final class Stream {
     }
   }
 
-  private static void fatal(SocketAcceptor acceptor, String why) {
+  private static void fatal(String why) {
     System.err.println("FATAL: " + why);
     System.err.flush();
     Runtime.getRuntime().halt(1);
