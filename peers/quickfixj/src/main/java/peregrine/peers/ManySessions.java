@@ -38,8 +38,8 @@ import quickfix.mina.acceptor.DynamicAcceptorSessionProvider;
  *
  * <p>{@code --role load}: a QuickFIX/J load generator, the alternative to Peregrine's: one
  * {@code SocketInitiator} with N sessions CLIENTk->VENUE; reports the time from start() to all N
- * logged on, then every session keeps one order in flight for S seconds (the next order is sent
- * from fromApp on the ExecutionReport whose ClOrdID matches); aggregate round trips/s and the
+ * logged on, then every session keeps one order in flight for 1 s of warm-up + S seconds (the next
+ * order is sent from fromApp on the ExecutionReport whose ClOrdID matches); aggregate round trips/s and the
  * round-trip distribution (1 us buckets), one JSON line {@code "case": "sessions-N"}.
  */
 public final class ManySessions {
@@ -337,11 +337,12 @@ public final class ManySessions {
     }
     System.err.printf(java.util.Locale.ROOT, "load: %d sessions logged on in %.1f ms%n", n, logonAllNs / 1e6);
 
-    long from = System.nanoTime();
+    // 1 s of warm-up (as Peregrine's load generator), then S seconds measured
+    long from = System.nanoTime() + 1_000_000_000L;
     app.measureFrom = from;
     app.measureTo = from + seconds * 1_000_000_000L;
     for (int k = 0; k < n; k++) app.send(k);
-    Thread.sleep(seconds * 1000L);
+    Thread.sleep((seconds + 1) * 1000L);
     app.sending = false;
     long drainUntil = System.nanoTime() + 10_000_000_000L;
     while (app.outstanding.get() > 0 && System.nanoTime() < drainUntil) Thread.sleep(10);
@@ -377,8 +378,9 @@ public final class ManySessions {
         "settings", "load generator: QuickFIX/J 2.3.1 SocketInitiator, " + n + " sessions"
             + " CLIENTk->VENUE, default single-threaded event handling, MemoryStoreFactory,"
             + " UseDataDictionary=N, no logs, SocketTcpNoDelay=Y, ResetOnLogon=Y; one order in"
-            + " flight per session, the next sent from fromApp; round trips whose order was sent"
-            + " in the " + seconds + " s window, 1 us histogram buckets; logon_all_ms from"
+            + " flight per session, the next sent from fromApp; 1 s warm-up, then round trips whose"
+            + " order was sent and answered in the " + seconds + " s window, 1 us histogram"
+            + " buckets; logon_all_ms from"
             + " SocketInitiator.start() to the last onLogon; "
             + Harness.jvmSettings().replace(", System.nanoTime per-op timing", "")));
     System.err.println("load: " + rt + " round trips, " + app.errors + " ClOrdID mismatches,"
