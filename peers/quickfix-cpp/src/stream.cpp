@@ -6,10 +6,10 @@
 // sender   (initiator CLIENT->VENUE): Session::send of NewOrderSingles (ClOrdID unique, Symbol,
 //          Side, TransactTime, OrderQty, OrdType, Price; no ClientID(109), which FIX44.xml does
 //          not define for 35=D and full validation would reject, as in Peregrine's sender) as
-//          fast as the session layer allows for S + 1.2 seconds, then Logout. It runs on a ThreadedSocketInitiator
-//          because that connection writes with a blocking send(2): when the receiver falls
-//          behind, Session::send blocks in the kernel (TCP flow control), so the sender's memory
-//          is bounded by the socket buffer. The default SocketInitiator's SocketConnection
+//          fast as the session layer allows for S + 1.2 seconds, then Logout. It runs on a
+//          ThreadedSocketInitiator because that connection writes with a blocking send(2):
+//          when the receiver falls behind, Session::send blocks in the kernel (TCP flow
+//          control), so the sender's memory is bounded by the socket buffer. The default SocketInitiator's SocketConnection
 //          instead appends every message that does not fit to an unbounded std::deque, and
 //          QuickFIX C++ has no public way to read that queue's size.
 // receiver (acceptor VENUE->CLIENT, the default single-threaded SocketAcceptor): validates every
