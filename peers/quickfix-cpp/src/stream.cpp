@@ -9,9 +9,9 @@
 //          fast as the session layer allows for S + 1.2 seconds, then Logout. It runs on a
 //          ThreadedSocketInitiator because that connection writes with a blocking send(2):
 //          when the receiver falls behind, Session::send blocks in the kernel (TCP flow
-//          control), so the sender's memory is bounded by the socket buffer. The default SocketInitiator's SocketConnection
-//          instead appends every message that does not fit to an unbounded std::deque, and
-//          QuickFIX C++ has no public way to read that queue's size.
+//          control), so the sender's memory is bounded by the socket buffer. The default
+//          SocketInitiator's SocketConnection instead appends every message that does not fit
+//          to an unbounded std::deque, and QuickFIX C++ has no public way to read its size.
 // receiver (acceptor VENUE->CLIENT, the default single-threaded SocketAcceptor): validates every
 //          message with the FIX44 dictionary (UseDataDictionary=Y: Session::next validates before
 //          fromApp), checks MsgSeqNum = previous + 1 (admin messages included), counts messages
