@@ -378,7 +378,13 @@ class Client : public Base {
     loggedOn.set();
     sendNext();
   }
-  void onLogout(const FIX::SessionID&) override { loggedOut.set(); }
+  // A disconnect before the last report fails the run at once (not after the timeout).
+  void onLogout(const FIX::SessionID&) override {
+    long c = completed.load();
+    if (c < total_) fail("session logged out or disconnected after " + std::to_string(c) +
+                         " round trips");
+    loggedOut.set();
+  }
 
   void fromApp(const FIX::Message& m, const FIX::SessionID&) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
@@ -386,9 +392,8 @@ class Client : public Base {
     const std::string& type = m.getHeader().getField(35);
     const std::string& clOrd = m.getField(11);
     if (type != "8" || clOrd != clOrdIds_[next_]) {
-      failure = "expected ExecutionReport for " + clOrdIds_[next_] + ", got 35=" + type +
-                " 11=" + clOrd;
-      done.set();
+      fail("expected ExecutionReport for " + clOrdIds_[next_] + ", got 35=" + type + " 11=" +
+           clOrd);
       return;
     }
     int64_t t2 = bench::now_ns();
@@ -426,10 +431,15 @@ class Client : public Base {
     }
     nos_.setField(transactTime_);
     t1_ = bench::now_ns();
-    if (!session_->send(nos_)) {
-      failure = "Session::send returned false at order " + std::to_string(i + 1);
-      done.set();
-    }
+    if (!session_->send(nos_))
+      fail("Session::send returned false at order " + std::to_string(i + 1));
+  }
+
+  // The first failure wins; the main thread reads `failure` once `done` is set.
+  void fail(const std::string& why) {
+    if (failed_.exchange(true)) return;
+    failure = why;
+    done.set();
   }
 
   const long warmup_, total_;
@@ -441,6 +451,7 @@ class Client : public Base {
   FIX::Session* session_ = nullptr;
   long next_ = 0;
   int64_t t1_ = 0;
+  std::atomic<bool> failed_{false};
 };
 
 [[noreturn]] void die(const std::string& why) {

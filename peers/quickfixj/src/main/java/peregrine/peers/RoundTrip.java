@@ -380,6 +380,13 @@ public final class RoundTrip {
       sendNext();
     }
 
+    /** A disconnect before the last report fails the run at once (not after the timeout). */
+    @Override
+    public void onLogout(SessionID id) {
+      int c = completed;
+      if (c < total) fail("session logged out or disconnected after " + c + " round trips");
+    }
+
     /** Fills in order {@code next} and sends it; t1 is taken right before Session.send. */
     void sendNext() {
       int i = next;
