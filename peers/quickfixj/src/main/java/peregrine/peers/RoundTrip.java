@@ -64,8 +64,9 @@ import quickfix.fix44.NewOrderSingle;
  *       {@code SocketSynchronousWrites=N} (the default; its manual says Y "is not generally
  *       recommended as it may result in performance degradation").
  *   <li>balanced: {@code FileStoreFactory}, {@code FileStoreSync=N} (default), validation with
- *       the dictionary ({@code UseDataDictionary=Y}, other Validate* settings at their
- *       defaults); fsync: the same with {@code FileStoreSync=Y} (the store's files opened "rwd"
+ *       the dictionary ({@code UseDataDictionary=Y}, {@code AllowUnknownMsgFields=Y} because the
+ *       contract's ClientID(109) is not a NewOrderSingle/ExecutionReport field in FIX44.xml, see
+ *       {@link #ALLOW_UNKNOWN}; every other validation setting at its default); fsync: the same with {@code FileStoreSync=Y} (the store's files opened "rwd"
  *       and the header file's descriptor synced on each write); optimized:
  *       {@code MemoryStoreFactory}, {@code UseDataDictionary=N} (the parser still checks the
  *       CheckSum, the MINA decoder the BodyLength and framing).
