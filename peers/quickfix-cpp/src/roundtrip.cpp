@@ -24,7 +24,8 @@
 //   SocketConnection::send() queues the string, polls the socket with select() and then wakes its
 //   SocketMonitor (an extra pipe write and select round per message). Measured here, see
 //   peers/README.md.
-// * SocketNodelay=Y (QuickFIX C++ defaults to N).
+// * SocketNodelay=Y (QuickFIX C++ defaults to N). The 1.15.1 acceptors have no accept-address
+//   setting and listen on 0.0.0.0:P; the initiator connects to 127.0.0.1:P.
 // * balanced: FileStoreFactory (FileStorePath=DIR/store); 1.15.1's FileStore fflush()es each
 //   record to the OS before the message is sent and never fsyncs (there is no FileStoreSync key).
 //   Validation: UseDataDictionary=Y with the FIX44 dictionary, AllowUnknownMsgFields=Y (see
