@@ -8,6 +8,8 @@
 //! * [`measure`]: timing loops (batch mean, per-operation percentiles).
 //! * [`alloc`]: the counting global allocator the benchmark binary installs.
 //! * [`peers`]: running a peer harness and reading its JSON lines.
+//! * [`process`]: two-process benchmarks: start a harness, wait for `ready`, read its
+//!   results, end it; RSS and the open-file limit.
 //! * [`report`]: result records, aggregation across runs, Markdown and JSON
 //!   (`peregrine-report`, shared with the topology's demo).
 //! * [`codec`]: experiment 1, the codec.
@@ -25,6 +27,7 @@ pub mod e2e;
 mod error;
 pub mod measure;
 pub mod peers;
+pub mod process;
 pub mod send;
 pub mod typed;
 

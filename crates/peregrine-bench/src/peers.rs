@@ -101,6 +101,18 @@ pub enum PeerError {
         /// Why.
         source: serde_json::Error,
     },
+    /// A two-process harness did not say `ready` or did not finish in time
+    /// ([`crate::process::Harness`]).
+    Timeout {
+        /// The engine.
+        engine: String,
+        /// The program.
+        program: PathBuf,
+        /// What was awaited (`ready`, its results, its exit).
+        waiting_for: &'static str,
+        /// The last lines it wrote to stderr.
+        stderr_tail: String,
+    },
     /// No result for a case asked for.
     MissingCase {
         /// The engine.
@@ -136,6 +148,16 @@ impl std::fmt::Display for PeerError {
                 line,
                 source,
             } => write!(f, "{engine}: bad result line {line:?}: {source}"),
+            PeerError::Timeout {
+                engine,
+                program,
+                waiting_for,
+                stderr_tail,
+            } => write!(
+                f,
+                "{engine}: {} did not give {waiting_for} in time:\n{stderr_tail}",
+                program.display()
+            ),
             PeerError::MissingCase { engine, case } => {
                 write!(f, "{engine}: no result for case {case}")
             }
@@ -345,39 +367,12 @@ impl PeerCommand {
                 stderr_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
             });
         }
-        let mut records = Vec::new();
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let line = line.trim();
-            if !line.starts_with('{') {
-                continue;
-            }
-            let l: Line = serde_json::from_str(line).map_err(|source| PeerError::BadLine {
-                engine: self.engine.clone(),
-                line: line.into(),
-                source,
-            })?;
-            let mut settings = l.settings;
-            if let Some(b) = l.jvm_alloc_bytes_per_op {
-                settings.push_str(&format!("; JVM allocation {b:.1} bytes per operation"));
-            }
-            records.push(Record {
-                engine: l.engine,
-                case: l.case,
-                unit: l.unit.unwrap_or_else(|| "ns".into()),
-                stats: Stats {
-                    min: l.min,
-                    p50: l.p50,
-                    mean: l.mean,
-                    p90: l.p90,
-                    p99: l.p99,
-                    p999: l.p999,
-                    max: l.max,
-                    throughput_per_s: l.throughput_per_s,
-                },
-                allocs_per_op: None,
-                settings,
-            });
-        }
+        let records = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with('{'))
+            .map(|l| record_of_line(&self.engine, l))
+            .collect::<Result<Vec<_>, _>>()?;
         for c in cases {
             if !records.iter().any(|r| r.case == *c) {
                 return Err(PeerError::MissingCase {
@@ -388,6 +383,47 @@ impl PeerCommand {
         }
         Ok(records)
     }
+}
+
+/// The record of one result line of a harness (`engine` names it in errors).
+///
+/// ```
+/// let line = r#"{"engine":"quickfixj","case":"balanced","min":1,"p50":2,"mean":2,"p90":3,"p99":4,"p999":5,"max":6,"throughput_per_s":7,"settings":"FileStore"}"#;
+/// let r = peregrine_bench::peers::record_of_line("quickfixj", line)?;
+/// assert_eq!((r.case.as_str(), r.unit.as_str(), r.stats.p99), ("balanced", "ns", 4.0));
+/// # Ok::<(), peregrine_bench::peers::PeerError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`PeerError::BadLine`] when the line is not such a JSON object.
+pub fn record_of_line(engine: &str, line: &str) -> Result<Record, PeerError> {
+    let l: Line = serde_json::from_str(line).map_err(|source| PeerError::BadLine {
+        engine: engine.into(),
+        line: line.into(),
+        source,
+    })?;
+    let mut settings = l.settings;
+    if let Some(b) = l.jvm_alloc_bytes_per_op {
+        settings.push_str(&format!("; JVM allocation {b:.1} bytes per operation"));
+    }
+    Ok(Record {
+        engine: l.engine,
+        case: l.case,
+        unit: l.unit.unwrap_or_else(|| "ns".into()),
+        stats: Stats {
+            min: l.min,
+            p50: l.p50,
+            mean: l.mean,
+            p90: l.p90,
+            p99: l.p99,
+            p999: l.p999,
+            max: l.max,
+            throughput_per_s: l.throughput_per_s,
+        },
+        allocs_per_op: None,
+        settings,
+    })
 }
 
 /// The harnesses `engines` of a micro-benchmark (see [`PeerCommand::micro`]), each
