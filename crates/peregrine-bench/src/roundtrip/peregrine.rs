@@ -11,8 +11,8 @@
 //!   Side(54), ClientID(109), Price(44), OrderQty(38), TransactTime(60) copied.
 //! * [`Client`] (initiator) sends the first order from `on_logon` and each next one from
 //!   the callback that receives the previous report; t1 right before `send_typed`, t2
-//!   right after the report's ClOrdID is checked. Any reject, gap, resend or sequence
-//!   reset, or a report out of sequence, fails the run.
+//!   right after the report's ClOrdID and MsgSeqNum are checked ([`check_reply`]). Any
+//!   reject, gap, resend or sequence reset, or a report out of sequence, fails the run.
 //!
 //! ClientID(109) is not a field of NewOrderSingle or ExecutionReport in the FIX44
 //! dictionary: with validation on, every engine (QuickFIX/J, QuickFIX C++ and Peregrine
@@ -33,14 +33,14 @@ use peregrine_engine::session::{
     AppEvent, AppReject, Application, LogoutReason, Outbox, SessionId,
 };
 use peregrine_engine::store::FsyncPolicy;
-use peregrine_engine::{EngineBuilder, Idle};
+use peregrine_engine::{Command, EngineBuilder, Idle};
 use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_messages::fix44::enums::{ExecType, OrdStatus, OrdType, Side};
 use peregrine_messages::fix44::{
     self, prelude::*, tags, ExecutionReport, ExecutionReportBuilder, MessageHandler,
     NewOrderSingle, NewOrderSingleBuilder,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -243,29 +243,67 @@ pub fn write_report<'b, E: FieldEncode<'b>>(
         .transact_time(order.transact_time);
 }
 
+/// The environment variable that makes the venue misbehave on purpose, for the tests
+/// that check that a broken run fails: `clordid` (the 10th report carries another
+/// ClOrdID) or `seqgap` (after the 10th report the venue's next outgoing sequence number
+/// jumps, through the operator command `SetSeqNum`).
+pub const FAULT_ENV: &str = "PEREGRINE_ROUNDTRIP_FAULT";
+
+/// The order after which a [`FAULT_ENV`] fault strikes.
+const FAULT_AT: u64 = 10;
+
+/// A fault the venue injects ([`FAULT_ENV`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// None: the benchmark.
+    None,
+    /// A report with another ClOrdID.
+    ClOrdId,
+    /// A jump in the venue's outgoing sequence numbers.
+    SeqGap,
+}
+
+impl Fault {
+    /// The fault [`FAULT_ENV`] asks for.
+    ///
+    /// ```
+    /// assert_eq!(peregrine_bench::roundtrip::peregrine::Fault::from_env(), peregrine_bench::roundtrip::peregrine::Fault::None);
+    /// ```
+    pub fn from_env() -> Fault {
+        match std::env::var(FAULT_ENV).as_deref() {
+            Ok("clordid") => Fault::ClOrdId,
+            Ok("seqgap") => Fault::SeqGap,
+            _ => Fault::None,
+        }
+    }
+}
+
 /// The acceptor's application: fills nothing, acknowledges every order.
 #[derive(Debug)]
 pub struct Venue {
-    reports: u64,
+    reports: Arc<AtomicU64>,
     /// Raised once the session that logged on has logged out (the process then ends).
     logged_out: Arc<AtomicBool>,
+    fault: Fault,
     /// What went wrong (a reject, a gap), if anything.
     pub failure: Option<String>,
 }
 
 impl Venue {
-    /// A venue that raises `logged_out` when its session ends.
-    pub fn new(logged_out: Arc<AtomicBool>) -> Venue {
+    /// A venue that counts its reports in `reports` and raises `logged_out` when its
+    /// session ends.
+    pub fn new(reports: Arc<AtomicU64>, logged_out: Arc<AtomicBool>, fault: Fault) -> Venue {
         Venue {
-            reports: 0,
+            reports,
             logged_out,
+            fault,
             failure: None,
         }
     }
 
     /// Reports sent.
     pub fn reports(&self) -> u64 {
-        self.reports
+        self.reports.load(Ordering::Relaxed)
     }
 }
 
@@ -277,11 +315,14 @@ impl MessageHandler<Outbox<'_>> for Venue {
         order: NewOrderSingle<'_>,
         out: &mut Outbox<'_>,
     ) -> std::result::Result<(), AppReject> {
-        let fields = OrderFields::of(&order)?;
-        self.reports += 1;
+        let mut fields = OrderFields::of(&order)?;
+        let n = self.reports.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.fault == Fault::ClOrdId && n == FAULT_AT {
+            fields.cl_ord_id = "WRONG";
+        }
         let (mut o, mut e) = ([0u8; 24], [0u8; 24]);
-        let order_id = wire::id(&mut o, b'O', self.reports);
-        let exec_id = wire::id(&mut e, b'E', self.reports);
+        let order_id = wire::id(&mut o, b'O', n);
+        let exec_id = wire::id(&mut e, b'E', n);
         out.send_typed::<ExecutionReport>(|er| write_report(er, &fields, order_id, exec_id))?;
         Ok(())
     }
@@ -323,6 +364,41 @@ fn is_failure(event: &AppEvent<'_>) -> bool {
             | AppEvent::StoreFailed
             | AppEvent::StoreDataLost { .. }
     )
+}
+
+/// The initiator's check of a reply: its ClOrdID is the one sent (`sent`), and its
+/// MsgSeqNum follows the previous report's (`last_seq`) by one. Returns the MsgSeqNum.
+///
+/// ```
+/// use peregrine_bench::roundtrip::peregrine::check_reply;
+/// assert_eq!(check_reply(b"C7", Some(8), Some("C7"), Some(9)), Ok(9));
+/// assert_eq!(check_reply(b"C7", None, Some("C7"), Some(2)), Ok(2));
+/// assert!(check_reply(b"C7", Some(8), Some("C6"), Some(9)).unwrap_err().contains("ClOrdID"));
+/// assert!(check_reply(b"C7", Some(8), Some("C7"), Some(11)).unwrap_err().contains("out of sequence"));
+/// ```
+///
+/// # Errors
+///
+/// What is wrong, as text (the run fails with it).
+pub fn check_reply(
+    sent: &[u8],
+    last_seq: Option<u64>,
+    cl_ord_id: Option<&str>,
+    seq: Option<u64>,
+) -> std::result::Result<u64, String> {
+    if cl_ord_id.map(str::as_bytes) != Some(sent) {
+        return Err(format!(
+            "the ExecutionReport's ClOrdID is {cl_ord_id:?}, {:?} was sent",
+            String::from_utf8_lossy(sent)
+        ));
+    }
+    match (last_seq, seq) {
+        (_, None) => Err("an ExecutionReport without a MsgSeqNum".into()),
+        (Some(last), Some(s)) if s != last + 1 => Err(format!(
+            "ExecutionReport MsgSeqNum {s} after {last}: out of sequence"
+        )),
+        (_, Some(s)) => Ok(s),
+    }
 }
 
 /// The initiator's application: one order in flight, timed.
@@ -440,25 +516,19 @@ impl MessageHandler<Outbox<'_>> for Client {
         if self.done.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let cl_ord_id = report.cl_ord_id().and_then(std::result::Result::ok);
-        if cl_ord_id.map(str::as_bytes) != Some(&self.id[..self.id_len]) {
-            let sent = String::from_utf8_lossy(&self.id[..self.id_len]).into_owned();
-            self.fail(format!(
-                "order {}: the ExecutionReport's ClOrdID is {cl_ord_id:?}, {sent:?} was sent",
-                self.answered
-            ));
-            return Ok(());
-        }
+        let checked = check_reply(
+            &self.id[..self.id_len],
+            self.last_seq,
+            report.cl_ord_id().and_then(std::result::Result::ok),
+            report.msg_seq_num().and_then(std::result::Result::ok),
+        );
         let t2 = Instant::now();
-        let seq = report.msg_seq_num().and_then(std::result::Result::ok);
-        match (self.last_seq, seq) {
-            (_, None) => return Ok(self.fail("an ExecutionReport without MsgSeqNum".into())),
-            (Some(last), Some(s)) if s != last + 1 => {
-                return Ok(self.fail(format!(
-                    "ExecutionReport MsgSeqNum {s} after {last}: out of sequence"
-                )))
+        match checked {
+            Ok(seq) => self.last_seq = Some(seq),
+            Err(why) => {
+                self.fail(format!("order {}: {why}", self.answered));
+                return Ok(());
             }
-            _ => self.last_seq = seq,
         }
         if self.answered >= self.warmup {
             let ns = (t2 - self.t1).as_nanos() as u64;
@@ -533,12 +603,24 @@ pub fn acceptor_main(args: &PeerArgs) -> Result<()> {
         &args.dict,
     )?;
     let logged_out = Arc::new(AtomicBool::new(false));
-    let flag = logged_out.clone();
+    let reports = Arc::new(AtomicU64::new(0));
+    let fault = Fault::from_env();
+    let (flag, count) = (logged_out.clone(), reports.clone());
     let venue = EngineBuilder::new(settings)
-        .start(move |_| Venue::new(flag.clone()))
+        .start(move |_| Venue::new(count.clone(), flag.clone(), fault))
         .map_err(engine_error("cannot start the venue"))?;
     say_ready();
+    let mut gap_made = false;
     while !logged_out.load(Ordering::Acquire) && !venue.is_finished() {
+        if fault == Fault::SeqGap && !gap_made && reports.load(Ordering::Relaxed) >= FAULT_AT {
+            gap_made = true;
+            let jump = Command::SetSeqNum {
+                session: ACCEPTOR_SESSION.into(),
+                next_sender: Some(1_000_000),
+                next_target: None,
+            };
+            let _ = venue.handle().call(jump, Duration::from_secs(5));
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
     let engine = venue.stop().map_err(|e| Error::Engine {
