@@ -16,7 +16,7 @@
 //! * [`typed`]: experiment 2, typed messages with repeating groups.
 //! * [`e2e`]: experiment 3, the trading topology against its peers and the transport
 //!   floor. (`make run`'s demo is the topology crate's own: `peregrine_topology::demo`.)
-//! * [`send`]: experiment 4, the engine's send handle (`peregrine_engine::Sender`):
+//! * [`send`]: BENCHMARKS.md §6, the engine's send handle (`peregrine_engine::Sender`):
 //!   app thread → wire latency, sends/s from one and four producers, allocations.
 //! * [`roundtrip`]: BENCHMARKS.md §4, the round trip with session guarantees (the FIX
 //!   Antenna experiment): two processes per engine, balanced / optimized / fsync, against

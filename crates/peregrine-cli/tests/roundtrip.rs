@@ -54,13 +54,15 @@ fn peregrine_and_the_floor_in_every_config() {
 #[test]
 fn a_wrong_reply_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let o = roundtrip(&dir.path().join("r.json"), "optimized", 300, Some("clordid"));
+    let o = roundtrip(
+        &dir.path().join("r.json"),
+        "optimized",
+        300,
+        Some("clordid"),
+    );
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
-    assert!(
-        stderr.contains("ClOrdID is Some(\"WRONG\")"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("ClOrdID is Some(\"WRONG\")"), "{stderr}");
 }
 
 #[test]
@@ -68,8 +70,16 @@ fn a_sequence_gap_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
     // Enough round trips for the venue's main thread (which checks every 10 ms) to make
     // the gap while the orders still flow.
-    let o = roundtrip(&dir.path().join("r.json"), "optimized", 200_000, Some("seqgap"));
+    let o = roundtrip(
+        &dir.path().join("r.json"),
+        "optimized",
+        200_000,
+        Some("seqgap"),
+    );
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
-    assert!(stderr.contains("gap") || stderr.contains("out of sequence"), "{stderr}");
+    assert!(
+        stderr.contains("gap") || stderr.contains("out of sequence"),
+        "{stderr}"
+    );
 }

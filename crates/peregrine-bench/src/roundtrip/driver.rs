@@ -276,7 +276,7 @@ pub fn to_us(r: &mut Record) {
 #[derive(Debug)]
 pub enum PairOutcome {
     /// Its record (µs) and, for ours, its histogram (ns).
-    Measured(Record, Option<Histogram<u64>>),
+    Measured(Record, Option<Box<Histogram<u64>>>),
     /// A peer printed no line for `fsync`: it cannot force its store to disk.
     Unsupported,
 }
@@ -358,7 +358,10 @@ pub fn run_pair(
         };
         if cmd.ours {
             let l = ResultLine::parse(line)?;
-            Ok(PairOutcome::Measured(l.record(), Some(l.histogram()?)))
+            Ok(PairOutcome::Measured(
+                l.record(),
+                Some(Box::new(l.histogram()?)),
+            ))
         } else {
             let mut r = crate::peers::record_of_line(&cmd.engine, line)?;
             r.engine.clone_from(&cmd.engine);
@@ -437,7 +440,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
                                 .entry((r.engine.clone(), r.case.clone()))
                                 .or_insert_with(new_histogram);
                             // Same bounds everywhere: adding cannot fail.
-                            let _ = into.add(&h);
+                            let _ = into.add(&*h);
                         }
                         all.push(r);
                     }

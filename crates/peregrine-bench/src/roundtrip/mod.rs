@@ -21,7 +21,7 @@
 //! floor ([`floor`]: the same bytes bounced by the thinnest code), which is what the
 //! loopback hop costs on this machine. The driver ([`driver`]) starts each pair
 //! (`peregrine bench roundtrip-peer …` for ours, [`peer`] parses its arguments), reads the
-//! initiator's JSON line, and reports medians across runs, the targets ([`targets`]) and
+//! initiator's JSON line, and reports medians across runs, the targets ([`mod@targets`]) and
 //! an HDR percentile plot.
 //!
 //! The processes keep the contract of `/work/notes/issue12-interface.md` (and
