@@ -267,3 +267,36 @@ pub fn initiator_main(args: &PeerArgs) -> Result<()> {
     )
     .print()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use peregrine_dict::{Dictionary, SessionRejectReason, ValidationSettings, Validator};
+    use peregrine_messages::codec::{Decoder, DecoderConfig};
+
+    /// Why the validating configs set `AllowUnknownMsgFields=Y`: with the FIX44 dictionary
+    /// and default validation, ClientID(109) in either message is rejected, as QuickFIX does.
+    #[test]
+    fn client_id_needs_allow_unknown_msg_fields() {
+        let dict = Dictionary::from_file(crate::fix44_dictionary()).unwrap();
+        let (nos, er) = canned_messages();
+        for msg in [&nos, &er] {
+            let mut d = Decoder::new(DecoderConfig::default());
+            let view = d.decode(msg).unwrap();
+            let strict = Validator::new(&dict, ValidationSettings::default());
+            let err = strict.validate(&view).unwrap_err();
+            assert_eq!(
+                (err.reason, err.ref_tag),
+                (
+                    SessionRejectReason::TagNotDefinedForThisMessageType,
+                    Some(109)
+                )
+            );
+            let allowing = ValidationSettings {
+                allow_unknown_msg_fields: true,
+                ..ValidationSettings::default()
+            };
+            Validator::new(&dict, allowing).validate(&view).unwrap();
+        }
+    }
+}

@@ -14,6 +14,22 @@ fn fmt_us(v: f64) -> String {
     }
 }
 
+/// Allocations per round trip: a few in 100,000 (a store's arena growing) still show.
+///
+/// ```
+/// use peregrine_bench::roundtrip::table::fmt_allocs;
+/// assert_eq!([fmt_allocs(0.0), fmt_allocs(0.00003), fmt_allocs(2.5)], ["0", "0.00003", "2.50"]);
+/// ```
+pub fn fmt_allocs(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if x < 0.01 {
+        format!("{x:.5}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 /// The table of `aggs` (µs), configs in the order given, engines in report order.
 ///
 /// ```
@@ -53,7 +69,7 @@ pub fn markdown(aggs: &[Aggregate], configs: &[RtConfig]) -> String {
                 fmt_us(a.stats.p999),
                 fmt_us(a.stats.max),
                 a.stats.throughput_per_s,
-                a.allocs_per_op.map_or("—".into(), |x| format!("{x:.2}")),
+                a.allocs_per_op.map_or("—".into(), fmt_allocs),
                 ratio(|s| s.p50),
                 ratio(|s| s.p99),
             ));
