@@ -346,31 +346,51 @@ pub fn run_pair(
         } else {
             acceptor.terminate();
         }
-        let Some(line) = lines.iter().find(|l| l.contains(&format!("\"{config}\""))) else {
-            if config == RtConfig::Fsync && !cmd.ours {
-                return Ok(PairOutcome::Unsupported);
-            }
-            return Err(PeerError::MissingCase {
-                engine: cmd.engine.clone(),
-                case: config.name().into(),
-            }
-            .into());
-        };
-        if cmd.ours {
-            let l = ResultLine::parse(line)?;
-            Ok(PairOutcome::Measured(
-                l.record(),
-                Some(Box::new(l.histogram()?)),
-            ))
-        } else {
-            let mut r = crate::peers::record_of_line(&cmd.engine, line)?;
-            r.engine.clone_from(&cmd.engine);
-            to_us(&mut r);
-            Ok(PairOutcome::Measured(r, None))
-        }
+        let outcome = outcome_of_lines(cmd, config, &lines)?;
+        Ok(outcome)
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// What an initiator's JSON lines say for `config`: its record (µs) and, for ours, its
+/// histogram; a peer that printed no line for `fsync` cannot force its store to disk.
+///
+/// # Errors
+///
+/// [`PeerError::MissingCase`] when there is no line for `config` (but for a peer's
+/// `fsync`), [`Error::Check`] or [`PeerError::BadLine`] for a line that does not read.
+fn outcome_of_lines(
+    cmd: &EngineCommand,
+    config: RtConfig,
+    lines: &[String],
+) -> Result<PairOutcome> {
+    for line in lines {
+        if cmd.ours {
+            let l = ResultLine::parse(line)?;
+            if l.case == config.name() {
+                return Ok(PairOutcome::Measured(
+                    l.record(),
+                    Some(Box::new(l.histogram()?)),
+                ));
+            }
+        } else {
+            let mut r = crate::peers::record_of_line(&cmd.engine, line)?;
+            if r.case == config.name() {
+                r.engine.clone_from(&cmd.engine);
+                to_us(&mut r);
+                return Ok(PairOutcome::Measured(r, None));
+            }
+        }
+    }
+    if config == RtConfig::Fsync && !cmd.ours {
+        return Ok(PairOutcome::Unsupported);
+    }
+    Err(PeerError::MissingCase {
+        engine: cmd.engine.clone(),
+        case: config.name().into(),
+    }
+    .into())
 }
 
 /// Runs the whole experiment; returns the aggregates (also printed, written as JSON and
@@ -570,5 +590,35 @@ mod tests {
             peer_commands(nowhere, &["artio".into()], false),
             Err(PeerError::Unknown { .. })
         ));
+    }
+
+    #[test]
+    fn result_lines_by_case() {
+        let peer = EngineCommand::peer(Path::new("/repo"), "quickfix-cpp").unwrap();
+        let line = |case: &str| {
+            format!(
+                r#"{{"engine":"x","case":"{case}","min":1000,"p50":2000,"mean":2000,"p90":3000,"p99":4000,"p999":5000,"max":6000,"throughput_per_s":7,"settings":"says \"fsync\""}}"#
+            )
+        };
+        let lines = vec![line("optimized"), line("balanced")];
+        match outcome_of_lines(&peer, RtConfig::Balanced, &lines).unwrap() {
+            PairOutcome::Measured(r, None) => {
+                assert_eq!(
+                    (r.engine.as_str(), r.case.as_str(), r.stats.p50),
+                    ("quickfix-cpp", "balanced", 2.0)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // A peer without an fsync line cannot fsync; any other missing line is a failure.
+        assert!(matches!(
+            outcome_of_lines(&peer, RtConfig::Fsync, &lines),
+            Ok(PairOutcome::Unsupported)
+        ));
+        assert!(outcome_of_lines(&peer, RtConfig::Optimized, &[]).is_err());
+        let ours = EngineCommand::ours(Path::new("/bin/peregrine"), PeerEngine::Floor);
+        assert!(outcome_of_lines(&ours, RtConfig::Fsync, &[]).is_err());
+        assert!(outcome_of_lines(&ours, RtConfig::Balanced, &[line("balanced")]).is_err());
+        // no hdr
     }
 }
