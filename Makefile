@@ -11,7 +11,7 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e bench-send fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e bench-roundtrip bench-send fuzz clean sbe
 
 all: build
 
@@ -49,12 +49,14 @@ unit:
 	$(CARGO) test -p peregrine-messages --all-features
 
 # The e2e smoke includes both peers: their JVMs start fast enough (all four engines, 500 + 2,000
-# round trips each, take about 10 s).
+# round trips each, take about 10 s). The round-trip smoke runs every config with Peregrine, the
+# floor and the peers that `make deps` built (500 + 2,000 round trips, fsync 20 + 100).
 smoke: build
 	$(PEREGRINE) bench codec --smoke --out target/bench-results/smoke-codec.json
 	$(PEREGRINE) bench typed --smoke --out target/bench-results/smoke-typed.json
 	$(PEREGRINE) bench e2e --smoke --out target/bench-results/smoke-e2e.json
 	$(PEREGRINE) bench send --smoke --out target/bench-results/smoke-send.json
+	$(PEREGRINE) bench roundtrip --smoke --out target/bench-results/smoke-roundtrip.json
 
 acceptance: build
 	@bash scripts/acceptance.sh
@@ -74,7 +76,12 @@ bench-typed: build
 bench-e2e: build
 	$(PEREGRINE) bench e2e
 
-## bench-send: BENCHMARKS.md §4, the engine's send handle (Sender): app thread → wire latency with
+## bench-roundtrip: BENCHMARKS.md §4, the round trip with session guarantees (balanced, optimized,
+## fsync): Peregrine vs QuickFIX/J vs QuickFIX C++ vs the TCP floor, two processes each, 5 runs
+bench-roundtrip: build
+	$(PEREGRINE) bench roundtrip
+
+## bench-send: BENCHMARKS.md §6, the engine's send handle (Sender): app thread → wire latency with
 ## busy-spin and block idle, sends/s from 1 and 4 producer threads, allocations per message (any fails)
 bench-send: build
 	$(PEREGRINE) bench send

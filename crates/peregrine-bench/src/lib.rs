@@ -16,8 +16,11 @@
 //! * [`typed`]: experiment 2, typed messages with repeating groups.
 //! * [`e2e`]: experiment 3, the trading topology against its peers and the transport
 //!   floor. (`make run`'s demo is the topology crate's own: `peregrine_topology::demo`.)
-//! * [`send`]: experiment 4, the engine's send handle (`peregrine_engine::Sender`):
+//! * [`send`]: BENCHMARKS.md §6, the engine's send handle (`peregrine_engine::Sender`):
 //!   app thread → wire latency, sends/s from one and four producers, allocations.
+//! * [`roundtrip`]: BENCHMARKS.md §4, the round trip with session guarantees (the FIX
+//!   Antenna experiment): two processes per engine, balanced / optimized / fsync, against
+//!   QuickFIX/J, QuickFIX C++ and the TCP floor.
 #![deny(unsafe_code)]
 #![warn(clippy::missing_errors_doc)]
 
@@ -28,6 +31,7 @@ mod error;
 pub mod measure;
 pub mod peers;
 pub mod process;
+pub mod roundtrip;
 pub mod send;
 pub mod typed;
 

@@ -50,7 +50,7 @@ pub struct Harness {
 
 impl Harness {
     /// Starts `program args` with stdout and stderr piped (stderr kept as a tail of
-    /// [`STDERR_TAIL_LINES`] lines for error reports).
+    /// 20 lines for error reports).
     ///
     /// # Errors
     ///
@@ -142,6 +142,22 @@ impl Harness {
     /// [`PeerError::Timeout`] (the process is then ended), [`PeerError::Failed`] on a
     /// failed exit, [`PeerError::BadLine`] for a result line that does not read.
     pub fn wait_records(&mut self, patience: Duration) -> Result<Vec<Record>, PeerError> {
+        let engine = self.engine.clone();
+        self.wait_lines(patience)?
+            .iter()
+            .map(|l| peers::record_of_line(&engine, l))
+            .collect()
+    }
+
+    /// Waits for the process to exit by itself (within `patience`) and returns its JSON
+    /// lines (those of stdout that start with `{`), trimmed, as they are: for harnesses
+    /// that report more than a [`Record`] holds.
+    ///
+    /// # Errors
+    ///
+    /// [`PeerError::Timeout`] (the process is then ended), [`PeerError::Failed`] on a
+    /// failed exit.
+    pub fn wait_lines(&mut self, patience: Duration) -> Result<Vec<String>, PeerError> {
         let deadline = Instant::now() + patience;
         let mut lines = Vec::new();
         loop {
@@ -165,12 +181,12 @@ impl Harness {
             self.end();
             return Err(self.failed());
         }
-        lines
+        Ok(lines
             .iter()
             .map(|l| l.trim())
             .filter(|l| l.starts_with('{'))
-            .map(|l| peers::record_of_line(&self.engine, l))
-            .collect()
+            .map(str::to_string)
+            .collect())
     }
 
     /// Ends the process: SIGTERM, then SIGKILL after [`TERM_GRACE`]. Idempotent.

@@ -1,4 +1,4 @@
-//! Experiment 4 (BENCHMARKS.md §4): the send handle, [`peregrine_engine::Sender`].
+//! BENCHMARKS.md §6: the send handle, [`peregrine_engine::Sender`].
 //!
 //! ```text
 //! app thread ─ Sender::send ─▶ queue ─▶ engine thread (FIX initiator session) ─ TCP 127.0.0.1 ─▶ counterparty

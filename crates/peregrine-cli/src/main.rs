@@ -24,6 +24,11 @@ const USAGE: &str = "usage:
   peregrine bench send  [--runs N] [--count N] [--warmup N] [--messages N] [--pace-us N] [--smoke] [--out FILE]
       the engine's send handle: app thread → wire latency (busy-spin and block), sends/s
       from 1 and 4 producer threads, allocations per message (any in steady state fails)
+  peregrine bench roundtrip [--runs N] [--iters N] [--warmup N] [--fsync-iters N]
+                            [--configs balanced,optimized,fsync] [--peers quickfixj,quickfix-cpp|none]
+                            [--no-floor] [--smoke] [--out FILE]
+      the round trip with session guarantees, two processes per engine (BENCHMARKS.md §4);
+      fsync runs 2,000 + 200 round trips unless --fsync-iters says otherwise
   peregrine run [--count N] [--warmup N] [--out FILE]
       the trading topology: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor
 
@@ -133,6 +138,23 @@ fn bench(args: &[String]) -> Result<(), Error> {
             cfg.floor = !opts.flag("--no-floor");
             peregrine_bench::e2e::run(&cfg)?;
         }
+        "roundtrip" => {
+            let mut cfg = peregrine_bench::roundtrip::RoundTripConfig::default();
+            cfg.apply(
+                &opts.bench_options("--iters", &["--no-floor", "--configs", "--fsync-iters"])?,
+            );
+            cfg.floor = !opts.flag("--no-floor");
+            if let Some(c) = opts.value("--configs")? {
+                cfg.configs = peregrine_bench::roundtrip::RtConfig::parse_list(c)?;
+            }
+            if let Some(n) = opts.number("--fsync-iters")? {
+                cfg.fsync_iters = n.max(1);
+                cfg.fsync_warmup = n / 10;
+            }
+            peregrine_bench::roundtrip::run(&cfg)?;
+        }
+        // Hidden: one side of the round trip, started by `bench roundtrip` itself.
+        "roundtrip-peer" => peregrine_bench::roundtrip::peer_main(&args[1..])?,
         "send" => {
             let mut cfg = peregrine_bench::send::SendBenchConfig::default();
             let options = opts.bench_options("--count", &["--messages", "--pace-us"])?;

@@ -57,8 +57,10 @@ pub fn series_from_summary(
     }
 }
 
-const COLORS: [&str; 6] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+// Twelve: the round trip draws four engines in three configurations.
+const COLORS: [&str; 12] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#393b79", "#637939",
 ];
 
 fn nice_ceiling(v: f64) -> f64 {

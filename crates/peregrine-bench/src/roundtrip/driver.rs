@@ -1,0 +1,624 @@
+//! The driver of `peregrine bench roundtrip`: for each run, for each config, every engine
+//! in turn (Peregrine, QuickFIX/J, QuickFIX C++, the floor), each as two fresh processes
+//! on a free port with fresh store directories; then medians across runs, the table, the
+//! JSON, the HDR plot and the targets.
+
+use super::peer::{PeerArgs, PeerEngine, ResultLine, Role};
+use super::{targets, RtConfig};
+use crate::peers::PeerError;
+use crate::process::Harness;
+use crate::progress::Progress;
+use crate::report::{self, new_histogram, Aggregate, Record};
+use crate::{Error, Options, Result};
+use hdrhistogram::Histogram;
+use peregrine_report::plot::{self, Scale};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The engines in run and report order.
+pub const ENGINES: [&str; 4] = ["peregrine", "quickfixj", "quickfix-cpp", "floor"];
+
+/// The peers this experiment knows.
+pub const PEERS: [&str; 2] = ["quickfixj", "quickfix-cpp"];
+
+/// How long an acceptor has to say `ready`.
+const READY_PATIENCE: Duration = Duration::from_secs(60);
+
+/// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::roundtrip::RoundTripConfig;
+/// let cfg = RoundTripConfig::default();
+/// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (5, 100_000, 10_000));
+/// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup), (2_000, 200));
+/// assert_eq!(cfg.configs.len(), 3);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RoundTripConfig {
+    /// Interleaved runs.
+    pub runs: usize,
+    /// Measured round trips per engine, config and run (balanced, optimized).
+    pub iters: u64,
+    /// Warm-up round trips (balanced, optimized).
+    pub warmup: u64,
+    /// Measured round trips in `fsync` (an fdatasync costs milliseconds here).
+    pub fsync_iters: u64,
+    /// Warm-up round trips in `fsync`.
+    pub fsync_warmup: u64,
+    /// The configs, in run order.
+    pub configs: Vec<RtConfig>,
+    /// Peer engines (`quickfixj`, `quickfix-cpp`).
+    pub peers: Vec<String>,
+    /// The peers were named on the command line: one that is not built is an error
+    /// (otherwise it is skipped, saying so).
+    pub peers_explicit: bool,
+    /// Include the TCP floor.
+    pub floor: bool,
+    /// Where the JSON goes (the plot beside it, `.svg`; the processes' store directories
+    /// in `roundtrip-work/` beside it, removed after each pair).
+    pub out: PathBuf,
+    /// The `peregrine` binary that runs our sides (`bench roundtrip-peer`): the running
+    /// one by default.
+    pub exe: Option<PathBuf>,
+}
+
+impl Default for RoundTripConfig {
+    fn default() -> Self {
+        RoundTripConfig {
+            runs: 5,
+            iters: 100_000,
+            warmup: 10_000,
+            fsync_iters: 2_000,
+            fsync_warmup: 200,
+            configs: RtConfig::ALL.to_vec(),
+            peers: PEERS.iter().map(|p| p.to_string()).collect(),
+            peers_explicit: false,
+            floor: true,
+            out: crate::repo_root().join("target/bench-results/roundtrip.json"),
+            exe: None,
+        }
+    }
+}
+
+impl RoundTripConfig {
+    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, fsync
+    /// 20 + 100), then the others ([`Options::apply_to`]); `--iters`/`--warmup` below the
+    /// fsync counts lower those too.
+    ///
+    /// ```
+    /// use peregrine_bench::{roundtrip::RoundTripConfig, Options};
+    /// let mut cfg = RoundTripConfig::default();
+    /// cfg.apply(&Options { smoke: true, peers: Some("quickfixj"), ..Default::default() });
+    /// assert_eq!((cfg.runs, cfg.iters, cfg.warmup, cfg.fsync_iters, cfg.fsync_warmup), (1, 2_000, 500, 100, 20));
+    /// assert!(cfg.peers_explicit && cfg.peers == ["quickfixj"]);
+    /// let mut cfg = RoundTripConfig::default();
+    /// cfg.apply(&Options { iters: Some(50), warmup: Some(5), ..Default::default() });
+    /// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup, cfg.peers_explicit), (50, 5, false));
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>) {
+        if options.smoke {
+            self.runs = 1;
+            self.iters = 2_000;
+            self.warmup = 500;
+            self.fsync_iters = 100;
+            self.fsync_warmup = 20;
+        }
+        options.apply_to(
+            &mut self.runs,
+            &mut self.iters,
+            &mut self.warmup,
+            &mut self.peers,
+            &mut self.out,
+        );
+        self.fsync_iters = self.fsync_iters.min(self.iters);
+        self.fsync_warmup = self.fsync_warmup.min(self.warmup);
+        self.peers_explicit = options.peers.is_some();
+    }
+
+    /// Measured and warm-up round trips of `config`.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::{RoundTripConfig, RtConfig};
+    /// assert_eq!(RoundTripConfig::default().counts(RtConfig::Fsync), (2_000, 200));
+    /// ```
+    pub fn counts(&self, config: RtConfig) -> (u64, u64) {
+        match config {
+            RtConfig::Fsync => (self.fsync_iters, self.fsync_warmup),
+            _ => (self.iters, self.warmup),
+        }
+    }
+}
+
+/// How to start one engine's two processes.
+#[derive(Clone, Debug)]
+pub struct EngineCommand {
+    /// Its name in the report.
+    pub engine: String,
+    /// The program.
+    pub program: PathBuf,
+    /// Arguments before the common ones (`--role …`).
+    pub prefix: Vec<String>,
+    /// Whether it is one of ours (its acceptor exits by itself and must exit cleanly;
+    /// its initiator reports its histogram).
+    pub ours: bool,
+    /// What must exist for it to count as built.
+    pub built: PathBuf,
+}
+
+impl EngineCommand {
+    /// Our side, `engine`, run by the `peregrine` binary `exe`.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::{driver::EngineCommand, PeerEngine};
+    /// let c = EngineCommand::ours("/bin/peregrine".as_ref(), PeerEngine::Floor);
+    /// assert_eq!(c.prefix, ["bench", "roundtrip-peer", "--engine", "floor"]);
+    /// ```
+    pub fn ours(exe: &Path, engine: PeerEngine) -> EngineCommand {
+        EngineCommand {
+            engine: engine.name().into(),
+            program: exe.into(),
+            prefix: ["bench", "roundtrip-peer", "--engine", engine.name()]
+                .map(String::from)
+                .to_vec(),
+            ours: true,
+            built: exe.into(),
+        }
+    }
+
+    /// A peer's harness: `quickfixj` (`peers/quickfixj/run.sh RoundTrip`, built when its
+    /// class is compiled) or `quickfix-cpp` (`peers/quickfix-cpp/build/roundtrip`).
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::driver::EngineCommand;
+    /// let c = EngineCommand::peer("/repo".as_ref(), "quickfix-cpp")?;
+    /// assert_eq!(c.program, std::path::Path::new("/repo/peers/quickfix-cpp/build/roundtrip"));
+    /// assert!(EngineCommand::peer("/repo".as_ref(), "artio").is_err());
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`PeerError::Unknown`] for another name.
+    pub fn peer(root: &Path, engine: &str) -> std::result::Result<EngineCommand, PeerError> {
+        match engine {
+            "quickfixj" => Ok(EngineCommand {
+                engine: engine.into(),
+                program: root.join("peers/quickfixj/run.sh"),
+                prefix: vec!["RoundTrip".into()],
+                ours: false,
+                built: root.join("peers/quickfixj/target/classes/peregrine/peers/RoundTrip.class"),
+            }),
+            "quickfix-cpp" => {
+                let program = root.join("peers/quickfix-cpp/build/roundtrip");
+                Ok(EngineCommand {
+                    engine: engine.into(),
+                    built: program.clone(),
+                    program,
+                    prefix: vec![],
+                    ours: false,
+                })
+            }
+            other => Err(PeerError::Unknown {
+                engine: other.into(),
+                known: "quickfixj, quickfix-cpp",
+            }),
+        }
+    }
+
+    /// Whether what it needs is there.
+    pub fn is_built(&self) -> bool {
+        self.built.is_file()
+    }
+}
+
+/// The peers asked for, each built; with `explicit` false, one that is not built is left
+/// out with a message on stderr.
+///
+/// # Errors
+///
+/// [`PeerError::Unknown`]; [`PeerError::NotBuilt`] when `explicit`.
+pub fn peer_commands(
+    root: &Path,
+    peers: &[String],
+    explicit: bool,
+) -> std::result::Result<Vec<EngineCommand>, PeerError> {
+    let mut out = Vec::new();
+    for p in peers {
+        let cmd = EngineCommand::peer(root, p)?;
+        if cmd.is_built() {
+            out.push(cmd);
+        } else if explicit {
+            return Err(PeerError::NotBuilt {
+                engine: cmd.engine,
+                missing: cmd.built,
+            });
+        } else {
+            eprintln!(
+                "bench roundtrip: skipping {}: not built ({} missing; `make deps` builds it)",
+                cmd.engine,
+                cmd.built.display()
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Converts a record in nanoseconds to microseconds (the unit of the report).
+///
+/// ```
+/// use peregrine_bench::report::{Record, Stats};
+/// let mut r = Record { engine: "quickfixj".into(), case: "balanced".into(), unit: "ns".into(),
+///     stats: Stats { p50: 41_500.0, throughput_per_s: 20_000.0, ..Stats::default() }, allocs_per_op: None, settings: String::new() };
+/// peregrine_bench::roundtrip::driver::to_us(&mut r);
+/// assert_eq!((r.unit.as_str(), r.stats.p50, r.stats.throughput_per_s), ("us", 41.5, 20_000.0));
+/// ```
+pub fn to_us(r: &mut Record) {
+    if r.unit != "ns" {
+        return;
+    }
+    let s = &mut r.stats;
+    for v in [
+        &mut s.min,
+        &mut s.p50,
+        &mut s.mean,
+        &mut s.p90,
+        &mut s.p99,
+        &mut s.p999,
+        &mut s.max,
+    ] {
+        *v /= 1000.0;
+    }
+    r.unit = "us".into();
+}
+
+/// What one pair of processes gave.
+#[derive(Debug)]
+pub enum PairOutcome {
+    /// Its record (µs) and, for ours, its histogram (ns).
+    Measured(Record, Option<Box<Histogram<u64>>>),
+    /// A peer printed no line for `fsync`: it cannot force its store to disk.
+    Unsupported,
+}
+
+/// A free TCP port on 127.0.0.1 (the OS's pick, released for the acceptor to take).
+fn free_port() -> Result<u16> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| Error::Engine {
+            what: "no free port on 127.0.0.1".into(),
+            source: Some(e.into()),
+        })
+}
+
+/// Runs one engine's acceptor and initiator once for `config` in fresh directories under
+/// `work` (removed afterwards).
+///
+/// # Errors
+///
+/// [`Error::Peer`] when a process does not start, say `ready`, finish in time or exit
+/// cleanly (a wrong reply, a sequence error or a reject make ours exit 1), or prints no
+/// result (but for a peer's `fsync`); [`Error::Check`] for a result line that does not
+/// read.
+pub fn run_pair(
+    cmd: &EngineCommand,
+    config: RtConfig,
+    (iters, warmup): (u64, u64),
+    work: &Path,
+    dict: &Path,
+) -> Result<PairOutcome> {
+    let dir = work.join(format!("{}-{}-{}", cmd.engine, config, std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = |role: Role| PeerArgs {
+        engine: PeerEngine::Peregrine,
+        role,
+        config,
+        port: 0,
+        dir: dir.join(role.name()),
+        dict: dict.into(),
+        iters,
+        warmup,
+    };
+    let port = free_port()?;
+    let common = |role: Role| -> Vec<String> {
+        let a = PeerArgs { port, ..args(role) };
+        let _ = std::fs::create_dir_all(&a.dir);
+        // The engine is chosen by the prefix (`--engine …`, or the harness itself).
+        let mut v = cmd.prefix.clone();
+        v.extend(a.to_args().into_iter().skip(2));
+        if role == Role::Acceptor {
+            v.truncate(v.len() - 4); // no --iters/--warmup for an acceptor
+        }
+        v
+    };
+    let acceptor_args = common(Role::Acceptor);
+    let initiator_args = common(Role::Initiator);
+    let result = (|| -> Result<PairOutcome> {
+        let mut acceptor = Harness::spawn(&cmd.engine, &cmd.program, &acceptor_args)?;
+        acceptor.wait_ready(READY_PATIENCE)?;
+        let mut initiator = Harness::spawn(&cmd.engine, &cmd.program, &initiator_args)?;
+        let patience = args(Role::Initiator).patience() + Duration::from_secs(30);
+        let lines = initiator.wait_lines(patience)?;
+        if cmd.ours {
+            // Our venue exits once the client has logged out; a reject or gap it saw fails it.
+            acceptor.wait_lines(Duration::from_secs(30))?;
+        } else {
+            acceptor.terminate();
+        }
+        let outcome = outcome_of_lines(cmd, config, &lines)?;
+        Ok(outcome)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// What an initiator's JSON lines say for `config`: its record (µs) and, for ours, its
+/// histogram; a peer that printed no line for `fsync` cannot force its store to disk.
+///
+/// # Errors
+///
+/// [`PeerError::MissingCase`] when there is no line for `config` (but for a peer's
+/// `fsync`), [`Error::Check`] or [`PeerError::BadLine`] for a line that does not read.
+fn outcome_of_lines(
+    cmd: &EngineCommand,
+    config: RtConfig,
+    lines: &[String],
+) -> Result<PairOutcome> {
+    for line in lines {
+        if cmd.ours {
+            let l = ResultLine::parse(line)?;
+            if l.case == config.name() {
+                return Ok(PairOutcome::Measured(
+                    l.record(),
+                    Some(Box::new(l.histogram()?)),
+                ));
+            }
+        } else {
+            let mut r = crate::peers::record_of_line(&cmd.engine, line)?;
+            if r.case == config.name() {
+                r.engine.clone_from(&cmd.engine);
+                to_us(&mut r);
+                return Ok(PairOutcome::Measured(r, None));
+            }
+        }
+    }
+    if config == RtConfig::Fsync && !cmd.ours {
+        return Ok(PairOutcome::Unsupported);
+    }
+    Err(PeerError::MissingCase {
+        engine: cmd.engine.clone(),
+        case: config.name().into(),
+    }
+    .into())
+}
+
+/// Runs the whole experiment; returns the aggregates (also printed, written as JSON and
+/// plotted).
+///
+/// ```no_run
+/// use peregrine_bench::roundtrip::{run, RoundTripConfig};
+/// let mut cfg = RoundTripConfig::default();
+/// cfg.apply(&peregrine_bench::Options { smoke: true, peers: Some("none"), ..Default::default() });
+/// let aggs = run(&cfg)?;
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for an unknown peer, one named but not built, or a pair that fails
+/// (any engine: a failed run, a wrong reply or a sequence error fails the benchmark);
+/// [`Error::Output`] when the JSON or the plot cannot be written.
+pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
+    let root = crate::repo_root();
+    let exe = match &cfg.exe {
+        Some(e) => e.clone(),
+        None => std::env::current_exe().map_err(|e| Error::Engine {
+            what: "cannot find the running peregrine binary".into(),
+            source: Some(e.into()),
+        })?,
+    };
+    let mut engines = vec![EngineCommand::ours(&exe, PeerEngine::Peregrine)];
+    engines.extend(peer_commands(&root, &cfg.peers, cfg.peers_explicit)?);
+    if cfg.floor {
+        engines.push(EngineCommand::ours(&exe, PeerEngine::Floor));
+    }
+    let dict = crate::fix44_dictionary();
+    if !dict.is_file() {
+        return Err(Error::Dictionary {
+            path: dict,
+            source: None,
+        });
+    }
+    let work = cfg
+        .out
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("roundtrip-work");
+    let machine = report::machine();
+    eprintln!("bench roundtrip: {machine}");
+    let mut bar = Progress::new(
+        "bench roundtrip",
+        cfg.runs * cfg.configs.len() * engines.len(),
+    );
+    let mut all = Vec::new();
+    let mut hists: BTreeMap<(String, String), Histogram<u64>> = BTreeMap::new();
+    let mut unsupported = Vec::new();
+    for run in 1..=cfg.runs {
+        for &config in &cfg.configs {
+            for cmd in &engines {
+                bar.show(&format!("run {run}: {config}: {}", cmd.engine));
+                match run_pair(cmd, config, cfg.counts(config), &work, &dict).map_err(|e| {
+                    Error::Engine {
+                        what: format!("run {run}, {config}, {}", cmd.engine),
+                        source: Some(Box::new(e)),
+                    }
+                })? {
+                    PairOutcome::Measured(r, h) => {
+                        if let Some(h) = h {
+                            let into = hists
+                                .entry((r.engine.clone(), r.case.clone()))
+                                .or_insert_with(new_histogram);
+                            // Same bounds everywhere: adding cannot fail.
+                            let _ = into.add(&*h);
+                        }
+                        all.push(r);
+                    }
+                    PairOutcome::Unsupported => {
+                        let what = format!("{} {config}", cmd.engine);
+                        if !unsupported.contains(&what) {
+                            unsupported.push(what);
+                        }
+                    }
+                }
+                bar.step(&format!("run {run}: {config}: {} done", cmd.engine));
+            }
+        }
+    }
+    bar.finish();
+    let _ = std::fs::remove_dir(&work);
+    let aggs = report::aggregate(&all);
+    let targets = targets(&aggs);
+    let settings: BTreeMap<String, String> = aggs
+        .iter()
+        .map(|a| (format!("{} {}", a.engine, a.case), a.settings.clone()))
+        .collect();
+    let config = serde_json::json!({
+        "runs": cfg.runs,
+        "iters": cfg.iters,
+        "warmup": cfg.warmup,
+        "fsync_iters": cfg.fsync_iters,
+        "fsync_warmup": cfg.fsync_warmup,
+        "configs": cfg.configs.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        "engines": engines.iter().map(|e| e.engine.as_str()).collect::<Vec<_>>(),
+        "order": "interleaved: each run runs every config, and in each config every engine once, in the order of `engines`; two fresh processes per engine, config and run, on a free port, with fresh store directories",
+        "method": "one order in flight; the initiator takes t1 before sending a NewOrderSingle and t2 after the ExecutionReport's ClOrdID is checked, from the engine's own callback thread; warm-up discarded; HDR histogram (3 significant digits) or the peer's own percentiles; mean = wall time of the measured round trips / count; medians across runs, figure by figure",
+        "idle": format!("Peregrine both sides and the floor: spin-then-yield:{} (100 busy polls, then sched_yield); the peers as their `settings` say", super::IDLE_SPINS),
+        "machine": machine,
+        "load_average_end": report::load_average(),
+        "settings": settings,
+        "unsupported": unsupported,
+        "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
+        "anchors_us": super::targets::ANCHORS.iter().map(|(e, c, p50, p99)| serde_json::json!({"engine": e, "config": c, "p50": p50, "p99": p99})).collect::<Vec<_>>(),
+    });
+    report::write_json(&cfg.out, "roundtrip", config, &aggs, &all)
+        .map_err(|e| Error::output(&cfg.out, e))?;
+    let svg = plot::svg_beside(&cfg.out);
+    plot::write_svg(
+        &svg,
+        "Round trip with session guarantees (BENCHMARKS.md §4), latency log scale",
+        &series(&aggs, &hists, &cfg.configs),
+        Scale::Log,
+    )
+    .map_err(|e| Error::output(&svg, e))?;
+    println!("{}", super::table::markdown(&aggs, &cfg.configs));
+    println!("Settings:");
+    for (k, v) in &settings {
+        println!("  {k}: {v}");
+    }
+    for u in &unsupported {
+        println!("  {u}: not supported by the harness (no result line), left out");
+    }
+    println!(
+        "Counts: {} + {} warm-up round trips per engine, config and run ({} + {} in fsync), {} runs",
+        cfg.iters, cfg.warmup, cfg.fsync_iters, cfg.fsync_warmup, cfg.runs
+    );
+    println!("\n{}", targets::targets_text(&targets));
+    println!("{}", targets::anchors_text());
+    println!("results: {}\nplot: {}", cfg.out.display(), svg.display());
+    Ok(aggs)
+}
+
+/// The plot's curves: ours from their histograms (all runs), the peers' from their
+/// median percentiles.
+fn series(
+    aggs: &[Aggregate],
+    hists: &BTreeMap<(String, String), Histogram<u64>>,
+    configs: &[RtConfig],
+) -> Vec<plot::Series> {
+    let mut out = Vec::new();
+    for config in configs {
+        for engine in ENGINES {
+            let Some(a) = report::find(aggs, engine, config.name()) else {
+                continue;
+            };
+            let key = (engine.to_string(), config.name().to_string());
+            out.push(match hists.get(&key) {
+                Some(h) => plot::series_from_histogram(&format!("{engine} {config}"), h),
+                None => {
+                    let s = &a.stats;
+                    plot::series_from_summary(
+                        &format!("{engine} {config} (p)"),
+                        s.min,
+                        s.p50,
+                        s.p90,
+                        s.p99,
+                        s.p999,
+                    )
+                }
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_and_peers() {
+        let mut c = RoundTripConfig::default();
+        c.apply(&Options {
+            runs: Some(2),
+            peers: Some("none"),
+            out: Some("x.json"),
+            ..Options::default()
+        });
+        assert_eq!((c.runs, c.peers.len(), c.peers_explicit), (2, 0, true));
+        assert_eq!(c.counts(RtConfig::Balanced), (100_000, 10_000));
+        let nowhere = Path::new("/nowhere");
+        // Not built: skipped when the peers were not named, an error when they were.
+        assert!(peer_commands(nowhere, &["quickfixj".into()], false)
+            .unwrap()
+            .is_empty());
+        assert!(matches!(
+            peer_commands(nowhere, &["quickfix-cpp".into()], true),
+            Err(PeerError::NotBuilt { .. })
+        ));
+        assert!(matches!(
+            peer_commands(nowhere, &["artio".into()], false),
+            Err(PeerError::Unknown { .. })
+        ));
+    }
+
+    #[test]
+    fn result_lines_by_case() {
+        let peer = EngineCommand::peer(Path::new("/repo"), "quickfix-cpp").unwrap();
+        let line = |case: &str| {
+            format!(
+                r#"{{"engine":"x","case":"{case}","min":1000,"p50":2000,"mean":2000,"p90":3000,"p99":4000,"p999":5000,"max":6000,"throughput_per_s":7,"settings":"says \"fsync\""}}"#
+            )
+        };
+        let lines = vec![line("optimized"), line("balanced")];
+        match outcome_of_lines(&peer, RtConfig::Balanced, &lines).unwrap() {
+            PairOutcome::Measured(r, None) => {
+                assert_eq!(
+                    (r.engine.as_str(), r.case.as_str(), r.stats.p50),
+                    ("quickfix-cpp", "balanced", 2.0)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // A peer without an fsync line cannot fsync; any other missing line is a failure.
+        assert!(matches!(
+            outcome_of_lines(&peer, RtConfig::Fsync, &lines),
+            Ok(PairOutcome::Unsupported)
+        ));
+        assert!(outcome_of_lines(&peer, RtConfig::Optimized, &[]).is_err());
+        let ours = EngineCommand::ours(Path::new("/bin/peregrine"), PeerEngine::Floor);
+        assert!(outcome_of_lines(&ours, RtConfig::Fsync, &[]).is_err());
+        assert!(outcome_of_lines(&ours, RtConfig::Balanced, &[line("balanced")]).is_err());
+        // no hdr
+    }
+}

@@ -1,0 +1,162 @@
+//! Experiment §4 of BENCHMARKS.md, the round trip with session guarantees (the FIX
+//! Antenna experiment): `peregrine bench roundtrip`.
+//!
+//! ```text
+//! initiator (CLIENT) ── NewOrderSingle ──▶ TCP 127.0.0.1 ──▶ acceptor (VENUE)
+//!        ◀──────────── ExecutionReport ◀───────────────────────────┘
+//! ```
+//!
+//! Two processes, one order in flight: the initiator takes t1 right before it sends a
+//! NewOrderSingle and t2 right after the ExecutionReport that answers it is parsed and its
+//! ClOrdID checked; the next order is sent from the callback that received the report.
+//! What is measured is what a FIX application pays per order with the session's
+//! guarantees on (sequence numbers, a message store, validation), in three configurations
+//! ([`RtConfig`]): `balanced` (file store not forced to disk, FIX44 validation),
+//! `optimized` (memory store, no dictionary) and `fsync` (every store write on disk before
+//! the message leaves).
+//!
+//! Four engines, each as two processes of its own, interleaved run by run and config by
+//! config: Peregrine ([`peregrine`], written on the public application API as the README
+//! teaches it), QuickFIX/J and QuickFIX C++ (the harnesses under `peers/`), and the TCP
+//! floor ([`floor`]: the same bytes bounced by the thinnest code), which is what the
+//! loopback hop costs on this machine. The driver ([`driver`]) starts each pair
+//! (`peregrine bench roundtrip-peer …` for ours, [`peer`] parses its arguments), reads the
+//! initiator's JSON line, and reports medians across runs, the targets ([`mod@targets`]) and
+//! an HDR percentile plot.
+//!
+//! The processes keep the contract of `/work/notes/issue12-interface.md` (and
+//! [`crate::process`]): the acceptor prints `ready` once it listens, the initiator prints
+//! one JSON line (nanoseconds) and exits 0; anything else goes to stderr.
+
+pub mod driver;
+pub mod floor;
+pub mod peer;
+pub mod peregrine;
+pub mod table;
+pub mod targets;
+pub mod wire;
+
+pub use driver::{run, RoundTripConfig};
+pub use peer::{peer_main, PeerArgs, PeerEngine, Role};
+pub use targets::{targets, Target};
+
+use crate::{Error, Result};
+use std::fmt;
+use std::str::FromStr;
+
+/// The initiator's session (`SenderCompID=CLIENT`, `TargetCompID=VENUE`).
+pub const INITIATOR_SESSION: &str = "FIX.4.4:CLIENT->VENUE";
+
+/// The acceptor's session.
+pub const ACCEPTOR_SESSION: &str = "FIX.4.4:VENUE->CLIENT";
+
+/// The idle strategy of both Peregrine processes and of the floor: 100 busy polls, then
+/// `sched_yield` between polls (two processes spinning on a 2-core machine).
+pub const IDLE_SPINS: u32 = 100;
+
+/// One configuration of the experiment.
+///
+/// ```
+/// use peregrine_bench::roundtrip::RtConfig;
+/// assert_eq!("balanced".parse::<RtConfig>()?, RtConfig::Balanced);
+/// assert_eq!(RtConfig::Fsync.to_string(), "fsync");
+/// assert!(RtConfig::Optimized.memory_store() && !RtConfig::Optimized.validates());
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RtConfig {
+    /// File store, each record written to the OS before the message leaves but not forced
+    /// to disk (`FileStoreSync=N`, QuickFIX/J's default); validation with the FIX44
+    /// dictionary.
+    Balanced,
+    /// Memory store; BodyLength, CheckSum and garbled-message checks only
+    /// (`UseDataDictionary=N`).
+    Optimized,
+    /// As balanced, with every commit forced to disk before the message leaves
+    /// (`FileStoreSync=Y`, Peregrine's default).
+    Fsync,
+}
+
+impl RtConfig {
+    /// Every configuration, in report order.
+    pub const ALL: [RtConfig; 3] = [RtConfig::Balanced, RtConfig::Optimized, RtConfig::Fsync];
+
+    /// Its name (the `case` of its results, `--config` of the peers).
+    ///
+    /// ```
+    /// assert_eq!(peregrine_bench::roundtrip::RtConfig::Optimized.name(), "optimized");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            RtConfig::Balanced => "balanced",
+            RtConfig::Optimized => "optimized",
+            RtConfig::Fsync => "fsync",
+        }
+    }
+
+    /// Whether it keeps messages in memory (else in the file store).
+    pub fn memory_store(self) -> bool {
+        self == RtConfig::Optimized
+    }
+
+    /// Whether messages are validated with the FIX44 dictionary.
+    pub fn validates(self) -> bool {
+        self != RtConfig::Optimized
+    }
+
+    /// Whether every store write is forced to disk before the message leaves.
+    pub fn fsyncs(self) -> bool {
+        self == RtConfig::Fsync
+    }
+
+    /// A list of names separated by commas (`--configs balanced,optimized`), in the
+    /// order given, without repeats.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::RtConfig;
+    /// assert_eq!(RtConfig::parse_list("fsync,balanced,fsync")?, [RtConfig::Fsync, RtConfig::Balanced]);
+    /// assert!(RtConfig::parse_list("balanced,fast").is_err());
+    /// assert!(RtConfig::parse_list("").is_err());
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] for an unknown name or an empty list.
+    pub fn parse_list(list: &str) -> Result<Vec<RtConfig>> {
+        let mut configs = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let c = name.parse()?;
+            if !configs.contains(&c) {
+                configs.push(c);
+            }
+        }
+        if configs.is_empty() {
+            return Err(Error::Usage(format!(
+                "--configs {list:?}: name at least one of balanced, optimized, fsync"
+            )));
+        }
+        Ok(configs)
+    }
+}
+
+impl fmt::Display for RtConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for RtConfig {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<RtConfig> {
+        RtConfig::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "unknown config {s:?} (known: balanced, optimized, fsync)"
+                ))
+            })
+    }
+}

@@ -1,0 +1,448 @@
+//! One side of the round trip as a process of its own: `peregrine bench roundtrip-peer
+//! --engine peregrine|floor --role acceptor|initiator --config C --port P --dir DIR --dict D
+//! [--iters N --warmup W]` (hidden; the driver starts it through
+//! `std::env::current_exe()`), and the JSON line its initiator prints.
+
+use super::{floor, peregrine, RtConfig};
+use crate::report::{new_histogram, Record};
+use crate::{Error, Result};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which of our engines a peer process runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerEngine {
+    /// Peregrine's engine, on the public application API.
+    Peregrine,
+    /// The TCP floor: canned bytes, no FIX work.
+    Floor,
+}
+
+impl PeerEngine {
+    /// Its name in the report.
+    ///
+    /// ```
+    /// assert_eq!(peregrine_bench::roundtrip::PeerEngine::Floor.name(), "floor");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            PeerEngine::Peregrine => "peregrine",
+            PeerEngine::Floor => "floor",
+        }
+    }
+}
+
+/// Which side of the session a peer process is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// VENUE: listens, answers each NewOrderSingle with an ExecutionReport.
+    Acceptor,
+    /// CLIENT: connects, sends the orders, measures, reports.
+    Initiator,
+}
+
+impl Role {
+    /// Its name on the command line.
+    ///
+    /// ```
+    /// assert_eq!(peregrine_bench::roundtrip::Role::Acceptor.name(), "acceptor");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Acceptor => "acceptor",
+            Role::Initiator => "initiator",
+        }
+    }
+}
+
+/// The arguments of one peer process.
+///
+/// ```
+/// use peregrine_bench::roundtrip::{PeerArgs, PeerEngine, Role, RtConfig};
+/// let args: Vec<String> = "--engine floor --role initiator --config optimized --port 9000 --dir /tmp/x --dict FIX44.xml --iters 10 --warmup 2"
+///     .split(' ').map(String::from).collect();
+/// let a = PeerArgs::parse(&args)?;
+/// assert_eq!((a.engine, a.role, a.config, a.port), (PeerEngine::Floor, Role::Initiator, RtConfig::Optimized, 9000));
+/// assert_eq!((a.iters, a.warmup), (10, 2));
+/// assert_eq!(PeerArgs::parse(&a.to_args())?, a);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerArgs {
+    /// `--engine` (default `peregrine`).
+    pub engine: PeerEngine,
+    /// `--role`.
+    pub role: Role,
+    /// `--config`.
+    pub config: RtConfig,
+    /// `--port`: where the acceptor listens and the initiator connects.
+    pub port: u16,
+    /// `--dir`: a fresh directory for the store (and nothing else: no message logs).
+    pub dir: PathBuf,
+    /// `--dict`: the FIX44 dictionary.
+    pub dict: PathBuf,
+    /// `--iters`: measured round trips (initiator).
+    pub iters: u64,
+    /// `--warmup`: warm-up round trips (initiator).
+    pub warmup: u64,
+}
+
+impl PeerArgs {
+    /// Parses the arguments after `roundtrip-peer`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`]: an unknown option or value, a value missing, a required option
+    /// (`--role`, `--config`, `--port`, `--dir`, `--dict`) left out.
+    pub fn parse(args: &[String]) -> Result<PeerArgs> {
+        const KNOWN: [&str; 8] = [
+            "--engine", "--role", "--config", "--port", "--dir", "--dict", "--iters", "--warmup",
+        ];
+        let mut values: [Option<&str>; 8] = [None; 8];
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let Some(i) = KNOWN.iter().position(|k| k == a) else {
+                return Err(Error::Usage(format!(
+                    "roundtrip-peer: unknown argument {a:?} (known: {})",
+                    KNOWN.join(" ")
+                )));
+            };
+            let v = it
+                .next()
+                .ok_or_else(|| Error::Usage(format!("roundtrip-peer: {a} needs a value")))?;
+            values[i] = Some(v.as_str());
+        }
+        let required = |i: usize| {
+            values[i]
+                .ok_or_else(|| Error::Usage(format!("roundtrip-peer: {} is required", KNOWN[i])))
+        };
+        let number = |i: usize, default: u64| -> Result<u64> {
+            values[i].map_or(Ok(default), |v| {
+                v.parse().map_err(|_| {
+                    Error::Usage(format!(
+                        "roundtrip-peer: {}: {v:?} is not a number",
+                        KNOWN[i]
+                    ))
+                })
+            })
+        };
+        let engine = match values[0].unwrap_or("peregrine") {
+            "peregrine" => PeerEngine::Peregrine,
+            "floor" => PeerEngine::Floor,
+            other => {
+                return Err(Error::Usage(format!(
+                    "roundtrip-peer: --engine {other:?} (known: peregrine, floor)"
+                )))
+            }
+        };
+        let role = match required(1)? {
+            "acceptor" => Role::Acceptor,
+            "initiator" => Role::Initiator,
+            other => {
+                return Err(Error::Usage(format!(
+                    "roundtrip-peer: --role {other:?} (known: acceptor, initiator)"
+                )))
+            }
+        };
+        let port = required(3)?;
+        Ok(PeerArgs {
+            engine,
+            role,
+            config: required(2)?.parse()?,
+            port: port.parse().map_err(|_| {
+                Error::Usage(format!("roundtrip-peer: --port {port:?} is not a port"))
+            })?,
+            dir: required(4)?.into(),
+            dict: required(5)?.into(),
+            iters: number(6, 1_000)?.max(1),
+            warmup: number(7, 100)?,
+        })
+    }
+
+    /// The arguments that [`parse`](Self::parse) reads back into these.
+    pub fn to_args(&self) -> Vec<String> {
+        [
+            ("--engine", self.engine.name().to_string()),
+            ("--role", self.role.name().to_string()),
+            ("--config", self.config.name().to_string()),
+            ("--port", self.port.to_string()),
+            ("--dir", self.dir.display().to_string()),
+            ("--dict", self.dict.display().to_string()),
+            ("--iters", self.iters.to_string()),
+            ("--warmup", self.warmup.to_string()),
+        ]
+        .into_iter()
+        .flat_map(|(k, v)| [k.to_string(), v])
+        .collect()
+    }
+
+    /// How long the initiator may take for all its round trips before it gives up: a
+    /// minute, plus 50 ms per round trip (an fsync costs a few ms on each side here).
+    ///
+    /// ```
+    /// # use peregrine_bench::roundtrip::PeerArgs;
+    /// let a = PeerArgs::parse(&["--role", "initiator", "--config", "fsync", "--port", "1", "--dir", "d", "--dict", "x", "--iters", "100", "--warmup", "0"].map(String::from))?;
+    /// assert_eq!(a.patience().as_secs(), 65);
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
+    pub fn patience(&self) -> Duration {
+        Duration::from_secs(60) + Duration::from_millis(50) * (self.iters + self.warmup) as u32
+    }
+}
+
+/// Runs one peer process (`peregrine bench roundtrip-peer ARGS`): an acceptor prints
+/// `ready` once it listens and returns once its counterparty is gone; an initiator runs
+/// the round trips and prints its [`ResultLine`].
+///
+/// # Errors
+///
+/// [`Error::Usage`] for arguments that do not read; [`Error::Engine`] when the engine or
+/// a socket fails or a deadline passes; [`Error::Check`] for a wrong reply, a sequence
+/// error or a reject.
+pub fn peer_main(args: &[String]) -> Result<()> {
+    let args = PeerArgs::parse(args)?;
+    std::fs::create_dir_all(&args.dir).map_err(|e| Error::Engine {
+        what: format!("cannot create {}", args.dir.display()),
+        source: Some(e.into()),
+    })?;
+    match (args.engine, args.role) {
+        (PeerEngine::Peregrine, Role::Acceptor) => peregrine::acceptor_main(&args),
+        (PeerEngine::Peregrine, Role::Initiator) => peregrine::initiator_main(&args),
+        (PeerEngine::Floor, Role::Acceptor) => floor::acceptor_main(&args),
+        (PeerEngine::Floor, Role::Initiator) => floor::initiator_main(&args),
+    }
+}
+
+/// Prints `ready` on stdout, flushed (the driver waits for it).
+pub(crate) fn say_ready() {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "ready");
+    let _ = out.flush();
+}
+
+/// The line an initiator prints: the peers' format ([`crate::peers::record_of_line`],
+/// nanoseconds), plus what only our processes report: allocations per round trip and the
+/// histogram itself (`hdr`: `[value_ns, count]` pairs), so that the driver can plot every
+/// run's distribution, not only its percentiles.
+///
+/// ```
+/// use peregrine_bench::roundtrip::peer::ResultLine;
+/// let mut h = peregrine_bench::report::new_histogram();
+/// for v in [20_000u64, 21_000, 40_000] { h.record(v).unwrap(); }
+/// let line = ResultLine::new("floor", "optimized", &h, 0.06, None, "canned bytes".into());
+/// let text = serde_json::to_string(&line).unwrap();
+/// let back = ResultLine::parse(&text)?;
+/// assert_eq!(back.histogram()?.len(), 3);
+/// assert_eq!(peregrine_bench::peers::record_of_line("floor", &text)?.stats.p50, back.p50);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ResultLine {
+    /// `peregrine` or `floor`.
+    pub engine: String,
+    /// The config's name.
+    pub case: String,
+    /// Always `ns`.
+    pub unit: String,
+    /// Fastest round trip.
+    pub min: f64,
+    /// Median.
+    pub p50: f64,
+    /// Wall time of the measured round trips ÷ their count.
+    pub mean: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Slowest.
+    pub max: f64,
+    /// Measured round trips ÷ their wall time.
+    pub throughput_per_s: f64,
+    /// Allocations per measured round trip in the initiator process (`None`: not counted).
+    pub allocs_per_op: Option<f64>,
+    /// How the engine was set up.
+    pub settings: String,
+    /// The histogram: `[value_ns, count]` for every recorded value.
+    pub hdr: Vec<[u64; 2]>,
+}
+
+impl ResultLine {
+    /// The line of histogram `h` (ns) whose measured round trips took `wall_secs` in all.
+    pub fn new(
+        engine: &str,
+        case: &str,
+        h: &Histogram<u64>,
+        wall_secs: f64,
+        allocs_per_op: Option<f64>,
+        settings: String,
+    ) -> ResultLine {
+        let n = h.len().max(1) as f64;
+        let q = |q: f64| h.value_at_quantile(q) as f64;
+        ResultLine {
+            engine: engine.into(),
+            case: case.into(),
+            unit: "ns".into(),
+            min: h.min() as f64,
+            p50: q(0.5),
+            mean: wall_secs * 1e9 / n,
+            p90: q(0.9),
+            p99: q(0.99),
+            p999: q(0.999),
+            max: h.max() as f64,
+            throughput_per_s: if wall_secs > 0.0 { n / wall_secs } else { 0.0 },
+            allocs_per_op,
+            settings,
+            hdr: h
+                .iter_recorded()
+                .map(|v| [v.value_iterated_to(), v.count_at_value()])
+                .collect(),
+        }
+    }
+
+    /// Reads a line back.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Check`] when it is not such a line.
+    pub fn parse(line: &str) -> Result<ResultLine> {
+        serde_json::from_str(line).map_err(|e| Error::check(format!("bad result line {line:?}"), e))
+    }
+
+    /// The histogram again.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Check`] for a value out of the histogram's bounds.
+    pub fn histogram(&self) -> Result<Histogram<u64>> {
+        let mut h = new_histogram();
+        for [v, n] in &self.hdr {
+            h.record_n(*v, *n)
+                .map_err(|e| Error::check("a histogram value out of bounds", e.to_string()))?;
+        }
+        Ok(h)
+    }
+
+    /// Prints the line on stdout (flushed).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Output`] when stdout refuses it.
+    pub fn print(&self) -> Result<()> {
+        use std::io::Write;
+        let text = serde_json::to_string(self).map_err(|e| Error::output("stdout", e))?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}")
+            .and_then(|()| out.flush())
+            .map_err(|e| Error::output("stdout", e))
+    }
+
+    /// Its record in µs (as the driver reports every engine).
+    pub fn record(&self) -> Record {
+        let mut r = Record {
+            engine: self.engine.clone(),
+            case: self.case.clone(),
+            unit: self.unit.clone(),
+            stats: crate::report::Stats {
+                min: self.min,
+                p50: self.p50,
+                mean: self.mean,
+                p90: self.p90,
+                p99: self.p99,
+                p999: self.p999,
+                max: self.max,
+                throughput_per_s: self.throughput_per_s,
+            },
+            allocs_per_op: self.allocs_per_op,
+            settings: self.settings.clone(),
+        };
+        super::driver::to_us(&mut r);
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn parse_and_refuse() {
+        let a = PeerArgs::parse(&args(
+            "--role acceptor --config balanced --port 1 --dir d --dict x",
+        ))
+        .unwrap();
+        assert_eq!(
+            (a.engine, a.role, a.config, a.iters, a.warmup),
+            (
+                PeerEngine::Peregrine,
+                Role::Acceptor,
+                RtConfig::Balanced,
+                1_000,
+                100
+            )
+        );
+        for (bad, says) in [
+            (
+                "--role acceptor --config balanced --port 1 --dir d",
+                "--dict is required",
+            ),
+            (
+                "--role x --config balanced --port 1 --dir d --dict x",
+                "--role \"x\"",
+            ),
+            (
+                "--role acceptor --config fast --port 1 --dir d --dict x",
+                "unknown config",
+            ),
+            (
+                "--role acceptor --config balanced --port 70000 --dir d --dict x",
+                "not a port",
+            ),
+            (
+                "--role acceptor --config balanced --port 1 --dir d --dict x --iters ten",
+                "not a number",
+            ),
+            (
+                "--role acceptor --config balanced --port 1 --dir d --dict x --spins 3",
+                "unknown argument",
+            ),
+            (
+                "--engine artio --role acceptor --config balanced --port 1 --dir d --dict x",
+                "--engine",
+            ),
+            (
+                "--role acceptor --config balanced --port 1 --dir d --dict",
+                "needs a value",
+            ),
+        ] {
+            match PeerArgs::parse(&args(bad)) {
+                Err(Error::Usage(m)) => assert!(m.contains(says), "{bad}: {m}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn result_line_round_trips_and_converts_to_us() {
+        let mut h = new_histogram();
+        for v in 1..=1000u64 {
+            h.record(v * 1000).unwrap();
+        }
+        let line = ResultLine::new("peregrine", "balanced", &h, 0.5, Some(0.25), "s".into());
+        let back = ResultLine::parse(&serde_json::to_string(&line).unwrap()).unwrap();
+        assert_eq!(back, line);
+        assert_eq!(back.histogram().unwrap().len(), 1000);
+        let r = back.record();
+        assert_eq!(r.unit, "us");
+        assert!((r.stats.p50 - 500.0).abs() < 1.0 && (r.stats.mean - 500.0).abs() < 1e-9);
+        assert_eq!(r.allocs_per_op, Some(0.25));
+    }
+}

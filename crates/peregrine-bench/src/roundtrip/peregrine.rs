@@ -1,0 +1,700 @@
+//! Peregrine's side of the round trip, written the way the README teaches a user to
+//! write an acceptor and an initiator: settings made in code ([`Settings::builder`]), an
+//! [`Application`] whose `from_app` is the generated `fix44::crack` into a
+//! [`MessageHandler`], typed replies with [`Outbox::send_typed`], and one engine per
+//! process started by [`EngineBuilder::start`] on its own thread. Nothing here reaches
+//! under the public API.
+//!
+//! * [`Venue`] (acceptor) answers each NewOrderSingle with an ExecutionReport: fresh
+//!   OrderID(37) and ExecID(17) (`O1`, `E1`, …), ExecType(150)=0, OrdStatus(39)=0,
+//!   LeavesQty(151)=OrderQty, CumQty(14)=0, AvgPx(6)=0, and ClOrdID(11), Symbol(55),
+//!   Side(54), ClientID(109), Price(44), OrderQty(38), TransactTime(60) copied.
+//! * [`Client`] (initiator) sends the first order from `on_logon` and each next one from
+//!   the callback that receives the previous report; t1 right before `send_typed`, t2
+//!   right after the report's ClOrdID and MsgSeqNum are checked ([`check_reply`]). Any
+//!   reject, gap, resend or sequence reset, or a report out of sequence, fails the run.
+//!
+//! ClientID(109) is not a field of NewOrderSingle or ExecutionReport in the FIX44
+//! dictionary: with validation on, every engine (QuickFIX/J, QuickFIX C++ and Peregrine
+//! alike) would reject it as "Tag not defined for this message type", so the validating
+//! configs set `AllowUnknownMsgFields=Y` and leave every other validation setting at its
+//! default. It is written with [`FieldEncode::put_field`] and read with
+//! [`FieldAccess::typed_field`], the typed API's way to fields outside a message's
+//! definition.
+
+use super::peer::{say_ready, PeerArgs, ResultLine};
+use super::{wire, RtConfig, ACCEPTOR_SESSION, IDLE_SPINS, INITIATOR_SESSION};
+use crate::report::new_histogram;
+use crate::{Error, Result};
+use hdrhistogram::Histogram;
+use peregrine_engine::codec::MessageView;
+use peregrine_engine::config::{ConnectionType, Settings};
+use peregrine_engine::session::{
+    AppEvent, AppReject, Application, LogoutReason, Outbox, SessionId,
+};
+use peregrine_engine::store::FsyncPolicy;
+use peregrine_engine::{Command, EngineBuilder, Idle};
+use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
+use peregrine_messages::fix44::enums::{ExecType, OrdStatus, OrdType, Side};
+use peregrine_messages::fix44::{
+    self, prelude::*, tags, ExecutionReport, ExecutionReportBuilder, MessageHandler,
+    NewOrderSingle, NewOrderSingleBuilder,
+};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// ClientID(109) of every order.
+pub const CLIENT_ID: &str = "CLIENT1";
+
+/// The settings of one side: FIX.4.4, VENUE⇄CLIENT on 127.0.0.1:`port`, HeartBtInt=30,
+/// ResetOnLogon=Y, TCP_NODELAY, `IdleStrategy=spin-then-yield:100`, no message log, and
+/// the config's store and validation ([`RtConfig`]).
+///
+/// ```
+/// use peregrine_bench::roundtrip::{peregrine::settings, Role, RtConfig};
+/// let s = settings(RtConfig::Balanced, Role::Acceptor, 9000, "/tmp/rt".as_ref(), &peregrine_bench::fix44_dictionary())?;
+/// let venue = &s.sessions[0];
+/// assert_eq!(venue.session_name(), "FIX.4.4:VENUE->CLIENT");
+/// assert!(venue.file_store_path.is_some() && venue.reset_on_logon);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Engine`] when the settings do not read (they always should).
+pub fn settings(
+    config: RtConfig,
+    role: super::Role,
+    port: u16,
+    dir: &std::path::Path,
+    dict: &std::path::Path,
+) -> Result<Settings> {
+    let (connection, us, them) = match role {
+        super::Role::Acceptor => (ConnectionType::Acceptor, "VENUE", "CLIENT"),
+        super::Role::Initiator => (ConnectionType::Initiator, "CLIENT", "VENUE"),
+    };
+    Settings::builder()
+        .default(|d| {
+            let d = d
+                .connection_type(connection)
+                .heart_bt_int(30)
+                .reset_on_logon(true)
+                .set("SocketNodelay", true)
+                .idle_strategy(Idle::spin_then_yield(IDLE_SPINS));
+            let d = if config.memory_store() {
+                d
+            } else {
+                d.file_store_path(dir.join("store"))
+                    .file_store_sync(if config.fsyncs() {
+                        FsyncPolicy::EveryCommit
+                    } else {
+                        FsyncPolicy::Never
+                    })
+            };
+            if config.validates() {
+                d.use_data_dictionary(true)
+                    .data_dictionary(dict)
+                    .set("AllowUnknownMsgFields", true)
+            } else {
+                d.use_data_dictionary(false)
+            }
+        })
+        .session("FIX.4.4", us, them, |s| match role {
+            super::Role::Acceptor => s
+                .socket_accept_address("127.0.0.1")
+                .socket_accept_port(port),
+            super::Role::Initiator => s.socket_connect("127.0.0.1", port).reconnect_interval(1),
+        })
+        .build()
+        .map_err(|e| Error::Engine {
+            what: "Peregrine's round-trip settings".into(),
+            source: Some(e.into()),
+        })
+}
+
+/// The settings as the report states them.
+///
+/// ```
+/// let s = peregrine_bench::roundtrip::peregrine::settings_text(peregrine_bench::roundtrip::RtConfig::Fsync);
+/// assert!(s.contains("FileStoreSync=Y") && s.contains("spin-then-yield"));
+/// ```
+pub fn settings_text(config: RtConfig) -> String {
+    let store = match config {
+        RtConfig::Balanced => "file store (FileStorePath, FileStoreSync=N: each commit written to the OS before the message leaves, not fsynced)",
+        RtConfig::Optimized => "memory store",
+        RtConfig::Fsync => "file store, FileStoreSync=Y (fdatasync per commit, before the message leaves)",
+    };
+    let validation = if config.validates() {
+        "UseDataDictionary=Y with FIX44.xml, default validation settings but AllowUnknownMsgFields=Y (ClientID(109) is not a NewOrderSingle/ExecutionReport field in FIX44)"
+    } else {
+        "UseDataDictionary=N (BodyLength, CheckSum, tag syntax, garbled checks)"
+    };
+    format!(
+        "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy=spin-then-yield:{IDLE_SPINS} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message log; typed MessageHandler/crack and Outbox::send_typed"
+    )
+}
+
+/// Writes the body of the benchmark's NewOrderSingle (`builder` is the standalone builder
+/// or the session's [`Body`](peregrine_messages::Body)).
+///
+/// ```
+/// use peregrine_messages::codec::{value::{TimePrecision, UtcTimestamp}, EncodeBuffer};
+/// use peregrine_messages::fix44::NewOrderSingle;
+/// let mut buf = EncodeBuffer::new();
+/// let mut b = NewOrderSingle::builder(&mut buf);
+/// peregrine_bench::roundtrip::peregrine::write_order(&mut b, "C1", UtcTimestamp::now(TimePrecision::Millis));
+/// assert!(b.finish().windows(11).any(|w| w == b"\x01109=CLIENT"));
+/// ```
+pub fn write_order<'b, E: FieldEncode<'b>>(
+    order: &mut NewOrderSingleBuilder<'b, E>,
+    cl_ord_id: &str,
+    now: UtcTimestamp,
+) {
+    order
+        .cl_ord_id(cl_ord_id)
+        .put_field(tags::CLIENT_ID, CLIENT_ID)
+        .symbol("EUR/USD")
+        .side(Side::Buy)
+        .transact_time(now)
+        .order_qty(Decimal::new(100, 0))
+        .ord_type(OrdType::Limit)
+        .price(Decimal::new(12345, 4));
+}
+
+/// What the venue copies from an order into its report.
+#[derive(Clone, Copy, Debug)]
+pub struct OrderFields<'a> {
+    /// ClOrdID(11).
+    pub cl_ord_id: &'a str,
+    /// Symbol(55).
+    pub symbol: &'a str,
+    /// Side(54).
+    pub side: Side,
+    /// OrderQty(38), also LeavesQty(151).
+    pub qty: Decimal,
+    /// Price(44).
+    pub price: Decimal,
+    /// TransactTime(60).
+    pub transact_time: UtcTimestamp,
+    /// ClientID(109).
+    pub client_id: &'a str,
+}
+
+impl<'a> OrderFields<'a> {
+    /// The fields of a received order.
+    ///
+    /// # Errors
+    ///
+    /// A BusinessMessageReject naming the first field that is missing or does not read.
+    pub fn of(order: &NewOrderSingle<'a>) -> std::result::Result<OrderFields<'a>, AppReject> {
+        fn need<T>(
+            v: Option<std::result::Result<T, impl Sized>>,
+            tag: u32,
+        ) -> std::result::Result<T, AppReject> {
+            v.and_then(|v| v.ok())
+                .ok_or_else(|| AppReject::business(5, format!("tag {tag} is missing or invalid")))
+        }
+        Ok(OrderFields {
+            cl_ord_id: need(order.cl_ord_id(), tags::CL_ORD_ID)?,
+            symbol: need(order.symbol(), tags::SYMBOL)?,
+            side: need(order.side(), tags::SIDE)?,
+            qty: need(order.order_qty(), tags::ORDER_QTY)?,
+            price: need(order.price(), tags::PRICE)?,
+            transact_time: need(order.transact_time(), tags::TRANSACT_TIME)?,
+            client_id: need(order.typed_field::<&str>(tags::CLIENT_ID), tags::CLIENT_ID)?,
+        })
+    }
+}
+
+/// Writes the body of the venue's ExecutionReport for `order`.
+///
+/// ```
+/// use peregrine_messages::codec::{value::{Decimal, TimePrecision, UtcTimestamp}, EncodeBuffer};
+/// use peregrine_messages::fix44::{enums::Side, ExecutionReport};
+/// use peregrine_bench::roundtrip::peregrine::{write_report, OrderFields};
+/// let order = OrderFields { cl_ord_id: "C1", symbol: "EUR/USD", side: Side::Buy, qty: Decimal::new(100, 0),
+///     price: Decimal::new(12345, 4), transact_time: UtcTimestamp::now(TimePrecision::Millis), client_id: "CLIENT1" };
+/// let mut buf = EncodeBuffer::new();
+/// let mut b = ExecutionReport::builder(&mut buf);
+/// write_report(&mut b, &order, "O1", "E1");
+/// assert!(b.finish().windows(7).any(|w| w == b"\x0137=O1\x01"));
+/// ```
+pub fn write_report<'b, E: FieldEncode<'b>>(
+    report: &mut ExecutionReportBuilder<'b, E>,
+    order: &OrderFields<'_>,
+    order_id: &str,
+    exec_id: &str,
+) {
+    report
+        .order_id(order_id)
+        .exec_id(exec_id)
+        .cl_ord_id(order.cl_ord_id)
+        .put_field(tags::CLIENT_ID, order.client_id)
+        .exec_type(ExecType::New)
+        .ord_status(OrdStatus::New)
+        .symbol(order.symbol)
+        .side(order.side)
+        .order_qty(order.qty)
+        .price(order.price)
+        .leaves_qty(order.qty)
+        .cum_qty(Decimal::new(0, 0))
+        .avg_px(Decimal::new(0, 0))
+        .transact_time(order.transact_time);
+}
+
+/// The environment variable that makes the venue misbehave on purpose, for the tests
+/// that check that a broken run fails: `clordid` (the 10th report carries another
+/// ClOrdID) or `seqgap` (after the 10th report the venue's next outgoing sequence number
+/// jumps, through the operator command `SetSeqNum`).
+pub const FAULT_ENV: &str = "PEREGRINE_ROUNDTRIP_FAULT";
+
+/// The order after which a [`FAULT_ENV`] fault strikes.
+const FAULT_AT: u64 = 10;
+
+/// A fault the venue injects ([`FAULT_ENV`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// None: the benchmark.
+    None,
+    /// A report with another ClOrdID.
+    ClOrdId,
+    /// A jump in the venue's outgoing sequence numbers.
+    SeqGap,
+}
+
+impl Fault {
+    /// The fault [`FAULT_ENV`] asks for.
+    ///
+    /// ```
+    /// assert_eq!(peregrine_bench::roundtrip::peregrine::Fault::from_env(), peregrine_bench::roundtrip::peregrine::Fault::None);
+    /// ```
+    pub fn from_env() -> Fault {
+        match std::env::var(FAULT_ENV).as_deref() {
+            Ok("clordid") => Fault::ClOrdId,
+            Ok("seqgap") => Fault::SeqGap,
+            _ => Fault::None,
+        }
+    }
+}
+
+/// The acceptor's application: fills nothing, acknowledges every order.
+#[derive(Debug)]
+pub struct Venue {
+    reports: Arc<AtomicU64>,
+    /// Raised once the session that logged on has logged out (the process then ends).
+    logged_out: Arc<AtomicBool>,
+    fault: Fault,
+    /// What went wrong (a reject, a gap), if anything.
+    pub failure: Option<String>,
+}
+
+impl Venue {
+    /// A venue that counts its reports in `reports` and raises `logged_out` when its
+    /// session ends.
+    pub fn new(reports: Arc<AtomicU64>, logged_out: Arc<AtomicBool>, fault: Fault) -> Venue {
+        Venue {
+            reports,
+            logged_out,
+            fault,
+            failure: None,
+        }
+    }
+
+    /// Reports sent.
+    pub fn reports(&self) -> u64 {
+        self.reports.load(Ordering::Relaxed)
+    }
+}
+
+impl MessageHandler<Outbox<'_>> for Venue {
+    type Error = AppReject;
+
+    fn on_new_order_single(
+        &mut self,
+        order: NewOrderSingle<'_>,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        let mut fields = OrderFields::of(&order)?;
+        let n = self.reports.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.fault == Fault::ClOrdId && n == FAULT_AT {
+            fields.cl_ord_id = "WRONG";
+        }
+        let (mut o, mut e) = ([0u8; 24], [0u8; 24]);
+        let order_id = wire::id(&mut o, b'O', n);
+        let exec_id = wire::id(&mut e, b'E', n);
+        out.send_typed::<ExecutionReport>(|er| write_report(er, &fields, order_id, exec_id))?;
+        Ok(())
+    }
+}
+
+impl Application for Venue {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        fix44::crack(self, msg, out)
+    }
+
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
+        self.logged_out.store(true, Ordering::Release);
+    }
+
+    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+        if self.failure.is_none() && is_failure(event) {
+            self.failure = Some(format!("venue: {event}"));
+        }
+    }
+}
+
+/// Events that mean the run is not clean: rejects either way, gaps, resends, sequence
+/// resets, garbled input, store failures.
+fn is_failure(event: &AppEvent<'_>) -> bool {
+    matches!(
+        event,
+        AppEvent::RejectSent(_)
+            | AppEvent::RejectReceived(_)
+            | AppEvent::GapDetected { .. }
+            | AppEvent::ResendRequested { .. }
+            | AppEvent::ResendRequestReceived { .. }
+            | AppEvent::SequenceResetReceived { .. }
+            | AppEvent::Garbled
+            | AppEvent::StoreFailed
+            | AppEvent::StoreDataLost { .. }
+    )
+}
+
+/// The initiator's check of a reply: its ClOrdID is the one sent (`sent`), and its
+/// MsgSeqNum follows the previous report's (`last_seq`) by one. Returns the MsgSeqNum.
+///
+/// ```
+/// use peregrine_bench::roundtrip::peregrine::check_reply;
+/// assert_eq!(check_reply(b"C7", Some(8), Some("C7"), Some(9)), Ok(9));
+/// assert_eq!(check_reply(b"C7", None, Some("C7"), Some(2)), Ok(2));
+/// assert!(check_reply(b"C7", Some(8), Some("C6"), Some(9)).unwrap_err().contains("ClOrdID"));
+/// assert!(check_reply(b"C7", Some(8), Some("C7"), Some(11)).unwrap_err().contains("out of sequence"));
+/// ```
+///
+/// # Errors
+///
+/// What is wrong, as text (the run fails with it).
+pub fn check_reply(
+    sent: &[u8],
+    last_seq: Option<u64>,
+    cl_ord_id: Option<&str>,
+    seq: Option<u64>,
+) -> std::result::Result<u64, String> {
+    if cl_ord_id.map(str::as_bytes) != Some(sent) {
+        return Err(format!(
+            "the ExecutionReport's ClOrdID is {cl_ord_id:?}, {:?} was sent",
+            String::from_utf8_lossy(sent)
+        ));
+    }
+    match (last_seq, seq) {
+        (_, None) => Err("an ExecutionReport without a MsgSeqNum".into()),
+        (Some(last), Some(s)) if s != last + 1 => Err(format!(
+            "ExecutionReport MsgSeqNum {s} after {last}: out of sequence"
+        )),
+        (_, Some(s)) => Ok(s),
+    }
+}
+
+/// The initiator's application: one order in flight, timed.
+pub struct Client {
+    warmup: u64,
+    total: u64,
+    answered: u64,
+    t1: Instant,
+    id: [u8; 24],
+    id_len: usize,
+    last_seq: Option<u64>,
+    hist: Histogram<u64>,
+    measured_from: Option<Instant>,
+    measured_to: Option<Instant>,
+    counting: bool,
+    allocs: (u64, u64),
+    done: Arc<AtomicBool>,
+    /// What went wrong (a wrong reply, a sequence error, a reject), if anything.
+    pub failure: Option<String>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("answered", &self.answered)
+            .field("total", &self.total)
+            .field("failure", &self.failure)
+            .finish()
+    }
+}
+
+impl Client {
+    /// `warmup` + `iters` round trips; `done` is raised when they are over (or failed).
+    /// `counting`: whether the process counts allocations
+    /// ([`crate::alloc::is_counting`], asked by the caller: it allocates to find out).
+    pub fn new(warmup: u64, iters: u64, counting: bool, done: Arc<AtomicBool>) -> Client {
+        Client {
+            warmup,
+            total: warmup + iters,
+            answered: 0,
+            t1: Instant::now(),
+            id: [0; 24],
+            id_len: 0,
+            last_seq: None,
+            hist: new_histogram(),
+            measured_from: None,
+            measured_to: None,
+            counting,
+            allocs: (0, 0),
+            done,
+            failure: None,
+        }
+    }
+
+    /// Round trips answered (warm-up included).
+    pub fn answered(&self) -> u64 {
+        self.answered
+    }
+
+    /// The measured round trips (ns).
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+
+    /// Seconds from the first measured send to the last measured reply.
+    pub fn wall_secs(&self) -> f64 {
+        match (self.measured_from, self.measured_to) {
+            (Some(a), Some(b)) => (b - a).as_secs_f64(),
+            _ => 0.0,
+        }
+    }
+
+    /// Allocations per measured round trip in this process (`None`: not counted).
+    pub fn allocs_per_op(&self) -> Option<f64> {
+        let n = self.total - self.warmup;
+        self.counting
+            .then(|| (self.allocs.1 - self.allocs.0) as f64 / n.max(1) as f64)
+    }
+
+    fn fail(&mut self, why: String) {
+        if self.failure.is_none() {
+            self.failure = Some(why);
+        }
+        self.done.store(true, Ordering::Release);
+    }
+
+    fn send_next(&mut self, out: &mut Outbox<'_>) {
+        if self.answered == self.warmup {
+            if self.counting {
+                self.allocs.0 = crate::alloc::allocations();
+            }
+            self.measured_from = Some(Instant::now());
+        }
+        self.id_len = wire::id(&mut self.id, b'C', self.answered).len();
+        let (id, len) = (self.id, self.id_len);
+        let cl_ord_id = std::str::from_utf8(&id[..len]).unwrap_or("");
+        self.t1 = Instant::now();
+        let sent = out.send_typed::<NewOrderSingle>(|o| {
+            write_order(o, cl_ord_id, UtcTimestamp::now(TimePrecision::Millis))
+        });
+        if let Err(e) = sent {
+            self.fail(format!("order {}: send failed: {e}", self.answered));
+        }
+    }
+}
+
+impl MessageHandler<Outbox<'_>> for Client {
+    type Error = AppReject;
+
+    fn on_execution_report(
+        &mut self,
+        report: ExecutionReport<'_>,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        if self.done.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let checked = check_reply(
+            &self.id[..self.id_len],
+            self.last_seq,
+            report.cl_ord_id().and_then(std::result::Result::ok),
+            report.msg_seq_num().and_then(std::result::Result::ok),
+        );
+        let t2 = Instant::now();
+        match checked {
+            Ok(seq) => self.last_seq = Some(seq),
+            Err(why) => {
+                self.fail(format!("order {}: {why}", self.answered));
+                return Ok(());
+            }
+        }
+        if self.answered >= self.warmup {
+            let ns = (t2 - self.t1).as_nanos() as u64;
+            // Bounds 1 ns..100 s: clamp rather than lose a sample.
+            let _ = self.hist.record(ns.clamp(1, 100_000_000_000));
+        }
+        self.answered += 1;
+        if self.answered == self.total {
+            self.measured_to = Some(t2);
+            if self.counting {
+                self.allocs.1 = crate::alloc::allocations();
+            }
+            self.done.store(true, Ordering::Release);
+            return Ok(());
+        }
+        self.send_next(out);
+        Ok(())
+    }
+}
+
+impl Application for Client {
+    fn on_logon(&mut self, _id: &SessionId, out: &mut Outbox<'_>) {
+        if self.answered == 0 {
+            self.send_next(out);
+        }
+    }
+
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        fix44::crack(self, msg, out)
+    }
+
+    fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>) {
+        if self.answered < self.total {
+            self.fail(format!(
+                "logged out after {} of {} round trips: {reason}",
+                self.answered, self.total
+            ));
+        }
+    }
+
+    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+        if is_failure(event) {
+            self.fail(format!("client: {event}"));
+        }
+    }
+}
+
+fn engine_error(what: &str) -> impl FnOnce(peregrine_engine::BuildError) -> Error + '_ {
+    move |e| Error::Engine {
+        what: what.into(),
+        source: Some(e.into()),
+    }
+}
+
+/// The acceptor process: listens, says `ready`, answers until its session logs out.
+///
+/// # Errors
+///
+/// [`Error::Engine`] when the engine does not start or fails; [`Error::Check`] when the
+/// venue saw a reject, a gap or a resend.
+pub fn acceptor_main(args: &PeerArgs) -> Result<()> {
+    let settings = settings(
+        args.config,
+        super::Role::Acceptor,
+        args.port,
+        &args.dir,
+        &args.dict,
+    )?;
+    let logged_out = Arc::new(AtomicBool::new(false));
+    let reports = Arc::new(AtomicU64::new(0));
+    let fault = Fault::from_env();
+    let (flag, count) = (logged_out.clone(), reports.clone());
+    let venue = EngineBuilder::new(settings)
+        .start(move |_| Venue::new(count.clone(), flag.clone(), fault))
+        .map_err(engine_error("cannot start the venue"))?;
+    say_ready();
+    let mut gap_made = false;
+    while !logged_out.load(Ordering::Acquire) && !venue.is_finished() {
+        if fault == Fault::SeqGap && !gap_made && reports.load(Ordering::Relaxed) >= FAULT_AT {
+            gap_made = true;
+            let jump = Command::SetSeqNum {
+                session: ACCEPTOR_SESSION.into(),
+                next_sender: Some(1_000_000),
+                next_target: None,
+            };
+            let _ = venue.handle().call(jump, Duration::from_secs(5));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let engine = venue.stop().map_err(|e| Error::Engine {
+        what: "the venue failed".into(),
+        source: Some(e.into()),
+    })?;
+    let app = engine
+        .application(ACCEPTOR_SESSION)
+        .ok_or_else(|| Error::failed_check("the venue has no session"))?;
+    match &app.failure {
+        Some(f) => Err(Error::failed_check(f.clone())),
+        None => {
+            eprintln!("peregrine venue: {} reports sent", app.reports());
+            Ok(())
+        }
+    }
+}
+
+/// The initiator process: logs on, runs the round trips, logs out, prints its
+/// [`ResultLine`].
+///
+/// # Errors
+///
+/// [`Error::Engine`] when the engine does not start, fails, or the round trips do not end
+/// within [`PeerArgs::patience`]; [`Error::Check`] for a wrong reply, a sequence error
+/// or a reject.
+pub fn initiator_main(args: &PeerArgs) -> Result<()> {
+    let settings = settings(
+        args.config,
+        super::Role::Initiator,
+        args.port,
+        &args.dir,
+        &args.dict,
+    )?;
+    let counting = crate::alloc::is_counting();
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    let (warmup, iters) = (args.warmup, args.iters);
+    let client = EngineBuilder::new(settings)
+        .start(move |_| Client::new(warmup, iters, counting, flag.clone()))
+        .map_err(engine_error("cannot start the client"))?;
+    let deadline = Instant::now() + args.patience();
+    while !done.load(Ordering::Acquire) && !client.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A graceful stop: Logout, answered by the venue, then the engine back.
+    let engine = client.stop().map_err(|e| Error::Engine {
+        what: "the client failed".into(),
+        source: Some(e.into()),
+    })?;
+    let app = engine
+        .application(INITIATOR_SESSION)
+        .ok_or_else(|| Error::failed_check("the client has no session"))?;
+    if let Some(f) = &app.failure {
+        return Err(Error::failed_check(f.clone()));
+    }
+    if app.answered() < warmup + iters {
+        return Err(Error::Engine {
+            what: format!(
+                "{} of {} round trips answered within {:?}",
+                app.answered(),
+                warmup + iters,
+                args.patience()
+            ),
+            source: None,
+        });
+    }
+    ResultLine::new(
+        "peregrine",
+        args.config.name(),
+        app.histogram(),
+        app.wall_secs(),
+        app.allocs_per_op(),
+        settings_text(args.config),
+    )
+    .print()
+}
