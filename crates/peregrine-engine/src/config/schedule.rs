@@ -178,22 +178,20 @@ impl Reader<'_> {
                 (Some((a, b)), _, _) => (Some(a), Some(b)),
                 _ => (None, None),
             };
-            let inside = |t: TimeOfDay, day: Option<u8>| within(start, end, days, at(t, day));
-            if !inside(on, on_day) {
-                return Err(self.err(
-                    entry("LogonTime"),
-                    "is outside the session window (StartTime to EndTime): the logon window \
-                     lies inside it, as QuickFIX C++ requires"
-                        .into(),
-                ));
-            }
-            if !inside(off, off_day) {
-                return Err(self.err(
-                    entry("LogoutTime"),
-                    "is outside the session window (StartTime to EndTime): the logon window \
-                     lies inside it, as QuickFIX C++ requires"
-                        .into(),
-                ));
+            for (key, t, day) in [("LogonTime", on, on_day), ("LogoutTime", off, off_day)] {
+                if !within(start, end, days, at(t, day)) {
+                    let e = entry(key);
+                    return Err(self.err(
+                        e,
+                        format!(
+                            "{} is outside the session window ({} to {}): the logon window \
+                             lies inside it, as QuickFIX C++ requires",
+                            e.value,
+                            entry("StartTime").value,
+                            entry("EndTime").value
+                        ),
+                    ));
+                }
             }
         }
         // QuickFIX/J's NonStopSession=Y is what a session without a window is;
