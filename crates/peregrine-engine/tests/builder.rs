@@ -168,5 +168,8 @@ fn a_session_scheduled_in_new_york_starts_and_logs_on() {
     };
     client.stop().unwrap();
     venue.stop().unwrap();
-    assert!(logged_on, "the initiator logged on inside the New York window");
+    assert!(
+        logged_on,
+        "the initiator logged on inside the New York window"
+    );
 }

@@ -522,7 +522,9 @@ fn time_zone_weekdays_logon_window_and_reset_time_reach_the_session_config() {
     let london = peregrine_engine::fix::session_config(&s.sessions[0], None);
     assert_eq!(london.schedule, None);
     assert_eq!(
-        london.reset_seq_time.map(|t| (t.secs, t.zone.iana_name().map(String::from))),
+        london
+            .reset_seq_time
+            .map(|t| (t.secs, t.zone.iana_name().map(String::from))),
         Some((17 * 3600, Some("Europe/London".into())))
     );
     let weekly = peregrine_engine::fix::schedule(&s.sessions[1]).unwrap();

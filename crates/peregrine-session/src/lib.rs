@@ -78,9 +78,9 @@ pub use config::{
     appl_ver_id_code, system_now, Clock, Nanos, Role, SessionClock, SessionConfig, SessionId,
     ValidationOptions, DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
 };
-pub use schedule::{DailyTime, Days, Schedule, TimeZone, Window};
 pub use echo::EchoApp;
 pub use peregrine_dict::Dictionaries;
+pub use schedule::{DailyTime, Days, Schedule, TimeZone, Window};
 pub use session::{
     peek_session_id, AppEvent, DisconnectReason, LogoutReason, PeekError, RejectInfo, RejectKind,
     Session, SessionEvent, SessionState,

@@ -189,7 +189,10 @@ fn logs_out_and_on_again(schedule: Schedule, on: Nanos, off: Nanos, again: Nanos
     p.connect();
     assert!(p.logged_on());
     p.run_until(off - 1);
-    assert!(p.logged_on(), "still in the window a nanosecond before {off}");
+    assert!(
+        p.logged_on(),
+        "still in the window a nanosecond before {off}"
+    );
     assert!(p.disconnects.is_empty());
     p.run_until(off);
     assert_eq!(p.disconnects, [(off, DisconnectReason::Logout)]);
@@ -294,7 +297,12 @@ fn weekdays_window_skips_the_days_not_listed() {
         days: Days::Weekdays(0b011_1110),
     });
     let saturday = NY_SPRING - DAY;
-    logs_out_and_on_again(s, saturday + 3 * H, saturday + 6 * H, NY_SPRING + DAY + 22 * H);
+    logs_out_and_on_again(
+        s,
+        saturday + 3 * H,
+        saturday + 6 * H,
+        NY_SPRING + DAY + 22 * H,
+    );
 }
 
 #[test]
@@ -318,7 +326,10 @@ fn logon_window_logs_out_inside_the_session_window_and_keeps_the_numbers() {
     p.connect();
     assert!(p.logged_on());
     p.run_until(monday + 21 * H); // 17:00
-    assert_eq!(p.disconnects[1], (monday + 21 * H, DisconnectReason::Logout));
+    assert_eq!(
+        p.disconnects[1],
+        (monday + 21 * H, DisconnectReason::Logout)
+    );
     let numbers = p.seqs();
     // Tuesday 08:00: a new period, numbers from 1.
     p.run_until(monday + DAY + 12 * H);

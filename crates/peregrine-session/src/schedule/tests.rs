@@ -53,7 +53,10 @@ fn new_york_time_skipped_in_spring_comes_an_hour_later() {
     let s = daily("America/New_York", hms(2, 30), hms(16, 0));
     open_over(&s, NY_SPRING + 7 * H + 30 * M, NY_SPRING + 20 * H);
     // The day before, 02:30 EST is 07:30 UTC too; the day after, 02:30 EDT is 06:30.
-    assert_eq!(s.period_start(NY_SPRING), NY_SPRING - 24 * H + 7 * H + 30 * M);
+    assert_eq!(
+        s.period_start(NY_SPRING),
+        NY_SPRING - 24 * H + 7 * H + 30 * M
+    );
     assert_eq!(
         s.period_start(NY_SPRING + 31 * H),
         NY_SPRING + 24 * H + 6 * H + 30 * M
@@ -75,7 +78,10 @@ fn new_york_time_repeated_in_autumn_is_its_first_occurrence() {
     open_over(&s, NY_AUTUMN, NY_AUTUMN + 5 * H + 30 * M);
     assert!(!s.contains(NY_AUTUMN + 6 * H + 30 * M));
     // Sunday's window opens at 20:00 EST, 01:00 UTC on Monday.
-    assert_eq!(s.next_boundary(NY_AUTUMN + 5 * H + 30 * M), NY_AUTUMN + 25 * H);
+    assert_eq!(
+        s.next_boundary(NY_AUTUMN + 5 * H + 30 * M),
+        NY_AUTUMN + 25 * H
+    );
 }
 
 #[test]
@@ -124,9 +130,15 @@ fn weekdays_window_crossing_midnight_belongs_to_its_start_day() {
     let day = 24 * H;
     assert!(!s.contains(sunday + 3 * H), "Saturday's is not a window");
     assert!(!s.contains(sunday - day + 23 * H), "nor Saturday evening");
-    assert!(s.contains(sunday - day + 3 * H), "Saturday 03:00 is Friday's window");
+    assert!(
+        s.contains(sunday - day + 3 * H),
+        "Saturday 03:00 is Friday's window"
+    );
     assert!(s.contains(sunday + day + 23 * H), "Monday evening");
-    assert!(s.contains(sunday + 2 * day + 3 * H), "Tuesday 03:00 is Monday's");
+    assert!(
+        s.contains(sunday + 2 * day + 3 * H),
+        "Tuesday 03:00 is Monday's"
+    );
     assert!(!s.contains(sunday + 2 * day + 23 * H), "Tuesday evening");
     assert!(!s.contains(sunday + 3 * day + 3 * H), "Wednesday 03:00");
     // From Saturday morning the next opening is Monday 22:00.

@@ -110,10 +110,9 @@ impl Window {
     fn opening_on(&self, zone: &TimeZone, date: Date) -> Interval {
         let start = instant(zone, date, self.start_secs);
         let (end_date, period) = match self.days {
-            Days::Weekly { start: sd, end: ed } => (
-                add_days(date, i32::from((ed % 7 + 7 - sd % 7) % 7)),
-                7,
-            ),
+            Days::Weekly { start: sd, end: ed } => {
+                (add_days(date, i32::from((ed % 7 + 7 - sd % 7) % 7)), 7)
+            }
             _ => (date, 1),
         };
         let mut end = instant(zone, end_date, self.end_secs);
