@@ -626,3 +626,42 @@ fn the_readme_lists_every_unimplemented_key_with_its_effect() {
         }
     }
 }
+
+#[test]
+fn the_readmes_say_the_schedule_keys() {
+    let engine =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let top =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    for key in [
+        "StartTime",
+        "EndTime",
+        "StartDay",
+        "EndDay",
+        "Weekdays",
+        "TimeZone",
+        "UseLocalTime",
+        "NonStopSession",
+        "LogonTime",
+        "LogoutTime",
+        "LogonDay",
+        "LogoutDay",
+        "ResetSeqTime",
+    ] {
+        assert!(
+            peregrine_engine::config::KNOWN_KEYS.contains(&key),
+            "{key} is not a known key"
+        );
+        let name = format!("`{key}`");
+        assert!(
+            engine
+                .lines()
+                .any(|l| l.starts_with("| `") && l.split(" | ").next().unwrap().contains(&name)),
+            "{key}: no row in the engine README's settings table"
+        );
+        assert!(
+            top.contains(&name),
+            "{key}: not in the README's list of keys"
+        );
+    }
+}
