@@ -434,3 +434,57 @@ fn reset_seq_time_passes_while_not_logged_on() {
     assert!(p.logged_on());
     assert_eq!(p.seqs()[1], seqs[1] + 1, "no reset: the numbers go on");
 }
+
+#[test]
+fn reset_seq_time_with_a_peer_that_resets_without_answering() {
+    // A QuickFIX/Go initiator resets on our Logon(141=Y) without answering it, and
+    // goes on numbering from 1; a reset it asks for later is still honoured.
+    let mut cfg = config("ISLD", "TW", Role::Acceptor);
+    // T0 below is 10:00:00.250 UTC; the reset comes at 10:00:10.
+    cfg.reset_seq_time = Some(peregrine_session::DailyTime {
+        secs: 10 * 3600 + 10,
+        zone: TimeZone::UTC,
+    });
+    const T0: Nanos = 1_795_341_600_250_000_000;
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
+    let mut app = App::default();
+    let raw = |seq: u64, msg_type: &str, body: &str| {
+        let mut buf = peregrine_codec::EncodeBuffer::new();
+        let mut m = buf.start(b"FIX.4.4", msg_type.as_bytes());
+        m.uint(34, seq)
+            .str(49, b"TW")
+            .str(52, b"20261122-10:00:00.250")
+            .str(56, b"ISLD");
+        for f in body.split('|').filter(|f| !f.is_empty()) {
+            let (t, v) = f.split_once('=').unwrap();
+            m.str(t.parse().unwrap(), v.as_bytes());
+        }
+        m.finish().to_vec()
+    };
+    let out = |s: &mut Session<MemoryStore>| {
+        s.commit().unwrap();
+        let text = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
+        s.consume_outbound(s.outbound().len(), &mut App::default());
+        text
+    };
+    s.on_connected(T0, &mut app);
+    s.on_bytes(&raw(1, "A", "98=0|108=30"), T0, &mut app);
+    s.on_bytes(&raw(2, "0", ""), T0, &mut app);
+    assert!(s.is_logged_on());
+    out(&mut s);
+    let at = s.next_deadline().unwrap();
+    assert_eq!(at, T0 + 10 * SECOND - 250_000_000);
+    s.on_timer(at, &mut app);
+    let sent = out(&mut s);
+    assert!(sent.contains("35=A|34=1|"), "{sent}");
+    assert!(sent.contains("|141=Y|"), "{sent}");
+    // No answer: the peer's next message is numbered 1.
+    s.on_bytes(&raw(1, "0", ""), at, &mut app);
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (2, 2));
+    // Later the peer resets: we reset too and answer.
+    s.on_bytes(&raw(1, "A", "98=0|108=30|141=Y"), at, &mut app);
+    let answer = out(&mut s);
+    assert!(answer.contains("35=A|34=1|"), "{answer}");
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (2, 2));
+    assert!(s.is_logged_on());
+}

@@ -108,8 +108,9 @@ impl<S: MessageStore> Core<S> {
                     next
                 })
             }
+            // Not held back by a reset still unanswered: a QuickFIX/Go initiator
+            // resets on ours without answering it.
             Timer::ResetSeqTime => live
-                .filter(|l| !l.reset_sent)
                 .map(|_| self.calendar.next_reset)
                 .filter(|&t| t < Nanos::MAX),
             Timer::HeartbeatTimeout => heartbeats.map(|l| {

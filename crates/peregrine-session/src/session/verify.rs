@@ -208,6 +208,14 @@ impl<S: MessageStore> Core<S> {
             self.too_high(msg, seq, app);
             return false;
         }
+        if seq == expected && msg.msg_type() != msg_type::LOGON {
+            // The peer numbers in the new sequence: our reset Logon has reached it
+            // (a QuickFIX/Go initiator resets without answering), so a later Logon
+            // with ResetSeqNumFlag=Y is its own reset, not an answer to ours.
+            if let Some(live) = self.live_mut().filter(|l| l.reset_sent) {
+                live.reset_sent = false;
+            }
+        }
         if check_low && seq < expected {
             self.too_low(msg, seq, app);
             return false;
