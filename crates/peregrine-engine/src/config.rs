@@ -50,6 +50,7 @@ use peregrine_dict::ValidationSettings;
 
 use peregrine_agent::Idle;
 
+mod schedule;
 mod settings_builder;
 mod unsupported;
 
@@ -193,7 +194,8 @@ pub enum StoreDamage {
     Report,
 }
 
-/// A time of day, UTC, in seconds since midnight (`StartTime`/`EndTime`).
+/// A time of day in the session's `TimeZone` (UTC by default), in seconds since
+/// midnight (`StartTime`/`EndTime`, `LogonTime`/`LogoutTime`, `ResetSeqTime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TimeOfDay(pub u32);
 
@@ -242,15 +244,29 @@ pub struct SessionSettings {
     pub file_log_path: Option<PathBuf>,
     /// `PersistMessages` (default Y).
     pub persist_messages: bool,
-    /// `StartTime` (UTC).
+    /// `StartTime`, in `time_zone`.
     pub start_time: Option<TimeOfDay>,
-    /// `EndTime` (UTC).
+    /// `EndTime`, in `time_zone`.
     pub end_time: Option<TimeOfDay>,
     /// `StartDay` (0 = Sunday … 6 = Saturday).
     pub start_day: Option<u8>,
     /// `EndDay`: with `StartDay`, the window is weekly (from StartDay StartTime
     /// to EndDay EndTime).
     pub end_day: Option<u8>,
+    /// `Weekdays` (QuickFIX/J, QuickFIX/Go): the days a daily window opens on, bit
+    /// 0 = Sunday … bit 6 = Saturday; `None`: every day.
+    pub weekdays: Option<u8>,
+    /// `TimeZone` (an IANA name; `Local` or `UseLocalTime=Y`: the host's), UTC by
+    /// default: the zone of every time of day above and below.
+    pub time_zone: peregrine_session::TimeZone,
+    /// `LogonTime`/`LogoutTime` (QuickFIX C++): a logon window inside the session
+    /// window.
+    pub logon_time: Option<(TimeOfDay, TimeOfDay)>,
+    /// `LogonDay`/`LogoutDay` (QuickFIX C++): the logon window's days, for a weekly
+    /// session (default StartDay/EndDay).
+    pub logon_days: Option<(u8, u8)>,
+    /// `ResetSeqTime` (QuickFIX/Go): a daily sequence reset without a disconnect.
+    pub reset_seq_time: Option<TimeOfDay>,
     /// `LogonTimeout` in seconds (default 10).
     pub logon_timeout: u32,
     /// `LogoutTimeout` in seconds (default 2).
@@ -501,6 +517,12 @@ pub const KNOWN_KEYS: &[&str] = &[
     "EndDay",
     "TimeZone",
     "UseLocalTime",
+    "Weekdays",
+    "LogonTime",
+    "LogoutTime",
+    "LogonDay",
+    "LogoutDay",
+    "ResetSeqTime",
     "LogonTimeout",
     "LogoutTimeout",
     "SocketNodelay",
@@ -1011,19 +1033,8 @@ impl Reader<'_> {
         let Some(e) = self.entry(key) else {
             return Ok(None);
         };
-        const DAYS: [&str; 7] = [
-            "sunday",
-            "monday",
-            "tuesday",
-            "wednesday",
-            "thursday",
-            "friday",
-            "saturday",
-        ];
-        let v = e.value.to_ascii_lowercase();
-        DAYS.iter()
-            .position(|d| v.len() >= 2 && d.starts_with(&v))
-            .map(|i| Some(i as u8))
+        schedule::day_of(&e.value)
+            .map(Some)
             .ok_or_else(|| self.err(e, format!("{:?} is not a day of the week", e.value)))
     }
     fn path(&self, key: &str) -> Result<Option<PathBuf>, ConfigError> {
@@ -1262,6 +1273,7 @@ fn typed(
         }
         Some(e) => Some(e.value.clone()),
     };
+    let schedule = r.schedule_keys()?;
     let s = SessionSettings {
         file: file.to_path_buf(),
         line,
@@ -1287,6 +1299,11 @@ fn typed(
         end_time: r.time("EndTime")?,
         start_day: r.day("StartDay")?,
         end_day: r.day("EndDay")?,
+        weekdays: schedule.weekdays,
+        time_zone: schedule.time_zone.clone(),
+        logon_time: schedule.logon_time.zip(schedule.logout_time),
+        logon_days: schedule.logon_day.zip(schedule.logout_day),
+        reset_seq_time: schedule.reset_seq_time,
         logon_timeout: r.num_or("LogonTimeout", 10u32)?,
         logout_timeout: r.num_or("LogoutTimeout", 2u32)?,
         socket_nodelay: r.bool("SocketNodelay", true)?,
@@ -1422,41 +1439,12 @@ fn typed(
         let e = r.entry("StartDay").expect("set");
         return Err(r.err(e, "a weekly window needs StartTime and EndTime too".into()));
     }
-    // Schedules are UTC; a zone we would silently ignore is an error instead.
-    if let Some(e) = r.entry("TimeZone") {
-        let utc = ["UTC", "GMT", "Z", "ETC/UTC", "ETC/GMT", "UNIVERSAL", "ZULU"];
-        if !utc.contains(&e.value.to_ascii_uppercase().as_str()) {
-            return Err(r.err(
-                e,
-                format!(
-                    "{:?} is not supported: StartTime/EndTime are UTC (use UTC)",
-                    e.value
-                ),
-            ));
-        }
-    }
-    if r.bool("UseLocalTime", false)? {
-        let e = r.entry("UseLocalTime").expect("set");
-        return Err(r.err(e, "Y is not supported: StartTime/EndTime are UTC".into()));
-    }
-    // QuickFIX/J's NonStopSession=Y is what a session without a window is;
-    // beside a window it would say the opposite of StartTime/EndTime.
-    if r.bool("NonStopSession", false)? {
-        let e = r.entry("NonStopSession").expect("set");
-        if let Some(w) = ["StartTime", "EndTime", "StartDay", "EndDay"]
-            .into_iter()
-            .find_map(|k| r.entry(k))
-        {
-            return Err(r.err(
-                e,
-                format!(
-                    "Y contradicts {}{}: a non-stop session has no window (leave out one or the other)",
-                    w.key,
-                    if w.line == 0 { String::new() } else { format!(" (line {})", w.line) }
-                ),
-            ));
-        }
-    }
+    r.check_schedule(
+        s.start_time,
+        s.end_time,
+        s.start_day.zip(s.end_day),
+        &schedule,
+    )?;
     // Always checked: N would be a setting silently ignored.
     if !s.validate_length_and_checksum {
         let e = r

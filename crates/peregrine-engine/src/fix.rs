@@ -9,9 +9,9 @@ use peregrine_codec::value::TimePrecision;
 use peregrine_codec::MessageView;
 use peregrine_dict::Dictionaries;
 use peregrine_session::{
-    AdminMessage, AppEvent, AppReject, Application, DisconnectReason, DoNotSend, LogoutReason,
-    Outbox, OutgoingMessage, Role, Schedule, Session, SessionConfig, SessionEvent, SessionId,
-    ValidationOptions,
+    AdminMessage, AppEvent, AppReject, Application, DailyTime, Days, DisconnectReason, DoNotSend,
+    LogoutReason, Outbox, OutgoingMessage, Role, Schedule, Session, SessionConfig, SessionEvent,
+    SessionId, ValidationOptions, Window,
 };
 use peregrine_store::{
     FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, StoreError,
@@ -144,6 +144,10 @@ pub fn session_config(
     };
     c.dictionaries = dictionaries;
     c.schedule = schedule(s);
+    c.reset_seq_time = s.reset_seq_time.map(|t| DailyTime {
+        secs: t.0,
+        zone: s.time_zone.clone(),
+    });
     c.max_message_size = s.max_message_size;
     c.username = s.username.clone();
     c.password = s.password.clone();
@@ -156,24 +160,47 @@ pub fn session_config(
     c
 }
 
-/// The session window of these settings: daily from `StartTime` to `EndTime`, or
-/// weekly from `StartDay` `StartTime` to `EndDay` `EndTime`; `None` when always on.
+/// The session window of these settings in their `TimeZone`: daily from `StartTime`
+/// to `EndTime` (on `Weekdays` only, if set), or weekly from `StartDay` `StartTime`
+/// to `EndDay` `EndTime`, with the logon window of `LogonTime`/`LogoutTime`; `None`
+/// when always on.
 ///
 /// ```
 /// use peregrine_engine::{config::Settings, fix::schedule};
+/// use peregrine_session::{Schedule, TimeZone};
 /// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nTargetCompID=TW\n\
-///             StartTime=22:00:00\nEndTime=21:00:00\nStartDay=sun\nEndDay=fri\n\
-///             [SESSION]\nBeginString=FIX.4.4\n";
+///             StartTime=17:00:00\nEndTime=17:00:00\nStartDay=sun\nEndDay=fri\n\
+///             TimeZone=America/New_York\n[SESSION]\nBeginString=FIX.4.4\n";
 /// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
-/// assert_eq!(schedule(s), Some(peregrine_session::Schedule::weekly(0, 22 * 3600, 5, 21 * 3600)));
+/// let ny = TimeZone::get("America/New_York").unwrap();
+/// assert_eq!(schedule(s), Some(Schedule::weekly(0, 17 * 3600, 5, 17 * 3600).in_zone(ny)));
 /// # Ok::<(), peregrine_engine::ConfigError>(())
 /// ```
 pub fn schedule(s: &SessionSettings) -> Option<Schedule> {
     let (start, end) = (s.start_time?, s.end_time?);
-    Some(match (s.start_day, s.end_day) {
-        (Some(sd), Some(ed)) => Schedule::weekly(sd, start.0, ed, end.0),
-        _ => Schedule::daily(start.0, end.0),
+    let days = match (s.start_day, s.end_day, s.weekdays) {
+        (Some(start), Some(end), _) => Days::Weekly { start, end },
+        (_, _, Some(mask)) => Days::Weekdays(mask),
+        _ => Days::Daily,
+    };
+    let mut schedule = Schedule::new(Window {
+        start_secs: start.0,
+        end_secs: end.0,
+        days,
     })
+    .in_zone(s.time_zone.clone());
+    if let Some((on, off)) = s.logon_time {
+        let days = match (days, s.logon_days) {
+            (Days::Weekly { .. }, Some((start, end))) => Days::Weekly { start, end },
+            (days, _) => days,
+        };
+        schedule = schedule.with_logon_window(Window {
+            start_secs: on.0,
+            end_secs: off.0,
+            days,
+        });
+    }
+    Some(schedule)
 }
 
 /// Opens the store for a session: in memory, or the file journal under

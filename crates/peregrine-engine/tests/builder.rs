@@ -118,3 +118,58 @@ fn the_store_can_be_chosen_in_code() {
         .unwrap();
     assert!(!dir.path().join("store").exists(), "memory, as asked");
 }
+
+#[test]
+fn a_session_scheduled_in_new_york_starts_and_logs_on() {
+    // Open around the clock in New York time, on every day, with a daily reset: the
+    // zone comes from the database built in (no system files), and the schedule lets
+    // an initiator log on now.
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let zone = "TimeZone=America/New_York\nStartTime=00:00:00\nEndTime=00:00:00\n\
+                Weekdays=Sun,Mon,Tue,Wed,Thu,Fri,Sat\nResetSeqTime=17:00:00\nUseDataDictionary=N\n";
+    let venue = dir.path().join("venue.cfg");
+    std::fs::write(
+        &venue,
+        format!(
+            "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort={port}\n\
+             SocketAcceptAddress=127.0.0.1\nSenderCompID=VENUE\nTargetCompID=CLIENT\n{zone}\
+             [SESSION]\nBeginString=FIX.4.4\n"
+        ),
+    )
+    .unwrap();
+    let client = dir.path().join("client.cfg");
+    std::fs::write(
+        &client,
+        format!(
+            "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
+             SocketConnectPort={port}\nSenderCompID=CLIENT\nTargetCompID=VENUE\n\
+             ReconnectInterval=1\nHeartBtInt=30\n{zone}[SESSION]\nBeginString=FIX.4.4\n"
+        ),
+    )
+    .unwrap();
+    let venue = EngineBuilder::load(&venue)
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let client = EngineBuilder::load(&client)
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let logged_on = loop {
+        let on = client
+            .sessions(Duration::from_secs(5))
+            .is_some_and(|s| s.iter().any(|s| s.logged_on));
+        if on || std::time::Instant::now() > deadline {
+            break on;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    client.stop().unwrap();
+    venue.stop().unwrap();
+    assert!(
+        logged_on,
+        "the initiator logged on inside the New York window"
+    );
+}

@@ -180,8 +180,18 @@ fn bad_values_name_file_line_and_key() {
         ("StartDay=Funday", "dir/fix44.cfg:7: StartDay: \"Funday\" is not a day of the week"),
         ("StartTime=08:00:00\nEndTime=17:00:00\nStartDay=mon", "dir/fix44.cfg:6: EndDay: missing (StartDay and EndDay go together)"),
         ("StartDay=mon\nEndDay=fri", "dir/fix44.cfg:7: StartDay: a weekly window needs StartTime and EndTime too"),
-        ("TimeZone=America/New_York", "dir/fix44.cfg:7: TimeZone: \"America/New_York\" is not supported: StartTime/EndTime are UTC (use UTC)"),
-        ("UseLocalTime=Y", "dir/fix44.cfg:7: UseLocalTime: Y is not supported: StartTime/EndTime are UTC"),
+        ("TimeZone=Mars/Olympus", "dir/fix44.cfg:7: TimeZone: \"Mars/Olympus\" is not a time zone of the IANA database (e.g. America/New_York, Europe/London, Asia/Tokyo, UTC)"),
+        ("UseLocalTime=Y\nTimeZone=Europe/London", "dir/fix44.cfg:7: UseLocalTime: Y contradicts TimeZone=Europe/London (line 8): the host's zone or that one (leave out one)"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nWeekdays=Mon,Funday", "dir/fix44.cfg:9: Weekdays: \"Funday\" is not a day of the week (Weekdays is a comma-separated list: Mon,Tue,… or full names)"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nWeekdays=", "dir/fix44.cfg:9: Weekdays: \"\" is not a day of the week (Weekdays is a comma-separated list: Mon,Tue,… or full names)"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nStartDay=mon\nEndDay=fri\nWeekdays=Mon,Tue", "dir/fix44.cfg:11: Weekdays: cannot go with StartDay (line 9): Weekdays is for a daily window, StartDay/EndDay for a weekly one (as in QuickFIX/J and QuickFIX/Go)"),
+        ("Weekdays=Mon", "dir/fix44.cfg:7: Weekdays: needs StartTime and EndTime"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nLogonTime=07:00:00\nLogoutTime=16:00:00", "dir/fix44.cfg:9: LogonTime: 07:00:00 is outside the session window (08:00:00 to 17:00:00): the logon window lies inside it, as QuickFIX C++ requires"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nLogonTime=09:00:00\nLogoutTime=18:00:00", "dir/fix44.cfg:10: LogoutTime: 18:00:00 is outside the session window (08:00:00 to 17:00:00): the logon window lies inside it, as QuickFIX C++ requires"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nLogonTime=09:00:00", "dir/fix44.cfg:9: LogonTime: set without LogoutTime (they go together)"),
+        ("LogonTime=09:00:00\nLogoutTime=10:00:00", "dir/fix44.cfg:7: LogonTime: needs StartTime and EndTime (the logon window lies inside the session window)"),
+        ("StartTime=08:00:00\nEndTime=17:00:00\nLogonTime=09:00:00\nLogoutTime=10:00:00\nLogonDay=mon\nLogoutDay=fri", "dir/fix44.cfg:11: LogonDay: needs StartDay and EndDay (a logon window's days are for a weekly session)"),
+        ("ResetSeqTime=5pm", "dir/fix44.cfg:7: ResetSeqTime: \"5pm\" is not a time HH:MM:SS"),
         ("ConnectionType=both", "dir/fix44.cfg:7: ConnectionType: \"both\" is not acceptor or initiator"),
         ("IdleStrategy=nap", "dir/fix44.cfg:7: IdleStrategy: \"nap\" is not an idle strategy (busy-spin, spin-then-yield[:SPINS], backoff[:MAX_MICROS], block)"),
         ("SlowConsumerAction=panic", "dir/fix44.cfg:7: SlowConsumerAction: \"panic\" is not disconnect or flag"),
@@ -465,6 +475,67 @@ fn warnings_are_printed_without_a_tracing_subscriber() {
 }
 
 #[test]
+fn time_zone_weekdays_logon_window_and_reset_time_reach_the_session_config() {
+    use peregrine_session::{DailyTime, Days, Schedule, TimeZone, Window};
+    let s = parse(&format!(
+        "{BASE}[SESSION]\nBeginString=FIX.4.4\nTimeZone=America/New_York\nStartTime=06:00:00\n\
+         EndTime=20:00:00\nWeekdays=Mon, tue,Wednesday,Th,fri\nLogonTime=08:00:00\n\
+         LogoutTime=17:00:00\nResetSeqTime=07:00:00\n"
+    ))
+    .unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let ny = TimeZone::get("America/New_York").unwrap();
+    let cfg = peregrine_engine::fix::session_config(&s.sessions[0], None);
+    let weekdays = Days::Weekdays(0b011_1110);
+    assert_eq!(
+        cfg.schedule,
+        Some(
+            Schedule::new(Window {
+                start_secs: 6 * 3600,
+                end_secs: 20 * 3600,
+                days: weekdays
+            })
+            .in_zone(ny.clone())
+            .with_logon_window(Window {
+                start_secs: 8 * 3600,
+                end_secs: 17 * 3600,
+                days: weekdays
+            })
+        )
+    );
+    assert_eq!(
+        cfg.reset_seq_time,
+        Some(DailyTime {
+            secs: 7 * 3600,
+            zone: ny.clone()
+        })
+    );
+    // ResetSeqTime without a window (non-stop, as QuickFIX/Go allows); UTC aliases;
+    // a weekly logon window's days.
+    let s = parse(&format!(
+        "{BASE}[SESSION]\nBeginString=FIX.4.4\nNonStopSession=Y\nResetSeqTime=17:00:00\n\
+         TimeZone=Europe/London\n[SESSION]\nBeginString=FIX.4.2\nTimeZone=Etc/UTC\n\
+         StartTime=17:00:00\nEndTime=17:00:00\nStartDay=sun\nEndDay=fri\nLogonTime=18:00:00\n\
+         LogoutTime=16:00:00\nLogonDay=mon\nLogoutDay=fri\n"
+    ))
+    .unwrap();
+    let london = peregrine_engine::fix::session_config(&s.sessions[0], None);
+    assert_eq!(london.schedule, None);
+    assert_eq!(
+        london
+            .reset_seq_time
+            .map(|t| (t.secs, t.zone.iana_name().map(String::from))),
+        Some((17 * 3600, Some("Europe/London".into())))
+    );
+    let weekly = peregrine_engine::fix::schedule(&s.sessions[1]).unwrap();
+    assert_eq!(weekly.zone, TimeZone::UTC);
+    assert_eq!(
+        weekly.logon.map(|w| w.days),
+        Some(Days::Weekly { start: 1, end: 5 })
+    );
+}
+
+#[test]
 fn non_stop_session_and_validate_length_and_checksum() {
     // NonStopSession=Y is a session without a window: fine alone.
     let s = parse(&format!(
@@ -578,4 +649,43 @@ fn engine_wide_keys_must_agree_across_sessions() {
         e.starts_with("dir/fix44.cfg:9: AdminHttpPort: session FIX.4.4:V->B"),
         "{e}"
     );
+}
+
+#[test]
+fn the_readmes_say_the_schedule_keys() {
+    let engine =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let top =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    for key in [
+        "StartTime",
+        "EndTime",
+        "StartDay",
+        "EndDay",
+        "Weekdays",
+        "TimeZone",
+        "UseLocalTime",
+        "NonStopSession",
+        "LogonTime",
+        "LogoutTime",
+        "LogonDay",
+        "LogoutDay",
+        "ResetSeqTime",
+    ] {
+        assert!(
+            peregrine_engine::config::KNOWN_KEYS.contains(&key),
+            "{key} is not a known key"
+        );
+        let name = format!("`{key}`");
+        assert!(
+            engine
+                .lines()
+                .any(|l| l.starts_with("| `") && l.split(" | ").next().unwrap().contains(&name)),
+            "{key}: no row in the engine README's settings table"
+        );
+        assert!(
+            top.contains(&name),
+            "{key}: not in the README's list of keys"
+        );
+    }
 }

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use peregrine_codec::value::TimePrecision;
 use peregrine_dict::{Dictionaries, ValidationSettings};
 
+use crate::schedule::{DailyTime, Schedule};
+
 /// Nanoseconds since the Unix epoch, UTC. Used both for SendingTime and for timers.
 pub type Nanos = i64;
 
@@ -184,133 +186,6 @@ impl Default for ValidationOptions {
     }
 }
 
-/// A session window in UTC (QuickFIX's `StartTime`/`EndTime`, and `StartDay`/`EndDay` for
-/// a weekly one).
-///
-/// A daily window opens every day at `start_secs` and closes at `end_secs` (seconds after
-/// midnight UTC); when `start > end` it wraps midnight; `start == end` means always open.
-/// A weekly window opens on `StartDay` at `StartTime` and closes on `EndDay` at `EndTime`
-/// (days 0 = Sunday … 6 = Saturday); when the start comes later in the week than the end
-/// it wraps the weekend. Either way a new *period* begins each time the window opens:
-/// a session whose store was created before the current period starts afresh
-/// (sequence numbers back to 1).
-///
-/// ```
-/// use peregrine_session::Schedule;
-/// const H: i64 = 3_600_000_000_000;
-/// let s = Schedule::daily(8 * 3600, 17 * 3600);
-/// let day = 1_700_006_400_000_000_000i64; // 2023-11-15 00:00:00 UTC, a Wednesday
-/// assert!(s.contains(day + 9 * H));
-/// assert!(!s.contains(day + 18 * H));
-/// // Sunday 22:00 to Friday 21:00.
-/// let w = Schedule::weekly(0, 22 * 3600, 5, 21 * 3600);
-/// assert!(w.contains(day + 18 * H)); // Wednesday evening
-/// assert!(!w.contains(day + (3 * 24 + 12) * H)); // Saturday noon
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Schedule {
-    /// `StartTime`: seconds after midnight UTC (of `StartDay` for a weekly window).
-    pub start_secs: u32,
-    /// `EndTime`: seconds after midnight UTC (of `EndDay` for a weekly window).
-    pub end_secs: u32,
-    /// `StartDay` and `EndDay` (0 = Sunday … 6 = Saturday) of a weekly window; `None` for
-    /// a daily one.
-    pub days: Option<(u8, u8)>,
-}
-
-const DAY_SECS: i64 = 86_400;
-const WEEK_SECS: i64 = 7 * DAY_SECS;
-/// 1970-01-04 00:00:00 UTC, the first Sunday after the epoch (a Thursday).
-const FIRST_SUNDAY_SECS: i64 = 3 * DAY_SECS;
-
-impl Schedule {
-    /// A window open every day from `start_secs` to `end_secs` (UTC).
-    pub fn daily(start_secs: u32, end_secs: u32) -> Self {
-        Schedule {
-            start_secs,
-            end_secs,
-            days: None,
-        }
-    }
-
-    /// A window open from `start_day` at `start_secs` to `end_day` at `end_secs` every
-    /// week (UTC; days 0 = Sunday … 6 = Saturday, taken modulo 7).
-    pub fn weekly(start_day: u8, start_secs: u32, end_day: u8, end_secs: u32) -> Self {
-        Schedule {
-            start_secs,
-            end_secs,
-            days: Some((start_day % 7, end_day % 7)),
-        }
-    }
-
-    /// Length of a period and where periods begin, in seconds since the epoch.
-    fn period(&self) -> (i64, i64) {
-        match self.days {
-            None => (DAY_SECS, 0),
-            Some(_) => (WEEK_SECS, FIRST_SUNDAY_SECS),
-        }
-    }
-
-    /// Opening and closing offsets inside a period, in seconds.
-    fn offsets(&self) -> (i64, i64) {
-        let (sd, ed) = self
-            .days
-            .map_or((0, 0), |(s, e)| (i64::from(s), i64::from(e)));
-        (
-            sd * DAY_SECS + i64::from(self.start_secs),
-            ed * DAY_SECS + i64::from(self.end_secs),
-        )
-    }
-
-    /// The start of the (day or week) period containing `now`, in nanoseconds.
-    fn period_base(&self, now: Nanos) -> Nanos {
-        let (len, origin) = self.period();
-        let secs = now.div_euclid(SECOND);
-        (secs - (secs - origin).rem_euclid(len)) * SECOND
-    }
-
-    /// Whether `now` falls inside the window.
-    pub fn contains(&self, now: Nanos) -> bool {
-        let (start, end) = self.offsets();
-        let pos = (now - self.period_base(now)).div_euclid(SECOND);
-        match start.cmp(&end) {
-            std::cmp::Ordering::Equal => true,
-            std::cmp::Ordering::Less => pos >= start && pos < end,
-            std::cmp::Ordering::Greater => pos >= start || pos < end,
-        }
-    }
-
-    /// When the window last opened at or before `now` (the start of the current session
-    /// period).
-    pub fn period_start(&self, now: Nanos) -> Nanos {
-        let (len, _) = self.period();
-        let (start, _) = self.offsets();
-        let opens = self.period_base(now) + start * SECOND;
-        if now >= opens {
-            opens
-        } else {
-            opens - len * SECOND
-        }
-    }
-
-    /// The next instant after `now` at which [`Schedule::contains`] may change.
-    pub fn next_boundary(&self, now: Nanos) -> Nanos {
-        let (len, _) = self.period();
-        let (start, end) = self.offsets();
-        let base = self.period_base(now);
-        let mut best = Nanos::MAX;
-        for p in 0..2 {
-            for b in [start, end] {
-                let t = base + (p * len + b) * SECOND;
-                if t > now && t < best {
-                    best = t;
-                }
-            }
-        }
-        best
-    }
-}
-
 /// Everything a session needs to know; QuickFIX setting names in the field docs.
 ///
 /// ```
@@ -363,8 +238,15 @@ pub struct SessionConfig {
     pub validation: ValidationOptions,
     /// Transport (+ application for FIXT) dictionaries; `None` validates structure only.
     pub dictionaries: Option<Arc<Dictionaries>>,
-    /// `StartTime`/`EndTime`, UTC; `None` is always on.
+    /// `StartTime`/`EndTime` (`StartDay`/`EndDay` or `Weekdays`, `LogonTime`/`LogoutTime`)
+    /// in `TimeZone`; `None` is always on (`NonStopSession`).
     pub schedule: Option<Schedule>,
+    /// QuickFIX/Go's `ResetSeqTime`: at this local time each day a logged-on session
+    /// resets its sequence numbers without disconnecting. It resets its store and sends
+    /// a Logon with ResetSeqNumFlag(141)=Y and MsgSeqNum 1; the counterparty resets
+    /// too and answers with its own (the FIX way of an in-session reset), and both
+    /// go on from 2. A session not logged on at that time lets it pass (as QuickFIX/Go).
+    pub reset_seq_time: Option<DailyTime>,
     /// Largest inbound message accepted (bytes).
     pub max_message_size: usize,
     /// Username(553) an initiator puts in its Logon (`Username`); the acceptor's
@@ -440,6 +322,7 @@ impl SessionConfig {
             validation: ValidationOptions::default(),
             dictionaries: None,
             schedule: None,
+            reset_seq_time: None,
             max_message_size: peregrine_codec::frame::DEFAULT_MAX_MESSAGE_SIZE,
             username: None,
             password: None,

@@ -67,6 +67,7 @@
 mod app;
 mod config;
 mod echo;
+mod schedule;
 mod session;
 
 pub use app::{
@@ -74,11 +75,12 @@ pub use app::{
     SendError,
 };
 pub use config::{
-    appl_ver_id_code, system_now, Clock, Nanos, Role, Schedule, SessionClock, SessionConfig,
-    SessionId, ValidationOptions, DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
+    appl_ver_id_code, system_now, Clock, Nanos, Role, SessionClock, SessionConfig, SessionId,
+    ValidationOptions, DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
 };
 pub use echo::EchoApp;
 pub use peregrine_dict::Dictionaries;
+pub use schedule::{DailyTime, Days, Schedule, TimeZone, Window};
 pub use session::{
     peek_session_id, AppEvent, DisconnectReason, LogoutReason, PeekError, RejectInfo, RejectKind,
     Session, SessionEvent, SessionState,

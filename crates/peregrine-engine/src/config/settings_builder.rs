@@ -403,7 +403,7 @@ impl Section {
         self.set("ResetOnLogon", value)
     }
 
-    /// `StartTime` and `EndTime`: the daily window, UTC.
+    /// `StartTime` and `EndTime`: the daily window, in `TimeZone` (UTC by default).
     ///
     /// ```
     /// use peregrine_engine::config::{Section, TimeOfDay};
@@ -412,6 +412,31 @@ impl Section {
     /// ```
     pub fn window(self, start_time: TimeOfDay, end_time: TimeOfDay) -> Self {
         self.set("StartTime", start_time).set("EndTime", end_time)
+    }
+
+    /// `TimeZone`: the IANA zone of the window's times and of `ResetSeqTime`.
+    ///
+    /// ```
+    /// use peregrine_engine::config::{Section, TimeOfDay};
+    /// let s = Section::default()
+    ///     .window(TimeOfDay(9 * 3600 + 1800), TimeOfDay(16 * 3600))
+    ///     .time_zone("America/New_York");
+    /// assert_eq!(s.get("TimeZone"), Some("America/New_York"));
+    /// ```
+    pub fn time_zone(self, name: &str) -> Self {
+        self.set("TimeZone", name)
+    }
+
+    /// `ResetSeqTime` (QuickFIX/Go): each day at this time, in `TimeZone`, a
+    /// logged-on session resets its sequence numbers without disconnecting.
+    ///
+    /// ```
+    /// use peregrine_engine::config::{Section, TimeOfDay};
+    /// let s = Section::default().reset_seq_time(TimeOfDay(17 * 3600));
+    /// assert_eq!(s.get("ResetSeqTime"), Some("17:00:00"));
+    /// ```
+    pub fn reset_seq_time(self, time: TimeOfDay) -> Self {
+        self.set("ResetSeqTime", time)
     }
 
     /// `Username` and `Password`: Username(553) and Password(554) in an

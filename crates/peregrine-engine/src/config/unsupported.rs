@@ -459,17 +459,6 @@ pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
         "a slow counterparty is bounded by MaxOutboundQueueBytes and SlowConsumerAction",
     ),
     row(
-        "Weekdays",
-        QFJ,
-        SECURITY,
-        &[],
-        "windows are daily (StartTime/EndTime) or weekly (with StartDay/EndDay); there is no list of days",
-    ),
-    row("LogonTime", CPP, SECURITY, &[], "the session window is StartTime/EndTime; there is no separate logon window"),
-    row("LogoutTime", CPP, SECURITY, &[], "the session window is StartTime/EndTime; there is no separate logon window"),
-    row("LogonDay", CPP, SECURITY, &[], "the session window is StartDay/EndDay; there is no separate logon window"),
-    row("LogoutDay", CPP, SECURITY, &[], "the session window is StartDay/EndDay; there is no separate logon window"),
-    row(
         "SendNextExpectedMsgSeqNum",
         CPP,
         SECURITY,

@@ -19,7 +19,7 @@ impl<D: SessionDriver> Engine<D> {
         let s = &mut self.sessions[id];
         s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
         if let Some(window) = crate::fix::schedule(&s.settings) {
-            if !window.contains(now) {
+            if !window.logon_allowed(now) {
                 // Outside the session's hours: wait for them to begin.
                 s.next_connect = window.next_boundary(now);
                 return;

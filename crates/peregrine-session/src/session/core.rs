@@ -10,6 +10,7 @@ use peregrine_store::MessageStore;
 use crate::app::{AddedFields, Application, Outbox};
 use crate::config::{is_pre_fix42, Nanos, SessionConfig};
 
+use super::calendar::Calendar;
 use super::events::{
     AppEvent, DisconnectReason, RejectInfo, RejectKind, SessionEvent, SessionState,
 };
@@ -56,6 +57,9 @@ pub(super) struct Live {
     pub(super) gap: Option<GapRequest>,
     /// The peer's ResendRequest we are answering, if not complete.
     pub(super) answering: Option<ResendAnswer>,
+    /// We sent a Logon with ResetSeqNumFlag=Y while logged on (`ResetSeqTime`): the
+    /// peer's Logon answers it and is not answered again.
+    pub(super) reset_sent: bool,
 }
 
 impl Live {
@@ -66,6 +70,7 @@ impl Live {
             test_requests: 0,
             gap: None,
             answering: None,
+            reset_sent: false,
         }
     }
 }
@@ -104,6 +109,8 @@ pub(super) struct Core<S> {
     /// Messages that arrived ahead of a gap.
     pub(super) queue: GapQueue,
     pub(super) resend_decoder: Decoder,
+    /// The schedule's answers until its next boundary, and the next ResetSeqTime.
+    pub(super) calendar: Calendar,
 }
 
 impl<S: MessageStore> Core<S> {
@@ -207,7 +214,7 @@ impl<S: MessageStore> Core<S> {
         let reset_first = c.reset_on_logon
             || (c.reset_on_disconnect && !matches!(self.state, State::Disconnected))
             || (c.reset_on_logout && matches!(self.state, State::LogoutSent { .. }))
-            || self.new_period(self.now());
+            || self.new_period();
         c.persist_messages && !reset_first
     }
 

@@ -91,13 +91,15 @@ impl<S: MessageStore> Core<S> {
     pub(super) fn on_logon(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
         let seq = parse_seq(msg.get(tag::MSG_SEQ_NUM)).unwrap_or(0);
         let reset_flag = msg.get(tag::RESET_SEQ_NUM_FLAG) == Some(b"Y");
+        // Our Logon with ResetSeqNumFlag=Y, at logon or in session, that this one
+        // answers.
         let reset_sent = matches!(
             self.state,
             State::LogonSent {
                 reset_sent: true,
                 ..
             }
-        );
+        ) || self.live().is_some_and(|l| l.reset_sent);
         if self.logged_on() && !reset_flag {
             self.disconnect(DisconnectReason::InvalidState);
             return;
@@ -105,11 +107,9 @@ impl<S: MessageStore> Core<S> {
         if self.config.refresh_on_logon && self.outgoing.store.refresh().is_err() {
             self.store_failed();
         }
-        if let Some(s) = self.config.schedule {
-            if !s.contains(self.now()) {
-                self.disconnect(DisconnectReason::OutsideSchedule);
-                return;
-            }
+        if !self.calendar.open() {
+            self.disconnect(DisconnectReason::OutsideSchedule);
+            return;
         }
         if reset_flag && !reset_sent {
             self.reset_store();
@@ -155,7 +155,7 @@ impl<S: MessageStore> Core<S> {
         let expected = self.expected();
         let next_sender_before = self.outgoing.store.next_sender_seq();
         let mut heartbeat_secs = self.config.heartbeat_interval_secs;
-        if self.config.role == Role::Acceptor || (reset_flag && !reset_sent) {
+        if !reset_sent && (self.config.role == Role::Acceptor || reset_flag) {
             // We answer: with the peer's HeartBtInt.
             heartbeat_secs = msg
                 .get(tag::HEART_BT_INT)

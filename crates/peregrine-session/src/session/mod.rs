@@ -17,6 +17,7 @@
 //! | `framing` | QuickFIX's framing quirks, garbled input, the first message of a connection |
 //! | `events` | the public state, events (the engine's and the application's), disconnect and logout reasons |
 
+mod calendar;
 mod core;
 mod events;
 mod framing;
@@ -29,6 +30,7 @@ mod logout;
 mod outgoing;
 mod reject;
 mod resend;
+mod reset_seq_time;
 mod sequence_reset;
 mod timers;
 mod verify;
@@ -163,6 +165,7 @@ impl<S: MessageStore> Session<S> {
             events.push_back(SessionEvent::StoreDataLost { messages: lost });
             app_events.push_back(AppEvent::StoreDataLost { messages: lost });
         }
+        let calendar = calendar::Calendar::new(&config, now);
         Session {
             rx: Vec::with_capacity(64 * 1024),
             framer: Framer::new(config.max_message_size),
@@ -181,6 +184,7 @@ impl<S: MessageStore> Session<S> {
                 amend_copy: Vec::new(),
                 logout: None,
                 logout_text: Vec::new(),
+                calendar,
             },
         }
     }
@@ -217,6 +221,7 @@ impl<S: MessageStore> Session<S> {
         if now > self.core.outgoing.writer.now {
             self.core.outgoing.writer.now = now;
         }
+        self.core.tick_calendar();
     }
 
     /// A transport connection is up ([`AppEvent::Connected`]). An initiator sends
@@ -230,15 +235,16 @@ impl<S: MessageStore> Session<S> {
         core.queue.clear();
         core.logout = None;
         core.notify(app, &AppEvent::Connected);
-        if let Some(s) = core.config.schedule {
-            if core.outgoing.store.creation_time() < s.period_start(now) {
-                core.reset_store();
-            }
-            if !s.contains(now) {
-                core.state = State::AwaitingLogon { since: now };
-                core.disconnect(DisconnectReason::OutsideSchedule);
-                return;
-            }
+        if core
+            .calendar
+            .new_period(core.outgoing.store.creation_time())
+        {
+            core.reset_store();
+        }
+        if !core.calendar.open() {
+            core.state = State::AwaitingLogon { since: now };
+            core.disconnect(DisconnectReason::OutsideSchedule);
+            return;
         }
         match core.config.role {
             Role::Acceptor => core.state = State::AwaitingLogon { since: now },
@@ -425,7 +431,7 @@ impl<S: MessageStore> Session<S> {
             core.events.push_back(SessionEvent::LoggedOut);
         }
         core.logout = None;
-        if core.config.reset_on_disconnect || core.new_period(core.now()) {
+        if core.config.reset_on_disconnect || core.new_period() {
             core.reset_store();
         }
         core.queue.clear();

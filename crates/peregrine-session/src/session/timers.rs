@@ -20,6 +20,8 @@ pub(super) enum Timer {
     Logout,
     /// The session window closed, or a new period began.
     Schedule,
+    /// `ResetSeqTime`: reset sequence numbers without a disconnect.
+    ResetSeqTime,
     /// Nothing received for 2.4 heartbeat intervals: the peer is gone.
     HeartbeatTimeout,
     /// Nothing received for 1.2 heartbeat intervals: ask with a TestRequest.
@@ -30,10 +32,11 @@ pub(super) enum Timer {
     ResendStalled,
 }
 
-pub(super) const TIMERS: [Timer; 7] = [
+pub(super) const TIMERS: [Timer; 8] = [
     Timer::Logon,
     Timer::Logout,
     Timer::Schedule,
+    Timer::ResetSeqTime,
     Timer::HeartbeatTimeout,
     Timer::TestRequest,
     Timer::Heartbeat,
@@ -55,10 +58,21 @@ pub(super) fn scaled(interval: Nanos, num: i64, den: i64) -> Nanos {
 
 impl<S: MessageStore> Core<S> {
     /// Whether the store predates the current schedule period.
-    pub(super) fn new_period(&self, now: Nanos) -> bool {
-        self.config
-            .schedule
-            .is_some_and(|s| self.outgoing.store.creation_time() < s.period_start(now))
+    pub(super) fn new_period(&self) -> bool {
+        self.calendar
+            .new_period(self.outgoing.store.creation_time())
+    }
+
+    /// Brings the schedule's answers up to now (zone rules only at a boundary); a
+    /// `ResetSeqTime` that comes while the session is not logged on passes (as in
+    /// QuickFIX/Go: the next Logon starts where the numbers are).
+    #[inline]
+    pub(super) fn tick_calendar(&mut self) {
+        let now = self.now();
+        self.calendar.refresh(&self.config, now);
+        if now >= self.calendar.next_reset && !matches!(self.state, State::LoggedOn(_)) {
+            self.calendar.reset_passed(&self.config, now);
+        }
     }
 
     /// When `timer` is due (`None`: not armed in this state).
@@ -84,16 +98,21 @@ impl<S: MessageStore> Core<S> {
                 _ => None,
             },
             Timer::Schedule => {
-                let s = self.config.schedule.filter(|_| live.is_some())?;
-                let now = self.now();
+                live?;
+                let next = self.calendar.next_change()?;
                 // The window closed, or a new period began while connected (a window
                 // open around the clock still starts afresh each period): due now.
-                Some(if !s.contains(now) || self.new_period(now) {
-                    now
+                Some(if !self.calendar.open() || self.new_period() {
+                    self.now()
                 } else {
-                    s.next_boundary(now)
+                    next
                 })
             }
+            // Not held back by a reset still unanswered: a QuickFIX/Go initiator
+            // resets on ours without answering it.
+            Timer::ResetSeqTime => live
+                .map(|_| self.calendar.next_reset)
+                .filter(|&t| t < Nanos::MAX),
             Timer::HeartbeatTimeout => heartbeats.map(|l| {
                 l.last_received
                     .saturating_add(scaled(secs(l.heartbeat_secs), 12, 5))
@@ -123,6 +142,11 @@ impl<S: MessageStore> Core<S> {
             Timer::Logon => self.disconnect(DisconnectReason::LogonTimeout),
             Timer::Logout => self.disconnect(DisconnectReason::LogoutTimeout),
             Timer::Schedule => self.initiate_logout(None, app),
+            Timer::ResetSeqTime => {
+                let now = self.now();
+                self.calendar.reset_passed(&self.config, now);
+                self.send_reset_logon(app);
+            }
             Timer::HeartbeatTimeout => self.disconnect(DisconnectReason::HeartbeatTimeout),
             Timer::TestRequest => {
                 self.send_admin(

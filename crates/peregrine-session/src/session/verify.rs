@@ -197,8 +197,24 @@ impl<S: MessageStore> Core<S> {
         };
         let expected = self.expected();
         if check_high && seq > expected {
+            // Our in-session reset Logon (ResetSeqTime) awaits its answer: a Heartbeat,
+            // TestRequest, ResendRequest, Reject or SequenceReset numbered high was sent
+            // before the peer saw it, in the numbering both sides just left behind.
+            if self.live().is_some_and(|l| l.reset_sent)
+                && matches!(msg.msg_type(), b"0" | b"1" | b"2" | b"3" | b"4")
+            {
+                return false;
+            }
             self.too_high(msg, seq, app);
             return false;
+        }
+        if seq == expected && msg.msg_type() != msg_type::LOGON {
+            // The peer numbers in the new sequence: our reset Logon has reached it
+            // (a QuickFIX/Go initiator resets without answering), so a later Logon
+            // with ResetSeqNumFlag=Y is its own reset, not an answer to ours.
+            if let Some(live) = self.live_mut().filter(|l| l.reset_sent) {
+                live.reset_sent = false;
+            }
         }
         if check_low && seq < expected {
             self.too_low(msg, seq, app);
