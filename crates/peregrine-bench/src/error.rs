@@ -83,6 +83,13 @@ pub enum Error {
         /// The measured messages.
         messages: u64,
     },
+    /// A harness's command line is not understood (`peregrine bench stream-peer …`).
+    ///
+    /// ```
+    /// let e = peregrine_bench::Error::Usage("--role is required".into());
+    /// assert_eq!(e.to_string(), "--role is required");
+    /// ```
+    Usage(String),
     /// The results (JSON, plot) could not be written.
     Output {
         /// The file.
@@ -165,6 +172,7 @@ impl fmt::Display for Error {
                 "{case} (run {run}): {allocations} allocations in {messages} measured messages ({} per message); 0 expected in steady state",
                 *allocations as f64 / (*messages).max(1) as f64
             ),
+            Error::Usage(text) => f.write_str(text),
             Error::Output { path, source } => {
                 write!(f, "cannot write {}: {source}", path.display())
             }
@@ -180,7 +188,7 @@ impl std::error::Error for Error {
             Error::Check { source, .. } => source.as_deref().map(|s| s as _),
             Error::Dictionary { source, .. } => source.as_deref().map(|s| s as _),
             Error::Engine { source, .. } => source.as_deref().map(|s| s as _),
-            Error::Allocates { .. } => None,
+            Error::Allocates { .. } | Error::Usage(_) => None,
             Error::Output { source, .. } => Some(&**source),
         }
     }

@@ -18,6 +18,8 @@
 //!   floor. (`make run`'s demo is the topology crate's own: `peregrine_topology::demo`.)
 //! * [`send`]: experiment 4, the engine's send handle (`peregrine_engine::Sender`):
 //!   app thread → wire latency, sends/s from one and four producers, allocations.
+//! * [`scale`]: experiment 5, scale: one session streaming one way, and many sessions
+//!   on one acceptor thread (Peregrine's harnesses and the driver).
 #![deny(unsafe_code)]
 #![warn(clippy::missing_errors_doc)]
 
@@ -28,6 +30,7 @@ mod error;
 pub mod measure;
 pub mod peers;
 pub mod process;
+pub mod scale;
 pub mod send;
 pub mod typed;
 

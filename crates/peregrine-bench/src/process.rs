@@ -122,13 +122,34 @@ impl Harness {
     /// [`PeerError::Timeout`] after `patience`, [`PeerError::Failed`] when the process
     /// exits first.
     pub fn wait_ready(&mut self, patience: Duration) -> Result<(), PeerError> {
+        self.wait_line("ready", patience)
+    }
+
+    /// Waits for the line `expected` on stdout (lines before it are dropped).
+    ///
+    /// ```no_run
+    /// # use std::time::Duration;
+    /// # use peregrine_bench::process::Harness;
+    /// let mut load = Harness::spawn("peregrine", "target/release/peregrine".as_ref(), ["bench", "scale-peer", "--role", "load"])?;
+    /// load.wait_line("logged-on", Duration::from_secs(60))?;
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_ready`](Self::wait_ready).
+    pub fn wait_line(
+        &mut self,
+        expected: &'static str,
+        patience: Duration,
+    ) -> Result<(), PeerError> {
         let deadline = Instant::now() + patience;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.stdout.recv_timeout(left) {
-                Ok(line) if line.trim() == "ready" => return Ok(()),
+                Ok(line) if line.trim() == expected => return Ok(()),
                 Ok(_) => continue,
-                Err(RecvTimeoutError::Timeout) => return Err(self.timeout("ready")),
+                Err(RecvTimeoutError::Timeout) => return Err(self.timeout(expected)),
                 Err(RecvTimeoutError::Disconnected) => return Err(self.failed()),
             }
         }
@@ -142,6 +163,21 @@ impl Harness {
     /// [`PeerError::Timeout`] (the process is then ended), [`PeerError::Failed`] on a
     /// failed exit, [`PeerError::BadLine`] for a result line that does not read.
     pub fn wait_records(&mut self, patience: Duration) -> Result<Vec<Record>, PeerError> {
+        self.wait_json_lines(patience)?
+            .iter()
+            .map(|l| peers::record_of_line(&self.engine, l))
+            .collect()
+    }
+
+    /// Waits for the process to exit by itself (within `patience`) and returns its
+    /// stdout lines that are JSON objects, as they are (for fields beyond a
+    /// [`Record`]'s).
+    ///
+    /// # Errors
+    ///
+    /// [`PeerError::Timeout`] (the process is then ended), [`PeerError::Failed`] on a
+    /// failed exit.
+    pub fn wait_json_lines(&mut self, patience: Duration) -> Result<Vec<String>, PeerError> {
         let deadline = Instant::now() + patience;
         let mut lines = Vec::new();
         loop {
@@ -165,12 +201,11 @@ impl Harness {
             self.end();
             return Err(self.failed());
         }
-        lines
-            .iter()
-            .map(|l| l.trim())
+        Ok(lines
+            .into_iter()
+            .map(|l| l.trim().to_string())
             .filter(|l| l.starts_with('{'))
-            .map(|l| peers::record_of_line(&self.engine, l))
-            .collect()
+            .collect())
     }
 
     /// Ends the process: SIGTERM, then SIGKILL after [`TERM_GRACE`]. Idempotent.

@@ -24,6 +24,9 @@ const USAGE: &str = "usage:
   peregrine bench send  [--runs N] [--count N] [--warmup N] [--messages N] [--pace-us N] [--smoke] [--out FILE]
       the engine's send handle: app thread → wire latency (busy-spin and block), sends/s
       from 1 and 4 producer threads, allocations per message (any in steady state fails)
+  peregrine bench scale [--runs N] [--seconds S] [--sessions 1000,10000] [--parts stream,sessions]
+                        [--peers quickfixj,quickfix-cpp|none] [--smoke] [--out FILE]
+      streaming one way (memory and file store) and many sessions on one acceptor thread
   peregrine run [--count N] [--warmup N] [--out FILE]
       the trading topology: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor
 
@@ -150,6 +153,14 @@ fn bench(args: &[String]) -> Result<(), Error> {
             }
             peregrine_bench::send::run(&cfg)?;
         }
+        "scale" => {
+            peregrine_bench::scale::run(&peregrine_bench::scale::ScaleBenchConfig::parse(
+                &args[1..],
+            )?)?;
+        }
+        // The harnesses `bench scale` starts (not in the usage: BENCHMARKS.md §5).
+        "stream-peer" => peregrine_bench::scale::stream::main(&args[1..])?,
+        "scale-peer" => peregrine_bench::scale::sessions::main(&args[1..])?,
         other => {
             return Err(Error::Usage(format!(
                 "unknown benchmark {other:?}\n{USAGE}"
