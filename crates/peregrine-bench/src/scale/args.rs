@@ -77,6 +77,9 @@ pub struct PeerArgs {
     pub sessions: usize,
     /// `--send inline|thread` (Peregrine's streaming sender only).
     pub send: SendMode,
+    /// `--gap-at N` (Peregrine's inline streaming sender, for tests): skip one MsgSeqNum
+    /// once about N orders are queued.
+    pub gap_at: Option<u64>,
 }
 
 impl PeerArgs {
@@ -106,6 +109,7 @@ impl PeerArgs {
             seconds: 5,
             sessions: 1,
             send: SendMode::Inline,
+            gap_at: None,
         };
         let mut role = None;
         let mut it = args.iter();
@@ -150,6 +154,7 @@ impl PeerArgs {
                     a.port = u16::try_from(number()?)
                         .map_err(|_| usage(format!("--port: {value} is out of range")))?
                 }
+                "--gap-at" => a.gap_at = Some(number()?),
                 "--dir" => a.dir = value.into(),
                 "--dict" => a.dict = value.into(),
                 "--seconds" => a.seconds = number()?.max(1),

@@ -195,6 +195,18 @@ impl Receiver {
     }
 }
 
+impl Receiver {
+    /// A message sent again (PossDupFlag=Y) is a duplicate: the stream is not
+    /// exactly +1.
+    #[inline]
+    fn check_poss_dup(&mut self, msg: &MessageView<'_>, seq: Option<u64>) {
+        if msg.get(43) == Some(b"Y") {
+            self.seq
+                .fail(format!("MsgSeqNum {seq:?} sent again (PossDupFlag=Y)"));
+        }
+    }
+}
+
 impl MessageHandler for Receiver {
     type Error = AppReject;
 
@@ -216,7 +228,16 @@ impl Application for Receiver {
         msg: &MessageView<'_>,
         _id: &SessionId,
     ) -> std::result::Result<(), RejectLogon> {
-        self.seq.check(seq_num(msg));
+        let seq = seq_num(msg);
+        self.seq.check(seq);
+        if msg.msg_type() == b"4" {
+            // The stream had a gap the session filled (or was reset): not exactly +1.
+            let new = msg.get(36).and_then(|v| parse_u64(v).ok());
+            self.seq.fail(format!(
+                "SequenceReset at MsgSeqNum {seq:?} to NewSeqNo {new:?}"
+            ));
+        }
+        self.check_poss_dup(msg, seq);
         Ok(())
     }
 
@@ -227,7 +248,9 @@ impl Application for Receiver {
         _id: &SessionId,
         _out: &mut Outbox<'_>,
     ) -> std::result::Result<(), AppReject> {
-        self.seq.check(seq_num(msg));
+        let seq = seq_num(msg);
+        self.seq.check(seq);
+        self.check_poss_dup(msg, seq);
         if fix44::crack(self, msg, &mut ()).is_err() {
             self.others += 1;
         }
@@ -400,8 +423,19 @@ fn send_inline(a: &PeerArgs) -> Result<()> {
     let end = begin + Duration::from_secs(a.seconds + 1) + TAIL;
     let mut ids = ClOrdId::default();
     let mut full = 0u64;
+    let mut gap_made = false;
     while Instant::now() < end {
         while offer(&sender, session, &mut ids)? {}
+        if let Some(at) = a.gap_at.filter(|&at| !gap_made && ids.count() >= at) {
+            // Tests only: skip a MsgSeqNum, as a lost message would; the receiver's
+            // check must fail the run.
+            gap_made = true;
+            engine.with_session(SENDER_SESSION, |fix, _| {
+                let next = fix.session().next_sender_seq();
+                fix.session_mut().set_next_sender_seq(next + 1)
+            });
+            eprintln!("sender: MsgSeqNum skipped after about {at} orders (--gap-at)");
+        }
         full += 1;
         engine
             .turn()

@@ -173,6 +173,24 @@ impl SeqCheck {
         }
     }
 
+    /// Counts an error that is not a number out of order: a SequenceReset or a
+    /// message sent again (PossDupFlag=Y), which mean the stream had a gap the
+    /// session layer filled.
+    ///
+    /// ```
+    /// use peregrine_bench::scale::window::SeqCheck;
+    /// let mut c = SeqCheck::default();
+    /// c.check(Some(1));
+    /// c.fail("SequenceReset 2 → 9 (a gap filled)");
+    /// assert_eq!((c.errors(), c.first_error()), (1, Some("SequenceReset 2 → 9 (a gap filled)")));
+    /// ```
+    pub fn fail(&mut self, why: impl Into<String>) {
+        self.errors += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(why.into());
+        }
+    }
+
     /// Errors so far.
     pub fn errors(&self) -> u64 {
         self.errors
