@@ -42,9 +42,10 @@ const READ_CHUNK: usize = 64 * 1024;
 /// (FIX timers have a resolution of seconds; the socket work is what must not wait).
 const POLLS_PER_HOUSEKEEPING: u32 = 16;
 /// Under a strategy that never waits in `epoll` (spinning), [`Engine::turn`] runs the
-/// sessions' timers, reconnects and log flushes at most this often per 1,000 sessions
-/// (at least every millisecond): that pass visits every session, and once per spin it
-/// would cost a 1,000-session acceptor most of its time. Commands are taken every turn.
+/// sessions' timers and reconnects at most this often per 1,000 sessions (at least
+/// every millisecond): that pass visits every session, and once per spin it would cost
+/// a 1,000-session acceptor most of its time. Commands are taken, and logs flushed,
+/// every turn.
 const HOUSEKEEPING_NANOS_PER_1000_SESSIONS: Nanos = 1_000_000;
 /// Engine-wide options.
 #[derive(Debug, Clone)]
@@ -167,6 +168,9 @@ pub struct Engine<D: SessionDriver> {
     polls: u32,
     /// When [`Engine::turn`] under a spinning strategy runs the housekeeping next.
     next_housekeeping: Nanos,
+    /// A session with message and event logs was added (their flush is not
+    /// throttled: a log says what happened as soon as the turn is over).
+    pub(super) has_logs: bool,
     stopping: bool,
     stop_requested: bool,
     /// A descriptor held in reserve: when `accept` fails because the process is
@@ -233,6 +237,7 @@ impl<D: SessionDriver> Engine<D> {
             stop_requested: false,
             polls: 0,
             next_housekeeping: 0,
+            has_logs: false,
             reserve: open_reserve(),
             unrouted_lines: RateLimit::new(now_nanos()),
             held_sends,
@@ -374,6 +379,9 @@ impl<D: SessionDriver> Engine<D> {
                 work |= self.housekeeping();
             } else {
                 work |= self.drain_commands();
+                if self.has_logs {
+                    self.flush_logs();
+                }
             }
             return Ok(usize::from(work));
         }
