@@ -9,7 +9,7 @@
 //!   with [`EngineBuilder::store`];
 //! * dictionaries: each file loaded once and shared by every session that
 //!   names it;
-//! * `IdleStrategy` (of the first session), `FileLogPath` message and event
+//! * `IdleStrategy` (one for the engine: sessions that set it differently are refused), `FileLogPath` message and event
 //!   logs, and the admin HTTP interface (`AdminHttpPort`, `AdminHttpAddress`,
 //!   `AdminHttpToken`) when the engine is [started](EngineBuilder::start);
 //! * the warnings the settings raised are printed to stderr (and logged), so
@@ -250,7 +250,7 @@ impl EngineBuilder {
         self
     }
 
-    /// The idle strategy (instead of the first session's `IdleStrategy`).
+    /// The idle strategy (instead of the sessions' `IdleStrategy`, which they all share).
     pub fn idle(mut self, idle: Idle) -> Self {
         self.idle = Some(idle);
         self
@@ -324,7 +324,7 @@ impl EngineBuilder {
     }
 
     /// Builds the engine and runs it on a thread of its own
-    /// (`peregrine-engine`), with the admin interface if the first session's
+    /// (`peregrine-engine`), with the admin interface if the sessions'
     /// settings ask for it. Control it through the [`RunningEngine`].
     ///
     /// # Errors

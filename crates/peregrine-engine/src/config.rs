@@ -853,6 +853,7 @@ impl Settings {
                 });
             }
         }
+        check_engine_wide(origin, path, &sessions)?;
         Ok(Settings {
             file: path.to_path_buf(),
             origin,
@@ -861,6 +862,59 @@ impl Settings {
             warnings,
         })
     }
+}
+
+/// Keys the engine reads once for all its sessions (one reactor thread, one admin
+/// interface): a session that sets one differently from the first would be silently
+/// ignored, so it is refused, naming where.
+const ENGINE_WIDE_KEYS: [&str; 4] = [
+    "IdleStrategy",
+    "AdminHttpPort",
+    "AdminHttpAddress",
+    "AdminHttpToken",
+];
+
+fn check_engine_wide(
+    origin: Origin,
+    path: &Path,
+    sessions: &[SessionSettings],
+) -> Result<(), ConfigError> {
+    let Some(first) = sessions.first() else {
+        return Ok(());
+    };
+    for s in &sessions[1..] {
+        let differs = [
+            s.idle_strategy != first.idle_strategy,
+            s.admin_http_port != first.admin_http_port,
+            s.admin_http_address != first.admin_http_address,
+            s.admin_http_token != first.admin_http_token,
+        ];
+        let Some(key) = ENGINE_WIDE_KEYS
+            .iter()
+            .zip(differs)
+            .find_map(|(k, d)| d.then_some(*k))
+        else {
+            continue;
+        };
+        let line = s
+            .entries
+            .iter()
+            .find(|e| e.key.eq_ignore_ascii_case(key))
+            .map_or(s.line, |e| e.line);
+        return Err(ConfigError {
+            file: path.to_path_buf(),
+            line,
+            key: Some(key.into()),
+            message: format!(
+                "session {} sets it differently from session {}: it is one for the whole \
+                 engine (set it in [DEFAULT], or run the sessions in two engines)",
+                s.session_name(),
+                first.session_name()
+            ),
+            origin,
+        });
+    }
+    Ok(())
 }
 
 struct Reader<'a> {

@@ -555,3 +555,27 @@ fn the_readme_lists_every_unimplemented_key_with_its_effect() {
         }
     }
 }
+
+#[test]
+fn engine_wide_keys_must_agree_across_sessions() {
+    let two = |first: &str, second: &str| {
+        format!(
+            "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=9876\nBeginString=FIX.4.4\nSenderCompID=V\n\
+             [SESSION]\nTargetCompID=A\n{first}\n[SESSION]\nTargetCompID=B\n{second}\n"
+        )
+    };
+    // The same everywhere (or from [DEFAULT]) is fine.
+    assert!(parse(&two("IdleStrategy=spin", "IdleStrategy=spin")).is_ok());
+    // Different: the second session's line is named.
+    let e = err(&two("IdleStrategy=spin", "IdleStrategy=block"));
+    assert!(
+        e.starts_with("dir/fix44.cfg:11: IdleStrategy: session FIX.4.4:V->B sets it differently from session FIX.4.4:V->A"),
+        "{e}"
+    );
+    // Set in one session only: the other session's section is named.
+    let e = err(&two("AdminHttpPort=9001", ""));
+    assert!(
+        e.starts_with("dir/fix44.cfg:9: AdminHttpPort: session FIX.4.4:V->B"),
+        "{e}"
+    );
+}

@@ -425,6 +425,13 @@ pub trait Application {
     /// MsgSeqNum is not used ([`SendError::DoNotSend`]); a resend is replaced by a
     /// SequenceReset-GapFill over its number.
     ///
+    /// Or amend it, as QuickFIX/J's `toApp` may: fields set on `msg`
+    /// ([`OutgoingMessage::str`] and its siblings) replace that tag's value where the
+    /// message has it, and are otherwise added (header fields at the end of the header,
+    /// others at the end of the body). The message is then written again with them —
+    /// stored and sent amended — which costs one more encoding; a message not amended
+    /// costs nothing more. Amending a resend changes only what is re-sent.
+    ///
     /// Messages the application sends through the [`Outbox`] from inside its own
     /// callbacks ([`from_app`](Self::from_app), [`on_logon`](Self::on_logon)) are not
     /// passed here when they are first sent (the application is already running and
@@ -448,6 +455,10 @@ pub trait Application {
     ///         // The message as it goes on the wire, decoded on demand:
     ///         if msg.view().is_ok_and(|v| v.get(55) == Some(b"HALTED")) {
     ///             return Err(DoNotSend);
+    ///         }
+    ///         // Amended: every order goes on behalf of the desk.
+    ///         if msg.msg_type() == b"D" {
+    ///             msg.str(115, b"DESK1"); // OnBehalfOfCompID, in the header
     ///         }
     ///         Ok(())
     ///     }
@@ -535,17 +546,103 @@ fn session_owned(t: u32) -> bool {
     )
 }
 
+/// The setters of the messages an application adds fields to ([`AdminMessage`] in
+/// [`Application::to_admin`], [`OutgoingMessage`] in [`Application::to_app`]): one
+/// definition, so both read and behave alike.
+macro_rules! field_setters {
+    ($ty:ident) => {
+        /// Adds a field with this value, as its bytes.
+        ///
+        /// ```
+        #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        #[doc = concat!("fn credentials(msg: &mut ", stringify!($ty), "<'_>) {")]
+        ///     msg.str(553, b"user").str(554, b"secret");
+        /// }
+        /// ```
+        pub fn str(&mut self, tag: u32, value: &[u8]) -> &mut Self {
+            self.fields.push(tag, value);
+            self
+        }
+
+        /// Adds an unsigned integer field.
+        ///
+        /// ```
+        #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        #[doc = concat!("fn appl_ver(msg: &mut ", stringify!($ty), "<'_>) {")]
+        ///     msg.uint(1137, 9); // DefaultApplVerID
+        /// }
+        /// ```
+        pub fn uint(&mut self, tag: u32, v: u64) -> &mut Self {
+            let mut b = [0u8; 20];
+            let n = value::format_u64(v, &mut b);
+            self.str(tag, &b[..n])
+        }
+
+        /// Adds a signed integer field.
+        ///
+        /// ```
+        #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        #[doc = concat!("fn offset(msg: &mut ", stringify!($ty), "<'_>) {")]
+        ///     msg.int(9001, -5);
+        /// }
+        /// ```
+        pub fn int(&mut self, tag: u32, v: i64) -> &mut Self {
+            let mut b = [0u8; 20];
+            let n = value::format_i64(v, &mut b);
+            self.str(tag, &b[..n])
+        }
+
+        /// Adds a one-character field.
+        ///
+        /// ```
+        #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        #[doc = concat!("fn cancel_on_disconnect(msg: &mut ", stringify!($ty), "<'_>) {")]
+        ///     msg.char(35002, b'Y');
+        /// }
+        /// ```
+        pub fn char(&mut self, tag: u32, v: u8) -> &mut Self {
+            self.str(tag, &[v])
+        }
+
+        /// Adds a Boolean field (`Y` or `N`).
+        ///
+        /// ```
+        #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        #[doc = concat!("fn flag(msg: &mut ", stringify!($ty), "<'_>) {")]
+        ///     msg.bool(8013, true);
+        /// }
+        /// ```
+        pub fn bool(&mut self, tag: u32, v: bool) -> &mut Self {
+            self.char(tag, if v { b'Y' } else { b'N' })
+        }
+
+        /// Adds a data field after its length field (e.g. RawDataLength(95) and
+        /// RawData(96)).
+        ///
+        /// ```
+        #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        #[doc = concat!("fn signature(msg: &mut ", stringify!($ty), "<'_>, sig: &[u8]) {")]
+        ///     msg.data(95, 96, sig);
+        /// }
+        /// ```
+        pub fn data(&mut self, length_tag: u32, data_tag: u32, bytes: &[u8]) -> &mut Self {
+            self.uint(length_tag, bytes.len() as u64)
+                .str(data_tag, bytes)
+        }
+    };
+}
+
 /// The fields [`Application::to_admin`] adds to one admin message, kept by the
 /// session between messages (cleared, never shrunk: after the first messages, adding
 /// fields allocates nothing).
 #[derive(Debug, Default)]
-pub(crate) struct AdminFields {
+pub(crate) struct AddedFields {
     bytes: Vec<u8>,
     /// (tag, start, end) in `bytes`, in the order added.
     fields: Vec<(u32, usize, usize)>,
 }
 
-impl AdminFields {
+impl AddedFields {
     /// Asks the application for the fields of an admin message of `msg_type` numbered
     /// `seq`.
     pub(crate) fn collect(
@@ -555,8 +652,7 @@ impl AdminFields {
         seq: u64,
         id: &SessionId,
     ) {
-        self.bytes.clear();
-        self.fields.clear();
+        self.clear();
         app.to_admin(
             &mut AdminMessage {
                 msg_type,
@@ -567,9 +663,54 @@ impl AdminFields {
         );
     }
 
+    /// No fields (a message written as it is).
+    pub(crate) fn none() -> &'static AddedFields {
+        static NONE: AddedFields = AddedFields {
+            bytes: Vec::new(),
+            fields: Vec::new(),
+        };
+        &NONE
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.fields.clear();
+    }
+
+    /// Whether nothing was added (or only fields the session owns, which it ignores).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.fields.iter().all(|&(t, _, _)| session_owned(t))
+    }
+
     fn get(&self, i: usize) -> (u32, &[u8]) {
         let (t, s, e) = self.fields[i];
         (t, &self.bytes[s..e])
+    }
+
+    /// The value added last for `t` (a tag added twice keeps its last value); `None`
+    /// for a tag the session owns.
+    pub(crate) fn value_of(&self, t: u32) -> Option<&[u8]> {
+        if session_owned(t) {
+            return None;
+        }
+        (0..self.fields.len())
+            .rev()
+            .map(|i| self.get(i))
+            .find(|&(added, _)| added == t)
+            .map(|(_, v)| v)
+    }
+
+    /// The fields added, each tag once with its last value, in the order added,
+    /// except those the session owns and those `present` says the message has.
+    pub(crate) fn absent(
+        &self,
+        present: impl Fn(u32) -> bool,
+    ) -> impl Iterator<Item = (u32, &[u8])> {
+        let last = |i: usize| !self.fields[i + 1..].iter().any(|f| f.0 == self.fields[i].0);
+        (0..self.fields.len())
+            .filter(move |&i| last(i))
+            .map(|i| self.get(i))
+            .filter(move |&(t, _)| !session_owned(t) && !present(t))
     }
 
     /// The header fields added (those the session writes itself left out).
@@ -635,7 +776,7 @@ impl AdminFields {
 pub struct AdminMessage<'a> {
     msg_type: &'a [u8],
     seq: u64,
-    fields: &'a mut AdminFields,
+    fields: &'a mut AddedFields,
 }
 
 impl fmt::Debug for AdminMessage<'_> {
@@ -674,90 +815,22 @@ impl AdminMessage<'_> {
         self.seq
     }
 
-    /// Adds a field with this value, as its bytes.
-    ///
-    /// ```
-    /// # use peregrine_session::AdminMessage;
-    /// fn credentials(msg: &mut AdminMessage<'_>) {
-    ///     msg.str(553, b"user").str(554, b"secret");
-    /// }
-    /// ```
-    pub fn str(&mut self, tag: u32, value: &[u8]) -> &mut Self {
-        self.fields.push(tag, value);
-        self
-    }
-
-    /// Adds an unsigned integer field.
-    ///
-    /// ```
-    /// # use peregrine_session::AdminMessage;
-    /// fn appl_ver(msg: &mut AdminMessage<'_>) {
-    ///     msg.uint(1137, 9); // DefaultApplVerID
-    /// }
-    /// ```
-    pub fn uint(&mut self, tag: u32, v: u64) -> &mut Self {
-        let mut b = [0u8; 20];
-        let n = value::format_u64(v, &mut b);
-        self.str(tag, &b[..n])
-    }
-
-    /// Adds a signed integer field.
-    ///
-    /// ```
-    /// # use peregrine_session::AdminMessage;
-    /// fn offset(msg: &mut AdminMessage<'_>) {
-    ///     msg.int(9001, -5);
-    /// }
-    /// ```
-    pub fn int(&mut self, tag: u32, v: i64) -> &mut Self {
-        let mut b = [0u8; 20];
-        let n = value::format_i64(v, &mut b);
-        self.str(tag, &b[..n])
-    }
-
-    /// Adds a one-character field.
-    ///
-    /// ```
-    /// # use peregrine_session::AdminMessage;
-    /// fn cancel_on_disconnect(msg: &mut AdminMessage<'_>) {
-    ///     msg.char(35002, b'Y');
-    /// }
-    /// ```
-    pub fn char(&mut self, tag: u32, v: u8) -> &mut Self {
-        self.str(tag, &[v])
-    }
-
-    /// Adds a Boolean field (`Y` or `N`).
-    ///
-    /// ```
-    /// # use peregrine_session::AdminMessage;
-    /// fn flag(msg: &mut AdminMessage<'_>) {
-    ///     msg.bool(8013, true);
-    /// }
-    /// ```
-    pub fn bool(&mut self, tag: u32, v: bool) -> &mut Self {
-        self.char(tag, if v { b'Y' } else { b'N' })
-    }
-
-    /// Adds a data field after its length field (e.g. RawDataLength(95) and
-    /// RawData(96)).
-    ///
-    /// ```
-    /// # use peregrine_session::AdminMessage;
-    /// fn signature(msg: &mut AdminMessage<'_>, sig: &[u8]) {
-    ///     msg.data(95, 96, sig);
-    /// }
-    /// ```
-    pub fn data(&mut self, length_tag: u32, data_tag: u32, bytes: &[u8]) -> &mut Self {
-        self.uint(length_tag, bytes.len() as u64)
-            .str(data_tag, bytes)
-    }
+    field_setters!(AdminMessage);
 }
 
 /// An application message the session is about to send, as [`Application::to_app`]
 /// sees it: encoded as it will go on the wire (header, PossDupFlag and
 /// OrigSendingTime of a resend included), decoded only when asked
 /// ([`view`](Self::view)), so an application that does not look costs nothing.
+///
+/// Fields set with [`str`](Self::str), [`uint`](Self::uint), … amend it: each
+/// replaces its tag's value wherever the message has it (so not a tag of a repeating
+/// group: build those where the message is built), or is added (header fields such as
+/// OnBehalfOfCompID(115) or DeliverToCompID(128) at the end of the header, others at
+/// the end of the body; a tag set twice keeps its last value). The fields the session
+/// writes in every header (8, 9, 35, 34, 49, 52, 56, 43, 122, 369) and CheckSum(10)
+/// are its own and are not changed. [`as_bytes`](Self::as_bytes) and
+/// [`view`](Self::view) show the message before the amendment.
 ///
 /// ```
 /// use peregrine_codec::MessageView;
@@ -783,6 +856,7 @@ pub struct OutgoingMessage<'a> {
     seq: u64,
     resend: bool,
     decoder: &'a mut Decoder,
+    fields: &'a mut AddedFields,
 }
 
 impl fmt::Debug for OutgoingMessage<'_> {
@@ -791,6 +865,7 @@ impl fmt::Debug for OutgoingMessage<'_> {
             .field("msg_type", &String::from_utf8_lossy(self.msg_type))
             .field("seq", &self.seq)
             .field("resend", &self.resend)
+            .field("added", &self.fields.fields.len())
             .finish()
     }
 }
@@ -802,13 +877,16 @@ impl<'a> OutgoingMessage<'a> {
         seq: u64,
         resend: bool,
         decoder: &'a mut Decoder,
+        fields: &'a mut AddedFields,
     ) -> Self {
+        fields.clear();
         OutgoingMessage {
             raw,
             msg_type,
             seq,
             resend,
             decoder,
+            fields,
         }
     }
 
@@ -878,6 +956,8 @@ impl<'a> OutgoingMessage<'a> {
     pub fn view(&mut self) -> Result<MessageView<'_>, DecodeError> {
         self.decoder.decode(self.raw)
     }
+
+    field_setters!(OutgoingMessage);
 }
 
 /// What the session gives an [`Outbox`]: the sending half of the session.

@@ -48,6 +48,8 @@ struct Rec {
     veto_new: Option<&'static [u8]>,
     /// `to_app` vetoes resends of these sequence numbers.
     veto_resend: Vec<u64>,
+    /// `to_app` sets these (on resends only?; tag; value).
+    amend: Vec<(bool, u32, &'static str)>,
     shown: Vec<Shown>,
     /// `from_app` refuses with this.
     reject: Option<AppReject>,
@@ -118,10 +120,14 @@ impl Application for Rec {
             self.veto_new.is_some() && cl_ord_id.as_deref() == self.veto_new
         };
         if vetoed {
-            Err(DoNotSend)
-        } else {
-            Ok(())
+            return Err(DoNotSend);
         }
+        for &(resends_only, tag, value) in &self.amend {
+            if resend || !resends_only {
+                msg.str(tag, value.as_bytes());
+            }
+        }
+        Ok(())
     }
     fn from_app(
         &mut self,
@@ -403,6 +409,73 @@ fn to_app_sees_new_messages_and_its_veto_keeps_the_sequence_number() {
     // A resend of it would not find the vetoed one: only 2 is in the store.
     h.send("35=2|34=2|7=2|16=0");
     assert_eq!(h.out(), ["35=D|34=2|43=Y|49=ISLD|56=TW|11=FRESH|55=MSFT"]);
+}
+
+/// The messages of `bytes` decoded with checksum and BodyLength checked.
+fn well_formed(bytes: &[u8]) -> usize {
+    let mut decoder = peregrine_codec::Decoder::new(peregrine_codec::DecoderConfig::default());
+    let mut rest = bytes;
+    let mut n = 0;
+    while !rest.is_empty() {
+        let len = decoder.decode(rest).expect("well formed").as_bytes().len();
+        rest = &rest[len..];
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn to_app_amends_a_new_message_and_the_store_keeps_what_was_sent() {
+    let mut h = Harness::acceptor(Rec {
+        amend: vec![
+            (false, 115, "BROKER"),
+            (false, 55, "IBM"),
+            (false, 58, "amended"),
+        ],
+        ..Rec::default()
+    });
+    h.logon();
+    h.session
+        .send(h.now, &mut h.app, b"D", |m| {
+            m.str(11, b"X").str(55, b"MSFT");
+        })
+        .unwrap();
+    h.session.commit().unwrap();
+    assert_eq!(well_formed(h.session.outbound()), 1);
+    // OnBehalfOfCompID in the header, Symbol replaced where it was, Text appended.
+    let sent = "35=D|34=2|49=ISLD|56=TW|115=BROKER|11=X|55=IBM|58=amended";
+    assert_eq!(h.out(), [sent]);
+    // A resend is amended again from what was stored: nothing twice.
+    h.send("35=2|34=2|7=2|16=0");
+    let bytes = h.session.outbound().to_vec();
+    assert_eq!(well_formed(&bytes), 1);
+    assert_eq!(
+        h.out(),
+        ["35=D|34=2|43=Y|49=ISLD|56=TW|115=BROKER|11=X|55=IBM|58=amended"]
+    );
+}
+
+#[test]
+fn to_app_amends_only_the_resend() {
+    let mut h = Harness::acceptor(Rec {
+        amend: vec![(true, 58, "resent late"), (true, 35, "8"), (true, 34, "99")],
+        ..Rec::default()
+    });
+    h.logon();
+    h.session
+        .send(h.now, &mut h.app, b"D", |m| {
+            m.str(11, b"Y").str(58, b"first");
+        })
+        .unwrap();
+    assert_eq!(h.out(), ["35=D|34=2|49=ISLD|56=TW|11=Y|58=first"]);
+    h.send("35=2|34=2|7=2|16=0");
+    h.session.commit().unwrap();
+    assert_eq!(well_formed(h.session.outbound()), 1);
+    // The session's own fields (MsgType, MsgSeqNum) are not the application's to set.
+    assert_eq!(
+        h.out(),
+        ["35=D|34=2|43=Y|49=ISLD|56=TW|11=Y|58=resent late"]
+    );
 }
 
 /// Sends three orders (2, 3, 4), then asks for them again.

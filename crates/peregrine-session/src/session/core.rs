@@ -7,7 +7,7 @@ use peregrine_codec::{msg_type, tag, Decoder, MessageView};
 use peregrine_dict::{SessionRejectReason, ShapeCache};
 use peregrine_store::MessageStore;
 
-use crate::app::{AdminFields, Application, Outbox};
+use crate::app::{AddedFields, Application, Outbox};
 use crate::config::{is_pre_fix42, Nanos, SessionConfig};
 
 use super::events::{
@@ -84,10 +84,15 @@ pub(super) struct Core<S> {
     /// Application events raised where the application is not at hand, delivered
     /// before its next callback (see `hooks`).
     pub(super) app_events: VecDeque<AppEvent<'static>>,
-    /// What `to_admin` adds to the admin message being sent.
-    pub(super) admin_fields: AdminFields,
+    /// What `to_admin` adds to the admin message being sent, or `to_app` to the
+    /// application message.
+    pub(super) admin_fields: AddedFields,
     /// Decodes an outgoing application message when `to_app` asks to see it.
     pub(super) app_decoder: Decoder,
+    /// A copy of a new message `to_app` amended, read while it is written again
+    /// (kept between messages: grows to the largest amended message, then allocates
+    /// nothing).
+    pub(super) amend_copy: Vec<u8>,
     /// The first Logout of this connection: who sent it, and whether
     /// `logout_text` holds its Text(58).
     pub(super) logout: Option<(LogoutSide, bool)>,

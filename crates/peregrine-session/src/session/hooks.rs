@@ -5,17 +5,18 @@
 use peregrine_codec::{MessageEncoder, MessageView};
 use peregrine_store::MessageStore;
 
-use crate::app::{AdminFields, Application, OutgoingMessage, RejectLogon, SendError};
+use crate::app::{AddedFields, Application, OutgoingMessage, RejectLogon, SendError};
 
 use super::core::Core;
 use super::events::AppEvent;
 use super::outgoing::{HeaderValue, MAX_HEADER};
+use super::resend::rewrite;
 
 /// `base` header fields followed by those `to_admin` added, into `out`; returns how
 /// many (the writer merges them into the header in ascending tag order).
 pub(super) fn admin_header<'a>(
     base: &[(u32, HeaderValue<'a>)],
-    fields: &'a AdminFields,
+    fields: &'a AddedFields,
     out: &mut [(u32, HeaderValue<'a>); MAX_HEADER],
 ) -> usize {
     let mut n = 0;
@@ -85,9 +86,9 @@ impl<S: MessageStore> Core<S> {
         });
     }
 
-    /// Sends an application message passed through [`Application::to_app`] first
-    /// (which may veto it: then it is neither stored nor sent, and its sequence
-    /// number is not used).
+    /// Sends an application message passed through [`Application::to_app`] first,
+    /// which may veto it (then it is neither stored nor sent, and its sequence number
+    /// is not used) or amend it (then it is written again with the fields it added).
     pub(super) fn send_app(
         &mut self,
         msg_type: &[u8],
@@ -100,12 +101,29 @@ impl<S: MessageStore> Core<S> {
         let Core {
             outgoing,
             app_decoder,
+            admin_fields,
+            amend_copy,
             config,
             ..
         } = self;
-        outgoing.send_checked(msg_type, extra, body, &mut |raw| {
-            let mut msg = OutgoingMessage::new(raw, msg_type, seq, false, app_decoder);
-            app.to_app(&mut msg, &config.id).is_ok()
+        outgoing.send_checked(msg_type, extra, body, &mut |writer, written| {
+            let raw = &writer.buffer[written.clone()];
+            let mut msg =
+                OutgoingMessage::new(raw, msg_type, seq, false, app_decoder, admin_fields);
+            app.to_app(&mut msg, &config.id).ok()?;
+            if admin_fields.is_empty() {
+                return Some(written);
+            }
+            // Amended: read from a copy while the message is written again in its
+            // place. A message that does not decode (a value holding SOH) goes as it
+            // was written.
+            amend_copy.clear();
+            amend_copy.extend_from_slice(raw);
+            let Ok(view) = app_decoder.decode(amend_copy) else {
+                return Some(written);
+            };
+            writer.buffer.truncate(written.start);
+            Some(rewrite(writer, seq, &view, false, admin_fields))
         })
     }
 }

@@ -46,7 +46,7 @@ use peregrine_dict::ShapeCache;
 use peregrine_messages::{Body, Message};
 use peregrine_store::{MessageStore, StoreError};
 
-use crate::app::{AdminFields, Application, SendError};
+use crate::app::{AddedFields, Application, SendError};
 use crate::config::{Nanos, Role, SessionConfig, SessionId};
 
 use self::core::{Core, LogoutSide, State};
@@ -176,8 +176,9 @@ impl<S: MessageStore> Session<S> {
                 shapes: Box::new(ShapeCache::new()),
                 resend_decoder: Decoder::new(decoder_config.clone()),
                 app_events,
-                admin_fields: AdminFields::default(),
+                admin_fields: AddedFields::default(),
                 app_decoder: Decoder::new(decoder_config),
+                amend_copy: Vec::new(),
                 logout: None,
                 logout_text: Vec::new(),
             },

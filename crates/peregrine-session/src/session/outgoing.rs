@@ -157,6 +157,10 @@ impl Writer {
     }
 }
 
+/// Shown a message just written (where it is in the writer's buffer), says where the
+/// message to send is (written again if amended), or `None` to refuse it.
+pub(super) type Approve<'a> = dyn FnMut(&mut Writer, Range<usize>) -> Option<Range<usize>> + 'a;
+
 /// The sending half: every message is stored (with its sequence number) before
 /// it is queued in the writer's buffer.
 pub(super) struct Outgoing<S> {
@@ -196,26 +200,29 @@ impl<S: MessageStore> Outgoing<S> {
         extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
-        self.send_checked(msg_type, extra, body, &mut |_| true)
+        self.send_checked(msg_type, extra, body, &mut |_, written| Some(written))
     }
 
-    /// [`Outgoing::send`], with the encoded message shown to `approve` before it is
-    /// stored: refused, it is taken back out and its sequence number is not used.
+    /// [`Outgoing::send`], with the encoded message (where it is in the writer's
+    /// buffer) shown to `approve` before it is stored: `None` refuses it (it is taken
+    /// back out and its sequence number is not used); `Some` says where the message to
+    /// send is (`approve` may have written it again, amended).
     pub(super) fn send_checked(
         &mut self,
         msg_type: &[u8],
         extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
-        approve: &mut dyn FnMut(&[u8]) -> bool,
+        approve: &mut Approve<'_>,
     ) -> Result<u64, SendError> {
         let seq = self.store.next_sender_seq();
         let last_sent = self.writer.last_sent;
+        let start = self.writer.buffer.len();
         let written = self.writer.write(seq, msg_type, extra, body);
-        if !approve(&self.writer.buffer[written.clone()]) {
-            self.writer.buffer.truncate(written.start);
+        let Some(written) = approve(&mut self.writer, written) else {
+            self.writer.buffer.truncate(start);
             self.writer.last_sent = last_sent;
             return Err(SendError::DoNotSend);
-        }
+        };
         if self.persist {
             if let Err(e) = self.store.store(seq, &self.writer.buffer[written.clone()]) {
                 self.writer.buffer.truncate(written.start);

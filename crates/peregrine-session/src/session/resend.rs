@@ -2,11 +2,13 @@
 //! OrigSendingTime, everything else gap-filled, produced as the transport
 //! drains.
 
+use std::ops::Range;
+
 use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_dict::SessionRejectReason;
 use peregrine_store::{MessageStore, StoreError};
 
-use crate::app::{AdminFields, Application, OutgoingMessage};
+use crate::app::{AddedFields, Application, OutgoingMessage};
 
 use super::core::Core;
 use super::events::{AppEvent, SessionEvent};
@@ -18,7 +20,7 @@ use super::verify::{parse_seq, seq_field_problem, SeqCheck};
 /// A SequenceReset-GapFill numbered `seq` that moves the peer on to `new_seq`,
 /// with the fields `to_admin` added (`fields`, collected for it).
 /// (OrigSendingTime is its SendingTime, as in QuickFIX.)
-pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64, fields: &AdminFields) {
+pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64, fields: &AddedFields) {
     let mut header = [(0, HeaderValue::Uint(0)); MAX_HEADER];
     let n = admin_header(
         &[
@@ -35,16 +37,27 @@ pub(super) fn gap_fill(writer: &mut Writer, seq: u64, new_seq: u64, fields: &Adm
     });
 }
 
-/// A stored application message re-sent: its header re-written with
-/// PossDupFlag(43)=Y and OrigSendingTime(122), its body as stored.
-pub(super) fn resend_one(writer: &mut Writer, seq: u64, view: &MessageView<'_>) {
+/// A message written again from `view` with MsgSeqNum `seq` and a fresh SendingTime:
+/// a resend (`resend`: PossDupFlag(43)=Y and OrigSendingTime(122) from the stored
+/// SendingTime), and/or a message [`Application::to_app`] amended (`added`: each added
+/// tag replaces that tag's value wherever the message has it, the others go at the end
+/// of the header or of the body). Returns where it is in the writer's buffer.
+pub(super) fn rewrite(
+    writer: &mut Writer,
+    seq: u64,
+    view: &MessageView<'_>,
+    resend: bool,
+    added: &AddedFields,
+) -> Range<usize> {
     let mut extra: [(u32, HeaderValue<'_>); MAX_HEADER] = [(0, HeaderValue::Uint(0)); MAX_HEADER];
     let mut n = 0;
-    extra[n] = (tag::POSS_DUP_FLAG, HeaderValue::Char(b'Y'));
-    n += 1;
-    if let Some(orig) = view.get(tag::SENDING_TIME) {
-        extra[n] = (tag::ORIG_SENDING_TIME, HeaderValue::Bytes(orig));
+    if resend {
+        extra[n] = (tag::POSS_DUP_FLAG, HeaderValue::Char(b'Y'));
         n += 1;
+        if let Some(orig) = view.get(tag::SENDING_TIME) {
+            extra[n] = (tag::ORIG_SENDING_TIME, HeaderValue::Bytes(orig));
+            n += 1;
+        }
     }
     let mut body_from = view.len();
     for i in 3..view.len() {
@@ -67,19 +80,33 @@ pub(super) fn resend_one(writer: &mut Writer, seq: u64, view: &MessageView<'_>) 
         if rewritten || n >= MAX_HEADER - 8 {
             continue;
         }
-        extra[n] = (f.tag, HeaderValue::Bytes(f.value));
+        let value = added.value_of(f.tag).unwrap_or(f.value);
+        extra[n] = (f.tag, HeaderValue::Bytes(value));
         n += 1;
     }
+    let in_header = |t: u32| (3..body_from).any(|i| view.field(i).tag == t);
+    for (t, v) in added.absent(in_header) {
+        if tag::is_standard_header(t) && n < MAX_HEADER - 8 {
+            extra[n] = (t, HeaderValue::Bytes(v));
+            n += 1;
+        }
+    }
+    let body_end = (body_from..view.len())
+        .find(|&i| view.field(i).tag == tag::CHECK_SUM)
+        .unwrap_or(view.len());
+    let in_body = |t: u32| (body_from..body_end).any(|i| view.field(i).tag == t);
     let msg_type = view.msg_type();
     writer.write(seq, msg_type, &extra[..n], &mut |m| {
-        for i in body_from..view.len() {
+        for i in body_from..body_end {
             let f = view.field(i);
-            if f.tag == tag::CHECK_SUM {
-                break;
-            }
-            m.str(f.tag, f.value);
+            m.str(f.tag, added.value_of(f.tag).unwrap_or(f.value));
         }
-    });
+        for (t, v) in added.absent(in_body) {
+            if !tag::is_standard_header(t) {
+                m.str(t, v);
+            }
+        }
+    })
 }
 
 /// A resend we are answering, produced as the transport drains (see
@@ -282,10 +309,23 @@ impl<S: MessageStore> Core<S> {
                     return;
                 }
                 let (start, last_sent) = (writer.buffer.len(), writer.last_sent);
-                resend_one(writer, seq, &view);
+                rewrite(writer, seq, &view, true, AddedFields::none());
                 let raw = &writer.buffer[start..];
-                let mut out = OutgoingMessage::new(raw, view.msg_type(), seq, true, app_decoder);
-                if app.to_app(&mut out, id).is_err() {
+                let mut out = OutgoingMessage::new(
+                    raw,
+                    view.msg_type(),
+                    seq,
+                    true,
+                    app_decoder,
+                    admin_fields,
+                );
+                let verdict = app.to_app(&mut out, id);
+                if verdict.is_ok() && !admin_fields.is_empty() {
+                    // Amended: written again from the stored record.
+                    writer.buffer.truncate(start);
+                    rewrite(writer, seq, &view, true, admin_fields);
+                }
+                if verdict.is_err() {
                     // Vetoed (QuickFIX/J's DoNotSend): gap-filled instead.
                     writer.buffer.truncate(start);
                     writer.last_sent = last_sent;
