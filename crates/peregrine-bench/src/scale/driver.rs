@@ -492,7 +492,7 @@ fn stream_table(all: &[Record], extras: &[Extra], engines: &[String]) -> String 
 
 /// The many-sessions table (Markdown).
 fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[usize]) -> String {
-    let mut s = String::from("| sessions | acceptor | all logged on, ms | round trips/s | p50 µs | p99 µs | acceptor KiB per idle session | peregrine ÷ engine (round trips/s) |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
+    let mut s = String::from("| sessions | acceptor | all logged on, ms | round trips/s | p50 µs | p99 µs | acceptor KiB per idle session | acceptor KiB per configured session (RSS at ready ÷ N) | peregrine ÷ engine (round trips/s) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for &n in ns {
         let case = format!("sessions-{n}");
         let ours = spread(all, "peregrine", &case, |r| r.stats.throughput_per_s).map(|x| x.0);
@@ -501,7 +501,7 @@ fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[us
                 continue;
             };
             s.push_str(&format!(
-                "| {n} | {e} | {} | {} | {} | {} | {} | {} |\n",
+                "| {n} | {e} | {} | {} | {} | {} | {} | {} | {} |\n",
                 fmt_spread(extra_spread(extras, e, &case, |x| x.logon_all_ms), 0),
                 fmt_spread(Some(rts), 0),
                 fmt_spread(spread(all, e, &case, |r| r.stats.p50), 1),
@@ -510,6 +510,12 @@ fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[us
                     extra_spread(extras, e, &case, |x| x
                         .bytes_per_session
                         .map(|b| b / 1024.0)),
+                    1
+                ),
+                fmt_spread(
+                    extra_spread(extras, e, &case, |x| x
+                        .rss_before
+                        .map(|b| b as f64 / 1024.0 / n as f64)),
                     1
                 ),
                 match ours {

@@ -16,8 +16,8 @@ pub const CLIENT_ID: u32 = 109;
 ///
 /// ```
 /// let mut id = peregrine_bench::scale::order::ClOrdId::default();
-/// assert_eq!(id.next(), "C1");
-/// assert_eq!(id.next(), "C2");
+/// assert_eq!(id.advance(), "C1");
+/// assert_eq!(id.advance(), "C2");
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ClOrdId {
@@ -31,7 +31,7 @@ impl ClOrdId {
     ///
     /// ```
     /// let mut id = peregrine_bench::scale::order::ClOrdId::starting_after(41);
-    /// assert_eq!(id.next(), "C42");
+    /// assert_eq!(id.advance(), "C42");
     /// ```
     pub fn starting_after(offset: u64) -> ClOrdId {
         ClOrdId {
@@ -41,7 +41,7 @@ impl ClOrdId {
     }
 
     /// The next id.
-    pub fn next(&mut self) -> &str {
+    pub fn advance(&mut self) -> &str {
         self.n += 1;
         self.buf[0] = b'C';
         let n = peregrine_messages::codec::value::format_u64(self.n, &mut self.buf[1..]);

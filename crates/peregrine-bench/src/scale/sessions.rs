@@ -220,7 +220,7 @@ impl MessageHandler<Outbox<'_>> for Load {
         }
         let ids = &mut self.ids;
         let t1 = Instant::now();
-        out.send_typed::<NewOrderSingle>(|o| new_order(o, ids.next(), true))?;
+        out.send_typed::<NewOrderSingle>(|o| new_order(o, ids.advance(), true))?;
         self.sent_at = Some(t1);
         Ok(())
     }
@@ -335,7 +335,7 @@ fn load(a: &PeerArgs) -> Result<()> {
     let mut first = ClOrdId::starting_after(0);
     for r in &refs {
         loop {
-            match sender.send_typed::<NewOrderSingle>(*r, |o| new_order(o, first.next(), true)) {
+            match sender.send_typed::<NewOrderSingle>(*r, |o| new_order(o, first.advance(), true)) {
                 Ok(()) => break,
                 Err(SubmitError::QueueFull) => std::thread::sleep(Duration::from_micros(100)),
                 Err(e) => {

@@ -387,7 +387,7 @@ fn sender_summary(mode: &str, sent: u64, full: u64, elapsed: Duration) {
 /// Queues one order; `Ok(false)` when the queue is full.
 #[inline]
 fn offer(sender: &Sender, session: SessionRef, ids: &mut ClOrdId) -> Result<bool> {
-    match sender.send_typed::<NewOrderSingle>(session, |o| new_order(o, ids.next(), false)) {
+    match sender.send_typed::<NewOrderSingle>(session, |o| new_order(o, ids.advance(), false)) {
         Ok(()) => Ok(true),
         Err(SubmitError::QueueFull) => Ok(false),
         Err(e) => Err(Error::Engine {
