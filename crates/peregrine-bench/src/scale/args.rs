@@ -80,6 +80,9 @@ pub struct PeerArgs {
     /// `--gap-at N` (Peregrine's inline streaming sender, for tests): skip one MsgSeqNum
     /// once about N orders are queued.
     pub gap_at: Option<u64>,
+    /// `--persist-messages Y|N` (Peregrine's streaming harnesses, diagnostics): the
+    /// sessions' `PersistMessages` (default Y: every sent message kept for resends).
+    pub persist: bool,
 }
 
 impl PeerArgs {
@@ -110,6 +113,7 @@ impl PeerArgs {
             sessions: 1,
             send: SendMode::Inline,
             gap_at: None,
+            persist: true,
         };
         let mut role = None;
         let mut it = args.iter();
@@ -155,6 +159,7 @@ impl PeerArgs {
                         .map_err(|_| usage(format!("--port: {value} is out of range")))?
                 }
                 "--gap-at" => a.gap_at = Some(number()?),
+                "--persist-messages" => a.persist = value != "N",
                 "--dir" => a.dir = value.into(),
                 "--dict" => a.dict = value.into(),
                 "--seconds" => a.seconds = number()?.max(1),

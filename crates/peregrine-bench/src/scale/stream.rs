@@ -118,6 +118,7 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
     let dir = a.dir.clone();
     let store = a.store;
     let port = a.port;
+    let persist = a.persist;
     Settings::builder()
         .default(|d| {
             let d = d
@@ -131,7 +132,8 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
                 .set("SocketNodelay", true)
                 .use_data_dictionary(true)
                 .data_dictionary(&dict)
-                .idle_strategy(idle());
+                .idle_strategy(idle())
+                .set("PersistMessages", persist);
             match store {
                 StoreChoice::Memory => d,
                 StoreChoice::File => d
