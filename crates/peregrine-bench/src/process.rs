@@ -50,7 +50,7 @@ pub struct Harness {
 
 impl Harness {
     /// Starts `program args` with stdout and stderr piped (stderr kept as a tail of
-    /// [`STDERR_TAIL_LINES`] lines for error reports).
+    /// 20 lines for error reports).
     ///
     /// # Errors
     ///
