@@ -11,7 +11,7 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e bench-roundtrip bench-send fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e bench-roundtrip bench-send bench-scale fuzz clean sbe
 
 all: build
 
@@ -57,6 +57,8 @@ smoke: build
 	$(PEREGRINE) bench e2e --smoke --out target/bench-results/smoke-e2e.json
 	$(PEREGRINE) bench send --smoke --out target/bench-results/smoke-send.json
 	$(PEREGRINE) bench roundtrip --smoke --out target/bench-results/smoke-roundtrip.json
+	# Scale: streaming 1 s per store and engine, 50 sessions per acceptor (about 45 s with the peers).
+	$(PEREGRINE) bench scale --smoke --out target/bench-results/smoke-scale.json
 
 acceptance: build
 	@bash scripts/acceptance.sh
@@ -85,6 +87,11 @@ bench-roundtrip: build
 ## busy-spin and block idle, sends/s from 1 and 4 producer threads, allocations per message (any fails)
 bench-send: build
 	$(PEREGRINE) bench send
+
+## bench-scale: BENCHMARKS.md §5, scale: one session streaming one way (memory and file store; 5 runs)
+## and 1,000 then 10,000 sessions on one acceptor thread (3 runs), vs QuickFIX/J and QuickFIX C++
+bench-scale: build
+	$(PEREGRINE) bench scale
 
 ## fuzz: the cargo-fuzz decoder target (needs the nightly toolchain; not run in CI)
 fuzz:

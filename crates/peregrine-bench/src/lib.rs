@@ -21,6 +21,8 @@
 //! * [`roundtrip`]: BENCHMARKS.md §4, the round trip with session guarantees (the FIX
 //!   Antenna experiment): two processes per engine, balanced / optimized / fsync, against
 //!   QuickFIX/J, QuickFIX C++ and the TCP floor.
+//! * [`scale`]: experiment 5, scale: one session streaming one way, and many sessions
+//!   on one acceptor thread (Peregrine's harnesses and the driver).
 #![deny(unsafe_code)]
 #![warn(clippy::missing_errors_doc)]
 
@@ -32,6 +34,7 @@ pub mod measure;
 pub mod peers;
 pub mod process;
 pub mod roundtrip;
+pub mod scale;
 pub mod send;
 pub mod typed;
 

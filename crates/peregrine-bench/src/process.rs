@@ -122,13 +122,34 @@ impl Harness {
     /// [`PeerError::Timeout`] after `patience`, [`PeerError::Failed`] when the process
     /// exits first.
     pub fn wait_ready(&mut self, patience: Duration) -> Result<(), PeerError> {
+        self.wait_line("ready", patience)
+    }
+
+    /// Waits for the line `expected` on stdout (lines before it are dropped).
+    ///
+    /// ```no_run
+    /// # use std::time::Duration;
+    /// # use peregrine_bench::process::Harness;
+    /// let mut load = Harness::spawn("peregrine", "target/release/peregrine".as_ref(), ["bench", "scale-peer", "--role", "load"])?;
+    /// load.wait_line("logged-on", Duration::from_secs(60))?;
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_ready`](Self::wait_ready).
+    pub fn wait_line(
+        &mut self,
+        expected: &'static str,
+        patience: Duration,
+    ) -> Result<(), PeerError> {
         let deadline = Instant::now() + patience;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.stdout.recv_timeout(left) {
-                Ok(line) if line.trim() == "ready" => return Ok(()),
+                Ok(line) if line.trim() == expected => return Ok(()),
                 Ok(_) => continue,
-                Err(RecvTimeoutError::Timeout) => return Err(self.timeout("ready")),
+                Err(RecvTimeoutError::Timeout) => return Err(self.timeout(expected)),
                 Err(RecvTimeoutError::Disconnected) => return Err(self.failed()),
             }
         }

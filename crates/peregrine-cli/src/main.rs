@@ -29,6 +29,9 @@ const USAGE: &str = "usage:
                             [--no-floor] [--smoke] [--out FILE]
       the round trip with session guarantees, two processes per engine (BENCHMARKS.md §4);
       fsync runs 2,000 + 200 round trips unless --fsync-iters says otherwise
+  peregrine bench scale [--runs N] [--seconds S] [--sessions 1000,10000] [--parts stream,sessions]
+                        [--peers quickfixj,quickfix-cpp|none] [--smoke] [--out FILE]
+      streaming one way (memory and file store) and many sessions on one acceptor thread
   peregrine run [--count N] [--warmup N] [--out FILE]
       the trading topology: Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor) ⇄ Aeron IPC ⇄ Executor
 
@@ -172,6 +175,14 @@ fn bench(args: &[String]) -> Result<(), Error> {
             }
             peregrine_bench::send::run(&cfg)?;
         }
+        "scale" => {
+            peregrine_bench::scale::run(&peregrine_bench::scale::ScaleBenchConfig::parse(
+                &args[1..],
+            )?)?;
+        }
+        // The harnesses `bench scale` starts (not in the usage: BENCHMARKS.md §5).
+        "stream-peer" => peregrine_bench::scale::stream::main(&args[1..])?,
+        "scale-peer" => peregrine_bench::scale::sessions::main(&args[1..])?,
         other => {
             return Err(Error::Usage(format!(
                 "unknown benchmark {other:?}\n{USAGE}"

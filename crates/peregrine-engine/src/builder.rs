@@ -465,11 +465,7 @@ impl<A: Application + Send + 'static> RunningEngine<A> {
     ) -> Result<RunningEngine<A>, BuildError> {
         let handle = engine.handle();
         let sender = engine.sender();
-        let refs = engine
-            .sessions()
-            .into_iter()
-            .filter_map(|s| Some((s.name.clone(), engine.session_ref(&s.name)?)))
-            .collect();
+        let refs = engine.session_refs().into_iter().collect();
         let listeners = engine.listener_addrs();
         let admin = match admin {
             None => None,

@@ -851,12 +851,13 @@ impl Settings {
             }
             sessions.push(typed(origin, path, line, effective)?);
         }
-        // Two sessions with the same identity cannot both exist.
+        // Two sessions with the same identity cannot both exist (one pass with a map:
+        // a venue may configure ten thousand sessions).
+        let mut seen: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(sessions.len());
         for (i, a) in sessions.iter().enumerate() {
-            if let Some(b) = sessions[..i]
-                .iter()
-                .find(|b| b.session_name() == a.session_name())
-            {
+            let earlier = seen.insert(a.session_name(), i);
+            if let Some(b) = earlier.map(|j| &sessions[j]) {
                 let message = match origin {
                     Origin::File => format!(
                         "session {} is already defined at line {}",

@@ -1,7 +1,7 @@
 // BENCHMARKS.md §4 (the FIX Antenna experiment) with QuickFIX C++ 1.15.1: the round trip of a
 // NewOrderSingle and its ExecutionReport between two processes over TCP on 127.0.0.1, one order
 // in flight, through QuickFIX's session layer (sequence numbers, store, validation) on both sides.
-// Contract with the Rust driver: /work/notes/issue12-interface.md (§4).
+// Contract with the Rust driver: peers/two-process-harnesses.md (§4).
 //
 //   roundtrip --role acceptor  --config balanced|optimized|fsync --port P --dir DIR --dict D
 //   roundtrip --role initiator --config balanced|optimized|fsync --port P --dir DIR --dict D

@@ -24,7 +24,7 @@
 //! initiator's JSON line, and reports medians across runs, the targets ([`mod@targets`]) and
 //! an HDR percentile plot.
 //!
-//! The processes keep the contract of `/work/notes/issue12-interface.md` (and
+//! The processes keep the contract of `peers/two-process-harnesses.md` (and
 //! [`crate::process`]): the acceptor prints `ready` once it listens, the initiator prints
 //! one JSON line (nanoseconds) and exits 0; anything else goes to stderr.
 

@@ -72,6 +72,7 @@ impl<D: SessionDriver> Engine<D> {
             }
             _ => None,
         };
+        self.has_logs |= log.is_some();
         let listener = match settings.connection_type {
             ConnectionType::Acceptor => Some(self.listener_for(settings)?),
             ConnectionType::Initiator => None,

@@ -41,6 +41,12 @@ const READ_CHUNK: usize = 64 * 1024;
 /// [`Engine::poll`] runs timers, commands and log flushes once every this many passes
 /// (FIX timers have a resolution of seconds; the socket work is what must not wait).
 const POLLS_PER_HOUSEKEEPING: u32 = 16;
+/// Under a strategy that never waits in `epoll` (spinning), [`Engine::turn`] runs the
+/// sessions' timers and reconnects at most this often per 1,000 sessions (at least
+/// every millisecond): that pass visits every session, and once per spin it would cost
+/// a 1,000-session acceptor most of its time. Commands are taken, and logs flushed,
+/// every turn.
+const HOUSEKEEPING_NANOS_PER_1000_SESSIONS: Nanos = 1_000_000;
 /// Engine-wide options.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
@@ -160,6 +166,11 @@ pub struct Engine<D: SessionDriver> {
     ready: Vec<ids::ConnectionKey>,
     /// [`Engine::poll`] passes since the last housekeeping.
     polls: u32,
+    /// When [`Engine::turn`] under a spinning strategy runs the housekeeping next.
+    next_housekeeping: Nanos,
+    /// A session with message and event logs was added (their flush is not
+    /// throttled: a log says what happened as soon as the turn is over).
+    pub(super) has_logs: bool,
     stopping: bool,
     stop_requested: bool,
     /// A descriptor held in reserve: when `accept` fails because the process is
@@ -225,6 +236,8 @@ impl<D: SessionDriver> Engine<D> {
             stopping: false,
             stop_requested: false,
             polls: 0,
+            next_housekeeping: 0,
+            has_logs: false,
             reserve: open_reserve(),
             unrouted_lines: RateLimit::new(now_nanos()),
             held_sends,
@@ -262,6 +275,15 @@ impl<D: SessionDriver> Engine<D> {
     pub fn session_ref(&self, name: &str) -> Option<SessionRef> {
         let key = self.find_session(name).ok()?;
         Some(self.sessions.reference(key))
+    }
+
+    /// Every session's name and [`SessionRef`], in one pass (a lookup by name per
+    /// session would be quadratic in the number of sessions).
+    pub(crate) fn session_refs(&self) -> Vec<(String, SessionRef)> {
+        self.sessions
+            .keys()
+            .map(|k| (self.sessions[k].name.clone(), self.sessions.reference(k)))
+            .collect()
     }
 
     /// The addresses the acceptor listens on, in the order the ports were first named.
@@ -345,6 +367,24 @@ impl<D: SessionDriver> Engine<D> {
     /// One duty cycle: the sockets (waiting for readiness up to `may_wait`,
     /// or the next timer if sooner), then housekeeping.
     fn work(&mut self, may_wait: Duration) -> io::Result<usize> {
+        if may_wait.is_zero() {
+            // Spinning: no timeout to compute (that visits every session).
+            let mut work = self.io(Duration::ZERO)?;
+            let now = now_nanos();
+            if now >= self.next_housekeeping {
+                let every = (self.sessions.len() as Nanos * HOUSEKEEPING_NANOS_PER_1000_SESSIONS
+                    / 1000)
+                    .max(HOUSEKEEPING_NANOS_PER_1000_SESSIONS);
+                self.next_housekeeping = now + every;
+                work |= self.housekeeping();
+            } else {
+                work |= self.drain_commands();
+                if self.has_logs {
+                    self.flush_logs();
+                }
+            }
+            return Ok(usize::from(work));
+        }
         let timeout = if self.ready.is_empty() && !self.held_sends_ready() {
             let now = now_nanos();
             let until_timer = self

@@ -22,10 +22,15 @@ impl<D: SessionDriver> Engine<D> {
                 tracing::info!("{n} lines about connections that never named a session left out");
             }
         }
+        self.flush_logs();
+        work
+    }
+
+    /// Flushes every session's logs.
+    pub(super) fn flush_logs(&mut self) {
         for l in self.sessions.iter_mut().filter_map(|s| s.log.as_mut()) {
             l.flush();
         }
-        work
     }
 
     /// The earliest of every deadline the engine keeps: the sessions' timers,

@@ -35,7 +35,7 @@ import quickfix.fix44.NewOrderSingle;
  * BENCHMARKS.md §4 (the FIX Antenna experiment) with QuickFIX/J 2.3.1: the round trip of a
  * NewOrderSingle and its ExecutionReport between two processes over TCP on 127.0.0.1, one order
  * in flight, with QuickFIX/J's session layer (sequence numbers, store, validation) on both sides.
- * The contract with the Rust driver is /work/notes/issue12-interface.md (§4).
+ * The contract with the Rust driver is peers/two-process-harnesses.md (§4).
  *
  * <pre>
  * run.sh RoundTrip --role acceptor  --config balanced|optimized|fsync --port P --dir DIR --dict D

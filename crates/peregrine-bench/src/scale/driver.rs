@@ -1,0 +1,776 @@
+//! `peregrine bench scale`: runs both parts of experiment 5 for Peregrine and its peers,
+//! interleaved run by run, each pair of processes fresh (a new port and directory), and
+//! reports medians across runs with min–max, the targets, and
+//! `target/bench-results/scale.json`.
+//!
+//! Streaming: per run, for the in-memory then the file store, every engine's receiver
+//! (waited for until `ready`), then its sender; the receiver's line is the result.
+//! Many sessions: per run and N, every acceptor (Peregrine, QuickFIX/J) against
+//! Peregrine's load generator; the acceptor's RSS (`VmRSS`) is read once it is `ready`
+//! and again [`RSS_SETTLE`] after the load generator says `logged-on` (all sessions
+//! logged on, idle until the orders start), and `(after − before) / N` is the memory
+//! per session. The driver raises its open-file limit to the hard limit, which every
+//! harness inherits.
+//!
+//! A missed target does not fail the command; a harness that fails (a sequence error
+//! included) does, after the other runs and the report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::peers::{PeerCommand, PeerError};
+use crate::process::{raise_open_files_limit, rss_bytes, Harness};
+use crate::progress::Progress;
+use crate::report::{self, Record};
+use crate::{Error, Result};
+
+use super::targets::{targets, Figures};
+
+/// How long after `logged-on` the acceptor's RSS is read (the load generator waits
+/// [`super::sessions::IDLE_BEFORE_ORDERS`] before its orders).
+pub const RSS_SETTLE: Duration = Duration::from_millis(700);
+
+/// The streaming peers (engine names).
+pub const STREAM_PEERS: [&str; 2] = ["quickfixj", "quickfix-cpp"];
+/// The many-sessions peers (acceptors under test besides Peregrine).
+pub const SESSION_PEERS: [&str; 1] = ["quickfixj"];
+
+/// Settings of one invocation.
+///
+/// ```
+/// use peregrine_bench::scale::ScaleBenchConfig;
+/// let cfg = ScaleBenchConfig::default();
+/// assert_eq!((cfg.runs, cfg.session_runs, cfg.seconds), (5, 3, 5));
+/// assert_eq!(cfg.sessions, [1_000, 10_000]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScaleBenchConfig {
+    /// Streaming runs.
+    pub runs: usize,
+    /// Many-sessions runs (fewer: each run of 10,000 sessions takes a while).
+    pub session_runs: usize,
+    /// Measured seconds of each case.
+    pub seconds: u64,
+    /// Session counts of the many-sessions part.
+    pub sessions: Vec<usize>,
+    /// Run the streaming part.
+    pub stream: bool,
+    /// Run the many-sessions part.
+    pub many: bool,
+    /// Peer engines (`quickfixj`, `quickfix-cpp`).
+    pub peers: Vec<String>,
+    /// `--peers` was given: a peer that is not built is an error (otherwise it is
+    /// left out, saying so).
+    pub peers_given: bool,
+    /// Where the JSON goes.
+    pub out: PathBuf,
+}
+
+impl Default for ScaleBenchConfig {
+    fn default() -> Self {
+        ScaleBenchConfig {
+            runs: 5,
+            session_runs: 3,
+            seconds: 5,
+            sessions: vec![1_000, 10_000],
+            stream: true,
+            many: true,
+            peers: STREAM_PEERS.iter().map(|p| p.to_string()).collect(),
+            peers_given: false,
+            out: crate::repo_root().join("target/bench-results/scale.json"),
+        }
+    }
+}
+
+impl ScaleBenchConfig {
+    /// Reads the options of `peregrine bench scale`: `--runs N` (streaming; the
+    /// many-sessions part runs `min(N, 3)`), `--seconds S`, `--sessions 1000,10000`,
+    /// `--parts stream,sessions`, `--peers a,b|none`, `--smoke` (1 run of 1 s, 50
+    /// sessions), `--out FILE`.
+    ///
+    /// ```
+    /// use peregrine_bench::scale::ScaleBenchConfig;
+    /// let args: Vec<String> = "--smoke --parts sessions --peers none".split(' ').map(String::from).collect();
+    /// let cfg = ScaleBenchConfig::parse(&args)?;
+    /// assert_eq!((cfg.runs, cfg.seconds, cfg.stream, cfg.many), (1, 1, false, true));
+    /// assert_eq!(cfg.sessions, [50]);
+    /// assert!(cfg.peers.is_empty() && cfg.peers_given);
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] for an unknown option or a bad value.
+    pub fn parse(args: &[String]) -> Result<ScaleBenchConfig> {
+        let mut cfg = ScaleBenchConfig::default();
+        if args.iter().any(|a| a == "--smoke") {
+            cfg.runs = 1;
+            cfg.session_runs = 1;
+            cfg.seconds = 1;
+            cfg.sessions = vec![50];
+        }
+        let mut it = args.iter().filter(|a| *a != "--smoke");
+        while let Some(key) = it.next() {
+            let value = it
+                .next()
+                .ok_or_else(|| Error::Usage(format!("{key} needs a value")))?;
+            let number = |v: &str| -> Result<u64> {
+                v.trim()
+                    .parse()
+                    .map_err(|_| Error::Usage(format!("{key}: {v:?} is not a number")))
+            };
+            match key.as_str() {
+                "--runs" => {
+                    cfg.runs = (number(value)? as usize).max(1);
+                    cfg.session_runs = cfg.runs.min(3);
+                }
+                "--seconds" => cfg.seconds = number(value)?.max(1),
+                "--sessions" => {
+                    cfg.sessions = value
+                        .split(',')
+                        .map(|v| number(v).map(|n| (n as usize).max(1)))
+                        .collect::<Result<_>>()?
+                }
+                "--parts" => {
+                    cfg.stream = false;
+                    cfg.many = false;
+                    for p in value.split(',') {
+                        match p {
+                            "stream" => cfg.stream = true,
+                            "sessions" => cfg.many = true,
+                            other => {
+                                return Err(Error::Usage(format!(
+                                    "--parts: unknown part {other:?} (stream, sessions)"
+                                )))
+                            }
+                        }
+                    }
+                }
+                "--peers" => {
+                    cfg.peers_given = true;
+                    cfg.peers = if value == "none" {
+                        vec![]
+                    } else {
+                        value.split(',').map(str::to_string).collect()
+                    };
+                    if let Some(p) = cfg
+                        .peers
+                        .iter()
+                        .find(|p| !STREAM_PEERS.contains(&p.as_str()))
+                    {
+                        return Err(PeerError::Unknown {
+                            engine: p.clone(),
+                            known: "quickfixj, quickfix-cpp",
+                        }
+                        .into());
+                    }
+                }
+                "--out" => cfg.out = value.into(),
+                other => return Err(Error::Usage(format!("unknown option {other}"))),
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+/// How to start one engine's harness of one part.
+#[derive(Clone, Debug)]
+struct Engine {
+    name: String,
+    program: PathBuf,
+    /// Arguments before `--role …`.
+    prefix: Vec<String>,
+}
+
+impl Engine {
+    fn peregrine(subcommand: &str) -> Result<Engine> {
+        let exe = std::env::current_exe().map_err(|e| Error::Engine {
+            what: "cannot find the peregrine binary".into(),
+            source: Some(Box::new(e)),
+        })?;
+        Ok(Engine {
+            name: "peregrine".into(),
+            program: exe,
+            prefix: vec!["bench".into(), subcommand.into()],
+        })
+    }
+
+    fn of(cmd: PeerCommand) -> Engine {
+        Engine {
+            name: cmd.engine,
+            program: cmd.program,
+            prefix: cmd.args,
+        }
+    }
+
+    fn spawn(&self, args: &[String]) -> std::result::Result<Harness, PeerError> {
+        let all: Vec<&str> = self.prefix.iter().chain(args).map(String::as_str).collect();
+        Harness::spawn(&self.name, &self.program, all)
+    }
+}
+
+/// The peers of a part that will run: those asked for (each must be built), or, when
+/// `--peers` was not given, those built (the others are named on stderr).
+fn peers_of(cfg: &ScaleBenchConfig, part: &str) -> Result<Vec<Engine>> {
+    let root = crate::repo_root();
+    let mut out = Vec::new();
+    for p in &cfg.peers {
+        let cmd = match (part, p.as_str()) {
+            ("stream", "quickfixj") => PeerCommand::quickfixj(&root, "Stream"),
+            ("stream", "quickfix-cpp") => PeerCommand::quickfix_cpp(&root, "stream"),
+            ("sessions", "quickfixj") => PeerCommand::quickfixj(&root, "ManySessions"),
+            _ => continue, // no such harness for this part (QuickFIX C++ acceptor)
+        };
+        match cmd.if_built() {
+            Ok(cmd) => out.push(Engine::of(cmd)),
+            Err(e) if !cfg.peers_given => eprintln!("bench scale: {part}: {e}; left out"),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(out)
+}
+
+fn free_port() -> Result<u16> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| Error::Engine {
+            what: "no free port on 127.0.0.1".into(),
+            source: Some(Box::new(e)),
+        })
+}
+
+/// A fresh directory for one process.
+fn fresh_dir(base: &Path, name: &str) -> Result<PathBuf> {
+    let d = base.join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).map_err(|e| Error::output(&d, e))?;
+    Ok(d)
+}
+
+/// What one pair of processes measured beyond its record.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+struct Extra {
+    engine: String,
+    case: String,
+    run: usize,
+    messages: Option<u64>,
+    seq_errors: Option<u64>,
+    logon_all_ms: Option<f64>,
+    rss_before: Option<u64>,
+    rss_after: Option<u64>,
+    bytes_per_session: Option<f64>,
+}
+
+fn field<T: serde::de::DeserializeOwned>(line: &serde_json::Value, key: &str) -> Option<T> {
+    line.get(key)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+}
+
+/// The one result line of a harness: its record (named `engine`) and the JSON.
+fn result_of(engine: &str, lines: &[String], case: &str) -> Result<(Record, serde_json::Value)> {
+    for l in lines {
+        let mut r = crate::peers::record_of_line(engine, l)?;
+        if r.case == case {
+            r.engine = engine.into();
+            let v: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
+            return Ok((r, v));
+        }
+    }
+    Err(PeerError::MissingCase {
+        engine: engine.into(),
+        case: case.into(),
+    }
+    .into())
+}
+
+fn stream_pair(
+    cfg: &ScaleBenchConfig,
+    e: &Engine,
+    store: &str,
+    run: usize,
+    work: &Path,
+) -> Result<(Record, Extra)> {
+    let port = free_port()?.to_string();
+    let dict = crate::fix44_dictionary().display().to_string();
+    let seconds = cfg.seconds.to_string();
+    let base = fresh_dir(work, &format!("{}-stream-{store}-{run}", e.name))?;
+    let common = |role: &str, dir: &Path| -> Vec<String> {
+        ["--role", role, "--store", store, "--port", &port, "--dir"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([
+                dir.display().to_string(),
+                "--dict".into(),
+                dict.clone(),
+                "--seconds".into(),
+                seconds.clone(),
+            ])
+            .collect()
+    };
+    let mut receiver = e.spawn(&common("receiver", &base.join("receiver")))?;
+    receiver.wait_ready(Duration::from_secs(60))?;
+    let mut sender = e.spawn(&common("sender", &base.join("sender")))?;
+    let patience = Duration::from_secs(cfg.seconds + 120);
+    let sent = sender.wait_lines(patience);
+    let lines = receiver.wait_lines(Duration::from_secs(60));
+    let _ = std::fs::remove_dir_all(&base);
+    // The receiver's failure (a sequence error) says more than the sender's.
+    let lines = lines?;
+    sent?;
+    let case = format!("stream-{store}");
+    let (record, v) = result_of(&e.name, &lines, &case)?;
+    let extra = Extra {
+        engine: e.name.clone(),
+        case,
+        run,
+        messages: field(&v, "messages"),
+        seq_errors: field(&v, "seq_errors"),
+        ..Extra::default()
+    };
+    if extra.seq_errors.unwrap_or(0) > 0 {
+        return Err(Error::failed_check(format!(
+            "{} stream-{store} run {run}: {} sequence errors",
+            e.name,
+            extra.seq_errors.unwrap_or(0)
+        )));
+    }
+    Ok((record, extra))
+}
+
+fn sessions_pair(
+    cfg: &ScaleBenchConfig,
+    acceptor: &Engine,
+    load: &Engine,
+    n: usize,
+    run: usize,
+    work: &Path,
+) -> Result<(Record, Extra)> {
+    let port = free_port()?.to_string();
+    let dict = crate::fix44_dictionary().display().to_string();
+    let base = fresh_dir(work, &format!("{}-sessions-{n}-{run}", acceptor.name))?;
+    let args = |role: &str, dir: &Path| -> Vec<String> {
+        [
+            "--role",
+            role,
+            "--sessions",
+            &n.to_string(),
+            "--port",
+            &port,
+            "--dir",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            dir.display().to_string(),
+            "--dict".into(),
+            dict.clone(),
+            "--seconds".into(),
+            cfg.seconds.to_string(),
+        ])
+        .collect()
+    };
+    let mut acc = acceptor.spawn(&args("acceptor", &base.join("acceptor")))?;
+    acc.wait_ready(Duration::from_secs(180))?;
+    let rss = |h: &Harness| rss_bytes(h.pid()).ok();
+    let rss_before = rss(&acc);
+    let mut gen = load.spawn(&args("load", &base.join("load")))?;
+    gen.wait_line("logged-on", Duration::from_secs(240))?;
+    std::thread::sleep(RSS_SETTLE);
+    let rss_after = rss(&acc);
+    let lines = gen.wait_lines(Duration::from_secs(cfg.seconds + 180));
+    acc.terminate();
+    let _ = std::fs::remove_dir_all(&base);
+    let case = format!("sessions-{n}");
+    let (mut record, v) = result_of(&acceptor.name, &lines?, &case)?;
+    let who = if acceptor.name == "peregrine" {
+        format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", super::sessions::idle())
+    } else {
+        format!("acceptor: {} harness (its settings on its stderr: one SocketAcceptor, single-threaded, MemoryStore, UseDataDictionary=N)", acceptor.name)
+    };
+    record.settings = format!("{who}; {}", record.settings);
+    let bytes_per_session = match (rss_before, rss_after) {
+        (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / n as f64),
+        _ => None,
+    };
+    Ok((
+        record,
+        Extra {
+            engine: acceptor.name.clone(),
+            case,
+            run,
+            logon_all_ms: field(&v, "logon_all_ms"),
+            rss_before,
+            rss_after,
+            bytes_per_session,
+            ..Extra::default()
+        },
+    ))
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// Median and min–max of `f` over the records of (engine, case).
+fn spread(
+    all: &[Record],
+    engine: &str,
+    case: &str,
+    f: impl Fn(&Record) -> f64,
+) -> Option<(f64, f64, f64)> {
+    let v: Vec<f64> = all
+        .iter()
+        .filter(|r| r.engine == engine && r.case == case)
+        .map(f)
+        .collect();
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    median(v).map(|m| (m, lo, hi))
+}
+
+fn extra_spread(
+    extras: &[Extra],
+    engine: &str,
+    case: &str,
+    f: impl Fn(&Extra) -> Option<f64>,
+) -> Option<(f64, f64, f64)> {
+    let v: Vec<f64> = extras
+        .iter()
+        .filter(|x| x.engine == engine && x.case == case)
+        .filter_map(f)
+        .collect();
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    median(v).map(|m| (m, lo, hi))
+}
+
+fn fmt_spread(s: Option<(f64, f64, f64)>, digits: usize) -> String {
+    match s {
+        Some((m, lo, hi)) => format!("{m:.digits$} ({lo:.digits$}–{hi:.digits$})"),
+        None => "—".into(),
+    }
+}
+
+/// The streaming table (Markdown).
+fn stream_table(all: &[Record], extras: &[Extra], engines: &[String]) -> String {
+    let mut s = String::from("| case | engine | msg/s, median (min–max of runs) | 100 ms intervals: min / p50 / max msg/s | messages in window | peregrine ÷ engine |\n|---|---|---:|---:|---:|---:|\n");
+    for case in ["stream-memory", "stream-file"] {
+        let ours = spread(all, "peregrine", case, |r| r.stats.throughput_per_s).map(|x| x.0);
+        for e in engines {
+            let Some(rate) = spread(all, e, case, |r| r.stats.throughput_per_s) else {
+                continue;
+            };
+            let med = |f: fn(&Record) -> f64| spread(all, e, case, f).map_or(0.0, |x| x.0);
+            let msgs = extra_spread(extras, e, case, |x| x.messages.map(|m| m as f64));
+            s.push_str(&format!(
+                "| {case} | {e} | {} | {:.0} / {:.0} / {:.0} | {} | {} |\n",
+                fmt_spread(Some(rate), 0),
+                med(|r| r.stats.min),
+                med(|r| r.stats.p50),
+                med(|r| r.stats.max),
+                msgs.map_or("—".into(), |m| format!("{:.0}", m.0)),
+                match ours {
+                    Some(o) if e != "peregrine" && rate.0 > 0.0 => format!("{:.1}×", o / rate.0),
+                    _ => "—".into(),
+                }
+            ));
+        }
+    }
+    s
+}
+
+/// The many-sessions table (Markdown).
+fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[usize]) -> String {
+    let mut s = String::from("| sessions | acceptor | all logged on, ms | round trips/s | p50 µs | p99 µs | acceptor KiB per idle session | acceptor KiB per configured session (RSS at ready ÷ N) | peregrine ÷ engine (round trips/s) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for &n in ns {
+        let case = format!("sessions-{n}");
+        let ours = spread(all, "peregrine", &case, |r| r.stats.throughput_per_s).map(|x| x.0);
+        for e in engines {
+            let Some(rts) = spread(all, e, &case, |r| r.stats.throughput_per_s) else {
+                continue;
+            };
+            s.push_str(&format!(
+                "| {n} | {e} | {} | {} | {} | {} | {} | {} | {} |\n",
+                fmt_spread(extra_spread(extras, e, &case, |x| x.logon_all_ms), 0),
+                fmt_spread(Some(rts), 0),
+                fmt_spread(spread(all, e, &case, |r| r.stats.p50), 1),
+                fmt_spread(spread(all, e, &case, |r| r.stats.p99), 1),
+                fmt_spread(
+                    extra_spread(extras, e, &case, |x| x
+                        .bytes_per_session
+                        .map(|b| b / 1024.0)),
+                    1
+                ),
+                fmt_spread(
+                    extra_spread(extras, e, &case, |x| x
+                        .rss_before
+                        .map(|b| b as f64 / 1024.0 / n as f64)),
+                    1
+                ),
+                match ours {
+                    Some(o) if e != "peregrine" && rts.0 > 0.0 => format!("{:.1}×", o / rts.0),
+                    _ => "—".into(),
+                }
+            ));
+        }
+    }
+    s
+}
+
+fn figures(all: &[Record], extras: &[Extra], engine: &str, ns: &[usize]) -> Figures {
+    let rate = |case: &str| spread(all, engine, case, |r| r.stats.throughput_per_s).map(|x| x.0);
+    Figures {
+        stream_memory: rate("stream-memory"),
+        stream_file: rate("stream-file"),
+        sessions: ns
+            .iter()
+            .filter_map(|&n| {
+                let case = format!("sessions-{n}");
+                let rts = rate(&case)?;
+                let logon = extra_spread(extras, engine, &case, |x| x.logon_all_ms)
+                    .map_or(f64::NAN, |x| x.0);
+                let bytes =
+                    extra_spread(extras, engine, &case, |x| x.bytes_per_session).map(|x| x.0);
+                Some((n, logon, rts, bytes))
+            })
+            .collect(),
+    }
+}
+
+/// Runs the benchmark (see the [module documentation](self)) and returns every record.
+///
+/// ```no_run
+/// let args: Vec<String> = ["--smoke", "--peers", "none"].map(String::from).to_vec();
+/// let cfg = peregrine_bench::scale::ScaleBenchConfig::parse(&args)?;
+/// let records = peregrine_bench::scale::run(&cfg)?;
+/// assert!(!records.is_empty());
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Peer`] for a peer that is unknown or (asked for and) not built; the first
+/// failure of a harness (after every other run, the tables and the JSON);
+/// [`Error::Output`] when the JSON cannot be written.
+pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
+    let limit = raise_open_files_limit().unwrap_or(0);
+    let machine = report::machine();
+    eprintln!("bench scale: {machine}; open-file limit {limit}");
+    let mut stream_engines = vec![Engine::peregrine("stream-peer")?];
+    if cfg.stream {
+        stream_engines.extend(peers_of(cfg, "stream")?);
+    }
+    let load = Engine::peregrine("scale-peer")?;
+    let mut acceptors = vec![load.clone()];
+    if cfg.many {
+        acceptors.extend(peers_of(cfg, "sessions")?);
+    }
+    let work = cfg
+        .out
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("scale-work");
+    let steps = usize::from(cfg.stream) * cfg.runs * 2 * stream_engines.len()
+        + usize::from(cfg.many) * cfg.session_runs * cfg.sessions.len() * acceptors.len();
+    let mut bar = Progress::new("bench scale", steps.max(1));
+    let mut all = Vec::new();
+    let mut extras = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    let mut first_failure: Option<Error> = None;
+    let mut note = |what: String, e: Error, failures: &mut Vec<String>| {
+        eprintln!("\nbench scale: {what}: {e}");
+        failures.push(format!("{what}: {e}"));
+        first_failure.get_or_insert(e);
+    };
+    if cfg.stream {
+        for run in 1..=cfg.runs {
+            for store in ["memory", "file"] {
+                for e in &stream_engines {
+                    bar.show(&format!("run {run}: {} stream-{store}", e.name));
+                    match stream_pair(cfg, e, store, run, &work) {
+                        Ok((r, x)) => {
+                            all.push(r);
+                            extras.push(x);
+                        }
+                        Err(err) => note(
+                            format!("run {run}: {} stream-{store}", e.name),
+                            err,
+                            &mut failures,
+                        ),
+                    }
+                    bar.step(&format!("run {run}: {} stream-{store} done", e.name));
+                }
+            }
+        }
+    }
+    if cfg.many {
+        for run in 1..=cfg.session_runs {
+            for &n in &cfg.sessions {
+                for a in &acceptors {
+                    bar.show(&format!("run {run}: {} sessions-{n}", a.name));
+                    match sessions_pair(cfg, a, &load, n, run, &work) {
+                        Ok((r, x)) => {
+                            all.push(r);
+                            extras.push(x);
+                        }
+                        Err(err) => note(
+                            format!("run {run}: {} sessions-{n}", a.name),
+                            err,
+                            &mut failures,
+                        ),
+                    }
+                    bar.step(&format!("run {run}: {} sessions-{n} done", a.name));
+                }
+            }
+        }
+    }
+    bar.finish();
+    let _ = std::fs::remove_dir_all(&work);
+
+    let ours = figures(&all, &extras, "peregrine", &cfg.sessions);
+    let qfj = figures(&all, &extras, "quickfixj", &cfg.sessions);
+    let has_qfj = all.iter().any(|r| r.engine == "quickfixj");
+    let targets = targets(&ours, has_qfj.then_some(&qfj));
+    let aggs = report::aggregate(&all);
+    let settings: BTreeMap<String, String> = aggs
+        .iter()
+        .map(|a| (format!("{} {}", a.engine, a.case), a.settings.clone()))
+        .collect();
+    let config = serde_json::json!({
+        "runs_stream": cfg.runs,
+        "runs_sessions": cfg.session_runs,
+        "seconds": cfg.seconds,
+        "sessions": cfg.sessions,
+        "parts": {"stream": cfg.stream, "sessions": cfg.many},
+        "machine": machine,
+        "load_average_end": report::load_average(),
+        "open_file_limit": limit,
+        "order": "interleaved: each run runs every engine once per case (streaming: memory then file store; sessions: each N), a fresh pair of processes, port and directory each time",
+        "method": "streaming: the receiver's msg/s over [1 s, 1 s + seconds) after its first application message, percentiles = 100 ms interval rates; sessions: round trips/s over `seconds` after a 1 s warm-up with one order in flight per session, round trip t1 before the send in from_app to t2 after the report's ClOrdID is checked (HDR, µs); acceptor RSS (VmRSS) once ready and 0.7 s after all sessions logged on (idle), (after − before) / N; medians across runs",
+        "settings": settings,
+        "per_run": extras,
+        "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
+        "failed_runs": failures,
+    });
+    report::write_json(&cfg.out, "scale", config, &aggs, &all)
+        .map_err(|e| Error::output(&cfg.out, e))?;
+
+    if cfg.stream {
+        let names: Vec<String> = stream_engines.iter().map(|e| e.name.clone()).collect();
+        println!(
+            "Streaming, one session one way ({} runs, {} s windows):\n{}",
+            cfg.runs,
+            cfg.seconds,
+            stream_table(&all, &extras, &names)
+        );
+    }
+    if cfg.many {
+        let names: Vec<String> = acceptors.iter().map(|e| e.name.clone()).collect();
+        println!(
+            "Many sessions on one acceptor, Peregrine's load generator ({} runs, {} s measured):\n{}",
+            cfg.session_runs,
+            cfg.seconds,
+            sessions_table(&all, &extras, &names, &cfg.sessions)
+        );
+    }
+    println!("Settings:");
+    for (k, v) in &settings {
+        println!("  {k}: {v}");
+    }
+    println!("\n{}", crate::e2e::targets_text(&targets));
+    for f in &failures {
+        println!("FAILED (left out of the medians): {f}");
+    }
+    println!("results: {}", cfg.out.display());
+    match first_failure {
+        Some(e) => Err(e),
+        None => Ok(all),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn options() {
+        let c = ScaleBenchConfig::parse(&args("--runs 2 --seconds 3 --sessions 100,2000 --parts stream --peers quickfixj --out x.json")).unwrap();
+        assert_eq!((c.runs, c.session_runs, c.seconds), (2, 2, 3));
+        assert_eq!(c.sessions, [100, 2000]);
+        assert!(c.stream && !c.many && c.peers_given);
+        assert_eq!(c.peers, ["quickfixj"]);
+        assert_eq!(c.out, Path::new("x.json"));
+        for bad in [
+            "--runs",
+            "--runs x",
+            "--parts both",
+            "--peers artio",
+            "--sessions 1,x",
+            "--bogus 1",
+        ] {
+            assert!(ScaleBenchConfig::parse(&args(bad)).is_err(), "{bad}");
+        }
+        let d = ScaleBenchConfig::parse(&[]).unwrap();
+        assert_eq!(d, ScaleBenchConfig::default());
+        assert!(!d.peers_given);
+    }
+
+    #[test]
+    fn tables_and_figures() {
+        let rec = |engine: &str, case: &str, rate: f64| Record {
+            engine: engine.into(),
+            case: case.into(),
+            unit: "msg/s".into(),
+            stats: report::Stats {
+                throughput_per_s: rate,
+                p50: rate,
+                ..Default::default()
+            },
+            allocs_per_op: None,
+            settings: String::new(),
+        };
+        let all = vec![
+            rec("peregrine", "stream-memory", 3e6),
+            rec("quickfixj", "stream-memory", 2e5),
+            rec("peregrine", "stream-memory", 2e6),
+            rec("peregrine", "sessions-1000", 1e5),
+        ];
+        let extras = vec![Extra {
+            engine: "peregrine".into(),
+            case: "sessions-1000".into(),
+            logon_all_ms: Some(300.0),
+            bytes_per_session: Some(4096.0),
+            ..Extra::default()
+        }];
+        let t = stream_table(&all, &extras, &["peregrine".into(), "quickfixj".into()]);
+        assert!(
+            t.contains("| stream-memory | peregrine | 2500000 (2000000–3000000) |"),
+            "{t}"
+        );
+        assert!(t.contains("| 12.5× |"), "{t}");
+        let f = figures(&all, &extras, "peregrine", &[1000, 10_000]);
+        assert_eq!(f.stream_memory, Some(2.5e6));
+        assert_eq!(f.sessions, vec![(1000, 300.0, 1e5, Some(4096.0))]);
+        let s = sessions_table(&all, &extras, &["peregrine".into()], &[1000]);
+        assert!(
+            s.contains("| 1000 | peregrine | 300 (300–300) | 100000 (100000–100000) |"),
+            "{s}"
+        );
+        assert!(s.contains("| 4.0 (4.0–4.0) |"), "{s}");
+    }
+}

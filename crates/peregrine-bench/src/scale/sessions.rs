@@ -1,0 +1,403 @@
+//! Many sessions, Peregrine's side (`peregrine bench scale-peer --role acceptor|load`).
+//!
+//! **The acceptor** is a user's venue: N sessions VENUE→CLIENT0 … CLIENT{N-1} configured
+//! in code ([`Settings::builder`]), one port, one reactor thread
+//! ([`EngineBuilder::start`]), in-memory store, `UseDataDictionary=N`, an application
+//! that answers each NewOrderSingle with an ExecutionReport (typed, [`fix44::crack`]).
+//! It prints `ready` once it listens and runs until it is ended (SIGTERM).
+//!
+//! **The load generator** is one process, one engine thread, N initiator sessions
+//! CLIENTk→VENUE. It measures from its start (settings, engine, connections, logons)
+//! until every session is logged on (`logon_all_ms`), prints `logged-on` on stdout (the
+//! driver reads the acceptor's RSS then), waits [`IDLE_BEFORE_ORDERS`] with the sessions
+//! idle, then gives every session its first order through the [`Sender`]; each
+//! ExecutionReport's `from_app` checks its ClOrdID, takes the time and sends the
+//! session's next order (one order in flight per session). After a warm-up second the
+//! round trips of `seconds` are counted and timed (t1 right before the send in
+//! `from_app`, t2 once the report's ClOrdID is checked) into one HDR histogram. It prints
+//! one JSON line `sessions-N` (µs), logs every session out and exits.
+
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use peregrine_codec::MessageView;
+use peregrine_engine::config::{ConnectionType, Settings};
+use peregrine_engine::{EngineBuilder, Idle, SubmitError};
+use peregrine_messages::fix44::{self, ExecutionReport, MessageHandler, NewOrderSingle};
+use peregrine_session::{AppReject, Application, Outbox, SessionId};
+
+use super::args::{PeerArgs, Role};
+use super::order::{execution_report, new_order, ClOrdId, OrderFields};
+use crate::report::{new_histogram, Stats};
+use crate::{Error, Result};
+
+// For the documentation's links only.
+#[cfg(doc)]
+use peregrine_engine::Sender;
+
+/// How long the sessions stay idle once all are logged on, before the orders: the
+/// driver reads the acceptor's RSS in this time.
+pub const IDLE_BEFORE_ORDERS: Duration = Duration::from_millis(1500);
+
+/// Round trips before the measured `seconds` (discarded).
+pub const WARMUP: Duration = Duration::from_secs(1);
+
+/// How long the load generator waits for all its sessions to log on.
+const LOGON_PATIENCE: Duration = Duration::from_secs(120);
+
+/// The idle strategy of both processes (one busy thread each, two cores).
+pub fn idle() -> Idle {
+    Idle::spin_then_yield(100)
+}
+
+/// The settings of one side: N sessions on one port (acceptor) or N initiators to it
+/// (load), FIX.4.4, HeartBtInt 30, ResetOnLogon, TCP_NODELAY, memory store,
+/// `UseDataDictionary=N`.
+///
+/// ```
+/// let s = peregrine_bench::scale::sessions::settings(true, 9000, 3)?;
+/// assert_eq!(s.sessions.len(), 3);
+/// assert_eq!(s.sessions[2].session_name(), "FIX.4.4:VENUE->CLIENT2");
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Engine`] when the settings do not build.
+pub fn settings(acceptor: bool, port: u16, n: usize) -> Result<Settings> {
+    let mut b = Settings::builder().default(|d| {
+        let d = d
+            .connection_type(if acceptor {
+                ConnectionType::Acceptor
+            } else {
+                ConnectionType::Initiator
+            })
+            .heart_bt_int(30)
+            .reset_on_logon(true)
+            .set("SocketNodelay", true)
+            .use_data_dictionary(false)
+            .idle_strategy(idle());
+        if acceptor {
+            d.socket_accept_port(port)
+                .socket_accept_address("127.0.0.1")
+        } else {
+            d.socket_connect("127.0.0.1", port).reconnect_interval(1)
+        }
+    });
+    for k in 0..n {
+        let client = format!("CLIENT{k}");
+        b = if acceptor {
+            b.session("FIX.4.4", "VENUE", &client, |s| s)
+        } else {
+            b.session("FIX.4.4", &client, "VENUE", |s| s)
+        };
+    }
+    b.build().map_err(|e| Error::Engine {
+        what: "many-sessions settings".into(),
+        source: Some(Box::new(e)),
+    })
+}
+
+/// The acceptor's application: one ExecutionReport per NewOrderSingle.
+#[derive(Debug, Default)]
+pub struct Venue {
+    /// Reports sent (OrderID `O<n>`, ExecID `E<n>`).
+    pub reports: u64,
+}
+
+impl MessageHandler<Outbox<'_>> for Venue {
+    type Error = AppReject;
+
+    fn on_new_order_single(
+        &mut self,
+        order: NewOrderSingle<'_>,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        let fields = OrderFields::of(&order).ok_or_else(|| {
+            AppReject::business(
+                0,
+                "order without ClOrdID, Symbol, Side, OrderQty, Price or TransactTime",
+            )
+        })?;
+        self.reports += 1;
+        let n = self.reports;
+        out.send_typed::<ExecutionReport>(|er| execution_report(er, &fields, n))?;
+        Ok(())
+    }
+}
+
+impl Application for Venue {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        fix44::crack(self, msg, out)
+    }
+}
+
+/// What the load generator's sessions share (they all run on the engine's thread).
+#[derive(Debug)]
+pub struct Shared {
+    /// Sessions logged on.
+    pub logged_on: AtomicUsize,
+    /// Round trips are counted and timed.
+    pub measuring: AtomicBool,
+    /// No next order is sent.
+    pub stop: AtomicBool,
+    /// Round trips counted.
+    pub round_trips: AtomicU64,
+    /// Reports whose ClOrdID was not the order in flight.
+    pub mismatches: AtomicU64,
+    /// Round-trip times (ns).
+    pub histogram: Mutex<Histogram<u64>>,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared {
+            logged_on: AtomicUsize::new(0),
+            measuring: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            round_trips: AtomicU64::new(0),
+            mismatches: AtomicU64::new(0),
+            histogram: Mutex::new(new_histogram()),
+        }
+    }
+}
+
+/// One load session's application: one order in flight.
+#[derive(Debug)]
+pub struct Load {
+    shared: Arc<Shared>,
+    ids: ClOrdId,
+    /// When the order in flight was sent (`None`: the first, sent by the main thread).
+    sent_at: Option<Instant>,
+}
+
+impl Load {
+    /// A session's application; its ClOrdIDs start after `offset` (unique across
+    /// sessions).
+    pub fn new(shared: Arc<Shared>, offset: u64) -> Load {
+        Load {
+            shared,
+            ids: ClOrdId::starting_after(offset),
+            sent_at: None,
+        }
+    }
+}
+
+impl MessageHandler<Outbox<'_>> for Load {
+    type Error = AppReject;
+
+    fn on_execution_report(
+        &mut self,
+        report: ExecutionReport<'_>,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        let t2 = Instant::now();
+        if let Some(t1) = self.sent_at.take() {
+            let ok = report.cl_ord_id().and_then(|r| r.ok()) == Some(self.ids.current());
+            if !ok {
+                self.shared.mismatches.fetch_add(1, Ordering::Relaxed);
+            } else if self.shared.measuring.load(Ordering::Relaxed) {
+                self.shared.round_trips.fetch_add(1, Ordering::Relaxed);
+                let ns = t2.duration_since(t1).as_nanos() as u64;
+                let mut h = self
+                    .shared
+                    .histogram
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                let _ = h.record(ns.max(1));
+            }
+        }
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let ids = &mut self.ids;
+        let t1 = Instant::now();
+        out.send_typed::<NewOrderSingle>(|o| new_order(o, ids.advance(), true))?;
+        self.sent_at = Some(t1);
+        Ok(())
+    }
+}
+
+impl Application for Load {
+    fn on_logon(&mut self, _id: &SessionId, _out: &mut Outbox<'_>) {
+        self.shared.logged_on.fetch_add(1, Ordering::Relaxed);
+    }
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> std::result::Result<(), AppReject> {
+        fix44::crack(self, msg, out)
+    }
+}
+
+fn engine_error(what: &'static str) -> impl FnOnce(peregrine_engine::BuildError) -> Error {
+    move |e| Error::Engine {
+        what: what.into(),
+        source: Some(Box::new(e)),
+    }
+}
+
+/// Runs one side of the many-sessions experiment (see the [module documentation](self)).
+///
+/// # Errors
+///
+/// [`Error::Usage`] for bad arguments, [`Error::Engine`] when the engine does not start
+/// or the sessions do not log on in time, [`Error::Check`] for reports that do not
+/// answer the order in flight.
+pub fn main(args: &[String]) -> Result<()> {
+    let a = PeerArgs::parse(args, &[Role::Acceptor, Role::Load])?;
+    // Each session is a connection: 10,000 need more than the usual 1,024 descriptors.
+    let limit = crate::process::raise_open_files_limit().unwrap_or(0);
+    if limit < a.sessions as u64 + 64 {
+        eprintln!(
+            "scale-peer: open-file limit {limit} is below {} sessions + 64",
+            a.sessions
+        );
+    }
+    match a.role {
+        Role::Acceptor => accept(&a),
+        _ => load(&a),
+    }
+}
+
+fn accept(a: &PeerArgs) -> Result<()> {
+    let started = Instant::now();
+    let engine = EngineBuilder::new(settings(true, a.port, a.sessions)?)
+        .start(|_| Venue::default())
+        .map_err(engine_error("the acceptor did not start"))?;
+    eprintln!(
+        "acceptor: {} sessions configured and listening in {:.0} ms; memory store, UseDataDictionary=N, one engine thread, idle {}",
+        a.sessions,
+        started.elapsed().as_secs_f64() * 1e3,
+        idle()
+    );
+    println!("ready");
+    let _ = std::io::stdout().flush();
+    // Until the driver ends it.
+    while !engine.is_finished() {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    engine.stop().map(|_| ()).map_err(|e| Error::Engine {
+        what: "the acceptor's engine failed".into(),
+        source: Some(Box::new(e)),
+    })
+}
+
+fn load(a: &PeerArgs) -> Result<()> {
+    let started = Instant::now();
+    let n = a.sessions;
+    let shared = Arc::new(Shared::default());
+    let mut next = 0u64;
+    let apps = shared.clone();
+    let engine = EngineBuilder::new(settings(false, a.port, n)?)
+        .start(move |_| {
+            next += 1;
+            // ClOrdIDs unique across sessions: each session's counter starts far apart.
+            Load::new(apps.clone(), next << 40)
+        })
+        .map_err(engine_error("the load generator did not start"))?;
+    let built = started.elapsed();
+    while shared.logged_on.load(Ordering::Relaxed) < n {
+        if started.elapsed() > LOGON_PATIENCE {
+            return Err(Error::failed_check(format!(
+                "{} of {n} sessions logged on within {} s",
+                shared.logged_on.load(Ordering::Relaxed),
+                LOGON_PATIENCE.as_secs()
+            )));
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let logon_all = started.elapsed();
+    eprintln!(
+        "load: {n} sessions logged on {:.0} ms after start (settings and engine built in {:.0} ms)",
+        logon_all.as_secs_f64() * 1e3,
+        built.as_secs_f64() * 1e3
+    );
+    println!("logged-on");
+    let _ = std::io::stdout().flush();
+    std::thread::sleep(IDLE_BEFORE_ORDERS);
+
+    // The first order of every session, from this thread; the rest from from_app.
+    let sender = engine.sender();
+    let refs: Vec<_> = (0..n)
+        .filter_map(|k| engine.session_ref(&format!("FIX.4.4:CLIENT{k}->VENUE")))
+        .collect();
+    let mut first = ClOrdId::starting_after(0);
+    for r in &refs {
+        loop {
+            match sender.send_typed::<NewOrderSingle>(*r, |o| new_order(o, first.advance(), true)) {
+                Ok(()) => break,
+                Err(SubmitError::QueueFull) => std::thread::sleep(Duration::from_micros(100)),
+                Err(e) => {
+                    return Err(Error::Engine {
+                        what: "the first orders".into(),
+                        source: Some(Box::new(e)),
+                    })
+                }
+            }
+        }
+    }
+    std::thread::sleep(WARMUP);
+    shared.measuring.store(true, Ordering::Relaxed);
+    let measure = Instant::now();
+    std::thread::sleep(Duration::from_secs(a.seconds));
+    shared.measuring.store(false, Ordering::Relaxed);
+    let seconds = measure.elapsed().as_secs_f64();
+    shared.stop.store(true, Ordering::Relaxed);
+    std::thread::sleep(Duration::from_millis(200));
+    engine.stop().map_err(|e| Error::Engine {
+        what: "the load generator did not stop".into(),
+        source: Some(Box::new(e)),
+    })?;
+
+    let mismatches = shared.mismatches.load(Ordering::Relaxed);
+    if mismatches > 0 {
+        return Err(Error::failed_check(format!(
+            "{mismatches} ExecutionReports did not answer the order in flight"
+        )));
+    }
+    let round_trips = shared.round_trips.load(Ordering::Relaxed);
+    let h = shared.histogram.lock().unwrap_or_else(|p| p.into_inner());
+    if round_trips == 0 || h.is_empty() {
+        return Err(Error::failed_check("no round trip in the measured window"));
+    }
+    let us = |q: f64| crate::report::us(&h, q);
+    let stats = Stats {
+        min: h.min() as f64 / 1e3,
+        p50: us(0.5),
+        mean: h.mean() / 1e3,
+        p90: us(0.9),
+        p99: us(0.99),
+        p999: us(0.999),
+        max: h.max() as f64 / 1e3,
+        throughput_per_s: round_trips as f64 / seconds,
+    };
+    let line = serde_json::json!({
+        "engine": "load",
+        "case": format!("sessions-{n}"),
+        "unit": "us",
+        "min": stats.min, "p50": stats.p50, "mean": stats.mean, "p90": stats.p90,
+        "p99": stats.p99, "p999": stats.p999, "max": stats.max,
+        "throughput_per_s": stats.throughput_per_s,
+        "logon_all_ms": logon_all.as_secs_f64() * 1e3,
+        "sessions": n,
+        "round_trips": round_trips,
+        "seconds": seconds,
+        "settings": format!(
+            "load generator: Peregrine, {n} initiator sessions on one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}; one order in flight per session, the next sent from from_app; {} s warm-up, then {:.1} s measured",
+            idle(), WARMUP.as_secs(), seconds
+        ),
+    });
+    println!("{line}");
+    Ok(())
+}
