@@ -405,6 +405,63 @@ fn initiator_fails_over_to_the_next_host() {
     );
 }
 
+/// The `connecting to …` lines of an event log, in order.
+fn connect_attempts(events: &str) -> Vec<u16> {
+    events
+        .lines()
+        .filter_map(|l| l.split("connecting to 127.0.0.1:").nth(1))
+        .filter_map(|p| p.trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // Host A listens but knows no session TW->ISLD: it closes the connection the Logon
+    // came on. Host B is the right one.
+    let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=OTHER\nUseDataDictionary=N\n\
+                [SESSION]\nBeginString=FIX.4.4\n";
+    let mut a = engine_from(text, dir.path(), "a.cfg", Idle::busy_spin());
+    let port_a = a.listener_addrs()[0].port();
+    let mut b = acceptor(dir.path(), 0);
+    let port_b = b.listener_addrs()[0].port();
+    let text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port_a}\n\
+         SocketConnectHost1=127.0.0.1\nSocketConnectPort1={port_b}\nSenderCompID=TW\nTargetCompID=ISLD\n\
+         HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let mut ini = engine_from(&text, dir.path(), "i.cfg", Idle::busy_spin());
+    pump(
+        &mut [&mut a, &mut b, &mut ini],
+        Duration::from_secs(15),
+        "logon at the second host",
+        |e| logged_on(e[1]) && logged_on(e[2]),
+    );
+    let log = dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log");
+    let attempts = connect_attempts(&std::fs::read_to_string(&log).unwrap());
+    assert_eq!(attempts, [port_a, port_b], "refused at A, then B");
+
+    // B goes away and comes back on the same port: the initiator, logged on at B,
+    // tries B again first (a host that took its Logon is kept).
+    drop(b);
+    pump(
+        &mut [&mut a, &mut ini],
+        Duration::from_secs(10),
+        "the drop",
+        |e| !logged_on(e[1]),
+    );
+    let mut b = acceptor(dir.path(), port_b);
+    pump(
+        &mut [&mut a, &mut b, &mut ini],
+        Duration::from_secs(15),
+        "logon at B again",
+        |e| logged_on(e[1]) && logged_on(e[2]),
+    );
+    let attempts = connect_attempts(&std::fs::read_to_string(&log).unwrap());
+    assert_eq!(attempts, [port_a, port_b, port_b], "back to B, not A");
+}
+
 #[test]
 fn every_idle_strategy_runs_a_session() {
     for idle in ["busy-spin", "spin-then-yield:10", "backoff:500", "block"] {

@@ -66,7 +66,15 @@ impl<D: SessionDriver> Engine<D> {
                 }
                 if s.settings.connection_type == ConnectionType::Initiator {
                     s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
+                    // Failover: a connection whose Logon was refused or never answered
+                    // sends the next attempt to the next address; once a Logon
+                    // succeeded, the initiator stays with that address (QuickFIX/J
+                    // #1260). Failed connects move on where they fail (connect.rs).
+                    if !connection.connecting && !s.logged_on_here {
+                        s.next_address += 1;
+                    }
                 }
+                s.logged_on_here = false;
                 if std::mem::take(&mut s.reset_pending) {
                     match s.driver.reset_seq_nums(now) {
                         Ok(()) => s.event("operator reset sequence numbers to 1", now),

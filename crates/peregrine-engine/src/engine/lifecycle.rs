@@ -92,6 +92,7 @@ impl<D: SessionDriver> Engine<D> {
             slow: false,
             next_connect: 0,
             next_address: 0,
+            logged_on_here: false,
             listener,
             next_store_sync,
             generation: 0,

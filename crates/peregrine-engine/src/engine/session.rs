@@ -25,6 +25,9 @@ pub(super) struct HostedSession<D> {
     pub(super) next_connect: Nanos,
     /// An initiator: which of the failover addresses to try next.
     pub(super) next_address: usize,
+    /// The live connection's Logon succeeded: an initiator stays with this address
+    /// when the connection ends (it moves on after a connection that never logged on).
+    pub(super) logged_on_here: bool,
     /// An acceptor: the listener its connections come in on.
     pub(super) listener: Option<ListenerKey>,
     /// When to give a store with a time-based fsync policy its chance to fsync.

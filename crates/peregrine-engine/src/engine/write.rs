@@ -33,7 +33,11 @@ impl<D: SessionDriver> Engine<D> {
                         None => self.sessions[id].driver.on_disconnected(now),
                     }
                 }
-                DriverEvent::LoggedOn => self.sessions[id].event("logged on", now),
+                DriverEvent::LoggedOn => {
+                    let s = &mut self.sessions[id];
+                    s.logged_on_here = true;
+                    s.event("logged on", now);
+                }
                 DriverEvent::LoggedOut => self.sessions[id].event("logged out", now),
                 DriverEvent::Info(t) => self.sessions[id].peer_event(&t, now),
                 DriverEvent::Warning(t) => {
