@@ -66,6 +66,15 @@ fn a_wrong_reply_fails_the_run() {
 }
 
 #[test]
+fn a_report_that_does_not_copy_the_order_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = roundtrip(&dir.path().join("r.json"), "balanced", 300, Some("price"));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(stderr.contains("Price(44)"), "{stderr}");
+}
+
+#[test]
 fn a_sequence_gap_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
     // Enough round trips for the venue's main thread (which checks every 10 ms) to make

@@ -56,6 +56,25 @@ fn a_logon_that_fits_a_template_creates_its_session() {
         .map(|s| s.name)
         .collect();
     assert_eq!(names, ["FIX.4.4:VENUE->A"]);
+    // The session the template made is reachable from another thread: its
+    // SessionRef is in the snapshot (RunningEngine::session_ref knows only the
+    // sessions that existed at start).
+    assert_eq!(venue.session_ref("FIX.4.4:VENUE->A"), None);
+    let made = venue.sessions(WAIT).unwrap()[0].session_ref;
+    let sender = venue.sender();
+    std::thread::spawn(move || {
+        sender.send(made, b"B", |m| {
+            m.str(148, b"from another thread");
+        })
+    })
+    .join()
+    .unwrap()
+    .unwrap();
+    let news = a.read(WAIT, || {}).expect("the news");
+    assert!(
+        news.contains("|35=B|") && news.contains("|148=from another thread|"),
+        "{news}"
+    );
     venue.stop().unwrap();
 }
 

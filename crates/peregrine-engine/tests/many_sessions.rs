@@ -41,13 +41,17 @@ fn start(n: usize) -> Duration {
 
 #[test]
 fn ten_thousand_sessions_are_configured_and_started_in_linear_time() {
-    // Four times the sessions: about four times the time when linear, sixteen when
-    // quadratic (a name comparison per pair of sessions: 10,000 took 16 s in release).
-    let small = start(2_500);
-    let large = start(10_000);
+    // Eight times the sessions: about eight times the time when linear (a little
+    // more: caches, page faults), sixty-four when quadratic (a name comparison per pair
+    // of sessions: 10,000 took 16 s in release). The bound sits between the two, far
+    // from both, so a loaded machine does not decide it.
+    // Each the best of two: the first large start in a process also pays for the
+    // allocator's first mapping of ~800 MB, which is not what this test is about.
+    let small = start(1_250).min(start(1_250));
+    let large = start(10_000).min(start(10_000));
     assert!(
-        large < small * 8,
-        "2,500 sessions {small:?}, 10,000 {large:?}"
+        large < small * 24,
+        "1,250 sessions {small:?}, 10,000 {large:?}"
     );
     // The duplicate check is still made, now with a map.
     let e = acceptor(10_000, true).unwrap_err();

@@ -46,6 +46,10 @@ use std::time::{Duration, Instant};
 
 /// ClientID(109) of every order.
 pub const CLIENT_ID: &str = "CLIENT1";
+/// OrderQty(38) of every order.
+pub const ORDER_QTY: Decimal = Decimal::new(100, 0);
+/// Price(44) of every order (1.2345).
+pub const ORDER_PRICE: Decimal = Decimal::new(12345, 4);
 
 /// The settings of one side: FIX.4.4, VENUE⇄CLIENT on 127.0.0.1:`port`, HeartBtInt=30,
 /// ResetOnLogon=Y, TCP_NODELAY, `IdleStrategy=spin-then-yield:100`, no message log, and
@@ -157,9 +161,9 @@ pub fn write_order<'b, E: FieldEncode<'b>>(
         .symbol("EUR/USD")
         .side(Side::Buy)
         .transact_time(now)
-        .order_qty(Decimal::new(100, 0))
+        .order_qty(ORDER_QTY)
         .ord_type(OrdType::Limit)
-        .price(Decimal::new(12345, 4));
+        .price(ORDER_PRICE);
 }
 
 /// What the venue copies from an order into its report.
@@ -245,7 +249,7 @@ pub fn write_report<'b, E: FieldEncode<'b>>(
 
 /// The environment variable that makes the venue misbehave on purpose, for the tests
 /// that check that a broken run fails: `clordid` (the 10th report carries another
-/// ClOrdID) or `seqgap` (after the 10th report the venue's next outgoing sequence number
+/// ClOrdID), `price` (another Price) or `seqgap` (after the 10th report the venue's next outgoing sequence number
 /// jumps, through the operator command `SetSeqNum`).
 pub const FAULT_ENV: &str = "PEREGRINE_ROUNDTRIP_FAULT";
 
@@ -259,6 +263,8 @@ pub enum Fault {
     None,
     /// A report with another ClOrdID.
     ClOrdId,
+    /// A report with another Price than its order's.
+    Price,
     /// A jump in the venue's outgoing sequence numbers.
     SeqGap,
 }
@@ -272,6 +278,7 @@ impl Fault {
     pub fn from_env() -> Fault {
         match std::env::var(FAULT_ENV).as_deref() {
             Ok("clordid") => Fault::ClOrdId,
+            Ok("price") => Fault::Price,
             Ok("seqgap") => Fault::SeqGap,
             _ => Fault::None,
         }
@@ -319,6 +326,9 @@ impl MessageHandler<Outbox<'_>> for Venue {
         let n = self.reports.fetch_add(1, Ordering::Relaxed) + 1;
         if self.fault == Fault::ClOrdId && n == FAULT_AT {
             fields.cl_ord_id = "WRONG";
+        }
+        if self.fault == Fault::Price && n == FAULT_AT {
+            fields.price = Decimal::new(12344, 4);
         }
         let (mut o, mut e) = ([0u8; 24], [0u8; 24]);
         let order_id = wire::id(&mut o, b'O', n);
@@ -401,6 +411,63 @@ pub fn check_reply(
     }
 }
 
+/// What an ExecutionReport must copy from its order (`None`: missing or unreadable).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Copies<'a> {
+    /// ClientID(109).
+    pub client_id: Option<&'a str>,
+    /// Price(44).
+    pub price: Option<Decimal>,
+    /// OrderQty(38).
+    pub order_qty: Option<Decimal>,
+    /// TransactTime(60).
+    pub transact_time: Option<UtcTimestamp>,
+}
+
+/// Checks that a report copied ClientID, Price and OrderQty of [`write_order`] and the
+/// TransactTime `sent_at` of the order in flight (Decimals compare by value: `100`
+/// and `100.0` are the same quantity).
+///
+/// ```
+/// use peregrine_messages::codec::value::{Decimal, UtcTimestamp};
+/// use peregrine_bench::roundtrip::peregrine::{check_copies, Copies, CLIENT_ID};
+/// let at = UtcTimestamp::default();
+/// let good = Copies { client_id: Some(CLIENT_ID), price: Some(Decimal::new(123450, 5)),
+///     order_qty: Some(Decimal::new(100, 0)), transact_time: Some(at) };
+/// assert_eq!(check_copies(&good, at), Ok(()));
+/// let cheap = Copies { price: Some(Decimal::new(12344, 4)), ..good };
+/// assert!(check_copies(&cheap, at).unwrap_err().contains("Price(44)"));
+/// assert!(check_copies(&Copies { client_id: None, ..good }, at).unwrap_err().contains("ClientID(109)"));
+/// ```
+///
+/// # Errors
+///
+/// The first field that was not copied, as text (the run fails with it).
+pub fn check_copies(got: &Copies<'_>, sent_at: UtcTimestamp) -> std::result::Result<(), String> {
+    if got.client_id != Some(CLIENT_ID) {
+        return Err(format!(
+            "ClientID(109) {:?}, {CLIENT_ID:?} was sent",
+            got.client_id
+        ));
+    }
+    if got.price != Some(ORDER_PRICE) {
+        return Err(format!("Price(44) {:?}, {ORDER_PRICE} was sent", got.price));
+    }
+    if got.order_qty != Some(ORDER_QTY) {
+        return Err(format!(
+            "OrderQty(38) {:?}, {ORDER_QTY} was sent",
+            got.order_qty
+        ));
+    }
+    if got.transact_time != Some(sent_at) {
+        return Err(format!(
+            "TransactTime(60) {:?}, {sent_at:?} was sent",
+            got.transact_time
+        ));
+    }
+    Ok(())
+}
+
 /// The initiator's application: one order in flight, timed.
 pub struct Client {
     warmup: u64,
@@ -409,6 +476,8 @@ pub struct Client {
     t1: Instant,
     id: [u8; 24],
     id_len: usize,
+    /// TransactTime(60) of the order in flight, which its report must copy.
+    sent_at: UtcTimestamp,
     last_seq: Option<u64>,
     hist: Histogram<u64>,
     measured_from: Option<Instant>,
@@ -442,6 +511,7 @@ impl Client {
             t1: Instant::now(),
             id: [0; 24],
             id_len: 0,
+            sent_at: UtcTimestamp::default(),
             last_seq: None,
             hist: new_histogram(),
             measured_from: None,
@@ -496,9 +566,13 @@ impl Client {
         let (id, len) = (self.id, self.id_len);
         let cl_ord_id = std::str::from_utf8(&id[..len]).unwrap_or("");
         self.t1 = Instant::now();
-        let sent = out.send_typed::<NewOrderSingle>(|o| {
-            write_order(o, cl_ord_id, UtcTimestamp::now(TimePrecision::Millis))
-        });
+        let at = UtcTimestamp::now(TimePrecision::Millis);
+        // As the wire carries it: milliseconds.
+        self.sent_at = UtcTimestamp {
+            nanos: at.nanos - at.nanos % 1_000_000,
+            ..at
+        };
+        let sent = out.send_typed::<NewOrderSingle>(|o| write_order(o, cl_ord_id, at));
         if let Err(e) = sent {
             self.fail(format!("order {}: send failed: {e}", self.answered));
         }
@@ -521,7 +595,21 @@ impl MessageHandler<Outbox<'_>> for Client {
             self.last_seq,
             report.cl_ord_id().and_then(std::result::Result::ok),
             report.msg_seq_num().and_then(std::result::Result::ok),
-        );
+        )
+        .and_then(|seq| {
+            check_copies(
+                &Copies {
+                    client_id: report
+                        .typed_field::<&str>(tags::CLIENT_ID)
+                        .and_then(|v| v.ok()),
+                    price: report.price().and_then(|v| v.ok()),
+                    order_qty: report.order_qty().and_then(|v| v.ok()),
+                    transact_time: report.transact_time().and_then(|v| v.ok()),
+                },
+                self.sent_at,
+            )
+            .map(|()| seq)
+        });
         let t2 = Instant::now();
         match checked {
             Ok(seq) => self.last_seq = Some(seq),

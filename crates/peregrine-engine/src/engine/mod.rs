@@ -98,6 +98,11 @@ pub struct SessionInfo {
     /// It may log on: false after [`Command::Logout`](crate::Command::Logout)
     /// until [`Command::Logon`](crate::Command::Logon).
     pub enabled: bool,
+    /// What a [`Sender`] names it by: also for sessions made while the engine runs
+    /// (from an acceptor template or [`Command::AddSession`](crate::Command::AddSession)),
+    /// which [`RunningEngine::session_ref`](crate::RunningEngine::session_ref) does not
+    /// know.
+    pub session_ref: SessionRef,
 }
 
 impl SessionInfo {
@@ -294,8 +299,10 @@ impl<D: SessionDriver> Engine<D> {
     /// A snapshot of every session.
     pub fn sessions(&self) -> Vec<SessionInfo> {
         self.sessions
-            .iter()
-            .map(|s| SessionInfo {
+            .keys()
+            .map(|k| (k, &self.sessions[k]))
+            .map(|(k, s)| SessionInfo {
+                session_ref: self.sessions.reference(k),
                 name: s.name.clone(),
                 state: s.driver.state_name(),
                 connected: s.connection.is_some(),
