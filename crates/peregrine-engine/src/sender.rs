@@ -37,6 +37,10 @@
 //! the queue once more; a producer that pushed a message and sees the flag
 //! clears it and wakes the engine (one `eventfd` write). Under a spinning
 //! idle strategy the flag is never raised and sending costs no system call.
+//! `IdleStrategy=backoff` is the exception: it sleeps between polls without
+//! waiting in `epoll`, so a message waits up to its longest park (`max_park`,
+//! 1 ms by default) — Agrona's back-off does the same; use `block` for a sleeping
+//! engine that a send wakes at once.
 //!
 //! # What happens after
 //!

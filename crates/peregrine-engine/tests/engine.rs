@@ -921,3 +921,74 @@ fn an_unanswered_initiator_logon_times_out_and_reconnects() {
         "{events}"
     );
 }
+
+/// Answers each order with a News, after a pause (an application that takes its time).
+struct SlowNews;
+
+impl Application for SlowNews {
+    fn from_app(
+        &mut self,
+        _msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        std::thread::sleep(Duration::from_millis(50));
+        out.send(b"B", |m| {
+            m.str(148, b"late");
+        })
+        .map(|_| ())
+        .map_err(AppReject::from)
+    }
+}
+
+#[test]
+fn an_outgoing_message_is_never_logged_before_its_sending_time() {
+    // SendingTime is read when a message is encoded; its log line is stamped when it is
+    // written, after. (An application that takes 50 ms inside its callback.)
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\n\
+                ResetOnLogon=Y\nFileLogPath=log-acceptor\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let mut acc = Engine::new(options()).unwrap();
+    for s in &settings.sessions {
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| {
+            Box::new(SlowNews)
+        })
+        .unwrap();
+        acc.add_session(s, d).unwrap();
+    }
+    let port = acc.listener_addrs()[0].port();
+    let received: Received = Arc::default();
+    let mut ini = initiator(dir.path(), port, received.clone());
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "logon",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
+    send_order(&mut ini, "ORDER-1");
+    pump(
+        &mut [&mut acc, &mut ini],
+        Duration::from_secs(10),
+        "the news",
+        |_| !received.lock().unwrap().is_empty(),
+    );
+    drop(acc);
+    let log = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.messages.log"))
+        .unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("\u{1}35=B\u{1}"))
+        .unwrap_or_else(|| panic!("no News in the log:\n{log}"));
+    // "YYYYMMDD-HH:MM:SS.ffffff : 8=FIX.4.4␁…␁52=YYYYMMDD-HH:MM:SS.sss␁…": compare to the
+    // millisecond, as text (both are UTC in the same format).
+    let logged = &line[..21];
+    let sending_time = line
+        .split('\u{1}')
+        .find_map(|f| f.strip_prefix("52="))
+        .expect("SendingTime");
+    assert!(
+        logged >= &sending_time[..21],
+        "logged at {logged}, sent with SendingTime {sending_time}"
+    );
+}

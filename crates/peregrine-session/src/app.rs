@@ -434,8 +434,10 @@ pub trait Application {
     ///
     /// Messages the application sends through the [`Outbox`] from inside its own
     /// callbacks ([`from_app`](Self::from_app), [`on_logon`](Self::on_logon)) are not
-    /// passed here when they are first sent (the application is already running and
-    /// decides what it sends), only when they are resent.
+    /// passed here when they are first sent, only when they are resent: unlike
+    /// QuickFIX/J's `toApp`, which is re-entered from `sendToTarget` inside `fromApp`,
+    /// the application is borrowed exclusively by the callback that is sending, and it
+    /// decides there what it sends (do the veto or the amendment in that callback).
     ///
     /// # Errors
     ///

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use crate::config::SlowConsumerAction;
-use crate::driver::{DriverEvent, Nanos, SessionDriver};
+use crate::driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 use peregrine_session::DisconnectReason;
 
 use super::ids::SessionKey;
@@ -132,7 +132,9 @@ impl<D: SessionDriver> Engine<D> {
                 Ok(0) => return,
                 Ok(n) => {
                     if let Some(l) = &mut s.log {
-                        l.outgoing(&out[..n], now);
+                        // Stamped when written (the turn's `now` may be long past:
+                        // SendingTime is read at encoding, the log line must not precede it).
+                        l.outgoing(&out[..n], now_nanos());
                     }
                     s.driver.consume_outbound(n);
                 }
