@@ -545,3 +545,100 @@ fn bad_admin_settings_are_errors_with_file_line_and_key() {
     .unwrap_err();
     assert_eq!((e.line, e.key.as_deref()), (5, Some("AdminHttpToken")));
 }
+
+/// Logs on to `fix` as TW; the answer.
+fn fix_logon(fix: SocketAddr) -> (TcpStream, Option<String>) {
+    let mut c = TcpStream::connect(fix).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let now = peregrine_engine::log::timestamp(now_nanos());
+    c.write_all(&frame(&format!(
+        "35=A|34=1|49=TW|52={}|56=ISLD|98=0|108=30|141=Y|",
+        &now[..21]
+    )))
+    .unwrap();
+    let mut buf = [0u8; 4096];
+    let answer = match c.read(&mut buf) {
+        Ok(n) if n > 0 => Some(String::from_utf8_lossy(&buf[..n]).replace('\x01', "|")),
+        _ => None,
+    };
+    (c, answer)
+}
+
+/// The `/sessions` JSON once `done` says so (or after 10 s).
+fn sessions_until(admin: SocketAddr, done: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    loop {
+        let (_, json) = get(admin, "/sessions");
+        if done(&json) || start.elapsed() > Duration::from_secs(10) {
+            return json;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn logout_logon_and_reset_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+                [SESSION]\nBeginString=FIX.4.4\n";
+    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
+    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
+    for s in &settings.sessions {
+        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
+            Box::new(EchoApp::new(d))
+        })
+        .unwrap();
+        engine.add_session(s, d).unwrap();
+    }
+    let fix = engine.listener_addrs()[0];
+    let handle = engine.handle();
+    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let reactor = std::thread::spawn(move || engine.run());
+    const S: &str = "SESSION=FIX.4.4:ISLD-%3ETW";
+
+    let (mut c, answer) = fix_logon(fix);
+    assert!(answer.is_some_and(|a| a.contains("|35=A|")), "logged on");
+    // Without the token: refused, nothing happens.
+    assert_eq!(get(admin, &format!("/logout?{S}")).0, 401);
+    // /logout: the peer gets a Logout with the text, and the session stays down.
+    let (status, body) = get_with(admin, &format!("/logout?{S}&TEXT=maintenance"), TOKEN);
+    assert_eq!(status, 200, "{body}");
+    let logout = read_message(&mut c);
+    assert!(
+        logout.contains("|35=5|") && logout.contains("|58=maintenance|"),
+        "{logout}"
+    );
+    drop(c);
+    let json = sessions_until(admin, |j| j.contains("\"connected\":false"));
+    assert!(json.contains("\"enabled\":false"), "{json}");
+    let (_c, answer) = fix_logon(fix);
+    assert!(
+        !answer.is_some_and(|a| a.contains("|35=A|")),
+        "a disabled session refuses the Logon"
+    );
+    // /logon: it may log on again.
+    let (status, body) = get_with(admin, &format!("/logon?{S}"), TOKEN);
+    assert_eq!(status, 200, "{body}");
+    sessions_until(admin, |j| j.contains("\"connected\":false"));
+    let (mut c, answer) = fix_logon(fix);
+    assert!(
+        answer.is_some_and(|a| a.contains("|35=A|")),
+        "logged on again"
+    );
+    // /reset: logs out first, then both numbers are 1 once disconnected.
+    let (status, body) = get_with(admin, &format!("/reset?{S}"), TOKEN);
+    assert_eq!(status, 200, "{body}");
+    let logout = read_message(&mut c);
+    assert!(logout.contains("|35=5|"), "{logout}");
+    drop(c);
+    let json = sessions_until(admin, |j| {
+        j.contains("\"next_sender_seq\":1,\"next_target_seq\":1,")
+    });
+    assert!(
+        json.contains("\"connected\":false")
+            && json.contains("\"next_sender_seq\":1,\"next_target_seq\":1,"),
+        "{json}"
+    );
+    stop(handle, reactor);
+}

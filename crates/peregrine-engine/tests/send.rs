@@ -228,6 +228,32 @@ fn a_full_queue_is_an_error_and_nothing_is_dropped() {
 }
 
 #[test]
+fn a_pre_encoded_body_is_sent_as_it_is() {
+    // A gateway forwarding what it received: the body's bytes reach the venue as they
+    // were given, under the session's own header.
+    let (venue, client) = logged_on_pair("");
+    let session = client.session_ref(CLIENT).unwrap();
+    let sender = client.sender();
+    std::thread::spawn(move || {
+        sender.send_raw(session, b"D", b"11=RAW-1\x0155=PEREGRINE\x0154=1\x01")
+    })
+    .join()
+    .unwrap()
+    .unwrap();
+    let start = Instant::now();
+    while client.sessions(Duration::from_secs(5)).unwrap()[0].next_target_seq < 3 {
+        assert!(start.elapsed() < Duration::from_secs(10), "no answer");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let client = client.stop().unwrap();
+    let venue = venue.stop().unwrap();
+    assert_eq!(client.application(CLIENT).unwrap().acks, ["RAW-1"]);
+    let orders = &venue.application("FIX.4.4:VENUE->CLIENT").unwrap().orders;
+    assert_eq!(orders.len(), 1);
+    assert_eq!(orders[0].0, "RAW-1");
+}
+
+#[test]
 fn a_sender_is_send_sync_and_clone() {
     fn check<T: Send + Sync + Clone + 'static>() {}
     check::<peregrine_engine::Sender>();
