@@ -320,7 +320,8 @@ fn stream_pair(
     let lines = lines?;
     sent?;
     let case = format!("stream-{store}");
-    let (record, v) = result_of(&e.name, &lines, &case)?;
+    let (mut record, v) = result_of(&e.name, &lines, &case)?;
+    record.settings = format!("{}; {}", sender_settings(&e.name), record.settings);
     let extra = Extra {
         engine: e.name.clone(),
         case,
@@ -337,6 +338,17 @@ fn stream_pair(
         )));
     }
     Ok((record, extra))
+}
+
+/// How each engine's streaming sender is written and bounded (the receiver's settings
+/// come in its result line).
+fn sender_settings(engine: &str) -> &'static str {
+    match engine {
+        "peregrine" => "sender: initiator on one thread (EngineBuilder::build), filling the Sender queue (4,096 messages) until QueueFull, then Engine::turn; at most 32 KiB unsent per session; same store as the receiver",
+        "quickfixj" => "sender: SocketInitiator, Session.send in a loop, parked 20 µs at a time while more than 1 MiB waits in MINA's write queue (QuickFIX/J has no back-pressure of its own); same store as the receiver",
+        "quickfix-cpp" => "sender: ThreadedSocketInitiator, Session::send in a loop; its send(2) blocks, so TCP flow control bounds it (the single-threaded initiator queues without bound); same store as the receiver",
+        _ => "sender: the engine's harness",
+    }
 }
 
 fn sessions_pair(
@@ -387,7 +399,7 @@ fn sessions_pair(
     let who = if acceptor.name == "peregrine" {
         format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", super::sessions::idle())
     } else {
-        format!("acceptor: {} harness (its settings on its stderr: one SocketAcceptor, single-threaded, MemoryStore, UseDataDictionary=N)", acceptor.name)
+        format!("acceptor: {} harness: one SocketAcceptor with the default single-threaded event handling (one message-processor thread for every session, MINA I/O threads), {n} session sections built in code, MemoryStore, UseDataDictionary=N, no logging; JVM -Xms32m -Xmx4g (run.sh's default for ManySessions: a heap that is not pre-touched, so RSS per session means something)", acceptor.name)
     };
     record.settings = format!("{who}; {}", record.settings);
     let bytes_per_session = match (rss_before, rss_after) {
