@@ -2,6 +2,7 @@
 //! start-up in time linear in the sessions, and a spinning engine whose turns do not
 //! visit every session each time.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::config::{ConnectionType, Settings};
@@ -25,6 +26,10 @@ fn acceptor(n: usize, duplicate_last: bool) -> Result<Settings, peregrine_engine
     b.build()
 }
 
+/// The tests here compare times: run one at a time (a spinning 3,000-session engine
+/// beside a start-up being timed made it 40 times slower in CI).
+static SERIAL: Mutex<()> = Mutex::new(());
+
 /// Configures and starts an acceptor of `n` sessions; how long that took.
 fn start(n: usize) -> Duration {
     let started = Instant::now();
@@ -41,16 +46,18 @@ fn start(n: usize) -> Duration {
 
 #[test]
 fn ten_thousand_sessions_are_configured_and_started_in_linear_time() {
-    // Eight times the sessions: about eight times the time when linear (a little
-    // more: caches, page faults), sixty-four when quadratic (a name comparison per pair
-    // of sessions: 10,000 took 16 s in release). The bound sits between the two, far
-    // from both, so a loaded machine does not decide it.
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    // Eight times the sessions: about eight times the time when linear. The quadratic
+    // start-up this guards against took 16 s for 10,000 sessions in release, some 300
+    // times 1,250 sessions' start; a linear one has been seen at 8× to 46× here (page
+    // faults of the ~800 MB the 10,000 sessions take, on a shared VM). The bound sits
+    // between the two.
     // Each the best of two: the first large start in a process also pays for the
-    // allocator's first mapping of ~800 MB, which is not what this test is about.
+    // allocator's first mapping, which is not what this test is about.
     let small = start(1_250).min(start(1_250));
     let large = start(10_000).min(start(10_000));
     assert!(
-        large < small * 24,
+        large < small * 80,
         "1,250 sessions {small:?}, 10,000 {large:?}"
     );
     // The duplicate check is still made, now with a map.
@@ -80,6 +87,7 @@ fn turn_time(n: usize) -> Duration {
 
 #[test]
 fn a_spinning_engine_with_many_sessions_turns_without_visiting_each_one() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     // Visiting every session (timers, commit, flush) on every turn made a turn of an
     // idle 3,000-session engine ~100 times one of a 30-session engine (313 µs in
     // release); the timers now run once a millisecond per 1,000 sessions.
