@@ -778,3 +778,46 @@ fn a_received_business_reject_is_an_event_then_from_app() {
     let kind = RejectKind::Business;
     assert_eq!(kind.msg_type(), b"j");
 }
+
+#[test]
+fn a_sequence_reset_is_an_event_for_the_application() {
+    let mut h = Harness::acceptor(Rec::default());
+    h.logon();
+    h.session
+        .send(h.now, &mut h.app, b"D", |m| {
+            m.str(11, b"A");
+        })
+        .unwrap();
+    h.out();
+    h.closed();
+    h.session.on_connected(h.now, &mut h.app);
+    h.app.log.clear();
+    // The peer logs on again asking both sides to start at 1 (ResetSeqNumFlag=Y).
+    h.send("35=A|34=1|98=0|108=30|141=Y");
+    assert!(h.session.is_logged_on());
+    assert_eq!(h.session.next_sender_seq(), 2, "our Logon answer was 1");
+    assert!(
+        h.app
+            .log
+            .iter()
+            .any(|l| l == "event: sequence numbers reset"),
+        "{:?}",
+        h.app.log
+    );
+    // The operator's reset between connections too.
+    h.closed();
+    h.app.log.clear();
+    h.session.reset(h.now, &mut h.app).unwrap();
+    assert!(
+        h.app
+            .log
+            .iter()
+            .any(|l| l == "event: sequence numbers reset"),
+        "{:?}",
+        h.app.log
+    );
+    assert_eq!(
+        (h.session.next_sender_seq(), h.session.next_target_seq()),
+        (1, 1)
+    );
+}
