@@ -11,13 +11,15 @@
 //! run instead of timing something else.
 
 use super::peer::{say_ready, PeerArgs, ResultLine};
-use super::peregrine::{write_order, write_report, OrderFields};
 use super::wire::{frame_len, Framed};
 use super::IDLE_SPINS;
+use crate::order::{
+    write_order, write_report, OrderFields, CLIENT_ID, ORDER_PRICE, ORDER_QTY, SYMBOL,
+};
 use crate::report::new_histogram;
 use crate::{Error, Result};
 use peregrine_engine::{Idle, IdleStrategy};
-use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
+use peregrine_messages::codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_messages::codec::EncodeBuffer;
 use peregrine_messages::fix44::enums::Side;
 use peregrine_messages::fix44::{prelude::*, ExecutionReport, NewOrderSingle};
@@ -54,23 +56,23 @@ pub fn canned_messages() -> (Vec<u8>, Vec<u8>) {
         .sender_comp_id("CLIENT")
         .sending_time(now)
         .target_comp_id("VENUE");
-    write_order(&mut b, "C55000", now);
+    write_order(&mut b, "C55000", now, true);
     let nos = b.finish().to_vec();
     let order = OrderFields {
         cl_ord_id: "C55000",
-        symbol: "EUR/USD",
+        symbol: SYMBOL,
         side: Side::Buy,
-        qty: Decimal::new(100, 0),
-        price: Decimal::new(12345, 4),
+        qty: ORDER_QTY,
+        price: ORDER_PRICE,
         transact_time: now,
-        client_id: super::peregrine::CLIENT_ID,
+        client_id: Some(CLIENT_ID),
     };
     let mut b = ExecutionReport::builder(&mut buf);
     b.msg_seq_num(SEQ)
         .sender_comp_id("VENUE")
         .sending_time(now)
         .target_comp_id("CLIENT");
-    write_report(&mut b, &order, "O55001", "E55001");
+    write_report(&mut b, &order, 55_001);
     let er = b.finish().to_vec();
     (nos, er)
 }

@@ -52,7 +52,7 @@ pub const ACCEPTOR_SESSION: &str = "FIX.4.4:VENUE->CLIENT";
 
 /// The idle strategy of both Peregrine processes and of the floor: 100 busy polls, then
 /// `sched_yield` between polls (two processes spinning on a 2-core machine).
-pub const IDLE_SPINS: u32 = 100;
+pub use crate::loopback::IDLE_SPINS;
 
 /// One configuration of the experiment.
 ///

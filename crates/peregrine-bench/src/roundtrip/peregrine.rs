@@ -14,42 +14,35 @@
 //!   right after the report's ClOrdID and MsgSeqNum are checked ([`check_reply`]). Any
 //!   reject, gap, resend or sequence reset, or a report out of sequence, fails the run.
 //!
-//! ClientID(109) is not a field of NewOrderSingle or ExecutionReport in the FIX44
-//! dictionary: with validation on, every engine (QuickFIX/J, QuickFIX C++ and Peregrine
-//! alike) would reject it as "Tag not defined for this message type", so the validating
-//! configs set `AllowUnknownMsgFields=Y` and leave every other validation setting at its
-//! default. It is written with [`FieldEncode::put_field`] and read with
-//! [`FieldAccess::typed_field`], the typed API's way to fields outside a message's
-//! definition.
+//! The order and the report are [`crate::order`]'s. ClientID(109) is not a field of
+//! NewOrderSingle or ExecutionReport in the FIX44 dictionary: with validation on, every
+//! engine (QuickFIX/J, QuickFIX C++ and Peregrine alike) would reject it as "Tag not
+//! defined for this message type", so the validating configs set
+//! `AllowUnknownMsgFields=Y` and leave every other validation setting at its default.
 
 use super::peer::{say_ready, PeerArgs, ResultLine};
-use super::{wire, RtConfig, ACCEPTOR_SESSION, IDLE_SPINS, INITIATOR_SESSION};
+use super::{RtConfig, ACCEPTOR_SESSION, IDLE_SPINS, INITIATOR_SESSION};
+use crate::loopback;
+use crate::order::{
+    self, write_order, write_report, OrderFields, CLIENT_ID, ORDER_PRICE, ORDER_QTY,
+};
 use crate::report::new_histogram;
 use crate::{Error, Result};
 use hdrhistogram::Histogram;
 use peregrine_engine::codec::MessageView;
-use peregrine_engine::config::{ConnectionType, Settings};
+use peregrine_engine::config::Settings;
 use peregrine_engine::session::{
     AppEvent, AppReject, Application, LogoutReason, Outbox, SessionId,
 };
 use peregrine_engine::store::FsyncPolicy;
-use peregrine_engine::{Command, EngineBuilder, Idle};
+use peregrine_engine::{Command, EngineBuilder};
 use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
-use peregrine_messages::fix44::enums::{ExecType, OrdStatus, OrdType, Side};
 use peregrine_messages::fix44::{
-    self, prelude::*, tags, ExecutionReport, ExecutionReportBuilder, MessageHandler,
-    NewOrderSingle, NewOrderSingleBuilder,
+    self, prelude::*, tags, ExecutionReport, MessageHandler, NewOrderSingle,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// ClientID(109) of every order.
-pub const CLIENT_ID: &str = "CLIENT1";
-/// OrderQty(38) of every order.
-pub const ORDER_QTY: Decimal = Decimal::new(100, 0);
-/// Price(44) of every order (1.2345).
-pub const ORDER_PRICE: Decimal = Decimal::new(12345, 4);
 
 /// The settings of one side: FIX.4.4, VENUE⇄CLIENT on 127.0.0.1:`port`, HeartBtInt=30,
 /// ResetOnLogon=Y, TCP_NODELAY, `IdleStrategy=spin-then-yield:100`, no message log, and
@@ -74,18 +67,15 @@ pub fn settings(
     dir: &std::path::Path,
     dict: &std::path::Path,
 ) -> Result<Settings> {
-    let (connection, us, them) = match role {
-        super::Role::Acceptor => (ConnectionType::Acceptor, "VENUE", "CLIENT"),
-        super::Role::Initiator => (ConnectionType::Initiator, "CLIENT", "VENUE"),
+    let acceptor = role == super::Role::Acceptor;
+    let (us, them) = if acceptor {
+        ("VENUE", "CLIENT")
+    } else {
+        ("CLIENT", "VENUE")
     };
     Settings::builder()
         .default(|d| {
-            let d = d
-                .connection_type(connection)
-                .heart_bt_int(30)
-                .reset_on_logon(true)
-                .set("SocketNodelay", true)
-                .idle_strategy(Idle::spin_then_yield(IDLE_SPINS));
+            let d = loopback::defaults(d, acceptor);
             let d = if config.memory_store() {
                 d
             } else {
@@ -104,11 +94,8 @@ pub fn settings(
                 d.use_data_dictionary(false)
             }
         })
-        .session("FIX.4.4", us, them, |s| match role {
-            super::Role::Acceptor => s
-                .socket_accept_address("127.0.0.1")
-                .socket_accept_port(port),
-            super::Role::Initiator => s.socket_connect("127.0.0.1", port).reconnect_interval(1),
+        .session("FIX.4.4", us, them, |s| {
+            loopback::endpoint(s, acceptor, port)
         })
         .build()
         .map_err(|e| Error::Engine {
@@ -137,114 +124,6 @@ pub fn settings_text(config: RtConfig) -> String {
     format!(
         "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy=spin-then-yield:{IDLE_SPINS} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message log; typed MessageHandler/crack and Outbox::send_typed"
     )
-}
-
-/// Writes the body of the benchmark's NewOrderSingle (`builder` is the standalone builder
-/// or the session's [`Body`](peregrine_messages::Body)).
-///
-/// ```
-/// use peregrine_messages::codec::{value::{TimePrecision, UtcTimestamp}, EncodeBuffer};
-/// use peregrine_messages::fix44::NewOrderSingle;
-/// let mut buf = EncodeBuffer::new();
-/// let mut b = NewOrderSingle::builder(&mut buf);
-/// peregrine_bench::roundtrip::peregrine::write_order(&mut b, "C1", UtcTimestamp::now(TimePrecision::Millis));
-/// assert!(b.finish().windows(11).any(|w| w == b"\x01109=CLIENT"));
-/// ```
-pub fn write_order<'b, E: FieldEncode<'b>>(
-    order: &mut NewOrderSingleBuilder<'b, E>,
-    cl_ord_id: &str,
-    now: UtcTimestamp,
-) {
-    order
-        .cl_ord_id(cl_ord_id)
-        .put_field(tags::CLIENT_ID, CLIENT_ID)
-        .symbol("EUR/USD")
-        .side(Side::Buy)
-        .transact_time(now)
-        .order_qty(ORDER_QTY)
-        .ord_type(OrdType::Limit)
-        .price(ORDER_PRICE);
-}
-
-/// What the venue copies from an order into its report.
-#[derive(Clone, Copy, Debug)]
-pub struct OrderFields<'a> {
-    /// ClOrdID(11).
-    pub cl_ord_id: &'a str,
-    /// Symbol(55).
-    pub symbol: &'a str,
-    /// Side(54).
-    pub side: Side,
-    /// OrderQty(38), also LeavesQty(151).
-    pub qty: Decimal,
-    /// Price(44).
-    pub price: Decimal,
-    /// TransactTime(60).
-    pub transact_time: UtcTimestamp,
-    /// ClientID(109).
-    pub client_id: &'a str,
-}
-
-impl<'a> OrderFields<'a> {
-    /// The fields of a received order.
-    ///
-    /// # Errors
-    ///
-    /// A BusinessMessageReject naming the first field that is missing or does not read.
-    pub fn of(order: &NewOrderSingle<'a>) -> std::result::Result<OrderFields<'a>, AppReject> {
-        fn need<T>(
-            v: Option<std::result::Result<T, impl Sized>>,
-            tag: u32,
-        ) -> std::result::Result<T, AppReject> {
-            v.and_then(|v| v.ok())
-                .ok_or_else(|| AppReject::business(5, format!("tag {tag} is missing or invalid")))
-        }
-        Ok(OrderFields {
-            cl_ord_id: need(order.cl_ord_id(), tags::CL_ORD_ID)?,
-            symbol: need(order.symbol(), tags::SYMBOL)?,
-            side: need(order.side(), tags::SIDE)?,
-            qty: need(order.order_qty(), tags::ORDER_QTY)?,
-            price: need(order.price(), tags::PRICE)?,
-            transact_time: need(order.transact_time(), tags::TRANSACT_TIME)?,
-            client_id: need(order.typed_field::<&str>(tags::CLIENT_ID), tags::CLIENT_ID)?,
-        })
-    }
-}
-
-/// Writes the body of the venue's ExecutionReport for `order`.
-///
-/// ```
-/// use peregrine_messages::codec::{value::{Decimal, TimePrecision, UtcTimestamp}, EncodeBuffer};
-/// use peregrine_messages::fix44::{enums::Side, ExecutionReport};
-/// use peregrine_bench::roundtrip::peregrine::{write_report, OrderFields};
-/// let order = OrderFields { cl_ord_id: "C1", symbol: "EUR/USD", side: Side::Buy, qty: Decimal::new(100, 0),
-///     price: Decimal::new(12345, 4), transact_time: UtcTimestamp::now(TimePrecision::Millis), client_id: "CLIENT1" };
-/// let mut buf = EncodeBuffer::new();
-/// let mut b = ExecutionReport::builder(&mut buf);
-/// write_report(&mut b, &order, "O1", "E1");
-/// assert!(b.finish().windows(7).any(|w| w == b"\x0137=O1\x01"));
-/// ```
-pub fn write_report<'b, E: FieldEncode<'b>>(
-    report: &mut ExecutionReportBuilder<'b, E>,
-    order: &OrderFields<'_>,
-    order_id: &str,
-    exec_id: &str,
-) {
-    report
-        .order_id(order_id)
-        .exec_id(exec_id)
-        .cl_ord_id(order.cl_ord_id)
-        .put_field(tags::CLIENT_ID, order.client_id)
-        .exec_type(ExecType::New)
-        .ord_status(OrdStatus::New)
-        .symbol(order.symbol)
-        .side(order.side)
-        .order_qty(order.qty)
-        .price(order.price)
-        .leaves_qty(order.qty)
-        .cum_qty(Decimal::new(0, 0))
-        .avg_px(Decimal::new(0, 0))
-        .transact_time(order.transact_time);
 }
 
 /// The environment variable that makes the venue misbehave on purpose, for the tests
@@ -330,10 +209,7 @@ impl MessageHandler<Outbox<'_>> for Venue {
         if self.fault == Fault::Price && n == FAULT_AT {
             fields.price = Decimal::new(12344, 4);
         }
-        let (mut o, mut e) = ([0u8; 24], [0u8; 24]);
-        let order_id = wire::id(&mut o, b'O', n);
-        let exec_id = wire::id(&mut e, b'E', n);
-        out.send_typed::<ExecutionReport>(|er| write_report(er, &fields, order_id, exec_id))?;
+        out.send_typed::<ExecutionReport>(|er| write_report(er, &fields, n))?;
         Ok(())
     }
 }
@@ -430,7 +306,8 @@ pub struct Copies<'a> {
 ///
 /// ```
 /// use peregrine_messages::codec::value::{Decimal, UtcTimestamp};
-/// use peregrine_bench::roundtrip::peregrine::{check_copies, Copies, CLIENT_ID};
+/// use peregrine_bench::order::CLIENT_ID;
+/// use peregrine_bench::roundtrip::peregrine::{check_copies, Copies};
 /// let at = UtcTimestamp::default();
 /// let good = Copies { client_id: Some(CLIENT_ID), price: Some(Decimal::new(123450, 5)),
 ///     order_qty: Some(Decimal::new(100, 0)), transact_time: Some(at) };
@@ -562,7 +439,7 @@ impl Client {
             }
             self.measured_from = Some(Instant::now());
         }
-        self.id_len = wire::id(&mut self.id, b'C', self.answered).len();
+        self.id_len = order::id(&mut self.id, b'C', self.answered).len();
         let (id, len) = (self.id, self.id_len);
         let cl_ord_id = std::str::from_utf8(&id[..len]).unwrap_or("");
         self.t1 = Instant::now();
@@ -572,7 +449,7 @@ impl Client {
             nanos: at.nanos - at.nanos % 1_000_000,
             ..at
         };
-        let sent = out.send_typed::<NewOrderSingle>(|o| write_order(o, cl_ord_id, at));
+        let sent = out.send_typed::<NewOrderSingle>(|o| write_order(o, cl_ord_id, at, true));
         if let Err(e) = sent {
             self.fail(format!("order {}: send failed: {e}", self.answered));
         }

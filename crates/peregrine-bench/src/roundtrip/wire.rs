@@ -1,5 +1,4 @@
-//! Small wire helpers of the round trip: where a FIX message ends (by its BodyLength, as
-//! the floor reads), and identifiers written without allocating (`C17`, `O17`, `E17`).
+//! Where a FIX message ends, by its BodyLength, as the round trip's floor reads.
 
 /// What [`frame_len`] found at the start of a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,32 +58,6 @@ pub fn frame_len(buf: &[u8]) -> Framed {
     Framed::Incomplete
 }
 
-/// Writes `prefix` and `n` in decimal into `buf` and returns the text (no allocation).
-///
-/// ```
-/// let mut buf = [0u8; 24];
-/// assert_eq!(peregrine_bench::roundtrip::wire::id(&mut buf, b'C', 1207), "C1207");
-/// assert_eq!(peregrine_bench::roundtrip::wire::id(&mut buf, b'E', 0), "E0");
-/// ```
-pub fn id(buf: &mut [u8; 24], prefix: u8, n: u64) -> &str {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut v = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    let len = 1 + digits.len() - i;
-    buf[0] = prefix;
-    buf[1..len].copy_from_slice(&digits[i..]);
-    // ASCII digits and an ASCII prefix: always UTF-8.
-    std::str::from_utf8(&buf[..len]).unwrap_or("")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,12 +77,5 @@ mod tests {
         assert_eq!(frame_len(b"8=FIX.4.4\x0135=0\x01"), Framed::Garbled);
         assert_eq!(frame_len(b"8=FIX.4.4\x019=1234567890\x01"), Framed::Garbled);
         assert_eq!(frame_len(b"X=FIX"), Framed::Garbled);
-    }
-
-    #[test]
-    fn ids() {
-        let mut buf = [0u8; 24];
-        assert_eq!(id(&mut buf, b'O', u64::MAX), format!("O{}", u64::MAX));
-        assert_eq!(id(&mut buf, b'C', 10), "C10");
     }
 }

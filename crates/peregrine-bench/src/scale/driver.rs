@@ -397,7 +397,7 @@ fn sessions_pair(
     let case = format!("sessions-{n}");
     let (mut record, v) = result_of(&acceptor.name, &lines?, &case)?;
     let who = if acceptor.name == "peregrine" {
-        format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", super::sessions::idle())
+        format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", crate::loopback::idle())
     } else {
         format!("acceptor: {} harness: one SocketAcceptor with the default single-threaded event handling (one message-processor thread for every session, MINA I/O threads), {n} session sections built in code, MemoryStore, UseDataDictionary=N, no logging; JVM -Xms32m -Xmx4g (run.sh's default for ManySessions: a heap that is not pre-touched, so RSS per session means something)", acceptor.name)
     };
@@ -560,6 +560,40 @@ fn figures(all: &[Record], extras: &[Extra], engine: &str, ns: &[usize]) -> Figu
     }
 }
 
+/// What the runs of both parts gave: their records and extras, and the runs that
+/// failed (each noted and skipped, so that one bad run does not hide the others).
+#[derive(Default)]
+struct Runs {
+    all: Vec<Record>,
+    extras: Vec<Extra>,
+    failures: Vec<String>,
+    first_failure: Option<Error>,
+}
+
+impl Runs {
+    /// Runs one pair of processes under the progress bar as `what`.
+    fn measure(
+        &mut self,
+        bar: &mut Progress,
+        what: String,
+        pair: impl FnOnce() -> Result<(Record, Extra)>,
+    ) {
+        bar.show(&what);
+        match pair() {
+            Ok((r, x)) => {
+                self.all.push(r);
+                self.extras.push(x);
+            }
+            Err(e) => {
+                eprintln!("\nbench scale: {what}: {e}");
+                self.failures.push(format!("{what}: {e}"));
+                self.first_failure.get_or_insert(e);
+            }
+        }
+        bar.step(&format!("{what} done"));
+    }
+}
+
 /// Runs the benchmark (see the [module documentation](self)) and returns every record.
 ///
 /// ```no_run
@@ -596,32 +630,16 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
     let steps = usize::from(cfg.stream) * cfg.runs * 2 * stream_engines.len()
         + usize::from(cfg.many) * cfg.session_runs * cfg.sessions.len() * acceptors.len();
     let mut bar = Progress::new("bench scale", steps.max(1));
-    let mut all = Vec::new();
-    let mut extras = Vec::new();
-    let mut failures: Vec<String> = Vec::new();
-    let mut first_failure: Option<Error> = None;
-    let mut note = |what: String, e: Error, failures: &mut Vec<String>| {
-        eprintln!("\nbench scale: {what}: {e}");
-        failures.push(format!("{what}: {e}"));
-        first_failure.get_or_insert(e);
-    };
+    let mut runs = Runs::default();
     if cfg.stream {
         for run in 1..=cfg.runs {
             for store in ["memory", "file"] {
                 for e in &stream_engines {
-                    bar.show(&format!("run {run}: {} stream-{store}", e.name));
-                    match stream_pair(cfg, e, store, run, &work) {
-                        Ok((r, x)) => {
-                            all.push(r);
-                            extras.push(x);
-                        }
-                        Err(err) => note(
-                            format!("run {run}: {} stream-{store}", e.name),
-                            err,
-                            &mut failures,
-                        ),
-                    }
-                    bar.step(&format!("run {run}: {} stream-{store} done", e.name));
+                    runs.measure(
+                        &mut bar,
+                        format!("run {run}: {} stream-{store}", e.name),
+                        || stream_pair(cfg, e, store, run, &work),
+                    );
                 }
             }
         }
@@ -630,25 +648,23 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
         for run in 1..=cfg.session_runs {
             for &n in &cfg.sessions {
                 for a in &acceptors {
-                    bar.show(&format!("run {run}: {} sessions-{n}", a.name));
-                    match sessions_pair(cfg, a, &load, n, run, &work) {
-                        Ok((r, x)) => {
-                            all.push(r);
-                            extras.push(x);
-                        }
-                        Err(err) => note(
-                            format!("run {run}: {} sessions-{n}", a.name),
-                            err,
-                            &mut failures,
-                        ),
-                    }
-                    bar.step(&format!("run {run}: {} sessions-{n} done", a.name));
+                    runs.measure(
+                        &mut bar,
+                        format!("run {run}: {} sessions-{n}", a.name),
+                        || sessions_pair(cfg, a, &load, n, run, &work),
+                    );
                 }
             }
         }
     }
     bar.finish();
     let _ = std::fs::remove_dir_all(&work);
+    let Runs {
+        all,
+        extras,
+        failures,
+        first_failure,
+    } = runs;
 
     let ours = figures(&all, &extras, "peregrine", &cfg.sessions);
     let qfj = figures(&all, &extras, "quickfixj", &cfg.sessions);

@@ -19,7 +19,6 @@
 
 pub mod args;
 pub mod driver;
-pub mod order;
 pub mod sessions;
 pub mod stream;
 pub mod targets;

@@ -24,13 +24,14 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use peregrine_codec::MessageView;
-use peregrine_engine::config::{ConnectionType, Settings};
-use peregrine_engine::{EngineBuilder, Idle, SubmitError};
+use peregrine_engine::config::Settings;
+use peregrine_engine::{EngineBuilder, SubmitError};
 use peregrine_messages::fix44::{self, ExecutionReport, MessageHandler, NewOrderSingle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 
 use super::args::{PeerArgs, Role};
-use super::order::{execution_report, new_order, ClOrdId, OrderFields};
+use crate::loopback;
+use crate::order::{self, write_order, write_report, ClOrdId, OrderFields};
 use crate::report::{new_histogram, Stats};
 use crate::{Error, Result};
 
@@ -48,11 +49,6 @@ pub const WARMUP: Duration = Duration::from_secs(1);
 /// How long the load generator waits for all its sessions to log on.
 const LOGON_PATIENCE: Duration = Duration::from_secs(120);
 
-/// The idle strategy of both processes (one busy thread each, two cores).
-pub fn idle() -> Idle {
-    Idle::spin_then_yield(100)
-}
-
 /// The settings of one side: N sessions on one port (acceptor) or N initiators to it
 /// (load), FIX.4.4, HeartBtInt 30, ResetOnLogon, TCP_NODELAY, memory store,
 /// `UseDataDictionary=N`.
@@ -69,23 +65,8 @@ pub fn idle() -> Idle {
 /// [`Error::Engine`] when the settings do not build.
 pub fn settings(acceptor: bool, port: u16, n: usize) -> Result<Settings> {
     let mut b = Settings::builder().default(|d| {
-        let d = d
-            .connection_type(if acceptor {
-                ConnectionType::Acceptor
-            } else {
-                ConnectionType::Initiator
-            })
-            .heart_bt_int(30)
-            .reset_on_logon(true)
-            .set("SocketNodelay", true)
-            .use_data_dictionary(false)
-            .idle_strategy(idle());
-        if acceptor {
-            d.socket_accept_port(port)
-                .socket_accept_address("127.0.0.1")
-        } else {
-            d.socket_connect("127.0.0.1", port).reconnect_interval(1)
-        }
+        let d = loopback::defaults(d, acceptor).use_data_dictionary(false);
+        loopback::endpoint(d, acceptor, port)
     });
     for k in 0..n {
         let client = format!("CLIENT{k}");
@@ -116,15 +97,10 @@ impl MessageHandler<Outbox<'_>> for Venue {
         order: NewOrderSingle<'_>,
         out: &mut Outbox<'_>,
     ) -> std::result::Result<(), AppReject> {
-        let fields = OrderFields::of(&order).ok_or_else(|| {
-            AppReject::business(
-                0,
-                "order without ClOrdID, Symbol, Side, OrderQty, Price or TransactTime",
-            )
-        })?;
+        let fields = OrderFields::of(&order)?;
         self.reports += 1;
         let n = self.reports;
-        out.send_typed::<ExecutionReport>(|er| execution_report(er, &fields, n))?;
+        out.send_typed::<ExecutionReport>(|er| write_report(er, &fields, n))?;
         Ok(())
     }
 }
@@ -220,7 +196,7 @@ impl MessageHandler<Outbox<'_>> for Load {
         }
         let ids = &mut self.ids;
         let t1 = Instant::now();
-        out.send_typed::<NewOrderSingle>(|o| new_order(o, ids.advance(), true))?;
+        out.send_typed::<NewOrderSingle>(|o| write_order(o, ids.advance(), order::now(), true))?;
         self.sent_at = Some(t1);
         Ok(())
     }
@@ -279,7 +255,7 @@ fn accept(a: &PeerArgs) -> Result<()> {
         "acceptor: {} sessions configured and listening in {:.0} ms; memory store, UseDataDictionary=N, one engine thread, idle {}",
         a.sessions,
         started.elapsed().as_secs_f64() * 1e3,
-        idle()
+        loopback::idle()
     );
     println!("ready");
     let _ = std::io::stdout().flush();
@@ -335,7 +311,9 @@ fn load(a: &PeerArgs) -> Result<()> {
     let mut first = ClOrdId::starting_after(0);
     for r in &refs {
         loop {
-            match sender.send_typed::<NewOrderSingle>(*r, |o| new_order(o, first.advance(), true)) {
+            match sender.send_typed::<NewOrderSingle>(*r, |o| {
+                write_order(o, first.advance(), order::now(), true)
+            }) {
                 Ok(()) => break,
                 Err(SubmitError::QueueFull) => std::thread::sleep(Duration::from_micros(100)),
                 Err(e) => {
@@ -395,7 +373,7 @@ fn load(a: &PeerArgs) -> Result<()> {
         "seconds": seconds,
         "settings": format!(
             "load generator: Peregrine, {n} initiator sessions on one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}; one order in flight per session, the next sent from from_app; {} s warm-up, then {:.1} s measured",
-            idle(), WARMUP.as_secs(), seconds
+            loopback::idle(), WARMUP.as_secs(), seconds
         ),
     });
     println!("{line}");

@@ -46,16 +46,17 @@ use std::time::{Duration, Instant};
 
 use peregrine_codec::value::parse_u64;
 use peregrine_codec::MessageView;
-use peregrine_engine::config::{ConnectionType, Settings};
+use peregrine_engine::config::Settings;
 use peregrine_engine::fix::StoreKind;
 use peregrine_engine::sender::SEND_HOLD_BYTES;
-use peregrine_engine::{EngineBuilder, Idle, Sender, SessionRef, SubmitError};
+use peregrine_engine::{EngineBuilder, Sender, SessionRef, SubmitError};
 use peregrine_messages::fix44::{self, MessageHandler, NewOrderSingle};
 use peregrine_session::{AppReject, Application, LogoutReason, Outbox, RejectLogon, SessionId};
 
 use super::args::{PeerArgs, Role, SendMode, StoreChoice};
-use super::order::{new_order, ClOrdId};
 use super::window::{RateWindow, SeqCheck};
+use crate::loopback;
+use crate::order::{self, write_order, ClOrdId};
 use crate::{Error, Result};
 
 // For the documentation's links only.
@@ -72,11 +73,6 @@ const TAIL: Duration = Duration::from_millis(200);
 /// How long the sender waits for its logon, and the receiver for the stream to end
 /// beyond its window.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// The idle strategy of both sides: spin, then yield (two busy threads, two cores).
-pub fn idle() -> Idle {
-    Idle::spin_then_yield(100)
-}
 
 fn engine_error(what: &str) -> impl FnOnce(peregrine_engine::BuildError) -> Error + '_ {
     move |e| Error::Engine {
@@ -121,18 +117,9 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
     let persist = a.persist;
     Settings::builder()
         .default(|d| {
-            let d = d
-                .connection_type(if receiver {
-                    ConnectionType::Acceptor
-                } else {
-                    ConnectionType::Initiator
-                })
-                .heart_bt_int(30)
-                .reset_on_logon(true)
-                .set("SocketNodelay", true)
+            let d = loopback::defaults(d, receiver)
                 .use_data_dictionary(true)
                 .data_dictionary(&dict)
-                .idle_strategy(idle())
                 .set("PersistMessages", persist);
             match store {
                 StoreChoice::Memory => d,
@@ -142,12 +129,7 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
             }
         })
         .session("FIX.4.4", sender, target, |s| {
-            if receiver {
-                s.socket_accept_port(port)
-                    .socket_accept_address("127.0.0.1")
-            } else {
-                s.socket_connect("127.0.0.1", port).reconnect_interval(1)
-            }
+            loopback::endpoint(s, receiver, port)
         })
         .build()
         .map_err(|e| Error::Engine {
@@ -358,7 +340,7 @@ fn receive(a: &PeerArgs) -> Result<()> {
         "receiver: acceptor, {} store{}, validation UseDataDictionary=Y (FIX44.xml, Peregrine's default Validate* settings, every message before from_app), MsgSeqNum checked on every message; idle {}; one engine thread (EngineBuilder::start)",
         a.store.name(),
         if a.store == StoreChoice::File { " FileStoreSync=N (one write per commit: per batch of input read)" } else { "" },
-        idle()
+        loopback::idle()
     );
     let line = serde_json::json!({
         "engine": "peregrine",
@@ -389,7 +371,9 @@ fn sender_summary(mode: &str, sent: u64, full: u64, elapsed: Duration) {
 /// Queues one order; `Ok(false)` when the queue is full.
 #[inline]
 fn offer(sender: &Sender, session: SessionRef, ids: &mut ClOrdId) -> Result<bool> {
-    match sender.send_typed::<NewOrderSingle>(session, |o| new_order(o, ids.advance(), false)) {
+    match sender.send_typed::<NewOrderSingle>(session, |o| {
+        write_order(o, ids.advance(), order::now(), false)
+    }) {
         Ok(()) => Ok(true),
         Err(SubmitError::QueueFull) => Ok(false),
         Err(e) => Err(Error::Engine {

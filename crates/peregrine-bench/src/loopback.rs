@@ -1,0 +1,58 @@
+//! The settings every Peregrine process of a two-process benchmark shares (the round
+//! trip of §4, streaming and many sessions of §5): FIX.4.4 sessions over TCP on
+//! 127.0.0.1, HeartBtInt=30, ResetOnLogon=Y, TCP_NODELAY, one busy engine thread that
+//! spins then yields. Each experiment adds its store and validation.
+
+use peregrine_engine::config::{ConnectionType, Section};
+use peregrine_engine::Idle;
+
+/// Busy polls before the engine thread yields (`spin-then-yield:100`): two busy
+/// processes on two cores.
+pub const IDLE_SPINS: u32 = 100;
+
+/// The idle strategy of every Peregrine benchmark process.
+///
+/// ```
+/// assert_eq!(peregrine_bench::loopback::idle().to_string(), "spin-then-yield:100");
+/// ```
+pub fn idle() -> Idle {
+    Idle::spin_then_yield(IDLE_SPINS)
+}
+
+/// The shared keys of a `[DEFAULT]` section: ConnectionType, HeartBtInt=30,
+/// ResetOnLogon=Y, SocketNodelay=Y and [`idle`].
+///
+/// ```
+/// use peregrine_engine::config::Section;
+/// let d = peregrine_bench::loopback::defaults(Section::default(), true);
+/// assert_eq!(d.get("ConnectionType"), Some("acceptor"));
+/// assert_eq!(d.get("ResetOnLogon"), Some("Y"));
+/// ```
+pub fn defaults(d: Section, acceptor: bool) -> Section {
+    d.connection_type(if acceptor {
+        ConnectionType::Acceptor
+    } else {
+        ConnectionType::Initiator
+    })
+    .heart_bt_int(30)
+    .reset_on_logon(true)
+    .set("SocketNodelay", true)
+    .idle_strategy(idle())
+}
+
+/// Where a session listens (acceptor: 127.0.0.1:`port`) or connects to (initiator,
+/// reconnecting each second until the acceptor is up).
+///
+/// ```
+/// use peregrine_engine::config::Section;
+/// let s = peregrine_bench::loopback::endpoint(Section::default(), false, 9000);
+/// assert_eq!(s.get("SocketConnectPort"), Some("9000"));
+/// ```
+pub fn endpoint(s: Section, acceptor: bool, port: u16) -> Section {
+    if acceptor {
+        s.socket_accept_address("127.0.0.1")
+            .socket_accept_port(port)
+    } else {
+        s.socket_connect("127.0.0.1", port).reconnect_interval(1)
+    }
+}
