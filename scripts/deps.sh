@@ -34,6 +34,7 @@ APT_PACKAGES=(
     pkg-config
     libquickfix-dev      # QuickFIX C++ 1.15.1 (peer harnesses)
     maven                # QuickFIX/J peer harnesses
+    openssl              # TLS tests: openssl s_server / s_client against the engine
 )
 
 apt_missing=()

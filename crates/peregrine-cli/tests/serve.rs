@@ -148,7 +148,7 @@ fn an_unimplemented_quickfix_key_stops_start_up_or_warns() {
         )
     };
     // Security or delivery: the acceptor does not start, and says where.
-    std::fs::write(dir.path().join("tls.cfg"), cfg("SocketUseSSL=Y")).unwrap();
+    std::fs::write(dir.path().join("tls.cfg"), cfg("SocketKeyStore=venue.jks")).unwrap();
     let out = Command::new(BIN)
         .args(["acceptor", "--config", "tls.cfg"])
         .current_dir(dir.path())
@@ -157,7 +157,7 @@ fn an_unimplemented_quickfix_key_stops_start_up_or_warns() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("tls.cfg:6: SocketUseSSL: QuickFIX/J key not implemented by Peregrine (security or delivery)"),
+        err.contains("tls.cfg:6: SocketKeyStore: QuickFIX/J key not implemented by Peregrine (security or delivery)"),
         "{err}"
     );
     // Cosmetic: it starts, and warns.

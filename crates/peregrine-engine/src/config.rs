@@ -52,9 +52,11 @@ use peregrine_agent::Idle;
 
 mod schedule;
 mod settings_builder;
+mod tls;
 mod unsupported;
 
 pub use settings_builder::{Section, SettingsBuilder, ToSetting};
+pub use tls::{TlsSettings, TlsVersion};
 pub use unsupported::{unsupported, Effect, KeyOrigin, UnsupportedKey, UNSUPPORTED_KEYS};
 
 /// Where settings come from, which decides how an error or a warning says
@@ -277,6 +279,8 @@ pub struct SessionSettings {
     pub socket_send_buffer_size: Option<usize>,
     /// `SocketReceiveBufferSize` in bytes (default: the OS's).
     pub socket_receive_buffer_size: Option<usize>,
+    /// `SocketUseSSL=Y` and the keys that go with it: the connection speaks TLS.
+    pub tls: Option<TlsSettings>,
     /// `ResetOnLogon`.
     pub reset_on_logon: bool,
     /// `ResetOnLogout`.
@@ -528,6 +532,13 @@ pub const KNOWN_KEYS: &[&str] = &[
     "SocketNodelay",
     "SocketSendBufferSize",
     "SocketReceiveBufferSize",
+    "SocketUseSSL",
+    "SocketCertificateFile",
+    "SocketPrivateKeyFile",
+    "SocketCAFile",
+    "NeedClientAuth",
+    "SocketServerName",
+    "SocketMinimumTLSVersion",
     "ResetOnLogon",
     "ResetOnLogout",
     "ResetOnDisconnect",
@@ -1310,6 +1321,7 @@ fn typed(
         socket_nodelay: r.bool("SocketNodelay", true)?,
         socket_send_buffer_size: r.number("SocketSendBufferSize")?,
         socket_receive_buffer_size: r.number("SocketReceiveBufferSize")?,
+        tls: r.tls_keys(connection_type)?,
         reset_on_logon: r.bool("ResetOnLogon", false)?,
         reset_on_logout: r.bool("ResetOnLogout", false)?,
         reset_on_disconnect: r.bool("ResetOnDisconnect", false)?,

@@ -40,6 +40,7 @@ pub mod engine;
 pub mod fix;
 pub mod log;
 pub mod sender;
+pub mod tls;
 
 pub use admin::spawn_admin_server;
 pub use builder::{

@@ -362,8 +362,8 @@ fn every_numeric_key_has_a_range_and_is_documented() {
 fn an_unimplemented_security_or_delivery_key_stops_start_up_naming_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
     for (line, expected_key) in [
-        ("SocketUseSSL=Y", "SocketUseSSL"),
         ("SocketKeyStore=keys.jks", "SocketKeyStore"),
+        ("SSLProtocol=TLSv1.2", "SSLProtocol"),
         ("AllowedRemoteAddresses=10.0.0.1", "AllowedRemoteAddresses"),
         ("ResetOnError=Y", "ResetOnError"),
         ("RequiresOrigSendingTime=N", "RequiresOrigSendingTime"),
@@ -394,7 +394,7 @@ fn an_unimplemented_security_or_delivery_key_stops_start_up_naming_file_line_and
 #[test]
 fn an_unimplemented_key_that_says_what_peregrine_does_is_accepted() {
     for line in [
-        "SocketUseSSL=N",
+        "UseSNI=Y",
         "ResetOnError=n",
         "RequiresOrigSendingTime=Y",
         "HeartBeatTimeoutMultiplier=1.40",
@@ -572,7 +572,6 @@ fn the_unsupported_table_holds_the_quickfix_keys_and_none_peregrine_implements()
     }
     // The ones the issue names as changing security or delivery.
     for key in [
-        "SocketUseSSL",
         "SocketKeyStore",
         "ResetOnError",
         "RequiresOrigSendingTime",
@@ -652,7 +651,7 @@ fn engine_wide_keys_must_agree_across_sessions() {
 }
 
 #[test]
-fn the_readmes_say_the_schedule_keys() {
+fn the_readmes_say_the_schedule_and_tls_keys() {
     let engine =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let top =
@@ -671,6 +670,13 @@ fn the_readmes_say_the_schedule_keys() {
         "LogonDay",
         "LogoutDay",
         "ResetSeqTime",
+        "SocketUseSSL",
+        "SocketCertificateFile",
+        "SocketPrivateKeyFile",
+        "SocketCAFile",
+        "NeedClientAuth",
+        "SocketServerName",
+        "SocketMinimumTLSVersion",
     ] {
         assert!(
             peregrine_engine::config::KNOWN_KEYS.contains(&key),

@@ -242,7 +242,7 @@ fn quickfix_keys_peregrine_lacks_are_errors_or_warnings_in_code_too() {
     );
     // What Peregrine does anyway: accepted, without a word.
     let s = Settings::builder()
-        .default(|d| d.socket_accept_port(1).set("SocketUseSSL", false))
+        .default(|d| d.socket_accept_port(1).set("UseSNI", true))
         .session("FIX.4.4", "A", "B", |s| s)
         .build()
         .unwrap();

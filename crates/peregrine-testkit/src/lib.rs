@@ -6,6 +6,7 @@
 //! * [`Peer`]: a FIX counterparty over a raw `TcpStream` (its own sequence
 //!   numbers, whole messages read back), for tests of an engine's sockets.
 //! * [`Rng`]: a small deterministic PRNG, so a failing run replays.
+//! * `tls::TestPki` (feature `tls`): a CA and certificates for TLS tests.
 //!
 //! ```
 //! use peregrine_testkit::{frame, render};
@@ -13,6 +14,9 @@
 //! assert!(render(&m).starts_with("8=FIX.4.4|9=49|35=0|"));
 //! assert!(render(&m).ends_with("|10=141|"));
 //! ```
+
+#[cfg(feature = "tls")]
+pub mod tls;
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};

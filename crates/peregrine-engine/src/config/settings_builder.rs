@@ -633,12 +633,12 @@ impl SettingsBuilder {
     /// ```
     /// use peregrine_engine::config::Settings;
     /// let e = Settings::builder()
-    ///     .default(|d| d.socket_accept_port(5001).set("SocketUseSSL", true))
+    ///     .default(|d| d.socket_accept_port(5001).set("SocketKeyStore", "venue.jks"))
     ///     .session("FIX.4.4", "A", "B", |s| s)
     ///     .build()
     ///     .unwrap_err();
-    /// assert_eq!(e.key.as_deref(), Some("SocketUseSSL"));
-    /// assert!(e.to_string().starts_with("set in code: SocketUseSSL: "));
+    /// assert_eq!(e.key.as_deref(), Some("SocketKeyStore"));
+    /// assert!(e.to_string().starts_with("set in code: SocketKeyStore: "));
     /// ```
     pub fn build(self) -> Result<Settings, ConfigError> {
         let mut warnings = Vec::new();

@@ -170,7 +170,7 @@ use Effect::{CosmeticOrPerformance as COSMETIC, SecurityOrDelivery as SECURITY};
 use KeyOrigin::{Both as BOTH, QuickFixCpp as CPP, QuickFixJ as QFJ};
 
 const TLS: &str =
-    "TLS is not built in; terminate it in front of the engine (stunnel, HAProxy, a TLS sidecar)";
+    "TLS is configured with PEM files: SocketUseSSL=Y, SocketCertificateFile, SocketPrivateKeyFile, SocketCAFile, NeedClientAuth, SocketServerName, SocketMinimumTLSVersion (convert a Java key store with keytool -importkeystore to PKCS12, then openssl pkcs12)";
 const DB_STORE: &str =
     "messages and sequence numbers are kept in the file store (FileStorePath) or in memory, not in a database";
 const DB_LOG: &str = "logs go to FileLogPath and tracing, not to a database";
@@ -190,7 +190,7 @@ const DB_POOL: &str = "database connection tuning; there is no database";
 ///   source address, database stores, session rules such as `ResetOnError`
 ///   or `RequiresOrigSendingTime`): start-up stops with an error naming file,
 ///   line and key, unless the value says what Peregrine does anyway
-///   ([`UnsupportedKey::same_as_peregrine`], e.g. `SocketUseSSL=N`);
+///   ([`UnsupportedKey::same_as_peregrine`], e.g. `ResetOnError=N`);
 /// * [`Effect::CosmeticOrPerformance`] (log formats and destinations, socket
 ///   tuning, caches): a [`ConfigWarning`](super::ConfigWarning), printed to
 ///   stderr when no `tracing` subscriber is installed
@@ -208,19 +208,18 @@ const DB_POOL: &str = "database connection tuning; there is no database";
 /// ```
 /// use peregrine_engine::config::{unsupported, Effect, Settings};
 ///
-/// let key = unsupported("socketusessl").unwrap();
-/// assert_eq!((key.key, key.effect), ("SocketUseSSL", Effect::SecurityOrDelivery));
-/// assert!(key.is_same_as_peregrine("n")); // SocketUseSSL=N: accepted
+/// let key = unsupported("resetonerror").unwrap();
+/// assert_eq!((key.key, key.effect), ("ResetOnError", Effect::SecurityOrDelivery));
+/// assert!(key.is_same_as_peregrine("n")); // ResetOnError=N: accepted
 ///
 /// let cfg = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
-///            SocketUseSSL=Y\n[SESSION]\nBeginString=FIX.4.4\n";
+///            SocketKeyStore=venue.jks\n[SESSION]\nBeginString=FIX.4.4\n";
 /// let e = Settings::parse(cfg, "venue.cfg".as_ref()).unwrap_err();
-/// assert_eq!((e.line, e.key.as_deref()), (5, Some("SocketUseSSL")));
-/// assert!(e.to_string().starts_with("venue.cfg:5: SocketUseSSL: "));
+/// assert_eq!((e.line, e.key.as_deref()), (5, Some("SocketKeyStore")));
+/// assert!(e.to_string().starts_with("venue.cfg:5: SocketKeyStore: "));
 /// ```
 pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
     // --- TLS (QuickFIX/J's SSLSupport, QuickFIX C++'s SSL acceptor/initiator).
-    row("SocketUseSSL", QFJ, SECURITY, &["N"], TLS),
     row("SocketKeyStore", QFJ, SECURITY, &[], TLS),
     row("SocketKeyStorePassword", QFJ, SECURITY, &[], TLS),
     row("KeyStoreType", QFJ, SECURITY, &[], TLS),
@@ -229,11 +228,10 @@ pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
     row("SocketTrustStorePassword", QFJ, SECURITY, &[], TLS),
     row("TrustStoreType", QFJ, SECURITY, &[], TLS),
     row("TrustManagerFactoryAlgorithm", QFJ, SECURITY, &[], TLS),
-    row("NeedClientAuth", QFJ, SECURITY, &["N"], TLS),
     row("EnabledProtocols", QFJ, SECURITY, &[], TLS),
     row("CipherSuites", QFJ, SECURITY, &[], TLS),
     row("EndpointIdentificationAlgorithm", QFJ, SECURITY, &[], TLS),
-    row("UseSNI", QFJ, SECURITY, &["N"], TLS),
+    row("UseSNI", QFJ, SECURITY, &["Y"], TLS),
     row("SNIHostName", QFJ, SECURITY, &[], TLS),
     row("ServerCertificateFile", CPP, SECURITY, &[], TLS),
     row("ServerCertificateKeyFile", CPP, SECURITY, &[], TLS),

@@ -10,6 +10,8 @@ use crate::driver::{now_nanos, Nanos, SessionDriver};
 
 use super::connection::{tune, Connection};
 use super::ids::{ConnectionKey, SessionKey};
+use super::read::failure;
+use super::transport::Transport;
 use super::{Engine, SEC};
 
 impl<D: SessionDriver> Engine<D> {
@@ -49,10 +51,27 @@ impl<D: SessionDriver> Engine<D> {
                 return;
             }
         };
+        let io = match (&s.tls, &s.settings.tls) {
+            (Some(config), Some(tls)) => {
+                let Some(name) = crate::tls::server_name(tls, &host) else {
+                    s.event(&format!("TLS: {host:?} is not a DNS name or an IP address (set SocketServerName)"), now);
+                    s.next_address += 1;
+                    return;
+                };
+                match rustls::ClientConnection::new(config.clone(), name) {
+                    Ok(tls) => Transport::tls(stream, tls.into()),
+                    Err(e) => {
+                        s.event(&format!("TLS: {e}"), now);
+                        return;
+                    }
+                }
+            }
+            _ => Transport::plain(stream),
+        };
         s.event(&format!("connecting to {addr}"), now);
-        tune(&stream, &s.settings);
+        tune(&io.stream, &s.settings);
         let key = self.connections.insert(Connection {
-            stream,
+            io,
             peer: Some(addr),
             session: Some(id),
             pending: Vec::new(),
@@ -63,7 +82,7 @@ impl<D: SessionDriver> Engine<D> {
         });
         let connection = self.connections.get_mut(key).expect("just added");
         if let Err(e) = self.poll.registry().register(
-            &mut connection.stream,
+            &mut connection.io.stream,
             key.token(),
             Interest::READABLE | Interest::WRITABLE,
         ) {
@@ -83,7 +102,7 @@ impl<D: SessionDriver> Engine<D> {
         };
         if connection.connecting {
             let id = connection.session.expect("an initiator's connection");
-            match connection.stream.take_error() {
+            match connection.io.stream.take_error() {
                 Ok(Some(e)) | Err(e) => {
                     let why = format!("connect to {:?} failed: {e}", connection.peer);
                     self.sessions[id].next_address += 1;
@@ -92,7 +111,7 @@ impl<D: SessionDriver> Engine<D> {
                 }
                 Ok(None) => {}
             }
-            match connection.stream.peer_addr() {
+            match connection.io.stream.peer_addr() {
                 Ok(_) => {
                     connection.connecting = false;
                     let peer = connection.peer;
@@ -107,6 +126,15 @@ impl<D: SessionDriver> Engine<D> {
                     self.close_connection(key, &format!("connect failed: {e}"), now);
                     return;
                 }
+            }
+        }
+        // TLS records that wait for the socket: the handshake's (an acceptor's
+        // connection has no session to write them yet), or what a full socket left.
+        if let Some(connection) = self.connections.get_mut(key) {
+            if let Err(e) = connection.io.flush_records() {
+                let (why, reason) = failure("write", e);
+                self.close_connection_as(key, &why, reason, now);
+                return;
             }
         }
         if let Some(id) = self.connections.get(key).and_then(|c| c.session) {

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 
 use mio::net::TcpStream;
 
+use super::transport::Transport;
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{DriverEvent, Nanos, SessionDriver};
 use peregrine_session::DisconnectReason;
@@ -14,7 +15,8 @@ use super::{Engine, SEC};
 /// A TCP connection: an acceptor's (routed to a session by its first message)
 /// or an initiator's.
 pub(super) struct Connection {
-    pub(super) stream: TcpStream,
+    /// The socket, and TLS over it when the session speaks TLS.
+    pub(super) io: Transport,
     pub(super) peer: Option<SocketAddr>,
     /// The session it belongs to, once known.
     pub(super) session: Option<SessionKey>,
@@ -51,8 +53,8 @@ impl<D: SessionDriver> Engine<D> {
         let Some(mut connection) = self.connections.remove(key) else {
             return;
         };
-        let _ = self.poll.registry().deregister(&mut connection.stream);
-        let _ = connection.stream.shutdown(std::net::Shutdown::Both);
+        let _ = self.poll.registry().deregister(&mut connection.io.stream);
+        connection.io.close();
         match connection.session {
             Some(id) if self.sessions[id].connection == Some(key) => {
                 let s = &mut self.sessions[id];

@@ -77,6 +77,12 @@ impl<D: SessionDriver> Engine<D> {
             ConnectionType::Acceptor => Some(self.listener_for(settings)?),
             ConnectionType::Initiator => None,
         };
+        let tls = match (&settings.tls, settings.connection_type) {
+            (Some(_), ConnectionType::Initiator) => {
+                Some(crate::tls::client_config(settings).map_err(config_error)?)
+            }
+            _ => None,
+        };
         let next_store_sync = driver.store_sync_interval().map(|i| now_nanos() + i);
         let mut session = HostedSession {
             name,
@@ -104,6 +110,7 @@ impl<D: SessionDriver> Engine<D> {
             enabled: true,
             reset_pending: false,
             lines: RateLimit::new(now_nanos()),
+            tls,
         };
         session.event("session created", now_nanos());
         let key = self.sessions.push(session);
@@ -122,8 +129,30 @@ impl<D: SessionDriver> Engine<D> {
             .iter()
             .position(|l| l.configured_port == port)
         {
+            let first = &self.listeners[i].settings;
+            if first.tls != settings.tls {
+                // One port, one handshake: a session cannot speak TLS where another
+                // does not, or with other certificates.
+                let key = if first.tls.is_some() != settings.tls.is_some() {
+                    "SocketUseSSL"
+                } else {
+                    "SocketCertificateFile"
+                };
+                return Err(config_error(settings.error(
+                    key,
+                    format!(
+                        "TLS keys differ from those of {} on the same SocketAcceptPort {port}: \
+                         sessions on one port share its TLS",
+                        first.session_name()
+                    ),
+                )));
+            }
             return Ok(ListenerKey(i));
         }
+        let tls = match settings.tls {
+            Some(_) => Some(crate::tls::server_config(settings).map_err(config_error)?),
+            None => None,
+        };
         let host = settings
             .socket_accept_address
             .clone()
@@ -147,6 +176,7 @@ impl<D: SessionDriver> Engine<D> {
             logon_timeout: Nanos::from(settings.logon_timeout.max(1)) * SEC,
             max_logon: settings.max_logon_message_size,
             settings: settings.clone(),
+            tls,
             retry_at: None,
             shed: 0,
             shed_logged_at: 0,
@@ -267,4 +297,10 @@ fn route_of(s: &SessionSettings) -> (String, String, String) {
         s.sender_comp_id.clone(),
         s.target_comp_id.clone(),
     )
+}
+
+/// A settings error found while adding a session (a TLS file that does not read):
+/// `add_session`'s `io::Error`, saying file, line and key.
+fn config_error(e: crate::config::ConfigError) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, e.to_string())
 }

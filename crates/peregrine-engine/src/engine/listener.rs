@@ -11,6 +11,7 @@ use crate::driver::{now_nanos, Nanos, SessionDriver};
 
 use super::connection::{tune, Connection};
 use super::ids::ListenerKey;
+use super::transport::Transport;
 use super::{Engine, SEC};
 
 /// Listen backlog (the kernel caps it at `net.core.somaxconn`): room for a
@@ -34,6 +35,9 @@ pub(super) struct Listener {
     /// The settings of the first session on it, whose socket options new
     /// connections get.
     pub(super) settings: crate::config::SessionSettings,
+    /// Its TLS configuration (the first session's `SocketUseSSL=Y` and keys; every
+    /// session on the port must say the same).
+    pub(super) tls: Option<std::sync::Arc<rustls::ServerConfig>>,
     /// When to try `accept` again after it failed for want of resources.
     pub(super) retry_at: Option<Nanos>,
     /// Connections shed (accepted and closed at once) since the last log line.
@@ -131,11 +135,22 @@ impl<D: SessionDriver> Engine<D> {
         listener.shed = 0;
     }
 
-    /// A connection accepted on listener `l`: it waits for its Logon.
+    /// A connection accepted on listener `l`: it waits for its Logon (after the TLS
+    /// handshake, on a TLS listener).
     fn accepted(&mut self, l: ListenerKey, stream: TcpStream, peer: SocketAddr) {
         tune(&stream, &self.listeners[l.0].settings);
+        let io = match &self.listeners[l.0].tls {
+            Some(config) => match rustls::ServerConnection::new(config.clone()) {
+                Ok(tls) => Transport::tls(stream, tls.into()),
+                Err(e) => {
+                    tracing::warn!("TLS: cannot serve a connection from {peer}: {e}");
+                    return;
+                }
+            },
+            None => Transport::plain(stream),
+        };
         let key = self.connections.insert(Connection {
-            stream,
+            io,
             peer: Some(peer),
             session: None,
             pending: Vec::new(),
@@ -146,7 +161,7 @@ impl<D: SessionDriver> Engine<D> {
         });
         let connection = self.connections.get_mut(key).expect("just added");
         if let Err(e) = self.poll.registry().register(
-            &mut connection.stream,
+            &mut connection.io.stream,
             key.token(),
             Interest::READABLE | Interest::WRITABLE,
         ) {

@@ -13,6 +13,7 @@ mod sending;
 mod session;
 mod shutdown;
 mod timers;
+mod transport;
 mod write;
 
 use self::ids::{Connections, ListenerKey, SessionKey, Sessions, WAKER};
@@ -324,10 +325,10 @@ impl<D: SessionDriver> Engine<D> {
     pub fn socket_options(&self, name: &str) -> Option<io::Result<SocketOptions>> {
         let id = self.find_session(name).ok()?;
         let connection = self.connections.get(self.sessions[id].connection?)?;
-        let sock = socket2::SockRef::from(&connection.stream);
+        let sock = socket2::SockRef::from(&connection.io.stream);
         Some((|| {
             Ok(SocketOptions {
-                nodelay: connection.stream.nodelay()?,
+                nodelay: connection.io.stream.nodelay()?,
                 send_buffer_size: sock.send_buffer_size()?,
                 recv_buffer_size: sock.recv_buffer_size()?,
             })

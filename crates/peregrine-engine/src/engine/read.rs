@@ -1,6 +1,6 @@
 //! Readiness and reading: what epoll says, reads within a per-turn budget.
 
-use std::io::{self, Read};
+use std::io;
 use std::time::Duration;
 
 use mio::Events;
@@ -9,6 +9,7 @@ use crate::driver::{now_nanos, SessionDriver};
 use peregrine_session::DisconnectReason;
 
 use super::ids::{ConnectionKey, Readiness, SessionKey};
+use super::transport::TransportError;
 use super::{Engine, READ_CHUNK};
 
 /// Reads per readiness before the connection waits for the next turn, so that
@@ -85,7 +86,7 @@ impl<D: SessionDriver> Engine<D> {
             if connection.connecting {
                 break;
             }
-            match connection.stream.read(&mut self.read_buf) {
+            match connection.io.read(&mut self.read_buf) {
                 Ok(0) => {
                     if let Some(id) = serviced.take() {
                         self.service(id, now_nanos());
@@ -144,8 +145,11 @@ impl<D: SessionDriver> Engine<D> {
                             }
                         }
                     }
-                    let peer_closed = self.connections.get(key).is_some_and(|c| c.peer_closed);
-                    if n < self.read_buf.len() && !peer_closed {
+                    let short_read_drains = self
+                        .connections
+                        .get(key)
+                        .is_some_and(|c| !c.peer_closed && c.io.drained_by_short_read());
+                    if n < self.read_buf.len() && short_read_drains {
                         // The socket is drained: with edge-triggered readiness any
                         // later data raises a new event, so the read that would only
                         // say WouldBlock is saved (a system call per message). Not
@@ -155,21 +159,17 @@ impl<D: SessionDriver> Engine<D> {
                         break;
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                Err(TransportError::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
                     drained = true;
                     break;
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(TransportError::Io(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     if let Some(id) = serviced.take() {
                         self.service(id, now_nanos());
                     }
-                    self.close_connection_as(
-                        key,
-                        &format!("read failed: {e}"),
-                        DisconnectReason::Transport(e.kind()),
-                        now_nanos(),
-                    );
+                    let (why, reason) = failure("read", e);
+                    self.close_connection_as(key, &why, reason, now_nanos());
                     return;
                 }
             }
@@ -182,5 +182,17 @@ impl<D: SessionDriver> Engine<D> {
         if !drained && self.connections.contains(key) && !self.ready.contains(&key) {
             self.ready.push(key);
         }
+    }
+}
+
+/// What the event log says of a failed read or write (`what`), and the reason the
+/// session is told.
+pub(super) fn failure(what: &str, e: TransportError) -> (String, DisconnectReason) {
+    match e {
+        TransportError::Io(e) => (
+            format!("{what} failed: {e}"),
+            DisconnectReason::Transport(e.kind()),
+        ),
+        TransportError::Tls(e) => (format!("TLS: {e}"), DisconnectReason::Tls),
     }
 }

@@ -69,7 +69,7 @@ impl<D: SessionDriver> Engine<D> {
         connection.session = Some(id);
         let pending = std::mem::take(&mut connection.pending);
         let peer = connection.peer;
-        tune(&connection.stream, &self.sessions[id].settings);
+        tune(&connection.io.stream, &self.sessions[id].settings);
         let s = &mut self.sessions[id];
         s.connection = Some(key);
         s.slow = false;

@@ -53,6 +53,8 @@ pub(super) struct HostedSession<D> {
     /// Event lines the peer can cause at will (garbled input, rejects) are
     /// written within this limit, one per connection.
     pub(super) lines: RateLimit,
+    /// An initiator's TLS configuration (`SocketUseSSL=Y`), built when it was added.
+    pub(super) tls: Option<std::sync::Arc<rustls::ClientConfig>>,
 }
 
 impl<D> HostedSession<D> {

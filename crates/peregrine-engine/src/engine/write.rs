@@ -1,12 +1,14 @@
 //! Committing and writing what a session queued; slow consumers.
 
-use std::io::{self, Write};
+use std::io;
 
 use crate::config::SlowConsumerAction;
 use crate::driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 use peregrine_session::DisconnectReason;
 
 use super::ids::SessionKey;
+use super::read::failure;
+use super::transport::TransportError;
 use super::Engine;
 
 impl<D: SessionDriver> Engine<D> {
@@ -128,7 +130,7 @@ impl<D: SessionDriver> Engine<D> {
             if out.is_empty() {
                 return;
             }
-            match connection.stream.write(out) {
+            match connection.io.write(out) {
                 Ok(0) => return,
                 Ok(n) => {
                     if let Some(l) = &mut s.log {
@@ -138,11 +140,11 @@ impl<D: SessionDriver> Engine<D> {
                     }
                     s.driver.consume_outbound(n);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(TransportError::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(TransportError::Io(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    let why = format!("write failed: {e}");
-                    self.close_connection_as(key, &why, DisconnectReason::Transport(e.kind()), now);
+                    let (why, reason) = failure("write", e);
+                    self.close_connection_as(key, &why, reason, now);
                     return;
                 }
             }

@@ -70,6 +70,10 @@ pub enum DisconnectReason {
     PeerClosed,
     /// Reading or writing the connection failed (told by the driver).
     Transport(std::io::ErrorKind),
+    /// TLS failed (told by the driver): a handshake that did not complete (a
+    /// certificate that does not verify, no common version) or a record that
+    /// does not decrypt. The driver's event log says which.
+    Tls,
     /// The driver cut a counterparty that did not read what was sent (its
     /// outbound limits: `MaxOutboundQueueBytes`, `SlowConsumerHardLimit`).
     SlowConsumer,
@@ -112,6 +116,7 @@ impl std::fmt::Display for DisconnectReason {
             DisconnectReason::Transport(kind) => {
                 return write!(f, "the connection failed ({kind})");
             }
+            DisconnectReason::Tls => "TLS failed (the event log says how)",
             DisconnectReason::SlowConsumer => "the counterparty did not read (slow consumer)",
             DisconnectReason::Closed => "closed by the engine",
         })

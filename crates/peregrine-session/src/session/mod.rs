@@ -373,7 +373,7 @@ impl<S: MessageStore> Session<S> {
 
     /// [`on_disconnected`](Self::on_disconnected), with why the driver closed the
     /// connection or saw it close ([`DisconnectReason::PeerClosed`],
-    /// [`DisconnectReason::Transport`], [`DisconnectReason::SlowConsumer`],
+    /// [`DisconnectReason::Transport`], [`DisconnectReason::Tls`], [`DisconnectReason::SlowConsumer`],
     /// [`DisconnectReason::Closed`]); the session's own reason, when it asked for
     /// the disconnect, comes first. The application hears it in
     /// [`LogoutReason::Disconnected`] and [`AppEvent::Disconnected`].
