@@ -24,7 +24,7 @@ fn roundtrip(out: &std::path::Path, configs: &str, iters: u64, fault: Option<&st
 fn peregrine_and_the_floor_in_every_config() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("roundtrip.json");
-    let o = roundtrip(&out, "balanced,optimized,fsync", 300, None);
+    let o = roundtrip(&out, "balanced,optimized,fsync,tls", 300, None);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
         o.status.success(),
@@ -46,6 +46,17 @@ fn peregrine_and_the_floor_in_every_config() {
             assert!(r["throughput_per_s"].as_f64().unwrap() > 0.0);
         }
     }
+    // TLS: Peregrine only (the floor is plain TCP), with its cost beside balanced.
+    let tls = results
+        .iter()
+        .find(|r| r["engine"] == "peregrine" && r["case"] == "tls")
+        .unwrap_or_else(|| panic!("no peregrine tls in {results:?}"));
+    assert!(tls["p50"].as_f64().unwrap() > 0.0, "{tls}");
+    assert!(!results
+        .iter()
+        .any(|r| r["engine"] == "floor" && r["case"] == "tls"));
+    assert!(stdout.contains("floor tls: not supported"), "{stdout}");
+    assert!(stdout.contains("TLS: Peregrine p50 "), "{stdout}");
     assert!(dir.path().join("roundtrip.svg").is_file());
     assert!(stdout.contains("Targets (from the medians of this invocation):"));
     assert!(stdout.contains("balanced p50 ≤ 1.5× optimized p50"));

@@ -320,6 +320,9 @@ pub fn run_pair(
         iters,
         warmup,
     };
+    if config.tls() {
+        peregrine_testkit::tls::TestPki::write(&dir.join("pki"));
+    }
     let port = free_port()?;
     let common = |role: Role| -> Vec<String> {
         let a = PeerArgs { port, ..args(role) };
@@ -447,6 +450,16 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     for run in 1..=cfg.runs {
         for &config in &cfg.configs {
             for cmd in &engines {
+                if config.tls() && cmd.engine != "peregrine" {
+                    // Peregrine's TLS beside its own balanced run; the floor is plain TCP
+                    // and the peers' harnesses have no TLS settings.
+                    let what = format!("{} {config}", cmd.engine);
+                    if !unsupported.contains(&what) {
+                        unsupported.push(what);
+                    }
+                    bar.step(&format!("run {run}: {config}: {} skipped", cmd.engine));
+                    continue;
+                }
                 bar.show(&format!("run {run}: {config}: {}", cmd.engine));
                 match run_pair(cmd, config, cfg.counts(config), &work, &dict).map_err(|e| {
                     Error::Engine {
@@ -518,6 +531,19 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     }
     for u in &unsupported {
         println!("  {u}: not supported by the harness (no result line), left out");
+    }
+    if let (Some(tls), Some(plain)) = (
+        report::find(&aggs, "peregrine", RtConfig::Tls.name()),
+        report::find(&aggs, "peregrine", RtConfig::Balanced.name()),
+    ) {
+        println!(
+            "TLS: Peregrine p50 {:.2} µs over TLS vs {:.2} µs in clear (balanced), {:+.2} µs; p99 {:.2} vs {:.2} µs",
+            tls.stats.p50,
+            plain.stats.p50,
+            tls.stats.p50 - plain.stats.p50,
+            tls.stats.p99,
+            plain.stats.p99
+        );
     }
     println!(
         "Counts: {} + {} warm-up round trips per engine, config and run ({} + {} in fsync), {} runs",

@@ -75,11 +75,19 @@ pub enum RtConfig {
     /// As balanced, with every commit forced to disk before the message leaves
     /// (`FileStoreSync=Y`, Peregrine's default).
     Fsync,
+    /// As balanced, over TLS 1.3 (`SocketUseSSL=Y`, the acceptor's certificate checked
+    /// by the initiator): Peregrine only, the cost of TLS beside `balanced`.
+    Tls,
 }
 
 impl RtConfig {
     /// Every configuration, in report order.
-    pub const ALL: [RtConfig; 3] = [RtConfig::Balanced, RtConfig::Optimized, RtConfig::Fsync];
+    pub const ALL: [RtConfig; 4] = [
+        RtConfig::Balanced,
+        RtConfig::Optimized,
+        RtConfig::Fsync,
+        RtConfig::Tls,
+    ];
 
     /// Its name (the `case` of its results, `--config` of the peers).
     ///
@@ -91,7 +99,13 @@ impl RtConfig {
             RtConfig::Balanced => "balanced",
             RtConfig::Optimized => "optimized",
             RtConfig::Fsync => "fsync",
+            RtConfig::Tls => "tls",
         }
+    }
+
+    /// Whether the connection speaks TLS (the pair's directory holds `pki/`).
+    pub fn tls(self) -> bool {
+        self == RtConfig::Tls
     }
 
     /// Whether it keeps messages in memory (else in the file store).
@@ -133,7 +147,7 @@ impl RtConfig {
         }
         if configs.is_empty() {
             return Err(Error::Usage(format!(
-                "--configs {list:?}: name at least one of balanced, optimized, fsync"
+                "--configs {list:?}: name at least one of balanced, optimized, fsync, tls"
             )));
         }
         Ok(configs)
@@ -155,7 +169,7 @@ impl FromStr for RtConfig {
             .find(|c| c.name() == s)
             .ok_or_else(|| {
                 Error::Usage(format!(
-                    "unknown config {s:?} (known: balanced, optimized, fsync)"
+                    "unknown config {s:?} (known: balanced, optimized, fsync, tls)"
                 ))
             })
     }

@@ -30,7 +30,7 @@ use crate::report::new_histogram;
 use crate::{Error, Result};
 use hdrhistogram::Histogram;
 use peregrine_engine::codec::MessageView;
-use peregrine_engine::config::Settings;
+use peregrine_engine::config::{Section, Settings};
 use peregrine_engine::session::{
     AppEvent, AppReject, Application, LogoutReason, Outbox, SessionId,
 };
@@ -86,6 +86,11 @@ pub fn settings(
                         FsyncPolicy::Never
                     })
             };
+            let d = if config.tls() {
+                tls_keys(d, acceptor, &dir.parent().unwrap_or(dir).join("pki"))
+            } else {
+                d
+            };
             if config.validates() {
                 d.use_data_dictionary(true)
                     .data_dictionary(dict)
@@ -115,6 +120,7 @@ pub fn settings_text(config: RtConfig) -> String {
         RtConfig::Balanced => "file store (FileStorePath, FileStoreSync=N: each commit written to the OS before the message leaves, not fsynced)",
         RtConfig::Optimized => "memory store",
         RtConfig::Fsync => "file store, FileStoreSync=Y (fdatasync per commit, before the message leaves)",
+        RtConfig::Tls => "file store (FileStoreSync=N); SocketUseSSL=Y: rustls with the ring provider, TLS 1.3 negotiated, the acceptor's ECDSA P-256 certificate verified by the initiator against a test CA (SocketCAFile), no client certificate",
     };
     let validation = if config.validates() {
         "UseDataDictionary=Y with FIX44.xml, default validation settings but AllowUnknownMsgFields=Y (ClientID(109) is not a NewOrderSingle/ExecutionReport field in FIX44)"
@@ -124,6 +130,20 @@ pub fn settings_text(config: RtConfig) -> String {
     format!(
         "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy=spin-then-yield:{IDLE_SPINS} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message log; typed MessageHandler/crack and Outbox::send_typed"
     )
+}
+
+/// The TLS keys of the `tls` config: the acceptor's certificate and key, the CA the
+/// initiator checks it against, from the pair's `pki` directory (the driver writes it,
+/// [`peregrine_testkit::tls::TestPki`]).
+fn tls_keys(d: Section, acceptor: bool, pki: &std::path::Path) -> Section {
+    let d = d.set("SocketUseSSL", true);
+    if acceptor {
+        d.set("SocketCertificateFile", pki.join("server.pem"))
+            .set("SocketPrivateKeyFile", pki.join("server.key"))
+    } else {
+        d.set("SocketCAFile", pki.join("ca.pem"))
+            .set("SocketServerName", "localhost")
+    }
 }
 
 /// The environment variable that makes the venue misbehave on purpose, for the tests
