@@ -81,6 +81,21 @@ fn client_cfg(port: u16, log_dir: &Path, extra: &str) -> String {
     )
 }
 
+/// A fresh directory with certificates, and a venue on a free port with `extra` keys.
+fn venue_with(
+    extra: impl FnOnce(&TestPki) -> String,
+) -> (tempfile::TempDir, TestPki, u16, RunningEngine<Counter>) {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = TestPki::write(&dir.path().join("pki"));
+    let port = free_port();
+    let venue = start(
+        &venue_cfg(&pki, port, &extra(&pki)),
+        "venue.cfg",
+        Counter::default(),
+    );
+    (dir, pki, port, venue)
+}
+
 fn start(cfg: &str, name: &str, app: Counter) -> RunningEngine<Counter> {
     EngineBuilder::parse(cfg, name)
         .unwrap()
@@ -178,10 +193,7 @@ fn mutual_tls_carries_thousands_of_messages_between_two_engines() {
 
 #[test]
 fn a_certificate_the_client_does_not_trust_is_a_clear_error_not_a_hang() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = TestPki::write(&dir.path().join("pki"));
-    let port = free_port();
-    let venue = start(&venue_cfg(&pki, port, ""), "venue.cfg", Counter::default());
+    let (dir, pki, port, venue) = venue_with(|_| String::new());
     let (tx, rx) = mpsc::channel();
     let client = start(
         &client_cfg(
@@ -208,10 +220,7 @@ fn a_certificate_the_client_does_not_trust_is_a_clear_error_not_a_hang() {
 
 #[test]
 fn a_name_the_certificate_does_not_carry_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = TestPki::write(&dir.path().join("pki"));
-    let port = free_port();
-    let venue = start(&venue_cfg(&pki, port, ""), "venue.cfg", Counter::default());
+    let (dir, pki, port, venue) = venue_with(|_| String::new());
     let client = start(
         &client_cfg(
             port,
@@ -237,18 +246,8 @@ fn a_name_the_certificate_does_not_carry_is_refused() {
 
 #[test]
 fn need_client_auth_refuses_a_client_without_a_certificate() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = TestPki::write(&dir.path().join("pki"));
-    let port = free_port();
-    let venue = start(
-        &venue_cfg(
-            &pki,
-            port,
-            &format!("SocketCAFile={}\nNeedClientAuth=Y", path(&pki.ca)),
-        ),
-        "venue.cfg",
-        Counter::default(),
-    );
+    let (dir, pki, port, venue) =
+        venue_with(|pki| format!("SocketCAFile={}\nNeedClientAuth=Y", path(&pki.ca)));
     let client = start(
         &client_cfg(port, dir.path(), &format!("SocketCAFile={}", path(&pki.ca))),
         "client.cfg",
@@ -264,10 +263,7 @@ fn need_client_auth_refuses_a_client_without_a_certificate() {
 
 #[test]
 fn a_client_speaking_clear_text_to_a_tls_port_is_closed() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = TestPki::write(&dir.path().join("pki"));
-    let port = free_port();
-    let venue = start(&venue_cfg(&pki, port, ""), "venue.cfg", Counter::default());
+    let (_dir, _pki, port, venue) = venue_with(|_| String::new());
     let mut peer = Peer::connect(
         format!("127.0.0.1:{port}").parse().unwrap(),
         "CLIENT",
@@ -329,10 +325,7 @@ fn wait_output(seen: &Mutex<Vec<u8>>, needle: &str) -> Result<String, String> {
 
 #[test]
 fn openssl_s_client_logs_on_to_a_peregrine_acceptor() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = TestPki::write(&dir.path().join("pki"));
-    let port = free_port();
-    let venue = start(&venue_cfg(&pki, port, ""), "venue.cfg", Counter::default());
+    let (_dir, pki, port, venue) = venue_with(|_| String::new());
     let mut child = Reap(
         openssl()
             .args([
@@ -418,14 +411,7 @@ fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
 
 #[test]
 fn a_tls13_only_acceptor_refuses_a_tls12_client() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = TestPki::write(&dir.path().join("pki"));
-    let port = free_port();
-    let venue = start(
-        &venue_cfg(&pki, port, "SocketMinimumTLSVersion=TLS13"),
-        "venue.cfg",
-        Counter::default(),
-    );
+    let (_dir, pki, port, venue) = venue_with(|_| "SocketMinimumTLSVersion=TLS13".into());
     let run = |version: &str| {
         openssl()
             .args([
