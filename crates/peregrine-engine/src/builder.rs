@@ -414,10 +414,19 @@ impl DictionaryCache {
                 if let Some(d) = self.files.get(&path) {
                     return Ok(d.clone());
                 }
-                let d = Arc::new(
-                    Dictionary::from_file(&path)
-                        .map_err(|e| s.error(setting, format!("{}: {e}", path.display())))?,
-                );
+                let d = Arc::new(Dictionary::from_file(&path).map_err(|e| {
+                    // A read error names the path already; a parse error the file's base name.
+                    let e = e.to_string();
+                    let shown = path.display().to_string();
+                    s.error(
+                        setting,
+                        if e.starts_with(&shown) {
+                            e
+                        } else {
+                            format!("{shown}: {e}")
+                        },
+                    )
+                })?);
                 self.files.insert(path, d.clone());
                 Ok(d)
             };

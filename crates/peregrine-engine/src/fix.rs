@@ -55,11 +55,14 @@ pub fn store_kind(s: &SessionSettings, chosen: Option<StoreKind>) -> StoreKind {
 ///
 /// # Errors
 ///
-/// `FileStorePath` is not set.
+/// `FileStorePath` is not set (the error is on the session's `[SESSION]` line).
 pub fn file_store_dir(s: &SessionSettings) -> Result<&std::path::Path, ConfigError> {
-    s.file_store_path
-        .as_deref()
-        .ok_or_else(|| s.error("FileStorePath", "missing (needed for the file store)"))
+    s.file_store_path.as_deref().ok_or_else(|| {
+        let mut e = s.error("FileStorePath", "missing (needed for the file store)");
+        // Not set anywhere: the session's own line says which session.
+        e.line = s.line;
+        e
+    })
 }
 
 /// The session's identity from its settings.

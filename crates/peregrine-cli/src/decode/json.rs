@@ -8,11 +8,14 @@
 //!  …,{"tag":453,"name":"NoPartyIDs","value":"1","groups":[[{"tag":448,…}]]},…]}
 //! ```
 //!
-//! (shown here on several lines). `name`, `time`, `msg_type_name`, `seq_num`
-//! and `dictionary` are `null` when unknown; a field has `enum` when the
+//! (shown here on several lines). `time`, `msg_type`, `msg_type_name`,
+//! `sender`, `target`, `seq_num`, `dictionary` and a field's `name` are
+//! `null` when the input or the dictionary does not say; a field has `enum` when the
 //! dictionary describes its value and `groups` (a list of instances, each a
 //! list of fields) when it opens a repeating group; `problems` is there when
-//! the message has some (a bad BodyLength or CheckSum). Values are escaped as
+//! the message has some (a bad BodyLength or CheckSum); `appl_version` is
+//! there for a FIXT.1.1 application message (the version its body was read
+//! as). Values are escaped as
 //! in the text output ([`super::escape`]).
 
 use std::borrow::Cow;
@@ -32,10 +35,10 @@ struct Message<'x> {
     begin_string: Cow<'x, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     appl_version: Option<&'x str>,
-    msg_type: Cow<'x, str>,
+    msg_type: Option<Cow<'x, str>>,
     msg_type_name: Option<&'x str>,
-    sender: Cow<'x, str>,
-    target: Cow<'x, str>,
+    sender: Option<Cow<'x, str>>,
+    target: Option<Cow<'x, str>>,
     seq_num: Option<u64>,
     dictionary: Option<&'x str>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -61,10 +64,10 @@ pub fn write(out: &mut impl Write, m: &Shown<'_, '_, '_>) -> io::Result<()> {
         time: m.time.map(|t| escape(t.as_bytes())),
         begin_string: escape(m.begin_string.as_bytes()),
         appl_version: m.app_version,
-        msg_type: escape(m.msg_type.as_bytes()),
+        msg_type: m.msg_type.map(|v| escape(v.as_bytes())),
         msg_type_name: m.msg_type_name,
-        sender: escape(m.sender.as_bytes()),
-        target: escape(m.target.as_bytes()),
+        sender: m.sender.map(|v| escape(v.as_bytes())),
+        target: m.target.map(|v| escape(v.as_bytes())),
         seq_num: m.seq_num.and_then(|s| s.parse().ok()),
         dictionary: m.dictionary,
         problems: m.problems,

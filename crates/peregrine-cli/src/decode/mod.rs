@@ -43,14 +43,14 @@ pub struct Shown<'x, 'a, 'd> {
     pub begin_string: &'x str,
     /// FIXT.1.1 application messages: the version their body was read as.
     pub app_version: Option<&'x str>,
-    /// MsgType(35).
-    pub msg_type: &'x str,
+    /// MsgType(35), if there is one.
+    pub msg_type: Option<&'x str>,
     /// The dictionary's name of the message.
     pub msg_type_name: Option<&'d str>,
-    /// SenderCompID(49).
-    pub sender: &'x str,
-    /// TargetCompID(56).
-    pub target: &'x str,
+    /// SenderCompID(49), if there is one.
+    pub sender: Option<&'x str>,
+    /// TargetCompID(56), if there is one.
+    pub target: Option<&'x str>,
     /// MsgSeqNum(34).
     pub seq_num: Option<&'x str>,
     /// The dictionary file the body was read with.
@@ -195,18 +195,15 @@ impl Decoder {
             _ => None,
         };
         let seq_num = m.text(34);
-        let unknown = |s: &str| if s.is_empty() { "?" } else { s }.to_string();
-        let (msg_type_shown, sender_shown, target_shown) =
-            (unknown(&msg_type), unknown(&sender), unknown(&target));
         let shown = Shown {
             line: frame.line,
             time: frame.time.as_deref(),
             begin_string: &begin_string,
             app_version: app_version.as_deref(),
-            msg_type: &msg_type_shown,
+            msg_type: m.get(35).map(|_| msg_type.as_str()),
             msg_type_name: chosen.message(&msg_type).map(|(_, d)| d.name.as_str()),
-            sender: &sender_shown,
-            target: &target_shown,
+            sender: m.get(49).map(|_| sender.as_str()),
+            target: m.get(56).map(|_| target.as_str()),
             seq_num: seq_num.as_deref(),
             dictionary: chosen.name(),
             problems: &m.problems,

@@ -28,15 +28,16 @@ pub fn write(out: &mut impl Write, m: &Shown<'_, '_, '_>) -> io::Result<()> {
         Some(v) => format!("{} ({v})", escape(m.begin_string.as_bytes())),
         None => escape(m.begin_string.as_bytes()).into_owned(),
     });
+    let or_unknown = |v: Option<&str>| escape(v.unwrap_or("?").as_bytes()).into_owned();
     parts.push(format!(
         "{} ({})",
         m.msg_type_name.unwrap_or("?"),
-        escape(m.msg_type.as_bytes())
+        or_unknown(m.msg_type)
     ));
     parts.push(format!(
         "{}->{}",
-        escape(m.sender.as_bytes()),
-        escape(m.target.as_bytes())
+        or_unknown(m.sender),
+        or_unknown(m.target)
     ));
     if let Some(seq) = m.seq_num {
         parts.push(format!("seq {}", escape(seq.as_bytes())));
