@@ -65,7 +65,7 @@ pub enum Command {
 /// `acceptor` and `initiator`: where the settings are, which store.
 #[derive(Debug, Args)]
 pub struct SessionArgs {
-    /// The QuickFIX-style settings file ([DEFAULT] and [SESSION] sections).
+    /// The QuickFIX-style settings file (its DEFAULT and SESSION sections).
     #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
     /// The message store of every session, instead of the settings' choice
