@@ -483,6 +483,42 @@ fn a_reader_that_goes_away_ends_it_quietly() {
 }
 
 #[test]
+fn each_message_is_shown_while_the_input_stays_open() {
+    // As `tail -f log | peregrine decode`: the output must not wait for the input's end.
+    let mut child = Command::new(BIN)
+        .arg("decode")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{}", message("FIX.4.4", LOGON, '|')).unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut b = [0u8; 256];
+        while let Ok(n) = stdout.read(&mut b) {
+            if n == 0 {
+                break;
+            }
+            seen.extend_from_slice(&b[..n]);
+            if seen.windows(8).any(|w| w == b"CheckSum") {
+                let _ = tx.send(String::from_utf8_lossy(&seen).into_owned());
+                break;
+            }
+        }
+    });
+    let shown = rx.recv_timeout(std::time::Duration::from_secs(10));
+    drop(stdin);
+    let _ = child.wait();
+    let shown = shown.expect("the message was shown before the input ended");
+    assert!(shown.contains("Logon (A)  CLIENT->VENUE  seq 1"), "{shown}");
+}
+
+#[test]
 fn a_missing_file_is_an_error() {
     let out = Command::new(BIN)
         .args(["decode", "/nonexistent/messages.log"])

@@ -134,18 +134,20 @@ impl Decoder {
     fn run(&mut self, input: impl Read, mut out: impl Write) -> Result<(), Failure> {
         let mut scanner = Scanner::new(input);
         loop {
-            if scanner.needs_input() {
-                out.flush().map_err(Failure::Output)?;
-            }
-            match scanner.next().map_err(Failure::Input)? {
-                None => break,
+            match scanner.next_buffered() {
                 Some(Item::Problem(p)) => self.problem(p.line, &p.what),
                 Some(Item::Message(frame)) => {
                     self.message(&frame, &mut out).map_err(Failure::Output)?
                 }
+                None => {
+                    // Reading may wait (a pipe, `tail -f`): what is decoded is shown first.
+                    out.flush().map_err(Failure::Output)?;
+                    if !scanner.read_more().map_err(Failure::Input)? {
+                        return Ok(());
+                    }
+                }
             }
         }
-        out.flush().map_err(Failure::Output)
     }
 
     fn problem(&mut self, line: u64, what: &str) {

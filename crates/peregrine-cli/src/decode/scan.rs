@@ -127,39 +127,15 @@ impl<R: Read> Scanner<R> {
         }
     }
 
-    /// True when the next [`next`](Self::next) has to read (and may wait for
-    /// input): the time to flush what was written so far.
-    pub fn needs_input(&self) -> bool {
-        self.ready.is_empty() && self.pos == self.len && !self.eof
-    }
-
-    /// The next message or problem; `None` at the end of the input.
-    ///
-    /// # Errors
-    ///
-    /// Reading failed.
-    pub fn next(&mut self) -> io::Result<Option<Item>> {
+    /// The next message or problem in what has been read, without reading:
+    /// `None` when more input is needed ([`read_more`](Self::read_more)).
+    pub fn next_buffered(&mut self) -> Option<Item> {
         loop {
             if let Some(item) = self.ready.pop_front() {
-                return Ok(Some(item));
+                return Some(item);
             }
             if self.pos == self.len {
-                if self.eof {
-                    return Ok(None);
-                }
-                self.len = loop {
-                    match self.input.read(&mut self.buf) {
-                        Ok(n) => break n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                        Err(e) => return Err(e),
-                    }
-                };
-                self.pos = 0;
-                if self.len == 0 {
-                    self.eof = true;
-                    self.end_of_line();
-                }
-                continue;
+                return None;
             }
             // Until something is ready: the rest of the buffer, byte by byte.
             while self.pos < self.len && self.ready.is_empty() {
@@ -167,6 +143,49 @@ impl<R: Read> Scanner<R> {
                 self.pos += 1;
                 self.byte(b);
                 self.prev = b;
+            }
+        }
+    }
+
+    /// Reads more input (waiting for it, on a pipe); `false` once the input
+    /// has ended and everything in it was found.
+    ///
+    /// # Errors
+    ///
+    /// Reading failed.
+    pub fn read_more(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        self.len = loop {
+            match self.input.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        self.pos = 0;
+        if self.len == 0 {
+            self.eof = true;
+            self.end_of_line();
+        }
+        Ok(true)
+    }
+
+    /// The next message or problem, reading as needed; `None` at the end of
+    /// the input.
+    ///
+    /// # Errors
+    ///
+    /// Reading failed.
+    #[cfg(test)]
+    pub fn next(&mut self) -> io::Result<Option<Item>> {
+        loop {
+            if let Some(item) = self.next_buffered() {
+                return Ok(Some(item));
+            }
+            if !self.read_more()? {
+                return Ok(None);
             }
         }
     }
