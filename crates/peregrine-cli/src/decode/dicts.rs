@@ -155,10 +155,18 @@ impl Dictionaries {
         })
     }
 
-    /// The dictionary of a version (`FIX.4.4`, `FIX.5.0SP2`, `FIXT.1.1`).
+    /// The dictionary of a version (`FIX.4.4`, `FIX.5.0SP2`, `FIXT.1.1`) for
+    /// decoding a message.
     pub fn version(&self, version: &str) -> Option<&Dictionary> {
+        self.lookup(version, true)
+    }
+
+    /// `used`: a message is decoded with it (not a filter's name looked up).
+    fn lookup(&self, version: &str, used: bool) -> Option<&Dictionary> {
         if let Some(g) = self.given.iter().find(|g| g.dict.version() == version) {
-            g.used.set(true);
+            if used {
+                g.used.set(true);
+            }
             return Some(&g.dict);
         }
         let i = BUILT_IN.iter().position(|(v, _, _)| *v == version)?;
@@ -174,7 +182,9 @@ impl Dictionaries {
     /// Every dictionary a message could be decoded with (all versions): for
     /// checking the names given to filters.
     pub fn all(&self) -> impl Iterator<Item = &Dictionary> {
-        BUILT_IN.iter().filter_map(|(v, _, _)| self.version(v))
+        BUILT_IN
+            .iter()
+            .filter_map(|(v, _, _)| self.lookup(v, false))
     }
 
     /// Remembers a Logon's DefaultApplVerID(1137) for its session.
@@ -301,7 +311,8 @@ mod tests {
             "/../peregrine-dict/dictionaries/FIX42.xml"
         ));
         let d = Dictionaries::new(std::slice::from_ref(&path)).unwrap();
-        assert_eq!(d.unused().count(), 1);
+        assert_eq!(d.all().count(), 9);
+        assert_eq!(d.unused().count(), 1, "looking names up is not using it");
         d.choose("FIX.4.2", "D", None, "A", "B");
         assert_eq!(d.unused().count(), 0);
         let twice = Dictionaries::new(&[path.clone(), path]);

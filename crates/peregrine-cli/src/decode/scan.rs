@@ -298,7 +298,10 @@ impl<R: Read> Scanner<R> {
                 self.msg_time = None;
             }
             self.field_start = self.msg.len();
-        } else if self.msg.len() > MAX_MESSAGE {
+        }
+        // Checked on every byte, delimiters too: `8=FIX.4.4|` and a gigabyte of `|`
+        // must not grow the buffer without bound.
+        if self.msg.len() > MAX_MESSAGE {
             let line = self.msg_line;
             self.problem(
                 line,
@@ -524,6 +527,19 @@ mod tests {
         );
         assert_eq!(frame(&items[1]).line, 2);
         assert_eq!(items.len(), 2);
+    }
+
+    #[test]
+    fn a_message_of_empty_fields_is_bounded_too() {
+        let mut input = b"8=FIX.4.4|".to_vec();
+        input.extend(std::iter::repeat(b'|').take(MAX_MESSAGE + 10));
+        let items = scan_in_chunks(&input, 4096);
+        assert!(
+            problem(&items[0]).what.contains("longer than"),
+            "{:?}",
+            items[0]
+        );
+        assert_eq!(items.len(), 1, "{items:?}");
     }
 
     #[test]
