@@ -8,7 +8,8 @@ use peregrine_engine::config::ConfigError;
 /// What stops the program.
 #[derive(Debug)]
 pub enum Error {
-    /// The command line is not understood (the text says why, and how it goes).
+    /// A value on the command line that clap could not check (the text says
+    /// why): an unknown name in a `decode` filter, a `--session` without `->`.
     Usage(String),
     /// A benchmark failed.
     Bench(peregrine_bench::Error),
@@ -33,6 +34,27 @@ pub enum Error {
         what: String,
         /// Why it failed.
         source: std::io::Error,
+    },
+    /// A file could not be read, or the output written.
+    Io {
+        /// What was being done, naming the file.
+        what: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// A dictionary given with `decode --dict` does not load.
+    Dictionary(peregrine_dict::DictError),
+    /// `decode` reported problems in its input (each on stderr with its line).
+    BadInput {
+        /// How many.
+        problems: u64,
+    },
+    /// `check-config` found errors (each printed on stderr).
+    CheckFailed {
+        /// The settings file.
+        file: PathBuf,
+        /// How many errors.
+        errors: usize,
     },
 }
 
@@ -60,7 +82,21 @@ impl fmt::Display for Error {
                 "{}: no {role} session (ConnectionType={role})",
                 file.display()
             ),
-            Error::Engine { what, source } => write!(f, "{what}: {source}"),
+            Error::Engine { what, source } | Error::Io { what, source } => {
+                write!(f, "{what}: {source}")
+            }
+            Error::Dictionary(e) => write!(f, "--dict: {e}"),
+            Error::BadInput { problems } => write!(
+                f,
+                "{problems} problem{} in the input, reported above",
+                if *problems == 1 { "" } else { "s" }
+            ),
+            Error::CheckFailed { file, errors } => write!(
+                f,
+                "{}: {errors} error{}, reported above (nothing was started)",
+                file.display(),
+                if *errors == 1 { "" } else { "s" }
+            ),
         }
     }
 }
@@ -74,8 +110,12 @@ impl std::error::Error for Error {
             Error::Topology(e) => e.source(),
             Error::Settings(e) => Some(e),
             Error::Build(e) => e.source(),
-            Error::Engine { source, .. } => Some(source),
-            Error::Usage(_) | Error::NoSession { .. } => None,
+            Error::Engine { source, .. } | Error::Io { source, .. } => Some(source),
+            Error::Dictionary(e) => Some(e),
+            Error::Usage(_)
+            | Error::NoSession { .. }
+            | Error::BadInput { .. }
+            | Error::CheckFailed { .. } => None,
         }
     }
 }

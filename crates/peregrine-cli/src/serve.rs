@@ -12,62 +12,16 @@
 //! `AdminHttpPort` (on `AdminHttpAddress`, default 127.0.0.1, with
 //! `AdminHttpToken` for the commands that change the engine).
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use peregrine_engine::config::ConnectionType;
-use peregrine_engine::fix::{DynApp, LogApp, StoreKind};
+use peregrine_engine::fix::{DynApp, LogApp};
 use peregrine_engine::EngineBuilder;
 use peregrine_session::EchoApp;
 
+use crate::cli::{App, SessionArgs};
 use crate::error::Error;
-
-struct Args {
-    config: PathBuf,
-    app: String,
-    /// Overrides the settings' choice (the file store where `FileStorePath`
-    /// is set, else memory).
-    store: Option<StoreKind>,
-}
-
-fn parse_args(args: &[String], default_app: &str, usage: &str) -> Result<Args, Error> {
-    let mut config = None;
-    let mut app = default_app.to_string();
-    let mut store = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = || {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Error::Usage(format!("{a} needs a value\n{usage}")))
-        };
-        match a.as_str() {
-            "--config" => config = Some(PathBuf::from(value()?)),
-            "--app" => app = value()?,
-            "--store" => {
-                store = match value()?.as_str() {
-                    "memory" => Some(StoreKind::Memory),
-                    "file" => Some(StoreKind::File),
-                    other => {
-                        return Err(Error::Usage(format!(
-                            "--store must be memory or file, not {other:?}"
-                        )))
-                    }
-                }
-            }
-            other => return Err(Error::Usage(format!("unknown argument {other:?}\n{usage}"))),
-        }
-    }
-    if app != "echo" && app != "log" {
-        return Err(Error::Usage(format!(
-            "--app must be echo or log, not {app:?}"
-        )));
-    }
-    let config =
-        config.ok_or_else(|| Error::Usage(format!("--config FILE is required\n{usage}")))?;
-    Ok(Args { config, app, store })
-}
 
 fn init_tracing() {
     let level = match std::env::var("PEREGRINE_LOG")
@@ -88,7 +42,7 @@ fn init_tracing() {
         .try_init();
 }
 
-fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
+fn run(role: ConnectionType, args: SessionArgs, app: App) -> Result<(), Error> {
     init_tracing();
     let mut builder = EngineBuilder::load(&args.config)
         .map_err(Error::Settings)?
@@ -109,7 +63,7 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
         });
     }
     if let Some(store) = args.store {
-        builder = builder.store(store);
+        builder = builder.store(store.into());
     }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -120,14 +74,13 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
     }
     // Everything else (stores, dictionaries, idle strategy, logs, the admin
     // interface) is the library's EngineBuilder, as for any user.
-    let app = args.app;
     let running = builder
         .stop_flag(stop)
         .start(move |s| {
             tracing::info!("session {} ({what})", s.settings.session_name());
-            DynApp(match app.as_str() {
-                "echo" => Box::new(EchoApp::new(s.dictionaries.clone())),
-                _ => Box::new(LogApp),
+            DynApp(match app {
+                App::Echo => Box::new(EchoApp::new(s.dictionaries.clone())),
+                App::Log => Box::new(LogApp),
             })
         })
         .map_err(Error::Build)?;
@@ -140,15 +93,11 @@ fn run(role: ConnectionType, args: Args) -> Result<(), Error> {
 }
 
 /// `peregrine acceptor --config FILE [--app echo|log] [--store memory|file]`.
-pub fn acceptor(args: &[String]) -> Result<(), Error> {
-    const USAGE: &str =
-        "usage: peregrine acceptor --config FILE [--app echo|log] [--store memory|file]";
-    run(ConnectionType::Acceptor, parse_args(args, "echo", USAGE)?)
+pub fn acceptor(args: SessionArgs, app: App) -> Result<(), Error> {
+    run(ConnectionType::Acceptor, args, app)
 }
 
 /// `peregrine initiator --config FILE [--app log|echo] [--store memory|file]`.
-pub fn initiator(args: &[String]) -> Result<(), Error> {
-    const USAGE: &str =
-        "usage: peregrine initiator --config FILE [--app log|echo] [--store memory|file]";
-    run(ConnectionType::Initiator, parse_args(args, "log", USAGE)?)
+pub fn initiator(args: SessionArgs, app: App) -> Result<(), Error> {
+    run(ConnectionType::Initiator, args, app)
 }

@@ -62,7 +62,7 @@ use crate::command::{Command, EngineHandle, Outcome};
 use crate::config::{ConfigError, ConnectionType, SessionSettings, Settings};
 use crate::driver::{now_nanos, Nanos};
 use crate::engine::{Engine, EngineOptions, SessionInfo};
-use crate::fix::{open_store, session_config, session_id, FixSession, StoreKind};
+use crate::fix::{open_store, session_config, session_id, store_kind, FixSession, StoreKind};
 use crate::sender::{Sender, SessionRef};
 
 /// The store a built session writes to (boxed: memory or file, chosen per
@@ -289,12 +289,16 @@ impl EngineBuilder {
     /// # Errors
     ///
     /// A setting is wrong (a dictionary or store that cannot be opened names
-    /// its key), or a listener cannot be opened.
+    /// its key; acceptors sharing a port name different addresses, see
+    /// [`check_listeners`](crate::preflight::check_listeners)), or a listener
+    /// cannot be opened.
     pub fn build<A, F>(mut self, app: F) -> Result<AppEngine<A>, BuildError>
     where
         A: Application + 'static,
         F: FnMut(&SessionContext<'_>) -> A + Send + 'static,
     {
+        // Before any listener opens: a second address on one port would be ignored.
+        crate::preflight::check_listeners(self.sessions())?;
         let mut options = self.options.clone();
         let first = self.sessions().next();
         options.idle = self
@@ -370,11 +374,7 @@ impl<F> SessionMaker<F> {
             settings: s,
             dictionaries: dicts.clone(),
         });
-        let kind = self.store.unwrap_or(if s.file_store_path.is_some() {
-            StoreKind::File
-        } else {
-            StoreKind::Memory
-        });
+        let kind = store_kind(s, self.store);
         let now = now_nanos();
         let store = match &mut self.open_store {
             Some(open) => open(s, now)?,
@@ -414,10 +414,19 @@ impl DictionaryCache {
                 if let Some(d) = self.files.get(&path) {
                     return Ok(d.clone());
                 }
-                let d = Arc::new(
-                    Dictionary::from_file(&path)
-                        .map_err(|e| s.error(setting, format!("{}: {e}", path.display())))?,
-                );
+                let d = Arc::new(Dictionary::from_file(&path).map_err(|e| {
+                    // A read error names the path already; a parse error the file's base name.
+                    let e = e.to_string();
+                    let shown = path.display().to_string();
+                    s.error(
+                        setting,
+                        if e.starts_with(&shown) {
+                            e
+                        } else {
+                            format!("{shown}: {e}")
+                        },
+                    )
+                })?);
                 self.files.insert(path, d.clone());
                 Ok(d)
             };

@@ -449,6 +449,33 @@ impl SessionSettings {
         Some(s)
     }
 
+    /// Where an acceptor session listens: `SocketAcceptAddress` (default
+    /// 0.0.0.0, a host name resolved) and `SocketAcceptPort` (default 0, an
+    /// ephemeral port). Start-up and [`preflight`](crate::preflight) both
+    /// resolve it here.
+    ///
+    /// ```
+    /// use peregrine_engine::config::Settings;
+    /// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
+    ///             [SESSION]\nBeginString=FIX.4.4\n";
+    /// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
+    /// assert_eq!(s.accept_address()?.to_string(), "0.0.0.0:5001");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The address does not resolve.
+    pub fn accept_address(&self) -> std::io::Result<std::net::SocketAddr> {
+        use std::net::ToSocketAddrs;
+        let port = self.socket_accept_port.unwrap_or(0);
+        let host = self.socket_accept_address.as_deref().unwrap_or("0.0.0.0");
+        (host, port)
+            .to_socket_addrs()?
+            .next()
+            .ok_or_else(|| std::io::Error::other(format!("cannot resolve {host}")))
+    }
+
     /// The raw value of `key`, if set (for keys this type does not model).
     pub fn get(&self, key: &str) -> Option<&str> {
         self.entries

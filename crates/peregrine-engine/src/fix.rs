@@ -30,6 +30,41 @@ pub enum StoreKind {
     File,
 }
 
+/// The store a session uses: `chosen` when given (`--store`,
+/// [`EngineBuilder::store`](crate::EngineBuilder::store)), else the file
+/// store where `FileStorePath` is set and memory elsewhere.
+///
+/// ```
+/// use peregrine_engine::{config::Settings, fix::{store_kind, StoreKind}};
+/// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
+///             FileStorePath=store\n[SESSION]\nBeginString=FIX.4.4\n";
+/// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
+/// assert_eq!(store_kind(s, None), StoreKind::File);
+/// assert_eq!(store_kind(s, Some(StoreKind::Memory)), StoreKind::Memory);
+/// # Ok::<(), peregrine_engine::ConfigError>(())
+/// ```
+pub fn store_kind(s: &SessionSettings, chosen: Option<StoreKind>) -> StoreKind {
+    chosen.unwrap_or(if s.file_store_path.is_some() {
+        StoreKind::File
+    } else {
+        StoreKind::Memory
+    })
+}
+
+/// The directory of a session's file store (`FileStorePath`).
+///
+/// # Errors
+///
+/// `FileStorePath` is not set (the error is on the session's `[SESSION]` line).
+pub fn file_store_dir(s: &SessionSettings) -> Result<&std::path::Path, ConfigError> {
+    s.file_store_path.as_deref().ok_or_else(|| {
+        let mut e = s.error("FileStorePath", "missing (needed for the file store)");
+        // Not set anywhere: the session's own line says which session.
+        e.line = s.line;
+        e
+    })
+}
+
 /// The session's identity from its settings.
 pub fn session_id(s: &SessionSettings) -> SessionId {
     let mut id = SessionId::new(&s.begin_string, &s.sender_comp_id, &s.target_comp_id);
@@ -213,9 +248,7 @@ pub fn open_store(
     match kind {
         StoreKind::Memory => Ok(Box::new(MemoryStore::new(now))),
         StoreKind::File => {
-            let Some(dir) = &s.file_store_path else {
-                return Err(s.error("FileStorePath", "missing (needed for the file store)"));
-            };
+            let dir = file_store_dir(s)?;
             let fsync = match s.file_store_sync {
                 None => FsyncPolicy::EveryCommit,
                 Some(u64::MAX) => FsyncPolicy::Never,

@@ -16,6 +16,8 @@
 //!   (reconnect interval, failover hosts), with a configurable
 //!   [`IdleStrategy`], TCP_NODELAY and buffer sizes, slow-consumer detection,
 //!   graceful shutdown with Logout;
+//! * [`preflight::check`] finds what start-up would refuse in settings
+//!   (dictionaries, store and log directories, listeners) without starting;
 //! * [`SessionLog`] writes the message and event logs;
 //! * [`admin`] is the operator's HTTP interface (`/sessions`, `/seqnum`,
 //!   `/logout`, `/logon`, `/reset`, `/addsession`, `/removesession`);
@@ -39,6 +41,7 @@ pub mod driver;
 pub mod engine;
 pub mod fix;
 pub mod log;
+pub mod preflight;
 pub mod sender;
 pub mod tls;
 

@@ -2,7 +2,6 @@
 //! created from acceptor templates by a Logon, removed on request.
 
 use std::io;
-use std::net::ToSocketAddrs;
 
 use mio::Interest;
 
@@ -153,14 +152,7 @@ impl<D: SessionDriver> Engine<D> {
             Some(_) => Some(crate::tls::server_config(settings).map_err(config_error)?),
             None => None,
         };
-        let host = settings
-            .socket_accept_address
-            .clone()
-            .unwrap_or_else(|| "0.0.0.0".into());
-        let addr = (host.as_str(), port)
-            .to_socket_addrs()?
-            .next()
-            .ok_or_else(|| io::Error::other(format!("cannot resolve {host}")))?;
+        let addr = settings.accept_address()?;
         let mut socket = listen(addr)
             .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
         let key = ListenerKey(self.listeners.len());

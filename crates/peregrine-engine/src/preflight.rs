@@ -1,0 +1,227 @@
+//! What start-up would find wrong in settings, found without starting
+//! anything: [`check`] (what `peregrine check-config` runs).
+//!
+//! [`Settings::load`](crate::config::Settings::load) already refuses every
+//! value it cannot use (stopping at the first). What only start-up met is
+//! checked here with the functions start-up itself calls, without their side
+//! effects, for every session (acceptor templates included, whose sessions
+//! start-up makes later, at a Logon):
+//!
+//! * the dictionaries are read and parsed as start-up reads them
+//!   ([`DictionaryCache`], each file once), `UseDataDictionary=Y` without one
+//!   included ([`fix::dictionary_files`]);
+//! * the file store, where the session uses it ([`fix::store_kind`]):
+//!   `FileStorePath` is set ([`fix::file_store_dir`]) and its directory is
+//!   writable, or can be created (its nearest existing ancestor is a writable
+//!   directory) — asked of the system with `access(2)`: no directory or file
+//!   is made and no store is opened;
+//! * `FileLogPath`: the same;
+//! * acceptors: `SocketAcceptAddress` resolves
+//!   ([`SessionSettings::accept_address`]); sessions that share a
+//!   `SocketAcceptPort` name the same address ([`check_listeners`], which
+//!   start-up runs too); `AdminHttpPort` is not also a `SocketAcceptPort`.
+//!
+//! Not checked, because only doing it would tell: whether a port is free
+//! (binding opens a socket), whether an initiator's hosts resolve and answer
+//! (an initiator retries them while it runs), and whether an existing file
+//! store is damaged (reading it is recovery, which may cut off an unfinished
+//! write).
+//!
+//! ```
+//! use peregrine_engine::{config::Settings, preflight};
+//! let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nTargetCompID=TW\n\
+//!             DataDictionary=nowhere/FIX44.xml\n[SESSION]\nBeginString=FIX.4.4\n";
+//! let settings = Settings::parse(text, "venue.cfg".as_ref())?;
+//! let errors = preflight::check(&settings, None);
+//! assert_eq!(errors.len(), 1);
+//! assert!(errors[0].to_string().starts_with("venue.cfg:5: DataDictionary: "));
+//! # Ok::<(), peregrine_engine::ConfigError>(())
+//! ```
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::builder::DictionaryCache;
+use crate::config::{ConfigError, ConnectionType, SessionSettings, Settings};
+use crate::fix::{self, StoreKind};
+
+/// Every problem start-up would meet in `settings` that can be found without
+/// starting (see the [module documentation](self)), in session order, each
+/// once. `store` is the store every session is made to use (`--store`), or
+/// `None` for each session's own choice.
+pub fn check(settings: &Settings, store: Option<StoreKind>) -> Vec<ConfigError> {
+    let mut errors = Vec::new();
+    let mut dictionaries = DictionaryCache::default();
+    for s in &settings.sessions {
+        if let Err(e) = dictionaries.load(s) {
+            errors.push(e);
+        }
+        if fix::store_kind(s, store) == StoreKind::File {
+            match fix::file_store_dir(s) {
+                Ok(dir) => {
+                    if let Err(why) = writable_dir(dir) {
+                        errors.push(s.error("FileStorePath", why));
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if let Some(dir) = &s.file_log_path {
+            if let Err(why) = writable_dir(dir) {
+                errors.push(s.error("FileLogPath", why));
+            }
+        }
+        if s.connection_type == ConnectionType::Acceptor {
+            if let Err(e) = s.accept_address() {
+                errors.push(address_error(s, format!("cannot be listened on: {e}")));
+            }
+        }
+    }
+    if let Err(e) = check_listeners(&settings.sessions) {
+        errors.push(e);
+    }
+    if let Some(e) = admin_port_taken(&settings.sessions) {
+        errors.push(e);
+    }
+    // Forty sessions naming one broken dictionary in [DEFAULT] are one problem.
+    let mut seen = HashSet::new();
+    errors.retain(|e| seen.insert(e.to_string()));
+    errors
+}
+
+/// Acceptor sessions that share a `SocketAcceptPort` share one listener, on
+/// the address of the first of them: a later one that names another
+/// `SocketAcceptAddress` would have it ignored, so it is refused.
+/// [`EngineBuilder`](crate::EngineBuilder) runs this before it opens a
+/// listener.
+///
+/// ```
+/// use peregrine_engine::{config::Settings, preflight::check_listeners};
+/// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nUseDataDictionary=N\n\
+///             [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\nSocketAcceptAddress=127.0.0.1\n\
+///             [SESSION]\nBeginString=FIX.4.4\nTargetCompID=B\nSocketAcceptAddress=127.0.0.2\n";
+/// let settings = Settings::parse(text, "venue.cfg".as_ref())?;
+/// let e = check_listeners(&settings.sessions).unwrap_err();
+/// assert!(e.to_string().starts_with("venue.cfg:12: SocketAcceptAddress: "), "{e}");
+/// # Ok::<(), peregrine_engine::ConfigError>(())
+/// ```
+///
+/// # Errors
+///
+/// The first session whose address differs from the port's first session's.
+pub fn check_listeners<'a>(
+    sessions: impl IntoIterator<Item = &'a SessionSettings>,
+) -> Result<(), ConfigError> {
+    let mut ports: HashMap<u16, (&SessionSettings, &str)> = HashMap::new();
+    for s in sessions {
+        if s.connection_type != ConnectionType::Acceptor {
+            continue;
+        }
+        let address = s.socket_accept_address.as_deref().unwrap_or("0.0.0.0");
+        let port = s.socket_accept_port.unwrap_or(0);
+        match ports.get(&port) {
+            None => {
+                ports.insert(port, (s, address));
+            }
+            Some((first, first_address)) if *first_address != address => {
+                return Err(address_error(
+                    s,
+                    format!(
+                        "{address} differs from {first_address}, where session {} listens on the \
+                         same SocketAcceptPort {port}: one port is one listener, on one address \
+                         (give them the same address, or different ports)",
+                        first.session_name()
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// `AdminHttpPort` (one for the engine, from the first session) is also an
+/// acceptor's `SocketAcceptPort`: one of the two could not listen.
+fn admin_port_taken(sessions: &[SessionSettings]) -> Option<ConfigError> {
+    let admin = sessions.first()?.admin_http_port?;
+    let acceptor = sessions.iter().find(|s| {
+        s.connection_type == ConnectionType::Acceptor && s.socket_accept_port == Some(admin)
+    })?;
+    Some(sessions[0].error(
+        "AdminHttpPort",
+        format!(
+            "{admin} is also the SocketAcceptPort of session {}",
+            acceptor.session_name()
+        ),
+    ))
+}
+
+/// An error about the acceptor's address: on the key that set it, else on the
+/// session (the default address was used).
+fn address_error(s: &SessionSettings, message: String) -> ConfigError {
+    let key = ["SocketAcceptAddress", "SocketAcceptHost"]
+        .into_iter()
+        .find(|k| s.get(k).is_some())
+        .unwrap_or("SocketAcceptAddress");
+    let mut e = s.error(key, message);
+    if e.line == 0 {
+        e.line = s.line;
+    }
+    e
+}
+
+/// Whether the engine could write files in `dir`: an existing directory
+/// writable by this process, or, when `dir` does not exist, one that could be
+/// made (its nearest existing ancestor is a directory this process may write
+/// in). Asked with `access(2)` for the effective user: nothing is written.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// assert!(peregrine_engine::preflight::writable_dir(dir.path()).is_ok());
+/// assert!(peregrine_engine::preflight::writable_dir(&dir.path().join("a/b")).is_ok());
+/// std::fs::write(dir.path().join("file"), "")?;
+/// let e = peregrine_engine::preflight::writable_dir(&dir.path().join("file/store")).unwrap_err();
+/// assert!(e.ends_with("file is not a directory"), "{e}");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// What stands in the way, as a sentence naming the path.
+pub fn writable_dir(dir: &Path) -> Result<(), String> {
+    let mut existing = dir;
+    // `dir` itself, or the ancestor `create_dir_all` would start from.
+    while !existing.as_os_str().is_empty() && std::fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(p) => existing = p,
+            None => break,
+        }
+    }
+    if existing.as_os_str().is_empty() {
+        existing = Path::new(".");
+    }
+    let what = if existing == dir {
+        String::new()
+    } else {
+        format!("{} cannot be made: ", dir.display())
+    };
+    match std::fs::metadata(existing) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(format!("{what}{} is not a directory", existing.display())),
+        Err(e) => return Err(format!("{what}{}: {e}", existing.display())),
+    }
+    use rustix::fs::{accessat, Access, AtFlags, CWD};
+    accessat(
+        CWD,
+        existing,
+        Access::WRITE_OK | Access::EXEC_OK,
+        AtFlags::EACCESS,
+    )
+    .map_err(|e| {
+        format!(
+            "{what}{} is not writable: {}",
+            existing.display(),
+            std::io::Error::from(e)
+        )
+    })
+}
