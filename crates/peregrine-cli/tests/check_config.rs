@@ -226,3 +226,30 @@ fn start_up_refuses_two_addresses_on_one_port_too() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn tls_files_are_read_as_start_up_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = peregrine_testkit::tls::TestPki::write(&dir.path().join("pki"));
+    let cfg = |key: &std::path::Path| {
+        format!(
+            "[DEFAULT]\nSocketAcceptPort=1\nUseDataDictionary=N\nSocketUseSSL=Y\n\
+             SocketCertificateFile={}\nSocketPrivateKeyFile={}\n\
+             [SESSION]\nBeginString=FIX.4.4\nSenderCompID=A\nTargetCompID=B\n",
+            pki.server_cert.display(),
+            key.display()
+        )
+    };
+    std::fs::write(dir.path().join("good.cfg"), cfg(&pki.server_key)).unwrap();
+    let out = check(&["good.cfg"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The client's key does not go with the server's certificate: line 6.
+    std::fs::write(dir.path().join("bad.cfg"), cfg(&pki.client_key)).unwrap();
+    let out = check(&["bad.cfg"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad.cfg:6: SocketPrivateKeyFile: does not go with the certificate"),
+        "{err}"
+    );
+}

@@ -16,6 +16,9 @@
 //!   directory) — asked of the system with `access(2)`: no directory or file
 //!   is made and no store is opened;
 //! * `FileLogPath`: the same;
+//! * TLS (`SocketUseSSL=Y`): the PEM files read, the key goes with its
+//!   certificate, the CA file holds certificates ([`crate::tls`], as start-up
+//!   builds them);
 //! * acceptors: `SocketAcceptAddress` resolves
 //!   ([`SessionSettings::accept_address`]); sessions that share a
 //!   `SocketAcceptPort` name the same address ([`check_listeners`], which
@@ -74,6 +77,16 @@ pub fn check(settings: &Settings, store: Option<StoreKind>) -> Vec<ConfigError> 
         if s.connection_type == ConnectionType::Acceptor {
             if let Err(e) = s.accept_address() {
                 errors.push(address_error(s, format!("cannot be listened on: {e}")));
+            }
+        }
+        // TLS: the configuration start-up builds, from the same files.
+        if s.tls.is_some() {
+            let built = match s.connection_type {
+                ConnectionType::Acceptor => crate::tls::server_config(s).map(drop),
+                ConnectionType::Initiator => crate::tls::client_config(s).map(drop),
+            };
+            if let Err(e) = built {
+                errors.push(e);
             }
         }
     }
