@@ -67,6 +67,7 @@
 mod app;
 mod config;
 mod echo;
+pub mod metrics;
 mod schedule;
 mod session;
 

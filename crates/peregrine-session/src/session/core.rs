@@ -53,6 +53,9 @@ pub(super) struct Live {
     pub(super) last_received: Nanos,
     /// TestRequests sent since then.
     pub(super) test_requests: u32,
+    /// When our last TestRequest went, until a Heartbeat carrying its
+    /// TestReqID answers it (the heartbeat round-trip).
+    pub(super) test_request_sent: Option<Nanos>,
     /// Our outstanding ResendRequest, if a gap is being filled.
     pub(super) gap: Option<GapRequest>,
     /// The peer's ResendRequest we are answering, if not complete.
@@ -68,6 +71,7 @@ impl Live {
             heartbeat_secs,
             last_received: now,
             test_requests: 0,
+            test_request_sent: None,
             gap: None,
             answering: None,
             reset_sent: false,

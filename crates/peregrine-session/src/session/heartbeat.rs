@@ -8,10 +8,21 @@ use crate::app::Application;
 use super::core::Core;
 use super::verify::SeqCheck;
 
+/// TestReqID(112) of our TestRequests.
+pub(super) const TEST_REQ_ID: &[u8] = b"TEST";
+
 impl<S: MessageStore> Core<S> {
     /// A Heartbeat from the peer (the answer to our TestRequest, or its own).
     pub(super) fn on_heartbeat(&mut self, msg: &MessageView<'_>, app: &mut dyn Application) {
         if self.verify(msg, SeqCheck::TooHighAndTooLow, app) {
+            if msg.get(tag::TEST_REQ_ID) == Some(TEST_REQ_ID) {
+                // The answer to our latest TestRequest: its round-trip.
+                let now = self.now();
+                if let Some(sent) = self.live_mut().and_then(|l| l.test_request_sent.take()) {
+                    let rtt = u64::try_from(now.saturating_sub(sent)).unwrap_or(0);
+                    self.outgoing.counters.heartbeat_round_trip(rtt);
+                }
+            }
             let _ = self.app_from_admin(msg, app);
             self.incr_target();
         }

@@ -39,6 +39,7 @@ impl<S: MessageStore> Core<S> {
     /// before any callback, so the application hears everything in order.
     pub(super) fn flush_events(&mut self, app: &mut dyn Application) {
         while let Some(e) = self.app_events.pop_front() {
+            self.outgoing.counters.on_event(&e);
             app.on_event(&self.config.id, &e);
         }
     }
@@ -46,6 +47,7 @@ impl<S: MessageStore> Core<S> {
     /// Delivers `event` now (after those still queued).
     pub(super) fn notify(&mut self, app: &mut dyn Application, event: &AppEvent<'_>) {
         self.flush_events(app);
+        self.outgoing.counters.on_event(event);
         app.on_event(&self.config.id, event);
     }
 

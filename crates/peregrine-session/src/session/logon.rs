@@ -195,6 +195,7 @@ impl<S: MessageStore> Core<S> {
         }
         self.state = State::LoggedOn(Live::new(heartbeat_secs, self.now()));
         self.events.push_back(SessionEvent::LoggedOn);
+        self.outgoing.counters.logged_on();
         if let Some(n) = next_expected {
             let next_sender = self.outgoing.store.next_sender_seq();
             if n < next_sender_before {

@@ -166,7 +166,7 @@ impl<S: MessageStore> Session<S> {
             app_events.push_back(AppEvent::StoreDataLost { messages: lost });
         }
         let calendar = calendar::Calendar::new(&config, now);
-        Session {
+        let session = Session {
             rx: Vec::with_capacity(64 * 1024),
             framer: Framer::new(config.max_message_size),
             decoder: Decoder::new(decoder_config.clone()),
@@ -186,7 +186,35 @@ impl<S: MessageStore> Session<S> {
                 logout_text: Vec::new(),
                 calendar,
             },
-        }
+        };
+        session.publish();
+        session
+    }
+
+    /// The session's counters, for metrics: shared, so that another thread
+    /// can read them while the session runs (see [`crate::metrics`]).
+    ///
+    /// ```
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let session = Session::new(cfg, MemoryStore::new(0), 0);
+    /// let counters = std::sync::Arc::clone(session.counters());
+    /// std::thread::spawn(move || assert_eq!(counters.messages_received(), 0)).join().unwrap();
+    /// ```
+    pub fn counters(&self) -> &std::sync::Arc<crate::metrics::SessionCounters> {
+        &self.core.outgoing.counters
+    }
+
+    /// Shows the state and sequence numbers to the counters' readers (after
+    /// every call that may change them).
+    fn publish(&self) {
+        let store = &self.core.outgoing.store;
+        self.core.outgoing.counters.publish(
+            self.core.state_name(),
+            store.next_sender_seq(),
+            store.next_target_seq(),
+        );
     }
 
     /// Calls [`Application::on_create`] (separate from `new` so that the application is
@@ -195,6 +223,7 @@ impl<S: MessageStore> Session<S> {
     pub fn create(&mut self, app: &mut dyn Application) {
         app.on_create(&self.core.config.id);
         self.core.flush_events(app);
+        self.publish();
     }
 
     /// The session's identity.
@@ -244,6 +273,7 @@ impl<S: MessageStore> Session<S> {
         if !core.calendar.open() {
             core.state = State::AwaitingLogon { since: now };
             core.disconnect(DisconnectReason::OutsideSchedule);
+            self.publish();
             return;
         }
         match core.config.role {
@@ -251,6 +281,7 @@ impl<S: MessageStore> Session<S> {
             Role::Initiator => core.send_logon(app),
         }
         core.flush_events(app);
+        self.publish();
     }
 
     /// Bytes received from the peer: frames, decodes, validates and handles every
@@ -279,6 +310,7 @@ impl<S: MessageStore> Session<S> {
         }
         self.core.check_overflow();
         self.core.flush_events(app);
+        self.publish();
     }
 
     /// Whether an incomplete message of `len` bytes may wait for more: before the
@@ -306,7 +338,10 @@ impl<S: MessageStore> Session<S> {
                 Frame::Message { len } => {
                     let raw = &buf[pos..pos + len];
                     match self.decoder.decode(raw) {
-                        Ok(view) => self.core.process(&view, app, false, None),
+                        Ok(view) => {
+                            self.core.outgoing.counters.message_received();
+                            self.core.process(&view, app, false, None)
+                        }
                         Err(DecodeError::InvalidTag { offset }) => {
                             // QuickFIX reads a tag like `0=` or `-1=` and rejects the
                             // message with InvalidTagNumber; so do we.
@@ -320,6 +355,7 @@ impl<S: MessageStore> Session<S> {
                                     c.validate_body_length = false;
                                     match self.decoder.decode(&fixed) {
                                         Ok(view) => {
+                                            self.core.outgoing.counters.message_received();
                                             self.core.process(&view, app, false, Some(reject))
                                         }
                                         Err(_) => self.core.on_garbled(false),
@@ -356,6 +392,7 @@ impl<S: MessageStore> Session<S> {
         self.tick(now);
         self.core.on_timer(app);
         self.core.flush_events(app);
+        self.publish();
     }
 
     /// When [`Session::on_timer`] must be called next (`None`: no timer armed).
@@ -438,6 +475,7 @@ impl<S: MessageStore> Session<S> {
         core.state = State::Disconnected;
         self.rx.clear();
         core.notify(app, &AppEvent::Disconnected { reason });
+        self.publish();
     }
 
     /// Makes what the session stored since the last commit durable as one unit
@@ -457,6 +495,7 @@ impl<S: MessageStore> Session<S> {
         match core.outgoing.store.commit() {
             Ok(()) => {
                 core.outgoing.writer.committed = core.outgoing.writer.buffer.len();
+                self.publish();
                 Ok(())
             }
             Err(e) => {
@@ -467,6 +506,7 @@ impl<S: MessageStore> Session<S> {
                 }
                 core.store_failed();
                 core.disconnect(DisconnectReason::StoreFailure);
+                self.publish();
                 Err(e)
             }
         }
@@ -570,12 +610,15 @@ impl<S: MessageStore> Session<S> {
             let sent = self.core.send_app(msg_type, &[], &mut body, app);
             self.core.check_overflow();
             self.core.flush_events(app);
+            self.publish();
             return sent;
         }
         if !self.core.config.queue_while_logged_out || !self.core.kept_for_resend() {
             return Err(SendError::NotLoggedOn);
         }
-        self.core.outgoing.store_only(msg_type, &mut body)
+        let stored = self.core.outgoing.store_only(msg_type, &mut body);
+        self.publish();
+        stored
     }
 
     /// [`send`](Self::send) of a typed message: `M` (a generated message of
@@ -630,6 +673,7 @@ impl<S: MessageStore> Session<S> {
             self.core.disconnect(DisconnectReason::Requested);
         }
         self.core.flush_events(app);
+        self.publish();
     }
 
     /// Resets the session's sequence numbers to 1 and forgets its stored
@@ -658,6 +702,7 @@ impl<S: MessageStore> Session<S> {
             .push_back(AppEvent::SequenceNumbersReset);
         self.core.queue.clear();
         self.core.flush_events(app);
+        self.publish();
         Ok(())
     }
 

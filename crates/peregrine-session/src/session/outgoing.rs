@@ -3,6 +3,7 @@
 //! is queued ([`Outgoing`]).
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{tag, EncodeBuffer, MessageEncoder};
@@ -10,6 +11,7 @@ use peregrine_store::MessageStore;
 
 use crate::app::{SendError, Sink};
 use crate::config::{Nanos, SessionClock, SessionConfig};
+use crate::metrics::SessionCounters;
 
 /// A header field's value, before it is encoded.
 #[derive(Clone, Copy, Debug)]
@@ -174,6 +176,8 @@ pub(super) struct Outgoing<S> {
     max_outbound: usize,
     /// A message was stored but not queued: the outbound buffer was full.
     pub(super) overflowed: bool,
+    /// The session's counters (here: every message sent passes through).
+    pub(super) counters: Arc<SessionCounters>,
 }
 
 impl<S: MessageStore> Outgoing<S> {
@@ -185,6 +189,7 @@ impl<S: MessageStore> Outgoing<S> {
             store_failed: false,
             max_outbound: config.max_outbound_bytes,
             overflowed: false,
+            counters: Arc::default(),
         }
     }
 
@@ -203,6 +208,17 @@ impl<S: MessageStore> Outgoing<S> {
         self.send_checked(msg_type, extra, body, &mut |_, written| Some(written))
     }
 
+    /// [`Outgoing::send`] of a message that is stored and not queued (not
+    /// counted as sent: its resend will be).
+    fn send_stored_only(
+        &mut self,
+        msg_type: &[u8],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError> {
+        self.encode_and_store(msg_type, &[], body, &mut |_, written| Some(written))
+            .map(|(seq, _)| seq)
+    }
+
     /// [`Outgoing::send`], with the encoded message (where it is in the writer's
     /// buffer) shown to `approve` before it is stored: `None` refuses it (it is taken
     /// back out and its sequence number is not used); `Some` says where the message to
@@ -214,6 +230,23 @@ impl<S: MessageStore> Outgoing<S> {
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
         approve: &mut Approve<'_>,
     ) -> Result<u64, SendError> {
+        let (seq, queued) = self.encode_and_store(msg_type, extra, body, approve)?;
+        if queued {
+            self.counters.message_sent();
+        }
+        Ok(seq)
+    }
+
+    /// Encodes a message, has it approved, stores it and takes its sequence
+    /// number: [`Outgoing::send_checked`] but for counting it. Also says
+    /// whether it is queued (not when the outbound buffer is full).
+    fn encode_and_store(
+        &mut self,
+        msg_type: &[u8],
+        extra: &[(u32, HeaderValue<'_>)],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+        approve: &mut Approve<'_>,
+    ) -> Result<(u64, bool), SendError> {
         let seq = self.store.next_sender_seq();
         let last_sent = self.writer.last_sent;
         let start = self.writer.buffer.len();
@@ -238,8 +271,9 @@ impl<S: MessageStore> Outgoing<S> {
             // reading and the session asks to be disconnected.
             self.writer.buffer.truncate(written.start);
             self.overflowed = true;
+            return Ok((seq, false));
         }
-        Ok(seq)
+        Ok((seq, true))
     }
 
     /// Encodes and stores one application message with the next sequence number
@@ -254,7 +288,7 @@ impl<S: MessageStore> Outgoing<S> {
             self.writer.last_sent,
             self.overflowed,
         );
-        let sent = self.send(msg_type, &[], body);
+        let sent = self.send_stored_only(msg_type, body);
         self.writer.buffer.truncate(len);
         self.writer.last_sent = last_sent;
         self.overflowed = overflowed;

@@ -243,6 +243,7 @@ impl<S: MessageStore> Core<S> {
                     cur.end.saturating_add(1),
                     admin_fields,
                 );
+                outgoing.counters.gap_fill_sent();
             }
             self.set_answering(None);
             self.events.push_back(SessionEvent::ResendAnswered {
@@ -290,7 +291,12 @@ impl<S: MessageStore> Core<S> {
         } = self;
         let id = &config.id;
         let persist = outgoing.persists();
-        let Outgoing { store, writer, .. } = outgoing;
+        let Outgoing {
+            store,
+            writer,
+            counters,
+            ..
+        } = outgoing;
         let mut cursor = cur.next;
         let mut gap_start = cur.gap_start;
         let mut result = Ok(());
@@ -337,8 +343,10 @@ impl<S: MessageStore> Core<S> {
                     let fill_at = writer.buffer.len();
                     admin_fields.collect(app, msg_type::SEQUENCE_RESET, g, id);
                     gap_fill(writer, g, seq, admin_fields);
+                    counters.gap_fill_sent();
                     writer.buffer[start..].rotate_left(fill_at - start);
                 }
+                counters.message_resent();
             });
         }
         if cursor <= step_end && gap_start.is_none() {

@@ -9,6 +9,7 @@ use crate::config::{Nanos, SECOND};
 
 use super::core::{Core, State};
 use super::events::DisconnectReason;
+use super::heartbeat::TEST_REQ_ID;
 
 /// The session's timers, in the order they fire when several are due: one
 /// table that both [`Core::on_timer`] and [`Core::next_deadline`] read.
@@ -153,12 +154,15 @@ impl<S: MessageStore> Core<S> {
                     msg_type::TEST_REQUEST,
                     &[],
                     &mut |m| {
-                        m.str(tag::TEST_REQ_ID, b"TEST");
+                        m.str(tag::TEST_REQ_ID, TEST_REQ_ID);
                     },
                     app,
                 );
+                self.outgoing.counters.test_request_sent();
+                let now = self.now();
                 if let Some(live) = self.live_mut() {
                     live.test_requests += 1;
+                    live.test_request_sent = Some(now);
                 }
             }
             Timer::Heartbeat => self.send_heartbeat(None, app),
