@@ -3,6 +3,7 @@
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::format::{
@@ -12,7 +13,7 @@ use crate::format::{
 use crate::index::{Entry, Index};
 use crate::posio;
 use crate::recover::{self, Loss, LossKind, OnDamage, Recovery, Window};
-use crate::{check_len, check_seq, MessageStore, StoreError};
+use crate::{check_len, check_seq, MessageStore, StoreError, StoreObserver};
 
 /// File name of the message journal inside a session directory.
 pub const JOURNAL_FILE: &str = "messages.journal";
@@ -234,6 +235,8 @@ pub struct FileStore {
     last_sync: Instant,
     recovery: Recovery,
     stats: StoreStats,
+    /// Told how long writes and fsyncs take (the clock is read only then).
+    observer: Option<Arc<dyn StoreObserver>>,
 }
 
 /// What a [`FileStore`] has done since it was opened (for metrics and tests).
@@ -384,6 +387,7 @@ impl FileStore {
             last_sync: Instant::now(),
             recovery: Recovery::default(),
             stats: StoreStats::default(),
+            observer: None,
         };
         store.read_buf.resize(config.read_chunk, 0);
         store.load(now)?;
@@ -790,19 +794,34 @@ impl FileStore {
         Ok(())
     }
 
+    /// The time now, if an observer is to be told how long something takes.
+    fn clock(&self) -> Option<Instant> {
+        self.observer.as_ref().map(|_| Instant::now())
+    }
+
+    fn observe_fsync(&self, started: Option<Instant>) {
+        if let (Some(o), Some(t)) = (&self.observer, started) {
+            o.on_fsync(t.elapsed());
+        }
+    }
+
     fn sync_journal(&mut self) -> Result<(), StoreError> {
+        let started = self.clock();
         self.journal
             .sync_data()
             .map_err(|e| StoreError::io("fsync journal", &self.journal_path, e))?;
+        self.observe_fsync(started);
         self.journal_dirty = false;
         self.stats.journal_fsyncs += 1;
         Ok(())
     }
 
     fn sync_seqnums(&mut self) -> Result<(), StoreError> {
+        let started = self.clock();
         self.seqnums
             .sync_data()
             .map_err(|e| StoreError::io("fsync sequence numbers", &self.seqnums_path, e))?;
+        self.observe_fsync(started);
         self.seqnums_dirty = false;
         Ok(())
     }
@@ -855,7 +874,11 @@ impl MessageStore for FileStore {
         let len = check_len(msg.len())?;
         let rec_len = RECORD_HEADER_LEN + msg.len();
         if self.pending.len() + rec_len + COMMIT_LEN > self.pending.capacity() {
+            let started = self.clock();
             self.write_ahead()?;
+            if let (Some(o), Some(t)) = (&self.observer, started) {
+                o.on_write(t.elapsed());
+            }
         }
         let offset = self.journal_len();
         format::encode_record(&mut self.pending, seq, msg);
@@ -869,10 +892,13 @@ impl MessageStore for FileStore {
         }
         let before = self.pending.len();
         format::encode_commit(&mut self.pending, self.next_sender, self.next_target);
+        let started = self.clock();
         if let Err(e) = self.write_ahead() {
             self.pending.truncate(before);
             return Err(e);
         }
+        // The writes, not the fsync between them (an observer hears it apart).
+        let writing = started.map(|t| t.elapsed());
         self.committed = (self.next_sender, self.next_target);
         self.stats.commits += 1;
         match self.config.fsync {
@@ -887,7 +913,12 @@ impl MessageStore for FileStore {
                 }
             }
         }
-        self.write_witness()
+        let started = self.clock();
+        self.write_witness()?;
+        if let (Some(o), Some(writing), Some(t)) = (&self.observer, writing, started) {
+            o.on_write(writing + t.elapsed());
+        }
+        Ok(())
     }
 
     fn for_each_in_range(
@@ -981,5 +1012,9 @@ impl MessageStore for FileStore {
 
     fn recovery(&self) -> Option<&Recovery> {
         Some(&self.recovery)
+    }
+
+    fn set_observer(&mut self, observer: Option<Arc<dyn StoreObserver>>) {
+        self.observer = observer;
     }
 }

@@ -116,6 +116,47 @@ pub const fn resend_end(end_seq_no: u64) -> u64 {
     }
 }
 
+/// Told how long a store's writes and fsyncs take, for latency metrics (see
+/// [`MessageStore::set_observer`]). Called on the thread that uses the store,
+/// right after each write or fsync: an implementation must be quick and must
+/// not block (an atomic histogram, say).
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore, StoreObserver};
+///
+/// #[derive(Default)]
+/// struct Count { writes: AtomicU64, fsyncs: AtomicU64 }
+///
+/// impl StoreObserver for Count {
+///     fn on_write(&self, _took: Duration) { self.writes.fetch_add(1, Relaxed); }
+///     fn on_fsync(&self, _took: Duration) { self.fsyncs.fetch_add(1, Relaxed); }
+/// }
+///
+/// let dir = tempfile::tempdir()?;
+/// let config = FileStoreConfig::with_fsync(FsyncPolicy::EveryCommit);
+/// let mut store = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0)?;
+/// let count = Arc::new(Count::default());
+/// store.set_observer(Some(count.clone()));
+/// store.store(1, b"a message")?;
+/// store.incr_next_sender_seq()?;
+/// store.commit()?; // one write (the records, the commit, the witness), one fsync
+/// assert_eq!((count.writes.load(Relaxed), count.fsyncs.load(Relaxed)), (1, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait StoreObserver: Send + Sync {
+    /// The store handed bytes to the operating system, taking `took`: one
+    /// commit's writes (its records, the commit record and the witness of
+    /// the sequence numbers, not its fsync), or records written ahead of the
+    /// commit because the write buffer was full.
+    fn on_write(&self, took: std::time::Duration);
+    /// One fsync (`fdatasync`) of the journal or of the sequence numbers took
+    /// `took`.
+    fn on_fsync(&self, took: std::time::Duration);
+}
+
 /// Everything a FIX session needs to persist.
 ///
 /// Sequence numbers are `u64` and start at 1; `0` is rejected with
@@ -315,6 +356,13 @@ pub trait MessageStore {
     fn recovery(&self) -> Option<&Recovery> {
         None
     }
+
+    /// Tells `observer` how long each write and fsync takes from now on
+    /// (`None`: no one; the clock is then not read). A store that writes
+    /// nothing to files (memory) has nothing to tell, and keeps nothing.
+    fn set_observer(&mut self, observer: Option<std::sync::Arc<dyn StoreObserver>>) {
+        let _ = observer;
+    }
 }
 
 fn checked_incr(seq: u64) -> Result<u64, StoreError> {
@@ -399,6 +447,9 @@ macro_rules! forward_store {
         }
         fn sync_if_due(&mut self) -> Result<bool, StoreError> {
             (**self).sync_if_due()
+        }
+        fn set_observer(&mut self, observer: Option<std::sync::Arc<dyn StoreObserver>>) {
+            (**self).set_observer(observer)
         }
     };
 }

@@ -94,3 +94,47 @@ fn file_store_fsync_every_commit_stores_without_allocating() {
 fn file_store_fsync_every_millis_stores_without_allocating() {
     file_store(FsyncPolicy::EveryMillis(1));
 }
+
+/// Counts what a [`StoreObserver`](peregrine_store::StoreObserver) is told.
+#[derive(Default)]
+struct Timings {
+    writes: std::sync::atomic::AtomicU64,
+    fsyncs: std::sync::atomic::AtomicU64,
+}
+
+impl peregrine_store::StoreObserver for Timings {
+    fn on_write(&self, took: std::time::Duration) {
+        assert!(took < std::time::Duration::from_secs(60));
+        self.writes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn on_fsync(&self, _took: std::time::Duration) {
+        self.fsyncs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_file_store_timing_its_writes_and_fsyncs_allocates_nothing_and_reports_each() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let dir = tempfile::tempdir().unwrap();
+    let config = FileStoreConfig {
+        index_capacity: MESSAGES as usize + 200,
+        ..FileStoreConfig::with_fsync(FsyncPolicy::EveryCommit)
+    };
+    let mut s = FileStore::open(dir.path(), "FIX.4.4:A->B", config, T0).unwrap();
+    let timings = std::sync::Arc::new(Timings::default());
+    s.set_observer(Some(timings.clone()));
+    steady_state(&mut s, "FileStore with an observer");
+    // Every commit wrote once and fsynced once (the buffer never filled).
+    let commits = s.stats().commits;
+    assert!(commits > 2_000, "{commits}");
+    assert_eq!(timings.writes.load(Relaxed), commits);
+    assert_eq!(timings.fsyncs.load(Relaxed), s.stats().journal_fsyncs);
+    // Without an observer, nothing more is heard.
+    s.set_observer(None);
+    s.store(s.next_sender_seq(), b"x").unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    assert_eq!(timings.writes.load(Relaxed), commits);
+}
