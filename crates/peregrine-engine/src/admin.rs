@@ -3,6 +3,12 @@
 //! # What it serves
 //!
 //! * `GET /sessions` lists the sessions as JSON (read-only: no token needed);
+//! * `GET /metrics` serves every session's and the reactor's metrics in the
+//!   OpenMetrics text format for Prometheus (read-only: no token needed;
+//!   `Content-Type` [`metrics::CONTENT_TYPE`](crate::metrics::CONTENT_TYPE);
+//!   the families are listed at [`Metrics::render`](crate::Metrics::render)).
+//!   It is read from the counters directly, without a command: the reactor
+//!   is not involved, so a scrape neither waits for it nor stops it;
 //! * `GET /seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000` (and/or
 //!   `NEXTTARGETSEQNUM=n`) sets a session's next sequence numbers;
 //! * `GET /addsession?SESSION=FIX.4.4:ISLD-%3ENEW&LIKE=FIX.4.4:ISLD-%3ETW` adds a
@@ -14,9 +20,10 @@
 //! * `GET /reset?SESSION=...` resets its sequence numbers to 1 (logging out
 //!   first when it is connected).
 //!
-//! All but `/sessions` change the engine, so they need the token (see *Security*).
+//! All but `/sessions` and `/metrics` change the engine, so they need the
+//! token (see *Security*).
 //!
-//! Each request becomes a [`Command`] for the reactor, sent through the
+//! Each request but `/metrics` becomes a [`Command`] for the reactor, sent through the
 //! [`EngineHandle`]'s channel; the answer is sent only once the reactor has
 //! carried the command out, so a new sequence number is in force before `200`
 //! comes back. Other answers: 400 (bad parameters), 401/403 (see below), 404
@@ -52,12 +59,13 @@
 //! * The interface is **off** unless `AdminHttpPort` is set, and it listens on
 //!   `127.0.0.1` unless `AdminHttpAddress` says otherwise (the CLI's choice; a
 //!   library caller passes the address it wants).
-//! * Commands that change the engine (all but `/sessions`) need the token
+//! * Commands that change the engine (all but `/sessions` and `/metrics`) need the token
 //!   (`AdminHttpToken`, [`AdminOptions::token`]), sent as `Authorization:
 //!   Bearer <token>`. A missing or wrong token is answered 401 (the token is
 //!   compared in constant time); with no token configured they are refused
-//!   with 403, whose body says to set `AdminHttpToken`. `GET /sessions` needs no
-//!   token.
+//!   with 403, whose body says to set `AdminHttpToken`. `GET /sessions` and
+//!   `GET /metrics` need no token (they show session names, states and
+//!   counts: keep the interface on loopback or a trusted network).
 //! * The token is never logged (and [`AdminOptions`]'s `Debug` hides it).
 //!   Plain HTTP carries it in clear: on an address other than loopback, use a
 //!   trusted network (a warning is logged).
@@ -338,7 +346,7 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
         }
         _ => Err(HttpReply::new(
             404,
-            "not found (try /sessions, /seqnum?SESSION=...&NEXTSENDERSEQNUM=n, \
+            "not found (try /sessions, /metrics, /seqnum?SESSION=...&NEXTSENDERSEQNUM=n, \
              /addsession?SESSION=...&LIKE=..., /removesession?SESSION=..., \
              /logout?SESSION=...[&TEXT=...], /logon?SESSION=..., /reset?SESSION=...)\n",
         )),
@@ -366,7 +374,8 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
 /// ```
 #[derive(Clone)]
 pub struct AdminOptions {
-    /// The bearer token that commands changing the engine (every path but `/sessions`) need;
+    /// The bearer token that commands changing the engine (every path but
+    /// `/sessions` and `/metrics`) need;
     /// `None` refuses them all with 403 (`AdminHttpToken`).
     pub token: Option<String>,
     /// A connection must send its whole request head within this, or it is
@@ -641,6 +650,9 @@ impl Server {
             return response(HttpReply::new(413, "request bodies are not accepted\n"));
         }
         let path = request.uri().path();
+        if path == "/metrics" {
+            return metrics_response(&self.handle);
+        }
         let target = request
             .uri()
             .path_and_query()
@@ -680,6 +692,19 @@ impl Server {
         };
         response(reply)
     }
+}
+
+/// `GET /metrics`: read here, on the admin thread, from the counters the
+/// reactor writes (no command, so the reactor does not take part).
+fn metrics_response(handle: &EngineHandle) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(handle.metrics().render())));
+    let h = r.headers_mut();
+    h.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
+    );
+    h.insert(CONNECTION, HeaderValue::from_static("close"));
+    r
 }
 
 /// The answer to a command that needs the token, unless `access` grants it.

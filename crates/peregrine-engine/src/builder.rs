@@ -530,6 +530,13 @@ impl<A: Application + Send + 'static> RunningEngine<A> {
         self.admin
     }
 
+    /// The engine's metrics, read while it runs without stopping it (see
+    /// [`crate::metrics`]): what `GET /metrics` serves, for a caller without
+    /// the admin interface.
+    pub fn metrics(&self) -> crate::metrics::Metrics {
+        self.handle.metrics().clone()
+    }
+
     /// A snapshot of every session (`None` if the engine did not answer
     /// within `timeout`).
     pub fn sessions(&self, timeout: Duration) -> Option<Vec<SessionInfo>> {

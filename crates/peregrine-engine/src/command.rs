@@ -254,6 +254,7 @@ pub(crate) type Request = (Command, ReplyTo);
 pub struct EngineHandle {
     pub(crate) tx: mpsc::Sender<Request>,
     pub(crate) waker: Arc<mio::Waker>,
+    pub(crate) metrics: crate::metrics::Metrics,
 }
 
 impl fmt::Debug for EngineHandle {
@@ -263,6 +264,12 @@ impl fmt::Debug for EngineHandle {
 }
 
 impl EngineHandle {
+    /// The engine's metrics, read without a command (the reactor is not
+    /// involved: see [`crate::metrics`]).
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.metrics
+    }
+
     /// Sends `command` and waits up to `timeout` for the reactor's answer
     /// (`None` if the engine is gone or did not answer in time).
     pub fn call(&self, command: Command, timeout: Duration) -> Option<Reply> {

@@ -2,8 +2,11 @@
 //! `peregrine-session` together with its application, seen through one trait
 //! so the engine can own many of them and tests can drive it with stand-ins.
 
+use std::sync::Arc;
+
+use peregrine_session::metrics::SessionCounters;
 use peregrine_session::{DisconnectReason, SendError};
-use peregrine_store::StoreError;
+use peregrine_store::{StoreError, StoreObserver};
 
 /// Nanoseconds since the Unix epoch, UTC (the session crate's `Nanos`).
 pub type Nanos = i64;
@@ -125,6 +128,17 @@ pub trait SessionDriver {
     fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         Ok(false)
     }
+    /// The session's counters, for [`metrics`](crate::metrics) (`None`, the
+    /// default: a driver without them shows zeros there).
+    fn counters(&self) -> Option<&Arc<SessionCounters>> {
+        None
+    }
+    /// Has the session's store tell `observer` how long its writes and fsyncs
+    /// take (the engine's metrics call it once, when the session is added).
+    /// By default nothing is told.
+    fn set_store_observer(&mut self, observer: Arc<dyn StoreObserver>) {
+        let _ = observer;
+    }
 }
 
 impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
@@ -199,6 +213,12 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         (**self).sync_store_if_due()
+    }
+    fn counters(&self) -> Option<&Arc<SessionCounters>> {
+        (**self).counters()
+    }
+    fn set_store_observer(&mut self, observer: Arc<dyn StoreObserver>) {
+        (**self).set_store_observer(observer)
     }
 }
 

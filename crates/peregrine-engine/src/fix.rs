@@ -610,6 +610,12 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         self.session.store_mut().sync_if_due()
     }
+    fn counters(&self) -> Option<&Arc<peregrine_session::metrics::SessionCounters>> {
+        Some(self.session.counters())
+    }
+    fn set_store_observer(&mut self, observer: Arc<dyn peregrine_store::StoreObserver>) {
+        self.session.store_mut().set_observer(Some(observer));
+    }
 }
 
 /// An application that logs what it receives and what happens to the session

@@ -19,8 +19,12 @@
 //! * [`preflight::check`] finds what start-up would refuse in settings
 //!   (dictionaries, store and log directories, listeners) without starting;
 //! * [`SessionLog`] writes the message and event logs;
-//! * [`admin`] is the operator's HTTP interface (`/sessions`, `/seqnum`,
-//!   `/logout`, `/logon`, `/reset`, `/addsession`, `/removesession`);
+//! * [`admin`] is the operator's HTTP interface (`/sessions`, `/metrics`,
+//!   `/seqnum`, `/logout`, `/logon`, `/reset`, `/addsession`,
+//!   `/removesession`);
+//! * [`metrics`]: every session's counters and latency histograms and the
+//!   reactor's, read from any thread without stopping it ([`Metrics`]), and
+//!   rendered for Prometheus;
 //! * [`SessionDriver`] is what the engine needs from a session.
 //!
 //! The engine never decides anything about the FIX protocol: it moves bytes
@@ -41,6 +45,7 @@ pub mod driver;
 pub mod engine;
 pub mod fix;
 pub mod log;
+pub mod metrics;
 pub mod preflight;
 pub mod sender;
 pub mod tls;
@@ -54,6 +59,7 @@ pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Se
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};
 pub use log::SessionLog;
+pub use metrics::{Metrics, SessionMetrics};
 pub use peregrine_agent::{Agent, Idle, IdleStrategy, ParseIdleError};
 pub use sender::{Sender, SessionRef, SubmitError};
 

@@ -29,6 +29,7 @@ impl<D: SessionDriver> Engine<D> {
         let mut work = false;
         while let Ok((command, reply_to)) = self.rx.try_recv() {
             work = true;
+            self.metrics.engine().command();
             let reply = self.command(command);
             let _ = reply_to.send(reply);
         }

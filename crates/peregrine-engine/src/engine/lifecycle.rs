@@ -2,6 +2,7 @@
 //! created from acceptor templates by a Logon, removed on request.
 
 use std::io;
+use std::sync::Arc;
 
 use mio::Interest;
 
@@ -9,6 +10,7 @@ use crate::command::CommandError;
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::{RateLimit, SessionLog};
+use crate::metrics::SessionMetrics;
 
 use super::ids::{ListenerKey, SessionKey};
 use super::listener::{listen, Listener};
@@ -83,6 +85,11 @@ impl<D: SessionDriver> Engine<D> {
             _ => None,
         };
         let next_store_sync = driver.store_sync_interval().map(|i| now_nanos() + i);
+        let mut driver = driver;
+        let counters = driver.counters().cloned().unwrap_or_default();
+        let metrics = Arc::new(SessionMetrics::new(name.clone(), counters));
+        driver.set_store_observer(metrics.clone());
+        self.metrics_stale = true;
         let mut session = HostedSession {
             name,
             unqualified_name: format!(
@@ -110,6 +117,7 @@ impl<D: SessionDriver> Engine<D> {
             reset_pending: false,
             lines: RateLimit::new(now_nanos()),
             tls,
+            metrics,
         };
         session.event("session created", now_nanos());
         let key = self.sessions.push(session);
@@ -271,6 +279,7 @@ impl<D: SessionDriver> Engine<D> {
         let Some(mut s) = self.sessions.remove(key) else {
             return;
         };
+        self.metrics_stale = true;
         s.event("session removed", now);
         if let Some(l) = s.log.as_mut() {
             l.flush();

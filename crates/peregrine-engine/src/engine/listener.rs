@@ -138,6 +138,7 @@ impl<D: SessionDriver> Engine<D> {
     /// A connection accepted on listener `l`: it waits for its Logon (after the TLS
     /// handshake, on a TLS listener).
     fn accepted(&mut self, l: ListenerKey, stream: TcpStream, peer: SocketAddr) {
+        self.metrics.engine().accepted();
         tune(&stream, &self.listeners[l.0].settings);
         let io = match &self.listeners[l.0].tls {
             Some(config) => match rustls::ServerConnection::new(config.clone()) {

@@ -33,6 +33,7 @@ use crate::command::{EngineHandle, Request};
 use crate::config::SessionSettings;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::RateLimit;
+use crate::metrics::Metrics;
 use crate::sender::{SendQueue, Sender, SessionRef, Slot, DEFAULT_SEND_QUEUE};
 use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
 
@@ -201,6 +202,10 @@ pub struct Engine<D: SessionDriver> {
     /// Makes the driver of a session added at run time (from a template, a
     /// command); set by [`EngineBuilder`](crate::EngineBuilder).
     factory: Option<SessionFactory<D>>,
+    /// Every session's and the reactor's counters, for readers on other threads.
+    metrics: Metrics,
+    /// Sessions were added or removed since the list readers see was made.
+    metrics_stale: bool,
 }
 
 /// Makes a session's driver from its settings, for sessions added while the
@@ -252,14 +257,39 @@ impl<D: SessionDriver> Engine<D> {
             sends_to_removed_sessions: 0,
             templates: Vec::new(),
             factory: None,
+            metrics: Metrics::default(),
+            metrics_stale: false,
         })
     }
 
     /// A handle for other threads (the admin server, tests, signal handlers).
     pub fn handle(&self) -> EngineHandle {
+        self.publish_metrics();
         EngineHandle {
             tx: self.tx.clone(),
             waker: self.waker.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+
+    /// The engine's metrics: every session's counters and the reactor's, read
+    /// from any thread while it runs (see [`crate::metrics`]).
+    pub fn metrics(&self) -> Metrics {
+        self.publish_metrics();
+        self.metrics.clone()
+    }
+
+    /// Shows readers the sessions as they are now.
+    fn publish_metrics(&self) {
+        let list = self.sessions.iter().map(|s| s.metrics.clone()).collect();
+        self.metrics.publish(list);
+    }
+
+    /// Shows readers the sessions, if some came or went (a new list: not on
+    /// the hot path).
+    pub(super) fn publish_metrics_if_stale(&mut self) {
+        if std::mem::take(&mut self.metrics_stale) {
+            self.publish_metrics();
         }
     }
 
@@ -391,6 +421,7 @@ impl<D: SessionDriver> Engine<D> {
                     self.flush_logs();
                 }
             }
+            self.metrics.engine().turn(work);
             return Ok(usize::from(work));
         }
         let timeout = if self.ready.is_empty() && !self.held_sends_ready() {
@@ -404,6 +435,7 @@ impl<D: SessionDriver> Engine<D> {
         };
         let mut work = self.io(timeout)?;
         work |= self.housekeeping();
+        self.metrics.engine().turn(work);
         Ok(usize::from(work))
     }
 
@@ -419,6 +451,7 @@ impl<D: SessionDriver> Engine<D> {
             self.polls = 0;
             work |= self.housekeeping();
         }
+        self.metrics.engine().turn(work);
         Ok(work)
     }
 }

@@ -35,6 +35,7 @@ impl<D: SessionDriver> Engine<D> {
             return Err(e);
         }
         let mut work = !events.is_empty();
+        self.metrics.engine().readiness(events.iter().count());
         for event in events.iter() {
             match Readiness::of(event.token()) {
                 Readiness::Waker => {}
@@ -107,6 +108,7 @@ impl<D: SessionDriver> Engine<D> {
                             if let Some(l) = &mut s.log {
                                 l.incoming(&self.read_buf[..n], now);
                             }
+                            s.metrics.received(n);
                             s.driver.on_bytes(&self.read_buf[..n], now);
                             serviced = Some(id);
                         }
@@ -130,6 +132,7 @@ impl<D: SessionDriver> Engine<D> {
                                         if let Some(l) = &mut s.log {
                                             l.incoming(rest, now);
                                         }
+                                        s.metrics.received(rest.len());
                                         s.driver.on_bytes(rest, now);
                                     }
                                     serviced = Some(id);

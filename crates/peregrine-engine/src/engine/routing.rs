@@ -79,6 +79,7 @@ impl<D: SessionDriver> Engine<D> {
         if let Some(l) = &mut s.log {
             l.incoming(&pending, now);
         }
+        s.metrics.received(pending.len());
         s.driver.on_bytes(&pending, now);
         Some(id)
     }

@@ -69,6 +69,7 @@ impl<D: SessionDriver> Engine<D> {
             };
             taken += 1;
             work = true;
+            self.metrics.engine().sender_message();
             match self.sessions.resolve(slot.session) {
                 Some(id) if self.sessions[id].held_sends == 0 && self.room_for_sends(id, now) => {
                     self.send_slot(id, slot, now);

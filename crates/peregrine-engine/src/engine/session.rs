@@ -1,9 +1,12 @@
 //! A configured session as the engine hosts it: its settings, its driver, its
 //! connection (if any), its logs and line limit.
 
+use std::sync::Arc;
+
 use crate::config::SessionSettings;
 use crate::driver::Nanos;
 use crate::log::{RateLimit, SessionLog};
+use crate::metrics::SessionMetrics;
 
 use super::ids::{ConnectionKey, ListenerKey};
 
@@ -55,6 +58,8 @@ pub(super) struct HostedSession<D> {
     pub(super) lines: RateLimit,
     /// An initiator's TLS configuration (`SocketUseSSL=Y`), built when it was added.
     pub(super) tls: Option<std::sync::Arc<rustls::ClientConfig>>,
+    /// Its metrics (shared with readers on other threads).
+    pub(super) metrics: Arc<SessionMetrics>,
 }
 
 impl<D> HostedSession<D> {

@@ -10,9 +10,11 @@ use super::{Engine, SEC};
 impl<D: SessionDriver> Engine<D> {
     /// Commands, timers and reconnects, log lines left out, log flushes.
     pub(super) fn housekeeping(&mut self) -> bool {
+        self.metrics.engine().housekept();
         let mut work = self.drain_commands();
         work |= self.timers();
         self.finish_removals(now_nanos());
+        self.publish_metrics_if_stale();
         let now = now_nanos();
         for s in self.sessions.iter_mut() {
             s.report_left_out(now);

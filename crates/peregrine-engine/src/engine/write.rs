@@ -133,6 +133,7 @@ impl<D: SessionDriver> Engine<D> {
             match connection.io.write(out) {
                 Ok(0) => return,
                 Ok(n) => {
+                    s.metrics.sent(n);
                     if let Some(l) = &mut s.log {
                         // Stamped when written (the turn's `now` may be long past:
                         // SendingTime is read at encoding, the log line must not precede it).
