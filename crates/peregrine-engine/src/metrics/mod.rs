@@ -16,7 +16,7 @@
 //!
 //! # No locks on the reactor
 //!
-//! Every count is an [`AtomicU64`](std::sync::atomic::AtomicU64) with one
+//! Every count is an [`AtomicU64`] with one
 //! writer, the reactor thread (the session runs on it), which adds with a
 //! relaxed load and store: a message costs a few plain memory writes, no
 //! locked instruction, no allocation (`tests/zero_alloc.rs` holds with

@@ -165,11 +165,9 @@ impl SessionCounters {
     /// reach the application, so each is counted once).
     pub(crate) fn on_event(&self, event: &AppEvent<'_>) {
         match *event {
-            AppEvent::RejectSent(r) => {
-                add(&self.rejects_sent[kind_index(r.kind)].slot(r.reason), 1)
-            }
+            AppEvent::RejectSent(r) => add(self.rejects_sent[kind_index(r.kind)].slot(r.reason), 1),
             AppEvent::RejectReceived(r) => {
-                add(&self.rejects_received[kind_index(r.kind)].slot(r.reason), 1)
+                add(self.rejects_received[kind_index(r.kind)].slot(r.reason), 1)
             }
             AppEvent::GapDetected { .. } => add(&self.gaps_detected, 1),
             AppEvent::ResendRequested { .. } => add(&self.resend_requests_sent, 1),
