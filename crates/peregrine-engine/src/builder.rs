@@ -486,7 +486,7 @@ impl<A: Application + Send + 'static> RunningEngine<A> {
                 let local = spawn_admin_server(addr, handle.clone(), options).map_err(io_error(
                     format!("cannot serve the admin interface on {addr}"),
                 ))?;
-                tracing::info!("admin interface on http://{local}/sessions");
+                tracing::info!("admin interface on http://{local}/sessions (metrics: /metrics)");
                 Some(local)
             }
         };

@@ -136,7 +136,7 @@ impl Metrics {
     /// |---|---|---|
     /// | `peregrine_session_messages_received_total` | counter | messages received whole and decoded |
     /// | `peregrine_session_messages_sent_total` | counter | messages queued for the connection (resends and gap fills too) |
-    /// | `peregrine_session_received_bytes_total`, `…_sent_bytes_total` | counter | bytes read from and written to its connections |
+    /// | `peregrine_session_received_bytes_total`, `…_sent_bytes_total` | counter | FIX bytes read from and written to its connections (the plaintext under TLS) |
     /// | `peregrine_session_messages_resent_total` | counter | application messages re-sent (PossDupFlag=Y) |
     /// | `peregrine_session_gap_fills_sent_total`, `…_gap_fills_received_total` | counter | SequenceReset-GapFill |
     /// | `peregrine_session_sequence_resets_received_total` | counter | SequenceReset in reset mode |

@@ -94,13 +94,13 @@ impl Collector for EngineCollector {
             ),
             (
                 "peregrine_session_received",
-                "Bytes read from the session's connections",
+                "FIX bytes read from the session's connections (plaintext under TLS)",
                 Some(Unit::Bytes),
                 SessionMetrics::bytes_received,
             ),
             (
                 "peregrine_session_sent",
-                "Bytes written to the session's connections",
+                "FIX bytes written to the session's connections (plaintext under TLS)",
                 Some(Unit::Bytes),
                 SessionMetrics::bytes_sent,
             ),

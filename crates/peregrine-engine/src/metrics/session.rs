@@ -62,12 +62,14 @@ impl SessionMetrics {
         &self.counters
     }
 
-    /// Bytes read from its connections and handed to the session.
+    /// FIX bytes read from its connections and handed to the session (under
+    /// TLS, `SocketUseSSL=Y`: the plaintext, after decryption).
     pub fn bytes_received(&self) -> u64 {
         self.bytes_received.load(Relaxed)
     }
 
-    /// Bytes written to its connections.
+    /// FIX bytes written to its connections (under TLS: the plaintext, before
+    /// encryption).
     pub fn bytes_sent(&self) -> u64 {
         self.bytes_sent.load(Relaxed)
     }

@@ -104,6 +104,7 @@ mod tests {
             DisconnectReason::PeerClosed,
             DisconnectReason::Transport(std::io::ErrorKind::ConnectionReset),
             DisconnectReason::Closed,
+            DisconnectReason::Tls,
         ];
         let labels: Vec<_> = reasons
             .iter()
@@ -116,7 +117,8 @@ mod tests {
                 "heartbeat_timeout",
                 "peer_closed",
                 "transport",
-                "closed"
+                "closed",
+                "tls"
             ]
         );
         assert_eq!(DISCONNECT_REASONS[disconnect_slot(None)], "unknown");
