@@ -897,25 +897,30 @@ impl MessageStore for FileStore {
             self.pending.truncate(before);
             return Err(e);
         }
-        // The writes, not the fsync between them (an observer hears it apart).
-        let writing = started.map(|t| t.elapsed());
         self.committed = (self.next_sender, self.next_target);
         self.stats.commits += 1;
+        // The writes, not an fsync between them (an observer hears it apart):
+        // without one, two clock reads time the whole commit.
+        let mut writing = Duration::ZERO;
+        let mut witness_from = started;
         match self.config.fsync {
             FsyncPolicy::Never => {}
             FsyncPolicy::EveryCommit => {
+                writing = started.map_or(Duration::ZERO, |t| t.elapsed());
                 self.sync_journal()?;
                 self.last_sync = Instant::now();
+                witness_from = started.map(|_| self.last_sync);
             }
             FsyncPolicy::EveryMillis(ms) => {
                 if self.last_sync.elapsed() >= Duration::from_millis(ms) {
+                    writing = started.map_or(Duration::ZERO, |t| t.elapsed());
                     self.sync_files()?;
+                    witness_from = started.map(|_| self.last_sync);
                 }
             }
         }
-        let started = self.clock();
         self.write_witness()?;
-        if let (Some(o), Some(writing), Some(t)) = (&self.observer, writing, started) {
+        if let (Some(o), Some(t)) = (&self.observer, witness_from) {
             o.on_write(writing + t.elapsed());
         }
         Ok(())
