@@ -69,6 +69,9 @@ struct EngineCollector(Metrics);
 type Sessions = [Arc<SessionMetrics>];
 
 /// A per-session counter family: name (without `_total`), help, unit, value.
+/// A per-session gauge family: name, help, value.
+type GaugeFamily = (&'static str, &'static str, fn(&SessionMetrics) -> u64);
+
 type CounterFamily = (
     &'static str,
     &'static str,
@@ -79,7 +82,7 @@ type CounterFamily = (
 impl Collector for EngineCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> fmt::Result {
         let sessions = self.0.sessions();
-        let families: [CounterFamily; 20] = [
+        let counters: [CounterFamily; 18] = [
             (
                 "peregrine_session_messages_received",
                 "Messages received whole and decoded",
@@ -185,15 +188,8 @@ impl Collector for EngineCollector {
                 None,
                 |s| s.counters().test_requests_sent(),
             ),
-            ("peregrine_session_next_sender_seq_num", "", None, |s| {
-                s.counters().next_sender_seq()
-            }),
-            ("peregrine_session_next_target_seq_num", "", None, |s| {
-                s.counters().next_target_seq()
-            }),
         ];
-        let (counters, gauges) = families.split_at(18);
-        for (name, help, unit, value) in counters {
+        for (name, help, unit, value) in &counters {
             let mut family =
                 encoder.encode_descriptor(name, help, unit.as_ref(), MetricType::Counter)?;
             for s in sessions.iter() {
@@ -203,10 +199,19 @@ impl Collector for EngineCollector {
                     .encode_counter::<NoLabelSet, _, u64>(&value(s), None)?;
             }
         }
-        for ((name, _, _, value), help) in gauges.iter().zip([
-            "The next outgoing MsgSeqNum",
-            "The next MsgSeqNum expected from the counterparty",
-        ]) {
+        let gauges: [GaugeFamily; 2] = [
+            (
+                "peregrine_session_next_sender_seq_num",
+                "The next outgoing MsgSeqNum",
+                |s| s.counters().next_sender_seq(),
+            ),
+            (
+                "peregrine_session_next_target_seq_num",
+                "The next MsgSeqNum expected from the counterparty",
+                |s| s.counters().next_target_seq(),
+            ),
+        ];
+        for (name, help, value) in gauges {
             let mut family = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
             for s in sessions.iter() {
                 let labels = [("session", Escaped(s.name()))];
