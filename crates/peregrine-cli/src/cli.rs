@@ -212,8 +212,9 @@ pub struct RoundtripArgs {
     /// Leave out the TCP floor.
     #[arg(long)]
     pub no_floor: bool,
-    /// The configs to run, separated by commas.
-    #[arg(long, value_name = "balanced,optimized,fsync")]
+    /// The configs to run, separated by commas (tls: balanced over TLS 1.3, Peregrine
+    /// only; default all four).
+    #[arg(long, value_name = "balanced,optimized,fsync,tls")]
     pub configs: Option<String>,
     /// Round trips of the fsync config (its warm-up is a tenth of them).
     #[arg(long, value_name = "N")]

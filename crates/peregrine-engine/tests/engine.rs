@@ -462,6 +462,54 @@ fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_
     assert_eq!(attempts, [port_a, port_b, port_b], "back to B, not A");
 }
 
+/// Two working acceptors: the initiator logs on at the first; taken down, it is tried
+/// once more (the host that took the Logon is kept), refused, and the initiator moves to
+/// the second and logs on there.
+#[test]
+fn initiator_moves_to_the_second_acceptor_when_the_first_is_taken_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = acceptor(dir.path(), 0);
+    let port_a = a.listener_addrs()[0].port();
+    let mut b = acceptor(dir.path(), 0);
+    let port_b = b.listener_addrs()[0].port();
+    let text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port_a}\n\
+         SocketConnectHost1=127.0.0.1\nSocketConnectPort1={port_b}\nSenderCompID=TW\nTargetCompID=ISLD\n\
+         HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    );
+    let mut ini = engine_from(&text, dir.path(), "i.cfg", Idle::busy_spin());
+    pump(
+        &mut [&mut a, &mut b, &mut ini],
+        Duration::from_secs(10),
+        "logon at A",
+        |e| logged_on(e[0]) && logged_on(e[2]),
+    );
+    assert!(!logged_on(&b));
+    // A goes down: its listener and its connection close.
+    drop(a);
+    pump(
+        &mut [&mut b, &mut ini],
+        Duration::from_secs(20),
+        "logon at B",
+        |e| logged_on(e[0]) && logged_on(e[1]),
+    );
+    let log = dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log");
+    let attempts = connect_attempts(&std::fs::read_to_string(&log).unwrap());
+    assert_eq!(attempts.first(), Some(&port_a), "{attempts:?}");
+    assert_eq!(attempts.last(), Some(&port_b), "{attempts:?}");
+    // After the drop: A once more (kept), then B.
+    assert_eq!(
+        attempts.iter().filter(|&&p| p == port_b).count(),
+        1,
+        "{attempts:?}"
+    );
+    assert!(
+        attempts.iter().filter(|&&p| p == port_a).count() >= 2,
+        "{attempts:?}"
+    );
+}
+
 #[test]
 fn every_idle_strategy_runs_a_session() {
     for idle in ["busy-spin", "spin-then-yield:10", "backoff:500", "block"] {

@@ -520,3 +520,59 @@ fn tls_keys_that_contradict_each_other_are_refused_when_read() {
         assert!(e.to_string().contains(message), "{keys}: {e}");
     }
 }
+
+/// A peer that opens TCP and never finishes the handshake (nothing sent, or half a
+/// ClientHello) is cut by LogonTimeout; so is an acceptor that never answers the
+/// initiator's ClientHello: no hang either way.
+#[test]
+fn a_stalled_handshake_ends_at_logon_timeout() {
+    use std::io::Read;
+    let (_dir, _pki, port, venue) = venue_with(|_| "LogonTimeout=1".into());
+    for first_bytes in [
+        &b""[..],
+        &b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"[..],
+    ] {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.write_all(first_bytes).unwrap();
+        s.set_read_timeout(Some(WAIT)).unwrap();
+        let t = Instant::now();
+        // Closed (an alert, then 0; or a reset): anything but the read timing out.
+        let mut rest = Vec::new();
+        let r = s.read_to_end(&mut rest);
+        assert!(
+            r.as_ref().map_or_else(
+                |e| !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
+                |_| true
+            ),
+            "{r:?} after {:?}",
+            t.elapsed()
+        );
+        assert!(rest.len() < 64, "only an alert may come: {rest:?}");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    }
+    venue.stop().unwrap();
+
+    // An acceptor that takes the connection and says nothing.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    // Holds what it accepts, says nothing; detached (the test's end closes it).
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in silent.incoming() {
+            held.push(s);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let client = start(
+        &client_cfg(port, dir.path(), "LogonTimeout=1"),
+        "client.cfg",
+        Counter::default(),
+    );
+    let log = wait_event(dir.path(), "no Logon within LogonTimeout")
+        .unwrap_or_else(|t| panic!("the stalled handshake was not cut:\n{t}"));
+    assert!(log.contains("connecting to"), "{log}");
+    client.stop().unwrap();
+}
