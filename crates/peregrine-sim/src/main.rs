@@ -7,7 +7,8 @@
 //!
 //! `--seeds N` runs seeds `first..first+N` (first: 1); `--seed S` runs only
 //! `S` (a replay); `--steps` is the number of actions per seed (100,000);
-//! `--log` prints the whole log of a `--seed` replay.
+//! `--log` prints the whole log of a `--seed` replay; `--core` draws only
+//! the core profile (`Weights::core`: no crashes, clock jumps, garbling…).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -24,6 +25,7 @@ struct Args {
     one: Option<u64>,
     shrink: bool,
     log: bool,
+    core: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -34,6 +36,7 @@ fn parse() -> Result<Args, String> {
         one: None,
         shrink: true,
         log: false,
+        core: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -51,9 +54,10 @@ fn parse() -> Result<Args, String> {
             "--seed" => a.one = Some(val("--seed")?),
             "--no-shrink" => a.shrink = false,
             "--log" => a.log = true,
+            "--core" => a.core = true,
             "-h" | "--help" => {
                 return Err(
-                    "usage: peregrine-sim [--seeds N] [--first S] [--steps N] [--seed S] [--no-shrink] [--log]"
+                    "usage: peregrine-sim [--seeds N] [--first S] [--steps N] [--seed S] [--no-shrink] [--log] [--core]"
                         .into(),
                 )
             }
@@ -82,7 +86,12 @@ fn main() -> ExitCode {
     let start = Instant::now();
     for &seed in &seeds {
         let cfg = SimConfig::from_seed(seed);
-        let actions = generate(seed, args.steps, &Weights::default());
+        let weights = if args.core {
+            Weights::core()
+        } else {
+            Weights::default()
+        };
+        let actions = generate(seed, args.steps, &weights);
         let out = run_actions(&cfg, &actions, args.log && args.one.is_some());
         steps += out.steps;
         busy += out.elapsed;

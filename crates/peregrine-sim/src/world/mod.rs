@@ -347,6 +347,9 @@ impl World {
         if before_commit && self.open(i) {
             // The input of this turn handled, the commit never made.
             if let Some(link) = &mut self.link {
+                if link.to[i].since.is_some_and(|t| now - t > MAX_LATENCY) {
+                    self.excuses.delay = true;
+                }
                 let n = &mut self.nodes[i];
                 let chunk = link.to[i].peek(usize::MAX);
                 let k = chunk.len();
@@ -354,6 +357,17 @@ impl World {
                 link.to[i].take(k);
             }
             self.drain_deliveries(i);
+            // The process dies before acting on its events; the oracle still
+            // learns which messages the session rejected.
+            let side = Side::from_index(i);
+            while let Some(ev) = self.nodes[i].session.poll_event() {
+                if let SessionEvent::Rejected { ref_seq, reason } = ev {
+                    let epoch = self.nodes[1 - i].store().epoch();
+                    self.ledger.rejected(side, epoch, ref_seq);
+                    let c = invariants::allowed_reject(side, ref_seq, reason, self.excuses);
+                    self.fail(c);
+                }
+            }
         }
         let side = Side::from_index(i);
         let store = self.nodes[i].store();
@@ -548,6 +562,8 @@ impl World {
                 }
                 SessionEvent::Rejected { ref_seq, reason } => {
                     self.census.add(Tally::Rejects);
+                    let epoch = self.nodes[1 - i].store().epoch();
+                    self.ledger.rejected(side, epoch, ref_seq);
                     self.note(|| format!("   {side:?} rejects {ref_seq} (reason {reason})"));
                     let c = invariants::allowed_reject(side, ref_seq, reason, self.excuses);
                     self.fail(c);
