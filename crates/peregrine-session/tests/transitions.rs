@@ -961,6 +961,33 @@ fn logout_with_too_high_seq_is_still_honoured() {
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
 }
 
+/// A Logout above the expected MsgSeqNum ends the connection but does not take
+/// the numbers of the gap with it: the next Logon still asks for them. (QuickFIX/J's
+/// `nextLogout` takes the Logout's number only when it is the expected one,
+/// QFJ-750.) Found by peregrine-sim, core seed 2: a message queued before the
+/// Logon was never resent, its number taken by the peer's too-high Logout.
+#[test]
+fn logout_with_too_high_seq_leaves_the_gap_to_be_resent() {
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(h.answer("35=5|34=9"), ["35=5|34=2|49=ISLD|56=TW"]);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(h.seqs(), (3, 2), "MsgSeqNum 2 to 9 are still owed");
+    h.session.on_connected(h.now, &mut h.app);
+    assert_eq!(
+        h.answer("35=A|34=10|98=0|108=30"),
+        [
+            "35=A|34=3|49=ISLD|56=TW|98=0|108=30",
+            "35=2|34=4|49=ISLD|56=TW|7=2|16=0"
+        ]
+    );
+    // The expected number is taken as usual.
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(h.answer("35=5|34=2"), ["35=5|34=2|49=ISLD|56=TW"]);
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(h.seqs(), (3, 3));
+}
+
 #[test]
 fn reset_on_disconnect() {
     let mut h = Harness::logged_on_with("FIX.4.4", |c| c.reset_on_disconnect = true);
