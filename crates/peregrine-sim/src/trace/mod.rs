@@ -25,8 +25,9 @@ pub struct Trace {
     pub runs: usize,
 }
 
-/// Lines of the replay's log printed (the last ones).
-const LOG_LINES: usize = 400;
+/// Lines of the replay's log printed: the first and the last this many
+/// (the start shows how the trouble began, the end what broke).
+const LOG_LINES: usize = 300;
 
 impl fmt::Display for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -42,11 +43,19 @@ impl fmt::Display for Trace {
             writeln!(f, "  [{i:>7}] {a}")?;
         }
         writeln!(f, "replay of the shrunk trace:")?;
-        let skip = self.log.len().saturating_sub(LOG_LINES);
-        if skip > 0 {
-            writeln!(f, "  … {skip} line(s) before")?;
+        let n = self.log.len();
+        let (head, tail) = if n > 2 * LOG_LINES {
+            (LOG_LINES, n - LOG_LINES)
+        } else {
+            (n, n)
+        };
+        for line in &self.log[..head] {
+            writeln!(f, "  {line}")?;
         }
-        for line in &self.log[skip..] {
+        if tail > head {
+            writeln!(f, "  … {} line(s) left out", tail - head)?;
+        }
+        for line in &self.log[tail..] {
             writeln!(f, "  {line}")?;
         }
         writeln!(
