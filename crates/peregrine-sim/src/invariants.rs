@@ -12,13 +12,13 @@
 //! | [`Invariant::SeqReused`] | one MsgSeqNum of one store epoch never carries two different messages |
 //! | [`Invariant::NoPanic`] | nothing panics |
 //! | [`Invariant::MemoryBound`] | the outbound buffer stays within `max_outbound_bytes` plus one message (the session README's bound) |
-//! | [`Invariant::Protocol`] | every Reject and every disconnect a session asks for is one the FIX rules allow given the faults since the last calm point |
+//! | [`Invariant::Protocol`] | every Reject and every disconnect a session asks for is one the FIX rules allow given the faults since the last calm point; a SendingTime Reject (reason 10) only of a message some copy of which really was more than MaxLatency from the clock when it was rejected ([`SendingTimes`]) |
 //! | [`Invariant::Converge`] | once faults stop, both sides are logged on and in step |
 
 use std::collections::HashMap;
 use std::fmt;
 
-use peregrine_session::DisconnectReason;
+use peregrine_session::{DisconnectReason, Nanos};
 
 use crate::faults::Side;
 use crate::world::app::Delivery;
@@ -371,22 +371,65 @@ pub fn allowed_disconnect(side: Side, reason: DisconnectReason, ex: Excuses) -> 
     }
 }
 
+/// The SendingTime(52) of every copy of every message one side wrote (the
+/// first send and each resend), by MsgSeqNum: what tells whether a SendingTime
+/// Reject (reason 10) was deserved.
+///
+/// A receiver checks SendingTime against its clock when it *processes* a
+/// message, not when the bytes arrive: QuickFIX/J's `verify` runs `isGoodTime`
+/// for a message taken from its queue of too-high messages too
+/// (`nextQueued` → `next(msg, true)` → `verify`), so a message that waited
+/// there (for a gap to be filled), in the sender's outbound buffer, or on the
+/// network longer than MaxLatency is rejected, whatever delayed it; with one
+/// clock shared by both sides, a clock step shows here the same way. What the
+/// oracle refuses is a reason-10 Reject of a message no copy of which was
+/// more than MaxLatency from the clock.
+///
+/// Copies are kept by MsgSeqNum across store epochs (the Reject names only
+/// the number): a number reused after a reset counts the copies of both.
+#[derive(Debug, Default)]
+pub struct SendingTimes {
+    /// MsgSeqNum → the oldest and the newest SendingTime written for it.
+    range: HashMap<u64, (Nanos, Nanos)>,
+}
+
+impl SendingTimes {
+    /// A copy of MsgSeqNum `seq` was written with SendingTime `t`.
+    pub fn wrote(&mut self, seq: u64, t: Nanos) {
+        let r = self.range.entry(seq).or_insert((t, t));
+        r.0 = r.0.min(t);
+        r.1 = r.1.max(t);
+    }
+
+    /// Whether a copy of MsgSeqNum `seq` had a SendingTime more than
+    /// `max_latency` from `now` (the session's rule:
+    /// `|now - SendingTime| > MaxLatency`).
+    pub fn stale(&self, seq: u64, now: Nanos, max_latency: Nanos) -> bool {
+        self.range.get(&seq).is_some_and(|&(oldest, newest)| {
+            now.saturating_sub(oldest) > max_latency || newest.saturating_sub(now) > max_latency
+        })
+    }
+}
+
 /// Whether a session may reject a message with `reason` (SessionRejectReason
-/// or BusinessRejectReason) given the faults.
+/// or BusinessRejectReason); `stale` says whether a copy of the rejected
+/// message was beyond MaxLatency when it was rejected
+/// ([`SendingTimes::stale`]).
 ///
 /// # Errors
 ///
 /// [`Invariant::Protocol`] naming the reason.
-pub fn allowed_reject(side: Side, ref_seq: u64, reason: u32, ex: Excuses) -> Check {
-    // 10: SendingTime accuracy problem, after the clock was stepped or a
-    // message was held up longer than MaxLatency.
-    if reason == 10 && (ex.clock || ex.delay) {
+pub fn allowed_reject(side: Side, ref_seq: u64, reason: u32, stale: bool, ex: Excuses) -> Check {
+    // 10: SendingTime accuracy problem, for a message that was stale when it
+    // was processed (delayed on the network, in the sender's buffer, in the
+    // receiver's queue, or the clock stepped).
+    if reason == 10 && stale {
         return Ok(());
     }
     Err((
         Invariant::Protocol,
         format!(
-            "{side:?} rejected MsgSeqNum {ref_seq} with reason {reason}; faults since calm: {ex:?}"
+            "{side:?} rejected MsgSeqNum {ref_seq} with reason {reason} (a copy of it stale: {stale}); faults since calm: {ex:?}"
         ),
     ))
 }
@@ -461,15 +504,35 @@ mod tests {
     }
 
     #[test]
+    fn a_sending_time_is_stale_only_beyond_max_latency_either_way() {
+        let l = 120 * peregrine_session::SECOND;
+        let mut t = SendingTimes::default();
+        assert!(!t.stale(5, 0, l), "never written");
+        t.wrote(5, 1_000);
+        assert!(!t.stale(5, 1_000 + l, l), "exactly MaxLatency is on time");
+        assert!(t.stale(5, 1_001 + l, l));
+        assert!(t.stale(5, 999 - l, l), "from the future (a clock stepped back)");
+        // A resend with a fresh SendingTime: the old copy still explains a
+        // Reject of the number (the receiver may have queued the original).
+        t.wrote(5, 1_000 + 2 * l);
+        assert!(t.stale(5, 1_000 + 2 * l, l));
+        assert!(!t.stale(6, 1_000 + 2 * l, l));
+    }
+
+    #[test]
     fn rejects_and_disconnects_need_an_excuse() {
         let none = Excuses::default();
         let clock = Excuses {
             clock: true,
             ..none
         };
-        assert!(allowed_reject(Side::Initiator, 3, 10, none).is_err());
-        assert!(allowed_reject(Side::Initiator, 3, 10, clock).is_ok());
-        assert!(allowed_reject(Side::Initiator, 3, 5, clock).is_err());
+        assert!(allowed_reject(Side::Initiator, 3, 10, false, none).is_err());
+        assert!(
+            allowed_reject(Side::Initiator, 3, 10, false, clock).is_err(),
+            "a clock step excuses only a message it made stale"
+        );
+        assert!(allowed_reject(Side::Initiator, 3, 10, true, none).is_ok());
+        assert!(allowed_reject(Side::Initiator, 3, 5, true, clock).is_err());
         let s = Side::Acceptor;
         assert!(allowed_disconnect(s, DisconnectReason::HeartbeatTimeout, none).is_ok());
         assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, none).is_err());

@@ -15,12 +15,13 @@ pub mod node;
 
 use std::path::Path;
 
+use peregrine_codec::value::parse_timestamp;
 use peregrine_session::{Nanos, SessionEvent, SessionState, SECOND};
 
 use crate::clock::SimClock;
 use crate::config::SimConfig;
 use crate::faults::{Action, Census, Notify, Side, Tally};
-use crate::invariants::{self, Check, Excuses, Invariant, Ledger};
+use crate::invariants::{self, Check, Excuses, Invariant, Ledger, SendingTimes};
 use crate::store::StoreKind;
 
 use self::network::{End, Link};
@@ -49,6 +50,10 @@ pub struct World {
     /// What happened, for a trace (when recording).
     pub record: Option<Vec<String>>,
     max_outbound: [usize; 2],
+    /// Each side's MaxLatency, as it checks what it receives.
+    max_latency: [Nanos; 2],
+    /// The SendingTime of every copy each side wrote, by MsgSeqNum.
+    sending_times: [SendingTimes; 2],
     _dir: tempfile::TempDir,
 }
 
@@ -103,6 +108,8 @@ impl World {
                 cfg.sessions[0].max_outbound_bytes,
                 cfg.sessions[1].max_outbound_bytes,
             ],
+            max_latency: [0, 1].map(|i| i64::from(cfg.sessions[i].max_latency_secs) * SECOND),
+            sending_times: Default::default(),
             _dir: dir,
         })
     }
@@ -364,7 +371,8 @@ impl World {
                 if let SessionEvent::Rejected { ref_seq, reason } = ev {
                     let epoch = self.nodes[1 - i].store().epoch();
                     self.ledger.rejected(side, epoch, ref_seq);
-                    let c = invariants::allowed_reject(side, ref_seq, reason, self.excuses);
+                    let stale = self.stale(i, ref_seq);
+                    let c = invariants::allowed_reject(side, ref_seq, reason, stale, self.excuses);
                     self.fail(c);
                 }
             }
@@ -521,6 +529,9 @@ impl World {
             at += len;
             self.census.add(Tally::WireMessages);
             let (msg_type, seq, id) = (field(m, b"35"), field(m, b"34"), field(m, b"11"));
+            if let Some(t) = field(m, b"52").and_then(|v| parse_timestamp(v).ok()) {
+                self.sending_times[i].wrote(parse(seq), t.to_unix_nanos());
+            }
             if self.record.is_some() {
                 let text = String::from_utf8_lossy(m).replace('\x01', "|");
                 let short: String = text.chars().take(160).collect();
@@ -540,6 +551,12 @@ impl World {
         let mut carry = carry;
         carry.drain(..at);
         self.nodes[i].wire_carry = carry;
+    }
+
+    /// Whether node `i`'s peer wrote a copy of MsgSeqNum `seq` whose
+    /// SendingTime is now beyond node `i`'s MaxLatency.
+    fn stale(&self, i: usize, seq: u64) -> bool {
+        self.sending_times[1 - i].stale(seq, self.now(), self.max_latency[i])
     }
 
     /// Acts on node `i`'s events: a Disconnect closes the connection.
@@ -565,7 +582,8 @@ impl World {
                     let epoch = self.nodes[1 - i].store().epoch();
                     self.ledger.rejected(side, epoch, ref_seq);
                     self.note(|| format!("   {side:?} rejects {ref_seq} (reason {reason})"));
-                    let c = invariants::allowed_reject(side, ref_seq, reason, self.excuses);
+                    let stale = self.stale(i, ref_seq);
+                    let c = invariants::allowed_reject(side, ref_seq, reason, stale, self.excuses);
                     self.fail(c);
                 }
                 SessionEvent::LoggedOn => self.census.add(Tally::LoggedOn),
@@ -645,9 +663,14 @@ impl World {
 
     /// Faults stop: reconnect, deliver, let time pass (a second at a time,
     /// up to `max_secs`) until the sessions converge; then the final checks.
+    ///
+    /// Each second ends with what is in flight delivered, so a run that is
+    /// in step but short of a message is reported as the message missing
+    /// ([`Invariant::Delivered`]), not as the heartbeat the last second
+    /// left in flight ([`Invariant::Converge`]).
     pub fn settle(&mut self, max_secs: u32) -> Option<(Invariant, String)> {
         self.slow = [0; 2];
-        for _ in 0..max_secs {
+        for second in 0..=max_secs {
             for _ in 0..100 {
                 self.connect();
                 self.deliver(0, usize::MAX);
@@ -660,7 +683,7 @@ impl World {
                     break;
                 }
             }
-            if self.converged() && self.ledger.all_delivered().is_ok() {
+            if second == max_secs || (self.converged() && self.ledger.all_delivered().is_ok()) {
                 break;
             }
             self.advance(SECOND, true);
