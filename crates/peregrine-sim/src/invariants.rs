@@ -387,27 +387,40 @@ pub fn allowed_disconnect(side: Side, reason: DisconnectReason, ex: Excuses) -> 
 ///
 /// Copies are kept by MsgSeqNum across store epochs (the Reject names only
 /// the number): a number reused after a reset counts the copies of both.
+///
+/// The other reason-10 Reject the FIX rules ask for: a resend (PossDupFlag=Y)
+/// whose OrigSendingTime(122) is later than its SendingTime (FIX 4.4 Vol. 2
+/// test case 2g; QuickFIX/J's `validatePossDup`), which a sender writes when
+/// its clock went back since the first send (a stepped clock, a restart).
 #[derive(Debug, Default)]
 pub struct SendingTimes {
-    /// MsgSeqNum → the oldest and the newest SendingTime written for it.
-    range: HashMap<u64, (Nanos, Nanos)>,
+    /// MsgSeqNum → the oldest and the newest SendingTime written for it, and
+    /// whether a copy had an OrigSendingTime later than its SendingTime.
+    copies: HashMap<u64, (Nanos, Nanos, bool)>,
 }
 
 impl SendingTimes {
-    /// A copy of MsgSeqNum `seq` was written with SendingTime `t`.
-    pub fn wrote(&mut self, seq: u64, t: Nanos) {
-        let r = self.range.entry(seq).or_insert((t, t));
-        r.0 = r.0.min(t);
-        r.1 = r.1.max(t);
+    /// A copy of MsgSeqNum `seq` was written with SendingTime `t` (and
+    /// OrigSendingTime `orig`, for a resend).
+    pub fn wrote(&mut self, seq: u64, t: Nanos, orig: Option<Nanos>) {
+        let c = self.copies.entry(seq).or_insert((t, t, false));
+        c.0 = c.0.min(t);
+        c.1 = c.1.max(t);
+        c.2 |= orig.is_some_and(|o| o > t);
     }
 
-    /// Whether a copy of MsgSeqNum `seq` had a SendingTime more than
-    /// `max_latency` from `now` (the session's rule:
-    /// `|now - SendingTime| > MaxLatency`).
+    /// Whether a copy of MsgSeqNum `seq` deserved a SendingTime Reject at
+    /// `now`: its SendingTime more than `max_latency` from `now` (the
+    /// session's rule: `|now - SendingTime| > MaxLatency`), or a resend's
+    /// OrigSendingTime later than its SendingTime.
     pub fn stale(&self, seq: u64, now: Nanos, max_latency: Nanos) -> bool {
-        self.range.get(&seq).is_some_and(|&(oldest, newest)| {
-            now.saturating_sub(oldest) > max_latency || newest.saturating_sub(now) > max_latency
-        })
+        self.copies
+            .get(&seq)
+            .is_some_and(|&(oldest, newest, orig_later)| {
+                orig_later
+                    || now.saturating_sub(oldest) > max_latency
+                    || newest.saturating_sub(now) > max_latency
+            })
     }
 }
 
@@ -508,15 +521,21 @@ mod tests {
         let l = 120 * peregrine_session::SECOND;
         let mut t = SendingTimes::default();
         assert!(!t.stale(5, 0, l), "never written");
-        t.wrote(5, 1_000);
+        t.wrote(5, 1_000, None);
         assert!(!t.stale(5, 1_000 + l, l), "exactly MaxLatency is on time");
         assert!(t.stale(5, 1_001 + l, l));
         assert!(t.stale(5, 999 - l, l), "from the future (a clock stepped back)");
         // A resend with a fresh SendingTime: the old copy still explains a
         // Reject of the number (the receiver may have queued the original).
-        t.wrote(5, 1_000 + 2 * l);
+        t.wrote(5, 1_000 + 2 * l, Some(1_000));
         assert!(t.stale(5, 1_000 + 2 * l, l));
         assert!(!t.stale(6, 1_000 + 2 * l, l));
+        // A resend whose OrigSendingTime is after its SendingTime (the
+        // sender's clock went back) deserves reason 10 at any time.
+        t.wrote(6, 1_000, Some(1_000));
+        assert!(!t.stale(6, 1_000, l), "OrigSendingTime equal is fine");
+        t.wrote(6, 1_000, Some(1_001));
+        assert!(t.stale(6, 1_000, l));
     }
 
     #[test]

@@ -530,7 +530,10 @@ impl World {
             self.census.add(Tally::WireMessages);
             let (msg_type, seq, id) = (field(m, b"35"), field(m, b"34"), field(m, b"11"));
             if let Some(t) = field(m, b"52").and_then(|v| parse_timestamp(v).ok()) {
-                self.sending_times[i].wrote(parse(seq), t.to_unix_nanos());
+                let orig = field(m, b"122")
+                    .and_then(|v| parse_timestamp(v).ok())
+                    .map(|o| o.to_unix_nanos());
+                self.sending_times[i].wrote(parse(seq), t.to_unix_nanos(), orig);
             }
             if self.record.is_some() {
                 let text = String::from_utf8_lossy(m).replace('\x01', "|");
@@ -554,9 +557,12 @@ impl World {
     }
 
     /// Whether node `i`'s peer wrote a copy of MsgSeqNum `seq` whose
-    /// SendingTime is now beyond node `i`'s MaxLatency.
+    /// SendingTime is beyond node `i`'s MaxLatency of node `i`'s clock (the
+    /// session's own, which never goes back: after the wall clock is stepped
+    /// back it is ahead of the simulation's, and of a restarted peer's).
     fn stale(&self, i: usize, seq: u64) -> bool {
-        self.sending_times[1 - i].stale(seq, self.now(), self.max_latency[i])
+        let now = self.nodes[i].session.now();
+        self.sending_times[1 - i].stale(seq, now, self.max_latency[i])
     }
 
     /// Acts on node `i`'s events: a Disconnect closes the connection.
