@@ -334,12 +334,19 @@ pub struct Excuses {
     pub delay: bool,
 }
 
-/// Whether a session may ask to disconnect for `reason` given the faults.
+/// Whether a session may ask to disconnect for `reason` given the faults;
+/// `stale_logon` says whether the peer's last Logon deserved a SendingTime
+/// refusal by this side's clock ([`SendingTimes::stale`]).
 ///
 /// # Errors
 ///
 /// [`Invariant::Protocol`] naming the reason.
-pub fn allowed_disconnect(side: Side, reason: DisconnectReason, ex: Excuses) -> Check {
+pub fn allowed_disconnect(
+    side: Side,
+    reason: DisconnectReason,
+    stale_logon: bool,
+    ex: Excuses,
+) -> Check {
     use DisconnectReason as R;
     let ok = match reason {
         // Timeouts and logouts follow from delays, drops and logouts; the
@@ -351,8 +358,14 @@ pub fn allowed_disconnect(side: Side, reason: DisconnectReason, ex: Excuses) -> 
         | R::Requested
         | R::OutboundQueueFull
         | R::InboundQueueFull => true,
-        // A Logon that is not one: only bytes corrupted or time stepped explain it.
-        R::InvalidLogon | R::InvalidState | R::LogonTooLarge => ex.garble || ex.clock || ex.delay,
+        // A Logon that is not one: only bytes corrupted or time stepped explain
+        // it, or a Logon whose SendingTime is beyond MaxLatency of the
+        // receiver's clock (QuickFIX/J's verify of a Logon: isGoodTime fails,
+        // logoutWithErrorMessage). Sessions' clocks never go back, so after
+        // the wall clock was stepped back, a restarted acceptor runs behind
+        // its peer until the wall clock catches up: long after the step.
+        R::InvalidLogon => ex.garble || ex.clock || ex.delay || stale_logon,
+        R::InvalidState | R::LogonTooLarge => ex.garble || ex.clock || ex.delay,
         // Stores that lose nothing acknowledged, and configurations under
         // which both sides reset together, never see a MsgSeqNum too low.
         R::SeqNumTooLow | R::NextExpectedTooHigh => false,
@@ -553,9 +566,11 @@ mod tests {
         assert!(allowed_reject(Side::Initiator, 3, 10, true, none).is_ok());
         assert!(allowed_reject(Side::Initiator, 3, 5, true, clock).is_err());
         let s = Side::Acceptor;
-        assert!(allowed_disconnect(s, DisconnectReason::HeartbeatTimeout, none).is_ok());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, none).is_err());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, clock).is_ok());
-        assert!(allowed_disconnect(s, DisconnectReason::SeqNumTooLow, clock).is_err());
+        assert!(allowed_disconnect(s, DisconnectReason::HeartbeatTimeout, false, none).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, none).is_err());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, clock).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, true, none).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidState, true, none).is_err());
+        assert!(allowed_disconnect(s, DisconnectReason::SeqNumTooLow, true, clock).is_err());
     }
 }

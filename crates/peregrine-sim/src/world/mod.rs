@@ -54,6 +54,8 @@ pub struct World {
     max_latency: [Nanos; 2],
     /// The SendingTime of every copy each side wrote, by MsgSeqNum.
     sending_times: [SendingTimes; 2],
+    /// The MsgSeqNum of the last Logon each side wrote.
+    last_logon: [Option<u64>; 2],
     _dir: tempfile::TempDir,
 }
 
@@ -110,6 +112,7 @@ impl World {
             ],
             max_latency: [0, 1].map(|i| i64::from(cfg.sessions[i].max_latency_secs) * SECOND),
             sending_times: Default::default(),
+            last_logon: [None; 2],
             _dir: dir,
         })
     }
@@ -548,6 +551,7 @@ impl World {
                     self.fail(c);
                 }
                 Some(b"2") => self.census.add(Tally::ResendRequests),
+                Some(b"A") => self.last_logon[i] = Some(parse(seq)),
                 _ => {}
             }
         }
@@ -579,7 +583,8 @@ impl World {
                         .entry(format!("{reason:?}"))
                         .or_default() += 1;
                     self.note(|| format!("   {side:?} disconnects: {reason}"));
-                    let c = invariants::allowed_disconnect(side, reason, self.excuses);
+                    let stale_logon = self.last_logon[1 - i].is_some_and(|seq| self.stale(i, seq));
+                    let c = invariants::allowed_disconnect(side, reason, stale_logon, self.excuses);
                     self.fail(c);
                     self.close(i);
                 }
