@@ -784,6 +784,57 @@ fn resend_request_replays_application_messages_and_gap_fills_admin() {
     assert!(raw.contains("|52=20261122-10:00:01.250|"), "{raw}");
 }
 
+/// `max_outbound_bytes` bounds a resend too: a ResendRequest for more than the
+/// bound is produced as the transport drains the buffer, never more than the
+/// bound plus one message ahead of it (it used to be produced up to 256 KiB
+/// ahead, whatever the bound). Found by peregrine-sim (full profile, seeds 5
+/// and 21, with a 64 KiB bound).
+#[test]
+fn a_resend_stays_within_max_outbound_bytes_and_completes_as_it_drains() {
+    const BOUND: usize = 16 * 1024;
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.max_outbound_bytes = BOUND);
+    let text = [b'x'; 200];
+    for id in 0..300u64 {
+        h.session
+            .send(h.now, &mut h.app, b"D", |m| {
+                m.uint(11, id).str(58, &text);
+            })
+            .unwrap();
+        h.out();
+    }
+    let largest = 400;
+    h.send("35=2|34=2|7=2|16=0");
+    h.session.commit().unwrap();
+    let mut resent = Vec::new();
+    let mut rest = Vec::new();
+    for _ in 0..10_000 {
+        let held = h.session.outbound().len();
+        assert!(
+            held <= BOUND + largest,
+            "the resend holds {held} bytes, bound {BOUND}"
+        );
+        if held == 0 {
+            break;
+        }
+        // The transport takes a little at a time.
+        let n = held.min(1500);
+        rest.extend_from_slice(&h.session.outbound()[..n]);
+        h.session.consume_outbound(n, &mut h.app);
+        h.session.commit().unwrap();
+    }
+    let text = String::from_utf8_lossy(&rest).replace('\x01', "|");
+    for m in text.split("8=FIX").filter(|m| m.contains("|35=D|")) {
+        assert!(m.contains("|43=Y|"), "{m}");
+        let id = m.split("|11=").nth(1).and_then(|v| v.split('|').next());
+        resent.push(id.unwrap().parse::<u64>().unwrap());
+    }
+    assert_eq!(resent, (0..300).collect::<Vec<_>>(), "all resent, in order");
+    assert!(
+        !h.events().iter().any(|e| matches!(e, SessionEvent::Disconnect(_))),
+        "a resend waits for the transport; it is no overflow"
+    );
+}
+
 #[test]
 fn resend_request_with_too_low_seq_is_still_answered() {
     let mut h = Harness::logged_on("FIX.4.4");
