@@ -98,8 +98,8 @@ bench-scale: build
 sim:
 	$(CARGO) run --release -p peregrine-sim -- --seeds 200 --steps 100000
 
-## sim-smoke: a short run of the core profile (no crashes, clock jumps or garbling: their
-## findings are open, crates/peregrine-sim/README.md), part of `make test`
+## sim-smoke: a short run of the core profile (no crashes, clock jumps or garbling; the
+## full profile is `make sim`, findings in crates/peregrine-sim/README.md), part of `make test`
 sim-smoke:
 	$(CARGO) run --release -p peregrine-sim -- --core --seeds 20 --steps 20000 --no-shrink
 

@@ -830,7 +830,9 @@ fn a_resend_stays_within_max_outbound_bytes_and_completes_as_it_drains() {
     }
     assert_eq!(resent, (0..300).collect::<Vec<_>>(), "all resent, in order");
     assert!(
-        !h.events().iter().any(|e| matches!(e, SessionEvent::Disconnect(_))),
+        !h.events()
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Disconnect(_))),
         "a resend waits for the transport; it is no overflow"
     );
 }

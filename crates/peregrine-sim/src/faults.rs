@@ -250,8 +250,8 @@ impl Default for Weights {
 impl Weights {
     /// Only the normal life of a session (deliveries in any chunking and
     /// order, sends, time passing, reconnects), plus graceful logouts and
-    /// connection drops at any byte: the profile `make test` runs while the
-    /// findings of the full profile are open (see the crate README).
+    /// connection drops at any byte: the short profile `make test` runs
+    /// (`make sim-smoke`); `make sim` runs every fault (see the crate README).
     pub fn core() -> Weights {
         let mut w = Weights::default();
         for (t, weight) in &mut w.table {

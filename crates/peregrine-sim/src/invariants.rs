@@ -537,7 +537,10 @@ mod tests {
         t.wrote(5, 1_000, None);
         assert!(!t.stale(5, 1_000 + l, l), "exactly MaxLatency is on time");
         assert!(t.stale(5, 1_001 + l, l));
-        assert!(t.stale(5, 999 - l, l), "from the future (a clock stepped back)");
+        assert!(
+            t.stale(5, 999 - l, l),
+            "from the future (a clock stepped back)"
+        );
         // A resend with a fresh SendingTime: the old copy still explains a
         // Reject of the number (the receiver may have queued the original).
         t.wrote(5, 1_000 + 2 * l, Some(1_000));
