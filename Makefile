@@ -11,7 +11,7 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance bench-codec bench-typed bench-e2e bench-roundtrip bench-send bench-scale fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance sim sim-smoke fuzz-session bench-codec bench-typed bench-e2e bench-roundtrip bench-send bench-scale fuzz clean sbe
 
 all: build
 
@@ -29,7 +29,7 @@ run: build
 	$(PEREGRINE) run
 
 ## test: formatting, lints, every test, a smoke run of every benchmark, the acceptance suite
-test: deps check docs unit miri smoke examples acceptance
+test: deps check docs unit miri sim-smoke smoke examples acceptance
 
 check:
 	$(CARGO) fmt --all -- --check
@@ -93,9 +93,25 @@ bench-send: build
 bench-scale: build
 	$(PEREGRINE) bench scale
 
-## fuzz: the cargo-fuzz decoder target (needs the nightly toolchain; not run in CI)
+## sim: deterministic simulation of the session layer, every fault (200 seeds x 100,000 steps):
+## steps/s, simulated messages/minute, the fault census, and each failing seed's shrunk trace
+sim:
+	$(CARGO) run --release -p peregrine-sim -- --seeds 200 --steps 100000
+
+## sim-smoke: a short run of the core profile (no crashes, clock jumps or garbling; the
+## full profile is `make sim`, findings in crates/peregrine-sim/README.md), part of `make test`
+sim-smoke:
+	$(CARGO) run --release -p peregrine-sim -- --core --seeds 20 --steps 20000 --no-shrink
+
+## fuzz: the cargo-fuzz targets (decode, and session: the simulator fed fuzzer bytes), 60 s each,
+## when a nightly toolchain with cargo-fuzz is present (says so when not; not installed here)
 fuzz:
-	cd fuzz && $(CARGO) +nightly fuzz run decode -- -max_total_time=60
+	@if rustup toolchain list 2>/dev/null | grep -q nightly && $(CARGO) +nightly fuzz --help >/dev/null 2>&1; then \
+		cd fuzz && $(CARGO) +nightly fuzz run decode -- -max_total_time=60 && \
+		$(CARGO) +nightly fuzz run session -- -max_total_time=60; \
+	else \
+		echo "fuzz: skipped, no nightly toolchain with cargo-fuzz (cargo install cargo-fuzz; rustup toolchain install nightly)"; \
+	fi
 
 ## sbe: regenerate crates/peregrine-sbe/src/generated from crates/peregrine-aeron/sbe/orders.xml
 SBE_VERSION := 1.38.1

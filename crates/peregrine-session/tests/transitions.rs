@@ -784,6 +784,59 @@ fn resend_request_replays_application_messages_and_gap_fills_admin() {
     assert!(raw.contains("|52=20261122-10:00:01.250|"), "{raw}");
 }
 
+/// `max_outbound_bytes` bounds a resend too: a ResendRequest for more than the
+/// bound is produced as the transport drains the buffer, never more than the
+/// bound plus one message ahead of it (it used to be produced up to 256 KiB
+/// ahead, whatever the bound). Found by peregrine-sim (full profile, seeds 5
+/// and 21, with a 64 KiB bound).
+#[test]
+fn a_resend_stays_within_max_outbound_bytes_and_completes_as_it_drains() {
+    const BOUND: usize = 16 * 1024;
+    let mut h = Harness::logged_on_with("FIX.4.4", |c| c.max_outbound_bytes = BOUND);
+    let text = [b'x'; 200];
+    for id in 0..300u64 {
+        h.session
+            .send(h.now, &mut h.app, b"D", |m| {
+                m.uint(11, id).str(58, &text);
+            })
+            .unwrap();
+        h.out();
+    }
+    let largest = 400;
+    h.send("35=2|34=2|7=2|16=0");
+    h.session.commit().unwrap();
+    let mut resent = Vec::new();
+    let mut rest = Vec::new();
+    for _ in 0..10_000 {
+        let held = h.session.outbound().len();
+        assert!(
+            held <= BOUND + largest,
+            "the resend holds {held} bytes, bound {BOUND}"
+        );
+        if held == 0 {
+            break;
+        }
+        // The transport takes a little at a time.
+        let n = held.min(1500);
+        rest.extend_from_slice(&h.session.outbound()[..n]);
+        h.session.consume_outbound(n, &mut h.app);
+        h.session.commit().unwrap();
+    }
+    let text = String::from_utf8_lossy(&rest).replace('\x01', "|");
+    for m in text.split("8=FIX").filter(|m| m.contains("|35=D|")) {
+        assert!(m.contains("|43=Y|"), "{m}");
+        let id = m.split("|11=").nth(1).and_then(|v| v.split('|').next());
+        resent.push(id.unwrap().parse::<u64>().unwrap());
+    }
+    assert_eq!(resent, (0..300).collect::<Vec<_>>(), "all resent, in order");
+    assert!(
+        !h.events()
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Disconnect(_))),
+        "a resend waits for the transport; it is no overflow"
+    );
+}
+
 #[test]
 fn resend_request_with_too_low_seq_is_still_answered() {
     let mut h = Harness::logged_on("FIX.4.4");
@@ -959,6 +1012,33 @@ fn logout_with_too_high_seq_is_still_honoured() {
     let mut h = Harness::logged_on("FIX.4.4");
     assert_eq!(h.answer("35=5|34=9"), ["35=5|34=2|49=ISLD|56=TW"]);
     assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+}
+
+/// A Logout above the expected MsgSeqNum ends the connection but does not take
+/// the numbers of the gap with it: the next Logon still asks for them. (QuickFIX/J's
+/// `nextLogout` takes the Logout's number only when it is the expected one,
+/// QFJ-750.) Found by peregrine-sim, core seed 2: a message queued before the
+/// Logon was never resent, its number taken by the peer's too-high Logout.
+#[test]
+fn logout_with_too_high_seq_leaves_the_gap_to_be_resent() {
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(h.answer("35=5|34=9"), ["35=5|34=2|49=ISLD|56=TW"]);
+    assert_eq!(h.disconnected(), Some(DisconnectReason::Logout));
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(h.seqs(), (3, 2), "MsgSeqNum 2 to 9 are still owed");
+    h.session.on_connected(h.now, &mut h.app);
+    assert_eq!(
+        h.answer("35=A|34=10|98=0|108=30"),
+        [
+            "35=A|34=3|49=ISLD|56=TW|98=0|108=30",
+            "35=2|34=4|49=ISLD|56=TW|7=2|16=0"
+        ]
+    );
+    // The expected number is taken as usual.
+    let mut h = Harness::logged_on("FIX.4.4");
+    assert_eq!(h.answer("35=5|34=2"), ["35=5|34=2|49=ISLD|56=TW"]);
+    h.session.on_disconnected(h.now, &mut h.app);
+    assert_eq!(h.seqs(), (3, 3));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::app::Application;
 
 use super::core::{Core, Live, LogoutSide, State};
 use super::events::{AppEvent, DisconnectReason};
-use super::verify::SeqCheck;
+use super::verify::{parse_seq, SeqCheck};
 
 impl<S: MessageStore> Core<S> {
     /// A Logout with an optional Text(58).
@@ -63,7 +63,11 @@ impl<S: MessageStore> Core<S> {
         if !matches!(self.state, State::LogoutSent { .. }) {
             self.send_logout(None, app);
         }
-        self.incr_target();
+        // Only the expected number is taken: a Logout above it leaves the gap
+        // for the next Logon to ask for (QuickFIX/J's nextLogout, QFJ-750).
+        if parse_seq(msg.get(tag::MSG_SEQ_NUM)) == Some(self.expected()) {
+            self.incr_target();
+        }
         if self.config.reset_on_logout {
             self.reset_store();
         }

@@ -706,6 +706,13 @@ impl<S: MessageStore> Session<S> {
         Ok(())
     }
 
+    /// The session's time: the latest `now` it has been given. It never goes
+    /// back (an earlier `now`, a wall clock stepped back, is ignored), so
+    /// SendingTime(52) it writes and checks, and its timers, go by this.
+    pub fn now(&self) -> Nanos {
+        self.core.now()
+    }
+
     /// Where the session is.
     pub fn state(&self) -> SessionState {
         self.core.state_name()

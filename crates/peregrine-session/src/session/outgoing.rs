@@ -193,6 +193,11 @@ impl<S: MessageStore> Outgoing<S> {
         }
     }
 
+    /// `max_outbound_bytes`: the bound on the outbound buffer.
+    pub(super) fn max_outbound(&self) -> usize {
+        self.max_outbound
+    }
+
     /// Whether sent messages are kept for resends (`PersistMessages`).
     pub(super) fn persists(&self) -> bool {
         self.persist

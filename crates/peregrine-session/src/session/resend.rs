@@ -124,9 +124,10 @@ pub(super) struct ResendAnswer {
     pub(super) gap_start: Option<u64>,
 }
 
-/// A resend is produced while the outbound buffer holds less than this (and
-/// one step more: the buffer never holds more than this plus [`RESEND_STEP`]
-/// messages of it).
+/// A resend is produced while the outbound buffer holds less than this, or
+/// than `max_outbound_bytes` when that is smaller (and one message more: the
+/// buffer never holds more than the smaller bound plus one message of it, and
+/// the GapFill before that message).
 pub(super) const RESEND_CHUNK: usize = 256 * 1024;
 
 /// Sequence numbers read from the store per step of a resend.
@@ -207,7 +208,8 @@ impl<S: MessageStore> Core<S> {
     }
 
     /// Produces the resend being answered while the outbound buffer holds less than
-    /// [`RESEND_CHUNK`] bytes; called again as the transport drains it
+    /// [`RESEND_CHUNK`] bytes and less than `max_outbound_bytes` (a resend waits
+    /// for the transport rather than overflow); called again as the transport drains it
     /// ([`Session::consume_outbound`]). Resent messages change nothing in the store,
     /// so when nothing uncommitted precedes them they may leave at once.
     pub(super) fn pump_resend(&mut self, app: &mut dyn Application) {
@@ -215,13 +217,11 @@ impl<S: MessageStore> Core<S> {
             return;
         };
         let releasable = self.outgoing.writer.committed == self.outgoing.writer.buffer.len();
+        let limit = RESEND_CHUNK.min(self.outgoing.max_outbound());
         let mut result: Result<(), StoreError> = Ok(());
-        while cur.next <= cur.end
-            && self.outgoing.writer.buffer.len() < RESEND_CHUNK
-            && result.is_ok()
-        {
+        while cur.next <= cur.end && self.outgoing.writer.buffer.len() < limit && result.is_ok() {
             let step_end = cur.end.min(cur.next.saturating_add(RESEND_STEP - 1));
-            result = self.resend_step(&mut cur, step_end, app);
+            result = self.resend_step(&mut cur, step_end, limit, app);
         }
         if result.is_err() {
             self.store_failed();
@@ -273,11 +273,14 @@ impl<S: MessageStore> Core<S> {
 
     /// Resends `cur.next..=step_end` (records read from the store, gaps noted):
     /// each application message passed through [`Application::to_app`], which may
-    /// veto it (it is then gap-filled like an admin message).
+    /// veto it (it is then gap-filled like an admin message). Stops before a
+    /// record once the outbound buffer holds `limit` bytes: `cur.next` is then
+    /// that record, produced when the transport has drained the buffer.
     pub(super) fn resend_step(
         &mut self,
         cur: &mut ResendAnswer,
         step_end: u64,
+        limit: usize,
         app: &mut dyn Application,
     ) -> Result<(), StoreError> {
         self.flush_events(app);
@@ -297,11 +300,19 @@ impl<S: MessageStore> Core<S> {
             counters,
             ..
         } = outgoing;
+        let first = cur.next;
         let mut cursor = cur.next;
         let mut gap_start = cur.gap_start;
+        let mut stopped = None;
         let mut result = Ok(());
         if persist {
             result = store.for_each_in_range(cur.next, step_end, &mut |seq, raw| {
+                if stopped.is_some() || (cursor > first && writer.buffer.len() >= limit) {
+                    // The buffer is full: this record and the rest wait (the
+                    // first record of a step always goes, so a step progresses).
+                    stopped.get_or_insert(seq);
+                    return;
+                }
                 if seq > cursor && gap_start.is_none() {
                     gap_start = Some(cursor);
                 }
@@ -348,6 +359,16 @@ impl<S: MessageStore> Core<S> {
                 }
                 counters.message_resent();
             });
+        }
+        if let Some(seq) = stopped {
+            // Numbers missing from the store before the record we stopped at
+            // are a gap, filled before the next message resent.
+            if seq > cursor && gap_start.is_none() {
+                gap_start = Some(cursor);
+            }
+            cur.gap_start = gap_start;
+            cur.next = seq;
+            return result;
         }
         if cursor <= step_end && gap_start.is_none() {
             gap_start = Some(cursor);

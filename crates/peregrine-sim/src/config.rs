@@ -1,0 +1,111 @@
+//! A run's configuration, drawn from its seed: which store each side runs on
+//! and the session settings, mixed (resets on logon, logout and disconnect,
+//! NextExpectedMsgSeqNum, chunked ResendRequests, small outbound bounds) but
+//! always a mix under which two correct sessions converge once faults stop.
+
+use peregrine_session::{Role, SessionClock, SessionConfig, SessionId};
+use peregrine_testkit::Rng;
+
+use crate::faults::Side;
+use crate::store::StoreKind;
+
+/// Everything about a run that is not an action.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The sessions' settings (initiator, acceptor).
+    pub sessions: [SessionConfig; 2],
+    /// Their stores.
+    pub stores: [StoreKind; 2],
+}
+
+impl SimConfig {
+    /// Memory stores, QuickFIX's defaults, no resets: the plainest world.
+    pub fn plain() -> SimConfig {
+        SimConfig {
+            sessions: [base(Side::Initiator), base(Side::Acceptor)],
+            stores: [StoreKind::Memory; 2],
+        }
+    }
+
+    /// The configuration of `seed`.
+    ///
+    /// ResetOnLogon is set on the initiator, or on both sides.
+    /// ResetOnLogout and ResetOnDisconnect are set on both sides or on
+    /// neither, unless some side resets on logon: a side that resets alone
+    /// would greet a peer that did not with MsgSeqNum 1, too low, forever
+    /// (the FIX rule, not a fault).
+    pub fn from_seed(seed: u64) -> SimConfig {
+        let mut rng = Rng::new(seed ^ 0xc0ff_ee00_d15e_a5e5);
+        let mut c = SimConfig::plain();
+        for i in 0..2 {
+            c.stores[i] = if rng.below(3) == 0 {
+                StoreKind::File
+            } else {
+                StoreKind::Memory
+            };
+        }
+        // An acceptor that resets on logon answers without ResetSeqNumFlag
+        // (see the crate README's findings): its initiator must reset too.
+        let initiator_resets = rng.below(4) == 0;
+        let on_logon = [initiator_resets, initiator_resets && rng.below(2) == 0];
+        let any_on_logon = on_logon[0] || on_logon[1];
+        // Without a reset at every logon, a Logout or a disconnect seen by
+        // one side only (a lost Logout answer, a crash) leaves the sides a
+        // reset apart for good: pair these with ResetOnLogon.
+        let pick = |rng: &mut Rng| -> [bool; 2] {
+            match rng.below(6) {
+                0 if any_on_logon => [true, true],
+                1 if any_on_logon => [true, false],
+                2 if any_on_logon => [false, true],
+                _ => [false, false],
+            }
+        };
+        let on_logout = pick(&mut rng);
+        let on_disconnect = pick(&mut rng);
+        let next_expected = rng.below(3) == 0;
+        let chunk = [0, 0, 5, 50][rng.below(4) as usize];
+        let max_out = [64 * 1024, 1 << 20, 1 << 30][rng.below(3) as usize];
+        for (i, s) in c.sessions.iter_mut().enumerate() {
+            s.reset_on_logon = on_logon[i];
+            s.reset_on_logout = on_logout[i];
+            s.reset_on_disconnect = on_disconnect[i];
+            s.enable_next_expected_msg_seq_num = next_expected;
+            s.resend_request_chunk_size = chunk;
+            s.max_outbound_bytes = max_out;
+        }
+        c
+    }
+}
+
+impl SimConfig {
+    /// The settings that vary between seeds, on one line.
+    pub fn summary(&self) -> String {
+        let side = |i: usize| {
+            let s = &self.sessions[i];
+            format!(
+                "{:?} store, ResetOnLogon={} ResetOnLogout={} ResetOnDisconnect={} 789={} chunk={} max_outbound={}",
+                self.stores[i],
+                s.reset_on_logon,
+                s.reset_on_logout,
+                s.reset_on_disconnect,
+                s.enable_next_expected_msg_seq_num,
+                s.resend_request_chunk_size,
+                s.max_outbound_bytes
+            )
+        };
+        format!("initiator: {}; acceptor: {}", side(0), side(1))
+    }
+}
+
+fn base(side: Side) -> SessionConfig {
+    let (id, role) = match side {
+        Side::Initiator => (
+            SessionId::new("FIX.4.4", "CLIENT", "VENUE"),
+            Role::Initiator,
+        ),
+        Side::Acceptor => (SessionId::new("FIX.4.4", "VENUE", "CLIENT"), Role::Acceptor),
+    };
+    let mut c = SessionConfig::new(id, role);
+    c.clock = SessionClock::Driver;
+    c
+}

@@ -1,0 +1,579 @@
+//! The invariants, checked after every step, and the ledger they are checked
+//! against: every application message each side sent (its id, MsgSeqNum,
+//! store epoch and fate), what reached the other side's application, and
+//! which MsgSeqNum carried which message on the wire.
+//!
+//! | invariant | what it says |
+//! | --- | --- |
+//! | [`Invariant::ExactlyOnce`] | an application message is handed to the peer's application once without PossDupFlag, never twice; a message never sent (refused, or lost uncommitted in a crash) never arrives |
+//! | [`Invariant::InOrder`] | first deliveries come in the order the messages were sent |
+//! | [`Invariant::Delivered`] | once faults stop, every acknowledged message has arrived (unless a sequence reset discarded it first) |
+//! | [`Invariant::AckedLost`] | a restarted store has every message and sequence number it acknowledged |
+//! | [`Invariant::SeqReused`] | one MsgSeqNum of one store epoch never carries two different messages |
+//! | [`Invariant::NoPanic`] | nothing panics |
+//! | [`Invariant::MemoryBound`] | the outbound buffer stays within `max_outbound_bytes` plus one message (the session README's bound) |
+//! | [`Invariant::Protocol`] | every Reject and every disconnect a session asks for is one the FIX rules allow given the faults since the last calm point; a SendingTime Reject (reason 10) only of a message some copy of which really was more than MaxLatency from the clock when it was rejected ([`SendingTimes`]) |
+//! | [`Invariant::Converge`] | once faults stop, both sides are logged on and in step |
+
+use std::collections::HashMap;
+use std::fmt;
+
+use peregrine_session::{DisconnectReason, Nanos};
+
+use crate::faults::Side;
+use crate::world::app::Delivery;
+
+/// Which invariant a violation breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Invariant {
+    /// Exactly once (without PossDup), and never a message that was not sent.
+    ExactlyOnce,
+    /// In the order sent.
+    InOrder,
+    /// Every acknowledged message delivered once faults stop.
+    Delivered,
+    /// A synced store lost nothing it acknowledged.
+    AckedLost,
+    /// A MsgSeqNum reused for different content.
+    SeqReused,
+    /// A panic.
+    NoPanic,
+    /// A buffer beyond its stated bound.
+    MemoryBound,
+    /// A Reject or disconnect the FIX rules do not allow in that state.
+    Protocol,
+    /// Not logged on and in step once faults stop.
+    Converge,
+}
+
+/// An invariant broken at a step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Which.
+    pub invariant: Invariant,
+    /// The index of the action after which it was seen (the number of
+    /// actions for the checks once faults stop).
+    pub step: usize,
+    /// What was seen.
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} violated at step {}: {}",
+            self.invariant, self.step, self.detail
+        )
+    }
+}
+
+/// The fate of a message an application sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    /// The session refused it (not logged on): never sent.
+    Refused,
+    /// Stored, not yet committed.
+    Pending,
+    /// Committed: it must arrive.
+    Acked,
+    /// Its sender died before the commit: it must never arrive.
+    Uncommitted,
+    /// A sequence reset discarded it (it may or may not arrive).
+    Reset,
+    /// The receiving session rejected it (a session Reject, e.g. SendingTime
+    /// accuracy): its sender was told; it may arrive later, resent.
+    Rejected,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    seq: u64,
+    epoch: u64,
+    fate: Fate,
+    delivered: bool,
+}
+
+/// One direction's ledger: what one side sent.
+#[derive(Debug, Default)]
+struct Direction {
+    sent: Vec<Sent>,
+    pending: Vec<u64>,
+    /// The largest id delivered so far.
+    max_first: Option<u64>,
+    /// (epoch, MsgSeqNum) → id, of application messages written.
+    wire: HashMap<(u64, u64), u64>,
+}
+
+/// The oracle's ledger, both directions.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    from: [Direction; 2],
+}
+
+/// Result of a check.
+pub type Check = Result<(), (Invariant, String)>;
+
+impl Ledger {
+    /// The id the next message `side` sends gets.
+    pub fn next_id(&self, side: Side) -> u64 {
+        self.from[side.index()].sent.len() as u64
+    }
+
+    /// `side` sent message `next_id`: stored under `seq` in `epoch`, or refused.
+    pub fn sent(&mut self, side: Side, seq: Option<u64>, epoch: u64) {
+        let d = &mut self.from[side.index()];
+        let id = d.sent.len() as u64;
+        d.sent.push(Sent {
+            seq: seq.unwrap_or(0),
+            epoch,
+            fate: if seq.is_some() {
+                Fate::Pending
+            } else {
+                Fate::Refused
+            },
+            delivered: false,
+        });
+        if seq.is_some() {
+            d.pending.push(id);
+        }
+    }
+
+    /// `side`'s store committed: its pending messages it acknowledged are
+    /// acknowledged; with `crashed`, the others are lost.
+    pub fn committed(&mut self, side: Side, acked: impl Fn(u64, u64) -> bool, crashed: bool) {
+        let d = &mut self.from[side.index()];
+        let sent = &mut d.sent;
+        d.pending.retain(|&id| {
+            let s = &mut sent[id as usize];
+            if s.fate != Fate::Pending {
+                false
+            } else if acked(s.epoch, s.seq) {
+                s.fate = Fate::Acked;
+                false
+            } else if crashed {
+                s.fate = Fate::Uncommitted;
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// `side`'s store was reset into `epoch`: what it had not delivered is gone.
+    /// Returns how many messages that discarded.
+    pub fn reset(&mut self, side: Side, epoch: u64) -> u64 {
+        let d = &mut self.from[side.index()];
+        let mut n = 0;
+        for s in d.sent.iter_mut().rev() {
+            if s.epoch >= epoch {
+                continue;
+            }
+            if matches!(s.fate, Fate::Reset | Fate::Refused | Fate::Uncommitted) {
+                // Everything older was settled by an earlier reset.
+                if s.fate == Fate::Reset {
+                    break;
+                }
+                continue;
+            }
+            if !s.delivered {
+                s.fate = Fate::Reset;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// `receiver`'s session rejected MsgSeqNum `seq` of its peer's store
+    /// epoch `epoch`: if it was an application message, it is excused.
+    pub fn rejected(&mut self, receiver: Side, epoch: u64, seq: u64) {
+        let d = &mut self.from[receiver.peer().index()];
+        if let Some(&id) = d.wire.get(&(epoch, seq)) {
+            if let Some(s) = d.sent.get_mut(id as usize) {
+                if !s.delivered && s.fate == Fate::Acked {
+                    s.fate = Fate::Rejected;
+                }
+            }
+        }
+    }
+
+    /// `side` wrote application message `id` as MsgSeqNum `seq` of `epoch`.
+    ///
+    /// # Errors
+    ///
+    /// [`Invariant::SeqReused`]: that number already carried another message.
+    pub fn wire(&mut self, side: Side, epoch: u64, seq: u64, id: u64) -> Check {
+        let d = &mut self.from[side.index()];
+        match d.wire.insert((epoch, seq), id) {
+            Some(old) if old != id => Err((
+                Invariant::SeqReused,
+                format!(
+                    "{side:?} wrote MsgSeqNum {seq} (store epoch {epoch}) for message {old}, then for message {id}"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// `receiver`'s application was handed `d`.
+    ///
+    /// # Errors
+    ///
+    /// [`Invariant::ExactlyOnce`] or [`Invariant::InOrder`].
+    pub fn delivered(&mut self, receiver: Side, d: Delivery) -> Check {
+        let sender = receiver.peer();
+        let dir = &mut self.from[sender.index()];
+        let Some(s) = dir.sent.get_mut(d.id as usize) else {
+            return Err((
+                Invariant::ExactlyOnce,
+                format!(
+                    "{receiver:?} was handed message id {} (MsgSeqNum {}) that {sender:?} never sent",
+                    d.id, d.seq
+                ),
+            ));
+        };
+        match s.fate {
+            Fate::Refused | Fate::Uncommitted => {
+                return Err((
+                    Invariant::ExactlyOnce,
+                    format!(
+                        "{receiver:?} was handed message {} (MsgSeqNum {}) that {sender:?} {}",
+                        d.id,
+                        d.seq,
+                        if s.fate == Fate::Refused {
+                            "was refused to send"
+                        } else {
+                            "never committed before it crashed"
+                        }
+                    ),
+                ))
+            }
+            Fate::Pending => {
+                return Err((
+                    Invariant::ExactlyOnce,
+                    format!(
+                        "{receiver:?} was handed message {} before {sender:?} committed it",
+                        d.id
+                    ),
+                ))
+            }
+            Fate::Acked | Fate::Reset | Fate::Rejected => {}
+        }
+        let rejected = s.fate == Fate::Rejected;
+        if s.delivered {
+            if !d.poss_dup {
+                return Err((
+                    Invariant::ExactlyOnce,
+                    format!(
+                        "{receiver:?} was handed message {} a second time (MsgSeqNum {}) without PossDupFlag",
+                        d.id, d.seq
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        s.delivered = true;
+        if rejected {
+            return Ok(());
+        }
+        if let Some(max) = dir.max_first {
+            if d.id < max {
+                return Err((
+                    Invariant::InOrder,
+                    format!(
+                        "{receiver:?} got message {} (MsgSeqNum {}) for the first time after message {max}",
+                        d.id, d.seq
+                    ),
+                ));
+            }
+        }
+        dir.max_first = Some(d.id);
+        Ok(())
+    }
+
+    /// Once faults stopped and the sessions settled: every acknowledged
+    /// message arrived.
+    ///
+    /// # Errors
+    ///
+    /// [`Invariant::Delivered`], naming the first missing message.
+    pub fn all_delivered(&self) -> Check {
+        for side in [Side::Initiator, Side::Acceptor] {
+            let d = &self.from[side.index()];
+            let missing: Vec<(usize, &Sent)> = d
+                .sent
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.fate == Fate::Acked && !s.delivered)
+                .collect();
+            if let Some((id, s)) = missing.first() {
+                return Err((
+                    Invariant::Delivered,
+                    format!(
+                        "{} acknowledged message(s) from {side:?} never delivered, first id {id} (MsgSeqNum {}, store epoch {})",
+                        missing.len(),
+                        s.seq,
+                        s.epoch
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Faults since the last calm point (both sides logged on, nothing in
+/// flight): what explains an unusual Reject or disconnect.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Excuses {
+    /// Bytes were corrupted.
+    pub garble: bool,
+    /// The clock was stepped.
+    pub clock: bool,
+    /// Bytes waited in flight longer than MaxLatency.
+    pub delay: bool,
+}
+
+/// Whether a session may ask to disconnect for `reason` given the faults;
+/// `stale_logon` says whether the peer's last Logon deserved a SendingTime
+/// refusal by this side's clock ([`SendingTimes::stale`]).
+///
+/// # Errors
+///
+/// [`Invariant::Protocol`] naming the reason.
+pub fn allowed_disconnect(
+    side: Side,
+    reason: DisconnectReason,
+    stale_logon: bool,
+    ex: Excuses,
+) -> Check {
+    use DisconnectReason as R;
+    let ok = match reason {
+        // Timeouts and logouts follow from delays, drops and logouts; the
+        // bounds are the session's stated behaviour.
+        R::Logout
+        | R::LogoutTimeout
+        | R::LogonTimeout
+        | R::HeartbeatTimeout
+        | R::Requested
+        | R::OutboundQueueFull
+        | R::InboundQueueFull => true,
+        // A Logon that is not one: only bytes corrupted or time stepped explain
+        // it, or a Logon whose SendingTime is beyond MaxLatency of the
+        // receiver's clock (QuickFIX/J's verify of a Logon: isGoodTime fails,
+        // logoutWithErrorMessage). Sessions' clocks never go back, so after
+        // the wall clock was stepped back, a restarted acceptor runs behind
+        // its peer until the wall clock catches up: long after the step.
+        R::InvalidLogon => ex.garble || ex.clock || ex.delay || stale_logon,
+        R::InvalidState | R::LogonTooLarge => ex.garble || ex.clock || ex.delay,
+        // Stores that lose nothing acknowledged, and configurations under
+        // which both sides reset together, never see a MsgSeqNum too low.
+        R::SeqNumTooLow | R::NextExpectedTooHigh => false,
+        R::LogonRejected | R::StoreFailure | R::OutsideSchedule => false,
+        R::PeerClosed | R::Transport(_) | R::Tls | R::SlowConsumer | R::Closed => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err((
+            Invariant::Protocol,
+            format!(
+                "{side:?} asked to disconnect: {reason} ({reason:?}); faults since calm: {ex:?}"
+            ),
+        ))
+    }
+}
+
+/// The SendingTime(52) of every copy of every message one side wrote (the
+/// first send and each resend), by MsgSeqNum: what tells whether a SendingTime
+/// Reject (reason 10) was deserved.
+///
+/// A receiver checks SendingTime against its clock when it *processes* a
+/// message, not when the bytes arrive: QuickFIX/J's `verify` runs `isGoodTime`
+/// for a message taken from its queue of too-high messages too
+/// (`nextQueued` → `next(msg, true)` → `verify`), so a message that waited
+/// there (for a gap to be filled), in the sender's outbound buffer, or on the
+/// network longer than MaxLatency is rejected, whatever delayed it; with one
+/// clock shared by both sides, a clock step shows here the same way. What the
+/// oracle refuses is a reason-10 Reject of a message no copy of which was
+/// more than MaxLatency from the clock.
+///
+/// Copies are kept by MsgSeqNum across store epochs (the Reject names only
+/// the number): a number reused after a reset counts the copies of both.
+///
+/// The other reason-10 Reject the FIX rules ask for: a resend (PossDupFlag=Y)
+/// whose OrigSendingTime(122) is later than its SendingTime (FIX 4.4 Vol. 2
+/// test case 2g; QuickFIX/J's `validatePossDup`), which a sender writes when
+/// its clock went back since the first send (a stepped clock, a restart).
+#[derive(Debug, Default)]
+pub struct SendingTimes {
+    /// MsgSeqNum → the oldest and the newest SendingTime written for it, and
+    /// whether a copy had an OrigSendingTime later than its SendingTime.
+    copies: HashMap<u64, (Nanos, Nanos, bool)>,
+}
+
+impl SendingTimes {
+    /// A copy of MsgSeqNum `seq` was written with SendingTime `t` (and
+    /// OrigSendingTime `orig`, for a resend).
+    pub fn wrote(&mut self, seq: u64, t: Nanos, orig: Option<Nanos>) {
+        let c = self.copies.entry(seq).or_insert((t, t, false));
+        c.0 = c.0.min(t);
+        c.1 = c.1.max(t);
+        c.2 |= orig.is_some_and(|o| o > t);
+    }
+
+    /// Whether a copy of MsgSeqNum `seq` deserved a SendingTime Reject at
+    /// `now`: its SendingTime more than `max_latency` from `now` (the
+    /// session's rule: `|now - SendingTime| > MaxLatency`), or a resend's
+    /// OrigSendingTime later than its SendingTime.
+    pub fn stale(&self, seq: u64, now: Nanos, max_latency: Nanos) -> bool {
+        self.copies
+            .get(&seq)
+            .is_some_and(|&(oldest, newest, orig_later)| {
+                orig_later
+                    || now.saturating_sub(oldest) > max_latency
+                    || newest.saturating_sub(now) > max_latency
+            })
+    }
+}
+
+/// Whether a session may reject a message with `reason` (SessionRejectReason
+/// or BusinessRejectReason); `stale` says whether a copy of the rejected
+/// message was beyond MaxLatency when it was rejected
+/// ([`SendingTimes::stale`]).
+///
+/// # Errors
+///
+/// [`Invariant::Protocol`] naming the reason.
+pub fn allowed_reject(side: Side, ref_seq: u64, reason: u32, stale: bool, ex: Excuses) -> Check {
+    // 10: SendingTime accuracy problem, for a message that was stale when it
+    // was processed (delayed on the network, in the sender's buffer, in the
+    // receiver's queue, or the clock stepped).
+    if reason == 10 && stale {
+        return Ok(());
+    }
+    Err((
+        Invariant::Protocol,
+        format!(
+            "{side:?} rejected MsgSeqNum {ref_seq} with reason {reason} (a copy of it stale: {stale}); faults since calm: {ex:?}"
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(id: u64, poss_dup: bool) -> Delivery {
+        Delivery {
+            id,
+            poss_dup,
+            seq: id + 2,
+        }
+    }
+
+    #[test]
+    fn the_ledger_catches_duplicates_disorder_loss_and_reuse() {
+        let mut l = Ledger::default();
+        for seq in [2, 3, 4] {
+            l.sent(Side::Initiator, Some(seq), 0);
+        }
+        l.committed(Side::Initiator, |_, _| true, false);
+        let to = Side::Acceptor;
+        assert!(l.delivered(to, d(0, false)).is_ok());
+        assert!(
+            l.delivered(to, d(0, true)).is_ok(),
+            "a PossDup again is fine"
+        );
+        assert_eq!(
+            l.delivered(to, d(0, false)).unwrap_err().0,
+            Invariant::ExactlyOnce
+        );
+        assert!(l.delivered(to, d(2, false)).is_ok());
+        assert_eq!(
+            l.delivered(to, d(1, true)).unwrap_err().0,
+            Invariant::InOrder
+        );
+        let mut l2 = Ledger::default();
+        l2.sent(Side::Initiator, Some(2), 0);
+        l2.sent(Side::Initiator, Some(3), 0);
+        l2.committed(Side::Initiator, |_, _| true, false);
+        assert!(l2.delivered(to, d(0, false)).is_ok());
+        assert_eq!(l2.all_delivered().unwrap_err().0, Invariant::Delivered);
+        assert_eq!(l2.reset(Side::Initiator, 1), 1);
+        assert!(l2.all_delivered().is_ok(), "discarded by a reset");
+        assert!(l.wire(Side::Initiator, 0, 2, 0).is_ok());
+        assert!(l.wire(Side::Initiator, 0, 2, 0).is_ok(), "a resend");
+        assert_eq!(
+            l.wire(Side::Initiator, 0, 2, 1).unwrap_err().0,
+            Invariant::SeqReused
+        );
+        assert!(l.wire(Side::Initiator, 1, 2, 1).is_ok(), "another epoch");
+    }
+
+    #[test]
+    fn uncommitted_and_refused_messages_must_not_arrive() {
+        let mut l = Ledger::default();
+        l.sent(Side::Acceptor, None, 0);
+        l.sent(Side::Acceptor, Some(5), 0);
+        l.committed(Side::Acceptor, |_, _| false, true);
+        let to = Side::Initiator;
+        assert_eq!(
+            l.delivered(to, d(0, false)).unwrap_err().0,
+            Invariant::ExactlyOnce
+        );
+        assert_eq!(
+            l.delivered(to, d(1, true)).unwrap_err().0,
+            Invariant::ExactlyOnce
+        );
+        assert!(l.all_delivered().is_ok());
+    }
+
+    #[test]
+    fn a_sending_time_is_stale_only_beyond_max_latency_either_way() {
+        let l = 120 * peregrine_session::SECOND;
+        let mut t = SendingTimes::default();
+        assert!(!t.stale(5, 0, l), "never written");
+        t.wrote(5, 1_000, None);
+        assert!(!t.stale(5, 1_000 + l, l), "exactly MaxLatency is on time");
+        assert!(t.stale(5, 1_001 + l, l));
+        assert!(
+            t.stale(5, 999 - l, l),
+            "from the future (a clock stepped back)"
+        );
+        // A resend with a fresh SendingTime: the old copy still explains a
+        // Reject of the number (the receiver may have queued the original).
+        t.wrote(5, 1_000 + 2 * l, Some(1_000));
+        assert!(t.stale(5, 1_000 + 2 * l, l));
+        assert!(!t.stale(6, 1_000 + 2 * l, l));
+        // A resend whose OrigSendingTime is after its SendingTime (the
+        // sender's clock went back) deserves reason 10 at any time.
+        t.wrote(6, 1_000, Some(1_000));
+        assert!(!t.stale(6, 1_000, l), "OrigSendingTime equal is fine");
+        t.wrote(6, 1_000, Some(1_001));
+        assert!(t.stale(6, 1_000, l));
+    }
+
+    #[test]
+    fn rejects_and_disconnects_need_an_excuse() {
+        let none = Excuses::default();
+        let clock = Excuses {
+            clock: true,
+            ..none
+        };
+        assert!(allowed_reject(Side::Initiator, 3, 10, false, none).is_err());
+        assert!(
+            allowed_reject(Side::Initiator, 3, 10, false, clock).is_err(),
+            "a clock step excuses only a message it made stale"
+        );
+        assert!(allowed_reject(Side::Initiator, 3, 10, true, none).is_ok());
+        assert!(allowed_reject(Side::Initiator, 3, 5, true, clock).is_err());
+        let s = Side::Acceptor;
+        assert!(allowed_disconnect(s, DisconnectReason::HeartbeatTimeout, false, none).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, none).is_err());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, clock).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, true, none).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidState, true, none).is_err());
+        assert!(allowed_disconnect(s, DisconnectReason::SeqNumTooLow, true, clock).is_err());
+    }
+}

@@ -1,0 +1,379 @@
+//! The simulated stores: Peregrine's real [`MemoryStore`] and [`FileStore`],
+//! wrapped so that a crash can be simulated and what the store acknowledged
+//! can be checked after it.
+//!
+//! # What a crash keeps
+//!
+//! [`SimStore`] keeps a shadow of every acknowledged change: the messages and
+//! sequence numbers of the last successful [`MessageStore::commit`] (or
+//! [`MessageStore::reset`], which is durable at once). That shadow is the
+//! oracle of the "nothing the store acknowledged is lost" invariant.
+//!
+//! * **Memory store.** A crash drops the live store; the restarted node gets a
+//!   new [`MemoryStore`] rebuilt from the shadow (what a durable store would
+//!   have kept): only what was committed before the crash survives.
+//! * **File store.** The file store writes through `std::fs` (it has no
+//!   storage seam), so it runs on real files in a temporary directory (on
+//!   `/dev/shm` when there is one, where `fsync` is cheap) with
+//!   [`FsyncPolicy::EveryCommit`]. After each successful commit the wrapper
+//!   records the journal's length: everything up to it was fsynced. A crash
+//!   drops the store (its handles closed, what it had not written lost), then
+//!   simulates the file system losing unsynced writes: the journal is cut at
+//!   a point chosen by the fault between the synced length and its actual
+//!   length, and the fault may append a torn record (random bytes, as a write
+//!   cut short leaves). The store then reopens with [`OnDamage::Refuse`]: a
+//!   synced store must come back with every acknowledged message, and
+//!   refusing to open is reported as a violation. The sequence-number witness
+//!   file (`seqnums`) is left as written (a process crash); its own torn
+//!   writes are covered by the store crate's recovery tests, not here.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use peregrine_store::{
+    FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, Recovery,
+    StoreError, JOURNAL_FILE,
+};
+
+/// Which real store a node runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// [`MemoryStore`].
+    Memory,
+    /// [`FileStore`] on a temporary directory, fsynced on every commit.
+    File,
+}
+
+/// How a crash damages the file store's journal beyond what was synced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tear {
+    /// Of the unsynced tail, how much survives, in 1/256ths.
+    pub keep: u8,
+    /// Random bytes appended after it (a torn record), 0 for none.
+    pub garbage: u8,
+    /// Seed of those bytes.
+    pub seed: u8,
+}
+
+enum Backend {
+    Memory(MemoryStore),
+    File(Box<FileStore>),
+}
+
+/// A real store plus the shadow of what it acknowledged.
+pub struct SimStore {
+    backend: Backend,
+    /// Messages acknowledged (committed) since the last reset.
+    acked: HashMap<u64, Vec<u8>>,
+    /// Sequence numbers of the last commit.
+    acked_seqs: (u64, u64),
+    /// Messages stored since the last commit.
+    pending: Vec<(u64, Vec<u8>)>,
+    creation_time: i64,
+    /// Resets since the simulation began (the store's epoch).
+    epoch: u64,
+    /// File store: its directory, and the journal's synced length.
+    dir: Option<PathBuf>,
+    synced_len: u64,
+}
+
+impl std::fmt::Debug for SimStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimStore")
+            .field("file", &self.dir.is_some())
+            .field("epoch", &self.epoch)
+            .field("acked_seqs", &self.acked_seqs)
+            .finish()
+    }
+}
+
+/// A store could not be (re)opened after a crash.
+#[derive(Debug)]
+pub struct ReopenError(pub StoreError);
+
+impl std::fmt::Display for ReopenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the store did not reopen after the crash: {}", self.0)
+    }
+}
+
+impl std::error::Error for ReopenError {}
+
+const SESSION_KEY: &str = "SIM";
+
+fn file_config() -> FileStoreConfig {
+    FileStoreConfig {
+        fsync: FsyncPolicy::EveryCommit,
+        on_damage: OnDamage::Refuse,
+        index_capacity: 256,
+        write_buffer_capacity: 16 * 1024,
+        read_chunk: 16 * 1024,
+    }
+}
+
+impl SimStore {
+    /// A new, empty store of `kind` (`dir`: where a file store keeps its files).
+    ///
+    /// # Errors
+    ///
+    /// The file store could not be created.
+    pub fn new(kind: StoreKind, dir: &Path, now: i64) -> Result<SimStore, StoreError> {
+        let (backend, dir) = match kind {
+            StoreKind::Memory => (Backend::Memory(MemoryStore::new(now)), None),
+            StoreKind::File => {
+                let store = FileStore::open(dir, SESSION_KEY, file_config(), now)?;
+                (Backend::File(Box::new(store)), Some(dir.to_path_buf()))
+            }
+        };
+        let mut s = SimStore {
+            backend,
+            acked: HashMap::new(),
+            acked_seqs: (1, 1),
+            pending: Vec::new(),
+            creation_time: now,
+            epoch: 0,
+            dir,
+            synced_len: 0,
+        };
+        s.synced_len = s.journal_len();
+        Ok(s)
+    }
+
+    /// A memory store with no shadow (a placeholder while a crashed session is dropped).
+    pub fn from_memory(m: MemoryStore) -> SimStore {
+        SimStore {
+            creation_time: m.creation_time(),
+            backend: Backend::Memory(m),
+            acked: HashMap::new(),
+            acked_seqs: (1, 1),
+            pending: Vec::new(),
+            epoch: 0,
+            dir: None,
+            synced_len: 0,
+        }
+    }
+
+    fn inner(&self) -> &dyn MessageStore {
+        match &self.backend {
+            Backend::Memory(m) => m,
+            Backend::File(f) => &**f,
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn MessageStore {
+        match &mut self.backend {
+            Backend::Memory(m) => m,
+            Backend::File(f) => &mut **f,
+        }
+    }
+
+    fn journal_len(&self) -> u64 {
+        match &self.backend {
+            Backend::Memory(_) => 0,
+            Backend::File(f) => f.journal_len(),
+        }
+    }
+
+    /// Resets since the simulation began.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Whether the message `seq` of the current epoch was acknowledged (committed).
+    pub fn is_acked(&self, seq: u64) -> bool {
+        self.acked.contains_key(&seq)
+    }
+
+    /// Which store this is.
+    pub fn kind(&self) -> StoreKind {
+        match self.backend {
+            Backend::Memory(_) => StoreKind::Memory,
+            Backend::File(_) => StoreKind::File,
+        }
+    }
+
+    /// The store after a crash: what was acknowledged, as the simulated disk
+    /// kept it (see the module documentation), and the shadow to check it by.
+    ///
+    /// # Errors
+    ///
+    /// The file store refused to open (it found acknowledged data damaged) or
+    /// could not read its files.
+    pub fn crash(self, tear: Tear, now: i64) -> Result<SimStore, ReopenError> {
+        let SimStore {
+            backend,
+            acked,
+            acked_seqs,
+            creation_time,
+            epoch,
+            dir,
+            synced_len,
+            ..
+        } = self;
+        let backend = match backend {
+            Backend::Memory(old) => {
+                drop(old);
+                let mut m = MemoryStore::new(creation_time);
+                let mut seqs: Vec<_> = acked.iter().collect();
+                seqs.sort_unstable_by_key(|(s, _)| **s);
+                for (seq, msg) in seqs {
+                    m.store(*seq, msg).map_err(ReopenError)?;
+                }
+                m.set_next_sender_seq(acked_seqs.0).map_err(ReopenError)?;
+                m.set_next_target_seq(acked_seqs.1).map_err(ReopenError)?;
+                Backend::Memory(m)
+            }
+            Backend::File(old) => {
+                drop(old);
+                let base = dir.clone().unwrap_or_default();
+                let journal = base
+                    .join(peregrine_store::sanitize_session_id(SESSION_KEY))
+                    .join(JOURNAL_FILE);
+                tear_journal(&journal, synced_len, tear).map_err(|e| {
+                    ReopenError(StoreError::Io {
+                        context: "tear journal",
+                        path: journal.clone(),
+                        source: e,
+                    })
+                })?;
+                let f =
+                    FileStore::open(&base, SESSION_KEY, file_config(), now).map_err(ReopenError)?;
+                Backend::File(Box::new(f))
+            }
+        };
+        let mut s = SimStore {
+            backend,
+            acked,
+            acked_seqs,
+            pending: Vec::new(),
+            creation_time,
+            epoch,
+            dir,
+            synced_len: 0,
+        };
+        s.synced_len = s.journal_len();
+        Ok(s)
+    }
+
+    /// What the reopened store lost of what it had acknowledged: `None` when
+    /// nothing, else a description.
+    pub fn acked_loss(&mut self) -> Option<String> {
+        let (sender, target) = self.acked_seqs;
+        let (now_s, now_t) = (self.next_sender_seq(), self.next_target_seq());
+        if now_s != sender || now_t != target {
+            return Some(format!(
+                "sequence numbers acknowledged as ({sender}, {target}) came back as ({now_s}, {now_t})"
+            ));
+        }
+        let mut found: HashMap<u64, bool> = HashMap::with_capacity(self.acked.len());
+        let acked = &self.acked;
+        let inner: &mut dyn MessageStore = match &mut self.backend {
+            Backend::Memory(m) => m,
+            Backend::File(f) => &mut **f,
+        };
+        let visit = inner.for_each_in_range(1, peregrine_store::SEQ_END, &mut |seq, m| {
+            if let Some(want) = acked.get(&seq) {
+                found.insert(seq, want.as_slice() == m);
+            }
+        });
+        if let Err(e) = visit {
+            return Some(format!("reading the store back failed: {e}"));
+        }
+        let mut missing: Vec<u64> = acked
+            .keys()
+            .filter(|s| found.get(s) != Some(&true))
+            .copied()
+            .collect();
+        missing.sort_unstable();
+        (!missing.is_empty()).then(|| {
+            format!(
+                "{} acknowledged message(s) missing or changed, first {:?}",
+                missing.len(),
+                &missing[..missing.len().min(5)]
+            )
+        })
+    }
+}
+
+/// Cuts the journal somewhere in its unsynced tail and maybe appends a torn record.
+fn tear_journal(path: &Path, synced: u64, tear: Tear) -> std::io::Result<()> {
+    use std::io::Write;
+    let len = std::fs::metadata(path)?.len();
+    let tail = len.saturating_sub(synced);
+    let keep = synced + tail * u64::from(tear.keep) / 256;
+    let f = std::fs::OpenOptions::new().write(true).open(path)?;
+    f.set_len(keep.min(len))?;
+    if tear.garbage > 0 {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
+        let mut x = u32::from(tear.seed) | 0x100;
+        let bytes: Vec<u8> = (0..tear.garbage)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (x >> 16) as u8
+            })
+            .collect();
+        f.write_all(&bytes)?;
+    }
+    Ok(())
+}
+
+impl MessageStore for SimStore {
+    fn next_sender_seq(&self) -> u64 {
+        self.inner().next_sender_seq()
+    }
+    fn next_target_seq(&self) -> u64 {
+        self.inner().next_target_seq()
+    }
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.inner_mut().set_next_sender_seq(seq)
+    }
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.inner_mut().set_next_target_seq(seq)
+    }
+    fn creation_time(&self) -> i64 {
+        self.inner().creation_time()
+    }
+    fn store(&mut self, seq: u64, msg: &[u8]) -> Result<(), StoreError> {
+        self.inner_mut().store(seq, msg)?;
+        self.pending.push((seq, msg.to_vec()));
+        Ok(())
+    }
+    fn for_each_in_range(
+        &mut self,
+        begin: u64,
+        end: u64,
+        visitor: &mut dyn FnMut(u64, &[u8]),
+    ) -> Result<(), StoreError> {
+        self.inner_mut().for_each_in_range(begin, end, visitor)
+    }
+    fn reset(&mut self, creation_time: i64) -> Result<(), StoreError> {
+        self.inner_mut().reset(creation_time)?;
+        self.acked.clear();
+        self.pending.clear();
+        self.acked_seqs = (1, 1);
+        self.creation_time = creation_time;
+        self.epoch += 1;
+        self.synced_len = self.journal_len();
+        Ok(())
+    }
+    fn refresh(&mut self) -> Result<(), StoreError> {
+        self.commit()?;
+        self.inner_mut().refresh()
+    }
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.inner_mut().commit()?;
+        for (seq, msg) in self.pending.drain(..) {
+            self.acked.insert(seq, msg);
+        }
+        self.acked_seqs = (self.next_sender_seq(), self.next_target_seq());
+        self.synced_len = self.journal_len();
+        Ok(())
+    }
+    fn sync(&mut self) -> Result<(), StoreError> {
+        self.commit()?;
+        self.inner_mut().sync()
+    }
+    fn recovery(&self) -> Option<&Recovery> {
+        self.inner().recovery()
+    }
+}

@@ -1,0 +1,747 @@
+//! The simulated world: two nodes ([`node`]), the network between them
+//! ([`network`]), the clock ([`crate::clock`]), and the driver that applies one
+//! [`Action`] at a time and then does what an engine does: commit each session,
+//! write what it may write into the connection, act on its events (a
+//! Disconnect closes the connection), and tells the oracle
+//! ([`crate::invariants`]) everything it needs.
+//!
+//! The driver follows the session's calling contract
+//! (`peregrine_session::Session`): input, then `commit`, then `outbound` /
+//! `consume_outbound`, then `poll_event`.
+
+pub mod app;
+pub mod network;
+pub mod node;
+
+use std::path::Path;
+
+use peregrine_codec::value::parse_timestamp;
+use peregrine_session::{Nanos, SessionEvent, SessionState, SECOND};
+
+use crate::clock::SimClock;
+use crate::config::SimConfig;
+use crate::faults::{Action, Census, Notify, Side, Tally};
+use crate::invariants::{self, Check, Excuses, Invariant, Ledger, SendingTimes};
+use crate::store::StoreKind;
+
+use self::network::{End, Link};
+use self::node::Node;
+
+/// MaxLatency (120 s): bytes in flight longer than this may arrive with a
+/// SendingTime the reader rejects.
+const MAX_LATENCY: Nanos = 120 * SECOND;
+
+/// Bytes a slow consumer reads at a time.
+const SLOW_READ: usize = 24;
+
+/// The whole simulated world of one run.
+pub struct World {
+    clock: SimClock,
+    nodes: [Node; 2],
+    link: Option<Link>,
+    /// The oracle's ledger.
+    pub ledger: Ledger,
+    /// What happened.
+    pub census: Census,
+    excuses: Excuses,
+    slow: [u32; 2],
+    /// The first violation seen in the current step.
+    violation: Option<(Invariant, String)>,
+    /// What happened, for a trace (when recording).
+    pub record: Option<Vec<String>>,
+    max_outbound: [usize; 2],
+    /// Each side's MaxLatency, as it checks what it receives.
+    max_latency: [Nanos; 2],
+    /// The SendingTime of every copy each side wrote, by MsgSeqNum.
+    sending_times: [SendingTimes; 2],
+    /// The MsgSeqNum of the last Logon each side wrote.
+    last_logon: [Option<u64>; 2],
+    _dir: tempfile::TempDir,
+}
+
+fn temp_dir() -> std::io::Result<tempfile::TempDir> {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::Builder::new()
+            .prefix("peregrine-sim")
+            .tempdir_in(shm)
+        {
+            return Ok(d);
+        }
+    }
+    tempfile::Builder::new().prefix("peregrine-sim").tempdir()
+}
+
+impl World {
+    /// A world configured by `cfg`.
+    ///
+    /// # Errors
+    ///
+    /// A temporary directory or a file store could not be created.
+    pub fn new(cfg: &SimConfig) -> Result<World, Box<dyn std::error::Error>> {
+        let clock = SimClock::default();
+        let dir = temp_dir()?;
+        let mk = |side: Side| -> Result<Node, Box<dyn std::error::Error>> {
+            let i = side.index();
+            let sub = dir.path().join(format!("{side:?}"));
+            if cfg.stores[i] == StoreKind::File {
+                std::fs::create_dir_all(&sub)?;
+            }
+            Ok(Node::new(
+                side,
+                cfg.sessions[i].clone(),
+                cfg.stores[i],
+                &sub,
+                clock.now(),
+            )?)
+        };
+        let nodes = [mk(Side::Initiator)?, mk(Side::Acceptor)?];
+        Ok(World {
+            clock,
+            nodes,
+            link: None,
+            ledger: Ledger::default(),
+            census: Census::default(),
+            excuses: Excuses::default(),
+            slow: [0; 2],
+            violation: None,
+            record: None,
+            max_outbound: [
+                cfg.sessions[0].max_outbound_bytes,
+                cfg.sessions[1].max_outbound_bytes,
+            ],
+            max_latency: [0, 1].map(|i| i64::from(cfg.sessions[i].max_latency_secs) * SECOND),
+            sending_times: Default::default(),
+            last_logon: [None; 2],
+            _dir: dir,
+        })
+    }
+
+    fn now(&self) -> Nanos {
+        self.clock.now()
+    }
+
+    fn note(&mut self, f: impl FnOnce() -> String) {
+        if let Some(r) = &mut self.record {
+            r.push(f());
+        }
+    }
+
+    fn fail(&mut self, c: Check) {
+        if let Err(v) = c {
+            if self.violation.is_none() {
+                self.violation = Some(v);
+            }
+        }
+    }
+
+    fn open(&self, i: usize) -> bool {
+        self.link.as_ref().is_some_and(|l| l.open[i])
+    }
+
+    /// Applies one action and everything that follows from it; returns the
+    /// first invariant it broke.
+    pub fn step(&mut self, action: Action) -> Option<(Invariant, String)> {
+        self.census.add(action.tally());
+        self.note(|| format!("== {action}"));
+        for s in &mut self.slow {
+            *s = s.saturating_sub(1);
+        }
+        self.apply(action);
+        self.flush_all();
+        self.checks();
+        self.violation.take()
+    }
+
+    fn apply(&mut self, action: Action) {
+        match action {
+            Action::Deliver { to, bytes } => {
+                let i = to.index();
+                let n = if self.slow[i] > 0 {
+                    SLOW_READ
+                } else {
+                    bytes as usize
+                };
+                self.deliver(i, n);
+            }
+            Action::Send {
+                side,
+                count,
+                payload,
+            } => {
+                for _ in 0..count {
+                    self.send(side.index(), payload as usize);
+                }
+            }
+            Action::Advance { nanos, deliver } => self.advance(nanos, deliver),
+            Action::Connect => self.connect(),
+            Action::DuplicateConnect => {
+                if self.link.as_ref().is_some_and(|l| l.open[1]) {
+                    // The acceptor's engine refuses a second connection for a
+                    // session it holds ("already connected"): the sessions
+                    // never see it, and the connection they have goes on.
+                    self.census.add(Tally::Refused);
+                } else {
+                    self.connect();
+                }
+            }
+            Action::Drop { cut, notify } => {
+                if let Some(link) = &mut self.link {
+                    for i in 0..2 {
+                        let end = match notify {
+                            Notify::Both => End::Reset,
+                            Notify::Only(s) if s.index() == i => End::Reset,
+                            Notify::Only(_) => End::Silent,
+                        };
+                        link.to[i].cut(cut as usize, end);
+                    }
+                }
+            }
+            Action::Crash {
+                side,
+                before_commit,
+                tear,
+            } => self.crash(side.index(), before_commit, tear),
+            Action::ClockJump { nanos } => {
+                self.clock.jump(nanos);
+                self.excuses.clock = true;
+            }
+            Action::SlowConsumer { side, steps } => {
+                let i = side.index();
+                self.slow[i] = self.slow[i].max(u32::from(steps));
+            }
+            Action::Garble { to, at, xor } => {
+                if let Some(link) = &mut self.link {
+                    if link.to[to.index()].garble(at as usize, xor) {
+                        self.excuses.garble = true;
+                    }
+                }
+            }
+            Action::Logout { side } => {
+                let i = side.index();
+                let now = self.now();
+                let n = &mut self.nodes[i];
+                n.session.logout(now, Some("simulated logout"), &mut n.app);
+                self.events(i);
+            }
+            Action::SeqJump { side, by } => {
+                let n = &mut self.nodes[side.index()];
+                if n.session.state() == SessionState::Disconnected {
+                    let next = n.session.next_sender_seq() + u64::from(by);
+                    let r = n.session.set_next_sender_seq(next);
+                    if let Err(e) = r {
+                        self.fail(Err((
+                            Invariant::Protocol,
+                            format!("set_next_sender_seq: {e}"),
+                        )));
+                    }
+                }
+            }
+            Action::Rewind { side, keep } => {
+                let n = &mut self.nodes[side.index()];
+                if n.session.state() == SessionState::LoggedOn {
+                    let t = n.session.next_target_seq();
+                    let to = (t * u64::from(keep) / 1000).max(1);
+                    let r = n.session.set_next_target_seq(to);
+                    if let Err(e) = r {
+                        self.fail(Err((
+                            Invariant::Protocol,
+                            format!("set_next_target_seq: {e}"),
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, i: usize, payload: usize) {
+        let side = Side::from_index(i);
+        let id = self.ledger.next_id(side);
+        let now = self.now();
+        let n = &mut self.nodes[i];
+        let mut text = [0u8; 4096];
+        let len = payload.min(text.len());
+        for (k, b) in text[..len].iter_mut().enumerate() {
+            *b = b'a' + ((id as usize + k) % 26) as u8;
+        }
+        let r = n.session.send(now, &mut n.app, b"D", |m| {
+            m.uint(11, id);
+            if len > 0 {
+                m.str(58, &text[..len]);
+            }
+        });
+        let epoch = n.store().epoch();
+        self.ledger.sent(side, r.ok(), epoch);
+        self.events(i);
+    }
+
+    /// Reads up to `max` bytes in flight towards node `i`.
+    fn deliver(&mut self, i: usize, max: usize) {
+        let now = self.now();
+        let Some(link) = &mut self.link else { return };
+        if !link.open[i] {
+            return;
+        }
+        if link.to[i].since.is_some_and(|t| now - t > MAX_LATENCY) {
+            self.excuses.delay = true;
+        }
+        let n = &mut self.nodes[i];
+        let chunk = link.to[i].peek(max);
+        let k = chunk.len();
+        if k > 0 {
+            n.session.on_bytes(chunk, now, &mut n.app);
+            link.to[i].take(k);
+        }
+        let eof = link.to[i].eof();
+        self.events(i);
+        if let Some(reason) = eof {
+            if self.open(i) {
+                self.detach(i);
+                let n = &mut self.nodes[i];
+                n.session.on_connection_lost(now, reason, &mut n.app);
+                self.events(i);
+            }
+        }
+    }
+
+    /// Node `i` no longer uses the connection.
+    fn detach(&mut self, i: usize) {
+        if let Some(link) = &mut self.link {
+            link.open[i] = false;
+            link.to[1 - i].close();
+            if !link.open[0] && !link.open[1] {
+                self.link = None;
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        let now = self.now();
+        if let Some(link) = &self.link {
+            if link.open[0] {
+                return;
+            }
+            if link.open[1] {
+                // The acceptor still holds a (half-open) connection: its
+                // engine closes the new one at once.
+                let n = &mut self.nodes[0];
+                if n.session.state() == SessionState::Disconnected {
+                    n.session.on_connected(now, &mut n.app);
+                    n.session.on_connection_lost(
+                        now,
+                        peregrine_session::DisconnectReason::PeerClosed,
+                        &mut n.app,
+                    );
+                    self.census.add(Tally::Refused);
+                    self.events(0);
+                }
+                return;
+            }
+        }
+        if self.nodes[0].session.state() != SessionState::Disconnected
+            || self.nodes[1].session.state() != SessionState::Disconnected
+        {
+            return;
+        }
+        self.link = Some(Link::new());
+        for i in [1, 0] {
+            let n = &mut self.nodes[i];
+            n.wire_carry.clear();
+            n.session.on_connected(now, &mut n.app);
+            self.events(i);
+        }
+    }
+
+    fn crash(&mut self, i: usize, before_commit: bool, tear: crate::store::Tear) {
+        let now = self.now();
+        if before_commit && self.open(i) {
+            // The input of this turn handled, the commit never made.
+            if let Some(link) = &mut self.link {
+                if link.to[i].since.is_some_and(|t| now - t > MAX_LATENCY) {
+                    self.excuses.delay = true;
+                }
+                let n = &mut self.nodes[i];
+                let chunk = link.to[i].peek(usize::MAX);
+                let k = chunk.len();
+                n.session.on_bytes(chunk, now, &mut n.app);
+                link.to[i].take(k);
+            }
+            self.drain_deliveries(i);
+            // The process dies before acting on its events; the oracle still
+            // learns which messages the session rejected.
+            let side = Side::from_index(i);
+            while let Some(ev) = self.nodes[i].session.poll_event() {
+                if let SessionEvent::Rejected { ref_seq, reason } = ev {
+                    let epoch = self.nodes[1 - i].store().epoch();
+                    self.ledger.rejected(side, epoch, ref_seq);
+                    let stale = self.stale(i, ref_seq);
+                    let c = invariants::allowed_reject(side, ref_seq, reason, stale, self.excuses);
+                    self.fail(c);
+                }
+            }
+        }
+        let side = Side::from_index(i);
+        let store = self.nodes[i].store();
+        let acked = |_: u64, seq: u64| store.is_acked(seq);
+        let epoch = store.epoch();
+        self.ledger
+            .committed(side, |e, s| e == epoch && acked(e, s), true);
+        if self.open(i) {
+            self.detach(i);
+        }
+        let file = self.nodes[i].store().kind() == StoreKind::File;
+        self.note(|| format!("   {side:?} crashed"));
+        match self.nodes[i].crash(tear, now) {
+            Ok(()) => {
+                if file {
+                    self.census.add(Tally::FileRecoveries);
+                }
+                let loss = self.nodes[i].session.store_mut().acked_loss();
+                if let Some(l) = loss {
+                    self.fail(Err((Invariant::AckedLost, format!("{side:?}: {l}"))));
+                }
+                self.events(i);
+            }
+            Err(e) => self.fail(Err((Invariant::AckedLost, format!("{side:?}: {e}")))),
+        }
+    }
+
+    /// Time passes by `by`: the timers due fire in order (with what is in
+    /// flight delivered before each, when `deliver`).
+    fn advance(&mut self, by: Nanos, deliver: bool) {
+        let target = self.now().saturating_add(by);
+        for _ in 0..10_000 {
+            let next = self
+                .nodes
+                .iter()
+                .filter_map(|n| n.session.next_deadline())
+                .min();
+            let Some(next) = next.filter(|&d| d <= target) else {
+                break;
+            };
+            self.clock.advance_to(next);
+            if deliver {
+                for i in 0..2 {
+                    if self.slow[i] == 0 {
+                        self.deliver(i, usize::MAX);
+                    }
+                }
+            }
+            let now = self.now();
+            for i in 0..2 {
+                let n = &mut self.nodes[i];
+                if n.session.next_deadline().is_some_and(|d| d <= now) {
+                    n.session.on_timer(now, &mut n.app);
+                    self.events(i);
+                }
+            }
+            self.flush_all();
+            if self.violation.is_some() {
+                return;
+            }
+        }
+        self.clock.advance_to(target);
+    }
+
+    /// What an engine does after input: commit, write, act on events.
+    fn flush_all(&mut self) {
+        for i in 0..2 {
+            self.flush(i);
+        }
+    }
+
+    fn flush(&mut self, i: usize) {
+        for _ in 0..1_000 {
+            self.sync_ledger(i);
+            let n = &mut self.nodes[i];
+            if n.session.commit().is_err() {
+                self.events(i);
+                return;
+            }
+            self.sync_ledger(i);
+            let room = match &self.link {
+                Some(l) if l.open[i] => l.to[1 - i].room(),
+                _ => 0,
+            };
+            let n = &mut self.nodes[i];
+            let out = n.session.outbound();
+            let k = out.len().min(room);
+            if k == 0 {
+                self.events(i);
+                return;
+            }
+            let written = &out[..k];
+            if let Some(l) = &mut self.link {
+                l.to[1 - i].write(written, self.clock.now());
+            }
+            n.wire_carry.extend_from_slice(written);
+            n.session.consume_outbound(k, &mut n.app);
+            self.scan_wire(i);
+            self.events(i);
+        }
+    }
+
+    /// The ledger learns of resets and commits of node `i`, and of what its
+    /// application was handed.
+    fn sync_ledger(&mut self, i: usize) {
+        let side = Side::from_index(i);
+        let epoch = self.nodes[i].store().epoch();
+        if epoch != self.nodes[i].epoch_seen {
+            self.nodes[i].epoch_seen = epoch;
+            let lost = self.ledger.reset(side, epoch);
+            self.census.add(Tally::Resets);
+            self.census.add_n(Tally::LostToReset, lost);
+            self.note(|| {
+                format!("   {side:?} reset its sequence numbers ({lost} undelivered discarded)")
+            });
+        }
+        let store = self.nodes[i].store();
+        self.ledger
+            .committed(side, |e, s| e == epoch && store.is_acked(s), false);
+        self.drain_deliveries(1 - i);
+    }
+
+    fn drain_deliveries(&mut self, i: usize) {
+        if self.nodes[i].app.deliveries.is_empty() {
+            return;
+        }
+        let side = Side::from_index(i);
+        let ds = std::mem::take(&mut self.nodes[i].app.deliveries);
+        for d in &ds {
+            self.census.add(if d.poss_dup {
+                Tally::PossDupDelivered
+            } else {
+                Tally::Delivered
+            });
+            let c = self.ledger.delivered(side, *d);
+            self.fail(c);
+        }
+        let mut ds = ds;
+        ds.clear();
+        self.nodes[i].app.deliveries = ds;
+    }
+
+    /// Whole messages node `i` wrote: the ledger's wire check, the census.
+    fn scan_wire(&mut self, i: usize) {
+        let side = Side::from_index(i);
+        let epoch = self.nodes[i].store().epoch();
+        let carry = std::mem::take(&mut self.nodes[i].wire_carry);
+        let mut at = 0;
+        while let Some(len) = message_len(&carry[at..]) {
+            let m = &carry[at..at + len];
+            at += len;
+            self.census.add(Tally::WireMessages);
+            let (msg_type, seq, id) = (field(m, b"35"), field(m, b"34"), field(m, b"11"));
+            if let Some(t) = field(m, b"52").and_then(|v| parse_timestamp(v).ok()) {
+                let orig = field(m, b"122")
+                    .and_then(|v| parse_timestamp(v).ok())
+                    .map(|o| o.to_unix_nanos());
+                self.sending_times[i].wrote(parse(seq), t.to_unix_nanos(), orig);
+            }
+            if self.record.is_some() {
+                let text = String::from_utf8_lossy(m).replace('\x01', "|");
+                let short: String = text.chars().take(160).collect();
+                self.note(|| format!("   {side:?} → {short}"));
+            }
+            match msg_type {
+                Some(b"D") => {
+                    let seq = parse(seq);
+                    let id = parse(id);
+                    let c = self.ledger.wire(side, epoch, seq, id);
+                    self.fail(c);
+                }
+                Some(b"2") => self.census.add(Tally::ResendRequests),
+                Some(b"A") => self.last_logon[i] = Some(parse(seq)),
+                _ => {}
+            }
+        }
+        let mut carry = carry;
+        carry.drain(..at);
+        self.nodes[i].wire_carry = carry;
+    }
+
+    /// Whether node `i`'s peer wrote a copy of MsgSeqNum `seq` whose
+    /// SendingTime is beyond node `i`'s MaxLatency of node `i`'s clock (the
+    /// session's own, which never goes back: after the wall clock is stepped
+    /// back it is ahead of the simulation's, and of a restarted peer's).
+    fn stale(&self, i: usize, seq: u64) -> bool {
+        let now = self.nodes[i].session.now();
+        self.sending_times[1 - i].stale(seq, now, self.max_latency[i])
+    }
+
+    /// Acts on node `i`'s events: a Disconnect closes the connection.
+    fn events(&mut self, i: usize) {
+        let side = Side::from_index(i);
+        self.drain_deliveries(i);
+        while let Some(ev) = self.nodes[i].session.poll_event() {
+            match ev {
+                SessionEvent::Disconnect(reason) => {
+                    self.census.add(Tally::Disconnects);
+                    *self
+                        .census
+                        .reasons
+                        .entry(format!("{reason:?}"))
+                        .or_default() += 1;
+                    self.note(|| format!("   {side:?} disconnects: {reason}"));
+                    let stale_logon = self.last_logon[1 - i].is_some_and(|seq| self.stale(i, seq));
+                    let c = invariants::allowed_disconnect(side, reason, stale_logon, self.excuses);
+                    self.fail(c);
+                    self.close(i);
+                }
+                SessionEvent::Rejected { ref_seq, reason } => {
+                    self.census.add(Tally::Rejects);
+                    let epoch = self.nodes[1 - i].store().epoch();
+                    self.ledger.rejected(side, epoch, ref_seq);
+                    self.note(|| format!("   {side:?} rejects {ref_seq} (reason {reason})"));
+                    let stale = self.stale(i, ref_seq);
+                    let c = invariants::allowed_reject(side, ref_seq, reason, stale, self.excuses);
+                    self.fail(c);
+                }
+                SessionEvent::LoggedOn => self.census.add(Tally::LoggedOn),
+                SessionEvent::Garbled => self.census.add(Tally::GarbledDropped),
+                SessionEvent::StoreFailed => self.fail(Err((
+                    Invariant::AckedLost,
+                    format!("{side:?}'s store failed"),
+                ))),
+                SessionEvent::StoreDataLost { messages } => self.fail(Err((
+                    Invariant::AckedLost,
+                    format!("{side:?}'s store lost {messages} acknowledged message(s)"),
+                ))),
+                SessionEvent::LoggedOut
+                | SessionEvent::ResendRequested { .. }
+                | SessionEvent::ResendAnswered { .. } => {}
+            }
+        }
+    }
+
+    /// The engine's answer to a Disconnect: commit, write what is pending,
+    /// close, `on_disconnected`.
+    fn close(&mut self, i: usize) {
+        let now = self.now();
+        if self.open(i) {
+            let n = &mut self.nodes[i];
+            let committed = n.session.commit().is_ok();
+            if committed {
+                if let Some(l) = &mut self.link {
+                    let out = n.session.outbound();
+                    let k = out.len().min(l.to[1 - i].room());
+                    l.to[1 - i].write(&out[..k], now);
+                    n.wire_carry.extend_from_slice(&out[..k]);
+                    n.session.consume_outbound(k, &mut n.app);
+                }
+                self.sync_ledger(i);
+                self.scan_wire(i);
+            }
+            self.detach(i);
+        }
+        let n = &mut self.nodes[i];
+        n.session.on_disconnected(now, &mut n.app);
+    }
+
+    /// After every step: bounds, and the calm point that clears the excuses.
+    fn checks(&mut self) {
+        for i in 0..2 {
+            let s = &self.nodes[i].session;
+            let held = s.outbound().len() + s.uncommitted_len();
+            let bound = self.max_outbound[i] + 8 * 1024;
+            if held > bound {
+                let side = Side::from_index(i);
+                self.fail(Err((
+                    Invariant::MemoryBound,
+                    format!("{side:?}'s outbound buffer holds {held} bytes, bound {bound}"),
+                )));
+            }
+        }
+        if self.calm() {
+            self.excuses = Excuses::default();
+        }
+    }
+
+    fn calm(&self) -> bool {
+        self.link.as_ref().is_some_and(Link::quiet)
+            && self.nodes.iter().all(|n| {
+                n.session.state() == SessionState::LoggedOn && n.session.outbound().is_empty()
+            })
+    }
+
+    /// Whether both sides are logged on, in step, with nothing in flight.
+    pub fn converged(&self) -> bool {
+        let [a, b] = &self.nodes;
+        self.calm()
+            && a.session.next_target_seq() == b.session.next_sender_seq()
+            && b.session.next_target_seq() == a.session.next_sender_seq()
+    }
+
+    /// Faults stop: reconnect, deliver, let time pass (a second at a time,
+    /// up to `max_secs`) until the sessions converge; then the final checks.
+    ///
+    /// Each second ends with what is in flight delivered, so a run that is
+    /// in step but short of a message is reported as the message missing
+    /// ([`Invariant::Delivered`]), not as the heartbeat the last second
+    /// left in flight ([`Invariant::Converge`]).
+    pub fn settle(&mut self, max_secs: u32) -> Option<(Invariant, String)> {
+        self.slow = [0; 2];
+        for second in 0..=max_secs {
+            for _ in 0..100 {
+                self.connect();
+                self.deliver(0, usize::MAX);
+                self.deliver(1, usize::MAX);
+                self.flush_all();
+                if let Some(v) = self.violation.take() {
+                    return Some(v);
+                }
+                if self.link.as_ref().map_or(true, Link::quiet) {
+                    break;
+                }
+            }
+            if second == max_secs || (self.converged() && self.ledger.all_delivered().is_ok()) {
+                break;
+            }
+            self.advance(SECOND, true);
+            if let Some(v) = self.violation.take() {
+                return Some(v);
+            }
+        }
+        if !self.converged() {
+            let [a, b] = &self.nodes;
+            return Some((
+                Invariant::Converge,
+                format!(
+                    "after {max_secs} s without faults: initiator {:?} (next out {}, next in {}), acceptor {:?} (next out {}, next in {}), connection {}",
+                    a.session.state(),
+                    a.session.next_sender_seq(),
+                    a.session.next_target_seq(),
+                    b.session.state(),
+                    b.session.next_sender_seq(),
+                    b.session.next_target_seq(),
+                    match &self.link {
+                        None => "none".to_string(),
+                        Some(l) => format!("open {:?}, in flight {}/{} B", l.open, l.to[0].len(), l.to[1].len()),
+                    }
+                ),
+            ));
+        }
+        self.ledger.all_delivered().err()
+    }
+}
+
+/// The length of the whole FIX message at the start of `buf`, if complete.
+fn message_len(buf: &[u8]) -> Option<usize> {
+    let at = buf.windows(4).position(|w| w == b"\x0110=")?;
+    let end = buf[at + 4..].iter().position(|&b| b == 1)?;
+    Some(at + 4 + end + 1)
+}
+
+/// The value of `tag` in a message.
+fn field<'a>(m: &'a [u8], tag: &[u8]) -> Option<&'a [u8]> {
+    m.split(|&b| b == 1).find_map(|f| {
+        let eq = f.iter().position(|&b| b == b'=')?;
+        (&f[..eq] == tag).then(|| &f[eq + 1..])
+    })
+}
+
+fn parse(v: Option<&[u8]>) -> u64 {
+    v.and_then(|v| std::str::from_utf8(v).ok())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u64::MAX)
+}
