@@ -413,6 +413,24 @@ fn run_in(d: &Path, s: Scenario, seed: u64, prefix: &str, extra: &Extra) -> (Del
         .unwrap_or_else(|e| panic!("{what}: Peregrine's deliveries: {e}"));
     let at_qfj = check(&only(&read(&q_out), prefix), prefix, s.orders)
         .unwrap_or_else(|e| panic!("{what}: QuickFIX/J's deliveries: {e}"));
+    // Sequence numbers consistent (the two stores, after both stopped): every number
+    // QuickFIX/J used reached Peregrine's store, and QuickFIX/J expects Peregrine's next
+    // number, or the one before it: Peregrine's last message (its answer to QuickFIX/J's
+    // Logout, or the Logon of a reconnect while QuickFIX/J stops) may be sent when
+    // QuickFIX/J no longer reads. A number used twice or skipped would show here.
+    let (p_sender, p_target) = peregrine_seqnums(d, s.begin_string);
+    let (q_target, q_sender) = (
+        qfj_seqnum_of(d, s.begin_string, "target"),
+        qfj_seqnum_of(d, s.begin_string, "sender"),
+    );
+    assert_eq!(
+        q_sender, p_target,
+        "{what}: QuickFIX/J's next to send, Peregrine's next expected"
+    );
+    assert!(
+        q_target == p_sender || q_target + 1 == p_sender,
+        "{what}: QuickFIX/J expects {q_target}, Peregrine's next to send is {p_sender}"
+    );
     eprintln!("{what}: Peregrine delivered {at_peregrine:?}, QuickFIX/J delivered {at_qfj:?}");
     (at_peregrine, at_qfj)
 }
@@ -486,15 +504,39 @@ fn tls_both_ways() {
     }
 }
 
+/// Peregrine's next sequence numbers (to send, expected), from its file store as the
+/// engine opens it.
+fn peregrine_seqnums(d: &Path, begin_string: &str) -> (u64, u64) {
+    use peregrine_engine::store::{FileStore, FileStoreConfig, MessageStore};
+    let store = FileStore::open(
+        d.join("PEREGRINE-store"),
+        &format!("{begin_string}:PEREGRINE->QFJ"),
+        FileStoreConfig::default(),
+        0,
+    )
+    .unwrap();
+    (store.next_sender_seq(), store.next_target_seq())
+}
+
 /// QuickFIX/J's stored sequence number, `sender` (its next outgoing) or `target` (the
 /// next it expects), in its FileStore's `.senderseqnums`/`.targetseqnums` (Java's
 /// `writeUTF`: a two-byte length, then the digits). Read and written between runs.
 fn qfj_seqnum_file(d: &Path, which: &str) -> PathBuf {
-    d.join(format!("QFJ-store/FIX.4.4-QFJ-PEREGRINE.{which}seqnums"))
+    qfj_seqnum_file_of(d, "FIX.4.4", which)
+}
+
+fn qfj_seqnum_file_of(d: &Path, begin_string: &str, which: &str) -> PathBuf {
+    d.join(format!(
+        "QFJ-store/{begin_string}-QFJ-PEREGRINE.{which}seqnums"
+    ))
 }
 
 fn qfj_seqnum(d: &Path, which: &str) -> u64 {
-    let bytes = std::fs::read(qfj_seqnum_file(d, which)).unwrap();
+    qfj_seqnum_of(d, "FIX.4.4", which)
+}
+
+fn qfj_seqnum_of(d: &Path, begin_string: &str, which: &str) -> u64 {
+    let bytes = std::fs::read(qfj_seqnum_file_of(d, begin_string, which)).unwrap();
     std::str::from_utf8(&bytes[2..]).unwrap().parse().unwrap()
 }
 
