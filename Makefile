@@ -29,7 +29,7 @@ run: build
 	$(PEREGRINE) run
 
 ## test: formatting, lints, every test, a smoke run of every benchmark, the acceptance suite
-test: deps check docs unit miri sim-smoke smoke examples acceptance
+test: deps check docs unit miri sim-smoke fuzz smoke examples acceptance
 
 check:
 	$(CARGO) fmt --all -- --check
@@ -103,15 +103,10 @@ sim:
 sim-smoke:
 	$(CARGO) run --release -p peregrine-sim -- --core --seeds 20 --steps 20000 --no-shrink
 
-## fuzz: the cargo-fuzz targets (decode, and session: the simulator fed fuzzer bytes), 60 s each,
-## when a nightly toolchain with cargo-fuzz is present (says so when not; not installed here)
+## fuzz: the cargo-fuzz targets (decode, and session: the simulator fed fuzzer bytes), 60 s each
+## (FUZZ_SECONDS), when a nightly toolchain with cargo-fuzz is present (says so when not); in `make test`
 fuzz:
-	@if rustup toolchain list 2>/dev/null | grep -q nightly && $(CARGO) +nightly fuzz --help >/dev/null 2>&1; then \
-		cd fuzz && $(CARGO) +nightly fuzz run decode -- -max_total_time=60 && \
-		$(CARGO) +nightly fuzz run session -- -max_total_time=60; \
-	else \
-		echo "fuzz: skipped, no nightly toolchain with cargo-fuzz (cargo install cargo-fuzz; rustup toolchain install nightly)"; \
-	fi
+	@bash scripts/fuzz.sh
 
 ## sbe: regenerate crates/peregrine-sbe/src/generated from crates/peregrine-aeron/sbe/orders.xml
 SBE_VERSION := 1.38.1

@@ -152,6 +152,19 @@ else
         || die "could not resolve sbe-all $SBE_VERSION"
 fi
 
+# cargo-fuzz for `make fuzz` (part of `make test`), only where a nightly toolchain is
+# installed (the fuzz targets need one; without it `make fuzz` says it skipped).
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    if cargo +nightly fuzz --help >/dev/null 2>&1; then
+        log "fuzz: cargo-fuzz present"
+    else
+        log "fuzz: installing cargo-fuzz (nightly toolchain present)"
+        cargo install -q cargo-fuzz --locked >&2 || die "could not install cargo-fuzz"
+    fi
+else
+    log "fuzz: no nightly toolchain, cargo-fuzz not installed (make fuzz will say it skipped)"
+fi
+
 # ---------------------------------------------------------------------------
 # 5. Peer harnesses (peers/)
 # ---------------------------------------------------------------------------
