@@ -361,6 +361,11 @@ pub struct DecodeArgs {
     /// count field when a field inside it is printed.
     #[arg(long, value_name = "TAG,...", value_delimiter = ',')]
     pub tag: Vec<String>,
+    /// Only messages with this field (TAG), or with this field at this value
+    /// (TAG=VALUE; e.g. 11=ORD-17 or ClOrdID=ORD-17), in the body, header or
+    /// any group instance; may be given more than once (all must hold).
+    #[arg(long = "where", value_name = "TAG[=VALUE]")]
+    pub where_: Vec<String>,
     /// Only session-level messages (Logon, Heartbeat, ResendRequest, ...).
     #[arg(long, conflicts_with = "app")]
     pub admin: bool,

@@ -257,6 +257,42 @@ fn filters_by_session_msg_type_and_tag() {
 }
 
 #[test]
+fn where_selects_messages_by_a_field_and_its_value() {
+    let log = quickfixj_log();
+    let headers = |o: &Output| -> Vec<String> {
+        stdout(o)
+            .split("\n\n")
+            .filter(|b| !b.is_empty())
+            .map(|b| b.lines().next().unwrap().to_string())
+            .collect()
+    };
+    // ClOrdID=ORD-1: the order and its report; by number or by name.
+    for w in ["11=ORD-1", "ClOrdID=ORD-1"] {
+        let out = decode(&["--where", w], log.as_bytes());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let h = headers(&out);
+        assert_eq!(h.len(), 2, "{w}: {h:?}");
+        assert!(h[0].contains("(D)") && h[1].contains("(8)"), "{h:?}");
+    }
+    // A value inside a group instance; a field present at all; both must hold.
+    let out = decode(&["--where", "448=TRADER7"], log.as_bytes());
+    assert_eq!(headers(&out).len(), 1);
+    let out = decode(&["--where", "108"], log.as_bytes());
+    let h = headers(&out);
+    assert!(
+        !h.is_empty() && h.iter().all(|h| h.contains("Logon (A)")),
+        "{h:?}"
+    );
+    let out = decode(&["--where", "11=ORD-1", "--where", "37=V1"], log.as_bytes());
+    assert_eq!(headers(&out).len(), 1);
+    let out = decode(&["--where", "11=ORD-2"], log.as_bytes());
+    assert!(stdout(&out).is_empty());
+    // A name nobody knows is an error.
+    let out = decode(&["--where", "ClOrdIDD=1"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
 fn problems_are_reported_by_line_and_the_rest_still_decodes() {
     let good = message("FIX.4.4", ORDER, '\x01');
     let cut = &good[..good.len() / 2];

@@ -1,5 +1,5 @@
 //! Which messages and fields `decode` shows: `--session`, `--msg-type`,
-//! `--tag`, `--admin`/`--app`. Names given to `--msg-type` and `--tag` are
+//! `--where`, `--tag`, `--admin`/`--app`. Names given to `--msg-type` and `--tag` are
 //! checked against every dictionary up front: a misspelt name is an error,
 //! not a filter that silently matches nothing.
 
@@ -29,6 +29,8 @@ pub struct Filter {
     msg_types: Option<HashSet<String>>,
     tags: Option<HashSet<u32>>,
     category: Option<MsgCategory>,
+    /// `--where`: a field (any of the tags a name stands for) and maybe its value.
+    wheres: Vec<(Vec<u32>, Option<Vec<u8>>)>,
 }
 
 /// What a message is, for filtering.
@@ -83,11 +85,28 @@ impl Filter {
             (_, true) => Some(MsgCategory::App),
             _ => None,
         };
+        let wheres = args
+            .where_
+            .iter()
+            .map(|w| {
+                let (tag, value) = match w.split_once('=') {
+                    Some((t, v)) => (t.trim(), Some(v.as_bytes().to_vec())),
+                    None => (w.trim(), None),
+                };
+                if tag.is_empty() {
+                    return Err(Error::Usage(format!(
+                        "--where {w:?}: expected TAG or TAG=VALUE, e.g. 11=ORD-17"
+                    )));
+                }
+                Ok((tag_numbers(tag, dicts)?, value))
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Filter {
             sessions,
             msg_types,
             tags,
             category,
+            wheres,
         })
     }
 
@@ -120,6 +139,20 @@ impl Filter {
             }
         }
         true
+    }
+
+    /// Whether a message's fields hold every `--where` (`get_all(tag)`: the values
+    /// of that tag anywhere in the message).
+    pub fn fields<'v>(&self, fields: impl Fn(u32) -> Vec<&'v [u8]>) -> bool {
+        self.wheres.iter().all(|(tags, value)| {
+            tags.iter().any(|&t| {
+                let found = fields(t);
+                match value {
+                    None => !found.is_empty(),
+                    Some(v) => found.iter().any(|f| f == v),
+                }
+            })
+        })
     }
 
     /// The tags to show (`None`: all).

@@ -191,6 +191,16 @@ impl Decoder {
         if !self.filter.message(&id, &chosen) {
             return Ok(());
         }
+        let values_of = |tag: u32| -> Vec<&[u8]> {
+            m.fields
+                .iter()
+                .filter(|f| f.tag == tag)
+                .map(|f| f.value)
+                .collect()
+        };
+        if !self.filter.fields(values_of) {
+            return Ok(());
+        }
         let fields = tree::shape(&m.fields, &msg_type, &chosen);
         let app_version = match (chosen.transport, chosen.app) {
             (Some(t), Some(a)) if !std::ptr::eq(t, a) => Some(a.version()),
