@@ -32,7 +32,7 @@ const READY_PATIENCE: Duration = Duration::from_secs(60);
 /// let cfg = RoundTripConfig::default();
 /// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (5, 100_000, 10_000));
 /// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup), (2_000, 200));
-/// assert_eq!(cfg.configs.len(), 3);
+/// assert_eq!(cfg.configs.len(), 4); // balanced, optimized, fsync, tls
 /// ```
 #[derive(Clone, Debug)]
 pub struct RoundTripConfig {

@@ -247,6 +247,7 @@ mod tests {
             session: vec![],
             msg_type: vec![],
             tag: vec![],
+            where_: vec![],
             admin: false,
             app: false,
             json: false,
