@@ -546,3 +546,69 @@ fn metrics_are_served_while_the_reactor_does_not_answer() {
     assert_eq!(status, 405);
     drop(engine);
 }
+
+/// Over a socket, from a raw counterparty: the acceptor's TestRequest answered by a
+/// Heartbeat with its TestReqID is one heartbeat round-trip, and a PossDupFlag=Y
+/// message without OrigSendingTime(122) is one session-level Reject with reason 1
+/// (RequiredTagMissing), both in `/metrics`.
+#[test]
+fn heartbeat_round_trip_and_session_rejects_by_reason_over_a_socket() {
+    use peregrine_testkit::Peer;
+    let dir = tempfile::tempdir().unwrap();
+    let (fix, admin, handle, reactor) = acceptor(dir.path());
+    let mut peer = Peer::connect(fix, "TW", "ISLD");
+    peer.send("35=A|98=0|108=1");
+    let logon = peer
+        .read(Duration::from_secs(5), || {})
+        .expect("Logon answered");
+    assert!(logon.contains("|35=A|"), "{logon}");
+    // Silent: the acceptor's heartbeats come, then its TestRequest, answered at once.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let test_req_id = loop {
+        assert!(Instant::now() < deadline, "no TestRequest");
+        let Some(m) = peer.read(Duration::from_secs(5), || {}) else {
+            continue;
+        };
+        if m.contains("|35=1|") {
+            let id = m.split("|112=").nth(1).unwrap().split('|').next().unwrap();
+            break id.to_string();
+        }
+    };
+    peer.send(&format!("35=0|112={test_req_id}"));
+    // A possible duplicate without its OrigSendingTime.
+    peer.send("35=D|43=Y|11=ORD-1|21=1|38=1|40=1|54=1|55=X|60=20260101-00:00:00.000");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        assert!(Instant::now() < deadline, "no Reject");
+        if let Some(m) = peer.read(Duration::from_secs(5), || {}) {
+            if m.contains("|35=3|") {
+                assert!(m.contains("|373=1|") && m.contains("|371=122|"), "{m}");
+                break;
+            }
+        }
+    }
+    let session = [("session", ACCEPTOR)];
+    let scraped = |name: &str, labels: &[(&str, &str)]| {
+        let (status, _, body) = get(admin, "/metrics", None);
+        assert_eq!(status, 200);
+        value(&parse(&body), name, labels)
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while scraped("peregrine_session_heartbeat_rtt_seconds_count", &session) != Some(1.0) {
+        assert!(
+            Instant::now() < deadline,
+            "no heartbeat round-trip recorded"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rejects = [("session", ACCEPTOR), ("type", "session"), ("reason", "1")];
+    assert_eq!(
+        scraped("peregrine_session_rejects_sent_total", &rejects),
+        Some(1.0)
+    );
+    // The round trip was short: less than the second the test waited to answer.
+    let sum = scraped("peregrine_session_heartbeat_rtt_seconds_sum", &session).unwrap();
+    assert!(sum > 0.0 && sum < 1.0, "{sum}");
+    handle.stop();
+    reactor.join().unwrap().unwrap();
+}
