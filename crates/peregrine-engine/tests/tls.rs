@@ -364,11 +364,9 @@ fn openssl_s_client_logs_on_to_a_peregrine_acceptor() {
     venue.stop().unwrap();
 }
 
-#[test]
-fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
-    let dir = tempfile::tempdir().unwrap();
-    let pki = TestPki::write(&dir.path().join("pki"));
-    let port = free_port();
+/// `openssl s_server` on `port` with the test certificate and `extra` options, once it
+/// listens; what it prints (the plaintext it received) comes in the second value.
+fn s_server(pki: &TestPki, port: u16, extra: &[&str]) -> (Reap, Arc<Mutex<Vec<u8>>>) {
     let mut server = Reap(
         openssl()
             .args(["s_server", "-quiet", "-accept", &port.to_string()])
@@ -378,6 +376,7 @@ fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
                 "-key",
                 &path(&pki.server_key),
             ])
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -391,6 +390,57 @@ fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
         assert!(Instant::now() < deadline, "s_server did not listen");
         std::thread::sleep(Duration::from_millis(20));
     }
+    (server, seen)
+}
+
+/// An initiator with `SocketMinimumTLSVersion=TLS13` refuses a server that speaks
+/// TLS 1.2 only, and says so; the same server suits a TLS12 initiator.
+#[test]
+fn a_tls13_only_initiator_refuses_a_tls12_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = TestPki::write(&dir.path().join("pki"));
+    let port = free_port();
+    let (_server, seen) = s_server(&pki, port, &["-tls1_2"]);
+    let client = start(
+        &client_cfg(
+            port,
+            dir.path(),
+            &format!(
+                "SocketCAFile={}\nSocketServerName=localhost\nSocketMinimumTLSVersion=TLS13",
+                path(&pki.ca)
+            ),
+        ),
+        "client.cfg",
+        Counter::default(),
+    );
+    let log = wait_event(dir.path(), "disconnected: TLS: ")
+        .unwrap_or_else(|t| panic!("no TLS error against a TLS 1.2 server:\n{t}"));
+    assert!(
+        log.to_lowercase().contains("alert") || log.contains("ProtocolVersion"),
+        "{log}"
+    );
+    client.stop().unwrap();
+    // The default (TLS12) initiator gets through to it.
+    let dir = tempfile::tempdir().unwrap();
+    let client = start(
+        &client_cfg(
+            port,
+            dir.path(),
+            &format!("SocketCAFile={}\nSocketServerName=localhost", path(&pki.ca)),
+        ),
+        "client.cfg",
+        Counter::default(),
+    );
+    wait_output(&seen, "|35=A|").unwrap_or_else(|seen| panic!("no Logon over TLS 1.2:\n{seen}"));
+    client.stop().unwrap();
+}
+
+#[test]
+fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = TestPki::write(&dir.path().join("pki"));
+    let port = free_port();
+    let (_server, seen) = s_server(&pki, port, &[]);
     let client = start(
         &client_cfg(
             port,
