@@ -440,7 +440,8 @@ fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
     let dir = tempfile::tempdir().unwrap();
     let pki = TestPki::write(&dir.path().join("pki"));
     let port = free_port();
-    let (_server, seen) = s_server(&pki, port, &[]);
+    // -trace: s_server prints the handshake too, the ClientHello's extensions with it.
+    let (_server, seen) = s_server(&pki, port, &["-trace"]);
     let client = start(
         &client_cfg(
             port,
@@ -456,6 +457,10 @@ fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
     assert!(logon.contains("|35=A|"), "{logon}");
     assert!(logon.contains("|49=CLIENT|"), "{logon}");
     assert!(logon.contains("|56=VENUE|"), "{logon}");
+    // SocketServerName went out as SNI.
+    let hello = logon.split("ServerHello").next().unwrap();
+    assert!(hello.contains("extension_type=server_name(0)"), "{hello}");
+    assert!(hello.contains("localhost"), "{hello}");
     client.stop().unwrap();
 }
 
