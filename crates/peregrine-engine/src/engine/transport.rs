@@ -4,7 +4,15 @@
 //! gives plaintext into the reactor's read buffer (rustls decrypts in its own buffer,
 //! then one copy; the codec's zero-copy parse starts from the read buffer as without
 //! TLS), a write hands plaintext to rustls and writes what it encrypts as far as the
-//! socket takes it. Handshake records are written as they come up, from reads and
+//! socket takes it.
+//!
+//! What it costs, and why not less: rustls 0.23 keeps each decrypted record in a `Vec`
+//! of its own (`take_received_plaintext`), in its unbuffered API as well (its
+//! `ReadTraffic` owns a popped chunk; in-place decryption is marked for the future),
+//! and its buffered API queues each encrypted record in a `Vec`: one allocation per
+//! record each way, two per round trip (BENCHMARKS.md §4). Decrypting into the session's
+//! read buffer needs a TLS library that decrypts in the caller's buffer; rustls's
+//! unbuffered API would remove the sending side's allocation only. Handshake records are written as they come up, from reads and
 //! from the writable event; what the socket did not take waits in rustls (at most
 //! [`TLS_BUFFER_LIMIT`](crate::tls::TLS_BUFFER_LIMIT)) and nothing more is taken from
 //! the session until it has gone.
