@@ -488,3 +488,44 @@ fn reset_seq_time_with_a_peer_that_resets_without_answering() {
     assert_eq!((s.next_sender_seq(), s.next_target_seq()), (2, 2));
     assert!(s.is_logged_on());
 }
+
+/// A connection made just before a new session period begins, whose Logon is
+/// processed just after: the Logon must not be accepted on the ended period's
+/// sequence numbers (the acceptor would log on, send on numbers that the new
+/// period's reset discards, and log out at once). QuickFIX/J checks the
+/// period before it accepts a Logon (`nextLogon`, QFJ-357/QFJ-926); Peregrine
+/// refuses it, and the next connection starts the period afresh on both sides.
+#[test]
+fn a_logon_processed_after_a_new_period_began_is_not_accepted_on_old_numbers() {
+    // Around the clock in New York, a new period each day at 01:40 local.
+    let schedule = Schedule::daily(hms(1, 40), hms(1, 40)).in_zone(zone("America/New_York"));
+    // 2026-11-03 01:40 EST is 06:40 UTC.
+    let boundary = NY_AUTUMN + 2 * DAY + 6 * H + 40 * M;
+    let mut p = pair_on(&schedule, boundary - H);
+    p.connect();
+    assert!(p.logged_on());
+    p.run_until(boundary - 30 * M);
+    assert_eq!(p.seqs(), [62; 4], "heartbeats both ways");
+    // The connection drops; a new one is made 5 s before the boundary, and
+    // the initiator's Logon (MsgSeqNum 62) reaches the acceptor 5 s after it.
+    p.connected = false;
+    p.venue.on_disconnected(p.now, &mut p.venue_app);
+    p.client.on_disconnected(p.now, &mut p.client_app);
+    p.now = boundary - 5 * SECOND;
+    p.connected = true;
+    p.venue.on_connected(p.now, &mut p.venue_app);
+    p.client.on_connected(p.now, &mut p.client_app);
+    p.now = boundary + 5 * SECOND;
+    p.pump();
+    assert!(
+        !p.venue.is_logged_on(),
+        "logged on in the new period on the old one's numbers: {:?}",
+        p.seqs()
+    );
+    // The next connection starts the period afresh on both sides.
+    p.connected = false;
+    p.now = boundary + 10 * SECOND;
+    p.connect();
+    assert!(p.logged_on());
+    assert_eq!(p.seqs(), [2, 2, 2, 2]);
+}

@@ -51,7 +51,8 @@ pub enum DisconnectReason {
     LogonRejected,
     /// NextExpectedMsgSeqNum(789) higher than our next MsgSeqNum (a Logout was sent).
     NextExpectedTooHigh,
-    /// Outside the session schedule.
+    /// Outside the session schedule, or a Logon on a connection made before
+    /// the current session period began.
     OutsideSchedule,
     /// [`Session::logout`] was called while not logged on.
     Requested,

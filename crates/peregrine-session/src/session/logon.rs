@@ -107,7 +107,14 @@ impl<S: MessageStore> Core<S> {
         if self.config.refresh_on_logon && self.outgoing.store.refresh().is_err() {
             self.store_failed();
         }
-        if !self.calendar.open() {
+        // A new session period began after this connection was made (its
+        // Logon crossed the boundary): the sequence numbers on both ends are
+        // still the ended period's. Logging on with them would only last until
+        // the schedule timer logs out and the reset discards what was sent.
+        // Refused; the next connection starts the period afresh on both sides
+        // (QuickFIX/J checks the period before it accepts a Logon, QFJ-357 and
+        // QFJ-926). A Logon that resets the numbers goes on as before.
+        if !self.calendar.open() || (!reset_flag && !self.logged_on() && self.new_period()) {
             self.disconnect(DisconnectReason::OutsideSchedule);
             return;
         }
