@@ -10,6 +10,10 @@ use peregrine_session::Nanos;
 /// 2026-11-01 05:30 UTC, an hour before the end of daylight saving time in New York.
 pub const START: Nanos = 1_793_511_000_000_000_000;
 
+/// 2027-03-14 06:30 UTC (01:30 EST), half an hour before daylight saving
+/// time begins in New York.
+pub const SPRING_START: Nanos = 1_805_005_800_000_000_000;
+
 /// Virtual time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimClock {
@@ -23,6 +27,11 @@ impl Default for SimClock {
 }
 
 impl SimClock {
+    /// A clock that starts at `now`.
+    pub fn at(now: Nanos) -> SimClock {
+        SimClock { now }
+    }
+
     /// The current time.
     pub fn now(&self) -> Nanos {
         self.now

@@ -3,9 +3,10 @@
 //! NextExpectedMsgSeqNum, chunked ResendRequests, small outbound bounds) but
 //! always a mix under which two correct sessions converge once faults stop.
 
-use peregrine_session::{Role, SessionClock, SessionConfig, SessionId};
+use peregrine_session::{Nanos, Role, Schedule, SessionClock, SessionConfig, SessionId, TimeZone};
 use peregrine_testkit::Rng;
 
+use crate::clock::{SPRING_START, START};
 use crate::faults::Side;
 use crate::store::StoreKind;
 
@@ -16,6 +17,10 @@ pub struct SimConfig {
     pub sessions: [SessionConfig; 2],
     /// Their stores.
     pub stores: [StoreKind; 2],
+    /// The schedule both sessions share (also in `sessions`), if any.
+    pub schedule: Option<Schedule>,
+    /// The simulated clock's start.
+    pub start: Nanos,
 }
 
 impl SimConfig {
@@ -24,6 +29,8 @@ impl SimConfig {
         SimConfig {
             sessions: [base(Side::Initiator), base(Side::Acceptor)],
             stores: [StoreKind::Memory; 2],
+            schedule: None,
+            start: START,
         }
     }
 
@@ -34,7 +41,23 @@ impl SimConfig {
     /// neither, unless some side resets on logon: a side that resets alone
     /// would greet a peer that did not with MsgSeqNum 1, too low, forever
     /// (the FIX rule, not a fault).
+    ///
+    /// A third of the seeds also get a session schedule in New York's time
+    /// zone ([`SimConfig::from_seed_with`]).
     pub fn from_seed(seed: u64) -> SimConfig {
+        SimConfig::from_seed_with(seed, true)
+    }
+
+    /// The configuration of `seed`, with a schedule for some seeds only
+    /// when `schedules` (the full profile; the core profile has none).
+    ///
+    /// A scheduled configuration has no ResetOnLogon, ResetOnLogout or
+    /// ResetOnDisconnect: every sequence reset is then a new session period,
+    /// which is what lets the oracle check that a reset discards only
+    /// messages whose period ended. Its clock starts half an hour before a
+    /// daylight-saving change in New York (fall back or spring forward), and
+    /// the windows' boundaries sit near the change.
+    pub fn from_seed_with(seed: u64, schedules: bool) -> SimConfig {
         let mut rng = Rng::new(seed ^ 0xc0ff_ee00_d15e_a5e5);
         let mut c = SimConfig::plain();
         for i in 0..2 {
@@ -73,6 +96,21 @@ impl SimConfig {
             s.resend_request_chunk_size = chunk;
             s.max_outbound_bytes = max_out;
         }
+        if schedules && rng.below(3) == 0 {
+            let schedule = pick_schedule(&mut rng);
+            c.start = if rng.below(2) == 0 {
+                START
+            } else {
+                SPRING_START
+            };
+            for s in &mut c.sessions {
+                s.reset_on_logon = false;
+                s.reset_on_logout = false;
+                s.reset_on_disconnect = false;
+                s.schedule = Some(schedule.clone());
+            }
+            c.schedule = Some(schedule);
+        }
         c
     }
 }
@@ -93,8 +131,37 @@ impl SimConfig {
                 s.max_outbound_bytes
             )
         };
-        format!("initiator: {}; acceptor: {}", side(0), side(1))
+        let schedule = match &self.schedule {
+            None => String::new(),
+            Some(s) => format!(
+                "; schedule {:?} in {}, clock from {}",
+                s.window,
+                s.zone.iana_name().unwrap_or("?"),
+                self.start / 1_000_000_000
+            ),
+        };
+        format!("initiator: {}; acceptor: {}{schedule}", side(0), side(1))
     }
+}
+
+/// A session window in `America/New_York` whose boundaries the simulated
+/// clock crosses, around the daylight-saving changes (01:00–02:00 is repeated
+/// on the fall-back day, 02:00–03:00 skipped on the spring-forward day).
+fn pick_schedule(rng: &mut Rng) -> Schedule {
+    const H: u32 = 3600;
+    let s = match rng.below(5) {
+        // Closed from 01:15 to 01:45 each night: the repeated and the skipped hour.
+        0 => Schedule::daily(H + 45 * 60, H + 15 * 60),
+        // Closed 02:00–02:30, local times that do not exist on the spring day.
+        1 => Schedule::daily(2 * H + 30 * 60, 2 * H),
+        // Around the clock, a new period each day at 01:40.
+        2 => Schedule::daily(H + 40 * 60, H + 40 * 60),
+        // Business hours.
+        3 => Schedule::daily(8 * H, 17 * H),
+        // Weekly: Sunday 01:45 to Friday 17:00.
+        _ => Schedule::weekly(0, H + 45 * 60, 5, 17 * H),
+    };
+    s.in_zone(TimeZone::get("America/New_York").expect("the bundled tzdb has New York"))
 }
 
 fn base(side: Side) -> SessionConfig {

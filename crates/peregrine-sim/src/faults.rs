@@ -92,6 +92,13 @@ pub enum Action {
         /// Whether bytes in flight arrive meanwhile.
         deliver: bool,
     },
+    /// Time passes, with the network delivering, up to the session schedule's
+    /// next boundary (a window opening or closing) plus `after_ms` (before it
+    /// when negative); nothing without a schedule.
+    ToBoundary {
+        /// Milliseconds past the boundary.
+        after_ms: i16,
+    },
     /// The initiator connects (refused while the acceptor holds a connection).
     Connect,
     /// A second connection for the same session while one is up: the
@@ -168,6 +175,7 @@ impl Action {
             Action::Deliver { .. } => Tally::Deliver,
             Action::Send { .. } => Tally::Send,
             Action::Advance { .. } => Tally::Advance,
+            Action::ToBoundary { .. } => Tally::ToBoundary,
             Action::Connect => Tally::Connect,
             Action::DuplicateConnect => Tally::DuplicateConnect,
             Action::Drop {
@@ -220,7 +228,7 @@ impl fmt::Display for Action {
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {
     /// Every weight, in [`Tally`] order of the actions.
-    pub table: [(Tally, u32); 15],
+    pub table: [(Tally, u32); 16],
 }
 
 impl Default for Weights {
@@ -242,6 +250,7 @@ impl Default for Weights {
                 (Tally::Logout, 25),
                 (Tally::SeqJump, 10),
                 (Tally::Rewind, 3),
+                (Tally::ToBoundary, 10),
             ],
         }
     }
@@ -315,6 +324,9 @@ fn make(kind: Tally, rng: &mut Rng) -> Action {
             },
         },
         Tally::Connect => Action::Connect,
+        Tally::ToBoundary => Action::ToBoundary {
+            after_ms: rng.below(20_001) as i16 - 10_000,
+        },
         Tally::DuplicateConnect => Action::DuplicateConnect,
         Tally::Drop => Action::Drop {
             cut: rng.below(600) as u32,
@@ -413,6 +425,7 @@ pub enum Tally {
     Logout,
     SeqJump,
     Rewind,
+    ToBoundary,
     // What happened, rather than what was done.
     /// Connections refused because the acceptor still held one.
     Refused,
@@ -494,6 +507,7 @@ impl Census {
             Tally::Logout,
             Tally::SeqJump,
             Tally::Rewind,
+            Tally::ToBoundary,
             Tally::Refused,
             Tally::LoggedOn,
             Tally::Disconnects,

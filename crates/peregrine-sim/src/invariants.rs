@@ -90,6 +90,8 @@ enum Fate {
 struct Sent {
     seq: u64,
     epoch: u64,
+    /// The sender's session clock when it was sent.
+    at: Nanos,
     fate: Fate,
     delivered: bool,
 }
@@ -120,13 +122,15 @@ impl Ledger {
         self.from[side.index()].sent.len() as u64
     }
 
-    /// `side` sent message `next_id`: stored under `seq` in `epoch`, or refused.
-    pub fn sent(&mut self, side: Side, seq: Option<u64>, epoch: u64) {
+    /// `side` sent message `next_id` at `at` (its session's clock): stored
+    /// under `seq` in `epoch`, or refused.
+    pub fn sent(&mut self, side: Side, seq: Option<u64>, epoch: u64, at: Nanos) {
         let d = &mut self.from[side.index()];
         let id = d.sent.len() as u64;
         d.sent.push(Sent {
             seq: seq.unwrap_or(0),
             epoch,
+            at,
             fate: if seq.is_some() {
                 Fate::Pending
             } else {
@@ -162,10 +166,27 @@ impl Ledger {
 
     /// `side`'s store was reset into `epoch`: what it had not delivered is gone.
     /// Returns how many messages that discarded.
-    pub fn reset(&mut self, side: Side, epoch: u64) -> u64 {
+    ///
+    /// `may_discard` says whether a message sent at a time (the sender's
+    /// session clock) may be discarded by this reset: always for the resets
+    /// a configuration asks for (ResetOnLogon…); under a session schedule,
+    /// whose only resets are new periods, only a message whose period ended
+    /// (QuickFIX/J discards it too).
+    ///
+    /// # Errors
+    ///
+    /// [`Invariant::Delivered`]: an acknowledged message not delivered yet
+    /// was discarded although `may_discard` says its period had not ended.
+    pub fn reset(
+        &mut self,
+        side: Side,
+        epoch: u64,
+        may_discard: impl Fn(Nanos) -> bool,
+    ) -> Result<u64, (Invariant, String)> {
         let d = &mut self.from[side.index()];
         let mut n = 0;
-        for s in d.sent.iter_mut().rev() {
+        let mut wrong = None;
+        for (id, s) in d.sent.iter_mut().enumerate().rev() {
             if s.epoch >= epoch {
                 continue;
             }
@@ -177,11 +198,22 @@ impl Ledger {
                 continue;
             }
             if !s.delivered {
+                if s.fate == Fate::Acked && !may_discard(s.at) {
+                    wrong = Some((id, s.seq, s.epoch, s.at));
+                }
                 s.fate = Fate::Reset;
                 n += 1;
             }
         }
-        n
+        match wrong {
+            Some((id, seq, e, at)) => Err((
+                Invariant::Delivered,
+                format!(
+                    "{side:?} reset its sequence numbers (into store epoch {epoch}) and discarded message {id} (MsgSeqNum {seq}, epoch {e}, sent at {at}) before its session period ended"
+                ),
+            )),
+            None => Ok(n),
+        }
     }
 
     /// `receiver`'s session rejected MsgSeqNum `seq` of its peer's store
@@ -292,19 +324,20 @@ impl Ledger {
     }
 
     /// Once faults stopped and the sessions settled: every acknowledged
-    /// message arrived.
+    /// message arrived, unless `ended(sender, sent_at)`: under a session
+    /// schedule, its period ended (the next one starts afresh).
     ///
     /// # Errors
     ///
     /// [`Invariant::Delivered`], naming the first missing message.
-    pub fn all_delivered(&self) -> Check {
+    pub fn all_delivered(&self, ended: impl Fn(Side, Nanos) -> bool) -> Check {
         for side in [Side::Initiator, Side::Acceptor] {
             let d = &self.from[side.index()];
             let missing: Vec<(usize, &Sent)> = d
                 .sent
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| s.fate == Fate::Acked && !s.delivered)
+                .filter(|(_, s)| s.fate == Fate::Acked && !s.delivered && !ended(side, s.at))
                 .collect();
             if let Some((id, s)) = missing.first() {
                 return Err((
@@ -345,6 +378,7 @@ pub fn allowed_disconnect(
     side: Side,
     reason: DisconnectReason,
     stale_logon: bool,
+    outside: bool,
     ex: Excuses,
 ) -> Check {
     use DisconnectReason as R;
@@ -369,7 +403,10 @@ pub fn allowed_disconnect(
         // Stores that lose nothing acknowledged, and configurations under
         // which both sides reset together, never see a MsgSeqNum too low.
         R::SeqNumTooLow | R::NextExpectedTooHigh => false,
-        R::LogonRejected | R::StoreFailure | R::OutsideSchedule => false,
+        // Outside the session schedule (by the session's own clock), or the
+        // peer is: QuickFIX's behaviour (the peer logs out at its end).
+        R::OutsideSchedule => outside,
+        R::LogonRejected | R::StoreFailure => false,
         R::PeerClosed | R::Transport(_) | R::Tls | R::SlowConsumer | R::Closed => false,
     };
     if ok {
@@ -476,7 +513,7 @@ mod tests {
     fn the_ledger_catches_duplicates_disorder_loss_and_reuse() {
         let mut l = Ledger::default();
         for seq in [2, 3, 4] {
-            l.sent(Side::Initiator, Some(seq), 0);
+            l.sent(Side::Initiator, Some(seq), 0, 0);
         }
         l.committed(Side::Initiator, |_, _| true, false);
         let to = Side::Acceptor;
@@ -495,13 +532,19 @@ mod tests {
             Invariant::InOrder
         );
         let mut l2 = Ledger::default();
-        l2.sent(Side::Initiator, Some(2), 0);
-        l2.sent(Side::Initiator, Some(3), 0);
+        l2.sent(Side::Initiator, Some(2), 0, 0);
+        l2.sent(Side::Initiator, Some(3), 0, 0);
         l2.committed(Side::Initiator, |_, _| true, false);
         assert!(l2.delivered(to, d(0, false)).is_ok());
-        assert_eq!(l2.all_delivered().unwrap_err().0, Invariant::Delivered);
-        assert_eq!(l2.reset(Side::Initiator, 1), 1);
-        assert!(l2.all_delivered().is_ok(), "discarded by a reset");
+        assert_eq!(
+            l2.all_delivered(|_, _| false).unwrap_err().0,
+            Invariant::Delivered
+        );
+        assert_eq!(l2.reset(Side::Initiator, 1, |_| true), Ok(1));
+        assert!(
+            l2.all_delivered(|_, _| false).is_ok(),
+            "discarded by a reset"
+        );
         assert!(l.wire(Side::Initiator, 0, 2, 0).is_ok());
         assert!(l.wire(Side::Initiator, 0, 2, 0).is_ok(), "a resend");
         assert_eq!(
@@ -512,10 +555,33 @@ mod tests {
     }
 
     #[test]
+    fn a_period_reset_discards_only_messages_whose_period_ended() {
+        // Sent at 10 and 20; a new period began at 15.
+        let period_ended = |at: Nanos| at < 15;
+        let mut l = Ledger::default();
+        l.sent(Side::Initiator, Some(2), 0, 10);
+        l.committed(Side::Initiator, |_, _| true, false);
+        assert_eq!(l.reset(Side::Initiator, 1, period_ended), Ok(1));
+        l.sent(Side::Initiator, Some(1), 1, 20);
+        l.committed(Side::Initiator, |_, _| true, false);
+        assert_eq!(
+            l.all_delivered(|_, at| period_ended(at)).unwrap_err().0,
+            Invariant::Delivered,
+            "sent in the current period: it must arrive"
+        );
+        assert!(l.all_delivered(|_, _| true).is_ok(), "its period ended");
+        assert_eq!(
+            l.reset(Side::Initiator, 2, period_ended).unwrap_err().0,
+            Invariant::Delivered,
+            "discarded within its own period"
+        );
+    }
+
+    #[test]
     fn uncommitted_and_refused_messages_must_not_arrive() {
         let mut l = Ledger::default();
-        l.sent(Side::Acceptor, None, 0);
-        l.sent(Side::Acceptor, Some(5), 0);
+        l.sent(Side::Acceptor, None, 0, 0);
+        l.sent(Side::Acceptor, Some(5), 0, 0);
         l.committed(Side::Acceptor, |_, _| false, true);
         let to = Side::Initiator;
         assert_eq!(
@@ -526,7 +592,7 @@ mod tests {
             l.delivered(to, d(1, true)).unwrap_err().0,
             Invariant::ExactlyOnce
         );
-        assert!(l.all_delivered().is_ok());
+        assert!(l.all_delivered(|_, _| false).is_ok());
     }
 
     #[test]
@@ -569,11 +635,16 @@ mod tests {
         assert!(allowed_reject(Side::Initiator, 3, 10, true, none).is_ok());
         assert!(allowed_reject(Side::Initiator, 3, 5, true, clock).is_err());
         let s = Side::Acceptor;
-        assert!(allowed_disconnect(s, DisconnectReason::HeartbeatTimeout, false, none).is_ok());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, none).is_err());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, clock).is_ok());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, true, none).is_ok());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidState, true, none).is_err());
-        assert!(allowed_disconnect(s, DisconnectReason::SeqNumTooLow, true, clock).is_err());
+        assert!(
+            allowed_disconnect(s, DisconnectReason::HeartbeatTimeout, false, false, none).is_ok()
+        );
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, false, none).is_err());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, false, clock).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, true, false, none).is_ok());
+        assert!(allowed_disconnect(s, DisconnectReason::InvalidState, true, false, none).is_err());
+        assert!(allowed_disconnect(s, DisconnectReason::SeqNumTooLow, true, false, clock).is_err());
+        let outside = DisconnectReason::OutsideSchedule;
+        assert!(allowed_disconnect(s, outside, false, false, none).is_err());
+        assert!(allowed_disconnect(s, outside, false, true, none).is_ok());
     }
 }

@@ -85,7 +85,7 @@ fn main() -> ExitCode {
     let mut failed = Vec::new();
     let start = Instant::now();
     for &seed in &seeds {
-        let cfg = SimConfig::from_seed(seed);
+        let cfg = SimConfig::from_seed_with(seed, !args.core);
         let weights = if args.core {
             Weights::core()
         } else {

@@ -16,7 +16,8 @@ pub mod node;
 use std::path::Path;
 
 use peregrine_codec::value::parse_timestamp;
-use peregrine_session::{Nanos, SessionEvent, SessionState, SECOND};
+use peregrine_session::{Nanos, Schedule, SessionEvent, SessionState, SECOND};
+use peregrine_store::MessageStore;
 
 use crate::clock::SimClock;
 use crate::config::SimConfig;
@@ -56,6 +57,8 @@ pub struct World {
     sending_times: [SendingTimes; 2],
     /// The MsgSeqNum of the last Logon each side wrote.
     last_logon: [Option<u64>; 2],
+    /// The session schedule both sides share, if any.
+    schedule: Option<Schedule>,
     _dir: tempfile::TempDir,
 }
 
@@ -79,7 +82,7 @@ impl World {
     ///
     /// A temporary directory or a file store could not be created.
     pub fn new(cfg: &SimConfig) -> Result<World, Box<dyn std::error::Error>> {
-        let clock = SimClock::default();
+        let clock = SimClock::at(cfg.start);
         let dir = temp_dir()?;
         let mk = |side: Side| -> Result<Node, Box<dyn std::error::Error>> {
             let i = side.index();
@@ -113,6 +116,7 @@ impl World {
             max_latency: [0, 1].map(|i| i64::from(cfg.sessions[i].max_latency_secs) * SECOND),
             sending_times: Default::default(),
             last_logon: [None; 2],
+            schedule: cfg.schedule.clone(),
             _dir: dir,
         })
     }
@@ -174,6 +178,17 @@ impl World {
                 }
             }
             Action::Advance { nanos, deliver } => self.advance(nanos, deliver),
+            Action::ToBoundary { after_ms } => {
+                if let Some(s) = &self.schedule {
+                    let now = self.now();
+                    let target = s
+                        .next_boundary(now)
+                        .saturating_add(i64::from(after_ms) * 1_000_000);
+                    if target > now {
+                        self.advance(target - now, true);
+                    }
+                }
+            }
             Action::Connect => self.connect(),
             Action::DuplicateConnect => {
                 if self.link.as_ref().is_some_and(|l| l.open[1]) {
@@ -271,7 +286,8 @@ impl World {
             }
         });
         let epoch = n.store().epoch();
-        self.ledger.sent(side, r.ok(), epoch);
+        let at = n.session.now();
+        self.ledger.sent(side, r.ok(), epoch, at);
         self.events(i);
     }
 
@@ -488,7 +504,19 @@ impl World {
         let epoch = self.nodes[i].store().epoch();
         if epoch != self.nodes[i].epoch_seen {
             self.nodes[i].epoch_seen = epoch;
-            let lost = self.ledger.reset(side, epoch);
+            let reset_at = self.nodes[i].session.now();
+            let schedule = self.schedule.as_ref();
+            // Under a schedule (no other resets configured), a reset is a new
+            // session period: it may discard only messages whose period ended.
+            let lost = match self.ledger.reset(side, epoch, |at| {
+                schedule.map_or(true, |s| s.period_start(at) < s.period_start(reset_at))
+            }) {
+                Ok(n) => n,
+                Err(v) => {
+                    self.fail(Err(v));
+                    0
+                }
+            };
             self.census.add(Tally::Resets);
             self.census.add_n(Tally::LostToReset, lost);
             self.note(|| {
@@ -569,6 +597,44 @@ impl World {
         self.sending_times[1 - i].stale(seq, now, self.max_latency[i])
     }
 
+    /// Whether node `i`'s clock is outside the session schedule.
+    fn outside(&self, i: usize) -> bool {
+        let now = self.nodes[i].session.now();
+        self.schedule
+            .as_ref()
+            .is_some_and(|s| !s.logon_allowed(now))
+    }
+
+    /// Whether node `i` may refuse a Logon as outside the schedule: its
+    /// clock is outside the window, or its store predates the current
+    /// session period (the connection was made before the period began).
+    fn may_refuse_logon(&self, i: usize) -> bool {
+        let now = self.nodes[i].session.now();
+        let created = self.nodes[i].store().creation_time();
+        self.outside(i)
+            || self
+                .schedule
+                .as_ref()
+                .is_some_and(|s| created < s.period_start(now))
+    }
+
+    /// Whether the session period of a message node `i` sent at `at` (its
+    /// session's clock) has ended: the window closed since, or a new period
+    /// began. Never without a schedule.
+    fn period_ended(&self, i: usize, at: Nanos) -> bool {
+        let now = self.nodes[i].session.now();
+        self.schedule
+            .as_ref()
+            .is_some_and(|s| !s.contains(now) || s.period_start(at) < s.period_start(now))
+    }
+
+    /// Every acknowledged message delivered, but for those whose session
+    /// period ended ([`Ledger::all_delivered`]).
+    fn all_delivered(&self) -> Check {
+        self.ledger
+            .all_delivered(|side, at| self.period_ended(side.index(), at))
+    }
+
     /// Acts on node `i`'s events: a Disconnect closes the connection.
     fn events(&mut self, i: usize) {
         let side = Side::from_index(i);
@@ -584,7 +650,14 @@ impl World {
                         .or_default() += 1;
                     self.note(|| format!("   {side:?} disconnects: {reason}"));
                     let stale_logon = self.last_logon[1 - i].is_some_and(|seq| self.stale(i, seq));
-                    let c = invariants::allowed_disconnect(side, reason, stale_logon, self.excuses);
+                    let outside = self.may_refuse_logon(i);
+                    let c = invariants::allowed_disconnect(
+                        side,
+                        reason,
+                        stale_logon,
+                        outside,
+                        self.excuses,
+                    );
                     self.fail(c);
                     self.close(i);
                 }
@@ -694,7 +767,7 @@ impl World {
                     break;
                 }
             }
-            if second == max_secs || (self.converged() && self.ledger.all_delivered().is_ok()) {
+            if second == max_secs || (self.converged() && self.all_delivered().is_ok()) {
                 break;
             }
             self.advance(SECOND, true);
@@ -702,7 +775,13 @@ impl World {
                 return Some(v);
             }
         }
-        if !self.converged() {
+        // Outside the schedule's window, staying logged out is correct.
+        let closed = (0..2).all(|i| self.outside(i))
+            && self
+                .nodes
+                .iter()
+                .all(|n| n.session.state() != SessionState::LoggedOn);
+        if !self.converged() && !closed {
             let [a, b] = &self.nodes;
             return Some((
                 Invariant::Converge,
@@ -721,7 +800,7 @@ impl World {
                 ),
             ));
         }
-        self.ledger.all_delivered().err()
+        self.all_delivered().err()
     }
 }
 
