@@ -111,6 +111,14 @@ impl SimConfig {
             }
             c.schedule = Some(schedule);
         }
+        // Half the file stores of the full profile do not fsync on commit.
+        if schedules {
+            for k in &mut c.stores {
+                if *k == StoreKind::File && rng.below(2) == 0 {
+                    *k = StoreKind::FileUnsynced;
+                }
+            }
+        }
         c
     }
 }

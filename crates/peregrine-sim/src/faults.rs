@@ -451,9 +451,11 @@ pub enum Tally {
     GarbledDropped,
     /// File stores reopened after a crash.
     FileRecoveries,
+    /// Acknowledged messages an unsynced file store lost in a crash.
+    UnsyncedLost,
 }
 
-const TALLIES: usize = Tally::FileRecoveries as usize + 1;
+const TALLIES: usize = Tally::UnsyncedLost as usize + 1;
 
 /// Counts of [`Tally`] over one or many runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -520,6 +522,7 @@ impl Census {
             Tally::LostToReset,
             Tally::GarbledDropped,
             Tally::FileRecoveries,
+            Tally::UnsyncedLost,
         ];
         ALL.iter()
             .map(|t| (format!("{t:?}"), self.get(*t)))

@@ -81,6 +81,9 @@ enum Fate {
     Uncommitted,
     /// A sequence reset discarded it (it may or may not arrive).
     Reset,
+    /// An unsynced store lost it in a crash after acknowledging it (it may
+    /// have arrived before; it will not be resent: a gap fill replaces it).
+    StoreLost,
     /// The receiving session rejected it (a session Reject, e.g. SendingTime
     /// accuracy): its sender was told; it may arrive later, resent.
     Rejected,
@@ -190,7 +193,10 @@ impl Ledger {
             if s.epoch >= epoch {
                 continue;
             }
-            if matches!(s.fate, Fate::Reset | Fate::Refused | Fate::Uncommitted) {
+            if matches!(
+                s.fate,
+                Fate::Reset | Fate::Refused | Fate::Uncommitted | Fate::StoreLost
+            ) {
                 // Everything older was settled by an earlier reset.
                 if s.fate == Fate::Reset {
                     break;
@@ -214,6 +220,20 @@ impl Ledger {
             )),
             None => Ok(n),
         }
+    }
+
+    /// `side`'s unsynced store lost, in a crash, the acknowledged messages
+    /// of `epoch` whose MsgSeqNums `lost` names: their delivery is no longer
+    /// owed (FIX fills the gap). Returns how many were not delivered yet.
+    pub fn store_lost(&mut self, side: Side, epoch: u64, lost: impl Fn(u64) -> bool) -> u64 {
+        let mut n = 0;
+        for s in &mut self.from[side.index()].sent {
+            if s.epoch == epoch && s.fate == Fate::Acked && lost(s.seq) {
+                s.fate = Fate::StoreLost;
+                n += u64::from(!s.delivered);
+            }
+        }
+        n
     }
 
     /// `receiver`'s session rejected MsgSeqNum `seq` of its peer's store
@@ -289,7 +309,7 @@ impl Ledger {
                     ),
                 ))
             }
-            Fate::Acked | Fate::Reset | Fate::Rejected => {}
+            Fate::Acked | Fate::Reset | Fate::Rejected | Fate::StoreLost => {}
         }
         let rejected = s.fate == Fate::Rejected;
         if s.delivered {
@@ -574,6 +594,24 @@ mod tests {
             l.reset(Side::Initiator, 2, period_ended).unwrap_err().0,
             Invariant::Delivered,
             "discarded within its own period"
+        );
+    }
+
+    #[test]
+    fn an_unsynced_store_may_lose_what_it_acknowledged_but_not_deliver_twice() {
+        let mut l = Ledger::default();
+        for seq in [2, 3] {
+            l.sent(Side::Acceptor, Some(seq), 0, 0);
+        }
+        l.committed(Side::Acceptor, |_, _| true, false);
+        let to = Side::Initiator;
+        assert!(l.delivered(to, d(0, false)).is_ok());
+        assert_eq!(l.store_lost(Side::Acceptor, 0, |seq| seq >= 2), 1);
+        assert!(l.all_delivered(|_, _| false).is_ok(), "no longer owed");
+        assert_eq!(
+            l.delivered(to, d(0, false)).unwrap_err().0,
+            Invariant::ExactlyOnce,
+            "delivered before the loss: again only as a PossDup"
         );
     }
 

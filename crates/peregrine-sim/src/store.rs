@@ -42,6 +42,12 @@ pub enum StoreKind {
     Memory,
     /// [`FileStore`] on a temporary directory, fsynced on every commit.
     File,
+    /// [`FileStore`] that never fsyncs on the write path
+    /// ([`FsyncPolicy::Never`]; only `sync` and `reset` do) and opens with
+    /// [`OnDamage::Report`]: a crash may lose acknowledged records, which
+    /// the store reports ([`peregrine_store::LossKind::Truncated`]) while its
+    /// sequence numbers continue after the witness's.
+    FileUnsynced,
 }
 
 /// How a crash damages the file store's journal beyond what was synced.
@@ -75,6 +81,8 @@ pub struct SimStore {
     /// File store: its directory, and the journal's synced length.
     dir: Option<PathBuf>,
     synced_len: u64,
+    /// [`StoreKind::FileUnsynced`].
+    unsynced: bool,
 }
 
 impl std::fmt::Debug for SimStore {
@@ -101,10 +109,18 @@ impl std::error::Error for ReopenError {}
 
 const SESSION_KEY: &str = "SIM";
 
-fn file_config() -> FileStoreConfig {
+fn file_config(unsynced: bool) -> FileStoreConfig {
     FileStoreConfig {
-        fsync: FsyncPolicy::EveryCommit,
-        on_damage: OnDamage::Refuse,
+        fsync: if unsynced {
+            FsyncPolicy::Never
+        } else {
+            FsyncPolicy::EveryCommit
+        },
+        on_damage: if unsynced {
+            OnDamage::Report
+        } else {
+            OnDamage::Refuse
+        },
         index_capacity: 256,
         write_buffer_capacity: 16 * 1024,
         read_chunk: 16 * 1024,
@@ -120,8 +136,9 @@ impl SimStore {
     pub fn new(kind: StoreKind, dir: &Path, now: i64) -> Result<SimStore, StoreError> {
         let (backend, dir) = match kind {
             StoreKind::Memory => (Backend::Memory(MemoryStore::new(now)), None),
-            StoreKind::File => {
-                let store = FileStore::open(dir, SESSION_KEY, file_config(), now)?;
+            StoreKind::File | StoreKind::FileUnsynced => {
+                let unsynced = kind == StoreKind::FileUnsynced;
+                let store = FileStore::open(dir, SESSION_KEY, file_config(unsynced), now)?;
                 (Backend::File(Box::new(store)), Some(dir.to_path_buf()))
             }
         };
@@ -134,6 +151,7 @@ impl SimStore {
             epoch: 0,
             dir,
             synced_len: 0,
+            unsynced: kind == StoreKind::FileUnsynced,
         };
         s.synced_len = s.journal_len();
         Ok(s)
@@ -150,6 +168,7 @@ impl SimStore {
             epoch: 0,
             dir: None,
             synced_len: 0,
+            unsynced: false,
         }
     }
 
@@ -188,6 +207,7 @@ impl SimStore {
     pub fn kind(&self) -> StoreKind {
         match self.backend {
             Backend::Memory(_) => StoreKind::Memory,
+            Backend::File(_) if self.unsynced => StoreKind::FileUnsynced,
             Backend::File(_) => StoreKind::File,
         }
     }
@@ -208,6 +228,7 @@ impl SimStore {
             epoch,
             dir,
             synced_len,
+            unsynced,
             ..
         } = self;
         let backend = match backend {
@@ -236,8 +257,8 @@ impl SimStore {
                         source: e,
                     })
                 })?;
-                let f =
-                    FileStore::open(&base, SESSION_KEY, file_config(), now).map_err(ReopenError)?;
+                let f = FileStore::open(&base, SESSION_KEY, file_config(unsynced), now)
+                    .map_err(ReopenError)?;
                 Backend::File(Box::new(f))
             }
         };
@@ -250,9 +271,50 @@ impl SimStore {
             epoch,
             dir,
             synced_len: 0,
+            unsynced,
         };
         s.synced_len = s.journal_len();
         Ok(s)
+    }
+
+    /// An unsynced store after a crash: the acknowledged messages it lost
+    /// (their sequence numbers), which it no longer counts as acknowledged;
+    /// the shadow's sequence numbers become the store's.
+    ///
+    /// # Errors
+    ///
+    /// A message came back with different content, or the store could not
+    /// be read.
+    pub fn unsynced_loss(&mut self) -> Result<Vec<u64>, String> {
+        let mut found: HashMap<u64, bool> = HashMap::with_capacity(self.acked.len());
+        let acked = &self.acked;
+        let inner: &mut dyn MessageStore = match &mut self.backend {
+            Backend::Memory(m) => m,
+            Backend::File(f) => &mut **f,
+        };
+        inner
+            .for_each_in_range(1, peregrine_store::SEQ_END, &mut |seq, m| {
+                if let Some(want) = acked.get(&seq) {
+                    found.insert(seq, want.as_slice() == m);
+                }
+            })
+            .map_err(|e| format!("reading the store back failed: {e}"))?;
+        if let Some((seq, _)) = found.iter().find(|(_, same)| !**same) {
+            return Err(format!(
+                "acknowledged message {seq} came back with different content"
+            ));
+        }
+        let mut lost: Vec<u64> = acked
+            .keys()
+            .filter(|s| !found.contains_key(s))
+            .copied()
+            .collect();
+        lost.sort_unstable();
+        for s in &lost {
+            self.acked.remove(s);
+        }
+        self.acked_seqs = (self.next_sender_seq(), self.next_target_seq());
+        Ok(lost)
     }
 
     /// What the reopened store lost of what it had acknowledged: `None` when
@@ -366,12 +428,16 @@ impl MessageStore for SimStore {
             self.acked.insert(seq, msg);
         }
         self.acked_seqs = (self.next_sender_seq(), self.next_target_seq());
-        self.synced_len = self.journal_len();
+        if !self.unsynced {
+            self.synced_len = self.journal_len();
+        }
         Ok(())
     }
     fn sync(&mut self) -> Result<(), StoreError> {
         self.commit()?;
-        self.inner_mut().sync()
+        self.inner_mut().sync()?;
+        self.synced_len = self.journal_len();
+        Ok(())
     }
     fn recovery(&self) -> Option<&Recovery> {
         self.inner().recovery()
