@@ -347,6 +347,11 @@ fn make(kind: Tally, rng: &mut Rng) -> Action {
                     rng.below(80) as u8
                 },
                 seed: rng.below(256) as u8,
+                seqnums: if rng.below(4) == 0 {
+                    1 + rng.below(255) as u8
+                } else {
+                    0
+                },
             },
         },
         Tally::ClockForward => Action::ClockJump {
@@ -453,9 +458,11 @@ pub enum Tally {
     FileRecoveries,
     /// Acknowledged messages an unsynced file store lost in a crash.
     UnsyncedLost,
+    /// File store crashes that tore the `seqnums` slot written last.
+    SeqnumsTorn,
 }
 
-const TALLIES: usize = Tally::UnsyncedLost as usize + 1;
+const TALLIES: usize = Tally::SeqnumsTorn as usize + 1;
 
 /// Counts of [`Tally`] over one or many runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -523,6 +530,7 @@ impl Census {
             Tally::GarbledDropped,
             Tally::FileRecoveries,
             Tally::UnsyncedLost,
+            Tally::SeqnumsTorn,
         ];
         ALL.iter()
             .map(|t| (format!("{t:?}"), self.get(*t)))

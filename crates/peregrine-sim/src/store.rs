@@ -23,16 +23,28 @@
 //!   length, and the fault may append a torn record (random bytes, as a write
 //!   cut short leaves). The store then reopens with [`OnDamage::Refuse`]: a
 //!   synced store must come back with every acknowledged message, and
-//!   refusing to open is reported as a violation. The sequence-number witness
-//!   file (`seqnums`) is left as written (a process crash); its own torn
-//!   writes are covered by the store crate's recovery tests, not here.
+//!   refusing to open is reported as a violation. The fault may also tear
+//!   the sequence-number witness (`seqnums`): the slot written last becomes
+//!   garbage from some byte on ([`Tear::seqnums`]). The store documents that
+//!   open then takes the other, older slot; the journal is the truth and the
+//!   witness only tells a truncated journal, so a synced store must still
+//!   come back whole (a refusal is a violation: the store does not document
+//!   one for this).
+//! * **Unsynced file store** ([`StoreKind::FileUnsynced`]).
+//!   [`FsyncPolicy::Never`] and [`OnDamage::Report`]: the synced length
+//!   moves only at `sync` and `reset`, so a crash may cut acknowledged
+//!   commits, which the store reports as [`peregrine_store::LossKind::Truncated`]
+//!   while its sequence numbers continue after the witness's. The witness is
+//!   left as written (the OS may write pages back in any order): tearing it
+//!   too makes the store reuse MsgSeqNums (the crate README's findings), so
+//!   the seqnums tear applies to synced stores only.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use peregrine_store::{
     FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, Recovery,
-    StoreError, JOURNAL_FILE,
+    StoreError, JOURNAL_FILE, SEQNUMS_FILE,
 };
 
 /// Which real store a node runs on.
@@ -59,6 +71,10 @@ pub struct Tear {
     pub garbage: u8,
     /// Seed of those bytes.
     pub seed: u8,
+    /// The `seqnums` witness: 0 leaves it as written; otherwise the slot
+    /// written last is torn after this many bytes (modulo 64: the rest of
+    /// the 64-byte slot is garbage), as a write cut short leaves it.
+    pub seqnums: u8,
 }
 
 enum Backend {
@@ -257,6 +273,20 @@ impl SimStore {
                         source: e,
                     })
                 })?;
+                // Synced stores only: an unsynced store that loses its
+                // journal's tail and the witness's last write as well
+                // falls back to the older slot and reuses MsgSeqNums
+                // (see the crate README's findings).
+                if tear.seqnums > 0 && !unsynced {
+                    let seqnums = journal.with_file_name(SEQNUMS_FILE);
+                    tear_seqnums(&seqnums, tear).map_err(|e| {
+                        ReopenError(StoreError::Io {
+                            context: "tear seqnums",
+                            path: seqnums.clone(),
+                            source: e,
+                        })
+                    })?;
+                }
                 let f = FileStore::open(&base, SESSION_KEY, file_config(unsynced), now)
                     .map_err(ReopenError)?;
                 Backend::File(Box::new(f))
@@ -355,6 +385,27 @@ impl SimStore {
             )
         })
     }
+}
+
+/// Tears the `seqnums` slot written last (the higher generation, bytes
+/// 8..16 of each 64-byte slot): its bytes from `tear.seqnums % 64` on
+/// become garbage. The store documents that a torn slot write leaves the
+/// previous state intact (open takes the valid slot with the highest
+/// generation: `src/format.rs` of peregrine-store).
+fn tear_seqnums(path: &Path, tear: Tear) -> std::io::Result<()> {
+    let mut bytes = std::fs::read(path)?;
+    if bytes.len() < 128 {
+        return Ok(());
+    }
+    let gen = |at: usize| u64::from_le_bytes(bytes[at + 8..at + 16].try_into().unwrap_or([0; 8]));
+    let slot = if gen(64) > gen(0) { 64 } else { 0 };
+    let from = usize::from(tear.seqnums % 64);
+    let mut x = u32::from(tear.seed) | 0x200;
+    for b in &mut bytes[slot + from..slot + 64] {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        *b ^= ((x >> 16) as u8) | 1;
+    }
+    std::fs::write(path, &bytes)
 }
 
 /// Cuts the journal somewhere in its unsynced tail and maybe appends a torn record.

@@ -69,6 +69,7 @@ fn a_crash_before_the_commit_loses_nothing_acknowledged() {
                     keep: k,
                     garbage: k,
                     seed: k,
+                    seqnums: k,
                 },
             });
             actions.push(Action::Connect);

@@ -412,6 +412,9 @@ impl World {
             Ok(()) => {
                 if file {
                     self.census.add(Tally::FileRecoveries);
+                    if tear.seqnums > 0 && kind == StoreKind::File {
+                        self.census.add(Tally::SeqnumsTorn);
+                    }
                 }
                 if kind == StoreKind::FileUnsynced {
                     // What was acknowledged but not fsynced may be gone: no
