@@ -529,3 +529,34 @@ fn a_logon_processed_after_a_new_period_began_is_not_accepted_on_old_numbers() {
     assert!(p.logged_on());
     assert_eq!(p.seqs(), [2, 2, 2, 2]);
 }
+
+/// The clock passes a new period's start while logged on (a step forward, or
+/// an engine that has not run the overdue schedule timer yet) and the
+/// application sends: the message must not go out on the ended period's
+/// numbers, which the new period's reset discards once the timer logs out.
+/// The session logs out first, as the timer would, and refuses the send.
+#[test]
+fn a_send_after_the_period_ended_logs_out_first_and_is_refused() {
+    let schedule = Schedule::daily(hms(1, 40), hms(1, 40)).in_zone(zone("America/New_York"));
+    let boundary = NY_AUTUMN + 2 * DAY + 6 * H + 40 * M;
+    let mut p = pair_on(&schedule, boundary - H);
+    p.connect();
+    assert!(p.logged_on());
+    // Past the boundary, no timer run yet.
+    p.now = boundary + 2 * H;
+    let sent = p.client.send(p.now, &mut p.client_app, b"D", |m| {
+        m.str(11, b"late");
+    });
+    assert!(
+        matches!(sent, Err(peregrine_session::SendError::NotLoggedOn)),
+        "sent on the ended period's numbers: {sent:?}"
+    );
+    assert_eq!(
+        p.client.state(),
+        peregrine_session::SessionState::LogoutSent,
+        "logged out, as the overdue schedule timer would have"
+    );
+    p.pump();
+    assert!(p.venue_app.received.is_empty());
+    assert_eq!(p.disconnects.len(), 1);
+}

@@ -56,6 +56,7 @@ use self::framing::{next_frame, without_invalid_tag};
 use self::gap_queue::GapQueue;
 use self::outgoing::{Outgoing, Writer};
 use self::resend::RESEND_CHUNK;
+use self::timers::Timer;
 
 /// The FIX session protocol as a sans-IO state machine: bytes and time in; bytes
 /// out, application callbacks, events and the next deadline. No sockets, no
@@ -606,6 +607,20 @@ impl<S: MessageStore> Session<S> {
                 f(m)
             }
         };
+        if matches!(self.core.state, State::LoggedOn(_))
+            && self
+                .core
+                .deadline(Timer::Schedule)
+                .is_some_and(|d| d <= self.core.now())
+        {
+            // The window closed or a new period began and the schedule timer
+            // has not run yet (the clock was stepped, or the engine is late):
+            // log out first, as the timer would, rather than send on numbers
+            // the period's end discards.
+            self.core.fire(Timer::Schedule, app);
+            self.core.flush_events(app);
+            self.publish();
+        }
         if matches!(self.core.state, State::LoggedOn(_)) {
             let sent = self.core.send_app(msg_type, &[], &mut body, app);
             self.core.check_overflow();
