@@ -575,7 +575,10 @@ impl<S: MessageStore> Session<S> {
     /// a GapFill over it and the message is lost; it returns `false`); or a
     /// reset the session knows of would discard it first (`ResetOnLogon`, as
     /// QuickFIX C++ refuses in `sendRaw`; `ResetOnDisconnect` before `on_disconnected`;
-    /// `ResetOnLogout` while our Logout waits; a new schedule period).
+    /// `ResetOnLogout` while our Logout waits; a new schedule period). A
+    /// session logged on past the end of its window or the start of a new
+    /// period (the schedule timer not run yet) logs out first, as the timer
+    /// would, and the message is then treated as sent while not logged on.
     /// [`SendError::DoNotSend`] when `to_app` vetoed it (nothing stored or sent,
     /// the sequence number not used); [`SendError::Store`] when the store refuses
     /// the message.
