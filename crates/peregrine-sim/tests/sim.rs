@@ -84,3 +84,36 @@ fn a_crash_before_the_commit_loses_nothing_acknowledged() {
     // them resent after a crash.
     assert!(out.census.get(Tally::Delivered) + out.census.get(Tally::PossDupDelivered) > 0);
 }
+
+/// Scheduled configurations (New York, across a DST change) with every fault,
+/// unsynced file stores among them: clean runs, with the clock crossing the
+/// schedule's boundaries and the sessions refused outside the window.
+#[test]
+fn scheduled_and_unsynced_configurations_run_clean() {
+    let mut scheduled = 0;
+    let mut census = peregrine_sim::faults::Census::default();
+    for seed in 0..40u64 {
+        let cfg = SimConfig::from_seed(seed);
+        if cfg.schedule.is_none() {
+            continue;
+        }
+        let actions = generate(seed, 10_000, &Weights::default());
+        let out = run_actions(&cfg, &actions, false);
+        assert_eq!(out.violation, None, "seed {seed}: {}", cfg.summary());
+        census.merge(&out.census);
+        scheduled += 1;
+    }
+    assert!(scheduled >= 5, "{scheduled} scheduled seeds");
+    assert!(census.get(Tally::ToBoundary) > 0);
+    assert!(census
+        .reasons
+        .get("OutsideSchedule")
+        .is_some_and(|&n| n > 0));
+    let core = SimConfig::from_seed_with(1, false);
+    assert!(
+        core.schedule.is_none()
+            && !core
+                .stores
+                .contains(&peregrine_sim::store::StoreKind::FileUnsynced)
+    );
+}
