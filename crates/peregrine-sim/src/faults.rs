@@ -261,6 +261,9 @@ impl Weights {
     /// order, sends, time passing, reconnects), plus graceful logouts and
     /// connection drops at any byte: the short profile `make test` runs
     /// (`make sim-smoke`); `make sim` runs every fault (see the crate README).
+    /// Its configurations come from
+    /// [`SimConfig::from_seed_with`](crate::config::SimConfig::from_seed_with)
+    /// without schedules or unsynced stores.
     pub fn core() -> Weights {
         let mut w = Weights::default();
         for (t, weight) in &mut w.table {
