@@ -81,6 +81,27 @@ fn client_cfg(port: u16, log_dir: &Path, extra: &str) -> String {
     )
 }
 
+/// A client that trusts the test CA and checks the name `localhost`, with `extra` keys.
+fn trusting_client(
+    port: u16,
+    log_dir: &Path,
+    pki: &TestPki,
+    extra: &str,
+) -> RunningEngine<Counter> {
+    start(
+        &client_cfg(
+            port,
+            log_dir,
+            &format!(
+                "SocketCAFile={}\nSocketServerName=localhost\n{extra}",
+                path(&pki.ca)
+            ),
+        ),
+        "client.cfg",
+        Counter::default(),
+    )
+}
+
 /// A fresh directory with certificates, and a venue on a free port with `extra` keys.
 fn venue_with(
     extra: impl FnOnce(&TestPki) -> String,
@@ -137,19 +158,15 @@ fn mutual_tls_carries_thousands_of_messages_between_two_engines() {
         "venue.cfg",
         venue_app.clone(),
     );
-    let client = start(
-        &client_cfg(
-            port,
-            dir.path(),
-            &format!(
-                "SocketCAFile={}\nSocketServerName=localhost\nSocketCertificateFile={}\nSocketPrivateKeyFile={}",
-                path(&pki.ca),
-                path(&pki.client_cert),
-                path(&pki.client_key)
-            ),
+    let client = trusting_client(
+        port,
+        dir.path(),
+        &pki,
+        &format!(
+            "SocketCertificateFile={}\nSocketPrivateKeyFile={}",
+            path(&pki.client_cert),
+            path(&pki.client_key)
         ),
-        "client.cfg",
-        Counter::default(),
     );
     assert!(client.wait_logged_on(WAIT) && venue.wait_logged_on(WAIT));
 
@@ -401,18 +418,7 @@ fn a_tls13_only_initiator_refuses_a_tls12_server() {
     let pki = TestPki::write(&dir.path().join("pki"));
     let port = free_port();
     let (_server, seen) = s_server(&pki, port, &["-tls1_2"]);
-    let client = start(
-        &client_cfg(
-            port,
-            dir.path(),
-            &format!(
-                "SocketCAFile={}\nSocketServerName=localhost\nSocketMinimumTLSVersion=TLS13",
-                path(&pki.ca)
-            ),
-        ),
-        "client.cfg",
-        Counter::default(),
-    );
+    let client = trusting_client(port, dir.path(), &pki, "SocketMinimumTLSVersion=TLS13");
     let log = wait_event(dir.path(), "disconnected: TLS: ")
         .unwrap_or_else(|t| panic!("no TLS error against a TLS 1.2 server:\n{t}"));
     assert!(
@@ -422,15 +428,7 @@ fn a_tls13_only_initiator_refuses_a_tls12_server() {
     client.stop().unwrap();
     // The default (TLS12) initiator gets through to it.
     let dir = tempfile::tempdir().unwrap();
-    let client = start(
-        &client_cfg(
-            port,
-            dir.path(),
-            &format!("SocketCAFile={}\nSocketServerName=localhost", path(&pki.ca)),
-        ),
-        "client.cfg",
-        Counter::default(),
-    );
+    let client = trusting_client(port, dir.path(), &pki, "");
     wait_output(&seen, "|35=A|").unwrap_or_else(|seen| panic!("no Logon over TLS 1.2:\n{seen}"));
     client.stop().unwrap();
 }
@@ -442,15 +440,7 @@ fn a_peregrine_initiator_logs_on_through_openssl_s_server() {
     let port = free_port();
     // -trace: s_server prints the handshake too, the ClientHello's extensions with it.
     let (_server, seen) = s_server(&pki, port, &["-trace"]);
-    let client = start(
-        &client_cfg(
-            port,
-            dir.path(),
-            &format!("SocketCAFile={}\nSocketServerName=localhost", path(&pki.ca)),
-        ),
-        "client.cfg",
-        Counter::default(),
-    );
+    let client = trusting_client(port, dir.path(), &pki, "");
     // s_server prints what it decrypts: the Logon.
     let logon =
         wait_output(&seen, "|10=").unwrap_or_else(|seen| panic!("s_server saw no Logon:\n{seen}"));
