@@ -420,8 +420,8 @@ fn run_in(d: &Path, s: Scenario, seed: u64, prefix: &str, extra: &Extra) -> (Del
     // QuickFIX/J no longer reads. A number used twice or skipped would show here.
     let (p_sender, p_target) = peregrine_seqnums(d, s.begin_string);
     let (q_target, q_sender) = (
-        qfj_seqnum_of(d, s.begin_string, "target"),
-        qfj_seqnum_of(d, s.begin_string, "sender"),
+        qfj_seqnum(d, s.begin_string, "target"),
+        qfj_seqnum(d, s.begin_string, "sender"),
     );
     assert_eq!(
         q_sender, p_target,
@@ -521,30 +521,38 @@ fn peregrine_seqnums(d: &Path, begin_string: &str) -> (u64, u64) {
 /// QuickFIX/J's stored sequence number, `sender` (its next outgoing) or `target` (the
 /// next it expects), in its FileStore's `.senderseqnums`/`.targetseqnums` (Java's
 /// `writeUTF`: a two-byte length, then the digits). Read and written between runs.
-fn qfj_seqnum_file(d: &Path, which: &str) -> PathBuf {
-    qfj_seqnum_file_of(d, "FIX.4.4", which)
-}
-
-fn qfj_seqnum_file_of(d: &Path, begin_string: &str, which: &str) -> PathBuf {
+fn qfj_seqnum_file(d: &Path, begin_string: &str, which: &str) -> PathBuf {
     d.join(format!(
         "QFJ-store/{begin_string}-QFJ-PEREGRINE.{which}seqnums"
     ))
 }
 
-fn qfj_seqnum(d: &Path, which: &str) -> u64 {
-    qfj_seqnum_of(d, "FIX.4.4", which)
-}
-
-fn qfj_seqnum_of(d: &Path, begin_string: &str, which: &str) -> u64 {
-    let bytes = std::fs::read(qfj_seqnum_file_of(d, begin_string, which)).unwrap();
+fn qfj_seqnum(d: &Path, begin_string: &str, which: &str) -> u64 {
+    let bytes = std::fs::read(qfj_seqnum_file(d, begin_string, which)).unwrap();
     std::str::from_utf8(&bytes[2..]).unwrap().parse().unwrap()
 }
 
-fn set_qfj_seqnum(d: &Path, which: &str, n: u64) {
+fn set_qfj_seqnum(d: &Path, begin_string: &str, which: &str, n: u64) {
     let digits = n.to_string();
     let mut bytes = vec![0, digits.len() as u8];
     bytes.extend_from_slice(digits.as_bytes());
-    std::fs::write(qfj_seqnum_file(d, which), bytes).unwrap();
+    std::fs::write(qfj_seqnum_file(d, begin_string, which), bytes).unwrap();
+}
+
+/// The BeginString of the session-level scenarios.
+const FIX44: &str = "FIX.4.4";
+
+/// A first quiet run of `orders` in a fresh directory, for a scenario that then tampers
+/// with QuickFIX/J's store: the directory and QuickFIX/J's next (sender, target) numbers.
+fn after_a_first_run(orders: u64) -> (PathBuf, Option<tempfile::TempDir>, u64, u64) {
+    assert!(qfj_built(), "run `make deps` (peers/quickfixj)");
+    let (d, tmp) = work_dir();
+    run_in(&d, quiet(orders), seed(), "J", &Extra::default());
+    let (sender, target) = (
+        qfj_seqnum(&d, FIX44, "sender"),
+        qfj_seqnum(&d, FIX44, "target"),
+    );
+    (d, tmp, sender, target)
 }
 
 fn quiet(orders: u64) -> Scenario {
@@ -584,7 +592,7 @@ fn reset_on_logon_on_one_side() {
         quickfixj: "ResetOnLogon=Y".into(),
     };
     run_in(&d, quiet(500), seed(), "J", &extra);
-    let before = qfj_seqnum(&d, "sender");
+    let before = qfj_seqnum(&d, FIX44, "sender");
     assert!(before > 500, "QuickFIX/J sent {before}");
     run_in(&d, quiet(500), seed(), "K", &extra);
     let log = std::fs::read_to_string(d.join("quickfixj-K.stdout")).unwrap();
@@ -604,13 +612,9 @@ fn reset_on_logon_on_one_side() {
 /// PossDupFlag=Y); then the orders of the next run are each answered once.
 #[test]
 fn logons_with_sequence_numbers_too_high_are_recovered_by_resends() {
-    assert!(qfj_built(), "run `make deps` (peers/quickfixj)");
-    let (d, _tmp) = work_dir();
-    run_in(&d, quiet(300), seed(), "J", &Extra::default());
-    let sender = qfj_seqnum(&d, "sender");
-    let target = qfj_seqnum(&d, "target");
-    set_qfj_seqnum(&d, "sender", sender + 50);
-    set_qfj_seqnum(&d, "target", target - 20);
+    let (d, _tmp, sender, target) = after_a_first_run(300);
+    set_qfj_seqnum(&d, FIX44, "sender", sender + 50);
+    set_qfj_seqnum(&d, FIX44, "target", target - 20);
     let (at_peregrine, at_qfj) = run_in(&d, quiet(300), seed(), "K", &Extra::default());
     assert_eq!((at_peregrine.first, at_qfj.first), (300, 300));
     let ours = std::fs::read_to_string(d.join("p-log/FIX.4.4-PEREGRINE-QFJ.messages.log")).unwrap();
@@ -637,14 +641,10 @@ fn logons_with_sequence_numbers_too_high_are_recovered_by_resends() {
 /// Peregrine's (Peregrine's message log shows it).
 #[test]
 fn logons_with_sequence_numbers_too_low_are_refused_with_a_logout() {
-    assert!(qfj_built(), "run `make deps` (peers/quickfixj)");
-    let (d, _tmp) = work_dir();
-    run_in(&d, quiet(100), seed(), "J", &Extra::default());
-    let sender = qfj_seqnum(&d, "sender");
-    let target = qfj_seqnum(&d, "target");
+    let (d, _tmp, sender, target) = after_a_first_run(100);
 
     // QuickFIX/J's Logon comes with 1: too low for Peregrine.
-    set_qfj_seqnum(&d, "sender", 1);
+    set_qfj_seqnum(&d, FIX44, "sender", 1);
     let started = start(&d, &quiet(1), seed(), "K", &Extra::default());
     let ours = d.join("p-log/FIX.4.4-PEREGRINE-QFJ.messages.log");
     // Sent by Peregrine: 49=PEREGRINE.
@@ -661,8 +661,8 @@ fn logons_with_sequence_numbers_too_low_are_refused_with_a_logout() {
     drop(started);
 
     // Peregrine's Logon comes lower than QuickFIX/J expects.
-    set_qfj_seqnum(&d, "sender", sender);
-    set_qfj_seqnum(&d, "target", target + 100);
+    set_qfj_seqnum(&d, FIX44, "sender", sender);
+    set_qfj_seqnum(&d, FIX44, "target", target + 100);
     let started = start(&d, &quiet(1), seed(), "L", &Extra::default());
     // Received from QuickFIX/J: 49=QFJ.
     wait_for(
