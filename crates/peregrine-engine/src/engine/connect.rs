@@ -10,8 +10,7 @@ use crate::driver::{now_nanos, Nanos, SessionDriver};
 
 use super::connection::{tune, Connection};
 use super::ids::{ConnectionKey, SessionKey};
-use super::read::failure;
-use super::transport::Transport;
+use super::transport::{failure, Transport};
 use super::{Engine, SEC};
 
 impl<D: SessionDriver> Engine<D> {

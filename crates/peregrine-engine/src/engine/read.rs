@@ -9,7 +9,7 @@ use crate::driver::{now_nanos, SessionDriver};
 use peregrine_session::DisconnectReason;
 
 use super::ids::{ConnectionKey, Readiness, SessionKey};
-use super::transport::TransportError;
+use super::transport::{failure, TransportError};
 use super::{Engine, READ_CHUNK};
 
 /// Reads per readiness before the connection waits for the next turn, so that
@@ -185,17 +185,5 @@ impl<D: SessionDriver> Engine<D> {
         if !drained && self.connections.contains(key) && !self.ready.contains(&key) {
             self.ready.push(key);
         }
-    }
-}
-
-/// What the event log says of a failed read or write (`what`), and the reason the
-/// session is told.
-pub(super) fn failure(what: &str, e: TransportError) -> (String, DisconnectReason) {
-    match e {
-        TransportError::Io(e) => (
-            format!("{what} failed: {e}"),
-            DisconnectReason::Transport(e.kind()),
-        ),
-        TransportError::Tls(e) => (format!("TLS: {e}"), DisconnectReason::Tls),
     }
 }

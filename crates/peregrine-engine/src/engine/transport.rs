@@ -24,6 +24,7 @@
 use std::io::{self, Read, Write};
 
 use mio::net::TcpStream;
+use peregrine_session::DisconnectReason;
 
 /// Why a read or a write failed.
 #[derive(Debug)]
@@ -155,4 +156,16 @@ fn write_records(
         }
     }
     Ok(())
+}
+
+/// What the event log says of a failed read or write (`what`), and the reason the
+/// session is told.
+pub(super) fn failure(what: &str, e: TransportError) -> (String, DisconnectReason) {
+    match e {
+        TransportError::Io(e) => (
+            format!("{what} failed: {e}"),
+            DisconnectReason::Transport(e.kind()),
+        ),
+        TransportError::Tls(e) => (format!("TLS: {e}"), DisconnectReason::Tls),
+    }
 }

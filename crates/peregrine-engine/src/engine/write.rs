@@ -7,8 +7,7 @@ use crate::driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 use peregrine_session::DisconnectReason;
 
 use super::ids::SessionKey;
-use super::read::failure;
-use super::transport::TransportError;
+use super::transport::{failure, TransportError};
 use super::Engine;
 
 impl<D: SessionDriver> Engine<D> {
