@@ -35,9 +35,10 @@
 //!   moves only at `sync` and `reset`, so a crash may cut acknowledged
 //!   commits, which the store reports as [`peregrine_store::LossKind::Truncated`]
 //!   while its sequence numbers continue after the witness's. The witness is
-//!   left as written (the OS may write pages back in any order): tearing it
-//!   too makes the store reuse MsgSeqNums (the crate README's findings), so
-//!   the seqnums tear applies to synced stores only.
+//!   left as written: losing it together with the journal's tail makes the
+//!   store reuse MsgSeqNums, a limit [`FsyncPolicy::Never`] documents (a
+//!   power cut may lose the writes since the last fsync, the witness's
+//!   included), so the seqnums tear applies to synced stores only.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -275,8 +276,8 @@ impl SimStore {
                 })?;
                 // Synced stores only: an unsynced store that loses its
                 // journal's tail and the witness's last write as well
-                // falls back to the older slot and reuses MsgSeqNums
-                // (see the crate README's findings).
+                // falls back to the older slot and reuses MsgSeqNums, as
+                // `FsyncPolicy::Never` documents.
                 if tear.seqnums > 0 && !unsynced {
                     let seqnums = journal.with_file_name(SEQNUMS_FILE);
                     tear_seqnums(&seqnums, tear).map_err(|e| {

@@ -56,6 +56,17 @@ const JOURNAL_REWRITE_FILE: &str = "messages.journal.rewrite";
 pub enum FsyncPolicy {
     /// Never fsync on the write path; only [`MessageStore::sync`] and
     /// [`MessageStore::reset`] do.
+    ///
+    /// A process crash loses nothing that was committed (the writes are in
+    /// the operating system's cache). A machine crash or power cut may lose
+    /// any commit since the last fsync, and the witness of it alike: when the
+    /// journal's tail and the newest `seqnums` slot are both lost, the store
+    /// opens on the older numbers without knowing of the loss, and sequence
+    /// numbers sent since the last fsync may be used again for different
+    /// messages (the counterparty then sees them as too low or as
+    /// duplicates). QuickFIX's file stores without sync share this; choose
+    /// [`EveryMillis`](Self::EveryMillis) to bound the window, or
+    /// [`EveryCommit`](Self::EveryCommit) to close it.
     Never,
     /// Fsync from within a commit once at least this many milliseconds have
     /// passed since the last fsync, measured with [`std::time::Instant`]
@@ -573,13 +584,14 @@ impl FileStore {
             .state
             .unwrap_or_else(|| same_epoch.map_or(loaded.seqs, |w| (w.next_sender, w.next_target)));
         let mut losses = scan.losses;
-        // The witness knows where the last commit ended and its numbers: a
-        // journal behind it lost acknowledged data.
+        // The witness knows where a commit ended and its numbers: a journal
+        // that ends before it lost acknowledged data. One that reaches it or
+        // goes on holds that commit or later ones (the journal only grows
+        // within an epoch, and a rewrite writes its witness first), so its
+        // own numbers win, also when a later commit lowered one (an operator
+        // may; a torn newest slot then leaves an older, higher witness).
         if let Some(w) = same_epoch {
-            if w.journal_end > scan.committed_end
-                || w.next_sender > sender
-                || w.next_target > target
-            {
+            if w.journal_end > scan.committed_end {
                 losses.push(Loss {
                     kind: LossKind::Truncated,
                     offset: scan.committed_end,

@@ -45,9 +45,11 @@
 //! one positioned write; open takes the valid slot with the highest
 //! generation, so a torn slot write leaves the previous state intact. In
 //! format 2 the slot is a witness: a journal that ends before the witness's
-//! `journal_end`, or whose sequence numbers are behind it, has lost
-//! acknowledged data, which recovery reports. (In format 1 it held the
-//! sequence numbers.)
+//! `journal_end` has lost acknowledged data, which recovery reports. A
+//! journal that reaches it holds that commit or later ones, and the numbers
+//! of its last commit are the store's, also when they are below the
+//! witness's (a later commit lowered one and its slot was torn). (In format 1
+//! the slot held the sequence numbers.)
 //!
 //! ```text
 //!   0..4    magic          u32  0x5145_5350 (b"PSEQ")

@@ -128,10 +128,10 @@ pub enum LossKind {
     /// bit, an overwritten block); the records after them were kept.
     Corrupted,
     /// The journal ends before data it was known to hold: it is shorter than
-    /// the sequence-number witness says, or its sequence numbers are behind
-    /// the witness's (a truncated file, or writes lost with the machine when
-    /// the store did not fsync). The sequence numbers continue after the
-    /// witness's, so that none is used twice.
+    /// the sequence-number witness says (a truncated file, or writes lost
+    /// with the machine when the store did not fsync). The sequence numbers
+    /// continue after the witness's, so that none is used twice — as far as
+    /// the witness survived: see [`FsyncPolicy::Never`](crate::FsyncPolicy::Never).
     Truncated,
 }
 

@@ -238,6 +238,51 @@ fn the_witness_is_not_needed_for_the_numbers_but_reveals_a_cut_journal() {
     assert_eq!(s.next_sender_seq(), 5);
 }
 
+/// Simulator finding (full profile seed 103): an operator may lower a
+/// sequence number (`set_next_target_seq` below the current one). When the
+/// witness slot of that commit is torn, open falls back to the older slot,
+/// whose numbers are higher than the journal's last commit. The journal is
+/// ahead of that slot, not behind it: nothing was lost, and the lowered
+/// numbers are the store's.
+#[test]
+fn numbers_lowered_by_the_last_commit_survive_a_torn_witness() {
+    for fsync in [FsyncPolicy::EveryCommit, FsyncPolicy::Never] {
+        let dir = tempfile::tempdir().unwrap();
+        let seqnums = {
+            let mut s = open_file(dir.path(), fsync);
+            for seq in 1..=3 {
+                s.store(seq, &msg(seq, 1)).unwrap();
+                s.incr_next_sender_seq().unwrap();
+            }
+            s.set_next_target_seq(800).unwrap();
+            s.commit().unwrap();
+            s.set_next_target_seq(716).unwrap();
+            s.set_next_sender_seq(2).unwrap();
+            s.commit().unwrap();
+            s.seqnums_path().to_path_buf()
+        };
+        // The slot written last is the one holding the higher generation.
+        let mut witness = fs::read(&seqnums).unwrap();
+        let generation = |slot: usize| {
+            u64::from_le_bytes(witness[slot * 64 + 8..slot * 64 + 16].try_into().unwrap())
+        };
+        let newest = if generation(1) > generation(0) { 1 } else { 0 };
+        witness[newest * 64 + 20..newest * 64 + 64].fill(0xA5);
+        fs::write(&seqnums, &witness).unwrap();
+
+        let mut s = FileStore::open(
+            dir.path(),
+            "FIX.4.4:SENDER->TARGET",
+            FileStoreConfig::with_fsync(fsync),
+            T0,
+        )
+        .unwrap_or_else(|e| panic!("{fsync:?}: {e}"));
+        assert_eq!((s.next_sender_seq(), s.next_target_seq()), (2, 716));
+        assert!(s.recovery().losses.is_empty(), "{:?}", s.recovery());
+        assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 3]);
+    }
+}
+
 #[test]
 fn interrupted_reset_empties_the_stale_journal() {
     let dir = tempfile::tempdir().unwrap();
