@@ -3,7 +3,9 @@
 //! NextExpectedMsgSeqNum, chunked ResendRequests, small outbound bounds) but
 //! always a mix under which two correct sessions converge once faults stop.
 
-use peregrine_session::{Nanos, Role, Schedule, SessionClock, SessionConfig, SessionId, TimeZone};
+use peregrine_session::{
+    Days, Nanos, Role, Schedule, SessionClock, SessionConfig, SessionId, TimeZone, Window,
+};
 use peregrine_testkit::Rng;
 
 use crate::clock::{SPRING_START, START};
@@ -51,10 +53,13 @@ impl SimConfig {
     /// The configuration of `seed`, with a schedule for some seeds only
     /// when `schedules` (the full profile; the core profile has none).
     ///
-    /// A scheduled configuration has no ResetOnLogon, ResetOnLogout or
-    /// ResetOnDisconnect: every sequence reset is then a new session period,
-    /// which is what lets the oracle check that a reset discards only
-    /// messages whose period ended. Its clock starts half an hour before a
+    /// Two thirds of the scheduled configurations have no ResetOnLogon,
+    /// ResetOnLogout or ResetOnDisconnect: every sequence reset is then a new
+    /// session period, which is what lets the oracle check that a reset
+    /// discards only messages whose period ended; the others keep the reset
+    /// flags drawn as without a schedule ([`SimConfig::resets_configured`]).
+    /// Half the schedules have a logon window (`LogonTime`/`LogoutTime`)
+    /// inside the session window. The clock starts half an hour before a
     /// daylight-saving change in New York (fall back or spring forward), and
     /// the windows' boundaries sit near the change.
     pub fn from_seed_with(seed: u64, schedules: bool) -> SimConfig {
@@ -103,10 +108,15 @@ impl SimConfig {
             } else {
                 SPRING_START
             };
+            // A third of the scheduled seeds keep the reset flags drawn
+            // above: then resets are not only new periods.
+            let keep_resets = rng.below(3) == 0;
             for s in &mut c.sessions {
-                s.reset_on_logon = false;
-                s.reset_on_logout = false;
-                s.reset_on_disconnect = false;
+                if !keep_resets {
+                    s.reset_on_logon = false;
+                    s.reset_on_logout = false;
+                    s.reset_on_disconnect = false;
+                }
                 s.schedule = Some(schedule.clone());
             }
             c.schedule = Some(schedule);
@@ -124,6 +134,14 @@ impl SimConfig {
 }
 
 impl SimConfig {
+    /// Whether either side resets its sequence numbers on logon, logout or
+    /// disconnect (beyond the new periods of a schedule).
+    pub fn resets_configured(&self) -> bool {
+        self.sessions
+            .iter()
+            .any(|s| s.reset_on_logon || s.reset_on_logout || s.reset_on_disconnect)
+    }
+
     /// The settings that vary between seeds, on one line.
     pub fn summary(&self) -> String {
         let side = |i: usize| {
@@ -142,8 +160,9 @@ impl SimConfig {
         let schedule = match &self.schedule {
             None => String::new(),
             Some(s) => format!(
-                "; schedule {:?} in {}, clock from {}",
+                "; schedule {:?} (logon window {:?}) in {}, clock from {}",
                 s.window,
+                s.logon,
                 s.zone.iana_name().unwrap_or("?"),
                 self.start / 1_000_000_000
             ),
@@ -155,19 +174,53 @@ impl SimConfig {
 /// A session window in `America/New_York` whose boundaries the simulated
 /// clock crosses, around the daylight-saving changes (01:00–02:00 is repeated
 /// on the fall-back day, 02:00–03:00 skipped on the spring-forward day).
+///
+/// Half of them get a logon window (QuickFIX C++'s `LogonTime`/`LogoutTime`)
+/// inside the session window, closing and opening near the change too: a
+/// logged-on session logs out when it closes and logs on again when it
+/// opens, on the same period's sequence numbers.
 fn pick_schedule(rng: &mut Rng) -> Schedule {
     const H: u32 = 3600;
-    let s = match rng.below(5) {
-        // Closed from 01:15 to 01:45 each night: the repeated and the skipped hour.
-        0 => Schedule::daily(H + 45 * 60, H + 15 * 60),
-        // Closed 02:00–02:30, local times that do not exist on the spring day.
-        1 => Schedule::daily(2 * H + 30 * 60, 2 * H),
-        // Around the clock, a new period each day at 01:40.
-        2 => Schedule::daily(H + 40 * 60, H + 40 * 60),
-        // Business hours.
-        3 => Schedule::daily(8 * H, 17 * H),
-        // Weekly: Sunday 01:45 to Friday 17:00.
-        _ => Schedule::weekly(0, H + 45 * 60, 5, 17 * H),
+    let daily = |start_secs, end_secs| Window {
+        start_secs,
+        end_secs,
+        days: Days::Daily,
+    };
+    let (s, logon) = match rng.below(5) {
+        // Closed from 01:15 to 01:45 each night: the repeated and the skipped
+        // hour; logons from 02:10 (skipped on the spring day) to 00:55.
+        0 => (
+            Schedule::daily(H + 45 * 60, H + 15 * 60),
+            daily(2 * H + 600, 55 * 60),
+        ),
+        // Closed 02:00–02:30, local times that do not exist on the spring
+        // day; logons 02:45 to 01:30 (repeated on the fall-back day).
+        1 => (
+            Schedule::daily(2 * H + 30 * 60, 2 * H),
+            daily(2 * H + 45 * 60, H + 30 * 60),
+        ),
+        // Around the clock, a new period each day at 01:40; no logons from
+        // 01:20 to 01:55, across the period's change.
+        2 => (
+            Schedule::daily(H + 40 * 60, H + 40 * 60),
+            daily(H + 55 * 60, H + 20 * 60),
+        ),
+        // Business hours; logons 08:30 to 16:30.
+        3 => (
+            Schedule::daily(8 * H, 17 * H),
+            daily(8 * H + 30 * 60, 16 * H + 30 * 60),
+        ),
+        // Weekly: Sunday 01:45 to Friday 17:00; logons every day from 02:15
+        // to 01:35, so also closed at night inside the week.
+        _ => (
+            Schedule::weekly(0, H + 45 * 60, 5, 17 * H),
+            daily(2 * H + 15 * 60, H + 35 * 60),
+        ),
+    };
+    let s = if rng.below(2) == 0 {
+        s.with_logon_window(logon)
+    } else {
+        s
     };
     s.in_zone(TimeZone::get("America/New_York").expect("the bundled tzdb has New York"))
 }

@@ -86,24 +86,29 @@ fn a_crash_before_the_commit_loses_nothing_acknowledged() {
 }
 
 /// Scheduled configurations (New York, across a DST change) with every fault,
-/// unsynced file stores among them: clean runs, with the clock crossing the
-/// schedule's boundaries and the sessions refused outside the window.
+/// unsynced file stores, logon windows and reset flags among them: clean runs,
+/// with the clock crossing the schedule's boundaries and the sessions refused
+/// outside the window.
 #[test]
 fn scheduled_and_unsynced_configurations_run_clean() {
-    let mut scheduled = 0;
+    let (mut scheduled, mut logon_windows, mut with_resets) = (0, 0, 0);
     let mut census = peregrine_sim::faults::Census::default();
-    for seed in 0..40u64 {
+    for seed in 0..60u64 {
         let cfg = SimConfig::from_seed(seed);
-        if cfg.schedule.is_none() {
+        let Some(schedule) = &cfg.schedule else {
             continue;
-        }
+        };
         let actions = generate(seed, 10_000, &Weights::default());
         let out = run_actions(&cfg, &actions, false);
         assert_eq!(out.violation, None, "seed {seed}: {}", cfg.summary());
         census.merge(&out.census);
         scheduled += 1;
+        logon_windows += usize::from(schedule.logon.is_some());
+        with_resets += usize::from(cfg.resets_configured());
     }
-    assert!(scheduled >= 5, "{scheduled} scheduled seeds");
+    assert!(scheduled >= 8, "{scheduled} scheduled seeds");
+    assert!(logon_windows >= 2, "{logon_windows} with a logon window");
+    assert!(with_resets >= 1, "{with_resets} with reset flags");
     assert!(census.get(Tally::ToBoundary) > 0);
     assert!(census
         .reasons
@@ -116,4 +121,73 @@ fn scheduled_and_unsynced_configurations_run_clean() {
                 .stores
                 .contains(&peregrine_sim::store::StoreKind::FileUnsynced)
     );
+}
+
+/// A logon window (`LogonTime`/`LogoutTime`) inside an around-the-clock
+/// session window, closing at 01:35 and opening at 01:50 New York time on the
+/// fall-back day: the logged-on sessions log out when it closes, what the
+/// initiator sends meanwhile is stored, and after the window opens the
+/// sessions log on again on the same period's numbers and every message
+/// arrives (the settle's checks), none discarded by a reset.
+#[test]
+fn a_closed_logon_window_postpones_messages_without_a_reset() {
+    use peregrine_session::{Days, Schedule, TimeZone, Window};
+    const H: u32 = 3600;
+    let ny = TimeZone::get("America/New_York").unwrap();
+    let schedule = Schedule::daily(12 * H, 12 * H)
+        .with_logon_window(Window {
+            start_secs: H + 50 * 60,
+            end_secs: H + 35 * 60,
+            days: Days::Daily,
+        })
+        .in_zone(ny);
+    let mut cfg = SimConfig::plain();
+    cfg.stores = [peregrine_sim::store::StoreKind::File; 2];
+    for s in &mut cfg.sessions {
+        s.schedule = Some(schedule.clone());
+    }
+    cfg.schedule = Some(schedule);
+    let deliver = [
+        Action::Deliver {
+            to: Side::Acceptor,
+            bytes: 1 << 16,
+        },
+        Action::Deliver {
+            to: Side::Initiator,
+            bytes: 1 << 16,
+        },
+    ];
+    let send = |count| Action::Send {
+        side: Side::Initiator,
+        count,
+        payload: 10,
+    };
+    // 01:30 EDT: logged on, three orders through.
+    let mut actions = vec![Action::Connect];
+    actions.extend(deliver);
+    actions.extend(deliver);
+    actions.push(send(3));
+    actions.extend(deliver);
+    // 01:36: the logon window has closed; five more are sent meanwhile.
+    actions.push(Action::Advance {
+        nanos: 6 * 60 * 1_000_000_000,
+        deliver: true,
+    });
+    actions.push(send(5));
+    actions.push(Action::Connect);
+    actions.extend(deliver);
+    // 01:50 and a second: open again.
+    actions.push(Action::ToBoundary { after_ms: 1000 });
+    let out = run_actions(&cfg, &actions, false);
+    assert_eq!(out.violation, None);
+    assert!(out
+        .census
+        .reasons
+        .get("OutsideSchedule")
+        .is_some_and(|&n| n > 0));
+    assert_eq!(
+        out.census.get(Tally::Delivered) + out.census.get(Tally::PossDupDelivered),
+        8
+    );
+    assert_eq!(out.census.get(Tally::LostToReset), 0);
 }

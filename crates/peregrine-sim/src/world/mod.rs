@@ -59,6 +59,9 @@ pub struct World {
     last_logon: [Option<u64>; 2],
     /// The session schedule both sides share, if any.
     schedule: Option<Schedule>,
+    /// ResetOnLogon/Logout/Disconnect on some side: a reset may then discard
+    /// any message, not only one whose session period ended.
+    resets_configured: bool,
     _dir: tempfile::TempDir,
 }
 
@@ -117,6 +120,7 @@ impl World {
             sending_times: Default::default(),
             last_logon: [None; 2],
             schedule: cfg.schedule.clone(),
+            resets_configured: cfg.resets_configured(),
             _dir: dir,
         })
     }
@@ -529,9 +533,10 @@ impl World {
         if epoch != self.nodes[i].epoch_seen {
             self.nodes[i].epoch_seen = epoch;
             let reset_at = self.nodes[i].session.now();
-            let schedule = self.schedule.as_ref();
-            // Under a schedule (no other resets configured), a reset is a new
-            // session period: it may discard only messages whose period ended.
+            let schedule = self.schedule.as_ref().filter(|_| !self.resets_configured);
+            // Under a schedule with no other resets configured, a reset is a
+            // new session period: it may discard only messages whose period
+            // ended.
             let lost = match self.ledger.reset(side, epoch, |at| {
                 schedule.map_or(true, |s| s.period_start(at) < s.period_start(reset_at))
             }) {
@@ -780,25 +785,29 @@ impl World {
     /// in step but short of a message is reported as the message missing
     /// ([`Invariant::Delivered`]), not as the heartbeat the last second
     /// left in flight ([`Invariant::Converge`]).
+    ///
+    /// A logon window that is closed while the session window is open only
+    /// postpones the outcome (the period and its messages go on): settling
+    /// then lets time pass to the schedule's next boundary and goes on, a
+    /// few boundaries at most.
     pub fn settle(&mut self, max_secs: u32) -> Option<(Invariant, String)> {
         self.slow = [0; 2];
-        for second in 0..=max_secs {
-            for _ in 0..100 {
-                self.connect();
-                self.deliver(0, usize::MAX);
-                self.deliver(1, usize::MAX);
-                self.flush_all();
-                if let Some(v) = self.violation.take() {
-                    return Some(v);
-                }
-                if self.link.as_ref().map_or(true, Link::quiet) {
-                    break;
-                }
+        for _ in 0..4 {
+            if let Some(v) = self.settle_for(max_secs) {
+                return Some(v);
             }
-            if second == max_secs || (self.converged() && self.all_delivered().is_ok()) {
+            let Some(s) = self.schedule.as_ref().filter(|s| s.logon.is_some()) else {
+                break;
+            };
+            let waiting = (0..2).all(|i| self.outside(i))
+                && (0..2).any(|i| s.contains(self.nodes[i].session.now()));
+            if !waiting || self.converged() {
                 break;
             }
-            self.advance(SECOND, true);
+            let now = self.now();
+            let target = s.next_boundary(now).saturating_add(SECOND);
+            self.note(|| format!("== logon window closed in the period: wait to {target}"));
+            self.advance(target - now, true);
             if let Some(v) = self.violation.take() {
                 return Some(v);
             }
@@ -829,6 +838,33 @@ impl World {
             ));
         }
         self.all_delivered().err()
+    }
+
+    /// Up to `max_secs` of reconnecting, delivering and time passing, until
+    /// the sessions converge with everything delivered.
+    fn settle_for(&mut self, max_secs: u32) -> Option<(Invariant, String)> {
+        for second in 0..=max_secs {
+            for _ in 0..100 {
+                self.connect();
+                self.deliver(0, usize::MAX);
+                self.deliver(1, usize::MAX);
+                self.flush_all();
+                if let Some(v) = self.violation.take() {
+                    return Some(v);
+                }
+                if self.link.as_ref().map_or(true, Link::quiet) {
+                    break;
+                }
+            }
+            if second == max_secs || (self.converged() && self.all_delivered().is_ok()) {
+                break;
+            }
+            self.advance(SECOND, true);
+            if let Some(v) = self.violation.take() {
+                return Some(v);
+            }
+        }
+        None
     }
 }
 
