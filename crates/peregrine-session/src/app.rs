@@ -201,6 +201,15 @@ pub enum SendError {
     /// [`Application::to_app`] vetoed the message: it was not stored nor sent, and
     /// its MsgSeqNum was not used (the next message takes it), as in QuickFIX/J.
     DoNotSend,
+    /// More extra header fields than a message may carry
+    /// ([`Outbox::MAX_HEADER_FIELDS`]): nothing was stored nor sent, and the
+    /// MsgSeqNum was not used.
+    TooManyHeaderFields {
+        /// How many were given.
+        given: usize,
+        /// The most a message takes.
+        max: usize,
+    },
 }
 
 impl fmt::Display for SendError {
@@ -209,6 +218,10 @@ impl fmt::Display for SendError {
             SendError::NotLoggedOn => f.write_str("session is not logged on"),
             SendError::Store(e) => write!(f, "store error: {e}"),
             SendError::DoNotSend => f.write_str("vetoed by the application (DoNotSend)"),
+            SendError::TooManyHeaderFields { given, max } => write!(
+                f,
+                "{given} extra header fields given, a message takes at most {max}"
+            ),
         }
     }
 }
@@ -1006,6 +1019,11 @@ impl fmt::Debug for Outbox<'_> {
 }
 
 impl<'s> Outbox<'s> {
+    /// The most extra header fields [`Outbox::send_with_header`] takes (beside
+    /// the standard header the session writes): the header is merged on the
+    /// stack, without allocating.
+    pub const MAX_HEADER_FIELDS: usize = 32;
+
     pub(crate) fn new(sink: &'s mut dyn Sink) -> Self {
         Outbox { sink }
     }
@@ -1037,12 +1055,14 @@ impl<'s> Outbox<'s> {
     }
 
     /// Like [`Outbox::send`], with extra header fields (e.g. PossResend(97), or
-    /// routing fields) merged into the header in ascending tag order. At most 16 extra
-    /// fields are sent; any after the sixteenth are left out.
+    /// routing fields) merged into the header in ascending tag order; a field with
+    /// the tag of one the session writes replaces it, and of several with one tag
+    /// the last is sent.
     ///
     /// # Errors
     ///
-    /// As [`Outbox::send`].
+    /// As [`Outbox::send`], and [`SendError::TooManyHeaderFields`] for more than
+    /// [`Outbox::MAX_HEADER_FIELDS`] extra fields (nothing is sent).
     ///
     /// ```
     /// # use peregrine_session::{Outbox, SendError};

@@ -42,6 +42,10 @@ struct Rec {
     log: Vec<String>,
     /// `on_logon` sends a News (35=B) with this headline.
     logon_news: Option<&'static str>,
+    /// With this many extra header fields (9000=0, 9001=1, …).
+    logon_news_header: usize,
+    /// What that send returned.
+    logon_news_sent: Option<Result<u64, String>>,
     /// `to_admin` adds these (msg type, or "" for all; tag; value).
     add: Vec<(&'static str, u32, &'static str)>,
     /// `to_app` vetoes new messages of this ClOrdID.
@@ -63,10 +67,16 @@ impl Application for Rec {
     fn on_logon(&mut self, _id: &SessionId, out: &mut Outbox<'_>) {
         self.log.push("on_logon".into());
         if let Some(headline) = self.logon_news {
-            out.send(b"B", |m| {
+            let values: Vec<String> = (0..self.logon_news_header).map(|i| i.to_string()).collect();
+            let header: Vec<(u32, &[u8])> = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (9000 + i as u32, v.as_bytes()))
+                .collect();
+            let sent = out.send_with_header(b"B", &header, |m| {
                 m.str(148, headline.as_bytes());
-            })
-            .unwrap();
+            });
+            self.logon_news_sent = Some(sent.map_err(|e| e.to_string()));
         }
     }
     fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>) {
@@ -270,6 +280,41 @@ fn on_logon_can_send_and_its_message_follows_the_logon() {
         ]
     );
     assert_eq!(h.session.next_sender_seq(), 3);
+}
+
+/// Every extra header field given to `Outbox::send_with_header` is sent (17
+/// used to be cut to 16 without a word); more than the stated bound is an error
+/// and nothing is sent.
+#[test]
+fn send_with_header_sends_every_field_or_refuses_past_its_bound() {
+    let mut h = Harness::acceptor(Rec {
+        logon_news: Some("hops"),
+        logon_news_header: 17,
+        ..Rec::default()
+    });
+    h.send("35=A|34=1|98=0|108=30");
+    let out = h.out();
+    let header: String = (0..17).map(|i| format!("|{}={i}", 9000 + i)).collect();
+    assert_eq!(out[1], format!("35=B|34=2|49=ISLD|56=TW{header}|148=hops"));
+    assert_eq!(h.app.logon_news_sent, Some(Ok(2)));
+
+    let max = Outbox::MAX_HEADER_FIELDS;
+    let mut h = Harness::acceptor(Rec {
+        logon_news: Some("too many"),
+        logon_news_header: max + 1,
+        ..Rec::default()
+    });
+    h.send("35=A|34=1|98=0|108=30");
+    assert_eq!(h.out(), ["35=A|34=1|49=ISLD|56=TW|98=0|108=30"]);
+    assert_eq!(
+        h.app.logon_news_sent,
+        Some(Err(SendError::TooManyHeaderFields {
+            given: max + 1,
+            max
+        }
+        .to_string()))
+    );
+    assert_eq!(h.session.next_sender_seq(), 2, "no sequence number used");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{tag, EncodeBuffer, MessageEncoder};
 use peregrine_store::MessageStore;
 
-use crate::app::{SendError, Sink};
+use crate::app::{Outbox, SendError, Sink};
 use crate::config::{Nanos, SessionClock, SessionConfig};
 use crate::metrics::SessionCounters;
 
@@ -25,9 +25,11 @@ pub(super) enum HeaderValue<'a> {
     Char(u8),
 }
 
-/// Most header fields one message carries (a stored message re-sent keeps its
-/// own, up to this).
-pub(super) const MAX_HEADER: usize = 40;
+/// Most header fields one message carries: the extra fields an application
+/// may give ([`Outbox::MAX_HEADER_FIELDS`]) and room for those the session
+/// writes (34, 49, 52, 56, 369, and 43 and 122 on a resend), so that a stored
+/// message re-sent keeps all of its own.
+pub(super) const MAX_HEADER: usize = Outbox::MAX_HEADER_FIELDS + 8;
 
 /// What the outbound buffer's capacity returns to when a connection ends.
 pub(super) const OUT_CAPACITY: usize = 64 * 1024;
@@ -320,12 +322,18 @@ impl<S: MessageStore> Sink for Outgoing<S> {
         header: &[(u32, &[u8])],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
-        let mut extra: [(u32, HeaderValue<'_>); 16] = [(0, HeaderValue::Uint(0)); 16];
-        let n = header.len().min(16);
+        const MAX: usize = Outbox::MAX_HEADER_FIELDS;
+        if header.len() > MAX {
+            return Err(SendError::TooManyHeaderFields {
+                given: header.len(),
+                max: MAX,
+            });
+        }
+        let mut extra: [(u32, HeaderValue<'_>); MAX] = [(0, HeaderValue::Uint(0)); MAX];
         for (slot, &(field, value)) in extra.iter_mut().zip(header) {
             *slot = (field, HeaderValue::Bytes(value));
         }
-        self.send(msg_type, &extra[..n], body)
+        self.send(msg_type, &extra[..header.len()], body)
     }
 }
 
