@@ -21,8 +21,9 @@
 //!   builds them);
 //! * acceptors: `SocketAcceptAddress` resolves
 //!   ([`SessionSettings::accept_address`]); sessions that share a
-//!   `SocketAcceptPort` name the same address ([`check_listeners`], which
-//!   start-up runs too); `AdminHttpPort` is not also a `SocketAcceptPort`.
+//!   `SocketAcceptPort` name the same address and the same TLS keys
+//!   ([`check_listeners`], which start-up runs too); `AdminHttpPort` is not
+//!   also a `SocketAcceptPort`.
 //!
 //! Not checked, because only doing it would tell: whether a port is free
 //! (binding opens a socket), whether an initiator's hosts resolve and answer
@@ -102,9 +103,10 @@ pub fn check(settings: &Settings, store: Option<StoreKind>) -> Vec<ConfigError> 
     errors
 }
 
-/// Acceptor sessions that share a `SocketAcceptPort` share one listener, on
-/// the address of the first of them: a later one that names another
-/// `SocketAcceptAddress` would have it ignored, so it is refused.
+/// Acceptor sessions that share a `SocketAcceptPort` share one listener: on
+/// the address of the first of them, with its TLS settings. A later one that
+/// names another `SocketAcceptAddress`, or other TLS keys, would have them
+/// ignored, so it is refused ([`listener_conflict`]).
 /// [`EngineBuilder`](crate::EngineBuilder) runs this before it opens a
 /// listener.
 ///
@@ -121,36 +123,83 @@ pub fn check(settings: &Settings, store: Option<StoreKind>) -> Vec<ConfigError> 
 ///
 /// # Errors
 ///
-/// The first session whose address differs from the port's first session's.
+/// The first session that cannot share its port's listener.
 pub fn check_listeners<'a>(
     sessions: impl IntoIterator<Item = &'a SessionSettings>,
 ) -> Result<(), ConfigError> {
-    let mut ports: HashMap<u16, (&SessionSettings, &str)> = HashMap::new();
+    let mut ports: HashMap<u16, &SessionSettings> = HashMap::new();
     for s in sessions {
         if s.connection_type != ConnectionType::Acceptor {
             continue;
         }
-        let address = s.socket_accept_address.as_deref().unwrap_or("0.0.0.0");
         let port = s.socket_accept_port.unwrap_or(0);
         match ports.get(&port) {
             None => {
-                ports.insert(port, (s, address));
+                ports.insert(port, s);
             }
-            Some((first, first_address)) if *first_address != address => {
-                return Err(address_error(
-                    s,
-                    format!(
-                        "{address} differs from {first_address}, where session {} listens on the \
-                         same SocketAcceptPort {port}: one port is one listener, on one address \
-                         (give them the same address, or different ports)",
-                        first.session_name()
-                    ),
-                ));
+            Some(first) => {
+                if let Some(e) = listener_conflict(first, s) {
+                    return Err(e);
+                }
             }
-            Some(_) => {}
         }
     }
     Ok(())
+}
+
+/// Why acceptor session `s` cannot share the listener of `first`, which
+/// listens on the same `SocketAcceptPort`: one port is one listener, on one
+/// address, with one TLS handshake. Checked before start-up
+/// ([`check_listeners`]) and for a session added while the engine runs.
+///
+/// ```
+/// use peregrine_engine::{config::Settings, preflight::listener_conflict};
+/// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=ISLD\nUseDataDictionary=N\n\
+///             [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n\
+///             [SESSION]\nBeginString=FIX.4.4\nTargetCompID=B\n";
+/// let settings = Settings::parse(text, "venue.cfg".as_ref())?;
+/// assert!(listener_conflict(&settings.sessions[0], &settings.sessions[1]).is_none());
+/// # Ok::<(), peregrine_engine::ConfigError>(())
+/// ```
+pub fn listener_conflict(first: &SessionSettings, s: &SessionSettings) -> Option<ConfigError> {
+    fn address(s: &SessionSettings) -> &str {
+        s.socket_accept_address.as_deref().unwrap_or("0.0.0.0")
+    }
+    let port = s.socket_accept_port.unwrap_or(0);
+    let (a, first_a) = (address(s), address(first));
+    if a != first_a {
+        return Some(address_error(
+            s,
+            format!(
+                "{a} differs from {first_a}, where session {} listens on the same \
+                 SocketAcceptPort {port}: one port is one listener, on one address (give them \
+                 the same address, or different ports)",
+                first.session_name()
+            ),
+        ));
+    }
+    if first.tls != s.tls {
+        // One port, one handshake: a session cannot speak TLS where another
+        // does not, or with other certificates.
+        let key = if first.tls.is_some() != s.tls.is_some() {
+            "SocketUseSSL"
+        } else {
+            "SocketCertificateFile"
+        };
+        let mut e = s.error(
+            key,
+            format!(
+                "TLS keys differ from those of {} on the same SocketAcceptPort {port}: \
+                 sessions on one port share its TLS",
+                first.session_name()
+            ),
+        );
+        if e.line == 0 {
+            e.line = s.line;
+        }
+        return Some(e);
+    }
+    None
 }
 
 /// `AdminHttpPort` (one for the engine, from the first session) is also an

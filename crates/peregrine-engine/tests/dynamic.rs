@@ -217,3 +217,44 @@ fn the_admin_interface_adds_and_removes_sessions_with_the_token() {
     assert_eq!(venue.sessions(WAIT).unwrap().len(), 1);
     venue.stop().unwrap();
 }
+
+/// A session added at run time on the port of a running listener must agree
+/// with it on the address (and TLS) as at start-up: one port is one listener.
+/// Its own address used to be ignored without a word.
+#[test]
+fn a_session_added_on_a_running_port_with_another_address_is_refused() {
+    let cfg =
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+               SenderCompID=VENUE\nUseDataDictionary=N\n\
+               [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n";
+    let venue = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let added = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+                 SocketAcceptAddress=127.0.0.2\nSenderCompID=VENUE\nUseDataDictionary=N\n\
+                 [SESSION]\nBeginString=FIX.4.4\nTargetCompID=B\n";
+    let settings = peregrine_engine::config::Settings::parse(added, "added.cfg".as_ref())
+        .unwrap()
+        .sessions
+        .remove(0);
+    let answer = venue
+        .handle()
+        .call(Command::AddSession(Box::new(settings)), WAIT);
+    let Some(Err(CommandError::CannotAdd { name, why })) = answer else {
+        panic!("{answer:?}")
+    };
+    assert_eq!(name, "FIX.4.4:VENUE->B");
+    assert!(
+        why.contains("added.cfg:4: SocketAcceptAddress: 127.0.0.2 differs from 127.0.0.1"),
+        "{why}"
+    );
+    let names: Vec<String> = venue
+        .sessions(WAIT)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(names, ["FIX.4.4:VENUE->A"]);
+    venue.stop().unwrap();
+}

@@ -621,3 +621,24 @@ fn a_stalled_handshake_ends_at_logon_timeout() {
     assert!(log.contains("connecting to"), "{log}");
     client.stop().unwrap();
 }
+
+/// Sessions on one `SocketAcceptPort` share its handshake: one with TLS and
+/// one without is refused before anything starts (`check-config` too), on the
+/// later session's key.
+#[test]
+fn sessions_sharing_a_port_must_agree_on_tls() {
+    let text = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\nSenderCompID=VENUE\n\
+                UseDataDictionary=N\n\
+                [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n\
+                [SESSION]\nBeginString=FIX.4.4\nTargetCompID=B\nSocketUseSSL=Y\n\
+                SocketCertificateFile=a.pem\nSocketPrivateKeyFile=a.key\n";
+    let settings = peregrine_engine::config::Settings::parse(text, "v.cfg".as_ref()).unwrap();
+    let e = peregrine_engine::preflight::check_listeners(&settings.sessions).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "v.cfg:12: SocketUseSSL: TLS keys differ from those of FIX.4.4:VENUE->A on the same \
+             SocketAcceptPort 5001"
+        ),
+        "{e}"
+    );
+}

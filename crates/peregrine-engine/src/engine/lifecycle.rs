@@ -137,22 +137,8 @@ impl<D: SessionDriver> Engine<D> {
             .position(|l| l.configured_port == port)
         {
             let first = &self.listeners[i].settings;
-            if first.tls != settings.tls {
-                // One port, one handshake: a session cannot speak TLS where another
-                // does not, or with other certificates.
-                let key = if first.tls.is_some() != settings.tls.is_some() {
-                    "SocketUseSSL"
-                } else {
-                    "SocketCertificateFile"
-                };
-                return Err(config_error(settings.error(
-                    key,
-                    format!(
-                        "TLS keys differ from those of {} on the same SocketAcceptPort {port}: \
-                         sessions on one port share its TLS",
-                        first.session_name()
-                    ),
-                )));
+            if let Some(e) = crate::preflight::listener_conflict(first, settings) {
+                return Err(config_error(e));
             }
             return Ok(ListenerKey(i));
         }
