@@ -1123,10 +1123,18 @@ impl<'d> Gen<'d> {
     ) {
         let mut comps = BTreeSet::new();
         self.comp_closure(items, &mut comps);
-        let mut names: Vec<String> = comps.into_iter().map(|c| self.comp_name(c)).collect();
+        let names: Vec<String> = comps.into_iter().map(|c| self.comp_name(c)).collect();
         if header {
-            names.insert(0, "StandardTrailer".into());
-            names.insert(0, "StandardHeader".into());
+            // The header and trailer setters only on a builder that owns its encoder
+            // (a whole message): a body written into a session's encoder must not
+            // write a second MsgSeqNum or SendingTime into the body.
+            let owned = builder.replace(", E>", ", crate::codec::MessageEncoder<'b>>");
+            for n in ["StandardHeader", "StandardTrailer"] {
+                let _ = writeln!(
+                    o,
+                    "impl<'a> components::{n}<'a> for {view} {{}}\nimpl<'b> components::{n}Builder<'b> for {owned} {{}}"
+                );
+            }
         }
         for n in names {
             let _ = writeln!(

@@ -415,6 +415,32 @@ pub trait Message {
 /// assert!(wire.windows(6).any(|w| w == b"\x0139=1\x01"));
 /// # }
 /// ```
+///
+/// The standard header and trailer are the session's (MsgSeqNum, SendingTime,
+/// PossDupFlag, …): a body has no setters for them, so that it cannot write a
+/// second MsgSeqNum or SendingTime after the session's.
+///
+/// ```compile_fail
+/// use peregrine_messages::codec::EncodeBuffer;
+/// use peregrine_messages::fix44::{prelude::*, ExecutionReport};
+/// use peregrine_messages::{Body, Message};
+/// let mut buf = EncodeBuffer::new();
+/// let mut enc = buf.start(b"FIX.4.4", ExecutionReport::MSG_TYPE);
+/// Body::<ExecutionReport>::new(&mut enc).msg_seq_num(7); // no such setter on a body
+/// ```
+///
+/// A whole message built on its own (a test, a tool) has them:
+///
+/// ```
+/// # #[cfg(feature = "fix44")] {
+/// use peregrine_messages::codec::EncodeBuffer;
+/// use peregrine_messages::fix44::{prelude::*, ExecutionReportBuilder};
+/// let mut buf = EncodeBuffer::new();
+/// let mut er = ExecutionReportBuilder::new(&mut buf);
+/// er.msg_seq_num(7);
+/// assert!(er.finish().windows(6).any(|w| w == b"\x0134=7\x01"));
+/// # }
+/// ```
 pub struct Body<'x, 'b: 'x, M: Message + ?Sized> {
     writer: M::Body<'x, 'b>,
 }

@@ -210,6 +210,15 @@ pub enum SendError {
         /// The most a message takes.
         max: usize,
     },
+    /// An extra header field that the session writes itself (BeginString,
+    /// BodyLength, MsgType, MsgSeqNum, SenderCompID, TargetCompID, SendingTime,
+    /// PossDupFlag, OrigSendingTime, LastMsgSeqNumProcessed, CheckSum): a message
+    /// whose MsgSeqNum or CompIDs differ from the session's would not be the
+    /// message stored. Nothing was stored nor sent.
+    SessionHeaderField {
+        /// The tag given.
+        tag: u32,
+    },
 }
 
 impl fmt::Display for SendError {
@@ -222,6 +231,9 @@ impl fmt::Display for SendError {
                 f,
                 "{given} extra header fields given, a message takes at most {max}"
             ),
+            SendError::SessionHeaderField { tag } => {
+                write!(f, "header field {tag} is written by the session")
+            }
         }
     }
 }
@@ -543,8 +555,9 @@ pub trait Application {
     fn on_event(&mut self, _id: &SessionId, _event: &AppEvent<'_>) {}
 }
 
-/// Header fields the session writes itself: [`AdminMessage`] does not replace them.
-fn session_owned(t: u32) -> bool {
+/// Header fields the session writes itself: [`AdminMessage`] does not replace them,
+/// and [`Outbox::send_with_header`] refuses them.
+pub(crate) fn session_owned(t: u32) -> bool {
     matches!(
         t,
         tag::BEGIN_STRING
@@ -1055,14 +1068,15 @@ impl<'s> Outbox<'s> {
     }
 
     /// Like [`Outbox::send`], with extra header fields (e.g. PossResend(97), or
-    /// routing fields) merged into the header in ascending tag order; a field with
-    /// the tag of one the session writes replaces it, and of several with one tag
-    /// the last is sent.
+    /// routing fields) merged into the header in ascending tag order; of several
+    /// with one tag the last is sent.
     ///
     /// # Errors
     ///
-    /// As [`Outbox::send`], and [`SendError::TooManyHeaderFields`] for more than
-    /// [`Outbox::MAX_HEADER_FIELDS`] extra fields (nothing is sent).
+    /// As [`Outbox::send`]; [`SendError::TooManyHeaderFields`] for more than
+    /// [`Outbox::MAX_HEADER_FIELDS`] extra fields, and
+    /// [`SendError::SessionHeaderField`] for a field the session writes itself
+    /// (MsgSeqNum, SendingTime, the CompIDs, …). Nothing is sent then.
     ///
     /// ```
     /// # use peregrine_session::{Outbox, SendError};

@@ -44,6 +44,8 @@ struct Rec {
     logon_news: Option<&'static str>,
     /// With this many extra header fields (9000=0, 9001=1, …).
     logon_news_header: usize,
+    /// And this one before them.
+    logon_news_first: Option<(u32, &'static str)>,
     /// What that send returned.
     logon_news_sent: Option<Result<u64, String>>,
     /// `to_admin` adds these (msg type, or "" for all; tag; value).
@@ -68,10 +70,16 @@ impl Application for Rec {
         self.log.push("on_logon".into());
         if let Some(headline) = self.logon_news {
             let values: Vec<String> = (0..self.logon_news_header).map(|i| i.to_string()).collect();
-            let header: Vec<(u32, &[u8])> = values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (9000 + i as u32, v.as_bytes()))
+            let header: Vec<(u32, &[u8])> = self
+                .logon_news_first
+                .map(|(t, v)| (t, v.as_bytes()))
+                .into_iter()
+                .chain(
+                    values
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (9000 + i as u32, v.as_bytes())),
+                )
                 .collect();
             let sent = out.send_with_header(b"B", &header, |m| {
                 m.str(148, headline.as_bytes());
@@ -315,6 +323,34 @@ fn send_with_header_sends_every_field_or_refuses_past_its_bound() {
         .to_string()))
     );
     assert_eq!(h.session.next_sender_seq(), 2, "no sequence number used");
+
+    // A field the session writes (MsgSeqNum here) would make the wire differ
+    // from the store: refused, nothing sent. PossResend(97) is the caller's.
+    for (tag, value, sent) in [
+        (34, "99", false),
+        (52, "20260101-00:00:00", false),
+        (97, "Y", true),
+    ] {
+        let mut h = Harness::acceptor(Rec {
+            logon_news: Some("first"),
+            logon_news_first: Some((tag, value)),
+            ..Rec::default()
+        });
+        h.send("35=A|34=1|98=0|108=30");
+        let out = h.out();
+        if sent {
+            assert_eq!(
+                out[1],
+                format!("35=B|34=2|49=ISLD|56=TW|{tag}={value}|148=first")
+            );
+        } else {
+            assert_eq!(out.len(), 1, "{out:?}");
+            assert_eq!(
+                h.app.logon_news_sent,
+                Some(Err(SendError::SessionHeaderField { tag }.to_string()))
+            );
+        }
+    }
 }
 
 #[test]

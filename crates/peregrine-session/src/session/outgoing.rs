@@ -9,7 +9,7 @@ use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{tag, EncodeBuffer, MessageEncoder};
 use peregrine_store::MessageStore;
 
-use crate::app::{Outbox, SendError, Sink};
+use crate::app::{session_owned, Outbox, SendError, Sink};
 use crate::config::{Nanos, SessionClock, SessionConfig};
 use crate::metrics::SessionCounters;
 
@@ -328,6 +328,9 @@ impl<S: MessageStore> Sink for Outgoing<S> {
                 given: header.len(),
                 max: MAX,
             });
+        }
+        if let Some(&(tag, _)) = header.iter().find(|&&(t, _)| session_owned(t)) {
+            return Err(SendError::SessionHeaderField { tag });
         }
         let mut extra: [(u32, HeaderValue<'_>); MAX] = [(0, HeaderValue::Uint(0)); MAX];
         for (slot, &(field, value)) in extra.iter_mut().zip(header) {
