@@ -219,6 +219,13 @@ pub enum SendError {
         /// The tag given.
         tag: u32,
     },
+    /// A callback's [`Outbox`] holds as many bytes as the outbound buffer may
+    /// (`max_outbound_bytes`): its messages are sent when the callback returns,
+    /// and this one was not kept.
+    CallbackOutboxFull {
+        /// The bound, in bytes.
+        bound: usize,
+    },
 }
 
 impl fmt::Display for SendError {
@@ -234,6 +241,10 @@ impl fmt::Display for SendError {
             SendError::SessionHeaderField { tag } => {
                 write!(f, "header field {tag} is written by the session")
             }
+            SendError::CallbackOutboxFull { bound } => write!(
+                f,
+                "the callback's outbox holds {bound} bytes, its bound (max_outbound_bytes)"
+            ),
         }
     }
 }
@@ -444,7 +455,7 @@ pub trait Application {
     }
 
     /// An application message the session is about to send, once encoded: a new one
-    /// ([`Session::send`]), a resend (PossDupFlag(43)=Y, [`OutgoingMessage::is_resend`]),
+    /// ([`Session::send`], or through a callback's [`Outbox`]), a resend (PossDupFlag(43)=Y, [`OutgoingMessage::is_resend`]),
     /// or a BusinessMessageReject the session writes for [`AppReject`]. Return
     /// [`DoNotSend`] to veto it: a new message is then not stored nor sent and its
     /// MsgSeqNum is not used ([`SendError::DoNotSend`]); a resend is replaced by a
@@ -458,11 +469,11 @@ pub trait Application {
     /// costs nothing more. Amending a resend changes only what is re-sent.
     ///
     /// Messages the application sends through the [`Outbox`] from inside its own
-    /// callbacks ([`from_app`](Self::from_app), [`on_logon`](Self::on_logon)) are not
-    /// passed here when they are first sent, only when they are resent: unlike
-    /// QuickFIX/J's `toApp`, which is re-entered from `sendToTarget` inside `fromApp`,
-    /// the application is borrowed exclusively by the callback that is sending, and it
-    /// decides there what it sends (do the veto or the amendment in that callback).
+    /// callbacks ([`from_app`](Self::from_app), [`on_logon`](Self::on_logon)) come
+    /// here too, as QuickFIX/J's `toApp` sees what `sendToTarget` sends inside
+    /// `fromApp`: the application is borrowed by the callback while it runs, so the
+    /// outbox keeps them (one copy of each body) and the session passes them here, in
+    /// order, as soon as the callback returns, before anything else is sent.
     ///
     /// # Errors
     ///
@@ -1001,6 +1012,13 @@ pub(crate) trait Sink {
 /// Lets the application send while handling a message ([`Application::from_app`]) or
 /// a logon ([`Application::on_logon`]).
 ///
+/// What it is given is kept, in order, and sent when the callback returns: each
+/// message then passes through [`Application::to_app`] (which the callback cannot
+/// be re-entered for), is stored with its MsgSeqNum and queued, before the session
+/// handles anything else. The bodies are written once, into a reused buffer, and
+/// copied once; nothing is allocated once the buffers have grown. At most
+/// `max_outbound_bytes` are kept per callback ([`SendError::CallbackOutboxFull`]).
+///
 /// ```
 /// use peregrine_codec::MessageView;
 /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
@@ -1043,13 +1061,15 @@ impl<'s> Outbox<'s> {
 
     /// Builds and sends one message: the session writes the standard header (8, 9, 35,
     /// then 34, 49, 52, 56, … in ascending tag order), the closure writes the body.
-    /// Returns the MsgSeqNum used.
+    /// Returns the MsgSeqNum it is to carry: the next one after those this callback
+    /// sent before (one lower for each of them [`Application::to_app`] vetoes).
     ///
     /// # Errors
     ///
-    /// [`SendError::Store`] when the store refuses the message (see
-    /// [`MessageStore::store`](peregrine_store::MessageStore::store)) or cannot
-    /// advance the next outgoing sequence number.
+    /// [`SendError::CallbackOutboxFull`] past the bound above. A store that refuses
+    /// the message when it is sent, after the callback, is a store failure of the
+    /// session ([`SessionEvent::StoreFailed`](crate::SessionEvent::StoreFailed)), as
+    /// for the admin messages it sends.
     ///
     /// ```
     /// # use peregrine_session::{Outbox, SendError};

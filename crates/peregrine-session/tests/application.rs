@@ -59,6 +59,10 @@ struct Rec {
     shown: Vec<Shown>,
     /// `from_app` refuses with this.
     reject: Option<AppReject>,
+    /// `from_app` answers with an ExecutionReport per ClOrdID here, and what each
+    /// send returned.
+    reply: Vec<&'static str>,
+    replied: Vec<Result<u64, String>>,
     logouts: Vec<Why>,
 }
 
@@ -151,12 +155,18 @@ impl Application for Rec {
         &mut self,
         msg: &MessageView<'_>,
         _id: &SessionId,
-        _out: &mut Outbox<'_>,
+        out: &mut Outbox<'_>,
     ) -> Result<(), AppReject> {
         self.log.push(format!(
             "from_app {}",
             String::from_utf8_lossy(msg.msg_type())
         ));
+        for id in &self.reply {
+            let sent = out.send(b"8", |m| {
+                m.str(11, id.as_bytes()).str(39, b"0");
+            });
+            self.replied.push(sent.map_err(|e| e.to_string()));
+        }
         match &self.reject {
             Some(r) => Err(r.clone()),
             None => Ok(()),
@@ -493,6 +503,69 @@ fn to_app_sees_new_messages_and_its_veto_keeps_the_sequence_number() {
 }
 
 /// The messages of `bytes` decoded with checksum and BodyLength checked.
+/// What a callback sends goes through `to_app` too, as QuickFIX/J's `toApp` sees
+/// every application message: kept until `from_app` returns, then each is shown,
+/// may be amended, and a veto leaves its sequence number to the next one.
+#[test]
+fn to_app_sees_vetoes_and_amends_what_a_callback_sends() {
+    let mut h = Harness::acceptor(Rec {
+        reply: vec!["A", "X", "B"],
+        veto_new: Some(b"X"),
+        amend: vec![(false, 58, "seen")],
+        ..Rec::default()
+    });
+    h.logon();
+    h.send("35=D|34=2|11=ORDER|55=IBM");
+    assert_eq!(
+        h.out(),
+        [
+            "35=8|34=2|49=ISLD|56=TW|11=A|39=0|58=seen",
+            "35=8|34=3|49=ISLD|56=TW|11=B|39=0|58=seen",
+        ]
+    );
+    // The numbers the outbox handed out were the ones to come, before any veto.
+    assert_eq!(h.app.replied, [Ok(2), Ok(3), Ok(4)]);
+    let shown: Vec<(u64, &str, bool)> = h
+        .app
+        .shown
+        .iter()
+        .map(|s| (s.seq, s.msg_type.as_str(), s.resend))
+        .collect();
+    assert_eq!(shown, [(2, "8", false), (3, "8", false), (3, "8", false)]);
+    assert_eq!(h.session.next_sender_seq(), 4);
+    assert_eq!(
+        h.log_from("from_app"),
+        ["from_app D", "to_app 8 2", "to_app 8 3", "to_app 8 3"]
+    );
+}
+
+/// A callback's outbox keeps at most `max_outbound_bytes` (what the outbound
+/// buffer would hold): past it a send is refused, not kept without bound.
+#[test]
+fn a_callback_outbox_is_bounded_by_max_outbound_bytes() {
+    let mut cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    cfg.max_outbound_bytes = 4096;
+    let mut h = Harness {
+        session: Session::new(cfg, MemoryStore::new(T0), T0),
+        app: Rec {
+            reply: vec!["ORDER-ID"; 400],
+            ..Rec::default()
+        },
+        now: T0,
+        begin: "FIX.4.4",
+    };
+    h.session.create(&mut h.app);
+    h.session.on_connected(T0, &mut h.app);
+    h.logon();
+    h.send("35=D|34=2|11=ORDER|55=IBM");
+    // Each kept message: MsgType 8 and `11=ORDER-ID|39=0|` (17 bytes), 18 in all.
+    let kept = h.app.replied.iter().filter(|r| r.is_ok()).count();
+    assert_eq!(kept, 4096 / 18);
+    assert!(h.app.replied[kept..].iter().all(|r| r
+        .as_ref()
+        .is_err_and(|e| e.contains("holds 4096 bytes"))));
+}
+
 fn well_formed(bytes: &[u8]) -> usize {
     let mut decoder = peregrine_codec::Decoder::new(peregrine_codec::DecoderConfig::default());
     let mut rest = bytes;

@@ -7,10 +7,11 @@ use peregrine_codec::{msg_type, tag, Decoder, MessageView};
 use peregrine_dict::{SessionRejectReason, ShapeCache};
 use peregrine_store::MessageStore;
 
-use crate::app::{AddedFields, Application, Outbox};
+use crate::app::{AddedFields, Application};
 use crate::config::{is_pre_fix42, Nanos, SessionConfig};
 
 use super::calendar::Calendar;
+use super::callback_sends::CallbackSends;
 use super::events::{
     AppEvent, DisconnectReason, RejectInfo, RejectKind, SessionEvent, SessionState,
 };
@@ -115,6 +116,8 @@ pub(super) struct Core<S> {
     pub(super) resend_decoder: Decoder,
     /// The schedule's answers until its next boundary, and the next ResetSeqTime.
     pub(super) calendar: Calendar,
+    /// What the application sends from inside a callback, until it returns.
+    pub(super) callback_sends: CallbackSends,
 }
 
 impl<S: MessageStore> Core<S> {
@@ -359,7 +362,13 @@ impl<S: MessageStore> Core<S> {
                 self.notify(app, &AppEvent::RejectReceived(reject_info(msg)));
             }
             self.flush_events(app);
-            let result = app.from_app(msg, &self.config.id, &mut Outbox::new(&mut self.outgoing));
+            let next_seq = self.outgoing.store.next_sender_seq();
+            let result = app.from_app(
+                msg,
+                &self.config.id,
+                &mut self.callback_sends.outbox(next_seq),
+            );
+            self.send_kept(app);
             match result {
                 Ok(()) => self.incr_target(),
                 Err(r) => self.app_reject(msg, r, app),

@@ -4,7 +4,7 @@
 use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_store::MessageStore;
 
-use crate::app::{Application, Outbox};
+use crate::app::Application;
 use crate::config::{appl_ver_id_code, Role, MAX_HEARTBEAT_SECS};
 
 use super::core::{Core, Live, State};
@@ -219,6 +219,8 @@ impl<S: MessageStore> Core<S> {
             self.incr_target();
         }
         self.flush_events(app);
-        app.on_logon(&self.config.id, &mut Outbox::new(&mut self.outgoing));
+        let next_seq = self.outgoing.store.next_sender_seq();
+        app.on_logon(&self.config.id, &mut self.callback_sends.outbox(next_seq));
+        self.send_kept(app);
     }
 }

@@ -12,12 +12,14 @@
 //! | `sequence_reset` | SequenceReset, Reset and GapFill |
 //! | `reject` | Reject and BusinessMessageReject |
 //! | `hooks` | the application's part: events in order, `to_admin`, `to_app` |
+//! | `callback_sends` | what a callback sends, kept until it returns, then through `to_app` |
 //! | `outgoing` | encoding, the outbound buffer, storing before queueing |
 //! | `timers` | the timer table |
 //! | `framing` | QuickFIX's framing quirks, garbled input, the first message of a connection |
 //! | `events` | the public state, events (the engine's and the application's), disconnect and logout reasons |
 
 mod calendar;
+mod callback_sends;
 mod core;
 mod events;
 mod framing;
@@ -51,6 +53,7 @@ use peregrine_store::{MessageStore, StoreError};
 use crate::app::{AddedFields, Application, SendError};
 use crate::config::{Nanos, Role, SessionConfig, SessionId};
 
+use self::callback_sends::CallbackSends;
 use self::core::{Core, LogoutSide, State};
 use self::framing::{next_frame, without_invalid_tag};
 use self::gap_queue::GapQueue;
@@ -167,6 +170,7 @@ impl<S: MessageStore> Session<S> {
             app_events.push_back(AppEvent::StoreDataLost { messages: lost });
         }
         let calendar = calendar::Calendar::new(&config, now);
+        let callback_sends = CallbackSends::new(config.max_outbound_bytes);
         let session = Session {
             rx: Vec::with_capacity(64 * 1024),
             framer: Framer::new(config.max_message_size),
@@ -185,6 +189,7 @@ impl<S: MessageStore> Session<S> {
                 amend_copy: Vec::new(),
                 logout: None,
                 logout_text: Vec::new(),
+                callback_sends,
                 calendar,
             },
         };

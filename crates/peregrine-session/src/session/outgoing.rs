@@ -9,7 +9,7 @@ use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{tag, EncodeBuffer, MessageEncoder};
 use peregrine_store::MessageStore;
 
-use crate::app::{session_owned, Outbox, SendError, Sink};
+use crate::app::{Outbox, SendError};
 use crate::config::{Nanos, SessionClock, SessionConfig};
 use crate::metrics::SessionCounters;
 
@@ -312,31 +312,6 @@ impl<S: MessageStore> Outgoing<S> {
         if self.send(msg_type, extra, body).is_err() {
             self.store_failed = true;
         }
-    }
-}
-
-impl<S: MessageStore> Sink for Outgoing<S> {
-    fn send_dyn(
-        &mut self,
-        msg_type: &[u8],
-        header: &[(u32, &[u8])],
-        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
-    ) -> Result<u64, SendError> {
-        const MAX: usize = Outbox::MAX_HEADER_FIELDS;
-        if header.len() > MAX {
-            return Err(SendError::TooManyHeaderFields {
-                given: header.len(),
-                max: MAX,
-            });
-        }
-        if let Some(&(tag, _)) = header.iter().find(|&&(t, _)| session_owned(t)) {
-            return Err(SendError::SessionHeaderField { tag });
-        }
-        let mut extra: [(u32, HeaderValue<'_>); MAX] = [(0, HeaderValue::Uint(0)); MAX];
-        for (slot, &(field, value)) in extra.iter_mut().zip(header) {
-            *slot = (field, HeaderValue::Bytes(value));
-        }
-        self.send(msg_type, &extra[..header.len()], body)
     }
 }
 
