@@ -561,9 +561,9 @@ fn a_callback_outbox_is_bounded_by_max_outbound_bytes() {
     // Each kept message: MsgType 8 and `11=ORDER-ID|39=0|` (17 bytes), 18 in all.
     let kept = h.app.replied.iter().filter(|r| r.is_ok()).count();
     assert_eq!(kept, 4096 / 18);
-    assert!(h.app.replied[kept..].iter().all(|r| r
-        .as_ref()
-        .is_err_and(|e| e.contains("holds 4096 bytes"))));
+    assert!(h.app.replied[kept..]
+        .iter()
+        .all(|r| r.as_ref().is_err_and(|e| e.contains("holds 4096 bytes"))));
 }
 
 fn well_formed(bytes: &[u8]) -> usize {

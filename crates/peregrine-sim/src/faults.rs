@@ -165,6 +165,17 @@ pub enum Action {
         /// Per mille of the expected number kept.
         keep: u16,
     },
+    /// While no connection is up, a stale copy of `to`'s peer (restored from an
+    /// old backup, say) connects and logs on with a MsgSeqNum `below` under the
+    /// one `to` expects: `to` must send a Logout and disconnect (MsgSeqNum too
+    /// low), its numbers untouched. Not drawn against a side that resets on
+    /// logon or under a schedule (a reset makes the number too high instead).
+    LowLogon {
+        /// Who receives the Logon.
+        to: Side,
+        /// How far below the expected MsgSeqNum (at least 1).
+        below: u8,
+    },
 }
 
 /// Names of the faults, as the census prints them.
@@ -191,6 +202,7 @@ impl Action {
             Action::Logout { .. } => Tally::Logout,
             Action::SeqJump { .. } => Tally::SeqJump,
             Action::Rewind { .. } => Tally::Rewind,
+            Action::LowLogon { .. } => Tally::LowLogon,
         }
     }
 
@@ -228,7 +240,7 @@ impl fmt::Display for Action {
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {
     /// Every weight, in [`Tally`] order of the actions.
-    pub table: [(Tally, u32); 16],
+    pub table: [(Tally, u32); 17],
 }
 
 impl Default for Weights {
@@ -251,6 +263,7 @@ impl Default for Weights {
                 (Tally::SeqJump, 10),
                 (Tally::Rewind, 3),
                 (Tally::ToBoundary, 10),
+                (Tally::LowLogon, 5),
             ],
         }
     }
@@ -383,6 +396,10 @@ fn make(kind: Tally, rng: &mut Rng) -> Action {
             side: Side::pick(rng),
             keep: rng.below(1000) as u16,
         },
+        Tally::LowLogon => Action::LowLogon {
+            to: Side::pick(rng),
+            below: 1 + rng.below(20) as u8,
+        },
         _ => Action::Deliver {
             to: Side::pick(rng),
             bytes: if rng.below(4) == 0 {
@@ -434,6 +451,7 @@ pub enum Tally {
     SeqJump,
     Rewind,
     ToBoundary,
+    LowLogon,
     // What happened, rather than what was done.
     /// Connections refused because the acceptor still held one.
     Refused,
@@ -463,9 +481,11 @@ pub enum Tally {
     UnsyncedLost,
     /// File store crashes that tore the `seqnums` slot written last.
     SeqnumsTorn,
+    /// Logons with a MsgSeqNum too low refused (Logout, disconnect).
+    LowLogonRefused,
 }
 
-const TALLIES: usize = Tally::SeqnumsTorn as usize + 1;
+const TALLIES: usize = Tally::LowLogonRefused as usize + 1;
 
 /// Counts of [`Tally`] over one or many runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -520,6 +540,7 @@ impl Census {
             Tally::SeqJump,
             Tally::Rewind,
             Tally::ToBoundary,
+            Tally::LowLogon,
             Tally::Refused,
             Tally::LoggedOn,
             Tally::Disconnects,
@@ -534,6 +555,7 @@ impl Census {
             Tally::FileRecoveries,
             Tally::UnsyncedLost,
             Tally::SeqnumsTorn,
+            Tally::LowLogonRefused,
         ];
         ALL.iter()
             .map(|t| (format!("{t:?}"), self.get(*t)))

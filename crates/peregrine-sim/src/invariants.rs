@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use peregrine_session::{DisconnectReason, Nanos};
+use peregrine_session::{DisconnectReason, Nanos, SessionState};
 
 use crate::faults::Side;
 use crate::world::app::Delivery;
@@ -387,55 +387,92 @@ pub struct Excuses {
     pub delay: bool,
 }
 
-/// Whether a session may ask to disconnect for `reason` given the faults;
-/// `stale_logon` says whether the peer's last Logon deserved a SendingTime
-/// refusal by this side's clock ([`SendingTimes::stale`]).
+/// What the oracle knows of a side that asks to disconnect.
+#[derive(Clone, Copy, Debug)]
+pub struct DisconnectContext {
+    /// Its state before the session call that raised the Disconnect.
+    pub state_before: SessionState,
+    /// The peer's last Logon deserved a SendingTime refusal by this side's
+    /// clock ([`SendingTimes::stale`]).
+    pub stale_logon: bool,
+    /// It may refuse a Logon as outside its schedule.
+    pub outside: bool,
+    /// Its connection is a stale peer's, logging on with a MsgSeqNum too low.
+    pub low_logon: bool,
+    /// The peer's last Logon was sent in an earlier session period than this
+    /// side's (the sides' clocks on either side of a period's start): its
+    /// numbers are the ended period's.
+    pub peer_period_behind: bool,
+    /// Faults since the last calm point.
+    pub excuses: Excuses,
+}
+
+/// Whether a session may ask to disconnect for `reason`: in the state it was
+/// in (a LogonTimeout or a refused Logon only before the logon, a
+/// HeartbeatTimeout only once logged on, a LogoutTimeout only after our
+/// Logout), and given the faults that explain the unusual ones.
 ///
 /// # Errors
 ///
 /// [`Invariant::Protocol`] naming the reason.
-pub fn allowed_disconnect(
-    side: Side,
-    reason: DisconnectReason,
-    stale_logon: bool,
-    outside: bool,
-    ex: Excuses,
-) -> Check {
+pub fn allowed_disconnect(side: Side, reason: DisconnectReason, cx: DisconnectContext) -> Check {
     use DisconnectReason as R;
-    let ok = match reason {
-        // Timeouts and logouts follow from delays, drops and logouts; the
-        // bounds are the session's stated behaviour.
-        R::Logout
-        | R::LogoutTimeout
-        | R::LogonTimeout
-        | R::HeartbeatTimeout
-        | R::Requested
-        | R::OutboundQueueFull
-        | R::InboundQueueFull => true,
-        // A Logon that is not one: only bytes corrupted or time stepped explain
-        // it, or a Logon whose SendingTime is beyond MaxLatency of the
-        // receiver's clock (QuickFIX/J's verify of a Logon: isGoodTime fails,
-        // logoutWithErrorMessage). Sessions' clocks never go back, so after
-        // the wall clock was stepped back, a restarted acceptor runs behind
-        // its peer until the wall clock catches up: long after the step.
-        R::InvalidLogon => ex.garble || ex.clock || ex.delay || stale_logon,
-        R::InvalidState | R::LogonTooLarge => ex.garble || ex.clock || ex.delay,
-        // Stores that lose nothing acknowledged, and configurations under
-        // which both sides reset together, never see a MsgSeqNum too low.
-        R::SeqNumTooLow | R::NextExpectedTooHigh => false,
-        // Outside the session schedule (by the session's own clock), or the
-        // peer is: QuickFIX's behaviour (the peer logs out at its end).
-        R::OutsideSchedule => outside,
-        R::LogonRejected | R::StoreFailure => false,
-        R::PeerClosed | R::Transport(_) | R::Tls | R::SlowConsumer | R::Closed => false,
+    use SessionState as S;
+    let ex = cx.excuses;
+    let before = cx.state_before;
+    let logging_on = matches!(before, S::AwaitingLogon | S::LogonSent);
+    let in_state = match reason {
+        R::LogonTimeout | R::InvalidLogon | R::LogonTooLarge | R::LogonRejected => logging_on,
+        R::HeartbeatTimeout | R::InboundQueueFull => {
+            matches!(before, S::LoggedOn | S::LogoutSent)
+        }
+        R::LogoutTimeout => before == S::LogoutSent,
+        // Refused as the connection comes up (`on_connected`), or later.
+        R::OutsideSchedule => true,
+        _ => before != S::Disconnected,
     };
+    let ok = in_state
+        && match reason {
+            // Timeouts and logouts follow from delays, drops and logouts; the
+            // bounds are the session's stated behaviour.
+            R::Logout
+            | R::LogoutTimeout
+            | R::LogonTimeout
+            | R::HeartbeatTimeout
+            | R::Requested
+            | R::OutboundQueueFull
+            | R::InboundQueueFull => true,
+            // A Logon that is not one: only bytes corrupted or time stepped
+            // explain it, or a Logon whose SendingTime is beyond MaxLatency of
+            // the receiver's clock (QuickFIX/J's verify of a Logon: isGoodTime
+            // fails, logoutWithErrorMessage). Sessions' clocks never go back,
+            // so after the wall clock was stepped back, a restarted acceptor
+            // runs behind its peer until the wall clock catches up: long after
+            // the step.
+            R::InvalidLogon => ex.garble || ex.clock || ex.delay || cx.stale_logon,
+            R::InvalidState | R::LogonTooLarge => ex.garble || ex.clock || ex.delay,
+            // Stores that lose nothing acknowledged, and configurations under
+            // which both sides reset together, never see a MsgSeqNum too low;
+            // a stale peer's Logon is (FIX: Logout, then disconnect).
+            R::SeqNumTooLow => cx.low_logon,
+            // A Logon on the ended period's numbers, received after this side
+            // began the new one: its NextExpectedMsgSeqNum is above what this
+            // side has sent since (QuickFIX/J's nextLogon logs out the same
+            // way); the peer starts the period at its next Logon.
+            R::NextExpectedTooHigh => cx.peer_period_behind,
+            // Outside the session schedule (by the session's own clock), or the
+            // peer is: QuickFIX's behaviour (the peer logs out at its end).
+            R::OutsideSchedule => cx.outside,
+            R::LogonRejected | R::StoreFailure => false,
+            R::PeerClosed | R::Transport(_) | R::Tls | R::SlowConsumer | R::Closed => false,
+        };
     if ok {
         Ok(())
     } else {
         Err((
             Invariant::Protocol,
             format!(
-                "{side:?} asked to disconnect: {reason} ({reason:?}); faults since calm: {ex:?}"
+                "{side:?} asked to disconnect: {reason} ({reason:?}) in state {before:?}; faults since calm: {ex:?}"
             ),
         ))
     }
@@ -477,6 +514,11 @@ impl SendingTimes {
         c.0 = c.0.min(t);
         c.1 = c.1.max(t);
         c.2 |= orig.is_some_and(|o| o > t);
+    }
+
+    /// The newest SendingTime written for MsgSeqNum `seq`, if any.
+    pub fn newest(&self, seq: u64) -> Option<Nanos> {
+        self.copies.get(&seq).map(|&(_, newest, _)| newest)
     }
 
     /// Whether a copy of MsgSeqNum `seq` deserved a SendingTime Reject at
@@ -673,16 +715,74 @@ mod tests {
         assert!(allowed_reject(Side::Initiator, 3, 10, true, none).is_ok());
         assert!(allowed_reject(Side::Initiator, 3, 5, true, clock).is_err());
         let s = Side::Acceptor;
+        let cx = |state_before, stale_logon, outside, low_logon, excuses| DisconnectContext {
+            state_before,
+            stale_logon,
+            outside,
+            low_logon,
+            peer_period_behind: false,
+            excuses,
+        };
+        use DisconnectReason as R;
+        use SessionState as S;
+        let on = S::LoggedOn;
+        let waiting = S::AwaitingLogon;
         assert!(
-            allowed_disconnect(s, DisconnectReason::HeartbeatTimeout, false, false, none).is_ok()
+            allowed_disconnect(s, R::HeartbeatTimeout, cx(on, false, false, false, none)).is_ok()
         );
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, false, none).is_err());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, false, false, clock).is_ok());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidLogon, true, false, none).is_ok());
-        assert!(allowed_disconnect(s, DisconnectReason::InvalidState, true, false, none).is_err());
-        assert!(allowed_disconnect(s, DisconnectReason::SeqNumTooLow, true, false, clock).is_err());
-        let outside = DisconnectReason::OutsideSchedule;
-        assert!(allowed_disconnect(s, outside, false, false, none).is_err());
-        assert!(allowed_disconnect(s, outside, false, true, none).is_ok());
+        assert!(
+            allowed_disconnect(s, R::InvalidLogon, cx(waiting, false, false, false, none)).is_err()
+        );
+        assert!(
+            allowed_disconnect(s, R::InvalidLogon, cx(waiting, false, false, false, clock)).is_ok()
+        );
+        assert!(
+            allowed_disconnect(s, R::InvalidLogon, cx(waiting, true, false, false, none)).is_ok()
+        );
+        assert!(allowed_disconnect(s, R::InvalidState, cx(on, true, false, false, none)).is_err());
+        assert!(allowed_disconnect(s, R::SeqNumTooLow, cx(on, true, false, false, clock)).is_err());
+        assert!(
+            allowed_disconnect(s, R::SeqNumTooLow, cx(waiting, false, false, true, none)).is_ok()
+        );
+        assert!(
+            allowed_disconnect(s, R::OutsideSchedule, cx(on, false, false, false, none)).is_err()
+        );
+        assert!(
+            allowed_disconnect(s, R::OutsideSchedule, cx(on, false, true, false, none)).is_ok()
+        );
+        // The state matters: no LogonTimeout once logged on, no
+        // HeartbeatTimeout before the logon, no LogoutTimeout without our
+        // Logout, nothing at all while disconnected.
+        assert!(
+            allowed_disconnect(s, R::LogonTimeout, cx(waiting, false, false, false, none)).is_ok()
+        );
+        assert!(allowed_disconnect(s, R::LogonTimeout, cx(on, false, false, false, none)).is_err());
+        assert!(allowed_disconnect(
+            s,
+            R::HeartbeatTimeout,
+            cx(waiting, false, false, false, none)
+        )
+        .is_err());
+        assert!(
+            allowed_disconnect(s, R::LogoutTimeout, cx(on, false, false, false, none)).is_err()
+        );
+        assert!(allowed_disconnect(
+            s,
+            R::LogoutTimeout,
+            cx(S::LogoutSent, false, false, false, none)
+        )
+        .is_ok());
+        assert!(allowed_disconnect(s, R::InvalidLogon, cx(on, true, false, false, clock)).is_err());
+        assert!(
+            allowed_disconnect(s, R::Logout, cx(S::Disconnected, false, false, false, none))
+                .is_err()
+        );
+        let too_high = R::NextExpectedTooHigh;
+        assert!(allowed_disconnect(s, too_high, cx(waiting, false, false, false, none)).is_err());
+        let behind = DisconnectContext {
+            peer_period_behind: true,
+            ..cx(waiting, false, false, false, none)
+        };
+        assert!(allowed_disconnect(s, too_high, behind).is_ok());
     }
 }

@@ -191,3 +191,59 @@ fn a_closed_logon_window_postpones_messages_without_a_reset() {
     );
     assert_eq!(out.census.get(Tally::LostToReset), 0);
 }
+
+/// A stale copy of the peer (an old backup restored) logs on with a MsgSeqNum
+/// below the expected one, to either side: each answers with a Logout and
+/// disconnects (FIX: MsgSeqNum too low), its numbers untouched, and the real
+/// peers go on afterwards with every message delivered.
+#[test]
+fn a_logon_with_a_msg_seq_num_too_low_is_refused_by_either_side() {
+    let cfg = SimConfig::plain();
+    let deliver = [
+        Action::Deliver {
+            to: Side::Acceptor,
+            bytes: 1 << 16,
+        },
+        Action::Deliver {
+            to: Side::Initiator,
+            bytes: 1 << 16,
+        },
+    ];
+    let mut actions = vec![Action::Connect];
+    for _ in 0..3 {
+        actions.extend(deliver);
+    }
+    actions.push(Action::Send {
+        side: Side::Initiator,
+        count: 4,
+        payload: 10,
+    });
+    actions.push(Action::Send {
+        side: Side::Acceptor,
+        count: 4,
+        payload: 10,
+    });
+    actions.extend(deliver);
+    actions.push(Action::Logout {
+        side: Side::Initiator,
+    });
+    for _ in 0..3 {
+        actions.extend(deliver);
+    }
+    actions.push(Action::LowLogon {
+        to: Side::Acceptor,
+        below: 2,
+    });
+    actions.push(Action::LowLogon {
+        to: Side::Initiator,
+        below: 1,
+    });
+    let out = run_actions(&cfg, &actions, false);
+    assert_eq!(out.violation, None);
+    assert_eq!(out.census.get(Tally::LowLogonRefused), 2);
+    assert_eq!(out.census.reasons.get("SeqNumTooLow"), Some(&2));
+    assert_eq!(
+        out.census.get(Tally::Delivered) + out.census.get(Tally::PossDupDelivered),
+        8
+    );
+}

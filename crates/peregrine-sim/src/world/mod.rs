@@ -15,7 +15,8 @@ pub mod node;
 
 use std::path::Path;
 
-use peregrine_codec::value::parse_timestamp;
+use peregrine_codec::value::{parse_timestamp, TimePrecision, UtcTimestamp};
+use peregrine_codec::EncodeBuffer;
 use peregrine_session::{Nanos, Schedule, SessionEvent, SessionState, SECOND};
 use peregrine_store::MessageStore;
 
@@ -62,6 +63,14 @@ pub struct World {
     /// ResetOnLogon/Logout/Disconnect on some side: a reset may then discard
     /// any message, not only one whose session period ended.
     resets_configured: bool,
+    /// Each side's ResetOnLogon.
+    reset_on_logon: [bool; 2],
+    /// Each side's state after the oracle last looked (before the session
+    /// call that raised a Disconnect): what the FIX rules allow depends on it.
+    seen_state: [SessionState; 2],
+    /// The side whose connection is a stale peer's, sending a Logon with a
+    /// MsgSeqNum too low ([`Action::LowLogon`]).
+    low_logon: Option<usize>,
     _dir: tempfile::TempDir,
 }
 
@@ -121,6 +130,9 @@ impl World {
             last_logon: [None; 2],
             schedule: cfg.schedule.clone(),
             resets_configured: cfg.resets_configured(),
+            reset_on_logon: [0, 1].map(|i| cfg.sessions[i].reset_on_logon),
+            seen_state: [SessionState::Disconnected; 2],
+            low_logon: None,
             _dir: dir,
         })
     }
@@ -256,6 +268,7 @@ impl World {
                     }
                 }
             }
+            Action::LowLogon { to, below } => self.low_logon(to.index(), below),
             Action::Rewind { side, keep } => {
                 let n = &mut self.nodes[side.index()];
                 if n.session.state() == SessionState::LoggedOn {
@@ -271,6 +284,87 @@ impl World {
                 }
             }
         }
+    }
+
+    /// [`Action::LowLogon`]: a stale peer connects to node `i` and logs on
+    /// `below` under the MsgSeqNum `i` expects. `i` must answer with a Logout
+    /// and disconnect, its numbers and state untouched.
+    fn low_logon(&mut self, i: usize, below: u8) {
+        let idle = self.link.is_none()
+            && self
+                .nodes
+                .iter()
+                .all(|n| n.session.state() == SessionState::Disconnected);
+        let expected = self.nodes[i].session.next_target_seq();
+        let below = u64::from(below.max(1));
+        if !idle || self.schedule.is_some() || self.reset_on_logon[i] || expected <= below {
+            return;
+        }
+        let now = self.now();
+        let mut link = Link::new();
+        link.open[1 - i] = false;
+        self.link = Some(link);
+        self.low_logon = Some(i);
+        let n = &mut self.nodes[i];
+        n.wire_carry.clear();
+        n.session.on_connected(now, &mut n.app);
+        self.events(i);
+        // An initiator has sent its own Logon first (to nobody that reads it).
+        self.flush(i);
+        let next_sender = self.nodes[i].session.next_sender_seq();
+        let logon = {
+            let id = &self.nodes[i].session.config().id;
+            let at =
+                UtcTimestamp::from_unix_nanos(self.nodes[i].session.now(), TimePrecision::Millis);
+            let mut buf = EncodeBuffer::new();
+            let mut m = buf.start(id.begin_string.as_bytes(), b"A");
+            m.uint(34, expected - below)
+                .str(49, id.target_comp_id.as_bytes())
+                .timestamp(52, &at, TimePrecision::Millis)
+                .str(56, id.sender_comp_id.as_bytes())
+                .uint(98, 0)
+                .uint(108, 30);
+            m.finish().to_vec()
+        };
+        self.note(|| {
+            format!(
+                "   a stale peer logs on to {:?} with MsgSeqNum {}",
+                Side::from_index(i),
+                expected - below
+            )
+        });
+        if let Some(l) = &mut self.link {
+            l.to[i].write(&logon, now);
+        }
+        self.deliver(i, usize::MAX);
+        self.flush(i);
+        let n = &self.nodes[i];
+        let side = Side::from_index(i);
+        if n.session.state() != SessionState::Disconnected {
+            self.fail(Err((
+                Invariant::Protocol,
+                format!(
+                    "{side:?} kept a connection whose Logon had MsgSeqNum {} (expected {expected}): {:?}",
+                    expected - below,
+                    n.session.state()
+                ),
+            )));
+        } else if n.session.next_target_seq() != expected
+            || n.session.next_sender_seq() > next_sender + 1
+        {
+            self.fail(Err((
+                Invariant::Protocol,
+                format!(
+                    "{side:?} changed its numbers for a Logon with MsgSeqNum too low: next in {} (was {expected}), next out {} (was {next_sender})",
+                    n.session.next_target_seq(),
+                    n.session.next_sender_seq()
+                ),
+            )));
+        } else {
+            self.census.add(Tally::LowLogonRefused);
+        }
+        self.low_logon = None;
+        self.link = None;
     }
 
     fn send(&mut self, i: usize, payload: usize) {
@@ -647,6 +741,18 @@ impl World {
                 .is_some_and(|s| created < s.period_start(now))
     }
 
+    /// Whether the peer's last Logon to node `i` was sent (by its clock) in an
+    /// earlier session period than node `i`'s clock is in.
+    fn peer_period_behind(&self, i: usize) -> bool {
+        let (Some(s), Some(seq)) = (&self.schedule, self.last_logon[1 - i]) else {
+            return false;
+        };
+        let now = self.nodes[i].session.now();
+        self.sending_times[1 - i]
+            .newest(seq)
+            .is_some_and(|sent| s.period_start(sent) < s.period_start(now))
+    }
+
     /// Whether the session period of a message node `i` sent at `at` (its
     /// session's clock) has ended: the window closed since, or a new period
     /// began. Never without a schedule.
@@ -678,15 +784,15 @@ impl World {
                         .entry(format!("{reason:?}"))
                         .or_default() += 1;
                     self.note(|| format!("   {side:?} disconnects: {reason}"));
-                    let stale_logon = self.last_logon[1 - i].is_some_and(|seq| self.stale(i, seq));
-                    let outside = self.may_refuse_logon(i);
-                    let c = invariants::allowed_disconnect(
-                        side,
-                        reason,
-                        stale_logon,
-                        outside,
-                        self.excuses,
-                    );
+                    let context = invariants::DisconnectContext {
+                        state_before: self.seen_state[i],
+                        stale_logon: self.last_logon[1 - i].is_some_and(|seq| self.stale(i, seq)),
+                        outside: self.may_refuse_logon(i),
+                        low_logon: self.low_logon == Some(i),
+                        peer_period_behind: self.peer_period_behind(i),
+                        excuses: self.excuses,
+                    };
+                    let c = invariants::allowed_disconnect(side, reason, context);
                     self.fail(c);
                     self.close(i);
                 }
@@ -718,6 +824,7 @@ impl World {
                 | SessionEvent::ResendAnswered { .. } => {}
             }
         }
+        self.seen_state[i] = self.nodes[i].session.state();
     }
 
     /// The engine's answer to a Disconnect: commit, write what is pending,
