@@ -7,7 +7,8 @@
 
 use peregrine_session::Nanos;
 
-/// 2026-11-01 05:30 UTC, an hour before the end of daylight saving time in New York.
+/// 2026-11-01 05:30 UTC (01:30 EDT), half an hour before daylight saving time
+/// ends in New York (02:00 EDT, 06:00 UTC).
 pub const START: Nanos = 1_793_511_000_000_000_000;
 
 /// 2027-03-14 06:30 UTC (01:30 EST), half an hour before daylight saving

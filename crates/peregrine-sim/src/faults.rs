@@ -261,7 +261,7 @@ impl Default for Weights {
                 (Tally::Garble, 50),
                 (Tally::Logout, 25),
                 (Tally::SeqJump, 10),
-                (Tally::Rewind, 3),
+                (Tally::Rewind, 8),
                 (Tally::ToBoundary, 10),
                 (Tally::LowLogon, 5),
             ],
@@ -394,7 +394,12 @@ fn make(kind: Tally, rng: &mut Rng) -> Action {
         },
         Tally::Rewind => Action::Rewind {
             side: Side::pick(rng),
-            keep: rng.below(1000) as u16,
+            // A quarter of them ask for everything sent since the last reset.
+            keep: if rng.below(4) == 0 {
+                0
+            } else {
+                rng.below(1000) as u16
+            },
         },
         Tally::LowLogon => Action::LowLogon {
             to: Side::pick(rng),

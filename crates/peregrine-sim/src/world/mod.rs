@@ -65,6 +65,9 @@ pub struct World {
     resets_configured: bool,
     /// Each side's ResetOnLogon.
     reset_on_logon: [bool; 2],
+    /// Each side's ResetOnLogout or ResetOnDisconnect: the end of any
+    /// connection resets its numbers.
+    reset_on_end: [bool; 2],
     /// Each side's state after the oracle last looked (before the session
     /// call that raised a Disconnect): what the FIX rules allow depends on it.
     seen_state: [SessionState; 2],
@@ -73,6 +76,14 @@ pub struct World {
     low_logon: Option<usize>,
     _dir: tempfile::TempDir,
 }
+
+/// The largest message the simulator makes a session write: an order with
+/// the longest Text(58) a `Send` draws (4,000 bytes), its header (with
+/// PossDupFlag and OrigSendingTime on a resend) and trailer.
+const LARGEST_MESSAGE: usize = 4_000 + 200;
+
+/// A SequenceReset-GapFill with PossDupFlag and OrigSendingTime.
+const GAP_FILL: usize = 120;
 
 fn temp_dir() -> std::io::Result<tempfile::TempDir> {
     let shm = Path::new("/dev/shm");
@@ -131,6 +142,8 @@ impl World {
             schedule: cfg.schedule.clone(),
             resets_configured: cfg.resets_configured(),
             reset_on_logon: [0, 1].map(|i| cfg.sessions[i].reset_on_logon),
+            reset_on_end: [0, 1]
+                .map(|i| cfg.sessions[i].reset_on_logout || cfg.sessions[i].reset_on_disconnect),
             seen_state: [SessionState::Disconnected; 2],
             low_logon: None,
             _dir: dir,
@@ -288,7 +301,8 @@ impl World {
 
     /// [`Action::LowLogon`]: a stale peer connects to node `i` and logs on
     /// `below` under the MsgSeqNum `i` expects. `i` must answer with a Logout
-    /// and disconnect, its numbers and state untouched.
+    /// and disconnect, its numbers untouched (or both back to 1 when it resets
+    /// at the end of a connection: ResetOnLogout, ResetOnDisconnect).
     fn low_logon(&mut self, i: usize, below: u8) {
         let idle = self.link.is_none()
             && self
@@ -349,8 +363,11 @@ impl World {
                     n.session.state()
                 ),
             )));
-        } else if n.session.next_target_seq() != expected
-            || n.session.next_sender_seq() > next_sender + 1
+        } else if (self.reset_on_end[i]
+            && (n.session.next_target_seq(), n.session.next_sender_seq()) != (1, 1))
+            || (!self.reset_on_end[i]
+                && (n.session.next_target_seq() != expected
+                    || n.session.next_sender_seq() > next_sender + 1))
         {
             self.fail(Err((
                 Invariant::Protocol,
@@ -856,7 +873,10 @@ impl World {
         for i in 0..2 {
             let s = &self.nodes[i].session;
             let held = s.outbound().len() + s.uncommitted_len();
-            let bound = self.max_outbound[i] + 8 * 1024;
+            // The documented bound: max_outbound_bytes plus one message (a
+            // resend's, and the GapFill before it; `RESEND_CHUNK` in the
+            // session's resend.rs, and the README's table of bounds).
+            let bound = self.max_outbound[i] + LARGEST_MESSAGE + GAP_FILL;
             if held > bound {
                 let side = Side::from_index(i);
                 self.fail(Err((
