@@ -12,8 +12,15 @@
 //! and its buffered API queues each encrypted record in a `Vec`: one allocation per
 //! record each way, two per round trip (BENCHMARKS.md §4). Decrypting into the session's
 //! read buffer needs a TLS library that decrypts in the caller's buffer; rustls's
-//! unbuffered API would remove the sending side's allocation only. Handshake records are written as they come up, from reads and
-//! from the writable event; what the socket did not take waits in rustls (at most
+//! unbuffered API would remove the sending side's allocation only. rustls 0.24 does
+//! decrypt in place in the caller's buffer (its pre-release 0.24.0-dev.2 on crates.io,
+//! checked 2026-11-24: `read_tls` over a `&mut [u8]`, plaintext reborrowed from it);
+//! a trading engine does not ship a TLS pre-release, so the switch waits for 0.24.
+//! Kernel TLS would also decrypt into the read buffer, but needs the `tls` ULP, which
+//! the kernels of our CI machines do not offer (`tcp_available_ulp`: `mptcp` only).
+//!
+//! Handshake records are written as they come up, from reads and from the writable
+//! event; what the socket did not take waits in rustls (at most
 //! [`TLS_BUFFER_LIMIT`](crate::tls::TLS_BUFFER_LIMIT)) and nothing more is taken from
 //! the session until it has gone.
 //!
