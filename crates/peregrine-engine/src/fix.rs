@@ -10,8 +10,8 @@ use peregrine_codec::MessageView;
 use peregrine_dict::Dictionaries;
 use peregrine_session::{
     AdminMessage, AppEvent, AppReject, Application, DailyTime, Days, DisconnectReason, DoNotSend,
-    LogoutReason, Outbox, OutgoingMessage, Role, Schedule, Session, SessionConfig, SessionEvent,
-    SessionId, ValidationOptions, Window,
+    LogoutReason, Outbox, OutgoingMessage, Role, Schedule, SendRefusal, Session, SessionConfig,
+    SessionEvent, SessionId, ValidationOptions, Window,
 };
 use peregrine_store::{
     FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, StoreError,
@@ -547,9 +547,18 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         msg_type: &[u8],
         body: &[u8],
     ) -> Result<u64, peregrine_session::SendError> {
-        self.session.send(now, &mut self.app, msg_type, |m| {
+        let sent = self.session.send(now, &mut self.app, msg_type, |m| {
             m.raw(body);
-        })
+        });
+        if let Err(e) = &sent {
+            // The handle's caller has gone on: the application hears it.
+            let event = AppEvent::SendRefused {
+                msg_type,
+                reason: SendRefusal::of(e),
+            };
+            self.app.on_event(&self.session.config().id, &event);
+        }
+        sent
     }
     fn poll_event(&mut self) -> Option<DriverEvent> {
         if let Some(e) = self.pending.take() {

@@ -258,7 +258,7 @@ fn queue_while_logged_out_stores_or_refuses() {
         );
         let mut engine = EngineBuilder::parse(&cfg, "client.cfg")
             .unwrap()
-            .build(|_| EchoApp::new(None))
+            .build(|_| Watcher::default())
             .unwrap();
         let session = engine.session_ref("FIX.4.4:CLIENT->VENUE").unwrap();
         engine
@@ -277,10 +277,18 @@ fn queue_while_logged_out_stores_or_refuses() {
             assert!(Instant::now() < deadline, "{info:?}");
         };
         assert!(!info.logged_on);
+        let refused = &engine.application("FIX.4.4:CLIENT->VENUE").unwrap().refused;
         if stored {
             assert_eq!((info.next_sender_seq, info.send_failures), (2, 0));
+            assert!(refused.is_empty(), "{refused:?}");
         } else {
             assert_eq!((info.next_sender_seq, info.send_failures), (1, 1));
+            // The Sender's caller was told only that the engine took it: the
+            // application hears that it was not sent.
+            assert_eq!(
+                refused,
+                &["a D from the send handle was not sent: not logged on"]
+            );
         }
     }
 }
@@ -290,6 +298,7 @@ fn queue_while_logged_out_stores_or_refuses() {
 struct Watcher {
     logouts: Vec<String>,
     disconnects: Vec<Option<peregrine_session::DisconnectReason>>,
+    refused: Vec<String>,
 }
 
 impl peregrine_session::Application for Watcher {
@@ -313,8 +322,10 @@ impl peregrine_session::Application for Watcher {
         _: &peregrine_session::SessionId,
         event: &peregrine_session::AppEvent<'_>,
     ) {
-        if let peregrine_session::AppEvent::Disconnected { reason } = event {
-            self.disconnects.push(*reason);
+        match event {
+            peregrine_session::AppEvent::Disconnected { reason } => self.disconnects.push(*reason),
+            peregrine_session::AppEvent::SendRefused { .. } => self.refused.push(event.to_string()),
+            _ => {}
         }
     }
 }

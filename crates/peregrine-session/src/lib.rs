@@ -84,5 +84,5 @@ pub use peregrine_dict::Dictionaries;
 pub use schedule::{DailyTime, Days, Schedule, TimeZone, Window};
 pub use session::{
     peek_session_id, AppEvent, DisconnectReason, LogoutReason, PeekError, RejectInfo, RejectKind,
-    Session, SessionEvent, SessionState,
+    SendRefusal, Session, SessionEvent, SessionState,
 };

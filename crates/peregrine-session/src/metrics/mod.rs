@@ -186,7 +186,11 @@ impl SessionCounters {
             AppEvent::Disconnected { reason } => {
                 add(&self.disconnects[reasons::disconnect_slot(reason)], 1)
             }
-            AppEvent::Connected | AppEvent::StoreFailed | AppEvent::StoreDataLost { .. } => {}
+            // Refused sends are the engine's `send_failures`.
+            AppEvent::Connected
+            | AppEvent::StoreFailed
+            | AppEvent::StoreDataLost { .. }
+            | AppEvent::SendRefused { .. } => {}
         }
     }
 

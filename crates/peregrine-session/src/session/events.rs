@@ -442,6 +442,58 @@ pub enum AppEvent<'a> {
         /// How many.
         messages: u64,
     },
+    /// A message handed to the engine's send handle was not sent (the handle's
+    /// caller was told only that the engine took it): not logged on with
+    /// `QueueWhileLoggedOut=N`, vetoed by [`Application::to_app`], or refused by
+    /// the store.
+    SendRefused {
+        /// Its MsgType(35).
+        msg_type: &'a [u8],
+        /// Why.
+        reason: SendRefusal,
+    },
+}
+
+/// Why a message from the engine's send handle was not sent
+/// ([`AppEvent::SendRefused`]).
+///
+/// ```
+/// use peregrine_session::{SendError, SendRefusal};
+/// assert_eq!(SendRefusal::of(&SendError::NotLoggedOn), SendRefusal::NotLoggedOn);
+/// assert_eq!(SendRefusal::NotLoggedOn.to_string(), "not logged on");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SendRefusal {
+    /// Not logged on, and messages are not kept for the resend after the next
+    /// Logon (`QueueWhileLoggedOut=N`).
+    NotLoggedOn,
+    /// [`Application::to_app`] vetoed it.
+    Vetoed,
+    /// The store refused it (or failed).
+    Store,
+}
+
+impl SendRefusal {
+    /// The refusal a [`SendError`](crate::SendError) stands for.
+    pub fn of(e: &crate::SendError) -> SendRefusal {
+        use crate::SendError as E;
+        match e {
+            E::NotLoggedOn => SendRefusal::NotLoggedOn,
+            E::DoNotSend => SendRefusal::Vetoed,
+            _ => SendRefusal::Store,
+        }
+    }
+}
+
+impl std::fmt::Display for SendRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SendRefusal::NotLoggedOn => "not logged on",
+            SendRefusal::Vetoed => "vetoed by to_app",
+            SendRefusal::Store => "refused by the store",
+        })
+    }
 }
 
 impl std::fmt::Display for AppEvent<'_> {
@@ -490,6 +542,13 @@ impl std::fmt::Display for AppEvent<'_> {
             AppEvent::StoreFailed => f.write_str("the store failed"),
             AppEvent::StoreDataLost { messages } => {
                 write!(f, "the store lost {messages} acknowledged message(s)")
+            }
+            AppEvent::SendRefused { msg_type, reason } => {
+                write!(
+                    f,
+                    "a {} from the send handle was not sent: {reason}",
+                    Escaped(msg_type)
+                )
             }
         }
     }

@@ -38,7 +38,8 @@ mod timers;
 mod verify;
 
 pub use events::{
-    AppEvent, DisconnectReason, LogoutReason, RejectInfo, RejectKind, SessionEvent, SessionState,
+    AppEvent, DisconnectReason, LogoutReason, RejectInfo, RejectKind, SendRefusal, SessionEvent,
+    SessionState,
 };
 pub use framing::{peek_session_id, PeekError};
 

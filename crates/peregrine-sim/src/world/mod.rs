@@ -301,8 +301,8 @@ impl World {
 
     /// [`Action::LowLogon`]: a stale peer connects to node `i` and logs on
     /// `below` under the MsgSeqNum `i` expects. `i` must answer with a Logout
-    /// and disconnect, its numbers untouched (or both back to 1 when it resets
-    /// at the end of a connection: ResetOnLogout, ResetOnDisconnect).
+    /// and disconnect, its numbers untouched (or both back to 1 when it may
+    /// reset at the end of a connection: ResetOnLogout, ResetOnDisconnect).
     fn low_logon(&mut self, i: usize, below: u8) {
         let idle = self.link.is_none()
             && self
@@ -363,11 +363,10 @@ impl World {
                     n.session.state()
                 ),
             )));
-        } else if (self.reset_on_end[i]
-            && (n.session.next_target_seq(), n.session.next_sender_seq()) != (1, 1))
-            || (!self.reset_on_end[i]
-                && (n.session.next_target_seq() != expected
-                    || n.session.next_sender_seq() > next_sender + 1))
+        } else if !(n.session.next_target_seq() == expected
+            && n.session.next_sender_seq() <= next_sender + 1
+            || self.reset_on_end[i]
+                && (n.session.next_target_seq(), n.session.next_sender_seq()) == (1, 1))
         {
             self.fail(Err((
                 Invariant::Protocol,
