@@ -539,22 +539,31 @@ impl SendingTimes {
 /// Whether a session may reject a message with `reason` (SessionRejectReason
 /// or BusinessRejectReason); `stale` says whether a copy of the rejected
 /// message was beyond MaxLatency when it was rejected
-/// ([`SendingTimes::stale`]).
+/// ([`SendingTimes::stale`]); `logged_on` whether the session was logged on
+/// when it handled the message (a message before the Logon is no Reject's
+/// business: the Logon is refused with a Logout, or the connection closed).
 ///
 /// # Errors
 ///
 /// [`Invariant::Protocol`] naming the reason.
-pub fn allowed_reject(side: Side, ref_seq: u64, reason: u32, stale: bool, ex: Excuses) -> Check {
+pub fn allowed_reject(
+    side: Side,
+    ref_seq: u64,
+    reason: u32,
+    stale: bool,
+    logged_on: bool,
+    ex: Excuses,
+) -> Check {
     // 10: SendingTime accuracy problem, for a message that was stale when it
     // was processed (delayed on the network, in the sender's buffer, in the
     // receiver's queue, or the clock stepped).
-    if reason == 10 && stale {
+    if logged_on && reason == 10 && stale {
         return Ok(());
     }
     Err((
         Invariant::Protocol,
         format!(
-            "{side:?} rejected MsgSeqNum {ref_seq} with reason {reason} (a copy of it stale: {stale}); faults since calm: {ex:?}"
+            "{side:?} rejected MsgSeqNum {ref_seq} with reason {reason} (a copy of it stale: {stale}, logged on: {logged_on}); faults since calm: {ex:?}"
         ),
     ))
 }
@@ -707,13 +716,17 @@ mod tests {
             clock: true,
             ..none
         };
-        assert!(allowed_reject(Side::Initiator, 3, 10, false, none).is_err());
+        assert!(allowed_reject(Side::Initiator, 3, 10, false, true, none).is_err());
         assert!(
-            allowed_reject(Side::Initiator, 3, 10, false, clock).is_err(),
+            allowed_reject(Side::Initiator, 3, 10, false, true, clock).is_err(),
             "a clock step excuses only a message it made stale"
         );
-        assert!(allowed_reject(Side::Initiator, 3, 10, true, none).is_ok());
-        assert!(allowed_reject(Side::Initiator, 3, 5, true, clock).is_err());
+        assert!(allowed_reject(Side::Initiator, 3, 10, true, true, none).is_ok());
+        assert!(
+            allowed_reject(Side::Initiator, 3, 10, true, false, none).is_err(),
+            "no Reject before the logon"
+        );
+        assert!(allowed_reject(Side::Initiator, 3, 5, true, true, clock).is_err());
         let s = Side::Acceptor;
         let cx = |state_before, stale_logon, outside, low_logon, excuses| DisconnectContext {
             state_before,

@@ -334,3 +334,20 @@ fn a_resend_request_for_thousands_of_messages_is_answered_within_the_bound() {
         out.census.get(Tally::PossDupDelivered)
     );
 }
+
+/// A panic anywhere in a run is caught and reported as the `NoPanic`
+/// invariant with its message, not a crash of the simulator: a BeginString
+/// longer than the encoder takes (a programming error it asserts) panics at
+/// the first Logon.
+#[test]
+fn a_panic_is_reported_as_a_violation() {
+    let mut cfg = SimConfig::plain();
+    let begin = "FIX.4.4".repeat(6);
+    for s in &mut cfg.sessions {
+        s.id.begin_string = begin.clone();
+    }
+    let out = run_actions(&cfg, &[Action::Connect], false);
+    let v = out.violation.expect("the encoder's assertion fires");
+    assert_eq!(v.invariant, peregrine_sim::invariants::Invariant::NoPanic);
+    assert!(v.detail.contains("BeginString too long"), "{}", v.detail);
+}

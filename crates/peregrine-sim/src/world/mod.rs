@@ -505,7 +505,15 @@ impl World {
                     let epoch = self.nodes[1 - i].store().epoch();
                     self.ledger.rejected(side, epoch, ref_seq);
                     let stale = self.stale(i, ref_seq);
-                    let c = invariants::allowed_reject(side, ref_seq, reason, stale, self.excuses);
+                    let logged_on = self.was_logged_on(i);
+                    let c = invariants::allowed_reject(
+                        side,
+                        ref_seq,
+                        reason,
+                        stale,
+                        logged_on,
+                        self.excuses,
+                    );
                     self.fail(c);
                 }
             }
@@ -757,6 +765,13 @@ impl World {
                 .is_some_and(|s| created < s.period_start(now))
     }
 
+    /// Whether node `i` was logged on before its last session call or is now
+    /// (a message handled after the Logon in the same read).
+    fn was_logged_on(&self, i: usize) -> bool {
+        let on = |s: SessionState| matches!(s, SessionState::LoggedOn | SessionState::LogoutSent);
+        on(self.seen_state[i]) || on(self.nodes[i].session.state())
+    }
+
     /// Whether the peer's last Logon to node `i` was sent (by its clock) in an
     /// earlier session period than node `i`'s clock is in.
     fn peer_period_behind(&self, i: usize) -> bool {
@@ -818,7 +833,15 @@ impl World {
                     self.ledger.rejected(side, epoch, ref_seq);
                     self.note(|| format!("   {side:?} rejects {ref_seq} (reason {reason})"));
                     let stale = self.stale(i, ref_seq);
-                    let c = invariants::allowed_reject(side, ref_seq, reason, stale, self.excuses);
+                    let logged_on = self.was_logged_on(i);
+                    let c = invariants::allowed_reject(
+                        side,
+                        ref_seq,
+                        reason,
+                        stale,
+                        logged_on,
+                        self.excuses,
+                    );
                     self.fail(c);
                 }
                 SessionEvent::LoggedOn => self.census.add(Tally::LoggedOn),
