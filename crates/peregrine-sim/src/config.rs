@@ -1,7 +1,8 @@
 //! A run's configuration, drawn from its seed: which store each side runs on
 //! and the session settings, mixed (resets on logon, logout and disconnect,
-//! NextExpectedMsgSeqNum, chunked ResendRequests, small outbound bounds) but
-//! always a mix under which two correct sessions converge once faults stop.
+//! NextExpectedMsgSeqNum, chunked ResendRequests, small outbound and inbound
+//! queue bounds) but always a mix under which two correct sessions converge
+//! once faults stop.
 
 use peregrine_session::{
     Days, Nanos, Role, Schedule, SessionClock, SessionConfig, SessionId, TimeZone, Window,
@@ -93,6 +94,12 @@ impl SimConfig {
         let next_expected = rng.below(3) == 0;
         let chunk = [0, 0, 5, 50][rng.below(4) as usize];
         let max_out = [64 * 1024, 1 << 20, 1 << 30][rng.below(3) as usize];
+        // A quarter hold at most 64 KiB of messages ahead of a gap.
+        let max_in = if rng.below(4) == 0 {
+            64 * 1024
+        } else {
+            16 << 20
+        };
         for (i, s) in c.sessions.iter_mut().enumerate() {
             s.reset_on_logon = on_logon[i];
             s.reset_on_logout = on_logout[i];
@@ -100,6 +107,7 @@ impl SimConfig {
             s.enable_next_expected_msg_seq_num = next_expected;
             s.resend_request_chunk_size = chunk;
             s.max_outbound_bytes = max_out;
+            s.max_inbound_queue_bytes = max_in;
         }
         if schedules && rng.below(3) == 0 {
             let schedule = pick_schedule(&mut rng);
@@ -147,14 +155,15 @@ impl SimConfig {
         let side = |i: usize| {
             let s = &self.sessions[i];
             format!(
-                "{:?} store, ResetOnLogon={} ResetOnLogout={} ResetOnDisconnect={} 789={} chunk={} max_outbound={}",
+                "{:?} store, ResetOnLogon={} ResetOnLogout={} ResetOnDisconnect={} 789={} chunk={} max_outbound={} max_inbound_queue={}",
                 self.stores[i],
                 s.reset_on_logon,
                 s.reset_on_logout,
                 s.reset_on_disconnect,
                 s.enable_next_expected_msg_seq_num,
                 s.resend_request_chunk_size,
-                s.max_outbound_bytes
+                s.max_outbound_bytes,
+                s.max_inbound_queue_bytes
             )
         };
         let schedule = match &self.schedule {

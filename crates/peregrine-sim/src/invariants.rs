@@ -403,6 +403,10 @@ pub struct DisconnectContext {
     /// side's (the sides' clocks on either side of a period's start): its
     /// numbers are the ended period's.
     pub peer_period_behind: bool,
+    /// The peer's last Logon was sent in a later session period than this
+    /// side's clock is in: the peer has reset for the new period, this side
+    /// not yet.
+    pub peer_period_ahead: bool,
     /// Faults since the last calm point.
     pub excuses: Excuses,
 }
@@ -454,7 +458,10 @@ pub fn allowed_disconnect(side: Side, reason: DisconnectReason, cx: DisconnectCo
             // Stores that lose nothing acknowledged, and configurations under
             // which both sides reset together, never see a MsgSeqNum too low;
             // a stale peer's Logon is (FIX: Logout, then disconnect).
-            R::SeqNumTooLow => cx.low_logon,
+            // So is a Logon of a peer that began a new session period (and
+            // reset) before this side's clock reached it: the next Logon, once
+            // both are in it, starts afresh on both sides.
+            R::SeqNumTooLow => cx.low_logon || cx.peer_period_ahead,
             // A Logon on the ended period's numbers, received after this side
             // began the new one: its NextExpectedMsgSeqNum is above what this
             // side has sent since (QuickFIX/J's nextLogon logs out the same
@@ -734,6 +741,7 @@ mod tests {
             outside,
             low_logon,
             peer_period_behind: false,
+            peer_period_ahead: false,
             excuses,
         };
         use DisconnectReason as R;
@@ -797,5 +805,11 @@ mod tests {
             ..cx(waiting, false, false, false, none)
         };
         assert!(allowed_disconnect(s, too_high, behind).is_ok());
+        let ahead = DisconnectContext {
+            peer_period_ahead: true,
+            ..cx(waiting, false, false, false, none)
+        };
+        assert!(allowed_disconnect(s, R::SeqNumTooLow, ahead).is_ok());
+        assert!(allowed_disconnect(s, too_high, ahead).is_err());
     }
 }

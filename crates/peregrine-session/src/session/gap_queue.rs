@@ -40,7 +40,6 @@ impl GapQueue {
     }
 
     /// Bytes accounted to the queued messages.
-    #[cfg(test)]
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
     }

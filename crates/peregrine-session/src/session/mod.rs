@@ -527,6 +527,21 @@ impl<S: MessageStore> Session<S> {
         &writer.buffer[..writer.committed]
     }
 
+    /// Bytes of the messages held while a sequence gap is filled, each counted
+    /// as its size plus 64: at most `max_inbound_queue_bytes` (past it the
+    /// session logs out, `InboundQueueFull`).
+    ///
+    /// ```
+    /// # use peregrine_session::{Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let session = Session::new(cfg, MemoryStore::new(0), 0);
+    /// assert_eq!(session.held_inbound_bytes(), 0);
+    /// ```
+    pub fn held_inbound_bytes(&self) -> usize {
+        self.core.queue.bytes()
+    }
+
     /// Bytes queued but not committed yet (not in [`Session::outbound`]).
     pub fn uncommitted_len(&self) -> usize {
         let writer = &self.core.outgoing.writer;

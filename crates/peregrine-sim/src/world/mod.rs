@@ -13,6 +13,7 @@ pub mod app;
 pub mod network;
 pub mod node;
 
+use std::cmp::Ordering;
 use std::path::Path;
 
 use peregrine_codec::value::{parse_timestamp, TimePrecision, UtcTimestamp};
@@ -52,6 +53,8 @@ pub struct World {
     /// What happened, for a trace (when recording).
     pub record: Option<Vec<String>>,
     max_outbound: [usize; 2],
+    /// Each side's `max_inbound_queue_bytes`.
+    max_inbound: [usize; 2],
     /// Each side's MaxLatency, as it checks what it receives.
     max_latency: [Nanos; 2],
     /// The SendingTime of every copy each side wrote, by MsgSeqNum.
@@ -136,6 +139,7 @@ impl World {
                 cfg.sessions[0].max_outbound_bytes,
                 cfg.sessions[1].max_outbound_bytes,
             ],
+            max_inbound: [0, 1].map(|i| cfg.sessions[i].max_inbound_queue_bytes),
             max_latency: [0, 1].map(|i| i64::from(cfg.sessions[i].max_latency_secs) * SECOND),
             sending_times: Default::default(),
             last_logon: [None; 2],
@@ -500,12 +504,16 @@ impl World {
             // The process dies before acting on its events; the oracle still
             // learns which messages the session rejected.
             let side = Side::from_index(i);
+            let mut logged_on_here = false;
             while let Some(ev) = self.nodes[i].session.poll_event() {
+                if ev == SessionEvent::LoggedOn {
+                    logged_on_here = true;
+                }
                 if let SessionEvent::Rejected { ref_seq, reason } = ev {
                     let epoch = self.nodes[1 - i].store().epoch();
                     self.ledger.rejected(side, epoch, ref_seq);
                     let stale = self.stale(i, ref_seq);
-                    let logged_on = self.was_logged_on(i);
+                    let logged_on = self.was_logged_on(i) || logged_on_here;
                     let c = invariants::allowed_reject(
                         side,
                         ref_seq,
@@ -772,16 +780,16 @@ impl World {
         on(self.seen_state[i]) || on(self.nodes[i].session.state())
     }
 
-    /// Whether the peer's last Logon to node `i` was sent (by its clock) in an
-    /// earlier session period than node `i`'s clock is in.
-    fn peer_period_behind(&self, i: usize) -> bool {
+    /// The session period the peer's last Logon to node `i` was sent in (by
+    /// its clock), against the one node `i`'s clock is in; `None` without a
+    /// schedule.
+    fn peer_period(&self, i: usize) -> Option<Ordering> {
         let (Some(s), Some(seq)) = (&self.schedule, self.last_logon[1 - i]) else {
-            return false;
+            return None;
         };
         let now = self.nodes[i].session.now();
-        self.sending_times[1 - i]
-            .newest(seq)
-            .is_some_and(|sent| s.period_start(sent) < s.period_start(now))
+        let sent = self.sending_times[1 - i].newest(seq)?;
+        Some(s.period_start(sent).cmp(&s.period_start(now)))
     }
 
     /// Whether the session period of a message node `i` sent at `at` (its
@@ -805,6 +813,8 @@ impl World {
     fn events(&mut self, i: usize) {
         let side = Side::from_index(i);
         self.drain_deliveries(i);
+        // A Logon completed in the same call as a Reject: the Reject came after it.
+        let mut logged_on_here = false;
         while let Some(ev) = self.nodes[i].session.poll_event() {
             match ev {
                 SessionEvent::Disconnect(reason) => {
@@ -820,7 +830,8 @@ impl World {
                         stale_logon: self.last_logon[1 - i].is_some_and(|seq| self.stale(i, seq)),
                         outside: self.may_refuse_logon(i),
                         low_logon: self.low_logon == Some(i),
-                        peer_period_behind: self.peer_period_behind(i),
+                        peer_period_behind: self.peer_period(i) == Some(Ordering::Less),
+                        peer_period_ahead: self.peer_period(i) == Some(Ordering::Greater),
                         excuses: self.excuses,
                     };
                     let c = invariants::allowed_disconnect(side, reason, context);
@@ -833,7 +844,7 @@ impl World {
                     self.ledger.rejected(side, epoch, ref_seq);
                     self.note(|| format!("   {side:?} rejects {ref_seq} (reason {reason})"));
                     let stale = self.stale(i, ref_seq);
-                    let logged_on = self.was_logged_on(i);
+                    let logged_on = self.was_logged_on(i) || logged_on_here;
                     let c = invariants::allowed_reject(
                         side,
                         ref_seq,
@@ -844,7 +855,10 @@ impl World {
                     );
                     self.fail(c);
                 }
-                SessionEvent::LoggedOn => self.census.add(Tally::LoggedOn),
+                SessionEvent::LoggedOn => {
+                    logged_on_here = true;
+                    self.census.add(Tally::LoggedOn);
+                }
                 SessionEvent::Garbled => self.census.add(Tally::GarbledDropped),
                 SessionEvent::StoreFailed => self.fail(Err((
                     Invariant::AckedLost,
@@ -904,6 +918,18 @@ impl World {
                 self.fail(Err((
                     Invariant::MemoryBound,
                     format!("{side:?}'s outbound buffer holds {held} bytes, bound {bound}"),
+                )));
+            }
+            // Messages held while a gap is filled: MaxInboundQueueBytes.
+            let held_in = self.nodes[i].session.held_inbound_bytes();
+            if held_in > self.max_inbound[i] {
+                let side = Side::from_index(i);
+                self.fail(Err((
+                    Invariant::MemoryBound,
+                    format!(
+                        "{side:?} holds {held_in} bytes of messages ahead of a gap, bound {}",
+                        self.max_inbound[i]
+                    ),
                 )));
             }
         }
