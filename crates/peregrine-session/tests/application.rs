@@ -388,6 +388,28 @@ fn on_logon_of_an_initiator_sends_after_the_resend_request_its_logon_called_for(
 // ---------------------------------------------------------------------------------------
 // to_admin
 
+/// A header tag `to_admin` sets many times is sent once, with its last value,
+/// and the header fields after it are not cut (past 40 entries they were).
+#[test]
+fn to_admin_setting_a_header_tag_again_keeps_the_last_value_and_cuts_nothing() {
+    const VALUES: [&str; 4] = ["D1", "D2", "D3", "D4"];
+    let mut add: Vec<(&'static str, u32, &'static str)> =
+        (0..60).map(|k| ("A", 50, VALUES[k % 4])).collect();
+    add.push(("A", 57, "DESK")); // TargetSubID, after sixty SenderSubIDs
+    let mut h = Harness::new(
+        "FIX.4.4",
+        Role::Initiator,
+        Rec {
+            add,
+            ..Rec::default()
+        },
+    );
+    assert_eq!(
+        h.out(),
+        ["35=A|34=1|49=ISLD|50=D4|56=TW|57=DESK|98=0|108=30"]
+    );
+}
+
 #[test]
 fn to_admin_adds_fields_to_the_logon_on_the_wire() {
     let mut h = Harness::new(

@@ -13,7 +13,10 @@ use super::outgoing::{HeaderValue, MAX_HEADER};
 use super::resend::rewrite;
 
 /// `base` header fields followed by those `to_admin` added, into `out`; returns how
-/// many (the writer merges them into the header in ascending tag order).
+/// many (the writer merges them into the header in ascending tag order). A tag
+/// added twice keeps its last value, as the writer does, so nothing is cut: the
+/// standard header has 34 tags, 10 of them the session's own (which `to_admin`
+/// cannot add), and `base` holds at most 2, well within [`MAX_HEADER`].
 pub(super) fn admin_header<'a>(
     base: &[(u32, HeaderValue<'a>)],
     fields: &'a AddedFields,
@@ -25,11 +28,12 @@ pub(super) fn admin_header<'a>(
         n += 1;
     }
     for (t, v) in fields.header() {
-        if n == MAX_HEADER {
-            break;
+        if let Some(slot) = out[..n].iter_mut().find(|(tag, _)| *tag == t) {
+            slot.1 = HeaderValue::Bytes(v);
+        } else if n < MAX_HEADER {
+            out[n] = (t, HeaderValue::Bytes(v));
+            n += 1;
         }
-        out[n] = (t, HeaderValue::Bytes(v));
-        n += 1;
     }
     n
 }
