@@ -572,14 +572,42 @@ impl<A: Application + Send + 'static> RunningEngine<A> {
     ///
     /// # Errors
     ///
-    /// The engine failed while running or shutting down.
+    /// The engine failed while running or shutting down (the engine is dropped
+    /// then; [`stop_keeping_engine`](Self::stop_keeping_engine) keeps it).
     ///
     /// # Panics
     ///
     /// If the engine's thread panicked, the panic carries on here.
     pub fn stop(self) -> io::Result<AppEngine<A>> {
-        self.handle.stop();
-        let (engine, result) = self.runner.join();
+        let (engine, result) = self.stop_keeping_engine();
         result.map(|()| engine)
+    }
+
+    /// [`stop`](Self::stop), with the engine (and its applications) given back
+    /// whether or not it failed: what an application kept can be read after a
+    /// failure too.
+    ///
+    /// ```
+    /// # use peregrine_engine::EngineBuilder;
+    /// # use peregrine_session::EchoApp;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+    ///            SocketAcceptAddress=127.0.0.1\nUseDataDictionary=N\n\
+    ///            [SESSION]\nBeginString=FIX.4.4\nSenderCompID=VENUE\nTargetCompID=CLIENT\n";
+    /// let venue = EngineBuilder::parse(cfg, "venue.cfg")?.start(|_| EchoApp::new(None))?;
+    /// // … later:
+    /// let (engine, result) = venue.stop_keeping_engine();
+    /// assert!(engine.application("FIX.4.4:VENUE->CLIENT").is_some());
+    /// result?; // the failure, if any, after the applications were read
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the engine's thread panicked, the panic carries on here.
+    pub fn stop_keeping_engine(self) -> (AppEngine<A>, io::Result<()>) {
+        self.handle.stop();
+        self.runner.join()
     }
 }
