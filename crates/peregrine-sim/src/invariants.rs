@@ -407,6 +407,12 @@ pub struct DisconnectContext {
     /// side's clock is in: the peer has reset for the new period, this side
     /// not yet.
     pub peer_period_ahead: bool,
+    /// A session schedule, and the wall clock stepped since the last calm
+    /// point: a side whose clock never goes back may have run ahead of the
+    /// other into the next period, reset, and taken the other's Logon on the
+    /// ended period's numbers; the two disagree on the period until the
+    /// clocks agree again.
+    pub period_skew: bool,
     /// Faults since the last calm point.
     pub excuses: Excuses,
 }
@@ -461,12 +467,12 @@ pub fn allowed_disconnect(side: Side, reason: DisconnectReason, cx: DisconnectCo
             // So is a Logon of a peer that began a new session period (and
             // reset) before this side's clock reached it: the next Logon, once
             // both are in it, starts afresh on both sides.
-            R::SeqNumTooLow => cx.low_logon || cx.peer_period_ahead,
+            R::SeqNumTooLow => cx.low_logon || cx.peer_period_ahead || cx.period_skew,
             // A Logon on the ended period's numbers, received after this side
             // began the new one: its NextExpectedMsgSeqNum is above what this
             // side has sent since (QuickFIX/J's nextLogon logs out the same
             // way); the peer starts the period at its next Logon.
-            R::NextExpectedTooHigh => cx.peer_period_behind,
+            R::NextExpectedTooHigh => cx.peer_period_behind || cx.period_skew,
             // Outside the session schedule (by the session's own clock), or the
             // peer is: QuickFIX's behaviour (the peer logs out at its end).
             R::OutsideSchedule => cx.outside,
@@ -742,6 +748,7 @@ mod tests {
             low_logon,
             peer_period_behind: false,
             peer_period_ahead: false,
+            period_skew: false,
             excuses,
         };
         use DisconnectReason as R;

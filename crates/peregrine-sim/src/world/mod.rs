@@ -826,12 +826,18 @@ impl World {
                         .or_default() += 1;
                     self.note(|| format!("   {side:?} disconnects: {reason}"));
                     let context = invariants::DisconnectContext {
-                        state_before: self.seen_state[i],
+                        // A Logon completed earlier in the same call counts.
+                        state_before: if logged_on_here {
+                            SessionState::LoggedOn
+                        } else {
+                            self.seen_state[i]
+                        },
                         stale_logon: self.last_logon[1 - i].is_some_and(|seq| self.stale(i, seq)),
                         outside: self.may_refuse_logon(i),
                         low_logon: self.low_logon == Some(i),
                         peer_period_behind: self.peer_period(i) == Some(Ordering::Less),
                         peer_period_ahead: self.peer_period(i) == Some(Ordering::Greater),
+                        period_skew: self.schedule.is_some() && self.excuses.clock,
                         excuses: self.excuses,
                     };
                     let c = invariants::allowed_disconnect(side, reason, context);
