@@ -6,7 +6,7 @@
 //!
 //! ClientID(109) is not a field of NewOrderSingle or ExecutionReport in the FIX44
 //! dictionary: it is written with [`FieldEncode::put_field`] and read with
-//! [`FieldAccess::typed_field`](peregrine_messages::FieldAccess::typed_field), the typed
+//! [`FieldAccess::typed_field`], the typed
 //! API's way to fields outside a message's definition, and validating sessions need
 //! `AllowUnknownMsgFields=Y`.
 
