@@ -5,6 +5,11 @@ use peregrine_sim::config::SimConfig;
 use peregrine_sim::faults::{generate, Action, Side, Tally, Weights};
 use peregrine_sim::runner::run_actions;
 
+/// Everything in flight arrives, at the acceptor and then at the initiator.
+fn deliver_both() -> [Action; 2] {
+    [Side::Acceptor, Side::Initiator].map(|to| Action::Deliver { to, bytes: 1 << 16 })
+}
+
 #[test]
 fn a_seed_replays_exactly() {
     let cfg = SimConfig::from_seed(3);
@@ -148,16 +153,7 @@ fn a_closed_logon_window_postpones_messages_without_a_reset() {
         s.schedule = Some(schedule.clone());
     }
     cfg.schedule = Some(schedule);
-    let deliver = [
-        Action::Deliver {
-            to: Side::Acceptor,
-            bytes: 1 << 16,
-        },
-        Action::Deliver {
-            to: Side::Initiator,
-            bytes: 1 << 16,
-        },
-    ];
+    let deliver = deliver_both();
     let send = |count| Action::Send {
         side: Side::Initiator,
         count,
@@ -200,16 +196,7 @@ fn a_closed_logon_window_postpones_messages_without_a_reset() {
 #[test]
 fn a_logon_with_a_msg_seq_num_too_low_is_refused_by_either_side() {
     let cfg = SimConfig::plain();
-    let deliver = [
-        Action::Deliver {
-            to: Side::Acceptor,
-            bytes: 1 << 16,
-        },
-        Action::Deliver {
-            to: Side::Initiator,
-            bytes: 1 << 16,
-        },
-    ];
+    let deliver = deliver_both();
     let mut actions = vec![Action::Connect];
     for _ in 0..3 {
         actions.extend(deliver);
@@ -293,16 +280,7 @@ fn a_resend_request_for_thousands_of_messages_is_answered_within_the_bound() {
     for s in &mut cfg.sessions {
         s.max_outbound_bytes = 64 * 1024;
     }
-    let deliver = [
-        Action::Deliver {
-            to: Side::Acceptor,
-            bytes: 1 << 16,
-        },
-        Action::Deliver {
-            to: Side::Initiator,
-            bytes: 1 << 16,
-        },
-    ];
+    let deliver = deliver_both();
     let mut actions = vec![Action::Connect];
     actions.extend(deliver);
     actions.extend(deliver);

@@ -503,26 +503,13 @@ impl World {
             self.drain_deliveries(i);
             // The process dies before acting on its events; the oracle still
             // learns which messages the session rejected.
-            let side = Side::from_index(i);
             let mut logged_on_here = false;
             while let Some(ev) = self.nodes[i].session.poll_event() {
                 if ev == SessionEvent::LoggedOn {
                     logged_on_here = true;
                 }
                 if let SessionEvent::Rejected { ref_seq, reason } = ev {
-                    let epoch = self.nodes[1 - i].store().epoch();
-                    self.ledger.rejected(side, epoch, ref_seq);
-                    let stale = self.stale(i, ref_seq);
-                    let logged_on = self.was_logged_on(i) || logged_on_here;
-                    let c = invariants::allowed_reject(
-                        side,
-                        ref_seq,
-                        reason,
-                        stale,
-                        logged_on,
-                        self.excuses,
-                    );
-                    self.fail(c);
+                    self.rejected(i, ref_seq, reason, logged_on_here);
                 }
             }
         }
@@ -773,6 +760,19 @@ impl World {
                 .is_some_and(|s| created < s.period_start(now))
     }
 
+    /// Node `i` rejected MsgSeqNum `ref_seq` for `reason`: the ledger learns
+    /// it, and the oracle checks that FIX allows it (`logged_on_here`: a Logon
+    /// completed earlier in the same session call).
+    fn rejected(&mut self, i: usize, ref_seq: u64, reason: u32, logged_on_here: bool) {
+        let side = Side::from_index(i);
+        let epoch = self.nodes[1 - i].store().epoch();
+        self.ledger.rejected(side, epoch, ref_seq);
+        let stale = self.stale(i, ref_seq);
+        let logged_on = self.was_logged_on(i) || logged_on_here;
+        let c = invariants::allowed_reject(side, ref_seq, reason, stale, logged_on, self.excuses);
+        self.fail(c);
+    }
+
     /// Whether node `i` was logged on before its last session call or is now
     /// (a message handled after the Logon in the same read).
     fn was_logged_on(&self, i: usize) -> bool {
@@ -846,20 +846,8 @@ impl World {
                 }
                 SessionEvent::Rejected { ref_seq, reason } => {
                     self.census.add(Tally::Rejects);
-                    let epoch = self.nodes[1 - i].store().epoch();
-                    self.ledger.rejected(side, epoch, ref_seq);
                     self.note(|| format!("   {side:?} rejects {ref_seq} (reason {reason})"));
-                    let stale = self.stale(i, ref_seq);
-                    let logged_on = self.was_logged_on(i) || logged_on_here;
-                    let c = invariants::allowed_reject(
-                        side,
-                        ref_seq,
-                        reason,
-                        stale,
-                        logged_on,
-                        self.excuses,
-                    );
-                    self.fail(c);
+                    self.rejected(i, ref_seq, reason, logged_on_here);
                 }
                 SessionEvent::LoggedOn => {
                     logged_on_here = true;
