@@ -35,6 +35,8 @@ pub const ORDER_CANCEL_REQUEST: &[u8] = b"F";
 pub const ORDER_CANCEL_REPLACE_REQUEST: &[u8] = b"G";
 /// BusinessMessageReject (j), from FIX.4.2.
 pub const BUSINESS_MESSAGE_REJECT: &[u8] = b"j";
+/// SecurityDefinition (d).
+pub const SECURITY_DEFINITION: &[u8] = b"d";
 /// MarketDataSnapshotFullRefresh (W).
 pub const MARKET_DATA_SNAPSHOT_FULL_REFRESH: &[u8] = b"W";
 /// MarketDataIncrementalRefresh (X).

@@ -298,7 +298,7 @@ impl From<DoNotSend> for SendError {
 /// A fuller application, keeping what it is told:
 ///
 /// ```
-/// use peregrine_codec::MessageView;
+/// use peregrine_codec::{msg_type, tag, MessageView};
 /// use peregrine_session::{
 ///     AdminMessage, AppEvent, AppReject, Application, DoNotSend, LogoutReason, OutgoingMessage,
 ///     Outbox, SessionId,
@@ -320,20 +320,20 @@ impl From<DoNotSend> for SendError {
 ///         self.log.push(format!("logout: {reason}"));
 ///     }
 ///     fn to_admin(&mut self, msg: &mut AdminMessage<'_>, _id: &SessionId) {
-///         if msg.msg_type() == b"A" {
-///             msg.str(553, b"client").str(554, self.token.as_bytes());
+///         if msg.msg_type() == msg_type::LOGON {
+///             msg.str(tag::USERNAME, b"client").str(tag::PASSWORD, self.token.as_bytes());
 ///         }
 ///     }
 ///     fn to_app(&mut self, msg: &mut OutgoingMessage<'_>, _id: &SessionId) -> Result<(), DoNotSend> {
 ///         // Orders are not sent again after a reconnect: the gap is filled instead.
-///         if msg.is_resend() && msg.msg_type() == b"D" {
+///         if msg.is_resend() && msg.msg_type() == msg_type::NEW_ORDER_SINGLE {
 ///             return Err(DoNotSend);
 ///         }
 ///         Ok(())
 ///     }
 ///     fn from_app(&mut self, msg: &MessageView, _id: &SessionId, _out: &mut Outbox<'_>) -> Result<(), AppReject> {
 ///         match msg.msg_type() {
-///             b"8" => Ok(()),
+///             msg_type::EXECUTION_REPORT => Ok(()),
 ///             _ => Err(AppReject::UnsupportedMessageType),
 ///         }
 ///     }
@@ -411,13 +411,14 @@ pub trait Application {
     /// ```
     /// # use peregrine_codec::MessageView;
     /// # use peregrine_session::{AppReject, Application, Outbox, SessionId};
+    /// use peregrine_codec::{msg_type, tag};
     /// use peregrine_session::AdminMessage;
     /// struct App;
     /// impl Application for App {
     ///     fn to_admin(&mut self, msg: &mut AdminMessage<'_>, _id: &SessionId) {
-    ///         msg.str(50, b"DESK1"); // SenderSubID on every admin message
-    ///         if msg.msg_type() == b"A" {
-    ///             msg.str(553, b"user").str(554, b"secret");
+    ///         msg.str(tag::SENDER_SUB_ID, b"DESK1"); // on every admin message
+    ///         if msg.msg_type() == msg_type::LOGON {
+    ///             msg.str(tag::USERNAME, b"user").str(tag::PASSWORD, b"secret");
     ///         }
     ///     }
     ///     # fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> { Ok(()) }
@@ -437,12 +438,12 @@ pub trait Application {
     ///
     /// ```
     /// # use peregrine_session::{AppReject, Application, Outbox, SessionId};
-    /// use peregrine_codec::MessageView;
+    /// use peregrine_codec::{msg_type, tag, MessageView};
     /// use peregrine_session::RejectLogon;
     /// struct App;
     /// impl Application for App {
     ///     fn from_admin(&mut self, msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
-    ///         if msg.msg_type() == b"A" && msg.get(554) != Some(b"secret") {
+    ///         if msg.msg_type() == msg_type::LOGON && msg.get(tag::PASSWORD) != Some(b"secret") {
     ///             return Err(RejectLogon::new("Invalid password"));
     ///         }
     ///         Ok(())
@@ -482,6 +483,7 @@ pub trait Application {
     /// ```
     /// # use peregrine_codec::MessageView;
     /// # use peregrine_session::{AppReject, Application, Outbox, SessionId};
+    /// use peregrine_codec::{msg_type, tag};
     /// use peregrine_session::{DoNotSend, OutgoingMessage};
     /// struct App { stale_before: u64 }
     /// impl Application for App {
@@ -495,8 +497,8 @@ pub trait Application {
     ///             return Err(DoNotSend);
     ///         }
     ///         // Amended: every order goes on behalf of the desk.
-    ///         if msg.msg_type() == b"D" {
-    ///             msg.str(115, b"DESK1"); // OnBehalfOfCompID, in the header
+    ///         if msg.msg_type() == msg_type::NEW_ORDER_SINGLE {
+    ///             msg.str(tag::ON_BEHALF_OF_COMP_ID, b"DESK1"); // in the header
     ///         }
     ///         Ok(())
     ///     }
@@ -594,8 +596,9 @@ macro_rules! field_setters {
         ///
         /// ```
         #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        /// use peregrine_codec::tag;
         #[doc = concat!("fn credentials(msg: &mut ", stringify!($ty), "<'_>) {")]
-        ///     msg.str(553, b"user").str(554, b"secret");
+        ///     msg.str(tag::USERNAME, b"user").str(tag::PASSWORD, b"secret");
         /// }
         /// ```
         pub fn str(&mut self, tag: u32, value: &[u8]) -> &mut Self {
@@ -607,8 +610,9 @@ macro_rules! field_setters {
         ///
         /// ```
         #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        /// use peregrine_codec::tag;
         #[doc = concat!("fn appl_ver(msg: &mut ", stringify!($ty), "<'_>) {")]
-        ///     msg.uint(1137, 9); // DefaultApplVerID
+        ///     msg.uint(tag::DEFAULT_APPL_VER_ID, 9); // FIX.5.0SP2
         /// }
         /// ```
         pub fn uint(&mut self, tag: u32, v: u64) -> &mut Self {
@@ -660,8 +664,9 @@ macro_rules! field_setters {
         ///
         /// ```
         #[doc = concat!("# use peregrine_session::", stringify!($ty), ";")]
+        /// use peregrine_codec::tag;
         #[doc = concat!("fn signature(msg: &mut ", stringify!($ty), "<'_>, sig: &[u8]) {")]
-        ///     msg.data(95, 96, sig);
+        ///     msg.data(tag::RAW_DATA_LENGTH, tag::RAW_DATA, sig);
         /// }
         /// ```
         pub fn data(&mut self, length_tag: u32, data_tag: u32, bytes: &[u8]) -> &mut Self {
@@ -794,17 +799,17 @@ impl AddedFields {
 /// fields allocates nothing once it has grown to what the application adds.
 ///
 /// ```
-/// use peregrine_codec::MessageView;
+/// use peregrine_codec::{msg_type, tag, MessageView};
 /// use peregrine_session::{AdminMessage, AppReject, Application, Outbox, SessionId};
 ///
 /// struct Venue { token: Vec<u8> }
 /// impl Application for Venue {
 ///     fn to_admin(&mut self, msg: &mut AdminMessage<'_>, _id: &SessionId) {
-///         msg.str(57, b"GATEWAY"); // TargetSubID, in the header of every admin message
-///         if msg.msg_type() == b"A" {
-///             msg.data(95, 96, &self.token) // RawDataLength, RawData
+///         msg.str(tag::TARGET_SUB_ID, b"GATEWAY"); // in the header of every admin message
+///         if msg.msg_type() == msg_type::LOGON {
+///             msg.data(tag::RAW_DATA_LENGTH, tag::RAW_DATA, &self.token)
 ///                 .bool(8013, true)
-///                 .uint(1137, 9);
+///                 .uint(tag::DEFAULT_APPL_VER_ID, 9);
 ///         }
 ///     }
 ///     fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> {
@@ -829,13 +834,16 @@ impl fmt::Debug for AdminMessage<'_> {
 }
 
 impl AdminMessage<'_> {
-    /// MsgType(35): `b"A"` Logon, `b"0"` Heartbeat, `b"1"` TestRequest, `b"2"`
-    /// ResendRequest, `b"3"` Reject, `b"4"` SequenceReset, `b"5"` Logout.
+    /// MsgType(35), one of the administrative
+    /// [`msg_type`](peregrine_codec::msg_type)s: `LOGON` (A), `HEARTBEAT` (0),
+    /// `TEST_REQUEST` (1), `RESEND_REQUEST` (2), `REJECT` (3), `SEQUENCE_RESET` (4),
+    /// `LOGOUT` (5).
     ///
     /// ```
     /// # use peregrine_session::AdminMessage;
+    /// use peregrine_codec::msg_type;
     /// fn is_logon(msg: &AdminMessage<'_>) -> bool {
-    ///     msg.msg_type() == b"A"
+    ///     msg.msg_type() == msg_type::LOGON
     /// }
     /// ```
     pub fn msg_type(&self) -> &[u8] {
@@ -872,13 +880,13 @@ impl AdminMessage<'_> {
 /// [`view`](Self::view) show the message before the amendment.
 ///
 /// ```
-/// use peregrine_codec::MessageView;
+/// use peregrine_codec::{msg_type, MessageView};
 /// use peregrine_session::{AppReject, Application, DoNotSend, OutgoingMessage, Outbox, SessionId};
 ///
 /// struct Audit { sent: Vec<(u64, Vec<u8>)> }
 /// impl Application for Audit {
 ///     fn to_app(&mut self, msg: &mut OutgoingMessage<'_>, _id: &SessionId) -> Result<(), DoNotSend> {
-///         if msg.msg_type() == b"D" && !msg.is_resend() {
+///         if msg.msg_type() == msg_type::NEW_ORDER_SINGLE && !msg.is_resend() {
 ///             let cl_ord_id = msg.view().ok().and_then(|v| v.get(11)).unwrap_or(b"").to_vec();
 ///             self.sent.push((msg.seq_num(), cl_ord_id));
 ///         }
@@ -933,8 +941,9 @@ impl<'a> OutgoingMessage<'a> {
     ///
     /// ```
     /// # use peregrine_session::OutgoingMessage;
+    /// use peregrine_codec::msg_type;
     /// fn is_order(msg: &OutgoingMessage<'_>) -> bool {
-    ///     msg.msg_type() == b"D"
+    ///     msg.msg_type() == msg_type::NEW_ORDER_SINGLE
     /// }
     /// ```
     pub fn msg_type(&self) -> &[u8] {
@@ -1020,14 +1029,14 @@ pub(crate) trait Sink {
 /// `max_outbound_bytes` are kept per callback ([`SendError::CallbackOutboxFull`]).
 ///
 /// ```
-/// use peregrine_codec::MessageView;
+/// use peregrine_codec::{msg_type, MessageView};
 /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
 ///
 /// /// Acknowledges every order with an ExecutionReport.
 /// struct Acker;
 /// impl Application for Acker {
 ///     fn from_app(&mut self, msg: &MessageView, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
-///         if msg.msg_type() != b"D" {
+///         if msg.msg_type() != msg_type::NEW_ORDER_SINGLE {
 ///             return Err(AppReject::UnsupportedMessageType);
 ///         }
 ///         let cl_ord_id = msg.get(11).unwrap_or(b"?");
@@ -1101,7 +1110,7 @@ impl<'s> Outbox<'s> {
     /// ```
     /// # use peregrine_session::{Outbox, SendError};
     /// fn routed(out: &mut Outbox<'_>) -> Result<u64, SendError> {
-    ///     out.send_with_header(b"8", &[(128, b"DESK2")], |m| {
+    ///     out.send_with_header(b"8", &[(tag::DELIVER_TO_COMP_ID, b"DESK2")], |m| {
     ///         m.str(11, b"ORD-1").str(39, b"0");
     ///     })
     /// }
@@ -1128,6 +1137,7 @@ impl<'s> Outbox<'s> {
     /// A body that is already encoded (a gateway forwarding what it received) goes
     /// through [`Outbox::send`] with [`MessageEncoder::raw`].
     ///
+    /// use peregrine_codec::tag;
     /// # Errors
     ///
     /// As [`Outbox::send`].

@@ -9,6 +9,7 @@ use peregrine_dict::{Dictionaries, FlatScope};
 
 use crate::app::{AppReject, Application, Outbox};
 use crate::config::{is_pre_fix42, SessionId};
+use peregrine_codec::msg_type;
 use peregrine_codec::tag::{self, is_standard_header, is_standard_trailer};
 
 /// ClOrdID(11): the echo remembers it to drop resent duplicates.
@@ -92,13 +93,13 @@ fn fingerprint(v: &[u8]) -> u64 {
 /// The end (exclusive index) of the group whose first entry starts at field `i`.
 fn group_end(scope: FlatScope<'_>, msg: &MessageView<'_>, mut i: usize, depth: usize) -> usize {
     while i < msg.len() {
-        let tag = msg.field(i).tag;
-        if tag == 10 || !scope.contains(tag) {
+        let field_tag = msg.field(i).tag;
+        if field_tag == tag::CHECK_SUM || !scope.contains(field_tag) {
             break;
         }
         i += 1;
         if depth < 16 {
-            if let Some(g) = scope.group(tag) {
+            if let Some(g) = scope.group(field_tag) {
                 i = group_end(g, msg, i, depth + 1);
             }
         }
@@ -169,8 +170,9 @@ impl Application for EchoApp {
         _id: &SessionId,
         out: &mut Outbox<'_>,
     ) -> Result<(), AppReject> {
-        let msg_type = msg.msg_type();
-        let echo = msg_type == b"D" || (msg_type == b"d" && !is_pre_fix42(msg.begin_string()));
+        let kind = msg.msg_type();
+        let echo = kind == msg_type::NEW_ORDER_SINGLE
+            || (kind == msg_type::SECURITY_DEFINITION && !is_pre_fix42(msg.begin_string()));
         if !echo {
             return Err(AppReject::UnsupportedMessageType);
         }
@@ -188,7 +190,7 @@ impl Application for EchoApp {
             &[]
         };
         let items = &self.items;
-        let _ = out.send_with_header(msg_type, header, |m| {
+        let _ = out.send_with_header(kind, header, |m| {
             for &(_, start, end) in items {
                 for j in start..end {
                     let f = msg.field(j as usize);

@@ -1,6 +1,8 @@
 //! What the session says about itself: its state, why it asks for the
 //! connection to be closed, and the events the engine polls.
 
+use peregrine_codec::msg_type;
+
 // For the documentation's links only.
 #[cfg(doc)]
 use crate::{Application, Session};
@@ -272,8 +274,8 @@ impl RejectKind {
     /// ```
     pub fn msg_type(self) -> &'static [u8] {
         match self {
-            RejectKind::Session => b"3",
-            RejectKind::Business => b"j",
+            RejectKind::Session => msg_type::REJECT,
+            RejectKind::Business => msg_type::BUSINESS_MESSAGE_REJECT,
         }
     }
 }

@@ -201,7 +201,14 @@ impl<S: MessageStore> Core<S> {
             // TestRequest, ResendRequest, Reject or SequenceReset numbered high was sent
             // before the peer saw it, in the numbering both sides just left behind.
             if self.live().is_some_and(|l| l.reset_sent)
-                && matches!(msg.msg_type(), b"0" | b"1" | b"2" | b"3" | b"4")
+                && matches!(
+                    msg.msg_type(),
+                    msg_type::HEARTBEAT
+                        | msg_type::TEST_REQUEST
+                        | msg_type::RESEND_REQUEST
+                        | msg_type::REJECT
+                        | msg_type::SEQUENCE_RESET
+                )
             {
                 return false;
             }
