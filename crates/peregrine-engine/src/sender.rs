@@ -4,7 +4,7 @@
 //!
 //! # How
 //!
-//! A message travels in a slot: the producer takes a free slot, encodes the
+//! A message travels in a slot (a `QueuedSend`): the producer takes a free slot, encodes the
 //! body into the slot's own buffer (no lock held), and pushes the slot on the
 //! submission queue; the engine pops it, writes the message through the
 //! session (header, sequence number, store, SendingTime), and puts the slot
@@ -115,8 +115,9 @@ impl fmt::Display for SubmitError {
 
 impl std::error::Error for SubmitError {}
 
-/// One message on its way: which session, its MsgType and its body.
-pub(crate) struct Slot {
+/// One message on its way from a [`Sender`] to the engine's thread (a slot of the
+/// queue, reused): which session, its MsgType and its body.
+pub(crate) struct QueuedSend {
     pub(crate) session: SessionRef,
     msg_type: [u8; MAX_MSG_TYPE],
     msg_type_len: u8,
@@ -126,9 +127,9 @@ pub(crate) struct Slot {
     encoder: EncodeBuffer,
 }
 
-impl Slot {
-    fn new() -> Box<Slot> {
-        Box::new(Slot {
+impl QueuedSend {
+    fn new() -> Box<QueuedSend> {
+        Box::new(QueuedSend {
             session: SessionRef {
                 index: 0,
                 generation: 0,
@@ -147,8 +148,8 @@ impl Slot {
 
 /// What the engine and its senders share.
 pub(crate) struct SendQueue {
-    submitted: ArrayQueue<Box<Slot>>,
-    free: ArrayQueue<Box<Slot>>,
+    submitted: ArrayQueue<Box<QueuedSend>>,
+    free: ArrayQueue<Box<QueuedSend>>,
     /// Slots made so far (at most the capacity).
     made: AtomicUsize,
     waker: Arc<mio::Waker>,
@@ -172,14 +173,14 @@ impl SendQueue {
     }
 
     /// The engine's side: the next message submitted.
-    pub(crate) fn pop(&self) -> Option<Box<Slot>> {
+    pub(crate) fn pop(&self) -> Option<Box<QueuedSend>> {
         self.submitted.pop()
     }
 
     /// The engine's side: a slot whose message was sent (or refused).
-    pub(crate) fn recycle(&self, slot: Box<Slot>) {
+    pub(crate) fn recycle(&self, queued: Box<QueuedSend>) {
         // There is room: every slot came from this queue's capacity.
-        let _ = self.free.push(slot);
+        let _ = self.free.push(queued);
     }
 
     /// The engine's side, before it blocks: raises the flag, then says
@@ -211,26 +212,26 @@ impl SendQueue {
         self.closed.store(true, Ordering::SeqCst);
     }
 
-    fn slot(&self) -> Result<Box<Slot>, SubmitError> {
+    fn take_free(&self) -> Result<Box<QueuedSend>, SubmitError> {
         if self.closed.load(Ordering::Relaxed) {
             return Err(SubmitError::EngineStopped);
         }
-        if let Some(slot) = self.free.pop() {
-            return Ok(slot);
+        if let Some(queued) = self.free.pop() {
+            return Ok(queued);
         }
         // Warm-up: make a slot while fewer than the capacity exist.
         let made = self.made.fetch_add(1, Ordering::Relaxed);
         if made < self.submitted.capacity() {
-            Ok(Slot::new())
+            Ok(QueuedSend::new())
         } else {
             self.made.fetch_sub(1, Ordering::Relaxed);
             Err(SubmitError::QueueFull)
         }
     }
 
-    fn submit(&self, slot: Box<Slot>) -> Result<(), SubmitError> {
-        if let Err(slot) = self.submitted.push(slot) {
-            let _ = self.free.push(slot);
+    fn submit(&self, queued: Box<QueuedSend>) -> Result<(), SubmitError> {
+        if let Err(queued) = self.submitted.push(queued) {
+            let _ = self.free.push(queued);
             return Err(SubmitError::QueueFull);
         }
         fence(Ordering::SeqCst);
@@ -292,15 +293,15 @@ impl Sender {
         msg_type: &[u8],
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<(), SubmitError> {
-        let mut slot = self.prepare(session, msg_type)?;
+        let mut queued = self.prepare(session, msg_type)?;
         {
-            let slot = &mut *slot;
-            let mut enc = slot.encoder.start(b"", msg_type);
+            let queued = &mut *queued;
+            let mut enc = queued.encoder.start(b"", msg_type);
             body(&mut enc);
-            slot.body.clear();
-            slot.body.extend_from_slice(enc.fields());
+            queued.body.clear();
+            queued.body.extend_from_slice(enc.fields());
         }
-        self.queue.submit(slot)
+        self.queue.submit(queued)
     }
 
     /// Queues a typed application message for `session`: `M` (a generated message of
@@ -370,10 +371,10 @@ impl Sender {
         if !body.is_empty() && !body.ends_with(&[1]) {
             return Err(SubmitError::BadBody);
         }
-        let mut slot = self.prepare(session, msg_type)?;
-        slot.body.clear();
-        slot.body.extend_from_slice(body);
-        self.queue.submit(slot)
+        let mut queued = self.prepare(session, msg_type)?;
+        queued.body.clear();
+        queued.body.extend_from_slice(body);
+        self.queue.submit(queued)
     }
 
     /// Messages queued and not yet taken by the engine.
@@ -381,14 +382,18 @@ impl Sender {
         self.queue.len()
     }
 
-    fn prepare(&self, session: SessionRef, msg_type: &[u8]) -> Result<Box<Slot>, SubmitError> {
+    fn prepare(
+        &self,
+        session: SessionRef,
+        msg_type: &[u8],
+    ) -> Result<Box<QueuedSend>, SubmitError> {
         if msg_type.is_empty() || msg_type.len() > MAX_MSG_TYPE {
             return Err(SubmitError::BadMsgType);
         }
-        let mut slot = self.queue.slot()?;
-        slot.session = session;
-        slot.msg_type[..msg_type.len()].copy_from_slice(msg_type);
-        slot.msg_type_len = msg_type.len() as u8;
-        Ok(slot)
+        let mut queued = self.queue.take_free()?;
+        queued.session = session;
+        queued.msg_type[..msg_type.len()].copy_from_slice(msg_type);
+        queued.msg_type_len = msg_type.len() as u8;
+        Ok(queued)
     }
 }

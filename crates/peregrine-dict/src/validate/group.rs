@@ -1,4 +1,4 @@
-//! The walk of repeating groups: one [`Frame`] per open group on a fixed stack (nested
+//! The walk of repeating groups: one [`OpenGroup`] per open group on a fixed stack (nested
 //! groups), member bits per entry, counts and required members checked as entries and
 //! groups close.
 
@@ -13,7 +13,7 @@ use crate::MAX_GROUP_DEPTH;
 impl<'d> Validator<'d> {
     /// Walks one repeating group (all its entries, nested groups included) after its count
     /// field; returns the first field that does not belong to it, if any. Nested groups
-    /// are frames on a fixed stack (at most [`MAX_GROUP_DEPTH`] deep, as the dictionary's
+    /// are [`OpenGroup`]s on a fixed stack (at most [`MAX_GROUP_DEPTH`] deep, as the dictionary's
     /// nesting), not recursive calls: the iterator stays a local.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
@@ -32,9 +32,10 @@ impl<'d> Validator<'d> {
     {
         let have_values = self.settings.validate_fields_have_values;
         let unordered = self.settings.validate_unordered_group_fields;
-        let mut current = Frame::open(state, rt, scope_index, count_tag, count_value, count_phase);
+        let mut current =
+            OpenGroup::open(state, rt, scope_index, count_tag, count_value, count_phase);
         // The enclosing groups of `current` (none until a nested group opens).
-        let mut stack: [Option<Frame<'d>>; MAX_GROUP_DEPTH] = [None; MAX_GROUP_DEPTH];
+        let mut stack: [Option<OpenGroup<'d>>; MAX_GROUP_DEPTH] = [None; MAX_GROUP_DEPTH];
         // Groups open, this one included (the outermost is depth 1).
         let mut depth = 1usize;
         let mut pending: Option<(u32, &'a [u8])> = None;
@@ -108,7 +109,7 @@ impl<'d> Validator<'d> {
                 let nested = scope.slots[bit - 1].group;
                 stack[depth - 1] = Some(current);
                 depth += 1;
-                current = Frame::open(state, current.rt, nested, tag, value, PHASE_GROUP);
+                current = OpenGroup::open(state, current.rt, nested, tag, value, PHASE_GROUP);
             }
         }
     }
@@ -116,7 +117,7 @@ impl<'d> Validator<'d> {
 
 /// One open repeating group of [`Validator::group`].
 #[derive(Clone, Copy)]
-struct Frame<'d> {
+struct OpenGroup<'d> {
     rt: &'d Runtime,
     scope: &'d Scope,
     count_tag: u32,
@@ -131,7 +132,7 @@ struct Frame<'d> {
     saved_next: usize,
 }
 
-impl<'d> Frame<'d> {
+impl<'d> OpenGroup<'d> {
     /// A group opened by its count field.
     #[inline(always)]
     fn open<const W: usize>(
@@ -141,13 +142,13 @@ impl<'d> Frame<'d> {
         count_tag: u32,
         count_value: &[u8],
         count_phase: u8,
-    ) -> Frame<'d> {
+    ) -> OpenGroup<'d> {
         let scope = &rt.scopes[scope_index as usize];
         let saved_next = state.next_word;
         // The entry's member bits: the first word in a register, any further words (groups
         // of 64 members or more) in the scratch.
         let (base, words) = state.alloc(scope.words.saturating_sub(1) as usize);
-        Frame {
+        OpenGroup {
             rt,
             scope,
             count_tag,

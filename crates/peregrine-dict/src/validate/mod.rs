@@ -5,7 +5,7 @@
 //! * `reject`: what a failure reports ([`SessionRejectReason`], [`ValidationError`]);
 //! * `tables`: a message type's tables and how the walk looks a tag up in them;
 //! * `walk`: the top-level walk, its fast loop and its general path;
-//! * `group`: the walk of repeating groups (one frame per open group);
+//! * `group`: the walk of repeating groups (an `OpenGroup` for each, on a stack);
 //! * `values`: value checks (format, enum, SendingTime);
 //! * `shape`: the [`ShapeCache`], which skips the walk for a known message shape;
 //! * `dictionaries`: owned dictionaries for a session ([`Dictionaries`]).

@@ -34,7 +34,7 @@ use crate::config::SessionSettings;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::RateLimit;
 use crate::metrics::Metrics;
-use crate::sender::{SendQueue, Sender, SessionRef, Slot, DEFAULT_SEND_QUEUE};
+use crate::sender::{SendQueue, Sender, SessionRef, QueuedSend, DEFAULT_SEND_QUEUE};
 use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
 
 const SEC: Nanos = 1_000_000_000;
@@ -192,7 +192,7 @@ pub struct Engine<D: SessionDriver> {
     /// Messages from [`Sender`]s held for sessions whose sockets are not
     /// taking bytes (see `sending.rs`), in order; as many as the queue holds,
     /// allocated up front.
-    held_sends: VecDeque<Box<Slot>>,
+    held_sends: VecDeque<Box<QueuedSend>>,
     /// Passes over `held_sends` so far.
     hold_pass: u32,
     /// Messages for sessions that were removed (a stale [`SessionRef`]).

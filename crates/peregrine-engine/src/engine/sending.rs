@@ -13,7 +13,7 @@
 //! session as a slow consumer). Other sessions' messages keep flowing.
 
 use crate::driver::{now_nanos, Nanos, SessionDriver};
-use crate::sender::{Slot, SEND_HOLD_BYTES};
+use crate::sender::{QueuedSend, SEND_HOLD_BYTES};
 
 use super::ids::SessionKey;
 use super::Engine;
@@ -37,26 +37,26 @@ impl<D: SessionDriver> Engine<D> {
             // messages waiting behind the first.
             self.hold_pass = self.hold_pass.wrapping_add(1);
             for _ in 0..self.held_sends.len() {
-                let Some(slot) = self.held_sends.pop_front() else {
+                let Some(queued) = self.held_sends.pop_front() else {
                     break;
                 };
-                match self.sessions.resolve(slot.session) {
+                match self.sessions.resolve(queued.session) {
                     Some(id)
                         if self.sessions[id].hold_pass != self.hold_pass
                             && self.room_for_sends(id, now) =>
                     {
                         self.sessions[id].held_sends -= 1;
-                        self.send_slot(id, slot, now);
+                        self.send_queued(id, queued, now);
                         work = true;
                     }
                     Some(id) => {
                         self.sessions[id].hold_pass = self.hold_pass;
                         // Room: the deque has the queue's capacity.
-                        self.held_sends.push_back(slot);
+                        self.held_sends.push_back(queued);
                     }
                     None => {
                         self.count_send_to_removed_session(now);
-                        self.send_queue.recycle(slot);
+                        self.send_queue.recycle(queued);
                         work = true;
                     }
                 }
@@ -64,23 +64,23 @@ impl<D: SessionDriver> Engine<D> {
         }
         let mut taken = 0;
         while taken < SENDS_PER_TURN {
-            let Some(slot) = self.send_queue.pop() else {
+            let Some(queued) = self.send_queue.pop() else {
                 break;
             };
             taken += 1;
             work = true;
             self.metrics.engine().sender_message();
-            match self.sessions.resolve(slot.session) {
+            match self.sessions.resolve(queued.session) {
                 Some(id) if self.sessions[id].held_sends == 0 && self.room_for_sends(id, now) => {
-                    self.send_slot(id, slot, now);
+                    self.send_queued(id, queued, now);
                 }
                 Some(id) => {
                     self.sessions[id].held_sends += 1;
-                    self.held_sends.push_back(slot);
+                    self.held_sends.push_back(queued);
                 }
                 None => {
                     self.count_send_to_removed_session(now);
-                    self.send_queue.recycle(slot);
+                    self.send_queue.recycle(queued);
                 }
             }
         }
@@ -99,7 +99,7 @@ impl<D: SessionDriver> Engine<D> {
     pub(super) fn held_sends_ready(&self) -> bool {
         self.held_sends
             .iter()
-            .any(|slot| match self.sessions.resolve(slot.session) {
+            .any(|queued| match self.sessions.resolve(queued.session) {
                 Some(id) => self.unsent(id) < SEND_HOLD_BYTES,
                 None => true,
             })
@@ -123,10 +123,13 @@ impl<D: SessionDriver> Engine<D> {
         d.outbound().len() + d.uncommitted_len()
     }
 
-    /// Hands one message to its session and the slot back to the queue.
-    fn send_slot(&mut self, id: SessionKey, slot: Box<Slot>, now: Nanos) {
+    /// Hands one message to its session, and its slot back to the queue.
+    fn send_queued(&mut self, id: SessionKey, queued: Box<QueuedSend>, now: Nanos) {
         let session = &mut self.sessions[id];
-        match session.driver.send_body(now, slot.msg_type(), &slot.body) {
+        match session
+            .driver
+            .send_body(now, queued.msg_type(), &queued.body)
+        {
             Ok(_) => session.send_pending = true,
             Err(e) => {
                 session.send_failures += 1;
@@ -137,7 +140,7 @@ impl<D: SessionDriver> Engine<D> {
                 }
             }
         }
-        self.send_queue.recycle(slot);
+        self.send_queue.recycle(queued);
     }
 
     fn count_send_to_removed_session(&mut self, now: Nanos) {
