@@ -97,6 +97,13 @@ pub enum BuildError {
         /// The underlying error.
         source: io::Error,
     },
+    /// An acceptor template was given to
+    /// [`build_local`](EngineBuilder::build_local), whose engine keeps no
+    /// factory to make its sessions with.
+    TemplateNeedsFactory {
+        /// The template's session name.
+        session: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -104,6 +111,11 @@ impl fmt::Display for BuildError {
         match self {
             BuildError::Config(e) => e.fmt(f),
             BuildError::Io { what, source } => write!(f, "{what}: {source}"),
+            BuildError::TemplateNeedsFactory { session } => write!(
+                f,
+                "{session}: AcceptorTemplate=Y makes sessions while the engine runs, \
+                 which needs the factory kept by EngineBuilder::build (not build_local)"
+            ),
         }
     }
 }
@@ -113,6 +125,7 @@ impl std::error::Error for BuildError {
         match self {
             BuildError::Config(e) => Some(e),
             BuildError::Io { source, .. } => Some(source),
+            BuildError::TemplateNeedsFactory { .. } => None,
         }
     }
 }
@@ -297,8 +310,76 @@ impl EngineBuilder {
         A: Application + 'static,
         F: FnMut(&SessionContext<'_>) -> A + Send + 'static,
     {
+        let (mut engine, mut make) = self.assemble(app, false)?;
+        // Sessions added while it runs (templates, commands) are made the same way.
+        engine.set_session_factory(Box::new(move |s| make.session(s)));
+        Ok(engine)
+    }
+
+    /// Builds the engine on this thread, as [`build`](Self::build), with a
+    /// factory that need not be `Send`: for applications that share
+    /// single-threaded state (`Rc`, a `!Send` Aeron publication) with other
+    /// work of the thread's duty cycle, as the trading topology's gateway does.
+    /// The engine does not keep the factory (it would make the engine
+    /// `!Send`), so it makes no sessions while it runs: `AcceptorTemplate=Y` is
+    /// refused here, and an added session ([`Command::AddSession`]) is
+    /// answered with an error.
+    ///
+    /// ```
+    /// use std::{cell::Cell, rc::Rc};
+    /// use peregrine_engine::EngineBuilder;
+    /// use peregrine_session::Application;
+    ///
+    /// /// Counts logons into state the thread's other work reads too.
+    /// struct Counted(Rc<Cell<u32>>);
+    /// impl Application for Counted {
+    ///     fn on_logon(&mut self, _: &peregrine_session::SessionId, _: &mut peregrine_session::Outbox<'_>) {
+    ///         self.0.set(self.0.get() + 1);
+    ///     }
+    /// }
+    ///
+    /// let logons = Rc::new(Cell::new(0));
+    /// let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+    ///            TargetCompID=CLIENT\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+    /// let mut engine = EngineBuilder::parse(cfg, "venue.cfg")?
+    ///     .build_local(|_| Counted(logons.clone()))?;
+    /// engine.turn()?; // and the thread's other work, in one duty cycle
+    /// assert_eq!(logons.get(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build), and [`BuildError::TemplateNeedsFactory`] for
+    /// a session with `AcceptorTemplate=Y`.
+    pub fn build_local<A, F>(mut self, app: F) -> Result<AppEngine<A>, BuildError>
+    where
+        A: Application + 'static,
+        F: FnMut(&SessionContext<'_>) -> A,
+    {
+        self.assemble(app, true).map(|(engine, _)| engine)
+    }
+
+    /// The engine with the configured sessions (and templates, unless
+    /// `local`), and the maker that made them.
+    fn assemble<A, F>(
+        &mut self,
+        app: F,
+        local: bool,
+    ) -> Result<(AppEngine<A>, SessionMaker<F>), BuildError>
+    where
+        A: Application + 'static,
+        F: FnMut(&SessionContext<'_>) -> A,
+    {
         // Before any listener opens: a second address on one port would be ignored.
         crate::preflight::check_listeners(self.sessions())?;
+        if local {
+            if let Some(s) = self.sessions().find(|s| s.acceptor_template) {
+                return Err(BuildError::TemplateNeedsFactory {
+                    session: s.session_name(),
+                });
+            }
+        }
         let mut options = self.options.clone();
         let first = self.sessions().next();
         options.idle = self
@@ -322,9 +403,7 @@ impl EngineBuilder {
                 .add_session(s, driver)
                 .map_err(io_error(s.session_name()))?;
         }
-        // Sessions added while it runs (templates, commands) are made the same way.
-        engine.set_session_factory(Box::new(move |s| make.session(s)));
-        Ok(engine)
+        Ok((engine, make))
     }
 
     /// Builds the engine and runs it on a thread of its own

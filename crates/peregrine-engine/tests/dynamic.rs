@@ -258,3 +258,97 @@ fn a_session_added_on_a_running_port_with_another_address_is_refused() {
     assert_eq!(names, ["FIX.4.4:VENUE->A"]);
     venue.stop().unwrap();
 }
+
+/// An application whose state is shared, single-threaded, with the test's loop.
+struct Shared(std::rc::Rc<std::cell::RefCell<Vec<(&'static str, i64)>>>);
+
+impl peregrine_session::Application for Shared {
+    fn on_logon(
+        &mut self,
+        _: &peregrine_session::SessionId,
+        out: &mut peregrine_session::Outbox<'_>,
+    ) {
+        self.0.borrow_mut().push(("on_logon", out.received_at()));
+    }
+    fn from_app(
+        &mut self,
+        _: &peregrine_codec::MessageView<'_>,
+        _: &peregrine_session::SessionId,
+        out: &mut peregrine_session::Outbox<'_>,
+    ) -> Result<(), peregrine_session::AppReject> {
+        self.0.borrow_mut().push(("from_app", out.received_at()));
+        Ok(())
+    }
+}
+
+#[test]
+fn a_local_engine_runs_applications_sharing_rc_state_and_stamps_their_arrival() {
+    let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+               SocketAcceptAddress=127.0.0.1\nSenderCompID=VENUE\nUseDataDictionary=N\n\
+               [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n";
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut engine = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .build_local(|_| Shared(seen.clone()))
+        .unwrap();
+    let addr = engine.listener_addrs()[0];
+    let before = peregrine_session::system_now();
+    let mut peer = Peer::connect(addr, "A", "VENUE");
+    peer.send("35=A|98=0|108=30");
+    let answer = peer.read(WAIT, || {
+        engine.turn().unwrap();
+    });
+    assert!(answer.is_some_and(|a| a.contains("35=A")), "logged on");
+    peer.send("35=B|148=news");
+    let deadline = std::time::Instant::now() + WAIT;
+    while seen.borrow().len() < 2 && std::time::Instant::now() < deadline {
+        engine.turn().unwrap();
+    }
+    let after = peregrine_session::system_now();
+    let seen = seen.borrow();
+    let names: Vec<&str> = seen.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["on_logon", "from_app"]);
+    // Stamped by the engine as each read returned: after the peer sent, in order.
+    assert!(
+        before <= seen[0].1 && seen[0].1 <= seen[1].1 && seen[1].1 <= after,
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn a_local_engine_refuses_templates_and_makes_no_session_while_it_runs() {
+    let template = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+                    UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=*\n\
+                    AcceptorTemplate=Y\n";
+    let refused = EngineBuilder::parse(template, "venue.cfg")
+        .unwrap()
+        .build_local(|_| EchoApp::new(None));
+    let Err(e @ peregrine_engine::BuildError::TemplateNeedsFactory { .. }) = refused else {
+        panic!("{refused:?}")
+    };
+    assert!(e.to_string().contains("FIX.4.4:VENUE->*"), "{e}");
+
+    let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+               UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n";
+    let mut engine = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .build_local(|_| EchoApp::new(None))
+        .unwrap();
+    let handle = engine.handle();
+    let added = cfg.replace("TargetCompID=A", "TargetCompID=B");
+    let settings = peregrine_engine::config::Settings::parse(&added, "added.cfg".as_ref())
+        .unwrap()
+        .sessions
+        .remove(0);
+    let asker =
+        std::thread::spawn(move || handle.call(Command::AddSession(Box::new(settings)), WAIT));
+    while !asker.is_finished() {
+        engine.turn().unwrap();
+    }
+    let answer = asker.join().unwrap();
+    assert!(
+        matches!(answer, Some(Err(CommandError::CannotAdd { .. }))),
+        "{answer:?}"
+    );
+    assert_eq!(engine.sessions().len(), 1);
+}

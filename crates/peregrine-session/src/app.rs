@@ -8,7 +8,7 @@ use peregrine_dict::ValidationError;
 use peregrine_messages::{Body, Message, UnsupportedMessageType};
 use peregrine_store::StoreError;
 
-use crate::config::SessionId;
+use crate::config::{Nanos, SessionId};
 use crate::session::{AppEvent, LogoutReason};
 
 // For the documentation's links only.
@@ -1050,6 +1050,7 @@ pub(crate) trait Sink {
 /// ```
 pub struct Outbox<'s> {
     sink: &'s mut dyn Sink,
+    received_at: Nanos,
 }
 
 impl fmt::Debug for Outbox<'_> {
@@ -1064,8 +1065,35 @@ impl<'s> Outbox<'s> {
     /// stack, without allocating.
     pub const MAX_HEADER_FIELDS: usize = 32;
 
-    pub(crate) fn new(sink: &'s mut dyn Sink) -> Self {
-        Outbox { sink }
+    pub(crate) fn new(sink: &'s mut dyn Sink, received_at: Nanos) -> Self {
+        Outbox { sink, received_at }
+    }
+
+    /// When the message being handled arrived: the `now` of the
+    /// [`Session::on_bytes`] call that completed it (the session's time, which
+    /// never goes back). An engine reads its clock as each read from the socket
+    /// returns, so this is the receive time a latency measurement wants without
+    /// a hook into the I/O (what Artio hands `onMessage` as `timestampInNs`). A
+    /// message held for a gap is handled, and stamped, when the gap is filled.
+    /// In [`Application::on_logon`], when the Logon that completed the logon
+    /// arrived.
+    ///
+    /// ```
+    /// use peregrine_codec::MessageView;
+    /// use peregrine_session::{AppReject, Application, Nanos, Outbox, SessionId};
+    ///
+    /// /// Keeps how long each order waited between the read and the application.
+    /// #[derive(Default)]
+    /// struct Timed { waits: Vec<Nanos> }
+    /// impl Application for Timed {
+    ///     fn from_app(&mut self, _m: &MessageView, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         self.waits.push(peregrine_session::system_now() - out.received_at());
+    ///         Ok(())
+    ///     }
+    /// }
+    /// ```
+    pub fn received_at(&self) -> Nanos {
+        self.received_at
     }
 
     /// Builds and sends one message: the session writes the standard header (8, 9, 35,
@@ -1109,6 +1137,7 @@ impl<'s> Outbox<'s> {
     ///
     /// ```
     /// # use peregrine_session::{Outbox, SendError};
+    /// use peregrine_codec::tag;
     /// fn routed(out: &mut Outbox<'_>) -> Result<u64, SendError> {
     ///     out.send_with_header(b"8", &[(tag::DELIVER_TO_COMP_ID, b"DESK2")], |m| {
     ///         m.str(11, b"ORD-1").str(39, b"0");
@@ -1137,7 +1166,6 @@ impl<'s> Outbox<'s> {
     /// A body that is already encoded (a gateway forwarding what it received) goes
     /// through [`Outbox::send`] with [`MessageEncoder::raw`].
     ///
-    /// use peregrine_codec::tag;
     /// # Errors
     ///
     /// As [`Outbox::send`].

@@ -64,6 +64,8 @@ struct Rec {
     reply: Vec<&'static str>,
     replied: Vec<Result<u64, String>>,
     logouts: Vec<Why>,
+    /// `Outbox::received_at` in each `on_logon` and `from_app`, with the callback.
+    arrivals: Vec<(&'static str, Nanos)>,
 }
 
 impl Application for Rec {
@@ -72,6 +74,7 @@ impl Application for Rec {
     }
     fn on_logon(&mut self, _id: &SessionId, out: &mut Outbox<'_>) {
         self.log.push("on_logon".into());
+        self.arrivals.push(("on_logon", out.received_at()));
         if let Some(headline) = self.logon_news {
             let values: Vec<String> = (0..self.logon_news_header).map(|i| i.to_string()).collect();
             let header: Vec<(u32, &[u8])> = self
@@ -161,6 +164,7 @@ impl Application for Rec {
             "from_app {}",
             String::from_utf8_lossy(msg.msg_type())
         ));
+        self.arrivals.push(("from_app", out.received_at()));
         for id in &self.reply {
             let sent = out.send(b"8", |m| {
                 m.str(11, id.as_bytes()).str(39, b"0");
@@ -282,6 +286,30 @@ impl Harness {
 
 // ---------------------------------------------------------------------------------------
 // on_logon
+
+#[test]
+fn callbacks_learn_when_their_message_arrived_and_a_held_one_when_its_gap_filled() {
+    const S: Nanos = 1_000_000_000;
+    let mut h = Harness::acceptor(Rec::default());
+    h.now = T0 + S;
+    h.send("35=A|34=1|98=0|108=30");
+    h.now = T0 + 2 * S;
+    h.send("35=B|34=2|148=first");
+    // 4 arrives before 3: held until 3 fills the gap, and handled then.
+    h.now = T0 + 3 * S;
+    h.send("35=B|34=4|148=third");
+    h.now = T0 + 4 * S;
+    h.send("35=B|34=3|148=second");
+    assert_eq!(
+        h.app.arrivals,
+        [
+            ("on_logon", T0 + S),
+            ("from_app", T0 + 2 * S),
+            ("from_app", T0 + 4 * S),
+            ("from_app", T0 + 4 * S),
+        ]
+    );
+}
 
 #[test]
 fn on_logon_can_send_and_its_message_follows_the_logon() {

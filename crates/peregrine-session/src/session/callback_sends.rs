@@ -18,6 +18,7 @@ use crate::app::{session_owned, Application, Outbox, SendError, Sink};
 
 use super::core::Core;
 use super::outgoing::HeaderValue;
+use crate::config::Nanos;
 
 /// One message kept: where its parts are in [`Kept::bytes`].
 #[derive(Clone, Debug)]
@@ -69,10 +70,10 @@ impl CallbackSends {
     }
 
     /// The outbox of a callback about to run; `next_seq` is the session's next
-    /// outgoing MsgSeqNum.
-    pub(super) fn outbox(&mut self, next_seq: u64) -> Outbox<'_> {
+    /// outgoing MsgSeqNum, `now` the session's time (the message's arrival).
+    pub(super) fn outbox(&mut self, next_seq: u64, now: Nanos) -> Outbox<'_> {
         self.next_seq = next_seq;
-        Outbox::new(self)
+        Outbox::new(self, now)
     }
 }
 

@@ -363,10 +363,11 @@ impl<S: MessageStore> Core<S> {
             }
             self.flush_events(app);
             let next_seq = self.outgoing.store.next_sender_seq();
+            let now = self.now();
             let result = app.from_app(
                 msg,
                 &self.config.id,
-                &mut self.callback_sends.outbox(next_seq),
+                &mut self.callback_sends.outbox(next_seq, now),
             );
             self.send_kept(app);
             match result {

@@ -220,7 +220,11 @@ impl<S: MessageStore> Core<S> {
         }
         self.flush_events(app);
         let next_seq = self.outgoing.store.next_sender_seq();
-        app.on_logon(&self.config.id, &mut self.callback_sends.outbox(next_seq));
+        let now = self.now();
+        app.on_logon(
+            &self.config.id,
+            &mut self.callback_sends.outbox(next_seq, now),
+        );
         self.send_kept(app);
     }
 }
