@@ -451,13 +451,13 @@ fn venue(
             }
         }
         if i >= cfg.warmup {
-            rtt.saturating_record((t1 - t0).max(1));
+            rtt.saturating_record(t1.saturating_sub(t0).max(1));
         }
         done.store(i + 1, Ordering::Relaxed);
     }
     Ok(FloorResult {
         rtt,
-        wall: Duration::from_nanos(crate::clock::now() - wall_start),
+        wall: Duration::from_nanos(crate::clock::now().saturating_sub(wall_start)),
         steps,
     })
 }

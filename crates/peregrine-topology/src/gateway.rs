@@ -15,10 +15,8 @@ use peregrine_aeron::{BusySpin, Publisher, Subscriber};
 use peregrine_agent::{run_agent, Agent};
 use peregrine_codec::value::{parse_decimal, parse_timestamp};
 use peregrine_codec::MessageView;
-use peregrine_engine::fix::FixSession;
-use peregrine_engine::{DriverEvent, Engine, Idle, Nanos, SessionDriver};
+use peregrine_engine::{AppEngine, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
-use peregrine_store::{MessageStore, StoreError};
 
 use crate::steps::{point, Stamps};
 use crate::Error;
@@ -51,12 +49,7 @@ pub struct GatewayCounters {
 /// ```no_run
 /// # use std::{cell::RefCell, rc::Rc};
 /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
-/// # use peregrine_engine::config::Settings;
-/// # use peregrine_engine::fix::{self, FixSession};
-/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-/// # use peregrine_session::Session;
-/// # use peregrine_store::MemoryStore;
-/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_topology::gateway::{GatewayApp, GatewayCounters};
 /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
 /// #
 /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
@@ -71,7 +64,6 @@ pub struct GatewayApp {
     counters: Rc<RefCell<GatewayCounters>>,
     stamps: Option<Arc<Stamps>>,
     session_index: u64,
-    rx_at: u64,
     scratch: [u8; 256],
 }
 
@@ -90,12 +82,7 @@ impl GatewayApp {
     /// ```no_run
     /// # use std::{cell::RefCell, rc::Rc};
     /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
-    /// # use peregrine_engine::config::Settings;
-    /// # use peregrine_engine::fix::{self, FixSession};
-    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-    /// # use peregrine_session::Session;
-    /// # use peregrine_store::MemoryStore;
-    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_topology::gateway::{GatewayApp, GatewayCounters};
     /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
     /// #
     /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
@@ -116,7 +103,6 @@ impl GatewayApp {
             counters,
             stamps,
             session_index,
-            rx_at: 0,
             scratch: [0; 256],
         }
     }
@@ -214,10 +200,14 @@ impl Application for GatewayApp {
         &mut self,
         msg: &MessageView<'_>,
         _id: &SessionId,
-        _out: &mut Outbox<'_>,
+        out: &mut Outbox<'_>,
     ) -> Result<(), AppReject> {
         if let Some(s) = &self.stamps {
-            s.set(point::GW_READ, self.rx_at);
+            // When the engine's read returned (its clock is crate::clock's).
+            s.set(
+                point::GW_READ,
+                u64::try_from(out.received_at()).unwrap_or(0),
+            );
             s.stamp(point::GW_PARSED);
         }
         if msg.msg_type() != b"D" {
@@ -255,166 +245,37 @@ impl Application for GatewayApp {
     }
 }
 
-/// The gateway's session driver: a [`FixSession`] with a [`GatewayApp`], which also
-/// notes when the engine hands it bytes (the "read from TCP" point).
-///
-/// ```no_run
-/// # use std::{cell::RefCell, rc::Rc};
-/// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
-/// # use peregrine_engine::config::Settings;
-/// # use peregrine_engine::fix::{self, FixSession};
-/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-/// # use peregrine_session::Session;
-/// # use peregrine_store::MemoryStore;
-/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
-/// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
-/// #
-/// # let driver = MediaDriver::launch(&DriverConfig::default())?;
-/// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
-/// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
-/// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
-/// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
-/// let settings = Settings::parse(
-///     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
-///      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
-///     "gateway.cfg".as_ref(),
-/// )?;
-/// let s = &settings.sessions[0];
-/// let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-/// let driver = GatewayDriver { inner: FixSession::new(session, app) };
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub struct GatewayDriver<S: MessageStore> {
-    /// The session and its application.
-    pub inner: FixSession<S, GatewayApp>,
-}
-
-impl<S: MessageStore> std::fmt::Debug for GatewayDriver<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.inner.fmt(f)
-    }
-}
-
-impl<S: MessageStore> SessionDriver for GatewayDriver<S> {
-    fn on_connected(&mut self, now: Nanos) {
-        self.inner.on_connected(now)
-    }
-    #[inline]
-    fn on_bytes(&mut self, data: &[u8], now: Nanos) {
-        if self.inner.app.stamps.is_some() {
-            self.inner.app.rx_at = crate::clock::now();
-        }
-        self.inner.on_bytes(data, now)
-    }
-    fn on_timer(&mut self, now: Nanos) {
-        self.inner.on_timer(now)
-    }
-    fn next_deadline(&self) -> Option<Nanos> {
-        self.inner.next_deadline()
-    }
-    fn on_disconnected(&mut self, now: Nanos) {
-        self.inner.on_disconnected(now)
-    }
-    fn on_connection_lost(&mut self, now: Nanos, reason: peregrine_session::DisconnectReason) {
-        self.inner.on_connection_lost(now, reason)
-    }
-    fn commit(&mut self) {
-        self.inner.commit()
-    }
-    fn outbound(&self) -> &[u8] {
-        self.inner.outbound()
-    }
-    fn consume_outbound(&mut self, n: usize) {
-        self.inner.consume_outbound(n)
-    }
-    fn send_body(
-        &mut self,
-        now: Nanos,
-        msg_type: &[u8],
-        body: &[u8],
-    ) -> Result<u64, peregrine_session::SendError> {
-        self.inner.send_body(now, msg_type, body)
-    }
-    fn poll_event(&mut self) -> Option<DriverEvent> {
-        self.inner.poll_event()
-    }
-    fn logout(&mut self, now: Nanos, text: Option<&str>) {
-        self.inner.logout(now, text)
-    }
-    fn is_logged_on(&self) -> bool {
-        self.inner.is_logged_on()
-    }
-    fn state_name(&self) -> String {
-        self.inner.state_name()
-    }
-    fn next_sender_seq(&self) -> u64 {
-        self.inner.next_sender_seq()
-    }
-    fn next_target_seq(&self) -> u64 {
-        self.inner.next_target_seq()
-    }
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.inner.set_next_sender_seq(seq)
-    }
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.inner.set_next_target_seq(seq)
-    }
-    fn store_lost_messages(&self) -> u64 {
-        self.inner.store_lost_messages()
-    }
-    fn on_shutdown(&mut self) -> Result<(), StoreError> {
-        self.inner.on_shutdown()
-    }
-    // Forwarded so that a file store with FileStoreSync=N ms is fsynced on time
-    // (the trait's defaults would never sync it).
-    fn store_sync_interval(&self) -> Option<Nanos> {
-        self.inner.store_sync_interval()
-    }
-    fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
-        self.inner.sync_store_if_due()
-    }
-}
-
 /// The gateway's loop: the acceptor engine, the reports subscription, and the names of
-/// the sessions by index.
+/// the sessions by index. Its applications share the orders publication and the counters
+/// with the loop (single-threaded `Rc`, and an Aeron publication is `!Send`), so the
+/// engine is built with [`EngineBuilder::build_local`](peregrine_engine::EngineBuilder::build_local)
+/// and turned by this loop between polls of the reports.
 ///
 /// ```no_run
 /// # use std::{cell::RefCell, rc::Rc};
 /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
-/// # use peregrine_engine::config::Settings;
-/// # use peregrine_engine::fix::{self, FixSession};
-/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-/// # use peregrine_session::Session;
-/// # use peregrine_store::MemoryStore;
-/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+/// # use peregrine_engine::{EngineBuilder, Idle};
+/// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters};
 /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
 /// #
 /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
 /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
-/// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
-/// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
-/// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
-/// # let settings = Settings::parse(
-/// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
-/// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
-/// #     "gateway.cfg".as_ref(),
-/// # )?;
-/// # let s = &settings.sessions[0];
-/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-/// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
-/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
-/// let mut engine = Engine::new(options)?;
-/// engine.add_session(s, driver)?;
+/// let counters = Rc::new(RefCell::new(GatewayCounters::default()));
+/// let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
+/// let cfg = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+///            UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+/// let engine = EngineBuilder::parse(cfg, "gateway.cfg")?
+///     .build_local(|_| GatewayApp::new(orders.clone(), counters.clone(), None, 0))?;
 /// let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
-/// let sessions = vec![s.session_name()];
+/// let sessions = engine.sessions().into_iter().map(|s| s.name).collect();
 /// let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
 /// let seq = gateway.run(&mut Idle::spin_then_yield(100), &std::sync::atomic::AtomicBool::new(true))?;
 /// # let _ = seq;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Gateway<S: MessageStore> {
+pub struct Gateway {
     /// The acceptor engine.
-    pub engine: Engine<GatewayDriver<S>>,
+    pub engine: AppEngine<GatewayApp>,
     /// SBE ExecutionReports from the executor.
     pub reports: Subscriber,
     /// Session names (`FIX.4.4:GATEWAY->VENUE`) by the index the SBE messages carry.
@@ -425,7 +286,7 @@ pub struct Gateway<S: MessageStore> {
     pub stamps: Option<Arc<Stamps>>,
 }
 
-impl<S: MessageStore> std::fmt::Debug for Gateway<S> {
+impl std::fmt::Debug for Gateway {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Gateway")
             .field("sessions", &self.sessions)
@@ -433,7 +294,7 @@ impl<S: MessageStore> std::fmt::Debug for Gateway<S> {
     }
 }
 
-impl<S: MessageStore> Gateway<S> {
+impl Gateway {
     /// One iteration: poll the engine (TCP in, NewOrderSingles out to Aeron), then poll
     /// the reports (SBE in, FIX ExecutionReports out to TCP). Returns whether anything
     /// happened.
@@ -441,32 +302,20 @@ impl<S: MessageStore> Gateway<S> {
     /// ```no_run
     /// # use std::{cell::RefCell, rc::Rc};
     /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
-    /// # use peregrine_engine::config::Settings;
-    /// # use peregrine_engine::fix::{self, FixSession};
-    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-    /// # use peregrine_session::Session;
-    /// # use peregrine_store::MemoryStore;
-    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_engine::{EngineBuilder, Idle};
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters};
     /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
     /// #
     /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
     /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
     /// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
     /// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
-    /// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
-    /// # let settings = Settings::parse(
-    /// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
-    /// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
-    /// #     "gateway.cfg".as_ref(),
-    /// # )?;
-    /// # let s = &settings.sessions[0];
-    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-    /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
-    /// # let mut engine = Engine::new(options)?;
-    /// # engine.add_session(s, driver)?;
+    /// # let cfg = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+    /// #            UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+    /// # let engine = EngineBuilder::parse(cfg, "gateway.cfg")?
+    /// #     .build_local(|_| GatewayApp::new(orders.clone(), counters.clone(), None, 0))?;
     /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
-    /// # let sessions = vec![s.session_name()];
+    /// # let sessions = engine.sessions().into_iter().map(|s| s.name).collect();
     /// # let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
     /// while gateway.counters.borrow().reports < 10 {
     ///     gateway.turn()?;
@@ -503,8 +352,7 @@ impl<S: MessageStore> Gateway<S> {
                         return;
                     };
                     let sent = engine.with_session(name, |d, now| {
-                        d.inner
-                            .send(now, b"8", |m| crate::samples::er_body(m, &report))
+                        d.send(now, b"8", |m| crate::samples::er_body(m, &report))
                     });
                     if let Some(s) = stamps {
                         s.stamp(point::GW_WRITTEN);
@@ -530,32 +378,20 @@ impl<S: MessageStore> Gateway<S> {
     /// ```no_run
     /// # use std::{cell::RefCell, rc::Rc};
     /// # use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
-    /// # use peregrine_engine::config::Settings;
-    /// # use peregrine_engine::fix::{self, FixSession};
-    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-    /// # use peregrine_session::Session;
-    /// # use peregrine_store::MemoryStore;
-    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+    /// # use peregrine_engine::{EngineBuilder, Idle};
+    /// # use peregrine_topology::gateway::{Gateway, GatewayApp, GatewayCounters};
     /// # use peregrine_topology::{ORDERS_STREAM, REPORTS_STREAM};
     /// #
     /// # let driver = MediaDriver::launch(&DriverConfig::default())?;
     /// # let client = AeronClient::connect(&ClientConfig::with_dir(driver.dir().to_string()))?;
     /// # let counters = Rc::new(RefCell::new(GatewayCounters::default()));
     /// # let orders = Rc::new(RefCell::new(client.publisher(&Channel::ipc(), ORDERS_STREAM)?));
-    /// # let app = GatewayApp::new(orders, counters.clone(), None, 0);
-    /// # let settings = Settings::parse(
-    /// #     "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
-    /// #      UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
-    /// #     "gateway.cfg".as_ref(),
-    /// # )?;
-    /// # let s = &settings.sessions[0];
-    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-    /// # let driver = GatewayDriver { inner: FixSession::new(session, app) };
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
-    /// # let mut engine = Engine::new(options)?;
-    /// # engine.add_session(s, driver)?;
+    /// # let cfg = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=GATEWAY\nTargetCompID=VENUE\n\
+    /// #            UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+    /// # let engine = EngineBuilder::parse(cfg, "gateway.cfg")?
+    /// #     .build_local(|_| GatewayApp::new(orders.clone(), counters.clone(), None, 0))?;
     /// # let reports = client.subscriber(&Channel::ipc(), REPORTS_STREAM)?;
-    /// # let sessions = vec![s.session_name()];
+    /// # let sessions = engine.sessions().into_iter().map(|s| s.name).collect();
     /// # let mut gateway = Gateway { engine, reports, sessions, counters, stamps: None };
     /// let running = std::sync::atomic::AtomicBool::new(true); // cleared elsewhere to stop
     /// let (next_sender, next_target) = gateway.run(&mut Idle::spin_then_yield(100), &running)?;
@@ -582,7 +418,7 @@ impl<S: MessageStore> Gateway<S> {
 }
 
 /// The gateway's duty cycle is a [`turn`](Gateway::turn): the engine, then the reports.
-impl<S: MessageStore> Agent for Gateway<S> {
+impl Agent for Gateway {
     type Error = Error;
 
     #[inline]

@@ -10,7 +10,9 @@
 //!   logon, sequence numbers, message store) that sends NewOrderSingles, one in flight at a
 //!   time, each with a fresh ClOrdID written without allocating, and times every round trip
 //!   into an HDR histogram.
-//! * The [`gateway`] is a Peregrine acceptor engine turned with [`Engine::turn`] in a loop;
+//! * The [`gateway`] is a Peregrine acceptor engine, built with
+//!   [`EngineBuilder::build_local`] from its settings and turned with [`Engine::turn`] in
+//!   a loop (the venue is built the same way);
 //!   its [`Application`](peregrine_session::Application) turns each NewOrderSingle into an
 //!   SBE `NewOrder` (prices and quantities fixed point) published with `try_claim`; the same
 //!   loop polls the Aeron subscription for SBE `ExecutionReport`s and sends the FIX
@@ -19,7 +21,7 @@
 //!
 //! Each part runs its own loop on its own thread with a configurable idle strategy
 //! (default spin-then-yield: three spinning threads on a 2-core machine). Every step of
-//! the round trip is stamped with a monotonic clock ([`clock`]) and aggregated into
+//! the round trip is stamped with the engine's clock ([`clock`]) and aggregated into
 //! per-step histograms ([`steps`]).
 //!
 //! [`floor`] is the transport floor: the same bytes through the same TCP and Aeron hops
@@ -28,6 +30,7 @@
 //! (drawn with `peregrine-report`, which the benchmarks share).
 //!
 //! [`Engine::turn`]: peregrine_engine::Engine::turn
+//! [`EngineBuilder::build_local`]: peregrine_engine::EngineBuilder::build_local
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 #![warn(clippy::missing_errors_doc)]

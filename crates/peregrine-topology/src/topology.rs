@@ -11,14 +11,13 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use peregrine_aeron::{AeronClient, Channel, DriverConfig, DriverIdle, MediaDriver, Threading};
-use peregrine_engine::config::{SessionSettings, Settings};
-use peregrine_engine::fix::{self, FixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle, SessionDriver};
-use peregrine_session::{Application, Session};
-use peregrine_store::{MemoryStore, MessageStore};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::{AppEngine, BoxedStore, EngineBuilder, EngineOptions, Idle};
+use peregrine_session::Application;
+use peregrine_store::MemoryStore;
 
 use crate::executor::{Executor, ExecutorCounters};
-use crate::gateway::{Gateway, GatewayApp, GatewayCounters, GatewayDriver};
+use crate::gateway::{Gateway, GatewayApp, GatewayCounters};
 use crate::parts::{aeron_end, join, spawn, watch, End};
 use crate::steps::{Stamps, StepHistograms};
 use crate::venue::{FillMismatch, Venue, VenueApp, VenueState};
@@ -318,66 +317,47 @@ fn settings_text(
     t
 }
 
-type Store = Box<dyn MessageStore + Send>;
-
-fn open_store(cfg: &TopologyConfig, s: &SessionSettings, part: &'static str) -> Result<Store> {
-    let now = now_nanos();
-    match cfg.store {
-        StoreKind::Memory => {
-            // Room for every message of the run up front, so that the store never grows
-            // (and so never allocates) while orders flow.
-            let msgs = (cfg.warmup + cfg.count) as usize + 1_000;
-            Ok(Box::new(MemoryStore::with_capacity(now, msgs, msgs * 320)))
-        }
-        StoreKind::File => {
-            fix::open_store(s, StoreKind::File, now).map_err(|e| Error::setup(part, "store", e))
-        }
-    }
-}
-
-/// The settings and the session of the venue (`initiator`: the gateway's port) or the
-/// gateway (`None`).
-fn session<A: Application>(
+/// The engine of the venue (`initiator`: the gateway's port) or the gateway (`None`),
+/// built from its settings with `app` making the session's application. The part's own
+/// loop idles (it polls Aeron too); the engine never waits.
+fn engine<A: Application + 'static>(
     cfg: &TopologyConfig,
     initiator: Option<u16>,
     store_dir: &std::path::Path,
     part: &'static str,
-    app: A,
-) -> Result<(SessionSettings, FixSession<Store, A>)> {
+    app: impl FnMut(&peregrine_engine::SessionContext<'_>) -> A,
+) -> Result<AppEngine<A>> {
     let text = settings_text(cfg, initiator, store_dir);
-    let settings = Settings::parse(&text, "topology.cfg".as_ref())
-        .map_err(|e| Error::setup(part, "settings", e))?;
-    let s = settings.sessions.into_iter().next().ok_or(Error::Setup {
-        part,
-        what: "settings (no session in them)",
-        source: None,
-    })?;
-    let dicts = fix::load_dictionaries(&s).map_err(|e| Error::setup(part, "dictionary", e))?;
-    let session = Session::new(
-        fix::session_config(&s, dicts),
-        open_store(cfg, &s, part)?,
-        now_nanos(),
-    );
-    Ok((s, FixSession::new(session, app)))
-}
-
-/// An engine with the one session `driver` (settings `s`). The part's own loop idles (it
-/// polls Aeron too); the engine never waits.
-fn engine<D: SessionDriver>(
-    s: &SessionSettings,
-    driver: D,
-    part: &'static str,
-) -> Result<Engine<D>> {
-    let mut engine = Engine::new(EngineOptions {
-        idle: Idle::busy_spin(),
-        message_logs: false,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .map_err(|e| Error::setup(part, "engine", e))?;
-    engine
-        .add_session(s, driver)
-        .map_err(|e| Error::setup(part, "session", e))?;
+    let mut builder = EngineBuilder::parse(&text, "topology.cfg")
+        .map_err(|e| Error::setup(part, "settings", e))?
+        .options(EngineOptions {
+            idle: Idle::busy_spin(),
+            message_logs: false,
+            stop_flag: None,
+            ..EngineOptions::default()
+        })
+        .idle(Idle::busy_spin());
+    builder = match cfg.store {
+        StoreKind::Memory => {
+            // Room for every message of the run up front, so that the store never grows
+            // (and so never allocates) while orders flow.
+            let msgs = (cfg.warmup + cfg.count) as usize + 1_000;
+            builder.store_with(move |_, now| {
+                Ok(Box::new(MemoryStore::with_capacity(now, msgs, msgs * 320)) as BoxedStore)
+            })
+        }
+        StoreKind::File => builder.store(StoreKind::File),
+    };
+    let engine = builder
+        .build_local(app)
+        .map_err(|e| Error::setup(part, "engine", e))?;
+    if engine.sessions().is_empty() {
+        return Err(Error::Setup {
+            part,
+            what: "settings (no session in them)",
+            source: None,
+        });
+    }
     Ok(engine)
 }
 
@@ -394,7 +374,7 @@ fn gateway_thread(
     running: &AtomicBool,
     ready: &mpsc::Sender<Result<SocketAddr>>,
 ) -> Result<GatewayEnd> {
-    let setup = || -> Result<(AeronClient, Gateway<Store>)> {
+    let setup = || -> Result<(AeronClient, Gateway)> {
         let (client, orders, reports) = aeron_end(
             dir,
             &cfg.transport,
@@ -403,18 +383,15 @@ fn gateway_thread(
             Some(cfg.timeout),
         )?;
         let counters = Rc::new(RefCell::new(GatewayCounters::default()));
-        let app = GatewayApp::new(
-            Rc::new(RefCell::new(orders)),
-            counters.clone(),
-            stamps.clone(),
-            0,
-        );
-        let (s, inner) = session(cfg, None, store_dir, "gateway", app)?;
-        let engine = engine(&s, GatewayDriver { inner }, "gateway")?;
+        let orders = Rc::new(RefCell::new(orders));
+        let engine = engine(cfg, None, store_dir, "gateway", |_| {
+            GatewayApp::new(orders.clone(), counters.clone(), stamps.clone(), 0)
+        })?;
+        let sessions = engine.sessions().into_iter().map(|s| s.name).collect();
         let gw = Gateway {
             engine,
             reports,
-            sessions: vec![s.session_name()],
+            sessions,
             counters,
             stamps,
         };
@@ -450,11 +427,13 @@ fn venue_thread(
     done: &AtomicU64,
 ) -> Result<VenueEnd> {
     let state = Rc::new(VenueState::default());
-    let app = VenueApp::new(state.clone());
-    let (s, driver) = session(cfg, Some(addr.port()), store_dir, "venue", app)?;
+    let engine = engine(cfg, Some(addr.port()), store_dir, "venue", |_| {
+        VenueApp::new(state.clone())
+    })?;
+    let session = engine.sessions()[0].name.clone();
     let mut venue = Venue {
-        engine: engine(&s, driver, "venue")?,
-        session: s.session_name(),
+        engine,
+        session,
         state,
         stamps,
     };
@@ -550,7 +529,7 @@ pub fn run(cfg: &TopologyConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<R
         std::env::temp_dir().join(format!(
             "peregrine-topology-{}-{}",
             std::process::id(),
-            now_nanos()
+            crate::clock::now()
         ))
     });
     let store_dir = cfg

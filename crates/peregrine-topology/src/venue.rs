@@ -10,10 +10,8 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use peregrine_agent::SpinThenYield;
 use peregrine_codec::MessageView;
-use peregrine_engine::fix::FixSession;
-use peregrine_engine::{Engine, Idle};
+use peregrine_engine::{AppEngine, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
-use peregrine_store::MessageStore;
 
 use crate::samples::{self, CL_ORD_ID_LEN_TEXT};
 use crate::steps::{new_histogram, point, Stamps, StepHistograms};
@@ -147,54 +145,21 @@ impl Application for VenueApp {
     }
 }
 
-/// The venue's driver type.
-///
-/// ```no_run
-/// # use std::rc::Rc;
-/// # use peregrine_engine::config::Settings;
-/// # use peregrine_engine::fix::{self, FixSession};
-/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-/// # use peregrine_session::Session;
-/// # use peregrine_store::MemoryStore;
-/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
-/// let settings = Settings::parse(
-///     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
-///      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
-///      [SESSION]\nBeginString=FIX.4.4\n",
-///     "venue.cfg".as_ref(),
-/// )?;
-/// let s = &settings.sessions[0];
-/// let state = Rc::new(VenueState::default());
-/// let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-/// let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub type VenueDriver<S> = FixSession<S, VenueApp>;
-
 /// What the venue measured.
 ///
 /// ```no_run
 /// # use std::rc::Rc;
-/// # use peregrine_engine::config::Settings;
-/// # use peregrine_engine::fix::{self, FixSession};
-/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-/// # use peregrine_session::Session;
-/// # use peregrine_store::MemoryStore;
-/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
-/// # let settings = Settings::parse(
-/// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
-/// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
-/// #      [SESSION]\nBeginString=FIX.4.4\n",
-/// #     "venue.cfg".as_ref(),
-/// # )?;
-/// # let s = &settings.sessions[0];
-/// # let state = Rc::new(VenueState::default());
-/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-/// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-/// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
-/// # let mut engine = Engine::new(options)?;
-/// # engine.add_session(s, driver)?;
-/// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+/// # use peregrine_engine::EngineBuilder;
+/// # use peregrine_engine::Idle;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueState};
+/// let cfg = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+///            SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+///            [SESSION]\nBeginString=FIX.4.4\n";
+/// let state = Rc::new(VenueState::default());
+/// // The application shares `state` with the venue's loop: build_local.
+/// let engine = EngineBuilder::parse(cfg, "venue.cfg")?.build_local(|_| VenueApp::new(state.clone()))?;
+/// let session = engine.sessions()[0].name.clone();
+/// let mut venue = Venue { engine, session, state, stamps: None };
 /// # venue.logon(&mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20))?;
 /// let done = std::sync::atomic::AtomicU64::new(0);
 /// let r = venue.run(100, 1_000, &mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20), &done, None)?;
@@ -225,33 +190,24 @@ pub struct VenueResult {
 ///
 /// ```no_run
 /// # use std::rc::Rc;
-/// # use peregrine_engine::config::Settings;
-/// # use peregrine_engine::fix::{self, FixSession};
-/// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-/// # use peregrine_session::Session;
-/// # use peregrine_store::MemoryStore;
-/// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
-/// # let settings = Settings::parse(
-/// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
-/// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
-/// #      [SESSION]\nBeginString=FIX.4.4\n",
-/// #     "venue.cfg".as_ref(),
-/// # )?;
-/// # let s = &settings.sessions[0];
-/// # let state = Rc::new(VenueState::default());
-/// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-/// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-/// let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
-/// let mut engine = Engine::new(options)?;
-/// engine.add_session(s, driver)?;
-/// let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+/// # use peregrine_engine::EngineBuilder;
+/// # use peregrine_engine::Idle;
+/// # use peregrine_topology::venue::{Venue, VenueApp, VenueState};
+/// let cfg = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+///            SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+///            [SESSION]\nBeginString=FIX.4.4\n";
+/// let state = Rc::new(VenueState::default());
+/// // The application shares `state` with the venue's loop: build_local.
+/// let engine = EngineBuilder::parse(cfg, "venue.cfg")?.build_local(|_| VenueApp::new(state.clone()))?;
+/// let session = engine.sessions()[0].name.clone();
+/// let mut venue = Venue { engine, session, state, stamps: None };
 /// let mut idle = Idle::spin_then_yield(100);
 /// venue.logon(&mut idle, std::time::Duration::from_secs(20))?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Venue<S: MessageStore> {
+pub struct Venue {
     /// The initiator engine.
-    pub engine: Engine<VenueDriver<S>>,
+    pub engine: AppEngine<VenueApp>,
     /// The session's name (`FIX.4.4:VENUE->GATEWAY`).
     pub session: String,
     /// Shared with the application.
@@ -260,7 +216,7 @@ pub struct Venue<S: MessageStore> {
     pub stamps: Option<Arc<Stamps>>,
 }
 
-impl<S: MessageStore> std::fmt::Debug for Venue<S> {
+impl std::fmt::Debug for Venue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Venue")
             .field("session", &self.session)
@@ -268,31 +224,22 @@ impl<S: MessageStore> std::fmt::Debug for Venue<S> {
     }
 }
 
-impl<S: MessageStore> Venue<S> {
+impl Venue {
     /// Turns the engine until the session is logged on (at most `timeout`).
     ///
     /// ```no_run
     /// # use std::rc::Rc;
-    /// # use peregrine_engine::config::Settings;
-    /// # use peregrine_engine::fix::{self, FixSession};
-    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-    /// # use peregrine_session::Session;
-    /// # use peregrine_store::MemoryStore;
-    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
-    /// # let settings = Settings::parse(
-    /// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
-    /// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
-    /// #      [SESSION]\nBeginString=FIX.4.4\n",
-    /// #     "venue.cfg".as_ref(),
-    /// # )?;
-    /// # let s = &settings.sessions[0];
+    /// # use peregrine_engine::EngineBuilder;
+    /// # use peregrine_engine::Idle;
+    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueState};
+    /// # let cfg = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+    /// #            SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+    /// #            [SESSION]\nBeginString=FIX.4.4\n";
     /// # let state = Rc::new(VenueState::default());
-    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-    /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
-    /// # let mut engine = Engine::new(options)?;
-    /// # engine.add_session(s, driver)?;
-    /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+    /// # // The application shares `state` with the venue's loop: build_local.
+    /// # let engine = EngineBuilder::parse(cfg, "venue.cfg")?.build_local(|_| VenueApp::new(state.clone()))?;
+    /// # let session = engine.sessions()[0].name.clone();
+    /// # let mut venue = Venue { engine, session, state, stamps: None };
     /// venue.logon(&mut Idle::spin_then_yield(100), std::time::Duration::from_secs(20))?;
     /// assert!(venue.engine.sessions()[0].logged_on);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -331,26 +278,17 @@ impl<S: MessageStore> Venue<S> {
     ///
     /// ```no_run
     /// # use std::rc::Rc;
-    /// # use peregrine_engine::config::Settings;
-    /// # use peregrine_engine::fix::{self, FixSession};
-    /// # use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-    /// # use peregrine_session::Session;
-    /// # use peregrine_store::MemoryStore;
-    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueDriver, VenueState};
-    /// # let settings = Settings::parse(
-    /// #     "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
-    /// #      SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
-    /// #      [SESSION]\nBeginString=FIX.4.4\n",
-    /// #     "venue.cfg".as_ref(),
-    /// # )?;
-    /// # let s = &settings.sessions[0];
+    /// # use peregrine_engine::EngineBuilder;
+    /// # use peregrine_engine::Idle;
+    /// # use peregrine_topology::venue::{Venue, VenueApp, VenueState};
+    /// # let cfg = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=9880\n\
+    /// #            SenderCompID=VENUE\nTargetCompID=GATEWAY\nHeartBtInt=30\nUseDataDictionary=N\n\
+    /// #            [SESSION]\nBeginString=FIX.4.4\n";
     /// # let state = Rc::new(VenueState::default());
-    /// # let session = Session::new(fix::session_config(s, None), MemoryStore::new(now_nanos()), now_nanos());
-    /// # let driver: VenueDriver<MemoryStore> = FixSession::new(session, VenueApp::new(state.clone()));
-    /// # let options = EngineOptions { idle: Idle::busy_spin(), message_logs: false, stop_flag: None, ..Default::default() };
-    /// # let mut engine = Engine::new(options)?;
-    /// # engine.add_session(s, driver)?;
-    /// # let mut venue = Venue { engine, session: s.session_name(), state, stamps: None };
+    /// # // The application shares `state` with the venue's loop: build_local.
+    /// # let engine = EngineBuilder::parse(cfg, "venue.cfg")?.build_local(|_| VenueApp::new(state.clone()))?;
+    /// # let session = engine.sessions()[0].name.clone();
+    /// # let mut venue = Venue { engine, session, state, stamps: None };
     /// let mut idle = Idle::spin_then_yield(100);
     /// let timeout = std::time::Duration::from_secs(20);
     /// venue.logon(&mut idle, timeout)?;
@@ -437,11 +375,11 @@ impl<S: MessageStore> Venue<S> {
                 }
             }
             if i >= warmup {
-                rtt.saturating_record((t1 - t0).max(1));
+                rtt.saturating_record(t1.saturating_sub(t0).max(1));
             }
             done.store(i + 1, Ordering::Relaxed);
         }
-        let wall = Duration::from_nanos(crate::clock::now() - wall_start);
+        let wall = Duration::from_nanos(crate::clock::now().saturating_sub(wall_start));
         let allocations = allocations.map(|f| f() - alloc_start);
         Ok(VenueResult {
             rtt,

@@ -50,7 +50,9 @@ where
             Polled::Nothing => {
                 idle.idle(0);
                 idle_polls = idle_polls.wrapping_add(1);
-                if idle_polls % CLOCK_EVERY == 0 && crate::clock::now() - since > patience {
+                if idle_polls % CLOCK_EVERY == 0
+                    && crate::clock::now().saturating_sub(since) > patience
+                {
                     return Err(late());
                 }
             }
