@@ -2,6 +2,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use peregrine_codec::value::civil_from_days;
+
 /// The FIX field delimiter.
 pub const SOH: u8 = 0x01;
 
@@ -80,22 +82,6 @@ pub fn format_utc_timestamp(unix_seconds: i64) -> String {
         secs % 3600 / 60,
         secs % 60
     )
-}
-
-/// Converts days since 1970-01-01 to a proleptic Gregorian (year, month, day).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Shift the epoch to 0000-03-01 so that leap days fall at the end of a year,
-    // then split into 400-year eras of 146 097 days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097); // day of era, [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of (March-based) year, [0, 365]
-    let mp = (5 * doy + 2) / 153; // March = 0
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 fn unix_seconds(now: SystemTime) -> i64 {

@@ -700,25 +700,59 @@ pub fn parse_month_year(v: &[u8]) -> Result<MonthYear, ValueError> {
     })
 }
 
-// Civil-date conversions after Howard Hinnant's public-domain algorithms.
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
+// Civil-date conversions after Howard Hinnant's public-domain algorithms
+// (`days_from_civil` and `civil_from_days` of "chrono-Compatible Low-Level Date
+// Algorithms").
+
+/// Days since 1970-01-01 of the proleptic Gregorian date `year`-`month`-`day`
+/// (negative before).
+///
+/// `month` must be 1..=12; `day` is not checked against the month: a day past
+/// the month's end counts on into the next month (31 February 2024 is
+/// 2 March), which lets a check that only bounds the day to 1..=31 (as
+/// QuickFIX's timestamp rule does) still get a time. [`Date::days_since_epoch`]
+/// is this for a [`Date`]; [`civil_from_days`] is the inverse.
+///
+/// ```
+/// use peregrine_codec::value::days_from_civil;
+/// assert_eq!(days_from_civil(1970, 1, 1), 0);
+/// assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+/// assert_eq!(days_from_civil(1969, 12, 31), -1);
+/// assert_eq!(days_from_civil(2024, 2, 31), days_from_civil(2024, 3, 2));
+/// ```
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    // Years start on 1 March, so that a leap day is the last day of its year.
+    let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let mp = (month as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day as i64 - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
+/// The proleptic Gregorian `(year, month, day)` `days` after 1970-01-01
+/// (before it for negative `days`): the inverse of [`days_from_civil`], with
+/// month 1..=12 and day 1..=31. [`Date::from_days_since_epoch`] is this as a
+/// [`Date`].
+///
+/// ```
+/// use peregrine_codec::value::{civil_from_days, days_from_civil};
+/// assert_eq!(civil_from_days(0), (1970, 1, 1));
+/// assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+/// assert_eq!(civil_from_days(-1), (1969, 12, 31));
+/// assert_eq!(civil_from_days(days_from_civil(1600, 3, 1)), (1600, 3, 1));
+/// ```
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Shift the epoch to 0000-03-01 so that leap days fall at the end of a year,
+    // then split into 400-year eras of 146,097 days.
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doe = z - era * 146_097; // day of era, [0, 146096]
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
     let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // day of the March-based year
+    let mp = (5 * doy + 2) / 153; // March = 0
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (if m <= 2 { y + 1 } else { y }, m, d)

@@ -1,6 +1,8 @@
 //! Value syntax checks with QuickFIX's acceptance rules (no allocation, no parsing beyond
 //! what the check needs).
 
+use peregrine_codec::value::days_from_civil;
+
 use crate::types::FormatClass;
 
 pub(crate) const TEXT: u8 = FormatClass::Text as u8;
@@ -223,26 +225,21 @@ fn is_time_of_day(v: &[u8]) -> bool {
 }
 
 /// Parses `YYYYMMDD-HH:MM:SS[.f{1,9}]` to nanoseconds since the Unix epoch.
+///
+/// Not the codec's [`parse_timestamp`](peregrine_codec::value::parse_timestamp): the
+/// validator accepts what QuickFIX accepts, which is more than the codec reads as a
+/// [`UtcTimestamp`](peregrine_codec::value::UtcTimestamp) — a fraction of any 1–9
+/// digits (the codec: 3, 6 or 9) and a day 1–31 whatever the month (the codec rejects
+/// 30 February). The date arithmetic is the codec's.
 pub(crate) fn parse_timestamp(v: &[u8]) -> Option<i128> {
     if v.len() < 17 || v[8] != b'-' {
         return None;
     }
     let (y, mo, d) = date(&v[..8])?;
     let (h, mi, s, nanos) = time(&v[9..])?;
-    let days = days_from_civil(y as i64, mo as i64, d as i64);
-    let secs = days * 86_400 + (h * 3600 + mi * 60 + s) as i64;
-    Some(secs as i128 * 1_000_000_000 + nanos as i128)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let days = days_from_civil(i64::from(y), mo, d);
+    let secs = days * 86_400 + i64::from(h * 3600 + mi * 60 + s);
+    Some(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
 }
 
 #[cfg(test)]
@@ -326,6 +323,15 @@ mod tests {
             parse_timestamp(b"20000301-00:00:00"),
             Some(951_868_800 * 1_000_000_000)
         );
+        // QuickFIX's rule, wider than the codec's: any 1–9 fraction digits, and a day
+        // past the month's end (counted on into the next month).
+        assert_eq!(parse_timestamp(b"19700101-00:00:00.12"), Some(120_000_000));
+        assert!(peregrine_codec::value::parse_timestamp(b"19700101-00:00:00.12").is_err());
+        assert_eq!(
+            parse_timestamp(b"20240231-00:00:00"),
+            parse_timestamp(b"20240302-00:00:00")
+        );
+        assert!(peregrine_codec::value::parse_timestamp(b"20240231-00:00:00").is_err());
     }
 
     /// The table- and word-at-a-time checks against plain byte-by-byte definitions, on

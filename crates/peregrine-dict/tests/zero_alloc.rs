@@ -1,30 +1,13 @@
 //! Validation allocates nothing: a counting global allocator around `validate`.
-#![allow(unsafe_code)] // the counting allocator only; the library itself forbids unsafe
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use peregrine_alloc::{allocations_in, CountingAllocator};
 
 use peregrine_dict::{Dictionary, ShapeCache, ValidationSettings, Validator};
 
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarding to the system allocator with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 #[test]
 fn validate_allocates_nothing() {
@@ -44,28 +27,28 @@ fn validate_allocates_nothing() {
     for w in &wires {
         let _ = v.validate(&decoder.decode(w).unwrap()); // warm up
     }
-    let before = ALLOCS.load(Ordering::Relaxed);
-    for _ in 0..1000 {
-        for w in &wires {
-            let msg = decoder.decode(w).unwrap();
-            results.push(v.validate(&msg).is_ok());
+    let ((), n) = allocations_in(|| {
+        for _ in 0..1000 {
+            for w in &wires {
+                let msg = decoder.decode(w).unwrap();
+                results.push(v.validate(&msg).is_ok());
+            }
         }
-    }
-    let after = ALLOCS.load(Ordering::Relaxed);
-    assert_eq!(after - before, 0, "allocations during validate");
+    });
+    assert_eq!(n, 0, "allocations during validate");
     assert_eq!(results.iter().filter(|ok| **ok).count(), 2000);
 
     // With the shape cache (kept shapes, hits, fallbacks to the walk): none either.
     let mut shapes = ShapeCache::new();
     results.clear();
-    let before = ALLOCS.load(Ordering::Relaxed);
-    for _ in 0..1000 {
-        for w in &wires {
-            let msg = decoder.decode(w).unwrap();
-            results.push(v.validate_with(&msg, &mut shapes).is_ok());
+    let ((), n) = allocations_in(|| {
+        for _ in 0..1000 {
+            for w in &wires {
+                let msg = decoder.decode(w).unwrap();
+                results.push(v.validate_with(&msg, &mut shapes).is_ok());
+            }
         }
-    }
-    let after = ALLOCS.load(Ordering::Relaxed);
-    assert_eq!(after - before, 0, "allocations during validate_with");
+    });
+    assert_eq!(n, 0, "allocations during validate_with");
     assert_eq!(results.iter().filter(|ok| **ok).count(), 2000);
 }
