@@ -46,6 +46,7 @@
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 pub mod decode;
 pub mod encode;

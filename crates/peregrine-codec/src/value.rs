@@ -46,9 +46,17 @@ impl std::error::Error for ValueError {}
 
 /// Parses an unsigned integer (digits only, no sign).
 ///
+/// # Errors
+///
+/// [`ValueError::Empty`] for an empty value, [`ValueError::InvalidByte`] at
+/// the first byte that is not an ASCII digit (a sign included),
+/// [`ValueError::Overflow`] for a number above [`u64::MAX`].
+///
 /// ```
-/// assert_eq!(peregrine_codec::value::parse_u64(b"12345"), Ok(12345));
-/// assert!(peregrine_codec::value::parse_u64(b"-1").is_err());
+/// use peregrine_codec::value::{parse_u64, ValueError};
+/// assert_eq!(parse_u64(b"12345"), Ok(12345));
+/// assert_eq!(parse_u64(b"-1"), Err(ValueError::InvalidByte { offset: 0 }));
+/// assert_eq!(parse_u64(b"18446744073709551616"), Err(ValueError::Overflow));
 /// ```
 #[inline]
 pub fn parse_u64(v: &[u8]) -> Result<u64, ValueError> {
@@ -71,8 +79,19 @@ pub fn parse_u64(v: &[u8]) -> Result<u64, ValueError> {
 
 /// Parses a signed integer (an optional leading `-`).
 ///
+/// # Errors
+///
+/// [`ValueError::Empty`] for an empty value, [`ValueError::BadLayout`] for a
+/// `-` with no digits, [`ValueError::InvalidByte`] at the first other byte
+/// that is not an ASCII digit (offsets count the `-`), and
+/// [`ValueError::Overflow`] outside [`i64::MIN`]`..=`[`i64::MAX`].
+///
 /// ```
-/// assert_eq!(peregrine_codec::value::parse_i64(b"-42"), Ok(-42));
+/// use peregrine_codec::value::{parse_i64, ValueError};
+/// assert_eq!(parse_i64(b"-42"), Ok(-42));
+/// assert_eq!(parse_i64(b"-9223372036854775808"), Ok(i64::MIN));
+/// assert_eq!(parse_i64(b"-4x"), Err(ValueError::InvalidByte { offset: 2 }));
+/// assert_eq!(parse_i64(b"-"), Err(ValueError::BadLayout));
 /// ```
 #[inline]
 pub fn parse_i64(v: &[u8]) -> Result<i64, ValueError> {
@@ -101,6 +120,11 @@ fn shift_offset(e: ValueError) -> ValueError {
 }
 
 /// Parses a sequence number (MsgSeqNum and friends): an unsigned integer.
+///
+/// # Errors
+///
+/// As [`parse_u64`]: [`ValueError::Empty`], [`ValueError::InvalidByte`] for a
+/// byte that is not a digit, [`ValueError::Overflow`] above [`u64::MAX`].
 #[inline]
 pub fn parse_seq_num(v: &[u8]) -> Result<u64, ValueError> {
     parse_u64(v)
@@ -289,6 +313,23 @@ impl fmt::Display for Decimal {
 /// assert_eq!(parse_decimal(b"1000"), Ok(Decimal::new(1000, 0)));
 /// assert_eq!(parse_decimal(b".5"), Ok(Decimal::new(5, 1)));
 /// ```
+///
+/// # Errors
+///
+/// * [`ValueError::Empty`] for an empty value;
+/// * [`ValueError::InvalidByte`] at a second `.` or at any byte after the
+///   sign that is neither a digit nor `.` (an exponent's `e` included);
+/// * [`ValueError::BadLayout`] when there is no digit at all (`-`, `.`);
+/// * [`ValueError::Overflow`] when the digits, read as one integer, exceed
+///   [`i64::MAX`] (20 significant digits or more, or 19 above that bound).
+///
+/// ```
+/// use peregrine_codec::value::{parse_decimal, ValueError};
+/// assert_eq!(parse_decimal(b"1.2.3"), Err(ValueError::InvalidByte { offset: 3 }));
+/// assert_eq!(parse_decimal(b"1e5"), Err(ValueError::InvalidByte { offset: 1 }));
+/// assert_eq!(parse_decimal(b"-."), Err(ValueError::BadLayout));
+/// assert_eq!(parse_decimal(b"99999999999999999999"), Err(ValueError::Overflow));
+/// ```
 pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
     if v.is_empty() {
         return Err(ValueError::Empty);
@@ -330,6 +371,19 @@ pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
 }
 
 /// Parses a Y/N boolean.
+///
+/// # Errors
+///
+/// [`ValueError::Empty`] for an empty value, [`ValueError::InvalidByte`]
+/// (offset 0) for one byte other than `Y` or `N`, [`ValueError::BadLayout`]
+/// for a longer value (`YES`).
+///
+/// ```
+/// use peregrine_codec::value::{parse_bool, ValueError};
+/// assert_eq!(parse_bool(b"Y"), Ok(true));
+/// assert_eq!(parse_bool(b"y"), Err(ValueError::InvalidByte { offset: 0 }));
+/// assert_eq!(parse_bool(b"NO"), Err(ValueError::BadLayout));
+/// ```
 #[inline]
 pub fn parse_bool(v: &[u8]) -> Result<bool, ValueError> {
     match v {
@@ -342,6 +396,11 @@ pub fn parse_bool(v: &[u8]) -> Result<bool, ValueError> {
 }
 
 /// Parses a single-character value (FIX `char`): exactly one byte.
+///
+/// # Errors
+///
+/// [`ValueError::Empty`] for an empty value, [`ValueError::BadLayout`] for
+/// more than one byte.
 #[inline]
 pub fn parse_char(v: &[u8]) -> Result<u8, ValueError> {
     match v {
@@ -559,6 +618,20 @@ fn days_in_month(y: u32, m: u32) -> u32 {
 /// assert_eq!((d.year, d.month, d.day), (2024, 2, 29));
 /// assert!(peregrine_codec::value::parse_date(b"20230229").is_err());
 /// ```
+///
+/// # Errors
+///
+/// [`ValueError::Empty`] for an empty value, [`ValueError::BadLayout`] for any
+/// length but 8, [`ValueError::InvalidByte`] at the first byte that is not a
+/// digit, [`ValueError::OutOfRange`] for a month outside 1..=12 or a day
+/// that is 0 or past the month's end (29 February outside leap years).
+///
+/// ```
+/// use peregrine_codec::value::{parse_date, ValueError};
+/// assert_eq!(parse_date(b"20230229"), Err(ValueError::OutOfRange));
+/// assert_eq!(parse_date(b"2024-1-5"), Err(ValueError::InvalidByte { offset: 4 }));
+/// assert_eq!(parse_date(b"2024011"), Err(ValueError::BadLayout));
+/// ```
 pub fn parse_date(v: &[u8]) -> Result<Date, ValueError> {
     if v.is_empty() {
         return Err(ValueError::Empty);
@@ -588,6 +661,22 @@ fn parse_date_at(v: &[u8]) -> Result<Date, ValueError> {
 /// ```
 /// let t = peregrine_codec::value::parse_time(b"23:59:60.123456").unwrap();
 /// assert_eq!((t.hour, t.second, t.nanos), (23, 60, 123_456_000));
+/// ```
+///
+/// # Errors
+///
+/// * [`ValueError::Empty`] for an empty value, [`ValueError::BadLayout`] for
+///   fewer than 8 bytes or a fraction of other than 3, 6 or 9 digits;
+/// * [`ValueError::InvalidByte`] at a non-digit where a digit belongs, at a
+///   missing `:`, or at whatever follows the seconds if it is not `.`;
+/// * [`ValueError::OutOfRange`] for an hour above 23, a minute above 59 or a
+///   second above 60.
+///
+/// ```
+/// use peregrine_codec::value::{parse_time, ValueError};
+/// assert_eq!(parse_time(b"24:00:00"), Err(ValueError::OutOfRange));
+/// assert_eq!(parse_time(b"12:00:00.1234"), Err(ValueError::BadLayout));
+/// assert_eq!(parse_time(b"12-00:00"), Err(ValueError::InvalidByte { offset: 2 }));
 /// ```
 pub fn parse_time(v: &[u8]) -> Result<TimeOfDay, ValueError> {
     if v.is_empty() {
@@ -642,6 +731,23 @@ fn parse_fraction(v: &[u8], at: usize) -> Result<(u32, TimePrecision), ValueErro
 }
 
 /// Parses a UTCTimestamp `YYYYMMDD-HH:MM:SS[.sss|.ssssss|.sssssssss]`.
+///
+/// # Errors
+///
+/// [`ValueError::Empty`] for an empty value, [`ValueError::BadLayout`] for
+/// fewer than 17 bytes; then the errors of [`parse_date`] for the date and of
+/// [`parse_time`] for the time (their [`ValueError::InvalidByte`] offsets
+/// counted from the start of the whole value), and
+/// [`ValueError::InvalidByte`] (offset 8) when the date and time are not
+/// joined by `-`.
+///
+/// ```
+/// use peregrine_codec::value::{parse_timestamp, ValueError};
+/// assert!(parse_timestamp(b"20240115-10:30:00.123").is_ok());
+/// assert_eq!(parse_timestamp(b"20240115T10:30:00"), Err(ValueError::InvalidByte { offset: 8 }));
+/// assert_eq!(parse_timestamp(b"20240115-10:3x:00"), Err(ValueError::InvalidByte { offset: 13 }));
+/// assert_eq!(parse_timestamp(b"20241315-10:30:00"), Err(ValueError::OutOfRange));
+/// ```
 pub fn parse_timestamp(v: &[u8]) -> Result<UtcTimestamp, ValueError> {
     if v.is_empty() {
         return Err(ValueError::Empty);
@@ -666,6 +772,21 @@ pub fn parse_timestamp(v: &[u8]) -> Result<UtcTimestamp, ValueError> {
 }
 
 /// Parses a MonthYear: `YYYYMM`, `YYYYMMDD` or `YYYYMMwN`.
+///
+/// # Errors
+///
+/// [`ValueError::Empty`] for an empty value, [`ValueError::BadLayout`] for a
+/// length other than 6 or 8, [`ValueError::InvalidByte`] at a non-digit in
+/// the year, month or day, [`ValueError::OutOfRange`] for a month outside
+/// 1..=12, a day that is 0 or past the month's end, or a week (`wN`) whose `N`
+/// is not 1 to 5.
+///
+/// ```
+/// use peregrine_codec::value::{parse_month_year, MonthYearQualifier, ValueError};
+/// assert_eq!(parse_month_year(b"202403w2").unwrap().qualifier, MonthYearQualifier::Week(2));
+/// assert_eq!(parse_month_year(b"202403w6"), Err(ValueError::OutOfRange));
+/// assert_eq!(parse_month_year(b"2024"), Err(ValueError::BadLayout));
+/// ```
 pub fn parse_month_year(v: &[u8]) -> Result<MonthYear, ValueError> {
     if v.is_empty() {
         return Err(ValueError::Empty);

@@ -113,6 +113,45 @@ impl Decoder {
     }
 
     /// Decodes exactly one message (as found by the [`crate::frame::Framer`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] names the first rule `msg` breaks:
+    ///
+    /// * longer than [`DecoderConfig::max_message_size`]: [`DecodeError::TooLarge`];
+    /// * a field whose tag is not a positive number without a leading zero:
+    ///   [`DecodeError::InvalidTag`]; a tag with no `=` after it:
+    ///   [`DecodeError::MissingEquals`]; a last field without its SOH:
+    ///   [`DecodeError::Unterminated`]; more than [`MAX_FIELDS`](crate::decode::MAX_FIELDS)
+    ///   fields: [`DecodeError::TooManyFields`];
+    /// * a data field (see [`DataFields`](crate::decode::DataFields)) whose length field is not a
+    ///   number: [`DecodeError::InvalidDataLength`], or whose announced length
+    ///   does not end at an SOH: [`DecodeError::DataLengthMismatch`];
+    /// * BeginString(8), BodyLength(9) and MsgType(35) not the first three
+    ///   fields: [`DecodeError::BeginStringNotFirst`],
+    ///   [`DecodeError::BodyLengthNotSecond`], [`DecodeError::MsgTypeNotThird`];
+    ///   CheckSum(10) not last, or fewer than four fields:
+    ///   [`DecodeError::ChecksumNotLast`];
+    /// * with [`DecoderConfig::validate_body_length`]: a BodyLength that is not
+    ///   a number ([`DecodeError::InvalidBodyLength`]) or not the body's length
+    ///   ([`DecodeError::BodyLengthMismatch`]);
+    /// * with [`DecoderConfig::validate_checksum`]: a CheckSum that is not three
+    ///   digits ([`DecodeError::InvalidChecksum`]) or not the byte sum modulo
+    ///   256 ([`DecodeError::ChecksumMismatch`]);
+    /// * with [`DecoderConfig::reject_empty_values`]: a field with an empty
+    ///   value ([`DecodeError::EmptyValue`]).
+    ///
+    /// ```
+    /// use peregrine_codec::{DecodeError, Decoder, DecoderConfig};
+    ///
+    /// let mut decoder = Decoder::new(DecoderConfig::default());
+    /// let bad_sum = b"8=FIX.4.4\x019=5\x0135=0\x0110=000\x01";
+    /// assert!(matches!(
+    ///     decoder.decode(bad_sum),
+    ///     Err(DecodeError::ChecksumMismatch { declared: 0, .. })
+    /// ));
+    /// assert_eq!(decoder.decode(b"9=5\x01").err(), Some(DecodeError::BeginStringNotFirst));
+    /// ```
     #[inline]
     pub fn decode<'a>(&'a mut self, msg: &'a [u8]) -> Result<MessageView<'a>, DecodeError> {
         // The view is made here, in the caller: returned whole from the decoding

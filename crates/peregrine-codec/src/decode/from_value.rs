@@ -5,6 +5,15 @@ use crate::value::{self, ValueError};
 /// Converts a field value into a typed value.
 pub trait FromFixValue<'a>: Sized {
     /// Parses the value bytes.
+    ///
+    /// # Errors
+    ///
+    /// A [`ValueError`] when `v` is not a value of the type: for the
+    /// integers, [`bool`], [`char`](prim@char), [`Decimal`](crate::value::Decimal) and the dates and
+    /// times, whatever the matching parser of [`crate::value`] reports (the
+    /// 32-bit integers add [`ValueError::Overflow`] when the number does not
+    /// fit); for `&str`, [`ValueError::InvalidByte`] at the first byte that is
+    /// not valid UTF-8. `&[u8]` never fails.
     fn from_fix_value(v: &'a [u8]) -> Result<Self, ValueError>;
 }
 

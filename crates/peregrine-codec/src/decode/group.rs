@@ -36,6 +36,12 @@ impl<'a, F: Fn(u32) -> bool> Group<'a, F> {
     }
 
     /// The NumInGroup value as sent.
+    ///
+    /// # Errors
+    ///
+    /// As [`value::parse_u64`]: [`ValueError::Empty`] for an empty value,
+    /// [`ValueError::InvalidByte`] at the first byte that is not a digit,
+    /// [`ValueError::Overflow`] beyond [`u64::MAX`].
     pub fn declared_count(&self) -> Result<u64, ValueError> {
         value::parse_u64(self.count_value)
     }
