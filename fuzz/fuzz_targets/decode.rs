@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use peregrine_codec::simd::Level;
+use peregrine_codec::Level;
 use peregrine_codec::{Decoder, DecoderConfig, Frame, Framer, MessageView};
 
 /// What a decode produced, to compare the fast paths with the general walk.

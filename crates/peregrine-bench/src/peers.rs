@@ -574,7 +574,7 @@ impl Rounds<'_> {
             "engines": std::iter::once("peregrine").chain(self.peers.iter().map(|p| p.engine.as_str())).collect::<Vec<_>>(),
             "method": "mean = one timed batch / count; percentiles = per-operation monotonic-clock timing minus the median empty-timer cost; median across runs",
             "settings": aggs.iter().filter(|a| a.case == settings_case).map(|a| (a.engine.clone(), a.settings.clone())).collect::<std::collections::BTreeMap<_, _>>(),
-            "simd": format!("{:?}", peregrine_codec::simd::detected_level()),
+            "simd": format!("{:?}", peregrine_codec::detected_level()),
         });
         if let (Some(config), serde_json::Value::Object(extra)) = (config.as_object_mut(), extra) {
             config.extend(extra);

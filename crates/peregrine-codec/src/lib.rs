@@ -15,10 +15,10 @@
 //!   BodyLength digits and the CheckSum.
 //! * [`tag`] and [`msg_type`]: the session layer's tag numbers and message
 //!   types by their FIX names (`tag::MSG_SEQ_NUM`, `msg_type::LOGON`).
-//! * [`simd`]: the vectorised scans (AVX-512, AVX2 or SSE2 chosen at run
-//!   time, scalar fallback); with the encoder's output cursor (`out`, private),
-//!   the only modules with `unsafe`. Public: which level this CPU runs
-//!   ([`simd::detected_level`]); the scans themselves are internal.
+//! * [`Level`], [`detected_level`] and [`supported`]: which of the vectorised
+//!   scans (AVX-512, AVX2 or SSE2 chosen at run time, scalar fallback) this CPU
+//!   runs. The scans themselves (`simd`) are internal: with the encoder's
+//!   output cursor (`out`), the only modules with `unsafe`.
 //!
 //! How a message is decoded: one vector pass marks SOH, `=`, digits and `0`
 //! per 64-byte block and sums the bytes; the `=` that ends every tag is then
@@ -53,13 +53,14 @@ pub mod encode;
 pub mod frame;
 pub mod msg_type;
 mod out;
-pub mod simd;
+mod simd;
 mod span;
 pub mod tag;
 pub mod value;
 
-/// What the examples and benchmarks reach inside the codec: not part of its
-/// API, and free to change.
+/// What the examples and benchmarks reach inside the codec (two of the
+/// internal vector scans and a timing loop): not part of its API, not covered
+/// by semantic versioning, and free to change or go at any time.
 #[doc(hidden)]
 pub mod __bench {
     pub use crate::simd::{field_masks_and_sum, BlockMasks};
@@ -95,6 +96,7 @@ pub use decode::{
 };
 pub use encode::{EncodeBuffer, MessageEncoder};
 pub use frame::{Frame, FrameEvent, Framer, GarbledReason};
+pub use simd::{detected_level, supported, Level};
 
 /// The FIX field delimiter, SOH (0x01).
 pub const SOH: u8 = 0x01;

@@ -1,9 +1,10 @@
 //! Vectorised scans: with the encoder's output cursor (`out.rs`), the only
 //! code of the codec that uses `unsafe`.
 //!
-//! Public: which implementation this CPU runs ([`Level`],
-//! [`detected_level`], [`supported`]). The scans themselves are the codec's
-//! own (the benchmarks reach two of them through `peregrine_codec::__bench`).
+//! A private module: the crate re-exports which implementation this CPU runs
+//! ([`Level`], [`detected_level`], [`supported`]). The scans themselves are the
+//! codec's own (the benchmarks reach two of them through the hidden
+//! `peregrine_codec::__bench`, which is not API).
 //!
 //! Each scan has run-time detected vector paths (AVX-512 with BW, VBMI
 //! and VBMI2; AVX2; SSE2) and a scalar fallback that defines its meaning:
@@ -37,7 +38,20 @@
 use crate::span::{FieldSpan, SpanChunk};
 use crate::SOH;
 
-/// Which implementation the runtime detection picked.
+/// An implementation of the codec's vector scans, from the plainest to the
+/// widest; [`detected_level`] says which one this CPU runs.
+///
+/// ```
+/// use peregrine_codec::{detected_level, Level};
+/// // A report of where a benchmark ran:
+/// let simd = match detected_level() {
+///     Level::Avx512 => "AVX-512",
+///     Level::Avx2 => "AVX2",
+///     Level::Sse2 => "SSE2",
+///     Level::Scalar => "none",
+/// };
+/// assert!(!simd.is_empty());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
     /// Plain Rust loops.
@@ -51,7 +65,16 @@ pub enum Level {
     Avx512,
 }
 
-/// The best implementation this CPU supports.
+/// The best implementation this CPU supports: the one every [`Decoder`](crate::Decoder)
+/// and [`EncodeBuffer`](crate::EncodeBuffer) uses. Detected once, then cached.
+///
+/// ```
+/// use peregrine_codec::{detected_level, supported, Level};
+/// let level = detected_level();
+/// assert!(supported(level));
+/// #[cfg(target_arch = "x86_64")]
+/// assert_ne!(level, Level::Scalar); // every x86-64 CPU has SSE2
+/// ```
 #[inline]
 pub fn detected_level() -> Level {
     #[cfg(target_arch = "x86_64")]
@@ -104,7 +127,15 @@ fn available(level: Level) -> bool {
     rank(level) <= rank(detected_level())
 }
 
-/// Whether this CPU can run `level`.
+/// Whether this CPU can run `level` (asks the CPU each time; see
+/// [`detected_level`] for the cached answer).
+///
+/// ```
+/// use peregrine_codec::{supported, Level};
+/// assert!(supported(Level::Scalar)); // everywhere
+/// #[cfg(target_arch = "x86_64")]
+/// assert!(supported(Level::Sse2)); // part of x86-64 itself
+/// ```
 pub fn supported(level: Level) -> bool {
     #[cfg(target_arch = "x86_64")]
     {

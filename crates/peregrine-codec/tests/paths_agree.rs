@@ -3,7 +3,7 @@
 //! built to hit every rule: small and large tags, repeats, long tags, leading
 //! zeros, empty tags and values, `=` inside values, data fields holding SOH,
 //! wrong BodyLength and CheckSum, and mutated bytes.
-use peregrine_codec::simd::Level;
+use peregrine_codec::Level;
 use peregrine_codec::*;
 use proptest::prelude::*;
 
@@ -216,7 +216,7 @@ fn common_messages_take_the_fast_paths() {
     for level in [Level::Scalar, Level::Sse2, Level::Avx2, Level::Avx512] {
         let mut d = Decoder::new(DecoderConfig::default());
         d.set_paths(level, true);
-        let small = if level == Level::Avx512 && peregrine_codec::simd::supported(Level::Avx512) {
+        let small = if level == Level::Avx512 && peregrine_codec::supported(Level::Avx512) {
             DecodePath::Vector
         } else {
             DecodePath::Fast
@@ -249,7 +249,7 @@ fn every_field_count_of_a_short_message() {
         let msg = message(&body, false, false);
         assert!(msg.len() <= 256, "{n} fields: {} bytes", msg.len());
         check_all_paths(&msg);
-        if peregrine_codec::simd::supported(Level::Avx512) {
+        if peregrine_codec::supported(Level::Avx512) {
             let mut d = Decoder::new(DecoderConfig::default());
             d.set_paths(Level::Avx512, true);
             let v = d.decode(&msg).unwrap();

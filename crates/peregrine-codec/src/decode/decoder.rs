@@ -95,7 +95,7 @@ impl Decoder {
     /// general one. For tests and benchmarks that compare the paths; every
     /// choice gives the same results.
     #[doc(hidden)]
-    pub fn set_paths(&mut self, level: simd::Level, fast_walk: bool) {
+    pub fn set_paths(&mut self, level: crate::Level, fast_walk: bool) {
         self.level = level;
         self.use_fast_walk = fast_walk;
     }
