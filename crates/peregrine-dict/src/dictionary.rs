@@ -145,15 +145,40 @@ pub(crate) struct Runtime {
 impl Dictionary {
     /// Loads a dictionary from a file; errors name the file's base name.
     ///
+    /// # Errors
+    ///
+    /// [`DictError::Io`] when the file cannot be read (it names the path as
+    /// given), otherwise the errors of [`Dictionary::from_xml_str`].
+    ///
     /// ```
-    /// let d = peregrine_dict::Dictionary::from_file("dictionaries/FIXT11.xml").unwrap();
+    /// use peregrine_dict::{DictError, Dictionary};
+    /// let d = Dictionary::from_file("dictionaries/FIXT11.xml").unwrap();
     /// assert!(d.is_transport());
+    /// let missing = Dictionary::from_file("dictionaries/FIX99.xml").unwrap_err();
+    /// assert!(matches!(missing, DictError::Io { .. }));
+    /// assert_eq!(missing.file(), "dictionaries/FIX99.xml");
     /// ```
     pub fn from_file(path: impl AsRef<Path>) -> Result<Dictionary, DictError> {
         Dictionary::from_file_with(path, LoadOptions::default())
     }
 
     /// Loads a dictionary from XML text; `name` is used in error messages (usually a file name).
+    ///
+    /// # Errors
+    ///
+    /// Every error names `name` and the line at fault:
+    ///
+    /// * [`DictError::Xml`] when `text` is not well-formed XML;
+    /// * [`DictError::Invalid`] when it is not a QuickFIX dictionary, its
+    ///   [`ErrorKind`](crate::ErrorKind) saying why: the root is not `<fix>`, a section or a
+    ///   required attribute is missing, a number or attribute value is malformed,
+    ///   a field number, field name, MsgType or component is defined twice, a
+    ///   reference names no defined field or component, a group has no member,
+    ///   components include themselves, groups or components nest too deep, or
+    ///   a tag is 0 or above [`MAX_TAG`](crate::MAX_TAG). A group named after a field whose
+    ///   type cannot count ([`ErrorKind::GroupNotNumInGroup`](crate::ErrorKind::GroupNotNumInGroup)) is only a
+    ///   [warning](Dictionary::warnings) here; [`Dictionary::from_xml_str_with`]
+    ///   with [`LoadOptions::strict`] makes it an error.
     ///
     /// ```
     /// use peregrine_dict::Dictionary;
@@ -180,6 +205,14 @@ impl Dictionary {
     }
 
     /// Loads a dictionary from XML text with explicit [`LoadOptions`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Dictionary::from_xml_str`] ([`DictError::Xml`] or
+    /// [`DictError::Invalid`]); with [`LoadOptions::strict`], the tolerated
+    /// inconsistencies that would be [warnings](Dictionary::warnings) are
+    /// errors too ([`DictError::Invalid`] with
+    /// [`ErrorKind::GroupNotNumInGroup`](crate::ErrorKind::GroupNotNumInGroup)).
     ///
     /// ```
     /// use peregrine_dict::{Dictionary, LoadOptions};
@@ -211,6 +244,11 @@ impl Dictionary {
     }
 
     /// Loads a dictionary from a file with explicit [`LoadOptions`].
+    ///
+    /// # Errors
+    ///
+    /// [`DictError::Io`] when the file cannot be read, otherwise the errors of
+    /// [`Dictionary::from_xml_str_with`] (named after the file's base name).
     pub fn from_file_with(
         path: impl AsRef<Path>,
         options: LoadOptions,

@@ -111,6 +111,17 @@ impl<'d> Validator<'d> {
 
     /// Validates a decoded message.
     ///
+    /// # Errors
+    ///
+    /// The first [`ValidationError`] in QuickFIX's order of checks (see
+    /// [`Validator`]): its [`reason`](ValidationError::reason) is the
+    /// [`SessionRejectReason`] of the Reject to send (fields out of order, a
+    /// repeated tag, a group's fields out of order or its count wrong, an
+    /// unknown MsgType, a required field missing, an empty value, a value of
+    /// the wrong format or outside its enumeration, a tag unknown or not
+    /// defined for the message), its [`ref_tag`](ValidationError::ref_tag)
+    /// the field at fault. Which checks run is set by [`ValidationSettings`].
+    ///
     /// ```
     /// use peregrine_codec::{Decoder, DecoderConfig};
     /// use peregrine_dict::{Dictionary, ValidationSettings, Validator};
@@ -132,6 +143,15 @@ impl<'d> Validator<'d> {
     /// [`check_sending_time`]); with it off, always `Ok`. A message without SendingTime gets
     /// reason 1 on tag 52, as in QuickFIX. The session layer calls this after the sequence
     /// number checks, as QuickFIX does; it is not part of [`Validator::validate`].
+    ///
+    /// # Errors
+    ///
+    /// Only with [`ValidationSettings::check_latency`] on: a [`ValidationError`]
+    /// with [`SessionRejectReason::RequiredTagMissing`] on tag 52 when the
+    /// message has no SendingTime, otherwise those of [`check_sending_time`]
+    /// ([`SessionRejectReason::SendingTimeAccuracyProblem`] when too far from
+    /// `now_unix_nanos`, [`SessionRejectReason::IncorrectDataFormatForValue`]
+    /// when it is not a UTCTimestamp).
     ///
     /// ```
     /// use peregrine_codec::{Decoder, DecoderConfig};
@@ -163,6 +183,11 @@ impl<'d> Validator<'d> {
 
     /// Validates a message given as its MsgType and its fields in wire order (including or
     /// excluding 8, 9 and 10: the framing fields are never reported missing).
+    ///
+    /// # Errors
+    ///
+    /// As [`Validator::validate`]: the first [`ValidationError`] in QuickFIX's
+    /// order of checks.
     pub fn validate_fields<'a, I>(&self, msg_type: &[u8], fields: I) -> Result<(), ValidationError>
     where
         I: IntoIterator<Item = (u32, &'a [u8])>,
@@ -179,6 +204,10 @@ impl<'d> Validator<'d> {
     /// result is always the one [`Validator::validate`] gives. Keep one cache per session
     /// (or per thread); it empties itself when used with another validator's dictionaries
     /// or settings.
+    ///
+    /// # Errors
+    ///
+    /// Exactly those of [`Validator::validate`] for the same message.
     ///
     /// ```
     /// use peregrine_codec::{Decoder, DecoderConfig};

@@ -14,7 +14,13 @@ use peregrine_codec::tag::SENDING_TIME;
 /// `|now - sending_time| <= max_latency_secs`. Times are UTC; `now_unix_nanos` is
 /// nanoseconds since the Unix epoch (the session passes its clock in).
 ///
-/// Errors: reason 10 (no RefTagID) when out of range, reason 6 on tag 52 when unparseable.
+/// # Errors
+///
+/// A [`ValidationError`] with
+/// [`SessionRejectReason::SendingTimeAccuracyProblem`] (10) and no RefTagID when
+/// the time is further than `max_latency_secs` from `now_unix_nanos`, with
+/// [`SessionRejectReason::IncorrectDataFormatForValue`] (6) on tag 52 when
+/// `sending_time` is not a UTCTimestamp.
 ///
 /// ```
 /// use peregrine_dict::{check_sending_time, SessionRejectReason};
