@@ -1277,7 +1277,16 @@ impl<'d> Gen<'d> {
             );
         }
         o.push_str(
-            "#[doc(alias = \"MessageCracker\")]\npub trait MessageHandler<C: ?Sized = ()> {\n    \
+            "///\n/// # Errors\n///\n\
+             /// Every method: by default [`UnsupportedMessageType`](crate::UnsupportedMessageType)\n\
+             /// converted into [`Error`](MessageHandler::Error); an implementation returns whatever\n\
+             /// its handling of the message fails with, and [`crack`] passes it on.\n",
+        );
+        o.push_str(
+            "#[doc(alias = \"MessageCracker\")]\n\
+             // One `# Errors` section, in the trait's doc, for the methods (all alike).\n\
+             #[allow(clippy::missing_errors_doc)]\n\
+             pub trait MessageHandler<C: ?Sized = ()> {\n    \
              /// What the methods return on failure; the defaults return\n    \
              /// [`UnsupportedMessageType`](crate::UnsupportedMessageType) converted into it.\n    \
              type Error: From<crate::UnsupportedMessageType>;\n",

@@ -104,6 +104,7 @@
 //!   grows with the dictionary, not with the number of places a component is used.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 mod runtime;
 

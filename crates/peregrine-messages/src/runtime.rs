@@ -81,9 +81,29 @@ pub trait FixEnum: Copy + Eq + fmt::Debug + 'static {
 /// A Rust type that a FIX field value converts from (zero-copy) and into.
 pub trait FixValue<'a>: Sized {
     /// Parses the wire bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`FieldError::Value`] when `v` does not have the syntax of the type, with the
+    /// [`ValueError`] of the codec's parser for it (see
+    /// [`peregrine_codec::value`]; for `&str`, [`ValueError::InvalidByte`] at the first byte
+    /// that is not UTF-8); [`FieldError::UnknownValue`] for a [`FixEnum`] when `v` is none
+    /// of its values. `&[u8]` never fails.
+    ///
+    /// ```
+    /// use peregrine_messages::codec::value::ValueError;
+    /// use peregrine_messages::{FieldError, FixValue};
+    /// assert_eq!(<u64 as FixValue>::read(b"42"), Ok(42));
+    /// assert_eq!(<u64 as FixValue>::read(b"4x"), Err(FieldError::Value(ValueError::InvalidByte { offset: 1 })));
+    /// assert_eq!(<bool as FixValue>::read(b""), Err(FieldError::Value(ValueError::Empty)));
+    /// ```
     fn read(v: &'a [u8]) -> Result<Self, FieldError>;
     /// Parses the wire bytes `v`, a sub-slice of `text` when the whole message is known to
     /// be valid UTF-8 (strings are then sliced out of it instead of validated one by one).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`FixValue::read`] for the same bytes.
     #[inline]
     fn read_in(v: &'a [u8], text: Option<&'a str>) -> Result<Self, FieldError> {
         let _ = text;
