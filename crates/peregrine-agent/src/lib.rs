@@ -42,6 +42,7 @@
 //! assert_eq!(counter.0, 1000);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![warn(clippy::missing_errors_doc)]
 
 mod agent;
 mod choice;
