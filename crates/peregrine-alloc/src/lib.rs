@@ -25,6 +25,7 @@
 //! This is the one module of the workspace's tooling with `unsafe` code: the
 //! allocator forwards every call to [`System`] unchanged.
 #![allow(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -69,7 +70,8 @@ fn shrank(by: usize) {
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         counted();
-        // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
+        // SAFETY: the caller's contract for `alloc` (a layout of non-zero
+        // size) is `System.alloc`'s, and `layout` is passed on unchanged.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
             grew(layout.size());
@@ -83,7 +85,9 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         counted();
-        // SAFETY: as for `alloc`.
+        // SAFETY: the caller's contract for `alloc_zeroed` (a layout of
+        // non-zero size) is `System.alloc_zeroed`'s, and `layout` is passed on
+        // unchanged.
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
             grew(layout.size());
