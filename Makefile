@@ -89,7 +89,8 @@ bench-send: build
 	$(PEREGRINE) bench send
 
 ## bench-scale: BENCHMARKS.md §5, scale: one session streaming one way (memory and file store; 5 runs)
-## and 1,000 then 10,000 sessions on one acceptor thread (3 runs), vs QuickFIX/J and QuickFIX C++
+## and 1,000 then 10,000 sessions on one acceptor thread (3 runs); streaming vs QuickFIX/J and QuickFIX C++,
+## many sessions vs a QuickFIX/J acceptor (the issue asks for that one; no QuickFIX C++ acceptor harness)
 bench-scale: build
 	$(PEREGRINE) bench scale
 

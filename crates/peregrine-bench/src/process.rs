@@ -155,6 +155,35 @@ impl Harness {
         }
     }
 
+    /// The next JSON line (one that starts with `{`) the process prints while it
+    /// runs, within `patience` (lines before it are dropped).
+    ///
+    /// ```no_run
+    /// # use std::time::Duration;
+    /// # use peregrine_bench::process::Harness;
+    /// let mut acceptor = Harness::spawn("peregrine", "target/release/peregrine".as_ref(), ["bench", "scale-peer", "--role", "acceptor"])?;
+    /// acceptor.wait_ready(Duration::from_secs(60))?;
+    /// let line = acceptor.next_json_line(Duration::from_secs(60))?;
+    /// assert!(line.starts_with('{'));
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`wait_ready`](Self::wait_ready).
+    pub fn next_json_line(&mut self, patience: Duration) -> Result<String, PeerError> {
+        let deadline = Instant::now() + patience;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.stdout.recv_timeout(left) {
+                Ok(line) if line.trim_start().starts_with('{') => return Ok(line.trim().into()),
+                Ok(_) => continue,
+                Err(RecvTimeoutError::Timeout) => return Err(self.timeout("a JSON line")),
+                Err(RecvTimeoutError::Disconnected) => return Err(self.failed()),
+            }
+        }
+    }
+
     /// Waits for the process to exit by itself (within `patience`) and returns the
     /// records of its JSON lines.
     ///

@@ -22,8 +22,9 @@ use std::time::Duration;
 use crate::peers::{PeerCommand, PeerError};
 use crate::process::{raise_open_files_limit, rss_bytes, Harness};
 use crate::progress::Progress;
-use crate::report::{self, Record};
+use crate::report::{self, new_histogram, Record};
 use crate::{Error, Result};
+use peregrine_report::plot::{self, Scale};
 
 use super::targets::{targets, Figures};
 
@@ -261,6 +262,11 @@ struct Extra {
     rss_before: Option<u64>,
     rss_after: Option<u64>,
     bytes_per_session: Option<f64>,
+    /// The load generator's allocations per round trip (Peregrine's initiator side).
+    load_allocs_per_op: Option<f64>,
+    /// The load generator's round-trip histogram (`[value_ns, count]`), for the plot.
+    #[serde(skip)]
+    hdr: Vec<[u64; 2]>,
 }
 
 fn field<T: serde::de::DeserializeOwned>(line: &serde_json::Value, key: &str) -> Option<T> {
@@ -321,6 +327,7 @@ fn stream_pair(
     sent?;
     let case = format!("stream-{store}");
     let (mut record, v) = result_of(&e.name, &lines, &case)?;
+    record.allocs_per_op = field(&v, "allocs_per_op");
     record.settings = format!("{}; {}", sender_settings(&e.name), record.settings);
     let extra = Extra {
         engine: e.name.clone(),
@@ -392,10 +399,20 @@ fn sessions_pair(
     std::thread::sleep(RSS_SETTLE);
     let rss_after = rss(&acc);
     let lines = gen.wait_lines(Duration::from_secs(cfg.seconds + 180));
+    // Peregrine's acceptor counts its allocations over the same window.
+    let acceptor_allocs: Option<f64> = match (&lines, acceptor.name.as_str()) {
+        (Ok(_), "peregrine") => {
+            let line = acc.next_json_line(Duration::from_secs(30))?;
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            field(&v, "acceptor_allocs_per_order")
+        }
+        _ => None,
+    };
     acc.terminate();
     let _ = std::fs::remove_dir_all(&base);
     let case = format!("sessions-{n}");
     let (mut record, v) = result_of(&acceptor.name, &lines?, &case)?;
+    record.allocs_per_op = acceptor_allocs;
     let who = if acceptor.name == "peregrine" {
         format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", crate::loopback::idle())
     } else {
@@ -416,6 +433,8 @@ fn sessions_pair(
             rss_before,
             rss_after,
             bytes_per_session,
+            load_allocs_per_op: field(&v, "load_allocs_per_op"),
+            hdr: field(&v, "hdr").unwrap_or_default(),
             ..Extra::default()
         },
     ))
@@ -434,6 +453,13 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// Median and min–max of `v`.
+fn spread_of(v: Vec<f64>) -> Option<(f64, f64, f64)> {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    median(v).map(|m| (m, lo, hi))
+}
+
 /// Median and min–max of `f` over the records of (engine, case).
 fn spread(
     all: &[Record],
@@ -441,14 +467,22 @@ fn spread(
     case: &str,
     f: impl Fn(&Record) -> f64,
 ) -> Option<(f64, f64, f64)> {
-    let v: Vec<f64> = all
-        .iter()
-        .filter(|r| r.engine == engine && r.case == case)
-        .map(f)
-        .collect();
-    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    median(v).map(|m| (m, lo, hi))
+    spread_by(all, engine, case, |r| Some(f(r)))
+}
+
+/// Median and min–max of `f` over the records of (engine, case) that have it.
+fn spread_by(
+    all: &[Record],
+    engine: &str,
+    case: &str,
+    f: impl Fn(&Record) -> Option<f64>,
+) -> Option<(f64, f64, f64)> {
+    spread_of(
+        all.iter()
+            .filter(|r| r.engine == engine && r.case == case)
+            .filter_map(f)
+            .collect(),
+    )
 }
 
 fn extra_spread(
@@ -457,14 +491,24 @@ fn extra_spread(
     case: &str,
     f: impl Fn(&Extra) -> Option<f64>,
 ) -> Option<(f64, f64, f64)> {
-    let v: Vec<f64> = extras
-        .iter()
-        .filter(|x| x.engine == engine && x.case == case)
-        .filter_map(f)
-        .collect();
-    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    median(v).map(|m| (m, lo, hi))
+    spread_of(
+        extras
+            .iter()
+            .filter(|x| x.engine == engine && x.case == case)
+            .filter_map(f)
+            .collect(),
+    )
+}
+
+/// Allocations per operation: the median across runs, or — when not counted.
+fn fmt_allocs(s: Option<(f64, f64, f64)>) -> String {
+    s.map_or("—".into(), |(m, _, hi)| {
+        if hi > m {
+            format!("{m:.3} (max {hi:.3})")
+        } else {
+            format!("{m:.3}")
+        }
+    })
 }
 
 fn fmt_spread(s: Option<(f64, f64, f64)>, digits: usize) -> String {
@@ -474,9 +518,33 @@ fn fmt_spread(s: Option<(f64, f64, f64)>, digits: usize) -> String {
     }
 }
 
+/// The plot's curves: each acceptor at each N, from the load generator's histograms of
+/// every run merged.
+fn sessions_series(extras: &[Extra], engines: &[String], ns: &[usize]) -> Vec<plot::Series> {
+    let mut out = Vec::new();
+    for &n in ns {
+        let case = format!("sessions-{n}");
+        for e in engines {
+            let mut h = new_histogram();
+            for x in extras.iter().filter(|x| &x.engine == e && x.case == case) {
+                for &[v, count] in &x.hdr {
+                    h.saturating_record_n(v, count);
+                }
+            }
+            if !h.is_empty() {
+                out.push(plot::series_from_histogram(
+                    &format!("{e} acceptor, {n} sessions"),
+                    &h,
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// The streaming table (Markdown).
 fn stream_table(all: &[Record], extras: &[Extra], engines: &[String]) -> String {
-    let mut s = String::from("| case | engine | msg/s, median (min–max of runs) | 100 ms intervals: min / p50 / max msg/s | messages in window | peregrine ÷ engine |\n|---|---|---:|---:|---:|---:|\n");
+    let mut s = String::from("| case | engine | msg/s, median (min–max of runs) | 100 ms intervals: min / p50 / max msg/s | messages in window | receiver allocs per message | peregrine ÷ engine |\n|---|---|---:|---:|---:|---:|---:|\n");
     for case in ["stream-memory", "stream-file"] {
         let ours = spread(all, "peregrine", case, |r| r.stats.throughput_per_s).map(|x| x.0);
         for e in engines {
@@ -486,12 +554,13 @@ fn stream_table(all: &[Record], extras: &[Extra], engines: &[String]) -> String 
             let med = |f: fn(&Record) -> f64| spread(all, e, case, f).map_or(0.0, |x| x.0);
             let msgs = extra_spread(extras, e, case, |x| x.messages.map(|m| m as f64));
             s.push_str(&format!(
-                "| {case} | {e} | {} | {:.0} / {:.0} / {:.0} | {} | {} |\n",
+                "| {case} | {e} | {} | {:.0} / {:.0} / {:.0} | {} | {} | {} |\n",
                 fmt_spread(Some(rate), 0),
                 med(|r| r.stats.min),
                 med(|r| r.stats.p50),
                 med(|r| r.stats.max),
                 msgs.map_or("—".into(), |m| format!("{:.0}", m.0)),
+                fmt_allocs(spread_by(all, e, case, |r| r.allocs_per_op)),
                 match ours {
                     Some(o) if e != "peregrine" && rate.0 > 0.0 => format!("{:.1}×", o / rate.0),
                     _ => "—".into(),
@@ -504,7 +573,7 @@ fn stream_table(all: &[Record], extras: &[Extra], engines: &[String]) -> String 
 
 /// The many-sessions table (Markdown).
 fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[usize]) -> String {
-    let mut s = String::from("| sessions | acceptor | all logged on, ms | round trips/s | p50 µs | p99 µs | acceptor KiB per idle session | acceptor KiB per configured session (RSS at ready ÷ N) | peregrine ÷ engine (round trips/s) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    let mut s = String::from("| sessions | acceptor | all logged on, ms | round trips/s | p50 µs | p99 µs | acceptor KiB per idle session | acceptor KiB per configured session (RSS at ready ÷ N) | allocs per round trip: acceptor / load | peregrine ÷ engine (round trips/s) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for &n in ns {
         let case = format!("sessions-{n}");
         let ours = spread(all, "peregrine", &case, |r| r.stats.throughput_per_s).map(|x| x.0);
@@ -513,7 +582,7 @@ fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[us
                 continue;
             };
             s.push_str(&format!(
-                "| {n} | {e} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {n} | {e} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
                 fmt_spread(extra_spread(extras, e, &case, |x| x.logon_all_ms), 0),
                 fmt_spread(Some(rts), 0),
                 fmt_spread(spread(all, e, &case, |r| r.stats.p50), 1),
@@ -530,6 +599,8 @@ fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[us
                         .map(|b| b as f64 / 1024.0 / n as f64)),
                     1
                 ),
+                fmt_allocs(spread_by(all, e, &case, |r| r.allocs_per_op)),
+                fmt_allocs(extra_spread(extras, e, &case, |x| x.load_allocs_per_op)),
                 match ours {
                     Some(o) if e != "peregrine" && rts.0 > 0.0 => format!("{:.1}×", o / rts.0),
                     _ => "—".into(),
@@ -693,6 +764,20 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
     });
     report::write_json(&cfg.out, "scale", config, &aggs, &all)
         .map_err(|e| Error::output(&cfg.out, e))?;
+    let names: Vec<String> = acceptors.iter().map(|e| e.name.clone()).collect();
+    let plot = if cfg.many {
+        let svg = plot::svg_beside(&cfg.out);
+        plot::write_svg(
+            &svg,
+            "Many sessions on one acceptor (BENCHMARKS.md §5): round trip, one order in flight per session, log scale",
+            &sessions_series(&extras, &names, &cfg.sessions),
+            Scale::Log,
+        )
+        .map_err(|e| Error::output(&svg, e))?;
+        Some(svg)
+    } else {
+        None
+    };
 
     if cfg.stream {
         let names: Vec<String> = stream_engines.iter().map(|e| e.name.clone()).collect();
@@ -704,7 +789,6 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
         );
     }
     if cfg.many {
-        let names: Vec<String> = acceptors.iter().map(|e| e.name.clone()).collect();
         println!(
             "Many sessions on one acceptor, Peregrine's load generator ({} runs, {} s measured):\n{}",
             cfg.session_runs,
@@ -721,6 +805,9 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
         println!("FAILED (left out of the medians): {f}");
     }
     println!("results: {}", cfg.out.display());
+    if let Some(svg) = plot {
+        println!("plot: {}", svg.display());
+    }
     match first_failure {
         Some(e) => Err(e),
         None => Ok(all),

@@ -4,7 +4,9 @@
 //! in code ([`Settings::builder`]), one port, one reactor thread
 //! ([`EngineBuilder::start`]), in-memory store, `UseDataDictionary=N`, an application
 //! that answers each NewOrderSingle with an ExecutionReport (typed, [`fix44::crack`]).
-//! It prints `ready` once it listens and runs until it is ended (SIGTERM).
+//! It prints `ready` once it listens; once orders flow it counts its allocations per
+//! order answered over the load's window (a warm-up second after the first order, then
+//! `seconds`) and prints them as one JSON line; it runs until it is ended (SIGTERM).
 //!
 //! **The load generator** is one process, one engine thread, N initiator sessions
 //! CLIENTk→VENUE. It measures from its start (settings, engine, connections, logons)
@@ -15,7 +17,8 @@
 //! session's next order (one order in flight per session). After a warm-up second the
 //! round trips of `seconds` are counted and timed (t1 right before the send in
 //! `from_app`, t2 once the report's ClOrdID is checked) into one HDR histogram. It prints
-//! one JSON line `sessions-N` (µs), logs every session out and exits.
+//! one JSON line `sessions-N` (µs, with its histogram and its own allocations per round
+//! trip), logs every session out and exits.
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -87,6 +90,9 @@ pub fn settings(acceptor: bool, port: u16, n: usize) -> Result<Settings> {
 pub struct Venue {
     /// Reports sent (OrderID `O<n>`, ExecID `E<n>`).
     pub reports: u64,
+    /// Orders answered by every session of the engine (read by the acceptor's main
+    /// thread to count allocations per order).
+    pub answered: Arc<AtomicU64>,
 }
 
 impl MessageHandler<Outbox<'_>> for Venue {
@@ -101,6 +107,7 @@ impl MessageHandler<Outbox<'_>> for Venue {
         self.reports += 1;
         let n = self.reports;
         out.send_typed::<ExecutionReport>(|er| write_report(er, &fields, n))?;
+        self.answered.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }
@@ -248,8 +255,13 @@ pub fn main(args: &[String]) -> Result<()> {
 
 fn accept(a: &PeerArgs) -> Result<()> {
     let started = Instant::now();
+    let answered = Arc::new(AtomicU64::new(0));
+    let count = answered.clone();
     let engine = EngineBuilder::new(settings(true, a.port, a.sessions)?)
-        .start(|_| Venue::default())
+        .start(move |_| Venue {
+            answered: count.clone(),
+            ..Venue::default()
+        })
         .map_err(engine_error("the acceptor did not start"))?;
     eprintln!(
         "acceptor: {} sessions configured and listening in {:.0} ms; memory store, UseDataDictionary=N, one engine thread, idle {}",
@@ -258,6 +270,28 @@ fn accept(a: &PeerArgs) -> Result<()> {
         loopback::idle()
     );
     println!("ready");
+    let _ = std::io::stdout().flush();
+    // The load's window, seen from here: from a warm-up after the first order, for
+    // `seconds`. The process's allocations over it per order answered go out as one
+    // JSON line (the engine thread is the only one working).
+    while answered.load(Ordering::Relaxed) == 0 && !engine.is_finished() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::thread::sleep(WARMUP);
+    let (allocs, orders) = (
+        crate::alloc::allocations(),
+        answered.load(Ordering::Relaxed),
+    );
+    std::thread::sleep(Duration::from_secs(a.seconds));
+    let (allocs, orders) = (
+        crate::alloc::allocations() - allocs,
+        answered.load(Ordering::Relaxed) - orders,
+    );
+    let per_order = crate::alloc::is_counting().then(|| allocs as f64 / orders.max(1) as f64);
+    println!(
+        "{}",
+        serde_json::json!({"acceptor_allocs_per_order": per_order, "orders": orders})
+    );
     let _ = std::io::stdout().flush();
     // Until the driver ends it.
     while !engine.is_finished() {
@@ -328,7 +362,9 @@ fn load(a: &PeerArgs) -> Result<()> {
     std::thread::sleep(WARMUP);
     shared.measuring.store(true, Ordering::Relaxed);
     let measure = Instant::now();
+    let allocs = crate::alloc::allocations();
     std::thread::sleep(Duration::from_secs(a.seconds));
+    let allocs = crate::alloc::allocations() - allocs;
     shared.measuring.store(false, Ordering::Relaxed);
     let seconds = measure.elapsed().as_secs_f64();
     shared.stop.store(true, Ordering::Relaxed);
@@ -371,6 +407,13 @@ fn load(a: &PeerArgs) -> Result<()> {
         "sessions": n,
         "round_trips": round_trips,
         "seconds": seconds,
+        // This process's (the load generator's) allocations per round trip.
+        "load_allocs_per_op": crate::alloc::is_counting()
+            .then(|| allocs as f64 / round_trips.max(1) as f64),
+        "hdr": h
+            .iter_recorded()
+            .map(|v| [v.value_iterated_to(), v.count_at_value()])
+            .collect::<Vec<_>>(),
         "settings": format!(
             "load generator: Peregrine, {n} initiator sessions on one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}; one order in flight per session, the next sent from from_app; {} s warm-up, then {:.1} s measured",
             loopback::idle(), WARMUP.as_secs(), seconds

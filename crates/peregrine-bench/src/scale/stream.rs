@@ -162,8 +162,23 @@ pub struct Receiver {
     pub orders: u64,
     /// Application messages that were not orders.
     pub others: u64,
+    /// The process's allocations over the window: the counter when its first
+    /// order came, the orders since, and the counter at the window's end (or the
+    /// last order, for a stream that ended inside it).
+    allocs: Option<WindowAllocations>,
     /// The session logged out (the stream is over).
     done: Arc<AtomicBool>,
+}
+
+/// The allocation counter across the window (see [`Receiver::allocs_per_message`]).
+#[derive(Clone, Copy, Debug)]
+struct WindowAllocations {
+    start: u64,
+    /// The counter at the latest reading, and the orders counted by then.
+    end: u64,
+    orders_at_end: u64,
+    orders: u64,
+    closed: bool,
 }
 
 impl Receiver {
@@ -174,8 +189,18 @@ impl Receiver {
             window: RateWindow::new(seconds),
             orders: 0,
             others: 0,
+            allocs: None,
             done,
         }
+    }
+
+    /// Allocations in this process per order received in the window (the engine
+    /// thread reading, validating and handing each order to the application),
+    /// when the benchmark binary counts them.
+    pub fn allocs_per_message(&self) -> Option<f64> {
+        let a = self.allocs?;
+        crate::alloc::is_counting()
+            .then(|| (a.end - a.start) as f64 / a.orders_at_end.max(1) as f64)
     }
 }
 
@@ -202,6 +227,30 @@ impl MessageHandler for Receiver {
     ) -> std::result::Result<(), AppReject> {
         self.orders += 1;
         self.window.count();
+        // Two counter reads per window, not per message: nothing is added to the loop.
+        match &mut self.allocs {
+            None if self.window.in_window() => {
+                let now = crate::alloc::allocations();
+                self.allocs = Some(WindowAllocations {
+                    start: now,
+                    end: now,
+                    orders_at_end: 0,
+                    orders: 0,
+                    closed: false,
+                });
+            }
+            Some(a) if !a.closed => {
+                a.orders += 1;
+                // Read at the window's end, and now and then for a stream that
+                // ends inside it.
+                if !self.window.in_window() || a.orders % 65_536 == 0 {
+                    a.end = crate::alloc::allocations();
+                    a.orders_at_end = a.orders;
+                    a.closed = !self.window.in_window();
+                }
+            }
+            _ => {}
+        }
         Ok(())
     }
 }
@@ -353,6 +402,7 @@ fn receive(a: &PeerArgs) -> Result<()> {
         "window_s": w.seconds,
         "orders_total": app.orders,
         "seq_errors": app.seq.errors(),
+        "allocs_per_op": app.allocs_per_message(),
         "settings": settings,
     });
     println!("{line}");

@@ -89,6 +89,32 @@ impl RateWindow {
         }
     }
 
+    /// Whether the last message counted fell in the window (after the warm-up,
+    /// before the window's end).
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use peregrine_bench::scale::window::RateWindow;
+    /// let mut w = RateWindow::new(1);
+    /// let t0 = Instant::now();
+    /// w.count_at(t0);
+    /// assert!(!w.in_window(), "warm-up");
+    /// w.count_at(t0 + Duration::from_millis(1_500));
+    /// assert!(w.in_window());
+    /// w.count_at(t0 + Duration::from_millis(2_500));
+    /// assert!(!w.in_window() && w.complete(), "after it");
+    /// ```
+    pub fn in_window(&self) -> bool {
+        match (self.first, self.last) {
+            (Some(first), Some(last)) => {
+                let i = (last.saturating_duration_since(first).as_nanos() / INTERVAL.as_nanos())
+                    as usize;
+                i >= self.warmup_buckets && i < self.buckets.len()
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the window is over (a message came after its end).
     pub fn complete(&self) -> bool {
         self.after > 0
