@@ -16,8 +16,29 @@ use crate::recover::{self, Loss, LossKind, OnDamage, Recovery, Window};
 use crate::{check_len, check_seq, MessageStore, StoreError, StoreObserver};
 
 /// File name of the message journal inside a session directory.
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, JOURNAL_FILE};
+///
+/// let base = tempfile::tempdir()?;
+/// let store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+/// assert_eq!(store.journal_path(), store.dir().join(JOURNAL_FILE));
+/// assert!(store.journal_path().is_file()); // made when the store was created
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const JOURNAL_FILE: &str = "messages.journal";
 /// File name of the sequence-number witness inside a session directory.
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, SEQNUMS_FILE};
+///
+/// let base = tempfile::tempdir()?;
+/// let store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+/// assert_eq!(store.seqnums_path(), store.dir().join(SEQNUMS_FILE));
+/// // Two 64-byte slots, written alternately after each commit.
+/// assert_eq!(std::fs::metadata(store.seqnums_path())?.len(), 128);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const SEQNUMS_FILE: &str = "seqnums";
 /// The journal being rewritten (format conversion, damage removal); renamed
 /// over [`JOURNAL_FILE`] when complete.
@@ -137,6 +158,17 @@ impl Default for FileStoreConfig {
 
 impl FileStoreConfig {
     /// The default settings with the given fsync policy.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStoreConfig, FsyncPolicy};
+    ///
+    /// let config = FileStoreConfig::with_fsync(FsyncPolicy::EveryMillis(2));
+    /// assert_eq!(config.fsync, FsyncPolicy::EveryMillis(2));
+    /// assert_eq!(
+    ///     config,
+    ///     FileStoreConfig { fsync: FsyncPolicy::EveryMillis(2), ..FileStoreConfig::default() }
+    /// );
+    /// ```
     pub fn with_fsync(fsync: FsyncPolicy) -> Self {
         FileStoreConfig {
             fsync,
@@ -220,6 +252,33 @@ pub fn sanitize_session_id(session_id: &str) -> String {
 ///
 /// One process at a time may write a session directory (nothing enforces
 /// it yet). The file format is described in the crate documentation.
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, MessageStore, SEQ_END};
+///
+/// let base = tempfile::tempdir()?;
+/// let open = || FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0);
+/// let mut store = open()?;
+///
+/// // Handling one batch of input: the incoming number and the reply join
+/// // one transaction, seen at once by the store's readers...
+/// store.set_next_target_seq(2)?;
+/// store.store(1, b"execution report")?;
+/// store.incr_next_sender_seq()?;
+/// assert_eq!((store.next_sender_seq(), store.len()), (2, 1));
+/// store.commit()?; // ...and durable together: now the reply may be sent.
+///
+/// store.store(2, b"never committed")?;
+/// store.incr_next_sender_seq()?;
+/// drop(store); // as in a crash: the open transaction is lost
+///
+/// let mut store = open()?;
+/// assert_eq!((store.next_sender_seq(), store.next_target_seq()), (2, 2));
+/// let mut kept = Vec::new();
+/// store.for_each_in_range(1, SEQ_END, &mut |seq, msg| kept.push((seq, msg.to_vec())))?;
+/// assert_eq!(kept, [(1, b"execution report".to_vec())]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FileStore {
     dir: PathBuf,
     journal_path: PathBuf,
@@ -251,6 +310,20 @@ pub struct FileStore {
 }
 
 /// What a [`FileStore`] has done since it was opened (for metrics and tests).
+///
+/// ```
+/// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore, StoreStats};
+///
+/// let base = tempfile::tempdir()?;
+/// let config = FileStoreConfig::with_fsync(FsyncPolicy::EveryCommit);
+/// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", config, 0)?;
+/// assert_eq!(store.stats(), StoreStats::default());
+/// store.store(1, b"order")?;
+/// store.commit()?; // one write, one fsync
+/// store.commit()?; // nothing changed: no write, no fsync
+/// assert_eq!(store.stats(), StoreStats { commits: 1, journal_fsyncs: 1 });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StoreStats {
     /// Commits that wrote something.
@@ -351,6 +424,20 @@ impl FileStore {
     /// # Errors
     ///
     /// As [`open`](Self::open).
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let dir = base.path().join("venue-a"); // made if missing
+    /// let mut store = FileStore::open_dir(&dir, FileStoreConfig::default(), 0)?;
+    /// assert_eq!(store.dir(), dir);
+    /// store.set_next_sender_seq(5)?;
+    /// store.commit()?;
+    /// drop(store);
+    /// assert_eq!(FileStore::open_dir(&dir, FileStoreConfig::default(), 0)?.next_sender_seq(), 5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open_dir(
         dir: impl Into<PathBuf>,
         config: FileStoreConfig,
@@ -405,53 +492,196 @@ impl FileStore {
         Ok(store)
     }
 
-    /// The session directory.
+    /// The session directory: the base directory given to
+    /// [`open`](Self::open) joined with the sanitised session identifier.
+    ///
+    /// ```
+    /// use peregrine_store::{sanitize_session_id, FileStore, FileStoreConfig};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+    /// assert_eq!(store.dir(), base.path().join(sanitize_session_id("FIX.4.4:A->B")));
+    /// assert!(store.dir().is_dir());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// Path of the journal file.
+    /// Path of the journal file ([`JOURNAL_FILE`] in [`dir`](Self::dir)).
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+    /// store.store(1, b"order")?;
+    /// store.commit()?;
+    /// // The committed journal is on disk, all of it.
+    /// assert_eq!(std::fs::metadata(store.journal_path())?.len(), store.journal_len());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn journal_path(&self) -> &Path {
         &self.journal_path
     }
 
-    /// Path of the sequence-number witness file.
+    /// Path of the sequence-number witness file ([`SEQNUMS_FILE`] in
+    /// [`dir`](Self::dir)).
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+    /// assert_eq!(store.seqnums_path().parent(), Some(store.dir()));
+    /// assert!(store.seqnums_path().is_file());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn seqnums_path(&self) -> &Path {
         &self.seqnums_path
     }
 
     /// The settings the store was opened with.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let config = FileStoreConfig::with_fsync(FsyncPolicy::Never);
+    /// let store = FileStore::open(base.path(), "FIX.4.4:A->B", config, 0)?;
+    /// assert_eq!(store.config().fsync, FsyncPolicy::Never);
+    /// // The engine asks the policy how often to call sync_if_due.
+    /// # use peregrine_store::MessageStore;
+    /// assert_eq!(store.sync_interval(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn config(&self) -> &FileStoreConfig {
         &self.config
     }
 
-    /// What recovery found when the store was opened.
+    /// What recovery found when the store was opened (see [`Recovery`] for a
+    /// store reopened after a crash).
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, Recovery};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+    /// // A new store: nothing cut off, nothing lost, nothing rewritten.
+    /// assert_eq!(store.recovery(), &Recovery::default());
+    /// assert_eq!(store.recovery().lost_messages(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn recovery(&self) -> &Recovery {
         &self.recovery
     }
 
     /// Commits and fsyncs so far.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let config = FileStoreConfig::with_fsync(FsyncPolicy::Never);
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", config, 0)?;
+    /// for seq in 1..=3 {
+    ///     store.store(seq, b"order")?;
+    ///     store.commit()?;
+    /// }
+    /// // Three commits written, none fsynced: `Never` leaves that to `sync`.
+    /// assert_eq!((store.stats().commits, store.stats().journal_fsyncs), (3, 0));
+    /// store.sync()?;
+    /// assert_eq!(store.stats().journal_fsyncs, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stats(&self) -> StoreStats {
         self.stats
     }
 
     /// Number of distinct sequence numbers stored.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+    /// store.store(1, b"order")?;
+    /// store.store(2, b"cancel")?;
+    /// store.store(2, b"cancel, sent again")?; // replaces 2 for reads
+    /// assert_eq!(store.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.index.len()
     }
 
     /// Whether no message is stored.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+    /// assert!(store.is_empty());
+    /// store.store(1, b"order")?;
+    /// assert!(!store.is_empty());
+    /// store.reset(1)?; // a sequence reset forgets the messages
+    /// assert!(store.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.index.len() == 0
     }
 
     /// Length of the journal in bytes, the current transaction included.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
+    /// let empty = store.journal_len(); // the header
+    /// store.store(1, b"order")?;
+    /// let stored = store.journal_len();
+    /// assert!(stored > empty + 5); // the record: a header and the 5 bytes
+    /// store.commit()?;
+    /// assert!(store.journal_len() > stored); // and a commit record
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn journal_len(&self) -> u64 {
         self.end + self.pending.len() as u64
     }
 
     /// Reserves index room for `messages` more messages and write-buffer
     /// room for a message of `max_message_len` bytes.
+    ///
+    /// ```
+    /// use peregrine_alloc::{allocations_in, CountingAllocator};
+    /// use peregrine_store::{FileStore, FileStoreConfig, MessageStore};
+    ///
+    /// #[global_allocator]
+    /// static ALLOCATOR: CountingAllocator = CountingAllocator;
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let config = FileStoreConfig {
+    ///     index_capacity: 0,
+    ///     write_buffer_capacity: 0,
+    ///     ..FileStoreConfig::default()
+    /// };
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", config, 0)?;
+    /// let big = vec![b'x'; 10_000];
+    /// store.reserve(100, big.len());
+    /// // Storing up to 100 messages of up to 10,000 bytes now allocates nothing.
+    /// let (stored, allocations) = allocations_in(|| -> Result<(), peregrine_store::StoreError> {
+    ///     for seq in 1..=100 {
+    ///         store.store(seq, &big[..(seq as usize * 100)])?;
+    ///     }
+    ///     Ok(())
+    /// });
+    /// stored?;
+    /// assert_eq!(allocations, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reserve(&mut self, messages: usize, max_message_len: usize) {
         self.index.reserve(messages);
         let need = max_message_len + RECORD_HEADER_LEN + COMMIT_LEN;
@@ -469,6 +699,24 @@ impl FileStore {
     /// # Errors
     ///
     /// [`StoreError::Io`] when the fsync fails.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore};
+    /// use std::time::Duration;
+    ///
+    /// let base = tempfile::tempdir()?;
+    /// let config = FileStoreConfig::with_fsync(FsyncPolicy::EveryMillis(500));
+    /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", config, 0)?;
+    /// store.store(1, b"order")?;
+    /// store.commit()?; // written at once, fsynced once 500 ms have passed
+    /// let fsyncs = store.stats().journal_fsyncs;
+    /// assert!(!store.sync_if_due()?); // not due yet
+    /// std::thread::sleep(Duration::from_millis(500));
+    /// assert!(store.sync_if_due()?); // no commit came: fsynced now
+    /// assert!(!store.sync_if_due()?); // nothing left to fsync
+    /// assert_eq!(store.stats().journal_fsyncs, fsyncs + 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn sync_if_due(&mut self) -> Result<bool, StoreError> {
         if let FsyncPolicy::EveryMillis(ms) = self.config.fsync {
             if (self.journal_dirty || self.seqnums_dirty)

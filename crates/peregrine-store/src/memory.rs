@@ -54,12 +54,39 @@ pub struct MemoryStore {
 impl MemoryStore {
     /// An empty store created at `creation_time` (nanoseconds since the Unix
     /// epoch, UTC), with both next sequence numbers at 1.
+    ///
+    /// ```
+    /// use peregrine_store::{MemoryStore, MessageStore};
+    ///
+    /// let t0 = 1_700_000_000_000_000_000;
+    /// let store = MemoryStore::new(t0);
+    /// assert_eq!(store.creation_time(), t0);
+    /// assert_eq!((store.next_sender_seq(), store.next_target_seq()), (1, 1));
+    /// assert!(store.is_empty());
+    /// ```
     pub fn new(creation_time: i64) -> Self {
         Self::with_capacity(creation_time, 0, 0)
     }
 
     /// Like [`new`](Self::new), with room for `messages` messages totalling
     /// `bytes` bytes before any further allocation.
+    ///
+    /// ```
+    /// use peregrine_alloc::{allocations_in, CountingAllocator};
+    /// use peregrine_store::{MemoryStore, MessageStore};
+    ///
+    /// #[global_allocator]
+    /// static ALLOCATOR: CountingAllocator = CountingAllocator;
+    ///
+    /// let mut store = MemoryStore::with_capacity(0, 1_000, 1_000 * 64);
+    /// let msg = [b'x'; 64];
+    /// let (stored, allocations) =
+    ///     allocations_in(|| (1..=1_000).try_for_each(|seq| store.store(seq, &msg)));
+    /// stored?;
+    /// assert_eq!(allocations, 0); // all within the capacity
+    /// assert_eq!(store.len(), 1_000);
+    /// # Ok::<(), peregrine_store::StoreError>(())
+    /// ```
     pub fn with_capacity(creation_time: i64, messages: usize, bytes: usize) -> Self {
         MemoryStore {
             arena: Vec::with_capacity(bytes),
@@ -71,22 +98,76 @@ impl MemoryStore {
     }
 
     /// Makes room for `messages` more messages totalling `bytes` more bytes.
+    ///
+    /// ```
+    /// use peregrine_alloc::{allocations_in, CountingAllocator};
+    /// use peregrine_store::{MemoryStore, MessageStore};
+    ///
+    /// #[global_allocator]
+    /// static ALLOCATOR: CountingAllocator = CountingAllocator;
+    ///
+    /// let mut store = MemoryStore::new(0);
+    /// store.store(1, b"logon")?;
+    /// // Before a burst of 100 messages of up to 200 bytes:
+    /// store.reserve(100, 100 * 200);
+    /// let order = [b'x'; 200];
+    /// let (stored, allocations) =
+    ///     allocations_in(|| (2..=101).try_for_each(|seq| store.store(seq, &order)));
+    /// stored?;
+    /// assert_eq!(allocations, 0);
+    /// # Ok::<(), peregrine_store::StoreError>(())
+    /// ```
     pub fn reserve(&mut self, messages: usize, bytes: usize) {
         self.index.reserve(messages);
         self.arena.reserve(bytes);
     }
 
     /// Number of distinct sequence numbers stored.
+    ///
+    /// ```
+    /// use peregrine_store::{MemoryStore, MessageStore};
+    ///
+    /// let mut store = MemoryStore::new(0);
+    /// store.store(1, b"order")?;
+    /// store.store(3, b"cancel")?; // gaps are allowed
+    /// store.store(3, b"cancel, sent again")?; // replaces 3 for reads
+    /// assert_eq!(store.len(), 2);
+    /// # Ok::<(), peregrine_store::StoreError>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.index.len()
     }
 
     /// Whether no message is stored.
+    ///
+    /// ```
+    /// use peregrine_store::{MemoryStore, MessageStore};
+    ///
+    /// let mut store = MemoryStore::new(0);
+    /// assert!(store.is_empty());
+    /// store.store(1, b"order")?;
+    /// assert!(!store.is_empty());
+    /// store.reset(1)?; // a sequence reset forgets the messages
+    /// assert!(store.is_empty());
+    /// # Ok::<(), peregrine_store::StoreError>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.index.len() == 0
     }
 
     /// Bytes held in the arena (including bytes of replaced messages).
+    ///
+    /// ```
+    /// use peregrine_store::{MemoryStore, MessageStore};
+    ///
+    /// let mut store = MemoryStore::new(0);
+    /// store.store(1, b"12345")?;
+    /// store.store(1, b"123")?; // replaced: the first bytes stay...
+    /// assert_eq!((store.len(), store.arena_bytes()), (1, 8));
+    /// store.reset(1)?; // ...until a reset
+    /// assert_eq!(store.arena_bytes(), 0);
+    /// # Ok::<(), peregrine_store::StoreError>(())
+    /// ```
     pub fn arena_bytes(&self) -> usize {
         self.arena.len()
     }
