@@ -14,8 +14,9 @@ use peregrine_aeron::messages::{
 use peregrine_aeron::{BusySpin, Publisher, Subscriber};
 use peregrine_agent::{run_agent, Agent};
 use peregrine_codec::value::{parse_decimal, parse_timestamp};
-use peregrine_codec::MessageView;
+use peregrine_codec::{msg_type, MessageView};
 use peregrine_engine::{AppEngine, Idle};
+use peregrine_messages::fix44::tags;
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 
 use crate::steps::{point, Stamps};
@@ -143,27 +144,29 @@ fn fixed_point(v: Option<&[u8]>) -> Option<Decimal64> {
 /// (static text, so that a reject does not allocate).
 #[inline]
 pub fn extract(msg: &MessageView<'_>, session_index: u64) -> Result<NewOrder, &'static str> {
-    let cl_ord_id = pack(msg.get(11).ok_or("ClOrdID(11) missing")?).ok_or("ClOrdID too long")?;
-    let symbol = pack(msg.get(55).ok_or("Symbol(55) missing")?).ok_or("Symbol too long")?;
-    let account = match msg.get(1) {
+    let cl_ord_id =
+        pack(msg.get(tags::CL_ORD_ID).ok_or("ClOrdID(11) missing")?).ok_or("ClOrdID too long")?;
+    let symbol =
+        pack(msg.get(tags::SYMBOL).ok_or("Symbol(55) missing")?).ok_or("Symbol too long")?;
+    let account = match msg.get(tags::ACCOUNT) {
         Some(a) => pack(a).ok_or("Account too long")?,
         None => [0; peregrine_aeron::messages::ACCOUNT_LEN],
     };
-    let side = match msg.get(54) {
+    let side = match msg.get(tags::SIDE) {
         Some([c]) => Side::from(*c),
         _ => Side::NullVal,
     };
     if side == Side::NullVal {
         return Err("Side(54) missing or unsupported");
     }
-    let ord_type = match msg.get(40) {
+    let ord_type = match msg.get(tags::ORD_TYPE) {
         Some([c]) => OrdType::from(*c),
         _ => OrdType::NullVal,
     };
     if ord_type == OrdType::NullVal {
         return Err("OrdType(40) missing or unsupported");
     }
-    let time_in_force = match msg.get(59) {
+    let time_in_force = match msg.get(tags::TIME_IN_FORCE) {
         Some([c]) => TimeInForce::from(*c),
         None => TimeInForce::Day,
         _ => TimeInForce::NullVal,
@@ -171,16 +174,19 @@ pub fn extract(msg: &MessageView<'_>, session_index: u64) -> Result<NewOrder, &'
     if time_in_force == TimeInForce::NullVal {
         return Err("TimeInForce(59) unsupported");
     }
-    let order_qty = fixed_point(msg.get(38)).ok_or("OrderQty(38) missing or bad")?;
-    let price = match msg.get(44) {
+    let order_qty = fixed_point(msg.get(tags::ORDER_QTY)).ok_or("OrderQty(38) missing or bad")?;
+    let price = match msg.get(tags::PRICE) {
         Some(p) => fixed_point(Some(p)).ok_or("Price(44) bad")?,
         None if ord_type == OrdType::Market => Decimal64::NULL,
         None => return Err("Price(44) missing"),
     };
-    let transact_time = parse_timestamp(msg.get(60).ok_or("TransactTime(60) missing")?)
-        .map_err(|_| "TransactTime(60) bad")?
-        .to_unix_nanos()
-        .max(0) as u64;
+    let transact_time = parse_timestamp(
+        msg.get(tags::TRANSACT_TIME)
+            .ok_or("TransactTime(60) missing")?,
+    )
+    .map_err(|_| "TransactTime(60) bad")?
+    .to_unix_nanos()
+    .max(0) as u64;
     Ok(NewOrder {
         session_id: session_index,
         transact_time,
@@ -210,7 +216,7 @@ impl Application for GatewayApp {
             );
             s.stamp(point::GW_PARSED);
         }
-        if msg.msg_type() != b"D" {
+        if msg.msg_type() != msg_type::NEW_ORDER_SINGLE {
             return Err(AppReject::UnsupportedMessageType);
         }
         let order = match extract(msg, self.session_index) {
@@ -352,7 +358,9 @@ impl Gateway {
                         return;
                     };
                     let sent = engine.with_session(name, |d, now| {
-                        d.send(now, b"8", |m| crate::samples::er_body(m, &report))
+                        d.send(now, msg_type::EXECUTION_REPORT, |m| {
+                            crate::samples::er_body(m, &report)
+                        })
                     });
                     if let Some(s) = stamps {
                         s.stamp(point::GW_WRITTEN);

@@ -6,7 +6,8 @@ use peregrine_aeron::messages::{
     Side, TimeInForce, ACCOUNT_LEN, CL_ORD_ID_LEN,
 };
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
-use peregrine_codec::{EncodeBuffer, MessageEncoder};
+use peregrine_codec::{msg_type, tag, EncodeBuffer, MessageEncoder};
+use peregrine_messages::fix44::tags;
 
 /// Symbol(55) of every order.
 ///
@@ -92,26 +93,26 @@ pub fn write_cl_ord_id(mut n: u64, out: &mut [u8; CL_ORD_ID_LEN_TEXT]) {
 /// pre-built constant bytes).
 ///
 /// ```
-/// use peregrine_codec::EncodeBuffer;
+/// use peregrine_codec::{msg_type, EncodeBuffer};
 /// use peregrine_topology::samples::nos_body;
 ///
 /// let mut buf = EncodeBuffer::with_capacity(256);
-/// let mut m = buf.start(b"FIX.4.4", b"D");
+/// let mut m = buf.start(b"FIX.4.4", msg_type::NEW_ORDER_SINGLE);
 /// nos_body(&mut m, b"ORD0000000001");
 /// let bytes = m.finish();
 /// assert!(bytes.windows(17).any(|w| w == b"11=ORD0000000001\x01"));
 /// ```
 #[inline]
 pub fn nos_body(m: &mut MessageEncoder<'_>, cl_ord_id: &[u8]) {
-    m.str(11, cl_ord_id)
-        .str(21, b"1")
-        .str(38, QTY)
-        .str(40, b"2")
-        .str(44, PRICE)
-        .str(54, b"1")
-        .str(55, SYMBOL)
-        .str(59, b"0")
-        .str(60, TRANSACT_TIME);
+    m.str(tags::CL_ORD_ID, cl_ord_id)
+        .str(tags::HANDL_INST, b"1")
+        .str(tags::ORDER_QTY, QTY)
+        .str(tags::ORD_TYPE, b"2")
+        .str(tags::PRICE, PRICE)
+        .str(tags::SIDE, b"1")
+        .str(tags::SYMBOL, SYMBOL)
+        .str(tags::TIME_IN_FORCE, b"0")
+        .str(tags::TRANSACT_TIME, TRANSACT_TIME);
 }
 
 /// The filled ExecutionReport the executor answers `order` with.
@@ -157,11 +158,11 @@ fn decimal(d: Decimal64) -> peregrine_codec::value::Decimal {
 /// Writes the FIX.4.4 ExecutionReport body for an SBE report (no allocation).
 ///
 /// ```
-/// use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
+/// use peregrine_codec::{msg_type, Decoder, DecoderConfig, EncodeBuffer};
 /// use peregrine_topology::samples::{er_body, fill, sample_order, PRICE};
 ///
 /// let mut buf = EncodeBuffer::with_capacity(512);
-/// let mut m = buf.start(b"FIX.4.4", b"8");
+/// let mut m = buf.start(b"FIX.4.4", msg_type::EXECUTION_REPORT);
 /// er_body(&mut m, &fill(&sample_order(), 1));
 /// let bytes = m.finish().to_vec();
 /// let mut decoder = Decoder::new(DecoderConfig::default());
@@ -174,20 +175,24 @@ pub fn er_body(m: &mut MessageEncoder<'_>, r: &ExecutionReport<'_>) {
         other => other as u8,
     };
     let ts = UtcTimestamp::from_unix_nanos(r.transact_time as i64, TimePrecision::Millis);
-    m.decimal(6, decimal(r.avg_px))
-        .str(11, peregrine_aeron::messages::unpack(&r.cl_ord_id))
-        .decimal(14, decimal(r.cum_qty))
-        .uint(17, r.exec_id)
-        .decimal(31, decimal(r.last_px))
-        .decimal(32, decimal(r.last_qty))
-        .uint(37, r.order_id)
-        .decimal(38, decimal(r.order_qty))
-        .char(39, r.ord_status as u8)
-        .decimal(44, decimal(r.price))
-        .char(54, r.side as u8)
-        .str(55, peregrine_aeron::messages::unpack(&r.symbol));
-    m.timestamp(60, &ts, TimePrecision::Millis);
-    m.char(150, exec_type).decimal(151, decimal(r.leaves_qty));
+    m.decimal(tags::AVG_PX, decimal(r.avg_px))
+        .str(
+            tags::CL_ORD_ID,
+            peregrine_aeron::messages::unpack(&r.cl_ord_id),
+        )
+        .decimal(tags::CUM_QTY, decimal(r.cum_qty))
+        .uint(tags::EXEC_ID, r.exec_id)
+        .decimal(tags::LAST_PX, decimal(r.last_px))
+        .decimal(tags::LAST_QTY, decimal(r.last_qty))
+        .uint(tags::ORDER_ID, r.order_id)
+        .decimal(tags::ORDER_QTY, decimal(r.order_qty))
+        .char(tags::ORD_STATUS, r.ord_status as u8)
+        .decimal(tags::PRICE, decimal(r.price))
+        .char(tags::SIDE, r.side as u8)
+        .str(tags::SYMBOL, peregrine_aeron::messages::unpack(&r.symbol));
+    m.timestamp(tags::TRANSACT_TIME, &ts, TimePrecision::Millis);
+    m.char(tags::EXEC_TYPE, exec_type)
+        .decimal(tags::LEAVES_QTY, decimal(r.leaves_qty));
 }
 
 /// A sample SBE `NewOrder` as the gateway builds it from the venue's NewOrderSingle.
@@ -249,20 +254,20 @@ pub fn wire_bytes() -> WireBytes {
     let ts = UtcTimestamp::from_unix_nanos(1_767_225_600_123_000_000, TimePrecision::Millis);
     let mut buf = EncodeBuffer::with_capacity(512);
     let fix_nos = {
-        let mut m = buf.start(b"FIX.4.4", b"D");
-        m.uint(34, 10_002)
-            .str(49, b"VENUE")
-            .timestamp(52, &ts, TimePrecision::Millis);
-        m.str(56, b"GATEWAY");
+        let mut m = buf.start(b"FIX.4.4", msg_type::NEW_ORDER_SINGLE);
+        m.uint(tag::MSG_SEQ_NUM, 10_002)
+            .str(tag::SENDER_COMP_ID, b"VENUE")
+            .timestamp(tag::SENDING_TIME, &ts, TimePrecision::Millis);
+        m.str(tag::TARGET_COMP_ID, b"GATEWAY");
         nos_body(&mut m, b"ORD0000000001");
         m.finish().to_vec()
     };
     let fix_er = {
-        let mut m = buf.start(b"FIX.4.4", b"8");
-        m.uint(34, 10_002)
-            .str(49, b"GATEWAY")
-            .timestamp(52, &ts, TimePrecision::Millis);
-        m.str(56, b"VENUE");
+        let mut m = buf.start(b"FIX.4.4", msg_type::EXECUTION_REPORT);
+        m.uint(tag::MSG_SEQ_NUM, 10_002)
+            .str(tag::SENDER_COMP_ID, b"GATEWAY")
+            .timestamp(tag::SENDING_TIME, &ts, TimePrecision::Millis);
+        m.str(tag::TARGET_COMP_ID, b"VENUE");
         er_body(&mut m, &report);
         m.finish().to_vec()
     };
@@ -289,12 +294,12 @@ mod tests {
         let w = wire_bytes();
         let mut d = peregrine_codec::Decoder::new(peregrine_codec::DecoderConfig::default());
         let v = d.decode(&w.fix_er).expect("ER decodes");
-        assert_eq!(v.get(11), Some(&b"ORD0000000001"[..]));
-        assert_eq!(v.get(31), Some(PRICE));
-        assert_eq!(v.get(32), Some(QTY));
-        assert_eq!(v.get(150), Some(&b"F"[..]));
+        assert_eq!(v.get(tags::CL_ORD_ID), Some(&b"ORD0000000001"[..]));
+        assert_eq!(v.get(tags::LAST_PX), Some(PRICE));
+        assert_eq!(v.get(tags::LAST_QTY), Some(QTY));
+        assert_eq!(v.get(tags::EXEC_TYPE), Some(&b"F"[..]));
         let v = d.decode(&w.fix_nos).expect("NOS decodes");
-        assert_eq!(v.get(44), Some(PRICE));
+        assert_eq!(v.get(tags::PRICE), Some(PRICE));
         assert!(NewOrder::decode(&w.sbe_order).is_ok());
         assert!(ExecutionReport::decode(&w.sbe_report).is_ok());
     }

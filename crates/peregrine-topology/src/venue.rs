@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use peregrine_agent::SpinThenYield;
-use peregrine_codec::MessageView;
+use peregrine_codec::{msg_type, MessageView};
 use peregrine_engine::{AppEngine, Idle};
+use peregrine_messages::fix44::tags;
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 
 use crate::samples::{self, CL_ORD_ID_LEN_TEXT};
@@ -101,15 +102,15 @@ impl std::error::Error for FillMismatch {}
 /// symbol, price and quantity, filled in full).
 fn check(msg: &MessageView<'_>, expected: &[u8]) -> Result<(), FillMismatch> {
     let want: [(u32, &[u8]); 9] = [
-        (11, expected),
-        (39, b"2"),
-        (150, b"F"),
-        (55, samples::SYMBOL),
-        (31, samples::PRICE),
-        (44, samples::PRICE),
-        (32, samples::QTY),
-        (14, samples::QTY),
-        (151, b"0"),
+        (tags::CL_ORD_ID, expected),
+        (tags::ORD_STATUS, b"2"),
+        (tags::EXEC_TYPE, b"F"),
+        (tags::SYMBOL, samples::SYMBOL),
+        (tags::LAST_PX, samples::PRICE),
+        (tags::PRICE, samples::PRICE),
+        (tags::LAST_QTY, samples::QTY),
+        (tags::CUM_QTY, samples::QTY),
+        (tags::LEAVES_QTY, b"0"),
     ];
     for (tag, v) in want {
         if msg.get(tag) != Some(v) {
@@ -133,7 +134,7 @@ impl Application for VenueApp {
         _out: &mut Outbox<'_>,
     ) -> Result<(), AppReject> {
         self.state.received_at.set(crate::clock::now());
-        if msg.msg_type() != b"8" {
+        if msg.msg_type() != msg_type::EXECUTION_REPORT {
             return Err(AppReject::UnsupportedMessageType);
         }
         if let Err(e) = check(msg, &self.state.expected.get()) {
@@ -332,7 +333,9 @@ impl Venue {
                 s.set(point::VENUE_SEND, t0);
             }
             let sent = self.engine.with_session(&self.session, |d, now| {
-                d.send(now, b"D", |m| samples::nos_body(m, &id))
+                d.send(now, msg_type::NEW_ORDER_SINGLE, |m| {
+                    samples::nos_body(m, &id)
+                })
             });
             match sent {
                 Some(Ok(_)) => {}
