@@ -33,6 +33,7 @@ use std::time::Duration;
 use peregrine_store::StoreError;
 use tokio::sync::oneshot;
 
+use crate::config::ConfigError;
 use crate::engine::SessionInfo;
 
 /// A request for the reactor.
@@ -180,13 +181,13 @@ pub enum CommandError {
         /// The name.
         name: String,
     },
-    /// [`Command::AddSession`]: the session could not be made (its settings,
-    /// its store, its listener; the text says which).
+    /// [`Command::AddSession`] or [`Command::AddSessionLike`]: the session
+    /// could not be made.
     CannotAdd {
         /// The session's name.
         name: String,
-        /// Why.
-        why: String,
+        /// Why: its name, its settings, its store, its listener.
+        why: AddSessionError,
     },
     /// The session's store failed to record the change (the sequence numbers
     /// are as they were before the failing step).
@@ -216,6 +217,56 @@ impl std::error::Error for CommandError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             CommandError::Store { error, .. } => Some(error),
+            CommandError::CannotAdd { why, .. } => Some(why),
+            _ => None,
+        }
+    }
+}
+
+/// Why a session could not be added while the engine runs
+/// ([`CommandError::CannotAdd`]).
+#[derive(Debug)]
+pub enum AddSessionError {
+    /// [`Command::AddSessionLike`]: the new name is not
+    /// `BEGINSTRING:SENDER->TARGET[:QUALIFIER]`.
+    BadName,
+    /// The settings are an acceptor template (`AcceptorTemplate=Y`): a
+    /// template is added with the settings, not at run time.
+    Template,
+    /// The engine has no session factory
+    /// ([`Engine::set_session_factory`](crate::Engine::set_session_factory);
+    /// [`EngineBuilder`](crate::EngineBuilder) sets one).
+    NoFactory,
+    /// The session factory refused the settings.
+    Settings(ConfigError),
+    /// The session's message log, listener or TLS configuration could not be
+    /// set up.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for AddSessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AddSessionError::BadName => {
+                f.write_str("a session is named BEGINSTRING:SENDER->TARGET[:QUALIFIER]")
+            }
+            AddSessionError::Template => {
+                f.write_str("a template is added with the settings, not at run time")
+            }
+            AddSessionError::NoFactory => {
+                f.write_str("the engine has no session factory (EngineBuilder sets one)")
+            }
+            AddSessionError::Settings(e) => write!(f, "{e}"),
+            AddSessionError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for AddSessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AddSessionError::Settings(e) => Some(e),
+            AddSessionError::Io(e) => Some(e),
             _ => None,
         }
     }

@@ -54,7 +54,7 @@ pub use admin::spawn_admin_server;
 pub use builder::{
     AppEngine, BoxedStore, BuildError, EngineBuilder, RunningEngine, SessionContext, StoreFactory,
 };
-pub use command::{Command, CommandError, EngineHandle, Outcome, Reply};
+pub use command::{AddSessionError, Command, CommandError, EngineHandle, Outcome, Reply};
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};

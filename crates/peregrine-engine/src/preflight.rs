@@ -43,7 +43,7 @@
 //! ```
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::builder::DictionaryCache;
 use crate::config::{ConfigError, ConnectionType, SessionSettings, Settings};
@@ -64,7 +64,7 @@ pub fn check(settings: &Settings, store: Option<StoreKind>) -> Vec<ConfigError> 
             match fix::file_store_dir(s) {
                 Ok(dir) => {
                     if let Err(why) = writable_dir(dir) {
-                        errors.push(s.error("FileStorePath", why));
+                        errors.push(s.error("FileStorePath", why.to_string()));
                     }
                 }
                 Err(e) => errors.push(e),
@@ -72,7 +72,7 @@ pub fn check(settings: &Settings, store: Option<StoreKind>) -> Vec<ConfigError> 
         }
         if let Some(dir) = &s.file_log_path {
             if let Err(why) = writable_dir(dir) {
-                errors.push(s.error("FileLogPath", why));
+                errors.push(s.error("FileLogPath", why.to_string()));
             }
         }
         if s.connection_type == ConnectionType::Acceptor {
@@ -232,25 +232,115 @@ fn address_error(s: &SessionSettings, message: String) -> ConfigError {
     e
 }
 
+/// Why [`writable_dir`] finds that the engine could not write files in a
+/// directory. Its [`Display`](std::fmt::Display) names the directory asked
+/// about and, when that does not exist, the ancestor that stands in the way.
+#[derive(Debug)]
+pub enum UnwritableDir {
+    /// `existing` (the directory itself, or the nearest existing ancestor of a
+    /// directory that does not exist) is not a directory.
+    NotADirectory {
+        /// The directory asked about.
+        dir: PathBuf,
+        /// The path that exists and is not a directory.
+        existing: PathBuf,
+    },
+    /// What `existing` is could not be read.
+    Unreadable {
+        /// The directory asked about.
+        dir: PathBuf,
+        /// The directory itself, or its nearest existing ancestor.
+        existing: PathBuf,
+        /// The system's answer.
+        source: std::io::Error,
+    },
+    /// `existing` is a directory this process may not write in (`access(2)`
+    /// with `W_OK | X_OK` for the effective user).
+    NotWritable {
+        /// The directory asked about.
+        dir: PathBuf,
+        /// The directory itself, or its nearest existing ancestor.
+        existing: PathBuf,
+        /// The system's answer.
+        source: std::io::Error,
+    },
+}
+
+impl UnwritableDir {
+    /// The directory asked about.
+    pub fn dir(&self) -> &Path {
+        match self {
+            UnwritableDir::NotADirectory { dir, .. }
+            | UnwritableDir::Unreadable { dir, .. }
+            | UnwritableDir::NotWritable { dir, .. } => dir,
+        }
+    }
+
+    /// The path found in the way: the directory itself, or the nearest
+    /// existing ancestor of one that does not exist.
+    pub fn existing(&self) -> &Path {
+        match self {
+            UnwritableDir::NotADirectory { existing, .. }
+            | UnwritableDir::Unreadable { existing, .. }
+            | UnwritableDir::NotWritable { existing, .. } => existing,
+        }
+    }
+}
+
+impl std::fmt::Display for UnwritableDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (dir, existing) = (self.dir(), self.existing());
+        if existing != dir {
+            write!(f, "{} cannot be made: ", dir.display())?;
+        }
+        match self {
+            UnwritableDir::NotADirectory { .. } => {
+                write!(f, "{} is not a directory", existing.display())
+            }
+            UnwritableDir::Unreadable { source, .. } => {
+                write!(f, "{}: {source}", existing.display())
+            }
+            UnwritableDir::NotWritable { source, .. } => {
+                write!(f, "{} is not writable: {source}", existing.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnwritableDir {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            UnwritableDir::NotADirectory { .. } => None,
+            UnwritableDir::Unreadable { source, .. }
+            | UnwritableDir::NotWritable { source, .. } => Some(source),
+        }
+    }
+}
+
 /// Whether the engine could write files in `dir`: an existing directory
 /// writable by this process, or, when `dir` does not exist, one that could be
 /// made (its nearest existing ancestor is a directory this process may write
 /// in). Asked with `access(2)` for the effective user: nothing is written.
 ///
 /// ```
+/// use peregrine_engine::preflight::{writable_dir, UnwritableDir};
 /// let dir = tempfile::tempdir()?;
-/// assert!(peregrine_engine::preflight::writable_dir(dir.path()).is_ok());
-/// assert!(peregrine_engine::preflight::writable_dir(&dir.path().join("a/b")).is_ok());
+/// assert!(writable_dir(dir.path()).is_ok());
+/// assert!(writable_dir(&dir.path().join("a/b")).is_ok());
 /// std::fs::write(dir.path().join("file"), "")?;
-/// let e = peregrine_engine::preflight::writable_dir(&dir.path().join("file/store")).unwrap_err();
-/// assert!(e.ends_with("file is not a directory"), "{e}");
+/// let e = writable_dir(&dir.path().join("file/store")).unwrap_err();
+/// assert!(matches!(e, UnwritableDir::NotADirectory { .. }));
+/// assert_eq!(e.existing(), dir.path().join("file"));
+/// assert!(e.to_string().ends_with("file is not a directory"), "{e}");
 /// # Ok::<(), std::io::Error>(())
 /// ```
 ///
 /// # Errors
 ///
-/// What stands in the way, as a sentence naming the path.
-pub fn writable_dir(dir: &Path) -> Result<(), String> {
+/// What stands in the way ([`UnwritableDir`]): a path that is not a
+/// directory, one whose metadata cannot be read, or a directory this process
+/// may not write in.
+pub fn writable_dir(dir: &Path) -> Result<(), UnwritableDir> {
     let mut existing = dir;
     // `dir` itself, or the ancestor `create_dir_all` would start from.
     while !existing.as_os_str().is_empty() && std::fs::symlink_metadata(existing).is_err() {
@@ -262,15 +352,21 @@ pub fn writable_dir(dir: &Path) -> Result<(), String> {
     if existing.as_os_str().is_empty() {
         existing = Path::new(".");
     }
-    let what = if existing == dir {
-        String::new()
-    } else {
-        format!("{} cannot be made: ", dir.display())
-    };
+    let paths = || (dir.to_path_buf(), existing.to_path_buf());
     match std::fs::metadata(existing) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(format!("{what}{} is not a directory", existing.display())),
-        Err(e) => return Err(format!("{what}{}: {e}", existing.display())),
+        Ok(_) => {
+            let (dir, existing) = paths();
+            return Err(UnwritableDir::NotADirectory { dir, existing });
+        }
+        Err(source) => {
+            let (dir, existing) = paths();
+            return Err(UnwritableDir::Unreadable {
+                dir,
+                existing,
+                source,
+            });
+        }
     }
     use rustix::fs::{accessat, Access, AtFlags, CWD};
     accessat(
@@ -280,10 +376,11 @@ pub fn writable_dir(dir: &Path) -> Result<(), String> {
         AtFlags::EACCESS,
     )
     .map_err(|e| {
-        format!(
-            "{what}{} is not writable: {}",
-            existing.display(),
-            std::io::Error::from(e)
-        )
+        let (dir, existing) = paths();
+        UnwritableDir::NotWritable {
+            dir,
+            existing,
+            source: std::io::Error::from(e),
+        }
     })
 }

@@ -246,7 +246,8 @@ fn a_session_added_on_a_running_port_with_another_address_is_refused() {
     };
     assert_eq!(name, "FIX.4.4:VENUE->B");
     assert!(
-        why.contains("added.cfg:4: SocketAcceptAddress: 127.0.0.2 differs from 127.0.0.1"),
+        why.to_string()
+            .contains("added.cfg:4: SocketAcceptAddress: 127.0.0.2 differs from 127.0.0.1"),
         "{why}"
     );
     let names: Vec<String> = venue

@@ -1,6 +1,6 @@
 //! Commands from other threads (the admin interface, handles).
 
-use crate::command::{Command, CommandError, Outcome, Reply};
+use crate::command::{AddSessionError, Command, CommandError, Outcome, Reply};
 use crate::driver::{now_nanos, SessionDriver};
 
 use super::ids::SessionKey;
@@ -57,7 +57,7 @@ impl<D: SessionDriver> Engine<D> {
                     .renamed(&session)
                     .ok_or_else(|| CommandError::CannotAdd {
                         name: session.clone(),
-                        why: "a session is named BEGINSTRING:SENDER->TARGET[:QUALIFIER]".into(),
+                        why: AddSessionError::BadName,
                     })?;
                 let key = self.add_at_run_time(&settings)?;
                 Ok(Outcome::SessionAdded {

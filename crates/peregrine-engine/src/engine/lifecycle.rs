@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mio::Interest;
 
-use crate::command::CommandError;
+use crate::command::{AddSessionError, CommandError};
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::{RateLimit, SessionLog};
@@ -200,12 +200,15 @@ impl<D: SessionDriver> Engine<D> {
     }
 
     /// A session made by the factory, added.
-    pub(super) fn create(&mut self, settings: &SessionSettings) -> Result<SessionKey, String> {
+    pub(super) fn create(
+        &mut self,
+        settings: &SessionSettings,
+    ) -> Result<SessionKey, AddSessionError> {
         let Some(factory) = self.factory.as_mut() else {
-            return Err("the engine has no session factory (EngineBuilder sets one)".into());
+            return Err(AddSessionError::NoFactory);
         };
-        let driver = factory(settings).map_err(|e| e.to_string())?;
-        self.add(settings, driver).map_err(|e| e.to_string())
+        let driver = factory(settings).map_err(AddSessionError::Settings)?;
+        self.add(settings, driver).map_err(AddSessionError::Io)
     }
 
     /// Adds a session while the engine runs (through the factory).
@@ -220,7 +223,7 @@ impl<D: SessionDriver> Engine<D> {
         if settings.acceptor_template {
             return Err(CommandError::CannotAdd {
                 name,
-                why: "a template is added with the settings, not at run time".into(),
+                why: AddSessionError::Template,
             });
         }
         self.create(settings)
