@@ -16,6 +16,7 @@ import quickfix.SessionID;
 import quickfix.SessionSettings;
 import quickfix.SocketAcceptor;
 import quickfix.SocketInitiator;
+import quickfix.StringField;
 import quickfix.field.MsgType;
 import quickfix.fix44.ExecutionReport;
 import quickfix.fix44.NewOrderSingle;
@@ -116,11 +117,42 @@ public final class ManySessions {
 
   // ---- acceptor ---------------------------------------------------------------------------
 
-  /** Answers NewOrderSingles; runs on QuickFIX/J's one message-processor thread. */
+  /**
+   * Orders whose OrderID/ExecID Strings the acceptor builds before {@code ready} (~13 MB; past
+   * them each is built on the fly and counted); also the per-session ClOrdIDs the load generator
+   * builds. QuickFIX/J's acceptor answers ~10,000-13,000 orders/s here, so a 1 s warm-up + 5 s
+   * run stays well inside.
+   */
+  static final int PREBUILT_IDS = 1 << 17;
+
+  /**
+   * Answers NewOrderSingles; runs on QuickFIX/J's one message-processor thread (static and
+   * dynamic sessions alike), so one reused ExecutionReport and one set of reused fields serve
+   * every session.
+   */
   static final class Venue implements Application {
-    private final ExecutionReport er = new ExecutionReport(); // reused: one callback thread
-    private long orders;
+    private final ExecutionReport er = new ExecutionReport();
+    private final StringField orderId = new StringField(37);
+    private final StringField execId = new StringField(17);
+    private final StringField clOrdId = new StringField(11);
+    private final StringField symbol = new StringField(55);
+    private final StringField side = new StringField(54);
+    private final StringField leavesQty = new StringField(151);
+    private final StringField clientId = new StringField(109);
+    private final StringField price = new StringField(44);
+    private final StringField orderQty = new StringField(38);
+    private final StringField transactTime = new StringField(60);
+    private final String[] orderIds = ScaleSupport.idTable("O", PREBUILT_IDS);
+    private final String[] execIds = ScaleSupport.idTable("E", PREBUILT_IDS);
+    volatile long orders; // written by the QFJ thread only; read by main's progress lines
     final AtomicInteger loggedOn = new AtomicInteger();
+
+    Venue() {
+      er.setString(150, "0"); // ExecType New
+      er.setString(39, "0"); // OrdStatus New
+      er.setString(14, "0"); // CumQty
+      er.setString(6, "0"); // AvgPx
+    }
 
     @Override public void onCreate(SessionID s) {}
     @Override public void onLogon(SessionID s) {
@@ -132,24 +164,39 @@ public final class ManySessions {
     @Override public void toAdmin(Message m, SessionID s) {}
     @Override public void fromAdmin(Message m, SessionID s) {}
     @Override public void toApp(Message m, SessionID s) {}
+
+    /**
+     * Allocates nothing per order (as RoundTrip's Venue): OrderID/ExecID come from the tables
+     * built before {@code ready} (on the fly past {@link #PREBUILT_IDS} orders), the copied
+     * fields are reused StringFields pointing at the Strings QuickFIX/J parsed, the constant
+     * fields were set once, and FieldMap.setField keeps each field object (Session.send has
+     * serialized the report before it returns, so the next order may reuse them).
+     */
     @Override public void fromApp(Message m, SessionID s) throws FieldNotFound {
       if (!m.getHeader().getString(MsgType.FIELD).equals(MsgType.ORDER_SINGLE)) return;
-      long k = ++orders;
-      er.setString(37, "O" + k); // OrderID
-      er.setString(17, "E" + k); // ExecID
-      er.setString(11, m.getString(11)); // ClOrdID
-      er.setChar(150, '0'); // ExecType New
-      er.setChar(39, '0'); // OrdStatus New
-      er.setString(55, m.getString(55)); // Symbol
-      er.setString(54, m.getString(54)); // Side
+      long n = orders;
+      orders = n + 1;
+      orderId.setValue(n < PREBUILT_IDS ? orderIds[(int) n] : "O" + (n + 1));
+      execId.setValue(n < PREBUILT_IDS ? execIds[(int) n] : "E" + (n + 1));
+      clOrdId.setValue(m.getString(11));
+      symbol.setValue(m.getString(55));
+      side.setValue(m.getString(54));
       String qty = m.getString(38);
-      er.setString(151, qty); // LeavesQty = OrderQty
-      er.setString(14, "0"); // CumQty
-      er.setString(6, "0"); // AvgPx
-      er.setString(109, m.getString(109)); // ClientID
-      er.setString(44, m.getString(44)); // Price
-      er.setString(38, qty); // OrderQty
-      er.setString(60, m.getString(60)); // TransactTime
+      orderQty.setValue(qty);
+      leavesQty.setValue(qty); // LeavesQty = OrderQty
+      clientId.setValue(m.getString(109));
+      price.setValue(m.getString(44));
+      transactTime.setValue(m.getString(60));
+      er.setField(orderId);
+      er.setField(execId);
+      er.setField(clOrdId);
+      er.setField(symbol);
+      er.setField(side);
+      er.setField(orderQty);
+      er.setField(leavesQty);
+      er.setField(clientId);
+      er.setField(price);
+      er.setField(transactTime);
       Session session = Session.lookupSession(s);
       if (session == null || !session.send(er)) {
         System.err.println("acceptor: could not send the ExecutionReport on " + s);
@@ -199,7 +246,10 @@ public final class ManySessions {
     System.err.println("acceptor settings: QuickFIX/J 2.3.1 SocketAcceptor, default single-threaded"
         + " event handling (one QFJ Message Processor thread for all sessions, MINA I/O threads:"
         + " availableProcessors()+1), " + (dynamic ? "dynamic sessions" : "static sessions")
-        + ", MemoryStoreFactory, UseDataDictionary=N, no logs, SocketTcpNoDelay=Y, ResetOnLogon=Y; "
+        + ", MemoryStoreFactory, UseDataDictionary=N, no logs, SocketTcpNoDelay=Y, ResetOnLogon=Y;"
+        + " one reused ExecutionReport and reused StringFields (copied values are the Strings"
+        + " QuickFIX/J parsed), OrderID/ExecID from tables of " + PREBUILT_IDS + " built before"
+        + " ready; "
         + Harness.jvmSettings().replace(", System.nanoTime per-op timing", ""));
     // Progress on stderr until SIGTERM (the JVM exits on it).
     int last = -1;
@@ -209,7 +259,11 @@ public final class ManySessions {
       int now = venue.loggedOn.get();
       long rss = rssKb();
       if (now != last || Math.abs(rss - lastRss) > 10240) {
-        System.err.println("acceptor: " + now + " logged on, RSS " + rss + " KiB, heap " + heapMb());
+        long orders = venue.orders;
+        System.err.println("acceptor: " + now + " logged on, " + orders + " orders answered"
+            + (orders > PREBUILT_IDS ? " (" + (orders - PREBUILT_IDS) + " OrderID/ExecID pairs"
+                + " built on the fly past the table)" : "")
+            + ", RSS " + rss + " KiB, heap " + heapMb());
         last = now;
         lastRss = rss;
       }
@@ -224,6 +278,11 @@ public final class ManySessions {
     final Map<SessionID, Integer> index = new HashMap<>();
     final Session[] sessions;
     final NewOrderSingle[] orders;
+    final quickfix.field.ClOrdID[] clOrdIdFields;
+    final StringField[] transactTimes;
+    /** ClOrdIDs C1, C2, ... shared by every session (unique per session, as FIX asks). */
+    final String[] clOrdIds = ScaleSupport.idTable("C", PREBUILT_IDS);
+    final ScaleSupport.MillisTimestamp clock = new ScaleSupport.MillisTimestamp();
     final String[] inFlight;
     final long[] sentAt;
     final long[] seq;
@@ -240,6 +299,8 @@ public final class ManySessions {
       this.n = n;
       sessions = new Session[n];
       orders = new NewOrderSingle[n];
+      clOrdIdFields = new quickfix.field.ClOrdID[n];
+      transactTimes = new StringField[n];
       inFlight = new String[n];
       sentAt = new long[n];
       seq = new long[n];
@@ -254,6 +315,8 @@ public final class ManySessions {
         o.setChar(40, '2');
         o.setString(44, "1.2345");
         orders[k] = o;
+        clOrdIdFields[k] = new quickfix.field.ClOrdID();
+        transactTimes[k] = new StringField(60);
       }
     }
 
@@ -269,13 +332,23 @@ public final class ManySessions {
     @Override public void fromAdmin(Message m, SessionID s) {}
     @Override public void toApp(Message m, SessionID s) {}
 
-    /** Sends session k's next order; synchronized per order object (main sends the first). */
+    /**
+     * Sends session k's next order; synchronized per order object (main sends the first).
+     * Allocates nothing per order: session k's reused order, ClOrdID and StringField(60), the
+     * ClOrdID from the shared table (built on the fly past {@link #PREBUILT_IDS} orders of one
+     * session), TransactTime formatted at most once per millisecond for all sessions.
+     */
     void send(int k) {
       NewOrderSingle o = orders[k];
       synchronized (o) {
-        String id = client(k) + "-" + (++seq[k]);
-        o.setString(11, id);
-        o.set(new quickfix.field.TransactTime(ScaleSupport.nowUtc()));
+        long next = ++seq[k];
+        String id = next <= clOrdIds.length ? clOrdIds[(int) next - 1] : "C" + next;
+        quickfix.field.ClOrdID clOrdId = clOrdIdFields[k];
+        clOrdId.setValue(id);
+        o.set(clOrdId);
+        StringField transactTime = transactTimes[k];
+        transactTime.setValue(clock.now());
+        o.setField(transactTime);
         inFlight[k] = id;
         outstanding.incrementAndGet();
         sentAt[k] = System.nanoTime();
@@ -381,7 +454,10 @@ public final class ManySessions {
             + " flight per session, the next sent from fromApp; 1 s warm-up, then round trips whose"
             + " order was sent and answered in the " + seconds + " s window, 1 us histogram"
             + " buckets; logon_all_ms from"
-            + " SocketInitiator.start() to the last onLogon; "
+            + " SocketInitiator.start() to the last onLogon; harness: one reused NewOrderSingle,"
+            + " ClOrdID and StringField(60) per session, ClOrdIDs C1, C2, ... per session from a"
+            + " table of " + PREBUILT_IDS + " built before start(), TransactTime formatted at most"
+            + " once per ms; "
             + Harness.jvmSettings().replace(", System.nanoTime per-op timing", "")));
     System.err.println("load: " + rt + " round trips, " + app.errors + " ClOrdID mismatches,"
         + " " + app.outstanding.get() + " still outstanding; logging out");

@@ -26,8 +26,10 @@ import quickfix.SessionSettings;
 import quickfix.SocketAcceptor;
 import quickfix.SocketInitiator;
 import quickfix.StringField;
+import quickfix.UtcTimestampPrecision;
 import quickfix.field.ClOrdID;
 import quickfix.field.TransactTime;
+import quickfix.field.converter.UtcTimestampConverter;
 import quickfix.fix44.ExecutionReport;
 import quickfix.fix44.NewOrderSingle;
 
@@ -77,8 +79,9 @@ import quickfix.fix44.NewOrderSingle;
  * <p>The harness itself allocates nothing per round trip: ClOrdIDs are pre-built, the order and
  * the report are reused objects whose fields are reused {@link StringField}s (the report's
  * copies point at the Strings QuickFIX/J parsed), OrderID/ExecID come from a pre-built table
- * (built on the fly past 262,144 orders), TransactTime's {@link LocalDateTime} is refreshed once
- * per millisecond. QuickFIX/J allocates inside its own calls (parsing, field maps, formatting,
+ * (built on the fly past 262,144 orders), TransactTime is formatted once per millisecond into a
+ * reused StringField(60) (the typed {@code set(TransactTime)} would build a new field per call).
+ * QuickFIX/J allocates inside its own calls (parsing, field maps, formatting,
  * MINA buffers); {@code jvm_alloc_bytes_per_op} reports what the whole initiator JVM allocated
  * per measured round trip.
  */
@@ -232,7 +235,7 @@ public final class RoundTrip {
         + " fix44.MessageFactory; initiator sends each next order from fromApp on the QFJ"
         + " thread, t1 before Session.send, t2 after the ER's ClOrdID check; reused"
         + " NewOrderSingle/ExecutionReport and StringFields, pre-built ClOrdIDs and"
-        + " OrderID/ExecID, TransactTime LocalDateTime refreshed per ms; exact sorted array of"
+        + " OrderID/ExecID, TransactTime formatted once per ms into a reused StringField; exact sorted array of"
         + " samples, nearest-rank percentiles; " + Harness.jvmSettings();
   }
 
@@ -339,7 +342,12 @@ public final class RoundTrip {
     final long[] samples;
     final NewOrderSingle nos = new NewOrderSingle();
     final ClOrdID clOrdId = new ClOrdID();
-    final TransactTime transactTime = new TransactTime();
+    /**
+     * TransactTime as a reused StringField(60) holding a String formatted once per millisecond:
+     * QuickFIX/J's typed {@code set(TransactTime)} keeps no field object, it formats the value
+     * into a new StringField on every call ({@code FieldMap.setUtcTimeStamp}).
+     */
+    final StringField transactTime = new StringField(TransactTime.FIELD);
     final CountDownLatch loggedOn = new CountDownLatch(1);
     final CountDownLatch done = new CountDownLatch(1);
     volatile int completed; // round trips answered (progress for the watchdog)
@@ -402,9 +410,11 @@ public final class RoundTrip {
       long ms = System.currentTimeMillis();
       if (ms != lastMillis) {
         lastMillis = ms;
-        transactTime.setValue(LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC));
+        transactTime.setValue(UtcTimestampConverter.convert(
+            LocalDateTime.ofInstant(Instant.ofEpochMilli(ms), ZoneOffset.UTC),
+            UtcTimestampPrecision.MILLIS));
       }
-      nos.set(transactTime);
+      nos.setField(transactTime);
       t1 = System.nanoTime();
       if (!session.send(nos)) fail("Session.send returned false at order " + (i + 1));
     }

@@ -1,5 +1,6 @@
 package peregrine.peers;
 
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
@@ -9,6 +10,8 @@ import java.util.Map;
 import quickfix.Log;
 import quickfix.LogFactory;
 import quickfix.SessionID;
+import quickfix.UtcTimestampPrecision;
+import quickfix.field.converter.UtcTimestampConverter;
 
 /**
  * Shared support of the QuickFIX/J scale peers (BENCHMARKS.md section 5; {@link Stream},
@@ -63,9 +66,38 @@ final class ScaleSupport {
     }
   };
 
-  /** TransactTime(60): now, UTC (QuickFIX/J writes it with millisecond precision). */
-  static LocalDateTime nowUtc() {
-    return LocalDateTime.now(ZoneOffset.UTC);
+  /**
+   * Ids {@code prefix + (i + 1)} for i in [0, n): built before a run so that its loop takes them
+   * from the table instead of building a String per message.
+   */
+  static String[] idTable(String prefix, int n) {
+    String[] t = new String[n];
+    for (int i = 0; i < n; i++) t[i] = prefix + (i + 1);
+    return t;
+  }
+
+  /**
+   * TransactTime(60) as QuickFIX/J writes it (UTC, milliseconds: "yyyyMMdd-HH:mm:ss.SSS", its
+   * {@code UtcTimestampConverter}), formatted at most once per millisecond: {@link #now} returns
+   * the same String until the wall clock's millisecond moves. Harnesses put it in a reused
+   * {@code StringField(60)}: QuickFIX/J's typed {@code set(TransactTime)} does not keep the field
+   * object, it formats the value into a new StringField on every call
+   * ({@code FieldMap.setUtcTimeStamp}). Thread-safe: Strings are immutable, the cache is guarded.
+   */
+  static final class MillisTimestamp {
+    private long ms = Long.MIN_VALUE;
+    private String value;
+
+    synchronized String now() {
+      long t = System.currentTimeMillis();
+      if (t != ms) {
+        ms = t;
+        value = UtcTimestampConverter.convert(
+            LocalDateTime.ofInstant(Instant.ofEpochMilli(t), ZoneOffset.UTC),
+            UtcTimestampPrecision.MILLIS);
+      }
+      return value;
+    }
   }
 
   /** Nearest rank: the value at index ceil(q*n)-1 of a sorted array. */
