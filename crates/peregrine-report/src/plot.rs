@@ -207,14 +207,81 @@ pub fn svg_beside(json: &Path) -> PathBuf {
     json.with_extension("svg")
 }
 
-/// Writes the plot of `series` ([`svg_scaled`]) to `path`, creating its folder; the error
-/// names the path.
-pub fn write_svg(path: &Path, title: &str, series: &[Series], scale: Scale) -> Result<(), String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+/// Why [`write_svg`] could not write a plot: the path it could not make or
+/// write, and the system's error. Its [`Display`](std::fmt::Display) is
+/// `path: error`.
+#[derive(Debug)]
+pub enum WriteSvgError {
+    /// The plot's folder could not be created.
+    CreateDir {
+        /// The folder.
+        dir: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The plot's file could not be written.
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for WriteSvgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteSvgError::CreateDir { dir: path, source }
+            | WriteSvgError::Write { path, source } => write!(f, "{}: {source}", path.display()),
+        }
     }
-    std::fs::write(path, svg_scaled(title, series, scale))
-        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+impl std::error::Error for WriteSvgError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteSvgError::CreateDir { source, .. } | WriteSvgError::Write { source, .. } => {
+                Some(source)
+            }
+        }
+    }
+}
+
+/// Writes the plot of `series` ([`svg_scaled`]) to `path`, creating its folder.
+///
+/// ```
+/// use peregrine_report::plot::{write_svg, Scale, Series, WriteSvgError};
+/// let dir = std::env::temp_dir().join(format!("plot-doc-{}", std::process::id()));
+/// let series = [Series { name: "a".into(), points: vec![(0.0, 10.0), (99.0, 20.0)] }];
+/// write_svg(&dir.join("out/plot.svg"), "title", &series, Scale::Linear)?;
+/// assert!(std::fs::read_to_string(dir.join("out/plot.svg"))?.starts_with("<svg"));
+/// // A folder where the file should be: the write fails, naming the path.
+/// let e = write_svg(&dir.join("out"), "title", &series, Scale::Linear).unwrap_err();
+/// assert!(matches!(e, WriteSvgError::Write { .. }), "{e}");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`WriteSvgError::CreateDir`] when the folder cannot be created,
+/// [`WriteSvgError::Write`] when the file cannot be written.
+pub fn write_svg(
+    path: &Path,
+    title: &str,
+    series: &[Series],
+    scale: Scale,
+) -> Result<(), WriteSvgError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| WriteSvgError::CreateDir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::write(path, svg_scaled(title, series, scale)).map_err(|source| WriteSvgError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 fn trim(v: f64) -> String {
