@@ -1,8 +1,80 @@
 //! The out-of-band `iSET_SESSION` request to the acceptor's HTTP admin endpoint.
 
-use std::io::{Read, Write};
+use std::fmt;
+use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
+
+/// Why a set-session request ([`set_session`], [`set_session_with_token`])
+/// failed. Its [`Display`](fmt::Display) names the request:
+/// `admin request GET <target> to <admin>: <what went wrong>`.
+///
+/// ```
+/// use std::time::Duration;
+/// use peregrine_acceptance::{set_session, AdminErrorKind, FakeAdmin};
+/// let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+/// let admin = FakeAdmin::start(listener, "404 Not Found")?;
+/// let e = set_session(admin.addr, "FIX.4.4:A->B", Some(2), None, Duration::from_secs(5))
+///     .unwrap_err();
+/// assert!(matches!(&e.kind, AdminErrorKind::Status(line) if line.contains("404")), "{e}");
+/// assert!(e.to_string().ends_with(r#"got "HTTP/1.1 404 Not Found", expected 200"#), "{e}");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct AdminError {
+    /// The admin endpoint.
+    pub admin: SocketAddr,
+    /// The request target ([`seqnum_request_target`]).
+    pub target: String,
+    /// What went wrong.
+    pub kind: AdminErrorKind,
+}
+
+/// What went wrong with a set-session request ([`AdminError`]).
+#[derive(Debug)]
+pub enum AdminErrorKind {
+    /// No connection could be opened to the endpoint.
+    Connect(io::Error),
+    /// Writing the request or reading the answer failed.
+    Io(io::Error),
+    /// No complete HTTP response head arrived in time.
+    NoResponse {
+        /// How long the request waited.
+        timeout: Duration,
+        /// What arrived.
+        received: Vec<u8>,
+    },
+    /// The answer is not HTTP: its first line.
+    NotHttp(String),
+    /// The answer's status is not 200: its status line.
+    Status(String),
+}
+
+impl fmt::Display for AdminError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "admin request GET {} to {}: ", self.target, self.admin)?;
+        match &self.kind {
+            AdminErrorKind::Connect(e) => write!(f, "cannot connect: {e}"),
+            AdminErrorKind::Io(e) => write!(f, "{e}"),
+            AdminErrorKind::NoResponse { timeout, received } => write!(
+                f,
+                "no complete HTTP response within {timeout:?} (received {:?})",
+                String::from_utf8_lossy(received)
+            ),
+            AdminErrorKind::NotHttp(line) => write!(f, "not an HTTP response: {line:?}"),
+            AdminErrorKind::Status(line) => write!(f, "got {line:?}, expected 200"),
+        }
+    }
+}
+
+impl std::error::Error for AdminError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            AdminErrorKind::Connect(e) | AdminErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// Percent-encodes a query value: unreserved characters and `:` stay, the rest
 /// becomes `%XX`.
@@ -48,21 +120,30 @@ pub fn seqnum_request_target(
 }
 
 /// Sends `GET <target> HTTP/1.1` to the admin endpoint and requires a `200`
-/// status within `timeout`. Returns a description of the failure otherwise.
-/// (Without a token; see [`set_session_with_token`].)
+/// status within `timeout`. (Without a token; see [`set_session_with_token`].)
+///
+/// # Errors
+///
+/// An [`AdminError`] naming the request: no connection, a failed write or
+/// read, no complete answer within `timeout`, an answer that is not HTTP, or
+/// a status other than 200.
 pub fn set_session(
     admin: SocketAddr,
     session: &str,
     next_sender: Option<u64>,
     next_target: Option<u64>,
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), AdminError> {
     set_session_with_token(admin, None, session, next_sender, next_target, timeout)
 }
 
 /// [`set_session`] with `Authorization: Bearer <token>` when a token is given
 /// (Peregrine's acceptor refuses `/seqnum` without its `AdminHttpToken`). The
-/// token is never put in an error message.
+/// token is never put in an error.
+///
+/// # Errors
+///
+/// As [`set_session`].
 pub fn set_session_with_token(
     admin: SocketAddr,
     token: Option<&str>,
@@ -70,12 +151,16 @@ pub fn set_session_with_token(
     next_sender: Option<u64>,
     next_target: Option<u64>,
     timeout: Duration,
-) -> Result<(), String> {
+) -> Result<(), AdminError> {
     let target = seqnum_request_target(session, next_sender, next_target);
-    let what = format!("admin request GET {target} to {admin}");
+    let fail = |kind| AdminError {
+        admin,
+        target: target.clone(),
+        kind,
+    };
     let mut deadline = Instant::now() + timeout;
     let mut stream = TcpStream::connect_timeout(&admin, timeout)
-        .map_err(|e| format!("{what}: cannot connect: {e}"))?;
+        .map_err(|e| fail(AdminErrorKind::Connect(e)))?;
     let _ = stream.set_nodelay(true);
     let authorization = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let request = format!(
@@ -84,7 +169,7 @@ pub fn set_session_with_token(
     stream
         .set_write_timeout(Some(timeout))
         .and_then(|_| stream.write_all(request.as_bytes()))
-        .map_err(|e| format!("{what}: {e}"))?;
+        .map_err(|e| fail(AdminErrorKind::Io(e)))?;
 
     // Read the status line and headers, then the body when its length is given;
     // without a length, read until the server closes (briefly: the status is all
@@ -102,7 +187,7 @@ pub fn set_session_with_token(
         }
         stream
             .set_read_timeout(Some(remaining))
-            .map_err(|e| format!("{what}: {e}"))?;
+            .map_err(|e| fail(AdminErrorKind::Io(e)))?;
         match stream.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => response.extend_from_slice(&chunk[..n]),
@@ -115,7 +200,7 @@ pub fn set_session_with_token(
             {
                 break
             }
-            Err(e) => return Err(format!("{what}: {e}")),
+            Err(e) => return Err(fail(AdminErrorKind::Io(e))),
         }
         if wanted.is_none() {
             if let Some(p) = response.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -129,10 +214,10 @@ pub fn set_session_with_token(
         }
     }
     if wanted.is_none() {
-        return Err(format!(
-            "{what}: no complete HTTP response within {timeout:?} (received {:?})",
-            String::from_utf8_lossy(&response)
-        ));
+        return Err(fail(AdminErrorKind::NoResponse {
+            timeout,
+            received: response,
+        }));
     }
     let status_line = response
         .split(|&b| b == b'\n')
@@ -143,10 +228,10 @@ pub fn set_session_with_token(
     let version = parts.next().unwrap_or("");
     let code = parts.next().unwrap_or("");
     if !version.starts_with("HTTP/") {
-        return Err(format!("{what}: not an HTTP response: {status_line:?}"));
+        return Err(fail(AdminErrorKind::NotHttp(status_line)));
     }
     if code != "200" {
-        return Err(format!("{what}: got {status_line:?}, expected 200"));
+        return Err(fail(AdminErrorKind::Status(status_line)));
     }
     Ok(())
 }

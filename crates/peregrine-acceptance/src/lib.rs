@@ -43,7 +43,10 @@ mod playback;
 mod runner;
 mod script;
 
-pub use admin::{percent_encode, seqnum_request_target, set_session, set_session_with_token};
+pub use admin::{
+    percent_encode, seqnum_request_target, set_session, set_session_with_token, AdminError,
+    AdminErrorKind,
+};
 pub use fix::{
     checksum, complete_message, format_utc_timestamp, frame_message, render, substitute_time,
     Frame, SOH,
@@ -55,10 +58,12 @@ pub use orchestrate::{
     SuiteOutcome, ACCEPTANCE_DIR_ENV, ADMIN_TOKEN, IN_REPO_ACCEPTANCE_DIR,
     IN_REPO_DICTIONARIES_DIR, SUITES, VERSIONS,
 };
-pub use pattern::{Pattern, PatternError};
-pub use playback::{play_script, realize_expected, FakeAdmin, Mutator};
+pub use pattern::{Pattern, PatternError, PatternErrorKind};
+pub use playback::{
+    play_script, realize_expected, FakeAdmin, Mutator, PlaybackError, PlaybackErrorKind,
+};
 pub use runner::{
     list_scripts, run_script, run_suite, run_suite_filtered, summary_line, write_report, RunConfig,
     ScriptResult,
 };
-pub use script::{ParseError, Script, ScriptStep, Step};
+pub use script::{ParseError, Script, ScriptStep, Step, SyntaxError};

@@ -30,12 +30,19 @@ pub enum FieldPatternsError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// A line is not `tag=pattern` or its pattern is not supported.
-    Line {
+    /// A line is not `tag=pattern`.
+    NotTagPattern {
         /// 1-based line number.
         line: usize,
-        /// What is wrong.
-        message: String,
+        /// The line.
+        text: String,
+    },
+    /// A line's pattern is not supported.
+    Pattern {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        error: PatternError,
     },
 }
 
@@ -43,20 +50,22 @@ impl fmt::Display for FieldPatternsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FieldPatternsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            FieldPatternsError::Line { line, message } => {
-                write!(f, "fields.fmt line {line}: {message}")
+            FieldPatternsError::NotTagPattern { line, text } => {
+                write!(f, "fields.fmt line {line}: {text:?} is not tag=pattern")
+            }
+            FieldPatternsError::Pattern { line, error } => {
+                write!(f, "fields.fmt line {line}: {error}")
             }
         }
     }
 }
 
-impl std::error::Error for FieldPatternsError {}
-
-impl From<(usize, PatternError)> for FieldPatternsError {
-    fn from((line, e): (usize, PatternError)) -> Self {
-        FieldPatternsError::Line {
-            line,
-            message: e.to_string(),
+impl std::error::Error for FieldPatternsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FieldPatternsError::Io { source, .. } => Some(source),
+            FieldPatternsError::Pattern { error, .. } => Some(error),
+            FieldPatternsError::NotTagPattern { .. } => None,
         }
     }
 }
@@ -178,11 +187,14 @@ impl FieldPatterns {
             let (tag, pattern) = line
                 .split_once('=')
                 .filter(|(tag, _)| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_digit()))
-                .ok_or_else(|| FieldPatternsError::Line {
+                .ok_or_else(|| FieldPatternsError::NotTagPattern {
                     line: line_no,
-                    message: format!("{line:?} is not tag=pattern"),
+                    text: line.to_string(),
                 })?;
-            let pattern = Pattern::new(pattern).map_err(|e| (line_no, e))?;
+            let pattern = Pattern::new(pattern).map_err(|error| FieldPatternsError::Pattern {
+                line: line_no,
+                error,
+            })?;
             patterns.insert(tag.as_bytes().to_vec(), pattern);
         }
         Ok(FieldPatterns {

@@ -44,17 +44,61 @@ impl Atom {
 }
 
 /// A pattern that could not be compiled.
+///
+/// ```
+/// use peregrine_acceptance::{Pattern, PatternErrorKind};
+/// let e = Pattern::new(r"\d{3").unwrap_err();
+/// assert_eq!(e.kind, PatternErrorKind::UnterminatedRepetition);
+/// assert_eq!(e.to_string(), r#"bad pattern "\\d{3": unterminated {"#);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatternError {
     /// The pattern text.
     pub pattern: String,
     /// What is wrong with it.
-    pub message: String,
+    pub kind: PatternErrorKind,
+}
+
+/// What is wrong with a pattern ([`PatternError`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatternErrorKind {
+    /// A `\` with nothing after it.
+    TrailingBackslash,
+    /// A `\` before a letter or digit other than `d`, `w` and `s`.
+    UnsupportedEscape(char),
+    /// A `[` without its `]`.
+    UnterminatedSet,
+    /// A range in a set whose end comes before its start, as `[z-a]`.
+    EmptyRange(char, char),
+    /// A `{` without its `}`.
+    UnterminatedRepetition,
+    /// A repetition, written here without its braces, that is not `n`, `n,`
+    /// or `n,m` with `n <= m`.
+    BadRepetition(String),
+    /// Syntax outside the subset: groups and anchors (`(`, `)`, `^`, `$`).
+    UnsupportedSyntax(char),
+    /// A quantifier (`{`, `?`, `*`, `+`) with nothing before it to repeat.
+    QuantifierWithoutAtom,
+}
+
+impl fmt::Display for PatternErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PatternErrorKind::TrailingBackslash => f.write_str("trailing backslash"),
+            PatternErrorKind::UnsupportedEscape(c) => write!(f, "unsupported escape \\{c}"),
+            PatternErrorKind::UnterminatedSet => f.write_str("unterminated ["),
+            PatternErrorKind::EmptyRange(lo, hi) => write!(f, "empty range {lo}-{hi}"),
+            PatternErrorKind::UnterminatedRepetition => f.write_str("unterminated {"),
+            PatternErrorKind::BadRepetition(inner) => write!(f, "bad repetition {{{inner}}}"),
+            PatternErrorKind::UnsupportedSyntax(c) => write!(f, "unsupported syntax {c:?}"),
+            PatternErrorKind::QuantifierWithoutAtom => f.write_str("quantifier without an atom"),
+        }
+    }
 }
 
 impl fmt::Display for PatternError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad pattern {:?}: {}", self.pattern, self.message)
+        write!(f, "bad pattern {:?}: {}", self.pattern, self.kind)
     }
 }
 
@@ -84,9 +128,9 @@ impl Pattern {
     /// assert!(!p.is_match(b"20240101-12:00:00.12"));
     /// ```
     pub fn new(source: &str) -> Result<Pattern, PatternError> {
-        let err = |message: &str| PatternError {
+        let err = |kind: PatternErrorKind| PatternError {
             pattern: source.to_string(),
-            message: message.to_string(),
+            kind,
         };
         let bytes = source.as_bytes();
         let mut alternatives = vec![Vec::new()];
@@ -99,7 +143,9 @@ impl Pattern {
                     continue;
                 }
                 b'\\' => {
-                    let &e = bytes.get(i + 1).ok_or_else(|| err("trailing backslash"))?;
+                    let &e = bytes
+                        .get(i + 1)
+                        .ok_or_else(|| err(PatternErrorKind::TrailingBackslash))?;
                     i += 2;
                     match class(e) {
                         Some(ranges) => Atom::Set {
@@ -107,13 +153,13 @@ impl Pattern {
                             negated: false,
                         },
                         None if e.is_ascii_alphanumeric() => {
-                            return Err(err(&format!("unsupported escape \\{}", e as char)))
+                            return Err(err(PatternErrorKind::UnsupportedEscape(e as char)))
                         }
                         None => Atom::Byte(e),
                     }
                 }
                 b'[' => {
-                    let (atom, next) = parse_set(bytes, i + 1).map_err(|m| err(&m))?;
+                    let (atom, next) = parse_set(bytes, i + 1).map_err(err)?;
                     i = next;
                     atom
                 }
@@ -122,15 +168,17 @@ impl Pattern {
                     Atom::Any
                 }
                 b'(' | b')' | b'^' | b'$' => {
-                    return Err(err(&format!("unsupported syntax {:?}", bytes[i] as char)))
+                    return Err(err(PatternErrorKind::UnsupportedSyntax(bytes[i] as char)))
                 }
-                b'{' | b'?' | b'*' | b'+' => return Err(err("quantifier without an atom")),
+                b'{' | b'?' | b'*' | b'+' => {
+                    return Err(err(PatternErrorKind::QuantifierWithoutAtom))
+                }
                 b => {
                     i += 1;
                     Atom::Byte(b)
                 }
             };
-            let (min, max, next) = parse_quantifier(bytes, i).map_err(|m| err(&m))?;
+            let (min, max, next) = parse_quantifier(bytes, i).map_err(err)?;
             i = next;
             alternatives
                 .last_mut()
@@ -174,7 +222,7 @@ impl Pattern {
     }
 }
 
-fn parse_set(bytes: &[u8], mut i: usize) -> Result<(Atom, usize), String> {
+fn parse_set(bytes: &[u8], mut i: usize) -> Result<(Atom, usize), PatternErrorKind> {
     let mut negated = false;
     if bytes.get(i) == Some(&b'^') {
         negated = true;
@@ -183,13 +231,15 @@ fn parse_set(bytes: &[u8], mut i: usize) -> Result<(Atom, usize), String> {
     let mut ranges = Vec::new();
     let mut first = true;
     loop {
-        let &b = bytes.get(i).ok_or("unterminated [")?;
+        let &b = bytes.get(i).ok_or(PatternErrorKind::UnterminatedSet)?;
         if b == b']' && !first {
             return Ok((Atom::Set { ranges, negated }, i + 1));
         }
         first = false;
         let lo = if b == b'\\' {
-            let &e = bytes.get(i + 1).ok_or("trailing backslash")?;
+            let &e = bytes
+                .get(i + 1)
+                .ok_or(PatternErrorKind::TrailingBackslash)?;
             i += 2;
             if let Some(cls) = class(e) {
                 ranges.extend_from_slice(cls);
@@ -203,7 +253,7 @@ fn parse_set(bytes: &[u8], mut i: usize) -> Result<(Atom, usize), String> {
         if bytes.get(i) == Some(&b'-') && bytes.get(i + 1).is_some_and(|&c| c != b']') {
             let hi = bytes[i + 1];
             if hi < lo {
-                return Err(format!("empty range {}-{}", lo as char, hi as char));
+                return Err(PatternErrorKind::EmptyRange(lo as char, hi as char));
             }
             ranges.push((lo, hi));
             i += 2;
@@ -213,7 +263,7 @@ fn parse_set(bytes: &[u8], mut i: usize) -> Result<(Atom, usize), String> {
     }
 }
 
-fn parse_quantifier(bytes: &[u8], i: usize) -> Result<(usize, usize, usize), String> {
+fn parse_quantifier(bytes: &[u8], i: usize) -> Result<(usize, usize, usize), PatternErrorKind> {
     match bytes.get(i) {
         Some(b'?') => Ok((0, 1, i + 1)),
         Some(b'*') => Ok((0, usize::MAX, i + 1)),
@@ -222,23 +272,22 @@ fn parse_quantifier(bytes: &[u8], i: usize) -> Result<(usize, usize, usize), Str
             let close = bytes[i..]
                 .iter()
                 .position(|&b| b == b'}')
-                .ok_or("unterminated {")?
+                .ok_or(PatternErrorKind::UnterminatedRepetition)?
                 + i;
-            let inner = std::str::from_utf8(&bytes[i + 1..close]).map_err(|e| e.to_string())?;
-            let number = |s: &str| {
-                s.parse::<usize>()
-                    .map_err(|_| format!("bad repetition {{{inner}}}"))
-            };
+            // Between two ASCII braces of a `&str`: UTF-8.
+            let inner = String::from_utf8_lossy(&bytes[i + 1..close]).into_owned();
+            let bad = || PatternErrorKind::BadRepetition(inner.clone());
+            let number = |s: &str| s.parse::<usize>().map_err(|_| bad());
             let (min, max) = match inner.split_once(',') {
                 None => {
-                    let n = number(inner)?;
+                    let n = number(&inner)?;
                     (n, n)
                 }
                 Some((lo, "")) => (number(lo)?, usize::MAX),
                 Some((lo, hi)) => (number(lo)?, number(hi)?),
             };
             if max < min {
-                return Err(format!("bad repetition {{{inner}}}"));
+                return Err(bad());
             }
             Ok((min, max, close + 1))
         }
@@ -289,8 +338,26 @@ mod tests {
 
     #[test]
     fn errors() {
-        for bad in [r"\d{3", r"[abc", "(a)", r"\q", "*a", r"a{3,1}", "\\"] {
-            assert!(Pattern::new(bad).is_err(), "{bad}");
+        use PatternErrorKind::*;
+        for (bad, kind, text) in [
+            (r"\d{3", UnterminatedRepetition, "unterminated {"),
+            (r"[abc", UnterminatedSet, "unterminated ["),
+            ("(a)", UnsupportedSyntax('('), "unsupported syntax '('"),
+            (r"\q", UnsupportedEscape('q'), r"unsupported escape \q"),
+            ("*a", QuantifierWithoutAtom, "quantifier without an atom"),
+            (
+                r"a{3,1}",
+                BadRepetition("3,1".into()),
+                "bad repetition {3,1}",
+            ),
+            (r"a{x}", BadRepetition("x".into()), "bad repetition {x}"),
+            ("\\", TrailingBackslash, "trailing backslash"),
+            (r"[\", TrailingBackslash, "trailing backslash"),
+            ("[z-a]", EmptyRange('z', 'a'), "empty range z-a"),
+        ] {
+            let e = Pattern::new(bad).unwrap_err();
+            assert_eq!(e.kind, kind, "{bad}");
+            assert_eq!(e.to_string(), format!("bad pattern {bad:?}: {text}"));
         }
     }
 }

@@ -3,7 +3,8 @@
 //! `eDISCONNECT`. Used to test the runner itself, end to end over TCP.
 
 use std::collections::BTreeMap;
-use std::io::{ErrorKind, Read, Write};
+use std::fmt;
+use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -70,6 +71,92 @@ pub fn realize_expected(template: &[u8], now: SystemTime) -> Vec<u8> {
 /// line of the `E` step and the message it would send.
 pub type Mutator = dyn FnMut(usize, Vec<u8>) -> Vec<u8> + Send;
 
+/// Why [`play_script`] stopped: the script line it was playing and what went
+/// wrong there. Its [`Display`](fmt::Display) is `playback line <n>: <what>`.
+#[derive(Debug)]
+pub struct PlaybackError {
+    /// The script line.
+    pub line: usize,
+    /// What went wrong.
+    pub kind: PlaybackErrorKind,
+}
+
+/// What went wrong in a playback ([`PlaybackError`]).
+#[derive(Debug)]
+pub enum PlaybackErrorKind {
+    /// The listener could not be made non-blocking.
+    Listener(io::Error),
+    /// Accepting a connection failed.
+    Accept(io::Error),
+    /// An accepted connection could not be made blocking.
+    AcceptedStream(io::Error),
+    /// No connection with data arrived in time.
+    AcceptTimedOut,
+    /// The runner sent nothing more in time.
+    ReadTimedOut,
+    /// Reading from the runner failed.
+    Read(io::Error),
+    /// The script names a connection that is not open.
+    NoConnection(u32),
+    /// The runner closed the connection before sending the whole message.
+    ClosedBeforeMessage,
+    /// The runner sent another message than the script's `I` line (digits
+    /// aside: times, lengths, checksums).
+    Unexpected {
+        /// What the runner sent.
+        received: Vec<u8>,
+        /// What the script says.
+        expected: Vec<u8>,
+    },
+    /// Writing an `E` line's message failed.
+    Write(io::Error),
+}
+
+impl fmt::Display for PlaybackErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlaybackErrorKind::Listener(e) => write!(f, "listener: {e}"),
+            PlaybackErrorKind::Accept(e) => write!(f, "accept: {e}"),
+            PlaybackErrorKind::AcceptedStream(e) => write!(f, "accepted stream: {e}"),
+            PlaybackErrorKind::AcceptTimedOut => {
+                f.write_str("playback timed out waiting for a connection")
+            }
+            PlaybackErrorKind::ReadTimedOut => f.write_str("playback timed out reading"),
+            PlaybackErrorKind::Read(e) => write!(f, "{e}"),
+            PlaybackErrorKind::NoConnection(n) => write!(f, "no connection {n}"),
+            PlaybackErrorKind::ClosedBeforeMessage => {
+                f.write_str("connection closed before the message")
+            }
+            PlaybackErrorKind::Unexpected { received, expected } => write!(
+                f,
+                "received {} instead of {}",
+                render(received),
+                render(expected)
+            ),
+            PlaybackErrorKind::Write(e) => write!(f, "write: {e}"),
+        }
+    }
+}
+
+impl fmt::Display for PlaybackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "playback line {}: {}", self.line, self.kind)
+    }
+}
+
+impl std::error::Error for PlaybackError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            PlaybackErrorKind::Listener(e)
+            | PlaybackErrorKind::Accept(e)
+            | PlaybackErrorKind::AcceptedStream(e)
+            | PlaybackErrorKind::Read(e)
+            | PlaybackErrorKind::Write(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 struct Peer {
     stream: TcpStream,
     buf: Vec<u8>,
@@ -77,16 +164,16 @@ struct Peer {
 
 impl Peer {
     /// Reads once into the buffer; `Ok(false)` at end of stream.
-    fn fill(&mut self, deadline: Instant) -> Result<bool, String> {
+    fn fill(&mut self, deadline: Instant) -> Result<bool, PlaybackErrorKind> {
         let mut chunk = [0u8; 8192];
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
-                return Err("playback timed out reading".into());
+                return Err(PlaybackErrorKind::ReadTimedOut);
             }
             self.stream
                 .set_read_timeout(Some(remaining))
-                .map_err(|e| e.to_string())?;
+                .map_err(PlaybackErrorKind::Read)?;
             match self.stream.read(&mut chunk) {
                 Ok(0) => return Ok(false),
                 Ok(n) => {
@@ -99,12 +186,12 @@ impl Peer {
                         ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
                     ) => {}
                 Err(e) if e.kind() == ErrorKind::ConnectionReset => return Ok(false),
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(PlaybackErrorKind::Read(e)),
             }
         }
     }
 
-    fn read_until_eof(&mut self, deadline: Instant) -> Result<(), String> {
+    fn read_until_eof(&mut self, deadline: Instant) -> Result<(), PlaybackErrorKind> {
         while self.fill(deadline)? {}
         Ok(())
     }
@@ -112,25 +199,25 @@ impl Peer {
 
 /// Accepts connections until one delivers data; connections closed without any
 /// data (the runner's probes, readiness checks) are skipped.
-fn accept_real(listener: &TcpListener, deadline: Instant) -> Result<Peer, String> {
+fn accept_real(listener: &TcpListener, deadline: Instant) -> Result<Peer, PlaybackErrorKind> {
     listener
         .set_nonblocking(true)
-        .map_err(|e| format!("listener: {e}"))?;
+        .map_err(PlaybackErrorKind::Listener)?;
     loop {
         let stream = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(e) if e.kind() == ErrorKind::WouldBlock => {
                 if Instant::now() >= deadline {
-                    return Err("playback timed out waiting for a connection".into());
+                    return Err(PlaybackErrorKind::AcceptTimedOut);
                 }
                 std::thread::sleep(Duration::from_millis(2));
                 continue;
             }
-            Err(e) => return Err(format!("accept: {e}")),
+            Err(e) => return Err(PlaybackErrorKind::Accept(e)),
         };
         stream
             .set_nonblocking(false)
-            .map_err(|e| format!("accepted stream: {e}"))?;
+            .map_err(PlaybackErrorKind::AcceptedStream)?;
         let _ = stream.set_nodelay(true);
         let mut peer = Peer {
             stream,
@@ -154,17 +241,23 @@ fn same_but_digits(a: &[u8], b: &[u8]) -> bool {
 /// is read (its exact length) and checked, each `E` line is sent (through
 /// `mutate`), `eDISCONNECT` closes, `iDISCONNECT` waits for the runner's close.
 /// Every wait is bounded by `io_timeout`.
+///
+/// # Errors
+///
+/// The first step that could not be played ([`PlaybackError`]): no connection
+/// in time, a read or write that failed or timed out, or bytes from the runner
+/// other than the script's.
 pub fn play_script(
     listener: &TcpListener,
     script: &Script,
     io_timeout: Duration,
     mutate: &mut Mutator,
-) -> Result<(), String> {
+) -> Result<(), PlaybackError> {
     let mut peers: BTreeMap<u32, Peer> = BTreeMap::new();
     let result = (|| {
         for s in &script.steps {
             let deadline = Instant::now() + io_timeout;
-            let at = |e: String| format!("playback line {}: {e}", s.line);
+            let at = |kind| PlaybackError { line: s.line, kind };
             match &s.step {
                 Step::Connect(n) => {
                     peers.insert(*n, accept_real(listener, deadline).map_err(at)?);
@@ -183,29 +276,28 @@ pub fn play_script(
                     let want = complete_message(template, SystemTime::now());
                     let p = peers
                         .get_mut(n)
-                        .ok_or_else(|| at(format!("no connection {n}")))?;
+                        .ok_or_else(|| at(PlaybackErrorKind::NoConnection(*n)))?;
                     while p.buf.len() < want.len() {
                         if !p.fill(deadline).map_err(at)? {
-                            return Err(at("connection closed before the message".into()));
+                            return Err(at(PlaybackErrorKind::ClosedBeforeMessage));
                         }
                     }
                     let got: Vec<u8> = p.buf.drain(..want.len()).collect();
                     if !same_but_digits(&got, &want) {
-                        return Err(at(format!(
-                            "received {} instead of {}",
-                            render(&got),
-                            render(&want)
-                        )));
+                        return Err(at(PlaybackErrorKind::Unexpected {
+                            received: got,
+                            expected: want,
+                        }));
                     }
                 }
                 Step::Expect(n, template) => {
                     let msg = mutate(s.line, realize_expected(template, SystemTime::now()));
                     let p = peers
                         .get_mut(n)
-                        .ok_or_else(|| at(format!("no connection {n}")))?;
+                        .ok_or_else(|| at(PlaybackErrorKind::NoConnection(*n)))?;
                     p.stream
                         .write_all(&msg)
-                        .map_err(|e| at(format!("write: {e}")))?;
+                        .map_err(|e| at(PlaybackErrorKind::Write(e)))?;
                 }
                 Step::SetSession { .. } => {}
             }

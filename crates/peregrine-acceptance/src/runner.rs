@@ -1,14 +1,15 @@
 //! Running scripts against an acceptor over TCP.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::admin;
+use crate::admin::{self, AdminError};
 use crate::fix::{complete_message, frame_message, render, Frame};
-use crate::matcher::FieldPatterns;
+use crate::matcher::{FieldPatterns, Mismatch};
 use crate::script::{Script, Step};
 
 /// Where the acceptor is and how long to wait for it.
@@ -87,8 +88,137 @@ struct Connection {
 
 enum ReadError {
     TimedOut,
-    Closed(String),
-    Garbage(String),
+    /// The peer closed the connection (`None`), or reading failed.
+    Closed(Option<io::Error>),
+    /// Bytes that cannot start a FIX message: why, and the bytes.
+    Garbage(String, Vec<u8>),
+}
+
+/// Why a script failed, at a step or before its first: the text of
+/// [`ScriptResult::first_difference`].
+#[derive(Debug)]
+enum Failure {
+    /// The empty probe connection before the script could not be opened.
+    Probe { addr: SocketAddr, source: io::Error },
+    /// A step failed on this script line.
+    Step { line: usize, failure: StepFailure },
+}
+
+/// Why a step failed.
+#[derive(Debug)]
+enum StepFailure {
+    Connect {
+        n: u32,
+        addr: SocketAddr,
+        source: io::Error,
+    },
+    /// The step names a connection that is not open, while doing this.
+    NotOpen { n: u32, doing: &'static str },
+    /// No whole message in time: the one expected, and any partial data.
+    Timeout {
+        expected: Vec<u8>,
+        after: Duration,
+        partial: Vec<u8>,
+    },
+    /// The acceptor closed the connection (or reading failed) while a message
+    /// was expected; an earlier write may have failed already.
+    Closed {
+        n: u32,
+        read: Option<io::Error>,
+        earlier_write: Option<String>,
+        expected: Vec<u8>,
+    },
+    /// Bytes that cannot start a FIX message while a message was expected.
+    Garbage {
+        expected: Vec<u8>,
+        why: String,
+        data: Vec<u8>,
+    },
+    /// The message received differs from the expected one.
+    Mismatch(Mismatch),
+    /// A message arrived where a disconnect was expected.
+    NotClosed { n: u32, received: String },
+    /// No disconnect in time.
+    DisconnectTimeout { n: u32, after: Duration },
+    /// The `iSET_SESSION` request failed.
+    Admin(AdminError),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Probe { addr, source } => {
+                write!(f, "probe connection to {addr} failed: {source}")
+            }
+            Failure::Step { line, failure } => write!(f, "line {line}: {failure}"),
+        }
+    }
+}
+
+impl fmt::Display for StepFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepFailure::Connect { n, addr, source } => {
+                write!(f, "cannot open connection {n} to {addr}: {source}")
+            }
+            StepFailure::NotOpen { n, doing } => {
+                write!(f, "connection {n} is not open ({doing})")
+            }
+            StepFailure::Timeout {
+                expected,
+                after,
+                partial,
+            } => {
+                write!(
+                    f,
+                    "timed out waiting for {} (after {after:?})",
+                    render(expected)
+                )?;
+                if !partial.is_empty() {
+                    write!(f, "; partial data: {}", render(partial))?;
+                }
+                Ok(())
+            }
+            StepFailure::Closed {
+                n,
+                read,
+                earlier_write,
+                expected,
+            } => {
+                write!(f, "connection {n} closed by the acceptor (")?;
+                match read {
+                    Some(e) => write!(f, "{e}")?,
+                    None => f.write_str("connection closed")?,
+                }
+                if let Some(e) = earlier_write {
+                    write!(f, "; an earlier send failed: {e}")?;
+                }
+                write!(f, ") while waiting for {}", render(expected))
+            }
+            StepFailure::Garbage {
+                expected,
+                why,
+                data,
+            } => write!(
+                f,
+                "unreadable data while waiting for {}: {why}: {}",
+                render(expected),
+                render(data)
+            ),
+            StepFailure::Mismatch(m) => write!(f, "{m}"),
+            StepFailure::NotClosed { n, received } => {
+                write!(
+                    f,
+                    "expected connection {n} to be closed, received {received}"
+                )
+            }
+            StepFailure::DisconnectTimeout { n, after } => write!(
+                f,
+                "timed out waiting for disconnect of connection {n} (after {after:?})"
+            ),
+            StepFailure::Admin(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 impl Connection {
@@ -97,9 +227,7 @@ impl Connection {
         loop {
             match frame_message(&self.buf) {
                 Frame::Complete(n) => return Ok(self.buf.drain(..n).collect()),
-                Frame::Invalid(why) => {
-                    return Err(ReadError::Garbage(format!("{why}: {}", render(&self.buf))))
-                }
+                Frame::Invalid(why) => return Err(ReadError::Garbage(why, self.buf.clone())),
                 Frame::Incomplete => {}
             }
             self.fill(deadline)?;
@@ -116,9 +244,9 @@ impl Connection {
             }
             self.stream
                 .set_read_timeout(Some(remaining))
-                .map_err(|e| ReadError::Closed(e.to_string()))?;
+                .map_err(|e| ReadError::Closed(Some(e)))?;
             match self.stream.read(&mut chunk) {
-                Ok(0) => return Err(ReadError::Closed("connection closed".into())),
+                Ok(0) => return Err(ReadError::Closed(None)),
                 Ok(n) => {
                     self.buf.extend_from_slice(&chunk[..n]);
                     return Ok(());
@@ -128,15 +256,8 @@ impl Connection {
                         e.kind(),
                         ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
                     ) => {}
-                Err(e) => return Err(ReadError::Closed(e.to_string())),
+                Err(e) => return Err(ReadError::Closed(Some(e))),
             }
-        }
-    }
-
-    fn closed_reason(&self, reason: &str) -> String {
-        match &self.write_error {
-            Some(e) => format!("{reason}; an earlier send failed: {e}"),
-            None => reason.to_string(),
         }
     }
 }
@@ -156,15 +277,20 @@ pub fn run_script(script: &Script, cfg: &RunConfig) -> ScriptResult {
     ScriptResult {
         name: script.name.clone(),
         passed: outcome.is_ok(),
-        first_difference: outcome.err(),
+        first_difference: outcome.err().map(|f| f.to_string()),
         duration: start.elapsed(),
     }
 }
 
-fn probe(cfg: &RunConfig) -> Result<(), String> {
+fn probe(cfg: &RunConfig) -> Result<(), Failure> {
     if cfg.probe {
-        let stream = TcpStream::connect_timeout(&cfg.addr, cfg.timeout_connect)
-            .map_err(|e| format!("probe connection to {} failed: {e}", cfg.addr))?;
+        let stream =
+            TcpStream::connect_timeout(&cfg.addr, cfg.timeout_connect).map_err(|source| {
+                Failure::Probe {
+                    addr: cfg.addr,
+                    source,
+                }
+            })?;
         let _ = stream.shutdown(Shutdown::Both);
     }
     Ok(())
@@ -174,9 +300,12 @@ fn run_steps(
     script: &Script,
     cfg: &RunConfig,
     connections: &mut BTreeMap<u32, Connection>,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     for s in &script.steps {
-        run_step(&s.step, cfg, connections).map_err(|e| format!("line {}: {e}", s.line))?;
+        run_step(&s.step, cfg, connections).map_err(|failure| Failure::Step {
+            line: s.line,
+            failure,
+        })?;
     }
     Ok(())
 }
@@ -184,22 +313,28 @@ fn run_steps(
 fn open<'a>(
     connections: &'a mut BTreeMap<u32, Connection>,
     n: u32,
-    what: &str,
-) -> Result<&'a mut Connection, String> {
+    doing: &'static str,
+) -> Result<&'a mut Connection, StepFailure> {
     connections
         .get_mut(&n)
-        .ok_or_else(|| format!("connection {n} is not open ({what})"))
+        .ok_or(StepFailure::NotOpen { n, doing })
 }
 
 fn run_step(
     step: &Step,
     cfg: &RunConfig,
     connections: &mut BTreeMap<u32, Connection>,
-) -> Result<(), String> {
+) -> Result<(), StepFailure> {
     match step {
         Step::Connect(n) => {
-            let stream = TcpStream::connect_timeout(&cfg.addr, cfg.timeout_connect)
-                .map_err(|e| format!("cannot open connection {n} to {}: {e}", cfg.addr))?;
+            let stream =
+                TcpStream::connect_timeout(&cfg.addr, cfg.timeout_connect).map_err(|source| {
+                    StepFailure::Connect {
+                        n: *n,
+                        addr: cfg.addr,
+                        source,
+                    }
+                })?;
             let _ = stream.set_nodelay(true);
             if let Some(old) = connections.insert(
                 *n,
@@ -230,31 +365,34 @@ fn run_step(
             let expected = complete_message(template, SystemTime::now());
             let conn = open(connections, *n, "expecting a message")?;
             let deadline = Instant::now() + cfg.timeout_expect;
-            let actual = conn.read_message(deadline).map_err(|e| match e {
-                ReadError::TimedOut => {
-                    let mut text = format!(
-                        "timed out waiting for {} (after {:?})",
-                        render(&expected),
-                        cfg.timeout_expect
-                    );
-                    if !conn.buf.is_empty() {
-                        text.push_str(&format!("; partial data: {}", render(&conn.buf)));
-                    }
-                    text
+            let actual = match conn.read_message(deadline) {
+                Ok(actual) => actual,
+                Err(ReadError::TimedOut) => {
+                    return Err(StepFailure::Timeout {
+                        expected,
+                        after: cfg.timeout_expect,
+                        partial: conn.buf.clone(),
+                    })
                 }
-                ReadError::Closed(why) => format!(
-                    "connection {n} closed by the acceptor ({}) while waiting for {}",
-                    conn.closed_reason(&why),
-                    render(&expected)
-                ),
-                ReadError::Garbage(why) => format!(
-                    "unreadable data while waiting for {}: {why}",
-                    render(&expected)
-                ),
-            })?;
+                Err(ReadError::Closed(read)) => {
+                    return Err(StepFailure::Closed {
+                        n: *n,
+                        read,
+                        earlier_write: conn.write_error.as_ref().map(|e| e.to_string()),
+                        expected,
+                    })
+                }
+                Err(ReadError::Garbage(why, data)) => {
+                    return Err(StepFailure::Garbage {
+                        expected,
+                        why,
+                        data,
+                    })
+                }
+            };
             cfg.patterns
                 .match_message(&expected, &actual)
-                .map_err(|m| m.to_string())?;
+                .map_err(StepFailure::Mismatch)?;
         }
         Step::ExpectDisconnect(n) => {
             let conn = open(connections, *n, "expecting a disconnect")?;
@@ -268,20 +406,17 @@ fn run_step(
                         Ok(m) => render(&m),
                         Err(_) => render(&conn.buf),
                     };
-                    break Err(format!(
-                        "expected connection {n} to be closed, received {received}"
-                    ));
+                    break Err(StepFailure::NotClosed { n: *n, received });
                 }
                 match conn.fill(deadline) {
-                    Ok(()) => {}
+                    Ok(()) | Err(ReadError::Garbage(..)) => {} // fill does not judge the bytes
                     Err(ReadError::Closed(_)) => break Ok(()),
                     Err(ReadError::TimedOut) => {
-                        break Err(format!(
-                            "timed out waiting for disconnect of connection {n} (after {:?})",
-                            cfg.timeout_disconnect
-                        ))
+                        break Err(StepFailure::DisconnectTimeout {
+                            n: *n,
+                            after: cfg.timeout_disconnect,
+                        })
                     }
-                    Err(ReadError::Garbage(g)) => break Err(g), // not produced by fill
                 }
             };
             result?;
@@ -298,7 +433,8 @@ fn run_step(
             *next_sender,
             *next_target,
             cfg.timeout_admin,
-        )?,
+        )
+        .map_err(StepFailure::Admin)?,
     }
     Ok(())
 }

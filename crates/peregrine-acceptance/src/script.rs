@@ -81,19 +81,95 @@ pub enum ParseError {
         /// 1-based line number.
         line: usize,
         /// What is wrong with it.
-        message: String,
+        error: SyntaxError,
     },
 }
+
+/// What is wrong with a script line ([`ParseError::Syntax`]).
+///
+/// ```
+/// use peregrine_acceptance::{ParseError, Script, SyntaxError};
+/// let e = Script::parse_bytes("t.def", b"iCONNECTED\n").unwrap_err();
+/// assert!(matches!(
+///     &e,
+///     ParseError::Syntax { line: 1, error: SyntaxError::UnknownAction(a), .. } if a == "CONNECTED"
+/// ));
+/// assert_eq!(e.to_string(), "t.def:1: unknown action iCONNECTED");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyntaxError {
+    /// The line starts with none of `I`, `E`, `i`, `e` or `#`.
+    UnknownLineKind(char),
+    /// An `n,` connection prefix too large for a connection number.
+    ConnectionNumberOutOfRange(String),
+    /// The connection prefix `0,` (connections are numbered from 1).
+    ConnectionZero,
+    /// An `I` or `E` line without a message.
+    EmptyMessage,
+    /// An `i` line with an action other than `CONNECT`, `DISCONNECT` and
+    /// `SET_SESSION`: the action.
+    UnknownAction(String),
+    /// An `e` line with an expectation other than `DISCONNECT`: the
+    /// expectation.
+    UnknownExpectation(String),
+    /// An `iSET_SESSION` line that is not UTF-8.
+    SetSessionNotUtf8,
+    /// `iSET_SESSION` without a session id after it.
+    SetSessionWithoutId,
+    /// An `iSET_SESSION` argument that is not `KEY=VALUE`.
+    SetSessionArgument(String),
+    /// An `iSET_SESSION` value that is not a number.
+    SetSessionValue {
+        /// The setting.
+        key: String,
+        /// Its value.
+        value: String,
+    },
+    /// An `iSET_SESSION` setting other than `NEXTSENDERSEQNUM` and
+    /// `NEXTTARGETSEQNUM`.
+    SetSessionSetting(String),
+    /// `iSET_SESSION` with neither `NEXTSENDERSEQNUM` nor `NEXTTARGETSEQNUM`.
+    SetSessionWithoutSeqNum,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SyntaxError::UnknownLineKind(c) => {
+                write!(f, "line starts with {c:?}; expected one of I, E, i, e or #")
+            }
+            SyntaxError::ConnectionNumberOutOfRange(n) => {
+                write!(f, "connection number {n} out of range")
+            }
+            SyntaxError::ConnectionZero => f.write_str("connection number 0 is not valid"),
+            SyntaxError::EmptyMessage => f.write_str("empty message"),
+            SyntaxError::UnknownAction(a) => write!(f, "unknown action i{a}"),
+            SyntaxError::UnknownExpectation(e) => write!(f, "unknown expectation e{e}"),
+            SyntaxError::SetSessionNotUtf8 => f.write_str("SET_SESSION line is not UTF-8"),
+            SyntaxError::SetSessionWithoutId => {
+                f.write_str("SET_SESSION must be followed by a session id")
+            }
+            SyntaxError::SetSessionArgument(word) => {
+                write!(f, "SET_SESSION argument {word:?} is not KEY=VALUE")
+            }
+            SyntaxError::SetSessionValue { key, value } => {
+                write!(f, "SET_SESSION {key} value {value:?} is not a number")
+            }
+            SyntaxError::SetSessionSetting(key) => write!(f, "unknown SET_SESSION setting {key}"),
+            SyntaxError::SetSessionWithoutSeqNum => {
+                f.write_str("SET_SESSION needs NEXTSENDERSEQNUM or NEXTTARGETSEQNUM")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SyntaxError {}
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            ParseError::Syntax {
-                file,
-                line,
-                message,
-            } => write!(f, "{file}:{line}: {message}"),
+            ParseError::Syntax { file, line, error } => write!(f, "{file}:{line}: {error}"),
         }
     }
 }
@@ -155,10 +231,10 @@ impl Script {
             if line.iter().all(|b| b.is_ascii_whitespace()) || line.first() == Some(&b'#') {
                 continue;
             }
-            let step = parse_line(line).map_err(|message| ParseError::Syntax {
+            let step = parse_line(line).map_err(|error| ParseError::Syntax {
                 file: name.to_string(),
                 line: line_no,
-                message,
+                error,
             })?;
             steps.push(ScriptStep {
                 line: line_no,
@@ -178,15 +254,15 @@ impl Script {
 }
 
 /// Splits an optional `n,` connection prefix off the rest of a line.
-fn connection_prefix(rest: &[u8]) -> Result<(u32, &[u8]), String> {
+fn connection_prefix(rest: &[u8]) -> Result<(u32, &[u8]), SyntaxError> {
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     if digits > 0 && rest.get(digits) == Some(&b',') {
         let text = std::str::from_utf8(&rest[..digits]).expect("ASCII digits");
         let n = text
             .parse::<u32>()
-            .map_err(|_| format!("connection number {text} out of range"))?;
+            .map_err(|_| SyntaxError::ConnectionNumberOutOfRange(text.to_string()))?;
         if n == 0 {
-            return Err("connection number 0 is not valid".to_string());
+            return Err(SyntaxError::ConnectionZero);
         }
         Ok((n, &rest[digits + 1..]))
     } else {
@@ -194,13 +270,13 @@ fn connection_prefix(rest: &[u8]) -> Result<(u32, &[u8]), String> {
     }
 }
 
-fn parse_line(line: &[u8]) -> Result<Step, String> {
+fn parse_line(line: &[u8]) -> Result<Step, SyntaxError> {
     let (&kind, rest) = line.split_first().expect("non-empty line");
     match kind {
         b'I' | b'E' => {
             let (n, msg) = connection_prefix(rest)?;
             if msg.is_empty() {
-                return Err("empty message".to_string());
+                return Err(SyntaxError::EmptyMessage);
             }
             Ok(if kind == b'I' {
                 Step::Send(n, msg.to_vec())
@@ -216,9 +292,8 @@ fn parse_line(line: &[u8]) -> Result<Step, String> {
             match action {
                 b"CONNECT" => Ok(Step::Connect(n)),
                 b"DISCONNECT" => Ok(Step::Disconnect(n)),
-                other => Err(format!(
-                    "unknown action i{}",
-                    String::from_utf8_lossy(other)
+                other => Err(SyntaxError::UnknownAction(
+                    String::from_utf8_lossy(other).into_owned(),
                 )),
             }
         }
@@ -226,45 +301,44 @@ fn parse_line(line: &[u8]) -> Result<Step, String> {
             let (n, action) = connection_prefix(rest)?;
             match action {
                 b"DISCONNECT" => Ok(Step::ExpectDisconnect(n)),
-                other => Err(format!(
-                    "unknown expectation e{}",
-                    String::from_utf8_lossy(other)
+                other => Err(SyntaxError::UnknownExpectation(
+                    String::from_utf8_lossy(other).into_owned(),
                 )),
             }
         }
-        other => Err(format!(
-            "line starts with {:?}; expected one of I, E, i, e or #",
-            other as char
-        )),
+        other => Err(SyntaxError::UnknownLineKind(other as char)),
     }
 }
 
-fn parse_set_session(args: &[u8]) -> Result<Step, String> {
-    let text = std::str::from_utf8(args).map_err(|_| "SET_SESSION line is not UTF-8")?;
+fn parse_set_session(args: &[u8]) -> Result<Step, SyntaxError> {
+    let text = std::str::from_utf8(args).map_err(|_| SyntaxError::SetSessionNotUtf8)?;
     if !text.starts_with([' ', '\t']) {
-        return Err("SET_SESSION must be followed by a session id".to_string());
+        return Err(SyntaxError::SetSessionWithoutId);
     }
     let mut words = text.split_whitespace();
     let session = words
         .next()
-        .ok_or("SET_SESSION without a session id")?
+        .ok_or(SyntaxError::SetSessionWithoutId)?
         .to_string();
     let (mut next_sender, mut next_target) = (None, None);
     for word in words {
         let (key, value) = word
             .split_once('=')
-            .ok_or_else(|| format!("SET_SESSION argument {word:?} is not KEY=VALUE"))?;
+            .ok_or_else(|| SyntaxError::SetSessionArgument(word.to_string()))?;
         let number = value
             .parse::<u64>()
-            .map_err(|_| format!("SET_SESSION {key} value {value:?} is not a number"))?;
+            .map_err(|_| SyntaxError::SetSessionValue {
+                key: key.to_string(),
+                value: value.to_string(),
+            })?;
         match key {
             "NEXTSENDERSEQNUM" => next_sender = Some(number),
             "NEXTTARGETSEQNUM" => next_target = Some(number),
-            _ => return Err(format!("unknown SET_SESSION setting {key}")),
+            _ => return Err(SyntaxError::SetSessionSetting(key.to_string())),
         }
     }
     if next_sender.is_none() && next_target.is_none() {
-        return Err("SET_SESSION needs NEXTSENDERSEQNUM or NEXTTARGETSEQNUM".to_string());
+        return Err(SyntaxError::SetSessionWithoutSeqNum);
     }
     Ok(Step::SetSession {
         session,
@@ -333,5 +407,39 @@ mod tests {
         assert!(err.to_string().contains("FOO"), "{err}");
         let err = Script::parse_bytes("b", b"i0,CONNECT\n").unwrap_err();
         assert!(err.to_string().contains("0"), "{err}");
+        let cases: [(&[u8], SyntaxError); 11] = [
+            (b"xyz", SyntaxError::UnknownLineKind('x')),
+            (b"I", SyntaxError::EmptyMessage),
+            (b"E0,8=FIX", SyntaxError::ConnectionZero),
+            (
+                b"i99999999999,CONNECT",
+                SyntaxError::ConnectionNumberOutOfRange("99999999999".into()),
+            ),
+            (
+                b"eCONNECT",
+                SyntaxError::UnknownExpectation("CONNECT".into()),
+            ),
+            (b"iSET_SESSIONX", SyntaxError::SetSessionWithoutId),
+            (b"iSET_SESSION ", SyntaxError::SetSessionWithoutId),
+            (b"iSET_SESSION S", SyntaxError::SetSessionWithoutSeqNum),
+            (
+                b"iSET_SESSION S X",
+                SyntaxError::SetSessionArgument("X".into()),
+            ),
+            (
+                b"iSET_SESSION S NEXTSENDERSEQNUM=x",
+                SyntaxError::SetSessionValue {
+                    key: "NEXTSENDERSEQNUM".into(),
+                    value: "x".into(),
+                },
+            ),
+            (b"iSET_SESSION \xff", SyntaxError::SetSessionNotUtf8),
+        ];
+        for (line, want) in cases {
+            match Script::parse_bytes("b", line) {
+                Err(ParseError::Syntax { error, .. }) => assert_eq!(error, want),
+                other => panic!("{line:?}: {other:?}"),
+            }
+        }
     }
 }

@@ -7,7 +7,9 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use peregrine_acceptance::{run_script, write_report, FakeAdmin, RunConfig, Script, ScriptResult};
+use peregrine_acceptance::{
+    run_script, write_report, FakeAdmin, PlaybackError, RunConfig, Script, ScriptResult,
+};
 
 /// Line 1 comment, 2 iCONNECT, 3 I logon, 4 E logon, 5 blank, 6 I logout, 7 E logout, 8 eDISCONNECT.
 const LOGON_LOGOUT: &[u8] = b"# When we receive a valid logon, we must respond with one\r\n\
@@ -49,7 +51,11 @@ fn cfg(addr: SocketAddr) -> RunConfig {
 fn run_against(
     fake: &Script,
     set: impl FnOnce(&mut RunConfig),
-) -> (ScriptResult, Duration, JoinHandle<Result<(), String>>) {
+) -> (
+    ScriptResult,
+    Duration,
+    JoinHandle<Result<(), PlaybackError>>,
+) {
     let runner_script = script(LOGON_LOGOUT);
     let (addr, fake) = common::playback(fake, |_, m| m);
     let mut c = cfg(addr);
@@ -250,7 +256,13 @@ iDISCONNECT\r\n";
 
 /// Runs the SET_SESSION script against a playback fake, with an admin endpoint
 /// answering `status`: the result, the admin (what it was asked) and the fake.
-fn run_set_session(status: &str) -> (ScriptResult, FakeAdmin, JoinHandle<Result<(), String>>) {
+fn run_set_session(
+    status: &str,
+) -> (
+    ScriptResult,
+    FakeAdmin,
+    JoinHandle<Result<(), PlaybackError>>,
+) {
     let s = script(SET_SESSION);
     let admin = common::admin(status);
     let (addr, fake) = common::playback(&s, |_, m| m);

@@ -205,7 +205,7 @@ fn run_suite_runs_a_directory_in_sorted_order() {
                 &mut |_, m| m,
             )?;
         }
-        Ok::<(), String>(())
+        Ok::<(), peregrine_acceptance::PlaybackError>(())
     });
     let admin = common::admin("200 OK");
     let cfg: RunConfig = common::config(addr, admin.addr, common::patterns(&shared));

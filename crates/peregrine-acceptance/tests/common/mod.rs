@@ -7,8 +7,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use peregrine_acceptance::{
-    acceptance_dir, play_script, repo_root, skip_message, FakeAdmin, FieldPatterns, RunConfig,
-    Script,
+    acceptance_dir, play_script, repo_root, skip_message, FakeAdmin, FieldPatterns, PlaybackError,
+    RunConfig, Script,
 };
 
 /// The acceptance data (the repository's copy unless `PEREGRINE_ACCEPTANCE_DIR` names
@@ -57,7 +57,7 @@ pub fn listener() -> TcpListener {
 pub fn playback(
     script: &Script,
     mut mutate: impl FnMut(usize, Vec<u8>) -> Vec<u8> + Send + 'static,
-) -> (SocketAddr, JoinHandle<Result<(), String>>) {
+) -> (SocketAddr, JoinHandle<Result<(), PlaybackError>>) {
     let l = listener();
     let addr = l.local_addr().unwrap();
     let script = script.clone();
