@@ -137,6 +137,21 @@ fn c_string(s: &str) -> Result<CString, TransportError> {
 // --- media driver -----------------------------------------------------------------------
 
 /// How the media driver spreads its agents over threads.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, DriverConfig, Threading};
+///
+/// assert_eq!(DriverConfig::default().threading, Threading::Shared);
+/// // UDP both ways on a machine with cores to spare: the network apart from the conductor.
+/// let config = DriverConfig {
+///     threading: Threading::SharedNetwork,
+///     sparse_terms: true,
+///     ..DriverConfig::default()
+/// };
+/// let client = AeronClient::embedded(&config)?;
+/// assert_eq!(client.errors(), 0);
+/// # Ok::<(), peregrine_aeron::TransportError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Threading {
     /// Conductor, sender and receiver on one thread: the least CPU, the right choice for
@@ -150,6 +165,21 @@ pub enum Threading {
 }
 
 /// What the driver's threads do when idle.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, DriverConfig, DriverIdle};
+///
+/// assert_eq!(DriverConfig::default().idle, DriverIdle::Backoff);
+/// // Quicker to wake than back-off, without a spinning core per driver thread.
+/// let config = DriverConfig {
+///     idle: DriverIdle::Yielding,
+///     sparse_terms: true,
+///     ..DriverConfig::default()
+/// };
+/// let client = AeronClient::embedded(&config)?;
+/// assert_eq!(client.errors(), 0);
+/// # Ok::<(), peregrine_aeron::TransportError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DriverIdle {
     /// Spin, yield, then park up to 1 ms (Aeron's default): cheap when idle.
@@ -262,6 +292,18 @@ impl MediaDriver {
     /// that is not a power of two in 64 KiB ..= 1 GiB, another driver active in `dir`) or
     /// does not answer within 30 s; [`TransportError::Aeron`] when Aeron cannot make the
     /// driver's context; [`TransportError::InvalidString`] when `dir` contains a NUL byte.
+    ///
+    /// ```
+    /// use peregrine_aeron::{DriverConfig, MediaDriver, TransportError};
+    ///
+    /// let driver = MediaDriver::launch(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// drop(driver); // stops it
+    ///
+    /// // Term lengths are powers of two.
+    /// let odd = DriverConfig { term_length: 100_000, sparse_terms: true, ..DriverConfig::default() };
+    /// assert!(matches!(MediaDriver::launch(&odd), Err(TransportError::DriverStart(_))));
+    /// # Ok::<(), TransportError>(())
+    /// ```
     pub fn launch(config: &DriverConfig) -> Result<MediaDriver, TransportError> {
         use rusteron_media_driver::bindings::aeron_threading_mode_enum as Mode;
         use rusteron_media_driver::{
@@ -355,6 +397,19 @@ impl MediaDriver {
     }
 
     /// The directory clients connect to (`aeron.dir`).
+    ///
+    /// ```
+    /// use peregrine_aeron::{DriverConfig, MediaDriver};
+    /// use std::path::Path;
+    ///
+    /// let driver = MediaDriver::launch(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// // A fresh directory, holding the driver's command-and-control file.
+    /// let dir = driver.dir().to_owned();
+    /// assert!(Path::new(&dir).join("cnc.dat").is_file());
+    /// drop(driver);
+    /// assert!(!Path::new(&dir).exists()); // deleted on shutdown: it made it
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn dir(&self) -> &str {
         &self.dir
     }
@@ -418,6 +473,14 @@ impl Default for ClientConfig {
 
 impl ClientConfig {
     /// Defaults, connecting to the driver in `dir`.
+    ///
+    /// ```
+    /// use peregrine_aeron::ClientConfig;
+    ///
+    /// let config = ClientConfig::with_dir("/dev/shm/venue-a");
+    /// assert_eq!(config.dir.as_deref(), Some("/dev/shm/venue-a"));
+    /// assert_eq!(config.add_timeout, ClientConfig::default().add_timeout);
+    /// ```
     pub fn with_dir(dir: impl Into<String>) -> Self {
         ClientConfig {
             dir: Some(dir.into()),
@@ -481,6 +544,25 @@ impl AeronClient {
     /// [`TransportError::Aeron`] when no media driver answers in the directory within
     /// Aeron's driver timeout (10 s by default), or Aeron cannot set the client up;
     /// [`TransportError::InvalidString`] when the directory contains a NUL byte.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, Channel, ClientConfig, DriverConfig, MediaDriver};
+    /// use peregrine_aeron::{BusySpin, TransportError};
+    /// use std::time::Duration;
+    ///
+    /// // One driver (here in this process; often `aeronmd` or another process's), two clients.
+    /// let driver = MediaDriver::launch(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let gateway = AeronClient::connect(&ClientConfig::with_dir(driver.dir()))?;
+    /// let executor = AeronClient::connect(&ClientConfig::with_dir(driver.dir()))?;
+    /// let orders_out = gateway.publisher(&Channel::ipc(), 1001)?;
+    /// let orders_in = executor.subscriber(&Channel::ipc(), 1001)?;
+    /// orders_in.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    /// assert!(orders_out.is_connected());
+    ///
+    /// let bad = AeronClient::connect(&ClientConfig::with_dir("/dev/shm/a\0b"));
+    /// assert!(matches!(bad, Err(TransportError::InvalidString(_))));
+    /// # Ok::<(), TransportError>(())
+    /// ```
     pub fn connect(config: &ClientConfig) -> Result<AeronClient, TransportError> {
         let ctx = AeronContext::new().map_err(aeron_err("client context"))?;
         if let Some(dir) = &config.dir {
@@ -516,6 +598,22 @@ impl AeronClient {
     ///
     /// As [`MediaDriver::launch`] when the driver does not start, then as
     /// [`AeronClient::connect`].
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, Channel, DriverConfig};
+    /// use std::path::Path;
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let dir = client.dir().to_owned();
+    /// let publisher = client.publisher(&Channel::ipc(), 1)?;
+    /// drop(client);
+    /// // The publisher keeps the driver (and its directory) alive...
+    /// assert!(Path::new(&dir).join("cnc.dat").is_file());
+    /// drop(publisher);
+    /// // ...and the last handle stops it.
+    /// assert!(!Path::new(&dir).exists());
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn embedded(driver: &DriverConfig) -> Result<AeronClient, TransportError> {
         let driver = MediaDriver::launch(driver)?;
         let mut client = AeronClient::connect(&ClientConfig::with_dir(driver.dir()))?;
@@ -523,12 +621,37 @@ impl AeronClient {
         Ok(client)
     }
 
-    /// The driver directory this client is connected to.
+    /// The driver directory this client is connected to: what another thread (handles are
+    /// `!Send`) or process gives [`AeronClient::connect`] to share its driver.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, ClientConfig, DriverConfig};
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let dir = client.dir().to_owned();
+    /// let other = std::thread::spawn(move || {
+    ///     AeronClient::connect(&ClientConfig::with_dir(dir)).map(|c| c.dir().to_owned())
+    /// });
+    /// assert_eq!(other.join().unwrap()?, client.dir());
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn dir(&self) -> &str {
         &self.dir
     }
 
-    /// Asynchronous errors the client has reported so far.
+    /// Asynchronous errors the client has reported so far (each is also printed to
+    /// standard error): driver timeouts and failed registrations that Aeron reports
+    /// outside any call. A health check reads it.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, Channel, DriverConfig};
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let _orders = client.publisher(&Channel::ipc(), 1001)?;
+    /// let _fills = client.subscriber(&Channel::ipc(), 1002)?;
+    /// assert_eq!(client.errors(), 0);
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn errors(&self) -> u64 {
         self.errors.load(Ordering::Relaxed)
     }
@@ -541,6 +664,18 @@ impl AeronClient {
     /// UDP endpoint it cannot resolve) or does not answer within
     /// [`ClientConfig::add_timeout`]; [`TransportError::InvalidString`] when the URI
     /// contains a NUL byte.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, Channel, DriverConfig, TransportError};
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let publisher = client.publisher(&Channel::ipc(), 1001)?;
+    /// assert!(!publisher.is_connected()); // no subscriber yet
+    ///
+    /// let err = client.publisher(&Channel::from_uri("aeron:tcp?endpoint=localhost:1"), 1).unwrap_err();
+    /// assert!(matches!(err, TransportError::Aeron { op: "add publication", .. }));
+    /// # Ok::<(), TransportError>(())
+    /// ```
     pub fn publisher(
         &self,
         channel: &Channel,
@@ -574,6 +709,21 @@ impl AeronClient {
     /// UDP endpoint it cannot bind) or does not answer within
     /// [`ClientConfig::add_timeout`]; [`TransportError::InvalidString`] when the URI
     /// contains a NUL byte.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, TransportError};
+    /// use std::time::Duration;
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let fills = client.subscriber(&Channel::ipc(), 1002)?;
+    /// assert!(!fills.is_connected());
+    /// let _executor = client.publisher(&Channel::ipc(), 1002)?; // same channel and stream
+    /// fills.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    ///
+    /// let err = client.subscriber(&Channel::from_uri("aeron:tcp?endpoint=localhost:1"), 1).unwrap_err();
+    /// assert!(matches!(err, TransportError::Aeron { op: "add subscription", .. }));
+    /// # Ok::<(), TransportError>(())
+    /// ```
     pub fn subscriber(
         &self,
         channel: &Channel,
@@ -631,6 +781,13 @@ pub struct Channel {
 
 impl Channel {
     /// Shared memory between processes and threads of one host (`aeron:ipc`).
+    ///
+    /// ```
+    /// use peregrine_aeron::Channel;
+    ///
+    /// assert_eq!(Channel::ipc().uri(), "aeron:ipc");
+    /// assert_eq!(Channel::ipc().term_length(64 * 1024).uri(), "aeron:ipc?term-length=65536");
+    /// ```
     pub fn ipc() -> Self {
         Channel {
             uri: "aeron:ipc".into(),
@@ -639,35 +796,87 @@ impl Channel {
 
     /// Unicast UDP to `endpoint` (`aeron:udp?endpoint=host:port`): the subscriber binds it,
     /// the publisher sends to it.
+    ///
+    /// ```
+    /// use peregrine_aeron::Channel;
+    ///
+    /// let v4 = Channel::udp("10.0.0.2:40123".parse().unwrap());
+    /// assert_eq!(v4.uri(), "aeron:udp?endpoint=10.0.0.2:40123");
+    /// let v6 = Channel::udp("[::1]:40123".parse().unwrap());
+    /// assert_eq!(v6.uri(), "aeron:udp?endpoint=[::1]:40123");
+    /// ```
     pub fn udp(endpoint: SocketAddr) -> Self {
         Channel {
             uri: format!("aeron:udp?endpoint={endpoint}"),
         }
     }
 
-    /// Any Aeron channel URI, as written.
+    /// Any Aeron channel URI, as written: multicast, multi-destination, or anything the
+    /// typed constructors do not cover.
+    ///
+    /// ```
+    /// use peregrine_aeron::Channel;
+    ///
+    /// let multicast = Channel::from_uri("aeron:udp?endpoint=224.0.1.1:40456|interface=10.0.0.0/24");
+    /// assert_eq!(multicast.uri(), "aeron:udp?endpoint=224.0.1.1:40456|interface=10.0.0.0/24");
+    /// assert_eq!(Channel::from_uri("aeron:ipc"), Channel::ipc());
+    /// ```
     pub fn from_uri(uri: impl Into<String>) -> Self {
         Channel { uri: uri.into() }
     }
 
     /// Add a `key=value` parameter.
+    ///
+    /// ```
+    /// use peregrine_aeron::Channel;
+    ///
+    /// let orders = Channel::ipc().param("alias", "orders").param("sparse", true);
+    /// assert_eq!(orders.uri(), "aeron:ipc?alias=orders|sparse=true");
+    /// ```
     pub fn param(mut self, key: &str, value: impl std::fmt::Display) -> Self {
         let sep = if self.uri.contains('?') { '|' } else { '?' };
         self.uri = format!("{}{sep}{key}={value}", self.uri);
         self
     }
 
-    /// This channel's term buffer length (power of two, 64 KiB .. 1 GiB).
+    /// This channel's term buffer length (power of two, 64 KiB .. 1 GiB). A message may
+    /// be at most an eighth of it.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, Channel, DriverConfig};
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let small = client.publisher(&Channel::ipc().term_length(64 * 1024), 1)?;
+    /// assert_eq!(small.max_message_length(), 64 * 1024 / 8);
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn term_length(self, bytes: usize) -> Self {
         self.param("term-length", bytes)
     }
 
     /// This channel's MTU: the largest frame, and so the `try_claim` limit plus 32.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, Channel, DriverConfig};
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let jumbo = client.publisher(&Channel::ipc().mtu(8192), 1)?;
+    /// assert_eq!(jumbo.max_claim_length(), 8192 - 32);
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn mtu(self, bytes: usize) -> Self {
         self.param("mtu", bytes)
     }
 
     /// The URI.
+    ///
+    /// ```
+    /// use peregrine_aeron::Channel;
+    ///
+    /// let channel = Channel::udp("10.0.0.2:40123".parse().unwrap()).mtu(1408);
+    /// assert_eq!(channel.uri(), "aeron:udp?endpoint=10.0.0.2:40123|mtu=1408");
+    /// assert_eq!(Channel::from_uri(channel.uri()), channel);
+    /// ```
     pub fn uri(&self) -> &str {
         &self.uri
     }
@@ -676,6 +885,22 @@ impl Channel {
 // --- publisher --------------------------------------------------------------------------
 
 /// Why an offer was refused for now; trying again later can succeed.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, Channel, DriverConfig, PublishError, Refusal};
+///
+/// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+/// // The caller chooses what a refusal means: here, wait for a subscriber, retry a
+/// // rotation at once, and count back pressure as a slow consumer.
+/// match publisher.publish_bytes(b"order") {
+///     Err(PublishError::Refused(Refusal::NotConnected)) => {} // nobody is listening yet
+///     Err(PublishError::Refused(Refusal::AdminAction)) => unreachable!("no term rotated"),
+///     Err(PublishError::Refused(Refusal::BackPressured)) => unreachable!("nobody to lag"),
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok::<(), peregrine_aeron::TransportError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// No subscriber is connected.
@@ -727,7 +952,18 @@ pub enum PublishError {
 }
 
 impl PublishError {
-    /// Whether offering the same message again can succeed.
+    /// Whether offering the same message again can succeed: only a
+    /// [`Refused`](PublishError::Refused) one.
+    ///
+    /// ```
+    /// use peregrine_aeron::{PublishError, Refusal};
+    ///
+    /// assert!(PublishError::Refused(Refusal::AdminAction).is_retryable());
+    /// // Already retried until its deadline:
+    /// assert!(!PublishError::GaveUp { last: Refusal::BackPressured, attempts: 9 }.is_retryable());
+    /// // Never fits:
+    /// assert!(!PublishError::TooLarge { len: 9000, max: 8192 }.is_retryable());
+    /// ```
     pub fn is_retryable(&self) -> bool {
         matches!(self, PublishError::Refused(_))
     }
@@ -765,6 +1001,24 @@ impl From<EncodeError> for PublishError {
 }
 
 /// What a [`Publisher`] has done, for operators and tests.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, PublicationStats};
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+/// let _ = publisher.publish_bytes(b"early"); // refused: no subscriber
+/// let _subscriber = client.subscriber(&Channel::ipc(), 7)?;
+/// publisher.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+/// publisher.publish_retry(&b"order"[..], &mut BusySpin, Duration::from_secs(1))?;
+/// assert_eq!(
+///     publisher.stats(),
+///     PublicationStats { messages: 1, bytes: 5, claimed: 1, not_connected: 1, ..Default::default() }
+/// );
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PublicationStats {
     /// Messages published.
@@ -823,16 +1077,64 @@ pub struct Publisher {
 impl Publisher {
     /// The largest message sent in place with `try_claim` (MTU minus the frame header);
     /// anything longer is copied and fragmented by `offer`.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let _subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// publisher.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    ///
+    /// let fits = vec![1u8; publisher.max_claim_length()];
+    /// let one_more = vec![1u8; publisher.max_claim_length() + 1];
+    /// publisher.publish_retry(&fits[..], &mut BusySpin, Duration::from_secs(1))?;
+    /// publisher.publish_retry(&one_more[..], &mut BusySpin, Duration::from_secs(1))?;
+    /// assert_eq!((publisher.stats().claimed, publisher.stats().offered), (1, 1));
+    /// # Ok(()) }
+    /// ```
     pub fn max_claim_length(&self) -> usize {
         self.max_payload
     }
 
-    /// The largest message this publication accepts at all.
+    /// The largest message this publication accepts at all (an eighth of the term length,
+    /// at most 16 MiB).
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, Channel, DriverConfig, PublishError};
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let mut publisher = client.publisher(&Channel::ipc().term_length(64 * 1024), 7)?;
+    /// let max = publisher.max_message_length();
+    /// let too_big = vec![0u8; max + 1];
+    /// assert_eq!(
+    ///     publisher.publish_bytes(&too_big),
+    ///     Err(PublishError::TooLarge { len: max + 1, max })
+    /// );
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn max_message_length(&self) -> usize {
         self.max_message
     }
 
     /// Whether at least one subscriber is connected.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// assert!(!publisher.is_connected());
+    /// let subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// publisher.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    /// assert!(publisher.is_connected());
+    /// drop(subscriber);
+    /// # Ok(()) }
+    /// ```
     pub fn is_connected(&self) -> bool {
         self.publication.is_connected()
     }
@@ -842,6 +1144,20 @@ impl Publisher {
     /// # Errors
     ///
     /// [`TransportError::Timeout`] when no subscriber has connected within `timeout`.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, TransportError};
+    /// use std::time::Duration;
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// let alone = publisher.wait_connected(&mut BusySpin, Duration::from_millis(10));
+    /// assert!(matches!(alone, Err(TransportError::Timeout(_))));
+    ///
+    /// let _subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// publisher.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    /// # Ok::<(), TransportError>(())
+    /// ```
     pub fn wait_connected(
         &self,
         idle: &mut impl IdleStrategy,
@@ -859,6 +1175,20 @@ impl Publisher {
     }
 
     /// Counters so far.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
+    /// use std::time::Duration;
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// // Nobody listens: every attempt is refused and counted, one give-up.
+    /// let _ = publisher.publish_retry(&b"order"[..], &mut BusySpin, Duration::from_millis(5));
+    /// let stats = publisher.stats();
+    /// assert_eq!((stats.messages, stats.gave_up), (0, 1));
+    /// assert!(stats.not_connected >= 1);
+    /// # Ok::<(), peregrine_aeron::TransportError>(())
+    /// ```
     pub fn stats(&self) -> PublicationStats {
         self.stats
     }
@@ -911,6 +1241,34 @@ impl Publisher {
     ///
     /// Only if `msg`'s [`Encode::encode`] breaks its contract and reports more bytes
     /// written than its `encoded_len()`.
+    ///
+    /// ```
+    /// use peregrine_aeron::messages::{pack, Decimal64, OrderCancelRequest, Side};
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, Encode};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let _subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// publisher.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    ///
+    /// let cancel = OrderCancelRequest {
+    ///     session_id: 7,
+    ///     order_id: 42,
+    ///     transact_time: 1_700_000_000_000_000_000,
+    ///     order_qty: Decimal64::new(100, 0),
+    ///     cl_ord_id: pack(b"ORD-2").unwrap(),
+    ///     orig_cl_ord_id: pack(b"ORD-1").unwrap(),
+    ///     symbol: pack(b"MSFT").unwrap(),
+    ///     side: Side::Buy,
+    /// };
+    /// // Encoded straight into the term buffer; the position is where the stream now ends.
+    /// let position = publisher.publish(&cancel)?;
+    /// assert!(position >= cancel.encoded_len() as i64);
+    /// assert!(publisher.publish(&cancel)? > position);
+    /// # Ok(()) }
+    /// ```
     #[inline]
     pub fn publish<M: Encode + ?Sized>(&mut self, msg: &M) -> Result<i64, PublishError> {
         let len = msg.encoded_len();
@@ -953,6 +1311,33 @@ impl Publisher {
     ///
     /// As [`publish`](Self::publish): [`PublishError::Refused`] when it may be tried
     /// again, another [`PublishError`] when it may not.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, IdleStrategy};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let mut subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// subscriber.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    ///
+    /// // The caller's own retry loop (what publish_retry does, without its deadline).
+    /// let mut idle = BusySpin;
+    /// loop {
+    ///     match publisher.publish_bytes(b"8=FIX.4.4|9=5|35=0|10=000|") {
+    ///         Ok(_) => break,
+    ///         Err(e) if e.is_retryable() => idle.idle(0),
+    ///         Err(e) => return Err(e.into()),
+    ///     }
+    /// }
+    /// let mut got = Vec::new();
+    /// while got.is_empty() {
+    ///     subscriber.poll(|msg| got.extend_from_slice(msg), 10)?;
+    /// }
+    /// assert_eq!(got, b"8=FIX.4.4|9=5|35=0|10=000|");
+    /// # Ok(()) }
+    /// ```
     #[inline]
     pub fn publish_bytes(&mut self, bytes: &[u8]) -> Result<i64, PublishError> {
         self.publish(bytes)
@@ -969,6 +1354,26 @@ impl Publisher {
     /// # Panics
     ///
     /// As [`publish`](Self::publish).
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, PublishError, Refusal};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// // Nobody subscribes: refused until the deadline, then given up.
+    /// let result = publisher.publish_retry(&b"order"[..], &mut BusySpin, Duration::from_millis(5));
+    /// let Err(PublishError::GaveUp { last, attempts }) = result else { panic!("{result:?}") };
+    /// assert_eq!(last, Refusal::NotConnected);
+    /// assert_eq!(publisher.stats().not_connected, attempts);
+    ///
+    /// let _subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// // Retried while the subscription connects: no wait_connected needed.
+    /// publisher.publish_retry(&b"order"[..], &mut BusySpin, Duration::from_secs(10))?;
+    /// assert_eq!(publisher.stats().messages, 1);
+    /// # Ok(()) }
+    /// ```
     #[inline]
     pub fn publish_retry<M: Encode + ?Sized>(
         &mut self,
@@ -1016,6 +1421,20 @@ impl std::fmt::Debug for Publisher {
 // --- subscriber -------------------------------------------------------------------------
 
 /// What a [`Subscriber`] has received.
+///
+/// ```
+/// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, SubscriptionStats};
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+/// let mut subscriber = client.subscriber(&Channel::ipc(), 7)?;
+/// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+/// publisher.publish_retry(&b"order"[..], &mut BusySpin, Duration::from_secs(10))?;
+/// while subscriber.poll(|_| {}, 10)? == 0 {}
+/// assert_eq!(subscriber.stats(), SubscriptionStats { messages: 1, bytes: 5, fragments: 1 });
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubscriptionStats {
     /// Whole messages handed to handlers.
@@ -1089,6 +1508,29 @@ impl Subscriber {
     /// When `handler` panics: `rusteron` carries the panic across Aeron's C code to the
     /// caller of `poll`. The next poll starts from Aeron's last committed position, so
     /// messages this poll had handed over may be handed over again.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let mut subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// assert_eq!(subscriber.poll(|_| unreachable!(), 10)?, 0); // nothing waiting
+    ///
+    /// for body in [&b"one"[..], b"two", b"six"] {
+    ///     publisher.publish_retry(body, &mut BusySpin, Duration::from_secs(10))?;
+    /// }
+    /// // At most `fragment_limit` fragments a call: a limit keeps one busy stream from
+    /// // starving the others a loop polls.
+    /// let mut got = Vec::new();
+    /// while got.len() < 3 {
+    ///     assert!(subscriber.poll(|msg| got.push(msg.to_vec()), 1)? <= 1);
+    /// }
+    /// assert_eq!(got, [b"one", b"two", b"six"]);
+    /// # Ok(()) }
+    /// ```
     #[inline]
     pub fn poll<F: FnMut(&[u8])>(
         &mut self,
@@ -1112,6 +1554,20 @@ impl Subscriber {
     }
 
     /// Whether at least one publisher's image is connected.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// assert!(!subscriber.is_connected());
+    /// let _publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// subscriber.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    /// assert!(subscriber.is_connected());
+    /// # Ok(()) }
+    /// ```
     pub fn is_connected(&self) -> bool {
         self.subscription.is_connected()
     }
@@ -1121,6 +1577,20 @@ impl Subscriber {
     /// # Errors
     ///
     /// [`TransportError::Timeout`] when no publisher has connected within `timeout`.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig, TransportError};
+    /// use std::time::Duration;
+    ///
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// let alone = subscriber.wait_connected(&mut BusySpin, Duration::from_millis(10));
+    /// assert!(matches!(alone, Err(TransportError::Timeout("a publisher to connect"))));
+    ///
+    /// let _publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// subscriber.wait_connected(&mut BusySpin, Duration::from_secs(10))?;
+    /// # Ok::<(), TransportError>(())
+    /// ```
     pub fn wait_connected(
         &self,
         idle: &mut impl IdleStrategy,
@@ -1138,6 +1608,23 @@ impl Subscriber {
     }
 
     /// Counters so far.
+    ///
+    /// ```
+    /// use peregrine_aeron::{AeronClient, BusySpin, Channel, DriverConfig};
+    /// use std::time::Duration;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let client = AeronClient::embedded(&DriverConfig { sparse_terms: true, ..DriverConfig::default() })?;
+    /// let mut subscriber = client.subscriber(&Channel::ipc(), 7)?;
+    /// let mut publisher = client.publisher(&Channel::ipc(), 7)?;
+    /// let two_frames = vec![0u8; publisher.max_claim_length() + 1];
+    /// publisher.publish_retry(&two_frames[..], &mut BusySpin, Duration::from_secs(10))?;
+    /// while subscriber.stats().messages == 0 {
+    ///     subscriber.poll(|msg| assert_eq!(msg.len(), two_frames.len()), 10)?;
+    /// }
+    /// assert_eq!(subscriber.stats().fragments, 2); // reassembled into one message
+    /// # Ok(()) }
+    /// ```
     pub fn stats(&self) -> SubscriptionStats {
         self.stats
     }
