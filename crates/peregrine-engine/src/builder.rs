@@ -327,14 +327,18 @@ impl EngineBuilder {
     ///
     /// ```
     /// use std::{cell::Cell, rc::Rc};
+    /// use peregrine_codec::MessageView;
     /// use peregrine_engine::EngineBuilder;
-    /// use peregrine_session::Application;
+    /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
     ///
     /// /// Counts logons into state the thread's other work reads too.
     /// struct Counted(Rc<Cell<u32>>);
     /// impl Application for Counted {
-    ///     fn on_logon(&mut self, _: &peregrine_session::SessionId, _: &mut peregrine_session::Outbox<'_>) {
+    ///     fn on_logon(&mut self, _: &SessionId, _: &mut Outbox<'_>) {
     ///         self.0.set(self.0.get() + 1);
+    ///     }
+    ///     fn from_app(&mut self, _: &MessageView<'_>, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         Ok(())
     ///     }
     /// }
     ///
