@@ -321,7 +321,9 @@ impl fmt::Display for Decimal {
 ///   sign that is neither a digit nor `.` (an exponent's `e` included);
 /// * [`ValueError::BadLayout`] when there is no digit at all (`-`, `.`);
 /// * [`ValueError::Overflow`] when the digits, read as one integer, exceed
-///   [`i64::MAX`] (20 significant digits or more, or 19 above that bound).
+///   [`i64::MAX`] (20 significant digits or more, or 19 above that bound), or
+///   when there are more than 255 digits after the point (a [`Decimal`]'s
+///   largest scale).
 ///
 /// ```
 /// use peregrine_codec::value::{parse_decimal, ValueError};
@@ -361,7 +363,9 @@ pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
             .and_then(|m| m.checked_add(d as i64))
             .ok_or(ValueError::Overflow)?;
         if seen_dot {
-            scale += 1;
+            // More fractional digits than a Decimal's scale holds (255): an
+            // error, not a wrapped scale that reads as another value.
+            scale = scale.checked_add(1).ok_or(ValueError::Overflow)?;
         }
     }
     if digits == 0 {
@@ -1254,6 +1258,18 @@ pub fn format_timestamp(ts: &UtcTimestamp, precision: TimePrecision, out: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decimal_with_more_fractional_digits_than_its_scale_holds_is_an_overflow() {
+        // 255 fractional digits fit the scale; 256 wrapped it to 0 before (and
+        // panicked in a debug build): "0.000…01" with 256 places read as 0.1.
+        let fits = format!("0.{}", "0".repeat(255));
+        assert_eq!(parse_decimal(fits.as_bytes()), Ok(Decimal::new(0, 255)));
+        let tiny = format!("0.{}1", "0".repeat(255));
+        assert_eq!(parse_decimal(tiny.as_bytes()), Err(ValueError::Overflow));
+        let long = format!("1.{}", "0".repeat(300));
+        assert_eq!(parse_decimal(long.as_bytes()), Err(ValueError::Overflow));
+    }
     use proptest::prelude::*;
 
     /// The exact order of two decimals from their digits as text (no arithmetic).
