@@ -34,7 +34,7 @@ use crate::config::SessionSettings;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::RateLimit;
 use crate::metrics::Metrics;
-use crate::sender::{SendQueue, Sender, SessionRef, QueuedSend, DEFAULT_SEND_QUEUE};
+use crate::sender::{QueuedSend, SendQueue, Sender, SessionRef, DEFAULT_SEND_QUEUE};
 use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
 
 const SEC: Nanos = 1_000_000_000;
