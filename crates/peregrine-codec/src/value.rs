@@ -342,7 +342,9 @@ pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
         _ => (false, 0),
     };
     let mut m: i64 = 0;
-    let mut scale: u8 = 0;
+    // Counted wide and checked once at the end (a value is far shorter than
+    // u32::MAX digits), so the loop pays nothing for the bound.
+    let mut scale: u32 = 0;
     let mut seen_dot = false;
     let mut digits = 0;
     for (i, &b) in v.iter().enumerate().skip(start) {
@@ -363,14 +365,15 @@ pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
             .and_then(|m| m.checked_add(d as i64))
             .ok_or(ValueError::Overflow)?;
         if seen_dot {
-            // More fractional digits than a Decimal's scale holds (255): an
-            // error, not a wrapped scale that reads as another value.
-            scale = scale.checked_add(1).ok_or(ValueError::Overflow)?;
+            scale += 1;
         }
     }
     if digits == 0 {
         return Err(ValueError::BadLayout);
     }
+    // More fractional digits than a Decimal's scale holds (255): an error, not
+    // a wrapped scale that reads as another value.
+    let scale = u8::try_from(scale).map_err(|_| ValueError::Overflow)?;
     Ok(Decimal::new(if neg { -m } else { m }, scale))
 }
 
