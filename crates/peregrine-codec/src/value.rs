@@ -342,17 +342,16 @@ pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
         _ => (false, 0),
     };
     let mut m: i64 = 0;
-    // Counted wide and checked once at the end (a value is far shorter than
-    // u32::MAX digits), so the loop pays nothing for the bound.
-    let mut scale: u32 = 0;
-    let mut seen_dot = false;
+    // Where the point is: the scale is the number of bytes after it (all digits),
+    // taken once at the end rather than counted in the loop.
+    let mut dot: Option<usize> = None;
     let mut digits = 0;
     for (i, &b) in v.iter().enumerate().skip(start) {
         if b == b'.' {
-            if seen_dot {
+            if dot.is_some() {
                 return Err(ValueError::InvalidByte { offset: i });
             }
-            seen_dot = true;
+            dot = Some(i);
             continue;
         }
         let d = b.wrapping_sub(b'0');
@@ -364,15 +363,13 @@ pub fn parse_decimal(v: &[u8]) -> Result<Decimal, ValueError> {
             .checked_mul(10)
             .and_then(|m| m.checked_add(d as i64))
             .ok_or(ValueError::Overflow)?;
-        if seen_dot {
-            scale += 1;
-        }
     }
     if digits == 0 {
         return Err(ValueError::BadLayout);
     }
     // More fractional digits than a Decimal's scale holds (255): an error, not
     // a wrapped scale that reads as another value.
+    let scale = dot.map_or(0, |d| v.len() - d - 1);
     let scale = u8::try_from(scale).map_err(|_| ValueError::Overflow)?;
     Ok(Decimal::new(if neg { -m } else { m }, scale))
 }
