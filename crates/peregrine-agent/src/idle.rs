@@ -82,6 +82,18 @@ impl IdleStrategy for BusySpin {
     fn reset(&mut self) {}
 }
 
+/// One idle cycle of a bounded phase (spinning, yielding): while `*done` is below `limit`,
+/// count the cycle and say so; past it, `false` (the next phase's turn).
+#[inline]
+fn counted(done: &mut u32, limit: u32) -> bool {
+    if *done < limit {
+        *done += 1;
+        true
+    } else {
+        false
+    }
+}
+
 /// Spins `spins` idle cycles, then yields the thread on every further one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpinThenYield {
@@ -115,9 +127,8 @@ impl IdleStrategy for SpinThenYield {
     #[inline]
     fn idle(&mut self, work_count: usize) {
         if work_count > 0 {
-            self.count = 0;
-        } else if self.count < self.spins {
-            self.count += 1;
+            self.reset();
+        } else if counted(&mut self.count, self.spins) {
             std::hint::spin_loop();
         } else {
             std::thread::yield_now();
@@ -210,11 +221,9 @@ impl IdleStrategy for Backoff {
     fn idle(&mut self, work_count: usize) {
         if work_count > 0 {
             self.reset();
-        } else if self.spins < self.max_spins {
-            self.spins += 1;
+        } else if counted(&mut self.spins, self.max_spins) {
             std::hint::spin_loop();
-        } else if self.yields < self.max_yields {
-            self.yields += 1;
+        } else if counted(&mut self.yields, self.max_yields) {
             std::thread::yield_now();
         } else {
             std::thread::sleep(self.park);
