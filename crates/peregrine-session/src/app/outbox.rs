@@ -1,0 +1,216 @@
+//! The [`Outbox`]: sending from inside the application's callbacks.
+
+use std::fmt;
+
+use peregrine_codec::MessageEncoder;
+use peregrine_messages::{Body, Message};
+
+use super::SendError;
+use crate::config::Nanos;
+
+// For the documentation's links only.
+#[cfg(doc)]
+use super::Application;
+#[cfg(doc)]
+use crate::Session;
+
+/// What the session gives an [`Outbox`]: the sending half of the session.
+pub(crate) trait Sink {
+    fn send_dyn(
+        &mut self,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError>;
+}
+
+/// Lets the application send while handling a message ([`Application::from_app`]) or
+/// a logon ([`Application::on_logon`]).
+///
+/// What it is given is kept, in order, and sent when the callback returns: each
+/// message then passes through [`Application::to_app`] (which the callback cannot
+/// be re-entered for), is stored with its MsgSeqNum and queued, before the session
+/// handles anything else. The bodies are written once, into a reused buffer, and
+/// copied once; nothing is allocated once the buffers have grown. At most
+/// `max_outbound_bytes` are kept per callback ([`SendError::CallbackOutboxFull`]).
+///
+/// ```
+/// use peregrine_codec::{msg_type, MessageView};
+/// use peregrine_session::{AppReject, Application, Outbox, SessionId};
+///
+/// /// Acknowledges every order with an ExecutionReport.
+/// struct Acker;
+/// impl Application for Acker {
+///     fn from_app(&mut self, msg: &MessageView, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+///         if msg.msg_type() != msg_type::NEW_ORDER_SINGLE {
+///             return Err(AppReject::UnsupportedMessageType);
+///         }
+///         let cl_ord_id = msg.get(11).unwrap_or(b"?");
+///         out.send(b"8", |m| {
+///             m.str(11, cl_ord_id).str(37, b"1").str(39, b"0").str(150, b"0");
+///         })
+///         .map(|_seq| ())
+///         .map_err(|e| AppReject::business(0, e.to_string()))
+///     }
+/// }
+/// ```
+pub struct Outbox<'s> {
+    sink: &'s mut dyn Sink,
+    received_at: Nanos,
+}
+
+impl fmt::Debug for Outbox<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Outbox")
+    }
+}
+
+impl<'s> Outbox<'s> {
+    /// The most extra header fields [`Outbox::send_with_header`] takes (beside
+    /// the standard header the session writes): the header is merged on the
+    /// stack, without allocating.
+    pub const MAX_HEADER_FIELDS: usize = 32;
+
+    pub(crate) fn new(sink: &'s mut dyn Sink, received_at: Nanos) -> Self {
+        Outbox { sink, received_at }
+    }
+
+    /// When the message being handled arrived: the `now` of the
+    /// [`Session::on_bytes`] call that completed it (the session's time, which
+    /// never goes back). An engine reads its clock as each read from the socket
+    /// returns, so this is the receive time a latency measurement wants without
+    /// a hook into the I/O (what Artio hands `onMessage` as `timestampInNs`). A
+    /// message held for a gap is handled, and stamped, when the gap is filled.
+    /// In [`Application::on_logon`], when the Logon that completed the logon
+    /// arrived.
+    ///
+    /// ```
+    /// use peregrine_codec::MessageView;
+    /// use peregrine_session::{AppReject, Application, Nanos, Outbox, SessionId};
+    ///
+    /// /// Keeps how long each order waited between the read and the application.
+    /// #[derive(Default)]
+    /// struct Timed { waits: Vec<Nanos> }
+    /// impl Application for Timed {
+    ///     fn from_app(&mut self, _m: &MessageView, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         self.waits.push(peregrine_session::system_now() - out.received_at());
+    ///         Ok(())
+    ///     }
+    /// }
+    /// ```
+    pub fn received_at(&self) -> Nanos {
+        self.received_at
+    }
+
+    /// Builds and sends one message: the session writes the standard header (8, 9, 35,
+    /// then 34, 49, 52, 56, … in ascending tag order), the closure writes the body.
+    /// Returns the MsgSeqNum it is to carry: the next one after those this callback
+    /// sent before (one lower for each of them [`Application::to_app`] vetoes).
+    ///
+    /// # Errors
+    ///
+    /// [`SendError::CallbackOutboxFull`] past the bound above. A store that refuses
+    /// the message when it is sent, after the callback, is a store failure of the
+    /// session ([`SessionEvent::StoreFailed`](crate::SessionEvent::StoreFailed)), as
+    /// for the admin messages it sends.
+    ///
+    /// ```
+    /// # use peregrine_session::{Outbox, SendError};
+    /// fn heartbeat_like(out: &mut Outbox<'_>) -> Result<u64, SendError> {
+    ///     out.send(b"B", |m| {
+    ///         m.str(148, b"Market opens at 09:30");
+    ///     })
+    /// }
+    /// ```
+    pub fn send(
+        &mut self,
+        msg_type: &[u8],
+        body: impl FnOnce(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError> {
+        self.send_with_header(msg_type, &[], body)
+    }
+
+    /// Like [`Outbox::send`], with extra header fields (e.g. PossResend(97), or
+    /// routing fields) merged into the header in ascending tag order; of several
+    /// with one tag the last is sent.
+    ///
+    /// # Errors
+    ///
+    /// As [`Outbox::send`]; [`SendError::TooManyHeaderFields`] for more than
+    /// [`Outbox::MAX_HEADER_FIELDS`] extra fields, and
+    /// [`SendError::SessionHeaderField`] for a field the session writes itself
+    /// (MsgSeqNum, SendingTime, the CompIDs, …). Nothing is sent then.
+    ///
+    /// ```
+    /// # use peregrine_session::{Outbox, SendError};
+    /// use peregrine_codec::tag;
+    /// fn routed(out: &mut Outbox<'_>) -> Result<u64, SendError> {
+    ///     out.send_with_header(b"8", &[(tag::DELIVER_TO_COMP_ID, b"DESK2")], |m| {
+    ///         m.str(11, b"ORD-1").str(39, b"0");
+    ///     })
+    /// }
+    /// ```
+    pub fn send_with_header(
+        &mut self,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: impl FnOnce(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError> {
+        let mut body = Some(body);
+        self.sink.send_dyn(msg_type, header, &mut |enc| {
+            if let Some(f) = body.take() {
+                f(enc)
+            }
+        })
+    }
+
+    /// Sends a typed message: `M` (a generated message of `peregrine_messages`, e.g.
+    /// `fix44::ExecutionReport`) gives the MsgType, `body` writes the fields after the
+    /// standard header through `M`'s setters, straight into the session's encoder (no
+    /// copy, no allocation). Returns the MsgSeqNum used.
+    ///
+    /// A body that is already encoded (a gateway forwarding what it received) goes
+    /// through [`Outbox::send`] with [`MessageEncoder::raw`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Outbox::send`].
+    ///
+    /// ```
+    /// use peregrine_codec::MessageView;
+    /// use peregrine_messages::fix44::{self, enums::{ExecType, OrdStatus}, MessageHandler};
+    /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
+    ///
+    /// /// Acknowledges every order with a typed ExecutionReport.
+    /// struct Venue;
+    ///
+    /// impl MessageHandler<Outbox<'_>> for Venue {
+    ///     type Error = AppReject;
+    ///     fn on_new_order_single(&mut self, order: fix44::NewOrderSingle<'_>, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         let cl_ord_id = order.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+    ///         out.send_typed::<fix44::ExecutionReport>(|er| {
+    ///             er.order_id(cl_ord_id)
+    ///                 .exec_id(cl_ord_id)
+    ///                 .cl_ord_id(cl_ord_id)
+    ///                 .exec_type(ExecType::New)
+    ///                 .ord_status(OrdStatus::New);
+    ///         })
+    ///         .map_err(|e| AppReject::business(0, e.to_string()))?;
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// impl Application for Venue {
+    ///     fn from_app(&mut self, msg: &MessageView<'_>, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         // Anything but NewOrderSingle: BusinessMessageReject, UnsupportedMessageType.
+    ///         fix44::crack(self, msg, out)
+    ///     }
+    /// }
+    /// ```
+    pub fn send_typed<M: Message>(
+        &mut self,
+        body: impl FnOnce(&mut Body<'_, '_, M>),
+    ) -> Result<u64, SendError> {
+        self.send(M::MSG_TYPE, |enc| body(&mut Body::new(enc)))
+    }
+}
