@@ -36,32 +36,49 @@ pub(super) fn heartbeat_secs(v: &[u8]) -> Option<u32> {
         .map(|n| n as u32)
 }
 
+/// What a Logon we send says beside EncryptMethod(98)=0 and, in a FIXT session,
+/// the configured DefaultApplVerID(1137).
+pub(super) struct LogonTerms {
+    /// HeartBtInt(108).
+    pub(super) heartbeat_secs: u64,
+    /// ResetSeqNumFlag(141)=Y.
+    pub(super) reset: bool,
+    /// The configured Username(553) and Password(554) (an initiator's Logon).
+    pub(super) credentials: bool,
+    /// NextExpectedMsgSeqNum(789).
+    pub(super) next_expected: Option<u64>,
+}
+
 impl<S: MessageStore> Core<S> {
-    /// An initiator's Logon on a new connection (with ResetSeqNumFlag when
-    /// `ResetOnLogon`), Username/Password and NextExpectedMsgSeqNum as configured.
-    pub(super) fn send_logon(&mut self, app: &mut dyn Application) {
-        let reset = self.config.reset_on_logon;
-        if reset {
-            self.reset_store();
-        }
-        let heartbeat = u64::from(self.config.heartbeat_interval_secs);
-        let next_expected = self
-            .config
+    /// NextExpectedMsgSeqNum(789) for a Logon that opens or resets the session:
+    /// the next target number, when the field is enabled.
+    pub(super) fn next_expected_to_send(&self) -> Option<u64> {
+        self.config
             .enable_next_expected_msg_seq_num
-            .then(|| self.outgoing.store.next_target_seq());
+            .then(|| self.outgoing.store.next_target_seq())
+    }
+
+    /// Sends a Logon with these terms: the one writer of an initiator's Logon, an
+    /// acceptor's answer and an in-session reset.
+    pub(super) fn write_logon(&mut self, terms: LogonTerms, app: &mut dyn Application) {
         let appl = self
             .config
             .default_appl_ver_id
-            .clone()
-            .filter(|_| self.config.id.is_fixt());
-        let (user, password) = (self.config.username.clone(), self.config.password.clone());
+            .as_deref()
+            .filter(|_| self.config.id.is_fixt())
+            .map(|a| appl_ver_id_code(a).to_owned());
+        let (user, password) = if terms.credentials {
+            (self.config.username.clone(), self.config.password.clone())
+        } else {
+            (None, None)
+        };
         self.send_admin(
             msg_type::LOGON,
             &[],
             &mut |m| {
                 m.uint(tag::ENCRYPT_METHOD, 0)
-                    .uint(tag::HEART_BT_INT, heartbeat);
-                if reset {
+                    .uint(tag::HEART_BT_INT, terms.heartbeat_secs);
+                if terms.reset {
                     m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
                 }
                 if let Some(u) = &user {
@@ -70,15 +87,31 @@ impl<S: MessageStore> Core<S> {
                 if let Some(p) = &password {
                     m.str(tag::PASSWORD, p.as_bytes());
                 }
-                if let Some(n) = next_expected {
+                if let Some(n) = terms.next_expected {
                     m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
                 }
                 if let Some(a) = &appl {
-                    m.str(tag::DEFAULT_APPL_VER_ID, appl_ver_id_code(a).as_bytes());
+                    m.str(tag::DEFAULT_APPL_VER_ID, a.as_bytes());
                 }
             },
             app,
         );
+    }
+
+    /// An initiator's Logon on a new connection (with ResetSeqNumFlag when
+    /// `ResetOnLogon`), Username/Password and NextExpectedMsgSeqNum as configured.
+    pub(super) fn send_logon(&mut self, app: &mut dyn Application) {
+        let reset = self.config.reset_on_logon;
+        if reset {
+            self.reset_store();
+        }
+        let terms = LogonTerms {
+            heartbeat_secs: u64::from(self.config.heartbeat_interval_secs),
+            reset,
+            credentials: true,
+            next_expected: self.next_expected_to_send(),
+        };
+        self.write_logon(terms, app);
         self.state = State::LogonSent {
             since: self.now(),
             reset_sent: reset,
@@ -175,30 +208,13 @@ impl<S: MessageStore> Core<S> {
                 } else {
                     expected
                 });
-            let appl = self
-                .config
-                .default_appl_ver_id
-                .as_deref()
-                .filter(|_| self.config.id.is_fixt())
-                .map(|a| appl_ver_id_code(a).to_owned());
-            self.send_admin(
-                msg_type::LOGON,
-                &[],
-                &mut |m| {
-                    m.uint(tag::ENCRYPT_METHOD, 0)
-                        .uint(tag::HEART_BT_INT, heartbeat);
-                    if reset_flag {
-                        m.char(tag::RESET_SEQ_NUM_FLAG, b'Y');
-                    }
-                    if let Some(n) = our_next_expected {
-                        m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
-                    }
-                    if let Some(a) = &appl {
-                        m.str(tag::DEFAULT_APPL_VER_ID, a.as_bytes());
-                    }
-                },
-                app,
-            );
+            let terms = LogonTerms {
+                heartbeat_secs: heartbeat,
+                reset: reset_flag,
+                credentials: false,
+                next_expected: our_next_expected,
+            };
+            self.write_logon(terms, app);
         }
         self.state = State::LoggedOn(Live::new(heartbeat_secs, self.now()));
         self.events.push_back(SessionEvent::LoggedOn);

@@ -1,13 +1,12 @@
 //! `ResetSeqTime` (QuickFIX/Go): sequence numbers back to 1 at a time of day,
 //! without a disconnect.
 
-use peregrine_codec::{msg_type, tag};
 use peregrine_store::MessageStore;
 
 use crate::app::Application;
-use crate::config::appl_ver_id_code;
 
 use super::core::Core;
+use super::logon::LogonTerms;
 
 impl<S: MessageStore> Core<S> {
     /// Resets the store and sends a Logon with ResetSeqNumFlag(141)=Y and MsgSeqNum 1
@@ -19,31 +18,13 @@ impl<S: MessageStore> Core<S> {
             return;
         };
         self.reset_store();
-        let next_expected = self
-            .config
-            .enable_next_expected_msg_seq_num
-            .then(|| self.outgoing.store.next_target_seq());
-        let appl = self
-            .config
-            .default_appl_ver_id
-            .clone()
-            .filter(|_| self.config.id.is_fixt());
-        self.send_admin(
-            msg_type::LOGON,
-            &[],
-            &mut |m| {
-                m.uint(tag::ENCRYPT_METHOD, 0)
-                    .uint(tag::HEART_BT_INT, heartbeat)
-                    .char(tag::RESET_SEQ_NUM_FLAG, b'Y');
-                if let Some(n) = next_expected {
-                    m.uint(tag::NEXT_EXPECTED_MSG_SEQ_NUM, n);
-                }
-                if let Some(a) = &appl {
-                    m.str(tag::DEFAULT_APPL_VER_ID, appl_ver_id_code(a).as_bytes());
-                }
-            },
-            app,
-        );
+        let terms = LogonTerms {
+            heartbeat_secs: heartbeat,
+            reset: true,
+            credentials: false,
+            next_expected: self.next_expected_to_send(),
+        };
+        self.write_logon(terms, app);
         if let Some(live) = self.live_mut() {
             live.reset_sent = true;
         }
