@@ -393,6 +393,36 @@ pub(crate) fn check_len(len: usize) -> Result<u32, StoreError> {
     }
 }
 
+/// The [`MessageStore`] methods of a store that keeps its numbers and creation
+/// time in fields `next_sender`, `next_target` and `creation_time`: one copy
+/// for [`MemoryStore`] and [`FileStore`].
+macro_rules! seq_fields {
+    () => {
+        fn next_sender_seq(&self) -> u64 {
+            self.next_sender
+        }
+
+        fn next_target_seq(&self) -> u64 {
+            self.next_target
+        }
+
+        fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), $crate::StoreError> {
+            self.next_sender = $crate::check_seq(seq)?;
+            Ok(())
+        }
+
+        fn set_next_target_seq(&mut self, seq: u64) -> Result<(), $crate::StoreError> {
+            self.next_target = $crate::check_seq(seq)?;
+            Ok(())
+        }
+
+        fn creation_time(&self) -> i64 {
+            self.creation_time
+        }
+    };
+}
+pub(crate) use seq_fields;
+
 macro_rules! forward_store {
     () => {
         fn next_sender_seq(&self) -> u64 {

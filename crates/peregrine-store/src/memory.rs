@@ -174,27 +174,7 @@ impl MemoryStore {
 }
 
 impl MessageStore for MemoryStore {
-    fn next_sender_seq(&self) -> u64 {
-        self.next_sender
-    }
-
-    fn next_target_seq(&self) -> u64 {
-        self.next_target
-    }
-
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.next_sender = check_seq(seq)?;
-        Ok(())
-    }
-
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.next_target = check_seq(seq)?;
-        Ok(())
-    }
-
-    fn creation_time(&self) -> i64 {
-        self.creation_time
-    }
+    crate::seq_fields!();
 
     fn store(&mut self, seq: u64, msg: &[u8]) -> Result<(), StoreError> {
         check_seq(seq)?;

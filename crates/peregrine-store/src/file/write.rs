@@ -1,0 +1,104 @@
+//! Writing the journal and its witness, and fsyncing them.
+
+use std::time::Instant;
+
+use crate::format::SeqState;
+use crate::format::SLOT_VERSION;
+use crate::posio;
+use crate::StoreError;
+
+use super::FileStore;
+
+impl FileStore {
+    /// Writes the bytes of the current transaction built so far (without a
+    /// commit record), so that they can be read back or the buffer reused.
+    pub(super) fn write_ahead(&mut self) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = posio::write_all_at(&self.journal, &self.pending, self.end) {
+            // Best effort: the journal ends on a record boundary again. If
+            // this fails too, recovery cuts the uncommitted tail off.
+            let _ = self.journal.set_len(self.end);
+            return Err(StoreError::io(
+                "append journal records",
+                &self.journal_path,
+                e,
+            ));
+        }
+        self.end += self.pending.len() as u64;
+        self.pending.clear();
+        self.journal_dirty = true;
+        Ok(())
+    }
+
+    /// Records the journal's committed end and numbers in the witness slot
+    /// not holding the newest state.
+    pub(super) fn write_witness(&mut self) -> Result<(), StoreError> {
+        let state = SeqState {
+            version: SLOT_VERSION,
+            generation: self.witness.generation.wrapping_add(1),
+            epoch: self.epoch,
+            next_sender: self.next_sender,
+            next_target: self.next_target,
+            creation_time: self.creation_time,
+            journal_end: self.end,
+        };
+        posio::write_all_at(&self.seqnums, &state.encode(), state.slot_offset())
+            .map_err(|e| StoreError::io("write sequence numbers", &self.seqnums_path, e))?;
+        self.witness = state;
+        self.seqnums_dirty = true;
+        Ok(())
+    }
+
+    /// The time now, if an observer is to be told how long something takes.
+    pub(super) fn clock(&self) -> Option<Instant> {
+        self.observer.as_ref().map(|_| Instant::now())
+    }
+
+    fn observe_fsync(&self, started: Option<Instant>) {
+        if let (Some(o), Some(t)) = (&self.observer, started) {
+            o.on_fsync(t.elapsed());
+        }
+    }
+
+    pub(super) fn sync_journal(&mut self) -> Result<(), StoreError> {
+        let started = self.clock();
+        self.journal
+            .sync_data()
+            .map_err(|e| StoreError::io("fsync journal", &self.journal_path, e))?;
+        self.observe_fsync(started);
+        self.journal_dirty = false;
+        self.stats.journal_fsyncs += 1;
+        Ok(())
+    }
+
+    pub(super) fn sync_seqnums(&mut self) -> Result<(), StoreError> {
+        let started = self.clock();
+        self.seqnums
+            .sync_data()
+            .map_err(|e| StoreError::io("fsync sequence numbers", &self.seqnums_path, e))?;
+        self.observe_fsync(started);
+        self.seqnums_dirty = false;
+        Ok(())
+    }
+
+    pub(super) fn sync_files(&mut self) -> Result<(), StoreError> {
+        // Journal first: a durable witness then never points past journal
+        // bytes that are not durable yet.
+        if self.journal_dirty {
+            self.sync_journal()?;
+        }
+        if self.seqnums_dirty {
+            self.sync_seqnums()?;
+        }
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    pub(super) fn has_changes(&self) -> bool {
+        !self.pending.is_empty()
+            || self.end > self.witness.journal_end
+            || (self.next_sender, self.next_target) != self.committed
+    }
+}
