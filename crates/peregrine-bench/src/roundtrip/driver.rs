@@ -3,7 +3,7 @@
 //! on a free port with fresh store directories; then medians across runs, the table, the
 //! JSON, the HDR plot and the targets.
 
-use super::peer::{PeerArgs, PeerEngine, ResultLine, Role};
+use super::peer::{histogram_of_pairs, PeerArgs, PeerEngine, ResultLine, Role};
 use super::{targets, RtConfig};
 use crate::peers::PeerError;
 use crate::process::Harness;
@@ -12,7 +12,7 @@ use crate::report::{self, new_histogram, Aggregate, Record};
 use crate::{Error, Options, Result};
 use hdrhistogram::Histogram;
 use peregrine_report::plot::{self, Scale};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -275,7 +275,8 @@ pub fn to_us(r: &mut Record) {
 /// What one pair of processes gave.
 #[derive(Debug)]
 pub enum PairOutcome {
-    /// Its record (µs) and, for ours, its histogram (ns).
+    /// Its record (µs) and its histogram (ns): ours always, a peer's when its line has
+    /// `hdr` (the harnesses print it since issue 12 §4; an older line has none).
     Measured(Record, Option<Box<Histogram<u64>>>),
     /// A peer printed no line for `fsync`: it cannot force its store to disk.
     Unsupported,
@@ -356,8 +357,9 @@ pub fn run_pair(
     result
 }
 
-/// What an initiator's JSON lines say for `config`: its record (µs) and, for ours, its
-/// histogram; a peer that printed no line for `fsync` cannot force its store to disk.
+/// What an initiator's JSON lines say for `config`: its record (µs) and its histogram (ours
+/// always, a peer's when its line has `hdr`); a peer that printed no line for `fsync` cannot
+/// force its store to disk.
 ///
 /// # Errors
 ///
@@ -382,7 +384,8 @@ fn outcome_of_lines(
             if r.case == config.name() {
                 r.engine.clone_from(&cmd.engine);
                 to_us(&mut r);
-                return Ok(PairOutcome::Measured(r, None));
+                let h = peer_histogram(&cmd.engine, line)?.map(Box::new);
+                return Ok(PairOutcome::Measured(r, h));
             }
         }
     }
@@ -394,6 +397,26 @@ fn outcome_of_lines(
         case: config.name().into(),
     }
     .into())
+}
+
+/// The histogram in a peer's line (`hdr`, as in [`ResultLine`]), if it has one.
+///
+/// # Errors
+///
+/// [`PeerError::BadLine`] when the line is not JSON or `hdr` is not a list of
+/// `[value_ns, count]` pairs, [`Error::Check`] for a value out of the histogram's bounds.
+fn peer_histogram(engine: &str, line: &str) -> Result<Option<Histogram<u64>>> {
+    #[derive(serde::Deserialize)]
+    struct Hdr {
+        #[serde(default)]
+        hdr: Option<Vec<[u64; 2]>>,
+    }
+    let l: Hdr = serde_json::from_str(line).map_err(|source| PeerError::BadLine {
+        engine: engine.into(),
+        line: line.into(),
+        source,
+    })?;
+    l.hdr.as_deref().map(histogram_of_pairs).transpose()
 }
 
 /// Runs the whole experiment; returns the aggregates (also printed, written as JSON and
@@ -446,6 +469,9 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     );
     let mut all = Vec::new();
     let mut hists: BTreeMap<(String, String), Histogram<u64>> = BTreeMap::new();
+    // Engine and config pairs with a run whose line had no histogram: plotted from their
+    // median percentiles, not from a histogram missing that run.
+    let mut without_hdr = BTreeSet::new();
     let mut unsupported = Vec::new();
     for run in 1..=cfg.runs {
         for &config in &cfg.configs {
@@ -468,12 +494,16 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
                     }
                 })? {
                     PairOutcome::Measured(r, h) => {
-                        if let Some(h) = h {
-                            let into = hists
-                                .entry((r.engine.clone(), r.case.clone()))
-                                .or_insert_with(new_histogram);
-                            // Same bounds everywhere: adding cannot fail.
-                            let _ = into.add(&*h);
+                        let key = (r.engine.clone(), r.case.clone());
+                        match h {
+                            Some(h) => {
+                                let into = hists.entry(key).or_insert_with(new_histogram);
+                                // Same bounds everywhere: adding cannot fail.
+                                let _ = into.add(&*h);
+                            }
+                            None => {
+                                without_hdr.insert(key);
+                            }
                         }
                         all.push(r);
                     }
@@ -490,6 +520,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     }
     bar.finish();
     let _ = std::fs::remove_dir(&work);
+    hists.retain(|key, _| !without_hdr.contains(key));
     let aggs = report::aggregate(&all);
     let targets = targets(&aggs);
     let settings: BTreeMap<String, String> = aggs
@@ -505,7 +536,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
         "configs": cfg.configs.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "engines": engines.iter().map(|e| e.engine.as_str()).collect::<Vec<_>>(),
         "order": "interleaved: each run runs every config, and in each config every engine once, in the order of `engines`; two fresh processes per engine, config and run, on a free port, with fresh store directories",
-        "method": "one order in flight; the initiator takes t1 before sending a NewOrderSingle and t2 after the ExecutionReport's ClOrdID is checked, from the engine's own callback thread; warm-up discarded; HDR histogram (3 significant digits) or the peer's own percentiles; mean = wall time of the measured round trips / count; medians across runs, figure by figure",
+        "method": "one order in flight; the initiator takes t1 before sending a NewOrderSingle and t2 after the ExecutionReport's ClOrdID is checked, from the engine's own callback thread; warm-up discarded; HDR histogram (3 significant digits; the peers keep exact samples, take their percentiles by nearest rank and print their distribution bucketed as such a histogram, which the plot draws); mean = wall time of the measured round trips / count; medians across runs, figure by figure",
         "idle": format!("Peregrine both sides and the floor: spin-then-yield:{} (100 busy polls, then sched_yield); the peers as their `settings` say", super::IDLE_SPINS),
         "machine": machine,
         "load_average_end": report::load_average(),
@@ -555,8 +586,8 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     Ok(aggs)
 }
 
-/// The plot's curves: ours from their histograms (all runs), the peers' from their
-/// median percentiles.
+/// The plot's curves: every engine from its histogram (all runs merged); one without (a
+/// peer's line with no `hdr`) from its median percentiles, named `… (p)`.
 fn series(
     aggs: &[Aggregate],
     hists: &BTreeMap<(String, String), Histogram<u64>>,
@@ -646,5 +677,56 @@ mod tests {
         assert!(outcome_of_lines(&ours, RtConfig::Fsync, &[]).is_err());
         assert!(outcome_of_lines(&ours, RtConfig::Balanced, &[line("balanced")]).is_err());
         // no hdr
+    }
+
+    #[test]
+    fn a_peer_line_with_hdr_gives_its_histogram() {
+        let peer = EngineCommand::peer(Path::new("/repo"), "quickfixj").unwrap();
+        let line = r#"{"engine":"quickfixj","case":"optimized","unit":"ns","iters":4,"min":18048,"p50":20480,"mean":20000.5,"p90":20480,"p99":20480,"p999":20480,"max":20480,"throughput_per_s":7,"jvm_alloc_bytes_per_op":1.5,"settings":"s","hdr":[[18048,1],[20480,3]]}"#;
+        match outcome_of_lines(&peer, RtConfig::Optimized, &[line.into()]).unwrap() {
+            PairOutcome::Measured(r, Some(h)) => {
+                assert_eq!((r.stats.p50, h.len(), h.min()), (20.48, 4, 18_048));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A malformed or out-of-bounds hdr is an error, not a silent fallback.
+        for bad in [r#""hdr":[[1]]"#, r#""hdr":[[18446744073709551615,1]]"#] {
+            let l = line.replace(r#""hdr":[[18048,1],[20480,3]]"#, bad);
+            assert!(
+                outcome_of_lines(&peer, RtConfig::Optimized, &[l]).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn series_from_histograms_or_summaries() {
+        let rec = |engine: &str| Record {
+            engine: engine.into(),
+            case: "optimized".into(),
+            unit: "us".into(),
+            stats: crate::report::Stats {
+                min: 10.0,
+                p50: 20.0,
+                mean: 20.0,
+                p90: 30.0,
+                p99: 40.0,
+                p999: 50.0,
+                max: 60.0,
+                throughput_per_s: 1.0,
+            },
+            allocs_per_op: None,
+            settings: String::new(),
+        };
+        let aggs = report::aggregate(&[rec("quickfixj"), rec("quickfix-cpp")]);
+        let mut hists = BTreeMap::new();
+        let mut h = new_histogram();
+        h.record_n(20_000, 3).unwrap();
+        hists.insert(("quickfixj".to_string(), "optimized".to_string()), h);
+        let names: Vec<String> = series(&aggs, &hists, &[RtConfig::Optimized])
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, ["quickfixj optimized", "quickfix-cpp optimized (p)"]);
     }
 }

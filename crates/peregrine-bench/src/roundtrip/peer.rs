@@ -319,12 +319,7 @@ impl ResultLine {
     ///
     /// [`Error::Check`] for a value out of the histogram's bounds.
     pub fn histogram(&self) -> Result<Histogram<u64>> {
-        let mut h = new_histogram();
-        for [v, n] in &self.hdr {
-            h.record_n(*v, *n)
-                .map_err(|e| Error::check("a histogram value out of bounds", e.to_string()))?;
-        }
-        Ok(h)
+        histogram_of_pairs(&self.hdr)
     }
 
     /// Prints the line on stdout (flushed).
@@ -363,6 +358,29 @@ impl ResultLine {
         super::driver::to_us(&mut r);
         r
     }
+}
+
+/// A histogram ([`new_histogram`], ns) of `hdr` pairs `[value_ns, count]`: what our lines
+/// carry ([`ResultLine::hdr`]) and the peers' too (their samples rounded down to the lowest
+/// value of their bucket, so each lands in the bucket it would have landed in).
+///
+/// ```
+/// let h = peregrine_bench::roundtrip::peer::histogram_of_pairs(&[[18_048, 1], [20_480, 3]])?;
+/// assert_eq!((h.len(), h.min(), h.value_at_quantile(0.5)), (4, 18_048, h.highest_equivalent(20_480)));
+/// assert!(peregrine_bench::roundtrip::peer::histogram_of_pairs(&[[u64::MAX, 1]]).is_err());
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Check`] for a value out of the histogram's bounds.
+pub fn histogram_of_pairs(hdr: &[[u64; 2]]) -> Result<Histogram<u64>> {
+    let mut h = new_histogram();
+    for [v, n] in hdr {
+        h.record_n(*v, *n)
+            .map_err(|e| Error::check("a histogram value out of bounds", e.to_string()))?;
+    }
+    Ok(h)
 }
 
 #[cfg(test)]
