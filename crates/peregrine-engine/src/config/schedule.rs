@@ -12,7 +12,8 @@
 
 use peregrine_session::TimeZone;
 
-use super::{ConfigError, Entry, Reader, TimeOfDay};
+use super::reader::Reader;
+use super::{ConfigError, Entry, TimeOfDay};
 
 /// The typed schedule keys of one session.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use peregrine_agent::Idle;
 use peregrine_store::FsyncPolicy;
 
+use super::keys::check_key;
 use super::{
-    check_key, ConfigError, ConnectionType, Entry, Origin, Settings, SlowConsumerAction,
-    StoreDamage, TimeOfDay,
+    ConfigError, ConnectionType, Entry, Origin, Settings, SlowConsumerAction, StoreDamage,
+    TimeOfDay,
 };
 
 /// A value as a `.cfg` file writes it: `Y`/`N` for a `bool`, decimal for a

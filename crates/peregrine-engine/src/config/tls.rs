@@ -12,7 +12,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use super::{ConfigError, ConnectionType, Reader};
+use super::reader::Reader;
+use super::{ConfigError, ConnectionType};
 
 /// The lowest TLS version a session accepts (`SocketMinimumTLSVersion`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -652,7 +652,7 @@ mod tests {
     fn keys_are_unique_and_not_implemented() {
         for (i, k) in UNSUPPORTED_KEYS.iter().enumerate() {
             assert!(
-                !super::super::is_known(k.key),
+                !crate::config::keys::is_known(k.key),
                 "{} is implemented: it does not belong in the table",
                 k.key
             );

@@ -1,0 +1,144 @@
+//! [`Reader`]: a section's entries as typed values, an error naming line and key.
+
+use std::path::{Path, PathBuf};
+
+use super::keys::range_of;
+use super::schedule;
+use super::{ConfigError, Entry, Origin, TimeOfDay};
+
+/// One section's effective entries, and where they come from.
+pub(super) struct Reader<'a> {
+    pub(super) origin: Origin,
+    pub(super) file: &'a Path,
+    pub(super) section_line: usize,
+    pub(super) entries: &'a [Entry],
+}
+
+impl Reader<'_> {
+    pub(super) fn entry(&self, key: &str) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.key.eq_ignore_ascii_case(key))
+    }
+    pub(super) fn err(&self, e: &Entry, message: String) -> ConfigError {
+        ConfigError {
+            file: self.file.to_path_buf(),
+            line: e.line,
+            key: Some(e.key.clone()),
+            message,
+            origin: self.origin,
+        }
+    }
+    pub(super) fn string(&self, key: &str) -> Option<String> {
+        self.entry(key).map(|e| e.value.clone())
+    }
+    pub(super) fn required(&self, key: &str) -> Result<String, ConfigError> {
+        match self.entry(key) {
+            Some(e) if !e.value.is_empty() => Ok(e.value.clone()),
+            Some(e) => Err(self.err(e, "must not be empty".into())),
+            None => Err(ConfigError {
+                file: self.file.to_path_buf(),
+                line: self.section_line,
+                key: Some(key.to_string()),
+                message: "missing (required for every session)".into(),
+                origin: self.origin,
+            }),
+        }
+    }
+    pub(super) fn bool(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(default);
+        };
+        match e.value.as_str() {
+            "Y" | "y" => Ok(true),
+            "N" | "n" => Ok(false),
+            v => Err(self.err(e, format!("{v:?} is not Y or N"))),
+        }
+    }
+    /// A numeric key's value, checked against its range in
+    /// [`NUMERIC_RANGES`](super::NUMERIC_RANGES).
+    pub(super) fn number<T: TryFrom<u64>>(&self, key: &str) -> Result<Option<T>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        let (min, max) = range_of(key).expect("every numeric key has a range");
+        let v = e.value.as_str();
+        if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.err(e, format!("{v:?} is not a number")));
+        }
+        match v.parse::<u64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(T::try_from(n).ok()),
+            _ => Err(self.err(
+                e,
+                format!("{v:?} is out of range (it must be {min} to {max})"),
+            )),
+        }
+    }
+    pub(super) fn num_or<T: TryFrom<u64>>(&self, key: &str, default: T) -> Result<T, ConfigError> {
+        Ok(self.number(key)?.unwrap_or(default))
+    }
+    pub(super) fn port(&self, key: &str) -> Result<Option<u16>, ConfigError> {
+        self.number::<u16>(key)
+    }
+    pub(super) fn time(&self, key: &str) -> Result<Option<TimeOfDay>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        let bad = || self.err(e, format!("{:?} is not a time HH:MM:SS", e.value));
+        let parts: Vec<&str> = e.value.split(':').collect();
+        if parts.len() != 3 || parts.iter().any(|p| p.len() != 2) {
+            return Err(bad());
+        }
+        let n: Vec<u32> = parts
+            .iter()
+            .map(|p| p.parse::<u32>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| bad())?;
+        if n[0] > 23 || n[1] > 59 || n[2] > 59 {
+            return Err(bad());
+        }
+        Ok(Some(TimeOfDay(n[0] * 3600 + n[1] * 60 + n[2])))
+    }
+    pub(super) fn day(&self, key: &str) -> Result<Option<u8>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        schedule::day_of(&e.value)
+            .map(Some)
+            .ok_or_else(|| self.err(e, format!("{:?} is not a day of the week", e.value)))
+    }
+    pub(super) fn path(&self, key: &str) -> Result<Option<PathBuf>, ConfigError> {
+        let Some(e) = self.entry(key) else {
+            return Ok(None);
+        };
+        if e.value.is_empty() {
+            return Err(self.err(e, "must not be empty".into()));
+        }
+        Ok(Some(resolve_path(self.file, &e.value)))
+    }
+}
+
+/// Resolves a path from a settings file: absolute paths stay; a relative one
+/// is taken against the settings file's directory, unless nothing exists there
+/// and something exists relative to the working directory.
+///
+/// ```
+/// use std::path::Path;
+/// use peregrine_engine::config::resolve_path;
+/// assert_eq!(resolve_path(Path::new("/etc/fix/a.cfg"), "/x/FIX44.xml"), Path::new("/x/FIX44.xml"));
+/// assert_eq!(resolve_path(Path::new("/nonexistent/a.cfg"), "spec/nope.xml"),
+///            Path::new("/nonexistent/spec/nope.xml"));
+/// ```
+pub fn resolve_path(cfg_file: &Path, value: &str) -> PathBuf {
+    let p = Path::new(value);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    let base = cfg_file.parent().unwrap_or(Path::new(""));
+    let beside = base.join(p);
+    if beside.exists() || !p.exists() {
+        beside
+    } else {
+        p.to_path_buf()
+    }
+}

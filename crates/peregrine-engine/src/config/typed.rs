@@ -1,0 +1,402 @@
+//! One session's entries typed into [`SessionSettings`]: each key, then keys that go together.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+
+use peregrine_agent::Idle;
+use peregrine_dict::ValidationSettings;
+
+use super::reader::Reader;
+use super::{
+    ConfigError, ConnectionType, Entry, Origin, SessionSettings, SlowConsumerAction, StoreDamage,
+};
+
+pub(super) fn typed(
+    origin: Origin,
+    file: &Path,
+    line: usize,
+    entries: Vec<Entry>,
+) -> Result<SessionSettings, ConfigError> {
+    let r = Reader {
+        origin,
+        file,
+        section_line: line,
+        entries: &entries,
+    };
+    let connection_type = match r.entry("ConnectionType") {
+        None => ConnectionType::Acceptor,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "acceptor" => ConnectionType::Acceptor,
+            "initiator" => ConnectionType::Initiator,
+            v => return Err(r.err(e, format!("{v:?} is not acceptor or initiator"))),
+        },
+    };
+    let begin_string = r.required("BeginString")?;
+    const BEGIN_STRINGS: [&str; 7] = [
+        "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4", "FIXT.1.1", "FIX.5.0",
+    ];
+    if !BEGIN_STRINGS.contains(&begin_string.as_str()) {
+        let e = r.entry("BeginString").expect("present");
+        return Err(r.err(
+            e,
+            format!("{begin_string:?} is not a FIX BeginString (FIX.4.0 … FIX.4.4, FIXT.1.1)"),
+        ));
+    }
+    let sender_comp_id = r.required("SenderCompID")?;
+    let target_comp_id = r.required("TargetCompID")?;
+
+    let mut connect_addresses = Vec::new();
+    let host_port = |h: &str, p: &str| -> Result<Option<(String, u16)>, ConfigError> {
+        match (r.entry(h), r.port(p)?) {
+            (Some(host), Some(port)) => Ok(Some((host.value.clone(), port))),
+            (None, None) => Ok(None),
+            (Some(e), None) => Err(r.err(e, format!("set without {p}"))),
+            (None, Some(_)) => Err(r.err(r.entry(p).expect("present"), format!("set without {h}"))),
+        }
+    };
+    if let Some(a) = host_port("SocketConnectHost", "SocketConnectPort")? {
+        connect_addresses.push(a);
+    }
+    for i in 1.. {
+        match host_port(
+            &format!("SocketConnectHost{i}"),
+            &format!("SocketConnectPort{i}"),
+        )? {
+            Some(a) => connect_addresses.push(a),
+            None => break,
+        }
+    }
+    let socket_accept_port = r.port("SocketAcceptPort")?;
+    match connection_type {
+        ConnectionType::Acceptor if socket_accept_port.is_none() => {
+            return Err(ConfigError {
+                file: file.to_path_buf(),
+                line,
+                origin,
+                key: Some("SocketAcceptPort".into()),
+                message: "missing (required for an acceptor)".into(),
+            })
+        }
+        ConnectionType::Initiator if connect_addresses.is_empty() => {
+            return Err(ConfigError {
+                file: file.to_path_buf(),
+                line,
+                origin,
+                key: Some("SocketConnectHost".into()),
+                message: "missing SocketConnectHost/SocketConnectPort (required for an initiator)"
+                    .into(),
+            })
+        }
+        _ => {}
+    }
+
+    let idle_strategy = match r.entry("IdleStrategy") {
+        None => Idle::default(),
+        Some(e) => e
+            .value
+            .parse::<Idle>()
+            .map_err(|m| r.err(e, m.to_string()))?,
+    };
+    let slow_consumer_action = match r.entry("SlowConsumerAction") {
+        None => SlowConsumerAction::Disconnect,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "disconnect" => SlowConsumerAction::Disconnect,
+            "flag" => SlowConsumerAction::Flag,
+            v => return Err(r.err(e, format!("{v:?} is not disconnect or flag"))),
+        },
+    };
+    // QuickFIX/J's Y/N, or ours: always, never, or an interval in milliseconds.
+    let file_store_sync = match r.entry("FileStoreSync") {
+        None => None,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "always" | "y" => None,
+            "never" | "n" => Some(u64::MAX),
+            v if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(r.number::<u64>("FileStoreSync")?.expect("present"))
+            }
+            v => {
+                return Err(r.err(
+                    e,
+                    format!("{v:?} is not Y, N, always, never or a number of milliseconds"),
+                ))
+            }
+        },
+    };
+    let file_store_damage = match r.entry("FileStoreDamage") {
+        None => StoreDamage::Refuse,
+        Some(e) => match e.value.to_ascii_lowercase().as_str() {
+            "refuse" => StoreDamage::Refuse,
+            "report" => StoreDamage::Report,
+            v => return Err(r.err(e, format!("{v:?} is not refuse or report"))),
+        },
+    };
+    // SocketAcceptHost is QuickFIX/Go's name for SocketAcceptAddress.
+    let socket_accept_address = match (r.entry("SocketAcceptAddress"), r.entry("SocketAcceptHost"))
+    {
+        (Some(a), Some(h)) if a.value != h.value => {
+            return Err(r.err(
+                h,
+                format!(
+                "{:?} differs from SocketAcceptAddress {:?} (line {}); they name the same thing",
+                h.value, a.value, a.line
+            ),
+            ))
+        }
+        (Some(a), _) => Some(a.value.clone()),
+        (None, Some(h)) => Some(h.value.clone()),
+        (None, None) => None,
+    }
+    .filter(|v| !v.is_empty());
+    if let Some(e) = r.entry("TimeStampPrecision") {
+        if !["SECONDS", "MILLIS", "MICROS", "NANOS"]
+            .contains(&e.value.to_ascii_uppercase().as_str())
+        {
+            return Err(r.err(
+                e,
+                format!("{:?} is not SECONDS, MILLIS, MICROS or NANOS", e.value),
+            ));
+        }
+    }
+    let heart_bt_int = r.num_or("HeartBtInt", 30u32)?;
+    let validation = ValidationSettings {
+        validate_fields_out_of_order: r.bool("ValidateFieldsOutOfOrder", true)?,
+        validate_fields_have_values: r.bool("ValidateFieldsHaveValues", true)?,
+        validate_user_defined_fields: r.bool("ValidateUserDefinedFields", true)?,
+        allow_unknown_msg_fields: r.bool("AllowUnknownMsgFields", false)?,
+        validate_unordered_group_fields: r.bool("ValidateUnorderedGroupFields", true)?,
+        check_latency: r.bool("CheckLatency", true)?,
+        max_latency_secs: r.num_or("MaxLatency", 120u32)?,
+    };
+    let max_message_size = r.num_or("MaxMessageSize", 1usize << 20)?;
+    let max_logon_message_size = r.num_or(
+        "MaxLogonMessageSize",
+        peregrine_session::DEFAULT_MAX_LOGON_SIZE.min(max_message_size),
+    )?;
+    let max_outbound_queue_bytes = r.num_or("MaxOutboundQueueBytes", 64usize << 20)?;
+    let slow_consumer_hard_limit = r.num_or(
+        "SlowConsumerHardLimit",
+        max_outbound_queue_bytes.saturating_mul(4),
+    )?;
+    let resend_request_timeout = r.num_or(
+        "ResendRequestTimeout",
+        if heart_bt_int == 0 {
+            60
+        } else {
+            heart_bt_int.saturating_mul(2).min(86_400)
+        },
+    )?;
+    let admin_http_address = match r.entry("AdminHttpAddress") {
+        None => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        Some(e) => e.value.parse::<IpAddr>().map_err(|_| {
+            r.err(
+                e,
+                format!("{:?} is not an IP address (e.g. 127.0.0.1 or ::1)", e.value),
+            )
+        })?,
+    };
+    // The token's value is never put in a message.
+    let admin_http_token = match r.entry("AdminHttpToken") {
+        None => None,
+        Some(e) if e.value.is_empty() => {
+            return Err(r.err(
+                e,
+                "must not be empty (leave the key out to refuse admin changes)".into(),
+            ))
+        }
+        Some(e) if !e.value.bytes().all(|b| b.is_ascii_graphic()) => {
+            return Err(r.err(
+                e,
+                "must be printable ASCII without spaces (it is sent in an HTTP header)".into(),
+            ))
+        }
+        Some(e) => Some(e.value.clone()),
+    };
+    let schedule = r.schedule_keys()?;
+    let s = SessionSettings {
+        file: file.to_path_buf(),
+        line,
+        origin,
+        begin_string,
+        sender_comp_id,
+        target_comp_id,
+        session_qualifier: r.string("SessionQualifier").filter(|q| !q.is_empty()),
+        connection_type,
+        socket_accept_port,
+        socket_accept_address,
+        connect_addresses,
+        heart_bt_int,
+        reconnect_interval: r.num_or("ReconnectInterval", 30u32)?,
+        use_data_dictionary: r.bool("UseDataDictionary", true)?,
+        data_dictionary: r.path("DataDictionary")?,
+        transport_data_dictionary: r.path("TransportDataDictionary")?,
+        app_data_dictionary: r.path("AppDataDictionary")?,
+        file_store_path: r.path("FileStorePath")?,
+        file_log_path: r.path("FileLogPath")?,
+        persist_messages: r.bool("PersistMessages", true)?,
+        start_time: r.time("StartTime")?,
+        end_time: r.time("EndTime")?,
+        start_day: r.day("StartDay")?,
+        end_day: r.day("EndDay")?,
+        weekdays: schedule.weekdays,
+        time_zone: schedule.time_zone.clone(),
+        logon_time: schedule.logon_time.zip(schedule.logout_time),
+        logon_days: schedule.logon_day.zip(schedule.logout_day),
+        reset_seq_time: schedule.reset_seq_time,
+        logon_timeout: r.num_or("LogonTimeout", 10u32)?,
+        logout_timeout: r.num_or("LogoutTimeout", 2u32)?,
+        socket_nodelay: r.bool("SocketNodelay", true)?,
+        socket_send_buffer_size: r.number("SocketSendBufferSize")?,
+        socket_receive_buffer_size: r.number("SocketReceiveBufferSize")?,
+        tls: r.tls_keys(connection_type)?,
+        reset_on_logon: r.bool("ResetOnLogon", false)?,
+        reset_on_logout: r.bool("ResetOnLogout", false)?,
+        reset_on_disconnect: r.bool("ResetOnDisconnect", false)?,
+        refresh_on_logon: r.bool("RefreshOnLogon", false)?,
+        resend_request_chunk_size: r.num_or("ResendRequestChunkSize", 0u32)?,
+        enable_last_msg_seq_num_processed: r.bool("EnableLastMsgSeqNumProcessed", false)?,
+        enable_next_expected_msg_seq_num: r.bool("EnableNextExpectedMsgSeqNum", false)?,
+        default_appl_ver_id: r.string("DefaultApplVerID").filter(|v| !v.is_empty()),
+        check_comp_id: r.bool("CheckCompID", true)?,
+        validation,
+        validate_length_and_checksum: r.bool("ValidateLengthAndChecksum", true)?,
+        max_message_size,
+        admin_http_port: r.port("AdminHttpPort")?.filter(|&p| p != 0),
+        admin_http_address,
+        admin_http_token,
+        idle_strategy,
+        max_outbound_queue_bytes,
+        slow_consumer_hard_limit,
+        slow_consumer_action,
+        max_logon_message_size,
+        max_inbound_queue_bytes: r.num_or("MaxInboundQueueBytes", 16usize << 20)?,
+        resend_request_timeout,
+        send_redundant_resend_requests: r.bool("SendRedundantResendRequests", false)?,
+        queue_while_logged_out: r.bool("QueueWhileLoggedOut", true)?,
+        file_store_sync,
+        file_store_damage,
+        username: r.string("Username").filter(|v| !v.is_empty()),
+        password: r.string("Password").filter(|v| !v.is_empty()),
+        acceptor_template: r.bool("AcceptorTemplate", false)?,
+        allowed_target_comp_ids: r
+            .string("AllowedTargetCompIDs")
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|id| !id.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        entries: Vec::new(),
+    };
+    if s.acceptor_template {
+        if s.connection_type != ConnectionType::Acceptor {
+            let e = r.entry("AcceptorTemplate").expect("set");
+            return Err(r.err(e, "only an acceptor session can be a template".into()));
+        }
+    } else {
+        for (key, value) in [
+            ("SenderCompID", &s.sender_comp_id),
+            ("TargetCompID", &s.target_comp_id),
+        ] {
+            if value == "*" {
+                let e = r.entry(key).expect("set");
+                return Err(r.err(e, "* (any) needs AcceptorTemplate=Y".into()));
+            }
+        }
+        if let Some(e) = r.entry("AllowedTargetCompIDs") {
+            return Err(r.err(e, "applies to a template only (AcceptorTemplate=Y)".into()));
+        }
+    }
+    // Cross-key checks.
+    let at_least = |key: &str, value: usize, other: &str, min: usize| -> Result<(), ConfigError> {
+        match r.entry(key) {
+            Some(e) if value < min => Err(r.err(
+                e,
+                format!("{value} is less than {other} ({min}), which it must hold"),
+            )),
+            _ => Ok(()),
+        }
+    };
+    if max_logon_message_size > max_message_size {
+        let e = r.entry("MaxLogonMessageSize").expect("only when set");
+        return Err(r.err(
+            e,
+            format!("{max_logon_message_size} is more than MaxMessageSize ({max_message_size})"),
+        ));
+    }
+    at_least(
+        "MaxInboundQueueBytes",
+        s.max_inbound_queue_bytes,
+        "MaxMessageSize",
+        max_message_size,
+    )?;
+    at_least(
+        "SlowConsumerHardLimit",
+        s.slow_consumer_hard_limit,
+        "MaxOutboundQueueBytes",
+        s.max_outbound_queue_bytes,
+    )?;
+    if s.begin_string == "FIXT.1.1" && s.default_appl_ver_id.is_none() {
+        return Err(ConfigError {
+            file: file.to_path_buf(),
+            line,
+            origin,
+            key: Some("DefaultApplVerID".into()),
+            message: "missing (required with BeginString=FIXT.1.1)".into(),
+        });
+    }
+    if s.start_time.is_some() != s.end_time.is_some() {
+        let key = if s.start_time.is_some() {
+            "EndTime"
+        } else {
+            "StartTime"
+        };
+        return Err(ConfigError {
+            file: file.to_path_buf(),
+            line,
+            origin,
+            key: Some(key.into()),
+            message: "missing (StartTime and EndTime go together)".into(),
+        });
+    }
+    if s.start_day.is_some() != s.end_day.is_some() {
+        let key = if s.start_day.is_some() {
+            "EndDay"
+        } else {
+            "StartDay"
+        };
+        return Err(ConfigError {
+            file: file.to_path_buf(),
+            line,
+            origin,
+            key: Some(key.into()),
+            message: "missing (StartDay and EndDay go together)".into(),
+        });
+    }
+    if s.start_day.is_some() && s.start_time.is_none() {
+        let e = r.entry("StartDay").expect("set");
+        return Err(r.err(e, "a weekly window needs StartTime and EndTime too".into()));
+    }
+    r.check_schedule(
+        s.start_time,
+        s.end_time,
+        s.start_day.zip(s.end_day),
+        &schedule,
+    )?;
+    // Always checked: N would be a setting silently ignored.
+    if !s.validate_length_and_checksum {
+        let e = r
+            .entry("ValidateLengthAndChecksum")
+            .expect("N only when set");
+        return Err(r.err(
+            e,
+            "N is not supported: the session always checks BodyLength and CheckSum".into(),
+        ));
+    }
+    if s.heart_bt_int == 0 && s.connection_type == ConnectionType::Initiator {
+        let e = r.entry("HeartBtInt").expect("0 only when set");
+        return Err(r.err(e, "must be at least 1 for an initiator".into()));
+    }
+    Ok(SessionSettings { entries, ..s })
+}
