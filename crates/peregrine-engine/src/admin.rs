@@ -273,6 +273,13 @@ pub fn percent_decode(s: &str) -> String {
 /// assert_eq!(parse_target("/logon").unwrap_err().status, 400);
 /// assert_eq!(parse_target("/nope").unwrap_err().status, 404);
 /// ```
+///
+/// # Errors
+///
+/// The [`HttpReply`] to send instead of a command: 404 for a path that is not
+/// a command; 400 when `SESSION` is missing (every path but `/sessions`), when
+/// `/seqnum` has neither `NEXTSENDERSEQNUM` nor `NEXTTARGETSEQNUM` or one that
+/// is not a number from 1, and when `/addsession` has no `LIKE`.
 pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let params: Vec<(String, String)> = query

@@ -95,8 +95,18 @@ pub trait SessionDriver {
     /// The next expected incoming sequence number.
     fn next_target_seq(&self) -> u64;
     /// Operator override of the next outgoing sequence number.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidSeqNum`] when `seq` is 0 or `u64::MAX` (the number
+    /// stays as it was), or the store's error when it cannot commit the new
+    /// number ([`StoreError::Io`] from a file store).
     fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError>;
     /// Operator override of the next expected incoming sequence number.
+    ///
+    /// # Errors
+    ///
+    /// As [`set_next_sender_seq`](Self::set_next_sender_seq).
     fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError>;
     /// Resets sequence numbers to 1 and forgets stored messages (an operator's
     /// [`Command::ResetSeqNums`](crate::Command::ResetSeqNums)); the engine
@@ -116,6 +126,12 @@ pub trait SessionDriver {
         0
     }
     /// The engine is stopping: make state durable (e.g. fsync the store).
+    ///
+    /// # Errors
+    ///
+    /// The store could not commit or fsync ([`StoreError::Io`] from a file
+    /// store); the engine reports it in the session's event log and carries
+    /// on shutting down. The default never fails.
     fn on_shutdown(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
@@ -125,6 +141,11 @@ pub trait SessionDriver {
         None
     }
     /// Fsyncs the store if its time-based policy says it is due; whether it did.
+    ///
+    /// # Errors
+    ///
+    /// The fsync failed ([`StoreError::Io`] from a file store). The default
+    /// never fails.
     fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         Ok(false)
     }

@@ -240,6 +240,14 @@ pub fn schedule(s: &SessionSettings) -> Option<Schedule> {
 
 /// Opens the store for a session: in memory, or the file journal under
 /// `FileStorePath` (an error naming the key when it is not set).
+///
+/// # Errors
+///
+/// For [`StoreKind::File`] only, a [`ConfigError`] on `FileStorePath`: the
+/// key is not set (as [`file_store_dir`]); the file store cannot open its
+/// directory or files (I/O, or files that are not a Peregrine store); or the
+/// journal lost acknowledged data and `FileStoreDamage` is `refuse` (the
+/// message says how to start anyway).
 pub fn open_store(
     s: &SessionSettings,
     kind: StoreKind,
@@ -719,6 +727,11 @@ impl Application for DynApp {
 
 /// Builds a boxed session from settings: loads dictionaries, opens the store,
 /// creates the application with `make_app` (given the dictionaries).
+///
+/// # Errors
+///
+/// A [`ConfigError`] naming the key: the dictionaries cannot be loaded (as
+/// [`load_dictionaries`]), or the store cannot be opened (as [`open_store`]).
 pub fn build_session(
     s: &SessionSettings,
     store: StoreKind,

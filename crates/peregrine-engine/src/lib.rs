@@ -36,6 +36,7 @@
 //! `examples/client.rs` in the repository are a whole venue and client.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::missing_errors_doc)]
 
 pub mod admin;
 pub mod builder;

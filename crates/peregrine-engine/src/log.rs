@@ -45,6 +45,10 @@ pub struct Escaped<'a>(pub &'a [u8]);
 
 impl Escaped<'_> {
     /// Writes the escaped bytes with SOH kept as it is (the messages log).
+    ///
+    /// # Errors
+    ///
+    /// The first error of writing to `out`; what was written before it stays.
     pub fn keep_soh(bytes: &[u8], out: &mut impl Write) -> std::io::Result<()> {
         let mut start = 0;
         for (i, &b) in bytes.iter().enumerate() {
@@ -214,6 +218,12 @@ fn format_stamp(now: Nanos, buf: &mut [u8; 32]) -> usize {
 
 impl SessionLog {
     /// Opens (appending) the logs of `session` in `dir`, creating the directory.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of creating `dir` or of opening the messages or the
+    /// event log for appending (e.g. permission denied, or a file where the
+    /// directory should be).
     pub fn open(dir: &Path, session: &str) -> std::io::Result<SessionLog> {
         std::fs::create_dir_all(dir)?;
         let stem = file_stem(session);

@@ -19,6 +19,11 @@ impl Settings {
     /// let e = Settings::load("/nonexistent/venue.cfg").unwrap_err();
     /// assert!(e.to_string().starts_with("/nonexistent/venue.cfg: cannot read"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the file (line 0, no key) when it cannot be
+    /// read (missing, unreadable, not UTF-8); else as [`parse`](Self::parse).
     pub fn load(path: impl AsRef<Path>) -> Result<Settings, ConfigError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {

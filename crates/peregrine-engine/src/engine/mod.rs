@@ -224,6 +224,12 @@ impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
 
 impl<D: SessionDriver> Engine<D> {
     /// An engine with no sessions yet.
+    ///
+    /// # Errors
+    ///
+    /// The operating system refused the poller or its waker (on Linux an
+    /// epoll instance and an eventfd, e.g. when the process is out of file
+    /// descriptors).
     pub fn new(options: EngineOptions) -> io::Result<Self> {
         let poll = Poll::new()?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
@@ -388,6 +394,13 @@ impl<D: SessionDriver> Engine<D> {
 
     /// Runs until a stop is requested, then shuts down gracefully: the engine
     /// as an [`Agent`] under its [`EngineOptions::idle`] strategy.
+    ///
+    /// # Errors
+    ///
+    /// Polling the sockets failed (an interrupted poll is retried, not an
+    /// error): the engine stops turning, still shuts down, and returns that
+    /// error; or, as [`shutdown`](Self::shutdown), polling failed while it
+    /// waited for the Logout answers.
     pub fn run(&mut self) -> io::Result<()> {
         let mut idle = self.options.idle.fresh();
         run_agent(self, &mut idle, &AtomicBool::new(true))
@@ -396,6 +409,12 @@ impl<D: SessionDriver> Engine<D> {
     /// One iteration of the reactor: poll (waiting as the idle strategy says),
     /// handle readiness, commands, timers and reconnects, then idle if nothing
     /// happened. Returns whether anything happened.
+    ///
+    /// # Errors
+    ///
+    /// Polling the sockets failed (an interrupted poll is not an error: the
+    /// turn did nothing). A failure on one connection is not an error either:
+    /// that connection is closed and the session told why.
     pub fn turn(&mut self) -> io::Result<bool> {
         let work = self.work(self.idle.max_wait())?;
         self.idle.idle(work);
@@ -443,6 +462,10 @@ impl<D: SessionDriver> Engine<D> {
     /// with its own idle strategy (a gateway that also polls Aeron, say): the sockets
     /// every time; timers, reconnects, admin commands and log flushes every
     /// 16th pass. Returns whether anything happened.
+    ///
+    /// # Errors
+    ///
+    /// As [`turn`](Self::turn): polling the sockets failed.
     #[inline]
     pub fn poll(&mut self) -> io::Result<bool> {
         let mut work = self.io(Duration::ZERO)?;
