@@ -11,8 +11,8 @@
 //!   time, each with a fresh ClOrdID written without allocating, and times every round trip
 //!   into an HDR histogram.
 //! * The [`gateway`] is a Peregrine acceptor engine, built with
-//!   [`EngineBuilder::build_local`] from its settings and turned with [`Engine::turn`] in
-//!   a loop (the venue is built the same way);
+//!   [`EngineBuilder::build_local`] from its settings and polled ([`Engine::poll`]) in its
+//!   own loop (the venue is built the same way);
 //!   its [`Application`](peregrine_session::Application) turns each NewOrderSingle into an
 //!   SBE `NewOrder` (prices and quantities fixed point) published with `try_claim`; the same
 //!   loop polls the Aeron subscription for SBE `ExecutionReport`s and sends the FIX
@@ -29,7 +29,7 @@
 //! latency table, step breakdown, allocations per round trip, JSON and HDR percentile plot
 //! (drawn with `peregrine-report`, which the benchmarks share).
 //!
-//! [`Engine::turn`]: peregrine_engine::Engine::turn
+//! [`Engine::poll`]: peregrine_engine::Engine::poll
 //! [`EngineBuilder::build_local`]: peregrine_engine::EngineBuilder::build_local
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
