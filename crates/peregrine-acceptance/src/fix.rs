@@ -173,7 +173,7 @@ pub fn complete_message(template: &[u8], now: SystemTime) -> Vec<u8> {
 
 /// The outcome of trying to frame one message at the start of a buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Frame {
+pub enum FrameOutcome {
     /// A whole message occupies the first `n` bytes.
     Complete(usize),
     /// More bytes are needed.
@@ -190,39 +190,39 @@ pub enum Frame {
 /// BodyLength is still read whole (and then reported by the comparison).
 ///
 /// ```
-/// use peregrine_acceptance::{frame_message, Frame};
+/// use peregrine_acceptance::{frame_message, FrameOutcome};
 /// let two = b"8=FIX.4.4\x019=5\x0135=0\x0110=163\x018=FIX";
-/// assert_eq!(frame_message(two), Frame::Complete(26));
-/// assert_eq!(frame_message(&two[..20]), Frame::Incomplete);
+/// assert_eq!(frame_message(two), FrameOutcome::Complete(26));
+/// assert_eq!(frame_message(&two[..20]), FrameOutcome::Incomplete);
 /// ```
-pub fn frame_message(buf: &[u8]) -> Frame {
+pub fn frame_message(buf: &[u8]) -> FrameOutcome {
     const PREFIX: &[u8] = b"8=";
     if buf.len() < PREFIX.len() {
         return if PREFIX.starts_with(buf) {
-            Frame::Incomplete
+            FrameOutcome::Incomplete
         } else {
-            Frame::Invalid("data does not start with 8=".into())
+            FrameOutcome::Invalid("data does not start with 8=".into())
         };
     }
     if !buf.starts_with(PREFIX) {
-        return Frame::Invalid("data does not start with 8=".into());
+        return FrameOutcome::Invalid("data does not start with 8=".into());
     }
     let Some(first_end) = buf.iter().position(|&b| b == SOH) else {
-        return Frame::Incomplete;
+        return FrameOutcome::Incomplete;
     };
     let second = &buf[first_end + 1..];
     if second.len() < 2 {
         return if b"9=".starts_with(second) {
-            Frame::Incomplete
+            FrameOutcome::Incomplete
         } else {
-            Frame::Invalid("second field is not BodyLength (9)".into())
+            FrameOutcome::Invalid("second field is not BodyLength (9)".into())
         };
     }
     if !second.starts_with(b"9=") {
-        return Frame::Invalid("second field is not BodyLength (9)".into());
+        return FrameOutcome::Invalid("second field is not BodyLength (9)".into());
     }
     let Some(len_end) = second.iter().position(|&b| b == SOH) else {
-        return Frame::Incomplete;
+        return FrameOutcome::Incomplete;
     };
     let len_text = &second[2..len_end];
     let body_start = first_end + 1 + len_end + 1;
@@ -231,27 +231,27 @@ pub fn frame_message(buf: &[u8]) -> Frame {
         .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|t| t.parse::<usize>().ok());
     let Some(declared) = declared else {
-        return Frame::Invalid(format!("BodyLength {:?} is not a number", render(len_text)));
+        return FrameOutcome::Invalid(format!("BodyLength {:?} is not a number", render(len_text)));
     };
     let trailer = body_start.saturating_add(declared);
     if buf.len() >= trailer.saturating_add(3) {
         if &buf[trailer..trailer + 3] == b"10=" {
             return match buf[trailer..].iter().position(|&b| b == SOH) {
-                Some(end) => Frame::Complete(trailer + end + 1),
-                None => Frame::Incomplete,
+                Some(end) => FrameOutcome::Complete(trailer + end + 1),
+                None => FrameOutcome::Incomplete,
             };
         }
         return match checksum_field_end(buf, body_start) {
-            Some(end) => Frame::Complete(end),
-            None => Frame::Incomplete,
+            Some(end) => FrameOutcome::Complete(end),
+            None => FrameOutcome::Incomplete,
         };
     }
     // BodyLength points beyond the data received so far: usually the rest is still
     // on its way, but if the data already ends in a checksum field the declared
     // length is simply wrong.
     match checksum_field_end(buf, body_start) {
-        Some(end) if end == buf.len() => Frame::Complete(end),
-        _ => Frame::Incomplete,
+        Some(end) if end == buf.len() => FrameOutcome::Complete(end),
+        _ => FrameOutcome::Incomplete,
     }
 }
 
@@ -318,7 +318,7 @@ mod tests {
         let sum: u32 = expected_prefix.iter().map(|&b| u32::from(b)).sum();
         let trailer = format!("10={:03}\x01", sum % 256);
         assert_eq!(&msg[expected_prefix.len()..], trailer.as_bytes());
-        assert_eq!(frame_message(&msg), Frame::Complete(msg.len()));
+        assert_eq!(frame_message(&msg), FrameOutcome::Complete(msg.len()));
     }
 
     #[test]
@@ -369,19 +369,26 @@ mod tests {
     fn framing() {
         let m = complete_message(b"8=FIX.4.4\x0135=0\x0134=2\x01", at(0));
         for cut in 0..m.len() {
-            assert_eq!(frame_message(&m[..cut]), Frame::Incomplete, "cut {cut}");
+            assert_eq!(
+                frame_message(&m[..cut]),
+                FrameOutcome::Incomplete,
+                "cut {cut}"
+            );
         }
         let mut two = m.clone();
         two.extend_from_slice(&m);
-        assert_eq!(frame_message(&two), Frame::Complete(m.len()));
-        assert!(matches!(frame_message(b"35=0\x01"), Frame::Invalid(_)));
+        assert_eq!(frame_message(&two), FrameOutcome::Complete(m.len()));
+        assert!(matches!(
+            frame_message(b"35=0\x01"),
+            FrameOutcome::Invalid(_)
+        ));
         assert!(matches!(
             frame_message(b"8=FIX.4.4\x0135=0\x01"),
-            Frame::Invalid(_)
+            FrameOutcome::Invalid(_)
         ));
         assert!(matches!(
             frame_message(b"8=FIX.4.4\x019=x\x01"),
-            Frame::Invalid(_)
+            FrameOutcome::Invalid(_)
         ));
     }
 
@@ -389,9 +396,9 @@ mod tests {
     fn framing_with_wrong_body_length() {
         // declared too long, nothing after it
         let m = b"8=FIX.4.4\x019=61\x0135=0\x0110=100\x01";
-        assert_eq!(frame_message(m), Frame::Complete(m.len()));
+        assert_eq!(frame_message(m), FrameOutcome::Complete(m.len()));
         // declared too short
         let m = b"8=FIX.4.4\x019=2\x0135=0\x0110=100\x018=FIX.4.4\x01";
-        assert_eq!(frame_message(m), Frame::Complete(26)); // 10 + 4 + 5 + 7
+        assert_eq!(frame_message(m), FrameOutcome::Complete(26)); // 10 + 4 + 5 + 7
     }
 }

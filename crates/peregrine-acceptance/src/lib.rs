@@ -49,7 +49,7 @@ pub use admin::{
 };
 pub use fix::{
     checksum, complete_message, format_utc_timestamp, frame_message, render, substitute_time,
-    Frame, SOH,
+    FrameOutcome, SOH,
 };
 pub use matcher::{FieldPatterns, FieldPatternsError, Mismatch, MismatchKind};
 pub use orchestrate::{

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::admin::{self, AdminError};
-use crate::fix::{complete_message, frame_message, render, Frame};
+use crate::fix::{complete_message, frame_message, render, FrameOutcome};
 use crate::matcher::{FieldPatterns, Mismatch};
 use crate::script::{Script, Step};
 
@@ -226,9 +226,11 @@ impl Connection {
     fn read_message(&mut self, deadline: Instant) -> Result<Vec<u8>, ReadError> {
         loop {
             match frame_message(&self.buf) {
-                Frame::Complete(n) => return Ok(self.buf.drain(..n).collect()),
-                Frame::Invalid(why) => return Err(ReadError::Garbage(why, self.buf.clone())),
-                Frame::Incomplete => {}
+                FrameOutcome::Complete(n) => return Ok(self.buf.drain(..n).collect()),
+                FrameOutcome::Invalid(why) => {
+                    return Err(ReadError::Garbage(why, self.buf.clone()))
+                }
+                FrameOutcome::Incomplete => {}
             }
             self.fill(deadline)?;
         }

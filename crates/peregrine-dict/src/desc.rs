@@ -17,7 +17,7 @@
 //! | 30–31 | top-level tables only: the section's order rank, header 0, body 1, trailer 2 |
 
 use crate::dictionary::{SECTION_BODY, SECTION_HEADER, SECTION_TRAILER};
-use crate::scope::{is_framing, FieldInfo, Slot, NO_GROUP};
+use crate::scope::{is_framing, FieldInfo, FlatMember, NO_GROUP};
 
 /// Bits 0–19: the member's bit (slot + 1).
 const BIT_MASK: u32 = (1 << 20) - 1;
@@ -63,7 +63,7 @@ impl Desc {
     /// The descriptor of the member in slot `slot` (bit `slot + 1`; slots past
     /// the highest bit, 2^20 - 1 — a million members, far beyond any dictionary — share the last
     /// bit).
-    pub(crate) fn of(slot: usize, s: &Slot) -> Desc {
+    pub(crate) fn of(slot: usize, s: &FlatMember) -> Desc {
         let mut d = Desc::bit_only(slot).0 | (s.info.class as u32 & CLASS_MASK) << CLASS_SHIFT;
         if s.info.enum_idx != FieldInfo::NO_ENUM {
             d |= ENUM;

@@ -8,7 +8,7 @@ use crate::dictionary::{
 use crate::error::{DictError, ErrorKind};
 use crate::model::{GroupDef, Member};
 use crate::scope::{
-    required_mask, words_for, EnumSet, FieldInfo, HeaderTrailer, Scope, Slot, NO_GROUP,
+    required_mask, words_for, EnumSet, FieldInfo, FlatMember, HeaderTrailer, Scope, NO_GROUP,
 };
 use peregrine_codec::tag::MSG_TYPE;
 
@@ -45,12 +45,12 @@ impl Builder<'_> {
         members: &[Member],
         ctx_required: bool,
         depth: usize,
-        out: &mut Vec<Slot>,
+        out: &mut Vec<FlatMember>,
         stack: &mut Vec<usize>,
     ) -> Result<(), DictError> {
         for m in members {
             match m {
-                Member::Field(f) => out.push(Slot {
+                Member::Field(f) => out.push(FlatMember {
                     tag: f.tag,
                     required: ctx_required && f.required,
                     group: NO_GROUP,
@@ -78,7 +78,7 @@ impl Builder<'_> {
                 }
                 Member::Group(g) => {
                     let scope = self.group(g, depth + 1, stack)?;
-                    out.push(Slot {
+                    out.push(FlatMember {
                         tag: g.count_tag,
                         required: ctx_required && g.required,
                         group: scope,
@@ -109,15 +109,15 @@ impl Builder<'_> {
         Ok(self.push(slots, delimiter))
     }
 
-    fn push(&mut self, slots: Vec<Slot>, delimiter: u32) -> u32 {
+    fn push(&mut self, slots: Vec<FlatMember>, delimiter: u32) -> u32 {
         let scope = self.make(slots, delimiter);
         self.scopes.push(scope);
         (self.scopes.len() - 1) as u32
     }
 
-    fn make(&self, raw: Vec<Slot>, delimiter: u32) -> Scope {
+    fn make(&self, raw: Vec<FlatMember>, delimiter: u32) -> Scope {
         // Dedupe (first occurrence keeps its position; required flags are OR-ed).
-        let mut slots: Vec<Slot> = Vec::with_capacity(raw.len());
+        let mut slots: Vec<FlatMember> = Vec::with_capacity(raw.len());
         let max = raw.iter().map(|s| s.tag).max().unwrap_or(0) as usize;
         let mut desc = vec![Desc::NONE; if raw.is_empty() { 0 } else { max + 1 }];
         for s in raw {

@@ -103,7 +103,7 @@ impl EnumSet {
 
 /// One member slot of a flattened scope (16 bytes).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Slot {
+pub(crate) struct FlatMember {
     pub(crate) tag: u32,
     pub(crate) required: bool,
     /// Scope index of the group this count tag opens, or `NO_GROUP`.
@@ -119,8 +119,8 @@ pub(crate) struct Scope {
     /// Dense by tag: the member's descriptor, [`Desc::NONE`] when the tag is not a member.
     pub(crate) desc: Box<[Desc]>,
     /// Members in dictionary order (slot index = position; bit = slot + 1).
-    pub(crate) slots: Box<[Slot]>,
-    /// Slot indices of required members, ascending by tag.
+    pub(crate) slots: Box<[FlatMember]>,
+    /// FlatMember indices of required members, ascending by tag.
     pub(crate) required: Box<[u16]>,
     /// First member tag (groups only; 0 otherwise).
     pub(crate) delimiter: u32,
@@ -181,7 +181,7 @@ pub(crate) fn is_framing(tag: u32) -> bool {
 }
 
 /// Required-member mask of a scope (bit = slot + 1), `words` words, framing fields left out.
-pub(crate) fn required_mask(slots: &[Slot], words: usize) -> Box<[u64]> {
+pub(crate) fn required_mask(slots: &[FlatMember], words: usize) -> Box<[u64]> {
     let mut mask = vec![0u64; words];
     for (i, s) in slots.iter().enumerate() {
         let bit = Desc::bit_only(i).bit();
@@ -204,7 +204,7 @@ pub(crate) struct HeaderTrailer {
     /// [`Desc::TRAILER_NON_MEMBER`].
     pub(crate) lut: Box<[Desc]>,
     /// Header members then trailer members; a member's bit is its position here + 1.
-    pub(crate) slots: Box<[Slot]>,
+    pub(crate) slots: Box<[FlatMember]>,
     /// Number of header members (the trailer's bits follow theirs).
     pub(crate) header_len: u32,
     /// Bitset words for `slots`.
@@ -219,7 +219,7 @@ impl HeaderTrailer {
     /// Builds the table from the flattened header and trailer (descriptors filled in) and
     /// the section of each tag.
     pub(crate) fn new(header: &Scope, trailer: &Scope, section: &[u8]) -> HeaderTrailer {
-        let slots: Vec<Slot> = header
+        let slots: Vec<FlatMember> = header
             .slots
             .iter()
             .chain(trailer.slots.iter())
@@ -305,7 +305,7 @@ impl HeaderTrailer {
 
     /// The member with this top-level bit (from [`HeaderTrailer::lookup`] with `body`).
     #[inline]
-    pub(crate) fn member<'s>(&'s self, body: &'s Scope, d: Desc) -> &'s Slot {
+    pub(crate) fn member<'s>(&'s self, body: &'s Scope, d: Desc) -> &'s FlatMember {
         let bit = d.bit();
         if d.section() == SECTION_BODY {
             &body.slots[bit - self.body_offset() as usize - 1]

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use peregrine_engine::config::{ConnectionType, Entry, Origin, SessionSettings, Settings};
+use peregrine_engine::config::{ConnectionType, Origin, SessionSettings, SettingLine, Settings};
 use peregrine_engine::{EngineBuilder, Idle};
 use peregrine_session::EchoApp;
 
@@ -25,7 +25,7 @@ fn typed(s: &SessionSettings) -> SessionSettings {
         e.line = 0;
     }
     s.entries
-        .sort_by_key(|e: &Entry| (e.key.to_ascii_lowercase(), e.value.clone()));
+        .sort_by_key(|e: &SettingLine| (e.key.to_ascii_lowercase(), e.value.clone()));
     s
 }
 

@@ -11,7 +11,7 @@
 /// Where one stored message lives: at `offset` (in the memory arena or the
 /// journal file), `len` bytes long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Entry {
+pub(crate) struct Location {
     pub(crate) seq: u64,
     pub(crate) offset: u64,
     pub(crate) len: u32,
@@ -19,7 +19,7 @@ pub(crate) struct Entry {
 
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    entries: Vec<Entry>,
+    entries: Vec<Location>,
 }
 
 impl Index {
@@ -43,7 +43,7 @@ impl Index {
 
     /// Records `entry`, replacing any earlier entry with the same sequence
     /// number.
-    pub(crate) fn insert(&mut self, entry: Entry) {
+    pub(crate) fn insert(&mut self, entry: Location) {
         match self.entries.last() {
             None => self.entries.push(entry),
             Some(last) if entry.seq > last.seq => self.entries.push(entry),
@@ -55,7 +55,7 @@ impl Index {
     }
 
     /// The entries with `begin <= seq <= end`, in sequence order.
-    pub(crate) fn range(&self, begin: u64, end: u64) -> &[Entry] {
+    pub(crate) fn range(&self, begin: u64, end: u64) -> &[Location] {
         if begin > end {
             return &[];
         }
@@ -73,8 +73,8 @@ impl Index {
 mod tests {
     use super::*;
 
-    fn e(seq: u64, offset: u64) -> Entry {
-        Entry {
+    fn e(seq: u64, offset: u64) -> Location {
+        Location {
             seq,
             offset,
             len: 1,

@@ -1,6 +1,6 @@
 //! [`MemoryStore`]: everything since the last reset, held in memory.
 
-use crate::index::{Entry, Index};
+use crate::index::{Index, Location};
 use crate::{check_len, check_seq, MessageStore, StoreError};
 
 /// A [`MessageStore`] that keeps its state in memory only.
@@ -181,7 +181,7 @@ impl MessageStore for MemoryStore {
         let len = check_len(msg.len())?;
         let offset = self.arena.len() as u64;
         self.arena.extend_from_slice(msg);
-        self.index.insert(Entry { seq, offset, len });
+        self.index.insert(Location { seq, offset, len });
         Ok(())
     }
 

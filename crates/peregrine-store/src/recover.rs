@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io;
 
 use crate::format::{self, COMMIT_LEN, COMMIT_MAGIC, RECORD_HEADER_LEN, RECORD_MAGIC};
-use crate::index::Entry;
+use crate::index::Location;
 use crate::posio;
 
 /// Read-ahead of the scan.
@@ -243,7 +243,7 @@ impl<'a> Window<'a> {
 
 /// One record found by the scan.
 enum Record {
-    Message(Entry),
+    Message(Location),
     Commit { next_sender: u64, next_target: u64 },
 }
 
@@ -286,7 +286,7 @@ fn record_at(w: &mut Window<'_>, offset: u64) -> io::Result<Option<Record>> {
     if !format::record_crc_ok(rec, &rh, &rec[RECORD_HEADER_LEN..]) {
         return Ok(None);
     }
-    Ok(Some(Record::Message(Entry {
+    Ok(Some(Record::Message(Location {
         seq: rh.seq,
         offset,
         len: rh.len,
@@ -337,7 +337,7 @@ struct Damage {
 /// The outcome of a scan.
 pub(crate) struct Scan {
     /// The messages of committed transactions, in journal order.
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Vec<Location>,
     /// Sequence numbers of the last commit, if any.
     pub(crate) state: Option<(u64, u64)>,
     /// End of the last commit record (the header's end when there is none).
@@ -356,7 +356,7 @@ pub(crate) fn scan(w: &mut Window<'_>, start: u64, v1: bool) -> io::Result<Scan>
         committed_end: start,
         losses: Vec::new(),
     };
-    let mut open: Vec<Entry> = Vec::new();
+    let mut open: Vec<Location> = Vec::new();
     let mut damage: Vec<Damage> = Vec::new();
     let mut prev_seq: Option<u64> = None;
     let mut offset = start;

@@ -1,7 +1,7 @@
-//! A found message ([`Frame`]) split into its fields, with its BodyLength and
+//! A found message ([`FoundMessage`]) split into its fields, with its BodyLength and
 //! CheckSum checked and its header's identity read.
 
-use super::scan::Frame;
+use super::scan::FoundMessage;
 
 /// One `tag=value` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,7 @@ impl<'a> Message<'a> {
 ///
 /// A field that is not `tag=value` with a tag of digits: the message cannot
 /// be shown field by field.
-pub fn parse(frame: &Frame) -> Result<Message<'_>, String> {
+pub fn parse(frame: &FoundMessage) -> Result<Message<'_>, String> {
     let d = frame.delimiter;
     let bytes = frame.bytes.strip_suffix(&[d]).unwrap_or(&frame.bytes);
     let mut fields = Vec::new();
@@ -139,8 +139,8 @@ fn check_checksum(bytes: &[u8], d: u8, problems: &mut Vec<String>) {
 mod tests {
     use super::*;
 
-    fn frame(text: &str) -> Frame {
-        Frame {
+    fn frame(text: &str) -> FoundMessage {
+        FoundMessage {
             line: 1,
             time: None,
             bytes: text.as_bytes().to_vec(),

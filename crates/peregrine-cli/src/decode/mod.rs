@@ -31,7 +31,7 @@ use crate::error::Error;
 
 use dicts::Dictionaries;
 use filter::{Filter, Identity};
-use scan::{Frame, Item, Scanner};
+use scan::{FoundMessage, Item, Scanner};
 
 /// A message ready to be written, for [`text`] and [`json`].
 pub struct Shown<'x, 'a, 'd> {
@@ -156,7 +156,7 @@ impl Decoder {
         let _ = writeln!(io::stderr(), "peregrine: {}:{line}: {what}", self.input);
     }
 
-    fn message(&mut self, frame: &Frame, out: &mut impl Write) -> io::Result<()> {
+    fn message(&mut self, frame: &FoundMessage, out: &mut impl Write) -> io::Result<()> {
         let m = match message::parse(frame) {
             Ok(m) => m,
             Err(why) => {

@@ -31,7 +31,7 @@ const START: &[u8] = b"8=FIX";
 
 /// One message as found, not yet parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
+pub struct FoundMessage {
     /// The line it starts on (1-based).
     pub line: u64,
     /// The text before it on its line, when that looks like a timestamp.
@@ -55,7 +55,7 @@ pub struct Problem {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
     /// A message.
-    Message(Frame),
+    Message(FoundMessage),
     /// Input that is not one.
     Problem(Problem),
 }
@@ -351,7 +351,7 @@ impl<R: Read> Scanner<R> {
     }
 
     fn finish(&mut self) {
-        let frame = Frame {
+        let frame = FoundMessage {
             line: self.msg_line,
             time: self.msg_time.take(),
             bytes: std::mem::take(&mut self.msg),
@@ -428,7 +428,7 @@ mod tests {
         all
     }
 
-    fn frame(item: &Item) -> &Frame {
+    fn frame(item: &Item) -> &FoundMessage {
         match item {
             Item::Message(f) => f,
             other => panic!("{other:?}"),

@@ -171,11 +171,11 @@ fn describe(def: &FieldDef, value: &[u8]) -> Option<String> {
 mod tests {
     use super::super::dicts::Dictionaries;
     use super::super::message::parse;
-    use super::super::scan::Frame;
+    use super::super::scan::FoundMessage;
     use super::*;
 
     fn shaped(text: &str, f: impl FnOnce(&[Node<'_, '_>])) {
-        let frame = Frame {
+        let frame = FoundMessage {
             line: 1,
             time: None,
             bytes: text.as_bytes().to_vec(),

@@ -6,10 +6,10 @@ use crate::span::FieldSpan;
 /// Tags below this are indexed by a direct table; others by a small hash table.
 pub(super) const DIRECT_TAGS: usize = 1024;
 
-/// Slot of the overflow index (tags >= DIRECT_TAGS): valid only when
+/// OverflowSlot of the overflow index (tags >= DIRECT_TAGS): valid only when
 /// `generation` matches the decoder's.
 #[derive(Clone, Copy, Debug, Default)]
-struct Slot {
+struct OverflowSlot {
     tag: u32,
     generation: u32,
     first: u32,
@@ -24,7 +24,7 @@ struct Slot {
 pub(crate) struct TagIndex {
     /// `generation << 32 | first` per tag below DIRECT_TAGS.
     pub(super) direct: Box<[u64; DIRECT_TAGS]>,
-    overflow: Vec<Slot>,
+    overflow: Vec<OverflowSlot>,
     shift: u32,
     pub(super) generation: u32,
 }
@@ -43,7 +43,7 @@ impl TagIndex {
 
     fn resize_overflow(&mut self, slots: usize) {
         let slots = slots.next_power_of_two().max(16);
-        self.overflow = vec![Slot::default(); slots];
+        self.overflow = vec![OverflowSlot::default(); slots];
         self.shift = 32 - slots.trailing_zeros();
     }
 
@@ -55,7 +55,7 @@ impl TagIndex {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             self.direct.fill(0);
-            self.overflow.fill(Slot::default());
+            self.overflow.fill(OverflowSlot::default());
             self.generation = 1;
         }
     }
@@ -90,7 +90,7 @@ impl TagIndex {
         loop {
             let s = &mut self.overflow[h];
             if s.generation != g || s.tag == tag {
-                *s = Slot {
+                *s = OverflowSlot {
                     tag,
                     generation: g,
                     first: idx,

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{unsupported, ConfigError, ConfigWarning, Effect, Entry, Origin};
+use super::{unsupported, ConfigError, ConfigWarning, Effect, Origin, SettingLine};
 
 /// Every key Peregrine understands (QuickFIX's names, and ours).
 pub const KNOWN_KEYS: &[&str] = &[
@@ -164,7 +164,7 @@ pub(super) fn is_known(key: &str) -> bool {
 pub(super) fn check_key(
     origin: Origin,
     file: &Path,
-    e: &Entry,
+    e: &SettingLine,
     warnings: &mut Vec<ConfigWarning>,
 ) -> Result<(), ConfigError> {
     if is_known(&e.key) {

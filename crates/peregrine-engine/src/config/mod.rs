@@ -63,4 +63,4 @@ pub use settings::Settings;
 pub use settings_builder::{Section, SettingsBuilder, ToSetting};
 pub use tls::{TlsSettings, TlsVersion};
 pub use unsupported::{unsupported, Effect, KeyOrigin, UnsupportedKey, UNSUPPORTED_KEYS};
-pub use values::{ConnectionType, Entry, SlowConsumerAction, StoreDamage, TimeOfDay};
+pub use values::{ConnectionType, SettingLine, SlowConsumerAction, StoreDamage, TimeOfDay};

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::keys::check_key;
-use super::{ConfigError, Entry, Origin, Settings};
+use super::{ConfigError, Origin, SettingLine, Settings};
 
 #[derive(Debug, PartialEq)]
 enum SectionKind {
@@ -55,8 +55,8 @@ impl Settings {
             message,
             origin: Origin::File,
         };
-        let mut defaults: Vec<Entry> = Vec::new();
-        let mut raw_sessions: Vec<(usize, Vec<Entry>)> = Vec::new();
+        let mut defaults: Vec<SettingLine> = Vec::new();
+        let mut raw_sessions: Vec<(usize, Vec<SettingLine>)> = Vec::new();
         let mut current: Option<SectionKind> = None;
         let mut warnings = Vec::new();
         let mut saw_default = false;
@@ -111,7 +111,7 @@ impl Settings {
             if entries.iter().any(|e| e.key.eq_ignore_ascii_case(key)) {
                 return Err(err(n, Some(key), "set twice in the same section".into()));
             }
-            let entry = Entry {
+            let entry = SettingLine {
                 key: key.to_string(),
                 value: value.to_string(),
                 line: n,

@@ -4,23 +4,23 @@ use std::path::{Path, PathBuf};
 
 use super::keys::range_of;
 use super::schedule;
-use super::{ConfigError, Entry, Origin, TimeOfDay};
+use super::{ConfigError, Origin, SettingLine, TimeOfDay};
 
 /// One section's effective entries, and where they come from.
 pub(super) struct Reader<'a> {
     pub(super) origin: Origin,
     pub(super) file: &'a Path,
     pub(super) section_line: usize,
-    pub(super) entries: &'a [Entry],
+    pub(super) entries: &'a [SettingLine],
 }
 
 impl Reader<'_> {
-    pub(super) fn entry(&self, key: &str) -> Option<&Entry> {
+    pub(super) fn entry(&self, key: &str) -> Option<&SettingLine> {
         self.entries
             .iter()
             .find(|e| e.key.eq_ignore_ascii_case(key))
     }
-    pub(super) fn err(&self, e: &Entry, message: String) -> ConfigError {
+    pub(super) fn err(&self, e: &SettingLine, message: String) -> ConfigError {
         ConfigError {
             file: self.file.to_path_buf(),
             line: e.line,

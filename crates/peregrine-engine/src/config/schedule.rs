@@ -13,7 +13,7 @@
 use peregrine_session::TimeZone;
 
 use super::reader::Reader;
-use super::{ConfigError, Entry, TimeOfDay};
+use super::{ConfigError, SettingLine, TimeOfDay};
 
 /// The typed schedule keys of one session.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +70,7 @@ impl Reader<'_> {
     }
 
     /// The host's zone (`UseLocalTime=Y`, `TimeZone=Local`), read once here.
-    fn host_zone(&self, e: &Entry) -> Result<TimeZone, ConfigError> {
+    fn host_zone(&self, e: &SettingLine) -> Result<TimeZone, ConfigError> {
         TimeZone::try_system().map_err(|why| {
             self.err(
                 e,
@@ -228,7 +228,7 @@ impl Reader<'_> {
 }
 
 /// ` (line n)` for an entry from a file, nothing for one set in code.
-fn line_note(e: &Entry) -> String {
+fn line_note(e: &SettingLine) -> String {
     if e.line == 0 {
         String::new()
     } else {

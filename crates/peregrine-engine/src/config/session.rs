@@ -7,7 +7,7 @@ use peregrine_agent::Idle;
 use peregrine_dict::ValidationSettings;
 
 use super::{
-    ConfigError, ConnectionType, Entry, Origin, SlowConsumerAction, StoreDamage, TimeOfDay,
+    ConfigError, ConnectionType, Origin, SettingLine, SlowConsumerAction, StoreDamage, TimeOfDay,
     TlsSettings,
 };
 
@@ -21,7 +21,7 @@ pub struct SessionSettings {
     /// A file or code.
     pub origin: Origin,
     /// Every effective entry: DEFAULT entries overridden by SESSION ones.
-    pub entries: Vec<Entry>,
+    pub entries: Vec<SettingLine>,
     /// `BeginString`.
     pub begin_string: String,
     /// `SenderCompID`.

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use super::typed::typed;
-use super::{ConfigError, ConfigWarning, Entry, Origin, Section, SessionSettings, SettingsBuilder};
+use super::{
+    ConfigError, ConfigWarning, Origin, Section, SessionSettings, SettingLine, SettingsBuilder,
+};
 
 /// A whole settings file, parsed and typed.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,7 +15,7 @@ pub struct Settings {
     /// A file or code.
     pub origin: Origin,
     /// The `[DEFAULT]` entries.
-    pub defaults: Vec<Entry>,
+    pub defaults: Vec<SettingLine>,
     /// One per `[SESSION]`, in file order.
     pub sessions: Vec<SessionSettings>,
     /// Unknown keys and similar.
@@ -69,8 +71,8 @@ impl Settings {
     pub(super) fn assemble(
         origin: Origin,
         path: &Path,
-        defaults: Vec<Entry>,
-        raw_sessions: Vec<(usize, Vec<Entry>)>,
+        defaults: Vec<SettingLine>,
+        raw_sessions: Vec<(usize, Vec<SettingLine>)>,
         warnings: Vec<ConfigWarning>,
     ) -> Result<Settings, ConfigError> {
         let mut sessions = Vec::with_capacity(raw_sessions.len());

@@ -8,7 +8,7 @@ use peregrine_store::FsyncPolicy;
 
 use super::keys::check_key;
 use super::{
-    ConfigError, ConnectionType, Entry, Origin, Settings, SlowConsumerAction, StoreDamage,
+    ConfigError, ConnectionType, Origin, SettingLine, Settings, SlowConsumerAction, StoreDamage,
     TimeOfDay,
 };
 
@@ -478,7 +478,7 @@ impl Section {
     fn into_entries(
         self,
         warnings: &mut Vec<super::ConfigWarning>,
-    ) -> Result<Vec<Entry>, ConfigError> {
+    ) -> Result<Vec<SettingLine>, ConfigError> {
         let mut entries = Vec::with_capacity(self.entries.len());
         for (key, value) in self.entries {
             let (key, value) = (key.trim(), value.trim());
@@ -500,7 +500,7 @@ impl Section {
                     origin: Origin::Code,
                 });
             }
-            let entry = Entry {
+            let entry = SettingLine {
                 key: key.to_string(),
                 value: value.to_string(),
                 line: 0,

@@ -8,14 +8,15 @@ use peregrine_dict::ValidationSettings;
 
 use super::reader::Reader;
 use super::{
-    ConfigError, ConnectionType, Entry, Origin, SessionSettings, SlowConsumerAction, StoreDamage,
+    ConfigError, ConnectionType, Origin, SessionSettings, SettingLine, SlowConsumerAction,
+    StoreDamage,
 };
 
 pub(super) fn typed(
     origin: Origin,
     file: &Path,
     line: usize,
-    entries: Vec<Entry>,
+    entries: Vec<SettingLine>,
 ) -> Result<SessionSettings, ConfigError> {
     let r = Reader {
         origin,

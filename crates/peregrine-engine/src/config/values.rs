@@ -1,8 +1,8 @@
-//! The values of settings: an [`Entry`] as written, and the typed values of keys.
+//! The values of settings: an [`SettingLine`] as written, and the typed values of keys.
 
 /// One `Key=Value` line as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct SettingLine {
     /// The key as written.
     pub key: String,
     /// The value, trimmed.

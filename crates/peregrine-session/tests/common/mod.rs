@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use peregrine_acceptance::{
-    complete_message, frame_message, render, FieldPatterns, Frame, Script, Step,
+    complete_message, frame_message, render, FieldPatterns, FrameOutcome, Script, Step,
 };
 use peregrine_dict::{Dictionaries, Dictionary};
 use peregrine_session::{
@@ -213,7 +213,7 @@ impl<S: MessageStore> Run<'_, S> {
     fn take_message(&mut self, n: u32) -> Option<Vec<u8>> {
         let c = self.conns.get_mut(&n)?;
         match frame_message(&c.inbox) {
-            Frame::Complete(len) => Some(c.inbox.drain(..len).collect()),
+            FrameOutcome::Complete(len) => Some(c.inbox.drain(..len).collect()),
             _ => None,
         }
     }

@@ -7,7 +7,7 @@ use crate::format::{
     self, JournalHeader, SeqState, COMMIT_LEN, JOURNAL_HEADER_LEN, JOURNAL_HEADER_LEN_V1,
     RECORD_HEADER_LEN, SLOT_LEN, SLOT_VERSION, SLOT_VERSION_V1,
 };
-use crate::index::Entry;
+use crate::index::Location;
 use crate::posio;
 use crate::recover::{self, Loss, LossKind, OnDamage, Recovery, Scan, Window};
 use crate::StoreError;
@@ -241,7 +241,7 @@ impl FileStore {
     /// the new journal is in place).
     fn rewrite(
         &mut self,
-        entries: &[Entry],
+        entries: &[Location],
         seqs: (u64, u64),
         witness_first: bool,
     ) -> Result<(), StoreError> {
@@ -268,7 +268,7 @@ impl FileStore {
             posio::read_exact_at(&self.journal, &mut rec, e.offset)
                 .map_err(|err| StoreError::io("read journal", &self.journal_path, err))?;
             posio::write_all_at(&tmp, &rec, at).map_err(io)?;
-            self.index.insert(Entry {
+            self.index.insert(Location {
                 seq: e.seq,
                 offset: at,
                 len: e.len,

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::format::{self, COMMIT_LEN, RECORD_HEADER_LEN};
-use crate::index::Entry;
+use crate::index::Location;
 use crate::posio;
 use crate::recover::Recovery;
 use crate::{check_len, check_seq, MessageStore, StoreError, StoreObserver};
@@ -27,7 +27,7 @@ impl MessageStore for FileStore {
         }
         let offset = self.journal_len();
         format::encode_record(&mut self.pending, seq, msg);
-        self.index.insert(Entry { seq, offset, len });
+        self.index.insert(Location { seq, offset, len });
         Ok(())
     }
 
@@ -82,7 +82,7 @@ impl MessageStore for FileStore {
         self.write_ahead()?;
         let entries = self.index.range(begin, end);
         let chunk = self.config.read_chunk as u64;
-        let rec_len = |e: &Entry| RECORD_HEADER_LEN as u64 + u64::from(e.len);
+        let rec_len = |e: &Location| RECORD_HEADER_LEN as u64 + u64::from(e.len);
         let mut i = 0;
         while i < entries.len() {
             // Coalesce records that are adjacent in the journal into one read.
