@@ -413,19 +413,21 @@ fn run_in(d: &Path, s: Scenario, seed: u64, prefix: &str, extra: &Extra) -> (Del
         .unwrap_or_else(|e| panic!("{what}: Peregrine's deliveries: {e}"));
     let at_qfj = check(&only(&read(&q_out), prefix), prefix, s.orders)
         .unwrap_or_else(|e| panic!("{what}: QuickFIX/J's deliveries: {e}"));
-    // Sequence numbers consistent (the two stores, after both stopped): every number
-    // QuickFIX/J used reached Peregrine's store, and QuickFIX/J expects Peregrine's next
-    // number, or the one before it: Peregrine's last message (its answer to QuickFIX/J's
-    // Logout, or the Logon of a reconnect while QuickFIX/J stops) may be sent when
-    // QuickFIX/J no longer reads. A number used twice or skipped would show here.
+    // Sequence numbers consistent (the two stores, after both stopped): each side
+    // expects the other's next number, or the one before it: the last message either
+    // side sends as the run ends (QuickFIX/J's Logout when it stops, Peregrine's answer
+    // to it, or the Logon of a reconnect while the other stops) may be written when the
+    // other no longer reads — an admin message, since every order is checked delivered
+    // exactly once above (seen once under load: QuickFIX/J at 2007, Peregrine expecting
+    // 2006, every order delivered). A number used twice or skipped would show here.
     let (p_sender, p_target) = peregrine_seqnums(d, s.begin_string);
     let (q_target, q_sender) = (
         qfj_seqnum(d, s.begin_string, "target"),
         qfj_seqnum(d, s.begin_string, "sender"),
     );
-    assert_eq!(
-        q_sender, p_target,
-        "{what}: QuickFIX/J's next to send, Peregrine's next expected"
+    assert!(
+        q_sender == p_target || q_sender == p_target + 1,
+        "{what}: QuickFIX/J's next to send is {q_sender}, Peregrine expects {p_target}"
     );
     assert!(
         q_target == p_sender || q_target + 1 == p_sender,
