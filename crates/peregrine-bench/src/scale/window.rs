@@ -36,6 +36,8 @@ pub const INTERVAL: Duration = Duration::from_millis(100);
 pub struct RateWindow {
     first: Option<Instant>,
     last: Option<Instant>,
+    /// The interval the last message fell in (counted from the first).
+    last_interval: Option<usize>,
     buckets: Vec<u64>,
     warmup_buckets: usize,
     after: u64,
@@ -65,6 +67,7 @@ impl RateWindow {
         RateWindow {
             first: None,
             last: None,
+            last_interval: None,
             buckets: vec![0; warmup_buckets + per_second * seconds.max(1) as usize],
             warmup_buckets,
             after: 0,
@@ -83,6 +86,7 @@ impl RateWindow {
         let first = *self.first.get_or_insert(at);
         self.last = Some(at);
         let i = (at.saturating_duration_since(first).as_nanos() / INTERVAL.as_nanos()) as usize;
+        self.last_interval = Some(i);
         match self.buckets.get_mut(i) {
             Some(b) => *b += 1,
             None => self.after += 1,
@@ -105,14 +109,8 @@ impl RateWindow {
     /// assert!(!w.in_window() && w.complete(), "after it");
     /// ```
     pub fn in_window(&self) -> bool {
-        match (self.first, self.last) {
-            (Some(first), Some(last)) => {
-                let i = (last.saturating_duration_since(first).as_nanos() / INTERVAL.as_nanos())
-                    as usize;
-                i >= self.warmup_buckets && i < self.buckets.len()
-            }
-            _ => false,
-        }
+        self.last_interval
+            .is_some_and(|i| i >= self.warmup_buckets && i < self.buckets.len())
     }
 
     /// Whether the window is over (a message came after its end).
