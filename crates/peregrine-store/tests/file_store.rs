@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::time::Duration;
 
-use common::{collect, msg, open_file, seqs, T0};
+use common::{collect, msg, open_file, open_with, seqs, T0};
 use peregrine_store::{
     sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, LossKind, MemoryStore,
     MessageStore, OnDamage, StoreError, JOURNAL_FILE, SEQNUMS_FILE, SEQ_END,
@@ -205,13 +205,7 @@ fn the_witness_is_not_needed_for_the_numbers_but_reveals_a_cut_journal() {
     // in the journal says so, the witness does. Refused by default, with the
     // files left as they were.
     fs::write(&journal, &full[..cut_at as usize]).unwrap();
-    let err = FileStore::open(
-        dir.path(),
-        "FIX.4.4:SENDER->TARGET",
-        FileStoreConfig::default(),
-        T0,
-    )
-    .unwrap_err();
+    let err = open_with(dir.path(), FileStoreConfig::default()).unwrap_err();
     let StoreError::Damaged { losses, .. } = &err else {
         panic!("{err}");
     };
@@ -227,7 +221,7 @@ fn the_witness_is_not_needed_for_the_numbers_but_reveals_a_cut_journal() {
         on_damage: OnDamage::Report,
         ..FileStoreConfig::default()
     };
-    let mut s = FileStore::open(dir.path(), "FIX.4.4:SENDER->TARGET", config, T0).unwrap();
+    let mut s = open_with(dir.path(), config).unwrap();
     assert_eq!((s.next_sender_seq(), s.next_target_seq()), (5, 11));
     assert_eq!(s.recovery().lost_messages(), 1);
     assert!(s.recovery().rewritten);
@@ -270,13 +264,8 @@ fn numbers_lowered_by_the_last_commit_survive_a_torn_witness() {
         witness[newest * 64 + 20..newest * 64 + 64].fill(0xA5);
         fs::write(&seqnums, &witness).unwrap();
 
-        let mut s = FileStore::open(
-            dir.path(),
-            "FIX.4.4:SENDER->TARGET",
-            FileStoreConfig::with_fsync(fsync),
-            T0,
-        )
-        .unwrap_or_else(|e| panic!("{fsync:?}: {e}"));
+        let mut s = open_with(dir.path(), FileStoreConfig::with_fsync(fsync))
+            .unwrap_or_else(|e| panic!("{fsync:?}: {e}"));
         assert_eq!((s.next_sender_seq(), s.next_target_seq()), (2, 716));
         assert!(s.recovery().losses.is_empty(), "{:?}", s.recovery());
         assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 2, 3]);
@@ -333,13 +322,7 @@ fn foreign_files_are_reported_not_wiped() {
 
     // Not a journal at all.
     fs::write(&journal, vec![b'z'; 100]).unwrap();
-    let err = FileStore::open(
-        dir.path(),
-        "FIX.4.4:SENDER->TARGET",
-        FileStoreConfig::default(),
-        T0,
-    )
-    .unwrap_err();
+    let err = open_with(dir.path(), FileStoreConfig::default()).unwrap_err();
     assert!(
         matches!(err, StoreError::Corrupt { offset: 0, .. }),
         "{err}"
@@ -357,13 +340,7 @@ fn foreign_files_are_reported_not_wiped() {
     // No witness and no journal header: not ours to wipe.
     fs::write(&journal, vec![b'z'; 100]).unwrap();
     fs::remove_file(&seqnums).unwrap();
-    let err = FileStore::open(
-        dir.path(),
-        "FIX.4.4:SENDER->TARGET",
-        FileStoreConfig::default(),
-        T0,
-    )
-    .unwrap_err();
+    let err = open_with(dir.path(), FileStoreConfig::default()).unwrap_err();
     assert!(err.to_string().contains("not a Peregrine journal"), "{err}");
     assert_eq!(fs::read(&journal).unwrap(), vec![b'z'; 100]);
 }

@@ -12,9 +12,9 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{collect, msg, open_file, seqs, T0};
+use common::{collect, msg, open_file, open_with, seqs};
 use peregrine_store::{
-    FileStore, FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError, SEQ_END,
+    FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError, SEQ_END,
 };
 use peregrine_testkit::Rng;
 
@@ -28,10 +28,6 @@ fn report() -> FileStoreConfig {
         on_damage: OnDamage::Report,
         ..FileStoreConfig::with_fsync(FsyncPolicy::Never)
     }
-}
-
-fn open_with(dir: &Path, config: FileStoreConfig) -> Result<FileStore, StoreError> {
-    FileStore::open(dir, "FIX.4.4:SENDER->TARGET", config, T0)
 }
 
 /// A store with messages 1..N-1 committed one per transaction, then message

@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore};
+use std::path::Path;
+
+use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore, StoreError};
 
 /// A FIX-like message for `seq`, of a length that varies with `seq` and
 /// `salt`, deterministic so that a reader can check it.
@@ -32,6 +34,12 @@ pub fn file_config(fsync: FsyncPolicy) -> FileStoreConfig {
     FileStoreConfig::with_fsync(fsync)
 }
 
-pub fn open_file(dir: &std::path::Path, fsync: FsyncPolicy) -> FileStore {
-    FileStore::open(dir, "FIX.4.4:SENDER->TARGET", file_config(fsync), T0).expect("open")
+/// Opens the test session's store in `dir` with `config`, at `T0`; the
+/// error is the caller's to check.
+pub fn open_with(dir: &Path, config: FileStoreConfig) -> Result<FileStore, StoreError> {
+    FileStore::open(dir, "FIX.4.4:SENDER->TARGET", config, T0)
+}
+
+pub fn open_file(dir: &Path, fsync: FsyncPolicy) -> FileStore {
+    open_with(dir, file_config(fsync)).expect("open")
 }
