@@ -653,12 +653,31 @@ mod x86 {
         m
     };
 
-    /// The last partial block, copied into a zero-padded 64-byte block
+    /// The last partial block, copied into a zero-padded `N`-byte block
     /// (zeros add nothing to the sum and are in no mask).
-    fn padded_tail(tail: &[u8]) -> [u8; 64] {
-        let mut block = [0u8; 64];
+    fn padded_tail<const N: usize>(tail: &[u8]) -> [u8; N] {
+        let mut block = [0u8; N];
         block[..tail.len()].copy_from_slice(tail);
         block
+    }
+
+    /// Fills `out` with the masks of every whole 64-byte block of `input`,
+    /// `$block` computing one from `$p` (a pointer to its 64 bytes), and
+    /// yields the number of blocks and the partial tail left. A macro rather
+    /// than a function taking a closure, so that each kernel's block code is
+    /// expanded inside its own `#[target_feature]` function.
+    macro_rules! whole_blocks {
+        ($input:expr, $out:expr, |$p:ident| $block:expr) => {{
+            let blocks = $input.chunks_exact(64);
+            let tail = blocks.remainder();
+            let mut n = 0;
+            for (block, m) in blocks.zip($out.iter_mut()) {
+                let $p = block.as_ptr();
+                *m = $block;
+                n += 1;
+            }
+            (n, tail)
+        }};
     }
 
     /// Masks and sum of one 64-byte block already in a register. Zero bytes
@@ -690,14 +709,10 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512bw")]
     pub unsafe fn mask_sum_avx512(input: &[u8], out: &mut [BlockMasks]) -> u32 {
         let mut acc = _mm512_setzero_si512();
-        let blocks = input.chunks_exact(64);
-        let tail = blocks.remainder();
-        let mut n = 0;
-        for (block, m) in blocks.zip(out.iter_mut()) {
-            let v = _mm512_loadu_si512(block.as_ptr() as *const __m512i);
-            *m = block_avx512(v, &mut acc);
-            n += 1;
-        }
+        let (n, tail) = whole_blocks!(input, out, |p| block_avx512(
+            _mm512_loadu_si512(p as *const __m512i),
+            &mut acc
+        ));
         if !tail.is_empty() {
             let keep: u64 = (1u64 << tail.len()) - 1;
             let v = _mm512_maskz_loadu_epi8(keep, tail.as_ptr() as *const i8);
@@ -1227,13 +1242,7 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub unsafe fn mask_sum_avx2(input: &[u8], out: &mut [BlockMasks]) -> u32 {
         let mut acc = _mm256_setzero_si256();
-        let blocks = input.chunks_exact(64);
-        let tail = blocks.remainder();
-        let mut n = 0;
-        for (block, m) in blocks.zip(out.iter_mut()) {
-            *m = block_avx2(block.as_ptr(), &mut acc);
-            n += 1;
-        }
+        let (n, tail) = whole_blocks!(input, out, |p| block_avx2(p, &mut acc));
         if !tail.is_empty() {
             let keep = tail.len();
             out[n] = if input.len() >= 64 {
@@ -1249,7 +1258,7 @@ mod x86 {
                 let b = lane_avx2(b, &mut acc);
                 join(a, b, 64 - keep)
             } else {
-                let block = padded_tail(tail);
+                let block = padded_tail::<64>(tail);
                 block_avx2(block.as_ptr(), &mut acc)
             };
         }
@@ -1285,15 +1294,9 @@ mod x86 {
     #[target_feature(enable = "sse2")]
     pub unsafe fn mask_sum_sse2(input: &[u8], out: &mut [BlockMasks]) -> u32 {
         let mut acc = _mm_setzero_si128();
-        let blocks = input.chunks_exact(64);
-        let tail = blocks.remainder();
-        let mut n = 0;
-        for (block, m) in blocks.zip(out.iter_mut()) {
-            *m = block_sse2(block.as_ptr(), &mut acc);
-            n += 1;
-        }
+        let (n, tail) = whole_blocks!(input, out, |p| block_sse2(p, &mut acc));
         if !tail.is_empty() {
-            let block = padded_tail(tail);
+            let block = padded_tail::<64>(tail);
             out[n] = block_sse2(block.as_ptr(), &mut acc);
         }
         let mut lanes = [0u64; 2];
@@ -1323,8 +1326,7 @@ mod x86 {
                     _mm256_loadu_si256(TAIL_MASK.as_ptr().add(32 + tail.len()) as *const __m256i);
                 _mm256_and_si256(_mm256_loadu_si256(p as *const __m256i), mask)
             } else {
-                let mut padded = [0u8; 32];
-                padded[..tail.len()].copy_from_slice(tail);
+                let padded = padded_tail::<32>(tail);
                 _mm256_loadu_si256(padded.as_ptr() as *const __m256i)
             };
             acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, zero));
@@ -1347,8 +1349,7 @@ mod x86 {
             acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
         }
         if !tail.is_empty() {
-            let mut padded = [0u8; 16];
-            padded[..tail.len()].copy_from_slice(tail);
+            let padded = padded_tail::<16>(tail);
             let v = _mm_loadu_si128(padded.as_ptr() as *const __m128i);
             acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
         }

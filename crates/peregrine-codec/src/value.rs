@@ -981,6 +981,16 @@ fn format_u64_long(n: u64, out: &mut [u8]) -> usize {
 /// four bytes are written whatever the length (`out` holds at least four).
 #[inline(always)]
 fn format_small(n: u32, out: &mut [u8]) -> usize {
+    let (digits, len) = small_digits_word(n);
+    out[..4].copy_from_slice(&digits.to_le_bytes());
+    len
+}
+
+/// The digits of `n` (below 10,000) as a little-endian word with zeros
+/// after them, and their number: four digits (leading zeros included) from
+/// two table pairs, the leading zeros shifted out.
+#[inline(always)]
+fn small_digits_word(n: u32) -> (u32, usize) {
     let len = 1 + (n >= 10) as usize + (n >= 100) as usize + (n >= 1000) as usize;
     let (hi, lo) = ((n / 100) as usize * 2, (n % 100) as usize * 2);
     let word = u32::from_le_bytes([
@@ -990,9 +1000,7 @@ fn format_small(n: u32, out: &mut [u8]) -> usize {
         DIGIT_PAIRS[lo + 1],
     ]);
     // Drop the leading zeros (the low bytes of the little-endian word).
-    let digits = word >> (8 * (4 - len));
-    out[..4].copy_from_slice(&digits.to_le_bytes());
-    len
+    (word >> (8 * (4 - len)), len)
 }
 
 /// Writes `n` in decimal (with `-` when negative), returning the length (at most 20).
@@ -1058,15 +1066,8 @@ pub(crate) fn decimal_text(d: Decimal) -> Option<(u128, usize)> {
 #[inline(always)]
 pub(crate) fn digits_word(n: u32) -> (u64, usize) {
     if n < 10_000 {
-        let len = 1 + (n >= 10) as usize + (n >= 100) as usize + (n >= 1000) as usize;
-        let (hi, lo) = ((n / 100) as usize * 2, (n % 100) as usize * 2);
-        let word = u32::from_le_bytes([
-            DIGIT_PAIRS[hi],
-            DIGIT_PAIRS[hi + 1],
-            DIGIT_PAIRS[lo],
-            DIGIT_PAIRS[lo + 1],
-        ]);
-        return ((word >> (8 * (4 - len))) as u64, len);
+        let (word, len) = small_digits_word(n);
+        return (word as u64, len);
     }
     let len = digit_count_below_1e8(n);
     (eight_digits(n) >> (8 * (8 - len)), len)
