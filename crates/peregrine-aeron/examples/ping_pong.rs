@@ -132,30 +132,6 @@ fn template() -> NewOrder {
     }
 }
 
-fn fill(o: &NewOrder, exec_id: u64) -> ExecutionReport<'static> {
-    ExecutionReport {
-        session_id: o.session_id,
-        order_id: exec_id,
-        exec_id,
-        transact_time: o.transact_time,
-        price: o.price,
-        order_qty: o.order_qty,
-        last_qty: o.order_qty,
-        last_px: o.price,
-        leaves_qty: Decimal64::ZERO,
-        cum_qty: o.order_qty,
-        avg_px: o.price,
-        cl_ord_id: o.cl_ord_id,
-        orig_cl_ord_id: [0; CL_ORD_ID_LEN],
-        symbol: o.symbol,
-        side: o.side,
-        exec_type: ExecType::Trade,
-        ord_status: OrdStatus::Filled,
-        ord_rej_reason: OrdRejReason::NullVal,
-        text: "",
-    }
-}
-
 fn pong(
     dir: String,
     orders: Channel,
@@ -182,7 +158,7 @@ fn pong(
                         return;
                     };
                     exec_id += 1;
-                    let report = fill(&o, exec_id);
+                    let report = ExecutionReport::full_fill(&o, exec_id, exec_id);
                     if let Err(e) = publ.publish_retry(&report, &mut idle.clone(), PATIENCE) {
                         failure = Some(e.to_string());
                     }
@@ -290,7 +266,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!(
         "Aeron {transport} ping-pong, NewOrder ({} B) -> ExecutionReport ({} B), idle {}, {} round trips after {} warm-up",
         template().encoded_len(),
-        fill(&template(), 1).encoded_len(),
+        ExecutionReport::full_fill(&template(), 1, 1).encoded_len(),
         args.idle,
         samples.len(),
         args.warmup

@@ -1,7 +1,9 @@
 //! The ExecutionReport message (35=8), which is also the order reject.
 
 use super::wire::sbe_message;
-use super::{ClOrdId, Decimal64, ExecType, OrdRejReason, OrdStatus, Side, Symbol};
+use super::{
+    ClOrdId, Decimal64, ExecType, NewOrder, OrdRejReason, OrdStatus, Side, Symbol, CL_ORD_ID_LEN,
+};
 
 /// An execution report (FIX ExecutionReport, 35=8), executor to gateway. An order the
 /// executor refuses is reported with [`ExecType::Rejected`], [`OrdStatus::Rejected`] and an
@@ -86,6 +88,59 @@ pub struct ExecutionReport<'a> {
     pub ord_rej_reason: OrdRejReason,
     /// Text (58); empty when absent.
     pub text: &'a str,
+}
+
+impl ExecutionReport<'static> {
+    /// The report of `order` filled whole in one execution at its own price, stamped
+    /// with the order's TransactTime: what a toy executor answers (the examples, tests
+    /// and the topology's executor).
+    ///
+    /// ```
+    /// use peregrine_aeron::messages::*;
+    ///
+    /// let order = NewOrder {
+    ///     session_id: 7,
+    ///     transact_time: 1_700_000_000_000_000_000,
+    ///     price: Decimal64::new(15025, -2),
+    ///     order_qty: Decimal64::new(100, 0),
+    ///     cl_ord_id: pack(b"ORD-1").unwrap(),
+    ///     symbol: pack(b"MSFT").unwrap(),
+    ///     account: [0; ACCOUNT_LEN],
+    ///     side: Side::Buy,
+    ///     ord_type: OrdType::Limit,
+    ///     time_in_force: TimeInForce::Day,
+    /// };
+    /// let report = ExecutionReport::full_fill(&order, 1_000_001, 42);
+    /// assert_eq!((report.order_id, report.exec_id), (1_000_001, 42));
+    /// assert_eq!((report.exec_type, report.ord_status), (ExecType::Trade, OrdStatus::Filled));
+    /// assert_eq!((report.last_qty, report.cum_qty), (order.order_qty, order.order_qty));
+    /// assert_eq!((report.last_px, report.avg_px), (order.price, order.price));
+    /// assert_eq!(report.leaves_qty, Decimal64::ZERO);
+    /// ```
+    #[inline]
+    pub fn full_fill(order: &NewOrder, order_id: u64, exec_id: u64) -> Self {
+        ExecutionReport {
+            session_id: order.session_id,
+            order_id,
+            exec_id,
+            transact_time: order.transact_time,
+            price: order.price,
+            order_qty: order.order_qty,
+            last_qty: order.order_qty,
+            last_px: order.price,
+            leaves_qty: Decimal64::ZERO,
+            cum_qty: order.order_qty,
+            avg_px: order.price,
+            cl_ord_id: order.cl_ord_id,
+            orig_cl_ord_id: [0; CL_ORD_ID_LEN],
+            symbol: order.symbol,
+            side: order.side,
+            exec_type: ExecType::Trade,
+            ord_status: OrdStatus::Filled,
+            ord_rej_reason: OrdRejReason::NullVal,
+            text: "",
+        }
+    }
 }
 
 sbe_message! {

@@ -50,28 +50,11 @@ pub fn cl_ord_id(n: u64) -> ClOrdId {
     id
 }
 
-/// The executor's fill for `order`.
+/// The executor's fill for `order`: OrderID `exec_id + 1_000_000`, one ns after the order.
 pub fn fill_for(order: &NewOrder, exec_id: u64) -> ExecutionReport<'static> {
     ExecutionReport {
-        session_id: order.session_id,
-        order_id: exec_id + 1_000_000,
-        exec_id,
         transact_time: order.transact_time + 1,
-        price: order.price,
-        order_qty: order.order_qty,
-        last_qty: order.order_qty,
-        last_px: order.price,
-        leaves_qty: Decimal64::ZERO,
-        cum_qty: order.order_qty,
-        avg_px: order.price,
-        cl_ord_id: order.cl_ord_id,
-        orig_cl_ord_id: [0; CL_ORD_ID_LEN],
-        symbol: order.symbol,
-        side: order.side,
-        exec_type: ExecType::Trade,
-        ord_status: OrdStatus::Filled,
-        ord_rej_reason: OrdRejReason::NullVal,
-        text: "",
+        ..ExecutionReport::full_fill(order, exec_id + 1_000_000, exec_id)
     }
 }
 
