@@ -139,6 +139,15 @@ impl Error {
         }
     }
 
+    /// [`Error::Engine`]: `what` failed because of the error given, as a closure for
+    /// `map_err` (`what` becomes text only if it did fail).
+    pub(crate) fn engine<E: Into<BoxedError>>(what: impl Into<String>) -> impl FnOnce(E) -> Error {
+        move |source| Error::Engine {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
+
     /// [`Error::Topology`] of `engine`, as a closure for `map_err`.
     pub(crate) fn topology(engine: &'static str) -> impl Fn(peregrine_topology::Error) -> Error {
         move |source| Error::Topology { engine, source }

@@ -8,6 +8,8 @@
 //! * [`measure`]: timing loops (batch mean, per-operation percentiles).
 //! * [`alloc`]: the counting global allocator the benchmark binary installs.
 //! * [`peers`]: running a peer harness and reading its JSON lines.
+//! * [`loopback`]: the settings of our two-process benchmarks' engines, free ports.
+//! * [`nonblocking`]: the raw-socket peers' writes.
 //! * [`process`]: two-process benchmarks: start a harness, wait for `ready`, read its
 //!   results, end it; RSS and the open-file limit.
 //! * [`report`]: result records, aggregation across runs, Markdown and JSON
@@ -32,6 +34,7 @@ pub mod e2e;
 mod error;
 pub mod loopback;
 pub mod measure;
+pub mod nonblocking;
 pub mod order;
 pub mod peers;
 pub mod process;

@@ -1,10 +1,13 @@
 //! The settings every Peregrine process of a two-process benchmark shares (the round
 //! trip of §4, streaming and many sessions of §5): FIX.4.4 sessions over TCP on
 //! 127.0.0.1, HeartBtInt=30, ResetOnLogon=Y, TCP_NODELAY, one busy engine thread that
-//! spins then yields. Each experiment adds its store and validation.
+//! spins then yields. Each experiment adds its store and validation. And the free port
+//! each pair of processes meets on.
 
 use peregrine_engine::config::{ConnectionType, Section};
 use peregrine_engine::Idle;
+
+use crate::{Error, Result};
 
 /// Busy polls before the engine thread yields (`spin-then-yield:100`): two busy
 /// processes on two cores.
@@ -55,4 +58,21 @@ pub fn endpoint(s: Section, acceptor: bool, port: u16) -> Section {
     } else {
         s.socket_connect("127.0.0.1", port).reconnect_interval(1)
     }
+}
+
+/// A free TCP port on 127.0.0.1 (the OS's pick, released for the acceptor to take).
+///
+/// ```
+/// assert_ne!(peregrine_bench::loopback::free_port()?, 0);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Engine`] when the OS has no port to give.
+pub fn free_port() -> Result<u16> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(Error::engine("no free port on 127.0.0.1"))
 }

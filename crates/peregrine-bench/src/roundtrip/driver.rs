@@ -282,17 +282,6 @@ pub enum PairOutcome {
     Unsupported,
 }
 
-/// A free TCP port on 127.0.0.1 (the OS's pick, released for the acceptor to take).
-fn free_port() -> Result<u16> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| Error::Engine {
-            what: "no free port on 127.0.0.1".into(),
-            source: Some(e.into()),
-        })
-}
-
 /// Runs one engine's acceptor and initiator once for `config` in fresh directories under
 /// `work` (removed afterwards).
 ///
@@ -324,7 +313,7 @@ pub fn run_pair(
     if config.tls() {
         peregrine_testkit::tls::TestPki::write(&dir.join("pki"));
     }
-    let port = free_port()?;
+    let port = crate::loopback::free_port()?;
     let common = |role: Role| -> Vec<String> {
         let a = PeerArgs { port, ..args(role) };
         let _ = std::fs::create_dir_all(&a.dir);
@@ -439,10 +428,8 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     let root = crate::repo_root();
     let exe = match &cfg.exe {
         Some(e) => e.clone(),
-        None => std::env::current_exe().map_err(|e| Error::Engine {
-            what: "cannot find the running peregrine binary".into(),
-            source: Some(e.into()),
-        })?,
+        None => std::env::current_exe()
+            .map_err(Error::engine("cannot find the running peregrine binary"))?,
     };
     let mut engines = vec![EngineCommand::ours(&exe, PeerEngine::Peregrine)];
     engines.extend(peer_commands(&root, &cfg.peers, cfg.peers_explicit)?);

@@ -13,6 +13,7 @@
 use super::peer::{say_ready, PeerArgs, ResultLine};
 use super::wire::{frame_len, Framed};
 use super::IDLE_SPINS;
+use crate::nonblocking::write_all_spinning;
 use crate::order::{
     write_order, write_report, OrderFields, CLIENT_ID, ORDER_PRICE, ORDER_QTY, SYMBOL,
 };
@@ -23,7 +24,7 @@ use peregrine_messages::codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_messages::codec::EncodeBuffer;
 use peregrine_messages::fix44::enums::Side;
 use peregrine_messages::fix44::{prelude::*, ExecutionReport, NewOrderSingle};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
@@ -89,10 +90,7 @@ pub fn settings_text(nos: usize, er: usize) -> String {
 }
 
 fn io_error(what: &'static str) -> impl FnOnce(io::Error) -> Error {
-    move |e| Error::Engine {
-        what: format!("floor: {what}"),
-        source: Some(e.into()),
-    }
+    move |e| Error::engine(format!("floor: {what}"))(e)
 }
 
 /// One side's socket: reads whole messages into a reused buffer.
@@ -161,22 +159,7 @@ impl Bouncer {
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<()> {
-        let mut done = 0;
-        while done < bytes.len() {
-            match self.stream.write(&bytes[done..]) {
-                Ok(n) => done += n,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                    ) =>
-                {
-                    std::hint::spin_loop()
-                }
-                Err(e) => return Err(io_error("write")(e)),
-            }
-        }
-        Ok(())
+        write_all_spinning(&mut self.stream, bytes).map_err(io_error("write"))
     }
 }
 

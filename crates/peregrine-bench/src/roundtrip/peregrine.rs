@@ -103,10 +103,7 @@ pub fn settings(
             loopback::endpoint(s, acceptor, port)
         })
         .build()
-        .map_err(|e| Error::Engine {
-            what: "Peregrine's round-trip settings".into(),
-            source: Some(e.into()),
-        })
+        .map_err(Error::engine("Peregrine's round-trip settings"))
 }
 
 /// The settings as the report states them.
@@ -566,13 +563,6 @@ impl Application for Client {
     }
 }
 
-fn engine_error(what: &str) -> impl FnOnce(peregrine_engine::BuildError) -> Error + '_ {
-    move |e| Error::Engine {
-        what: what.into(),
-        source: Some(e.into()),
-    }
-}
-
 /// The acceptor process: listens, says `ready`, answers until its session logs out.
 ///
 /// # Errors
@@ -593,7 +583,7 @@ pub fn acceptor_main(args: &PeerArgs) -> Result<()> {
     let (flag, count) = (logged_out.clone(), reports.clone());
     let venue = EngineBuilder::new(settings)
         .start(move |_| Venue::new(count.clone(), flag.clone(), fault))
-        .map_err(engine_error("cannot start the venue"))?;
+        .map_err(Error::engine("cannot start the venue"))?;
     say_ready();
     let mut gap_made = false;
     while !logged_out.load(Ordering::Acquire) && !venue.is_finished() {
@@ -608,10 +598,7 @@ pub fn acceptor_main(args: &PeerArgs) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let engine = venue.stop().map_err(|e| Error::Engine {
-        what: "the venue failed".into(),
-        source: Some(e.into()),
-    })?;
+    let engine = venue.stop().map_err(Error::engine("the venue failed"))?;
     let app = engine
         .application(ACCEPTOR_SESSION)
         .ok_or_else(|| Error::failed_check("the venue has no session"))?;
@@ -646,16 +633,13 @@ pub fn initiator_main(args: &PeerArgs) -> Result<()> {
     let (warmup, iters) = (args.warmup, args.iters);
     let client = EngineBuilder::new(settings)
         .start(move |_| Client::new(warmup, iters, counting, flag.clone()))
-        .map_err(engine_error("cannot start the client"))?;
+        .map_err(Error::engine("cannot start the client"))?;
     let deadline = Instant::now() + args.patience();
     while !done.load(Ordering::Acquire) && !client.is_finished() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
     // A graceful stop: Logout, answered by the venue, then the engine back.
-    let engine = client.stop().map_err(|e| Error::Engine {
-        what: "the client failed".into(),
-        source: Some(e.into()),
-    })?;
+    let engine = client.stop().map_err(Error::engine("the client failed"))?;
     let app = engine
         .application(INITIATOR_SESSION)
         .ok_or_else(|| Error::failed_check("the client has no session"))?;

@@ -186,10 +186,8 @@ struct Engine {
 
 impl Engine {
     fn peregrine(subcommand: &str) -> Result<Engine> {
-        let exe = std::env::current_exe().map_err(|e| Error::Engine {
-            what: "cannot find the peregrine binary".into(),
-            source: Some(Box::new(e)),
-        })?;
+        let exe =
+            std::env::current_exe().map_err(Error::engine("cannot find the peregrine binary"))?;
         Ok(Engine {
             name: "peregrine".into(),
             program: exe,
@@ -230,16 +228,6 @@ fn peers_of(cfg: &ScaleBenchConfig, part: &str) -> Result<Vec<Engine>> {
         }
     }
     Ok(out)
-}
-
-fn free_port() -> Result<u16> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| Error::Engine {
-            what: "no free port on 127.0.0.1".into(),
-            source: Some(Box::new(e)),
-        })
 }
 
 /// A fresh directory for one process.
@@ -298,7 +286,7 @@ fn stream_pair(
     run: usize,
     work: &Path,
 ) -> Result<(Record, Extra)> {
-    let port = free_port()?.to_string();
+    let port = crate::loopback::free_port()?.to_string();
     let dict = crate::fix44_dictionary().display().to_string();
     let seconds = cfg.seconds.to_string();
     let base = fresh_dir(work, &format!("{}-stream-{store}-{run}", e.name))?;
@@ -366,7 +354,7 @@ fn sessions_pair(
     run: usize,
     work: &Path,
 ) -> Result<(Record, Extra)> {
-    let port = free_port()?.to_string();
+    let port = crate::loopback::free_port()?.to_string();
     let dict = crate::fix44_dictionary().display().to_string();
     let base = fresh_dir(work, &format!("{}-sessions-{n}-{run}", acceptor.name))?;
     let args = |role: &str, dir: &Path| -> Vec<String> {

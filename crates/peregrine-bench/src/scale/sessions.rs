@@ -79,10 +79,7 @@ pub fn settings(acceptor: bool, port: u16, n: usize) -> Result<Settings> {
             b.session("FIX.4.4", &client, "VENUE", |s| s)
         };
     }
-    b.build().map_err(|e| Error::Engine {
-        what: "many-sessions settings".into(),
-        source: Some(Box::new(e)),
-    })
+    b.build().map_err(Error::engine("many-sessions settings"))
 }
 
 /// The acceptor's application: one ExecutionReport per NewOrderSingle.
@@ -223,13 +220,6 @@ impl Application for Load {
     }
 }
 
-fn engine_error(what: &'static str) -> impl FnOnce(peregrine_engine::BuildError) -> Error {
-    move |e| Error::Engine {
-        what: what.into(),
-        source: Some(Box::new(e)),
-    }
-}
-
 /// Runs one side of the many-sessions experiment (see the [module documentation](self)).
 ///
 /// # Errors
@@ -262,7 +252,7 @@ fn accept(a: &PeerArgs) -> Result<()> {
             answered: count.clone(),
             ..Venue::default()
         })
-        .map_err(engine_error("the acceptor did not start"))?;
+        .map_err(Error::engine("the acceptor did not start"))?;
     eprintln!(
         "acceptor: {} sessions configured and listening in {:.0} ms; memory store, UseDataDictionary=N, one engine thread, idle {}",
         a.sessions,
@@ -297,10 +287,10 @@ fn accept(a: &PeerArgs) -> Result<()> {
     while !engine.is_finished() {
         std::thread::sleep(Duration::from_millis(100));
     }
-    engine.stop().map(|_| ()).map_err(|e| Error::Engine {
-        what: "the acceptor's engine failed".into(),
-        source: Some(Box::new(e)),
-    })
+    engine
+        .stop()
+        .map(|_| ())
+        .map_err(Error::engine("the acceptor's engine failed"))
 }
 
 fn load(a: &PeerArgs) -> Result<()> {
@@ -315,7 +305,7 @@ fn load(a: &PeerArgs) -> Result<()> {
             // ClOrdIDs unique across sessions: each session's counter starts far apart.
             Load::new(apps.clone(), next << 40)
         })
-        .map_err(engine_error("the load generator did not start"))?;
+        .map_err(Error::engine("the load generator did not start"))?;
     let built = started.elapsed();
     while shared.logged_on.load(Ordering::Relaxed) < n {
         if started.elapsed() > LOGON_PATIENCE {
@@ -369,10 +359,9 @@ fn load(a: &PeerArgs) -> Result<()> {
     let seconds = measure.elapsed().as_secs_f64();
     shared.stop.store(true, Ordering::Relaxed);
     std::thread::sleep(Duration::from_millis(200));
-    engine.stop().map_err(|e| Error::Engine {
-        what: "the load generator did not stop".into(),
-        source: Some(Box::new(e)),
-    })?;
+    engine
+        .stop()
+        .map_err(Error::engine("the load generator did not stop"))?;
 
     let mismatches = shared.mismatches.load(Ordering::Relaxed);
     if mismatches > 0 {

@@ -74,20 +74,6 @@ const TAIL: Duration = Duration::from_millis(200);
 /// beyond its window.
 const PATIENCE: Duration = Duration::from_secs(60);
 
-fn engine_error(what: &str) -> impl FnOnce(peregrine_engine::BuildError) -> Error + '_ {
-    move |e| Error::Engine {
-        what: what.into(),
-        source: Some(Box::new(e)),
-    }
-}
-
-fn io_error(what: &str) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |e| Error::Engine {
-        what: what.into(),
-        source: Some(Box::new(e)),
-    }
-}
-
 /// The settings of one side: the common ones of the interface (FIX.4.4, HeartBtInt 30,
 /// ResetOnLogon, TCP_NODELAY, the FIX44 dictionary), the store, the idle strategy.
 ///
@@ -132,10 +118,7 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
             loopback::endpoint(s, receiver, port)
         })
         .build()
-        .map_err(|e| Error::Engine {
-            what: "stream settings".into(),
-            source: Some(Box::new(e)),
-        })
+        .map_err(Error::engine("stream settings"))
 }
 
 fn store_kind(s: StoreChoice) -> StoreKind {
@@ -325,7 +308,7 @@ impl Application for Streamer {
 /// receiver).
 pub fn main(args: &[String]) -> Result<()> {
     let a = PeerArgs::parse(args, &[Role::Receiver, Role::Sender])?;
-    std::fs::create_dir_all(&a.dir).map_err(io_error("cannot make --dir"))?;
+    std::fs::create_dir_all(&a.dir).map_err(Error::engine("cannot make --dir"))?;
     match a.role {
         Role::Receiver => receive(&a),
         _ => match a.send {
@@ -342,7 +325,7 @@ fn receive(a: &PeerArgs) -> Result<()> {
     let engine = EngineBuilder::new(settings(a)?)
         .store(store_kind(a.store))
         .start(move |_| Receiver::new(seconds, flag.clone()))
-        .map_err(engine_error("the receiver did not start"))?;
+        .map_err(Error::engine("the receiver did not start"))?;
     println!("ready");
     let _ = std::io::stdout().flush();
     let started = Instant::now();
@@ -352,7 +335,7 @@ fn receive(a: &PeerArgs) -> Result<()> {
     }
     let engine = engine
         .stop()
-        .map_err(io_error("the receiver did not stop"))?;
+        .map_err(Error::engine("the receiver did not stop"))?;
     let app = engine
         .application(RECEIVER_SESSION)
         .ok_or_else(|| Error::failed_check("the receiver's session is gone"))?;
@@ -441,7 +424,7 @@ fn send_inline(a: &PeerArgs) -> Result<()> {
         .build(move |_| Streamer {
             logged_out: flag.clone(),
         })
-        .map_err(engine_error("the sender did not build"))?;
+        .map_err(Error::engine("the sender did not build"))?;
     let session = engine
         .session_ref(SENDER_SESSION)
         .ok_or_else(|| Error::failed_check("no sender session"))?;
@@ -453,7 +436,7 @@ fn send_inline(a: &PeerArgs) -> Result<()> {
         }
         engine
             .turn()
-            .map_err(io_error("the sender's engine failed"))?;
+            .map_err(Error::engine("the sender's engine failed"))?;
     }
     let begin = Instant::now();
     let end = begin + Duration::from_secs(a.seconds + 1) + TAIL;
@@ -475,7 +458,7 @@ fn send_inline(a: &PeerArgs) -> Result<()> {
         full += 1;
         engine
             .turn()
-            .map_err(io_error("the sender's engine failed"))?;
+            .map_err(Error::engine("the sender's engine failed"))?;
         if logged_out.load(Ordering::Acquire) {
             return Err(Error::failed_check(
                 "the sender's session ended while streaming",
@@ -489,7 +472,7 @@ fn send_inline(a: &PeerArgs) -> Result<()> {
     while quiet < 2 {
         engine
             .turn()
-            .map_err(io_error("the sender's engine failed"))?;
+            .map_err(Error::engine("the sender's engine failed"))?;
         let empty = sender.queued() == 0
             && engine
                 .sessions()
@@ -502,7 +485,7 @@ fn send_inline(a: &PeerArgs) -> Result<()> {
     }
     engine
         .shutdown()
-        .map_err(io_error("the sender did not shut down"))?;
+        .map_err(Error::engine("the sender did not shut down"))?;
     Ok(())
 }
 
@@ -514,7 +497,7 @@ fn send_thread(a: &PeerArgs) -> Result<()> {
         .start(move |_| Streamer {
             logged_out: flag.clone(),
         })
-        .map_err(engine_error("the sender did not start"))?;
+        .map_err(Error::engine("the sender did not start"))?;
     if !engine.wait_logged_on(PATIENCE) {
         return Err(Error::failed_check("the sender did not log on"));
     }
@@ -551,6 +534,8 @@ fn send_thread(a: &PeerArgs) -> Result<()> {
     while sender.queued() > 0 && drain.elapsed() < PATIENCE {
         std::thread::sleep(Duration::from_millis(1));
     }
-    engine.stop().map_err(io_error("the sender did not stop"))?;
+    engine
+        .stop()
+        .map_err(Error::engine("the sender did not stop"))?;
     Ok(())
 }

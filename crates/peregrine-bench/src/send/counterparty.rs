@@ -1,15 +1,15 @@
 //! The counterparty: a raw FIX acceptor on a plain socket that frames what it reads.
 
 use std::io;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use peregrine_codec::value::{parse_u64, TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, Frame, Framer, MessageEncoder};
 
-use super::initiator::io_error;
 use super::order::field;
+use crate::nonblocking::write_all_spinning;
 use crate::{Error, Result};
 
 /// The counterparty: a raw FIX.4.4 acceptor on a socket. It answers the Logon,
@@ -57,7 +57,7 @@ impl Counterparty {
         let deadline = Instant::now() + patience;
         listener
             .set_nonblocking(true)
-            .map_err(io_error("counterparty listener"))?;
+            .map_err(Error::engine("counterparty listener"))?;
         let stream = loop {
             match listener.accept() {
                 Ok((s, _)) => break s,
@@ -70,14 +70,14 @@ impl Counterparty {
                     }
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                Err(e) => return Err(io_error("counterparty accept")(e)),
+                Err(e) => return Err(Error::engine("counterparty accept")(e)),
             }
         };
         stream
             .set_nonblocking(false)
             .and_then(|()| stream.set_nodelay(true))
             .and_then(|()| stream.set_read_timeout(Some(Duration::from_millis(50))))
-            .map_err(io_error("counterparty socket"))?;
+            .map_err(Error::engine("counterparty socket"))?;
         let mut cp = Counterparty {
             stream,
             buf: vec![0; 1 << 20].into_boxed_slice(),
@@ -110,7 +110,7 @@ impl Counterparty {
         cp.reply(b"A", |m| {
             m.uint(98, 0).uint(108, hb);
         })
-        .map_err(io_error("counterparty Logon"))?;
+        .map_err(Error::engine("counterparty Logon"))?;
         Ok(cp)
     }
 
@@ -155,7 +155,7 @@ impl Counterparty {
                 return Ok(Polled::Nothing)
             }
             Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(Polled::Closed),
-            Err(e) => return Err(io_error("counterparty read")(e)),
+            Err(e) => return Err(Error::engine("counterparty read")(e)),
         }
         loop {
             let len = match self.framer.next_frame(&self.buf[self.start..self.end]) {
@@ -181,13 +181,13 @@ impl Counterparty {
                     self.reply(b"0", |m| {
                         m.str(112, &id[..n]);
                     })
-                    .map_err(io_error("counterparty Heartbeat"))?;
+                    .map_err(Error::engine("counterparty Heartbeat"))?;
                 }
                 b"5" => {
                     if !self.logged_out {
                         self.logged_out = true;
                         self.reply(b"5", |_| {})
-                            .map_err(io_error("counterparty Logout"))?;
+                            .map_err(Error::engine("counterparty Logout"))?;
                     }
                 }
                 _ => on_message(&self.buf[start..end]),
@@ -218,22 +218,7 @@ impl Counterparty {
         body(&mut m);
         let bytes = m.finish();
         self.seq += 1;
-        let mut written = 0;
-        while written < bytes.len() {
-            match self.stream.write(&bytes[written..]) {
-                Ok(n) => written += n,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                    ) =>
-                {
-                    std::hint::spin_loop()
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
+        write_all_spinning(&mut self.stream, bytes)
     }
 
     /// Reads (answering the Logout) until the engine closes the connection, at most

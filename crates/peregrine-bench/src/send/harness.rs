@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use peregrine_engine::{Idle, RunningEngine, Sender, SessionRef, SubmitError};
 
 use super::counterparty::Counterparty;
-use super::initiator::{engine_error, io_error, start_initiator, Quiet};
+use super::initiator::{start_initiator, Quiet};
 use super::order::order;
 use super::{PATIENCE, SESSION};
 use crate::{Error, Result};
@@ -15,8 +15,8 @@ pub(super) fn stop(engine: RunningEngine<Quiet>, cp: Counterparty) -> Result<()>
     let drain = std::thread::Builder::new()
         .name("counterparty".into())
         .spawn(move || cp.drain_until_closed(PATIENCE))
-        .map_err(io_error("cannot start the counterparty thread"))?;
-    let stopped = engine.stop().map_err(io_error("the engine failed"));
+        .map_err(Error::engine("cannot start the counterparty thread"))?;
+    let stopped = engine.stop().map_err(Error::engine("the engine failed"));
     let _ = drain.join();
     stopped.map(|_| ())
 }
@@ -26,10 +26,10 @@ pub(super) fn connect(
     idle: Idle,
     messages: u64,
 ) -> Result<(RunningEngine<Quiet>, Counterparty, Sender, SessionRef)> {
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(io_error("counterparty bind"))?;
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(Error::engine("counterparty bind"))?;
     let port = listener
         .local_addr()
-        .map_err(io_error("counterparty address"))?
+        .map_err(Error::engine("counterparty address"))?
         .port();
     let engine = start_initiator(port, idle, messages)?;
     let cp = Counterparty::accept(&listener, PATIENCE)?;
@@ -74,7 +74,7 @@ pub(super) fn send_order(
 }
 
 pub(super) fn submit_error(e: SubmitError) -> Error {
-    engine_error("Sender::send")(e.into())
+    Error::engine("Sender::send")(e)
 }
 
 /// The process's allocations so far, if the binary counts them. (`is_counting`

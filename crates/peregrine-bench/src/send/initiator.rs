@@ -1,6 +1,5 @@
 //! Peregrine's side: the initiator engine, its settings and its quiet application.
 
-use std::io;
 use std::path::Path;
 
 use peregrine_codec::MessageView;
@@ -43,24 +42,6 @@ impl Application for Quiet {
     }
 }
 
-pub(super) fn engine_error(
-    what: impl Into<String>,
-) -> impl FnOnce(Box<dyn std::error::Error + Send + Sync>) -> Error {
-    let what = what.into();
-    move |source| Error::Engine {
-        what,
-        source: Some(source),
-    }
-}
-
-pub(super) fn io_error(what: impl Into<String>) -> impl FnOnce(io::Error) -> Error {
-    let what = what.into();
-    move |e| Error::Engine {
-        what,
-        source: Some(e.into()),
-    }
-}
-
 /// The initiator's settings: one FIX.4.4 session to `port` on 127.0.0.1, no data
 /// dictionary, no logs.
 ///
@@ -86,7 +67,7 @@ pub fn initiator_settings(port: u16) -> String {
 pub fn start_initiator(port: u16, idle: Idle, messages: u64) -> Result<RunningEngine<Quiet>> {
     let messages = messages as usize + 1_000;
     EngineBuilder::parse(&initiator_settings(port), Path::new("bench-send.cfg"))
-        .map_err(|e| engine_error("the initiator's settings")(e.into()))?
+        .map_err(Error::engine("the initiator's settings"))?
         .idle(idle)
         // Sized up front: storing the measured messages allocates nothing.
         .store_with(move |_, now| {
@@ -95,5 +76,5 @@ pub fn start_initiator(port: u16, idle: Idle, messages: u64) -> Result<RunningEn
             Ok(Box::new(store) as BoxedStore)
         })
         .start(|_| Quiet)
-        .map_err(|e| engine_error("cannot start the engine")(e.into()))
+        .map_err(Error::engine("cannot start the engine"))
 }

@@ -9,7 +9,7 @@ use super::case::SendCase;
 use super::config::SendBenchConfig;
 use super::counterparty::Polled;
 use super::harness::{allocations, connect, send_order, stop, submit_error};
-use super::initiator::{idle_name, io_error};
+use super::initiator::idle_name;
 use super::order::order_id;
 use super::PATIENCE;
 use crate::report::new_histogram;
@@ -27,7 +27,7 @@ pub(super) type Latency = (SendCase, Histogram<u64>, Histogram<u64>);
 pub fn latency_case(cfg: &SendBenchConfig, idle: Idle, run: usize) -> Result<Latency> {
     let (engine, mut cp, sender, session) = connect(idle, cfg.warmup + cfg.count)?;
     cp.set_nonblocking(true)
-        .map_err(io_error("counterparty socket"))?;
+        .map_err(Error::engine("counterparty socket"))?;
     let mut wire = new_histogram();
     let mut call = new_histogram();
     let (mut queue_full, mut a0, mut t_start) = (0, None, Instant::now());

@@ -10,7 +10,7 @@ use super::case::SendCase;
 use super::config::SendBenchConfig;
 use super::counterparty::{Counterparty, Polled};
 use super::harness::{allocations, connect, send_order, submit_error};
-use super::initiator::{idle_name, io_error};
+use super::initiator::idle_name;
 use super::order::order_id;
 use super::{MAX_PRODUCERS, PATIENCE};
 use crate::{Error, Result};
@@ -158,7 +158,7 @@ pub fn throughput_case(
         std::thread::Builder::new()
             .name("counterparty".into())
             .spawn(move || counterparty_reader(&shared, cp))
-            .map_err(io_error("cannot start the counterparty thread"))?
+            .map_err(Error::engine("cannot start the counterparty thread"))?
     };
     let mut threads = Vec::new();
     for p in 0..producers {
@@ -168,7 +168,7 @@ pub fn throughput_case(
             std::thread::Builder::new()
                 .name(format!("producer-{p}"))
                 .spawn(move || producer(&shared, &sender, session, p, per_producer))
-                .map_err(io_error("cannot start a producer thread"))?,
+                .map_err(Error::engine("cannot start a producer thread"))?,
         );
     }
     let result: Result<(u64, Duration, Duration, Option<u64>)> = (|| {
@@ -212,7 +212,7 @@ pub fn throughput_case(
     let stopped = engine
         .stop()
         .map(drop)
-        .map_err(io_error("the engine failed"));
+        .map_err(Error::engine("the engine failed"));
     let mut queue_full = 0;
     let mut failed = None;
     for t in threads {
