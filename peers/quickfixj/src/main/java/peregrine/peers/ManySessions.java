@@ -52,13 +52,7 @@ public final class ManySessions {
       + " [--dir DIR] [--dict FIX44.xml]";
 
   public static void main(String[] argv) {
-    try {
-      run(argv);
-    } catch (Throwable t) {
-      System.err.println("FATAL: " + t);
-      t.printStackTrace();
-      Runtime.getRuntime().halt(1); // the engine's non-daemon threads would keep the JVM alive
-    }
+    ScaleSupport.runOrHalt(argv, ManySessions::run);
   }
 
   static void run(String[] argv) throws Exception {
@@ -125,34 +119,9 @@ public final class ManySessions {
    */
   static final int PREBUILT_IDS = 1 << 17;
 
-  /**
-   * Answers NewOrderSingles; runs on QuickFIX/J's one message-processor thread (static and
-   * dynamic sessions alike), so one reused ExecutionReport and one set of reused fields serve
-   * every session.
-   */
-  static final class Venue implements Application {
-    private final ExecutionReport er = new ExecutionReport();
-    private final StringField orderId = new StringField(37);
-    private final StringField execId = new StringField(17);
-    private final StringField clOrdId = new StringField(11);
-    private final StringField symbol = new StringField(55);
-    private final StringField side = new StringField(54);
-    private final StringField leavesQty = new StringField(151);
-    private final StringField clientId = new StringField(109);
-    private final StringField price = new StringField(44);
-    private final StringField orderQty = new StringField(38);
-    private final StringField transactTime = new StringField(60);
-    private final String[] orderIds = ScaleSupport.idTable("O", PREBUILT_IDS);
-    private final String[] execIds = ScaleSupport.idTable("E", PREBUILT_IDS);
-    volatile long orders; // written by the QFJ thread only; read by main's progress lines
+  /** Both sides' callbacks but fromApp: a count of the sessions logged on, nothing else. */
+  abstract static class LoggedOnCount implements Application {
     final AtomicInteger loggedOn = new AtomicInteger();
-
-    Venue() {
-      er.setString(150, "0"); // ExecType New
-      er.setString(39, "0"); // OrdStatus New
-      er.setString(14, "0"); // CumQty
-      er.setString(6, "0"); // AvgPx
-    }
 
     @Override public void onCreate(SessionID s) {}
     @Override public void onLogon(SessionID s) {
@@ -164,39 +133,28 @@ public final class ManySessions {
     @Override public void toAdmin(Message m, SessionID s) {}
     @Override public void fromAdmin(Message m, SessionID s) {}
     @Override public void toApp(Message m, SessionID s) {}
+  }
+
+  /**
+   * Answers NewOrderSingles; runs on QuickFIX/J's one message-processor thread (static and
+   * dynamic sessions alike), so one reused ExecutionReport and one set of reused fields serve
+   * every session.
+   */
+  static final class Venue extends LoggedOnCount {
+    private final OrderAck ack = new OrderAck(PREBUILT_IDS);
+    volatile long orders; // written by the QFJ thread only; read by main's progress lines
+
 
     /**
-     * Allocates nothing per order (as RoundTrip's Venue): OrderID/ExecID come from the tables
-     * built before {@code ready} (on the fly past {@link #PREBUILT_IDS} orders), the copied
-     * fields are reused StringFields pointing at the Strings QuickFIX/J parsed, the constant
-     * fields were set once, and FieldMap.setField keeps each field object (Session.send has
-     * serialized the report before it returns, so the next order may reuse them).
+     * Allocates nothing per order (as RoundTrip's Venue): {@link OrderAck} fills its one reused
+     * report, OrderID/ExecID from the tables built before {@code ready} (on the fly past
+     * {@link #PREBUILT_IDS} orders).
      */
     @Override public void fromApp(Message m, SessionID s) throws FieldNotFound {
       if (!m.getHeader().getString(MsgType.FIELD).equals(MsgType.ORDER_SINGLE)) return;
       long n = orders;
       orders = n + 1;
-      orderId.setValue(n < PREBUILT_IDS ? orderIds[(int) n] : "O" + (n + 1));
-      execId.setValue(n < PREBUILT_IDS ? execIds[(int) n] : "E" + (n + 1));
-      clOrdId.setValue(m.getString(11));
-      symbol.setValue(m.getString(55));
-      side.setValue(m.getString(54));
-      String qty = m.getString(38);
-      orderQty.setValue(qty);
-      leavesQty.setValue(qty); // LeavesQty = OrderQty
-      clientId.setValue(m.getString(109));
-      price.setValue(m.getString(44));
-      transactTime.setValue(m.getString(60));
-      er.setField(orderId);
-      er.setField(execId);
-      er.setField(clOrdId);
-      er.setField(symbol);
-      er.setField(side);
-      er.setField(orderQty);
-      er.setField(leavesQty);
-      er.setField(clientId);
-      er.setField(price);
-      er.setField(transactTime);
+      ExecutionReport er = ack.answer(m, n);
       Session session = Session.lookupSession(s);
       if (session == null || !session.send(er)) {
         System.err.println("acceptor: could not send the ExecutionReport on " + s);
@@ -273,7 +231,7 @@ public final class ManySessions {
   // ---- load generator ---------------------------------------------------------------------
 
   /** One order in flight per session; callbacks on QuickFIX/J's one message-processor thread. */
-  static final class Load implements Application {
+  static final class Load extends LoggedOnCount {
     final int n;
     final Map<SessionID, Integer> index = new HashMap<>();
     final Session[] sessions;
@@ -288,7 +246,6 @@ public final class ManySessions {
     final long[] seq;
     final ScaleSupport.Histogram hist = new ScaleSupport.Histogram();
     final CountDownLatch allOn;
-    final AtomicInteger loggedOn = new AtomicInteger();
     volatile long measureFrom = Long.MAX_VALUE;
     volatile long measureTo = Long.MAX_VALUE;
     volatile boolean sending = true;
@@ -320,17 +277,10 @@ public final class ManySessions {
       }
     }
 
-    @Override public void onCreate(SessionID s) {}
     @Override public void onLogon(SessionID s) {
-      loggedOn.incrementAndGet();
+      super.onLogon(s);
       allOn.countDown();
     }
-    @Override public void onLogout(SessionID s) {
-      loggedOn.decrementAndGet();
-    }
-    @Override public void toAdmin(Message m, SessionID s) {}
-    @Override public void fromAdmin(Message m, SessionID s) {}
-    @Override public void toApp(Message m, SessionID s) {}
 
     /**
      * Sends session k's next order; synchronized per order object (main sends the first).

@@ -164,15 +164,9 @@ public final class RoundTrip {
 
   /** The one session of this process, configured in code (no .cfg file). */
   static SessionSettings settings(Args a, SessionID id) {
-    SessionSettings s = new SessionSettings();
-    boolean acceptor = a.role.equals("acceptor");
-    s.setString(id, "ConnectionType", acceptor ? "acceptor" : "initiator");
+    SessionSettings s = OneSession.socketSettings(id, a.role.equals("acceptor"), a.port);
     s.setString(id, "StartTime", "00:00:00");
     s.setString(id, "EndTime", "00:00:00");
-    s.setString(id, "NonStopSession", "Y");
-    s.setString(id, "HeartBtInt", "30");
-    s.setString(id, "ResetOnLogon", "Y");
-    s.setString(id, "SocketTcpNoDelay", "Y");
     s.setString(id, "SocketSynchronousWrites", "N");
     if (fileStore(a)) {
       s.setString(id, "FileStorePath", new File(a.dir, "store").getPath());
@@ -185,14 +179,6 @@ public final class RoundTrip {
       s.setString(id, "AllowUnknownMsgFields", "Y");
     } else {
       s.setString(id, "UseDataDictionary", "N");
-    }
-    if (acceptor) {
-      s.setString(id, "SocketAcceptAddress", "127.0.0.1");
-      s.setString(id, "SocketAcceptPort", Integer.toString(a.port));
-    } else {
-      s.setString(id, "SocketConnectHost", "127.0.0.1");
-      s.setString(id, "SocketConnectPort", Integer.toString(a.port));
-      s.setString(id, "ReconnectInterval", "1");
     }
     return s;
   }
@@ -244,36 +230,13 @@ public final class RoundTrip {
   // ---- acceptor ---------------------------------------------------------------------------
 
   /**
-   * VENUE: answers each NewOrderSingle with an ExecutionReport built on one reused message whose
-   * copied fields are reused {@link StringField}s pointing at the Strings QuickFIX/J parsed.
+   * VENUE: answers each NewOrderSingle with the ExecutionReport of one reused {@link OrderAck}
+   * (its copied fields are reused {@link StringField}s pointing at the Strings QuickFIX/J parsed).
    */
   static final class Venue extends Base {
-    final ExecutionReport er = new ExecutionReport();
-    final StringField orderId = new StringField(37);
-    final StringField execId = new StringField(17);
-    final StringField clOrdId = new StringField(11);
-    final StringField symbol = new StringField(55);
-    final StringField side = new StringField(54);
-    final StringField leavesQty = new StringField(151);
-    final StringField clientId = new StringField(109);
-    final StringField price = new StringField(44);
-    final StringField orderQty = new StringField(38);
-    final StringField transactTime = new StringField(60);
-    final String[] orderIds = new String[PREBUILT_IDS];
-    final String[] execIds = new String[PREBUILT_IDS];
+    final OrderAck ack = new OrderAck(PREBUILT_IDS);
     final CountDownLatch loggedOut = new CountDownLatch(1);
     int orders;
-
-    Venue() {
-      for (int i = 0; i < PREBUILT_IDS; i++) {
-        orderIds[i] = "O" + (i + 1);
-        execIds[i] = "E" + (i + 1);
-      }
-      er.setString(150, "0"); // ExecType New
-      er.setString(39, "0"); // OrdStatus New
-      er.setString(14, "0"); // CumQty
-      er.setString(6, "0"); // AvgPx
-    }
 
     @Override
     public void fromApp(Message m, SessionID id) throws FieldNotFound {
@@ -282,28 +245,9 @@ public final class RoundTrip {
         return;
       }
       int n = orders++;
-      orderId.setValue(n < PREBUILT_IDS ? orderIds[n] : "O" + (n + 1));
-      execId.setValue(n < PREBUILT_IDS ? execIds[n] : "E" + (n + 1));
-      clOrdId.setValue(m.getString(11));
-      symbol.setValue(m.getString(55));
-      side.setValue(m.getString(54));
-      String qty = m.getString(38);
-      orderQty.setValue(qty);
-      leavesQty.setValue(qty);
-      clientId.setValue(m.getString(109));
-      price.setValue(m.getString(44));
-      transactTime.setValue(m.getString(60));
-      er.setField(orderId);
-      er.setField(execId);
-      er.setField(clOrdId);
-      er.setField(symbol);
-      er.setField(side);
-      er.setField(orderQty);
-      er.setField(leavesQty);
-      er.setField(clientId);
-      er.setField(price);
-      er.setField(transactTime);
-      if (!session.send(er)) System.err.println("[roundtrip] acceptor: Session.send failed");
+      if (!session.send(ack.answer(m, n))) {
+        System.err.println("[roundtrip] acceptor: Session.send failed");
+      }
     }
 
     @Override

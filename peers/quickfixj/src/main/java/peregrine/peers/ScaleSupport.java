@@ -26,6 +26,25 @@ final class ScaleSupport {
   static final String ENGINE = "quickfixj";
   static final String BEGIN_STRING = "FIX.4.4";
 
+  /** A scale program's body, given its command-line arguments. */
+  interface Program {
+    void run(String[] argv) throws Exception;
+  }
+
+  /**
+   * Runs {@code program}; anything it throws is printed and ends the JVM at once with status 1
+   * (QuickFIX/J's non-daemon threads would otherwise keep it alive).
+   */
+  static void runOrHalt(String[] argv, Program program) {
+    try {
+      program.run(argv);
+    } catch (Throwable t) {
+      System.err.println("FATAL: " + t);
+      t.printStackTrace();
+      Runtime.getRuntime().halt(1);
+    }
+  }
+
   /** "--key value" pairs; every key must be one of {@code known}. */
   static Map<String, String> args(String[] argv, String usage, String... known) {
     Map<String, String> m = new HashMap<>();

@@ -76,13 +76,7 @@ public final class Stream {
   static final int MAX_PREBUILT_IDS = 1 << 22;
 
   public static void main(String[] argv) {
-    try {
-      run(argv);
-    } catch (Throwable t) {
-      System.err.println("FATAL: " + t);
-      t.printStackTrace();
-      Runtime.getRuntime().halt(1); // the engine's non-daemon threads would keep the JVM alive
-    }
+    ScaleSupport.runOrHalt(argv, Stream::run);
   }
 
   static void run(String[] argv) throws Exception {
@@ -111,24 +105,11 @@ public final class Stream {
     SessionID id = receiver
         ? new SessionID(ScaleSupport.BEGIN_STRING, "VENUE", "CLIENT")
         : new SessionID(ScaleSupport.BEGIN_STRING, "CLIENT", "VENUE");
-    SessionSettings settings = new SessionSettings();
-    settings.setString(id, "ConnectionType", receiver ? "acceptor" : "initiator");
-    settings.setString(id, "NonStopSession", "Y");
-    settings.setString(id, "HeartBtInt", "30");
-    settings.setString(id, "ResetOnLogon", "Y");
-    settings.setString(id, "SocketTcpNoDelay", "Y");
+    SessionSettings settings = OneSession.socketSettings(id, receiver, port);
     settings.setString(id, "UseDataDictionary", "Y");
     settings.setString(id, "DataDictionary", dict);
     settings.setString(id, "FileStorePath", dir);
     settings.setString(id, "FileStoreSync", "N");
-    if (receiver) {
-      settings.setString(id, "SocketAcceptAddress", "127.0.0.1");
-      settings.setLong(id, "SocketAcceptPort", port);
-    } else {
-      settings.setString(id, "SocketConnectHost", "127.0.0.1");
-      settings.setLong(id, "SocketConnectPort", port);
-      settings.setLong(id, "ReconnectInterval", 1);
-    }
     MessageStoreFactory stores = store.equals("file")
         ? new FileStoreFactory(settings) : new MemoryStoreFactory();
     String storeSetting = store.equals("file")
