@@ -346,15 +346,24 @@ const char* kCommon =
     "QuickFIX C++ 1.15.1 (Debian libquickfix-dev), SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30,"
     " no log factory (no logging)";
 
+// The --store choice (memory or file under --dir): both factories live here, so the one chosen
+// outlives the acceptor or initiator that uses it.
+struct Stores {
+  explicit Stores(const Args& a) : file(a.dir), use_file(a.store == "file") {}
+  FIX::MessageStoreFactory& chosen() {
+    return use_file ? static_cast<FIX::MessageStoreFactory&>(file) : memory;
+  }
+  FIX::MemoryStoreFactory memory;
+  FIX::FileStoreFactory file;
+  bool use_file;
+};
+
 int run_receiver(const Args& a) {
   FIX::SessionID id("FIX.4.4", "VENUE", "CLIENT");
   FIX::SessionSettings settings = settings_for(a, id, true);
-  FIX::MemoryStoreFactory memory;
-  FIX::FileStoreFactory file(a.dir);
-  FIX::MessageStoreFactory& stores =
-      a.store == "file" ? static_cast<FIX::MessageStoreFactory&>(file) : memory;
+  Stores stores(a);
   Receiver app(a.seconds);
-  FIX::SocketAcceptor acceptor(app, stores, settings);
+  FIX::SocketAcceptor acceptor(app, stores.chosen(), settings);
   acceptor.start();
   std::printf("ready\n");
   std::fflush(stdout);
@@ -385,12 +394,9 @@ int run_receiver(const Args& a) {
 int run_sender(const Args& a) {
   FIX::SessionID id("FIX.4.4", "CLIENT", "VENUE");
   FIX::SessionSettings settings = settings_for(a, id, false);
-  FIX::MemoryStoreFactory memory;
-  FIX::FileStoreFactory file(a.dir);
-  FIX::MessageStoreFactory& stores =
-      a.store == "file" ? static_cast<FIX::MessageStoreFactory&>(file) : memory;
+  Stores stores(a);
   Sender app;
-  FIX::ThreadedSocketInitiator initiator(app, stores, settings);
+  FIX::ThreadedSocketInitiator initiator(app, stores.chosen(), settings);
   initiator.start();
   if (!app.wait_logon(60)) {
     std::fprintf(stderr, "FATAL: no logon within 60 s\n");
