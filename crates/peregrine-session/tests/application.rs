@@ -3,6 +3,8 @@
 //! `on_logout` says why, events arrive in order, business rejects carry dynamic texts
 //! and BusinessRejectRefID. Sans-IO, with a mock clock.
 
+mod support;
+
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};
 use peregrine_session::{
@@ -11,8 +13,7 @@ use peregrine_session::{
     SessionEvent, SessionId, SECOND,
 };
 use peregrine_store::MemoryStore;
-
-const T0: Nanos = 1_795_341_600_250_000_000; // 2026-11-22 10:00:00.250 UTC
+use support::{drain_rendered, T0};
 
 /// `on_logout`'s reason, owned, for assertions.
 #[derive(Debug, PartialEq, Eq)]
@@ -233,25 +234,9 @@ impl Harness {
         self.session.on_bytes(&m, self.now, &mut self.app);
     }
 
-    /// What the session wrote, as messages with `|`, without 8, 9, 10, 52 and 122.
+    /// What the session wrote (see [`drain_rendered`]).
     fn out(&mut self) -> Vec<String> {
-        self.session.commit().unwrap();
-        let bytes = self.session.outbound().to_vec();
-        self.session.consume_outbound(bytes.len(), &mut self.app);
-        let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
-        text.split("8=FIX")
-            .filter(|m| !m.is_empty())
-            .map(|m| {
-                m.split('|')
-                    .skip(1)
-                    .filter(|f| {
-                        let tag = f.split('=').next().unwrap_or("");
-                        !f.is_empty() && !matches!(tag, "9" | "10" | "52" | "122")
-                    })
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })
-            .collect()
+        drain_rendered(&mut self.session, &mut self.app)
     }
 
     fn disconnect_reason(&mut self) -> Option<DisconnectReason> {

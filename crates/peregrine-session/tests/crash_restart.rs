@@ -63,6 +63,8 @@
 //! then queued (its number taken in turn), and the gap it shows is asked for like
 //! any other (once).
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -72,36 +74,8 @@ use peregrine_session::{
     SECOND,
 };
 use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MemoryStore};
-
-const T0: Nanos = 1_795_341_600_250_000_000;
-
-/// The venue: every order answered with an ExecutionReport.
-struct Venue;
-
-impl Application for Venue {
-    fn from_app(
-        &mut self,
-        msg: &MessageView<'_>,
-        _id: &SessionId,
-        out: &mut Outbox<'_>,
-    ) -> Result<(), AppReject> {
-        let id = msg.get(11).unwrap_or(b"?");
-        out.send(b"8", |m| {
-            m.str(6, b"0")
-                .str(11, id)
-                .str(14, b"0")
-                .str(17, id)
-                .str(37, id)
-                .str(39, b"0")
-                .str(54, b"1")
-                .str(55, b"X")
-                .str(150, b"0")
-                .str(151, b"100");
-        })
-        .map(|_| ())
-        .map_err(|_| AppReject::UnsupportedMessageType)
-    }
-}
+// The venue: every order answered with an ExecutionReport.
+use support::{Venue, T0};
 
 /// The client: the MsgSeqNums of the ExecutionReports per ClOrdID.
 #[derive(Default)]

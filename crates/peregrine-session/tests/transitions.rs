@@ -11,7 +11,7 @@ use peregrine_session::{
     SessionEvent, SessionId, SessionState, SECOND,
 };
 use peregrine_store::{MemoryStore, MessageStore};
-use support::{config, fix44, T0};
+use support::{config, drain_rendered, fix44, T0};
 
 /// `t` as a SendingTime, to the millisecond.
 fn ts(t: Nanos) -> String {
@@ -191,26 +191,9 @@ impl Harness {
         assert!(self.out().is_empty(), "{fields}");
     }
 
-    /// Drains the outbound bytes as messages rendered with `|`, without 8, 9, 10 and 52.
+    /// Drains the outbound bytes (see [`drain_rendered`]).
     fn out(&mut self) -> Vec<String> {
-        // As the engine does: commit, then write.
-        self.session.commit().unwrap();
-        let bytes = self.session.outbound().to_vec();
-        self.session.consume_outbound(bytes.len(), &mut self.app);
-        let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
-        text.split("8=FIX")
-            .filter(|m| !m.is_empty())
-            .map(|m| {
-                m.split('|')
-                    .skip(1)
-                    .filter(|f| {
-                        let tag = f.split('=').next().unwrap_or("");
-                        !f.is_empty() && !matches!(tag, "9" | "10" | "52" | "122")
-                    })
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })
-            .collect()
+        drain_rendered(&mut self.session, &mut self.app)
     }
 
     fn events(&mut self) -> Vec<SessionEvent> {

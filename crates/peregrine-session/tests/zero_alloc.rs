@@ -1,12 +1,13 @@
 //! Proves the steady-state path (receive an application message, validate it against the
 //! dictionary, echo it back through the store) allocates nothing after warm-up, with a
 //! counting allocator.
+mod support;
+
 use std::sync::Arc;
 
 use peregrine_codec::value::Decimal;
-use peregrine_codec::value::{TimePrecision, UtcTimestamp};
-use peregrine_codec::{EncodeBuffer, MessageView};
-use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_codec::MessageView;
+use peregrine_dict::Dictionaries;
 use peregrine_messages::fix44::{
     self,
     enums::{ExecType, OrdStatus, Side},
@@ -17,6 +18,7 @@ use peregrine_session::{
     Role, Session, SessionConfig, SessionEvent, SessionId, SECOND,
 };
 use peregrine_store::MemoryStore;
+use support::{message, new_order, T0};
 
 #[global_allocator]
 static GLOBAL: peregrine_alloc::CountingAllocator = peregrine_alloc::CountingAllocator;
@@ -24,22 +26,6 @@ static GLOBAL: peregrine_alloc::CountingAllocator = peregrine_alloc::CountingAll
 /// Allocations `f` makes on this thread (tests run in parallel threads).
 fn allocs_during(f: impl FnOnce()) -> usize {
     peregrine_alloc::allocations_in(f).1 as usize
-}
-
-const T0: i64 = 1_795_341_600_250_000_000;
-
-fn message(msg_type: &[u8], seq: u64, now: i64, body: &[(u32, &[u8])]) -> Vec<u8> {
-    let mut buf = EncodeBuffer::new();
-    let mut m = buf.start(b"FIX.4.4", msg_type);
-    let ts = UtcTimestamp::from_unix_nanos(now, TimePrecision::Millis);
-    m.uint(34, seq)
-        .str(49, b"TW")
-        .timestamp(52, &ts, TimePrecision::Millis)
-        .str(56, b"ISLD");
-    for &(t, v) in body {
-        m.str(t, v);
-    }
-    m.finish().to_vec()
 }
 
 /// EchoApp with every hook in use: `to_admin` adds SenderSubID(50) to each admin
@@ -78,13 +64,13 @@ impl Application for Hooked {
 
 #[test]
 fn receive_validate_echo_allocates_nothing_after_warm_up() {
-    let dicts = dicts();
+    let dicts = support::fix44();
     steady_state(&mut EchoApp::new(Some(dicts.clone())), dicts, Sends::None);
 }
 
 #[test]
 fn the_application_hooks_allocate_nothing_after_warm_up() {
-    let dicts = dicts();
+    let dicts = support::fix44();
     let mut app = Hooked {
         echo: EchoApp::new(Some(dicts.clone())),
         events: 0,
@@ -151,7 +137,7 @@ impl Application for Venue {
 #[test]
 fn typed_dispatch_and_typed_sends_allocate_nothing_after_warm_up() {
     let mut app = Venue::default();
-    steady_state(&mut app, dicts(), Sends::Typed);
+    steady_state(&mut app, support::fix44(), Sends::Typed);
     assert_eq!(app.orders, 2_200);
     assert_eq!(app.qty, Decimal::new(100, 0));
 }
@@ -164,13 +150,17 @@ enum Sends {
     Typed,
 }
 
-fn dicts() -> Arc<Dictionaries> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../peregrine-dict/dictionaries/FIX44.xml"
-    );
-    Arc::new(Dictionaries::single(Dictionary::from_file(path).unwrap()))
-}
+/// The parties group every inbound order carries (two entries), after the body of
+/// [`new_order`].
+const PARTIES: [(u32, &[u8]); 7] = [
+    (453, b"2"),
+    (448, b"A"),
+    (447, b"D"),
+    (452, b"1"),
+    (448, b"B"),
+    (447, b"D"),
+    (452, b"3"),
+];
 
 /// Logon, warm-up, then 2,000 orders echoed (and TestRequests answered, and a
 /// Heartbeat on the timer; with `send`, an order sent from outside a callback after
@@ -197,28 +187,9 @@ fn steady_state(app: &mut dyn Application, dicts: Arc<Dictionaries>, send: Sends
             inbound.push(message(b"1", seq, now, &[(112, b"PING")]));
             seq += 1;
         }
-        inbound.push(message(
-            b"D",
-            seq,
-            now,
-            &[
-                (11, id.as_bytes()),
-                (21, b"1"),
-                (38, b"100"),
-                (40, b"2"),
-                (44, b"10.25"),
-                (54, b"1"),
-                (55, b"MSFT"),
-                (60, b"20261122-10:00:00.250"),
-                (453, b"2"),
-                (448, b"A"),
-                (447, b"D"),
-                (452, b"1"),
-                (448, b"B"),
-                (447, b"D"),
-                (452, b"3"),
-            ],
-        ));
+        let mut order = new_order(id.as_bytes());
+        order.extend_from_slice(&PARTIES);
+        inbound.push(message(b"D", seq, now, &order));
     }
 
     let mut now = T0;
@@ -268,19 +239,10 @@ fn steady_state(app: &mut dyn Application, dicts: Arc<Dictionaries>, send: Sends
                 );
             }
         };
-    let warm = WARM as usize + WARM as usize / 10;
-    for msg in &inbound[..=warm] {
-        now += 1_000_000;
-        step(&mut session, app, msg, now);
-    }
-    // A heartbeat on the timer path too.
-    now += 30 * SECOND;
-    session.on_timer(now, app);
-    session.commit().unwrap();
-    session.consume_outbound(session.outbound().len(), app);
-
-    let allocs = allocs_during(|| {
-        for msg in &inbound[warm + 1..] {
+    // One phase (the warm-up, then the measured one): its messages, then a
+    // heartbeat on the timer path too.
+    let mut run = |msgs: &[Vec<u8>]| {
+        for msg in msgs {
             now += 1_000_000;
             step(&mut session, app, msg, now);
         }
@@ -288,7 +250,10 @@ fn steady_state(app: &mut dyn Application, dicts: Arc<Dictionaries>, send: Sends
         session.on_timer(now, app);
         session.commit().unwrap();
         session.consume_outbound(session.outbound().len(), app);
-    });
+    };
+    let warm = WARM as usize + WARM as usize / 10;
+    run(&inbound[..=warm]);
+    let allocs = allocs_during(|| run(&inbound[warm + 1..]));
     assert_eq!(session.next_target_seq(), seq + 1);
     assert_eq!(allocs, 0, "allocations on the steady-state path");
 }

@@ -86,6 +86,32 @@ impl Application for Venue {
     }
 }
 
+/// Commits `session` and hands all its outbound bytes to the wire, as the engine
+/// does (commit, then write); returns them as messages rendered with `|`, without
+/// 8, 9, 10, 52 and 122 (the fields that change with the clock and the length).
+pub fn drain_rendered<S: MessageStore>(
+    session: &mut Session<S>,
+    app: &mut dyn Application,
+) -> Vec<String> {
+    session.commit().unwrap();
+    let bytes = session.outbound().to_vec();
+    session.consume_outbound(bytes.len(), app);
+    let text = String::from_utf8_lossy(&bytes).replace('\x01', "|");
+    text.split("8=FIX")
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            m.split('|')
+                .skip(1)
+                .filter(|f| {
+                    let tag = f.split('=').next().unwrap_or("");
+                    !f.is_empty() && !matches!(tag, "9" | "10" | "52" | "122")
+                })
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect()
+}
+
 /// Connects `session` and logs TW on at T0 (MsgSeqNum 1, HeartBtInt 30); the
 /// answer is committed and consumed, the events drained.
 pub fn log_on<S: MessageStore>(session: &mut Session<S>, app: &mut dyn Application) {
