@@ -11,17 +11,11 @@ use peregrine_session::{
 };
 use peregrine_store::MemoryStore;
 
-const M: Nanos = 60 * SECOND;
-const H: Nanos = 60 * M;
+#[path = "support/dst_2026.rs"]
+mod dst_2026;
+use dst_2026::*;
+
 const DAY: Nanos = 24 * H;
-/// 2026-03-08 00:00 UTC, a Sunday: New York springs forward at 07:00 UTC.
-const NY_SPRING: Nanos = 1_772_928_000 * SECOND;
-/// 2026-11-01 00:00 UTC, a Sunday: New York falls back at 06:00 UTC.
-const NY_AUTUMN: Nanos = 1_793_491_200 * SECOND;
-/// 2026-03-29 00:00 UTC, a Sunday: London springs forward at 01:00 UTC.
-const LONDON_SPRING: Nanos = 1_774_742_400 * SECOND;
-/// 2026-10-25 00:00 UTC, a Sunday: London falls back at 01:00 UTC.
-const LONDON_AUTUMN: Nanos = 1_792_886_400 * SECOND;
 
 /// Counts logons and application messages.
 #[derive(Default)]

@@ -4,16 +4,9 @@
 use super::*;
 use crate::config::SECOND;
 
-const M: Nanos = 60 * SECOND;
-const H: Nanos = 60 * M;
-/// 2026-03-08 00:00 UTC: New York springs forward at 07:00 UTC (02:00 EST → 03:00 EDT).
-const NY_SPRING: Nanos = 1_772_928_000 * SECOND;
-/// 2026-11-01 00:00 UTC: New York falls back at 06:00 UTC (02:00 EDT → 01:00 EST).
-const NY_AUTUMN: Nanos = 1_793_491_200 * SECOND;
-/// 2026-03-29 00:00 UTC: London springs forward at 01:00 UTC (01:00 GMT → 02:00 BST).
-const LONDON_SPRING: Nanos = 1_774_742_400 * SECOND;
-/// 2026-10-25 00:00 UTC: London falls back at 01:00 UTC (02:00 BST → 01:00 GMT).
-const LONDON_AUTUMN: Nanos = 1_792_886_400 * SECOND;
+#[path = "../../tests/support/dst_2026.rs"]
+mod dst_2026;
+use dst_2026::*;
 
 fn zone(name: &str) -> TimeZone {
     TimeZone::get(name).unwrap()
