@@ -39,6 +39,14 @@ APT_PACKAGES=(
 
 apt_missing=()
 is_installed() { dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed'; }
+# apt_install PKG...: refreshes the package lists only if the first attempt fails (empty or
+# stale lists on a fresh machine).
+apt_install() {
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get install -y --no-install-recommends "$@" >&2 && return
+    $SUDO apt-get update >&2
+    $SUDO apt-get install -y --no-install-recommends "$@" >&2
+}
 for p in "${APT_PACKAGES[@]}"; do
     is_installed "$p" || apt_missing+=("$p")
 done
@@ -52,12 +60,7 @@ fi
 
 if [ "${#apt_missing[@]}" -gt 0 ]; then
     log "apt: installing ${apt_missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    # Refresh the package lists only if they look empty/stale enough to fail.
-    if ! $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}" >&2; then
-        $SUDO apt-get update >&2
-        $SUDO apt-get install -y --no-install-recommends "${apt_missing[@]}" >&2
-    fi
+    apt_install "${apt_missing[@]}"
 else
     log "apt: all packages present"
 fi
@@ -96,11 +99,7 @@ for p in "${AERON_APT[@]}"; do
 done
 if [ "${#aeron_missing[@]}" -gt 0 ]; then
     log "aeron: apt installing ${aeron_missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! $SUDO apt-get install -y --no-install-recommends "${aeron_missing[@]}" >&2; then
-        $SUDO apt-get update >&2
-        $SUDO apt-get install -y --no-install-recommends "${aeron_missing[@]}" >&2
-    fi
+    apt_install "${aeron_missing[@]}"
 fi
 
 CMAKE_SHIM_DIR="$HOME/.local/bin"
@@ -117,8 +116,7 @@ else
     PY="$(command -v python3 || true)"
     [ -n "$PY" ] || die "python3 is needed to install cmake >= 3.30 from PyPI"
     if ! "$PY" -m pip --version >/dev/null 2>&1; then
-        is_installed python3-pip || { $SUDO apt-get install -y --no-install-recommends python3-pip >&2 \
-            || { $SUDO apt-get update >&2; $SUDO apt-get install -y --no-install-recommends python3-pip >&2; }; }
+        is_installed python3-pip || apt_install python3-pip
     fi
     # Reuse a suitable pip cmake if one is already installed; otherwise install it.
     cmake_bin() { "$PY" -c 'import cmake, os; print(os.path.join(cmake.CMAKE_BIN_DIR, "cmake"))' 2>/dev/null; }
