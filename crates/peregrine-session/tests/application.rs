@@ -234,6 +234,15 @@ impl Harness {
         self.session.on_bytes(&m, self.now, &mut self.app);
     }
 
+    /// The session sends a NewOrderSingle (35=D) of `body` now, from outside a callback.
+    fn send_order(&mut self, body: &[(u32, &[u8])]) -> Result<u64, SendError> {
+        self.session.send(self.now, &mut self.app, b"D", |m| {
+            for &(tag, value) in body {
+                m.str(tag, value);
+            }
+        })
+    }
+
     /// What the session wrote (see [`drain_rendered`]).
     fn out(&mut self) -> Vec<String> {
         drain_rendered(&mut self.session, &mut self.app)
@@ -500,19 +509,12 @@ fn to_app_sees_new_messages_and_its_veto_keeps_the_sequence_number() {
         ..Rec::default()
     });
     h.logon();
-    let vetoed = h.session.send(h.now, &mut h.app, b"D", |m| {
-        m.str(11, b"STALE").str(55, b"MSFT");
-    });
+    let vetoed = h.send_order(&[(11, b"STALE"), (55, b"MSFT")]);
     assert!(matches!(vetoed, Err(SendError::DoNotSend)), "{vetoed:?}");
     assert!(h.out().is_empty(), "nothing stored nor sent");
     assert_eq!(h.session.next_sender_seq(), 2, "the number is not used");
     // The next message takes the number.
-    let seq = h
-        .session
-        .send(h.now, &mut h.app, b"D", |m| {
-            m.str(11, b"FRESH").str(55, b"MSFT");
-        })
-        .unwrap();
+    let seq = h.send_order(&[(11, b"FRESH"), (55, b"MSFT")]).unwrap();
     assert_eq!(seq, 2);
     assert_eq!(h.out(), ["35=D|34=2|49=ISLD|56=TW|11=FRESH|55=MSFT"]);
     assert_eq!(
@@ -624,11 +626,7 @@ fn to_app_amends_a_new_message_and_the_store_keeps_what_was_sent() {
         ..Rec::default()
     });
     h.logon();
-    h.session
-        .send(h.now, &mut h.app, b"D", |m| {
-            m.str(11, b"X").str(55, b"MSFT");
-        })
-        .unwrap();
+    h.send_order(&[(11, b"X"), (55, b"MSFT")]).unwrap();
     h.session.commit().unwrap();
     assert_eq!(well_formed(h.session.outbound()), 1);
     // OnBehalfOfCompID in the header, Symbol replaced where it was, Text appended.
@@ -651,11 +649,7 @@ fn to_app_amends_only_the_resend() {
         ..Rec::default()
     });
     h.logon();
-    h.session
-        .send(h.now, &mut h.app, b"D", |m| {
-            m.str(11, b"Y").str(58, b"first");
-        })
-        .unwrap();
+    h.send_order(&[(11, b"Y"), (58, b"first")]).unwrap();
     assert_eq!(h.out(), ["35=D|34=2|49=ISLD|56=TW|11=Y|58=first"]);
     h.send("35=2|34=2|7=2|16=0");
     h.session.commit().unwrap();
@@ -676,11 +670,7 @@ fn resend_with_vetoes(veto: &[u64]) -> (Harness, Vec<String>) {
     });
     h.logon();
     for id in ["A", "B", "C"] {
-        h.session
-            .send(h.now, &mut h.app, b"D", |m| {
-                m.str(11, id.as_bytes());
-            })
-            .unwrap();
+        h.send_order(&[(11, id.as_bytes())]).unwrap();
     }
     assert_eq!(h.out().len(), 3);
     h.app.shown.clear();
@@ -972,11 +962,7 @@ fn a_received_business_reject_is_an_event_then_from_app() {
 fn a_sequence_reset_is_an_event_for_the_application() {
     let mut h = Harness::acceptor(Rec::default());
     h.logon();
-    h.session
-        .send(h.now, &mut h.app, b"D", |m| {
-            m.str(11, b"A");
-        })
-        .unwrap();
+    h.send_order(&[(11, b"A")]).unwrap();
     h.out();
     h.closed();
     h.session.on_connected(h.now, &mut h.app);

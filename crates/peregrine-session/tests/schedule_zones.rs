@@ -7,7 +7,8 @@
 use peregrine_codec::MessageView;
 use peregrine_session::{
     AppReject, Application, Days, DisconnectReason, LogoutReason, Nanos, Outbox, Role, Schedule,
-    Session, SessionClock, SessionConfig, SessionEvent, SessionId, TimeZone, Window, SECOND,
+    SendError, Session, SessionClock, SessionConfig, SessionEvent, SessionId, TimeZone, Window,
+    SECOND,
 };
 use peregrine_store::MemoryStore;
 
@@ -83,6 +84,13 @@ impl Pair {
         self.venue.on_connected(self.now, &mut self.venue_app);
         self.client.on_connected(self.now, &mut self.client_app);
         self.pump();
+    }
+
+    /// The client sends a NewOrderSingle (35=D) with ClOrdID `id`, now.
+    fn send_order(&mut self, id: &[u8]) -> Result<u64, SendError> {
+        self.client.send(self.now, &mut self.client_app, b"D", |m| {
+            m.str(11, id);
+        })
     }
 
     /// Carries bytes both ways until neither side has any, then closes the
@@ -350,11 +358,7 @@ fn reset_seq_time_resets_both_sides_to_1_without_a_disconnect() {
     let mut p = Pair::new(venue, client, monday + 20 * H);
     p.connect();
     for _ in 0..5 {
-        p.client
-            .send(p.now, &mut p.client_app, b"D", |m| {
-                m.str(11, b"1");
-            })
-            .unwrap();
+        p.send_order(b"1").unwrap();
         p.pump();
     }
     assert_eq!(p.venue_app.received, [2, 3, 4, 5, 6]);
@@ -369,11 +373,7 @@ fn reset_seq_time_resets_both_sides_to_1_without_a_disconnect() {
     assert!(p.logged_on());
     assert_eq!(p.seqs(), [2, 2, 2, 2]);
     assert_eq!((p.venue_app.logons, p.client_app.logons), (2, 2));
-    p.client
-        .send(p.now, &mut p.client_app, b"D", |m| {
-            m.str(11, b"2");
-        })
-        .unwrap();
+    p.send_order(b"2").unwrap();
     p.pump();
     assert_eq!(p.venue_app.received.last(), Some(&2));
     // Tomorrow's comes at 17:00 EDT again.
@@ -413,11 +413,7 @@ fn reset_seq_time_passes_while_not_logged_on() {
     let client = config("CLIENT", "VENUE", Role::Initiator);
     let mut p = Pair::new(venue, client, NY_SPRING + 12 * H);
     p.connect();
-    p.client
-        .send(p.now, &mut p.client_app, b"D", |m| {
-            m.str(11, b"1");
-        })
-        .unwrap();
+    p.send_order(b"1").unwrap();
     p.pump();
     p.client.logout(p.now, None, &mut p.client_app);
     p.pump();
@@ -538,11 +534,9 @@ fn a_send_after_the_period_ended_logs_out_first_and_is_refused() {
     assert!(p.logged_on());
     // Past the boundary, no timer run yet.
     p.now = boundary + 2 * H;
-    let sent = p.client.send(p.now, &mut p.client_app, b"D", |m| {
-        m.str(11, b"late");
-    });
+    let sent = p.send_order(b"late");
     assert!(
-        matches!(sent, Err(peregrine_session::SendError::NotLoggedOn)),
+        matches!(sent, Err(SendError::NotLoggedOn)),
         "sent on the ended period's numbers: {sent:?}"
     );
     assert_eq!(
