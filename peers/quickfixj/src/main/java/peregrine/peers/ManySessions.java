@@ -82,14 +82,28 @@ public final class ManySessions {
     return "CLIENT" + k;
   }
 
-  /** The settings common to every section (the [default] section). */
-  static void commonSettings(SessionSettings s) {
+  /**
+   * The [default] section, common to every session: this side's connection type and socket on
+   * 127.0.0.1 (an initiator reconnects after 1 s); the caller adds its CompID.
+   */
+  static SessionSettings commonSettings(boolean acceptor, int port) {
+    SessionSettings s = new SessionSettings();
     s.setString("BeginString", ScaleSupport.BEGIN_STRING);
     s.setString("NonStopSession", "Y");
     s.setString("HeartBtInt", "30");
     s.setString("ResetOnLogon", "Y");
     s.setString("SocketTcpNoDelay", "Y");
     s.setString("UseDataDictionary", "N");
+    s.setString("ConnectionType", acceptor ? "acceptor" : "initiator");
+    if (acceptor) {
+      s.setString("SocketAcceptAddress", "127.0.0.1");
+      s.setLong("SocketAcceptPort", port);
+    } else {
+      s.setString("SocketConnectHost", "127.0.0.1");
+      s.setLong("SocketConnectPort", port);
+      s.setLong("ReconnectInterval", 1);
+    }
+    return s;
   }
 
   static long rssKb() {
@@ -166,12 +180,8 @@ public final class ManySessions {
     long rss0 = rssKb();
     long t0 = System.nanoTime();
     Venue venue = new Venue();
-    SessionSettings settings = new SessionSettings();
-    commonSettings(settings);
-    settings.setString("ConnectionType", "acceptor");
+    SessionSettings settings = commonSettings(true, port);
     settings.setString("SenderCompID", "VENUE");
-    settings.setString("SocketAcceptAddress", "127.0.0.1");
-    settings.setLong("SocketAcceptPort", port);
     SocketAcceptor acceptor;
     if (dynamic) {
       SessionID template = new SessionID(ScaleSupport.BEGIN_STRING, "VENUE",
@@ -334,13 +344,8 @@ public final class ManySessions {
 
   static void load(int n, int port, int seconds) throws Exception {
     Load app = new Load(n);
-    SessionSettings settings = new SessionSettings();
-    commonSettings(settings);
-    settings.setString("ConnectionType", "initiator");
+    SessionSettings settings = commonSettings(false, port);
     settings.setString("TargetCompID", "VENUE");
-    settings.setString("SocketConnectHost", "127.0.0.1");
-    settings.setLong("SocketConnectPort", port);
-    settings.setLong("ReconnectInterval", 1);
     for (int k = 0; k < n; k++) {
       settings.setString(new SessionID(ScaleSupport.BEGIN_STRING, client(k), "VENUE"),
           "ConnectionType", "initiator");
