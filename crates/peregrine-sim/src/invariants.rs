@@ -755,68 +755,71 @@ mod tests {
         use SessionState as S;
         let on = S::LoggedOn;
         let waiting = S::AwaitingLogon;
-        assert!(
-            allowed_disconnect(s, R::HeartbeatTimeout, cx(on, false, false, false, none)).is_ok()
-        );
-        assert!(
-            allowed_disconnect(s, R::InvalidLogon, cx(waiting, false, false, false, none)).is_err()
-        );
-        assert!(
-            allowed_disconnect(s, R::InvalidLogon, cx(waiting, false, false, false, clock)).is_ok()
-        );
-        assert!(
-            allowed_disconnect(s, R::InvalidLogon, cx(waiting, true, false, false, none)).is_ok()
-        );
-        assert!(allowed_disconnect(s, R::InvalidState, cx(on, true, false, false, none)).is_err());
-        assert!(allowed_disconnect(s, R::SeqNumTooLow, cx(on, true, false, false, clock)).is_err());
-        assert!(
-            allowed_disconnect(s, R::SeqNumTooLow, cx(waiting, false, false, true, none)).is_ok()
-        );
-        assert!(
-            allowed_disconnect(s, R::OutsideSchedule, cx(on, false, false, false, none)).is_err()
-        );
-        assert!(
-            allowed_disconnect(s, R::OutsideSchedule, cx(on, false, true, false, none)).is_ok()
-        );
-        // The state matters: no LogonTimeout once logged on, no
-        // HeartbeatTimeout before the logon, no LogoutTimeout without our
-        // Logout, nothing at all while disconnected.
-        assert!(
-            allowed_disconnect(s, R::LogonTimeout, cx(waiting, false, false, false, none)).is_ok()
-        );
-        assert!(allowed_disconnect(s, R::LogonTimeout, cx(on, false, false, false, none)).is_err());
-        assert!(allowed_disconnect(
-            s,
-            R::HeartbeatTimeout,
-            cx(waiting, false, false, false, none)
-        )
-        .is_err());
-        assert!(
-            allowed_disconnect(s, R::LogoutTimeout, cx(on, false, false, false, none)).is_err()
-        );
-        assert!(allowed_disconnect(
-            s,
-            R::LogoutTimeout,
-            cx(S::LogoutSent, false, false, false, none)
-        )
-        .is_ok());
-        assert!(allowed_disconnect(s, R::InvalidLogon, cx(on, true, false, false, clock)).is_err());
-        assert!(
-            allowed_disconnect(s, R::Logout, cx(S::Disconnected, false, false, false, none))
-                .is_err()
-        );
         let too_high = R::NextExpectedTooHigh;
-        assert!(allowed_disconnect(s, too_high, cx(waiting, false, false, false, none)).is_err());
         let behind = DisconnectContext {
             peer_period_behind: true,
             ..cx(waiting, false, false, false, none)
         };
-        assert!(allowed_disconnect(s, too_high, behind).is_ok());
         let ahead = DisconnectContext {
             peer_period_ahead: true,
             ..cx(waiting, false, false, false, none)
         };
-        assert!(allowed_disconnect(s, R::SeqNumTooLow, ahead).is_ok());
-        assert!(allowed_disconnect(s, too_high, ahead).is_err());
+        // (reason, context, allowed)
+        let cases = [
+            (R::HeartbeatTimeout, cx(on, false, false, false, none), true),
+            (
+                R::InvalidLogon,
+                cx(waiting, false, false, false, none),
+                false,
+            ),
+            (
+                R::InvalidLogon,
+                cx(waiting, false, false, false, clock),
+                true,
+            ),
+            (R::InvalidLogon, cx(waiting, true, false, false, none), true),
+            (R::InvalidState, cx(on, true, false, false, none), false),
+            (R::SeqNumTooLow, cx(on, true, false, false, clock), false),
+            (R::SeqNumTooLow, cx(waiting, false, false, true, none), true),
+            (R::OutsideSchedule, cx(on, false, false, false, none), false),
+            (R::OutsideSchedule, cx(on, false, true, false, none), true),
+            // The state matters: no LogonTimeout once logged on, no
+            // HeartbeatTimeout before the logon, no LogoutTimeout without our
+            // Logout, nothing at all while disconnected.
+            (
+                R::LogonTimeout,
+                cx(waiting, false, false, false, none),
+                true,
+            ),
+            (R::LogonTimeout, cx(on, false, false, false, none), false),
+            (
+                R::HeartbeatTimeout,
+                cx(waiting, false, false, false, none),
+                false,
+            ),
+            (R::LogoutTimeout, cx(on, false, false, false, none), false),
+            (
+                R::LogoutTimeout,
+                cx(S::LogoutSent, false, false, false, none),
+                true,
+            ),
+            (R::InvalidLogon, cx(on, true, false, false, clock), false),
+            (
+                R::Logout,
+                cx(S::Disconnected, false, false, false, none),
+                false,
+            ),
+            (too_high, cx(waiting, false, false, false, none), false),
+            (too_high, behind, true),
+            (R::SeqNumTooLow, ahead, true),
+            (too_high, ahead, false),
+        ];
+        for (i, (reason, context, allowed)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                allowed_disconnect(s, reason, context).is_ok(),
+                allowed,
+                "case {i}: {reason:?}"
+            );
+        }
     }
 }

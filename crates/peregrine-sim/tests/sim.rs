@@ -2,12 +2,26 @@
 //! everything and converges, and the oracle catches a broken world.
 
 use peregrine_sim::config::SimConfig;
-use peregrine_sim::faults::{generate, Action, Side, Tally, Weights};
+use peregrine_sim::faults::{generate, Action, Census, Side, Tally, Weights};
 use peregrine_sim::runner::run_actions;
 
 /// Everything in flight arrives, at the acceptor and then at the initiator.
 fn deliver_both() -> [Action; 2] {
     [Side::Acceptor, Side::Initiator].map(|to| Action::Deliver { to, bytes: 1 << 16 })
+}
+
+/// `side` sends `count` messages, each with a `payload`-byte Text(58).
+fn send(side: Side, count: u8, payload: u16) -> Action {
+    Action::Send {
+        side,
+        count,
+        payload,
+    }
+}
+
+/// The messages that arrived, the first time or resent as a PossDup.
+fn arrived(census: &Census) -> u64 {
+    census.get(Tally::Delivered) + census.get(Tally::PossDupDelivered)
 }
 
 #[test]
@@ -25,16 +39,8 @@ fn without_faults_every_message_arrives_once_and_in_order() {
     let cfg = SimConfig::plain();
     let mut actions = vec![Action::Connect];
     for _ in 0..200 {
-        actions.push(Action::Send {
-            side: Side::Initiator,
-            count: 3,
-            payload: 20,
-        });
-        actions.push(Action::Send {
-            side: Side::Acceptor,
-            count: 2,
-            payload: 0,
-        });
+        actions.push(send(Side::Initiator, 3, 20));
+        actions.push(send(Side::Acceptor, 2, 0));
         actions.push(Action::Deliver {
             to: Side::Acceptor,
             bytes: 100,
@@ -47,8 +53,7 @@ fn without_faults_every_message_arrives_once_and_in_order() {
     let out = run_actions(&cfg, &actions, false);
     assert_eq!(out.violation, None);
     // The first sends, before the Logon completed, arrive resent (PossDup).
-    let first = out.census.get(Tally::Delivered) + out.census.get(Tally::PossDupDelivered);
-    assert_eq!(first, 1_000);
+    assert_eq!(arrived(&out.census), 1_000);
     assert!(out.census.get(Tally::PossDupDelivered) < 10);
 }
 
@@ -58,11 +63,7 @@ fn a_crash_before_the_commit_loses_nothing_acknowledged() {
     let cfg = SimConfig::plain();
     let mut actions = vec![Action::Connect];
     for k in 0..40u8 {
-        actions.push(Action::Send {
-            side: Side::from_index(usize::from(k % 2)),
-            count: 2,
-            payload: 30,
-        });
+        actions.push(send(Side::from_index(usize::from(k % 2)), 2, 30));
         actions.push(Action::Deliver {
             to: Side::from_index(usize::from(k % 2 == 0)),
             bytes: 150,
@@ -88,7 +89,7 @@ fn a_crash_before_the_commit_loses_nothing_acknowledged() {
     assert_eq!(out.census.get(Tally::FileRecoveries), 4);
     // Every acknowledged message arrived (the settle's check passed), some of
     // them resent after a crash.
-    assert!(out.census.get(Tally::Delivered) + out.census.get(Tally::PossDupDelivered) > 0);
+    assert!(arrived(&out.census) > 0);
 }
 
 /// Scheduled configurations (New York, across a DST change) with every fault,
@@ -154,23 +155,18 @@ fn a_closed_logon_window_postpones_messages_without_a_reset() {
     }
     cfg.schedule = Some(schedule);
     let deliver = deliver_both();
-    let send = |count| Action::Send {
-        side: Side::Initiator,
-        count,
-        payload: 10,
-    };
     // 01:30 EDT: logged on, three orders through.
     let mut actions = vec![Action::Connect];
     actions.extend(deliver);
     actions.extend(deliver);
-    actions.push(send(3));
+    actions.push(send(Side::Initiator, 3, 10));
     actions.extend(deliver);
     // 01:36: the logon window has closed; five more are sent meanwhile.
     actions.push(Action::Advance {
         nanos: 6 * 60 * 1_000_000_000,
         deliver: true,
     });
-    actions.push(send(5));
+    actions.push(send(Side::Initiator, 5, 10));
     actions.push(Action::Connect);
     actions.extend(deliver);
     // 01:50 and a second: open again.
@@ -182,10 +178,7 @@ fn a_closed_logon_window_postpones_messages_without_a_reset() {
         .reasons
         .get("OutsideSchedule")
         .is_some_and(|&n| n > 0));
-    assert_eq!(
-        out.census.get(Tally::Delivered) + out.census.get(Tally::PossDupDelivered),
-        8
-    );
+    assert_eq!(arrived(&out.census), 8);
     assert_eq!(out.census.get(Tally::LostToReset), 0);
 }
 
@@ -201,16 +194,8 @@ fn a_logon_with_a_msg_seq_num_too_low_is_refused_by_either_side() {
     for _ in 0..3 {
         actions.extend(deliver);
     }
-    actions.push(Action::Send {
-        side: Side::Initiator,
-        count: 4,
-        payload: 10,
-    });
-    actions.push(Action::Send {
-        side: Side::Acceptor,
-        count: 4,
-        payload: 10,
-    });
+    actions.push(send(Side::Initiator, 4, 10));
+    actions.push(send(Side::Acceptor, 4, 10));
     actions.extend(deliver);
     actions.push(Action::Logout {
         side: Side::Initiator,
@@ -230,10 +215,7 @@ fn a_logon_with_a_msg_seq_num_too_low_is_refused_by_either_side() {
     assert_eq!(out.violation, None);
     assert_eq!(out.census.get(Tally::LowLogonRefused), 2);
     assert_eq!(out.census.reasons.get("SeqNumTooLow"), Some(&2));
-    assert_eq!(
-        out.census.get(Tally::Delivered) + out.census.get(Tally::PossDupDelivered),
-        8
-    );
+    assert_eq!(arrived(&out.census), 8);
 }
 
 /// The shrinker: a configuration the FIX rules make fail (an acceptor that
@@ -285,22 +267,14 @@ fn a_resend_request_for_thousands_of_messages_is_answered_within_the_bound() {
     actions.extend(deliver);
     actions.extend(deliver);
     for _ in 0..1_000 {
-        actions.push(Action::Send {
-            side: Side::Initiator,
-            count: 3,
-            payload: 40,
-        });
+        actions.push(send(Side::Initiator, 3, 40));
         actions.extend(deliver);
     }
     actions.push(Action::Rewind {
         side: Side::Acceptor,
         keep: 0,
     });
-    actions.push(Action::Send {
-        side: Side::Initiator,
-        count: 1,
-        payload: 0,
-    });
+    actions.push(send(Side::Initiator, 1, 0));
     for _ in 0..400 {
         actions.extend(deliver);
     }
