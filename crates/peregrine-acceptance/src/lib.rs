@@ -40,6 +40,7 @@ mod matcher;
 mod orchestrate;
 mod pattern;
 mod playback;
+mod read;
 mod runner;
 mod script;
 

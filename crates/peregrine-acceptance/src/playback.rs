@@ -11,6 +11,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::fix::{checksum, complete_message, fields, render, SOH};
+use crate::read::{read_some, ReadSome};
 use crate::script::{Script, Step};
 
 /// A message the playback acceptor would send for an `E` line: the line completed
@@ -164,30 +165,14 @@ struct Peer {
 
 impl Peer {
     /// Reads once into the buffer; `Ok(false)` at end of stream.
+    /// A reset connection counts as its end.
     fn fill(&mut self, deadline: Instant) -> Result<bool, PlaybackErrorKind> {
-        let mut chunk = [0u8; 8192];
-        loop {
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(PlaybackErrorKind::ReadTimedOut);
-            }
-            self.stream
-                .set_read_timeout(Some(remaining))
-                .map_err(PlaybackErrorKind::Read)?;
-            match self.stream.read(&mut chunk) {
-                Ok(0) => return Ok(false),
-                Ok(n) => {
-                    self.buf.extend_from_slice(&chunk[..n]);
-                    return Ok(true);
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                    ) => {}
-                Err(e) if e.kind() == ErrorKind::ConnectionReset => return Ok(false),
-                Err(e) => return Err(PlaybackErrorKind::Read(e)),
-            }
+        match read_some(&mut self.stream, &mut self.buf, deadline) {
+            Ok(ReadSome::Bytes) => Ok(true),
+            Ok(ReadSome::Eof) => Ok(false),
+            Ok(ReadSome::TimedOut) => Err(PlaybackErrorKind::ReadTimedOut),
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => Ok(false),
+            Err(e) => Err(PlaybackErrorKind::Read(e)),
         }
     }
 

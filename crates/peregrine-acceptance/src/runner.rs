@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::admin::{self, AdminError};
 use crate::fix::{complete_message, frame_message, render, FrameOutcome};
 use crate::matcher::{FieldPatterns, Mismatch};
+use crate::read::{read_some, ReadSome};
 use crate::script::{Script, Step};
 
 /// Where the acceptor is and how long to wait for it.
@@ -238,28 +239,11 @@ impl Connection {
 
     /// One read into the buffer, waiting at most until `deadline`.
     fn fill(&mut self, deadline: Instant) -> Result<(), ReadError> {
-        let mut chunk = [0u8; 8192];
-        loop {
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(ReadError::TimedOut);
-            }
-            self.stream
-                .set_read_timeout(Some(remaining))
-                .map_err(|e| ReadError::Closed(Some(e)))?;
-            match self.stream.read(&mut chunk) {
-                Ok(0) => return Err(ReadError::Closed(None)),
-                Ok(n) => {
-                    self.buf.extend_from_slice(&chunk[..n]);
-                    return Ok(());
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                    ) => {}
-                Err(e) => return Err(ReadError::Closed(Some(e))),
-            }
+        match read_some(&mut self.stream, &mut self.buf, deadline) {
+            Ok(ReadSome::Bytes) => Ok(()),
+            Ok(ReadSome::Eof) => Err(ReadError::Closed(None)),
+            Ok(ReadSome::TimedOut) => Err(ReadError::TimedOut),
+            Err(e) => Err(ReadError::Closed(Some(e))),
         }
     }
 }
