@@ -10,7 +10,6 @@ use crate::config::Nanos;
 
 use super::core::Core;
 use super::events::{AppEvent, DisconnectReason, SessionEvent};
-use super::outgoing::StackText;
 
 /// Our outstanding ResendRequest: the gap `begin..=end`, asked for in chunks up
 /// to `current_end` when `ResendRequestChunkSize` is set.
@@ -145,17 +144,14 @@ impl<S: MessageStore> Core<S> {
         if self.queue.insert(seq, msg.as_bytes()).is_err() {
             let limit = self.config.max_inbound_queue_bytes;
             let expected = self.expected();
-            let mut text = StackText::new();
-            {
-                use std::fmt::Write;
-                let _ = write!(
-                    text,
+            self.logout_and_disconnect(
+                format_args!(
                     "Inbound queue limit of {limit} bytes reached waiting for a resend of {expected} to {}",
                     seq - 1
-                );
-            }
-            self.send_logout(Some(text.as_bytes()), app);
-            self.disconnect(DisconnectReason::InboundQueueFull);
+                ),
+                DisconnectReason::InboundQueueFull,
+                app,
+            );
             return false;
         }
         true
@@ -166,16 +162,11 @@ impl<S: MessageStore> Core<S> {
     pub(super) fn too_low(&mut self, msg: &MessageView<'_>, seq: u64, app: &mut dyn Application) {
         if msg.get(tag::POSS_DUP_FLAG) != Some(b"Y") {
             let expected = self.expected();
-            let mut text = StackText::new();
-            {
-                use std::fmt::Write;
-                let _ = write!(
-                    text,
-                    "MsgSeqNum too low, expecting {expected} but received {seq}"
-                );
-            }
-            self.send_logout(Some(text.as_bytes()), app);
-            self.disconnect(DisconnectReason::SeqNumTooLow);
+            self.logout_and_disconnect(
+                format_args!("MsgSeqNum too low, expecting {expected} but received {seq}"),
+                DisconnectReason::SeqNumTooLow,
+                app,
+            );
             return;
         }
         self.poss_dup_ok(msg, app);

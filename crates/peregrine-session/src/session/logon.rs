@@ -9,7 +9,6 @@ use crate::config::{appl_ver_id_code, Role, MAX_HEARTBEAT_SECS};
 
 use super::core::{Core, Live, State};
 use super::events::{DisconnectReason, SessionEvent};
-use super::outgoing::StackText;
 use super::verify::{parse_seq, SeqCheck};
 
 /// Terms of a Logon we cannot accept, as the Text(58) of the Logout that refuses it:
@@ -179,16 +178,13 @@ impl<S: MessageStore> Core<S> {
         if let Some(n) = next_expected {
             let next_sender = self.outgoing.store.next_sender_seq();
             if n > next_sender {
-                let mut text = StackText::new();
-                {
-                    use std::fmt::Write;
-                    let _ = write!(
-                        text,
+                self.logout_and_disconnect(
+                    format_args!(
                         "Tag 789 (NextExpectedMsgSeqNum) is higher than expected. Expected {next_sender}, Received {n}"
-                    );
-                }
-                self.send_logout(Some(text.as_bytes()), app);
-                self.disconnect(DisconnectReason::NextExpectedTooHigh);
+                    ),
+                    DisconnectReason::NextExpectedTooHigh,
+                    app,
+                );
                 return;
             }
         }

@@ -7,6 +7,7 @@ use crate::app::Application;
 
 use super::core::{Core, Live, LogoutSide, State};
 use super::events::{AppEvent, DisconnectReason};
+use super::outgoing::StackText;
 use super::verify::{parse_seq, SeqCheck};
 
 impl<S: MessageStore> Core<S> {
@@ -24,6 +25,20 @@ impl<S: MessageStore> Core<S> {
         );
         self.note_logout(LogoutSide::Local, text);
         self.notify(app, &AppEvent::LogoutSent { text });
+    }
+
+    /// A Logout whose Text(58) is `text`, formatted on the stack (no allocation),
+    /// then the end of the connection for `reason`.
+    pub(super) fn logout_and_disconnect(
+        &mut self,
+        text: std::fmt::Arguments<'_>,
+        reason: DisconnectReason,
+        app: &mut dyn Application,
+    ) {
+        let mut buf = StackText::new();
+        let _ = std::fmt::Write::write_fmt(&mut buf, text);
+        self.send_logout(Some(buf.as_bytes()), app);
+        self.disconnect(reason);
     }
 
     /// Remembers the first Logout of a logged-on connection, for `on_logout`.
