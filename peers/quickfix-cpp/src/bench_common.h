@@ -1,5 +1,6 @@
-// Peregrine peer harness support: argument parsing, timing method, statistics and JSON output.
-// Shared by codec_bench and typed_bench. Our own code; QuickFIX is only used by the callers.
+// Peregrine peer harness support: argument parsing, timing method, statistics and JSON output
+// (codec_bench, typed_bench), and what the two-process harnesses share (roundtrip, stream): a
+// waitable flag, FIX rendering. Our own code; QuickFIX is only used by the callers.
 //
 // Method (identical across engines):
 //   warm-up  : `warmup` untimed operations (discarded)
@@ -14,11 +15,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +41,26 @@ static volatile uint64_t g_sink_volatile = 0;
 static uint64_t g_sink = 0;
 inline void sink(uint64_t v) { g_sink = g_sink * 31 + v; }
 inline void publish_sink() { g_sink_volatile = g_sink; }
+
+// A flag a thread can wait for with a timeout (logon, logout, the end of a run).
+class Event {
+ public:
+  void set() {
+    std::lock_guard<std::mutex> l(m_);
+    set_ = true;
+    cv_.notify_all();
+  }
+  // True once set; false after `ms` milliseconds without it.
+  bool wait(int ms) {
+    std::unique_lock<std::mutex> l(m_);
+    return cv_.wait_for(l, std::chrono::milliseconds(ms), [&] { return set_; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool set_ = false;
+};
 
 struct Args {
   std::vector<std::string> cases;  // empty = all

@@ -219,26 +219,6 @@ class Base : public FIX::Application {
       FIX::RejectLogon) override {}
 };
 
-// A flag the main thread can wait for with a timeout.
-class Event {
- public:
-  void set() {
-    std::lock_guard<std::mutex> l(m_);
-    set_ = true;
-    cv_.notify_all();
-  }
-  // True once set; false after `ms` milliseconds without it.
-  bool wait(int ms) {
-    std::unique_lock<std::mutex> l(m_);
-    return cv_.wait_for(l, std::chrono::milliseconds(ms), [&] { return set_; });
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool set_ = false;
-};
-
 // ---- acceptor --------------------------------------------------------------------------------
 
 // VENUE: answers each NewOrderSingle with an ExecutionReport built on one reused message.
@@ -291,7 +271,7 @@ class Venue : public Base {
     if (!session_->send(er_)) std::fprintf(stderr, "[roundtrip] acceptor: send failed\n");
   }
 
-  Event loggedOut;
+  bench::Event loggedOut;
   std::atomic<long> orders{0};
 
  private:
@@ -414,7 +394,7 @@ class Client : public Base {
 
   FIX::Session* session() { return session_; }
 
-  Event loggedOn, loggedOut, done;
+  bench::Event loggedOn, loggedOut, done;
   std::atomic<long> completed{0};
   std::string failure;
   std::vector<int64_t> samples;

@@ -43,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -160,11 +162,6 @@ int msg_seq_num(const FIX::Message& m) {
   return std::atoi(m.getHeader().getField(FIX::FIELD::MsgSeqNum).c_str());
 }
 
-std::string pipes(std::string s) {
-  std::replace(s.begin(), s.end(), '\x01', '|');
-  return s;
-}
-
 // ---- receiver ------------------------------------------------------------------------------
 
 class Receiver : public FIX::Application {
@@ -184,7 +181,7 @@ class Receiver : public FIX::Application {
   void toAdmin(FIX::Message& m, const FIX::SessionID&) override {
     if (m.getHeader().getField(FIX::FIELD::MsgType) == "3") {
       std::lock_guard<std::mutex> l(mu_);
-      fail_locked("receiver rejected a message: " + pipes(m.toString()));
+      fail_locked("receiver rejected a message: " + bench::pipes(m.toString()));
     }
   }
   void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
@@ -304,16 +301,8 @@ class Receiver : public FIX::Application {
 class Sender : public FIX::Application {
  public:
   void onCreate(const FIX::SessionID&) override {}
-  void onLogon(const FIX::SessionID&) override {
-    std::lock_guard<std::mutex> l(mu_);
-    logged_on_ = true;
-    cv_.notify_all();
-  }
-  void onLogout(const FIX::SessionID&) override {
-    std::lock_guard<std::mutex> l(mu_);
-    logged_out_ = true;
-    cv_.notify_all();
-  }
+  void onLogon(const FIX::SessionID&) override { logged_on_.set(); }
+  void onLogout(const FIX::SessionID&) override { logged_out_.set(); }
   void toAdmin(FIX::Message&, const FIX::SessionID&) override {}
   void toApp(FIX::Message&, const FIX::SessionID&) throw(FIX::DoNotSend) override {}
   void fromAdmin(const FIX::Message& m, const FIX::SessionID&) throw(
@@ -321,25 +310,17 @@ class Sender : public FIX::Application {
       FIX::RejectLogon) override {
     if (m.getHeader().getField(FIX::FIELD::MsgType) == "3")
       std::fprintf(stderr, "sender: the receiver rejected a message: %s\n",
-                   pipes(m.toString()).c_str());
+                   bench::pipes(m.toString()).c_str());
   }
   void fromApp(const FIX::Message&, const FIX::SessionID&) throw(
       FIX::FieldNotFound, FIX::IncorrectDataFormat, FIX::IncorrectTagValue,
       FIX::UnsupportedMessageType) override {}
 
-  bool wait_logon(int seconds) {
-    std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, std::chrono::seconds(seconds), [&] { return logged_on_; });
-  }
-  bool wait_logout(int seconds) {
-    std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, std::chrono::seconds(seconds), [&] { return logged_out_; });
-  }
+  bool wait_logon(int seconds) { return logged_on_.wait(seconds * 1000); }
+  bool wait_logout(int seconds) { return logged_out_.wait(seconds * 1000); }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool logged_on_ = false, logged_out_ = false;
+  bench::Event logged_on_, logged_out_;
 };
 
 const char* kCommon =
@@ -448,7 +429,7 @@ int run_sender(const Args& a) {
                    (unsigned long long)sent);
       std::_Exit(1);
     }
-    if (sent == 0) std::fprintf(stderr, "sender: first message %s\n", pipes(nos.toString()).c_str());
+    if (sent == 0) std::fprintf(stderr, "sender: first message %s\n", bench::pipes(nos.toString()).c_str());
     ++sent;
   }
   double elapsed = (double)(now_ns() - start) / 1e9;
