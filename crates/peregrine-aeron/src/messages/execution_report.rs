@@ -92,8 +92,8 @@ pub struct ExecutionReport<'a> {
 
 impl ExecutionReport<'static> {
     /// The report of `order` filled whole in one execution at its own price, stamped
-    /// with the order's TransactTime: what a toy executor answers (the examples, tests
-    /// and the topology's executor).
+    /// with the order's TransactTime: what a toy executor answers (the ping_pong example,
+    /// the transport tests).
     ///
     /// ```
     /// use peregrine_aeron::messages::*;
