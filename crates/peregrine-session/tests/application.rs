@@ -266,6 +266,15 @@ impl Harness {
         self.session.on_disconnected(self.now, &mut self.app);
     }
 
+    /// Asserts that `entry` is in the log.
+    fn assert_logged(&self, entry: &str) {
+        assert!(
+            self.app.log.iter().any(|l| l == entry),
+            "{entry:?} not in {:#?}",
+            self.app.log
+        );
+    }
+
     /// The log, from the entry starting with `from` on.
     fn log_from(&self, from: &str) -> Vec<String> {
         let i = self
@@ -740,10 +749,7 @@ fn on_logout_hears_the_peers_text() {
     assert!(h.app.logouts.is_empty(), "told when the connection is gone");
     h.closed();
     assert_eq!(h.app.logouts, [Why::Remote(Some("End of day".into()))]);
-    assert!(h
-        .app
-        .log
-        .contains(&"on_logout: the peer logged out: End of day".to_string()));
+    h.assert_logged("on_logout: the peer logged out: End of day");
 }
 
 #[test]
@@ -901,10 +907,9 @@ fn business_reject_carries_a_dynamic_text_and_business_reject_ref_id() {
     // The BusinessMessageReject is an application message: to_app saw it.
     assert_eq!(h.app.shown.len(), 1);
     assert_eq!(h.app.shown[0].msg_type, "j");
-    assert!(h.app.log.contains(
-        &"event: sent BusinessMessageReject of 2 (D), reason 2, ref id ORD-1: Unknown symbol XYZ"
-            .to_string()
-    ));
+    h.assert_logged(
+        "event: sent BusinessMessageReject of 2 (D), reason 2, ref id ORD-1: Unknown symbol XYZ",
+    );
     // A value of the application's own; a field the message lacks leaves 379 out.
     h.app.reject = Some(AppReject::Business {
         reason: 0,
@@ -971,26 +976,12 @@ fn a_sequence_reset_is_an_event_for_the_application() {
     h.send("35=A|34=1|98=0|108=30|141=Y");
     assert!(h.session.is_logged_on());
     assert_eq!(h.session.next_sender_seq(), 2, "our Logon answer was 1");
-    assert!(
-        h.app
-            .log
-            .iter()
-            .any(|l| l == "event: sequence numbers reset"),
-        "{:?}",
-        h.app.log
-    );
+    h.assert_logged("event: sequence numbers reset");
     // The operator's reset between connections too.
     h.closed();
     h.app.log.clear();
     h.session.reset(h.now, &mut h.app).unwrap();
-    assert!(
-        h.app
-            .log
-            .iter()
-            .any(|l| l == "event: sequence numbers reset"),
-        "{:?}",
-        h.app.log
-    );
+    h.assert_logged("event: sequence numbers reset");
     assert_eq!(
         (h.session.next_sender_seq(), h.session.next_target_seq()),
         (1, 1)
