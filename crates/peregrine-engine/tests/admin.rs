@@ -6,6 +6,7 @@
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -13,13 +14,14 @@ use std::time::{Duration, Instant};
 
 use peregrine_engine::admin::AdminOptions;
 use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
 use peregrine_engine::{
-    now_nanos, spawn_admin_server, Command, CommandError, Engine, EngineHandle, EngineOptions,
-    Outcome,
+    now_nanos, spawn_admin_server, Command, CommandError, EngineHandle, EngineOptions, Outcome,
 };
-use peregrine_session::EchoApp;
 use peregrine_testkit::{frame, read_message};
+
+mod support;
+use support::{acceptor_cfg, echo, engine_with};
 
 const TOKEN: &str = "t0k3n-for-tests";
 
@@ -34,51 +36,50 @@ fn with_token() -> AdminOptions {
     }
 }
 
-/// Sends `request` and reads the whole answer (the server closes after one).
+/// The status and body of the answer to `request` (see [`support::http`]).
 fn http(addr: SocketAddr, request: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(request.as_bytes()).unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    let status = out.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = out.split_once("\r\n\r\n").unwrap().1.to_string();
-    (status, body)
+    without_head(support::http(addr, request))
 }
 
 fn get(addr: SocketAddr, target: &str) -> (u16, String) {
-    http(addr, &format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n"))
+    without_head(support::get(addr, target, None))
 }
 
 /// `GET` with `Authorization: Bearer <token>`.
 fn get_with(addr: SocketAddr, target: &str, token: &str) -> (u16, String) {
-    http(
-        addr,
-        &format!("GET {target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"),
-    )
+    without_head(support::get(addr, target, Some(token)))
 }
+
+fn without_head((status, _head, body): (u16, String, String)) -> (u16, String) {
+    (status, body)
+}
+
+/// An engine with the sessions of `text` (echo, memory stores), running on its
+/// own thread; the address of its FIX listener.
+fn run_engine(text: &str, dir: &Path) -> (SocketAddr, EngineHandle, Reactor) {
+    let mut engine = engine_with(
+        text,
+        &dir.join("a.cfg"),
+        EngineOptions::default(),
+        StoreKind::Memory,
+        &mut echo,
+    );
+    let fix = engine.listener_addrs()[0];
+    let handle = engine.handle();
+    (fix, handle, std::thread::spawn(move || engine.run()))
+}
+
+type Reactor = JoinHandle<std::io::Result<()>>;
 
 /// An engine with one FIX.4.4 acceptor session (ISLD->TW), running on its own
 /// thread.
-fn start_engine() -> (EngineHandle, JoinHandle<std::io::Result<()>>) {
+fn start_engine() -> (EngineHandle, Reactor) {
     let dir = tempfile::tempdir().unwrap();
-    let text =
-        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
-                [SESSION]\nBeginString=FIX.4.4\n";
-    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
-            Box::new(EchoApp::new(d))
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
-    let handle = engine.handle();
-    (handle, std::thread::spawn(move || engine.run()))
+    let (_, handle, reactor) = run_engine(&acceptor_cfg(""), dir.path());
+    (handle, reactor)
 }
 
-fn stop(handle: EngineHandle, reactor: JoinHandle<std::io::Result<()>>) {
+fn stop(handle: EngineHandle, reactor: Reactor) {
     handle.stop();
     reactor.join().unwrap().unwrap();
 }
@@ -117,19 +118,8 @@ fn seqnum_and_sessions() {
         "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
                 FileLogPath=log\n[SESSION]\nBeginString=FIX.4.4\n\
                 [SESSION]\nBeginString=FIXT.1.1\nDefaultApplVerID=FIX.5.0SP2\nSessionQualifier=Q\n";
-    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
-            Box::new(EchoApp::new(d))
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
-    let fix = engine.listener_addrs()[0];
-    let handle = engine.handle();
+    let (fix, handle, reactor) = run_engine(text, dir.path());
     let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
-    let reactor = std::thread::spawn(move || engine.run());
     let set = |target: &str| get_with(admin, target, TOKEN);
 
     let (status, body) = set("/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000");
@@ -579,22 +569,8 @@ fn sessions_until(admin: SocketAddr, done: impl Fn(&str) -> bool) -> String {
 #[test]
 fn logout_logon_and_reset_over_http() {
     let dir = tempfile::tempdir().unwrap();
-    let text =
-        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
-                [SESSION]\nBeginString=FIX.4.4\n";
-    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
-            Box::new(EchoApp::new(d))
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
-    let fix = engine.listener_addrs()[0];
-    let handle = engine.handle();
+    let (fix, handle, reactor) = run_engine(&acceptor_cfg(""), dir.path());
     let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
-    let reactor = std::thread::spawn(move || engine.run());
     const S: &str = "SESSION=FIX.4.4:ISLD-%3ETW";
 
     let (mut c, answer) = fix_logon(fix);

@@ -12,10 +12,13 @@ use std::time::{Duration, Instant};
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
+use peregrine_engine::{now_nanos, Engine, Idle};
+use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::StoreError;
 use peregrine_testkit::frame;
+
+mod support;
+use support::{echo, engine_with, log_on, logged_on, options, pump, TW_ISLD};
 
 type Received = Arc<Mutex<Vec<String>>>;
 
@@ -37,31 +40,13 @@ impl Application for Recorder {
     }
 }
 
-fn options() -> EngineOptions {
-    EngineOptions {
-        idle: Idle::busy_spin(),
-        message_logs: true,
-        stop_flag: None,
-        ..EngineOptions::default()
-    }
-}
-
 fn acceptor(dir: &Path, port: u16) -> Engine<BoxedFixSession> {
     let text = format!(
         "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort={port}\nSenderCompID=ISLD\nTargetCompID=TW\n\
          ResetOnLogon=Y\nFileLogPath=log-acceptor\nLogoutTimeout=2\nUseDataDictionary=N\n\n\
          [SESSION]\nBeginString=FIX.4.4\n"
     );
-    let settings = Settings::parse(&text, &dir.join("acceptor.cfg")).unwrap();
-    let mut engine = Engine::new(options()).unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |dicts| {
-            Box::new(EchoApp::new(dicts))
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
-    engine
+    engine_from(&text, dir, "acceptor.cfg", Idle::busy_spin())
 }
 
 fn initiator(dir: &Path, port: u16, received: Received) -> Engine<BoxedFixSession> {
@@ -70,56 +55,28 @@ fn initiator(dir: &Path, port: u16, received: Received) -> Engine<BoxedFixSessio
          SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=1\nReconnectInterval=1\nResetOnLogon=Y\n\
          FileLogPath=log-initiator\nUseDataDictionary=N\n\n[SESSION]\nBeginString=FIX.4.4\n"
     );
-    let settings = Settings::parse(&text, &dir.join("initiator.cfg")).unwrap();
-    let mut engine = Engine::new(options()).unwrap();
-    let mut received = Some(received);
-    for s in &settings.sessions {
-        let rec = received.take().unwrap();
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut move |_| {
-            Box::new(Recorder(rec.clone()))
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
-    engine
+    engine_with(
+        &text,
+        &dir.join("initiator.cfg"),
+        options(Idle::busy_spin(), true),
+        StoreKind::Memory,
+        &mut |_| Box::new(Recorder(received.clone())),
+    )
 }
 
-/// Turns both engines until `done` holds, failing after `limit`.
-fn pump(
-    engines: &mut [&mut Engine<BoxedFixSession>],
-    limit: Duration,
-    what: &str,
-    mut done: impl FnMut(&mut [&mut Engine<BoxedFixSession>]) -> bool,
-) {
-    let start = Instant::now();
-    while !done(engines) {
-        assert!(start.elapsed() < limit, "timed out waiting for {what}");
-        for e in engines.iter_mut() {
-            e.turn().unwrap();
-        }
-        std::thread::sleep(Duration::from_micros(200));
-    }
-}
-
-fn logged_on(e: &Engine<BoxedFixSession>) -> bool {
-    e.sessions()[0].logged_on
+/// An echoing engine (memory store, message logs) from `text`, read as `dir/name`.
+fn engine_from(text: &str, dir: &Path, name: &str, idle: Idle) -> Engine<BoxedFixSession> {
+    engine_with(
+        text,
+        &dir.join(name),
+        options(idle, true),
+        StoreKind::Memory,
+        &mut echo,
+    )
 }
 
 fn send_order(e: &mut Engine<BoxedFixSession>, cl_ord_id: &str) {
-    let sent = e
-        .with_session("FIX.4.4:TW->ISLD", |d, now| {
-            d.send(now, b"D", |enc| {
-                enc.str(11, cl_ord_id.as_bytes())
-                    .str(21, b"1")
-                    .str(38, b"100")
-                    .str(40, b"1")
-                    .str(54, b"1")
-                    .str(55, b"PEREGRINE")
-                    .str(60, b"20260101-00:00:00.000");
-            })
-        })
-        .unwrap();
-    sent.unwrap();
+    support::send_order(e, TW_ISLD, b"D", cl_ord_id).unwrap();
 }
 
 #[test]
@@ -131,12 +88,7 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
     let mut ini = initiator(dir.path(), port, received.clone());
 
     // Logon.
-    pump(
-        &mut [&mut acc, &mut ini],
-        Duration::from_secs(10),
-        "logon",
-        |e| logged_on(e[0]) && logged_on(e[1]),
-    );
+    log_on(&mut acc, &mut ini);
 
     // An order goes out and comes back echoed.
     send_order(&mut ini, "ORDER-1");
@@ -349,25 +301,6 @@ fn strangers_and_duplicates_are_closed_without_disturbing_the_session() {
     assert!(logged_on(&acc));
 }
 
-fn engine_from(text: &str, dir: &Path, name: &str, idle: Idle) -> Engine<BoxedFixSession> {
-    let settings = Settings::parse(text, &dir.join(name)).unwrap();
-    let mut engine = Engine::new(EngineOptions {
-        idle,
-        message_logs: true,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
-            Box::new(EchoApp::new(d))
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
-    engine
-}
-
 #[test]
 fn initiator_fails_over_to_the_next_host() {
     let dir = tempfile::tempdir().unwrap();
@@ -526,12 +459,7 @@ fn every_idle_strategy_runs_a_session() {
         );
         let mut ini = engine_from(&text, dir.path(), "i.cfg", idle);
         let t = Instant::now();
-        pump(
-            &mut [&mut acc, &mut ini],
-            Duration::from_secs(10),
-            "logon",
-            |e| logged_on(e[0]) && logged_on(e[1]),
-        );
+        log_on(&mut acc, &mut ini);
         // A heartbeat each way within the interval (plus slack).
         let seqs = |e: &Engine<BoxedFixSession>| e.sessions()[0].next_target_seq;
         pump(
@@ -629,12 +557,7 @@ fn nodelay_and_buffer_sizes_are_applied_on_both_sides() {
         acc.socket_options("FIX.4.4:ISLD->TW").is_none(),
         "not connected yet"
     );
-    pump(
-        &mut [&mut acc, &mut ini],
-        Duration::from_secs(10),
-        "logon",
-        |e| logged_on(e[0]) && logged_on(e[1]),
-    );
+    log_on(&mut acc, &mut ini);
     // Linux doubles what was asked for; other systems report it as set.
     let within = |v: usize, asked: usize| (asked..=2 * asked).contains(&v);
     let a = acc.socket_options("FIX.4.4:ISLD->TW").unwrap().unwrap();
@@ -734,15 +657,13 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
     let text =
         "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
                 ResetOnLogon=Y\nFileLogPath=log-acceptor\n[SESSION]\nBeginString=FIX.4.4\n";
-    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut acc: Engine<BoxedFixSession> = Engine::new(options()).unwrap();
-    let s = &settings.sessions[0];
-    let seen2 = seen.clone();
-    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut move |_| {
-        Box::new(Auth(seen2.clone()))
-    })
-    .unwrap();
-    acc.add_session(s, d).unwrap();
+    let mut acc = engine_with(
+        text,
+        &dir.path().join("a.cfg"),
+        options(Idle::busy_spin(), true),
+        StoreKind::Memory,
+        &mut |_| Box::new(Auth(seen.clone())),
+    );
     let port = acc.listener_addrs()[0].port();
     let ini_text = |password: &str| {
         format!(
@@ -773,12 +694,7 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
     drop(wrong);
     // The right one.
     let mut right = engine_from(&ini_text("secret"), dir.path(), "r.cfg", Idle::busy_spin());
-    pump(
-        &mut [&mut acc, &mut right],
-        Duration::from_secs(10),
-        "logon",
-        |e| logged_on(e[0]) && logged_on(e[1]),
-    );
+    log_on(&mut acc, &mut right);
     assert_eq!(
         *seen.lock().unwrap(),
         [
@@ -851,13 +767,7 @@ fn an_idle_session_s_store_gets_its_timed_fsync() {
                 [SESSION]\nBeginString=FIX.4.4\n";
     let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
     let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let mut engine = Engine::new(EngineOptions {
-        idle: Idle::block(),
-        message_logs: false,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
+    let mut engine = Engine::new(options(Idle::block(), false)).unwrap();
     engine
         .add_session(&settings.sessions[0], SyncCounter(calls.clone()))
         .unwrap();
@@ -877,7 +787,7 @@ fn an_idle_session_s_store_gets_its_timed_fsync() {
         &settings.sessions[0],
         StoreKind::File,
         now_nanos(),
-        &mut |d| Box::new(EchoApp::new(d)),
+        &mut echo,
     )
     .unwrap();
     use peregrine_engine::SessionDriver;
@@ -887,7 +797,7 @@ fn an_idle_session_s_store_gets_its_timed_fsync() {
         &settings.sessions[0],
         StoreKind::Memory,
         now_nanos(),
-        &mut |d| Box::new(EchoApp::new(d)),
+        &mut echo,
     )
     .unwrap();
     assert_eq!(memory.store_sync_interval(), None);
@@ -996,24 +906,17 @@ fn an_outgoing_message_is_never_logged_before_its_sending_time() {
     let dir = tempfile::tempdir().unwrap();
     let text = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\n\
                 ResetOnLogon=Y\nFileLogPath=log-acceptor\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
-    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut acc = Engine::new(options()).unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| {
-            Box::new(SlowNews)
-        })
-        .unwrap();
-        acc.add_session(s, d).unwrap();
-    }
+    let mut acc = engine_with(
+        text,
+        &dir.path().join("a.cfg"),
+        options(Idle::busy_spin(), true),
+        StoreKind::Memory,
+        &mut |_| Box::new(SlowNews),
+    );
     let port = acc.listener_addrs()[0].port();
     let received: Received = Arc::default();
     let mut ini = initiator(dir.path(), port, received.clone());
-    pump(
-        &mut [&mut acc, &mut ini],
-        Duration::from_secs(10),
-        "logon",
-        |e| logged_on(e[0]) && logged_on(e[1]),
-    );
+    log_on(&mut acc, &mut ini);
     send_order(&mut ini, "ORDER-1");
     pump(
         &mut [&mut acc, &mut ini],

@@ -14,8 +14,11 @@ use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, Idle, Outcome};
-use peregrine_session::{DisconnectReason, EchoApp};
+use peregrine_session::DisconnectReason;
 use peregrine_testkit::{message_end, Peer};
+
+mod support;
+use support::{echo, engine_with, options};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -37,19 +40,13 @@ fn engine(dir: &Path, extra: &str, store: StoreKind) -> Engine<BoxedFixSession> 
 }
 
 fn engine_from(text: &str, dir: &Path, store: StoreKind) -> Engine<BoxedFixSession> {
-    let settings = Settings::parse(text, &dir.join("a.cfg")).unwrap();
-    let mut e = Engine::new(EngineOptions {
-        idle: Idle::backoff(Duration::from_micros(200)),
-        message_logs: true,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, store, now_nanos(), &mut |d| Box::new(EchoApp::new(d))).unwrap();
-        e.add_session(s, d).unwrap();
-    }
-    e
+    engine_with(
+        text,
+        &dir.join("a.cfg"),
+        options(Idle::backoff(Duration::from_micros(200)), true),
+        store,
+        &mut echo,
+    )
 }
 
 fn logon(c: &mut Peer, e: &mut Engine<BoxedFixSession>) {
@@ -59,6 +56,48 @@ fn logon(c: &mut Peer, e: &mut Engine<BoxedFixSession>) {
     });
     let reply = reply.expect("a Logon answer");
     assert!(reply.contains("|35=A|"), "{reply}");
+}
+
+/// An order the echo answers, padded so that the answers pile up fast.
+const PADDED_ORDER: &str = "35=D|11=ORDER|21=1|38=100|40=1|54=1|55=PEREGRINE|60=20260101-00:00:00.000|58=PADDING-PADDING-PADDING-PADDING";
+
+/// A logged-on client that reads slowly: its socket's receive buffer is small, set
+/// before the handshake (shrunk after it, loopback TCP stalls in retransmission
+/// back-off; left alone, it grows to megabytes).
+fn slow_reader(e: &mut Engine<BoxedFixSession>) -> Peer {
+    let addr = e.listener_addrs()[0];
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.set_recv_buffer_size(16 * 1024).unwrap();
+    sock.connect(&addr.into()).unwrap();
+    let mut c = Peer::over(sock.into(), "TW", "ISLD");
+    logon(&mut c, e);
+    c
+}
+
+/// Writes whole `messages` on a blocking clone of `c`'s socket, on a thread,
+/// until the engine cuts the connection (or they are all written).
+fn write_until_cut(c: &Peer, messages: Vec<Vec<u8>>) -> std::thread::JoinHandle<()> {
+    let mut w = c.stream.try_clone().unwrap();
+    w.set_nonblocking(false).unwrap();
+    std::thread::spawn(move || {
+        for m in messages {
+            if w.write_all(&m).is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// Turns `e` until its session is disconnected, failing at `deadline`.
+fn turn_until_cut(e: &mut Engine<BoxedFixSession>, deadline: Instant) {
+    while e.sessions()[0].connected {
+        e.turn().unwrap();
+        assert!(
+            Instant::now() < deadline,
+            "never cut: {:?}",
+            e.sessions()[0]
+        );
+    }
 }
 
 #[test]
@@ -118,37 +157,14 @@ fn a_new_connection_receives_no_bytes_queued_for_the_old_one() {
         StoreKind::Memory,
     );
     let addr = e.listener_addrs()[0];
-    // A small receive buffer, set before the handshake (shrunk after it, loopback
-    // TCP stalls in retransmission back-off; left alone, it grows to megabytes).
-    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    sock.set_recv_buffer_size(16 * 1024).unwrap();
-    sock.connect(&addr.into()).unwrap();
-    let mut c = Peer::over(sock.into(), "TW", "ISLD");
-    logon(&mut c, &mut e);
+    let mut c = slow_reader(&mut e);
     // Orders the echo answers, never read: the answers pile up until the slow
     // consumer limit cuts the connection.
-    let order = "35=D|11=ORDER|21=1|38=100|40=1|54=1|55=PEREGRINE|60=20260101-00:00:00.000|58=PADDING-PADDING-PADDING-PADDING";
-    let start = Instant::now();
-    // Whole messages from a writer thread, until the engine cuts the connection.
-    let orders: Vec<Vec<u8>> = (0..20_000).map(|_| c.message(order)).collect();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let orders: Vec<Vec<u8>> = (0..20_000).map(|_| c.message(PADDED_ORDER)).collect();
     let next = c.seq;
-    let mut w = c.stream.try_clone().unwrap();
-    w.set_nonblocking(false).unwrap();
-    let writer = std::thread::spawn(move || {
-        for m in orders {
-            if w.write_all(&m).is_err() {
-                break;
-            }
-        }
-    });
-    while e.sessions()[0].connected {
-        e.turn().unwrap();
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "never cut: {:?}",
-            e.sessions()[0]
-        );
-    }
+    let writer = write_until_cut(&c, orders);
+    turn_until_cut(&mut e, deadline);
     drop(c);
     writer.join().unwrap();
     let mut c = Peer::connect(addr, "TW", "ISLD");
@@ -516,11 +532,9 @@ fn a_store_that_lost_data_is_refused_or_reported() {
     };
     // Refused by default, with file, line, key, what was lost and the way out.
     let s = settings("");
-    let err = build_session(&s.sessions[0], StoreKind::File, now_nanos(), &mut |d| {
-        Box::new(EchoApp::new(d))
-    })
-    .unwrap_err()
-    .to_string();
+    let err = build_session(&s.sessions[0], StoreKind::File, now_nanos(), &mut echo)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("a.cfg:7: FileStorePath:"), "{err}");
     assert!(
         err.contains("message 4 lost") && err.contains("FileStoreDamage=report"),
@@ -528,10 +542,7 @@ fn a_store_that_lost_data_is_refused_or_reported() {
     );
     // Reported: the session starts, says so in its event log and in /sessions.
     let s = settings("FileStoreDamage=report");
-    let d = build_session(&s.sessions[0], StoreKind::File, now_nanos(), &mut |d| {
-        Box::new(EchoApp::new(d))
-    })
-    .unwrap();
+    let d = build_session(&s.sessions[0], StoreKind::File, now_nanos(), &mut echo).unwrap();
     let mut e: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
     e.add_session(&s.sessions[0], d).unwrap();
     assert_eq!(e.sessions()[0].store_lost_messages, 1);
@@ -561,10 +572,7 @@ fn an_unwritable_file_log_path_names_file_line_and_key() {
                 UseDataDictionary=N\nFileLogPath=not-a-dir/logs\n[SESSION]\nBeginString=FIX.4.4\n";
     let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
     let s = &settings.sessions[0];
-    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
-        Box::new(EchoApp::new(d))
-    })
-    .unwrap();
+    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut echo).unwrap();
     let mut e: Engine<BoxedFixSession> = Engine::new(EngineOptions::default()).unwrap();
     let err = e.add_session(s, d).unwrap_err().to_string();
     assert!(
@@ -586,37 +594,15 @@ fn flagging_a_slow_consumer_has_a_hard_ceiling() {
          SocketSendBufferSize=4096\nPersistMessages=N",
         StoreKind::Memory,
     );
-    let addr = e.listener_addrs()[0];
-    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    sock.set_recv_buffer_size(16 * 1024).unwrap();
-    sock.connect(&addr.into()).unwrap();
-    let mut c = Peer::over(sock.into(), "TW", "ISLD");
-    logon(&mut c, &mut e);
-    let order = "35=D|11=ORDER|21=1|38=100|40=1|54=1|55=PEREGRINE|60=20260101-00:00:00.000|58=PADDING-PADDING-PADDING-PADDING";
-    let orders: Vec<Vec<u8>> = (0..50_000).map(|_| c.message(order)).collect();
-    let mut w = c.stream.try_clone().unwrap();
-    w.set_nonblocking(false).unwrap();
+    let mut c = slow_reader(&mut e);
+    let orders: Vec<Vec<u8>> = (0..50_000).map(|_| c.message(PADDED_ORDER)).collect();
     for _ in 0..20 {
         e.turn().unwrap();
     }
     let before = live_bytes();
     reset_peak();
-    let writer = std::thread::spawn(move || {
-        for m in orders {
-            if w.write_all(&m).is_err() {
-                break;
-            }
-        }
-    });
-    let start = Instant::now();
-    while e.sessions()[0].connected {
-        e.turn().unwrap();
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "never cut: {:?}",
-            e.sessions()[0]
-        );
-    }
+    let writer = write_until_cut(&c, orders);
+    turn_until_cut(&mut e, Instant::now() + Duration::from_secs(30));
     let grew = peak_bytes().saturating_sub(before);
     drop(c);
     writer.join().unwrap();

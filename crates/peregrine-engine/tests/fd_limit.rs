@@ -16,11 +16,12 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-use peregrine_session::EchoApp;
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::Idle;
 use peregrine_testkit::{frame, sending_time};
+
+mod support;
+use support::{echo, engine_with, options};
 
 const CHILD_ENV: &str = "PEREGRINE_FD_FLOOD_ADDR";
 const FLOOD: usize = 1200;
@@ -101,21 +102,13 @@ fn the_listener_recovers_after_running_out_of_descriptors() {
     let dir = tempfile::tempdir().unwrap();
     let text = "[DEFAULT]\nSocketAcceptPort=0\nSocketAcceptHost=127.0.0.1\nSenderCompID=ISLD\n\
                 TargetCompID=TW\nUseDataDictionary=N\nLogonTimeout=2\n[SESSION]\nBeginString=FIX.4.4\n";
-    let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions {
-        idle: Idle::block(),
-        message_logs: false,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |d| {
-            Box::new(EchoApp::new(d))
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
+    let mut engine = engine_with(
+        text,
+        &dir.path().join("a.cfg"),
+        options(Idle::block(), false),
+        StoreKind::Memory,
+        &mut echo,
+    );
     let addr = engine.listener_addrs()[0];
     let handle = engine.handle();
 

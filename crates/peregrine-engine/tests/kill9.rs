@@ -19,11 +19,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use peregrine_codec::MessageView;
-use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::{now_nanos, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_testkit::Rng;
+
+mod support;
+use support::{engine_with, options, send_order};
 
 const CHILD_ENV: &str = "PEREGRINE_KILL9_VENUE";
 
@@ -78,21 +80,13 @@ fn venue_child_entry_point() {
     };
     let (dir, port) = arg.split_once(',').unwrap();
     let text = venue_cfg(dir, port.parse().unwrap());
-    let settings = Settings::parse(&text, &std::path::Path::new(dir).join("venue.cfg")).unwrap();
-    let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions {
-        idle: Idle::block(),
-        message_logs: false,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::File, now_nanos(), &mut |_| {
-            Box::new(Venue { execs: 0 })
-        })
-        .unwrap();
-        engine.add_session(s, d).unwrap();
-    }
+    let mut engine = engine_with(
+        &text,
+        &std::path::Path::new(dir).join("venue.cfg"),
+        options(Idle::block(), false),
+        StoreKind::File,
+        &mut |_| Box::new(Venue { execs: 0 }),
+    );
     println!("venue ready");
     engine.run().unwrap();
 }
@@ -165,23 +159,14 @@ fn every_order_is_answered_once_across_kill_9() {
          SenderCompID=CLIENT\nTargetCompID=VENUE\nHeartBtInt=5\nReconnectInterval=1\n\
          UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n"
     );
-    let settings = Settings::parse(&text, &dir.path().join("client.cfg")).unwrap();
     let reports: Reports = Arc::default();
-    let mut client: Engine<BoxedFixSession> = Engine::new(EngineOptions {
-        idle: Idle::backoff(Duration::from_micros(100)),
-        message_logs: false,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let r = reports.clone();
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut move |_| {
-            Box::new(Client(r.clone()))
-        })
-        .unwrap();
-        client.add_session(s, d).unwrap();
-    }
+    let mut client = engine_with(
+        &text,
+        &dir.path().join("client.cfg"),
+        options(Idle::backoff(Duration::from_micros(100)), false),
+        StoreKind::Memory,
+        &mut |_| Box::new(Client(reports.clone())),
+    );
 
     let mut venue = start_venue(&dir_s, port);
     const KILLS: usize = 8;
@@ -208,20 +193,7 @@ fn every_order_is_answered_once_across_kill_9() {
             && last_send.elapsed() >= Duration::from_micros(500)
         {
             let id = format!("ORD{sent:06}");
-            let ok = client
-                .with_session("FIX.4.4:CLIENT->VENUE", |d, now| {
-                    d.send(now, b"D", |m| {
-                        m.str(11, id.as_bytes())
-                            .str(21, b"1")
-                            .str(38, b"100")
-                            .str(40, b"1")
-                            .str(54, b"1")
-                            .str(55, b"PEREGRINE")
-                            .str(60, b"20260101-00:00:00.000");
-                    })
-                })
-                .unwrap();
-            if ok.is_ok() {
+            if send_order(&mut client, "FIX.4.4:CLIENT->VENUE", b"D", &id).is_ok() {
                 sent += 1;
             }
             last_send = Instant::now();

@@ -6,54 +6,38 @@
 //! reactor at all.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use peregrine_codec::MessageView;
 use peregrine_engine::admin::AdminOptions;
-use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::fix::{BoxedFixSession, StoreKind};
 use peregrine_engine::{
-    now_nanos, spawn_admin_server, Engine, EngineHandle, EngineOptions, Idle, SessionMetrics,
+    spawn_admin_server, Engine, EngineHandle, EngineOptions, Idle, SessionMetrics,
 };
-use peregrine_session::{AppReject, Application, EchoApp, Outbox, RejectKind, SessionId};
+use peregrine_session::RejectKind;
+
+mod support;
+use support::{echo, engine_with, get, http, initiator_cfg, send_order, Count, TW_ISLD};
 
 const TOKEN: &str = "metrics-test-token";
 const ACCEPTOR: &str = "FIX.4.4:ISLD->TW";
-const INITIATOR: &str = "FIX.4.4:TW->ISLD";
-
-/// Counts the application messages it receives (the acceptor's echoes).
-struct Count(Arc<AtomicUsize>);
-
-impl Application for Count {
-    fn from_app(
-        &mut self,
-        _msg: &MessageView<'_>,
-        _id: &SessionId,
-        _out: &mut Outbox<'_>,
-    ) -> Result<(), AppReject> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-}
+const INITIATOR: &str = TW_ISLD;
 
 fn engine_from(text: &str, dir: &Path, store: StoreKind, idle: Idle) -> Engine<BoxedFixSession> {
-    let settings = Settings::parse(text, &dir.join("x.cfg")).unwrap();
-    let mut engine = Engine::new(EngineOptions {
-        idle,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, store, now_nanos(), &mut |d| Box::new(EchoApp::new(d))).unwrap();
-        engine.add_session(s, d).unwrap();
-    }
-    engine
+    engine_with(
+        text,
+        &dir.join("x.cfg"),
+        EngineOptions {
+            idle,
+            ..EngineOptions::default()
+        },
+        store,
+        &mut echo,
+    )
 }
 
 /// An echoing acceptor (ISLD) with a file store (fsync on every commit, the
@@ -91,24 +75,16 @@ fn acceptor(
 
 /// An initiator (TW) that counts the echoes, turned by the test.
 fn initiator(dir: &Path, port: u16, echoes: Arc<AtomicUsize>) -> Engine<BoxedFixSession> {
-    let text = format!(
-        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
-         SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nUseDataDictionary=N\n\
-         [SESSION]\nBeginString=FIX.4.4\n"
-    );
-    let settings = Settings::parse(&text, &dir.join("initiator.cfg")).unwrap();
-    let mut engine = Engine::new(EngineOptions {
-        idle: Idle::busy_spin(),
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    let s = &settings.sessions[0];
-    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| {
-        Box::new(Count(echoes.clone()))
-    })
-    .unwrap();
-    engine.add_session(s, d).unwrap();
-    engine
+    engine_with(
+        &initiator_cfg(port, "HeartBtInt=30"),
+        &dir.join("initiator.cfg"),
+        EngineOptions {
+            idle: Idle::busy_spin(),
+            ..EngineOptions::default()
+        },
+        StoreKind::Memory,
+        &mut |_| Box::new(Count(echoes.clone())),
+    )
 }
 
 /// Turns `engine` until `done` holds, failing after `limit`.
@@ -125,40 +101,7 @@ fn pump(engine: &mut Engine<BoxedFixSession>, what: &str, mut done: impl FnMut()
 }
 
 fn send(engine: &mut Engine<BoxedFixSession>, msg_type: &[u8], cl_ord_id: &str) {
-    engine
-        .with_session(INITIATOR, |d, now| {
-            d.send(now, msg_type, |m| {
-                m.str(11, cl_ord_id.as_bytes())
-                    .str(21, b"1")
-                    .str(38, b"100")
-                    .str(40, b"1")
-                    .str(54, b"1")
-                    .str(55, b"PEREGRINE")
-                    .str(60, b"20260101-00:00:00.000");
-            })
-        })
-        .unwrap()
-        .unwrap();
-}
-
-/// Sends `request`, returns the status, the headers and the body.
-fn http(addr: SocketAddr, request: &str) -> (u16, String, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(request.as_bytes()).unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    let status = out.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let (head, body) = out.split_once("\r\n\r\n").unwrap();
-    (status, head.to_string(), body.to_string())
-}
-
-fn get(addr: SocketAddr, target: &str, token: Option<&str>) -> (u16, String, String) {
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    http(
-        addr,
-        &format!("GET {target} HTTP/1.1\r\nHost: x\r\n{auth}\r\n"),
-    )
+    send_order(engine, INITIATOR, msg_type, cl_ord_id).unwrap();
 }
 
 /// One sample of the text: its name, labels and value.

@@ -9,10 +9,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_codec::MessageView;
-use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
-use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
+use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::{Engine, Idle};
+use peregrine_session::{AppReject, Application, Outbox, SessionId};
+
+mod support;
+use support::{acceptor_cfg, echo, engine_with, initiator_cfg, options, AppFactory, TW_ISLD};
 
 /// Counts echoed orders and remembers the longest Text(58) seen.
 struct Count {
@@ -35,29 +37,20 @@ impl Application for Count {
     }
 }
 
-fn engine(
-    text: &str,
-    dir: &Path,
-    app: &mut dyn FnMut() -> Box<dyn Application + Send>,
-) -> Engine<BoxedFixSession> {
-    let settings = Settings::parse(text, &dir.join("x.cfg")).unwrap();
-    let mut e = Engine::new(EngineOptions {
-        idle: Idle::busy_spin(),
-        message_logs: false,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| app()).unwrap();
-        e.add_session(s, d).unwrap();
-    }
-    e
+/// An engine on this thread (busy-spin, memory stores, no message logs).
+fn engine(text: &str, dir: &Path, app: &mut AppFactory<'_>) -> Engine<BoxedFixSession> {
+    engine_with(
+        text,
+        &dir.join("x.cfg"),
+        options(Idle::busy_spin(), false),
+        StoreKind::Memory,
+        app,
+    )
 }
 
 fn send(ini: &mut Engine<BoxedFixSession>, id: usize, text: &[u8]) {
     let cl_ord_id = format!("ORD{id}");
-    ini.with_session("FIX.4.4:TW->ISLD", |d, now| {
+    ini.with_session(TW_ISLD, |d, now| {
         d.send(now, b"D", |enc| {
             enc.str(11, cl_ord_id.as_bytes())
                 .str(21, b"1")
@@ -93,23 +86,18 @@ fn poll_until(
 fn poll_alone_drives_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let mut acc = engine(
-        "[DEFAULT]\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\nSenderCompID=ISLD\n\
-         TargetCompID=TW\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
+        &acceptor_cfg("SocketAcceptAddress=127.0.0.1"),
         dir.path(),
-        &mut || Box::new(EchoApp::new(None)),
+        &mut echo,
     );
     let port = acc.listener_addrs()[0].port();
     let got = Arc::new(AtomicUsize::new(0));
     let longest_text = Arc::new(AtomicUsize::new(0));
     let (g, l) = (got.clone(), longest_text.clone());
     let mut ini = engine(
-        &format!(
-            "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
-             SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nUseDataDictionary=N\n\
-             [SESSION]\nBeginString=FIX.4.4\n"
-        ),
+        &initiator_cfg(port, "HeartBtInt=30"),
         dir.path(),
-        &mut || {
+        &mut |_| {
             Box::new(Count {
                 got: g.clone(),
                 longest_text: l.clone(),

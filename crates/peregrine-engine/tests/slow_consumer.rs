@@ -10,9 +10,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::config::Settings;
-use peregrine_engine::{DriverEvent, Engine, EngineOptions, Idle, Nanos, SessionDriver};
+use peregrine_engine::{DriverEvent, Engine, Idle, Nanos, SessionDriver};
 use peregrine_store::StoreError;
 use peregrine_testkit::frame;
+
+mod support;
+use support::options;
 
 /// Queues `flood` bytes for every chunk it receives.
 #[derive(Default)]
@@ -101,13 +104,7 @@ fn engine_with(dir: &Path, action: &str, hard: usize, flood: usize) -> Engine<Fl
          [SESSION]\nBeginString=FIX.4.4\n"
     );
     let settings = Settings::parse(&text, &dir.join("a.cfg")).unwrap();
-    let mut e = Engine::new(EngineOptions {
-        idle: Idle::backoff(Duration::from_micros(100)),
-        message_logs: true,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
+    let mut e = Engine::new(options(Idle::backoff(Duration::from_micros(100)), true)).unwrap();
     e.add_session(
         &settings.sessions[0],
         Flood {
@@ -208,13 +205,7 @@ fn a_peer_sending_more_than_one_turn_can_read_is_served_completely() {
     let dir = tempfile::tempdir().unwrap();
     let text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\n[SESSION]\nBeginString=FIX.4.4\n";
     let settings = Settings::parse(text, &dir.path().join("a.cfg")).unwrap();
-    let mut e = Engine::new(EngineOptions {
-        idle: Idle::busy_spin(),
-        message_logs: false,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
+    let mut e = Engine::new(options(Idle::busy_spin(), false)).unwrap();
     e.add_session(&settings.sessions[0], Flood::default())
         .unwrap();
     let addr = e.listener_addrs()[0];

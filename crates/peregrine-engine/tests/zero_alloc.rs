@@ -9,52 +9,50 @@ use std::time::{Duration, Instant};
 
 use peregrine_alloc::{allocations_in, is_counting, CountingAllocator};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
-use peregrine_codec::MessageView;
-use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::{Engine, EngineOptions, Idle};
 use peregrine_messages::fix44::{
     self,
     enums::{HandlInst, OrdType, Side},
     prelude::*,
 };
-use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
+
+mod support;
+use support::{
+    acceptor_cfg, echo, engine_with, initiator_cfg, log_on, options, order_fields, send_order,
+    Count, TW_ISLD,
+};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-struct Count(Arc<AtomicUsize>);
-
-impl Application for Count {
-    fn from_app(
-        &mut self,
-        _msg: &MessageView<'_>,
-        _id: &SessionId,
-        _out: &mut Outbox<'_>,
-    ) -> Result<(), AppReject> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-}
-
-fn engine(
-    text: &str,
+/// An echoing acceptor and an initiator that counts the echoes (busy-spin, memory
+/// stores, message logs under `dir`), logged on to each other; the count.
+fn logged_on_pair(
     dir: &Path,
-    app: &mut dyn FnMut() -> Box<dyn Application + Send>,
-) -> Engine<BoxedFixSession> {
-    let settings = Settings::parse(text, &dir.join("x.cfg")).unwrap();
-    let mut e = Engine::new(EngineOptions {
-        idle: Idle::busy_spin(),
-        message_logs: true,
-        stop_flag: None,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    for s in &settings.sessions {
-        let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| app()).unwrap();
-        e.add_session(s, d).unwrap();
-    }
-    e
+) -> (
+    Engine<BoxedFixSession>,
+    Engine<BoxedFixSession>,
+    Arc<AtomicUsize>,
+) {
+    let mut acc = engine_with(
+        &acceptor_cfg("FileLogPath=log"),
+        &dir.join("x.cfg"),
+        options(Idle::busy_spin(), true),
+        StoreKind::Memory,
+        &mut echo,
+    );
+    let port = acc.listener_addrs()[0].port();
+    let got = Arc::new(AtomicUsize::new(0));
+    let mut ini = engine_with(
+        &initiator_cfg(port, "HeartBtInt=30\nFileLogPath=log"),
+        &dir.join("x.cfg"),
+        options(Idle::busy_spin(), true),
+        StoreKind::Memory,
+        &mut |_| Box::new(Count(got.clone())),
+    );
+    log_on(&mut acc, &mut ini);
+    (acc, ini, got)
 }
 
 fn round_trips(
@@ -65,19 +63,7 @@ fn round_trips(
 ) {
     for _ in 0..n {
         let before = got.load(Ordering::Relaxed);
-        ini.with_session("FIX.4.4:TW->ISLD", |d, now| {
-            d.send(now, b"D", |enc| {
-                enc.str(11, b"ORDER")
-                    .str(21, b"1")
-                    .str(38, b"100")
-                    .str(40, b"1")
-                    .str(54, b"1")
-                    .str(55, b"PEREGRINE")
-                    .str(60, b"20260101-00:00:00.000");
-            })
-            .unwrap();
-        })
-        .unwrap();
+        send_order(ini, TW_ISLD, b"D", "ORDER").unwrap();
         let start = Instant::now();
         while got.load(Ordering::Relaxed) == before {
             acc.turn().unwrap();
@@ -91,30 +77,7 @@ fn round_trips(
 fn steady_state_round_trips_allocate_nothing() {
     assert!(is_counting());
     let dir = tempfile::tempdir().unwrap();
-    let mut acc = engine(
-        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
-         FileLogPath=log\n[SESSION]\nBeginString=FIX.4.4\n",
-        dir.path(),
-        &mut || Box::new(EchoApp::new(None)),
-    );
-    let port = acc.listener_addrs()[0].port();
-    let got = Arc::new(AtomicUsize::new(0));
-    let counter = got.clone();
-    let mut ini = engine(
-        &format!(
-            "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
-             SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nUseDataDictionary=N\nFileLogPath=log\n\
-             [SESSION]\nBeginString=FIX.4.4\n"
-        ),
-        dir.path(),
-        &mut || Box::new(Count(counter.clone())),
-    );
-    let start = Instant::now();
-    while !(acc.sessions()[0].logged_on && ini.sessions()[0].logged_on) {
-        acc.turn().unwrap();
-        ini.turn().unwrap();
-        assert!(start.elapsed() < Duration::from_secs(10), "no logon");
-    }
+    let (mut acc, mut ini, got) = logged_on_pair(dir.path());
     // Warm-up: buffers reach their size. What remains is the memory store
     // growing its arena (amortised doubling: a handful per thousands).
     round_trips(&mut acc, &mut ini, &got, 2_000);
@@ -134,46 +97,15 @@ fn steady_state_round_trips_allocate_nothing() {
 fn messages_from_a_sender_allocate_nothing() {
     assert!(is_counting());
     let dir = tempfile::tempdir().unwrap();
-    let mut acc = engine(
-        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
-         FileLogPath=log\n[SESSION]\nBeginString=FIX.4.4\n",
-        dir.path(),
-        &mut || Box::new(EchoApp::new(None)),
-    );
-    let port = acc.listener_addrs()[0].port();
-    let got = Arc::new(AtomicUsize::new(0));
-    let counter = got.clone();
-    let mut ini = engine(
-        &format!(
-            "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
-             SenderCompID=TW\nTargetCompID=ISLD\nHeartBtInt=30\nUseDataDictionary=N\nFileLogPath=log\n\
-             [SESSION]\nBeginString=FIX.4.4\n"
-        ),
-        dir.path(),
-        &mut || Box::new(Count(counter.clone())),
-    );
-    let start = Instant::now();
-    while !(acc.sessions()[0].logged_on && ini.sessions()[0].logged_on) {
-        acc.turn().unwrap();
-        ini.turn().unwrap();
-        assert!(start.elapsed() < Duration::from_secs(10), "no logon");
-    }
+    let (mut acc, mut ini, got) = logged_on_pair(dir.path());
     let sender = ini.sender();
-    let session = ini.session_ref("FIX.4.4:TW->ISLD").unwrap();
+    let session = ini.session_ref(TW_ISLD).unwrap();
     let mut round_trips = |n: usize| {
         for i in 0..n {
             let before = got.load(Ordering::Relaxed);
             if i % 2 == 0 {
                 sender
-                    .send(session, b"D", |enc| {
-                        enc.str(11, b"ORDER")
-                            .str(21, b"1")
-                            .str(38, b"100")
-                            .str(40, b"1")
-                            .str(54, b"1")
-                            .str(55, b"PEREGRINE")
-                            .str(60, b"20260101-00:00:00.000");
-                    })
+                    .send(session, b"D", |enc| order_fields(enc, b"ORDER"))
                     .unwrap();
             } else {
                 // Every other order typed: the same fields through the generated setters.
@@ -222,27 +154,20 @@ fn messages_from_a_sender_allocate_nothing() {
 fn a_longer_body_after_warm_up_allocates_nothing() {
     assert!(is_counting());
     let dir = tempfile::tempdir().unwrap();
-    let settings = Settings::parse(
-        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort=1\n\
-         SenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n",
-        &dir.path().join("x.cfg"),
-    )
-    .unwrap();
     const SLOTS: usize = 8;
-    let mut engine = Engine::new(EngineOptions {
-        idle: Idle::busy_spin(),
-        send_queue: SLOTS,
-        ..EngineOptions::default()
-    })
-    .unwrap();
-    let s = &settings.sessions[0];
-    let d = build_session(s, StoreKind::Memory, now_nanos(), &mut |_| {
-        Box::new(EchoApp::new(None))
-    })
-    .unwrap();
-    engine.add_session(s, d).unwrap();
+    let mut engine = engine_with(
+        &initiator_cfg(1, ""),
+        &dir.path().join("x.cfg"),
+        EngineOptions {
+            idle: Idle::busy_spin(),
+            send_queue: SLOTS,
+            ..EngineOptions::default()
+        },
+        StoreKind::Memory,
+        &mut echo,
+    );
     let sender = engine.sender();
-    let session = engine.session_ref("FIX.4.4:TW->ISLD").unwrap();
+    let session = engine.session_ref(TW_ISLD).unwrap();
     let order = |id: &'static [u8]| {
         move |m: &mut peregrine_codec::MessageEncoder<'_>| {
             m.str(11, id).str(55, b"PEREGRINE").char(54, b'1');
