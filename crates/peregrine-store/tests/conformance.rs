@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{collect, msg, seqs, T0};
+use common::{collect, msg, send_msgs, seqs, store_msgs, T0};
 use peregrine_store::{MessageStore, StoreError, MAX_MESSAGE_LEN, SEQ_END};
 
 fn fresh_store<S: MessageStore>(s: &mut S) {
@@ -42,9 +42,7 @@ fn seq_nums<S: MessageStore>(s: &mut S) {
 }
 
 fn store_and_ranges<S: MessageStore>(s: &mut S) {
-    for seq in 1..=20 {
-        s.store(seq, &msg(seq, 0)).unwrap();
-    }
+    store_msgs(s, 20, 0);
     let all = collect(s, 1, SEQ_END);
     assert_eq!(all.len(), 20);
     for (i, (seq, m)) in all.iter().enumerate() {
@@ -116,10 +114,7 @@ fn odd_sizes<S: MessageStore>(s: &mut S) {
 fn many_messages<S: MessageStore>(s: &mut S) {
     // More than one read chunk's worth, to exercise coalesced reads.
     let n = 3000;
-    for seq in 1..=n {
-        s.store(seq, &msg(seq, 7)).unwrap();
-        s.incr_next_sender_seq().unwrap();
-    }
+    send_msgs(s, n, 7);
     assert_eq!(s.next_sender_seq(), n + 1);
     let mut expect = 1;
     s.for_each_in_range(1, SEQ_END, &mut |seq, m| {
@@ -133,9 +128,7 @@ fn many_messages<S: MessageStore>(s: &mut S) {
 }
 
 fn reset_clears<S: MessageStore>(s: &mut S) {
-    for seq in 1..=5 {
-        s.store(seq, &msg(seq, 0)).unwrap();
-    }
+    store_msgs(s, 5, 0);
     s.set_next_sender_seq(6).unwrap();
     s.set_next_target_seq(9).unwrap();
     s.reset(T0 + 42).unwrap();

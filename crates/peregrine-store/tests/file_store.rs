@@ -8,7 +8,7 @@ mod common;
 use std::fs;
 use std::time::Duration;
 
-use common::{collect, msg, open_file, open_with, seqs, T0};
+use common::{collect, msg, open_file, open_with, send_msgs, seqs, store_msgs, T0};
 use peregrine_store::{
     sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, LossKind, MemoryStore,
     MessageStore, OnDamage, StoreError, JOURNAL_FILE, SEQNUMS_FILE, SEQ_END,
@@ -19,10 +19,7 @@ fn reopen_keeps_everything() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut s = open_file(dir.path(), FsyncPolicy::Never);
-        for seq in 1..=50 {
-            s.store(seq, &msg(seq, 3)).unwrap();
-            s.incr_next_sender_seq().unwrap();
-        }
+        send_msgs(&mut s, 50, 3);
         s.set_next_target_seq(77).unwrap();
         s.commit().unwrap();
     }
@@ -58,9 +55,7 @@ fn reopen_after_reset() {
     let dir = tempfile::tempdir().unwrap();
     {
         let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
-        for seq in 1..=5 {
-            s.store(seq, &msg(seq, 0)).unwrap();
-        }
+        store_msgs(&mut s, 5, 0);
         s.set_next_sender_seq(6).unwrap();
         s.reset(T0 + 5).unwrap();
         s.store(1, b"new life").unwrap();
@@ -244,10 +239,7 @@ fn numbers_lowered_by_the_last_commit_survive_a_torn_witness() {
         let dir = tempfile::tempdir().unwrap();
         let seqnums = {
             let mut s = open_file(dir.path(), fsync);
-            for seq in 1..=3 {
-                s.store(seq, &msg(seq, 1)).unwrap();
-                s.incr_next_sender_seq().unwrap();
-            }
+            send_msgs(&mut s, 3, 1);
             s.set_next_target_seq(800).unwrap();
             s.commit().unwrap();
             s.set_next_target_seq(716).unwrap();
@@ -279,10 +271,7 @@ fn interrupted_reset_empties_the_stale_journal() {
     let old_journal;
     {
         let mut s = open_file(dir.path(), FsyncPolicy::EveryCommit);
-        for seq in 1..=3 {
-            s.store(seq, &msg(seq, 0)).unwrap();
-            s.incr_next_sender_seq().unwrap();
-        }
+        send_msgs(&mut s, 3, 0);
         s.commit().unwrap();
         journal = s.journal_path().to_path_buf();
         old_journal = fs::read(&journal).unwrap();
@@ -349,9 +338,7 @@ fn foreign_files_are_reported_not_wiped() {
 fn bit_rot_is_detected_on_read() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = open_file(dir.path(), FsyncPolicy::Never);
-    for seq in 1..=3 {
-        s.store(seq, &msg(seq, 0)).unwrap();
-    }
+    store_msgs(&mut s, 3, 0);
     s.commit().unwrap();
     let mut bytes = fs::read(s.journal_path()).unwrap();
     let mid = bytes.len() / 2;
@@ -405,9 +392,7 @@ fn every_millis_policy_and_sync_if_due() {
 fn a_resend_reads_only_the_records_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = open_file(dir.path(), FsyncPolicy::Never);
-    for seq in 1..=5 {
-        s.store(seq, &msg(seq, 3)).unwrap();
-    }
+    store_msgs(&mut s, 5, 3);
     s.commit().unwrap();
     // Damage the first and the last record on disk (after the index was built):
     // a read that touched them would fail its CRC check.

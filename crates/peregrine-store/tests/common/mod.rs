@@ -15,6 +15,22 @@ pub fn msg(seq: u64, salt: u64) -> Vec<u8> {
     m
 }
 
+/// Stores messages `1..=n` (`msg(seq, salt)`), the sequence numbers left as they are.
+pub fn store_msgs<S: MessageStore + ?Sized>(s: &mut S, n: u64, salt: u64) {
+    for seq in 1..=n {
+        s.store(seq, &msg(seq, salt)).unwrap();
+    }
+}
+
+/// Stores messages `1..=n` (`msg(seq, salt)`) as sent: the next sender number
+/// moves past each.
+pub fn send_msgs<S: MessageStore + ?Sized>(s: &mut S, n: u64, salt: u64) {
+    for seq in 1..=n {
+        s.store(seq, &msg(seq, salt)).unwrap();
+        s.incr_next_sender_seq().unwrap();
+    }
+}
+
 /// Every stored message in `[begin, end]`, copied out.
 pub fn collect<S: MessageStore + ?Sized>(s: &mut S, begin: u64, end: u64) -> Vec<(u64, Vec<u8>)> {
     let mut out = Vec::new();
