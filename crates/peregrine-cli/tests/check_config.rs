@@ -199,11 +199,7 @@ fn every_start_up_problem_is_found_and_nothing_is_made() {
 #[test]
 fn start_up_refuses_two_addresses_on_one_port_too() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = peregrine_testkit::net::free_port();
     std::fs::write(
         dir.path().join("two.cfg"),
         format!(

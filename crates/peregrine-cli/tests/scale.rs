@@ -71,12 +71,7 @@ fn streaming_with_both_stores_checks_every_sequence_number() {
 #[test]
 fn a_skipped_sequence_number_fails_the_receiver() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
+    let port = peregrine_testkit::net::free_port().to_string();
     let dict = peregrine_bench::fix44_dictionary().display().to_string();
     let args = |role: &str, sub: &str, extra: &[&str]| -> Vec<String> {
         let d: PathBuf = dir.path().join(sub);

@@ -11,13 +11,14 @@
 //! A failing run prints its seed; `PEREGRINE_INTEROP_SEED=<seed>` runs the same cuts.
 
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use peregrine_interop::deliveries::{check, Delivered};
 use peregrine_interop::proxy::Proxy;
+use peregrine_testkit::net::free_port;
 use peregrine_testkit::Rng;
 
 const ORDERS: u64 = 10_000;
@@ -32,14 +33,6 @@ fn qfj_built() -> bool {
     root()
         .join("peers/quickfixj/target/classes/peregrine/peers/Interop.class")
         .is_file()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Kills a child process (SIGKILL) when dropped.
@@ -583,6 +576,21 @@ fn wait_for(path: &Path, needles: &[&str], limit: Duration) -> Result<(), String
     }
 }
 
+/// Waits (30 s at most) for a Logout in Peregrine's message log `log` sent by
+/// `sender` (49=: `PEREGRINE` for one Peregrine sent, `QFJ` for one it received) that
+/// says "MsgSeqNum too low"; the log's last lines if none comes.
+fn wait_for_too_low_logout(log: &Path, sender: &str) -> Result<(), String> {
+    wait_for(
+        log,
+        &[
+            "\u{1}35=5\u{1}",
+            &format!("\u{1}49={sender}\u{1}"),
+            "\u{1}58=MsgSeqNum too low",
+        ],
+        Duration::from_secs(30),
+    )
+}
+
 /// QuickFIX/J logs on with ResetSeqNumFlag=Y (`ResetOnLogon=Y` on its side only): the
 /// second run starts both sides at 1 and every order is still answered once.
 #[test]
@@ -649,33 +657,15 @@ fn logons_with_sequence_numbers_too_low_are_refused_with_a_logout() {
     set_qfj_seqnum(&d, FIX44, "sender", 1);
     let started = start(&d, &quiet(1), seed(), "K", &Extra::default());
     let ours = d.join("p-log/FIX.4.4-PEREGRINE-QFJ.messages.log");
-    // Sent by Peregrine: 49=PEREGRINE.
-    wait_for(
-        &ours,
-        &[
-            "\u{1}35=5\u{1}",
-            "\u{1}49=PEREGRINE\u{1}",
-            "\u{1}58=MsgSeqNum too low",
-        ],
-        Duration::from_secs(30),
-    )
-    .unwrap_or_else(|t| panic!("Peregrine sent no Logout saying so:\n{t}"));
+    wait_for_too_low_logout(&ours, "PEREGRINE")
+        .unwrap_or_else(|t| panic!("Peregrine sent no Logout saying so:\n{t}"));
     drop(started);
 
     // Peregrine's Logon comes lower than QuickFIX/J expects.
     set_qfj_seqnum(&d, FIX44, "sender", sender);
     set_qfj_seqnum(&d, FIX44, "target", target + 100);
     let started = start(&d, &quiet(1), seed(), "L", &Extra::default());
-    // Received from QuickFIX/J: 49=QFJ.
-    wait_for(
-        &ours,
-        &[
-            "\u{1}35=5\u{1}",
-            "\u{1}49=QFJ\u{1}",
-            "\u{1}58=MsgSeqNum too low",
-        ],
-        Duration::from_secs(30),
-    )
-    .unwrap_or_else(|t| panic!("no Logout from QuickFIX/J saying so:\n{t}"));
+    wait_for_too_low_logout(&ours, "QFJ")
+        .unwrap_or_else(|t| panic!("no Logout from QuickFIX/J saying so:\n{t}"));
     drop(started);
 }

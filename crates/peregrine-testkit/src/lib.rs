@@ -15,6 +15,7 @@
 //! assert!(render(&m).ends_with("|10=141|"));
 //! ```
 
+pub mod net;
 #[cfg(feature = "tls")]
 pub mod tls;
 
