@@ -253,24 +253,22 @@ pub fn wire_bytes() -> WireBytes {
     let report = fill(&order, 1);
     let ts = UtcTimestamp::from_unix_nanos(1_767_225_600_123_000_000, TimePrecision::Millis);
     let mut buf = EncodeBuffer::with_capacity(512);
-    let fix_nos = {
-        let mut m = buf.start(b"FIX.4.4", msg_type::NEW_ORDER_SINGLE);
-        m.uint(tag::MSG_SEQ_NUM, 10_002)
-            .str(tag::SENDER_COMP_ID, b"VENUE")
-            .timestamp(tag::SENDING_TIME, &ts, TimePrecision::Millis);
-        m.str(tag::TARGET_COMP_ID, b"GATEWAY");
-        nos_body(&mut m, b"ORD0000000001");
-        m.finish().to_vec()
-    };
-    let fix_er = {
-        let mut m = buf.start(b"FIX.4.4", msg_type::EXECUTION_REPORT);
-        m.uint(tag::MSG_SEQ_NUM, 10_002)
-            .str(tag::SENDER_COMP_ID, b"GATEWAY")
-            .timestamp(tag::SENDING_TIME, &ts, TimePrecision::Millis);
-        m.str(tag::TARGET_COMP_ID, b"VENUE");
-        er_body(&mut m, &report);
-        m.finish().to_vec()
-    };
+    let fix_nos = fix_message(
+        &mut buf,
+        msg_type::NEW_ORDER_SINGLE,
+        b"VENUE",
+        b"GATEWAY",
+        &ts,
+        |m| nos_body(m, b"ORD0000000001"),
+    );
+    let fix_er = fix_message(
+        &mut buf,
+        msg_type::EXECUTION_REPORT,
+        b"GATEWAY",
+        b"VENUE",
+        &ts,
+        |m| er_body(m, &report),
+    );
     let mut sbe_order = vec![0; order.encoded_len()];
     let n = order.encode(&mut sbe_order).unwrap_or(0);
     sbe_order.truncate(n);
@@ -283,6 +281,26 @@ pub fn wire_bytes() -> WireBytes {
         sbe_report,
         fix_er,
     }
+}
+
+/// A FIX.4.4 message from `sender` to `target` with the header a session of a measured
+/// round trip writes (MsgSeqNum, SenderCompID, SendingTime `ts`, TargetCompID), then
+/// `body`.
+fn fix_message(
+    buf: &mut EncodeBuffer,
+    msg_type: &[u8],
+    sender: &[u8],
+    target: &[u8],
+    ts: &UtcTimestamp,
+    body: impl FnOnce(&mut MessageEncoder<'_>),
+) -> Vec<u8> {
+    let mut m = buf.start(b"FIX.4.4", msg_type);
+    m.uint(tag::MSG_SEQ_NUM, 10_002)
+        .str(tag::SENDER_COMP_ID, sender)
+        .timestamp(tag::SENDING_TIME, ts, TimePrecision::Millis);
+    m.str(tag::TARGET_COMP_ID, target);
+    body(&mut m);
+    m.finish().to_vec()
 }
 
 #[cfg(test)]
