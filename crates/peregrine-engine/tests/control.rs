@@ -9,6 +9,9 @@ use peregrine_engine::{Command, EngineBuilder, Outcome, RunningEngine};
 use peregrine_session::EchoApp;
 use peregrine_testkit::Peer;
 
+mod support;
+use support::peer_logon;
+
 const WAIT: Duration = Duration::from_secs(5);
 const VENUE: &str = "FIX.4.4:VENUE->CLIENT";
 
@@ -23,10 +26,7 @@ fn venue() -> RunningEngine<EchoApp> {
 }
 
 fn logon(addr: SocketAddr) -> (Peer, Option<String>) {
-    let mut peer = Peer::connect(addr, "CLIENT", "VENUE");
-    peer.send("35=A|98=0|108=30");
-    let answer = peer.read(WAIT, || {});
-    (peer, answer)
+    peer_logon(addr, "CLIENT", "VENUE", WAIT)
 }
 
 fn command(engine: &RunningEngine<EchoApp>, command: Command) -> Outcome {

@@ -2,22 +2,31 @@
 //! template by a Logon (within its allow list), added and removed by command
 //! and over the admin interface. Over real sockets on 127.0.0.1.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::time::Duration;
 
-use peregrine_engine::{Command, CommandError, EngineBuilder, Outcome};
+use peregrine_engine::{Command, CommandError, EngineBuilder, Outcome, RunningEngine};
 use peregrine_session::EchoApp;
 use peregrine_testkit::Peer;
+
+mod support;
+use support::peer_logon;
 
 const WAIT: Duration = Duration::from_secs(5);
 
 /// Logs on as `sender` to VENUE; the answer (None: closed).
 fn logon(addr: SocketAddr, sender: &str) -> (Peer, Option<String>) {
-    let mut peer = Peer::connect(addr, sender, "VENUE");
-    peer.send("35=A|98=0|108=30");
-    let answer = peer.read(WAIT, || {});
-    (peer, answer)
+    peer_logon(addr, sender, "VENUE", WAIT)
+}
+
+/// The names of the venue's sessions.
+fn session_names(venue: &RunningEngine<EchoApp>) -> Vec<String> {
+    venue
+        .sessions(WAIT)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.name)
+        .collect()
 }
 
 #[test]
@@ -49,13 +58,7 @@ fn a_logon_that_fits_a_template_creates_its_session() {
     // C is not on the allow list; FIX.4.2 fits no template.
     let (_c, answer) = logon(addr, "C");
     assert_eq!(answer, None, "C is refused");
-    let names: Vec<String> = venue
-        .sessions(WAIT)
-        .unwrap()
-        .into_iter()
-        .map(|s| s.name)
-        .collect();
-    assert_eq!(names, ["FIX.4.4:VENUE->A"]);
+    assert_eq!(session_names(&venue), ["FIX.4.4:VENUE->A"]);
     // The session the template made is reachable from another thread: its
     // SessionRef is in the snapshot (RunningEngine::session_ref knows only the
     // sessions that existed at start).
@@ -156,18 +159,9 @@ fn sessions_are_added_and_removed_while_the_engine_runs() {
     venue.stop().unwrap();
 }
 
+/// `GET target` with the bearer `token`: the status and the body.
 fn http(addr: SocketAddr, target: &str, token: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(WAIT)).unwrap();
-    write!(
-        s,
-        "GET {target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = s.read_to_string(&mut answer);
-    let status = answer[9..12].parse().unwrap();
-    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+    let (status, _head, body) = support::get(addr, target, Some(token));
     (status, body)
 }
 
@@ -250,13 +244,7 @@ fn a_session_added_on_a_running_port_with_another_address_is_refused() {
             .contains("added.cfg:4: SocketAcceptAddress: 127.0.0.2 differs from 127.0.0.1"),
         "{why}"
     );
-    let names: Vec<String> = venue
-        .sessions(WAIT)
-        .unwrap()
-        .into_iter()
-        .map(|s| s.name)
-        .collect();
-    assert_eq!(names, ["FIX.4.4:VENUE->A"]);
+    assert_eq!(session_names(&venue), ["FIX.4.4:VENUE->A"]);
     venue.stop().unwrap();
 }
 

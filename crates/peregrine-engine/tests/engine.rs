@@ -75,6 +75,35 @@ fn engine_from(text: &str, dir: &Path, name: &str, idle: Idle) -> Engine<BoxedFi
     )
 }
 
+/// A recording [`initiator`] logged on to `acc` that sent ORDER-1 and received
+/// the answer; what it received.
+fn ordered(dir: &Path, acc: &mut Engine<BoxedFixSession>) -> (Engine<BoxedFixSession>, Received) {
+    let port = acc.listener_addrs()[0].port();
+    let received: Received = Arc::default();
+    let mut ini = initiator(dir, port, received.clone());
+    log_on(acc, &mut ini);
+    send_order(&mut ini, "ORDER-1");
+    pump(
+        &mut [acc, &mut ini],
+        Duration::from_secs(10),
+        "the answer to ORDER-1",
+        |_| !received.lock().unwrap().is_empty(),
+    );
+    (ini, received)
+}
+
+/// TW with two hosts, 127.0.0.1:`first` then 127.0.0.1:`second` (a reconnect
+/// every second, its event log under `log-initiator`).
+fn failover_initiator(dir: &Path, first: u16, second: u16) -> Engine<BoxedFixSession> {
+    let text = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={first}\n\
+         SocketConnectHost1=127.0.0.1\nSocketConnectPort1={second}\nSenderCompID=TW\nTargetCompID=ISLD\n\
+         HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
+         [SESSION]\nBeginString=FIX.4.4\n"
+    );
+    engine_from(&text, dir, "i.cfg", Idle::busy_spin())
+}
+
 fn send_order(e: &mut Engine<BoxedFixSession>, cl_ord_id: &str) {
     support::send_order(e, TW_ISLD, b"D", cl_ord_id).unwrap();
 }
@@ -84,20 +113,8 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
     let dir = tempfile::tempdir().unwrap();
     let mut acc = acceptor(dir.path(), 0);
     let port = acc.listener_addrs()[0].port();
-    let received: Received = Arc::default();
-    let mut ini = initiator(dir.path(), port, received.clone());
-
-    // Logon.
-    log_on(&mut acc, &mut ini);
-
-    // An order goes out and comes back echoed.
-    send_order(&mut ini, "ORDER-1");
-    pump(
-        &mut [&mut acc, &mut ini],
-        Duration::from_secs(10),
-        "the echo",
-        |_| !received.lock().unwrap().is_empty(),
-    );
+    // Logon; an order goes out and comes back echoed.
+    let (mut ini, received) = ordered(dir.path(), &mut acc);
     let echo = received.lock().unwrap()[0].clone();
     assert!(echo.contains("|35=D|"), "{echo}");
     assert!(echo.contains("|11=ORDER-1|"), "{echo}");
@@ -312,13 +329,7 @@ fn initiator_fails_over_to_the_next_host() {
         .local_addr()
         .unwrap()
         .port();
-    let text = format!(
-        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={dead}\n\
-         SocketConnectHost1=127.0.0.1\nSocketConnectPort1={port}\nSenderCompID=TW\nTargetCompID=ISLD\n\
-         HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
-         [SESSION]\nBeginString=FIX.4.4\n"
-    );
-    let mut ini = engine_from(&text, dir.path(), "i.cfg", Idle::busy_spin());
+    let mut ini = failover_initiator(dir.path(), dead, port);
     pump(
         &mut [&mut acc, &mut ini],
         Duration::from_secs(10),
@@ -358,13 +369,7 @@ fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_
     let port_a = a.listener_addrs()[0].port();
     let mut b = acceptor(dir.path(), 0);
     let port_b = b.listener_addrs()[0].port();
-    let text = format!(
-        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port_a}\n\
-         SocketConnectHost1=127.0.0.1\nSocketConnectPort1={port_b}\nSenderCompID=TW\nTargetCompID=ISLD\n\
-         HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
-         [SESSION]\nBeginString=FIX.4.4\n"
-    );
-    let mut ini = engine_from(&text, dir.path(), "i.cfg", Idle::busy_spin());
+    let mut ini = failover_initiator(dir.path(), port_a, port_b);
     pump(
         &mut [&mut a, &mut b, &mut ini],
         Duration::from_secs(15),
@@ -405,13 +410,7 @@ fn initiator_moves_to_the_second_acceptor_when_the_first_is_taken_down() {
     let port_a = a.listener_addrs()[0].port();
     let mut b = acceptor(dir.path(), 0);
     let port_b = b.listener_addrs()[0].port();
-    let text = format!(
-        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port_a}\n\
-         SocketConnectHost1=127.0.0.1\nSocketConnectPort1={port_b}\nSenderCompID=TW\nTargetCompID=ISLD\n\
-         HeartBtInt=30\nReconnectInterval=1\nResetOnLogon=Y\nFileLogPath=log-initiator\nUseDataDictionary=N\n\
-         [SESSION]\nBeginString=FIX.4.4\n"
-    );
-    let mut ini = engine_from(&text, dir.path(), "i.cfg", Idle::busy_spin());
+    let mut ini = failover_initiator(dir.path(), port_a, port_b);
     pump(
         &mut [&mut a, &mut b, &mut ini],
         Duration::from_secs(10),
@@ -913,17 +912,7 @@ fn an_outgoing_message_is_never_logged_before_its_sending_time() {
         StoreKind::Memory,
         &mut |_| Box::new(SlowNews),
     );
-    let port = acc.listener_addrs()[0].port();
-    let received: Received = Arc::default();
-    let mut ini = initiator(dir.path(), port, received.clone());
-    log_on(&mut acc, &mut ini);
-    send_order(&mut ini, "ORDER-1");
-    pump(
-        &mut [&mut acc, &mut ini],
-        Duration::from_secs(10),
-        "the news",
-        |_| !received.lock().unwrap().is_empty(),
-    );
+    let (_ini, _received) = ordered(dir.path(), &mut acc);
     drop(acc);
     let log = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.messages.log"))
         .unwrap();

@@ -49,12 +49,16 @@ fn engine_from(text: &str, dir: &Path, store: StoreKind) -> Engine<BoxedFixSessi
     )
 }
 
+/// The next message `c` receives, turning `e` meanwhile (5 s at most).
+fn next_message(c: &mut Peer, e: &mut Engine<BoxedFixSession>) -> Option<String> {
+    c.read(Duration::from_secs(5), || {
+        e.turn().unwrap();
+    })
+}
+
 fn logon(c: &mut Peer, e: &mut Engine<BoxedFixSession>) {
     c.send("35=A|98=0|108=30");
-    let reply = c.read(Duration::from_secs(5), || {
-        e.turn().unwrap();
-    });
-    let reply = reply.expect("a Logon answer");
+    let reply = next_message(c, e).expect("a Logon answer");
     assert!(reply.contains("|35=A|"), "{reply}");
 }
 
@@ -115,9 +119,7 @@ fn a_close_that_arrives_with_the_last_data_is_noticed() {
     for round in 0..20 {
         let mut c = Peer::connect(addr, "TW", "ISLD");
         c.send("35=A|98=0|108=30|141=Y");
-        let reply = c.read(Duration::from_secs(5), || {
-            e.turn().unwrap();
-        });
+        let reply = next_message(&mut c, &mut e);
         assert!(reply.is_some_and(|r| r.contains("|35=A|")), "round {round}");
         c.send("35=0");
         c.stream.shutdown(std::net::Shutdown::Write).unwrap();
@@ -170,11 +172,7 @@ fn a_new_connection_receives_no_bytes_queued_for_the_old_one() {
     let mut c = Peer::connect(addr, "TW", "ISLD");
     c.seq = next;
     c.send("35=A|98=0|108=30");
-    let first = c
-        .read(Duration::from_secs(5), || {
-            e.turn().unwrap();
-        })
-        .expect("an answer");
+    let first = next_message(&mut c, &mut e).expect("an answer");
     assert!(
         first.contains("|35=A|"),
         "the first bytes on the new connection: {first}"
@@ -238,11 +236,7 @@ fn a_stray_x8_before_a_message_does_not_lose_it() {
     let mut raw = b"x8".to_vec();
     raw.extend_from_slice(&c.message("35=1|112=AFTER-STRAY"));
     c.stream.write_all(&raw).unwrap();
-    let reply = c
-        .read(Duration::from_secs(5), || {
-            e.turn().unwrap();
-        })
-        .expect("an answer");
+    let reply = next_message(&mut c, &mut e).expect("an answer");
     assert!(
         reply.contains("|35=0|") && reply.contains("|112=AFTER-STRAY|"),
         "{reply}"
@@ -309,10 +303,7 @@ fn wire_values_cannot_forge_log_lines() {
     ok.send(&format!(
         "35=D|11=X\n{forged}|21=1|38=1|40=1|54=1|55=Y|60=20260101-00:00:00.000"
     ));
-    ok.read(Duration::from_secs(5), || {
-        e.turn().unwrap();
-    })
-    .expect("the echo");
+    next_message(&mut ok, &mut e).expect("the echo");
     drop(e);
     let text = String::from_utf8_lossy(&log.0.lock().unwrap()).into_owned();
     let logs = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.messages.log"))
@@ -500,10 +491,7 @@ fn a_store_that_lost_data_is_refused_or_reported() {
         logon(&mut c, &mut e);
         for i in 0..5 {
             c.send(&format!("35=1|112=P{i}"));
-            c.read(Duration::from_secs(5), || {
-                e.turn().unwrap();
-            })
-            .unwrap();
+            next_message(&mut c, &mut e).unwrap();
         }
         e.shutdown().unwrap();
     }

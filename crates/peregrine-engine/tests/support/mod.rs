@@ -19,6 +19,7 @@ use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
 use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SendError, SessionId};
+use peregrine_testkit::Peer;
 
 /// The initiator's session in the usual pair.
 pub const TW_ISLD: &str = "FIX.4.4:TW->ISLD";
@@ -146,6 +147,20 @@ pub fn log_on(acc: &mut Engine<BoxedFixSession>, ini: &mut Engine<BoxedFixSessio
     pump(&mut [acc, ini], Duration::from_secs(10), "logon", |e| {
         logged_on(e[0]) && logged_on(e[1])
     });
+}
+
+/// A raw counterparty connected to `addr` as `sender` (talking to `target`)
+/// that sends a Logon; the first answer within `limit` (`None`: closed first).
+pub fn peer_logon(
+    addr: SocketAddr,
+    sender: &str,
+    target: &str,
+    limit: Duration,
+) -> (Peer, Option<String>) {
+    let mut peer = Peer::connect(addr, sender, target);
+    peer.send("35=A|98=0|108=30");
+    let answer = peer.read(limit, || {});
+    (peer, answer)
 }
 
 /// Sends `request` over a new connection and reads the whole answer (the
