@@ -4,7 +4,6 @@ use std::io;
 use std::net::ToSocketAddrs;
 
 use mio::net::TcpStream;
-use mio::Interest;
 
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 
@@ -69,7 +68,7 @@ impl<D: SessionDriver> Engine<D> {
         };
         s.event(&format!("connecting to {addr}"), now);
         tune(&io.stream, &s.settings);
-        let key = self.connections.insert(Connection {
+        let added = self.add_connection(Connection {
             io,
             peer: Some(addr),
             session: Some(id),
@@ -79,17 +78,10 @@ impl<D: SessionDriver> Engine<D> {
             listener: None,
             peer_closed: false,
         });
-        let connection = self.connections.get_mut(key).expect("just added");
-        if let Err(e) = self.poll.registry().register(
-            &mut connection.io.stream,
-            key.token(),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
-            self.connections.remove(key);
-            self.sessions[id].event(&format!("cannot register: {e}"), now);
-            return;
+        match added {
+            Ok(key) => self.sessions[id].connection = Some(key),
+            Err(e) => self.sessions[id].event(&format!("cannot register: {e}"), now),
         }
-        self.sessions[id].connection = Some(key);
     }
 
     /// A connection may be written: an initiator's connect completes (or

@@ -1,8 +1,10 @@
 //! Connections: socket tuning, closing.
 
+use std::io;
 use std::net::SocketAddr;
 
 use mio::net::TcpStream;
+use mio::Interest;
 
 use super::transport::Transport;
 use crate::config::{ConnectionType, SessionSettings};
@@ -34,6 +36,22 @@ pub(super) struct Connection {
 }
 
 impl<D: SessionDriver> Engine<D> {
+    /// Keeps a new connection and registers its socket for reading and writing;
+    /// if registering fails, the connection is dropped (its socket closed).
+    pub(super) fn add_connection(&mut self, connection: Connection) -> io::Result<ConnectionKey> {
+        let key = self.connections.insert(connection);
+        let connection = self.connections.get_mut(key).expect("just added");
+        if let Err(e) = self.poll.registry().register(
+            &mut connection.io.stream,
+            key.token(),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            self.connections.remove(key);
+            return Err(e);
+        }
+        Ok(key)
+    }
+
     /// Closes a connection for the engine's own reasons
     /// ([`DisconnectReason::Closed`]); its session (if it is the live one)
     /// hears of it.

@@ -5,7 +5,6 @@ use std::io;
 use std::net::SocketAddr;
 
 use mio::net::{TcpListener, TcpStream};
-use mio::Interest;
 
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 
@@ -150,7 +149,7 @@ impl<D: SessionDriver> Engine<D> {
             },
             None => Transport::plain(stream),
         };
-        let key = self.connections.insert(Connection {
+        let added = self.add_connection(Connection {
             io,
             peer: Some(peer),
             session: None,
@@ -160,17 +159,10 @@ impl<D: SessionDriver> Engine<D> {
             listener: Some(l),
             peer_closed: false,
         });
-        let connection = self.connections.get_mut(key).expect("just added");
-        if let Err(e) = self.poll.registry().register(
-            &mut connection.io.stream,
-            key.token(),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
-            tracing::warn!("cannot register a connection from {peer}: {e}");
-            self.connections.remove(key);
-            return;
+        match added {
+            Ok(_) => tracing::debug!("connection from {peer}"),
+            Err(e) => tracing::warn!("cannot register a connection from {peer}: {e}"),
         }
-        tracing::debug!("connection from {peer}");
     }
 }
 
