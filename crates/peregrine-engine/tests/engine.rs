@@ -349,9 +349,12 @@ fn initiator_fails_over_to_the_next_host() {
     );
 }
 
-/// The `connecting to …` lines of an event log, in order.
-fn connect_attempts(events: &str) -> Vec<u16> {
-    events
+/// The ports of the `connecting to …` lines in the initiator's event log
+/// (under `dir/log-initiator`), in order.
+fn connect_attempts(dir: &Path) -> Vec<u16> {
+    let log = dir.join("log-initiator/FIX.4.4-TW-ISLD.event.log");
+    std::fs::read_to_string(log)
+        .unwrap()
         .lines()
         .filter_map(|l| l.split("connecting to 127.0.0.1:").nth(1))
         .filter_map(|p| p.trim().parse().ok())
@@ -376,8 +379,7 @@ fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_
         "logon at the second host",
         |e| logged_on(e[1]) && logged_on(e[2]),
     );
-    let log = dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log");
-    let attempts = connect_attempts(&std::fs::read_to_string(&log).unwrap());
+    let attempts = connect_attempts(dir.path());
     assert_eq!(attempts, [port_a, port_b], "refused at A, then B");
 
     // B goes away and comes back on the same port: the initiator, logged on at B,
@@ -396,7 +398,7 @@ fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_
         "logon at B again",
         |e| logged_on(e[1]) && logged_on(e[2]),
     );
-    let attempts = connect_attempts(&std::fs::read_to_string(&log).unwrap());
+    let attempts = connect_attempts(dir.path());
     assert_eq!(attempts, [port_a, port_b, port_b], "back to B, not A");
 }
 
@@ -426,8 +428,7 @@ fn initiator_moves_to_the_second_acceptor_when_the_first_is_taken_down() {
         "logon at B",
         |e| logged_on(e[0]) && logged_on(e[1]),
     );
-    let log = dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log");
-    let attempts = connect_attempts(&std::fs::read_to_string(&log).unwrap());
+    let attempts = connect_attempts(dir.path());
     assert_eq!(attempts.first(), Some(&port_a), "{attempts:?}");
     assert_eq!(attempts.last(), Some(&port_b), "{attempts:?}");
     // After the drop: A once more (kept), then B.
