@@ -22,7 +22,7 @@ use crate::report::{self, Aggregate, Record};
 use crate::{Error, Options, Result};
 use hdrhistogram::Histogram;
 use peregrine_engine::Idle;
-use peregrine_report::plot::{self, Scale};
+use peregrine_report::plot;
 use peregrine_report::round_trip::markdown_table;
 use peregrine_topology::demo::measured_run;
 use peregrine_topology::floor::{self, FloorConfig};
@@ -430,9 +430,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
         "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
         "failed_peer_runs": failures,
     });
-    report::write_json(&cfg.out, "e2e", config, &aggs, &all)
-        .map_err(|e| Error::output(&cfg.out, e))?;
-    let svg = plot::svg_beside(&cfg.out);
+    crate::results::write_json(&cfg.out, "e2e", config, &aggs, &all)?;
     let mut series = vec![plot::series_from_histogram(
         "Peregrine (all runs)",
         &ours_rtt,
@@ -454,14 +452,11 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
             &floor_rtt,
         ));
     }
-    // The engines differ by orders of magnitude: a log latency axis keeps each readable.
-    plot::write_svg(
-        &svg,
+    let svg = crate::results::plot_beside(
+        &cfg.out,
         "Trading topology round trip (BENCHMARKS.md §3), latency log scale",
         &series,
-        Scale::Log,
-    )
-    .map_err(|e| Error::output(&svg, e))?;
+    )?;
     println!("{}", markdown_table(&aggs));
     println!(
         "Peregrine's steps (µs, all runs){}:\n{}",

@@ -14,6 +14,7 @@
 //!   results, end it; RSS and the open-file limit.
 //! * [`report`]: result records, aggregation across runs, Markdown and JSON
 //!   (`peregrine-report`, shared with the topology's demo).
+//! * [`results`]: a benchmark's JSON file and the plot beside it.
 //! * [`codec`]: experiment 1, the codec.
 //! * [`typed`]: experiment 2, typed messages with repeating groups.
 //! * [`e2e`]: experiment 3, the trading topology against its peers and the transport
@@ -38,6 +39,7 @@ pub mod nonblocking;
 pub mod order;
 pub mod peers;
 pub mod process;
+pub mod results;
 pub mod roundtrip;
 pub mod scale;
 pub mod send;

@@ -579,8 +579,7 @@ impl Rounds<'_> {
         if let (Some(config), serde_json::Value::Object(extra)) = (config.as_object_mut(), extra) {
             config.extend(extra);
         }
-        report::write_json(out, self.name, config, &aggs, all)
-            .map_err(|e| Error::output(out, e))?;
+        crate::results::write_json(out, self.name, config, &aggs, all)?;
         println!("{}", report::markdown_table(&aggs));
         Ok(aggs)
     }

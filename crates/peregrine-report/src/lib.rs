@@ -19,7 +19,9 @@ pub mod progress;
 mod records;
 pub mod round_trip;
 
-pub use records::{aggregate, find, markdown_table, write_json, Aggregate, Record, Stats};
+pub use records::{
+    aggregate, find, markdown_table, settings_by_case, write_json, Aggregate, Record, Stats,
+};
 
 use hdrhistogram::Histogram;
 use std::path::PathBuf;

@@ -161,6 +161,21 @@ pub fn find<'a>(aggs: &'a [Aggregate], engine: &str, case: &str) -> Option<&'a A
     aggs.iter().find(|a| a.engine == engine && a.case == case)
 }
 
+/// Each aggregate's settings keyed `engine case`, sorted: the `settings` a benchmark's
+/// JSON reports and prints.
+///
+/// ```
+/// use peregrine_report::{aggregate, settings_by_case, Record, Stats};
+/// let rec = Record { engine: "floor".into(), case: "optimized".into(), unit: "us".into(),
+///     stats: Stats::default(), allocs_per_op: None, settings: "TCP".into() };
+/// assert_eq!(settings_by_case(&aggregate(&[rec]))["floor optimized"], "TCP");
+/// ```
+pub fn settings_by_case(aggs: &[Aggregate]) -> BTreeMap<String, String> {
+    aggs.iter()
+        .map(|a| (format!("{} {}", a.engine, a.case), a.settings.clone()))
+        .collect()
+}
+
 fn fmt_num(v: f64) -> String {
     if v >= 1000.0 {
         format!("{v:.0}")

@@ -2,7 +2,7 @@
 //! Markdown table in microseconds: what `peregrine run` prints for Peregrine alone and
 //! `peregrine bench e2e` for every engine side by side.
 
-use crate::{find, us, Aggregate, Record, Stats};
+use crate::{find, Aggregate, Record, Stats};
 use hdrhistogram::Histogram;
 
 /// The one case of the trading topology's experiments.
@@ -17,24 +17,38 @@ pub fn record_from_histogram(
     allocs_per_op: Option<f64>,
     settings: String,
 ) -> Record {
-    let n = h.len().max(1) as f64;
-    let mean_us = wall_secs * 1e6 / n;
     Record {
         engine: engine.into(),
         case: CASE.into(),
         unit: "us".into(),
-        stats: Stats {
-            min: h.min() as f64 / 1000.0,
-            p50: us(h, 0.50),
-            mean: mean_us,
-            p90: us(h, 0.90),
-            p99: us(h, 0.99),
-            p999: us(h, 0.999),
-            max: h.max() as f64 / 1000.0,
-            throughput_per_s: if wall_secs > 0.0 { n / wall_secs } else { 0.0 },
-        },
+        stats: stats_from_histogram(h, wall_secs, 1000.0),
         allocs_per_op,
         settings,
+    }
+}
+
+/// The figures of a round-trip histogram (ns) whose measured round trips took
+/// `wall_secs` in all, in units of `unit_ns` nanoseconds (1 for ns, 1000 for µs): the
+/// mean is the wall time ÷ the count, the throughput the count ÷ the wall time.
+///
+/// ```
+/// let mut h = peregrine_report::new_histogram();
+/// for v in [1_000u64, 2_000] { h.record(v).unwrap(); }
+/// let s = peregrine_report::round_trip::stats_from_histogram(&h, 0.5, 1000.0);
+/// assert_eq!((s.min, s.max, s.mean, s.throughput_per_s), (1.0, 2.0, 250_000.0, 4.0));
+/// ```
+pub fn stats_from_histogram(h: &Histogram<u64>, wall_secs: f64, unit_ns: f64) -> Stats {
+    let n = h.len().max(1) as f64;
+    let at = |q: f64| h.value_at_quantile(q) as f64 / unit_ns;
+    Stats {
+        min: h.min() as f64 / unit_ns,
+        p50: at(0.50),
+        mean: wall_secs * (1e9 / unit_ns) / n,
+        p90: at(0.90),
+        p99: at(0.99),
+        p999: at(0.999),
+        max: h.max() as f64 / unit_ns,
+        throughput_per_s: if wall_secs > 0.0 { n / wall_secs } else { 0.0 },
     }
 }
 

@@ -9,9 +9,10 @@ use crate::peers::PeerError;
 use crate::process::Harness;
 use crate::progress::Progress;
 use crate::report::{self, new_histogram, Aggregate, Record};
+use crate::results;
 use crate::{Error, Options, Result};
 use hdrhistogram::Histogram;
-use peregrine_report::plot::{self, Scale};
+use peregrine_report::plot;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -510,10 +511,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     hists.retain(|key, _| !without_hdr.contains(key));
     let aggs = report::aggregate(&all);
     let targets = targets(&aggs);
-    let settings: BTreeMap<String, String> = aggs
-        .iter()
-        .map(|a| (format!("{} {}", a.engine, a.case), a.settings.clone()))
-        .collect();
+    let settings = report::settings_by_case(&aggs);
     let config = serde_json::json!({
         "runs": cfg.runs,
         "iters": cfg.iters,
@@ -532,16 +530,12 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
         "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
         "anchors_us": super::targets::ANCHORS.iter().map(|(e, c, p50, p99)| serde_json::json!({"engine": e, "config": c, "p50": p50, "p99": p99})).collect::<Vec<_>>(),
     });
-    report::write_json(&cfg.out, "roundtrip", config, &aggs, &all)
-        .map_err(|e| Error::output(&cfg.out, e))?;
-    let svg = plot::svg_beside(&cfg.out);
-    plot::write_svg(
-        &svg,
+    results::write_json(&cfg.out, "roundtrip", config, &aggs, &all)?;
+    let svg = results::plot_beside(
+        &cfg.out,
         "Round trip with session guarantees (BENCHMARKS.md §4), latency log scale",
         &series(&aggs, &hists, &cfg.configs),
-        Scale::Log,
-    )
-    .map_err(|e| Error::output(&svg, e))?;
+    )?;
     println!("{}", super::table::markdown(&aggs, &cfg.configs));
     println!("Settings:");
     for (k, v) in &settings {

@@ -4,7 +4,8 @@
 //! `std::env::current_exe()`), and the JSON line its initiator prints.
 
 use super::{floor, peregrine, RtConfig};
-use crate::report::{new_histogram, Record};
+use crate::report::round_trip::stats_from_histogram;
+use crate::report::{new_histogram, Record, Stats};
 use crate::{Error, Result};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -236,7 +237,7 @@ pub(crate) fn say_ready() {
 /// let text = serde_json::to_string(&line).unwrap();
 /// let back = ResultLine::parse(&text)?;
 /// assert_eq!(back.histogram()?.len(), 3);
-/// assert_eq!(peregrine_bench::peers::record_of_line("floor", &text)?.stats.p50, back.p50);
+/// assert_eq!(peregrine_bench::peers::record_of_line("floor", &text)?.stats.p50, back.stats.p50);
 /// # Ok::<(), peregrine_bench::Error>(())
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -247,22 +248,10 @@ pub struct ResultLine {
     pub case: String,
     /// Always `ns`.
     pub unit: String,
-    /// Fastest round trip.
-    pub min: f64,
-    /// Median.
-    pub p50: f64,
-    /// Wall time of the measured round trips ÷ their count.
-    pub mean: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// 99.9th percentile.
-    pub p999: f64,
-    /// Slowest.
-    pub max: f64,
-    /// Measured round trips ÷ their wall time.
-    pub throughput_per_s: f64,
+    /// The figures (ns): the mean is the wall time of the measured round trips ÷ their
+    /// count, the throughput their count ÷ that time.
+    #[serde(flatten)]
+    pub stats: Stats,
     /// Allocations per measured round trip in the initiator process (`None`: not counted).
     pub allocs_per_op: Option<f64>,
     /// How the engine was set up.
@@ -281,20 +270,11 @@ impl ResultLine {
         allocs_per_op: Option<f64>,
         settings: String,
     ) -> ResultLine {
-        let n = h.len().max(1) as f64;
-        let q = |q: f64| h.value_at_quantile(q) as f64;
         ResultLine {
             engine: engine.into(),
             case: case.into(),
             unit: "ns".into(),
-            min: h.min() as f64,
-            p50: q(0.5),
-            mean: wall_secs * 1e9 / n,
-            p90: q(0.9),
-            p99: q(0.99),
-            p999: q(0.999),
-            max: h.max() as f64,
-            throughput_per_s: if wall_secs > 0.0 { n / wall_secs } else { 0.0 },
+            stats: stats_from_histogram(h, wall_secs, 1.0),
             allocs_per_op,
             settings,
             hdr: h
@@ -342,16 +322,7 @@ impl ResultLine {
             engine: self.engine.clone(),
             case: self.case.clone(),
             unit: self.unit.clone(),
-            stats: crate::report::Stats {
-                min: self.min,
-                p50: self.p50,
-                mean: self.mean,
-                p90: self.p90,
-                p99: self.p99,
-                p999: self.p999,
-                max: self.max,
-                throughput_per_s: self.throughput_per_s,
-            },
+            stats: self.stats.clone(),
             allocs_per_op: self.allocs_per_op,
             settings: self.settings.clone(),
         };

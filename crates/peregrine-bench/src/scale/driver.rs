@@ -15,7 +15,6 @@
 //! A missed target does not fail the command; a harness that fails (a sequence error
 //! included) does, after the other runs and the report.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -23,8 +22,9 @@ use crate::peers::{PeerCommand, PeerError};
 use crate::process::{raise_open_files_limit, rss_bytes, Harness};
 use crate::progress::Progress;
 use crate::report::{self, new_histogram, Record};
+use crate::results;
 use crate::{Error, Result};
-use peregrine_report::plot::{self, Scale};
+use peregrine_report::plot;
 
 use super::targets::{targets, Figures};
 
@@ -730,10 +730,7 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
     let has_qfj = all.iter().any(|r| r.engine == "quickfixj");
     let targets = targets(&ours, has_qfj.then_some(&qfj));
     let aggs = report::aggregate(&all);
-    let settings: BTreeMap<String, String> = aggs
-        .iter()
-        .map(|a| (format!("{} {}", a.engine, a.case), a.settings.clone()))
-        .collect();
+    let settings = report::settings_by_case(&aggs);
     let config = serde_json::json!({
         "runs_stream": cfg.runs,
         "runs_sessions": cfg.session_runs,
@@ -750,19 +747,14 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
         "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
         "failed_runs": failures,
     });
-    report::write_json(&cfg.out, "scale", config, &aggs, &all)
-        .map_err(|e| Error::output(&cfg.out, e))?;
+    results::write_json(&cfg.out, "scale", config, &aggs, &all)?;
     let names: Vec<String> = acceptors.iter().map(|e| e.name.clone()).collect();
     let plot = if cfg.many {
-        let svg = plot::svg_beside(&cfg.out);
-        plot::write_svg(
-            &svg,
+        Some(results::plot_beside(
+            &cfg.out,
             "Many sessions on one acceptor (BENCHMARKS.md §5): round trip, one order in flight per session, log scale",
             &sessions_series(&extras, &names, &cfg.sessions),
-            Scale::Log,
-        )
-        .map_err(|e| Error::output(&svg, e))?;
-        Some(svg)
+        )?)
     } else {
         None
     };
