@@ -29,6 +29,16 @@ impl Reader<'_> {
             origin: self.origin,
         }
     }
+    /// An error about `key`, which is not there: at the section's line.
+    pub(super) fn missing(&self, key: &str, message: &str) -> ConfigError {
+        ConfigError {
+            file: self.file.to_path_buf(),
+            line: self.section_line,
+            key: Some(key.to_string()),
+            message: message.into(),
+            origin: self.origin,
+        }
+    }
     pub(super) fn string(&self, key: &str) -> Option<String> {
         self.entry(key).map(|e| e.value.clone())
     }
@@ -36,13 +46,7 @@ impl Reader<'_> {
         match self.entry(key) {
             Some(e) if !e.value.is_empty() => Ok(e.value.clone()),
             Some(e) => Err(self.err(e, "must not be empty".into())),
-            None => Err(ConfigError {
-                file: self.file.to_path_buf(),
-                line: self.section_line,
-                key: Some(key.to_string()),
-                message: "missing (required for every session)".into(),
-                origin: self.origin,
-            }),
+            None => Err(self.missing(key, "missing (required for every session)")),
         }
     }
     pub(super) fn bool(&self, key: &str, default: bool) -> Result<bool, ConfigError> {

@@ -70,23 +70,13 @@ pub(super) fn typed(
     let socket_accept_port = r.port("SocketAcceptPort")?;
     match connection_type {
         ConnectionType::Acceptor if socket_accept_port.is_none() => {
-            return Err(ConfigError {
-                file: file.to_path_buf(),
-                line,
-                origin,
-                key: Some("SocketAcceptPort".into()),
-                message: "missing (required for an acceptor)".into(),
-            })
+            return Err(r.missing("SocketAcceptPort", "missing (required for an acceptor)"))
         }
         ConnectionType::Initiator if connect_addresses.is_empty() => {
-            return Err(ConfigError {
-                file: file.to_path_buf(),
-                line,
-                origin,
-                key: Some("SocketConnectHost".into()),
-                message: "missing SocketConnectHost/SocketConnectPort (required for an initiator)"
-                    .into(),
-            })
+            return Err(r.missing(
+                "SocketConnectHost",
+                "missing SocketConnectHost/SocketConnectPort (required for an initiator)",
+            ))
         }
         _ => {}
     }
@@ -339,13 +329,10 @@ pub(super) fn typed(
         s.max_outbound_queue_bytes,
     )?;
     if s.begin_string == "FIXT.1.1" && s.default_appl_ver_id.is_none() {
-        return Err(ConfigError {
-            file: file.to_path_buf(),
-            line,
-            origin,
-            key: Some("DefaultApplVerID".into()),
-            message: "missing (required with BeginString=FIXT.1.1)".into(),
-        });
+        return Err(r.missing(
+            "DefaultApplVerID",
+            "missing (required with BeginString=FIXT.1.1)",
+        ));
     }
     if s.start_time.is_some() != s.end_time.is_some() {
         let key = if s.start_time.is_some() {
@@ -353,13 +340,7 @@ pub(super) fn typed(
         } else {
             "StartTime"
         };
-        return Err(ConfigError {
-            file: file.to_path_buf(),
-            line,
-            origin,
-            key: Some(key.into()),
-            message: "missing (StartTime and EndTime go together)".into(),
-        });
+        return Err(r.missing(key, "missing (StartTime and EndTime go together)"));
     }
     if s.start_day.is_some() != s.end_day.is_some() {
         let key = if s.start_day.is_some() {
@@ -367,13 +348,7 @@ pub(super) fn typed(
         } else {
             "StartDay"
         };
-        return Err(ConfigError {
-            file: file.to_path_buf(),
-            line,
-            origin,
-            key: Some(key.into()),
-            message: "missing (StartDay and EndDay go together)".into(),
-        });
+        return Err(r.missing(key, "missing (StartDay and EndDay go together)"));
     }
     if s.start_day.is_some() && s.start_time.is_none() {
         let e = r.entry("StartDay").expect("set");
