@@ -4,7 +4,7 @@
 //! random bytes, and a reader that goes away.
 
 use std::io::{Read, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_peregrine");
 
@@ -18,15 +18,20 @@ fn message(begin: &str, body: &str, delimiter: char) -> String {
     m.replace('\x01', &delimiter.to_string())
 }
 
-fn decode(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
+/// `peregrine decode ARGS` started with its stdin and stdout piped, its stderr `stderr`.
+fn spawn_decode(args: &[&str], stderr: Stdio) -> Child {
+    Command::new(BIN)
         .arg("decode")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn decode(args: &[&str], input: &[u8]) -> Output {
+    let mut child = spawn_decode(args, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     // Written from a thread: a large input must not wait on a full stdout pipe.
@@ -514,13 +519,7 @@ fn a_reader_that_goes_away_ends_it_quietly() {
 #[test]
 fn each_message_is_shown_while_the_input_stays_open() {
     // As `tail -f log | peregrine decode`: the output must not wait for the input's end.
-    let mut child = Command::new(BIN)
-        .arg("decode")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_decode(&[], Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{}", message("FIX.4.4", LOGON, '|')).unwrap();
     stdin.flush().unwrap();

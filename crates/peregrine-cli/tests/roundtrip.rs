@@ -62,42 +62,32 @@ fn peregrine_and_the_floor_in_every_config() {
     assert!(stdout.contains("balanced p50 ≤ 1.5× optimized p50"));
 }
 
+/// Runs `config` with the venue's `fault`, checks that the run failed, and returns its
+/// stderr.
+fn failed_run(config: &str, iters: u64, fault: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let o = roundtrip(&dir.path().join("r.json"), config, iters, Some(fault));
+    assert!(!o.status.success());
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 #[test]
 fn a_wrong_reply_fails_the_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let o = roundtrip(
-        &dir.path().join("r.json"),
-        "optimized",
-        300,
-        Some("clordid"),
-    );
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
+    let stderr = failed_run("optimized", 300, "clordid");
     assert!(stderr.contains("ClOrdID is Some(\"WRONG\")"), "{stderr}");
 }
 
 #[test]
 fn a_report_that_does_not_copy_the_order_fails_the_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let o = roundtrip(&dir.path().join("r.json"), "balanced", 300, Some("price"));
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
+    let stderr = failed_run("balanced", 300, "price");
     assert!(stderr.contains("Price(44)"), "{stderr}");
 }
 
 #[test]
 fn a_sequence_gap_fails_the_run() {
-    let dir = tempfile::tempdir().unwrap();
     // Enough round trips for the venue's main thread (which checks every 10 ms) to make
     // the gap while the orders still flow.
-    let o = roundtrip(
-        &dir.path().join("r.json"),
-        "optimized",
-        200_000,
-        Some("seqgap"),
-    );
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
+    let stderr = failed_run("optimized", 200_000, "seqgap");
     assert!(
         stderr.contains("gap") || stderr.contains("out of sequence"),
         "{stderr}"
