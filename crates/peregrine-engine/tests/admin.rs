@@ -21,13 +21,9 @@ use peregrine_engine::{
 use peregrine_testkit::{frame, read_message};
 
 mod support;
-use support::{acceptor_cfg, echo, engine_with};
+use support::{acceptor_cfg, echo, engine_with, loopback, serve_admin};
 
 const TOKEN: &str = "t0k3n-for-tests";
-
-fn local() -> SocketAddr {
-    SocketAddr::from((Ipv4Addr::LOCALHOST, 0))
-}
 
 fn with_token() -> AdminOptions {
     AdminOptions {
@@ -119,7 +115,7 @@ fn seqnum_and_sessions() {
                 FileLogPath=log\n[SESSION]\nBeginString=FIX.4.4\n\
                 [SESSION]\nBeginString=FIXT.1.1\nDefaultApplVerID=FIX.5.0SP2\nSessionQualifier=Q\n";
     let (fix, handle, reactor) = run_engine(text, dir.path());
-    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let admin = serve_admin(&handle, with_token());
     let set = |target: &str| get_with(admin, target, TOKEN);
 
     let (status, body) = set("/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=2000");
@@ -213,7 +209,7 @@ fn seqnum_and_sessions() {
 #[test]
 fn a_dripping_client_does_not_delay_others() {
     let (handle, reactor) = start_engine();
-    let admin = spawn_admin_server(local(), handle.clone(), AdminOptions::default()).unwrap();
+    let admin = serve_admin(&handle, AdminOptions::default());
     let done = Arc::new(AtomicBool::new(false));
     let dripper = {
         let done = done.clone();
@@ -262,7 +258,7 @@ fn a_slowloris_connection_is_closed_at_the_header_timeout() {
         header_read_timeout: Duration::from_millis(300),
         ..AdminOptions::default()
     };
-    let admin = spawn_admin_server(local(), handle.clone(), options).unwrap();
+    let admin = serve_admin(&handle, options);
     let start = Instant::now();
     let mut s = TcpStream::connect(admin).unwrap();
     s.set_nodelay(true).unwrap();
@@ -310,7 +306,7 @@ fn the_connection_time_limit_cuts_any_connection() {
         connection_timeout: Duration::from_millis(400),
         ..AdminOptions::default()
     };
-    let admin = spawn_admin_server(local(), handle.clone(), options).unwrap();
+    let admin = serve_admin(&handle, options);
     let start = Instant::now();
     let mut s = TcpStream::connect(admin).unwrap();
     s.write_all(b"GET /sessions HTTP/1.1\r\n").unwrap();
@@ -336,7 +332,7 @@ fn connections_past_the_cap_get_503_until_the_idle_ones_are_cut() {
         max_connections: cap,
         ..AdminOptions::default()
     };
-    let admin = spawn_admin_server(local(), handle.clone(), options).unwrap();
+    let admin = serve_admin(&handle, options);
     let start = Instant::now();
     let mut idle: Vec<TcpStream> = (0..cap)
         .map(|_| TcpStream::connect(admin).unwrap())
@@ -379,7 +375,7 @@ fn connections_past_the_cap_get_503_until_the_idle_ones_are_cut() {
 #[test]
 fn seqnum_needs_the_token() {
     let (handle, reactor) = start_engine();
-    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let admin = serve_admin(&handle, with_token());
     let target = "/seqnum?SESSION=FIX.4.4:ISLD-%3ETW&NEXTSENDERSEQNUM=42";
     let next_sender = || {
         let (status, json) = get(admin, "/sessions");
@@ -415,7 +411,7 @@ fn seqnum_needs_the_token() {
     assert_eq!(status, 200, "{body}");
 
     // No token configured: changes are refused, reading is not.
-    let open = spawn_admin_server(local(), handle.clone(), AdminOptions::default()).unwrap();
+    let open = serve_admin(&handle, AdminOptions::default());
     let (status, body) = get_with(open, target, TOKEN);
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("set AdminHttpToken"), "{body}");
@@ -428,7 +424,7 @@ fn seqnum_needs_the_token() {
             token: Some(bad.into()),
             ..AdminOptions::default()
         };
-        let e = spawn_admin_server(local(), handle.clone(), options).unwrap_err();
+        let e = spawn_admin_server(loopback(), handle.clone(), options).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{bad:?}");
         assert!(!e.to_string().contains(bad) || bad.is_empty(), "{e}");
     }
@@ -439,7 +435,7 @@ fn seqnum_needs_the_token() {
 #[test]
 fn oversized_heads_bodies_and_other_methods_are_refused() {
     let (handle, reactor) = start_engine();
-    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let admin = serve_admin(&handle, with_token());
     let big = "a".repeat(20 * 1024);
     let (status, _) = http(
         admin,
@@ -461,7 +457,7 @@ fn oversized_heads_bodies_and_other_methods_are_refused() {
 #[test]
 fn a_stopped_engine_is_a_503() {
     let (handle, reactor) = start_engine();
-    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let admin = serve_admin(&handle, with_token());
     stop(handle, reactor);
     let start = Instant::now();
     let (status, body) = get(admin, "/sessions");
@@ -570,7 +566,7 @@ fn sessions_until(admin: SocketAddr, done: impl Fn(&str) -> bool) -> String {
 fn logout_logon_and_reset_over_http() {
     let dir = tempfile::tempdir().unwrap();
     let (fix, handle, reactor) = run_engine(&acceptor_cfg(""), dir.path());
-    let admin = spawn_admin_server(local(), handle.clone(), with_token()).unwrap();
+    let admin = serve_admin(&handle, with_token());
     const S: &str = "SESSION=FIX.4.4:ISLD-%3ETW";
 
     let (mut c, answer) = fix_logon(fix);

@@ -6,6 +6,9 @@ use std::path::Path;
 use peregrine_engine::config::{resolve_path, ConnectionType, Settings, SlowConsumerAction};
 use peregrine_engine::Idle;
 
+mod support;
+use support::child_test;
+
 fn parse(text: &str) -> Result<Settings, String> {
     Settings::parse(text, Path::new("dir/fix44.cfg")).map_err(|e| e.to_string())
 }
@@ -452,16 +455,13 @@ fn warnings_are_printed_without_a_tracing_subscriber() {
         parse(&text).unwrap().report_warnings();
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "warnings_are_printed_without_a_tracing_subscriber",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("PEREGRINE_TEST_WARNINGS_CHILD", "1")
-        .output()
-        .unwrap();
+    let out = child_test(
+        "warnings_are_printed_without_a_tracing_subscriber",
+        "PEREGRINE_TEST_WARNINGS_CHILD",
+        "1",
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

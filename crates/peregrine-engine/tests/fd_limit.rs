@@ -13,7 +13,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::fix::StoreKind;
@@ -21,7 +21,7 @@ use peregrine_engine::Idle;
 use peregrine_testkit::{frame, sending_time};
 
 mod support;
-use support::{echo, engine_with, options};
+use support::{child_test, echo, engine_with, options};
 
 const CHILD_ENV: &str = "PEREGRINE_FD_FLOOD_ADDR";
 const FLOOD: usize = 1200;
@@ -113,11 +113,7 @@ fn the_listener_recovers_after_running_out_of_descriptors() {
     let handle = engine.handle();
 
     // The child first (spawning needs descriptors), then the limit.
-    let exe = std::env::current_exe().unwrap();
-    let mut child = Command::new(exe)
-        .args(["--exact", "flood_child_entry_point", "--nocapture"])
-        .args(["--test-threads", "1"])
-        .env(CHILD_ENV, addr.to_string())
+    let mut child = child_test("flood_child_entry_point", CHILD_ENV, &addr.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,7 +25,7 @@ use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_testkit::Rng;
 
 mod support;
-use support::{engine_with, options, send_order};
+use support::{child_test, engine_with, options, send_order};
 
 const CHILD_ENV: &str = "PEREGRINE_KILL9_VENUE";
 
@@ -116,15 +116,15 @@ impl Application for Client {
 }
 
 fn start_venue(dir: &str, port: u16) -> Child {
-    let exe = std::env::current_exe().unwrap();
-    let mut child = Command::new(exe)
-        .args(["--exact", "venue_child_entry_point", "--nocapture"])
-        .args(["--test-threads", "1"])
-        .env(CHILD_ENV, format!("{dir},{port}"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = child_test(
+        "venue_child_entry_point",
+        CHILD_ENV,
+        &format!("{dir},{port}"),
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
     let out = child.stdout.take().unwrap();
     BufReader::new(out)
         .lines()

@@ -6,7 +6,7 @@
 //! reactor at all.
 
 use std::collections::HashMap;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,13 +15,13 @@ use std::time::{Duration, Instant};
 
 use peregrine_engine::admin::AdminOptions;
 use peregrine_engine::fix::{BoxedFixSession, StoreKind};
-use peregrine_engine::{
-    spawn_admin_server, Engine, EngineHandle, EngineOptions, Idle, SessionMetrics,
-};
+use peregrine_engine::{Engine, EngineHandle, EngineOptions, Idle, SessionMetrics};
 use peregrine_session::RejectKind;
 
 mod support;
-use support::{echo, engine_with, get, http, initiator_cfg, send_order, Count, TW_ISLD};
+use support::{
+    echo, engine_with, get, http, initiator_cfg, send_order, serve_admin, Count, TW_ISLD,
+};
 
 const TOKEN: &str = "metrics-test-token";
 const ACCEPTOR: &str = "FIX.4.4:ISLD->TW";
@@ -63,12 +63,7 @@ fn acceptor(
         token: Some(TOKEN.into()),
         ..AdminOptions::default()
     };
-    let admin = spawn_admin_server(
-        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
-        handle.clone(),
-        options,
-    )
-    .unwrap();
+    let admin = serve_admin(&handle, options);
     let mut engine = engine;
     (fix, admin, handle, std::thread::spawn(move || engine.run()))
 }
@@ -460,12 +455,7 @@ fn metrics_are_served_while_the_reactor_does_not_answer() {
         reactor_timeout: Duration::from_millis(200),
         ..AdminOptions::default()
     };
-    let admin = spawn_admin_server(
-        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
-        engine.handle(),
-        options,
-    )
-    .unwrap();
+    let admin = serve_admin(&engine.handle(), options);
     // A command waits for the reactor, in vain.
     assert_eq!(get(admin, "/sessions", None).0, 503);
     // The counters are read without it.

@@ -7,17 +7,19 @@
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_codec::{MessageEncoder, MessageView};
 use peregrine_dict::Dictionaries;
+use peregrine_engine::admin::AdminOptions;
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
-use peregrine_engine::{now_nanos, Engine, EngineOptions, Idle};
+use peregrine_engine::{now_nanos, spawn_admin_server, Engine, EngineHandle, EngineOptions, Idle};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SendError, SessionId};
 use peregrine_testkit::Peer;
 
@@ -161,6 +163,28 @@ pub fn peer_logon(
     peer.send("35=A|98=0|108=30");
     let answer = peer.read(limit, || {});
     (peer, answer)
+}
+
+/// This test binary as a child process that runs only the test `entry`: its
+/// entry point, which plays its part when the variable `var` (set to `value`)
+/// is there.
+pub fn child_test(entry: &str, var: &str, value: &str) -> Command {
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--exact", entry, "--nocapture"])
+        .args(["--test-threads", "1"])
+        .env(var, value);
+    child
+}
+
+/// Any free port on 127.0.0.1.
+pub fn loopback() -> SocketAddr {
+    SocketAddr::from((Ipv4Addr::LOCALHOST, 0))
+}
+
+/// The admin interface, on a free loopback port, for the engine behind `handle`.
+pub fn serve_admin(handle: &EngineHandle, options: AdminOptions) -> SocketAddr {
+    spawn_admin_server(loopback(), handle.clone(), options).unwrap()
 }
 
 /// Sends `request` over a new connection and reads the whole answer (the
