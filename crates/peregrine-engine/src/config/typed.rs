@@ -334,21 +334,21 @@ pub(super) fn typed(
             "missing (required with BeginString=FIXT.1.1)",
         ));
     }
-    if s.start_time.is_some() != s.end_time.is_some() {
-        let key = if s.start_time.is_some() {
-            "EndTime"
-        } else {
-            "StartTime"
-        };
-        return Err(r.missing(key, "missing (StartTime and EndTime go together)"));
-    }
-    if s.start_day.is_some() != s.end_day.is_some() {
-        let key = if s.start_day.is_some() {
-            "EndDay"
-        } else {
-            "StartDay"
-        };
-        return Err(r.missing(key, "missing (StartDay and EndDay go together)"));
+    // Keys that go together: one without the other names the one missing.
+    for ((start, has_start), (end, has_end)) in [
+        (
+            ("StartTime", s.start_time.is_some()),
+            ("EndTime", s.end_time.is_some()),
+        ),
+        (
+            ("StartDay", s.start_day.is_some()),
+            ("EndDay", s.end_day.is_some()),
+        ),
+    ] {
+        if has_start != has_end {
+            let key = if has_start { end } else { start };
+            return Err(r.missing(key, &format!("missing ({start} and {end} go together)")));
+        }
     }
     if s.start_day.is_some() && s.start_time.is_none() {
         let e = r.entry("StartDay").expect("set");
