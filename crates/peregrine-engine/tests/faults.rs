@@ -62,6 +62,13 @@ fn logon(c: &mut Peer, e: &mut Engine<BoxedFixSession>) {
     assert!(reply.contains("|35=A|"), "{reply}");
 }
 
+/// A client (TW) connected to `e`'s listener and logged on.
+fn logged_on_client(e: &mut Engine<BoxedFixSession>) -> Peer {
+    let mut c = Peer::connect(e.listener_addrs()[0], "TW", "ISLD");
+    logon(&mut c, e);
+    c
+}
+
 /// An order the echo answers, padded so that the answers pile up fast.
 const PADDED_ORDER: &str = "35=D|11=ORDER|21=1|38=100|40=1|54=1|55=PEREGRINE|60=20260101-00:00:00.000|58=PADDING-PADDING-PADDING-PADDING";
 
@@ -231,8 +238,7 @@ fn a_stray_x8_before_a_message_does_not_lose_it() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(dir.path(), "", StoreKind::Memory);
-    let mut c = Peer::connect(e.listener_addrs()[0], "TW", "ISLD");
-    logon(&mut c, &mut e);
+    let mut c = logged_on_client(&mut e);
     let mut raw = b"x8".to_vec();
     raw.extend_from_slice(&c.message("35=1|112=AFTER-STRAY"));
     c.stream.write_all(&raw).unwrap();
@@ -298,8 +304,7 @@ fn wire_values_cannot_forge_log_lines() {
         || start.elapsed() < Duration::from_millis(300)
     {}
     // A logged-on session receiving a message with a newline in a value.
-    let mut ok = Peer::connect(addr, "TW", "ISLD");
-    logon(&mut ok, &mut e);
+    let mut ok = logged_on_client(&mut e);
     ok.send(&format!(
         "35=D|11=X\n{forged}|21=1|38=1|40=1|54=1|55=Y|60=20260101-00:00:00.000"
     ));
@@ -332,8 +337,7 @@ fn garbled_input_cannot_make_the_logs_grow_faster_than_it() {
     // 21 MB of short garbled frames produced 264 MB of logs (×12.6).
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(dir.path(), "", StoreKind::Memory);
-    let mut c = Peer::connect(e.listener_addrs()[0], "TW", "ISLD");
-    logon(&mut c, &mut e);
+    let mut c = logged_on_client(&mut e);
     let traced_before = log.0.lock().unwrap().len();
     // A garbled frame: BodyLength that does not point at the CheckSum.
     let garbled = b"8=FIX.4.4\x019=3\x0135=0\x0110=000\x01";
@@ -487,8 +491,7 @@ fn a_store_that_lost_data_is_refused_or_reported() {
     // A session with a few stored messages, then a flipped byte in the journal.
     {
         let mut e = engine(dir.path(), "", StoreKind::File);
-        let mut c = Peer::connect(e.listener_addrs()[0], "TW", "ISLD");
-        logon(&mut c, &mut e);
+        let mut c = logged_on_client(&mut e);
         for i in 0..5 {
             c.send(&format!("35=1|112=P{i}"));
             next_message(&mut c, &mut e).unwrap();
