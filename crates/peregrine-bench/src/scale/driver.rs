@@ -279,6 +279,21 @@ fn result_of(engine: &str, lines: &[String], case: &str) -> Result<(Record, serd
     .into())
 }
 
+/// A peer's command line: `head`, then `--dir DIR --dict DICT --seconds S`.
+fn peer_args(head: &[&str], dir: &Path, dict: &str, seconds: &str) -> Vec<String> {
+    head.iter()
+        .map(|s| s.to_string())
+        .chain([
+            "--dir".into(),
+            dir.display().to_string(),
+            "--dict".into(),
+            dict.into(),
+            "--seconds".into(),
+            seconds.into(),
+        ])
+        .collect()
+}
+
 fn stream_pair(
     cfg: &ScaleBenchConfig,
     e: &Engine,
@@ -290,18 +305,13 @@ fn stream_pair(
     let dict = crate::fix44_dictionary().display().to_string();
     let seconds = cfg.seconds.to_string();
     let base = fresh_dir(work, &format!("{}-stream-{store}-{run}", e.name))?;
-    let common = |role: &str, dir: &Path| -> Vec<String> {
-        ["--role", role, "--store", store, "--port", &port, "--dir"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain([
-                dir.display().to_string(),
-                "--dict".into(),
-                dict.clone(),
-                "--seconds".into(),
-                seconds.clone(),
-            ])
-            .collect()
+    let common = |role: &str, dir: &Path| {
+        peer_args(
+            &["--role", role, "--store", store, "--port", &port],
+            dir,
+            &dict,
+            &seconds,
+        )
     };
     let mut receiver = e.spawn(&common("receiver", &base.join("receiver")))?;
     receiver.wait_ready(Duration::from_secs(60))?;
@@ -357,26 +367,14 @@ fn sessions_pair(
     let port = crate::loopback::free_port()?.to_string();
     let dict = crate::fix44_dictionary().display().to_string();
     let base = fresh_dir(work, &format!("{}-sessions-{n}-{run}", acceptor.name))?;
-    let args = |role: &str, dir: &Path| -> Vec<String> {
-        [
-            "--role",
-            role,
-            "--sessions",
-            &n.to_string(),
-            "--port",
-            &port,
-            "--dir",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([
-            dir.display().to_string(),
-            "--dict".into(),
-            dict.clone(),
-            "--seconds".into(),
-            cfg.seconds.to_string(),
-        ])
-        .collect()
+    let (sessions, seconds) = (n.to_string(), cfg.seconds.to_string());
+    let args = |role: &str, dir: &Path| {
+        peer_args(
+            &["--role", role, "--sessions", &sessions, "--port", &port],
+            dir,
+            &dict,
+            &seconds,
+        )
     };
     let mut acc = acceptor.spawn(&args("acceptor", &base.join("acceptor")))?;
     acc.wait_ready(Duration::from_secs(180))?;
