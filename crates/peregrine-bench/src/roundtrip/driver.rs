@@ -363,7 +363,7 @@ fn outcome_of_lines(
     for line in lines {
         if cmd.ours {
             let l = ResultLine::parse(line)?;
-            if l.case == config.name() {
+            if l.ns.case == config.name() {
                 return Ok(PairOutcome::Measured(
                     l.record(),
                     Some(Box::new(l.histogram()?)),

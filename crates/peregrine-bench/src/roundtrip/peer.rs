@@ -5,7 +5,7 @@
 
 use super::{floor, peregrine, RtConfig};
 use crate::report::round_trip::stats_from_histogram;
-use crate::report::{new_histogram, Record, Stats};
+use crate::report::{new_histogram, Record};
 use crate::{Error, Result};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -237,25 +237,17 @@ pub(crate) fn say_ready() {
 /// let text = serde_json::to_string(&line).unwrap();
 /// let back = ResultLine::parse(&text)?;
 /// assert_eq!(back.histogram()?.len(), 3);
-/// assert_eq!(peregrine_bench::peers::record_of_line("floor", &text)?.stats.p50, back.stats.p50);
+/// assert_eq!(peregrine_bench::peers::record_of_line("floor", &text)?.stats.p50, back.ns.stats.p50);
 /// # Ok::<(), peregrine_bench::Error>(())
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ResultLine {
-    /// `peregrine` or `floor`.
-    pub engine: String,
-    /// The config's name.
-    pub case: String,
-    /// Always `ns`.
-    pub unit: String,
-    /// The figures (ns): the mean is the wall time of the measured round trips ÷ their
-    /// count, the throughput their count ÷ that time.
+    /// The record in nanoseconds, as the peers print theirs: engine `peregrine` or
+    /// `floor`, case the config's name; the mean is the wall time of the measured round
+    /// trips ÷ their count, the throughput their count ÷ that time; allocations per
+    /// measured round trip in the initiator process (`None`: not counted).
     #[serde(flatten)]
-    pub stats: Stats,
-    /// Allocations per measured round trip in the initiator process (`None`: not counted).
-    pub allocs_per_op: Option<f64>,
-    /// How the engine was set up.
-    pub settings: String,
+    pub ns: Record,
     /// The histogram: `[value_ns, count]` for every recorded value.
     pub hdr: Vec<[u64; 2]>,
 }
@@ -271,12 +263,14 @@ impl ResultLine {
         settings: String,
     ) -> ResultLine {
         ResultLine {
-            engine: engine.into(),
-            case: case.into(),
-            unit: "ns".into(),
-            stats: stats_from_histogram(h, wall_secs, 1.0),
-            allocs_per_op,
-            settings,
+            ns: Record {
+                engine: engine.into(),
+                case: case.into(),
+                unit: "ns".into(),
+                stats: stats_from_histogram(h, wall_secs, 1.0),
+                allocs_per_op,
+                settings,
+            },
             hdr: h
                 .iter_recorded()
                 .map(|v| [v.value_iterated_to(), v.count_at_value()])
@@ -318,14 +312,7 @@ impl ResultLine {
 
     /// Its record in µs (as the driver reports every engine).
     pub fn record(&self) -> Record {
-        let mut r = Record {
-            engine: self.engine.clone(),
-            case: self.case.clone(),
-            unit: self.unit.clone(),
-            stats: self.stats.clone(),
-            allocs_per_op: self.allocs_per_op,
-            settings: self.settings.clone(),
-        };
+        let mut r = self.ns.clone();
         super::driver::to_us(&mut r);
         r
     }
