@@ -2,8 +2,8 @@
 //! on TCP, SBE on Aeron) for the transport floor.
 
 use peregrine_aeron::messages::{
-    pack, Decimal64, Encode, ExecType, ExecutionReport, NewOrder, OrdRejReason, OrdStatus, OrdType,
-    Side, TimeInForce, ACCOUNT_LEN, CL_ORD_ID_LEN,
+    pack, Decimal64, Encode, ExecType, ExecutionReport, NewOrder, OrdType, Side, TimeInForce,
+    ACCOUNT_LEN,
 };
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{msg_type, tag, EncodeBuffer, MessageEncoder};
@@ -115,7 +115,8 @@ pub fn nos_body(m: &mut MessageEncoder<'_>, cl_ord_id: &[u8]) {
         .str(tags::TRANSACT_TIME, TRANSACT_TIME);
 }
 
-/// The filled ExecutionReport the executor answers `order` with.
+/// The filled ExecutionReport the executor answers `order` with
+/// ([`ExecutionReport::full_fill`], its OrderID its ExecID).
 ///
 /// ```
 /// use peregrine_aeron::messages::{Decimal64, OrdStatus};
@@ -128,27 +129,7 @@ pub fn nos_body(m: &mut MessageEncoder<'_>, cl_ord_id: &[u8]) {
 /// ```
 #[inline]
 pub fn fill(order: &NewOrder, exec_id: u64) -> ExecutionReport<'static> {
-    ExecutionReport {
-        session_id: order.session_id,
-        order_id: exec_id,
-        exec_id,
-        transact_time: order.transact_time,
-        price: order.price,
-        order_qty: order.order_qty,
-        last_qty: order.order_qty,
-        last_px: order.price,
-        leaves_qty: Decimal64::ZERO,
-        cum_qty: order.order_qty,
-        avg_px: order.price,
-        cl_ord_id: order.cl_ord_id,
-        orig_cl_ord_id: [0; CL_ORD_ID_LEN],
-        symbol: order.symbol,
-        side: order.side,
-        exec_type: ExecType::Trade,
-        ord_status: OrdStatus::Filled,
-        ord_rej_reason: OrdRejReason::NullVal,
-        text: "",
-    }
+    ExecutionReport::full_fill(order, exec_id, exec_id)
 }
 
 fn decimal(d: Decimal64) -> peregrine_codec::value::Decimal {
