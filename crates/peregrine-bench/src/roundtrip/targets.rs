@@ -84,37 +84,30 @@ pub fn targets(aggs: &[Aggregate]) -> Vec<Target> {
         find("peregrine", RtConfig::Optimized),
         find("floor", RtConfig::Optimized),
     ) {
-        t.push(Target {
-            goal: "optimized: p50 ≤ 1.3× the TCP floor's".into(),
-            measured: format!(
-                "{:.2} µs vs {:.2} µs: {:.2}× (per-run p50s {:.2}–{:.2} vs {:.2}–{:.2})",
-                o.stats.p50,
-                f.stats.p50,
-                o.stats.p50 / f.stats.p50,
-                o.p50_range[0],
-                o.p50_range[1],
-                f.p50_range[0],
-                f.p50_range[1]
-            ),
-            met: o.stats.p50 <= 1.3 * f.stats.p50,
-        });
+        let mut target = p50_within("optimized: p50 ≤ 1.3× the TCP floor's", o, f, 1.3);
+        target.measured += &format!(
+            " (per-run p50s {:.2}–{:.2} vs {:.2}–{:.2})",
+            o.p50_range[0], o.p50_range[1], f.p50_range[0], f.p50_range[1]
+        );
+        t.push(target);
     }
     if let (Some(b), Some(o)) = (
         find("peregrine", RtConfig::Balanced),
         find("peregrine", RtConfig::Optimized),
     ) {
-        t.push(Target {
-            goal: "balanced p50 ≤ 1.5× optimized p50".into(),
-            measured: format!(
-                "{:.2} µs vs {:.2} µs: {:.2}×",
-                b.stats.p50,
-                o.stats.p50,
-                b.stats.p50 / o.stats.p50
-            ),
-            met: b.stats.p50 <= 1.5 * o.stats.p50,
-        });
+        t.push(p50_within("balanced p50 ≤ 1.5× optimized p50", b, o, 1.5));
     }
     t
+}
+
+/// `a`'s p50 at most `factor` × `b`'s: both figures and their ratio.
+fn p50_within(goal: &str, a: &Aggregate, b: &Aggregate, factor: f64) -> Target {
+    let (x, y) = (a.stats.p50, b.stats.p50);
+    Target {
+        goal: goal.into(),
+        measured: format!("{x:.2} µs vs {y:.2} µs: {:.2}×", x / y),
+        met: x <= factor * y,
+    }
 }
 
 fn ratio(
