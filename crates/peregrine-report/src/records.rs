@@ -176,14 +176,20 @@ pub fn settings_by_case(aggs: &[Aggregate]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn fmt_num(v: f64) -> String {
+/// `v` with as many decimals as its size deserves: none from 1000, one from
+/// `one_decimal_from`, two below.
+pub(crate) fn fmt_by_size(v: f64, one_decimal_from: f64) -> String {
     if v >= 1000.0 {
         format!("{v:.0}")
-    } else if v >= 10.0 {
+    } else if v >= one_decimal_from {
         format!("{v:.1}")
     } else {
         format!("{v:.2}")
     }
+}
+
+fn fmt_num(v: f64) -> String {
+    fmt_by_size(v, 10.0)
 }
 
 /// A Markdown table: one row per case × engine, with the ratio of each peer

@@ -59,13 +59,7 @@ pub fn stats_from_histogram(h: &Histogram<u64>, wall_secs: f64, unit_ns: f64) ->
 /// assert_eq!([fmt_us(8.856), fmt_us(340.27), fmt_us(1120.4)], ["8.86", "340.3", "1120"]);
 /// ```
 pub fn fmt_us(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{v:.0}")
-    } else if v >= 100.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
+    crate::records::fmt_by_size(v, 100.0)
 }
 
 /// Allocations per round trip: a few in 100,000 (a store's arena growing) still show.
