@@ -208,6 +208,15 @@ fn json_lines_read_back() {
     assert_eq!(entries["groups"][1][0]["enum"], "OFFER");
 }
 
+/// The header line of each message `peregrine decode` showed.
+fn headers(o: &Output) -> Vec<String> {
+    stdout(o)
+        .split("\n\n")
+        .filter(|b| !b.is_empty())
+        .map(|b| b.lines().next().unwrap().to_string())
+        .collect()
+}
+
 #[test]
 fn filters_by_session_msg_type_and_tag() {
     let mut log = quickfixj_log();
@@ -219,13 +228,6 @@ fn filters_by_session_msg_type_and_tag() {
             '\x01'
         )
     ));
-    let headers = |o: &Output| -> Vec<String> {
-        stdout(o)
-            .split("\n\n")
-            .filter(|b| !b.is_empty())
-            .map(|b| b.lines().next().unwrap().to_string())
-            .collect()
-    };
     // Either direction of the session, not the other one.
     let out = decode(&["--session", "VENUE->CLIENT"], log.as_bytes());
     let h = headers(&out);
@@ -264,13 +266,6 @@ fn filters_by_session_msg_type_and_tag() {
 #[test]
 fn where_selects_messages_by_a_field_and_its_value() {
     let log = quickfixj_log();
-    let headers = |o: &Output| -> Vec<String> {
-        stdout(o)
-            .split("\n\n")
-            .filter(|b| !b.is_empty())
-            .map(|b| b.lines().next().unwrap().to_string())
-            .collect()
-    };
     // ClOrdID=ORD-1: the order and its report; by number or by name.
     for w in ["11=ORD-1", "ClOrdID=ORD-1"] {
         let out = decode(&["--where", w], log.as_bytes());
