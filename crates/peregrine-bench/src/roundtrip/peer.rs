@@ -271,10 +271,7 @@ impl ResultLine {
                 allocs_per_op,
                 settings,
             },
-            hdr: h
-                .iter_recorded()
-                .map(|v| [v.value_iterated_to(), v.count_at_value()])
-                .collect(),
+            hdr: pairs_of_histogram(h),
         }
     }
 
@@ -316,6 +313,23 @@ impl ResultLine {
         super::driver::to_us(&mut r);
         r
     }
+}
+
+/// The `[value_ns, count]` pair of every value recorded in `h`: what [`ResultLine::hdr`]
+/// carries ([`histogram_of_pairs`] reads them back).
+///
+/// ```
+/// use peregrine_bench::roundtrip::peer::{histogram_of_pairs, pairs_of_histogram};
+/// let mut h = peregrine_bench::report::new_histogram();
+/// h.record_n(1_000, 3).unwrap();
+/// assert_eq!(pairs_of_histogram(&h), [[1_000, 3]]);
+/// assert_eq!(histogram_of_pairs(&pairs_of_histogram(&h))?, h);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+pub fn pairs_of_histogram(h: &Histogram<u64>) -> Vec<[u64; 2]> {
+    h.iter_recorded()
+        .map(|v| [v.value_iterated_to(), v.count_at_value()])
+        .collect()
 }
 
 /// A histogram ([`new_histogram`], ns) of `hdr` pairs `[value_ns, count]`: what our lines

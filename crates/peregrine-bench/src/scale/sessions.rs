@@ -399,10 +399,7 @@ fn load(a: &PeerArgs) -> Result<()> {
         // This process's (the load generator's) allocations per round trip.
         "load_allocs_per_op": crate::alloc::is_counting()
             .then(|| allocs as f64 / round_trips.max(1) as f64),
-        "hdr": h
-            .iter_recorded()
-            .map(|v| [v.value_iterated_to(), v.count_at_value()])
-            .collect::<Vec<_>>(),
+        "hdr": crate::roundtrip::peer::pairs_of_histogram(&h),
         "settings": format!(
             "load generator: Peregrine, {n} initiator sessions on one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}; one order in flight per session, the next sent from from_app; {} s warm-up, then {:.1} s measured",
             loopback::idle(), WARMUP.as_secs(), seconds
