@@ -173,9 +173,6 @@ pub struct Engine<D: SessionDriver> {
     ready: Vec<ids::ConnectionKey>,
     /// [`Engine::poll`] passes since the last housekeeping.
     polls: u32,
-    /// Turns since epoll was last asked, while the connections are read directly
-    /// (see `read.rs`).
-    direct_turns: u32,
     /// When [`Engine::turn`] under a spinning strategy runs the housekeeping next.
     next_housekeeping: Nanos,
     /// A session with message and event logs was added (their flush is not
@@ -256,7 +253,6 @@ impl<D: SessionDriver> Engine<D> {
             stopping: false,
             stop_requested: false,
             polls: 0,
-            direct_turns: 0,
             next_housekeeping: 0,
             has_logs: false,
             reserve: open_reserve(),

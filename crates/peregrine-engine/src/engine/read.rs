@@ -1,12 +1,4 @@
 //! Readiness and reading: what epoll says, reads within a per-turn budget.
-//!
-//! A spinning engine with few connections reads their sockets directly on most
-//! turns instead of asking epoll which are ready (Agrona's `TransportPoller` does
-//! the same below its iteration threshold): a read that finds nothing costs what
-//! an `epoll_wait` costs, and a read that finds a message saves the `epoll_wait`
-//! that would have come before it — one system call less on every message's path.
-//! Epoll is still asked every [`EPOLL_EVERY_DIRECT_TURNS`] turns, for what only it
-//! tells: accepts, connects completing, sockets writable again, the waker.
 
 use std::io;
 use std::time::Duration;
@@ -24,28 +16,9 @@ use super::{Engine, READ_CHUNK};
 /// one busy peer cannot starve the others.
 const READS_PER_TURN: usize = 16;
 
-/// At most this many connections, a spinning engine reads them directly (Agrona's
-/// threshold is 5; reading more sockets than this on every turn costs more than one
-/// `epoll_wait`).
-pub(super) const DIRECT_READ_MAX_CONNECTIONS: usize = 4;
-
-/// Under direct reads, every this many turns epoll is asked instead: an accept, a
-/// completed connect or a socket writable again waits at most this many turns
-/// (a few microseconds) longer than it would under epoll alone.
-pub(super) const EPOLL_EVERY_DIRECT_TURNS: u32 = 8;
-
 impl<D: SessionDriver> Engine<D> {
     /// Polls the sockets (waiting at most `timeout`) and handles what is ready.
     pub(super) fn io(&mut self, timeout: Duration) -> io::Result<bool> {
-        let direct = timeout.is_zero()
-            && self.direct_turns < EPOLL_EVERY_DIRECT_TURNS
-            && (1..=DIRECT_READ_MAX_CONNECTIONS).contains(&self.connections.len());
-        if direct {
-            self.direct_turns += 1;
-            let work = self.read_directly();
-            return Ok(self.after_readiness(work));
-        }
-        self.direct_turns = 0;
         let mut events = std::mem::replace(&mut self.events, Events::with_capacity(0));
         // Before blocking, tell senders to wake us (or see that they already sent).
         let parked = !timeout.is_zero() && self.send_queue.park();
@@ -61,7 +34,7 @@ impl<D: SessionDriver> Engine<D> {
             }
             return Err(e);
         }
-        let work = !events.is_empty();
+        let mut work = !events.is_empty();
         self.metrics.engine().readiness(events.iter().count());
         for event in events.iter() {
             match Readiness::of(event.token()) {
@@ -83,28 +56,6 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
         self.events = events;
-        Ok(self.after_readiness(work))
-    }
-
-    /// Reads every established connection's socket, without asking epoll; returns
-    /// whether any had something (bytes, a close, an error).
-    fn read_directly(&mut self) -> bool {
-        // The keys first (at most the threshold, on the stack): reading may close one.
-        let mut keys = [None; DIRECT_READ_MAX_CONNECTIONS];
-        let established = self.connections.iter().filter(|(_, c)| !c.connecting);
-        for (slot, (key, _)) in keys.iter_mut().zip(established) {
-            *slot = Some(key);
-        }
-        let mut work = false;
-        for key in keys.into_iter().flatten() {
-            work |= self.on_readable(key);
-        }
-        work
-    }
-
-    /// What every turn does after the sockets' readiness: the sends other threads
-    /// queued, and the connections whose read budget ran out last time.
-    fn after_readiness(&mut self, mut work: bool) -> bool {
         work |= self.drain_sends();
         if !self.ready.is_empty() {
             work = true;
@@ -119,18 +70,16 @@ impl<D: SessionDriver> Engine<D> {
                 self.ready = ready;
             }
         }
-        work
+        Ok(work)
     }
 
     /// Reads what a connection has, up to [`READS_PER_TURN`] reads; a session
     /// handles all of it before one commit and one write ([`Engine::service`]), so
     /// a durable store's cost is per batch, not per message, and a busy peer gets
-    /// no more than its share of the turn. Returns whether the socket had anything
-    /// (bytes, the peer's close, an error), not only `WouldBlock`.
-    pub(super) fn on_readable(&mut self, key: ConnectionKey) -> bool {
+    /// no more than its share of the turn.
+    pub(super) fn on_readable(&mut self, key: ConnectionKey) {
         let mut serviced: Option<SessionKey> = None;
         let mut drained = false;
-        let mut had_data = false;
         for _ in 0..READS_PER_TURN {
             let Some(connection) = self.connections.get_mut(key) else {
                 break;
@@ -149,10 +98,9 @@ impl<D: SessionDriver> Engine<D> {
                         DisconnectReason::PeerClosed,
                         now_nanos(),
                     );
-                    return true;
+                    return;
                 }
                 Ok(n) => {
-                    had_data = true;
                     let now = now_nanos();
                     match connection.session {
                         Some(id) => {
@@ -194,7 +142,7 @@ impl<D: SessionDriver> Engine<D> {
                                         "more than {limit} bytes without a complete Logon (MaxLogonMessageSize)"
                                     );
                                     self.close_connection(key, &why, now);
-                                    return true;
+                                    return;
                                 }
                                 None => {}
                             }
@@ -225,7 +173,7 @@ impl<D: SessionDriver> Engine<D> {
                     }
                     let (why, reason) = failure("read", e);
                     self.close_connection_as(key, &why, reason, now_nanos());
-                    return true;
+                    return;
                 }
             }
         }
@@ -237,6 +185,5 @@ impl<D: SessionDriver> Engine<D> {
         if !drained && self.connections.contains(key) && !self.ready.contains(&key) {
             self.ready.push(key);
         }
-        had_data
     }
 }
