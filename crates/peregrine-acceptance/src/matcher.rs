@@ -154,6 +154,11 @@ fn field_text(tag: &[u8], value: &[u8]) -> String {
 impl FieldPatterns {
     /// Loads `fields.fmt`: one `tag=pattern` a line, CRLF or LF, blank lines ignored.
     ///
+    /// # Errors
+    ///
+    /// [`FieldPatternsError::Io`] when the file cannot be read; otherwise as
+    /// [`FieldPatterns::parse`].
+    ///
     /// ```no_run
     /// let patterns = peregrine_acceptance::FieldPatterns::load("definitions/fields.fmt")?;
     /// assert!(patterns.pattern(52).is_some());
@@ -169,6 +174,12 @@ impl FieldPatterns {
     }
 
     /// Parses the text of a `fields.fmt` file.
+    ///
+    /// # Errors
+    ///
+    /// [`FieldPatternsError::NotTagPattern`] for a line that is not
+    /// `tag=pattern` (a numeric tag), [`FieldPatternsError::Pattern`] for a
+    /// pattern [`Pattern::new`] refuses; both name the first such line.
     ///
     /// ```
     /// use peregrine_acceptance::FieldPatterns;
@@ -227,6 +238,12 @@ impl FieldPatterns {
     /// the same number of fields, the same tags in the same order and the same
     /// values, except that the values of pattern tags must match the pattern
     /// (see [`FieldPatterns::anchored`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`Mismatch`] at the first field that differs: another tag, another
+    /// value (or one the tag's pattern does not match), or a field missing
+    /// from or added to the received message.
     ///
     /// ```
     /// use peregrine_acceptance::FieldPatterns;

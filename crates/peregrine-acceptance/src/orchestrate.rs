@@ -171,6 +171,11 @@ pub fn skip_message(repo_root: &Path) -> String {
 /// A currently free TCP port on 127.0.0.1, never the same twice in this process
 /// (the OS picks; another process could take it before it is used, which is
 /// unlikely).
+///
+/// # Errors
+///
+/// The [`std::io::Error`] of binding a listener to `127.0.0.1:0` or reading
+/// its address.
 pub fn free_port() -> std::io::Result<u16> {
     static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
     loop {

@@ -120,6 +120,13 @@ fn class(escape: u8) -> Option<&'static [(u8, u8)]> {
 impl Pattern {
     /// Compiles a pattern.
     ///
+    /// # Errors
+    ///
+    /// A [`PatternError`] at the first construct outside the supported subset
+    /// (see [`PatternErrorKind`]): a bad escape, an unterminated `[` or `{`, an
+    /// empty range or bad repetition, a group or anchor, or a quantifier with
+    /// nothing to repeat.
+    ///
     /// ```
     /// use peregrine_acceptance::Pattern;
     /// let p = Pattern::new(r"\d{8}-\d{2}:\d{2}:\d{2}|\d{8}-\d{2}:\d{2}:\d{2}[.]\d{3}").unwrap();

@@ -310,6 +310,11 @@ pub struct FakeAdmin {
 impl FakeAdmin {
     /// Starts the endpoint on `listener`, on a background thread that lives as
     /// long as the process.
+    ///
+    /// # Errors
+    ///
+    /// The [`std::io::Error`] of reading `listener`'s local address; nothing
+    /// is started then.
     pub fn start(listener: TcpListener, status: &str) -> std::io::Result<FakeAdmin> {
         let addr = listener.local_addr()?;
         let requests = Arc::new(Mutex::new(Vec::new()));

@@ -427,6 +427,10 @@ fn run_step(
 
 /// The `.def` files directly in `dir`, sorted by file name, keeping those whose
 /// name contains `filter` (if given).
+///
+/// # Errors
+///
+/// The [`io::Error`] of reading `dir` or one of its entries.
 pub fn list_scripts(dir: &Path, filter: Option<&str>) -> io::Result<Vec<PathBuf>> {
     let mut paths = Vec::new();
     for entry in std::fs::read_dir(dir)? {
@@ -446,11 +450,20 @@ pub fn list_scripts(dir: &Path, filter: Option<&str>) -> io::Result<Vec<PathBuf>
 
 /// Runs every script of `dir` in sorted order against one acceptor.
 /// A script that cannot be parsed counts as failed.
+///
+/// # Errors
+///
+/// As [`list_scripts`]: `dir` cannot be read. Failures of the scripts
+/// themselves are in the results, not errors.
 pub fn run_suite(dir: &Path, cfg: &RunConfig) -> io::Result<Vec<ScriptResult>> {
     run_suite_filtered(dir, cfg, None)
 }
 
 /// Like [`run_suite`], keeping only the scripts whose file name contains `filter`.
+///
+/// # Errors
+///
+/// As [`run_suite`].
 pub fn run_suite_filtered(
     dir: &Path,
     cfg: &RunConfig,
@@ -482,6 +495,10 @@ pub fn summary_line(results: &[ScriptResult]) -> String {
 
 /// Writes one line per failing script (`FAIL <name>: <first difference>`) and
 /// then the [`summary_line`].
+///
+/// # Errors
+///
+/// The first [`io::Error`] of writing to `out`.
 pub fn write_report(results: &[ScriptResult], out: &mut dyn Write) -> io::Result<()> {
     for r in results.iter().filter(|r| !r.passed) {
         writeln!(

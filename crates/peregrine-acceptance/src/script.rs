@@ -186,6 +186,11 @@ impl std::error::Error for ParseError {
 impl Script {
     /// Reads and parses a `.def` file; the script is named after the file stem.
     ///
+    /// # Errors
+    ///
+    /// [`ParseError::Io`] when the file cannot be read; otherwise as
+    /// [`Script::parse_bytes`], with the path as the file name.
+    ///
     /// ```no_run
     /// use peregrine_acceptance::Script;
     /// let script = Script::parse("definitions/server/fix44/2a_MsgSeqNumCorrect.def")?;
@@ -208,6 +213,11 @@ impl Script {
     }
 
     /// Parses script text held in memory; `name` names the script and its errors.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::Syntax`] at the first line that is not a valid step (see
+    /// [`SyntaxError`]), with its 1-based line number.
     ///
     /// ```
     /// use peregrine_acceptance::{Script, Step};
