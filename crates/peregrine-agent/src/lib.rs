@@ -11,6 +11,8 @@
 //!   (`IdleStrategy=spin-then-yield:100`).
 //! * [`Agent`], [`run_agent`] (on the calling thread) and [`AgentRunner`] (on a
 //!   thread of its own, stopped and joined by [`AgentRunner::close`]).
+//! * [`wait_until`]: the same idling for a loop that waits for one thing (a
+//!   connection, a reply) until a deadline.
 //!
 //! ```
 //! use std::time::Duration;
@@ -47,7 +49,9 @@
 mod agent;
 mod choice;
 mod idle;
+mod wait;
 
 pub use agent::{run_agent, Agent, AgentRunner};
 pub use choice::{Idle, ParseIdleError, MAX_PARK_MICROS_RANGE, SPINS_RANGE};
 pub use idle::{Backoff, Block, BusySpin, IdleStrategy, SpinThenYield, BLOCK_MAX_WAIT};
+pub use wait::{wait_until, Polled};

@@ -1,7 +1,8 @@
 //! Waiting for a condition on a part's own thread (the venue's reply, its logon, the
 //! gateway's last stamp): poll until done, idling through an [`IdleStrategy`] after every
 //! poll that found nothing, and give up after a deadline. The topology's venue and the
-//! floor's venue wait with this one loop.
+//! floor's venue wait with this one loop, [`peregrine_agent::wait_until`] on the
+//! topology's clock.
 
 use std::time::Duration;
 
@@ -11,15 +12,7 @@ use crate::steps::Stamps;
 use crate::Error;
 
 /// What one poll of a wait found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Polled {
-    /// What was waited for is there: the wait is over.
-    Done,
-    /// Something happened (bytes read, an event handled), not yet the end.
-    Work,
-    /// Nothing happened: idle.
-    Nothing,
-}
+pub(crate) use peregrine_agent::Polled;
 
 /// Polls with `poll` until it says [`Polled::Done`], idling with `idle` after each poll
 /// that found [`Polled::Nothing`] (and forgetting the back-off after each that did
@@ -35,29 +28,18 @@ pub(crate) fn poll_until<const CLOCK_EVERY: u32, I, E>(
     idle: &mut I,
     since: u64,
     patience: u64,
-    mut poll: impl FnMut() -> Result<Polled, E>,
+    poll: impl FnMut() -> Result<Polled, E>,
     late: impl FnOnce() -> E,
 ) -> Result<(), E>
 where
     I: IdleStrategy + ?Sized,
 {
-    idle.reset();
-    let mut idle_polls = 0u32;
-    loop {
-        match poll()? {
-            Polled::Done => return Ok(()),
-            Polled::Work => idle.reset(),
-            Polled::Nothing => {
-                idle.idle(0);
-                idle_polls = idle_polls.wrapping_add(1);
-                if idle_polls % CLOCK_EVERY == 0
-                    && crate::clock::now().saturating_sub(since) > patience
-                {
-                    return Err(late());
-                }
-            }
-        }
-    }
+    peregrine_agent::wait_until::<CLOCK_EVERY, _, _>(
+        idle,
+        poll,
+        || crate::clock::now().saturating_sub(since) > patience,
+        late,
+    )
 }
 
 /// Waits, idling with `idle`, until the gateway has stamped order `i` (0-based) in full:

@@ -2,6 +2,8 @@
 
 use std::time::{Duration, Instant};
 
+use peregrine_agent::{wait_until, Polled};
+
 use super::TransportError;
 use crate::idle::IdleStrategy;
 
@@ -14,12 +16,16 @@ pub(super) fn wait_connected(
     what: &'static str,
 ) -> Result<(), TransportError> {
     let start = Instant::now();
-    idle.reset();
-    while !is_connected() {
-        if start.elapsed() > timeout {
-            return Err(TransportError::Timeout(what));
-        }
-        idle.idle(0);
-    }
-    Ok(())
+    wait_until::<1, _, _>(
+        idle,
+        || {
+            Ok(if is_connected() {
+                Polled::Done
+            } else {
+                Polled::Nothing
+            })
+        },
+        || start.elapsed() > timeout,
+        || TransportError::Timeout(what),
+    )
 }
