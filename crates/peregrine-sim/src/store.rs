@@ -124,6 +124,43 @@ impl std::fmt::Display for ReopenError {
 
 impl std::error::Error for ReopenError {}
 
+/// What an unsynced store got wrong after a crash
+/// ([`SimStore::unsynced_loss`]): it may lose acknowledged messages, but not
+/// change them.
+#[derive(Debug)]
+pub enum UnsyncedLossError {
+    /// The store could not be read back.
+    ReadBack(StoreError),
+    /// An acknowledged message came back with different content.
+    Changed {
+        /// Its sequence number.
+        seq: u64,
+    },
+}
+
+impl std::fmt::Display for UnsyncedLossError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnsyncedLossError::ReadBack(e) => write!(f, "reading the store back failed: {e}"),
+            UnsyncedLossError::Changed { seq } => {
+                write!(
+                    f,
+                    "acknowledged message {seq} came back with different content"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnsyncedLossError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            UnsyncedLossError::ReadBack(e) => Some(e),
+            UnsyncedLossError::Changed { .. } => None,
+        }
+    }
+}
+
 const SESSION_KEY: &str = "SIM";
 
 fn file_config(unsynced: bool) -> FileStoreConfig {
@@ -308,34 +345,41 @@ impl SimStore {
         Ok(s)
     }
 
-    /// An unsynced store after a crash: the acknowledged messages it lost
-    /// (their sequence numbers), which it no longer counts as acknowledged;
-    /// the shadow's sequence numbers become the store's.
-    ///
-    /// # Errors
-    ///
-    /// A message came back with different content, or the store could not
-    /// be read.
-    pub fn unsynced_loss(&mut self) -> Result<Vec<u64>, String> {
+    /// The acknowledged messages the store holds, by sequence number, each
+    /// with whether it came back with the content acknowledged.
+    fn read_back_acked(&mut self) -> Result<HashMap<u64, bool>, StoreError> {
         let mut found: HashMap<u64, bool> = HashMap::with_capacity(self.acked.len());
         let acked = &self.acked;
         let inner: &mut dyn MessageStore = match &mut self.backend {
             Backend::Memory(m) => m,
             Backend::File(f) => &mut **f,
         };
-        inner
-            .for_each_in_range(1, peregrine_store::SEQ_END, &mut |seq, m| {
-                if let Some(want) = acked.get(&seq) {
-                    found.insert(seq, want.as_slice() == m);
-                }
-            })
-            .map_err(|e| format!("reading the store back failed: {e}"))?;
-        if let Some((seq, _)) = found.iter().find(|(_, same)| !**same) {
-            return Err(format!(
-                "acknowledged message {seq} came back with different content"
-            ));
+        inner.for_each_in_range(1, peregrine_store::SEQ_END, &mut |seq, m| {
+            if let Some(want) = acked.get(&seq) {
+                found.insert(seq, want.as_slice() == m);
+            }
+        })?;
+        Ok(found)
+    }
+
+    /// An unsynced store after a crash: the acknowledged messages it lost
+    /// (their sequence numbers), which it no longer counts as acknowledged;
+    /// the shadow's sequence numbers become the store's.
+    ///
+    /// # Errors
+    ///
+    /// [`UnsyncedLossError::Changed`] when a message came back with different
+    /// content, [`UnsyncedLossError::ReadBack`] when the store could not be
+    /// read.
+    pub fn unsynced_loss(&mut self) -> Result<Vec<u64>, UnsyncedLossError> {
+        let found = self
+            .read_back_acked()
+            .map_err(UnsyncedLossError::ReadBack)?;
+        if let Some((&seq, _)) = found.iter().find(|(_, same)| !**same) {
+            return Err(UnsyncedLossError::Changed { seq });
         }
-        let mut lost: Vec<u64> = acked
+        let mut lost: Vec<u64> = self
+            .acked
             .keys()
             .filter(|s| !found.contains_key(s))
             .copied()
@@ -358,21 +402,12 @@ impl SimStore {
                 "sequence numbers acknowledged as ({sender}, {target}) came back as ({now_s}, {now_t})"
             ));
         }
-        let mut found: HashMap<u64, bool> = HashMap::with_capacity(self.acked.len());
-        let acked = &self.acked;
-        let inner: &mut dyn MessageStore = match &mut self.backend {
-            Backend::Memory(m) => m,
-            Backend::File(f) => &mut **f,
+        let found = match self.read_back_acked() {
+            Ok(found) => found,
+            Err(e) => return Some(format!("reading the store back failed: {e}")),
         };
-        let visit = inner.for_each_in_range(1, peregrine_store::SEQ_END, &mut |seq, m| {
-            if let Some(want) = acked.get(&seq) {
-                found.insert(seq, want.as_slice() == m);
-            }
-        });
-        if let Err(e) = visit {
-            return Some(format!("reading the store back failed: {e}"));
-        }
-        let mut missing: Vec<u64> = acked
+        let mut missing: Vec<u64> = self
+            .acked
             .keys()
             .filter(|s| found.get(s) != Some(&true))
             .copied()
