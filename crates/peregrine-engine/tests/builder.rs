@@ -11,20 +11,13 @@ use peregrine_dict::Dictionaries;
 use peregrine_engine::config::ConnectionType;
 use peregrine_engine::{BuildError, EngineBuilder, Idle};
 use peregrine_session::EchoApp;
+use peregrine_testkit::net::free_port;
 
 fn dictionary() -> String {
     format!(
         "{}/../peregrine-dict/dictionaries/FIX44.xml",
         env!("CARGO_MANIFEST_DIR")
     )
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[test]

@@ -104,6 +104,27 @@ fn failover_initiator(dir: &Path, first: u16, second: u16) -> Engine<BoxedFixSes
     engine_from(&text, dir, "i.cfg", Idle::busy_spin())
 }
 
+/// A second acceptor, B (on a free port), and a [`failover_initiator`] trying
+/// `a`'s port first and then B's, turned with `a` (for `limit` at most, waiting
+/// for `what`) until the initiator is logged on at host `at` (0: A, 1: B).
+/// B, its port and the initiator.
+fn failover_pair(
+    dir: &Path,
+    a: &mut Engine<BoxedFixSession>,
+    at: usize,
+    limit: Duration,
+    what: &str,
+) -> (Engine<BoxedFixSession>, u16, Engine<BoxedFixSession>) {
+    let port_a = a.listener_addrs()[0].port();
+    let mut b = acceptor(dir, 0);
+    let port_b = b.listener_addrs()[0].port();
+    let mut ini = failover_initiator(dir, port_a, port_b);
+    pump(&mut [a, &mut b, &mut ini], limit, what, |e| {
+        logged_on(e[at]) && logged_on(e[2])
+    });
+    (b, port_b, ini)
+}
+
 fn send_order(e: &mut Engine<BoxedFixSession>, cl_ord_id: &str) {
     support::send_order(e, TW_ISLD, b"D", cl_ord_id).unwrap();
 }
@@ -370,14 +391,12 @@ fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_
                 [SESSION]\nBeginString=FIX.4.4\n";
     let mut a = engine_from(text, dir.path(), "a.cfg", Idle::busy_spin());
     let port_a = a.listener_addrs()[0].port();
-    let mut b = acceptor(dir.path(), 0);
-    let port_b = b.listener_addrs()[0].port();
-    let mut ini = failover_initiator(dir.path(), port_a, port_b);
-    pump(
-        &mut [&mut a, &mut b, &mut ini],
+    let (b, port_b, mut ini) = failover_pair(
+        dir.path(),
+        &mut a,
+        1,
         Duration::from_secs(15),
         "logon at the second host",
-        |e| logged_on(e[1]) && logged_on(e[2]),
     );
     let attempts = connect_attempts(dir.path());
     assert_eq!(attempts, [port_a, port_b], "refused at A, then B");
@@ -410,15 +429,8 @@ fn initiator_moves_to_the_second_acceptor_when_the_first_is_taken_down() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = acceptor(dir.path(), 0);
     let port_a = a.listener_addrs()[0].port();
-    let mut b = acceptor(dir.path(), 0);
-    let port_b = b.listener_addrs()[0].port();
-    let mut ini = failover_initiator(dir.path(), port_a, port_b);
-    pump(
-        &mut [&mut a, &mut b, &mut ini],
-        Duration::from_secs(10),
-        "logon at A",
-        |e| logged_on(e[0]) && logged_on(e[2]),
-    );
+    let (mut b, port_b, mut ini) =
+        failover_pair(dir.path(), &mut a, 0, Duration::from_secs(10), "logon at A");
     assert!(!logged_on(&b));
     // A goes down: its listener and its connection close.
     drop(a);

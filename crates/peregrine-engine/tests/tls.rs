@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use peregrine_codec::MessageView;
 use peregrine_engine::{EngineBuilder, RunningEngine, SubmitError};
 use peregrine_session::{AppEvent, AppReject, Application, DisconnectReason, Outbox, SessionId};
+use peregrine_testkit::net::free_port;
 use peregrine_testkit::tls::TestPki;
 use peregrine_testkit::{frame, render, sending_time, Peer};
 
@@ -46,14 +47,6 @@ impl Application for Counter {
             let _ = tx.send(*reason);
         }
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn path(p: &Path) -> String {
