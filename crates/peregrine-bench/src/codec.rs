@@ -8,14 +8,13 @@
 //! costs at most as much again as parsing.
 
 use crate::measure::{measure, timer_overhead_ns};
-use crate::peers::{micro_peers, Rounds};
+use crate::peers::Rounds;
 use crate::report::{self, Aggregate, Record};
-use crate::{Error, Options, Result};
+use crate::{Error, Options, Result, RunSettings, Smoke};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use peregrine_dict::{ShapeCache, ValidationSettings, Validator};
 use std::hint::black_box;
-use std::path::PathBuf;
 
 /// The case names every engine runs (the peers are asked for these), in report order.
 ///
@@ -91,61 +90,46 @@ pub fn fix44(body: &str) -> Vec<u8> {
     m
 }
 
-/// Settings of one invocation.
+/// Settings of one invocation: only the settings every benchmark has ([`RunSettings`]).
 ///
 /// ```
 /// use peregrine_bench::codec::CodecBenchConfig;
-/// let cfg = CodecBenchConfig { runs: 3, peers: vec!["quickfix-cpp".into()], ..CodecBenchConfig::default() };
-/// assert_eq!((cfg.runs, cfg.iters), (3, 1_000_000));
+/// let mut cfg = CodecBenchConfig::default();
+/// cfg.common.runs = 3;
+/// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup), (3, 1_000_000, 2_000_000));
+/// assert_eq!(cfg.common.peers, ["quickfix-cpp", "quickfixj"]);
 /// ```
 #[derive(Clone, Debug)]
 pub struct CodecBenchConfig {
-    /// Interleaved runs.
-    pub runs: usize,
-    /// Measured operations per case per run.
-    pub iters: u64,
-    /// Warm-up operations per case per run (peers: JIT warm-up).
-    pub warmup: u64,
-    /// Peer engines to include (`quickfix-cpp`, `quickfixj`).
-    pub peers: Vec<String>,
-    /// Where the JSON goes.
-    pub out: PathBuf,
+    /// Runs, operations per case (warm-up: the peers' JIT), peers (`quickfix-cpp`,
+    /// `quickfixj`), where the JSON goes.
+    pub common: RunSettings,
 }
 
 impl CodecBenchConfig {
-    /// Applies command-line options: `--smoke` (1 run of 2,000 operations, for CI), then
-    /// the others ([`Options::apply_to`]).
+    /// Applies command-line options: `--smoke` ([`Smoke::MICRO`]), then the others
+    /// ([`RunSettings::apply`]).
     ///
     /// ```
     /// let mut cfg = peregrine_bench::codec::CodecBenchConfig::default();
     /// cfg.apply(&peregrine_bench::Options { iters: Some(10), out: Some("x.json"), ..Default::default() });
-    /// assert_eq!((cfg.runs, cfg.iters), (5, 10));
-    /// assert_eq!(cfg.out, std::path::Path::new("x.json"));
+    /// assert_eq!((cfg.common.runs, cfg.common.iters), (5, 10));
+    /// assert_eq!(cfg.common.out, std::path::Path::new("x.json"));
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
-        if options.smoke {
-            self.runs = 1;
-            self.iters = 2_000;
-            self.warmup = 2_000;
-        }
-        options.apply_to(
-            &mut self.runs,
-            &mut self.iters,
-            &mut self.warmup,
-            &mut self.peers,
-            &mut self.out,
-        );
+        self.common.apply(options, Smoke::MICRO);
     }
 }
 
 impl Default for CodecBenchConfig {
     fn default() -> Self {
         CodecBenchConfig {
-            runs: 5,
-            iters: 1_000_000,
-            warmup: 2_000_000,
-            peers: vec!["quickfix-cpp".into(), "quickfixj".into()],
-            out: crate::repo_root().join("target/bench-results/codec.json"),
+            common: RunSettings::new(
+                "codec",
+                1_000_000,
+                2_000_000,
+                &["quickfix-cpp", "quickfixj"],
+            ),
         }
     }
 }
@@ -321,7 +305,9 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
 ///
 /// ```no_run
 /// use peregrine_bench::codec::{run, CodecBenchConfig};
-/// let aggs = run(&CodecBenchConfig { runs: 1, peers: vec![], ..CodecBenchConfig::default() })?;
+/// let mut cfg = CodecBenchConfig::default();
+/// (cfg.common.runs, cfg.common.peers) = (1, vec![]);
+/// let aggs = run(&cfg)?;
 /// println!("{}", peregrine_bench::report::markdown_table(&aggs));
 /// # Ok::<(), peregrine_bench::Error>(())
 /// ```
@@ -331,20 +317,18 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
 /// [`Error::Peer`] for a peer that is unknown, not built or fails; what
 /// [`run_peregrine`] returns; [`Error::Output`] when the JSON cannot be written.
 pub fn run(cfg: &CodecBenchConfig) -> Result<Vec<Aggregate>> {
-    let rounds = Rounds {
-        name: "codec",
-        runs: cfg.runs,
-        cases: &CASES,
-        iters: cfg.iters,
-        warmup: cfg.warmup,
-        peers: micro_peers(&cfg.peers, "codec_bench", "CodecBench")?,
-    };
-    let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
-    let aggs = rounds.report(&all, &cfg.out, "er_parse_read4", serde_json::json!({}))?;
+    let rounds = Rounds::micro("codec", &CASES, &cfg.common, "codec_bench", "CodecBench")?;
+    let all = rounds.run(|| run_peregrine(rounds.iters, rounds.warmup))?;
+    let aggs = rounds.report(
+        &all,
+        &cfg.common.out,
+        "er_parse_read4",
+        serde_json::json!({}),
+    )?;
     let mut lines = targets(&aggs);
     lines.push_str(&validation_target(&all));
     println!("{lines}");
-    println!("results: {}", cfg.out.display());
+    println!("results: {}", cfg.common.out.display());
     Ok(aggs)
 }
 
@@ -449,14 +433,6 @@ pub fn targets(aggs: &[Aggregate]) -> String {
             ));
         }
     }
-    let allocs: f64 = aggs
-        .iter()
-        .filter(|a| a.engine == "peregrine")
-        .filter_map(|a| a.allocs_per_op)
-        .sum();
-    s.push_str(&format!(
-        "  allocations per message (peregrine, all cases): {allocs} {}\n",
-        if allocs == 0.0 { "met" } else { "MISSED" }
-    ));
+    s.push_str(&crate::peers::allocations_target(aggs, "message"));
     s
 }

@@ -19,7 +19,7 @@
 use crate::peers::{PeerCommand, PeerError};
 use crate::progress::Progress;
 use crate::report::{self, Aggregate, Record};
-use crate::{Error, Options, Result};
+use crate::{Error, Options, Result, RunSettings, Smoke};
 use hdrhistogram::Histogram;
 use peregrine_engine::Idle;
 use peregrine_report::plot;
@@ -27,7 +27,6 @@ use peregrine_report::round_trip::markdown_table;
 use peregrine_topology::demo::measured_run;
 use peregrine_topology::floor::{self, FloorConfig};
 use peregrine_topology::steps::{new_histogram, steps_json, steps_table, StepHistograms};
-use std::path::PathBuf;
 
 pub use peregrine_report::round_trip::{record_from_histogram, CASE};
 pub use peregrine_report::{load_average, machine};
@@ -54,25 +53,19 @@ pub const PEERS: [(&str, &str); 2] = [("quickfixj", "e2e-quickfixj"), ("artio", 
 ///
 /// ```
 /// use peregrine_bench::e2e::E2eBenchConfig;
-/// let cfg = E2eBenchConfig { floor: false, peers: vec!["artio".into()], ..E2eBenchConfig::default() };
-/// assert_eq!((cfg.runs, cfg.count, cfg.warmup, cfg.strict), (5, 100_000, 10_000, false));
+/// let cfg = E2eBenchConfig { floor: false, ..E2eBenchConfig::default() };
+/// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup, cfg.strict), (5, 100_000, 10_000, false));
+/// assert_eq!(cfg.common.peers, ["quickfixj", "artio"]);
 /// ```
 #[derive(Clone, Debug)]
 pub struct E2eBenchConfig {
-    /// Interleaved runs.
-    pub runs: usize,
-    /// Measured round trips per engine per run.
-    pub count: u64,
-    /// Warm-up round trips per engine per run (discarded).
-    pub warmup: u64,
-    /// Peer engines to include (`quickfixj`, `artio`).
-    pub peers: Vec<String>,
+    /// Runs; measured (`--count`) and warm-up (discarded) round trips per engine per run;
+    /// peers (`quickfixj`, `artio`); where the JSON goes (the plot beside it, `.svg`).
+    pub common: RunSettings,
     /// Include the transport floor.
     pub floor: bool,
     /// The idle strategy of every thread on the message path, every engine alike.
     pub idle: Idle,
-    /// Where the JSON goes (the plot goes beside it, `.svg`).
-    pub out: PathBuf,
     /// A peer run that fails stops everything (the smoke run, so that a broken harness
     /// is noticed); otherwise it is reported and the other runs go on.
     pub strict: bool,
@@ -80,44 +73,35 @@ pub struct E2eBenchConfig {
 
 impl Default for E2eBenchConfig {
     fn default() -> Self {
+        let peers: Vec<&str> = PEERS.iter().map(|(e, _)| *e).collect();
         E2eBenchConfig {
-            runs: 5,
-            count: 100_000,
-            warmup: 10_000,
-            peers: PEERS.iter().map(|(e, _)| e.to_string()).collect(),
+            common: RunSettings::new("e2e", 100_000, 10_000, &peers),
             floor: true,
             idle: Idle::spin_then_yield(100),
-            out: crate::repo_root().join("target/bench-results/e2e.json"),
             strict: false,
         }
     }
 }
 
+/// `--smoke`: 1 run of 500 + 2,000 round trips, for `make test`.
+pub const SMOKE: Smoke = Smoke {
+    iters: 2_000,
+    warmup: 500,
+};
+
 impl E2eBenchConfig {
-    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, for
-    /// `make test`, a failing peer stopping everything), then the others
-    /// ([`Options::apply_to`], `--count` as `iters`).
+    /// Applies command-line options: `--smoke` ([`SMOKE`], a failing peer stopping
+    /// everything), then the others ([`RunSettings::apply`], `--count` as `iters`).
     ///
     /// ```
     /// let mut cfg = peregrine_bench::e2e::E2eBenchConfig::default();
     /// cfg.apply(&peregrine_bench::Options { smoke: true, peers: Some("artio"), ..Default::default() });
-    /// assert_eq!((cfg.runs, cfg.count, cfg.warmup, cfg.strict), (1, 2_000, 500, true));
-    /// assert_eq!(cfg.peers, ["artio"]);
+    /// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup, cfg.strict), (1, 2_000, 500, true));
+    /// assert_eq!(cfg.common.peers, ["artio"]);
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
-        if options.smoke {
-            self.runs = 1;
-            self.count = 2_000;
-            self.warmup = 500;
-            self.strict = true;
-        }
-        options.apply_to(
-            &mut self.runs,
-            &mut self.count,
-            &mut self.warmup,
-            &mut self.peers,
-            &mut self.out,
-        );
+        self.common.apply(options, SMOKE);
+        self.strict |= options.smoke;
     }
 
     /// The spin count of the idle strategy, passed to the peers (`--spins`).
@@ -328,7 +312,7 @@ pub fn targets_text(targets: &[Target]) -> String {
 fn peer_commands(cfg: &E2eBenchConfig) -> Result<Vec<PeerCommand>> {
     let root = crate::repo_root();
     let mut peers = Vec::new();
-    for p in &cfg.peers {
+    for p in &cfg.common.peers {
         let Some((engine, dir)) = PEERS.iter().find(|(e, _)| e == p) else {
             return Err(PeerError::Unknown {
                 engine: p.clone(),
@@ -371,18 +355,21 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
     let machine = machine();
     eprintln!("bench e2e: {machine}");
     let per_run = 1 + peers.len() + usize::from(cfg.floor);
-    let mut bar = Progress::new("bench e2e", cfg.runs * per_run);
+    let mut bar = Progress::new("bench e2e", cfg.common.runs * per_run);
     let mut all = Vec::new();
     let mut ours_rtt = new_histogram();
     let mut ours_steps = StepHistograms::default();
     let mut floor_rtt = new_histogram();
     let mut floor_steps = StepHistograms::default();
     let mut failures: Vec<String> = Vec::new();
-    for run in 1..=cfg.runs {
+    for run in 1..=cfg.common.runs {
         bar.show(&format!("run {run}: peregrine"));
-        let p = measured_run(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
-            bar.show_count("peregrine", d, t)
-        })
+        let p = measured_run(
+            cfg.common.warmup,
+            cfg.common.iters,
+            cfg.idle,
+            &mut |d, t| bar.show_count("peregrine", d, t),
+        )
         .map_err(Error::topology("peregrine"))?;
         merge(&mut ours_rtt, &p.rtt);
         ours_steps.add(&p.steps);
@@ -390,7 +377,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
         bar.step(&format!("run {run}: peregrine done"));
         for peer in &peers {
             bar.show(&format!("run {run}: {}", peer.engine));
-            match peer.run(&[CASE], cfg.count, cfg.warmup, &dict) {
+            match peer.run(&[CASE], cfg.common.iters, cfg.common.warmup, &dict) {
                 Ok(records) => all.extend(records),
                 Err(e) if cfg.strict => return Err(e.into()),
                 Err(e) => {
@@ -402,9 +389,12 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
         }
         if cfg.floor {
             bar.show(&format!("run {run}: floor"));
-            let (r, h, steps) = run_floor(cfg.warmup, cfg.count, cfg.idle, &mut |d, t| {
-                bar.show_count("floor", d, t)
-            })?;
+            let (r, h, steps) = run_floor(
+                cfg.common.warmup,
+                cfg.common.iters,
+                cfg.idle,
+                &mut |d, t| bar.show_count("floor", d, t),
+            )?;
             merge(&mut floor_rtt, &h);
             floor_steps.add(&steps);
             all.push(r);
@@ -415,10 +405,10 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
     let aggs = report::aggregate(&all);
     let targets = targets(&aggs);
     let config = serde_json::json!({
-        "runs": cfg.runs,
-        "count": cfg.count,
-        "warmup": cfg.warmup,
-        "engines": ENGINES.iter().filter(|e| **e == "peregrine" || (**e == "floor" && cfg.floor) || cfg.peers.iter().any(|p| p == *e)).collect::<Vec<_>>(),
+        "runs": cfg.common.runs,
+        "count": cfg.common.iters,
+        "warmup": cfg.common.warmup,
+        "engines": ENGINES.iter().filter(|e| **e == "peregrine" || (**e == "floor" && cfg.floor) || cfg.common.peers.iter().any(|p| p == *e)).collect::<Vec<_>>(),
         "order": "interleaved: each run runs every engine once, in the order of `engines`",
         "idle": format!("{} on every thread of the message path, every engine (spin, then yield between polls; never park)", cfg.idle),
         "machine": machine,
@@ -430,7 +420,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
         "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
         "failed_peer_runs": failures,
     });
-    crate::results::write_json(&cfg.out, "e2e", config, &aggs, &all)?;
+    crate::results::write_json(&cfg.common.out, "e2e", config, &aggs, &all)?;
     let mut series = vec![plot::series_from_histogram(
         "Peregrine (all runs)",
         &ours_rtt,
@@ -453,7 +443,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
         ));
     }
     let svg = crate::results::plot_beside(
-        &cfg.out,
+        &cfg.common.out,
         "Trading topology round trip (BENCHMARKS.md §3), latency log scale",
         &series,
     )?;
@@ -479,7 +469,11 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
         "idle strategy: {} on every thread of the message path, all engines",
         cfg.idle
     );
-    println!("results: {}\nplot: {}", cfg.out.display(), svg.display());
+    println!(
+        "results: {}\nplot: {}",
+        cfg.common.out.display(),
+        svg.display()
+    );
     Ok(aggs)
 }
 
@@ -487,6 +481,7 @@ pub fn run(cfg: &E2eBenchConfig) -> Result<Vec<Aggregate>> {
 mod tests {
     use super::*;
     use crate::report::Stats;
+    use std::path::PathBuf;
 
     fn agg(engine: &str, p50: f64, p999: f64, max: f64, allocs: Option<f64>) -> Record {
         Record {
@@ -562,9 +557,12 @@ mod tests {
             out: Some("x.json"),
             ..Options::default()
         });
-        assert_eq!((c.runs, c.count, c.warmup, c.strict), (1, 2_000, 500, true));
-        assert!(c.peers.is_empty());
-        assert_eq!(plot::svg_beside(&c.out), PathBuf::from("x.svg"));
+        assert_eq!(
+            (c.common.runs, c.common.iters, c.common.warmup, c.strict),
+            (1, 2_000, 500, true)
+        );
+        assert!(c.common.peers.is_empty());
+        assert_eq!(plot::svg_beside(&c.common.out), PathBuf::from("x.svg"));
         let mut c = E2eBenchConfig::default();
         c.apply(&Options {
             runs: Some(3),
@@ -573,11 +571,11 @@ mod tests {
             peers: Some("artio"),
             ..Options::default()
         });
-        assert_eq!((c.runs, c.count, c.warmup), (3, 10, 0));
-        assert_eq!(c.peers, vec!["artio".to_string()]);
+        assert_eq!((c.common.runs, c.common.iters, c.common.warmup), (3, 10, 0));
+        assert_eq!(c.common.peers, vec!["artio".to_string()]);
         assert!(matches!(
             peer_commands(&E2eBenchConfig {
-                peers: vec!["nope".into()],
+                common: crate::RunSettings::new("e2e", 1, 0, &["nope"]),
                 ..E2eBenchConfig::default()
             }),
             Err(Error::Peer(PeerError::Unknown { .. }))

@@ -64,9 +64,9 @@ pub fn fix44_dictionary() -> PathBuf {
 }
 
 /// The command-line options every benchmark takes (`peregrine bench NAME …`): `--smoke`,
-/// `--runs`, `--iters` (`--count` for `e2e`), `--warmup`, `--peers a,b|none`, `--out`.
-/// Each benchmark's `apply` sets a smoke run's sizes, then [`Options::apply_to`] the
-/// rest.
+/// `--runs`, `--iters` (`--count` for `e2e` and `send`), `--warmup`, `--peers a,b|none`,
+/// `--out`. Each benchmark's `apply` hands them to [`RunSettings::apply`] with its smoke
+/// sizes, then sets what is its own.
 ///
 /// ```
 /// use peregrine_bench::codec::CodecBenchConfig;
@@ -74,8 +74,8 @@ pub fn fix44_dictionary() -> PathBuf {
 ///
 /// let mut cfg = CodecBenchConfig::default();
 /// cfg.apply(&Options { smoke: true, runs: Some(2), peers: Some("none"), ..Options::default() });
-/// assert_eq!((cfg.runs, cfg.iters), (2, 2_000));
-/// assert!(cfg.peers.is_empty());
+/// assert_eq!((cfg.common.runs, cfg.common.iters), (2, 2_000));
+/// assert!(cfg.common.peers.is_empty());
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options<'a> {
@@ -83,7 +83,8 @@ pub struct Options<'a> {
     pub smoke: bool,
     /// `--runs`: interleaved runs (at least 1).
     pub runs: Option<u64>,
-    /// `--iters` (`--count` for `e2e`): measured operations per case per run (at least 1).
+    /// `--iters` (`--count` for `e2e` and `send`): measured operations per case per run
+    /// (at least 1).
     pub iters: Option<u64>,
     /// `--warmup`: warm-up operations per case per run.
     pub warmup: Option<u64>,
@@ -93,38 +94,116 @@ pub struct Options<'a> {
     pub out: Option<&'a str>,
 }
 
-impl Options<'_> {
-    /// Applies the options given to a benchmark's settings (the others stay).
+/// The sizes of a smoke run (`--smoke`: one run, to check that everything works, for CI
+/// and `make test`), as each benchmark has them.
+///
+/// ```
+/// assert_eq!(peregrine_bench::e2e::SMOKE, peregrine_bench::Smoke { iters: 2_000, warmup: 500 });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Smoke {
+    /// Measured operations per case.
+    pub iters: u64,
+    /// Warm-up operations per case.
+    pub warmup: u64,
+}
+
+impl Smoke {
+    /// The micro-benchmarks' smoke run (`codec`, `typed`): 2,000 operations per case
+    /// after 2,000 warm-up.
+    pub const MICRO: Smoke = Smoke {
+        iters: 2_000,
+        warmup: 2_000,
+    };
+}
+
+/// The settings every benchmark has, whatever else it has: runs, measured and warm-up
+/// operations, peers, where the JSON goes. Each benchmark's config holds one (`common`)
+/// and sets it from the command line with [`RunSettings::apply`].
+///
+/// ```
+/// use peregrine_bench::{Options, RunSettings, Smoke};
+///
+/// let mut s = RunSettings::new("demo", 1_000, 100, &["quickfixj"]);
+/// assert_eq!((s.runs, s.iters, s.warmup), (5, 1_000, 100));
+/// assert!(s.out.ends_with("target/bench-results/demo.json"));
+/// s.apply(&Options { smoke: true, warmup: Some(7), ..Options::default() }, Smoke { iters: 20, warmup: 2 });
+/// assert_eq!((s.runs, s.iters, s.warmup), (1, 20, 7));
+/// assert_eq!(s.peers, ["quickfixj"]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunSettings {
+    /// Interleaved runs.
+    pub runs: usize,
+    /// Measured operations (messages, round trips) per case per run.
+    pub iters: u64,
+    /// Warm-up operations per case per run (discarded; the peers' JIT warm-up).
+    pub warmup: u64,
+    /// The peer engines to include.
+    pub peers: Vec<String>,
+    /// Where the JSON goes (a plot, if the benchmark draws one, goes beside it: `.svg`).
+    pub out: PathBuf,
+}
+
+impl RunSettings {
+    /// A full run's settings: 5 runs of `iters` operations after `warmup`, against
+    /// `peers`, the results in `target/bench-results/NAME.json` of the repository.
     ///
     /// ```
-    /// use std::path::PathBuf;
-    /// let (mut runs, mut iters, mut warmup) = (5, 1_000, 100);
-    /// let (mut peers, mut out) = (vec!["quickfixj".to_string()], PathBuf::from("a.json"));
-    /// peregrine_bench::Options { runs: Some(0), peers: Some("artio,quickfixj"), ..Default::default() }
-    ///     .apply_to(&mut runs, &mut iters, &mut warmup, &mut peers, &mut out);
-    /// assert_eq!((runs, iters, warmup), (1, 1_000, 100));
-    /// assert_eq!(peers, ["artio", "quickfixj"]);
+    /// let s = peregrine_bench::RunSettings::new("codec", 1_000_000, 2_000_000, &[]);
+    /// assert_eq!(s.runs, 5);
+    /// assert_eq!(s.out, peregrine_bench::repo_root().join("target/bench-results/codec.json"));
     /// ```
-    pub fn apply_to(
-        &self,
-        runs: &mut usize,
-        iters: &mut u64,
-        warmup: &mut u64,
-        peers: &mut Vec<String>,
-        out: &mut PathBuf,
-    ) {
-        *runs = self.runs.map_or(*runs, |n| n as usize).max(1);
-        *iters = self.iters.unwrap_or(*iters).max(1);
-        *warmup = self.warmup.unwrap_or(*warmup);
-        if let Some(p) = self.peers {
-            *peers = if p == "none" {
-                vec![]
-            } else {
-                p.split(',').map(str::to_string).collect()
-            };
+    pub fn new(name: &str, iters: u64, warmup: u64, peers: &[&str]) -> RunSettings {
+        RunSettings {
+            runs: 5,
+            iters,
+            warmup,
+            peers: peers.iter().map(|p| p.to_string()).collect(),
+            out: repo_root().join(format!("target/bench-results/{name}.json")),
         }
-        if let Some(o) = self.out {
-            *out = o.into();
+    }
+
+    /// Applies the command-line options: `--smoke` sets one run of `smoke`'s sizes, then
+    /// each option given replaces its setting (the others stay); runs and measured
+    /// operations are at least 1, `--peers none` is no peer.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use peregrine_bench::{Options, RunSettings, Smoke};
+    ///
+    /// let mut s = RunSettings::new("demo", 1_000, 100, &["quickfixj"]);
+    /// let smoke = Smoke { iters: 20, warmup: 2 };
+    /// s.apply(&Options { runs: Some(0), peers: Some("artio,quickfixj"), out: Some("a.json"), ..Default::default() }, smoke);
+    /// assert_eq!((s.runs, s.iters, s.warmup), (1, 1_000, 100));
+    /// assert_eq!(s.peers, ["artio", "quickfixj"]);
+    /// assert_eq!(s.out, Path::new("a.json"));
+    /// s.apply(&Options { peers: Some("none"), iters: Some(0), ..Default::default() }, smoke);
+    /// assert_eq!((s.iters, s.peers.len()), (1, 0));
+    /// ```
+    pub fn apply(&mut self, options: &Options<'_>, smoke: Smoke) {
+        if options.smoke {
+            self.runs = 1;
+            self.iters = smoke.iters;
+            self.warmup = smoke.warmup;
         }
+        self.runs = options.runs.map_or(self.runs, |n| n as usize).max(1);
+        self.iters = options.iters.unwrap_or(self.iters).max(1);
+        self.warmup = options.warmup.unwrap_or(self.warmup);
+        if let Some(p) = options.peers {
+            self.peers = peer_list(p);
+        }
+        if let Some(o) = options.out {
+            self.out = o.into();
+        }
+    }
+}
+
+/// `--peers`' value as engine names: `a,b` → `["a", "b"]`, `none` → none.
+pub(crate) fn peer_list(peers: &str) -> Vec<String> {
+    if peers == "none" {
+        vec![]
+    } else {
+        peers.split(',').map(str::to_string).collect()
     }
 }

@@ -5,6 +5,7 @@
 use crate::progress::Progress;
 use crate::report::{self, Aggregate, Record, Stats};
 use crate::Error;
+use crate::RunSettings;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
@@ -496,6 +497,41 @@ pub struct Rounds<'a> {
     pub peers: Vec<PeerCommand>,
 }
 
+impl<'a> Rounds<'a> {
+    /// The rounds of the micro-benchmark `name` on `cases` with the settings every
+    /// benchmark has: its runs and counts, and the harnesses of its peers
+    /// ([`micro_peers`]: `cpp_binary`, `java_class`).
+    ///
+    /// ```
+    /// use peregrine_bench::{peers::Rounds, RunSettings};
+    /// let mut common = RunSettings::new("demo", 10, 0, &[]);
+    /// common.runs = 2;
+    /// let rounds = Rounds::micro("demo", &[], &common, "demo_bench", "DemoBench")?;
+    /// assert_eq!((rounds.runs, rounds.iters, rounds.peers.len()), (2, 10, 0));
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`micro_peers`].
+    pub fn micro(
+        name: &'a str,
+        cases: &'a [&'a str],
+        common: &RunSettings,
+        cpp_binary: &str,
+        java_class: &str,
+    ) -> crate::Result<Rounds<'a>> {
+        Ok(Rounds {
+            name,
+            runs: common.runs,
+            cases,
+            iters: common.iters,
+            warmup: common.warmup,
+            peers: micro_peers(&common.peers, cpp_binary, java_class)?,
+        })
+    }
+}
+
 impl Rounds<'_> {
     /// Runs the rounds, Peregrine's side by `peregrine()`, and returns every record.
     ///
@@ -583,4 +619,18 @@ impl Rounds<'_> {
         println!("{}", report::markdown_table(&aggs));
         Ok(aggs)
     }
+}
+
+/// The micro-benchmarks' allocation target, as a line of their targets text: Peregrine's
+/// allocations per `what` summed over every case, met when 0.
+pub(crate) fn allocations_target(aggs: &[Aggregate], what: &str) -> String {
+    let allocs: f64 = aggs
+        .iter()
+        .filter(|a| a.engine == "peregrine")
+        .filter_map(|a| a.allocs_per_op)
+        .sum();
+    format!(
+        "  allocations per {what} (peregrine, all cases): {allocs} {}\n",
+        if allocs == 0.0 { "met" } else { "MISSED" }
+    )
 }

@@ -17,9 +17,9 @@
 //! bytes and that every read yields the canonical values.
 
 use crate::measure::{measure, timer_overhead_ns};
-use crate::peers::{micro_peers, Rounds};
+use crate::peers::Rounds;
 use crate::report::{self, Aggregate, Record};
-use crate::{Error, Options};
+use crate::{Error, Options, RunSettings, Smoke};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
 use peregrine_codec::{Decoder, DecoderConfig, EncodeBuffer};
 use peregrine_messages::fix44::enums::{
@@ -30,7 +30,6 @@ use peregrine_messages::fix44::{MarketDataRequest, NewOrderMultileg, QuoteStatus
 use peregrine_messages::{FieldError, FixEnum};
 use std::hint::black_box;
 use std::hint::black_box as bb;
-use std::path::PathBuf;
 
 /// The case names, in report order.
 ///
@@ -83,61 +82,40 @@ pub fn canonical(name: &str) -> Vec<u8> {
     s.replace('|', "\x01").into_bytes()
 }
 
-/// Settings of one invocation.
+/// Settings of one invocation: only the settings every benchmark has ([`RunSettings`]).
 ///
 /// ```
 /// use peregrine_bench::typed::TypedBenchConfig;
-/// let cfg = TypedBenchConfig { peers: vec![], ..TypedBenchConfig::default() };
-/// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (5, 200_000, 300_000));
+/// let cfg = TypedBenchConfig::default();
+/// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup), (5, 200_000, 300_000));
+/// assert_eq!(cfg.common.peers, ["quickfix-cpp", "quickfixj"]);
 /// ```
 #[derive(Clone, Debug)]
 pub struct TypedBenchConfig {
-    /// Interleaved runs.
-    pub runs: usize,
-    /// Measured operations per case per run.
-    pub iters: u64,
-    /// Warm-up operations per case per run (peers: JIT warm-up).
-    pub warmup: u64,
-    /// Peer engines to include (`quickfix-cpp`, `quickfixj`).
-    pub peers: Vec<String>,
-    /// Where the JSON goes.
-    pub out: PathBuf,
+    /// Runs, operations per case (warm-up: the peers' JIT), peers (`quickfix-cpp`,
+    /// `quickfixj`), where the JSON goes.
+    pub common: RunSettings,
 }
 
 impl Default for TypedBenchConfig {
     fn default() -> Self {
         TypedBenchConfig {
-            runs: 5,
-            iters: 200_000,
-            warmup: 300_000,
-            peers: vec!["quickfix-cpp".into(), "quickfixj".into()],
-            out: crate::repo_root().join("target/bench-results/typed.json"),
+            common: RunSettings::new("typed", 200_000, 300_000, &["quickfix-cpp", "quickfixj"]),
         }
     }
 }
 
 impl TypedBenchConfig {
-    /// Applies command-line options: `--smoke` (1 run of 2,000 operations, for CI), then
-    /// the others ([`Options::apply_to`]).
+    /// Applies command-line options: `--smoke` ([`Smoke::MICRO`]), then the others
+    /// ([`RunSettings::apply`]).
     ///
     /// ```
     /// let mut cfg = peregrine_bench::typed::TypedBenchConfig::default();
     /// cfg.apply(&peregrine_bench::Options { smoke: true, ..Default::default() });
-    /// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (1, 2_000, 2_000));
+    /// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup), (1, 2_000, 2_000));
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
-        if options.smoke {
-            self.runs = 1;
-            self.iters = 2_000;
-            self.warmup = 2_000;
-        }
-        options.apply_to(
-            &mut self.runs,
-            &mut self.iters,
-            &mut self.warmup,
-            &mut self.peers,
-            &mut self.out,
-        );
+        self.common.apply(options, Smoke::MICRO);
     }
 }
 
@@ -590,7 +568,9 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> crate::Result<Vec<Record>> {
 ///
 /// ```no_run
 /// use peregrine_bench::typed::{run, TypedBenchConfig};
-/// let aggs = run(&TypedBenchConfig { runs: 1, peers: vec![], ..TypedBenchConfig::default() })?;
+/// let mut cfg = TypedBenchConfig::default();
+/// (cfg.common.runs, cfg.common.peers) = (1, vec![]);
+/// let aggs = run(&cfg)?;
 /// println!("{}", peregrine_bench::typed::targets(&aggs));
 /// # Ok::<(), peregrine_bench::Error>(())
 /// ```
@@ -600,19 +580,12 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> crate::Result<Vec<Record>> {
 /// [`Error::Peer`] for a peer that is unknown, not built or fails; what [`check`]
 /// returns; [`Error::Output`] when the JSON cannot be written.
 pub fn run(cfg: &TypedBenchConfig) -> crate::Result<Vec<Aggregate>> {
-    let rounds = Rounds {
-        name: "typed",
-        runs: cfg.runs,
-        cases: &CASES,
-        iters: cfg.iters,
-        warmup: cfg.warmup,
-        peers: micro_peers(&cfg.peers, "typed_bench", "TypedBench")?,
-    };
-    let all = rounds.run(|| run_peregrine(cfg.iters, cfg.warmup))?;
+    let rounds = Rounds::micro("typed", &CASES, &cfg.common, "typed_bench", "TypedBench")?;
+    let all = rounds.run(|| run_peregrine(rounds.iters, rounds.warmup))?;
     let extra = serde_json::json!({"messages": "peers/typed-messages.md"});
-    let aggs = rounds.report(&all, &cfg.out, "read_mdr", extra)?;
+    let aggs = rounds.report(&all, &cfg.common.out, "read_mdr", extra)?;
     println!("{}", targets(&aggs));
-    println!("results: {}", cfg.out.display());
+    println!("results: {}", cfg.common.out.display());
     Ok(aggs)
 }
 
@@ -661,15 +634,7 @@ pub fn targets(aggs: &[Aggregate]) -> String {
             ));
         }
     }
-    let allocs: f64 = aggs
-        .iter()
-        .filter(|a| a.engine == "peregrine")
-        .filter_map(|a| a.allocs_per_op)
-        .sum();
-    s.push_str(&format!(
-        "  allocations per operation (peregrine, all cases): {allocs} {}\n",
-        if allocs == 0.0 { "met" } else { "MISSED" }
-    ));
+    s.push_str(&crate::peers::allocations_target(aggs, "operation"));
     s
 }
 

@@ -41,7 +41,7 @@ fn the_smoke_run_delivers_every_message_and_counts_allocations() {
     );
     for c in &results.cases {
         let expected = if c.case.starts_with("wire_latency") {
-            cfg.count
+            cfg.common.iters
         } else {
             cfg.messages
         };

@@ -10,7 +10,7 @@ use crate::process::Harness;
 use crate::progress::Progress;
 use crate::report::{self, new_histogram, Aggregate, Record};
 use crate::results;
-use crate::{Error, Options, Result};
+use crate::{Error, Options, Result, RunSettings, Smoke};
 use hdrhistogram::Histogram;
 use peregrine_report::plot;
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,34 +31,28 @@ const READY_PATIENCE: Duration = Duration::from_secs(60);
 /// ```
 /// use peregrine_bench::roundtrip::RoundTripConfig;
 /// let cfg = RoundTripConfig::default();
-/// assert_eq!((cfg.runs, cfg.iters, cfg.warmup), (5, 100_000, 10_000));
+/// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup), (5, 100_000, 10_000));
 /// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup), (2_000, 200));
 /// assert_eq!(cfg.configs.len(), 4); // balanced, optimized, fsync, tls
 /// ```
 #[derive(Clone, Debug)]
 pub struct RoundTripConfig {
-    /// Interleaved runs.
-    pub runs: usize,
-    /// Measured round trips per engine, config and run (balanced, optimized).
-    pub iters: u64,
-    /// Warm-up round trips (balanced, optimized).
-    pub warmup: u64,
+    /// Runs; measured and warm-up round trips per engine, config and run (balanced,
+    /// optimized, tls); peers (`quickfixj`, `quickfix-cpp`); where the JSON goes (the
+    /// plot beside it, `.svg`; the processes' store directories in `roundtrip-work/`
+    /// beside it, removed after each pair).
+    pub common: RunSettings,
     /// Measured round trips in `fsync` (an fdatasync costs milliseconds here).
     pub fsync_iters: u64,
     /// Warm-up round trips in `fsync`.
     pub fsync_warmup: u64,
     /// The configs, in run order.
     pub configs: Vec<RtConfig>,
-    /// Peer engines (`quickfixj`, `quickfix-cpp`).
-    pub peers: Vec<String>,
     /// The peers were named on the command line: one that is not built is an error
     /// (otherwise it is skipped, saying so).
     pub peers_explicit: bool,
     /// Include the TCP floor.
     pub floor: bool,
-    /// Where the JSON goes (the plot beside it, `.svg`; the processes' store directories
-    /// in `roundtrip-work/` beside it, removed after each pair).
-    pub out: PathBuf,
     /// The `peregrine` binary that runs our sides (`bench roundtrip-peer`): the running
     /// one by default.
     pub exe: Option<PathBuf>,
@@ -67,53 +61,46 @@ pub struct RoundTripConfig {
 impl Default for RoundTripConfig {
     fn default() -> Self {
         RoundTripConfig {
-            runs: 5,
-            iters: 100_000,
-            warmup: 10_000,
+            common: RunSettings::new("roundtrip", 100_000, 10_000, &PEERS),
             fsync_iters: 2_000,
             fsync_warmup: 200,
             configs: RtConfig::ALL.to_vec(),
-            peers: PEERS.iter().map(|p| p.to_string()).collect(),
             peers_explicit: false,
             floor: true,
-            out: crate::repo_root().join("target/bench-results/roundtrip.json"),
             exe: None,
         }
     }
 }
 
+/// `--smoke`: 1 run of 500 + 2,000 round trips (`fsync`: 20 + 100).
+pub const SMOKE: Smoke = Smoke {
+    iters: 2_000,
+    warmup: 500,
+};
+
 impl RoundTripConfig {
-    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, fsync
-    /// 20 + 100), then the others ([`Options::apply_to`]); `--iters`/`--warmup` below the
-    /// fsync counts lower those too.
+    /// Applies command-line options: `--smoke` ([`SMOKE`]), then the
+    /// others ([`RunSettings::apply`]); `--iters`/`--warmup` below the fsync counts lower
+    /// those too.
     ///
     /// ```
     /// use peregrine_bench::{roundtrip::RoundTripConfig, Options};
     /// let mut cfg = RoundTripConfig::default();
     /// cfg.apply(&Options { smoke: true, peers: Some("quickfixj"), ..Default::default() });
-    /// assert_eq!((cfg.runs, cfg.iters, cfg.warmup, cfg.fsync_iters, cfg.fsync_warmup), (1, 2_000, 500, 100, 20));
-    /// assert!(cfg.peers_explicit && cfg.peers == ["quickfixj"]);
+    /// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup, cfg.fsync_iters, cfg.fsync_warmup), (1, 2_000, 500, 100, 20));
+    /// assert!(cfg.peers_explicit && cfg.common.peers == ["quickfixj"]);
     /// let mut cfg = RoundTripConfig::default();
     /// cfg.apply(&Options { iters: Some(50), warmup: Some(5), ..Default::default() });
     /// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup, cfg.peers_explicit), (50, 5, false));
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
+        self.common.apply(options, SMOKE);
         if options.smoke {
-            self.runs = 1;
-            self.iters = 2_000;
-            self.warmup = 500;
             self.fsync_iters = 100;
             self.fsync_warmup = 20;
         }
-        options.apply_to(
-            &mut self.runs,
-            &mut self.iters,
-            &mut self.warmup,
-            &mut self.peers,
-            &mut self.out,
-        );
-        self.fsync_iters = self.fsync_iters.min(self.iters);
-        self.fsync_warmup = self.fsync_warmup.min(self.warmup);
+        self.fsync_iters = self.fsync_iters.min(self.common.iters);
+        self.fsync_warmup = self.fsync_warmup.min(self.common.warmup);
         self.peers_explicit = options.peers.is_some();
     }
 
@@ -126,7 +113,7 @@ impl RoundTripConfig {
     pub fn counts(&self, config: RtConfig) -> (u64, u64) {
         match config {
             RtConfig::Fsync => (self.fsync_iters, self.fsync_warmup),
-            _ => (self.iters, self.warmup),
+            _ => (self.common.iters, self.common.warmup),
         }
     }
 }
@@ -433,7 +420,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
             .map_err(Error::engine("cannot find the running peregrine binary"))?,
     };
     let mut engines = vec![EngineCommand::ours(&exe, PeerEngine::Peregrine)];
-    engines.extend(peer_commands(&root, &cfg.peers, cfg.peers_explicit)?);
+    engines.extend(peer_commands(&root, &cfg.common.peers, cfg.peers_explicit)?);
     if cfg.floor {
         engines.push(EngineCommand::ours(&exe, PeerEngine::Floor));
     }
@@ -445,6 +432,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
         });
     }
     let work = cfg
+        .common
         .out
         .parent()
         .unwrap_or(Path::new("."))
@@ -453,7 +441,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     eprintln!("bench roundtrip: {machine}");
     let mut bar = Progress::new(
         "bench roundtrip",
-        cfg.runs * cfg.configs.len() * engines.len(),
+        cfg.common.runs * cfg.configs.len() * engines.len(),
     );
     let mut all = Vec::new();
     let mut hists: BTreeMap<(String, String), Histogram<u64>> = BTreeMap::new();
@@ -461,7 +449,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     // median percentiles, not from a histogram missing that run.
     let mut without_hdr = BTreeSet::new();
     let mut unsupported = Vec::new();
-    for run in 1..=cfg.runs {
+    for run in 1..=cfg.common.runs {
         for &config in &cfg.configs {
             for cmd in &engines {
                 if config.tls() && cmd.engine != "peregrine" {
@@ -513,9 +501,9 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     let targets = targets(&aggs);
     let settings = report::settings_by_case(&aggs);
     let config = serde_json::json!({
-        "runs": cfg.runs,
-        "iters": cfg.iters,
-        "warmup": cfg.warmup,
+        "runs": cfg.common.runs,
+        "iters": cfg.common.iters,
+        "warmup": cfg.common.warmup,
         "fsync_iters": cfg.fsync_iters,
         "fsync_warmup": cfg.fsync_warmup,
         "configs": cfg.configs.iter().map(|c| c.name()).collect::<Vec<_>>(),
@@ -530,9 +518,9 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
         "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
         "anchors_us": super::targets::ANCHORS.iter().map(|(e, c, p50, p99)| serde_json::json!({"engine": e, "config": c, "p50": p50, "p99": p99})).collect::<Vec<_>>(),
     });
-    results::write_json(&cfg.out, "roundtrip", config, &aggs, &all)?;
+    results::write_json(&cfg.common.out, "roundtrip", config, &aggs, &all)?;
     let svg = results::plot_beside(
-        &cfg.out,
+        &cfg.common.out,
         "Round trip with session guarantees (BENCHMARKS.md §4), latency log scale",
         &series(&aggs, &hists, &cfg.configs),
     )?;
@@ -559,11 +547,15 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     }
     println!(
         "Counts: {} + {} warm-up round trips per engine, config and run ({} + {} in fsync), {} runs",
-        cfg.iters, cfg.warmup, cfg.fsync_iters, cfg.fsync_warmup, cfg.runs
+        cfg.common.iters, cfg.common.warmup, cfg.fsync_iters, cfg.fsync_warmup, cfg.common.runs
     );
     println!("\n{}", targets::targets_text(&targets));
     println!("{}", targets::anchors_text());
-    println!("results: {}\nplot: {}", cfg.out.display(), svg.display());
+    println!(
+        "results: {}\nplot: {}",
+        cfg.common.out.display(),
+        svg.display()
+    );
     Ok(aggs)
 }
 
@@ -613,7 +605,10 @@ mod tests {
             out: Some("x.json"),
             ..Options::default()
         });
-        assert_eq!((c.runs, c.peers.len(), c.peers_explicit), (2, 0, true));
+        assert_eq!(
+            (c.common.runs, c.common.peers.len(), c.peers_explicit),
+            (2, 0, true)
+        );
         assert_eq!(c.counts(RtConfig::Balanced), (100_000, 10_000));
         let nowhere = Path::new("/nowhere");
         // Not built: skipped when the peers were not named, an error when they were.

@@ -150,11 +150,7 @@ impl ScaleBenchConfig {
                 }
                 "--peers" => {
                     cfg.peers_given = true;
-                    cfg.peers = if value == "none" {
-                        vec![]
-                    } else {
-                        value.split(',').map(str::to_string).collect()
-                    };
+                    cfg.peers = crate::peer_list(value);
                     if let Some(p) = cfg
                         .peers
                         .iter()

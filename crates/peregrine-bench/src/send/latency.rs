@@ -25,17 +25,17 @@ pub(super) type Latency = (SendCase, Histogram<u64>, Histogram<u64>);
 /// [`Error::Engine`] when the engine or the counterparty fails or a message does not
 /// arrive in time; [`Error::Check`] when a message other than the one sent arrives.
 pub fn latency_case(cfg: &SendBenchConfig, idle: Idle, run: usize) -> Result<Latency> {
-    let (engine, mut cp, sender, session) = connect(idle, cfg.warmup + cfg.count)?;
+    let (engine, mut cp, sender, session) = connect(idle, cfg.common.warmup + cfg.common.iters)?;
     cp.set_nonblocking(true)
         .map_err(Error::engine("counterparty socket"))?;
     let mut wire = new_histogram();
     let mut call = new_histogram();
     let (mut queue_full, mut a0, mut t_start) = (0, None, Instant::now());
     let mut last_send = Instant::now() - cfg.pace;
-    let total = cfg.warmup + cfg.count;
+    let total = cfg.common.warmup + cfg.common.iters;
     let mut wrong: Option<(u64, Option<(usize, u64)>)> = None;
     for i in 0..total {
-        if i == cfg.warmup {
+        if i == cfg.common.warmup {
             a0 = allocations();
             t_start = Instant::now();
         }
@@ -69,7 +69,7 @@ pub fn latency_case(cfg: &SendBenchConfig, idle: Idle, run: usize) -> Result<Lat
             }
         }
         let t2 = Instant::now();
-        if i >= cfg.warmup {
+        if i >= cfg.common.warmup {
             queue_full += retries;
             // Within the histogram's bounds (1 ns to 100 s): recording cannot fail.
             let _ = wire.record(((t2 - t0).as_nanos() as u64).max(1));
@@ -84,9 +84,9 @@ pub fn latency_case(cfg: &SendBenchConfig, idle: Idle, run: usize) -> Result<Lat
         run,
         idle: idle.to_string(),
         producers: 1,
-        sent: cfg.count,
+        sent: cfg.common.iters,
         delivered: wire.len(),
-        warmup: cfg.warmup,
+        warmup: cfg.common.warmup,
         seconds,
         per_second: wire.len() as f64 / seconds.max(1e-9),
         queue_full,

@@ -34,7 +34,7 @@ pub fn run(cfg: &SendBenchConfig) -> Result<SendResults> {
     let machine = report::machine();
     eprintln!("bench send: {machine}");
     let per_run = cfg.idles.len() * (1 + cfg.producers.len());
-    let mut bar = Progress::new("bench send", cfg.runs * per_run);
+    let mut bar = Progress::new("bench send", cfg.common.runs * per_run);
     let mut cases = Vec::new();
     let mut records = Vec::new();
     let mut wire_all: Vec<(String, Histogram<u64>)> = Vec::new();
@@ -44,7 +44,7 @@ pub fn run(cfg: &SendBenchConfig) -> Result<SendResults> {
             peregrine_engine::sender::DEFAULT_SEND_QUEUE
         )
     };
-    for run in 1..=cfg.runs {
+    for run in 1..=cfg.common.runs {
         for idle in &cfg.idles {
             let name = idle_name(idle);
             bar.show(&format!("run {run}: latency, {name}"));
@@ -95,9 +95,9 @@ pub fn run(cfg: &SendBenchConfig) -> Result<SendResults> {
     bar.finish();
     let aggs = report::aggregate(&records);
     let config = serde_json::json!({
-        "runs": cfg.runs,
-        "count": cfg.count,
-        "warmup": cfg.warmup,
+        "runs": cfg.common.runs,
+        "count": cfg.common.iters,
+        "warmup": cfg.common.warmup,
         "messages": cfg.messages,
         "producers": cfg.producers,
         "pace_us": cfg.pace.as_micros() as u64,
@@ -109,8 +109,8 @@ pub fn run(cfg: &SendBenchConfig) -> Result<SendResults> {
         "method": "latency: the app thread takes the time, calls Sender::send, busy-polls the counterparty's non-blocking socket until the message is framed, takes the time (one thread, one monotonic clock); throughput: messages ÷ (first measured send → the counterparty's read that completed the last); allocations: the counting allocator, every thread of the process, over the measured messages",
         "cases": cases,
     });
-    report::write_json(&cfg.out, "send", config, &aggs, &records)
-        .map_err(|e| Error::output(&cfg.out, e))?;
+    report::write_json(&cfg.common.out, "send", config, &aggs, &records)
+        .map_err(|e| Error::output(&cfg.common.out, e))?;
     println!("{}", tables(&aggs, &cases));
     for (name, h) in &wire_all {
         println!(
@@ -126,7 +126,7 @@ pub fn run(cfg: &SendBenchConfig) -> Result<SendResults> {
         "counterparty: a plain socket reader (raw FIX acceptor) on 127.0.0.1; engine: Peregrine initiator on its own thread; {} core(s)",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
-    println!("results: {}", cfg.out.display());
+    println!("results: {}", cfg.common.out.display());
     if let Some(c) = cases.iter().find(|c| c.allocations.is_some_and(|a| a > 0)) {
         println!(
             "FAILED: allocations in steady state ({}, run {})",

@@ -140,7 +140,7 @@ pub fn throughput_case(
     let messages = per_producer * producers as u64;
     // Room in the store for the warm-up too (its producers go on while the main
     // thread looks every millisecond).
-    let (engine, cp, sender, session) = connect(idle, messages + 2 * cfg.warmup + 200_000)?;
+    let (engine, cp, sender, session) = connect(idle, messages + 2 * cfg.common.warmup + 200_000)?;
     let shared = Arc::new(Shared {
         phase: AtomicUsize::new(0),
         done: AtomicUsize::new(0),
@@ -182,7 +182,7 @@ pub fn throughput_case(
         })?;
         shared.paused.store(false, Ordering::Release);
         wait_for("the warm-up", || {
-            shared.delivered.load(Ordering::Acquire) >= cfg.warmup
+            shared.delivered.load(Ordering::Acquire) >= cfg.common.warmup
         })?;
         shared.phase.store(2, Ordering::Release);
         wait_for("the producers' warm-up", || {
