@@ -269,42 +269,170 @@ fn is_failure(event: &AppEvent<'_>) -> bool {
     )
 }
 
+/// What is wrong with an ExecutionReport the initiator received ([`check_reply`],
+/// [`check_copies`]); the run fails with it.
+///
+/// ```
+/// use peregrine_bench::roundtrip::peregrine::{CopiedField, ReplyError};
+/// let e = ReplyError::NotCopied { field: CopiedField::Price, sent: "1.2345".into(), got: Some("1.2344".into()) };
+/// assert_eq!(e.to_string(), "Price(44) 1.2344, 1.2345 was sent");
+/// assert_eq!(ReplyError::OutOfSequence { last: 8, got: 11 }.to_string(), "ExecutionReport MsgSeqNum 11 after 8: out of sequence");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplyError {
+    /// The report's ClOrdID(11) is not the order's in flight (`got`: `None` when missing
+    /// or unreadable).
+    ClOrdId {
+        /// The order's ClOrdID.
+        sent: String,
+        /// The report's.
+        got: Option<String>,
+    },
+    /// The report has no (readable) MsgSeqNum(34).
+    NoMsgSeqNum,
+    /// The report's MsgSeqNum(34) does not follow the previous report's by one.
+    OutOfSequence {
+        /// The previous report's MsgSeqNum.
+        last: u64,
+        /// This report's.
+        got: u64,
+    },
+    /// The report did not copy a field of its order.
+    NotCopied {
+        /// The field.
+        field: CopiedField,
+        /// The order's value, as FIX text.
+        sent: String,
+        /// The report's (`None`: missing or unreadable).
+        got: Option<String>,
+    },
+}
+
+impl std::fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplyError::ClOrdId { sent, got } => write!(
+                f,
+                "the ExecutionReport's ClOrdID is {got:?}, {sent:?} was sent"
+            ),
+            ReplyError::NoMsgSeqNum => f.write_str("an ExecutionReport without a MsgSeqNum"),
+            ReplyError::OutOfSequence { last, got } => write!(
+                f,
+                "ExecutionReport MsgSeqNum {got} after {last}: out of sequence"
+            ),
+            ReplyError::NotCopied { field, sent, got } => match got {
+                Some(got) => write!(f, "{field} {got}, {sent} was sent"),
+                None => write!(f, "{field} missing, {sent} was sent"),
+            },
+        }
+    }
+}
+
+impl std::error::Error for ReplyError {}
+
+/// A field an ExecutionReport copies from its NewOrderSingle ([`check_copies`]).
+///
+/// ```
+/// use peregrine_bench::roundtrip::peregrine::CopiedField;
+/// assert_eq!((CopiedField::OrderQty.name(), CopiedField::OrderQty.tag()), ("OrderQty", 38));
+/// assert_eq!(CopiedField::ClientId.to_string(), "ClientID(109)");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopiedField {
+    /// ClientID(109).
+    ClientId,
+    /// Price(44).
+    Price,
+    /// OrderQty(38).
+    OrderQty,
+    /// TransactTime(60).
+    TransactTime,
+}
+
+impl CopiedField {
+    /// The field's name in the FIX44 dictionary.
+    ///
+    /// ```
+    /// assert_eq!(peregrine_bench::roundtrip::peregrine::CopiedField::TransactTime.name(), "TransactTime");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            CopiedField::ClientId => "ClientID",
+            CopiedField::Price => "Price",
+            CopiedField::OrderQty => "OrderQty",
+            CopiedField::TransactTime => "TransactTime",
+        }
+    }
+
+    /// The field's tag.
+    ///
+    /// ```
+    /// assert_eq!(peregrine_bench::roundtrip::peregrine::CopiedField::Price.tag(), 44);
+    /// ```
+    pub fn tag(self) -> u32 {
+        match self {
+            CopiedField::ClientId => tags::CLIENT_ID,
+            CopiedField::Price => tags::PRICE,
+            CopiedField::OrderQty => tags::ORDER_QTY,
+            CopiedField::TransactTime => tags::TRANSACT_TIME,
+        }
+    }
+}
+
+impl std::fmt::Display for CopiedField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}({})", self.name(), self.tag())
+    }
+}
+
 /// The initiator's check of a reply: its ClOrdID is the one sent (`sent`), and its
 /// MsgSeqNum follows the previous report's (`last_seq`) by one. Returns the MsgSeqNum.
 ///
 /// ```
-/// use peregrine_bench::roundtrip::peregrine::check_reply;
+/// use peregrine_bench::roundtrip::peregrine::{check_reply, ReplyError};
 /// assert_eq!(check_reply(b"C7", Some(8), Some("C7"), Some(9)), Ok(9));
 /// assert_eq!(check_reply(b"C7", None, Some("C7"), Some(2)), Ok(2));
-/// assert!(check_reply(b"C7", Some(8), Some("C6"), Some(9)).unwrap_err().contains("ClOrdID"));
-/// assert!(check_reply(b"C7", Some(8), Some("C7"), Some(11)).unwrap_err().contains("out of sequence"));
+/// assert_eq!(
+///     check_reply(b"C7", Some(8), Some("C6"), Some(9)),
+///     Err(ReplyError::ClOrdId { sent: "C7".into(), got: Some("C6".into()) })
+/// );
+/// assert_eq!(check_reply(b"C7", Some(8), Some("C7"), None), Err(ReplyError::NoMsgSeqNum));
+/// let e = check_reply(b"C7", Some(8), Some("C7"), Some(11)).unwrap_err();
+/// assert_eq!(e, ReplyError::OutOfSequence { last: 8, got: 11 });
+/// assert!(e.to_string().contains("out of sequence"));
 /// ```
 ///
 /// # Errors
 ///
-/// What is wrong, as text (the run fails with it).
+/// [`ReplyError::ClOrdId`], [`ReplyError::NoMsgSeqNum`] or [`ReplyError::OutOfSequence`]:
+/// what is wrong (the run fails with it).
 pub fn check_reply(
     sent: &[u8],
     last_seq: Option<u64>,
     cl_ord_id: Option<&str>,
     seq: Option<u64>,
-) -> std::result::Result<u64, String> {
+) -> std::result::Result<u64, ReplyError> {
     if cl_ord_id.map(str::as_bytes) != Some(sent) {
-        return Err(format!(
-            "the ExecutionReport's ClOrdID is {cl_ord_id:?}, {:?} was sent",
-            String::from_utf8_lossy(sent)
-        ));
+        return Err(ReplyError::ClOrdId {
+            sent: String::from_utf8_lossy(sent).into_owned(),
+            got: cl_ord_id.map(str::to_string),
+        });
     }
     match (last_seq, seq) {
-        (_, None) => Err("an ExecutionReport without a MsgSeqNum".into()),
-        (Some(last), Some(s)) if s != last + 1 => Err(format!(
-            "ExecutionReport MsgSeqNum {s} after {last}: out of sequence"
-        )),
+        (_, None) => Err(ReplyError::NoMsgSeqNum),
+        (Some(last), Some(got)) if got != last + 1 => Err(ReplyError::OutOfSequence { last, got }),
         (_, Some(s)) => Ok(s),
     }
 }
 
 /// What an ExecutionReport must copy from its order (`None`: missing or unreadable).
+///
+/// ```
+/// use peregrine_bench::roundtrip::peregrine::Copies;
+/// let nothing = Copies::default();
+/// assert!(nothing.client_id.is_none() && nothing.price.is_none());
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Copies<'a> {
     /// ClientID(109).
@@ -324,40 +452,51 @@ pub struct Copies<'a> {
 /// ```
 /// use peregrine_messages::codec::value::{Decimal, UtcTimestamp};
 /// use peregrine_bench::order::CLIENT_ID;
-/// use peregrine_bench::roundtrip::peregrine::{check_copies, Copies};
+/// use peregrine_bench::roundtrip::peregrine::{check_copies, CopiedField, Copies, ReplyError};
 /// let at = UtcTimestamp::default();
 /// let good = Copies { client_id: Some(CLIENT_ID), price: Some(Decimal::new(123450, 5)),
 ///     order_qty: Some(Decimal::new(100, 0)), transact_time: Some(at) };
 /// assert_eq!(check_copies(&good, at), Ok(()));
 /// let cheap = Copies { price: Some(Decimal::new(12344, 4)), ..good };
-/// assert!(check_copies(&cheap, at).unwrap_err().contains("Price(44)"));
-/// assert!(check_copies(&Copies { client_id: None, ..good }, at).unwrap_err().contains("ClientID(109)"));
+/// let e = check_copies(&cheap, at).unwrap_err();
+/// assert!(matches!(e, ReplyError::NotCopied { field: CopiedField::Price, .. }));
+/// assert_eq!(e.to_string(), "Price(44) 1.2344, 1.2345 was sent");
+/// assert_eq!(
+///     check_copies(&Copies { client_id: None, ..good }, at),
+///     Err(ReplyError::NotCopied { field: CopiedField::ClientId, sent: CLIENT_ID.into(), got: None })
+/// );
 /// ```
 ///
 /// # Errors
 ///
-/// The first field that was not copied, as text (the run fails with it).
-pub fn check_copies(got: &Copies<'_>, sent_at: UtcTimestamp) -> std::result::Result<(), String> {
+/// [`ReplyError::NotCopied`]: the first field that was not copied (the run fails with
+/// it).
+pub fn check_copies(
+    got: &Copies<'_>,
+    sent_at: UtcTimestamp,
+) -> std::result::Result<(), ReplyError> {
+    fn not_copied<T: std::fmt::Display>(
+        field: CopiedField,
+        sent: impl std::fmt::Display,
+        got: Option<T>,
+    ) -> std::result::Result<(), ReplyError> {
+        Err(ReplyError::NotCopied {
+            field,
+            sent: sent.to_string(),
+            got: got.map(|v| v.to_string()),
+        })
+    }
     if got.client_id != Some(CLIENT_ID) {
-        return Err(format!(
-            "ClientID(109) {:?}, {CLIENT_ID:?} was sent",
-            got.client_id
-        ));
+        return not_copied(CopiedField::ClientId, CLIENT_ID, got.client_id);
     }
     if got.price != Some(ORDER_PRICE) {
-        return Err(format!("Price(44) {:?}, {ORDER_PRICE} was sent", got.price));
+        return not_copied(CopiedField::Price, ORDER_PRICE, got.price);
     }
     if got.order_qty != Some(ORDER_QTY) {
-        return Err(format!(
-            "OrderQty(38) {:?}, {ORDER_QTY} was sent",
-            got.order_qty
-        ));
+        return not_copied(CopiedField::OrderQty, ORDER_QTY, got.order_qty);
     }
     if got.transact_time != Some(sent_at) {
-        return Err(format!(
-            "TransactTime(60) {:?}, {sent_at:?} was sent",
-            got.transact_time
-        ));
+        return not_copied(CopiedField::TransactTime, sent_at, got.transact_time);
     }
     Ok(())
 }
