@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use peregrine_testkit::net::free_port;
+use peregrine_testkit::{frame, render, sending_time};
 
 const BIN: &str = env!("CARGO_BIN_EXE_peregrine");
 
@@ -65,14 +66,6 @@ fn wait_exit(p: &mut Proc, limit: Duration) -> std::process::ExitStatus {
     }
 }
 
-fn frame(body: &str) -> Vec<u8> {
-    let body = body.replace('|', "\x01");
-    let mut msg = format!("8=FIX.4.4\x019={}\x01{body}", body.len()).into_bytes();
-    let sum: u32 = msg.iter().map(|&b| u32::from(b)).sum();
-    msg.extend_from_slice(format!("10={:03}\x01", sum % 256).as_bytes());
-    msg
-}
-
 fn read_message(s: &mut TcpStream) -> String {
     let mut buf = Vec::new();
     let mut b = [0u8; 1];
@@ -83,31 +76,7 @@ fn read_message(s: &mut TcpStream) -> String {
         s.read_exact(&mut b).unwrap();
         buf.push(b[0]);
     }
-    String::from_utf8_lossy(&buf).replace('\x01', "|")
-}
-
-fn sending_time() -> String {
-    let d = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap();
-    // Days to civil date (UTC), enough for a SendingTime.
-    let secs = d.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}-{:02}:{:02}:{:02}.000",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    render(&buf)
 }
 
 #[test]
