@@ -84,74 +84,56 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BusySpin;
+    use std::cell::Cell;
 
-    #[test]
-    fn done_work_nothing_and_late() {
-        let mut polls = 0;
-        let r: Result<(), &str> = wait_until::<1, _, _>(
-            &mut BusySpin,
-            || {
-                polls += 1;
-                Ok(match polls {
-                    1 => Polled::Work,
-                    2 => Polled::Nothing,
-                    _ => Polled::Done,
-                })
-            },
-            || false,
-            || "late",
-        );
-        assert_eq!((r, polls), (Ok(()), 3));
-        // The clock is asked on every fourth idle poll only.
-        let (mut polls, mut asked) = (0, 0);
-        let r = wait_until::<4, _, _>(
-            &mut BusySpin,
-            || {
-                polls += 1;
-                Ok::<_, &str>(Polled::Nothing)
-            },
-            || {
-                asked += 1;
-                true
-            },
-            || "late",
-        );
-        assert_eq!((r, polls, asked), (Err("late"), 4, 1));
-        let r: Result<(), &str> =
-            wait_until::<1, _, _>(&mut BusySpin, || Err("poll"), || true, || "late");
-        assert_eq!(r, Err("poll"));
+    /// An idle strategy that only notes what it was asked to do.
+    #[derive(Default)]
+    struct Log(Vec<&'static str>);
+
+    impl IdleStrategy for Log {
+        fn idle(&mut self, _: usize) {
+            self.0.push("idle");
+        }
+        fn reset(&mut self) {
+            self.0.push("reset");
+        }
+    }
+
+    /// `poll` answering `script` in turn (then `Done`), counting its calls in `polls`.
+    fn scripted<'a>(
+        script: &'a [Polled],
+        polls: &'a Cell<usize>,
+    ) -> impl FnMut() -> Result<Polled, &'static str> + 'a {
+        move || {
+            let n = polls.get();
+            polls.set(n + 1);
+            Ok(script.get(n).copied().unwrap_or(Polled::Done))
+        }
     }
 
     #[test]
-    fn work_forgets_the_back_off_and_the_deadline_is_asked_before_idling() {
-        #[derive(Default)]
-        struct Log(Vec<&'static str>);
-        impl IdleStrategy for Log {
-            fn idle(&mut self, _: usize) {
-                self.0.push("idle");
-            }
-            fn reset(&mut self) {
-                self.0.push("reset");
-            }
-        }
-        let mut log = Log::default();
-        let polls = std::cell::Cell::new(0);
-        let r = wait_until::<1, _, _>(
-            &mut log,
-            || {
-                polls.set(polls.get() + 1);
-                Ok::<_, ()>(if polls.get() == 1 {
-                    Polled::Work
-                } else {
-                    Polled::Nothing
-                })
-            },
-            || polls.get() == 3,
-            || (),
-        );
-        assert_eq!(r, Err(()));
-        // reset (start), reset (work), idle (2nd poll), late at the 3rd: no idle.
+    fn work_forgets_the_back_off_and_nothing_idles_until_done() {
+        let (mut log, polls) = (Log::default(), Cell::new(0));
+        let poll = scripted(&[Polled::Work, Polled::Nothing], &polls);
+        let r = wait_until::<1, _, _>(&mut log, poll, || false, || "late");
+        assert_eq!((r, polls.get()), (Ok(()), 3));
+        // reset (the start), reset (the work), idle (the nothing).
         assert_eq!(log.0, ["reset", "reset", "idle"]);
+    }
+
+    #[test]
+    fn the_deadline_is_asked_every_check_every_idle_polls_before_idling() {
+        let (mut log, polls, asked) = (Log::default(), Cell::new(0), Cell::new(0));
+        let poll = scripted(&[Polled::Nothing; 8], &polls);
+        let expired = || {
+            asked.set(asked.get() + 1);
+            true
+        };
+        let r = wait_until::<4, _, _>(&mut log, poll, expired, || "late");
+        assert_eq!((r, polls.get(), asked.get()), (Err("late"), 4, 1));
+        // Late at the fourth poll: no idle after it.
+        assert_eq!(log.0, ["reset", "idle", "idle", "idle"]);
+        let r = wait_until::<1, _, _>(&mut log, || Err("poll"), || true, || "late");
+        assert_eq!(r, Err("poll"));
     }
 }
