@@ -28,7 +28,7 @@ pub const ORDER_QTY: Decimal = Decimal::new(100, 0);
 pub const ORDER_PRICE: Decimal = Decimal::new(12345, 4);
 
 /// TransactTime as the benchmarks stamp their orders: now, to the millisecond.
-pub fn now() -> UtcTimestamp {
+pub(crate) fn now() -> UtcTimestamp {
     UtcTimestamp::now(TimePrecision::Millis)
 }
 
@@ -75,19 +75,38 @@ impl ClOrdId {
     }
 
     /// The next id.
+    ///
+    /// ```
+    /// let mut id = peregrine_bench::order::ClOrdId::starting_after(9);
+    /// assert_eq!(id.advance(), "C10");
+    /// ```
     pub fn advance(&mut self) -> &str {
         self.n += 1;
         self.len = id(&mut self.buf, b'C', self.n).len();
         self.current()
     }
 
-    /// The id last made.
+    /// The id last made (empty before the first).
+    ///
+    /// ```
+    /// let mut id = peregrine_bench::order::ClOrdId::default();
+    /// assert_eq!(id.current(), "");
+    /// id.advance();
+    /// assert_eq!(id.current(), "C1");
+    /// ```
     pub fn current(&self) -> &str {
         // Only ASCII digits and `C` are ever written.
         std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
     }
 
-    /// Ids made so far.
+    /// Ids made so far (with the offset of [`starting_after`](Self::starting_after)).
+    ///
+    /// ```
+    /// let mut id = peregrine_bench::order::ClOrdId::default();
+    /// id.advance();
+    /// id.advance();
+    /// assert_eq!(id.count(), 2);
+    /// ```
     pub fn count(&self) -> u64 {
         self.n
     }
@@ -129,6 +148,15 @@ pub fn write_order<'b, E: FieldEncode<'b>>(
 }
 
 /// What an acceptor copies from an order into its report.
+///
+/// ```
+/// use peregrine_messages::codec::value::{TimePrecision, UtcTimestamp};
+/// use peregrine_messages::fix44::enums::Side;
+/// use peregrine_bench::order::{OrderFields, ORDER_PRICE, ORDER_QTY, SYMBOL};
+/// let order = OrderFields { cl_ord_id: "C1", symbol: SYMBOL, side: Side::Buy, qty: ORDER_QTY,
+///     price: ORDER_PRICE, transact_time: UtcTimestamp::now(TimePrecision::Millis), client_id: None };
+/// assert_eq!(order.price.to_string(), "1.2345");
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct OrderFields<'a> {
     /// ClOrdID(11).
@@ -149,6 +177,21 @@ pub struct OrderFields<'a> {
 
 impl<'a> OrderFields<'a> {
     /// The fields of a received order.
+    ///
+    /// ```
+    /// use peregrine_messages::codec::{value::{TimePrecision, UtcTimestamp}, Decoder, DecoderConfig, EncodeBuffer};
+    /// use peregrine_messages::fix44::{prelude::*, NewOrderSingle};
+    /// use peregrine_bench::order::{write_order, OrderFields, CLIENT_ID};
+    /// let mut buf = EncodeBuffer::new();
+    /// let mut b = NewOrderSingle::builder(&mut buf);
+    /// b.sender_comp_id("CLIENT").target_comp_id("VENUE").msg_seq_num(2);
+    /// write_order(&mut b, "C7", UtcTimestamp::now(TimePrecision::Millis), true);
+    /// let wire = b.finish().to_vec();
+    /// let mut decoder = Decoder::new(DecoderConfig::default());
+    /// let order = NewOrderSingle::from_view(decoder.decode(&wire).unwrap()).unwrap();
+    /// let fields = OrderFields::of(&order).unwrap();
+    /// assert_eq!((fields.cl_ord_id, fields.client_id), ("C7", Some(CLIENT_ID)));
+    /// ```
     ///
     /// # Errors
     ///

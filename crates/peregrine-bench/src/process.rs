@@ -52,6 +52,15 @@ impl Harness {
     /// Starts `program args` with stdout and stderr piped (stderr kept as a tail of
     /// 20 lines for error reports).
     ///
+    /// ```
+    /// use peregrine_bench::{peers::PeerError, process::Harness};
+    /// let h = Harness::spawn("demo", "/bin/sh".as_ref(), ["-c", "exit 0"])?;
+    /// h.terminate();
+    /// let missing = Harness::spawn("demo", "/nowhere/harness".as_ref(), ["--role", "acceptor"]);
+    /// assert!(matches!(missing, Err(PeerError::Start { .. })));
+    /// # Ok::<(), PeerError>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`PeerError::Start`] when the program cannot be started.
@@ -106,16 +115,39 @@ impl Harness {
     }
 
     /// The process id (for reading `/proc/PID/status`).
+    ///
+    /// ```
+    /// let h = peregrine_bench::process::Harness::spawn("demo", "/bin/sh".as_ref(), ["-c", "exit 0"])?;
+    /// assert!(h.pid() > 0);
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// The engine name the harness reports for.
+    ///
+    /// ```
+    /// let h = peregrine_bench::process::Harness::spawn("quickfixj", "/bin/sh".as_ref(), ["-c", "exit 0"])?;
+    /// assert_eq!(h.engine(), "quickfixj");
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
     pub fn engine(&self) -> &str {
         &self.engine
     }
 
     /// Waits for the line `ready` on stdout.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use peregrine_bench::{peers::PeerError, process::Harness};
+    /// let mut acceptor = Harness::spawn("demo", "/bin/sh".as_ref(), ["-c", "echo starting; echo ready; sleep 5"])?;
+    /// acceptor.wait_ready(Duration::from_secs(10))?;
+    /// acceptor.terminate();
+    /// let mut silent = Harness::spawn("demo", "/bin/sh".as_ref(), ["-c", "exit 3"])?;
+    /// assert!(matches!(silent.wait_ready(Duration::from_secs(10)), Err(PeerError::Failed { .. })));
+    /// # Ok::<(), PeerError>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -187,6 +219,15 @@ impl Harness {
     /// Waits for the process to exit by itself (within `patience`) and returns the
     /// records of its JSON lines.
     ///
+    /// ```
+    /// use std::time::Duration;
+    /// let line = r#"{"engine":"demo","case":"balanced","min":1,"p50":2,"mean":2,"p90":3,"p99":4,"p999":5,"max":6,"throughput_per_s":7,"settings":""}"#;
+    /// let mut h = peregrine_bench::process::Harness::spawn("demo", "/bin/echo".as_ref(), [line])?;
+    /// let records = h.wait_records(Duration::from_secs(10))?;
+    /// assert_eq!((records.len(), records[0].case.as_str(), records[0].stats.p99), (1, "balanced", 4.0));
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`PeerError::Timeout`] (the process is then ended), [`PeerError::Failed`] on a
@@ -202,6 +243,13 @@ impl Harness {
     /// Waits for the process to exit by itself (within `patience`) and returns its JSON
     /// lines (those of stdout that start with `{`), trimmed, as they are: for harnesses
     /// that report more than a [`Record`] holds.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let mut h = peregrine_bench::process::Harness::spawn("demo", "/bin/sh".as_ref(), ["-c", r#"echo hello; echo '  {"sessions": 3}'"#])?;
+    /// assert_eq!(h.wait_lines(Duration::from_secs(10))?, [r#"{"sessions": 3}"#]);
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -240,6 +288,14 @@ impl Harness {
     }
 
     /// Ends the process: SIGTERM, then SIGKILL after [`TERM_GRACE`]. Idempotent.
+    ///
+    /// ```
+    /// let h = peregrine_bench::process::Harness::spawn("demo", "/bin/sleep".as_ref(), ["60"])?;
+    /// let pid = h.pid();
+    /// h.terminate(); // `sleep` ends at SIGTERM: this returns at once
+    /// assert!(!std::path::Path::new(&format!("/proc/{pid}/status")).exists());
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
     pub fn terminate(mut self) {
         self.end();
     }

@@ -9,6 +9,15 @@ use crate::{Error, Result};
 
 /// Writes `{"bench", "config", "results", "runs"}` to `out` ([`report::write_json`]).
 ///
+/// ```
+/// let out = std::env::temp_dir().join(format!("peregrine-results-{}.json", std::process::id()));
+/// peregrine_bench::results::write_json(&out, "demo", serde_json::json!({"runs": 1}), &[], &[])?;
+/// let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+/// assert_eq!((json["bench"].as_str(), json["config"]["runs"].as_u64()), (Some("demo"), Some(1)));
+/// # std::fs::remove_file(&out).unwrap();
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
 /// # Errors
 ///
 /// [`Error::Output`] when the file cannot be written.
@@ -24,6 +33,17 @@ pub fn write_json(
 
 /// Plots `series` beside `out` (its `.svg`, [`plot::svg_beside`]) on a log latency axis:
 /// the engines differ by orders of magnitude. Returns the plot's path.
+///
+/// ```
+/// use peregrine_bench::report::plot::Series;
+/// let out = std::env::temp_dir().join(format!("peregrine-plot-{}.json", std::process::id()));
+/// let series = [Series { name: "demo".into(), points: vec![(50.0, 10.0), (99.0, 20.0)] }];
+/// let svg = peregrine_bench::results::plot_beside(&out, "demo, µs", &series)?;
+/// assert_eq!(svg, out.with_extension("svg"));
+/// assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+/// # std::fs::remove_file(&svg).unwrap();
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 ///
 /// # Errors
 ///

@@ -60,14 +60,12 @@ mod tables;
 mod throughput;
 
 pub use case::{SendCase, SendResults};
-pub use config::SendBenchConfig;
+pub use config::{SendBenchConfig, SMOKE};
 pub use counterparty::{Counterparty, Polled};
-pub use initiator::{idle_name, initiator_settings, start_initiator, Quiet};
-pub use latency::latency_case;
+pub use initiator::{idle_name, initiator_settings};
 pub use order::{field, order};
 pub use run::run;
 pub use tables::tables;
-pub use throughput::throughput_case;
 
 /// The initiator session every case sends through.
 pub const SESSION: &str = "FIX.4.4:CLIENT->VENUE";

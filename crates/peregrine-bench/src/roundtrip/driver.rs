@@ -119,6 +119,13 @@ impl RoundTripConfig {
 }
 
 /// How to start one engine's two processes.
+///
+/// ```
+/// use peregrine_bench::roundtrip::driver::EngineCommand;
+/// let c = EngineCommand::peer("/repo".as_ref(), "quickfixj")?;
+/// assert_eq!((c.engine.as_str(), c.prefix.as_slice(), c.ours), ("quickfixj", &["RoundTrip".to_string()][..], false));
+/// # Ok::<(), peregrine_bench::peers::PeerError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct EngineCommand {
     /// Its name in the report.
@@ -195,6 +202,12 @@ impl EngineCommand {
     }
 
     /// Whether what it needs is there.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::driver::EngineCommand;
+    /// assert!(!EngineCommand::peer("/nowhere".as_ref(), "quickfix-cpp")?.is_built());
+    /// # Ok::<(), peregrine_bench::peers::PeerError>(())
+    /// ```
     pub fn is_built(&self) -> bool {
         self.built.is_file()
     }
@@ -206,7 +219,7 @@ impl EngineCommand {
 /// # Errors
 ///
 /// [`PeerError::Unknown`]; [`PeerError::NotBuilt`] when `explicit`.
-pub fn peer_commands(
+pub(crate) fn peer_commands(
     root: &Path,
     peers: &[String],
     explicit: bool,
@@ -262,7 +275,7 @@ pub fn to_us(r: &mut Record) {
 
 /// What one pair of processes gave.
 #[derive(Debug)]
-pub enum PairOutcome {
+pub(crate) enum PairOutcome {
     /// Its record (µs) and its histogram (ns): ours always, a peer's when its line has
     /// `hdr` (the harnesses print it since issue 12 §4; an older line has none).
     Measured(Record, Option<Box<Histogram<u64>>>),
@@ -279,7 +292,7 @@ pub enum PairOutcome {
 /// cleanly (a wrong reply, a sequence error or a reject make ours exit 1), or prints no
 /// result (but for a peer's `fsync`); [`Error::Check`] for a result line that does not
 /// read.
-pub fn run_pair(
+pub(crate) fn run_pair(
     cmd: &EngineCommand,
     config: RtConfig,
     (iters, warmup): (u64, u64),

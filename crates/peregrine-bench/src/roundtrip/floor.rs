@@ -170,7 +170,7 @@ impl Bouncer {
 ///
 /// [`Error::Engine`] for a socket that fails; [`Error::Check`] for bytes other than the
 /// canned order.
-pub fn acceptor_main(args: &PeerArgs) -> Result<()> {
+pub(crate) fn acceptor_main(args: &PeerArgs) -> Result<()> {
     let (nos, er) = canned_messages();
     let listener = TcpListener::bind(("127.0.0.1", args.port)).map_err(io_error("bind"))?;
     say_ready();
@@ -209,7 +209,7 @@ fn connect(port: u16, patience: Duration) -> Result<TcpStream> {
 ///
 /// [`Error::Engine`] for a socket that fails; [`Error::Check`] for a reply other than the
 /// canned report, or the connection closed early.
-pub fn initiator_main(args: &PeerArgs) -> Result<()> {
+pub(crate) fn initiator_main(args: &PeerArgs) -> Result<()> {
     let (nos, er) = canned_messages();
     let counting = crate::alloc::is_counting();
     let mut b = Bouncer::new(connect(args.port, Duration::from_secs(10))?)?;

@@ -104,21 +104,42 @@ impl RtConfig {
     }
 
     /// Whether the connection speaks TLS (the pair's directory holds `pki/`).
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::RtConfig;
+    /// assert!(RtConfig::Tls.tls() && !RtConfig::Balanced.tls());
+    /// ```
     pub fn tls(self) -> bool {
         self == RtConfig::Tls
     }
 
     /// Whether it keeps messages in memory (else in the file store).
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::RtConfig;
+    /// assert!(RtConfig::Optimized.memory_store() && !RtConfig::Fsync.memory_store());
+    /// ```
     pub fn memory_store(self) -> bool {
         self == RtConfig::Optimized
     }
 
     /// Whether messages are validated with the FIX44 dictionary.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::RtConfig;
+    /// assert!(RtConfig::Tls.validates() && !RtConfig::Optimized.validates());
+    /// ```
     pub fn validates(self) -> bool {
         self != RtConfig::Optimized
     }
 
     /// Whether every store write is forced to disk before the message leaves.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::RtConfig;
+    /// let forced: Vec<RtConfig> = RtConfig::ALL.into_iter().filter(|c| c.fsyncs()).collect();
+    /// assert_eq!(forced, [RtConfig::Fsync]);
+    /// ```
     pub fn fsyncs(self) -> bool {
         self == RtConfig::Fsync
     }

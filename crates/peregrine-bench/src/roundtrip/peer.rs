@@ -13,6 +13,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Which of our engines a peer process runs.
+///
+/// ```
+/// use peregrine_bench::roundtrip::{PeerArgs, PeerEngine};
+/// let args = ["--role", "acceptor", "--config", "balanced", "--port", "1", "--dir", "d", "--dict", "x"].map(String::from);
+/// assert_eq!(PeerArgs::parse(&args)?.engine, PeerEngine::Peregrine); // the default
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PeerEngine {
     /// Peregrine's engine, on the public application API.
@@ -36,6 +43,13 @@ impl PeerEngine {
 }
 
 /// Which side of the session a peer process is.
+///
+/// ```
+/// use peregrine_bench::roundtrip::{PeerArgs, Role};
+/// let args = ["--role", "initiator", "--config", "fsync", "--port", "1", "--dir", "d", "--dict", "x"].map(String::from);
+/// assert_eq!(PeerArgs::parse(&args)?.role, Role::Initiator);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// VENUE: listens, answers each NewOrderSingle with an ExecutionReport.
@@ -92,6 +106,15 @@ pub struct PeerArgs {
 
 impl PeerArgs {
     /// Parses the arguments after `roundtrip-peer`.
+    ///
+    /// ```
+    /// use peregrine_bench::{roundtrip::PeerArgs, Error};
+    /// let args = ["--role", "acceptor", "--config", "tls", "--port", "9000", "--dir", "d", "--dict", "x"].map(String::from);
+    /// let a = PeerArgs::parse(&args)?;
+    /// assert_eq!((a.port, a.iters, a.warmup), (9000, 1_000, 100)); // counts by default
+    /// assert!(matches!(PeerArgs::parse(&args[..2]), Err(Error::Usage(_)))); // --config … missing
+    /// # Ok::<(), Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -163,6 +186,13 @@ impl PeerArgs {
     }
 
     /// The arguments that [`parse`](Self::parse) reads back into these.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::PeerArgs;
+    /// let a = PeerArgs::parse(&["--role", "acceptor", "--config", "optimized", "--port", "7", "--dir", "d", "--dict", "x"].map(String::from))?;
+    /// assert_eq!(a.to_args()[..4], ["--engine", "peregrine", "--role", "acceptor"]);
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
     pub fn to_args(&self) -> Vec<String> {
         [
             ("--engine", self.engine.name().to_string()),
@@ -196,6 +226,11 @@ impl PeerArgs {
 /// Runs one peer process (`peregrine bench roundtrip-peer ARGS`): an acceptor prints
 /// `ready` once it listens and returns once its counterparty is gone; an initiator runs
 /// the round trips and prints its [`ResultLine`].
+///
+/// ```
+/// let bad = ["--role", "acceptor"].map(String::from);
+/// assert!(matches!(peregrine_bench::roundtrip::peer_main(&bad), Err(peregrine_bench::Error::Usage(_))));
+/// ```
 ///
 /// # Errors
 ///
@@ -254,6 +289,15 @@ pub struct ResultLine {
 
 impl ResultLine {
     /// The line of histogram `h` (ns) whose measured round trips took `wall_secs` in all.
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::peer::ResultLine;
+    /// let mut h = peregrine_bench::report::new_histogram();
+    /// h.record_n(10_000, 1_000).unwrap();
+    /// let line = ResultLine::new("peregrine", "balanced", &h, 0.5, Some(0.0), String::new());
+    /// assert_eq!((line.ns.unit.as_str(), line.ns.stats.throughput_per_s), ("ns", 2_000.0));
+    /// assert_eq!((line.hdr.len(), line.hdr[0][1]), (1, 1_000)); // one value (as HDR buckets it), 1,000 times
+    /// ```
     pub fn new(
         engine: &str,
         case: &str,
@@ -277,6 +321,11 @@ impl ResultLine {
 
     /// Reads a line back.
     ///
+    /// ```
+    /// use peregrine_bench::{roundtrip::peer::ResultLine, Error};
+    /// assert!(matches!(ResultLine::parse("ready"), Err(Error::Check { .. })));
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Check`] when it is not such a line.
@@ -286,6 +335,15 @@ impl ResultLine {
 
     /// The histogram again.
     ///
+    /// ```
+    /// use peregrine_bench::roundtrip::peer::ResultLine;
+    /// let mut h = peregrine_bench::report::new_histogram();
+    /// h.record_n(25_000, 4).unwrap();
+    /// let line = ResultLine::new("floor", "optimized", &h, 0.001, None, String::new());
+    /// assert_eq!(line.histogram()?, h);
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`Error::Check`] for a value out of the histogram's bounds.
@@ -294,6 +352,13 @@ impl ResultLine {
     }
 
     /// Prints the line on stdout (flushed).
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::peer::ResultLine;
+    /// let h = peregrine_bench::report::new_histogram();
+    /// ResultLine::new("floor", "optimized", &h, 0.0, None, String::new()).print()?; // {"engine":"floor",…}
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -308,6 +373,15 @@ impl ResultLine {
     }
 
     /// Its record in µs (as the driver reports every engine).
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::peer::ResultLine;
+    /// let mut h = peregrine_bench::report::new_histogram();
+    /// h.record_n(42_000, 10).unwrap();
+    /// let r = ResultLine::new("peregrine", "balanced", &h, 0.001, None, String::new()).record();
+    /// assert_eq!(r.unit, "us");
+    /// assert!((r.stats.p50 - 42.0).abs() < 0.1);
+    /// ```
     pub fn record(&self) -> Record {
         let mut r = self.ns.clone();
         super::driver::to_us(&mut r);

@@ -5,11 +5,11 @@
 //! process started by [`EngineBuilder::start`] on its own thread. Nothing here reaches
 //! under the public API.
 //!
-//! * [`Venue`] (acceptor) answers each NewOrderSingle with an ExecutionReport: fresh
+//! * `Venue` (acceptor) answers each NewOrderSingle with an ExecutionReport: fresh
 //!   OrderID(37) and ExecID(17) (`O1`, `E1`, …), ExecType(150)=0, OrdStatus(39)=0,
 //!   LeavesQty(151)=OrderQty, CumQty(14)=0, AvgPx(6)=0, and ClOrdID(11), Symbol(55),
 //!   Side(54), ClientID(109), Price(44), OrderQty(38), TransactTime(60) copied.
-//! * [`Client`] (initiator) sends the first order from `on_logon` and each next one from
+//! * `Client` (initiator) sends the first order from `on_logon` and each next one from
 //!   the callback that receives the previous report; t1 right before `send_typed`, t2
 //!   right after the report's ClOrdID and MsgSeqNum are checked ([`check_reply`]). Any
 //!   reject, gap, resend or sequence reset, or a report out of sequence, fails the run.
@@ -153,6 +153,12 @@ pub const FAULT_ENV: &str = "PEREGRINE_ROUNDTRIP_FAULT";
 const FAULT_AT: u64 = 10;
 
 /// A fault the venue injects ([`FAULT_ENV`]).
+///
+/// ```
+/// use peregrine_bench::roundtrip::peregrine::{Fault, FAULT_ENV};
+/// assert_eq!(FAULT_ENV, "PEREGRINE_ROUNDTRIP_FAULT");
+/// assert_ne!(Fault::Price, Fault::None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// None: the benchmark.
@@ -183,19 +189,19 @@ impl Fault {
 
 /// The acceptor's application: fills nothing, acknowledges every order.
 #[derive(Debug)]
-pub struct Venue {
+pub(crate) struct Venue {
     reports: Arc<AtomicU64>,
     /// Raised once the session that logged on has logged out (the process then ends).
     logged_out: Arc<AtomicBool>,
     fault: Fault,
     /// What went wrong (a reject, a gap), if anything.
-    pub failure: Option<String>,
+    pub(crate) failure: Option<String>,
 }
 
 impl Venue {
     /// A venue that counts its reports in `reports` and raises `logged_out` when its
     /// session ends.
-    pub fn new(reports: Arc<AtomicU64>, logged_out: Arc<AtomicBool>, fault: Fault) -> Venue {
+    pub(crate) fn new(reports: Arc<AtomicU64>, logged_out: Arc<AtomicBool>, fault: Fault) -> Venue {
         Venue {
             reports,
             logged_out,
@@ -205,7 +211,7 @@ impl Venue {
     }
 
     /// Reports sent.
-    pub fn reports(&self) -> u64 {
+    pub(crate) fn reports(&self) -> u64 {
         self.reports.load(Ordering::Relaxed)
     }
 }
@@ -502,7 +508,7 @@ pub fn check_copies(
 }
 
 /// The initiator's application: one order in flight, timed.
-pub struct Client {
+pub(crate) struct Client {
     warmup: u64,
     total: u64,
     answered: u64,
@@ -519,7 +525,7 @@ pub struct Client {
     allocs: (u64, u64),
     done: Arc<AtomicBool>,
     /// What went wrong (a wrong reply, a sequence error, a reject), if anything.
-    pub failure: Option<String>,
+    pub(crate) failure: Option<String>,
 }
 
 impl std::fmt::Debug for Client {
@@ -536,7 +542,7 @@ impl Client {
     /// `warmup` + `iters` round trips; `done` is raised when they are over (or failed).
     /// `counting`: whether the process counts allocations
     /// ([`crate::alloc::is_counting`], asked by the caller: it allocates to find out).
-    pub fn new(warmup: u64, iters: u64, counting: bool, done: Arc<AtomicBool>) -> Client {
+    pub(crate) fn new(warmup: u64, iters: u64, counting: bool, done: Arc<AtomicBool>) -> Client {
         Client {
             warmup,
             total: warmup + iters,
@@ -557,17 +563,17 @@ impl Client {
     }
 
     /// Round trips answered (warm-up included).
-    pub fn answered(&self) -> u64 {
+    pub(crate) fn answered(&self) -> u64 {
         self.answered
     }
 
     /// The measured round trips (ns).
-    pub fn histogram(&self) -> &Histogram<u64> {
+    pub(crate) fn histogram(&self) -> &Histogram<u64> {
         &self.hist
     }
 
     /// Seconds from the first measured send to the last measured reply.
-    pub fn wall_secs(&self) -> f64 {
+    pub(crate) fn wall_secs(&self) -> f64 {
         match (self.measured_from, self.measured_to) {
             (Some(a), Some(b)) => (b - a).as_secs_f64(),
             _ => 0.0,
@@ -575,7 +581,7 @@ impl Client {
     }
 
     /// Allocations per measured round trip in this process (`None`: not counted).
-    pub fn allocs_per_op(&self) -> Option<f64> {
+    pub(crate) fn allocs_per_op(&self) -> Option<f64> {
         let n = self.total - self.warmup;
         self.counting
             .then(|| (self.allocs.1 - self.allocs.0) as f64 / n.max(1) as f64)
@@ -708,7 +714,7 @@ impl Application for Client {
 ///
 /// [`Error::Engine`] when the engine does not start or fails; [`Error::Check`] when the
 /// venue saw a reject, a gap or a resend.
-pub fn acceptor_main(args: &PeerArgs) -> Result<()> {
+pub(crate) fn acceptor_main(args: &PeerArgs) -> Result<()> {
     let settings = settings(
         args.config,
         super::Role::Acceptor,
@@ -758,7 +764,7 @@ pub fn acceptor_main(args: &PeerArgs) -> Result<()> {
 /// [`Error::Engine`] when the engine does not start, fails, or the round trips do not end
 /// within [`PeerArgs::patience`]; [`Error::Check`] for a wrong reply, a sequence error
 /// or a reject.
-pub fn initiator_main(args: &PeerArgs) -> Result<()> {
+pub(crate) fn initiator_main(args: &PeerArgs) -> Result<()> {
     let settings = settings(
         args.config,
         super::Role::Initiator,

@@ -1,6 +1,11 @@
 //! Where a FIX message ends, by its BodyLength, as the round trip's floor reads.
 
 /// What [`frame_len`] found at the start of a buffer.
+///
+/// ```
+/// use peregrine_bench::roundtrip::wire::{frame_len, Framed};
+/// assert_eq!(frame_len(b"8=FIX.4.4\x01"), Framed::Incomplete);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Framed {
     /// A whole message of this many bytes is there.

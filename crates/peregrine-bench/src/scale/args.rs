@@ -8,6 +8,13 @@ use std::path::PathBuf;
 use crate::{Error, Result};
 
 /// What a harness process is.
+///
+/// ```
+/// use peregrine_bench::scale::args::{PeerArgs, Role};
+/// let args = ["--role", "load", "--sessions", "50"].map(String::from);
+/// assert_eq!(PeerArgs::parse(&args, &[Role::Acceptor, Role::Load])?.role, Role::Load);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// Streaming: the acceptor that validates and counts.
@@ -21,6 +28,13 @@ pub enum Role {
 }
 
 /// The store of a streaming run.
+///
+/// ```
+/// use peregrine_bench::scale::args::{PeerArgs, Role, StoreChoice};
+/// let args = ["--role", "sender"].map(String::from);
+/// assert_eq!(PeerArgs::parse(&args, &[Role::Receiver, Role::Sender])?.store, StoreChoice::Memory); // the default
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreChoice {
     /// In memory.
@@ -46,6 +60,13 @@ impl StoreChoice {
 
 /// How Peregrine's streaming sender hands messages to its engine (both are the public
 /// API; see [`crate::scale::stream`]).
+///
+/// ```
+/// use peregrine_bench::scale::args::{PeerArgs, Role, SendMode};
+/// let args = ["--role", "sender", "--send", "thread"].map(String::from);
+/// assert_eq!(PeerArgs::parse(&args, &[Role::Receiver, Role::Sender])?.send, SendMode::Thread);
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SendMode {
     /// One thread: the application's loop fills the [`Sender`](peregrine_engine::Sender)
@@ -59,6 +80,13 @@ pub enum SendMode {
 }
 
 /// The parsed arguments of one harness process.
+///
+/// ```
+/// use peregrine_bench::scale::args::{PeerArgs, Role};
+/// let a = PeerArgs::parse(&["--role", "acceptor", "--port", "9000"].map(String::from), &[Role::Acceptor, Role::Load])?;
+/// assert_eq!((a.port, a.seconds, a.sessions, a.persist, a.gap_at), (9000, 5, 1, true, None));
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct PeerArgs {
     /// `--role`.

@@ -84,12 +84,12 @@ pub fn settings(acceptor: bool, port: u16, n: usize) -> Result<Settings> {
 
 /// The acceptor's application: one ExecutionReport per NewOrderSingle.
 #[derive(Debug, Default)]
-pub struct Venue {
+pub(crate) struct Venue {
     /// Reports sent (OrderID `O<n>`, ExecID `E<n>`).
-    pub reports: u64,
+    pub(crate) reports: u64,
     /// Orders answered by every session of the engine (read by the acceptor's main
     /// thread to count allocations per order).
-    pub answered: Arc<AtomicU64>,
+    pub(crate) answered: Arc<AtomicU64>,
 }
 
 impl MessageHandler<Outbox<'_>> for Venue {
@@ -122,19 +122,19 @@ impl Application for Venue {
 
 /// What the load generator's sessions share (they all run on the engine's thread).
 #[derive(Debug)]
-pub struct Shared {
+pub(crate) struct Shared {
     /// Sessions logged on.
-    pub logged_on: AtomicUsize,
+    pub(crate) logged_on: AtomicUsize,
     /// Round trips are counted and timed.
-    pub measuring: AtomicBool,
+    pub(crate) measuring: AtomicBool,
     /// No next order is sent.
-    pub stop: AtomicBool,
+    pub(crate) stop: AtomicBool,
     /// Round trips counted.
-    pub round_trips: AtomicU64,
+    pub(crate) round_trips: AtomicU64,
     /// Reports whose ClOrdID was not the order in flight.
-    pub mismatches: AtomicU64,
+    pub(crate) mismatches: AtomicU64,
     /// Round-trip times (ns).
-    pub histogram: Mutex<Histogram<u64>>,
+    pub(crate) histogram: Mutex<Histogram<u64>>,
 }
 
 impl Default for Shared {
@@ -152,7 +152,7 @@ impl Default for Shared {
 
 /// One load session's application: one order in flight.
 #[derive(Debug)]
-pub struct Load {
+pub(crate) struct Load {
     shared: Arc<Shared>,
     ids: ClOrdId,
     /// When the order in flight was sent (`None`: the first, sent by the main thread).
@@ -162,7 +162,7 @@ pub struct Load {
 impl Load {
     /// A session's application; its ClOrdIDs start after `offset` (unique across
     /// sessions).
-    pub fn new(shared: Arc<Shared>, offset: u64) -> Load {
+    pub(crate) fn new(shared: Arc<Shared>, offset: u64) -> Load {
         Load {
             shared,
             ids: ClOrdId::starting_after(offset),
@@ -221,6 +221,19 @@ impl Application for Load {
 }
 
 /// Runs one side of the many-sessions experiment (see the [module documentation](self)).
+///
+/// ```no_run
+/// // The acceptor (what `peregrine bench scale-peer …` runs): listens, says `ready`.
+/// let args = "--role acceptor --port 9000 --sessions 1000 --seconds 5".split(' ').map(String::from).collect::<Vec<_>>();
+/// peregrine_bench::scale::sessions::main(&args)?;
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// ```
+/// use peregrine_bench::{scale::sessions::main, Error};
+/// // A streaming role is not one of this harness's.
+/// assert!(matches!(main(&["--role", "sender"].map(String::from)), Err(Error::Usage(_))));
+/// ```
 ///
 /// # Errors
 ///

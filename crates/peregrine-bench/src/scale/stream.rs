@@ -136,15 +136,15 @@ fn seq_num(msg: &MessageView<'_>) -> Option<u64> {
 
 /// The receiver's application: sequence check, count, rate window.
 #[derive(Debug)]
-pub struct Receiver {
+pub(crate) struct Receiver {
     /// Every MsgSeqNum the application is handed.
-    pub seq: SeqCheck,
+    pub(crate) seq: SeqCheck,
     /// The orders' arrival times.
-    pub window: RateWindow,
+    pub(crate) window: RateWindow,
     /// Orders received.
-    pub orders: u64,
+    pub(crate) orders: u64,
     /// Application messages that were not orders.
-    pub others: u64,
+    pub(crate) others: u64,
     /// The process's allocations over the window: the counter when its first
     /// order came, the orders since, and the counter at the window's end (or the
     /// last order, for a stream that ended inside it).
@@ -166,7 +166,7 @@ struct WindowAllocations {
 
 impl Receiver {
     /// A receiver measuring `seconds` after the warm-up; `done` is raised at the logout.
-    pub fn new(seconds: u64, done: Arc<AtomicBool>) -> Receiver {
+    pub(crate) fn new(seconds: u64, done: Arc<AtomicBool>) -> Receiver {
         Receiver {
             seq: SeqCheck::default(),
             window: RateWindow::new(seconds),
@@ -180,7 +180,7 @@ impl Receiver {
     /// Allocations in this process per order received in the window (the engine
     /// thread reading, validating and handing each order to the application),
     /// when the benchmark binary counts them.
-    pub fn allocs_per_message(&self) -> Option<f64> {
+    pub(crate) fn allocs_per_message(&self) -> Option<f64> {
         let a = self.allocs?;
         crate::alloc::is_counting()
             .then(|| (a.end - a.start) as f64 / a.orders_at_end.max(1) as f64)
@@ -281,7 +281,7 @@ impl Application for Receiver {
 /// The sender's application: nothing to do on receipt (the orders go through the
 /// [`Sender`]); it raises `logged_out` when the session ends.
 #[derive(Debug)]
-pub struct Streamer {
+pub(crate) struct Streamer {
     logged_out: Arc<AtomicBool>,
 }
 
@@ -300,6 +300,18 @@ impl Application for Streamer {
 }
 
 /// Runs one side of the streaming experiment (see the [module documentation](self)).
+///
+/// ```no_run
+/// // The receiver (what `peregrine bench stream-peer …` runs): listens, says `ready`.
+/// let args = "--role receiver --store file --port 9000 --dir /tmp/stream-r --seconds 5".split(' ').map(String::from).collect::<Vec<_>>();
+/// peregrine_bench::scale::stream::main(&args)?;
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
+///
+/// ```
+/// use peregrine_bench::{scale::stream::main, Error};
+/// assert!(matches!(main(&["--role", "receiver", "--store", "disk"].map(String::from)), Err(Error::Usage(_))));
+/// ```
 ///
 /// # Errors
 ///

@@ -4,6 +4,12 @@
 use crate::e2e::Target;
 
 /// The figures of one engine, medians across runs (`None`: not measured).
+///
+/// ```
+/// use peregrine_bench::scale::targets::{targets, Figures};
+/// let streaming_only = Figures { stream_memory: Some(2.5e6), ..Figures::default() };
+/// assert_eq!(targets(&streaming_only, None).len(), 1);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures {
     /// Streaming, in-memory store: msg/s.

@@ -43,7 +43,20 @@ pub struct RateWindow {
     after: u64,
 }
 
-/// The window's figures.
+/// The window's figures ([`RateWindow::result`]).
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use peregrine_bench::scale::window::RateWindow;
+/// let mut w = RateWindow::new(1);
+/// let t0 = Instant::now();
+/// for ms in (0..1_500).step_by(10) {
+///     w.count_at(t0 + Duration::from_millis(ms));
+/// }
+/// let r = w.result().unwrap(); // the stream ended half-way through the window
+/// assert!(r.short && r.intervals.len() == 4);
+/// assert_eq!((r.messages, r.per_second), (40, 100.0));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct WindowResult {
     /// Messages counted in the window.
@@ -61,6 +74,11 @@ pub struct WindowResult {
 
 impl RateWindow {
     /// A window of `seconds` after the warm-up.
+    ///
+    /// ```
+    /// let w = peregrine_bench::scale::window::RateWindow::new(5);
+    /// assert!(w.result().is_none() && !w.complete());
+    /// ```
     pub fn new(seconds: u64) -> RateWindow {
         let per_second = (Duration::from_secs(1).as_nanos() / INTERVAL.as_nanos()) as usize;
         let warmup_buckets = (WARMUP.as_nanos() / INTERVAL.as_nanos()) as usize;
@@ -75,12 +93,27 @@ impl RateWindow {
     }
 
     /// Counts one message received now.
+    ///
+    /// ```
+    /// let mut w = peregrine_bench::scale::window::RateWindow::new(1);
+    /// w.count(); // the first message: the warm-up starts
+    /// assert!(!w.in_window());
+    /// ```
     #[inline]
     pub fn count(&mut self) {
         self.count_at(Instant::now());
     }
 
     /// Counts one message received at `at`.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// let mut w = peregrine_bench::scale::window::RateWindow::new(1);
+    /// let t0 = Instant::now();
+    /// w.count_at(t0);
+    /// w.count_at(t0 + Duration::from_millis(1_200));
+    /// assert!(w.in_window());
+    /// ```
     #[inline]
     pub fn count_at(&mut self, at: Instant) {
         let first = *self.first.get_or_insert(at);
@@ -114,16 +147,45 @@ impl RateWindow {
     }
 
     /// Whether the window is over (a message came after its end).
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// let mut w = peregrine_bench::scale::window::RateWindow::new(1);
+    /// let t0 = Instant::now();
+    /// w.count_at(t0);
+    /// assert!(!w.complete());
+    /// w.count_at(t0 + Duration::from_secs(2)); // warm-up 1 s + window 1 s
+    /// assert!(w.complete());
+    /// ```
     pub fn complete(&self) -> bool {
         self.after > 0
     }
 
     /// Messages counted after the window.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// let mut w = peregrine_bench::scale::window::RateWindow::new(1);
+    /// let t0 = Instant::now();
+    /// for s in 0..4 {
+    ///     w.count_at(t0 + Duration::from_secs(s));
+    /// }
+    /// assert_eq!(w.after(), 2); // at 2 s and 3 s
+    /// ```
     pub fn after(&self) -> u64 {
         self.after
     }
 
     /// The figures; `None` when no message reached the window.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// let mut w = peregrine_bench::scale::window::RateWindow::new(1);
+    /// let t0 = Instant::now();
+    /// w.count_at(t0);
+    /// w.count_at(t0 + Duration::from_millis(500));
+    /// assert!(w.result().is_none(), "all in the warm-up");
+    /// ```
     pub fn result(&self) -> Option<WindowResult> {
         let (first, last) = (self.first?, self.last?);
         let window = &self.buckets[self.warmup_buckets..];
@@ -175,6 +237,13 @@ pub struct SeqCheck {
 
 impl SeqCheck {
     /// Checks the next message's MsgSeqNum (`None`: missing or not a number).
+    ///
+    /// ```
+    /// let mut c = peregrine_bench::scale::window::SeqCheck::default();
+    /// c.check(Some(1));
+    /// c.check(None);
+    /// assert_eq!(c.first_error(), Some("MsgSeqNum missing or not a number after 1"));
+    /// ```
     #[inline]
     pub fn check(&mut self, seq: Option<u64>) {
         let expected = self.last + 1;
@@ -216,16 +285,36 @@ impl SeqCheck {
     }
 
     /// Errors so far.
+    ///
+    /// ```
+    /// let mut c = peregrine_bench::scale::window::SeqCheck::default();
+    /// c.check(Some(2)); // 1 expected
+    /// c.check(Some(2)); // a duplicate
+    /// assert_eq!(c.errors(), 2);
+    /// ```
     pub fn errors(&self) -> u64 {
         self.errors
     }
 
     /// The first error, in words.
+    ///
+    /// ```
+    /// let mut c = peregrine_bench::scale::window::SeqCheck::default();
+    /// c.check(Some(1));
+    /// assert_eq!(c.first_error(), None);
+    /// ```
     pub fn first_error(&self) -> Option<&str> {
         self.first_error.as_deref()
     }
 
     /// The last MsgSeqNum seen.
+    ///
+    /// ```
+    /// let mut c = peregrine_bench::scale::window::SeqCheck::default();
+    /// c.check(Some(1));
+    /// c.check(Some(7)); // an error, and where the count goes on from
+    /// assert_eq!(c.last(), 7);
+    /// ```
     pub fn last(&self) -> u64 {
         self.last
     }

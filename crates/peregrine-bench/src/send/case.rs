@@ -5,6 +5,14 @@ use serde::Serialize;
 use crate::report::{Aggregate, Record};
 
 /// One case of one run, as measured.
+///
+/// ```
+/// use peregrine_bench::send::SendCase;
+/// let c = SendCase { case: "wire_latency_spin".into(), run: 1, idle: "busy-spin".into(), producers: 1,
+///     sent: 2_000, delivered: 2_000, warmup: 500, seconds: 0.1, per_second: 20_000.0, queue_full: 0,
+///     pool_warm: true, allocations: Some(0) };
+/// assert_eq!(c.allocs_per_message(), Some(0.0));
+/// ```
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SendCase {
     /// `wire_latency_spin`, `throughput_4p_block`, …
@@ -52,6 +60,14 @@ impl SendCase {
 }
 
 /// What [`run`](super::run()) found.
+///
+/// ```no_run
+/// let mut cfg = peregrine_bench::send::SendBenchConfig::default();
+/// cfg.apply(&peregrine_bench::Options { smoke: true, ..Default::default() });
+/// let results = peregrine_bench::send::run(&cfg)?; // about a second
+/// assert_eq!(results.records.len(), results.cases.len());
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct SendResults {
     /// Every case of every run.

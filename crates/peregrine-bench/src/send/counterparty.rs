@@ -15,6 +15,33 @@ use crate::{Error, Result};
 /// The counterparty: a raw FIX.4.4 acceptor on a socket. It answers the Logon,
 /// TestRequests and the Logout, and hands every other message to its caller as it
 /// reads it. It allocates nothing after it is made.
+///
+/// ```
+/// use std::io::{Read, Write};
+/// use std::net::{TcpListener, TcpStream};
+/// use std::time::Duration;
+/// use peregrine_bench::{codec::fix44, send::{field, Counterparty, Polled}};
+///
+/// let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+/// let port = listener.local_addr().unwrap().port();
+/// // The initiator: a Logon, then (once answered) one order.
+/// let initiator = std::thread::spawn(move || {
+///     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+///     s.write_all(&fix44("35=A|49=CLIENT|56=VENUE|34=1|52=20260101-00:00:00.000|98=0|108=30|")).unwrap();
+///     assert!(s.read(&mut [0u8; 256]).unwrap() > 0); // the counterparty's Logon
+///     s.write_all(&fix44("35=D|49=CLIENT|56=VENUE|34=2|52=20260101-00:00:00.000|11=1|")).unwrap();
+///     s
+/// });
+/// let mut cp = Counterparty::accept(&listener, Duration::from_secs(10))?;
+/// let mut orders = Vec::new();
+/// while orders.is_empty() {
+///     let polled = cp.poll(&mut |m| orders.push(field(m, b"11").unwrap().to_vec()))?;
+///     assert_ne!(polled, Polled::Closed);
+/// }
+/// assert_eq!(orders, [b"1".to_vec()]);
+/// drop(initiator.join().unwrap());
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 pub struct Counterparty {
     stream: TcpStream,
     buf: Box<[u8]>,
@@ -36,6 +63,34 @@ impl std::fmt::Debug for Counterparty {
 }
 
 /// What a [`Counterparty::poll`] found.
+///
+/// ```
+/// # use std::io::{Read, Write};
+/// # use std::net::{TcpListener, TcpStream};
+/// # use std::time::Duration;
+/// # use peregrine_bench::{codec::fix44, send::{field, Counterparty, Polled}};
+/// #
+/// # let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+/// # let port = listener.local_addr().unwrap().port();
+/// # // The initiator: a Logon, then (once answered) one order.
+/// # let initiator = std::thread::spawn(move || {
+/// #     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+/// #     s.write_all(&fix44("35=A|49=CLIENT|56=VENUE|34=1|52=20260101-00:00:00.000|98=0|108=30|")).unwrap();
+/// #     assert!(s.read(&mut [0u8; 256]).unwrap() > 0); // the counterparty's Logon
+/// #     s.write_all(&fix44("35=D|49=CLIENT|56=VENUE|34=2|52=20260101-00:00:00.000|11=1|")).unwrap();
+/// #     s
+/// # });
+/// # let mut cp = Counterparty::accept(&listener, Duration::from_secs(10))?;
+/// # let mut orders = Vec::new();
+/// # while orders.is_empty() {
+/// #     let polled = cp.poll(&mut |m| orders.push(field(m, b"11").unwrap().to_vec()))?;
+/// #     assert_ne!(polled, Polled::Closed);
+/// # }
+/// # assert_eq!(orders, [b"1".to_vec()]);
+/// drop(initiator.join().unwrap()); // the initiator's socket closes
+/// while cp.poll(&mut |_| {})? != Polled::Closed {}
+/// # Ok::<(), peregrine_bench::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Polled {
     /// Nothing to read (yet).
@@ -49,6 +104,27 @@ pub enum Polled {
 impl Counterparty {
     /// Waits (up to `patience`) for the initiator to connect to `listener` and send its
     /// Logon, and answers it.
+    ///
+    /// ```
+    /// use std::io::{Read, Write};
+    /// use std::net::{TcpListener, TcpStream};
+    /// use std::time::Duration;
+    /// use peregrine_bench::{codec::fix44, send::{field, Counterparty, Polled}};
+    ///
+    /// let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    /// let port = listener.local_addr().unwrap().port();
+    /// // The initiator: a Logon, then (once answered) one order.
+    /// let initiator = std::thread::spawn(move || {
+    ///     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    ///     s.write_all(&fix44("35=A|49=CLIENT|56=VENUE|34=1|52=20260101-00:00:00.000|98=0|108=30|")).unwrap();
+    ///     assert!(s.read(&mut [0u8; 256]).unwrap() > 0); // the counterparty's Logon
+    ///     s.write_all(&fix44("35=D|49=CLIENT|56=VENUE|34=2|52=20260101-00:00:00.000|11=1|")).unwrap();
+    ///     s
+    /// });
+    /// let mut cp = Counterparty::accept(&listener, Duration::from_secs(10))?;
+    /// # drop(initiator.join().unwrap());
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
@@ -116,6 +192,30 @@ impl Counterparty {
 
     /// Blocking reads (with a short timeout) or busy-polled non-blocking ones.
     ///
+    /// ```
+    /// # use std::io::{Read, Write};
+    /// # use std::net::{TcpListener, TcpStream};
+    /// # use std::time::Duration;
+    /// # use peregrine_bench::{codec::fix44, send::{field, Counterparty, Polled}};
+    /// #
+    /// # let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # // The initiator: a Logon, then (once answered) one order.
+    /// # let initiator = std::thread::spawn(move || {
+    /// #     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    /// #     s.write_all(&fix44("35=A|49=CLIENT|56=VENUE|34=1|52=20260101-00:00:00.000|98=0|108=30|")).unwrap();
+    /// #     assert!(s.read(&mut [0u8; 256]).unwrap() > 0); // the counterparty's Logon
+    /// #     s.write_all(&fix44("35=D|49=CLIENT|56=VENUE|34=2|52=20260101-00:00:00.000|11=1|")).unwrap();
+    /// #     s
+    /// # });
+    /// # let mut cp = Counterparty::accept(&listener, Duration::from_secs(10))?;
+    /// # let _initiator = initiator;
+    /// cp.set_nonblocking(true).unwrap();
+    /// let polled = cp.poll(&mut |_| {})?; // returns at once
+    /// assert!(matches!(polled, Polled::Nothing | Polled::Read));
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// The socket refuses.
@@ -126,6 +226,33 @@ impl Counterparty {
     /// One read; every complete message it completes is handled: Heartbeats and Logons
     /// dropped after `on_message` saw the Logon, TestRequests and Logout answered,
     /// everything else given to `on_message`.
+    ///
+    /// ```
+    /// # use std::io::{Read, Write};
+    /// # use std::net::{TcpListener, TcpStream};
+    /// # use std::time::Duration;
+    /// # use peregrine_bench::{codec::fix44, send::{field, Counterparty, Polled}};
+    /// #
+    /// # let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    /// # let port = listener.local_addr().unwrap().port();
+    /// # // The initiator: a Logon, then (once answered) one order.
+    /// # let initiator = std::thread::spawn(move || {
+    /// #     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    /// #     s.write_all(&fix44("35=A|49=CLIENT|56=VENUE|34=1|52=20260101-00:00:00.000|98=0|108=30|")).unwrap();
+    /// #     assert!(s.read(&mut [0u8; 256]).unwrap() > 0); // the counterparty's Logon
+    /// #     s.write_all(&fix44("35=D|49=CLIENT|56=VENUE|34=2|52=20260101-00:00:00.000|11=1|")).unwrap();
+    /// #     s
+    /// # });
+    /// # let mut cp = Counterparty::accept(&listener, Duration::from_secs(10))?;
+    /// let mut orders = Vec::new();
+    /// while orders.is_empty() {
+    ///     let polled = cp.poll(&mut |m| orders.push(field(m, b"11").unwrap().to_vec()))?;
+    ///     assert_ne!(polled, Polled::Closed);
+    /// }
+    /// assert_eq!(orders, [b"1".to_vec()]);
+    /// # drop(initiator.join().unwrap());
+    /// # Ok::<(), peregrine_bench::Error>(())
+    /// ```
     ///
     /// # Errors
     ///

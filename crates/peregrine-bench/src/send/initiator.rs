@@ -29,7 +29,7 @@ pub fn idle_name(idle: &Idle) -> String {
 /// The application behind the initiator session: the counterparty sends it nothing
 /// but session messages.
 #[derive(Debug, Default)]
-pub struct Quiet;
+pub(super) struct Quiet;
 
 impl Application for Quiet {
     fn from_app(
@@ -64,7 +64,11 @@ pub fn initiator_settings(port: u16) -> String {
 /// # Errors
 ///
 /// [`Error::Engine`] when the settings, the reactor or the engine thread fail.
-pub fn start_initiator(port: u16, idle: Idle, messages: u64) -> Result<RunningEngine<Quiet>> {
+pub(super) fn start_initiator(
+    port: u16,
+    idle: Idle,
+    messages: u64,
+) -> Result<RunningEngine<Quiet>> {
     let messages = messages as usize + 1_000;
     EngineBuilder::parse(&initiator_settings(port), Path::new("bench-send.cfg"))
         .map_err(Error::engine("the initiator's settings"))?

@@ -24,7 +24,7 @@ pub(super) type Latency = (SendCase, Histogram<u64>, Histogram<u64>);
 ///
 /// [`Error::Engine`] when the engine or the counterparty fails or a message does not
 /// arrive in time; [`Error::Check`] when a message other than the one sent arrives.
-pub fn latency_case(cfg: &SendBenchConfig, idle: Idle, run: usize) -> Result<Latency> {
+pub(super) fn latency_case(cfg: &SendBenchConfig, idle: Idle, run: usize) -> Result<Latency> {
     let (engine, mut cp, sender, session) = connect(idle, cfg.common.warmup + cfg.common.iters)?;
     cp.set_nonblocking(true)
         .map_err(Error::engine("counterparty socket"))?;

@@ -129,7 +129,7 @@ pub(super) fn wait_for(what: &str, mut f: impl FnMut() -> bool) -> Result<()> {
 ///
 /// [`Error::Engine`] when the engine or the counterparty fails or the messages do not
 /// all arrive in time; [`Error::Check`] when a message is lost, duplicated or reordered.
-pub fn throughput_case(
+pub(super) fn throughput_case(
     cfg: &SendBenchConfig,
     idle: Idle,
     producers: usize,
