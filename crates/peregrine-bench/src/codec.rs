@@ -107,7 +107,7 @@ pub struct CodecBenchConfig {
 }
 
 impl CodecBenchConfig {
-    /// Applies command-line options: `--smoke` ([`Smoke::MICRO`]), then the others
+    /// Applies command-line options: `--smoke` ([`Smoke::MICRO`], in [`RunSettings::smoke`]), then the others
     /// ([`RunSettings::apply`]).
     ///
     /// ```
@@ -117,7 +117,7 @@ impl CodecBenchConfig {
     /// assert_eq!(cfg.common.out, std::path::Path::new("x.json"));
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
-        self.common.apply(options, Smoke::MICRO);
+        self.common.apply(options);
     }
 }
 
@@ -128,6 +128,7 @@ impl Default for CodecBenchConfig {
                 "codec",
                 1_000_000,
                 2_000_000,
+                Smoke::MICRO,
                 &["quickfix-cpp", "quickfixj"],
             ),
         }

@@ -75,7 +75,7 @@ impl Default for E2eBenchConfig {
     fn default() -> Self {
         let peers: Vec<&str> = PEERS.iter().map(|(e, _)| *e).collect();
         E2eBenchConfig {
-            common: RunSettings::new("e2e", 100_000, 10_000, &peers),
+            common: RunSettings::new("e2e", 100_000, 10_000, Smoke::LATENCY, &peers),
             floor: true,
             idle: Idle::spin_then_yield(100),
             strict: false,
@@ -83,15 +83,9 @@ impl Default for E2eBenchConfig {
     }
 }
 
-/// `--smoke`: 1 run of 500 + 2,000 round trips, for `make test`.
-pub const SMOKE: Smoke = Smoke {
-    iters: 2_000,
-    warmup: 500,
-};
-
 impl E2eBenchConfig {
-    /// Applies command-line options: `--smoke` ([`SMOKE`], a failing peer stopping
-    /// everything), then the others ([`RunSettings::apply`], `--count` as `iters`).
+    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, a
+    /// failing peer stopping everything), then the others ([`RunSettings::apply`], `--count` as `iters`).
     ///
     /// ```
     /// let mut cfg = peregrine_bench::e2e::E2eBenchConfig::default();
@@ -100,7 +94,7 @@ impl E2eBenchConfig {
     /// assert_eq!(cfg.common.peers, ["artio"]);
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
-        self.common.apply(options, SMOKE);
+        self.common.apply(options);
         self.strict |= options.smoke;
     }
 
@@ -575,7 +569,10 @@ mod tests {
         assert_eq!(c.common.peers, vec!["artio".to_string()]);
         assert!(matches!(
             peer_commands(&E2eBenchConfig {
-                common: crate::RunSettings::new("e2e", 1, 0, &["nope"]),
+                common: crate::RunSettings {
+                    peers: vec!["nope".into()],
+                    ..E2eBenchConfig::default().common
+                },
                 ..E2eBenchConfig::default()
             }),
             Err(Error::Peer(PeerError::Unknown { .. }))

@@ -95,10 +95,12 @@ pub struct Options<'a> {
 }
 
 /// The sizes of a smoke run (`--smoke`: one run, to check that everything works, for CI
-/// and `make test`), as each benchmark has them.
+/// and `make test`), as each benchmark has them ([`RunSettings::smoke`]).
 ///
 /// ```
-/// assert_eq!(peregrine_bench::e2e::SMOKE, peregrine_bench::Smoke { iters: 2_000, warmup: 500 });
+/// use peregrine_bench::{e2e::E2eBenchConfig, Smoke};
+/// assert_eq!(E2eBenchConfig::default().common.smoke, Smoke::LATENCY);
+/// assert_eq!(Smoke::LATENCY, Smoke { iters: 2_000, warmup: 500 });
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Smoke {
@@ -115,19 +117,27 @@ impl Smoke {
         iters: 2_000,
         warmup: 2_000,
     };
+
+    /// The latency benchmarks' smoke run (`e2e`, `roundtrip`, `send`): 2,000 round trips
+    /// (messages) after 500 warm-up.
+    pub const LATENCY: Smoke = Smoke {
+        iters: 2_000,
+        warmup: 500,
+    };
 }
 
 /// The settings every benchmark has, whatever else it has: runs, measured and warm-up
-/// operations, peers, where the JSON goes. Each benchmark's config holds one (`common`)
-/// and sets it from the command line with [`RunSettings::apply`].
+/// operations (and what `--smoke` makes of them), peers, where the JSON goes. Each
+/// benchmark's config holds one (`common`) and sets it from the command line with
+/// [`RunSettings::apply`].
 ///
 /// ```
 /// use peregrine_bench::{Options, RunSettings, Smoke};
 ///
-/// let mut s = RunSettings::new("demo", 1_000, 100, &["quickfixj"]);
+/// let mut s = RunSettings::new("demo", 1_000, 100, Smoke { iters: 20, warmup: 2 }, &["quickfixj"]);
 /// assert_eq!((s.runs, s.iters, s.warmup), (5, 1_000, 100));
 /// assert!(s.out.ends_with("target/bench-results/demo.json"));
-/// s.apply(&Options { smoke: true, warmup: Some(7), ..Options::default() }, Smoke { iters: 20, warmup: 2 });
+/// s.apply(&Options { smoke: true, warmup: Some(7), ..Options::default() });
 /// assert_eq!((s.runs, s.iters, s.warmup), (1, 20, 7));
 /// assert_eq!(s.peers, ["quickfixj"]);
 /// ```
@@ -143,28 +153,33 @@ pub struct RunSettings {
     pub peers: Vec<String>,
     /// Where the JSON goes (a plot, if the benchmark draws one, goes beside it: `.svg`).
     pub out: PathBuf,
+    /// The measured and warm-up operations of a smoke run.
+    pub smoke: Smoke,
 }
 
 impl RunSettings {
     /// A full run's settings: 5 runs of `iters` operations after `warmup`, against
-    /// `peers`, the results in `target/bench-results/NAME.json` of the repository.
+    /// `peers`, the results in `target/bench-results/NAME.json` of the repository; a smoke
+    /// run's sizes `smoke`.
     ///
     /// ```
-    /// let s = peregrine_bench::RunSettings::new("codec", 1_000_000, 2_000_000, &[]);
+    /// use peregrine_bench::{RunSettings, Smoke};
+    /// let s = RunSettings::new("codec", 1_000_000, 2_000_000, Smoke::MICRO, &[]);
     /// assert_eq!(s.runs, 5);
     /// assert_eq!(s.out, peregrine_bench::repo_root().join("target/bench-results/codec.json"));
     /// ```
-    pub fn new(name: &str, iters: u64, warmup: u64, peers: &[&str]) -> RunSettings {
+    pub fn new(name: &str, iters: u64, warmup: u64, smoke: Smoke, peers: &[&str]) -> RunSettings {
         RunSettings {
             runs: 5,
             iters,
             warmup,
             peers: peers.iter().map(|p| p.to_string()).collect(),
             out: repo_root().join(format!("target/bench-results/{name}.json")),
+            smoke,
         }
     }
 
-    /// Applies the command-line options: `--smoke` sets one run of `smoke`'s sizes, then
+    /// Applies the command-line options: `--smoke` sets one run of the [`smoke`](Self::smoke) sizes, then
     /// each option given replaces its setting (the others stay); runs and measured
     /// operations are at least 1, `--peers none` is no peer.
     ///
@@ -172,20 +187,19 @@ impl RunSettings {
     /// use std::path::Path;
     /// use peregrine_bench::{Options, RunSettings, Smoke};
     ///
-    /// let mut s = RunSettings::new("demo", 1_000, 100, &["quickfixj"]);
-    /// let smoke = Smoke { iters: 20, warmup: 2 };
-    /// s.apply(&Options { runs: Some(0), peers: Some("artio,quickfixj"), out: Some("a.json"), ..Default::default() }, smoke);
+    /// let mut s = RunSettings::new("demo", 1_000, 100, Smoke { iters: 20, warmup: 2 }, &["quickfixj"]);
+    /// s.apply(&Options { runs: Some(0), peers: Some("artio,quickfixj"), out: Some("a.json"), ..Default::default() });
     /// assert_eq!((s.runs, s.iters, s.warmup), (1, 1_000, 100));
     /// assert_eq!(s.peers, ["artio", "quickfixj"]);
     /// assert_eq!(s.out, Path::new("a.json"));
-    /// s.apply(&Options { peers: Some("none"), iters: Some(0), ..Default::default() }, smoke);
+    /// s.apply(&Options { peers: Some("none"), iters: Some(0), ..Default::default() });
     /// assert_eq!((s.iters, s.peers.len()), (1, 0));
     /// ```
-    pub fn apply(&mut self, options: &Options<'_>, smoke: Smoke) {
+    pub fn apply(&mut self, options: &Options<'_>) {
         if options.smoke {
             self.runs = 1;
-            self.iters = smoke.iters;
-            self.warmup = smoke.warmup;
+            self.iters = self.smoke.iters;
+            self.warmup = self.smoke.warmup;
         }
         self.runs = options.runs.map_or(self.runs, |n| n as usize).max(1);
         self.iters = options.iters.unwrap_or(self.iters).max(1);

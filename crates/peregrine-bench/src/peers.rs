@@ -503,8 +503,8 @@ impl<'a> Rounds<'a> {
     /// ([`micro_peers`]: `cpp_binary`, `java_class`).
     ///
     /// ```
-    /// use peregrine_bench::{peers::Rounds, RunSettings};
-    /// let mut common = RunSettings::new("demo", 10, 0, &[]);
+    /// use peregrine_bench::{peers::Rounds, RunSettings, Smoke};
+    /// let mut common = RunSettings::new("demo", 10, 0, Smoke::MICRO, &[]);
     /// common.runs = 2;
     /// let rounds = Rounds::micro("demo", &[], &common, "demo_bench", "DemoBench")?;
     /// assert_eq!((rounds.runs, rounds.iters, rounds.peers.len()), (2, 10, 0));

@@ -60,7 +60,7 @@ mod tables;
 mod throughput;
 
 pub use case::{SendCase, SendResults};
-pub use config::{SendBenchConfig, SMOKE};
+pub use config::SendBenchConfig;
 pub use counterparty::{Counterparty, Polled};
 pub use initiator::{idle_name, initiator_settings};
 pub use order::{field, order};

@@ -100,13 +100,19 @@ pub struct TypedBenchConfig {
 impl Default for TypedBenchConfig {
     fn default() -> Self {
         TypedBenchConfig {
-            common: RunSettings::new("typed", 200_000, 300_000, &["quickfix-cpp", "quickfixj"]),
+            common: RunSettings::new(
+                "typed",
+                200_000,
+                300_000,
+                Smoke::MICRO,
+                &["quickfix-cpp", "quickfixj"],
+            ),
         }
     }
 }
 
 impl TypedBenchConfig {
-    /// Applies command-line options: `--smoke` ([`Smoke::MICRO`]), then the others
+    /// Applies command-line options: `--smoke` ([`Smoke::MICRO`], in [`RunSettings::smoke`]), then the others
     /// ([`RunSettings::apply`]).
     ///
     /// ```
@@ -115,7 +121,7 @@ impl TypedBenchConfig {
     /// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup), (1, 2_000, 2_000));
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
-        self.common.apply(options, Smoke::MICRO);
+        self.common.apply(options);
     }
 }
 

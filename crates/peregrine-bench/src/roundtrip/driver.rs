@@ -61,7 +61,7 @@ pub struct RoundTripConfig {
 impl Default for RoundTripConfig {
     fn default() -> Self {
         RoundTripConfig {
-            common: RunSettings::new("roundtrip", 100_000, 10_000, &PEERS),
+            common: RunSettings::new("roundtrip", 100_000, 10_000, Smoke::LATENCY, &PEERS),
             fsync_iters: 2_000,
             fsync_warmup: 200,
             configs: RtConfig::ALL.to_vec(),
@@ -72,14 +72,8 @@ impl Default for RoundTripConfig {
     }
 }
 
-/// `--smoke`: 1 run of 500 + 2,000 round trips (`fsync`: 20 + 100).
-pub const SMOKE: Smoke = Smoke {
-    iters: 2_000,
-    warmup: 500,
-};
-
 impl RoundTripConfig {
-    /// Applies command-line options: `--smoke` ([`SMOKE`]), then the
+    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, `fsync` 20 + 100), then the
     /// others ([`RunSettings::apply`]); `--iters`/`--warmup` below the fsync counts lower
     /// those too.
     ///
@@ -94,7 +88,7 @@ impl RoundTripConfig {
     /// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup, cfg.peers_explicit), (50, 5, false));
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
-        self.common.apply(options, SMOKE);
+        self.common.apply(options);
         if options.smoke {
             self.fsync_iters = 100;
             self.fsync_warmup = 20;

@@ -34,7 +34,7 @@ pub struct SendBenchConfig {
 impl Default for SendBenchConfig {
     fn default() -> Self {
         SendBenchConfig {
-            common: RunSettings::new("send", 100_000, 10_000, &[]),
+            common: RunSettings::new("send", 100_000, 10_000, Smoke::LATENCY, &[]),
             messages: 1_000_000,
             producers: vec![1, 4],
             pace: Duration::from_micros(50),
@@ -43,15 +43,9 @@ impl Default for SendBenchConfig {
     }
 }
 
-/// `--smoke`: 1 run; 500 warm-up + 2,000 paced messages (and 20,000 throughput messages,
-/// a send every 20 µs: about a second, for `make test`).
-pub const SMOKE: Smoke = Smoke {
-    iters: 2_000,
-    warmup: 500,
-};
-
 impl SendBenchConfig {
-    /// Applies command-line options: `--smoke` ([`SMOKE`]), then the others
+    /// Applies command-line options: `--smoke` (1 run; 500 warm-up + 2,000 paced messages and 20,000 throughput
+    /// messages, a send every 20 µs: about a second, for `make test`), then the others
     /// ([`RunSettings::apply`], `--count` as `iters`; `--peers` is ignored: this
     /// benchmark has none).
     ///
@@ -67,7 +61,7 @@ impl SendBenchConfig {
             peers: None,
             ..*options
         };
-        self.common.apply(&no_peers, SMOKE);
+        self.common.apply(&no_peers);
         if options.smoke {
             self.messages = 20_000;
             self.pace = Duration::from_micros(20);
