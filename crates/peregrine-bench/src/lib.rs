@@ -65,8 +65,8 @@ pub fn fix44_dictionary() -> PathBuf {
 
 /// The command-line options every benchmark takes (`peregrine bench NAME …`): `--smoke`,
 /// `--runs`, `--iters` (`--count` for `e2e` and `send`), `--warmup`, `--peers a,b|none`,
-/// `--out`. Each benchmark's `apply` hands them to [`RunSettings::apply`] with its smoke
-/// sizes, then sets what is its own.
+/// `--out`. Each benchmark's `apply` hands them to [`RunSettings::apply`] (which holds
+/// the benchmark's smoke sizes), then sets what is its own.
 ///
 /// ```
 /// use peregrine_bench::codec::CodecBenchConfig;

@@ -11,7 +11,7 @@ use peregrine_engine::IdleStrategy;
 use crate::steps::Stamps;
 use crate::Error;
 
-/// What one poll of a wait found.
+// What one poll of a wait found: the agent's, so both waits speak the same type.
 pub(crate) use peregrine_agent::Polled;
 
 /// Polls with `poll` until it says [`Polled::Done`], idling with `idle` after each poll
