@@ -174,6 +174,10 @@ impl Connections {
         self.0.iter().map(|(k, _)| ConnectionKey(k)).collect()
     }
 
+    pub(super) fn len(&self) -> usize {
+        self.0.len()
+    }
+
     pub(super) fn iter(&self) -> impl Iterator<Item = (ConnectionKey, &Connection)> {
         self.0.iter().map(|(k, c)| (ConnectionKey(k), c))
     }

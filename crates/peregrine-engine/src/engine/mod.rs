@@ -52,7 +52,10 @@ const HOUSEKEEPING_NANOS_PER_1000_SESSIONS: Nanos = 1_000_000;
 /// Engine-wide options.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
-    /// How the reactor waits when there is no work.
+    /// How the reactor waits when there is no work. Under [`Idle::BusySpin`] the
+    /// thread owns its core, and an engine turned by its own loop ([`Engine::run`],
+    /// [`Engine::turn`]) with at most four connections reads their sockets directly,
+    /// asking epoll only every 8th turn.
     pub idle: Idle,
     /// Write the per-session message and event logs (under each session's
     /// `FileLogPath`, when it has one).
@@ -173,6 +176,9 @@ pub struct Engine<D: SessionDriver> {
     ready: Vec<ids::ConnectionKey>,
     /// [`Engine::poll`] passes since the last housekeeping.
     polls: u32,
+    /// Turns since epoll was last asked, while the connections are read directly
+    /// (see `read.rs`).
+    direct_turns: u32,
     /// When [`Engine::turn`] under a spinning strategy runs the housekeeping next.
     next_housekeeping: Nanos,
     /// A session with message and event logs was added (their flush is not
@@ -253,6 +259,7 @@ impl<D: SessionDriver> Engine<D> {
             stopping: false,
             stop_requested: false,
             polls: 0,
+            direct_turns: 0,
             next_housekeeping: 0,
             has_logs: false,
             reserve: open_reserve(),
@@ -426,7 +433,8 @@ impl<D: SessionDriver> Engine<D> {
     fn work(&mut self, may_wait: Duration) -> io::Result<usize> {
         if may_wait.is_zero() {
             // Spinning: no timeout to compute (that visits every session).
-            let mut work = self.io(Duration::ZERO)?;
+            let owns_core = matches!(self.options.idle, Idle::BusySpin(_));
+            let mut work = self.io(Duration::ZERO, owns_core)?;
             let now = now_nanos();
             if now >= self.next_housekeeping {
                 let every = (self.sessions.len() as Nanos * HOUSEKEEPING_NANOS_PER_1000_SESSIONS
@@ -452,7 +460,7 @@ impl<D: SessionDriver> Engine<D> {
         } else {
             Duration::ZERO
         };
-        let mut work = self.io(timeout)?;
+        let mut work = self.io(timeout, false)?;
         work |= self.housekeeping();
         self.metrics.engine().turn(work);
         Ok(usize::from(work))
@@ -468,7 +476,7 @@ impl<D: SessionDriver> Engine<D> {
     /// As [`turn`](Self::turn): polling the sockets failed.
     #[inline]
     pub fn poll(&mut self) -> io::Result<bool> {
-        let mut work = self.io(Duration::ZERO)?;
+        let mut work = self.io(Duration::ZERO, false)?;
         self.polls += 1;
         if self.polls >= POLLS_PER_HOUSEKEEPING {
             self.polls = 0;

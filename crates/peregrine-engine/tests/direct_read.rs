@@ -1,0 +1,142 @@
+//! A spinning engine with few connections reads their sockets directly and asks
+//! epoll only every few turns (`engine/read.rs`). What only epoll tells must still
+//! arrive: new connections (past the threshold, where epoll takes over, and back),
+//! a peer's close, and a socket writable again after a write would have blocked.
+
+use std::time::{Duration, Instant};
+
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::{Engine, Idle};
+use peregrine_testkit::Peer;
+
+mod support;
+use support::{echo, engine_with, options};
+
+/// More sessions than the engine reads directly (its threshold is 4).
+const SESSIONS: usize = 6;
+
+/// ISLD accepting `C0`…`C5`, each its own session, under busy-spin; messages echoed.
+fn acceptor(dir: &std::path::Path) -> Engine<peregrine_engine::fix::BoxedFixSession> {
+    let mut text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nUseDataDictionary=N\n\
+                    HeartBtInt=30\nSocketSendBufferSize=65536\n"
+        .to_string();
+    for i in 0..SESSIONS {
+        text.push_str(&format!(
+            "[SESSION]\nBeginString=FIX.4.4\nTargetCompID=C{i}\n"
+        ));
+    }
+    engine_with(
+        &text,
+        &dir.join("a.cfg"),
+        options(Idle::busy_spin(), false),
+        StoreKind::Memory,
+        &mut echo,
+    )
+}
+
+/// Logs `peer` on and reads the engine's Logon answer.
+fn log_on(e: &mut Engine<peregrine_engine::fix::BoxedFixSession>, peer: &mut Peer) {
+    peer.send("35=A|98=0|108=30|141=Y");
+    let answer = peer.read(Duration::from_secs(10), || {
+        e.turn().unwrap();
+    });
+    let answer = answer.expect("a Logon answer");
+    assert!(answer.contains("|35=A|"), "{answer}");
+}
+
+/// A TestRequest from `peer` is answered with its Heartbeat.
+fn answered(e: &mut Engine<peregrine_engine::fix::BoxedFixSession>, peer: &mut Peer, id: &str) {
+    peer.send(&format!("35=1|112={id}"));
+    let start = Instant::now();
+    loop {
+        let m = peer
+            .read(Duration::from_secs(10), || {
+                e.turn().unwrap();
+            })
+            .unwrap_or_else(|| panic!("no answer to TestRequest {id}"));
+        if m.contains("|35=0|") && m.contains(&format!("|112={id}|")) {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "{m}");
+    }
+}
+
+#[test]
+fn connections_past_the_threshold_are_accepted_and_every_one_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = acceptor(dir.path());
+    let addr = e.listener_addrs()[0];
+    let mut peers = Vec::new();
+    // One at a time: each accept happens while the engine reads directly (up to
+    // four connections) or polls epoll (past them).
+    for i in 0..SESSIONS {
+        let mut p = Peer::connect(addr, &format!("C{i}"), "ISLD");
+        log_on(&mut e, &mut p);
+        peers.push(p);
+        for (j, p) in peers.iter_mut().enumerate() {
+            answered(&mut e, p, &format!("up-{i}-{j}"));
+        }
+    }
+    // Back below the threshold: the closes are seen, the rest still answered.
+    for p in peers.drain(..3) {
+        drop(p);
+    }
+    let start = Instant::now();
+    while e.sessions().iter().filter(|s| s.connected).count() > SESSIONS - 3 {
+        e.turn().unwrap();
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the closes were not seen"
+        );
+    }
+    for (j, p) in peers.iter_mut().enumerate() {
+        answered(&mut e, p, &format!("after-{j}"));
+    }
+}
+
+#[test]
+fn a_blocked_write_is_finished_when_the_peer_reads_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = acceptor(dir.path());
+    let addr = e.listener_addrs()[0];
+    // A small receive buffer, set before the handshake, and a peer that does not read.
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.set_recv_buffer_size(4096).unwrap();
+    sock.connect(&addr.into()).unwrap();
+    let mut p = Peer::over(sock.into(), "C0", "ISLD");
+    log_on(&mut e, &mut p);
+    // Each TestRequest is answered with a Heartbeat carrying its 2 KiB id: far more
+    // than the socket buffers hold, so the engine's writes would block.
+    const REQUESTS: usize = 400;
+    let id = "x".repeat(2048);
+    for i in 0..REQUESTS {
+        p.send(&format!("35=1|112={i}-{id}"));
+        for _ in 0..20 {
+            e.turn().unwrap();
+        }
+    }
+    let start = Instant::now();
+    while e.sessions()[0].pending_outbound == 0 {
+        e.turn().unwrap();
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the engine never had bytes waiting"
+        );
+    }
+    // Now the peer reads: every answer arrives, in order, with no help but turns.
+    for i in 0..REQUESTS {
+        let prefix = format!("|112={i}-");
+        loop {
+            let m = p
+                .read(Duration::from_secs(10), || {
+                    e.turn().unwrap();
+                })
+                .unwrap_or_else(|| panic!("answer {i} never came"));
+            if m.contains("|35=0|") {
+                assert!(m.contains(&prefix), "answer {i} out of order: {m:.60}");
+                break;
+            }
+        }
+    }
+    assert_eq!(e.sessions()[0].pending_outbound, 0);
+}
