@@ -2,7 +2,7 @@
 //! ExecutionReport as Peregrine's processes send them (same fields, same lengths, valid
 //! BodyLength and CheckSum: [`canned_messages`]) bounced over the same hop, 127.0.0.1
 //! between two processes with TCP_NODELAY, by the thinnest code: a non-blocking `read`
-//! polled with the same idle strategy as Peregrine's engines (spin-then-yield), framed by
+//! polled with the same idle strategy as Peregrine's engines (busy-spin), framed by
 //! BodyLength ([`frame_len`]), answered by writing the canned reply. No FIX work: no
 //! parse, no session, no store. What an engine costs above this is its own work.
 //!
@@ -12,7 +12,6 @@
 
 use super::peer::{say_ready, PeerArgs, ResultLine};
 use super::wire::{frame_len, Framed};
-use super::IDLE_SPINS;
 use crate::nonblocking::write_all_spinning;
 use crate::order::{
     write_order, write_report, OrderFields, CLIENT_ID, ORDER_PRICE, ORDER_QTY, SYMBOL,
@@ -85,7 +84,8 @@ pub fn canned_messages() -> (Vec<u8>, Vec<u8>) {
 /// ```
 pub fn settings_text(nos: usize, er: usize) -> String {
     format!(
-        "TCP floor: the round trip's bytes ({nos} B NewOrderSingle, {er} B ExecutionReport, as Peregrine sends them) between two processes over TCP 127.0.0.1, TCP_NODELAY, non-blocking read polled with spin-then-yield:{IDLE_SPINS}, framed by BodyLength, canned reply written; no FIX parse, session or store"
+        "TCP floor: the round trip's bytes ({nos} B NewOrderSingle, {er} B ExecutionReport, as Peregrine sends them) between two processes over TCP 127.0.0.1, TCP_NODELAY, non-blocking read polled with {}, framed by BodyLength, canned reply written; no FIX parse, session or store",
+        super::idle()
     )
 }
 
@@ -111,7 +111,7 @@ impl Bouncer {
             stream,
             buf: vec![0; 64 * 1024].into_boxed_slice(),
             end: 0,
-            idle: Idle::spin_then_yield(IDLE_SPINS),
+            idle: super::idle(),
         })
     }
 

@@ -50,9 +50,18 @@ pub const INITIATOR_SESSION: &str = "FIX.4.4:CLIENT->VENUE";
 /// The acceptor's session.
 pub const ACCEPTOR_SESSION: &str = "FIX.4.4:VENUE->CLIENT";
 
-/// The idle strategy of both Peregrine processes and of the floor: 100 busy polls, then
-/// `sched_yield` between polls (two processes spinning on a 2-core machine).
-pub use crate::loopback::IDLE_SPINS;
+/// The idle strategy of both Peregrine processes and of the floor: busy-spin. Each
+/// process's engine thread has a core of its own (the two processes' other threads wait
+/// while round trips run), so a thread that never yields makes nothing wait; and an
+/// engine under busy-spin with few connections reads its sockets directly instead of
+/// asking epoll first (one system call less per message, BENCHMARKS §4).
+///
+/// ```
+/// assert_eq!(peregrine_bench::roundtrip::idle().to_string(), "busy-spin");
+/// ```
+pub fn idle() -> peregrine_engine::Idle {
+    peregrine_engine::Idle::busy_spin()
+}
 
 /// One configuration of the experiment.
 ///

@@ -21,7 +21,7 @@
 //! `AllowUnknownMsgFields=Y` and leave every other validation setting at its default.
 
 use super::peer::{say_ready, PeerArgs, ResultLine};
-use super::{RtConfig, ACCEPTOR_SESSION, IDLE_SPINS, INITIATOR_SESSION};
+use super::{RtConfig, ACCEPTOR_SESSION, INITIATOR_SESSION};
 use crate::loopback;
 use crate::order::{
     self, write_order, write_report, OrderFields, CLIENT_ID, ORDER_PRICE, ORDER_QTY,
@@ -45,7 +45,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The settings of one side: FIX.4.4, VENUE⇄CLIENT on 127.0.0.1:`port`, HeartBtInt=30,
-/// ResetOnLogon=Y, TCP_NODELAY, `IdleStrategy=spin-then-yield:100`, no message log, and
+/// ResetOnLogon=Y, TCP_NODELAY, `IdleStrategy=busy-spin` ([`super::idle`]), no message log, and
 /// the config's store and validation ([`RtConfig`]).
 ///
 /// ```
@@ -75,7 +75,7 @@ pub fn settings(
     };
     Settings::builder()
         .default(|d| {
-            let d = loopback::defaults(d, acceptor);
+            let d = loopback::defaults(d, acceptor).idle_strategy(super::idle());
             let d = if config.memory_store() {
                 d
             } else {
@@ -110,7 +110,7 @@ pub fn settings(
 ///
 /// ```
 /// let s = peregrine_bench::roundtrip::peregrine::settings_text(peregrine_bench::roundtrip::RtConfig::Fsync);
-/// assert!(s.contains("FileStoreSync=Y") && s.contains("spin-then-yield"));
+/// assert!(s.contains("FileStoreSync=Y") && s.contains("busy-spin"));
 /// ```
 pub fn settings_text(config: RtConfig) -> String {
     let store = match config {
@@ -125,7 +125,8 @@ pub fn settings_text(config: RtConfig) -> String {
         "UseDataDictionary=N (BodyLength, CheckSum, tag syntax, garbled checks)"
     };
     format!(
-        "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy=spin-then-yield:{IDLE_SPINS} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message log; typed MessageHandler/crack and Outbox::send_typed"
+        "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy={} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message log; typed MessageHandler/crack and Outbox::send_typed",
+        super::idle()
     )
 }
 
