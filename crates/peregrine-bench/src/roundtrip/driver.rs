@@ -517,7 +517,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
         "engines": engines.iter().map(|e| e.engine.as_str()).collect::<Vec<_>>(),
         "order": "interleaved: each run runs every config, and in each config every engine once, in the order of `engines`; two fresh processes per engine, config and run, on a free port, with fresh store directories",
         "method": "one order in flight; the initiator takes t1 before sending a NewOrderSingle and t2 after the ExecutionReport's ClOrdID is checked, from the engine's own callback thread; warm-up discarded; HDR histogram (3 significant digits; the peers keep exact samples, take their percentiles by nearest rank and print their distribution bucketed as such a histogram, which the plot draws); mean = wall time of the measured round trips / count; medians across runs, figure by figure",
-        "idle": format!("Peregrine both sides and the floor: {} (the engine thread never yields; Peregrine's engines read their one connection directly, asking epoll every 8th turn); the peers as their `settings` say", super::idle()),
+        "idle": format!("Peregrine both sides and the floor: {} in balanced, optimized and tls (the engine thread never yields; Peregrine's engines read their one connection directly, asking epoll every 8th turn), {} in fsync (its fdatasyncs need the kernel's journal thread on the same cores); the peers as their `settings` say", RtConfig::Optimized.idle(), RtConfig::Fsync.idle()),
         "machine": machine,
         "load_average_end": report::load_average(),
         "settings": settings,

@@ -2,7 +2,7 @@
 //! ExecutionReport as Peregrine's processes send them (same fields, same lengths, valid
 //! BodyLength and CheckSum: [`canned_messages`]) bounced over the same hop, 127.0.0.1
 //! between two processes with TCP_NODELAY, by the thinnest code: a non-blocking `read`
-//! polled with the same idle strategy as Peregrine's engines (busy-spin), framed by
+//! polled with the same idle strategy as Peregrine's engines ([`RtConfig::idle`]), framed by
 //! BodyLength ([`frame_len`]), answered by writing the canned reply. No FIX work: no
 //! parse, no session, no store. What an engine costs above this is its own work.
 //!
@@ -12,6 +12,7 @@
 
 use super::peer::{say_ready, PeerArgs, ResultLine};
 use super::wire::{frame_len, Framed};
+use super::RtConfig;
 use crate::nonblocking::write_all_spinning;
 use crate::order::{
     write_order, write_report, OrderFields, CLIENT_ID, ORDER_PRICE, ORDER_QTY, SYMBOL,
@@ -80,12 +81,12 @@ pub fn canned_messages() -> (Vec<u8>, Vec<u8>) {
 /// The settings as the report states them.
 ///
 /// ```
-/// assert!(peregrine_bench::roundtrip::floor::settings_text(180, 230).contains("180 B"));
+/// assert!(peregrine_bench::roundtrip::floor::settings_text(180, 230, peregrine_bench::roundtrip::RtConfig::Balanced).contains("180 B"));
 /// ```
-pub fn settings_text(nos: usize, er: usize) -> String {
+pub fn settings_text(nos: usize, er: usize, config: RtConfig) -> String {
     format!(
         "TCP floor: the round trip's bytes ({nos} B NewOrderSingle, {er} B ExecutionReport, as Peregrine sends them) between two processes over TCP 127.0.0.1, TCP_NODELAY, non-blocking read polled with {}, framed by BodyLength, canned reply written; no FIX parse, session or store",
-        super::idle()
+        config.idle()
     )
 }
 
@@ -102,7 +103,7 @@ struct Bouncer {
 }
 
 impl Bouncer {
-    fn new(stream: TcpStream) -> Result<Bouncer> {
+    fn new(stream: TcpStream, idle: Idle) -> Result<Bouncer> {
         stream
             .set_nodelay(true)
             .and_then(|()| stream.set_nonblocking(true))
@@ -111,7 +112,7 @@ impl Bouncer {
             stream,
             buf: vec![0; 64 * 1024].into_boxed_slice(),
             end: 0,
-            idle: super::idle(),
+            idle,
         })
     }
 
@@ -175,7 +176,7 @@ pub(crate) fn acceptor_main(args: &PeerArgs) -> Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", args.port)).map_err(io_error("bind"))?;
     say_ready();
     let (stream, _) = listener.accept().map_err(io_error("accept"))?;
-    let mut b = Bouncer::new(stream)?;
+    let mut b = Bouncer::new(stream, args.config.idle())?;
     let mut answered = 0u64;
     while let Some(n) = b.read_message()? {
         if b.buf[..n] != nos[..] {
@@ -212,7 +213,10 @@ fn connect(port: u16, patience: Duration) -> Result<TcpStream> {
 pub(crate) fn initiator_main(args: &PeerArgs) -> Result<()> {
     let (nos, er) = canned_messages();
     let counting = crate::alloc::is_counting();
-    let mut b = Bouncer::new(connect(args.port, Duration::from_secs(10))?)?;
+    let mut b = Bouncer::new(
+        connect(args.port, Duration::from_secs(10))?,
+        args.config.idle(),
+    )?;
     let mut hist = new_histogram();
     let total = args.warmup + args.iters;
     let (mut from, mut a0) = (Instant::now(), 0);
@@ -248,7 +252,7 @@ pub(crate) fn initiator_main(args: &PeerArgs) -> Result<()> {
         &hist,
         (to - from).as_secs_f64(),
         allocs,
-        settings_text(nos.len(), er.len()),
+        settings_text(nos.len(), er.len(), args.config),
     )
     .print()
 }

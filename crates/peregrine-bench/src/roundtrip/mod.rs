@@ -50,19 +50,6 @@ pub const INITIATOR_SESSION: &str = "FIX.4.4:CLIENT->VENUE";
 /// The acceptor's session.
 pub const ACCEPTOR_SESSION: &str = "FIX.4.4:VENUE->CLIENT";
 
-/// The idle strategy of both Peregrine processes and of the floor: busy-spin. Each
-/// process's engine thread has a core of its own (the two processes' other threads wait
-/// while round trips run), so a thread that never yields makes nothing wait; and an
-/// engine under busy-spin with few connections reads its sockets directly instead of
-/// asking epoll first (one system call less per message, BENCHMARKS §4).
-///
-/// ```
-/// assert_eq!(peregrine_bench::roundtrip::idle().to_string(), "busy-spin");
-/// ```
-pub fn idle() -> peregrine_engine::Idle {
-    peregrine_engine::Idle::busy_spin()
-}
-
 /// One configuration of the experiment.
 ///
 /// ```
@@ -120,6 +107,29 @@ impl RtConfig {
     /// ```
     pub fn tls(self) -> bool {
         self == RtConfig::Tls
+    }
+
+    /// The idle strategy of both Peregrine processes and of the floor in this config.
+    /// Busy-spin where the round trip is CPU and network only: each process's engine
+    /// thread has one of the two cores (its other threads sleep while round trips run),
+    /// and under busy-spin an engine with few connections reads its sockets directly
+    /// instead of asking epoll first (one system call less per message, BENCHMARKS §4).
+    /// `fsync` spins then yields: its fdatasyncs need the kernel's journal thread on the
+    /// same two cores, and a thread that never yields holds it off (p99 3.8–6.0 ms
+    /// against 0.39–0.46 ms, measured alternated).
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::RtConfig;
+    /// assert_eq!(RtConfig::Optimized.idle().to_string(), "busy-spin");
+    /// assert_eq!(RtConfig::Fsync.idle().to_string(), "spin-then-yield:100");
+    /// ```
+    pub fn idle(self) -> peregrine_engine::Idle {
+        match self {
+            RtConfig::Fsync => crate::loopback::idle(),
+            RtConfig::Balanced | RtConfig::Optimized | RtConfig::Tls => {
+                peregrine_engine::Idle::busy_spin()
+            }
+        }
     }
 
     /// Whether it keeps messages in memory (else in the file store).

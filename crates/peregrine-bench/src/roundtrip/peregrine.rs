@@ -45,7 +45,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The settings of one side: FIX.4.4, VENUE⇄CLIENT on 127.0.0.1:`port`, HeartBtInt=30,
-/// ResetOnLogon=Y, TCP_NODELAY, `IdleStrategy=busy-spin` ([`super::idle`]), no message log, and
+/// ResetOnLogon=Y, TCP_NODELAY, the config's idle strategy ([`RtConfig::idle`]), no message log, and
 /// the config's store and validation ([`RtConfig`]).
 ///
 /// ```
@@ -75,7 +75,7 @@ pub fn settings(
     };
     Settings::builder()
         .default(|d| {
-            let d = loopback::defaults(d, acceptor).idle_strategy(super::idle());
+            let d = loopback::defaults(d, acceptor).idle_strategy(config.idle());
             let d = if config.memory_store() {
                 d
             } else {
@@ -110,7 +110,7 @@ pub fn settings(
 ///
 /// ```
 /// let s = peregrine_bench::roundtrip::peregrine::settings_text(peregrine_bench::roundtrip::RtConfig::Fsync);
-/// assert!(s.contains("FileStoreSync=Y") && s.contains("busy-spin"));
+/// assert!(s.contains("FileStoreSync=Y") && s.contains("spin-then-yield"));
 /// ```
 pub fn settings_text(config: RtConfig) -> String {
     let store = match config {
@@ -126,7 +126,7 @@ pub fn settings_text(config: RtConfig) -> String {
     };
     format!(
         "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy={} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message log; typed MessageHandler/crack and Outbox::send_typed",
-        super::idle()
+        config.idle()
     )
 }
 
