@@ -33,6 +33,18 @@ impl Index {
         self.entries.reserve(additional);
     }
 
+    /// Writes the reserved room once (see `MemoryStore::prefault`).
+    pub(crate) fn prefault(&mut self) {
+        let len = self.entries.len();
+        let blank = Location {
+            seq: 0,
+            offset: 0,
+            len: 0,
+        };
+        self.entries.resize(self.entries.capacity(), blank);
+        self.entries.truncate(len);
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
