@@ -315,8 +315,9 @@ pub(crate) fn run_pair(
         // The engine is chosen by the prefix (`--engine …`, or the harness itself).
         let mut v = cmd.prefix.clone();
         v.extend(a.to_args().into_iter().skip(2));
-        if role == Role::Acceptor {
-            v.truncate(v.len() - 4); // no --iters/--warmup for an acceptor
+        if role == Role::Acceptor && !cmd.ours {
+            // No --iters/--warmup for a peer's acceptor; ours sizes its store by them.
+            v.truncate(v.len() - 4);
         }
         v
     };
