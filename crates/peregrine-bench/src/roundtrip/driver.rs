@@ -277,6 +277,16 @@ pub(crate) enum PairOutcome {
     Unsupported,
 }
 
+/// The engines in the order run `run` (from 1) runs them: each run starts one engine
+/// later than the one before (run 1 as listed). This VM's scheduling mode holds for
+/// seconds at a time, so with a fixed order the engine that follows a slow stretch
+/// would draw its slow runs every time.
+fn run_order<T>(engines: &[T], run: usize) -> impl Iterator<Item = &T> {
+    let n = engines.len();
+    let first = run.saturating_sub(1) % n.max(1);
+    engines[first..].iter().chain(&engines[..first])
+}
+
 /// Runs one engine's acceptor and initiator once for `config` in fresh directories under
 /// `work` (removed afterwards).
 ///
@@ -459,7 +469,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     let mut unsupported = Vec::new();
     for run in 1..=cfg.common.runs {
         for &config in &cfg.configs {
-            for cmd in &engines {
+            for cmd in run_order(&engines, run) {
                 if config.tls() && cmd.engine != "peregrine" {
                     // Peregrine's TLS beside its own balanced run; the floor is plain TCP
                     // and the peers' harnesses have no TLS settings.
@@ -516,7 +526,7 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
         "fsync_warmup": cfg.fsync_warmup,
         "configs": cfg.configs.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "engines": engines.iter().map(|e| e.engine.as_str()).collect::<Vec<_>>(),
-        "order": "interleaved: each run runs every config, and in each config every engine once, in the order of `engines`; two fresh processes per engine, config and run, on a free port, with fresh store directories",
+        "order": "interleaved: each run runs every config, and in each config every engine once, in the order of `engines` rotated by one per run (run 1 as listed, run 2 from the second, ...); two fresh processes per engine, config and run, on a free port, with fresh store directories",
         "method": "one order in flight; the initiator takes t1 before sending a NewOrderSingle and t2 after the ExecutionReport's ClOrdID is checked, from the engine's own callback thread; warm-up discarded; HDR histogram (3 significant digits; the peers keep exact samples, take their percentiles by nearest rank and print their distribution bucketed as such a histogram, which the plot draws); mean = wall time of the measured round trips / count; medians across runs, figure by figure",
         "idle": format!("Peregrine both sides and the floor: {} in balanced, optimized and tls (the engine thread never yields; Peregrine's engines read their one connection directly, asking epoll every 8th turn), {} in fsync (its fdatasyncs need the kernel's journal thread on the same cores); the peers as their `settings` say", RtConfig::Optimized.idle(), RtConfig::Fsync.idle()),
         "machine": machine,
@@ -681,6 +691,23 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn each_run_starts_one_engine_later() {
+        let engines = ["peregrine", "quickfixj", "quickfix-cpp", "floor"];
+        let order = |run| run_order(&engines, run).copied().collect::<Vec<_>>();
+        assert_eq!(order(1), engines);
+        assert_eq!(
+            order(2),
+            ["quickfixj", "quickfix-cpp", "floor", "peregrine"]
+        );
+        assert_eq!(
+            order(4),
+            ["floor", "peregrine", "quickfixj", "quickfix-cpp"]
+        );
+        assert_eq!(order(5), engines);
+        assert!(run_order::<&str>(&[], 3).next().is_none());
     }
 
     #[test]
