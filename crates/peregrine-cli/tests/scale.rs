@@ -1,6 +1,6 @@
 //! `peregrine bench scale` end to end, Peregrine only, small: the streaming pair of
 //! processes with both stores, a sender that skips a MsgSeqNum (the receiver must fail
-//! the run), and 20 sessions on one acceptor.
+//! the run), and 20 sessions on one acceptor with the many-sessions floor beside it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,13 +42,17 @@ fn scale(dir: &Path, args: &[&str]) -> serde_json::Value {
 }
 
 fn result<'a>(json: &'a serde_json::Value, case: &str) -> &'a serde_json::Value {
+    result_of(json, "peregrine", case)
+}
+
+fn result_of<'a>(json: &'a serde_json::Value, engine: &str, case: &str) -> &'a serde_json::Value {
     json["results"]
         .as_array()
         .and_then(|r| {
             r.iter()
-                .find(|r| r["case"] == case && r["engine"] == "peregrine")
+                .find(|r| r["case"] == case && r["engine"] == engine)
         })
-        .unwrap_or_else(|| panic!("no {case} in {json}"))
+        .unwrap_or_else(|| panic!("no {engine} {case} in {json}"))
 }
 
 #[test]
@@ -128,4 +132,12 @@ fn twenty_sessions_on_one_acceptor() {
     let run = &json["config"]["per_run"][0];
     assert!(run["logon_all_ms"].as_f64().unwrap() > 0.0, "{run}");
     assert!(run["rss_after"].as_u64().unwrap() > 0, "{run}");
+    // The floor ran in the same slot: the same 20 connections, no FIX work, its round
+    // trips counted and timed (a bounce that broke the canned bytes fails the run).
+    let floor = result_of(&json, "floor", "sessions-20");
+    assert!(
+        floor["throughput_per_s"].as_f64().unwrap() > 100.0,
+        "{floor}"
+    );
+    assert!(floor["p50"].as_f64().unwrap() > 0.0, "{floor}");
 }

@@ -25,6 +25,11 @@ pub enum Role {
     Acceptor,
     /// Many sessions: the load generator (N initiators).
     Load,
+    /// Many sessions' floor: N plain connections bounced with no FIX work
+    /// ([`crate::scale::floor`]), the acceptor's side.
+    FloorAcceptor,
+    /// Many sessions' floor: the load's side.
+    FloorLoad,
 }
 
 /// The store of a streaming run.
@@ -161,6 +166,8 @@ impl PeerArgs {
                         "sender" => Role::Sender,
                         "acceptor" => Role::Acceptor,
                         "load" => Role::Load,
+                        "floor-acceptor" => Role::FloorAcceptor,
+                        "floor-load" => Role::FloorLoad,
                         other => return Err(usage(format!("--role: unknown role {other:?}"))),
                     })
                 }

@@ -171,6 +171,10 @@ impl ScaleBenchConfig {
     }
 }
 
+/// The many-sessions floor's name in the tables: N plain connections bounced with no
+/// FIX work ([`super::floor`]).
+const FLOOR: &str = "floor";
+
 /// How to start one engine's harness of one part.
 #[derive(Clone, Debug)]
 struct Engine {
@@ -372,11 +376,16 @@ fn sessions_pair(
             &seconds,
         )
     };
-    let mut acc = acceptor.spawn(&args("acceptor", &base.join("acceptor")))?;
+    let (acceptor_role, load_role) = if acceptor.name == FLOOR {
+        ("floor-acceptor", "floor-load")
+    } else {
+        ("acceptor", "load")
+    };
+    let mut acc = acceptor.spawn(&args(acceptor_role, &base.join("acceptor")))?;
     acc.wait_ready(Duration::from_secs(180))?;
     let rss = |h: &Harness| rss_bytes(h.pid()).ok();
     let rss_before = rss(&acc);
-    let mut gen = load.spawn(&args("load", &base.join("load")))?;
+    let mut gen = load.spawn(&args(load_role, &base.join("load")))?;
     gen.wait_line("logged-on", Duration::from_secs(240))?;
     std::thread::sleep(RSS_SETTLE);
     let rss_after = rss(&acc);
@@ -395,7 +404,9 @@ fn sessions_pair(
     let case = format!("sessions-{n}");
     let (mut record, v) = result_of(&acceptor.name, &lines?, &case)?;
     record.allocs_per_op = acceptor_allocs;
-    let who = if acceptor.name == "peregrine" {
+    let who = if acceptor.name == FLOOR {
+        "acceptor and load: the floor (scale/floor.rs)".to_string()
+    } else if acceptor.name == "peregrine" {
         format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", crate::loopback::idle())
     } else {
         format!("acceptor: {} harness: one SocketAcceptor with the default single-threaded event handling (one message-processor thread for every session, MINA I/O threads), {n} session sections built in code, MemoryStore, UseDataDictionary=N, no logging; JVM -Xms32m -Xmx4g (run.sh's default for ManySessions: a heap that is not pre-touched, so RSS per session means something)", acceptor.name)
@@ -674,6 +685,11 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
     let mut acceptors = vec![load.clone()];
     if cfg.many {
         acceptors.extend(peers_of(cfg, "sessions")?);
+        // The machine's own ceiling beside them: no FIX work on either side.
+        acceptors.push(Engine {
+            name: FLOOR.into(),
+            ..load.clone()
+        });
     }
     let work = cfg
         .out
@@ -722,7 +738,9 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
     let ours = figures(&all, &extras, "peregrine", &cfg.sessions);
     let qfj = figures(&all, &extras, "quickfixj", &cfg.sessions);
     let has_qfj = all.iter().any(|r| r.engine == "quickfixj");
-    let targets = targets(&ours, has_qfj.then_some(&qfj));
+    let floor = figures(&all, &extras, FLOOR, &cfg.sessions);
+    let has_floor = all.iter().any(|r| r.engine == FLOOR);
+    let targets = targets(&ours, has_qfj.then_some(&qfj), has_floor.then_some(&floor));
     let aggs = report::aggregate(&all);
     let settings = report::settings_by_case(&aggs);
     let config = serde_json::json!({

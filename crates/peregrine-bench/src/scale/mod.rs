@@ -12,6 +12,8 @@
 //!    thread: time until all are logged on, then one order in flight per session for
 //!    `seconds`: aggregate round trips/s and p50/p99 round trip; the driver reads the
 //!    acceptor's RSS before the sessions and once they are all logged on and idle.
+//!    Beside the acceptors, the [`floor`]: the same N connections and bytes bounced with
+//!    no FIX work on either side, the machine's own ceiling on round trips/s.
 //!
 //! [`driver`] runs both parts for Peregrine and its peers (QuickFIX/J, QuickFIX C++),
 //! interleaved run by run, and reports medians with min–max, the targets, and
@@ -19,6 +21,7 @@
 
 pub mod args;
 pub mod driver;
+pub mod floor;
 pub mod sessions;
 pub mod stream;
 pub mod targets;

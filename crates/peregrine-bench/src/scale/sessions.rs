@@ -241,7 +241,15 @@ impl Application for Load {
 /// or the sessions do not log on in time, [`Error::Check`] for reports that do not
 /// answer the order in flight.
 pub fn main(args: &[String]) -> Result<()> {
-    let a = PeerArgs::parse(args, &[Role::Acceptor, Role::Load])?;
+    let a = PeerArgs::parse(
+        args,
+        &[
+            Role::Acceptor,
+            Role::Load,
+            Role::FloorAcceptor,
+            Role::FloorLoad,
+        ],
+    )?;
     // Each session is a connection: 10,000 need more than the usual 1,024 descriptors.
     let limit = crate::process::raise_open_files_limit().unwrap_or(0);
     if limit < a.sessions as u64 + 64 {
@@ -252,6 +260,8 @@ pub fn main(args: &[String]) -> Result<()> {
     }
     match a.role {
         Role::Acceptor => accept(&a),
+        Role::FloorAcceptor => super::floor::accept(&a),
+        Role::FloorLoad => super::floor::load(&a),
         _ => load(&a),
     }
 }

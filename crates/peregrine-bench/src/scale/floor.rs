@@ -1,0 +1,357 @@
+//! The many-sessions floor (`peregrine bench scale-peer --role floor-acceptor|floor-load`):
+//! what this machine's TCP stack allows N connections on 127.0.0.1 with one order in
+//! flight each, when neither side does any FIX work. The same bytes as §4's floor (the
+//! 166 B NewOrderSingle and the 209 B ExecutionReport Peregrine sends,
+//! [`canned_messages`]); each side one thread on epoll (`mio`), blocking in `epoll_wait`
+//! when nothing is ready, a read until it comes back short, the canned answer written for
+//! each whole message and each message compared byte for byte with the canned one. No
+//! parse, session, store or logon.
+//!
+//! It runs in the acceptor's slot of the many-sessions table, under the same contract as
+//! the load generator of [`super::sessions`] (`ready`, `logged-on` once every connection
+//! is up, then one JSON line `sessions-N` with the round trips per second and their HDR
+//! histogram, a warm-up second before the window), so a reader sees beside each engine's
+//! rate how far the machine itself goes: the ceiling any acceptor's round trips per second
+//! sit under on the same two cores.
+//!
+//! Hand-written rather than on a crate's server: it is the thinnest code over the same
+//! system calls an engine makes, which is what a floor is for.
+
+use std::io::{self, Read, Write as _};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token};
+
+use super::args::PeerArgs;
+use crate::report::{new_histogram, Stats};
+use crate::roundtrip::floor::canned_messages;
+use crate::{Error, Result};
+
+/// The listener's token; connections are numbered from 0.
+const LISTENER: Token = Token(usize::MAX);
+
+/// How long a poll waits at most, so that a stalled run still ends.
+const POLL_WAIT: Duration = Duration::from_millis(100);
+
+/// The warm-up before the measured window (as the load generator's).
+const WARMUP: Duration = Duration::from_secs(1);
+
+/// The longest a connection may take to be accepted and connected, in all.
+const CONNECT_PATIENCE: Duration = Duration::from_secs(120);
+
+/// One connection and what it has read of the message in flight. Its buffer holds two
+/// messages: with one order in flight there is never more than one to read.
+struct Conn {
+    stream: TcpStream,
+    buf: Box<[u8]>,
+    have: usize,
+}
+
+impl Conn {
+    fn new(stream: TcpStream, message: usize) -> Conn {
+        Conn {
+            stream,
+            buf: vec![0; 2 * message].into_boxed_slice(),
+            have: 0,
+        }
+    }
+
+    /// Reads what has arrived and, for each whole `expect`, calls `on_message`; returns
+    /// `Ok(false)` once the peer has closed.
+    fn read_all(
+        &mut self,
+        expect: &[u8],
+        mut on_message: impl FnMut(&mut TcpStream) -> Result<()>,
+    ) -> Result<bool> {
+        loop {
+            let room = self.buf.len() - self.have;
+            match self.stream.read(&mut self.buf[self.have..]) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.have += n;
+                    while self.have >= expect.len() {
+                        if self.buf[..expect.len()] != *expect {
+                            return Err(Error::failed_check(
+                                "floor: a message is not the canned one",
+                            ));
+                        }
+                        self.buf.copy_within(expect.len()..self.have, 0);
+                        self.have -= expect.len();
+                        on_message(&mut self.stream)?;
+                    }
+                    if n < room {
+                        // Drained: edge-triggered readiness says when more comes.
+                        return Ok(true);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(true),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_error("read", e)),
+            }
+        }
+    }
+}
+
+fn io_error(what: &'static str, e: io::Error) -> Error {
+    Error::engine(what)(e)
+}
+
+/// Writes all of `bytes` to a non-blocking socket (with one message in flight per
+/// connection the socket buffer always has room; a short write is retried).
+fn send(stream: &mut TcpStream, bytes: &[u8]) -> Result<()> {
+    crate::nonblocking::write_all_spinning(stream, bytes).map_err(|e| io_error("write", e))
+}
+
+/// The floor's acceptor: listens on 127.0.0.1:`--port`, says `ready`, answers every
+/// canned NewOrderSingle with the canned ExecutionReport until every connection it had
+/// has closed.
+///
+/// # Errors
+///
+/// [`Error::Engine`] for a socket that fails; [`Error::Check`] for a message that is not
+/// the canned order.
+pub(crate) fn accept(a: &PeerArgs) -> Result<()> {
+    let (order, report) = canned_messages();
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], a.port));
+    let mut listener = TcpListener::bind(addr).map_err(|e| io_error("bind", e))?;
+    let mut poll = Poll::new().map_err(|e| io_error("epoll", e))?;
+    poll.registry()
+        .register(&mut listener, LISTENER, Interest::READABLE)
+        .map_err(|e| io_error("register", e))?;
+    let mut events = Events::with_capacity(1024);
+    let mut conns: Vec<Option<Conn>> = Vec::with_capacity(a.sessions);
+    let mut open = 0usize;
+    println!("ready");
+    let _ = io::stdout().flush();
+    loop {
+        poll.poll(&mut events, Some(POLL_WAIT))
+            .map_err(|e| io_error("epoll_wait", e))?;
+        for event in events.iter() {
+            if event.token() == LISTENER {
+                loop {
+                    match listener.accept() {
+                        Ok((mut stream, _)) => {
+                            stream
+                                .set_nodelay(true)
+                                .map_err(|e| io_error("TCP_NODELAY", e))?;
+                            poll.registry()
+                                .register(&mut stream, Token(conns.len()), Interest::READABLE)
+                                .map_err(|e| io_error("register", e))?;
+                            conns.push(Some(Conn::new(stream, order.len())));
+                            open += 1;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                        Err(e) => return Err(io_error("accept", e)),
+                    }
+                }
+                continue;
+            }
+            let slot = &mut conns[event.token().0];
+            let Some(conn) = slot else { continue };
+            if !conn.read_all(&order, |s| send(s, &report))? {
+                *slot = None;
+                open -= 1;
+            }
+        }
+        if open == 0 && !conns.is_empty() {
+            return Ok(());
+        }
+    }
+}
+
+/// The floor's load: `--sessions` connections to 127.0.0.1:`--port`, `logged-on` once
+/// all are up, then one canned order in flight on each, the next written when the canned
+/// report comes back; after [`WARMUP`], the round trips of `--seconds` counted and timed
+/// (from the write of an order to its report read whole) and printed as one JSON line.
+///
+/// # Errors
+///
+/// [`Error::Engine`] for a socket that fails or connections that do not come up within
+/// [`CONNECT_PATIENCE`]; [`Error::Check`] for a reply that is not the canned report, a
+/// closed connection, or no round trip in the window.
+pub(crate) fn load(a: &PeerArgs) -> Result<()> {
+    let started = Instant::now();
+    let (order, report) = canned_messages();
+    let n = a.sessions;
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], a.port));
+    let mut poll = Poll::new().map_err(|e| io_error("epoll", e))?;
+    let mut conns = Vec::with_capacity(n);
+    for k in 0..n {
+        let stream = connect(addr, started)?;
+        stream
+            .set_nonblocking(true)
+            .map_err(|e| io_error("O_NONBLOCK", e))?;
+        stream
+            .set_nodelay(true)
+            .map_err(|e| io_error("TCP_NODELAY", e))?;
+        let mut stream = TcpStream::from_std(stream);
+        poll.registry()
+            .register(&mut stream, Token(k), Interest::READABLE)
+            .map_err(|e| io_error("register", e))?;
+        conns.push(Conn::new(stream, report.len()));
+    }
+    let connected = started.elapsed();
+    eprintln!(
+        "floor load: {n} connections up {:.0} ms after start",
+        connected.as_secs_f64() * 1e3
+    );
+    println!("logged-on");
+    let _ = io::stdout().flush();
+
+    let mut sent_at = vec![Instant::now(); n];
+    for (k, c) in conns.iter_mut().enumerate() {
+        sent_at[k] = Instant::now();
+        send(&mut c.stream, &order)?;
+    }
+    let mut hist: Histogram<u64> = new_histogram();
+    let mut events = Events::with_capacity(1024);
+    let orders_from = Instant::now();
+    let (mut window_start, mut round_trips, mut measuring) = (orders_from, 0u64, false);
+    let window = Duration::from_secs(a.seconds);
+    loop {
+        let now = Instant::now();
+        if !measuring && now - orders_from >= WARMUP {
+            (measuring, window_start, round_trips) = (true, now, 0);
+        }
+        if measuring && now - window_start >= window {
+            break;
+        }
+        poll.poll(&mut events, Some(POLL_WAIT))
+            .map_err(|e| io_error("epoll_wait", e))?;
+        for event in events.iter() {
+            let k = event.token().0;
+            let at = &mut sent_at[k];
+            let open = conns[k].read_all(&report, |s| {
+                let now = Instant::now();
+                if measuring {
+                    let ns = (now - *at).as_nanos() as u64;
+                    let _ = hist.record(ns.clamp(1, 100_000_000_000));
+                    round_trips += 1;
+                }
+                *at = now;
+                send(s, &order)
+            })?;
+            if !open {
+                return Err(Error::failed_check(format!(
+                    "floor: the acceptor closed connection {k}"
+                )));
+            }
+        }
+    }
+    let seconds = window_start.elapsed().as_secs_f64();
+    if round_trips == 0 || hist.is_empty() {
+        return Err(Error::failed_check(
+            "floor: no round trip in the measured window",
+        ));
+    }
+    let us = |q: f64| crate::report::us(&hist, q);
+    let stats = Stats {
+        min: hist.min() as f64 / 1e3,
+        p50: us(0.5),
+        mean: hist.mean() / 1e3,
+        p90: us(0.9),
+        p99: us(0.99),
+        p999: us(0.999),
+        max: hist.max() as f64 / 1e3,
+        throughput_per_s: round_trips as f64 / seconds,
+    };
+    let line = serde_json::json!({
+        "engine": "floor",
+        "case": format!("sessions-{n}"),
+        "unit": "us",
+        "min": stats.min, "p50": stats.p50, "mean": stats.mean, "p90": stats.p90,
+        "p99": stats.p99, "p999": stats.p999, "max": stats.max,
+        "throughput_per_s": stats.throughput_per_s,
+        "logon_all_ms": connected.as_secs_f64() * 1e3,
+        "sessions": n,
+        "round_trips": round_trips,
+        "seconds": seconds,
+        "hdr": crate::roundtrip::peer::pairs_of_histogram(&hist),
+        "settings": format!(
+            "TCP floor: {n} connections on 127.0.0.1, TCP_NODELAY, the {} B NewOrderSingle and {} B ExecutionReport of §4 bounced with no FIX work (no parse, session, store or logon), each side one thread blocking in epoll_wait when idle; one order in flight per connection; {} s warm-up, then {seconds:.1} s measured",
+            order.len(), report.len(), WARMUP.as_secs()
+        ),
+    });
+    println!("{line}");
+    Ok(())
+}
+
+/// A blocking connect, retried while the acceptor's backlog is full, up to
+/// [`CONNECT_PATIENCE`] from `started`.
+fn connect(addr: std::net::SocketAddr, started: Instant) -> Result<std::net::TcpStream> {
+    loop {
+        match std::net::TcpStream::connect(addr) {
+            Ok(s) => return Ok(s),
+            Err(e) if started.elapsed() < CONNECT_PATIENCE => {
+                eprintln!("floor load: connect: {e}; retrying");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(io_error("connect", e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scale::args::Role;
+
+    fn args(role: Role, port: u16) -> PeerArgs {
+        let mut a = PeerArgs::parse(
+            &["--role", "floor-acceptor", "--port", &port.to_string()].map(String::from),
+            &[Role::FloorAcceptor],
+        )
+        .unwrap();
+        a.role = role;
+        a
+    }
+
+    /// Connects to the floor's acceptor, retrying until it listens.
+    fn connect_to(port: u16) -> std::net::TcpStream {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match std::net::TcpStream::connect(("127.0.0.1", port)) {
+                Ok(s) => return s,
+                Err(_) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_acceptor_answers_the_canned_order_and_ends_when_its_connections_close() {
+        let port = crate::loopback::free_port().unwrap();
+        let acceptor = std::thread::spawn(move || accept(&args(Role::FloorAcceptor, port)));
+        let (order, report) = canned_messages();
+        let mut s = connect_to(port);
+        for _ in 0..3 {
+            s.write_all(&order).unwrap();
+            let mut got = vec![0; report.len()];
+            s.read_exact(&mut got).unwrap();
+            assert_eq!(got, report);
+        }
+        drop(s);
+        assert!(acceptor.join().unwrap().is_ok());
+    }
+
+    #[test]
+    fn the_acceptor_fails_on_bytes_that_are_not_the_canned_order() {
+        let port = crate::loopback::free_port().unwrap();
+        let acceptor = std::thread::spawn(move || accept(&args(Role::FloorAcceptor, port)));
+        let (order, _) = canned_messages();
+        let mut s = connect_to(port);
+        let mut wrong = order.clone();
+        wrong[20] ^= 1;
+        s.write_all(&wrong).unwrap();
+        match acceptor.join().unwrap() {
+            Err(e @ Error::Check { .. }) => {
+                assert!(e.to_string().contains("not the canned"), "{e}")
+            }
+            other => panic!("the acceptor did not fail: {other:?}"),
+        }
+    }
+}
