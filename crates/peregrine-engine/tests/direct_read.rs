@@ -17,6 +17,14 @@ const SESSIONS: usize = 6;
 
 /// ISLD accepting `C0`…`C5`, each its own session, under busy-spin; messages echoed.
 fn acceptor(dir: &std::path::Path) -> Engine<peregrine_engine::fix::BoxedFixSession> {
+    acceptor_under(dir, Idle::busy_spin())
+}
+
+/// [`acceptor`] under `idle`.
+fn acceptor_under(
+    dir: &std::path::Path,
+    idle: Idle,
+) -> Engine<peregrine_engine::fix::BoxedFixSession> {
     let mut text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nUseDataDictionary=N\n\
                     HeartBtInt=30\nSocketSendBufferSize=65536\n"
         .to_string();
@@ -28,7 +36,7 @@ fn acceptor(dir: &std::path::Path) -> Engine<peregrine_engine::fix::BoxedFixSess
     engine_with(
         &text,
         &dir.join("a.cfg"),
-        options(Idle::busy_spin(), false),
+        options(idle, false),
         StoreKind::Memory,
         &mut echo,
     )
@@ -139,4 +147,32 @@ fn a_blocked_write_is_finished_when_the_peer_reads_again() {
         }
     }
     assert_eq!(e.sessions()[0].pending_outbound, 0);
+}
+
+/// How many turns asked epoll while one logged-on peer's TestRequests were answered.
+fn polls_per_turn(idle: Idle) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = acceptor_under(dir.path(), idle);
+    let addr = e.listener_addrs()[0];
+    let mut p = Peer::connect(addr, "C0", "ISLD");
+    log_on(&mut e, &mut p);
+    let metrics = e.metrics();
+    let (turns, polls) = (metrics.engine().turns(), metrics.engine().polls());
+    for i in 0..400 {
+        answered(&mut e, &mut p, &format!("poll-{i}"));
+    }
+    let turns = metrics.engine().turns() - turns;
+    let polls = metrics.engine().polls() - polls;
+    assert!(turns >= 400, "{turns} turns");
+    polls as f64 / turns as f64
+}
+
+#[test]
+fn busy_spin_reads_its_connection_directly_and_asks_epoll_one_turn_in_eight() {
+    // Under busy-spin, 7 turns in 8 read the socket without epoll (1 in 9 would be 0.111).
+    let direct = polls_per_turn(Idle::busy_spin());
+    assert!((0.12..=0.13).contains(&direct), "{direct} polls per turn");
+    // Under a strategy that yields its core, every turn asks epoll.
+    let epoll = polls_per_turn(Idle::spin_then_yield(100));
+    assert_eq!(epoll, 1.0);
 }

@@ -364,6 +364,7 @@ fn scraped_counters_equal_what_the_sessions_did() {
     assert!(engine("peregrine_engine_commands_total") >= 1.0); // the /seqnum
     assert!(engine("peregrine_engine_turns_total") >= engine("peregrine_engine_idle_turns_total"));
     assert!(engine("peregrine_engine_readiness_events_total") > 0.0);
+    assert!(engine("peregrine_engine_polls_total") > 0.0);
 
     // The initiator's side of the same story, read through the library.
     let c = ours.counters();

@@ -54,8 +54,9 @@ const HOUSEKEEPING_NANOS_PER_1000_SESSIONS: Nanos = 1_000_000;
 pub struct EngineOptions {
     /// How the reactor waits when there is no work. Under [`Idle::BusySpin`] the
     /// thread owns its core, and an engine turned by its own loop ([`Engine::run`],
-    /// [`Engine::turn`]) with at most four connections reads their sockets directly,
-    /// asking epoll only every 8th turn.
+    /// [`Engine::turn`], an agent runner's `do_work`: set this to the strategy that
+    /// runner idles with) with at most four connections reads their sockets
+    /// directly, asking epoll only every 8th turn.
     pub idle: Idle,
     /// Write the per-session message and event logs (under each session's
     /// `FileLogPath`, when it has one).

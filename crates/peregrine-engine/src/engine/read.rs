@@ -1,7 +1,8 @@
 //! Readiness and reading: what epoll says, reads within a per-turn budget.
 //!
 //! An engine that owns its core (`IdleStrategy=busy-spin`, turned by its own loop:
-//! [`Engine::turn`] or [`Engine::run`]) with few connections reads their sockets
+//! [`Engine::turn`], [`Engine::run`], or an agent runner calling its `do_work`) with few
+//! connections reads their sockets
 //! directly on most turns instead of asking epoll which are ready (Agrona's
 //! `TransportPoller` does the same below its iteration threshold): a read that finds
 //! a message saves the `epoll_wait` before it — one system call less on every
@@ -48,7 +49,8 @@ impl<D: SessionDriver> Engine<D> {
     pub(super) fn io(&mut self, timeout: Duration, may_read_directly: bool) -> io::Result<bool> {
         let direct = may_read_directly
             && timeout.is_zero()
-            && self.direct_turns < EPOLL_EVERY_DIRECT_TURNS
+            // Direct on 7 turns of 8; the 8th asks epoll (and starts the count again).
+            && self.direct_turns + 1 < EPOLL_EVERY_DIRECT_TURNS
             && (1..=DIRECT_READ_MAX_CONNECTIONS).contains(&self.connections.len());
         if direct {
             self.direct_turns += 1;

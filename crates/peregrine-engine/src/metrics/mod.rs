@@ -160,7 +160,7 @@ impl Metrics {
     ///
     /// A histogram with no observation yet (a memory store, a peer never
     /// asked) is left out. And for the engine: `peregrine_engine_turns_total`,
-    /// `…_idle_turns_total`, `…_readiness_events_total`,
+    /// `…_idle_turns_total`, `…_readiness_events_total`, `…_polls_total`,
     /// `…_housekeeping_total`, `…_commands_total`, `…_sender_messages_total`,
     /// `…_connections_accepted_total` (see [`EngineCounters`]) and the gauge
     /// `peregrine_engine_sessions`.

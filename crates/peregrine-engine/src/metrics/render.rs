@@ -381,6 +381,11 @@ fn engine(encoder: &mut DescriptorEncoder, metrics: &Metrics, sessions: usize) -
             e.readiness_events(),
         ),
         (
+            "peregrine_engine_polls",
+            "Times the reactor asked epoll what is ready",
+            e.polls(),
+        ),
+        (
             "peregrine_engine_housekeeping",
             "Housekeeping passes (timers, reconnects, commands, log flushes)",
             e.housekeeping(),
