@@ -64,10 +64,13 @@ impl Conn {
     }
 
     /// Reads what has arrived and, for each whole `expect`, calls `on_message`; returns
-    /// `Ok(false)` once the peer has closed.
+    /// `Ok(false)` once the peer has closed. With `closing` (epoll said the peer closed)
+    /// it reads on until the read of 0, which a short read would otherwise hide: a close
+    /// that comes with the last bytes raises no later event.
     fn read_all(
         &mut self,
         expect: &[u8],
+        closing: bool,
         mut on_message: impl FnMut(&mut TcpStream) -> Result<()>,
     ) -> Result<bool> {
         loop {
@@ -86,7 +89,7 @@ impl Conn {
                         self.have -= expect.len();
                         on_message(&mut self.stream)?;
                     }
-                    if n < room {
+                    if n < room && !closing {
                         // Drained: edge-triggered readiness says when more comes.
                         return Ok(true);
                     }
@@ -155,7 +158,7 @@ pub(crate) fn accept(a: &PeerArgs) -> Result<()> {
             }
             let slot = &mut conns[event.token().0];
             let Some(conn) = slot else { continue };
-            if !conn.read_all(&order, |s| send(s, &report))? {
+            if !conn.read_all(&order, event.is_read_closed(), |s| send(s, &report))? {
                 *slot = None;
                 open -= 1;
             }
@@ -167,7 +170,9 @@ pub(crate) fn accept(a: &PeerArgs) -> Result<()> {
 }
 
 /// The floor's load: `--sessions` connections to 127.0.0.1:`--port`, `logged-on` once
-/// all are up, then one canned order in flight on each, the next written when the canned
+/// all are up (its "all logged on" time is the connects': there is no Logon), idle for
+/// [`IDLE_BEFORE_ORDERS`](super::sessions::IDLE_BEFORE_ORDERS) as the load generator's
+/// sessions are, then one canned order in flight on each, the next written when the canned
 /// report comes back; after [`WARMUP`], the round trips of `--seconds` counted and timed
 /// (from the write of an order to its report read whole) and printed as one JSON line.
 ///
@@ -204,6 +209,9 @@ pub(crate) fn load(a: &PeerArgs) -> Result<()> {
     );
     println!("logged-on");
     let _ = io::stdout().flush();
+    // Idle first, as the load generator's sessions are, while the driver reads the
+    // acceptor's RSS.
+    std::thread::sleep(super::sessions::IDLE_BEFORE_ORDERS);
 
     let mut sent_at = vec![Instant::now(); n];
     for (k, c) in conns.iter_mut().enumerate() {
@@ -228,7 +236,7 @@ pub(crate) fn load(a: &PeerArgs) -> Result<()> {
         for event in events.iter() {
             let k = event.token().0;
             let at = &mut sent_at[k];
-            let open = conns[k].read_all(&report, |s| {
+            let open = conns[k].read_all(&report, event.is_read_closed(), |s| {
                 let now = Instant::now();
                 if measuring {
                     let ns = (now - *at).as_nanos() as u64;
@@ -369,5 +377,27 @@ mod tests {
             }
             other => panic!("the acceptor did not fail: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_close_that_comes_with_the_last_order_is_seen() {
+        let port = crate::loopback::free_port().unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(accept(&args(Role::FloorAcceptor, port)));
+        });
+        let (order, report) = canned_messages();
+        let mut s = connect_to(port);
+        // The order and the FIN in one go: one readiness event for both.
+        s.write_all(&order).unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut got = vec![0; report.len()];
+        s.read_exact(&mut got).unwrap();
+        assert_eq!(got, report);
+        let ended = finished.recv_timeout(Duration::from_secs(10));
+        assert!(
+            matches!(ended, Ok(Ok(()))),
+            "the acceptor did not end: {ended:?}"
+        );
     }
 }
