@@ -1,8 +1,9 @@
 //! The settings every Peregrine process of a two-process benchmark shares (the round
 //! trip of §4, streaming and many sessions of §5): FIX.4.4 sessions over TCP on
 //! 127.0.0.1, HeartBtInt=30, ResetOnLogon=Y, TCP_NODELAY, one busy engine thread that
-//! spins then yields. Each experiment adds its store and validation. And the free port
-//! each pair of processes meets on.
+//! spins then yields (§4 overrides the idle strategy per config:
+//! [`RtConfig::idle`](crate::roundtrip::RtConfig::idle)). Each experiment adds its store
+//! and validation. And the free port each pair of processes meets on.
 
 use peregrine_engine::config::{ConnectionType, Section};
 use peregrine_engine::Idle;
@@ -13,7 +14,8 @@ use crate::{Error, Result};
 /// processes on two cores.
 pub const IDLE_SPINS: u32 = 100;
 
-/// The idle strategy of every Peregrine benchmark process.
+/// The idle strategy of §5's Peregrine processes and of §4's `fsync` config (the other
+/// §4 configs busy-spin: [`RtConfig::idle`](crate::roundtrip::RtConfig::idle)).
 ///
 /// ```
 /// assert_eq!(peregrine_bench::loopback::idle().to_string(), "spin-then-yield:100");

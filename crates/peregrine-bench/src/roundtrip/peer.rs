@@ -98,9 +98,10 @@ pub struct PeerArgs {
     pub dir: PathBuf,
     /// `--dict`: the FIX44 dictionary.
     pub dict: PathBuf,
-    /// `--iters`: measured round trips (initiator).
+    /// `--iters`: measured round trips (the initiator; Peregrine's acceptor sizes its
+    /// memory store by them).
     pub iters: u64,
-    /// `--warmup`: warm-up round trips (initiator).
+    /// `--warmup`: warm-up round trips (as `--iters`).
     pub warmup: u64,
 }
 

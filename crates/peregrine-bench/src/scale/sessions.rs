@@ -1,4 +1,5 @@
-//! Many sessions, Peregrine's side (`peregrine bench scale-peer --role acceptor|load`).
+//! Many sessions, Peregrine's side (`peregrine bench scale-peer --role acceptor|load`;
+//! the same command's `floor-acceptor|floor-load` are [`super::floor`]'s).
 //!
 //! **The acceptor** is a user's venue: N sessions VENUE→CLIENT0 … CLIENT{N-1} configured
 //! in code ([`Settings::builder`]), one port, one reactor thread
