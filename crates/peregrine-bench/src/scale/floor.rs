@@ -25,7 +25,7 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
 use super::args::PeerArgs;
-use crate::report::{new_histogram, Stats};
+use crate::report::new_histogram;
 use crate::roundtrip::floor::canned_messages;
 use crate::{Error, Result};
 
@@ -259,34 +259,20 @@ pub(crate) fn load(a: &PeerArgs) -> Result<()> {
             "floor: no round trip in the measured window",
         ));
     }
-    let us = |q: f64| crate::report::us(&hist, q);
-    let stats = Stats {
-        min: hist.min() as f64 / 1e3,
-        p50: us(0.5),
-        mean: hist.mean() / 1e3,
-        p90: us(0.9),
-        p99: us(0.99),
-        p999: us(0.999),
-        max: hist.max() as f64 / 1e3,
-        throughput_per_s: round_trips as f64 / seconds,
-    };
-    let line = serde_json::json!({
-        "engine": "floor",
-        "case": format!("sessions-{n}"),
-        "unit": "us",
-        "min": stats.min, "p50": stats.p50, "mean": stats.mean, "p90": stats.p90,
-        "p99": stats.p99, "p999": stats.p999, "max": stats.max,
-        "throughput_per_s": stats.throughput_per_s,
-        "logon_all_ms": connected.as_secs_f64() * 1e3,
-        "sessions": n,
-        "round_trips": round_trips,
-        "seconds": seconds,
-        "hdr": crate::roundtrip::peer::pairs_of_histogram(&hist),
-        "settings": format!(
-            "TCP floor: {n} connections on 127.0.0.1, TCP_NODELAY, the {} B NewOrderSingle and {} B ExecutionReport of §4 bounced with no FIX work (no parse, session, store or logon), each side one thread blocking in epoll_wait when idle; one order in flight per connection; {} s warm-up, then {seconds:.1} s measured",
-            order.len(), report.len(), WARMUP.as_secs()
-        ),
-    });
+    let line = super::sessions::sessions_line(
+        "floor",
+        n,
+        &hist,
+        round_trips,
+        seconds,
+        serde_json::json!({
+            "logon_all_ms": connected.as_secs_f64() * 1e3,
+            "settings": format!(
+                "TCP floor: {n} connections on 127.0.0.1, TCP_NODELAY, the {} B NewOrderSingle and {} B ExecutionReport of §4 bounced with no FIX work (no parse, session, store or logon), each side one thread blocking in epoll_wait when idle; one order in flight per connection; {} s warm-up, then {seconds:.1} s measured",
+                order.len(), report.len(), WARMUP.as_secs()
+            ),
+        }),
+    );
     println!("{line}");
     Ok(())
 }

@@ -398,7 +398,41 @@ fn load(a: &PeerArgs) -> Result<()> {
     if round_trips == 0 || h.is_empty() {
         return Err(Error::failed_check("no round trip in the measured window"));
     }
-    let us = |q: f64| crate::report::us(&h, q);
+    let line = sessions_line(
+        "load",
+        n,
+        &h,
+        round_trips,
+        seconds,
+        serde_json::json!({
+            "logon_all_ms": logon_all.as_secs_f64() * 1e3,
+            // This process's (the load generator's) allocations per round trip.
+            "load_allocs_per_op": crate::alloc::is_counting()
+                .then(|| allocs as f64 / round_trips.max(1) as f64),
+            "settings": format!(
+                "load generator: Peregrine, {n} initiator sessions on one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}; one order in flight per session, the next sent from from_app; {} s warm-up, then {:.1} s measured",
+                loopback::idle(), WARMUP.as_secs(), seconds
+            ),
+        }),
+    );
+    println!("{line}");
+    Ok(())
+}
+
+/// One many-sessions result line, the load generator's or the floor's: `sessions-N`, the
+/// round trips of the window (`h`, ns, printed in µs), their count over `seconds` (the
+/// throughput; with N orders in flight the mean comes from the histogram, not the wall
+/// time), the histogram itself, and `extra`'s fields (what the harness adds: the logon
+/// time, allocations, settings).
+pub(crate) fn sessions_line(
+    engine: &str,
+    n: usize,
+    h: &Histogram<u64>,
+    round_trips: u64,
+    seconds: f64,
+    extra: serde_json::Value,
+) -> serde_json::Value {
+    let us = |q: f64| crate::report::us(h, q);
     let stats = Stats {
         min: h.min() as f64 / 1e3,
         p50: us(0.5),
@@ -409,26 +443,20 @@ fn load(a: &PeerArgs) -> Result<()> {
         max: h.max() as f64 / 1e3,
         throughput_per_s: round_trips as f64 / seconds,
     };
-    let line = serde_json::json!({
-        "engine": "load",
+    let mut line = serde_json::json!({
+        "engine": engine,
         "case": format!("sessions-{n}"),
         "unit": "us",
         "min": stats.min, "p50": stats.p50, "mean": stats.mean, "p90": stats.p90,
         "p99": stats.p99, "p999": stats.p999, "max": stats.max,
         "throughput_per_s": stats.throughput_per_s,
-        "logon_all_ms": logon_all.as_secs_f64() * 1e3,
         "sessions": n,
         "round_trips": round_trips,
         "seconds": seconds,
-        // This process's (the load generator's) allocations per round trip.
-        "load_allocs_per_op": crate::alloc::is_counting()
-            .then(|| allocs as f64 / round_trips.max(1) as f64),
-        "hdr": crate::roundtrip::peer::pairs_of_histogram(&h),
-        "settings": format!(
-            "load generator: Peregrine, {n} initiator sessions on one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}; one order in flight per session, the next sent from from_app; {} s warm-up, then {:.1} s measured",
-            loopback::idle(), WARMUP.as_secs(), seconds
-        ),
+        "hdr": crate::roundtrip::peer::pairs_of_histogram(h),
     });
-    println!("{line}");
-    Ok(())
+    if let (Some(line), serde_json::Value::Object(extra)) = (line.as_object_mut(), extra) {
+        line.extend(extra);
+    }
+    line
 }
