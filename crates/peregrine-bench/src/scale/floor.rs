@@ -307,23 +307,25 @@ fn connect(addr: std::net::SocketAddr, started: Instant) -> Result<std::net::Tcp
 mod tests {
     use super::*;
     use crate::scale::args::Role;
+    use std::sync::mpsc;
 
-    fn args(role: Role, port: u16) -> PeerArgs {
-        let mut a = PeerArgs::parse(
+    /// The floor's acceptor on a free port, on a thread of its own: where its end (its
+    /// result) arrives, and a connection to it (retried until it listens).
+    fn acceptor() -> (mpsc::Receiver<Result<()>>, std::net::TcpStream) {
+        let port = crate::loopback::free_port().unwrap();
+        let args = PeerArgs::parse(
             &["--role", "floor-acceptor", "--port", &port.to_string()].map(String::from),
             &[Role::FloorAcceptor],
         )
         .unwrap();
-        a.role = role;
-        a
-    }
-
-    /// Connects to the floor's acceptor, retrying until it listens.
-    fn connect_to(port: u16) -> std::net::TcpStream {
+        let (done, ended) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(accept(&args));
+        });
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             match std::net::TcpStream::connect(("127.0.0.1", port)) {
-                Ok(s) => return s,
+                Ok(s) => return (ended, s),
                 Err(_) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(10))
                 }
@@ -332,32 +334,39 @@ mod tests {
         }
     }
 
+    /// How the acceptor ended, waiting at most 10 s.
+    fn end_of(ended: &mpsc::Receiver<Result<()>>) -> Result<()> {
+        ended
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the acceptor did not end")
+    }
+
+    /// Reads one reply and checks it is the canned report.
+    fn read_report(s: &mut std::net::TcpStream, report: &[u8]) {
+        let mut got = vec![0; report.len()];
+        s.read_exact(&mut got).unwrap();
+        assert_eq!(got, report);
+    }
+
     #[test]
     fn the_acceptor_answers_the_canned_order_and_ends_when_its_connections_close() {
-        let port = crate::loopback::free_port().unwrap();
-        let acceptor = std::thread::spawn(move || accept(&args(Role::FloorAcceptor, port)));
+        let (ended, mut s) = acceptor();
         let (order, report) = canned_messages();
-        let mut s = connect_to(port);
         for _ in 0..3 {
             s.write_all(&order).unwrap();
-            let mut got = vec![0; report.len()];
-            s.read_exact(&mut got).unwrap();
-            assert_eq!(got, report);
+            read_report(&mut s, &report);
         }
         drop(s);
-        assert!(acceptor.join().unwrap().is_ok());
+        assert!(end_of(&ended).is_ok());
     }
 
     #[test]
     fn the_acceptor_fails_on_bytes_that_are_not_the_canned_order() {
-        let port = crate::loopback::free_port().unwrap();
-        let acceptor = std::thread::spawn(move || accept(&args(Role::FloorAcceptor, port)));
-        let (order, _) = canned_messages();
-        let mut s = connect_to(port);
-        let mut wrong = order.clone();
+        let (ended, mut s) = acceptor();
+        let (mut wrong, _) = canned_messages();
         wrong[20] ^= 1;
         s.write_all(&wrong).unwrap();
-        match acceptor.join().unwrap() {
+        match end_of(&ended) {
             Err(e @ Error::Check { .. }) => {
                 assert!(e.to_string().contains("not the canned"), "{e}")
             }
@@ -367,23 +376,13 @@ mod tests {
 
     #[test]
     fn a_close_that_comes_with_the_last_order_is_seen() {
-        let port = crate::loopback::free_port().unwrap();
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = done.send(accept(&args(Role::FloorAcceptor, port)));
-        });
+        let (ended, mut s) = acceptor();
         let (order, report) = canned_messages();
-        let mut s = connect_to(port);
         // The order and the FIN in one go: one readiness event for both.
         s.write_all(&order).unwrap();
         s.shutdown(std::net::Shutdown::Write).unwrap();
-        let mut got = vec![0; report.len()];
-        s.read_exact(&mut got).unwrap();
-        assert_eq!(got, report);
-        let ended = finished.recv_timeout(Duration::from_secs(10));
-        assert!(
-            matches!(ended, Ok(Ok(()))),
-            "the acceptor did not end: {ended:?}"
-        );
+        read_report(&mut s, &report);
+        let end = end_of(&ended);
+        assert!(end.is_ok(), "the acceptor did not end cleanly: {end:?}");
     }
 }
