@@ -17,6 +17,15 @@ pub(crate) struct Location {
     pub(crate) len: u32,
 }
 
+/// Writes `blank` over `v`'s spare capacity and takes it off again, so that the
+/// operating system backs that room now (a write faults each page in) rather than while
+/// entries arrive; what `v` holds is kept.
+pub(crate) fn touch_spare_capacity<T: Clone>(v: &mut Vec<T>, blank: T) {
+    let len = v.len();
+    v.resize(v.capacity(), blank);
+    v.truncate(len);
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     entries: Vec<Location>,
@@ -35,14 +44,12 @@ impl Index {
 
     /// Writes the reserved room once (see `MemoryStore::prefault`).
     pub(crate) fn prefault(&mut self) {
-        let len = self.entries.len();
         let blank = Location {
             seq: 0,
             offset: 0,
             len: 0,
         };
-        self.entries.resize(self.entries.capacity(), blank);
-        self.entries.truncate(len);
+        touch_spare_capacity(&mut self.entries, blank);
     }
 
     pub(crate) fn len(&self) -> usize {

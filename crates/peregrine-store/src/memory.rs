@@ -140,9 +140,7 @@ impl MemoryStore {
     /// ```
     pub fn prefault(&mut self) {
         self.index.prefault();
-        let len = self.arena.len();
-        self.arena.resize(self.arena.capacity(), 0);
-        self.arena.truncate(len);
+        crate::index::touch_spare_capacity(&mut self.arena, 0);
     }
 
     /// Number of distinct sequence numbers stored.
