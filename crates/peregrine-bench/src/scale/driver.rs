@@ -376,10 +376,23 @@ fn sessions_pair(
             &seconds,
         )
     };
-    let (acceptor_role, load_role) = if acceptor.name == FLOOR {
-        ("floor-acceptor", "floor-load")
-    } else {
-        ("acceptor", "load")
+    // The harness roles of this pair, and what the report says of its acceptor.
+    let (acceptor_role, load_role, who) = match acceptor.name.as_str() {
+        FLOOR => (
+            "floor-acceptor",
+            "floor-load",
+            "acceptor and load: the floor (scale/floor.rs)".to_string(),
+        ),
+        "peregrine" => (
+            "acceptor",
+            "load",
+            format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", crate::loopback::idle()),
+        ),
+        peer => (
+            "acceptor",
+            "load",
+            format!("acceptor: {peer} harness: one SocketAcceptor with the default single-threaded event handling (one message-processor thread for every session, MINA I/O threads), {n} session sections built in code, MemoryStore, UseDataDictionary=N, no logging; JVM -Xms32m -Xmx4g (run.sh's default for ManySessions: a heap that is not pre-touched, so RSS per session means something)"),
+        ),
     };
     let mut acc = acceptor.spawn(&args(acceptor_role, &base.join("acceptor")))?;
     acc.wait_ready(Duration::from_secs(180))?;
@@ -404,13 +417,6 @@ fn sessions_pair(
     let case = format!("sessions-{n}");
     let (mut record, v) = result_of(&acceptor.name, &lines?, &case)?;
     record.allocs_per_op = acceptor_allocs;
-    let who = if acceptor.name == FLOOR {
-        "acceptor and load: the floor (scale/floor.rs)".to_string()
-    } else if acceptor.name == "peregrine" {
-        format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", crate::loopback::idle())
-    } else {
-        format!("acceptor: {} harness: one SocketAcceptor with the default single-threaded event handling (one message-processor thread for every session, MINA I/O threads), {n} session sections built in code, MemoryStore, UseDataDictionary=N, no logging; JVM -Xms32m -Xmx4g (run.sh's default for ManySessions: a heap that is not pre-touched, so RSS per session means something)", acceptor.name)
-    };
     record.settings = format!("{who}; {}", record.settings);
     let bytes_per_session = match (rss_before, rss_after) {
         (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / n as f64),
