@@ -61,6 +61,11 @@ pub trait SessionDriver {
     /// commit) and releases what it queued to [`outbound`](Self::outbound). The
     /// engine calls it once per batch of input, before writing.
     fn commit(&mut self);
+    /// What the last [`commit`](Self::commit) left for later because no
+    /// message waits for it (the file store's witness). The engine calls it
+    /// once per batch of input, after writing what the commit released; the
+    /// default does nothing.
+    fn settle(&mut self) {}
     /// Bytes that may be written (everything queued up to the last commit).
     fn outbound(&self) -> &[u8];
     /// `n` bytes of [`outbound`](Self::outbound) were written.
@@ -183,6 +188,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn commit(&mut self) {
         (**self).commit()
+    }
+    fn settle(&mut self) {
+        (**self).settle()
     }
     fn outbound(&self) -> &[u8] {
         (**self).outbound()

@@ -540,6 +540,10 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         // A failure is an event (StoreFailed, then Disconnect) the engine handles.
         let _ = self.session.commit();
     }
+    fn settle(&mut self) {
+        // A failure is an event (StoreFailed, then Disconnect), as for commit.
+        let _ = self.session.settle();
+    }
     fn outbound(&self) -> &[u8] {
         self.session.outbound()
     }

@@ -42,6 +42,7 @@
 //! session.commit()?;
 //! let n = session.outbound().len();
 //! session.consume_outbound(n, &mut app);
+//! session.settle()?; // what the commit left for after the write (a file store's witness)
 //! while let Some(ev) = session.poll_event() {
 //!     if let SessionEvent::Disconnect(_) = ev { /* flush, close, on_disconnected */ }
 //! }

@@ -520,6 +520,9 @@ impl MessageStore for SimStore {
         }
         Ok(())
     }
+    fn settle(&mut self) -> Result<(), StoreError> {
+        self.inner_mut().settle()
+    }
     fn sync(&mut self) -> Result<(), StoreError> {
         self.commit()?;
         self.inner_mut().sync()?;

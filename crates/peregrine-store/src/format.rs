@@ -39,8 +39,9 @@
 //!
 //! # Sequence-number witness (`seqnums`)
 //!
-//! Two 64-byte slots at offsets 0 and 64, written after every commit (and
-//! fsynced with the journal's fsyncs, never before them). Each update writes
+//! Two 64-byte slots at offsets 0 and 64, written after every commit (by
+//! `settle`, once the commit's messages have left, else before the next
+//! commit or fsync; fsynced with the journal's fsyncs, never before them). Each update writes
 //! the slot *not* holding the newest state (`generation % 2`) in place with
 //! one positioned write; open takes the valid slot with the highest
 //! generation, so a torn slot write leaves the previous state intact. In

@@ -142,15 +142,18 @@ pub const fn resend_end(end_seq_no: u64) -> u64 {
 /// store.set_observer(Some(count.clone()));
 /// store.store(1, b"a message")?;
 /// store.incr_next_sender_seq()?;
-/// store.commit()?; // one write (the records, the commit, the witness), one fsync
+/// store.commit()?; // one write (the records and the commit record), one fsync
 /// assert_eq!((count.writes.load(Relaxed), count.fsyncs.load(Relaxed)), (1, 1));
+/// store.settle()?; // the witness, once the message has left: not timed
+/// assert_eq!(count.writes.load(Relaxed), 1);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait StoreObserver: Send + Sync {
     /// The store handed bytes to the operating system, taking `took`: one
-    /// commit's writes (its records, the commit record and the witness of
-    /// the sequence numbers, not its fsync), or records written ahead of the
-    /// commit because the write buffer was full.
+    /// commit's write (its records and the commit record, not its fsync),
+    /// or records written ahead of the commit because the write buffer was
+    /// full. The witness written by [`MessageStore::settle`], after the
+    /// commit's messages have left, is not timed.
     fn on_write(&self, took: std::time::Duration);
     /// One fsync (`fdatasync`) of the journal or of the sequence numbers took
     /// `took`.
@@ -323,6 +326,35 @@ pub trait MessageStore {
         Ok(())
     }
 
+    /// Finishes what the last [`commit`](Self::commit) left for later
+    /// because no message waits for it: the file store's witness of where
+    /// the committed journal ends (what tells a truncated journal on open).
+    /// A session calls it once the messages released by the commit have
+    /// been written, so that the work is off their way; not calling it is
+    /// safe (the next commit, [`sync`](Self::sync) or fsync does it first),
+    /// the witness then lags one commit behind. A no-op in memory.
+    ///
+    /// # Errors
+    ///
+    /// A file store returns [`StoreError::Io`] when the write fails.
+    ///
+    /// ```
+    /// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MessageStore};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let config = FileStoreConfig::with_fsync(FsyncPolicy::Never);
+    /// let mut store = FileStore::open(dir.path(), "FIX.4.4:A->B", config, 0)?;
+    /// store.store(1, b"order")?;
+    /// store.incr_next_sender_seq()?;
+    /// store.commit()?; // the journal: one write, before the order leaves
+    /// // ... the order is written to the socket ...
+    /// store.settle()?; // the witness: after it
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn settle(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Commits, then makes everything written so far durable (fsync),
     /// whatever the fsync policy (a no-op in memory).
     ///
@@ -465,6 +497,9 @@ macro_rules! forward_store {
         }
         fn commit(&mut self) -> Result<(), StoreError> {
             (**self).commit()
+        }
+        fn settle(&mut self) -> Result<(), StoreError> {
+            (**self).settle()
         }
         fn sync(&mut self) -> Result<(), StoreError> {
             (**self).sync()

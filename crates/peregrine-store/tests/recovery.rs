@@ -49,6 +49,8 @@ fn build() -> (
         s.incr_next_target_seq().unwrap();
         s.commit().unwrap();
     }
+    // As a session does once the last commit's messages have left.
+    s.settle().unwrap();
     let path = s.journal_path().to_path_buf();
     let committed = fs::read(&path).unwrap();
     let witness = fs::read(s.seqnums_path()).unwrap();
@@ -339,4 +341,122 @@ fn a_committed_journal_cut_mid_record_is_a_reported_loss() {
         // Numbers continue after the witness's: N - 1 is not used again.
         assert_eq!((s.next_sender_seq(), s.next_target_seq()), (N, N));
     }
+}
+
+/// `(generation, journal_end, next_sender, next_target)` of the newest slot
+/// of a `seqnums` file (format 2: generation at 8, the numbers at 24 and 32,
+/// journal_end at 48).
+fn newest_slot(seqnums: &[u8]) -> (u64, u64, u64, u64) {
+    let u64_at = |slot: &[u8], at: usize| u64::from_le_bytes(slot[at..at + 8].try_into().unwrap());
+    let slot = |i: usize| &seqnums[i * 64..(i + 1) * 64];
+    let newest = if u64_at(slot(1), 8) > u64_at(slot(0), 8) {
+        slot(1)
+    } else {
+        slot(0)
+    };
+    (
+        u64_at(newest, 8),
+        u64_at(newest, 48),
+        u64_at(newest, 24),
+        u64_at(newest, 32),
+    )
+}
+
+#[test]
+fn commit_writes_the_journal_and_settle_the_witness() {
+    // The witness is the commit's second write; nothing waits for it, so a
+    // commit leaves it to `settle`, called once the commit's messages have left.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    let seqnums = s.seqnums_path().to_path_buf();
+    s.store(1, &msg(1, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    s.settle().unwrap();
+    let settled = fs::read(&seqnums).unwrap();
+    let (generation, end, sender, _) = newest_slot(&settled);
+    assert_eq!((end, sender), (s.journal_len(), 2));
+
+    s.store(2, &msg(2, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.incr_next_target_seq().unwrap();
+    s.commit().unwrap();
+    assert_eq!(
+        fs::read(&seqnums).unwrap(),
+        settled,
+        "commit wrote the witness"
+    );
+    s.settle().unwrap();
+    let now = fs::read(&seqnums).unwrap();
+    assert_eq!(
+        newest_slot(&now),
+        (generation + 1, s.journal_len(), 3, 2),
+        "settle wrote this commit's witness"
+    );
+    s.settle().unwrap();
+    assert_eq!(fs::read(&seqnums).unwrap(), now, "nothing was due");
+
+    // Not settled: the next commit writes the due witness first (then its own
+    // journal write), and sync writes the newest after the journal's fsync.
+    let before_third = s.journal_len();
+    s.store(3, &msg(3, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    let after_third = s.journal_len();
+    s.store(4, &msg(4, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    let slot = newest_slot(&fs::read(&seqnums).unwrap());
+    assert_eq!(
+        (slot.1, slot.2),
+        (after_third, 4),
+        "the third commit's witness"
+    );
+    assert!(after_third > before_third);
+    s.sync().unwrap();
+    let slot = newest_slot(&fs::read(&seqnums).unwrap());
+    assert_eq!((slot.1, slot.2), (s.journal_len(), 5));
+}
+
+#[test]
+fn a_crash_between_commit_and_settle_loses_nothing() {
+    // The process dies after a commit's write and before its witness: the
+    // journal holds the commit, the witness one commit less. Opening finds no
+    // loss, takes the journal's numbers and writes the witness when settled.
+    let dir = tempfile::tempdir().unwrap();
+    let (journal, seqnums, lagging) = {
+        let mut s = open_file(dir.path(), FsyncPolicy::Never);
+        for seq in 1..N {
+            s.store(seq, &msg(seq, 0)).unwrap();
+            s.incr_next_sender_seq().unwrap();
+            s.commit().unwrap();
+            s.settle().unwrap();
+        }
+        s.store(N, &msg(N, 0)).unwrap();
+        s.incr_next_sender_seq().unwrap();
+        s.set_next_target_seq(7).unwrap();
+        s.commit().unwrap();
+        let seqnums = s.seqnums_path().to_path_buf();
+        (
+            s.journal_path().to_path_buf(),
+            seqnums.clone(),
+            fs::read(&seqnums).unwrap(),
+        )
+        // (dropped: a clean drop settles; the crash's files are put back below)
+    };
+    let full = fs::read(&journal).unwrap();
+    assert_eq!(
+        newest_slot(&lagging).2,
+        N,
+        "the witness is one commit behind"
+    );
+    put(&journal, &full, &lagging);
+    let mut s = open_with(dir.path(), FileStoreConfig::default()).unwrap();
+    assert!(s.recovery().losses.is_empty());
+    assert_eq!(s.recovery().uncommitted_bytes, 0);
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (N + 1, 7));
+    assert_eq!(seqs(&mut s, 1, SEQ_END), (1..=N).collect::<Vec<_>>());
+    s.settle().unwrap();
+    let slot = newest_slot(&fs::read(&seqnums).unwrap());
+    assert_eq!((slot.1, slot.2, slot.3), (full.len() as u64, N + 1, 7));
 }

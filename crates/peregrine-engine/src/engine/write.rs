@@ -11,15 +11,14 @@ use super::transport::{failure, TransportError};
 use super::Engine;
 
 impl<D: SessionDriver> Engine<D> {
-    /// Commits what the session stored, writes what it queued, handles its
-    /// events, checks the slow-consumer limits.
+    /// Commits what the session stored, writes what it queued, lets the
+    /// store settle (the work no message waits for), handles its events,
+    /// checks the slow-consumer limits.
     pub(super) fn service(&mut self, id: SessionKey, now: Nanos) {
         self.sessions[id].driver.commit();
-        loop {
-            self.flush(id, now);
-            let Some(event) = self.sessions[id].driver.poll_event() else {
-                break;
-            };
+        self.flush(id, now);
+        self.sessions[id].driver.settle();
+        while let Some(event) = self.sessions[id].driver.poll_event() {
             match event {
                 DriverEvent::Disconnect(why) => {
                     self.flush(id, now);
@@ -49,6 +48,7 @@ impl<D: SessionDriver> Engine<D> {
                     }
                 }
             }
+            self.flush(id, now);
         }
         self.check_slow_consumer(id, now);
     }

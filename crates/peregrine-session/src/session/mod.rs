@@ -88,6 +88,10 @@ use self::timers::Timer;
 ///   the last commit); write a prefix and report it with
 ///   [`consume_outbound`](Self::consume_outbound) (a resend being answered goes
 ///   on as the buffer drains, so keep writing while it is not empty).
+/// * **Settle.** Once what the commit released is written,
+///   [`settle`](Self::settle): the store does what the commit left for later
+///   because no message waits for it (the file store's witness). Skipping it
+///   is safe; the work then falls on the next commit.
 /// * **Events.** Drain [`poll_event`](Self::poll_event) after each of these.
 ///   Only [`SessionEvent::Disconnect`] asks for action: commit, write what is
 ///   pending, close the connection, call `on_disconnected`.
@@ -517,6 +521,44 @@ impl<S: MessageStore> Session<S> {
                 Err(e)
             }
         }
+    }
+
+    /// Lets the store finish what the last [`commit`](Self::commit) left for
+    /// later because no message waits for it ([`MessageStore::settle`]: the
+    /// file store's witness of where its journal ends). Call it once what the
+    /// commit released to [`outbound`](Self::outbound) is written, so that the
+    /// work stays off the messages' way.
+    ///
+    /// # Errors
+    ///
+    /// The store's error; as for [`commit`](Self::commit), a
+    /// [`SessionEvent::StoreFailed`] is raised and the session asks to be
+    /// disconnected ([`DisconnectReason::StoreFailure`]).
+    ///
+    /// ```
+    /// use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId};
+    /// use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let store = FileStore::open(dir.path(), "s", FileStoreConfig::with_fsync(FsyncPolicy::Never), 0)?;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "BANK", "VENUE"), Role::Initiator);
+    /// let mut session = Session::new(cfg, store, 0);
+    /// let mut app = EchoApp::new(None);
+    /// session.on_connected(0, &mut app); // queues the Logon
+    /// session.commit()?; // the journal, before the Logon may leave
+    /// let n = session.outbound().len(); // ... written to the socket ...
+    /// session.consume_outbound(n, &mut app);
+    /// session.settle()?; // the witness, after it
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn settle(&mut self) -> Result<(), StoreError> {
+        let result = self.core.outgoing.store.settle();
+        if result.is_err() {
+            self.core.store_failed();
+            self.core.disconnect(DisconnectReason::StoreFailure);
+            self.publish();
+        }
+        result
     }
 
     /// Bytes that may be written: the messages queued up to the last

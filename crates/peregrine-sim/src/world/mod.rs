@@ -633,6 +633,8 @@ impl World {
             }
             n.wire_carry.extend_from_slice(written);
             n.session.consume_outbound(k, &mut n.app);
+            // As the engine does: a failure is an event (StoreFailed, Disconnect).
+            let _ = n.session.settle();
             self.scan_wire(i);
             self.events(i);
         }

@@ -158,9 +158,14 @@ impl FileStore {
                 })?;
         }
         self.end = scan.committed_end;
+        self.committed_end = scan.committed_end;
         self.next_sender = sender;
         self.next_target = target;
         self.committed = (sender, target);
+        // A crash between a commit and its witness leaves the witness behind.
+        let w = &self.witness;
+        self.witness_due = (w.epoch, w.journal_end, (w.next_sender, w.next_target))
+            != (self.epoch, self.committed_end, self.committed);
         Ok(())
     }
 
@@ -182,6 +187,7 @@ impl FileStore {
         self.next_target = seqs.1;
         self.committed = seqs;
         self.end = JOURNAL_HEADER_LEN;
+        self.committed_end = JOURNAL_HEADER_LEN;
         self.write_witness()?;
         self.sync_seqnums()?;
         let mut bytes = Vec::with_capacity(JOURNAL_HEADER_LEN as usize + COMMIT_LEN);
@@ -195,6 +201,7 @@ impl FileStore {
             .map_err(|e| StoreError::io("write journal header", path, e))?;
         self.journal_dirty = false;
         self.end = bytes.len() as u64;
+        self.committed_end = self.end;
         self.write_witness()?;
         sync_dir(&self.dir)
     }
@@ -281,6 +288,7 @@ impl FileStore {
         at += rec.len() as u64;
         tmp.sync_data().map_err(io)?;
         self.end = at;
+        self.committed_end = at;
         self.next_sender = seqs.0;
         self.next_target = seqs.1;
         self.committed = seqs;

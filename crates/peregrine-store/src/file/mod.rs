@@ -48,8 +48,10 @@ use dir::{open_rw, sync_dir};
 ///   ahead of the commit when they would not fit); the index entry goes into
 ///   a vector with reserved capacity. Nothing is allocated once the buffers
 ///   are warm (the index grows amortised past
-///   [`FileStoreConfig::index_capacity`]). After each commit, a 64-byte
-///   witness slot in the `seqnums` file records where the journal ends.
+///   [`FileStoreConfig::index_capacity`]). After each commit a 64-byte
+///   witness slot in the `seqnums` file records where the journal ends:
+///   written by [`settle`](MessageStore::settle) once the commit's messages
+///   have left (a second write, kept off their way), or by the next commit.
 /// * **Read path.** [`for_each_in_range`](MessageStore::for_each_in_range)
 ///   looks the range up in the in-memory index and reads exactly those
 ///   records with positioned reads into a reusable buffer, checking each
@@ -106,6 +108,8 @@ pub struct FileStore {
     next_target: u64,
     /// The sequence numbers of the last commit.
     committed: (u64, u64),
+    /// Where the journal ends after the last commit.
+    committed_end: u64,
     /// Bytes of the journal handed to the operating system.
     end: u64,
     /// Bytes of the current transaction not written yet (they go at `end`).
@@ -114,6 +118,10 @@ pub struct FileStore {
     read_buf: Vec<u8>,
     /// The witness slot last written.
     witness: SeqState,
+    /// The last commit is not in the witness yet: [`settle`](MessageStore::settle)
+    /// writes it once the commit's messages have left, or the next commit,
+    /// sync or fsync does first.
+    witness_due: bool,
     journal_dirty: bool,
     seqnums_dirty: bool,
     last_sync: Instant,
@@ -134,6 +142,14 @@ impl fmt::Debug for FileStore {
             .field("messages", &self.index.len())
             .field("journal_len", &self.journal_len())
             .finish()
+    }
+}
+
+impl Drop for FileStore {
+    /// Writes the last commit's witness if no one settled it (best effort:
+    /// a store dropped in an unwinding panic, say, must not fail again).
+    fn drop(&mut self) {
+        let _ = self.write_witness_if_due();
     }
 }
 
@@ -228,6 +244,7 @@ impl FileStore {
             next_sender: 1,
             next_target: 1,
             committed: (1, 1),
+            committed_end: JOURNAL_HEADER_LEN,
             end: JOURNAL_HEADER_LEN,
             pending: Vec::with_capacity(config.write_buffer_capacity),
             index: Index::with_capacity(config.index_capacity),
@@ -241,6 +258,7 @@ impl FileStore {
                 creation_time: now,
                 journal_end: 0,
             },
+            witness_due: false,
             journal_dirty: false,
             seqnums_dirty: false,
             last_sync: Instant::now(),
@@ -250,6 +268,8 @@ impl FileStore {
         };
         store.read_buf.resize(config.read_chunk, 0);
         store.load(now)?;
+        // Opening fsyncs what it writes: the interval starts now.
+        store.last_sync = Instant::now();
         Ok(store)
     }
 
@@ -480,7 +500,7 @@ impl FileStore {
     /// ```
     pub fn sync_if_due(&mut self) -> Result<bool, StoreError> {
         if let FsyncPolicy::EveryMillis(ms) = self.config.fsync {
-            if (self.journal_dirty || self.seqnums_dirty)
+            if (self.journal_dirty || self.seqnums_dirty || self.witness_due)
                 && self.last_sync.elapsed() >= Duration::from_millis(ms)
             {
                 self.sync_files()?;

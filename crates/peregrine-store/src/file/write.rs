@@ -32,22 +32,31 @@ impl FileStore {
         Ok(())
     }
 
-    /// Records the journal's committed end and numbers in the witness slot
-    /// not holding the newest state.
+    /// Records the last commit (where the journal ends after it, and its
+    /// numbers) in the witness slot not holding the newest state.
     pub(super) fn write_witness(&mut self) -> Result<(), StoreError> {
         let state = SeqState {
             version: SLOT_VERSION,
             generation: self.witness.generation.wrapping_add(1),
             epoch: self.epoch,
-            next_sender: self.next_sender,
-            next_target: self.next_target,
+            next_sender: self.committed.0,
+            next_target: self.committed.1,
             creation_time: self.creation_time,
-            journal_end: self.end,
+            journal_end: self.committed_end,
         };
         posio::write_all_at(&self.seqnums, &state.encode(), state.slot_offset())
             .map_err(|e| StoreError::io("write sequence numbers", &self.seqnums_path, e))?;
         self.witness = state;
+        self.witness_due = false;
         self.seqnums_dirty = true;
+        Ok(())
+    }
+
+    /// Writes the witness if the last commit is not in it yet.
+    pub(super) fn write_witness_if_due(&mut self) -> Result<(), StoreError> {
+        if self.witness_due {
+            self.write_witness()?;
+        }
         Ok(())
     }
 
@@ -89,6 +98,8 @@ impl FileStore {
         if self.journal_dirty {
             self.sync_journal()?;
         }
+        // The journal is durable up to the last commit: the witness may say so.
+        self.write_witness_if_due()?;
         if self.seqnums_dirty {
             self.sync_seqnums()?;
         }
@@ -98,7 +109,7 @@ impl FileStore {
 
     pub(super) fn has_changes(&self) -> bool {
         !self.pending.is_empty()
-            || self.end > self.witness.journal_end
+            || self.end > self.committed_end
             || (self.next_sender, self.next_target) != self.committed
     }
 }

@@ -1,0 +1,90 @@
+//! The engine settles every file store it commits, after writing: a commit
+//! writes the journal before its messages leave, and the store's witness of
+//! where the journal ends (its second write, which no message waits for) is
+//! written once they have left. With the engine still running, each side's
+//! witness must describe its last commit; without the engine's settle it lags
+//! one commit behind until the next one.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::Idle;
+
+mod support;
+use support::{
+    acceptor_cfg, echo, engine_with, initiator_cfg, log_on, options, pump, send_order, Count,
+    TW_ISLD,
+};
+
+/// `(journal_end, next_sender, next_target)` of the newest witness slot in
+/// the one session directory under `store` (format 2: generation at 8, the
+/// numbers at 24 and 32, journal_end at 48), and the journal's length.
+fn witness_and_journal(store: &Path) -> ((u64, u64, u64), u64) {
+    let dirs: Vec<_> = std::fs::read_dir(store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let seqnums = std::fs::read(dirs[0].join("seqnums")).unwrap();
+    let journal = std::fs::metadata(dirs[0].join("messages.journal"))
+        .unwrap()
+        .len();
+    let u64_at = |at: usize| u64::from_le_bytes(seqnums[at..at + 8].try_into().unwrap());
+    let slot = if u64_at(64 + 8) > u64_at(8) { 64 } else { 0 };
+    (
+        (u64_at(slot + 48), u64_at(slot + 24), u64_at(slot + 32)),
+        journal,
+    )
+}
+
+#[test]
+fn the_engine_settles_the_store_after_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = |side: &str| dir.path().join(format!("store-{side}"));
+    let extra = |side: &str| format!("FileStorePath={}\nFileStoreSync=N", store(side).display());
+    let mut acc = engine_with(
+        &acceptor_cfg(&extra("acc")),
+        &dir.path().join("a.cfg"),
+        options(Idle::busy_spin(), false),
+        StoreKind::File,
+        &mut echo,
+    );
+    let port = acc.listener_addrs()[0].port();
+    let received = Arc::new(AtomicUsize::new(0));
+    let mut ini = engine_with(
+        &initiator_cfg(port, &extra("ini")),
+        &dir.path().join("i.cfg"),
+        options(Idle::busy_spin(), false),
+        StoreKind::File,
+        &mut |_| Box::new(Count(received.clone())),
+    );
+    log_on(&mut acc, &mut ini);
+    for n in 1..=3 {
+        send_order(&mut ini, TW_ISLD, b"D", &format!("ORDER-{n}")).unwrap();
+        pump(
+            &mut [&mut acc, &mut ini],
+            Duration::from_secs(10),
+            "the echo",
+            |_| received.load(Ordering::Relaxed) == n,
+        );
+        // A last turn each, so that both sides have handled all they read.
+        acc.turn().unwrap();
+        ini.turn().unwrap();
+        for side in ["acc", "ini"] {
+            let ((end, sender, target), journal) = witness_and_journal(&store(side));
+            assert_eq!(
+                end, journal,
+                "{side}, order {n}: the witness lags the journal"
+            );
+            // Logon and n orders (or echoes) each way.
+            assert_eq!(
+                (sender, target),
+                (n as u64 + 2, n as u64 + 2),
+                "{side}, order {n}"
+            );
+        }
+    }
+}
