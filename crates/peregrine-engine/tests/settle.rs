@@ -2,8 +2,9 @@
 //! writes the journal before its messages leave, and the store's witness of
 //! where the journal ends (its second write, which no message waits for) is
 //! written once they have left. With the engine still running, each side's
-//! witness must describe its last commit; without the engine's settle it lags
-//! one commit behind until the next one.
+//! witness must describe its last commit, and zeros must be written past the
+//! journal's end for the next commits' writes; without the engine's settle
+//! the witness lags one commit behind until the next one.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,17 +22,15 @@ use support::{
 
 /// `(journal_end, next_sender, next_target)` of the newest witness slot in
 /// the one session directory under `store` (format 2: generation at 8, the
-/// numbers at 24 and 32, journal_end at 48), and the journal's length.
-fn witness_and_journal(store: &Path) -> ((u64, u64, u64), u64) {
+/// numbers at 24 and 32, journal_end at 48), and the journal file's bytes.
+fn witness_and_journal(store: &Path) -> ((u64, u64, u64), Vec<u8>) {
     let dirs: Vec<_> = std::fs::read_dir(store)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(dirs.len(), 1, "{dirs:?}");
     let seqnums = std::fs::read(dirs[0].join("seqnums")).unwrap();
-    let journal = std::fs::metadata(dirs[0].join("messages.journal"))
-        .unwrap()
-        .len();
+    let journal = std::fs::read(dirs[0].join("messages.journal")).unwrap();
     let u64_at = |at: usize| u64::from_le_bytes(seqnums[at..at + 8].try_into().unwrap());
     let slot = if u64_at(64 + 8) > u64_at(8) { 64 } else { 0 };
     (
@@ -75,9 +74,17 @@ fn the_engine_settles_the_store_after_writing() {
         ini.turn().unwrap();
         for side in ["acc", "ini"] {
             let ((end, sender, target), journal) = witness_and_journal(&store(side));
-            assert_eq!(
-                end, journal,
+            // The witness ends at the last commit record (b"PGEC", next
+            // sender, next target, CRC): after it only the zeros written ahead.
+            let end = end as usize;
+            assert_eq!(&journal[end - 24..end - 20], b"PGEC", "{side}, order {n}");
+            assert!(
+                journal[end..].iter().all(|&b| b == 0),
                 "{side}, order {n}: the witness lags the journal"
+            );
+            assert!(
+                journal.len() > end + 60 * 1024,
+                "{side}: space written ahead"
             );
             // Logon and n orders (or echoes) each way.
             assert_eq!(

@@ -27,6 +27,11 @@
 //!   20..24  crc32        u32  CRC-32 of bytes 4..20
 //! ```
 //!
+//! After the last record the file may hold zeros: space written ahead of
+//! the end (`settle`, up to 64 KiB) so that appends land on pages that
+//! exist. Recovery keeps a tail of zeros after the last commit as that space
+//! (nothing to report) and cuts off anything else there.
+//!
 //! A commit record makes the message records written since the previous one
 //! part of the store, together with its sequence numbers: recovery keeps
 //! exactly the committed transactions. Message records after the last commit

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use common::{collect, msg, open_file, open_with, seqs};
 use peregrine_store::{
-    FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError, SEQ_END,
+    FileStore, FileStoreConfig, FsyncPolicy, LossKind, MessageStore, OnDamage, StoreError, SEQ_END,
 };
 use peregrine_testkit::Rng;
 
@@ -49,17 +49,20 @@ fn build() -> (
         s.incr_next_target_seq().unwrap();
         s.commit().unwrap();
     }
-    // As a session does once the last commit's messages have left.
+    // As a session does once the last commit's messages have left (the
+    // witness; the zeros it writes ahead are left out of these files: the
+    // tests below place every byte themselves).
     s.settle().unwrap();
     let path = s.journal_path().to_path_buf();
-    let committed = fs::read(&path).unwrap();
+    let journal = |s: &FileStore| fs::read(&path).unwrap()[..s.journal_len() as usize].to_vec();
+    let committed = journal(&s);
     let witness = fs::read(s.seqnums_path()).unwrap();
     s.store(N, &msg(N, 0)).unwrap();
     s.incr_next_sender_seq().unwrap();
     s.incr_next_target_seq().unwrap();
     // A read writes the transaction ahead, without its commit record.
     s.for_each_in_range(N, N, &mut |_, _| {}).unwrap();
-    let with_tail = fs::read(&path).unwrap();
+    let with_tail = journal(&s);
     assert!(with_tail.len() > committed.len());
     drop(s);
     (dir, path, committed, with_tail, witness)
@@ -83,9 +86,11 @@ fn check_recovered(dir: &Path, journal: &Path, committed_len: u64) {
     }
     assert!(s.recovery().losses.is_empty(), "{:?}", s.recovery());
     assert_eq!(s.journal_len(), committed_len);
-    assert_eq!(
-        fs::metadata(journal).unwrap().len(),
-        committed_len,
+    // The tail is cut off, but for zeros (space written ahead, kept).
+    let file = fs::read(journal).unwrap();
+    assert!(file.len() as u64 >= committed_len);
+    assert!(
+        file[committed_len as usize..].iter().all(|&b| b == 0),
         "tail cut off"
     );
     // Message N was never committed: its number is free again, and so is the
@@ -459,4 +464,91 @@ fn a_crash_between_commit_and_settle_loses_nothing() {
     s.settle().unwrap();
     let slot = newest_slot(&fs::read(&seqnums).unwrap());
     assert_eq!((slot.1, slot.2, slot.3), (full.len() as u64, N + 1, 7));
+}
+
+#[test]
+fn zeros_written_ahead_are_space_not_a_loss() {
+    // `settle` keeps zeros written past the journal's end, so that a commit's
+    // write lands on pages that exist. A crash leaves them: they are kept as
+    // space (nothing reported), and what is written next lands on them.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    for seq in 1..=3 {
+        s.store(seq, &msg(seq, 0)).unwrap();
+        s.incr_next_sender_seq().unwrap();
+        s.commit().unwrap();
+        s.settle().unwrap();
+    }
+    let journal = s.journal_path().to_path_buf();
+    let end = s.journal_len() as usize;
+    let crashed = fs::read(&journal).unwrap();
+    assert!(
+        crashed.len() >= end + 60 * 1024,
+        "{} bytes written ahead",
+        crashed.len() - end
+    );
+    assert!(crashed[end..].iter().all(|&b| b == 0));
+    let witness = fs::read(s.seqnums_path()).unwrap();
+    drop(s);
+    assert_eq!(
+        fs::metadata(&journal).unwrap().len(),
+        end as u64,
+        "a drop cuts the space"
+    );
+
+    put(&journal, &crashed, &witness);
+    let mut s = open_with(dir.path(), FileStoreConfig::default()).unwrap();
+    assert_eq!(
+        s.recovery(),
+        &peregrine_store::Recovery::default(),
+        "nothing to report"
+    );
+    assert_eq!(
+        fs::metadata(&journal).unwrap().len(),
+        crashed.len() as u64,
+        "kept"
+    );
+    assert_eq!((s.journal_len(), s.next_sender_seq()), (end as u64, 4));
+    s.store(4, &msg(4, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    drop(s);
+    let mut s = open_with(dir.path(), FileStoreConfig::default()).unwrap();
+    assert_eq!(
+        collect(&mut s, 1, SEQ_END),
+        (1..=4).map(|q| (q, msg(q, 0))).collect::<Vec<_>>()
+    );
+    assert_eq!(s.next_sender_seq(), 5);
+}
+
+#[test]
+fn an_uncommitted_transaction_in_the_space_ahead_is_cut_off() {
+    // A transaction written ahead of its commit lands on the zeros; a crash
+    // before the commit leaves records, then zeros. The records are what is
+    // reported (not the zeros), and cut off with the space.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    s.store(1, &msg(1, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    s.settle().unwrap();
+    let committed_end = s.journal_len();
+    s.store(2, &msg(2, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.for_each_in_range(2, 2, &mut |_, _| {}).unwrap(); // written ahead
+    let journal = s.journal_path().to_path_buf();
+    let crashed = fs::read(&journal).unwrap();
+    let witness = fs::read(s.seqnums_path()).unwrap();
+    drop(s);
+
+    put(&journal, &crashed, &witness);
+    let mut s = open_with(dir.path(), FileStoreConfig::default()).unwrap();
+    let record = (RECORD + msg(2, 0).len()) as u64;
+    assert_eq!(s.recovery().uncommitted_bytes, record);
+    assert!(s.recovery().losses.is_empty());
+    assert_eq!(fs::metadata(&journal).unwrap().len(), committed_end);
+    assert_eq!(
+        (seqs(&mut s, 1, SEQ_END), s.next_sender_seq()),
+        (vec![1], 2)
+    );
 }

@@ -148,14 +148,19 @@ impl FileStore {
         for e in &scan.entries {
             self.index.insert(*e);
         }
-        if journal_len > scan.committed_end {
-            self.recovery.uncommitted_bytes = journal_len - scan.committed_end;
+        // After the last commit: zeros written ahead (kept for the next
+        // appends), or a transaction cut short (cut off, the zeros with it).
+        self.reserved = journal_len;
+        let uncommitted = self.data_end(scan.committed_end, journal_len)? - scan.committed_end;
+        if uncommitted > 0 {
+            self.recovery.uncommitted_bytes = uncommitted;
             self.journal
                 .set_len(scan.committed_end)
                 .and_then(|()| self.journal.sync_data())
                 .map_err(|e| {
                     StoreError::io("cut off an uncommitted tail", &self.journal_path, e)
                 })?;
+            self.reserved = scan.committed_end;
         }
         self.end = scan.committed_end;
         self.committed_end = scan.committed_end;
@@ -167,6 +172,27 @@ impl FileStore {
         self.witness_due = (w.epoch, w.journal_end, (w.next_sender, w.next_target))
             != (self.epoch, self.committed_end, self.committed);
         Ok(())
+    }
+
+    /// Where the bytes of the journal in `from..to` stop being all zeros:
+    /// `from` if they are zeros only.
+    fn data_end(&mut self, from: u64, to: u64) -> Result<u64, StoreError> {
+        if self.read_buf.is_empty() {
+            self.read_buf.resize(4096, 0);
+        }
+        let mut data_end = from;
+        let mut at = from;
+        while at < to {
+            let n = (to - at).min(self.read_buf.len() as u64) as usize;
+            let buf = &mut self.read_buf[..n];
+            posio::read_exact_at(&self.journal, buf, at)
+                .map_err(|e| StoreError::io("read journal", &self.journal_path, e))?;
+            if let Some(i) = buf.iter().rposition(|&b| b != 0) {
+                data_end = at + i as u64 + 1;
+            }
+            at += n as u64;
+        }
+        Ok(data_end)
     }
 
     /// An empty journal of `epoch` with these sequence numbers, durably: the
@@ -201,6 +227,7 @@ impl FileStore {
             .map_err(|e| StoreError::io("write journal header", path, e))?;
         self.journal_dirty = false;
         self.end = bytes.len() as u64;
+        self.reserved = self.end;
         self.committed_end = self.end;
         self.write_witness()?;
         sync_dir(&self.dir)
@@ -288,6 +315,7 @@ impl FileStore {
         at += rec.len() as u64;
         tmp.sync_data().map_err(io)?;
         self.end = at;
+        self.reserved = at;
         self.committed_end = at;
         self.next_sender = seqs.0;
         self.next_target = seqs.1;

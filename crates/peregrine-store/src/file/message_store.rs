@@ -67,7 +67,9 @@ impl MessageStore for FileStore {
     }
 
     fn settle(&mut self) -> Result<(), StoreError> {
-        self.write_witness_if_due()
+        self.write_witness_if_due()?;
+        self.reserve_ahead();
+        Ok(())
     }
 
     fn for_each_in_range(

@@ -52,6 +52,9 @@ use dir::{open_rw, sync_dir};
 ///   witness slot in the `seqnums` file records where the journal ends:
 ///   written by [`settle`](MessageStore::settle) once the commit's messages
 ///   have left (a second write, kept off their way), or by the next commit.
+///   `settle` also keeps 64 KiB of zeros written past the journal's end, so
+///   that the next commits' writes land on pages that exist instead of
+///   growing the file on their way (a drop cuts the space off).
 /// * **Read path.** [`for_each_in_range`](MessageStore::for_each_in_range)
 ///   looks the range up in the in-memory index and reads exactly those
 ///   records with positioned reads into a reusable buffer, checking each
@@ -112,6 +115,9 @@ pub struct FileStore {
     committed_end: u64,
     /// Bytes of the journal handed to the operating system.
     end: u64,
+    /// The journal file's length: `end`, then zeros written ahead by
+    /// [`settle`](MessageStore::settle) (see [`write::RESERVE_AHEAD`]).
+    reserved: u64,
     /// Bytes of the current transaction not written yet (they go at `end`).
     pending: Vec<u8>,
     index: Index,
@@ -146,10 +152,15 @@ impl fmt::Debug for FileStore {
 }
 
 impl Drop for FileStore {
-    /// Writes the last commit's witness if no one settled it (best effort:
-    /// a store dropped in an unwinding panic, say, must not fail again).
+    /// Writes the last commit's witness if no one settled it and cuts the
+    /// zeros written ahead, so that a closed journal ends where its records
+    /// do (best effort: a store dropped in an unwinding panic, say, must not
+    /// fail again; recovery handles either left as it is).
     fn drop(&mut self) {
         let _ = self.write_witness_if_due();
+        if self.reserved > self.end {
+            let _ = self.journal.set_len(self.end);
+        }
     }
 }
 
@@ -246,6 +257,7 @@ impl FileStore {
             committed: (1, 1),
             committed_end: JOURNAL_HEADER_LEN,
             end: JOURNAL_HEADER_LEN,
+            reserved: 0,
             pending: Vec::with_capacity(config.write_buffer_capacity),
             index: Index::with_capacity(config.index_capacity),
             read_buf: Vec::new(),
