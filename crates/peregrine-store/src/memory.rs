@@ -1,6 +1,9 @@
 //! [`MemoryStore`]: everything since the last reset, held in memory.
 
-use crate::index::{Index, Location};
+use crate::index::{Index, Location, RoomAhead};
+
+/// Arena bytes kept ready ahead at most ([`RoomAhead`]).
+const ARENA_AHEAD_MAX: usize = 1 << 20;
 use crate::{check_len, check_seq, MessageStore, StoreError};
 
 /// A [`MessageStore`] that keeps its state in memory only.
@@ -45,6 +48,7 @@ use crate::{check_len, check_seq, MessageStore, StoreError};
 #[derive(Debug)]
 pub struct MemoryStore {
     arena: Vec<u8>,
+    arena_ahead: RoomAhead,
     index: Index,
     next_sender: u64,
     next_target: u64,
@@ -90,6 +94,7 @@ impl MemoryStore {
     pub fn with_capacity(creation_time: i64, messages: usize, bytes: usize) -> Self {
         MemoryStore {
             arena: Vec::with_capacity(bytes),
+            arena_ahead: RoomAhead::default(),
             index: Index::with_capacity(messages),
             next_sender: 1,
             next_target: 1,
@@ -141,6 +146,7 @@ impl MemoryStore {
     pub fn prefault(&mut self) {
         self.index.prefault();
         crate::index::touch_spare_capacity(&mut self.arena, 0);
+        self.arena_ahead.touched_all(&self.arena);
     }
 
     /// Number of distinct sequence numbers stored.
@@ -233,6 +239,16 @@ impl MessageStore for MemoryStore {
     }
 
     fn sync(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Keeps room ready past the arena's and the index's ends (a quarter of
+    /// what each holds, at most 1 MiB and 4,096 entries), grown and written
+    /// once here, so that storing the next messages neither reallocates nor
+    /// faults a page in on their way.
+    fn settle(&mut self) -> Result<(), StoreError> {
+        self.arena_ahead.keep(&mut self.arena, ARENA_AHEAD_MAX, 0);
+        self.index.keep_room_ahead();
         Ok(())
     }
 }

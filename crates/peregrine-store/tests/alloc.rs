@@ -138,3 +138,45 @@ fn a_file_store_timing_its_writes_and_fsyncs_allocates_nothing_and_reports_each(
     s.commit().unwrap();
     assert_eq!(timings.writes.load(Relaxed), commits);
 }
+
+/// Stores `n` messages from the next sequence number on, committing each,
+/// and calling `settle` after each commit if `settle`.
+fn send<S: MessageStore>(store: &mut S, msgs: &[Vec<u8>], n: u64, settle: bool) {
+    for _ in 0..n {
+        let seq = store.next_sender_seq();
+        store.store(seq, &msgs[seq as usize]).unwrap();
+        store.incr_next_sender_seq().unwrap();
+        store.commit().unwrap();
+        if settle {
+            store.settle().unwrap();
+        }
+    }
+}
+
+#[test]
+fn settle_keeps_room_so_that_the_next_messages_do_not_grow_the_store() {
+    // The growth a busy session's store must make (its index, the memory
+    // store's arena) happens in `settle`, after the messages have left: the
+    // next quarter of what the store holds is stored without an allocation
+    // (without settle, the index doubles at 1,024 entries on their way).
+    let msgs: Vec<Vec<u8>> = (0..1_400).map(|s| msg(s, 1)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let config = FileStoreConfig {
+        index_capacity: 0,
+        ..FileStoreConfig::with_fsync(FsyncPolicy::Never)
+    };
+    let mut file = FileStore::open(dir.path(), "FIX.4.4:A->B", config, T0).unwrap();
+    let mut memory = MemoryStore::new(T0);
+    send(&mut file, &msgs, 1_000, true);
+    send(&mut memory, &msgs, 1_000, true);
+    assert_eq!(
+        allocations(|| send(&mut file, &msgs, 240, false)),
+        0,
+        "file"
+    );
+    assert_eq!(
+        allocations(|| send(&mut memory, &msgs, 240, false)),
+        0,
+        "memory"
+    );
+}

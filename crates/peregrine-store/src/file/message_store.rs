@@ -69,6 +69,7 @@ impl MessageStore for FileStore {
     fn settle(&mut self) -> Result<(), StoreError> {
         self.write_witness_if_due()?;
         self.reserve_ahead();
+        self.index.keep_room_ahead();
         Ok(())
     }
 
