@@ -64,6 +64,11 @@ impl RoomAhead {
     }
 }
 
+/// Growth since the last `settle` (bytes of journal or arena) below which a
+/// store prepares room ahead: commits of a few messages, whose latency the
+/// room is for. A larger batch amortises its own growth.
+pub(crate) const SMALL_GROWTH: u64 = 4096;
+
 /// Index entries kept ready ahead at most (96 KiB).
 const INDEX_AHEAD_MAX: usize = 4096;
 

@@ -49,6 +49,8 @@ use crate::{check_len, check_seq, MessageStore, StoreError};
 pub struct MemoryStore {
     arena: Vec<u8>,
     arena_ahead: RoomAhead,
+    /// The arena's length at the last [`settle`](MessageStore::settle).
+    settled_len: usize,
     index: Index,
     next_sender: u64,
     next_target: u64,
@@ -95,6 +97,7 @@ impl MemoryStore {
         MemoryStore {
             arena: Vec::with_capacity(bytes),
             arena_ahead: RoomAhead::default(),
+            settled_len: 0,
             index: Index::with_capacity(messages),
             next_sender: 1,
             next_target: 1,
@@ -245,10 +248,17 @@ impl MessageStore for MemoryStore {
     /// Keeps room ready past the arena's and the index's ends (a quarter of
     /// what each holds, at most 1 MiB and 4,096 entries), grown and written
     /// once here, so that storing the next messages neither reallocates nor
-    /// faults a page in on their way.
+    /// faults a page in on their way; after commits that stored less than
+    /// 4 KiB only (a larger batch amortises its own growth).
     fn settle(&mut self) -> Result<(), StoreError> {
-        self.arena_ahead.keep(&mut self.arena, ARENA_AHEAD_MAX, 0);
-        self.index.keep_room_ahead();
+        // Only after small commits, as the file store (a large batch
+        // amortises its own growth).
+        let grew = self.arena.len().saturating_sub(self.settled_len);
+        self.settled_len = self.arena.len();
+        if (grew as u64) < crate::index::SMALL_GROWTH {
+            self.arena_ahead.keep(&mut self.arena, ARENA_AHEAD_MAX, 0);
+            self.index.keep_room_ahead();
+        }
         Ok(())
     }
 }

@@ -552,3 +552,29 @@ fn an_uncommitted_transaction_in_the_space_ahead_is_cut_off() {
         (vec![1], 2)
     );
 }
+
+#[test]
+fn space_is_written_ahead_after_small_commits_only() {
+    // Zeros ahead serve the latency of small commits; a batch larger than a
+    // page amortises its own page allocations, and zeros ahead of it would
+    // double its writes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    let journal = s.journal_path().to_path_buf();
+    let file_len = || fs::metadata(&journal).unwrap().len();
+    for seq in 1..=100 {
+        s.store(seq, &msg(seq, 0)).unwrap();
+        s.incr_next_sender_seq().unwrap();
+    }
+    s.commit().unwrap();
+    s.settle().unwrap();
+    assert_eq!(file_len(), s.journal_len(), "a large batch: no space ahead");
+    s.store(101, &msg(101, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    s.settle().unwrap();
+    assert!(
+        file_len() >= s.journal_len() + 60 * 1024,
+        "a small commit: space ahead"
+    );
+}

@@ -68,8 +68,15 @@ impl MessageStore for FileStore {
 
     fn settle(&mut self) -> Result<(), StoreError> {
         self.write_witness_if_due()?;
-        self.reserve_ahead();
-        self.index.keep_room_ahead();
+        // Room ahead only after small commits: a large batch's own write
+        // amortises its page allocations, and zeros written ahead of it would
+        // only double its writes (streaming lost 15 % to them).
+        let grew = self.end.saturating_sub(self.settled_end);
+        self.settled_end = self.end;
+        if grew < crate::index::SMALL_GROWTH {
+            self.reserve_ahead();
+            self.index.keep_room_ahead();
+        }
         Ok(())
     }
 

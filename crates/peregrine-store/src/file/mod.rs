@@ -52,9 +52,10 @@ use dir::{open_rw, sync_dir};
 ///   witness slot in the `seqnums` file records where the journal ends:
 ///   written by [`settle`](MessageStore::settle) once the commit's messages
 ///   have left (a second write, kept off their way), or by the next commit.
-///   `settle` also keeps 64 KiB of zeros written past the journal's end, so
-///   that the next commits' writes land on pages that exist instead of
-///   growing the file on their way (a drop cuts the space off).
+///   After a small commit (under 4 KiB) `settle` also keeps 64 KiB of zeros
+///   written past the journal's end, so that the next commits' writes land
+///   on pages that exist instead of growing the file on their way (a drop
+///   cuts the space off); a large batch's write amortises that itself.
 /// * **Read path.** [`for_each_in_range`](MessageStore::for_each_in_range)
 ///   looks the range up in the in-memory index and reads exactly those
 ///   records with positioned reads into a reusable buffer, checking each
@@ -115,6 +116,8 @@ pub struct FileStore {
     committed_end: u64,
     /// Bytes of the journal handed to the operating system.
     end: u64,
+    /// `end` at the last [`settle`](MessageStore::settle).
+    settled_end: u64,
     /// The journal file's length: `end`, then zeros written ahead by
     /// [`settle`](MessageStore::settle) (see [`write::RESERVE_AHEAD`]).
     reserved: u64,
@@ -257,6 +260,7 @@ impl FileStore {
             committed: (1, 1),
             committed_end: JOURNAL_HEADER_LEN,
             end: JOURNAL_HEADER_LEN,
+            settled_end: 0,
             reserved: 0,
             pending: Vec::with_capacity(config.write_buffer_capacity),
             index: Index::with_capacity(config.index_capacity),
