@@ -69,8 +69,10 @@ impl RoomAhead {
 /// room is for. A larger batch amortises its own growth.
 pub(crate) const SMALL_GROWTH: u64 = 4096;
 
-/// Index entries kept ready ahead at most (96 KiB).
-const INDEX_AHEAD_MAX: usize = 4096;
+/// Index entries kept ready ahead at most (12 KiB: the next pages, what a
+/// small commit needs; more would only crowd the cache of a thread serving
+/// many sessions).
+const INDEX_AHEAD_MAX: usize = 512;
 
 const BLANK: Location = Location {
     seq: 0,

@@ -3,7 +3,7 @@
 use crate::index::{Index, Location, RoomAhead};
 
 /// Arena bytes kept ready ahead at most ([`RoomAhead`]).
-const ARENA_AHEAD_MAX: usize = 1 << 20;
+const ARENA_AHEAD_MAX: usize = 16 * 1024;
 use crate::{check_len, check_seq, MessageStore, StoreError};
 
 /// A [`MessageStore`] that keeps its state in memory only.
@@ -246,7 +246,7 @@ impl MessageStore for MemoryStore {
     }
 
     /// Keeps room ready past the arena's and the index's ends (a quarter of
-    /// what each holds, at most 1 MiB and 4,096 entries), grown and written
+    /// what each holds, at most 16 KiB and 512 entries), grown and written
     /// once here, so that storing the next messages neither reallocates nor
     /// faults a page in on their way; after commits that stored less than
     /// 4 KiB only (a larger batch amortises its own growth).
