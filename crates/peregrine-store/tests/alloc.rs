@@ -157,7 +157,8 @@ fn send<S: MessageStore>(store: &mut S, msgs: &[Vec<u8>], n: u64, settle: bool) 
 fn settle_keeps_room_so_that_the_next_messages_do_not_grow_the_store() {
     // The growth a busy session's store must make (its index, the memory
     // store's arena) happens in `settle`, after the messages have left: the
-    // next quarter of what the store holds is stored without an allocation
+    // next messages (up to a quarter of what the store holds, at most 16 KiB
+    // of arena and 512 index entries) are stored without an allocation
     // (without settle, the index doubles at 1,024 entries on their way).
     let msgs: Vec<Vec<u8>> = (0..1_400).map(|s| msg(s, 1)).collect();
     let dir = tempfile::tempdir().unwrap();
