@@ -171,12 +171,12 @@ fn settle_keeps_room_so_that_the_next_messages_do_not_grow_the_store() {
     send(&mut file, &msgs, 1_000, true);
     send(&mut memory, &msgs, 1_000, true);
     assert_eq!(
-        allocations(|| send(&mut file, &msgs, 240, false)),
+        allocations(|| send(&mut file, &msgs, 100, false)),
         0,
         "file"
     );
     assert_eq!(
-        allocations(|| send(&mut memory, &msgs, 240, false)),
+        allocations(|| send(&mut memory, &msgs, 100, false)),
         0,
         "memory"
     );
