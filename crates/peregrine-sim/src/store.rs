@@ -17,7 +17,10 @@
 //!   `/dev/shm` when there is one, where `fsync` is cheap) with
 //!   [`FsyncPolicy::EveryCommit`]. After each successful commit the wrapper
 //!   records the journal's length: everything up to it was fsynced. A crash
-//!   drops the store (its handles closed, what it had not written lost), then
+//!   drops the store (its handles closed, what it had not written lost; the
+//!   drop writes a witness not yet settled and cuts the zeros written ahead,
+//!   so a witness one commit behind and a tear inside those zeros are left to
+//!   the store's own tests, `tests/recovery.rs`), then
 //!   simulates the file system losing unsynced writes: the journal is cut at
 //!   a point chosen by the fault between the synced length and its actual
 //!   length, and the fault may append a torn record (random bytes, as a write

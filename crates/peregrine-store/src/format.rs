@@ -65,7 +65,7 @@
 //!   24..32  next_sender    u64
 //!   32..40  next_target    u64
 //!   40..48  creation_time  i64  nanoseconds since the Unix epoch, UTC
-//!   48..56  journal_end    u64  journal length after the last commit
+//!   48..56  journal_end    u64  where the last commit record ends
 //!   56..60  crc32          u32  CRC-32 of bytes 0..56
 //!   60..64  zero padding
 //! ```

@@ -331,8 +331,12 @@ pub trait MessageStore {
     /// the committed journal ends (what tells a truncated journal on open).
     /// A session calls it once the messages released by the commit have
     /// been written, so that the work is off their way; not calling it is
-    /// safe (the next commit, [`sync`](Self::sync) or fsync does it first),
-    /// the witness then lags one commit behind. A no-op in memory.
+    /// safe (the next commit, [`sync`](Self::sync), fsync or drop does it
+    /// first); the witness then lags one commit behind, and a journal cut
+    /// inside that last commit is not told from a shorter one. After small
+    /// commits it also keeps room ready for the next ones (the file store's
+    /// zeros past the journal's end, both stores' index and the memory
+    /// store's arena), grown and written here rather than on their way.
     ///
     /// # Errors
     ///

@@ -1,10 +1,10 @@
 //! [`MemoryStore`]: everything since the last reset, held in memory.
 
 use crate::index::{Index, Location, RoomAhead};
+use crate::{check_len, check_seq, MessageStore, StoreError};
 
 /// Arena bytes kept ready ahead at most ([`RoomAhead`]).
 const ARENA_AHEAD_MAX: usize = 16 * 1024;
-use crate::{check_len, check_seq, MessageStore, StoreError};
 
 /// A [`MessageStore`] that keeps its state in memory only.
 ///

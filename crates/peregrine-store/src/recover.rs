@@ -55,10 +55,11 @@ const WINDOW: usize = 256 * 1024;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Recovery {
-    /// Bytes cut off the end of the journal: a transaction that was being
-    /// written when the process stopped. Nothing in it had been acknowledged
-    /// (so nothing of it had been sent); this is what a crash leaves, not a
-    /// loss.
+    /// Bytes of a transaction that was being written when the process
+    /// stopped, cut off the end of the journal (counted up to its last
+    /// non-zero byte: zeros written ahead after it are space, not data).
+    /// Nothing in it had been acknowledged (so nothing of it had been sent);
+    /// this is what a crash leaves, not a loss.
     pub uncommitted_bytes: u64,
     /// Acknowledged data found damaged or missing.
     pub losses: Vec<Loss>,

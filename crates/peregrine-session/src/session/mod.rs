@@ -553,7 +553,8 @@ impl<S: MessageStore> Session<S> {
     /// ```
     pub fn settle(&mut self) -> Result<(), StoreError> {
         let result = self.core.outgoing.store.settle();
-        if result.is_err() {
+        // Said once: a store that keeps failing fails every settle.
+        if result.is_err() && !self.core.outgoing.store_failed {
             self.core.store_failed();
             self.core.disconnect(DisconnectReason::StoreFailure);
             self.publish();

@@ -624,6 +624,8 @@ impl World {
             let out = n.session.outbound();
             let k = out.len().min(room);
             if k == 0 {
+                // As the engine does after every flush.
+                let _ = n.session.settle();
                 self.events(i);
                 return;
             }

@@ -150,8 +150,8 @@ impl FileStore {
         }
         // After the last commit: zeros written ahead (kept for the next
         // appends), or a transaction cut short (cut off, the zeros with it).
-        self.reserved = journal_len;
         let uncommitted = self.data_end(scan.committed_end, journal_len)? - scan.committed_end;
+        let mut reserved = journal_len;
         if uncommitted > 0 {
             self.recovery.uncommitted_bytes = uncommitted;
             self.journal
@@ -160,9 +160,12 @@ impl FileStore {
                 .map_err(|e| {
                     StoreError::io("cut off an uncommitted tail", &self.journal_path, e)
                 })?;
-            self.reserved = scan.committed_end;
+            reserved = scan.committed_end;
         }
+        // Only now, every fallible step done: a store dropped after a failed
+        // open must not act on a half-set end (Drop cuts what lies past it).
         self.end = scan.committed_end;
+        self.reserved = reserved;
         self.committed_end = scan.committed_end;
         self.next_sender = sender;
         self.next_target = target;
@@ -171,12 +174,16 @@ impl FileStore {
         let w = &self.witness;
         self.witness_due = (w.epoch, w.journal_end, (w.next_sender, w.next_target))
             != (self.epoch, self.committed_end, self.committed);
+        // The journal's last writes may be in the page cache only (the
+        // process that wrote them is gone): fsync it before a durable witness
+        // may claim them.
+        self.journal_dirty = self.witness_due;
         Ok(())
     }
 
     /// Where the bytes of the journal in `from..to` stop being all zeros:
     /// `from` if they are zeros only.
-    fn data_end(&mut self, from: u64, to: u64) -> Result<u64, StoreError> {
+    pub(super) fn data_end(&mut self, from: u64, to: u64) -> Result<u64, StoreError> {
         if self.read_buf.is_empty() {
             self.read_buf.resize(4096, 0);
         }
@@ -213,6 +220,9 @@ impl FileStore {
         self.next_target = seqs.1;
         self.committed = seqs;
         self.end = JOURNAL_HEADER_LEN;
+        // Nothing of the old file is space of ours any more: a drop after a
+        // failed step below must not cut or pad it.
+        self.reserved = 0;
         self.committed_end = JOURNAL_HEADER_LEN;
         self.write_witness()?;
         self.sync_seqnums()?;
@@ -314,8 +324,6 @@ impl FileStore {
         posio::write_all_at(&tmp, &rec, at).map_err(io)?;
         at += rec.len() as u64;
         tmp.sync_data().map_err(io)?;
-        self.end = at;
-        self.reserved = at;
         self.committed_end = at;
         self.next_sender = seqs.0;
         self.next_target = seqs.1;
@@ -328,6 +336,10 @@ impl FileStore {
             .map_err(|e| StoreError::io("replace journal", &self.journal_path, e))?;
         sync_dir(&self.dir)?;
         self.journal = tmp;
+        // The new file's end, once it is the journal (before, a failed rename
+        // would leave them pointing into the old one).
+        self.end = at;
+        self.reserved = at;
         self.journal_dirty = false;
         self.recovery.rewritten = true;
         if !witness_first {

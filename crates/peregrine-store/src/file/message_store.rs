@@ -47,9 +47,6 @@ impl MessageStore for FileStore {
         if let (Some(o), Some(t)) = (&self.observer, started) {
             o.on_write(t.elapsed());
         }
-        self.committed = (self.next_sender, self.next_target);
-        self.committed_end = self.end;
-        self.witness_due = true;
         self.stats.commits += 1;
         match self.config.fsync {
             FsyncPolicy::Never => {}
@@ -63,6 +60,11 @@ impl MessageStore for FileStore {
                 }
             }
         }
+        // Committed once the policy's fsync succeeded: after a failed one the
+        // next commit writes and fsyncs again, and no witness claims this one.
+        self.committed = (self.next_sender, self.next_target);
+        self.committed_end = self.end;
+        self.witness_due = true;
         Ok(())
     }
 

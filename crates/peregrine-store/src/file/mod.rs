@@ -51,7 +51,8 @@ use dir::{open_rw, sync_dir};
 ///   [`FileStoreConfig::index_capacity`]). After each commit a 64-byte
 ///   witness slot in the `seqnums` file records where the journal ends:
 ///   written by [`settle`](MessageStore::settle) once the commit's messages
-///   have left (a second write, kept off their way), or by the next commit.
+///   have left (a second write, kept off their way), or else by the next
+///   commit, a sync or fsync (after the journal's), or a drop.
 ///   After a small commit (under 4 KiB) `settle` also keeps 64 KiB of zeros
 ///   written past the journal's end, so that the next commits' writes land
 ///   on pages that exist instead of growing the file on their way (a drop
@@ -61,7 +62,8 @@ use dir::{open_rw, sync_dir};
 ///   records with positioned reads into a reusable buffer, checking each
 ///   record's CRC.
 /// * **Recovery.** [`open`](FileStore::open) reads the committed transactions
-///   back and cuts off an uncommitted tail (what a crash mid-write leaves).
+///   back and cuts off an uncommitted tail (what a crash mid-write leaves;
+///   zeros written ahead are kept as space).
 ///   Damage in the middle costs only the damaged records: the scan
 ///   resynchronises on the next valid record. Damaged or missing
 ///   acknowledged data (a journal shorter than its witness) is a [`Loss`]:
@@ -90,7 +92,7 @@ use dir::{open_rw, sync_dir};
 ///
 /// store.store(2, b"never committed")?;
 /// store.incr_next_sender_seq()?;
-/// drop(store); // as in a crash: the open transaction is lost
+/// drop(store); // the open transaction is lost, as in a crash
 ///
 /// let mut store = open()?;
 /// assert_eq!((store.next_sender_seq(), store.next_target_seq()), (2, 2));
@@ -161,7 +163,10 @@ impl Drop for FileStore {
     /// fail again; recovery handles either left as it is).
     fn drop(&mut self) {
         let _ = self.write_witness_if_due();
-        if self.reserved > self.end {
+        // Only zeros: whatever else lies past `end` is not ours to cut.
+        if self.reserved > self.end
+            && matches!(self.data_end(self.end, self.reserved), Ok(e) if e == self.end)
+        {
             let _ = self.journal.set_len(self.end);
         }
     }
@@ -314,7 +319,8 @@ impl FileStore {
     /// let mut store = FileStore::open(base.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 0)?;
     /// store.store(1, b"order")?;
     /// store.commit()?;
-    /// // The committed journal is on disk, all of it.
+    /// // The committed journal is on disk, all of it (no zeros ahead yet:
+    /// // `settle` writes those).
     /// assert_eq!(std::fs::metadata(store.journal_path())?.len(), store.journal_len());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
