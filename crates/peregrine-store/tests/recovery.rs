@@ -582,3 +582,48 @@ fn space_is_written_ahead_after_small_commits_only() {
         "a small commit: space ahead"
     );
 }
+
+#[test]
+fn refresh_and_a_reported_rewrite_with_space_ahead() {
+    // Zeros written ahead survive a refresh (reopened as space), and a
+    // reported loss's rewrite starts a clean journal from a file that had them.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = open_file(dir.path(), FsyncPolicy::Never);
+    for seq in 1..=3 {
+        s.store(seq, &msg(seq, 0)).unwrap();
+        s.incr_next_sender_seq().unwrap();
+        s.commit().unwrap();
+        s.settle().unwrap();
+    }
+    let journal = s.journal_path().to_path_buf();
+    s.refresh().unwrap();
+    assert_eq!(s.recovery(), &peregrine_store::Recovery::default());
+    assert_eq!(
+        (seqs(&mut s, 1, SEQ_END), s.next_sender_seq()),
+        (vec![1, 2, 3], 4)
+    );
+    s.store(4, &msg(4, 0)).unwrap();
+    s.incr_next_sender_seq().unwrap();
+    s.commit().unwrap();
+    s.settle().unwrap();
+    let end = s.journal_len() as usize;
+    let mut crashed = fs::read(&journal).unwrap();
+    assert!(crashed.len() > end, "space ahead");
+    let witness = fs::read(s.seqnums_path()).unwrap();
+    drop(s);
+
+    // Record 2 damaged: reported, the rest kept, the journal rewritten clean.
+    crashed[record_offset(2, 0) + RECORD + 3] ^= 0x20;
+    put(&journal, &crashed, &witness);
+    let mut s = open_with(dir.path(), report()).unwrap();
+    assert_eq!(s.recovery().lost_messages(), 1);
+    assert!(s.recovery().rewritten);
+    assert_eq!(
+        (seqs(&mut s, 1, SEQ_END), s.next_sender_seq()),
+        (vec![1, 3, 4], 5)
+    );
+    drop(s);
+    let mut s = open_with(dir.path(), FileStoreConfig::default()).unwrap();
+    assert!(s.recovery().losses.is_empty());
+    assert_eq!(seqs(&mut s, 1, SEQ_END), [1, 3, 4]);
+}
