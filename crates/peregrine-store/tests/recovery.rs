@@ -348,6 +348,17 @@ fn a_committed_journal_cut_mid_record_is_a_reported_loss() {
     }
 }
 
+/// Sends messages `seqs` (`msg(seq, 0)`), one commit each, settled after
+/// each as the engine does once a commit's output is written.
+fn send_settled(s: &mut FileStore, seqs: impl Iterator<Item = u64>) {
+    for seq in seqs {
+        s.store(seq, &msg(seq, 0)).unwrap();
+        s.incr_next_sender_seq().unwrap();
+        s.commit().unwrap();
+        s.settle().unwrap();
+    }
+}
+
 /// `(generation, journal_end, next_sender, next_target)` of the newest slot
 /// of a `seqnums` file (format 2: generation at 8, the numbers at 24 and 32,
 /// journal_end at 48).
@@ -431,12 +442,7 @@ fn a_crash_between_commit_and_settle_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (journal, seqnums, lagging) = {
         let mut s = open_file(dir.path(), FsyncPolicy::Never);
-        for seq in 1..N {
-            s.store(seq, &msg(seq, 0)).unwrap();
-            s.incr_next_sender_seq().unwrap();
-            s.commit().unwrap();
-            s.settle().unwrap();
-        }
+        send_settled(&mut s, 1..N);
         s.store(N, &msg(N, 0)).unwrap();
         s.incr_next_sender_seq().unwrap();
         s.set_next_target_seq(7).unwrap();
@@ -477,12 +483,7 @@ fn zeros_written_ahead_are_space_not_a_loss() {
     // space (nothing reported), and what is written next lands on them.
     let dir = tempfile::tempdir().unwrap();
     let mut s = open_file(dir.path(), FsyncPolicy::Never);
-    for seq in 1..=3 {
-        s.store(seq, &msg(seq, 0)).unwrap();
-        s.incr_next_sender_seq().unwrap();
-        s.commit().unwrap();
-        s.settle().unwrap();
-    }
+    send_settled(&mut s, 1..=3);
     let journal = s.journal_path().to_path_buf();
     let end = s.journal_len() as usize;
     let crashed = fs::read(&journal).unwrap();
@@ -589,12 +590,7 @@ fn refresh_and_a_reported_rewrite_with_space_ahead() {
     // reported loss's rewrite starts a clean journal from a file that had them.
     let dir = tempfile::tempdir().unwrap();
     let mut s = open_file(dir.path(), FsyncPolicy::Never);
-    for seq in 1..=3 {
-        s.store(seq, &msg(seq, 0)).unwrap();
-        s.incr_next_sender_seq().unwrap();
-        s.commit().unwrap();
-        s.settle().unwrap();
-    }
+    send_settled(&mut s, 1..=3);
     let journal = s.journal_path().to_path_buf();
     s.refresh().unwrap();
     assert_eq!(s.recovery(), &peregrine_store::Recovery::default());
