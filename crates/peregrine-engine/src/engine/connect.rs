@@ -77,6 +77,7 @@ impl<D: SessionDriver> Engine<D> {
             connecting: true,
             listener: None,
             peer_closed: false,
+            in_epoll: false,
         });
         match added {
             Ok(key) => self.sessions[id].connection = Some(key),

@@ -33,6 +33,9 @@ pub(super) struct Connection {
     /// The peer closed its side (seen in a readiness event): read to the end
     /// even after a short read, which otherwise proves the socket drained.
     pub(super) peer_closed: bool,
+    /// Registered with epoll. Set by [`Engine::add_connection`]; a connection the
+    /// engine reads directly leaves epoll while it does (`read.rs`).
+    pub(super) in_epoll: bool,
 }
 
 impl<D: SessionDriver> Engine<D> {
@@ -40,16 +43,39 @@ impl<D: SessionDriver> Engine<D> {
     /// if registering fails, the connection is dropped (its socket closed).
     pub(super) fn add_connection(&mut self, connection: Connection) -> io::Result<ConnectionKey> {
         let key = self.connections.insert(connection);
-        let connection = self.connections.get_mut(key).expect("just added");
-        if let Err(e) = self.poll.registry().register(
-            &mut connection.io.stream,
-            key.token(),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
+        if let Err(e) = self.watch(key) {
             self.connections.remove(key);
             return Err(e);
         }
         Ok(key)
+    }
+
+    /// Registers a connection's socket with epoll for reading and writing, if it is
+    /// not already. Edge-triggered: what is readable or writable at registration is
+    /// reported by the next poll.
+    pub(super) fn watch(&mut self, key: ConnectionKey) -> io::Result<()> {
+        let Some(connection) = self.connections.get_mut(key) else {
+            return Ok(());
+        };
+        if !connection.in_epoll {
+            self.poll.registry().register(
+                &mut connection.io.stream,
+                key.token(),
+                Interest::READABLE | Interest::WRITABLE,
+            )?;
+            connection.in_epoll = true;
+        }
+        Ok(())
+    }
+
+    /// Takes a connection's socket out of epoll, if it is in: an incoming segment
+    /// then wakes no epoll entry on its way (the engine reads the socket itself).
+    pub(super) fn unwatch(&mut self, key: ConnectionKey) {
+        if let Some(connection) = self.connections.get_mut(key) {
+            if std::mem::take(&mut connection.in_epoll) {
+                let _ = self.poll.registry().deregister(&mut connection.io.stream);
+            }
+        }
     }
 
     /// Closes a connection for the engine's own reasons
@@ -71,7 +97,9 @@ impl<D: SessionDriver> Engine<D> {
         let Some(mut connection) = self.connections.remove(key) else {
             return;
         };
-        let _ = self.poll.registry().deregister(&mut connection.io.stream);
+        if connection.in_epoll {
+            let _ = self.poll.registry().deregister(&mut connection.io.stream);
+        }
         connection.io.close();
         match connection.session {
             Some(id) if self.sessions[id].connection == Some(key) => {

@@ -158,6 +158,7 @@ impl<D: SessionDriver> Engine<D> {
             connecting: false,
             listener: Some(l),
             peer_closed: false,
+            in_epoll: false,
         });
         match added {
             Ok(_) => tracing::debug!("connection from {peer}"),

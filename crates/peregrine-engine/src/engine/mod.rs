@@ -180,6 +180,9 @@ pub struct Engine<D: SessionDriver> {
     /// Turns since epoll was last asked, while the connections are read directly
     /// (see `read.rs`).
     direct_turns: u32,
+    /// The last turn read the connections directly (see `read.rs`): those it read
+    /// may be out of epoll, and go back in when a turn does not.
+    reading_directly: bool,
     /// When [`Engine::turn`] under a spinning strategy runs the housekeeping next.
     next_housekeeping: Nanos,
     /// A session with message and event logs was added (their flush is not
@@ -261,6 +264,7 @@ impl<D: SessionDriver> Engine<D> {
             stop_requested: false,
             polls: 0,
             direct_turns: 0,
+            reading_directly: false,
             next_housekeeping: 0,
             has_logs: false,
             reserve: open_reserve(),

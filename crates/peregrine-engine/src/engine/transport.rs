@@ -127,6 +127,11 @@ impl Transport {
         }
     }
 
+    /// Whether TLS records wait for the socket (never for plain TCP).
+    pub(super) fn records_wait(&self) -> bool {
+        self.tls.as_ref().is_some_and(|tls| tls.wants_write())
+    }
+
     /// Writes the TLS records that wait (handshake, or what a full socket left);
     /// nothing for plain TCP.
     pub(super) fn flush_records(&mut self) -> Result<(), TransportError> {
