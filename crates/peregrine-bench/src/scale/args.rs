@@ -116,6 +116,9 @@ pub struct PeerArgs {
     /// `--persist-messages Y|N` (Peregrine's streaming harnesses, diagnostics): the
     /// sessions' `PersistMessages` (default Y: every sent message kept for resends).
     pub persist: bool,
+    /// `--acceptor-pid PID` (the many-sessions loads): the acceptor's process, whose
+    /// CPU time over the measured window the load reports beside its own.
+    pub acceptor_pid: Option<u32>,
 }
 
 impl PeerArgs {
@@ -147,6 +150,7 @@ impl PeerArgs {
             send: SendMode::Inline,
             gap_at: None,
             persist: true,
+            acceptor_pid: None,
         };
         let mut role = None;
         let mut it = args.iter();
@@ -194,6 +198,12 @@ impl PeerArgs {
                         .map_err(|_| usage(format!("--port: {value} is out of range")))?
                 }
                 "--gap-at" => a.gap_at = Some(number()?),
+                "--acceptor-pid" => {
+                    a.acceptor_pid =
+                        Some(u32::try_from(number()?).map_err(|_| {
+                            usage(format!("--acceptor-pid: {value} is out of range"))
+                        })?)
+                }
                 "--persist-messages" => a.persist = value != "N",
                 "--dir" => a.dir = value.into(),
                 "--dict" => a.dict = value.into(),
@@ -228,9 +238,11 @@ mod tests {
     fn many_sessions_arguments() {
         let a = parse("--role load --sessions 1000 --port 7000 --seconds 0").unwrap();
         assert_eq!(
-            (a.role, a.sessions, a.port, a.seconds),
-            (Role::Load, 1000, 7000, 1)
+            (a.role, a.sessions, a.port, a.seconds, a.acceptor_pid),
+            (Role::Load, 1000, 7000, 1, None)
         );
+        let a = parse("--role load --acceptor-pid 4242").unwrap();
+        assert_eq!(a.acceptor_pid, Some(4242));
         assert_eq!(a.store, StoreChoice::Memory);
     }
 
@@ -244,6 +256,7 @@ mod tests {
             "--role load --bogus 1",
             "--role sender",
             "--role acceptor --store disk",
+            "--role load --acceptor-pid -1",
         ] {
             assert!(matches!(parse(bad), Err(Error::Usage(_))), "{bad}");
         }

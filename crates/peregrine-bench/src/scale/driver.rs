@@ -26,7 +26,7 @@ use crate::results;
 use crate::{Error, Result};
 use peregrine_report::plot;
 
-use super::targets::{targets, Figures};
+use super::targets::{targets, Figures, SessionFigures};
 
 /// How long after `logged-on` the acceptor's RSS is read (the load generator waits
 /// [`super::sessions::IDLE_BEFORE_ORDERS`] before its orders).
@@ -252,6 +252,12 @@ struct Extra {
     bytes_per_session: Option<f64>,
     /// The load generator's allocations per round trip (Peregrine's initiator side).
     load_allocs_per_op: Option<f64>,
+    /// CPU per round trip over the window, µs: the acceptor's process, all of it and
+    /// in the kernel, and the load's.
+    acceptor_cpu_us: Option<f64>,
+    acceptor_kernel_us: Option<f64>,
+    load_cpu_us: Option<f64>,
+    load_kernel_us: Option<f64>,
     /// The load generator's round-trip histogram (`[value_ns, count]`), for the plot.
     #[serde(skip)]
     hdr: Vec<[u64; 2]>,
@@ -398,7 +404,10 @@ fn sessions_pair(
     acc.wait_ready(Duration::from_secs(180))?;
     let rss = |h: &Harness| rss_bytes(h.pid()).ok();
     let rss_before = rss(&acc);
-    let mut gen = load.spawn(&args(load_role, &base.join("load")))?;
+    // The load reads the acceptor's CPU time over its window.
+    let mut load_args = args(load_role, &base.join("load"));
+    load_args.extend(["--acceptor-pid".into(), acc.pid().to_string()]);
+    let mut gen = load.spawn(&load_args)?;
     gen.wait_line("logged-on", Duration::from_secs(240))?;
     std::thread::sleep(RSS_SETTLE);
     let rss_after = rss(&acc);
@@ -433,6 +442,10 @@ fn sessions_pair(
             rss_after,
             bytes_per_session,
             load_allocs_per_op: field(&v, "load_allocs_per_op"),
+            acceptor_cpu_us: field(&v, "acceptor_cpu_us"),
+            acceptor_kernel_us: field(&v, "acceptor_kernel_us"),
+            load_cpu_us: field(&v, "load_cpu_us"),
+            load_kernel_us: field(&v, "load_kernel_us"),
             hdr: field(&v, "hdr").unwrap_or_default(),
             ..Extra::default()
         },
@@ -510,6 +523,14 @@ fn fmt_allocs(s: Option<(f64, f64, f64)>) -> String {
     })
 }
 
+/// CPU per round trip, µs: the median across runs, and of it in the kernel.
+fn fmt_cpu(all: Option<(f64, f64, f64)>, kernel: Option<(f64, f64, f64)>) -> String {
+    match (all, kernel) {
+        (Some((a, ..)), Some((k, ..))) => format!("{a:.1} ({k:.1})"),
+        _ => "—".into(),
+    }
+}
+
 fn fmt_spread(s: Option<(f64, f64, f64)>, digits: usize) -> String {
     match s {
         Some((m, lo, hi)) => format!("{m:.digits$} ({lo:.digits$}–{hi:.digits$})"),
@@ -572,7 +593,7 @@ fn stream_table(all: &[Record], extras: &[Extra], engines: &[String]) -> String 
 
 /// The many-sessions table (Markdown).
 fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[usize]) -> String {
-    let mut s = String::from("| sessions | acceptor | all logged on, ms | round trips/s | p50 µs | p99 µs | acceptor KiB per idle session | acceptor KiB per configured session (RSS at ready ÷ N) | allocs per round trip: acceptor / load | peregrine ÷ engine (round trips/s) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let mut s = String::from("| sessions | acceptor | all logged on, ms | round trips/s | p50 µs | p99 µs | acceptor KiB per idle session | acceptor KiB per configured session (RSS at ready ÷ N) | allocs per round trip: acceptor / load | CPU µs per round trip (of it in the kernel): acceptor / load | peregrine ÷ engine (round trips/s) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for &n in ns {
         let case = format!("sessions-{n}");
         let ours = spread(all, "peregrine", &case, |r| r.stats.throughput_per_s).map(|x| x.0);
@@ -581,7 +602,7 @@ fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[us
                 continue;
             };
             s.push_str(&format!(
-                "| {n} | {e} | {} | {} | {} | {} | {} | {} | {} / {} | {} |\n",
+                "| {n} | {e} | {} | {} | {} | {} | {} | {} | {} / {} | {} / {} | {} |\n",
                 fmt_spread(extra_spread(extras, e, &case, |x| x.logon_all_ms), 0),
                 fmt_spread(Some(rts), 0),
                 fmt_spread(spread(all, e, &case, |r| r.stats.p50), 1),
@@ -600,6 +621,14 @@ fn sessions_table(all: &[Record], extras: &[Extra], engines: &[String], ns: &[us
                 ),
                 fmt_allocs(spread_by(all, e, &case, |r| r.allocs_per_op)),
                 fmt_allocs(extra_spread(extras, e, &case, |x| x.load_allocs_per_op)),
+                fmt_cpu(
+                    extra_spread(extras, e, &case, |x| x.acceptor_cpu_us),
+                    extra_spread(extras, e, &case, |x| x.acceptor_kernel_us)
+                ),
+                fmt_cpu(
+                    extra_spread(extras, e, &case, |x| x.load_cpu_us),
+                    extra_spread(extras, e, &case, |x| x.load_kernel_us)
+                ),
                 match ours {
                     Some(o) if e != "peregrine" && rts.0 > 0.0 => format!("{:.1}×", o / rts.0),
                     _ => "—".into(),
@@ -619,12 +648,18 @@ fn figures(all: &[Record], extras: &[Extra], engine: &str, ns: &[usize]) -> Figu
             .iter()
             .filter_map(|&n| {
                 let case = format!("sessions-{n}");
-                let rts = rate(&case)?;
-                let logon = extra_spread(extras, engine, &case, |x| x.logon_all_ms)
-                    .map_or(f64::NAN, |x| x.0);
-                let bytes =
-                    extra_spread(extras, engine, &case, |x| x.bytes_per_session).map(|x| x.0);
-                Some((n, logon, rts, bytes))
+                let median = |f: fn(&Extra) -> Option<f64>| {
+                    extra_spread(extras, engine, &case, f).map(|x| x.0)
+                };
+                Some(SessionFigures {
+                    n,
+                    round_trips_per_s: rate(&case)?,
+                    logon_all_ms: median(|x| x.logon_all_ms).unwrap_or(f64::NAN),
+                    bytes_per_session: median(|x| x.bytes_per_session),
+                    kernel_us_per_round_trip: median(|x| {
+                        Some(x.acceptor_kernel_us? + x.load_kernel_us?)
+                    }),
+                })
             })
             .collect(),
     }
@@ -746,7 +781,13 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
     let has_qfj = all.iter().any(|r| r.engine == "quickfixj");
     let floor = figures(&all, &extras, FLOOR, &cfg.sessions);
     let has_floor = all.iter().any(|r| r.engine == FLOOR);
-    let targets = targets(&ours, has_qfj.then_some(&qfj), has_floor.then_some(&floor));
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let targets = targets(
+        &ours,
+        has_qfj.then_some(&qfj),
+        has_floor.then_some(&floor),
+        cpus,
+    );
     let aggs = report::aggregate(&all);
     let settings = report::settings_by_case(&aggs);
     let config = serde_json::json!({
@@ -868,6 +909,10 @@ mod tests {
             case: "sessions-1000".into(),
             logon_all_ms: Some(300.0),
             bytes_per_session: Some(4096.0),
+            acceptor_cpu_us: Some(9.0),
+            acceptor_kernel_us: Some(4.0),
+            load_cpu_us: Some(8.0),
+            load_kernel_us: Some(3.5),
             ..Extra::default()
         }];
         let t = stream_table(&all, &extras, &["peregrine".into(), "quickfixj".into()]);
@@ -878,12 +923,22 @@ mod tests {
         assert!(t.contains("| 12.5× |"), "{t}");
         let f = figures(&all, &extras, "peregrine", &[1000, 10_000]);
         assert_eq!(f.stream_memory, Some(2.5e6));
-        assert_eq!(f.sessions, vec![(1000, 300.0, 1e5, Some(4096.0))]);
+        assert_eq!(
+            f.sessions,
+            vec![SessionFigures {
+                n: 1000,
+                logon_all_ms: 300.0,
+                round_trips_per_s: 1e5,
+                bytes_per_session: Some(4096.0),
+                kernel_us_per_round_trip: Some(7.5),
+            }]
+        );
         let s = sessions_table(&all, &extras, &["peregrine".into()], &[1000]);
         assert!(
             s.contains("| 1000 | peregrine | 300 (300–300) | 100000 (100000–100000) |"),
             "{s}"
         );
         assert!(s.contains("| 4.0 (4.0–4.0) |"), "{s}");
+        assert!(s.contains("| 9.0 (4.0) / 8.0 (3.5) |"), "{s}");
     }
 }

@@ -36,6 +36,7 @@ use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use super::args::{PeerArgs, Role};
 use crate::loopback;
 use crate::order::{self, write_order, write_report, ClOrdId, OrderFields};
+use crate::process::{cpu_times, CpuTimes};
 use crate::report::{new_histogram, Stats};
 use crate::{Error, Result};
 
@@ -376,10 +377,12 @@ fn load(a: &PeerArgs) -> Result<()> {
     std::thread::sleep(WARMUP);
     shared.measuring.store(true, Ordering::Relaxed);
     let measure = Instant::now();
+    let cpu = CpuWindow::start(a.acceptor_pid);
     let allocs = crate::alloc::allocations();
     std::thread::sleep(Duration::from_secs(a.seconds));
     let allocs = crate::alloc::allocations() - allocs;
     shared.measuring.store(false, Ordering::Relaxed);
+    let cpu = cpu.end();
     let seconds = measure.elapsed().as_secs_f64();
     shared.stop.store(true, Ordering::Relaxed);
     std::thread::sleep(Duration::from_millis(200));
@@ -404,6 +407,7 @@ fn load(a: &PeerArgs) -> Result<()> {
         &h,
         round_trips,
         seconds,
+        &cpu,
         serde_json::json!({
             "logon_all_ms": logon_all.as_secs_f64() * 1e3,
             // This process's (the load generator's) allocations per round trip.
@@ -419,17 +423,76 @@ fn load(a: &PeerArgs) -> Result<()> {
     Ok(())
 }
 
+/// The CPU time the acceptor's process and this one (the load) use over the measured
+/// window, reported per round trip: what each side's work costs, in user space and in
+/// the kernel. With both sides on the same cores, two cores ÷ the floor's kernel time
+/// per round trip is the most round trips per second any engine on the kernel's TCP
+/// can carry here, whatever it does in user space.
+pub(crate) struct CpuWindow {
+    acceptor: Option<(u32, CpuTimes)>,
+    load: Option<CpuTimes>,
+}
+
+impl CpuWindow {
+    /// At the window's start; `acceptor` is `--acceptor-pid` (none: not reported).
+    pub(crate) fn start(acceptor: Option<u32>) -> CpuWindow {
+        CpuWindow {
+            acceptor: acceptor.and_then(|pid| Some((pid, cpu_times(pid).ok()?))),
+            load: cpu_times(std::process::id()).ok(),
+        }
+    }
+
+    /// At the window's end: what each side used since the start (those that could be
+    /// read).
+    pub(crate) fn end(&self) -> CpuUsed {
+        CpuUsed {
+            acceptor: self
+                .acceptor
+                .and_then(|(pid, before)| Some(cpu_times(pid).ok()?.since(before))),
+            load: self
+                .load
+                .and_then(|before| Some(cpu_times(std::process::id()).ok()?.since(before))),
+        }
+    }
+}
+
+/// The CPU time each side used over a window ([`CpuWindow`]).
+pub(crate) struct CpuUsed {
+    acceptor: Option<CpuTimes>,
+    load: Option<CpuTimes>,
+}
+
+impl CpuUsed {
+    /// µs per round trip, as the result line's fields `acceptor_cpu_us`,
+    /// `acceptor_kernel_us`, `load_cpu_us`, `load_kernel_us` (those measured).
+    pub(crate) fn per_round_trip(
+        &self,
+        round_trips: u64,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let us = |d: Duration| d.as_secs_f64() * 1e6 / round_trips.max(1) as f64;
+        let mut v = serde_json::Map::new();
+        for (side, used) in [("acceptor", self.acceptor), ("load", self.load)] {
+            if let Some(used) = used {
+                v.insert(format!("{side}_cpu_us"), us(used.total()).into());
+                v.insert(format!("{side}_kernel_us"), us(used.system).into());
+            }
+        }
+        v
+    }
+}
+
 /// One many-sessions result line, the load generator's or the floor's: `sessions-N`, the
 /// round trips of the window (`h`, ns, printed in µs), their count over `seconds` (the
 /// throughput; with N orders in flight the mean comes from the histogram, not the wall
-/// time), the histogram itself, and `extra`'s fields (what the harness adds: the logon
-/// time, allocations, settings).
+/// time), the histogram itself, the CPU each side used per round trip, and `extra`'s
+/// fields (what the harness adds: the logon time, allocations, settings).
 pub(crate) fn sessions_line(
     engine: &str,
     n: usize,
     h: &Histogram<u64>,
     round_trips: u64,
     seconds: f64,
+    cpu: &CpuUsed,
     extra: serde_json::Value,
 ) -> serde_json::Value {
     let us = |q: f64| crate::report::us(h, q);
@@ -455,8 +518,11 @@ pub(crate) fn sessions_line(
         "seconds": seconds,
         "hdr": crate::roundtrip::peer::pairs_of_histogram(h),
     });
-    if let (Some(line), serde_json::Value::Object(extra)) = (line.as_object_mut(), extra) {
-        line.extend(extra);
+    if let Some(line) = line.as_object_mut() {
+        line.extend(cpu.per_round_trip(round_trips));
+        if let serde_json::Value::Object(extra) = extra {
+            line.extend(extra);
+        }
     }
     line
 }
