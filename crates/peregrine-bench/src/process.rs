@@ -403,7 +403,10 @@ impl CpuTimes {
 }
 
 /// The CPU time process `pid` has used so far (`utime` and `stime` of
-/// `/proc/PID/stat`, in clock ticks: 10 ms resolution at Linux's usual 100 Hz).
+/// `/proc/PID/stat`, in clock ticks: 10 ms resolution at Linux's usual 100 Hz). Where
+/// the kernel accounts by tick (no `CONFIG_VIRT_CPU_ACCOUNTING`), the split between
+/// user and kernel time is sampled, a few per cent over seconds; softirq work the
+/// kernel defers to `ksoftirqd` counts for neither process.
 ///
 /// ```
 /// let me = std::process::id();

@@ -178,7 +178,8 @@ fn busy_spin_reads_its_connection_directly_and_asks_epoll_one_turn_in_eight() {
 }
 
 /// The inode of the engine's end of `peer`'s connection: the socket in
-/// `/proc/net/tcp` whose local port is the listener's and remote port the peer's.
+/// `/proc/net/tcp` (IPv4: the tests listen on 127.0.0.1) whose local port is the
+/// listener's and remote port the peer's.
 fn engine_end_inode(listener: std::net::SocketAddr, peer: &Peer) -> u64 {
     let peer_port = peer.stream.local_addr().unwrap().port();
     let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
@@ -282,7 +283,9 @@ fn a_blocked_write_goes_on_within_turns_of_the_peer_reading_not_at_housekeeping(
         );
     }
     // Out of epoll no writable event comes; the timers pass would write again, but
-    // only a millisecond later. Each round: the peer takes everything the kernel
+    // only a millisecond later. (Without the retry a round passes only when a timers
+    // pass falls into it: a few in a hundred here, unless each round takes about a
+    // millisecond — a slow machine can let the test pass without it, never fail with.) Each round: the peer takes everything the kernel
     // holds for it without a turn (so the engine's socket has room), then three
     // turns must write more of what waits.
     p.stream.set_nonblocking(true).unwrap();

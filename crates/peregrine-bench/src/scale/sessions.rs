@@ -425,9 +425,9 @@ fn load(a: &PeerArgs) -> Result<()> {
 
 /// The CPU time the acceptor's process and this one (the load) use over the measured
 /// window, reported per round trip: what each side's work costs, in user space and in
-/// the kernel. With both sides on the same cores, two cores ÷ the floor's kernel time
-/// per round trip is the most round trips per second any engine on the kernel's TCP
-/// can carry here, whatever it does in user space.
+/// the kernel (where on loopback most of it is the TCP work of the messages). Both
+/// sides share the same CPUs: [`targets`](super::targets::targets) sets what the least
+/// kernel time per round trip leaves them beside the 10× target.
 pub(crate) struct CpuWindow {
     acceptor: Option<(u32, CpuTimes)>,
     load: Option<CpuTimes>,

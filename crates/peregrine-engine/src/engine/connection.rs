@@ -33,8 +33,8 @@ pub(super) struct Connection {
     /// The peer closed its side (seen in a readiness event): read to the end
     /// even after a short read, which otherwise proves the socket drained.
     pub(super) peer_closed: bool,
-    /// Registered with epoll. Set by [`Engine::add_connection`]; a connection the
-    /// engine reads directly leaves epoll while it does (`read.rs`).
+    /// Registered with epoll ([`Engine::watch`], from [`Engine::add_connection`] on);
+    /// a connection the engine reads directly leaves epoll while it does (`read.rs`).
     pub(super) in_epoll: bool,
 }
 
@@ -70,10 +70,18 @@ impl<D: SessionDriver> Engine<D> {
 
     /// Takes a connection's socket out of epoll, if it is in: an incoming segment
     /// then wakes no epoll entry on its way (the engine reads the socket itself).
+    /// Should epoll refuse, the socket stays in, as the flag says (reading it
+    /// directly works either way).
     pub(super) fn unwatch(&mut self, key: ConnectionKey) {
         if let Some(connection) = self.connections.get_mut(key) {
-            if std::mem::take(&mut connection.in_epoll) {
-                let _ = self.poll.registry().deregister(&mut connection.io.stream);
+            if connection.in_epoll
+                && self
+                    .poll
+                    .registry()
+                    .deregister(&mut connection.io.stream)
+                    .is_ok()
+            {
+                connection.in_epoll = false;
             }
         }
     }

@@ -180,8 +180,9 @@ pub struct Engine<D: SessionDriver> {
     /// Turns since epoll was last asked, while the connections are read directly
     /// (see `read.rs`).
     direct_turns: u32,
-    /// The last turn read the connections directly (see `read.rs`): those it read
-    /// may be out of epoll, and go back in when a turn does not.
+    /// The last turn could read the connections directly (see `read.rs`; the turns
+    /// that ask epoll instead included): those it read may be out of epoll, and go
+    /// back in when a turn may not.
     reading_directly: bool,
     /// When [`Engine::turn`] under a spinning strategy runs the housekeeping next.
     next_housekeeping: Nanos,

@@ -17,10 +17,11 @@
 //! anyway. Out of epoll, what only epoll would tell of them is had otherwise: a
 //! peer's close and a reset are what the next read returns, and a write that would
 //! block is tried again on every direct turn while bytes wait (the writable event's
-//! job). A turn that does not read directly (a fifth connection, a strategy that
-//! waits, [`Engine::poll`]) puts them back first; epoll reports at once what is
-//! readable or writable then. Out of epoll, the §4 round trip (BENCHMARKS.md) is
-//! 0.3–0.6 µs shorter (8.38–8.62 → 7.96–8.12 µs in alternated runs).
+//! job; while a slow consumer's socket stays full, each direct turn makes one failed
+//! `write`). A turn that may not read directly (a fifth connection, [`Engine::poll`],
+//! an agent runner's `do_work` asked to wait) puts them back first; epoll reports at
+//! once what is readable or writable then. Out of epoll, the §4 round trip is 0.3–0.6 µs
+//! shorter (BENCHMARKS.md §4).
 //!
 //! Only under busy-spin: a read that finds nothing costs about twice a zero-timeout
 //! `epoll_wait` (≈ 245 against 107 ns here), so a thread that yields its core after a
@@ -49,9 +50,10 @@ const READS_PER_TURN: usize = 16;
 /// `epoll_wait`).
 pub(super) const DIRECT_READ_MAX_CONNECTIONS: usize = 4;
 
-/// Under direct reads, every this many turns epoll is asked instead: an accept, a
-/// completed connect or a socket writable again waits at most this many turns
-/// (a few microseconds) longer than it would under epoll alone.
+/// Under direct reads, every this many turns epoll is asked instead: an accept or a
+/// completed connect waits at most this many turns (a few microseconds) longer than
+/// it would under epoll alone. That turn neither reads nor writes the connections out
+/// of epoll: what arrives then waits one turn more.
 pub(super) const EPOLL_EVERY_DIRECT_TURNS: u32 = 8;
 
 impl<D: SessionDriver> Engine<D> {
