@@ -69,6 +69,7 @@ mod app;
 mod config;
 mod echo;
 pub mod metrics;
+mod on_demand;
 mod schedule;
 mod session;
 

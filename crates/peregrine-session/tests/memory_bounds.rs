@@ -2,12 +2,17 @@
 //! counting allocator's live bytes: the queue of messages held while a gap is
 //! filled (`max_inbound_queue_bytes`), a resend of a huge range (produced as
 //! the transport drains, never more than 256 KiB and 64 messages at once), and the outbound
-//! buffer of a peer that does not read (`max_outbound_bytes`).
+//! buffer of a peer that does not read (`max_outbound_bytes`); and the decoders a session
+//! makes only once it needs them (resends, `to_app` looking at a message).
 
 mod support;
 
 use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
-use peregrine_session::{DisconnectReason, Session, SessionConfig, SessionEvent};
+use peregrine_codec::{Decoder, DecoderConfig, MessageView};
+use peregrine_session::{
+    AppReject, Application, DisconnectReason, DoNotSend, Outbox, OutgoingMessage, Session,
+    SessionConfig, SessionEvent, SessionId,
+};
 use peregrine_store::MemoryStore;
 use support::{config, log_on, message, Venue, T0};
 
@@ -171,5 +176,103 @@ fn a_peer_that_does_not_read_cannot_grow_the_outbound_buffer_past_its_bound() {
     assert!(
         grew <= LIMIT + (64 << 10),
         "the outbound buffer reached {grew} bytes for a {LIMIT}-byte bound"
+    );
+}
+
+/// What one [`Decoder`] holds once made.
+fn decoder_bytes() -> usize {
+    let before = live_bytes();
+    let d = Decoder::new(DecoderConfig::default());
+    let held = live_bytes() - before;
+    drop(d);
+    held
+}
+
+/// Live bytes `f` leaves held.
+fn held_by(f: impl FnOnce()) -> usize {
+    let before = live_bytes();
+    f();
+    live_bytes().saturating_sub(before)
+}
+
+#[test]
+fn a_session_makes_its_resend_decoder_when_it_first_resends() {
+    let _serial = serial();
+    let decoder = decoder_bytes();
+    assert!(decoder > 8 * 1024, "a decoder holds {decoder} bytes");
+    let mut s = logged_on(|_| {});
+    for i in 0..10 {
+        s.send(T0, &mut Venue, b"D", |m| {
+            m.str(11, format!("ORDER-{i}").as_bytes());
+        })
+        .unwrap();
+    }
+    s.commit().unwrap();
+    s.consume_outbound(s.outbound().len(), &mut Venue);
+    let mut resend = |seq: u64| {
+        let rr = message(b"2", seq, T0, &[(7, b"1"), (16, b"0")]);
+        s.on_bytes(&rr, T0, &mut Venue);
+        s.commit().unwrap();
+        while !s.outbound().is_empty() {
+            s.consume_outbound(s.outbound().len(), &mut Venue);
+        }
+    };
+    // Sessions that never resend (most, most of the time) never hold it.
+    let first = held_by(|| resend(2));
+    assert!(
+        first >= decoder,
+        "the first resend made {first} bytes, a decoder is {decoder}"
+    );
+    let second = held_by(|| resend(3));
+    assert!(
+        second < decoder / 2,
+        "the second resend made {second} bytes: made again?"
+    );
+}
+
+/// Asks to see every outgoing application message in `to_app`.
+struct Looks;
+
+impl Application for Looks {
+    fn from_app(
+        &mut self,
+        _: &MessageView<'_>,
+        _: &SessionId,
+        _: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        Ok(())
+    }
+
+    fn to_app(&mut self, msg: &mut OutgoingMessage<'_>, _: &SessionId) -> Result<(), DoNotSend> {
+        assert!(msg.view().is_ok());
+        Ok(())
+    }
+}
+
+#[test]
+fn a_session_makes_its_to_app_decoder_when_the_application_first_looks() {
+    let _serial = serial();
+    let decoder = decoder_bytes();
+    let mut cfg = config("FIX.4.4");
+    cfg.max_outbound_bytes = 1 << 20;
+    let mut s = Session::new(cfg, MemoryStore::with_capacity(T0, 64, 64 * 1024), T0);
+    log_on(&mut s, &mut Looks);
+    let order = |s: &mut Session<MemoryStore>, i: u64| {
+        s.send(T0, &mut Looks, b"D", |m| {
+            m.str(11, format!("ORDER-{i}").as_bytes());
+        })
+        .unwrap();
+        s.commit().unwrap();
+        s.consume_outbound(s.outbound().len(), &mut Looks);
+    };
+    let first = held_by(|| order(&mut s, 1));
+    assert!(
+        first >= decoder,
+        "the first look made {first} bytes, a decoder is {decoder}"
+    );
+    let second = held_by(|| order(&mut s, 2));
+    assert!(
+        second < decoder / 2,
+        "the second look made {second} bytes: made again?"
     );
 }

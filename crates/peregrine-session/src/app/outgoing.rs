@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use peregrine_codec::{DecodeError, Decoder, MessageView};
+use peregrine_codec::{DecodeError, MessageView};
+
+use crate::on_demand::OnDemandDecoder;
 
 use super::fields::{field_setters, AddedFields};
 
@@ -139,7 +141,7 @@ pub struct OutgoingMessage<'a> {
     msg_type: &'a [u8],
     seq: u64,
     resend: bool,
-    decoder: &'a mut Decoder,
+    decoder: &'a mut OnDemandDecoder,
     fields: &'a mut AddedFields,
 }
 
@@ -160,7 +162,7 @@ impl<'a> OutgoingMessage<'a> {
         msg_type: &'a [u8],
         seq: u64,
         resend: bool,
-        decoder: &'a mut Decoder,
+        decoder: &'a mut OnDemandDecoder,
         fields: &'a mut AddedFields,
     ) -> Self {
         fields.clear();
@@ -239,7 +241,7 @@ impl<'a> OutgoingMessage<'a> {
     /// }
     /// ```
     pub fn view(&mut self) -> Result<MessageView<'_>, DecodeError> {
-        self.decoder.decode(self.raw)
+        self.decoder.get().decode(self.raw)
     }
 
     field_setters!(OutgoingMessage);

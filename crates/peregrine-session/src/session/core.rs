@@ -3,12 +3,13 @@
 
 use std::collections::VecDeque;
 
-use peregrine_codec::{msg_type, tag, Decoder, MessageView};
+use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_dict::{SessionRejectReason, ShapeCache};
 use peregrine_store::MessageStore;
 
 use crate::app::{AddedFields, Application};
 use crate::config::{is_pre_fix42, Nanos, SessionConfig};
+use crate::on_demand::OnDemandDecoder;
 
 use super::calendar::Calendar;
 use super::callback_sends::CallbackSends;
@@ -98,7 +99,7 @@ pub(super) struct Core<S> {
     /// application message.
     pub(super) admin_fields: AddedFields,
     /// Decodes an outgoing application message when `to_app` asks to see it.
-    pub(super) app_decoder: Decoder,
+    pub(super) app_decoder: OnDemandDecoder,
     /// A copy of a new message `to_app` amended, read while it is written again
     /// (kept between messages: grows to the largest amended message, then allocates
     /// nothing).
@@ -113,7 +114,8 @@ pub(super) struct Core<S> {
     pub(super) shapes: Box<ShapeCache>,
     /// Messages that arrived ahead of a gap.
     pub(super) queue: GapQueue,
-    pub(super) resend_decoder: Decoder,
+    /// Reads stored messages back to resend them.
+    pub(super) resend_decoder: OnDemandDecoder,
     /// The schedule's answers until its next boundary, and the next ResetSeqTime.
     pub(super) calendar: Calendar,
     /// What the application sends from inside a callback, until it returns.

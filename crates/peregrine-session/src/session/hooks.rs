@@ -125,7 +125,7 @@ impl<S: MessageStore> Core<S> {
             // was written.
             amend_copy.clear();
             amend_copy.extend_from_slice(raw);
-            let Ok(view) = app_decoder.decode(amend_copy) else {
+            let Ok(view) = app_decoder.get().decode(amend_copy) else {
                 return Some(written);
             };
             writer.buffer.truncate(written.start);

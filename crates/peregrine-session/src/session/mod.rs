@@ -49,6 +49,8 @@ use peregrine_codec::frame::{Frame, Framer, GarbledReason};
 use peregrine_codec::{DecodeError, Decoder, DecoderConfig, MessageEncoder};
 use peregrine_dict::ShapeCache;
 use peregrine_messages::{Body, Message};
+
+use crate::on_demand::OnDemandDecoder;
 use peregrine_store::{MessageStore, StoreError};
 
 use crate::app::{AddedFields, Application, SendError};
@@ -187,10 +189,10 @@ impl<S: MessageStore> Session<S> {
                 events,
                 state: State::Disconnected,
                 shapes: Box::new(ShapeCache::new()),
-                resend_decoder: Decoder::new(decoder_config.clone()),
+                resend_decoder: OnDemandDecoder::new(decoder_config.clone()),
                 app_events,
                 admin_fields: AddedFields::default(),
-                app_decoder: Decoder::new(decoder_config),
+                app_decoder: OnDemandDecoder::new(decoder_config),
                 amend_copy: Vec::new(),
                 logout: None,
                 logout_text: Vec::new(),

@@ -320,7 +320,7 @@ impl<S: MessageStore> Core<S> {
                     gap_start = Some(cursor);
                 }
                 cursor = seq + 1;
-                let Ok(view) = resend_decoder.decode(raw) else {
+                let Ok(view) = resend_decoder.get().decode(raw) else {
                     gap_start.get_or_insert(seq);
                     return;
                 };
