@@ -102,22 +102,22 @@ fn connections_past_the_threshold_are_accepted_and_every_one_is_served() {
     }
 }
 
-#[test]
-fn a_blocked_write_is_finished_when_the_peer_reads_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut e = acceptor(dir.path());
+/// A peer with a small receive buffer (set before the handshake) that logs on, then
+/// sends `requests` TestRequests without reading, each answered with a Heartbeat
+/// carrying its 2 KiB id: far more than the socket buffers hold, so the engine's
+/// writes block. Returns once the engine has bytes waiting.
+fn peer_that_does_not_read(
+    e: &mut Engine<peregrine_engine::fix::BoxedFixSession>,
+    requests: usize,
+) -> Peer {
     let addr = e.listener_addrs()[0];
-    // A small receive buffer, set before the handshake, and a peer that does not read.
     let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
     sock.set_recv_buffer_size(4096).unwrap();
     sock.connect(&addr.into()).unwrap();
     let mut p = Peer::over(sock.into(), "C0", "ISLD");
-    log_on(&mut e, &mut p);
-    // Each TestRequest is answered with a Heartbeat carrying its 2 KiB id: far more
-    // than the socket buffers hold, so the engine's writes would block.
-    const REQUESTS: usize = 400;
+    log_on(e, &mut p);
     let id = "x".repeat(2048);
-    for i in 0..REQUESTS {
+    for i in 0..requests {
         p.send(&format!("35=1|112={i}-{id}"));
         for _ in 0..20 {
             e.turn().unwrap();
@@ -131,6 +131,15 @@ fn a_blocked_write_is_finished_when_the_peer_reads_again() {
             "the engine never had bytes waiting"
         );
     }
+    p
+}
+
+#[test]
+fn a_blocked_write_is_finished_when_the_peer_reads_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = acceptor(dir.path());
+    const REQUESTS: usize = 400;
+    let mut p = peer_that_does_not_read(&mut e, REQUESTS);
     // Now the peer reads: every answer arrives, in order, with no help but turns.
     for i in 0..REQUESTS {
         let prefix = format!("|112={i}-");
@@ -261,33 +270,13 @@ fn a_strategy_that_waits_keeps_its_connections_in_epoll() {
 fn a_blocked_write_goes_on_within_turns_of_the_peer_reading_not_at_housekeeping() {
     let dir = tempfile::tempdir().unwrap();
     let mut e = acceptor(dir.path());
-    let addr = e.listener_addrs()[0];
-    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    sock.set_recv_buffer_size(4096).unwrap();
-    sock.connect(&addr.into()).unwrap();
-    let mut p = Peer::over(sock.into(), "C0", "ISLD");
-    log_on(&mut e, &mut p);
-    let id = "x".repeat(2048);
-    for i in 0..200 {
-        p.send(&format!("35=1|112={i}-{id}"));
-        for _ in 0..20 {
-            e.turn().unwrap();
-        }
-    }
-    let start = Instant::now();
-    while e.sessions()[0].pending_outbound == 0 {
-        e.turn().unwrap();
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "no bytes waiting"
-        );
-    }
-    // Out of epoll no writable event comes; the timers pass would write again, but
-    // only a millisecond later. (Without the retry a round passes only when a timers
-    // pass falls into it: a few in a hundred here, unless each round takes about a
-    // millisecond — a slow machine can let the test pass without it, never fail with.) Each round: the peer takes everything the kernel
-    // holds for it without a turn (so the engine's socket has room), then three
-    // turns must write more of what waits.
+    let mut p = peer_that_does_not_read(&mut e, 200);
+    // Out of epoll no writable event comes; the timers pass would write again, but only
+    // a millisecond later. Each round: the peer takes everything the kernel holds for it
+    // without a turn (so the engine's socket has room), then three turns must write more
+    // of what waits. (Without the retry a round passes only when a timers pass falls into
+    // it: a few in a hundred here, unless each round takes about a millisecond — a slow
+    // machine can let the test pass without the retry, never fail with it.)
     p.stream.set_nonblocking(true).unwrap();
     let mut buf = vec![0u8; 1 << 16];
     let mut drain = |p: &mut Peer| loop {
