@@ -2,10 +2,10 @@
 //!
 //! A session keeps decoders for what only some sessions ever do: reading back stored
 //! messages to resend them, and showing [`Application::to_app`](crate::Application::to_app)
-//! an outgoing message it asks to see. Each decoder holds about 16 KiB once made (an
+//! an outgoing message it asks to see. Each decoder holds about 17.8 KB once made (an
 //! 8 KiB tag index, the vector scratch and span tables), written when made; made up
-//! front, the two cost every configured session 32 KiB of resident memory, most of the
-//! 81–87 KiB a session took before it connected (BENCHMARKS.md §5, 10,000 sessions).
+//! front, the two cost every configured session 36 KiB of resident memory, of the
+//! 81 KiB a session took before it connected (BENCHMARKS.md §5, 10,000 sessions).
 //! Made on first use instead, a session pays for them once it resends or its
 //! application looks, and the allocation happens then, once.
 

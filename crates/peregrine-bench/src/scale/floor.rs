@@ -25,7 +25,7 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
 use super::args::PeerArgs;
-use super::sessions::CpuWindow;
+use super::sessions::{CpuUsed, CpuWindow};
 use crate::report::new_histogram;
 use crate::roundtrip::floor::canned_messages;
 use crate::{Error, Result};
@@ -223,13 +223,13 @@ pub(crate) fn load(a: &PeerArgs) -> Result<()> {
     let mut events = Events::with_capacity(1024);
     let orders_from = Instant::now();
     let (mut window_start, mut round_trips, mut measuring) = (orders_from, 0u64, false);
-    let mut cpu = CpuWindow::start(None);
+    let mut cpu = None;
     let window = Duration::from_secs(a.seconds);
     loop {
         let now = Instant::now();
         if !measuring && now - orders_from >= WARMUP {
             (measuring, window_start, round_trips) = (true, now, 0);
-            cpu = CpuWindow::start(a.acceptor_pid);
+            cpu = Some(CpuWindow::start(a.acceptor_pid));
         }
         if measuring && now - window_start >= window {
             break;
@@ -257,7 +257,7 @@ pub(crate) fn load(a: &PeerArgs) -> Result<()> {
         }
     }
     let seconds = window_start.elapsed().as_secs_f64();
-    let cpu = cpu.end();
+    let cpu = cpu.as_ref().map_or_else(CpuUsed::default, CpuWindow::end);
     if round_trips == 0 || hist.is_empty() {
         return Err(Error::failed_check(
             "floor: no round trip in the measured window",

@@ -456,7 +456,8 @@ impl CpuWindow {
     }
 }
 
-/// The CPU time each side used over a window ([`CpuWindow`]).
+/// The CPU time each side used over a window ([`CpuWindow`]); by default, none read.
+#[derive(Default)]
 pub(crate) struct CpuUsed {
     acceptor: Option<CpuTimes>,
     load: Option<CpuTimes>,

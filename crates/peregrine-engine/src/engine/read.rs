@@ -37,6 +37,7 @@ use mio::Events;
 use crate::driver::{now_nanos, SessionDriver};
 use peregrine_session::DisconnectReason;
 
+use super::connection::Connection;
 use super::ids::{ConnectionKey, Readiness, SessionKey};
 use super::transport::{failure, TransportError};
 use super::{Engine, READ_CHUNK};
@@ -120,12 +121,8 @@ impl<D: SessionDriver> Engine<D> {
     /// out of epoll first), and writes again what a full socket left; returns whether
     /// any had something (bytes, a close, an error).
     fn read_directly(&mut self) -> bool {
-        // The keys first (at most the threshold, on the stack): reading may close one.
-        let mut keys = [None; DIRECT_READ_MAX_CONNECTIONS];
-        let established = self.connections.iter().filter(|(_, c)| !c.connecting);
-        for (slot, (key, _)) in keys.iter_mut().zip(established) {
-            *slot = Some(key);
-        }
+        // The keys first: reading may close one.
+        let keys = self.direct_keys(|c| !c.connecting);
         let mut work = false;
         for key in keys.into_iter().flatten() {
             self.unwatch(key);
@@ -136,6 +133,20 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
         work
+    }
+
+    /// The first [`DIRECT_READ_MAX_CONNECTIONS`] connections that `pick` picks, on the
+    /// stack (the most connections a turn reads directly).
+    fn direct_keys(
+        &self,
+        pick: impl Fn(&Connection) -> bool,
+    ) -> [Option<ConnectionKey>; DIRECT_READ_MAX_CONNECTIONS] {
+        let mut keys = [None; DIRECT_READ_MAX_CONNECTIONS];
+        let picked = self.connections.iter().filter(|(_, c)| pick(c));
+        for (slot, (key, _)) in keys.iter_mut().zip(picked) {
+            *slot = Some(key);
+        }
+        keys
     }
 
     /// Whether bytes wait for a connection's socket: its session's unwritten
@@ -155,12 +166,7 @@ impl<D: SessionDriver> Engine<D> {
     /// is closed: nothing would read it).
     fn watch_all(&mut self) {
         // Only connections read directly are out: at most the threshold.
-        let mut keys = [None; DIRECT_READ_MAX_CONNECTIONS];
-        let out = self.connections.iter().filter(|(_, c)| !c.in_epoll);
-        for (slot, (key, _)) in keys.iter_mut().zip(out) {
-            *slot = Some(key);
-        }
-        for key in keys.into_iter().flatten() {
+        for key in self.direct_keys(|c| !c.in_epoll).into_iter().flatten() {
             if let Err(e) = self.watch(key) {
                 let why = format!("cannot register with epoll: {e}");
                 self.close_connection(key, &why, now_nanos());
