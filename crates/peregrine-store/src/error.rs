@@ -67,6 +67,19 @@ pub enum StoreError {
         /// What was lost.
         losses: Vec<crate::Loss>,
     },
+    /// An [`EngineJournal`](crate::EngineJournal) was asked for a second store
+    /// of a session whose store is still open.
+    SessionInUse {
+        /// The session's name.
+        name: String,
+    },
+    /// An earlier write or fsync of the [`EngineJournal`](crate::EngineJournal)
+    /// failed: nothing more is committed until it is opened again (recovery
+    /// then keeps every transaction that was committed).
+    JournalFailed {
+        /// The journal.
+        path: PathBuf,
+    },
     /// A sequence number outside `1..u64::MAX` was given (FIX sequence numbers
     /// start at 1), or incrementing one would overflow.
     InvalidSeqNum(u64),
@@ -128,6 +141,14 @@ impl fmt::Display for StoreError {
                      with the loss reported and the damage removed)",
                 )
             }
+            StoreError::SessionInUse { name } => {
+                write!(f, "the store of session {name} is open already")
+            }
+            StoreError::JournalFailed { path } => write!(
+                f,
+                "engine journal {} failed on an earlier write: nothing more is committed until it is opened again",
+                path.display()
+            ),
             StoreError::InvalidSeqNum(seq) => {
                 write!(f, "invalid FIX sequence number {seq} (must be >= 1)")
             }

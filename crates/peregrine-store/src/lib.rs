@@ -84,6 +84,7 @@ mod error;
 mod file;
 mod format;
 mod index;
+mod journal;
 mod memory;
 mod posio;
 mod recover;
@@ -92,6 +93,9 @@ pub use error::StoreError;
 pub use file::{
     sanitize_session_id, FileStore, FileStoreConfig, FsyncPolicy, StoreStats, JOURNAL_FILE,
     SEQNUMS_FILE,
+};
+pub use journal::{
+    EngineJournal, JournalConfig, JournalPosition, JournalStats, JournalStore, ENGINE_JOURNAL_FILE,
 };
 pub use memory::MemoryStore;
 pub use recover::{Loss, LossKind, OnDamage, Recovery};

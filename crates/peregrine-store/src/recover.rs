@@ -222,8 +222,13 @@ impl<'a> Window<'a> {
         }
     }
 
+    /// The length of the file read.
+    pub(crate) fn file_len(&self) -> u64 {
+        self.len
+    }
+
     /// `n` bytes at `offset`, or `None` past the end of the file.
-    fn get(&mut self, offset: u64, n: usize) -> io::Result<Option<&[u8]>> {
+    pub(crate) fn get(&mut self, offset: u64, n: usize) -> io::Result<Option<&[u8]>> {
         if offset + n as u64 > self.len {
             return Ok(None);
         }

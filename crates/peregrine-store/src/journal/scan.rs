@@ -1,0 +1,286 @@
+//! Reading an engine journal back: every committed transaction, of every
+//! session, applied in order; an uncommitted tail cut off; damage in the
+//! middle reported per record, the intact records after it kept.
+
+use std::collections::HashMap;
+use std::io;
+
+use crate::index::Location;
+use crate::recover::{Loss, LossKind, Window};
+
+use super::format::{u64_at, Header, Kind, FILE_HEADER_LEN, HEADER_LEN, RECORD_MAGIC};
+
+/// A session's state as the committed transactions leave it.
+#[derive(Clone, Debug)]
+pub(crate) struct SessionState {
+    pub(crate) name: String,
+    pub(crate) creation_time: i64,
+    pub(crate) next_sender: u64,
+    pub(crate) next_target: u64,
+    /// Its messages' records, in sequence order; a sequence number stored
+    /// again keeps the newest.
+    pub(crate) messages: Vec<Location>,
+}
+
+impl SessionState {
+    pub(crate) fn new(name: String, creation_time: i64) -> Self {
+        SessionState {
+            name,
+            creation_time,
+            next_sender: 1,
+            next_target: 1,
+            messages: Vec::new(),
+        }
+    }
+
+    fn insert(&mut self, at: Location) {
+        match self.messages.last() {
+            Some(last) if at.seq <= last.seq => {
+                match self.messages.binary_search_by_key(&at.seq, |e| e.seq) {
+                    Ok(i) => self.messages[i] = at,
+                    Err(i) => self.messages.insert(i, at),
+                }
+            }
+            _ => self.messages.push(at),
+        }
+    }
+}
+
+/// One change of a transaction, applied when its commit record is read.
+enum Op {
+    Session {
+        no: u32,
+        name: String,
+        creation_time: i64,
+    },
+    Message {
+        no: u32,
+        at: Location,
+    },
+    Numbers {
+        no: u32,
+        next_sender: u64,
+        next_target: u64,
+    },
+    Reset {
+        no: u32,
+        creation_time: i64,
+    },
+}
+
+/// What a scan found.
+#[derive(Debug, Default)]
+pub(crate) struct Scanned {
+    /// By session number - 1.
+    pub(crate) sessions: Vec<SessionState>,
+    /// Where the last commit record ends (the file header's end if none).
+    pub(crate) committed_end: u64,
+    /// The last commit's turn (0: none).
+    pub(crate) turn: u64,
+    /// Bytes after the last commit that are not zeros.
+    pub(crate) uncommitted_bytes: u64,
+    /// Damage inside the committed journal.
+    pub(crate) losses: Vec<Loss>,
+    /// Records whose session number names no session (counted, skipped).
+    pub(crate) orphans: u64,
+}
+
+/// The valid record at `offset`: its header, if its CRC matches.
+fn record_at(w: &mut Window<'_>, offset: u64) -> io::Result<Option<Header>> {
+    let Some(h) = w.get(offset, HEADER_LEN)? else {
+        return Ok(None);
+    };
+    let Some(h) = Header::parse(h) else {
+        return Ok(None);
+    };
+    let Some(rec) = w.get(offset, h.record_len())? else {
+        return Ok(None);
+    };
+    Ok(h.verifies(rec).then_some(h))
+}
+
+/// The offset of the next valid record after `from`, if any.
+fn resync(w: &mut Window<'_>, from: u64) -> io::Result<Option<u64>> {
+    let magic = RECORD_MAGIC.to_le_bytes();
+    let mut at = from;
+    while at + HEADER_LEN as u64 <= w.file_len() {
+        let chunk = (w.file_len() - at).min(64 * 1024) as usize;
+        let found: Vec<u64> = match w.get(at, chunk)? {
+            None => return Ok(None),
+            Some(bytes) => bytes
+                .windows(4)
+                .enumerate()
+                .filter(|(_, m)| *m == magic)
+                .map(|(i, _)| at + i as u64)
+                .collect(),
+        };
+        for candidate in found {
+            if record_at(w, candidate)?.is_some() {
+                return Ok(Some(candidate));
+            }
+        }
+        if chunk < 4 {
+            break;
+        }
+        at += chunk as u64 - 3;
+    }
+    Ok(None)
+}
+
+/// Whether the bytes from `from` to the end of the file are all zeros (space
+/// written ahead, not data).
+fn zeros_from(w: &mut Window<'_>, from: u64) -> io::Result<u64> {
+    let mut last_non_zero = None;
+    let mut at = from;
+    while at < w.file_len() {
+        let n = (w.file_len() - at).min(64 * 1024) as usize;
+        if let Some(b) = w.get(at, n)? {
+            if let Some(i) = b.iter().rposition(|&x| x != 0) {
+                last_non_zero = Some(at + i as u64);
+            }
+        }
+        at += n as u64;
+    }
+    Ok(last_non_zero.map_or(0, |i| i + 1 - from))
+}
+
+/// Reads the records after the file header.
+pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
+    let mut out = Scanned {
+        committed_end: FILE_HEADER_LEN,
+        ..Scanned::default()
+    };
+    let mut names: HashMap<String, u32> = HashMap::new();
+    let mut ops: Vec<Op> = Vec::new();
+    let mut at = FILE_HEADER_LEN;
+    // Damage seen since the last commit: reported once a commit follows it.
+    let mut damage: Vec<(u64, u64)> = Vec::new();
+    loop {
+        let Some(h) = record_at(w, at)? else {
+            match resync(w, at)? {
+                Some(next) => {
+                    damage.push((at, next - at));
+                    at = next;
+                    continue;
+                }
+                None => break,
+            }
+        };
+        let payload = w
+            .get(at + HEADER_LEN as u64, h.len)?
+            .expect("verified record");
+        match h.kind {
+            Kind::Session => {
+                let creation_time = u64_at(payload, 0) as i64;
+                let name = String::from_utf8_lossy(&payload[8..]).into_owned();
+                ops.push(Op::Session {
+                    no: h.session,
+                    name,
+                    creation_time,
+                });
+            }
+            Kind::Message => ops.push(Op::Message {
+                no: h.session,
+                at: Location {
+                    seq: u64_at(payload, 0),
+                    offset: at,
+                    len: (h.len - 8) as u32,
+                },
+            }),
+            Kind::Numbers => ops.push(Op::Numbers {
+                no: h.session,
+                next_sender: u64_at(payload, 0),
+                next_target: u64_at(payload, 8),
+            }),
+            Kind::Reset => ops.push(Op::Reset {
+                no: h.session,
+                creation_time: u64_at(payload, 0) as i64,
+            }),
+            Kind::Commit => {
+                let turn = u64_at(payload, 0);
+                apply(&mut out, &mut names, ops.drain(..));
+                out.turn = turn;
+                out.committed_end = at + h.record_len() as u64;
+                for (offset, len) in damage.drain(..) {
+                    out.losses.push(Loss {
+                        kind: LossKind::Corrupted,
+                        offset,
+                        len,
+                        seqs: None,
+                    });
+                }
+            }
+        }
+        at += h.record_len() as u64;
+    }
+    out.uncommitted_bytes = zeros_from(w, out.committed_end)?;
+    Ok(out)
+}
+
+/// Applies one committed transaction's changes.
+fn apply(out: &mut Scanned, names: &mut HashMap<String, u32>, ops: impl Iterator<Item = Op>) {
+    // Messages stored after their session's last numbers record in this
+    // transaction: the next sender number is past them.
+    let mut past: Vec<(u32, u64)> = Vec::new();
+    for op in ops {
+        let no = match &op {
+            Op::Session { no, .. }
+            | Op::Message { no, .. }
+            | Op::Numbers { no, .. }
+            | Op::Reset { no, .. } => *no,
+        };
+        if let Op::Session {
+            no,
+            name,
+            creation_time,
+        } = op
+        {
+            // Numbers are given in order; a record out of order is damage
+            // that happened to verify, and is skipped.
+            if no as usize == out.sessions.len() + 1 && !names.contains_key(&name) {
+                names.insert(name.clone(), no);
+                out.sessions.push(SessionState::new(name, creation_time));
+            } else {
+                out.orphans += 1;
+            }
+            continue;
+        }
+        let Some(s) = (no as usize)
+            .checked_sub(1)
+            .and_then(|i| out.sessions.get_mut(i))
+        else {
+            out.orphans += 1;
+            continue;
+        };
+        match op {
+            Op::Session { .. } => {}
+            Op::Message { at, .. } => {
+                s.insert(at);
+                match past.iter_mut().find(|(n, _)| *n == no) {
+                    Some((_, seq)) => *seq = (*seq).max(at.seq),
+                    None => past.push((no, at.seq)),
+                }
+            }
+            Op::Numbers {
+                next_sender,
+                next_target,
+                ..
+            } => {
+                s.next_sender = next_sender;
+                s.next_target = next_target;
+                past.retain(|&(n, _)| n != no);
+            }
+            Op::Reset { creation_time, .. } => {
+                s.messages.clear();
+                s.next_sender = 1;
+                s.next_target = 1;
+                s.creation_time = creation_time;
+                past.retain(|&(n, _)| n != no);
+            }
+        }
+    }
+    for (no, seq) in past {
+        let s = &mut out.sessions[no as usize - 1];
+        s.next_sender = s.next_sender.max(seq.saturating_add(1));
+    }
+}
