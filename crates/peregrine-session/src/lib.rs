@@ -70,6 +70,7 @@ mod config;
 mod echo;
 pub mod metrics;
 mod on_demand;
+mod peers;
 mod schedule;
 mod session;
 
@@ -82,9 +83,10 @@ pub use config::{
     ValidationOptions, DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
 };
 pub use echo::EchoApp;
+pub use peers::{PeerStatus, Peers, SessionRef, To};
 pub use peregrine_dict::Dictionaries;
 pub use schedule::{DailyTime, Days, Schedule, TimeZone, Window};
 pub use session::{
-    peek_session_id, AppEvent, DisconnectReason, LogoutReason, PeekError, RejectInfo, RejectKind,
-    SendRefusal, Session, SessionEvent, SessionState,
+    peek_session_id, AppEvent, DisconnectReason, Forward, LogoutReason, PeekError, RejectInfo,
+    RejectKind, SendRefusal, Session, SessionEvent, SessionState,
 };

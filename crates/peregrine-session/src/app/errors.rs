@@ -67,6 +67,12 @@ pub enum SendError {
         /// The bound, in bytes.
         bound: usize,
     },
+    /// [`Outbox::send_to`] named a session its engine does not have (or a
+    /// session alone, without an engine, has no others).
+    NoSuchSession {
+        /// The session as it was named.
+        to: String,
+    },
 }
 
 impl fmt::Display for SendError {
@@ -86,6 +92,7 @@ impl fmt::Display for SendError {
                 f,
                 "the callback's outbox holds {bound} bytes, its bound (max_outbound_bytes)"
             ),
+            SendError::NoSuchSession { to } => write!(f, "no session {to} in this engine"),
         }
     }
 }

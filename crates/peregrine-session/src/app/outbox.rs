@@ -7,6 +7,7 @@ use peregrine_messages::{Body, Message};
 
 use super::SendError;
 use crate::config::Nanos;
+use crate::peers::{PeerStatus, SessionRef, To};
 
 // For the documentation's links only.
 #[cfg(doc)]
@@ -22,6 +23,18 @@ pub(crate) trait Sink {
         header: &[(u32, &[u8])],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError>;
+
+    /// Keeps a message for another session of the engine.
+    fn send_to_dyn(
+        &mut self,
+        to: &To<'_>,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+    ) -> Result<SessionRef, SendError>;
+
+    /// What the engine says of another of its sessions.
+    fn peer(&self, to: &To<'_>) -> Option<PeerStatus>;
 }
 
 /// Lets the application send while handling a message ([`Application::from_app`]) or
@@ -212,5 +225,108 @@ impl<'s> Outbox<'s> {
         body: impl FnOnce(&mut Body<'_, '_, M>),
     ) -> Result<u64, SendError> {
         self.send(M::MSG_TYPE, |enc| body(&mut Body::new(enc)))
+    }
+
+    /// Sends one message on **another session of the engine** (a gateway's
+    /// forward), named by [`SessionId`](crate::SessionId) or
+    /// [`SessionRef`]: the engine hands it to that session as soon as this
+    /// callback's session has handled its input, in the same turn, through
+    /// that session's [`Application::to_app`]; with an engine journal it is
+    /// committed in one transaction with the message being handled (see
+    /// `peregrine_store::EngineJournal`). A destination that is not logged on
+    /// takes it as any send while not logged on: stored and resent after its
+    /// Logon (`QueueWhileLoggedOut=Y`, the default), or refused here. Returns
+    /// the destination's reference.
+    ///
+    /// # Errors
+    ///
+    /// [`SendError::NoSuchSession`] when the engine has no such session
+    /// (a session alone has no others); [`SendError::NotLoggedOn`] when it
+    /// is not logged on and refuses to queue; otherwise as
+    /// [`send_with_header`](Self::send_with_header). A veto of the
+    /// destination's `to_app`, or its store failing, is that session's
+    /// (counted in its `send_failures`, as for a [`Sender`]'s message).
+    ///
+    /// [`Sender`]: https://docs.rs/peregrine-engine
+    ///
+    /// ```
+    /// use peregrine_codec::{msg_type, MessageView};
+    /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
+    ///
+    /// /// Forwards every order to the venue session.
+    /// struct Router { venue: SessionId }
+    /// impl Application for Router {
+    ///     fn from_app(&mut self, msg: &MessageView, _id: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         if msg.msg_type() != msg_type::NEW_ORDER_SINGLE {
+    ///             return Err(AppReject::UnsupportedMessageType);
+    ///         }
+    ///         out.send_to(&self.venue, b"D", |m| {
+    ///             for tag in [11, 21, 38, 40, 54, 55, 60] {
+    ///                 if let Some(v) = msg.get(tag) {
+    ///                     m.str(tag, v);
+    ///                 }
+    ///             }
+    ///         })
+    ///         .map(|_| ())
+    ///         .map_err(|e| AppReject::business(0, e.to_string()))
+    ///     }
+    /// }
+    /// ```
+    pub fn send_to<'t>(
+        &mut self,
+        to: impl Into<To<'t>>,
+        msg_type: &[u8],
+        body: impl FnOnce(&mut MessageEncoder<'_>),
+    ) -> Result<SessionRef, SendError> {
+        self.send_to_with_header(to, msg_type, &[], body)
+    }
+
+    /// [`send_to`](Self::send_to) with extra header fields, as
+    /// [`send_with_header`](Self::send_with_header).
+    ///
+    /// # Errors
+    ///
+    /// As [`send_to`](Self::send_to) and [`send_with_header`](Self::send_with_header).
+    pub fn send_to_with_header<'t>(
+        &mut self,
+        to: impl Into<To<'t>>,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: impl FnOnce(&mut MessageEncoder<'_>),
+    ) -> Result<SessionRef, SendError> {
+        let mut body = Some(body);
+        self.sink
+            .send_to_dyn(&to.into(), msg_type, header, &mut |enc| {
+                if let Some(f) = body.take() {
+                    f(enc)
+                }
+            })
+    }
+
+    /// [`send_to`](Self::send_to) a typed message (as [`send_typed`](Self::send_typed)).
+    ///
+    /// # Errors
+    ///
+    /// As [`send_to`](Self::send_to).
+    pub fn send_typed_to<'t, M: Message>(
+        &mut self,
+        to: impl Into<To<'t>>,
+        body: impl FnOnce(&mut Body<'_, '_, M>),
+    ) -> Result<SessionRef, SendError> {
+        self.send_to(to, M::MSG_TYPE, |enc| body(&mut Body::new(enc)))
+    }
+
+    /// What the engine says of another of its sessions (`None`: no such
+    /// session, or a session alone): whether it is logged on, its sequence
+    /// numbers, its reference.
+    ///
+    /// ```
+    /// use peregrine_session::{Outbox, SessionId};
+    /// fn venue_up(out: &Outbox<'_>, venue: &SessionId) -> bool {
+    ///     out.peer(venue).is_some_and(|p| p.logged_on)
+    /// }
+    /// ```
+    pub fn peer<'t>(&self, to: impl Into<To<'t>>) -> Option<PeerStatus> {
+        self.sink.peer(&to.into())
     }
 }

@@ -10,11 +10,13 @@
 //! allocated once the buffers have grown to the largest callback's messages.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use peregrine_codec::{EncodeBuffer, MessageEncoder};
 use peregrine_store::MessageStore;
 
 use crate::app::{session_owned, Application, Outbox, SendError, Sink};
+use crate::peers::{PeerStatus, Peers, SessionRef, To};
 
 use super::core::Core;
 use super::outgoing::HeaderValue;
@@ -44,6 +46,57 @@ impl Kept {
         self.header.clear();
         self.messages.clear();
     }
+
+    /// Keeps one message's parts.
+    fn keep(&mut self, msg_type: &[u8], header: &[(u32, &[u8])], fields: &[u8]) {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(msg_type);
+        let msg_type = at..self.bytes.len();
+        let first = self.header.len();
+        for &(tag, value) in header {
+            let at = self.bytes.len();
+            self.bytes.extend_from_slice(value);
+            self.header.push((tag, at..self.bytes.len()));
+        }
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(fields);
+        self.messages.push(KeptMessage {
+            msg_type,
+            header: first..self.header.len(),
+            body: at..self.bytes.len(),
+        });
+    }
+
+    /// Message `m`'s type, extra header (into `extra`) and body.
+    fn parts<'k, 'e>(
+        &'k self,
+        m: &KeptMessage,
+        extra: &'e mut [(u32, &'k [u8]); Outbox::MAX_HEADER_FIELDS],
+    ) -> (&'k [u8], &'e [(u32, &'k [u8])], &'k [u8]) {
+        for (slot, (tag, value)) in extra.iter_mut().zip(&self.header[m.header.clone()]) {
+            *slot = (*tag, &self.bytes[value.clone()]);
+        }
+        (
+            &self.bytes[m.msg_type.clone()],
+            &extra[..m.header.len()],
+            &self.bytes[m.body.clone()],
+        )
+    }
+}
+
+/// A message a callback sent on another session of the engine
+/// ([`Outbox::send_to`]), for the engine to hand over
+/// ([`Session::take_forwards`](crate::Session::take_forwards)).
+#[derive(Debug)]
+pub struct Forward<'a> {
+    /// The destination.
+    pub to: SessionRef,
+    /// Its MsgType.
+    pub msg_type: &'a [u8],
+    /// Extra header fields.
+    pub header: &'a [(u32, &'a [u8])],
+    /// The encoded fields after the header.
+    pub body: &'a [u8],
 }
 
 /// The [`Sink`] behind a callback's [`Outbox`]: encodes each body once into a
@@ -52,6 +105,12 @@ impl Kept {
 pub(super) struct CallbackSends {
     scratch: EncodeBuffer,
     kept: Kept,
+    /// Messages for other sessions, until the engine takes them.
+    forwards: Kept,
+    /// Their destinations, one per message of `forwards`.
+    forward_to: Vec<SessionRef>,
+    /// The engine's other sessions (`None`: a session alone).
+    pub(super) peers: Option<Arc<dyn Peers>>,
     /// The MsgSeqNum the next kept message is to carry.
     next_seq: u64,
     /// The most bytes kept at once (`max_outbound_bytes`: what the outbound
@@ -64,6 +123,9 @@ impl CallbackSends {
         CallbackSends {
             scratch: EncodeBuffer::new(),
             kept: Kept::default(),
+            forwards: Kept::default(),
+            forward_to: Vec::new(),
+            peers: None,
             next_seq: 1,
             bound,
         }
@@ -75,15 +137,34 @@ impl CallbackSends {
         self.next_seq = next_seq;
         Outbox::new(self, now)
     }
-}
 
-impl Sink for CallbackSends {
-    fn send_dyn(
-        &mut self,
-        msg_type: &[u8],
-        header: &[(u32, &[u8])],
-        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
-    ) -> Result<u64, SendError> {
+    /// Whether messages for other sessions wait for the engine.
+    pub(super) fn has_forwards(&self) -> bool {
+        !self.forward_to.is_empty()
+    }
+
+    /// Hands each message for another session to `f`, in the order sent, and
+    /// forgets them.
+    pub(super) fn take_forwards(&mut self, f: &mut dyn FnMut(Forward<'_>)) {
+        let forwards = std::mem::take(&mut self.forwards);
+        for (m, &to) in forwards.messages.iter().zip(&self.forward_to) {
+            let mut extra = [(0, &[][..]); Outbox::MAX_HEADER_FIELDS];
+            let (msg_type, header, body) = forwards.parts(m, &mut extra);
+            f(Forward {
+                to,
+                msg_type,
+                header,
+                body,
+            });
+        }
+        let mut forwards = forwards;
+        forwards.clear();
+        self.forwards = forwards;
+        self.forward_to.clear();
+    }
+
+    /// The checks every kept message passes: the extra header fields.
+    fn check_header(header: &[(u32, &[u8])]) -> Result<(), SendError> {
         const MAX: usize = Outbox::MAX_HEADER_FIELDS;
         if header.len() > MAX {
             return Err(SendError::TooManyHeaderFields {
@@ -94,33 +175,59 @@ impl Sink for CallbackSends {
         if let Some(&(tag, _)) = header.iter().find(|&&(t, _)| session_owned(t)) {
             return Err(SendError::SessionHeaderField { tag });
         }
+        Ok(())
+    }
+}
+
+impl Sink for CallbackSends {
+    fn send_dyn(
+        &mut self,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError> {
+        Self::check_header(header)?;
         let mut enc = self.scratch.start(b"", msg_type);
         body(&mut enc);
         let fields = enc.fields();
-        let k = &mut self.kept;
         let size = msg_type.len() + header.iter().map(|(_, v)| v.len()).sum::<usize>();
-        if k.bytes.len() + size + fields.len() > self.bound {
+        if self.kept.bytes.len() + self.forwards.bytes.len() + size + fields.len() > self.bound {
             return Err(SendError::CallbackOutboxFull { bound: self.bound });
         }
-        let at = k.bytes.len();
-        k.bytes.extend_from_slice(msg_type);
-        let msg_type = at..k.bytes.len();
-        let first = k.header.len();
-        for &(tag, value) in header {
-            let at = k.bytes.len();
-            k.bytes.extend_from_slice(value);
-            k.header.push((tag, at..k.bytes.len()));
-        }
-        let at = k.bytes.len();
-        k.bytes.extend_from_slice(fields);
-        k.messages.push(KeptMessage {
-            msg_type,
-            header: first..k.header.len(),
-            body: at..k.bytes.len(),
-        });
+        self.kept.keep(msg_type, header, fields);
         let seq = self.next_seq;
         self.next_seq += 1;
         Ok(seq)
+    }
+
+    fn send_to_dyn(
+        &mut self,
+        to: &To<'_>,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: &mut dyn FnMut(&mut MessageEncoder<'_>),
+    ) -> Result<SessionRef, SendError> {
+        Self::check_header(header)?;
+        let Some(peer) = self.peer(to) else {
+            return Err(SendError::NoSuchSession { to: to.to_string() });
+        };
+        if !peer.logged_on && !peer.queue_while_logged_out {
+            return Err(SendError::NotLoggedOn);
+        }
+        let mut enc = self.scratch.start(b"", msg_type);
+        body(&mut enc);
+        let fields = enc.fields();
+        let size = msg_type.len() + header.iter().map(|(_, v)| v.len()).sum::<usize>();
+        if self.kept.bytes.len() + self.forwards.bytes.len() + size + fields.len() > self.bound {
+            return Err(SendError::CallbackOutboxFull { bound: self.bound });
+        }
+        self.forwards.keep(msg_type, header, fields);
+        self.forward_to.push(peer.reference);
+        Ok(peer.reference)
+    }
+
+    fn peer(&self, to: &To<'_>) -> Option<PeerStatus> {
+        self.peers.as_ref()?.find(to)
     }
 }
 
@@ -135,14 +242,15 @@ impl<S: MessageStore> Core<S> {
         }
         let kept = std::mem::take(&mut self.callback_sends.kept);
         for m in &kept.messages {
+            let mut raw = [(0, &[][..]); Outbox::MAX_HEADER_FIELDS];
+            let (msg_type, header, body) = kept.parts(m, &mut raw);
             let mut extra = [(0, HeaderValue::Uint(0)); Outbox::MAX_HEADER_FIELDS];
-            for (slot, (tag, value)) in extra.iter_mut().zip(&kept.header[m.header.clone()]) {
-                *slot = (*tag, HeaderValue::Bytes(&kept.bytes[value.clone()]));
+            for (slot, &(tag, value)) in extra.iter_mut().zip(header) {
+                *slot = (tag, HeaderValue::Bytes(value));
             }
-            let body = &kept.bytes[m.body.clone()];
             let sent = self.send_app(
-                &kept.bytes[m.msg_type.clone()],
-                &extra[..m.header.len()],
+                msg_type,
+                &extra[..header.len()],
                 &mut |enc| {
                     enc.raw(body);
                 },

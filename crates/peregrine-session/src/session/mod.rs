@@ -37,6 +37,7 @@ mod sequence_reset;
 mod timers;
 mod verify;
 
+pub use callback_sends::Forward;
 pub use events::{
     AppEvent, DisconnectReason, LogoutReason, RejectInfo, RejectKind, SendRefusal, SessionEvent,
     SessionState,
@@ -237,6 +238,73 @@ impl<S: MessageStore> Session<S> {
         app.on_create(&self.core.config.id);
         self.core.flush_events(app);
         self.publish();
+    }
+
+    /// Gives the session the other sessions of its engine (the engine does
+    /// it as it adds the session): a callback's [`Outbox`](crate::Outbox) may
+    /// then look them up and send on them ([`Outbox::send_to`](crate::Outbox::send_to)).
+    /// `None` (a session alone, the default): it knows no others.
+    pub fn set_peers(&mut self, peers: Option<std::sync::Arc<dyn crate::Peers>>) {
+        self.core.callback_sends.peers = peers;
+    }
+
+    /// Whether messages the callbacks sent on other sessions wait for
+    /// [`take_forwards`](Self::take_forwards).
+    pub fn has_forwards(&self) -> bool {
+        self.core.callback_sends.has_forwards()
+    }
+
+    /// Hands each message the callbacks sent on other sessions
+    /// ([`Outbox::send_to`](crate::Outbox::send_to)) to `f`, in the order sent, and
+    /// forgets them. The engine calls it after every call into the session that
+    /// may run a callback, before anything else, and hands each to its
+    /// destination in the same turn.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use peregrine_codec::MessageView;
+    /// use peregrine_session::{
+    ///     AppReject, Application, Outbox, PeerStatus, Peers, Role, Session, SessionConfig,
+    ///     SessionId, SessionRef, To,
+    /// };
+    /// use peregrine_store::MemoryStore;
+    ///
+    /// /// One other session, VENUE, logged on.
+    /// #[derive(Debug)]
+    /// struct OneVenue;
+    /// impl Peers for OneVenue {
+    ///     fn find(&self, to: &To<'_>) -> Option<PeerStatus> {
+    ///         let venue = matches!(to, To::Id(id) if id.target_comp_id == "VENUE");
+    ///         venue.then_some(PeerStatus {
+    ///             reference: SessionRef::new(1, 1),
+    ///             logged_on: true,
+    ///             queue_while_logged_out: true,
+    ///             next_sender_seq: 1,
+    ///             next_target_seq: 1,
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// struct Router;
+    /// impl Application for Router {
+    ///     fn on_logon(&mut self, _id: &SessionId, out: &mut Outbox<'_>) {
+    ///         let venue = SessionId::new("FIX.4.4", "GW", "VENUE");
+    ///         out.send_to(&venue, b"B", |m| { m.str(148, b"client logged on"); }).unwrap();
+    ///     }
+    ///     fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> { Ok(()) }
+    /// }
+    ///
+    /// let id = SessionId::new("FIX.4.4", "GW", "CLIENT");
+    /// let mut session = Session::new(SessionConfig::new(id, Role::Initiator), MemoryStore::new(0), 0);
+    /// session.set_peers(Some(Arc::new(OneVenue)));
+    /// // ... once the session has logged on (on_logon ran):
+    /// # assert!(!session.has_forwards());
+    /// session.take_forwards(&mut |f| {
+    ///     assert_eq!((f.to, f.msg_type), (SessionRef::new(1, 1), &b"B"[..]));
+    /// });
+    /// ```
+    pub fn take_forwards(&mut self, f: &mut dyn FnMut(Forward<'_>)) {
+        self.core.callback_sends.take_forwards(f);
     }
 
     /// The session's identity.
