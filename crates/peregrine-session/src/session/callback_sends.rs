@@ -31,6 +31,9 @@ struct KeptMessage {
     body: Range<usize>,
 }
 
+/// A kept message's MsgType, extra header fields and body.
+type Parts<'k, 'e> = (&'k [u8], &'e [(u32, &'k [u8])], &'k [u8]);
+
 /// The messages of one callback, in the order sent.
 #[derive(Debug, Default)]
 pub(super) struct Kept {
@@ -72,7 +75,7 @@ impl Kept {
         &'k self,
         m: &KeptMessage,
         extra: &'e mut [(u32, &'k [u8]); Outbox::MAX_HEADER_FIELDS],
-    ) -> (&'k [u8], &'e [(u32, &'k [u8])], &'k [u8]) {
+    ) -> Parts<'k, 'e> {
         for (slot, (tag, value)) in extra.iter_mut().zip(&self.header[m.header.clone()]) {
             *slot = (*tag, &self.bytes[value.clone()]);
         }
