@@ -10,13 +10,17 @@
 //! * [`complete_message`] does the substitutions of the reference runner
 //!   (`<TIME±n>`, BodyLength, CheckSum);
 //! * [`FieldPatterns::match_message`] is the strict comparison, reporting a [`Mismatch`];
+//!   [`match_quickfixj`] is QuickFIX/J's, for the scripts QuickFIX/J adds
+//!   ([`MatchRule`] says which a suite uses);
 //! * [`run_script`] / [`run_suite`] run scripts against a running acceptor;
 //! * [`run_with_acceptor`] / [`run_parallel`] launch acceptors from the scripts'
 //!   cfgs and run whole suites, several at a time.
 //!
 //! The scripts are kept in the repository, `acceptance/quickfix` (with QuickFIX's
 //! licence beside them), and found by [`acceptance_dir`]; `PEREGRINE_ACCEPTANCE_DIR`
-//! names another copy.
+//! names another copy. Scripts QuickFIX/J 2.3.1 adds to them are in
+//! `acceptance/quickfixj` ([`IN_REPO_QUICKFIXJ_DIR`], with its licence), compared
+//! by QuickFIX/J's rule.
 //!
 //! ```no_run
 //! use peregrine_acceptance::{run_suite, write_report, FieldPatterns, RunConfig};
@@ -53,12 +57,14 @@ pub use fix::{
     checksum, complete_message, format_utc_timestamp, frame_message, render, substitute_time,
     FrameOutcome, SOH,
 };
-pub use matcher::{FieldPatterns, FieldPatternsError, Mismatch, MismatchKind};
+pub use matcher::{
+    match_quickfixj, FieldPatterns, FieldPatternsError, MatchRule, Mismatch, MismatchKind,
+};
 pub use orchestrate::{
     acceptance_dir, acceptor_command_line, derive_cfg, dictionaries_dir, free_port, repo_root,
     run_parallel, run_with_acceptor, skip_message, suite_specs, AcceptorSpec, Launcher,
     SuiteOutcome, ACCEPTANCE_DIR_ENV, ADMIN_TOKEN, IN_REPO_ACCEPTANCE_DIR,
-    IN_REPO_DICTIONARIES_DIR, SUITES, VERSIONS,
+    IN_REPO_DICTIONARIES_DIR, IN_REPO_QUICKFIXJ_DIR, SUITES, VERSIONS,
 };
 pub use pattern::{Pattern, PatternError, PatternErrorKind};
 pub use playback::{

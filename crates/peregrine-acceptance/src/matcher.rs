@@ -104,6 +104,18 @@ pub enum MismatchKind {
         /// The received `tag=value` that was not expected.
         actual: String,
     },
+    /// A received field whose tag the expected message does not have at all
+    /// ([`MatchRule::QuickFixJ`], which does not compare the order).
+    Unexpected {
+        /// The received `tag=value`.
+        actual: String,
+    },
+    /// An expected field whose tag the received message does not have at all
+    /// ([`MatchRule::QuickFixJ`]).
+    NotReceived {
+        /// The expected `tag=value`.
+        expected: String,
+    },
 }
 
 /// The first difference between an expected and a received message.
@@ -141,6 +153,12 @@ impl fmt::Display for Mismatch {
             }
             MismatchKind::Extra { actual } => {
                 write!(f, "field {i}: expected end of message, got {actual}")?
+            }
+            MismatchKind::Unexpected { actual } => {
+                write!(f, "field {i}: {actual} was not expected")?
+            }
+            MismatchKind::NotReceived { expected } => {
+                write!(f, "field {i} expected: {expected} was not received")?
             }
         }
         write!(f, "; expected {} got {}", self.expected, self.actual)
@@ -320,4 +338,186 @@ impl FieldPatterns {
         }
         Ok(())
     }
+}
+
+/// How an `E` line is compared with the message received: the convention of the
+/// suite the scripts come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MatchRule {
+    /// QuickFIX's reference runner (the 505 QuickFIX scripts):
+    /// [`FieldPatterns::match_message`], with the patterns of `fields.fmt`.
+    #[default]
+    Strict,
+    /// QuickFIX/J's `ExpectMessageStep` as QuickFIX/J's build runs it (the scripts
+    /// QuickFIX/J adds, `acceptance/quickfixj`): see [`match_quickfixj`].
+    QuickFixJ,
+}
+
+impl MatchRule {
+    /// The rule's name on the command line: `strict` or `quickfixj`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchRule::Strict => "strict",
+            MatchRule::QuickFixJ => "quickfixj",
+        }
+    }
+
+    /// The rule named `name` ([`MatchRule::name`]), if any.
+    ///
+    /// ```
+    /// use peregrine_acceptance::MatchRule;
+    /// assert_eq!(MatchRule::from_name("quickfixj"), Some(MatchRule::QuickFixJ));
+    /// assert_eq!(MatchRule::from_name("loose"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<MatchRule> {
+        [MatchRule::Strict, MatchRule::QuickFixJ]
+            .into_iter()
+            .find(|r| r.name() == name)
+    }
+
+    /// The rule of the scripts in `acceptance_dir`: [`MatchRule::Strict`] when they
+    /// come with `definitions/fields.fmt` (QuickFIX's data), else
+    /// [`MatchRule::QuickFixJ`] (QuickFIX/J's definitions have no `fields.fmt`: its
+    /// runner never compares the values of time fields).
+    pub fn of_acceptance_dir(acceptance_dir: &Path) -> MatchRule {
+        if acceptance_dir.join("definitions/fields.fmt").is_file() {
+            MatchRule::Strict
+        } else {
+            MatchRule::QuickFixJ
+        }
+    }
+
+    /// Compares by this rule; `patterns` serve [`MatchRule::Strict`] only.
+    ///
+    /// # Errors
+    ///
+    /// The first [`Mismatch`] the rule finds.
+    pub fn match_message(
+        self,
+        patterns: &FieldPatterns,
+        expected: &[u8],
+        actual: &[u8],
+    ) -> Result<(), Mismatch> {
+        match self {
+            MatchRule::Strict => patterns.match_message(expected, actual),
+            MatchRule::QuickFixJ => match_quickfixj(expected, actual),
+        }
+    }
+}
+
+/// The tags QuickFIX/J's runner never compares: BodyLength and CheckSum, and the
+/// time fields SendingTime(52), TransactTime(60) and OrigSendingTime(122).
+const QFJ_UNCOMPARED: [&[u8]; 5] = [b"9", b"10", b"52", b"60", b"122"];
+
+/// QuickFIX/J 2.3.1's comparison (`ExpectMessageStep.assertMessageEqual`) as its
+/// Maven build runs it (`atest.heartbeat=5`):
+///
+/// * MsgType(35) must be the same;
+/// * every received field other than 9, 10, 52, 60 and 122 must be expected, with
+///   the same value, except Text(58), whose expected value need only begin the
+///   received one;
+/// * every expected field must be received (a time field too, whatever its value);
+/// * neither the order nor the number of fields is compared;
+/// * a Logon (an expected message with HeartBtInt(108)) is checked for its MsgType
+///   and the presence of the expected fields only (the build overrides HeartBtInt).
+///
+/// Fields are read as QuickFIX/J reads them (`tag=value<SOH>`, a value of one
+/// character or more); each received field is compared, where QuickFIX/J compares
+/// the last of a repeated tag.
+///
+/// # Errors
+///
+/// A [`Mismatch`]: [`MismatchKind::Value`] for a MsgType or a value that differs,
+/// [`MismatchKind::Unexpected`] for a received field that was not expected,
+/// [`MismatchKind::NotReceived`] for an expected field that was not received.
+///
+/// ```
+/// use peregrine_acceptance::match_quickfixj;
+/// let m = |s: &str| s.replace('|', "\x01").into_bytes();
+/// let expected = m("8=FIX.4.4|35=5|34=2|49=ISLD|56=TW|58=Received message without MsgSeqNum|");
+/// let actual = m("8=FIX.4.4|9=90|35=5|34=2|49=ISLD|52=20240101-00:00:00.000|56=TW|58=Received message without MsgSeqNum|10=123|");
+/// assert!(match_quickfixj(&expected, &actual).is_ok());
+/// let other = m("8=FIX.4.4|9=60|35=5|34=2|49=ISLD|52=20240101-00:00:00.000|56=TW|10=123|");
+/// assert!(match_quickfixj(&expected, &other).unwrap_err().to_string().contains("58=Received"));
+/// ```
+pub fn match_quickfixj(expected: &[u8], actual: &[u8]) -> Result<(), Mismatch> {
+    let read = |message| -> Vec<(&[u8], &[u8])> {
+        fields(message)
+            .into_iter()
+            .filter(|(t, v)| !t.is_empty() && t.iter().all(u8::is_ascii_digit) && !v.is_empty())
+            .collect()
+    };
+    let exp = read(expected);
+    let act = read(actual);
+    let last = |fields: &[(&[u8], &[u8])], tag: &[u8]| -> Option<(usize, Vec<u8>)> {
+        fields
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, (t, _))| *t == tag)
+            .map(|(i, (_, v))| (i, v.to_vec()))
+    };
+    let mismatch = |index, kind| Mismatch {
+        index,
+        kind,
+        expected: render(expected),
+        actual: render(actual),
+    };
+    let exp_type = last(&exp, b"35");
+    let act_type = last(&act, b"35");
+    if exp_type.as_ref().map(|(_, v)| v) != act_type.as_ref().map(|(_, v)| v) {
+        let text = |f: &Option<(usize, Vec<u8>)>| {
+            f.as_ref()
+                .map(|(_, v)| field_text(b"35", v))
+                .unwrap_or_else(|| "no 35".to_string())
+        };
+        return Err(mismatch(
+            act_type.as_ref().map_or(0, |(i, _)| *i),
+            MismatchKind::Value {
+                expected: text(&exp_type),
+                actual: text(&act_type),
+            },
+        ));
+    }
+    let logon = last(&exp, b"108").is_some();
+    for (i, &(tag, value)) in act.iter().enumerate() {
+        if logon || QFJ_UNCOMPARED.contains(&tag) {
+            continue;
+        }
+        let fits = match last(&exp, tag) {
+            None => {
+                return Err(mismatch(
+                    i,
+                    MismatchKind::Unexpected {
+                        actual: field_text(tag, value),
+                    },
+                ))
+            }
+            Some((_, ev)) if tag == b"58" => value.starts_with(&ev),
+            Some((_, ev)) => value == ev.as_slice(),
+        };
+        if !fits {
+            let ev = last(&exp, tag).map(|(_, v)| v).unwrap_or_default();
+            return Err(mismatch(
+                i,
+                MismatchKind::Value {
+                    expected: field_text(tag, &ev),
+                    actual: field_text(tag, value),
+                },
+            ));
+        }
+    }
+    if let Some((i, &(tag, value))) = exp
+        .iter()
+        .enumerate()
+        .find(|(_, (t, _))| !act.iter().any(|(a, _)| a == t))
+    {
+        return Err(mismatch(
+            i,
+            MismatchKind::NotReceived {
+                expected: field_text(tag, value),
+            },
+        ));
+    }
+    Ok(())
 }

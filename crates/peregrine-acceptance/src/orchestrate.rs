@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::matcher::FieldPatterns;
+use crate::matcher::{FieldPatterns, MatchRule};
 use crate::runner::{list_scripts, run_suite_filtered, RunConfig, ScriptResult};
 
 /// Environment variable naming the acceptance data directory.
@@ -21,12 +21,14 @@ pub const ACCEPTANCE_DIR_ENV: &str = "PEREGRINE_ACCEPTANCE_DIR";
 /// listens on loopback for the length of a suite only.
 pub const ADMIN_TOKEN: &str = "peregrine-acceptance";
 
-/// The suites of the acceptance data, in their usual order.
+/// The suites of the acceptance data, in their usual order: QuickFIX's four, then
+/// those of the scripts QuickFIX/J adds (`acceptance/quickfixj`).
 pub const SUITES: &[&str] = &[
     "server",
     "resendreqchunksize",
     "lastseqnumprocessed",
     "nextexpectedseqnum",
+    "timestamps",
 ];
 
 /// The FIX versions of the acceptance data, in order.
@@ -75,6 +77,8 @@ pub struct Launcher {
     pub dictionaries_dir: PathBuf,
     /// Tags matched by pattern.
     pub patterns: FieldPatterns,
+    /// How `E` lines are compared (see [`RunConfig::rule`]).
+    pub rule: MatchRule,
     /// Only scripts whose file name contains this.
     pub filter: Option<String>,
     /// Longest wait for the acceptor's port to accept connections.
@@ -95,6 +99,7 @@ impl Launcher {
             extra_args: Vec::new(),
             dictionaries_dir,
             patterns,
+            rule: MatchRule::Strict,
             filter: None,
             startup_timeout: Duration::from_secs(30),
             timeout_expect: Duration::from_secs(40),
@@ -119,6 +124,11 @@ pub struct SuiteOutcome {
 /// Where the repository keeps its copy of the acceptance data, relative to its root
 /// (`definitions/`, `cfg/`, the QuickFIX README and `LICENSE.quickfix`).
 pub const IN_REPO_ACCEPTANCE_DIR: &str = "acceptance/quickfix";
+
+/// Where the repository keeps the acceptance scripts QuickFIX/J 2.3.1 adds to
+/// QuickFIX's (with `LICENSE.quickfixj`), relative to its root; they are compared by
+/// [`MatchRule::QuickFixJ`].
+pub const IN_REPO_QUICKFIXJ_DIR: &str = "acceptance/quickfixj";
 
 /// Where the repository keeps the QuickFIX dictionaries, relative to its root.
 pub const IN_REPO_DICTIONARIES_DIR: &str = "crates/peregrine-dict/dictionaries";
@@ -508,6 +518,7 @@ pub fn run_with_acceptor(spec: &AcceptorSpec, launcher: &Launcher) -> SuiteOutco
 
     let mut cfg = RunConfig::new(addr, admin_addr, launcher.patterns.clone());
     cfg.admin_token = Some(ADMIN_TOKEN.to_string());
+    cfg.rule = launcher.rule;
     cfg.timeout_expect = launcher.timeout_expect;
     cfg.timeout_disconnect = launcher.timeout_disconnect;
     let results = match run_suite_filtered(&spec.suite_dir, &cfg, launcher.filter.as_deref()) {

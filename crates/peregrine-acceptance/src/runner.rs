@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::admin::{self, AdminError};
 use crate::fix::{complete_message, frame_message, render, FrameOutcome};
-use crate::matcher::{FieldPatterns, Mismatch};
+use crate::matcher::{FieldPatterns, MatchRule, Mismatch};
 use crate::read::{read_some, ReadSome};
 use crate::script::{Script, Step};
 
@@ -23,8 +23,10 @@ pub struct RunConfig {
     /// The bearer token sent with `iSET_SESSION` (Peregrine's
     /// `AdminHttpToken`); default none.
     pub admin_token: Option<String>,
-    /// Tags matched by pattern (`fields.fmt`).
+    /// Tags matched by pattern (`fields.fmt`), under [`MatchRule::Strict`].
     pub patterns: FieldPatterns,
+    /// How `E` lines are compared; default [`MatchRule::Strict`].
+    pub rule: MatchRule,
     /// Longest wait for one `E` line. It must exceed the heartbeat waits of the
     /// scripts (6_SendTestRequest waits ~34 s in all); default 40 s.
     pub timeout_expect: Duration,
@@ -47,6 +49,7 @@ impl RunConfig {
             admin_addr,
             admin_token: None,
             patterns,
+            rule: MatchRule::Strict,
             timeout_expect: Duration::from_secs(40),
             timeout_disconnect: Duration::from_secs(10),
             timeout_connect: Duration::from_secs(5),
@@ -376,8 +379,8 @@ fn run_step(
                     })
                 }
             };
-            cfg.patterns
-                .match_message(&expected, &actual)
+            cfg.rule
+                .match_message(&cfg.patterns, &expected, &actual)
                 .map_err(StepFailure::Mismatch)?;
         }
         Step::ExpectDisconnect(n) => {

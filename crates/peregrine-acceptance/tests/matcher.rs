@@ -176,3 +176,123 @@ fn expected_line_completed_like_a_sent_one() {
     );
     assert_eq!(patterns().match_message(&expected, &actual), Ok(()));
 }
+
+// QuickFIX/J's rule (the scripts of acceptance/quickfixj).
+
+/// QFJ650's expected Logout, as the script writes it (no SendingTime), against
+/// the Logout an engine sends.
+const QFJ650_LOGOUT: &str =
+    "8=FIX.4.4|9=73|35=5|34=2|49=ISLD|56=TW|58=Received message without MsgSeqNum|10=0|";
+const LOGOUT_SENT: &str = "8=FIX.4.4|9=98|35=5|34=2|49=ISLD|52=20240307-10:11:12.345|56=TW|58=Received message without MsgSeqNum|10=201|";
+
+fn qfj(expected: &str, actual: &str) -> Result<(), Mismatch> {
+    peregrine_acceptance::match_quickfixj(&m(expected), &m(actual))
+}
+
+#[test]
+fn quickfixj_rule_ignores_time_fields_length_checksum_and_order() {
+    assert_eq!(qfj(QFJ650_LOGOUT, LOGOUT_SENT), Ok(()));
+    // The strict rule does not accept what the script wrote.
+    assert!(patterns()
+        .match_message(&m(QFJ650_LOGOUT), &m(LOGOUT_SENT))
+        .is_err());
+    // Another order, other times.
+    assert_eq!(
+        qfj(
+            "8=FIX.4.4|35=D|34=2|49=ISLD|52=<TIME>|56=TW|11=id|60=20170408-00:00:00.123|",
+            "8=FIX.4.4|9=1|35=D|49=ISLD|34=2|56=TW|52=x|11=id|60=20240101-00:00:00|10=000|"
+        ),
+        Ok(())
+    );
+}
+
+#[test]
+fn quickfixj_rule_takes_text_by_prefix_and_the_rest_literally() {
+    let with_more = LOGOUT_SENT.replace("MsgSeqNum|", "MsgSeqNum: 35=1|");
+    assert_eq!(qfj(QFJ650_LOGOUT, &with_more), Ok(()));
+    let other_text = LOGOUT_SENT.replace("Received message", "A message");
+    let err = qfj(QFJ650_LOGOUT, &other_text).unwrap_err();
+    assert_eq!(
+        err.kind,
+        MismatchKind::Value {
+            expected: "58=Received message without MsgSeqNum".into(),
+            actual: "58=A message without MsgSeqNum".into()
+        }
+    );
+    let err = qfj(QFJ650_LOGOUT, &LOGOUT_SENT.replace("34=2", "34=3")).unwrap_err();
+    assert_eq!(
+        err.kind,
+        MismatchKind::Value {
+            expected: "34=2".into(),
+            actual: "34=3".into()
+        }
+    );
+    let err = qfj(QFJ650_LOGOUT, &LOGOUT_SENT.replace("35=5", "35=3")).unwrap_err();
+    assert_eq!(
+        err.kind,
+        MismatchKind::Value {
+            expected: "35=5".into(),
+            actual: "35=3".into()
+        }
+    );
+}
+
+#[test]
+fn quickfixj_rule_wants_every_field_and_no_other() {
+    let extra = LOGOUT_SENT.replace("|56=TW|", "|56=TW|369=1|");
+    let err = qfj(QFJ650_LOGOUT, &extra).unwrap_err();
+    assert_eq!(
+        err.kind,
+        MismatchKind::Unexpected {
+            actual: "369=1".into()
+        }
+    );
+    assert!(err
+        .to_string()
+        .starts_with("field 7: 369=1 was not expected"));
+    let without_text = LOGOUT_SENT.replace("58=Received message without MsgSeqNum|", "");
+    let err = qfj(QFJ650_LOGOUT, &without_text).unwrap_err();
+    assert_eq!(
+        err.kind,
+        MismatchKind::NotReceived {
+            expected: "58=Received message without MsgSeqNum".into()
+        }
+    );
+    // A time field must be there, whatever its value.
+    let err = qfj(
+        "8=FIX.4.4|35=D|34=2|60=20170408-00:00:00.123456789123|",
+        "8=FIX.4.4|35=D|34=2|",
+    )
+    .unwrap_err();
+    assert!(matches!(err.kind, MismatchKind::NotReceived { .. }));
+}
+
+#[test]
+fn quickfixj_rule_checks_a_logon_for_its_type_and_expected_fields_only() {
+    // QFJ650 fix50: the expected Logon has no DefaultApplVerID; the reply has one.
+    let expected = "8=FIXT.1.1|35=A|34=1|49=ISLD|52=<TIME>|56=TW|98=0|108=5|";
+    let reply = "8=FIXT.1.1|9=70|35=A|34=1|49=ISLD|52=20240307-10:11:12.345|56=TW|98=0|108=30|1137=7|10=011|";
+    assert_eq!(qfj(expected, reply), Ok(()));
+    let err = qfj(expected, &reply.replace("98=0|", "")).unwrap_err();
+    assert!(matches!(err.kind, MismatchKind::NotReceived { .. }));
+    assert!(qfj(expected, &reply.replace("35=A", "35=5")).is_err());
+}
+
+#[test]
+fn match_rule_follows_the_acceptance_directory() {
+    use peregrine_acceptance::{
+        repo_root, MatchRule, IN_REPO_ACCEPTANCE_DIR, IN_REPO_QUICKFIXJ_DIR,
+    };
+    let root = repo_root();
+    assert_eq!(
+        MatchRule::of_acceptance_dir(&root.join(IN_REPO_ACCEPTANCE_DIR)),
+        MatchRule::Strict
+    );
+    assert_eq!(
+        MatchRule::of_acceptance_dir(&root.join(IN_REPO_QUICKFIXJ_DIR)),
+        MatchRule::QuickFixJ
+    );
+    for rule in [MatchRule::Strict, MatchRule::QuickFixJ] {
+        assert_eq!(MatchRule::from_name(rule.name()), Some(rule));
+    }
+}

@@ -295,3 +295,46 @@ fn the_repository_carries_the_scripts_and_their_licence() {
     }
     assert!(dicts.join("LICENSE.quickfix").is_file());
 }
+
+#[test]
+fn the_repository_carries_quickfixjs_scripts_and_their_licence() {
+    use peregrine_acceptance::{repo_root, IN_REPO_QUICKFIXJ_DIR, SUITES, VERSIONS};
+    let dir = repo_root().join(IN_REPO_QUICKFIXJ_DIR);
+    assert!(dir.join("LICENSE.quickfixj").is_file());
+    let licence = std::fs::read_to_string(dir.join("LICENSE.quickfixj")).unwrap();
+    assert!(licence.starts_with("The QuickFIX Software License, Version 1.0"));
+    // Compared by QuickFIX/J's rule: no fields.fmt.
+    assert!(!dir.join("definitions/fields.fmt").exists());
+    let all = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let specs = suite_specs(&dir, &all(SUITES), &all(VERSIONS));
+    let scripts: Vec<String> = specs
+        .iter()
+        .flat_map(|s| {
+            list_scripts(&s.suite_dir, None)
+                .unwrap()
+                .into_iter()
+                .map(|p| format!("{}/{}", s.label(), p.file_name().unwrap().to_string_lossy()))
+        })
+        .collect();
+    for v in ["fix40", "fix41", "fix42", "fix43", "fix44", "fix50"] {
+        let name = format!("server/{v}/QFJ650_MissingMsgSeqNum.def");
+        assert!(scripts.contains(&name), "{name} in {scripts:?}");
+    }
+    // Every cfg names dictionaries the repository has.
+    let dicts = dictionaries_dir(&dir);
+    for spec in &specs {
+        let cfg = std::fs::read_to_string(&spec.cfg_path).unwrap();
+        for line in cfg.lines() {
+            if let Some((key, value)) = line.split_once('=') {
+                if key.ends_with("DataDictionary") {
+                    let file = Path::new(value.trim()).file_name().unwrap();
+                    assert!(
+                        dicts.join(file).is_file(),
+                        "{}: {line}",
+                        spec.cfg_path.display()
+                    );
+                }
+            }
+        }
+    }
+}

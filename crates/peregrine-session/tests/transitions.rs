@@ -734,6 +734,83 @@ fn wrong_begin_string_logs_out() {
     assert_eq!(h.session.state(), SessionState::LogoutSent);
 }
 
+/// The dictionaries of `begin`'s version (FIXT.1.1: FIXT11 with FIX50SP2).
+fn dictionaries_of(begin: &str) -> std::sync::Arc<peregrine_dict::Dictionaries> {
+    use peregrine_dict::{Dictionaries, Dictionary};
+    let load = |name: &str| {
+        let path = format!(
+            "{}/../peregrine-dict/dictionaries/{name}.xml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        Dictionary::from_file(&path).unwrap()
+    };
+    std::sync::Arc::new(match begin {
+        "FIXT.1.1" => Dictionaries::fixt(load("FIXT11"), load("FIX50SP2")),
+        _ => Dictionaries::single(load(&begin.replace('.', ""))),
+    })
+}
+
+/// A message without MsgSeqNum(34) cannot be put in sequence: the FIX session rules
+/// (and QuickFIX/J, QFJ-650) answer with a Logout naming the missing field and drop
+/// the connection; the expected inbound number stays where it was, and the
+/// application sees nothing of the message. In every version, with and without a
+/// dictionary, for an admin and an application message.
+#[test]
+fn message_without_msg_seq_num_logs_out_and_disconnects_in_every_version() {
+    for begin in [
+        "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4", "FIXT.1.1",
+    ] {
+        for dictionary in [false, true] {
+            for message in ["35=1|112=TEST", "35=D|11=id|21=3|40=1|54=1|55=MSFT"] {
+                let what = format!("{begin}, dictionary {dictionary}, {message}");
+                let mut h = Harness::with(begin, |c| {
+                    if begin == "FIXT.1.1" {
+                        c.default_appl_ver_id = Some("FIX.5.0SP2".into());
+                    }
+                    if dictionary {
+                        c.dictionaries = Some(dictionaries_of(begin));
+                    }
+                });
+                let appl_ver_id = if begin == "FIXT.1.1" { "|1137=9" } else { "" };
+                h.send(&format!("35=A|34=1|98=0|108=30{appl_ver_id}"));
+                assert!(h.session.is_logged_on(), "{what}");
+                h.out();
+                h.events();
+                assert_eq!(
+                    h.answer(message),
+                    ["35=5|34=2|49=ISLD|56=TW|58=Received message without MsgSeqNum"],
+                    "{what}"
+                );
+                assert_eq!(
+                    h.disconnected(),
+                    Some(DisconnectReason::MissingMsgSeqNum),
+                    "{what}"
+                );
+                assert_eq!(
+                    h.seqs(),
+                    (3, 2),
+                    "{what}: the expected inbound number is kept"
+                );
+                assert_eq!(h.session.state(), SessionState::Closing, "{what}");
+                // Nothing more is read from that connection.
+                h.send("35=1|34=2|112=AFTER");
+                assert!(h.out().is_empty(), "{what}");
+                h.session.on_disconnected(h.now, &mut h.app);
+                assert_eq!(h.app.logouts, 1, "{what}");
+            }
+        }
+    }
+}
+
+/// Before the Logons are exchanged a message without MsgSeqNum(34) is an invalid
+/// Logon like any other: the connection is dropped without a word.
+#[test]
+fn logon_without_msg_seq_num_is_an_invalid_logon() {
+    let mut h = Harness::acceptor("FIX.4.4");
+    h.send_invalid_logon("35=A|98=0|108=30");
+    assert_eq!(h.seqs(), (1, 1));
+}
+
 // ---------------------------------------------------------------------------------------
 // Resend requests from the peer
 

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use peregrine_acceptance::{
     acceptance_dir, dictionaries_dir, repo_root, run_parallel, run_suite_filtered, skip_message,
-    suite_specs, summary_line, write_report, FieldPatterns, Launcher, RunConfig, ScriptResult,
-    SUITES, VERSIONS,
+    suite_specs, summary_line, write_report, FieldPatterns, Launcher, MatchRule, RunConfig,
+    ScriptResult, SUITES, VERSIONS,
 };
 
 const DEFAULT_COMMAND: &str = "target/release/peregrine acceptor --config {cfg} --app echo";
@@ -26,13 +26,18 @@ options:
   --acceptor-cmd \"WORDS\"    acceptor command, split at whitespace; `{cfg}` is replaced
                             by the derived cfg file, else its path is appended
                             (default: \"target/release/peregrine acceptor --config {cfg} --app echo\")
-  --suites a,b              server,resendreqchunksize,lastseqnumprocessed,nextexpectedseqnum (default: all)
+  --suites a,b              server,resendreqchunksize,lastseqnumprocessed,nextexpectedseqnum,
+                            timestamps (default: all that the acceptance directory has)
   --versions v,w            fix40,fix41,fix42,fix43,fix44,fix50,fix50sp1,fix50sp2 (default: all)
   --jobs N                  acceptors run at once (default: 4)
   --filter TEXT             only scripts whose file name contains TEXT
   --store memory|file       passed to the acceptor as `--store X`
   --acceptance-dir DIR      the acceptance scripts' directory (default: $PEREGRINE_ACCEPTANCE_DIR,
-                            else the repository's copy, acceptance/quickfix)
+                            else the repository's copy, acceptance/quickfix; the scripts
+                            QuickFIX/J adds are in acceptance/quickfixj)
+  --rule strict|quickfixj   how E lines are compared: QuickFIX's strict rule with
+                            definitions/fields.fmt, or QuickFIX/J's (default: strict when
+                            the directory has definitions/fields.fmt, else quickfixj)
   --expect-timeout SECS     longest wait for one E line (default: 40)
   --disconnect-timeout SECS longest wait for eDISCONNECT (default: 10)
   --startup-timeout SECS    longest wait for an acceptor to accept (default: 30)
@@ -53,6 +58,7 @@ struct Options {
     filter: Option<String>,
     store: Option<String>,
     acceptance_dir: Option<PathBuf>,
+    rule: Option<MatchRule>,
     timeout_expect: Duration,
     timeout_disconnect: Duration,
     startup_timeout: Duration,
@@ -100,6 +106,7 @@ fn parse_args(args: Vec<String>) -> Result<Option<Options>, String> {
         filter: None,
         store: None,
         acceptance_dir: None,
+        rule: None,
         timeout_expect: Duration::from_secs(40),
         timeout_disconnect: Duration::from_secs(10),
         startup_timeout: Duration::from_secs(30),
@@ -142,6 +149,13 @@ fn parse_args(args: Vec<String>) -> Result<Option<Options>, String> {
                 o.store = Some(store);
             }
             "--acceptance-dir" => o.acceptance_dir = Some(PathBuf::from(value()?)),
+            "--rule" => {
+                let rule = value()?;
+                o.rule =
+                    Some(MatchRule::from_name(&rule).ok_or_else(|| {
+                        format!("--rule must be strict or quickfixj, not {rule:?}")
+                    })?);
+            }
             "--expect-timeout" => o.timeout_expect = seconds(&value()?)?,
             "--disconnect-timeout" => o.timeout_disconnect = seconds(&value()?)?,
             "--startup-timeout" => o.startup_timeout = seconds(&value()?)?,
@@ -210,16 +224,22 @@ fn main() -> ExitCode {
             }
         },
     };
-    let patterns = match FieldPatterns::load(dir.join("definitions/fields.fmt")) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("peregrine-acceptance: {e}");
-            return ExitCode::from(2);
-        }
+    let rule = options
+        .rule
+        .unwrap_or_else(|| MatchRule::of_acceptance_dir(&dir));
+    let patterns = match rule {
+        MatchRule::Strict => match FieldPatterns::load(dir.join("definitions/fields.fmt")) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("peregrine-acceptance: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        MatchRule::QuickFixJ => FieldPatterns::default(),
     };
 
     if let Some(addr) = options.addr {
-        return run_against_running(&options, addr, &dir, patterns);
+        return run_against_running(&options, addr, &dir, patterns, rule);
     }
 
     let specs = suite_specs(&dir, &options.suites, &options.versions);
@@ -239,6 +259,7 @@ fn main() -> ExitCode {
     if let Some(store) = &options.store {
         launcher.extra_args = vec!["--store".into(), store.clone()];
     }
+    launcher.rule = rule;
     launcher.filter = options.filter.clone();
     launcher.timeout_expect = options.timeout_expect;
     launcher.timeout_disconnect = options.timeout_disconnect;
@@ -269,6 +290,7 @@ fn run_against_running(
     addr: SocketAddr,
     acceptance: &std::path::Path,
     patterns: FieldPatterns,
+    rule: MatchRule,
 ) -> ExitCode {
     let script_dir = match &options.dir {
         Some(d) => d.clone(),
@@ -285,6 +307,7 @@ fn run_against_running(
         .admin_addr
         .unwrap_or_else(|| SocketAddr::new(addr.ip(), addr.port().wrapping_add(1)));
     let mut cfg = RunConfig::new(addr, admin, patterns);
+    cfg.rule = rule;
     cfg.admin_token = options.admin_token.clone();
     cfg.timeout_expect = options.timeout_expect;
     cfg.timeout_disconnect = options.timeout_disconnect;

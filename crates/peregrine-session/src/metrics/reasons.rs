@@ -27,7 +27,7 @@ pub(super) fn reject_slot(reason: Option<u32>) -> usize {
 /// The labels of disconnects by reason: one per [`DisconnectReason`] (every
 /// `Transport` error is `transport`), and `unknown` when neither the session
 /// nor its driver said why.
-pub const DISCONNECT_REASONS: [&str; 21] = [
+pub const DISCONNECT_REASONS: [&str; 22] = [
     "logout",
     "logout_timeout",
     "logon_timeout",
@@ -48,6 +48,7 @@ pub const DISCONNECT_REASONS: [&str; 21] = [
     "slow_consumer",
     "closed",
     "tls",
+    "missing_msg_seq_num",
     "unknown",
 ];
 
@@ -77,6 +78,7 @@ pub(super) fn disconnect_slot(reason: Option<DisconnectReason>) -> usize {
         SlowConsumer => 17,
         Closed => 18,
         Tls => 19,
+        MissingMsgSeqNum => 20,
     }
 }
 

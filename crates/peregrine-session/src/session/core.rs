@@ -23,6 +23,9 @@ use super::reject::*;
 use super::resend::ResendAnswer;
 use super::verify::{parse_seq, SeqCheck};
 
+/// Text(58) of the Logout that answers a message without MsgSeqNum(34): QuickFIX/J's.
+pub(super) const MISSING_MSG_SEQ_NUM_TEXT: &str = "Received message without MsgSeqNum";
+
 /// Where the session is, with what each state needs (the public
 /// [`SessionState`] is its name).
 #[derive(Debug)]
@@ -292,6 +295,22 @@ impl<S: MessageStore> Core<S> {
             && !matches!(self.state, State::LogonSent { .. })
         {
             self.disconnect(DisconnectReason::InvalidLogon);
+            return;
+        }
+        if !msg.contains(tag::MSG_SEQ_NUM) {
+            // A message that cannot be put in sequence (QuickFIX/J's QFJ-650, the FIX
+            // session rules): a Logout saying so, and the end of the connection; the
+            // expected inbound number is not taken. Before the Logons it is an
+            // invalid Logon like any other, dropped without a word.
+            if logged_on {
+                self.logout_and_disconnect(
+                    format_args!("{MISSING_MSG_SEQ_NUM_TEXT}"),
+                    DisconnectReason::MissingMsgSeqNum,
+                    app,
+                );
+            } else {
+                self.disconnect(DisconnectReason::InvalidLogon);
+            }
             return;
         }
         if msg.begin_string() != self.begin_bytes() {

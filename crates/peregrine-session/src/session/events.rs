@@ -51,6 +51,9 @@ pub enum DisconnectReason {
     SeqNumTooLow,
     /// The application refused the Logon (a Logout was sent).
     LogonRejected,
+    /// A message arrived without MsgSeqNum(34) (a Logout saying so was sent; the
+    /// expected inbound number is unchanged).
+    MissingMsgSeqNum,
     /// NextExpectedMsgSeqNum(789) higher than our next MsgSeqNum (a Logout was sent).
     NextExpectedTooHigh,
     /// Outside the session schedule, or a Logon on a connection made before
@@ -102,6 +105,7 @@ impl std::fmt::Display for DisconnectReason {
             DisconnectReason::InvalidState => "a message the session's state does not allow",
             DisconnectReason::SeqNumTooLow => "MsgSeqNum too low",
             DisconnectReason::LogonRejected => "the application refused the Logon",
+            DisconnectReason::MissingMsgSeqNum => "a message without MsgSeqNum",
             DisconnectReason::NextExpectedTooHigh => {
                 "NextExpectedMsgSeqNum higher than our next MsgSeqNum"
             }
