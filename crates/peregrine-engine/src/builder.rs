@@ -82,6 +82,32 @@ pub struct SessionContext<'a> {
     pub settings: &'a SessionSettings,
     /// The dictionaries it validates with (`None` with `UseDataDictionary=N`).
     pub dictionaries: Option<Arc<Dictionaries>>,
+    /// How a [`Sender`] names the session: the reference the engine gives it,
+    /// known before it exists, for configured sessions and those made while
+    /// the engine runs alike (from an acceptor template, or
+    /// [`Command::AddSession`]), which
+    /// [`RunningEngine::session_ref`] does not know. An application keeps it
+    /// (or hands it to whoever routes) to address its session later.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use peregrine_engine::{EngineBuilder, SessionRef};
+    /// use peregrine_session::EchoApp;
+    ///
+    /// let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+    ///            UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT\n";
+    /// let made: Arc<Mutex<Vec<(String, SessionRef)>>> = Arc::default();
+    /// let seen = made.clone();
+    /// let venue = EngineBuilder::parse(cfg, "venue.cfg")?.start(move |cx| {
+    ///     seen.lock().unwrap().push((cx.id.to_string(), cx.session_ref));
+    ///     EchoApp::new(None)
+    /// })?;
+    /// let (name, reference) = made.lock().unwrap()[0].clone();
+    /// assert_eq!(venue.session_ref("FIX.4.4:VENUE->CLIENT"), Some(reference), "{name}");
+    /// venue.stop()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub session_ref: SessionRef,
 }
 
 /// Why an engine could not be built or started.
@@ -312,7 +338,7 @@ impl EngineBuilder {
     {
         let (mut engine, mut make) = self.assemble(app, false)?;
         // Sessions added while it runs (templates, commands) are made the same way.
-        engine.set_session_factory(Box::new(move |s| make.session(s)));
+        engine.set_session_factory(Box::new(move |s, reference| make.session(s, reference)));
         Ok(engine)
     }
 
@@ -402,9 +428,10 @@ impl EngineBuilder {
                 engine.add_template(s).map_err(io_error(s.session_name()))?;
                 continue;
             }
-            let driver = make.session(s)?;
+            let reference = engine.reserve_session_ref();
+            let driver = make.session(s, reference)?;
             engine
-                .add_session(s, driver)
+                .add_reserved(s, driver, reference)
                 .map_err(io_error(s.session_name()))?;
         }
         Ok((engine, make))
@@ -445,7 +472,12 @@ struct SessionMaker<F> {
 }
 
 impl<F> SessionMaker<F> {
-    fn session<A>(&mut self, s: &SessionSettings) -> Result<FixSession<BoxedStore, A>, ConfigError>
+    /// The session of settings `s`, which the engine will name `reference`.
+    fn session<A>(
+        &mut self,
+        s: &SessionSettings,
+        reference: SessionRef,
+    ) -> Result<FixSession<BoxedStore, A>, ConfigError>
     where
         A: Application,
         F: FnMut(&SessionContext<'_>) -> A,
@@ -456,6 +488,7 @@ impl<F> SessionMaker<F> {
             id: &id,
             settings: s,
             dictionaries: dicts.clone(),
+            session_ref: reference,
         });
         let kind = store_kind(s, self.store);
         let now = now_nanos();
@@ -621,9 +654,10 @@ impl<A: Application + Send + 'static> RunningEngine<A> {
     }
 
     /// A snapshot of every session (`None` if the engine did not answer
-    /// within `timeout`).
+    /// within `timeout`, or at once when called on the engine's thread: see
+    /// [`EngineHandle::call`]).
     pub fn sessions(&self, timeout: Duration) -> Option<Vec<SessionInfo>> {
-        match self.handle.call(Command::ListSessions, timeout)? {
+        match self.handle.call(Command::ListSessions, timeout).ok()? {
             Ok(Outcome::Sessions(s)) => Some(s),
             _ => None,
         }

@@ -18,14 +18,16 @@
 //!     next_target: None,
 //! };
 //! match handle.call(set, Duration::from_secs(5)) {
-//!     Some(Ok(Outcome::SeqNums { next_sender_seq, .. })) => assert_eq!(next_sender_seq, 2000),
-//!     Some(Err(CommandError::NoSuchSession { name })) => eprintln!("no session {name}"),
-//!     Some(other) => eprintln!("{other:?}"),
-//!     None => eprintln!("the engine is not running"),
+//!     Ok(Ok(Outcome::SeqNums { next_sender_seq, .. })) => assert_eq!(next_sender_seq, 2000),
+//!     Ok(Err(CommandError::NoSuchSession { name })) => eprintln!("no session {name}"),
+//!     Ok(other) => eprintln!("{other:?}"),
+//!     Err(e) => eprintln!("no answer: {e}"), // see CallError
 //! }
 //! ```
 
+use std::cell::Cell;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -299,6 +301,75 @@ impl ReplyTo {
 /// A command and where its answer goes.
 pub(crate) type Request = (Command, ReplyTo);
 
+/// Why [`EngineHandle::call`] has no [`Reply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallError {
+    /// The caller is the engine's own reactor thread, inside one of its turns
+    /// (an application callback such as `on_logon`, a session factory,
+    /// [`Engine::with_session`](crate::Engine::with_session)'s closure): the
+    /// reactor cannot answer while it waits for itself, so the command was not
+    /// sent and the call returned at once (waiting would have frozen every
+    /// session of the engine for the whole timeout).
+    OnEngineThread,
+    /// The engine is gone: dropped, or it dropped the command without
+    /// answering (it stopped with the command still waiting).
+    EngineGone,
+    /// No answer within the timeout: the engine is not being turned (stopped,
+    /// not started yet, or its turning thread is busy elsewhere), or it is
+    /// behind. The command may still be carried out later.
+    TimedOut,
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CallError::OnEngineThread => {
+                "EngineHandle::call on the engine's own thread (the reactor cannot answer itself)"
+            }
+            CallError::EngineGone => "the engine is gone",
+            CallError::TimedOut => "the engine did not answer in time",
+        })
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// Where engine ids come from (0 is no engine).
+static NEXT_ENGINE_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The id of the engine whose turn runs on this thread (0: none).
+    static TURNING: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A new engine's id, unique in the process.
+pub(crate) fn next_engine_id() -> u64 {
+    NEXT_ENGINE_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Marks this thread as turning engine `id` until dropped (then it marks what
+/// it marked before: an engine turned from inside another's callback). A
+/// thread-local read and two writes: no system call, no allocation.
+pub(crate) struct Turning {
+    previous: u64,
+}
+
+impl Turning {
+    #[inline]
+    pub(crate) fn enter(id: u64) -> Turning {
+        Turning {
+            previous: TURNING.with(|t| t.replace(id)),
+        }
+    }
+}
+
+impl Drop for Turning {
+    #[inline]
+    fn drop(&mut self) {
+        TURNING.with(|t| t.set(self.previous));
+    }
+}
+
 /// A cloneable, thread-safe handle to a running engine: sends it commands and
 /// wakes its reactor.
 #[derive(Clone)]
@@ -306,6 +377,8 @@ pub struct EngineHandle {
     pub(crate) tx: mpsc::Sender<Request>,
     pub(crate) waker: Arc<mio::Waker>,
     pub(crate) metrics: crate::metrics::Metrics,
+    /// The engine's id (see [`Turning`]).
+    pub(crate) engine: u64,
 }
 
 impl fmt::Debug for EngineHandle {
@@ -321,13 +394,87 @@ impl EngineHandle {
         &self.metrics
     }
 
-    /// Sends `command` and waits up to `timeout` for the reactor's answer
-    /// (`None` if the engine is gone or did not answer in time).
-    pub fn call(&self, command: Command, timeout: Duration) -> Option<Reply> {
+    /// Sends `command` and waits up to `timeout` for the reactor's answer.
+    ///
+    /// Called on the engine's own reactor thread while the engine turns (from
+    /// an application callback such as `on_logon` or `from_app`, a session
+    /// factory, or [`Engine::with_session`](crate::Engine::with_session)'s
+    /// closure), it returns [`CallError::OnEngineThread`] at once and sends
+    /// nothing: the reactor carries commands out between turns, so it could
+    /// only answer after the call gave up, and every session of the engine
+    /// would stand still meanwhile. A callback reads what it needs from its
+    /// own state or its [`Outbox`](crate::session::Outbox) instead, or hands
+    /// the command to another thread.
+    ///
+    /// A thread that turns the engine itself ([`Engine::turn`](crate::Engine::turn)
+    /// or [`Engine::poll`](crate::Engine::poll) in its own loop) and calls
+    /// this *between* turns is not told apart: nobody turns the engine while
+    /// it waits, so it gets [`CallError::TimedOut`].
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use peregrine_codec::MessageView;
+    /// use peregrine_engine::command::CallError;
+    /// use peregrine_engine::{Command, EngineBuilder, EngineHandle, Outcome};
+    /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
+    ///
+    /// /// Looks at the engine's sessions when a counterparty logs on.
+    /// struct Curious(Option<EngineHandle>);
+    ///
+    /// impl Application for Curious {
+    ///     fn on_logon(&mut self, _: &SessionId, _: &mut Outbox<'_>) {
+    ///         let Some(handle) = &self.0 else { return };
+    ///         match handle.call(Command::ListSessions, Duration::from_secs(2)) {
+    ///             // A callback runs on the reactor's thread: this, at once.
+    ///             Err(CallError::OnEngineThread) => {}
+    ///             other => unreachable!("{other:?}"),
+    ///         }
+    ///     }
+    ///     fn from_app(&mut self, _: &MessageView<'_>, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=VENUE\n\
+    ///            TargetCompID=CLIENT\nUseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+    /// let mut engine = EngineBuilder::parse(cfg, "venue.cfg")?.build(|_| Curious(None))?;
+    /// let handle = engine.handle();
+    /// // The same holds for anything the engine runs on its thread:
+    /// let started = Instant::now();
+    /// let inside = engine.with_session("FIX.4.4:VENUE->CLIENT", |_, _| {
+    ///     handle.call(Command::ListSessions, Duration::from_secs(2))
+    /// });
+    /// assert_eq!(inside.unwrap().err(), Some(CallError::OnEngineThread));
+    /// assert!(started.elapsed() < Duration::from_secs(1));
+    ///
+    /// // From another thread, while the engine runs on its own, it is answered.
+    /// let venue = peregrine_engine::RunningEngine::start(engine, None)?;
+    /// let reply = venue.handle().call(Command::ListSessions, Duration::from_secs(5));
+    /// assert!(matches!(reply, Ok(Ok(Outcome::Sessions(s))) if s.len() == 1));
+    /// venue.stop()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CallError::OnEngineThread`] at once on the engine's reactor thread,
+    /// [`CallError::EngineGone`] when the engine is gone or dropped the
+    /// command, [`CallError::TimedOut`] when `timeout` passed first. The
+    /// reactor's own refusal (no such session, …) is the `Err` of the
+    /// [`Reply`].
+    pub fn call(&self, command: Command, timeout: Duration) -> Result<Reply, CallError> {
+        if TURNING.with(Cell::get) == self.engine {
+            return Err(CallError::OnEngineThread);
+        }
         let (tx, rx) = mpsc::channel();
-        self.tx.send((command, ReplyTo::Blocking(tx))).ok()?;
+        self.tx
+            .send((command, ReplyTo::Blocking(tx)))
+            .map_err(|_| CallError::EngineGone)?;
         let _ = self.waker.wake();
-        rx.recv_timeout(timeout).ok()
+        rx.recv_timeout(timeout).map_err(|e| match e {
+            mpsc::RecvTimeoutError::Timeout => CallError::TimedOut,
+            mpsc::RecvTimeoutError::Disconnected => CallError::EngineGone,
+        })
     }
 
     /// Sends `command` and awaits the reactor's answer (`None` if the engine

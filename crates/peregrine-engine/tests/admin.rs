@@ -193,7 +193,7 @@ fn seqnum_and_sessions() {
         Duration::from_secs(5),
     );
     assert!(
-        matches!(&reply, Some(Err(CommandError::NoSuchSession { name })) if name == "FIX.4.4:NOPE->TW"),
+        matches!(&reply, Ok(Err(CommandError::NoSuchSession { name })) if name == "FIX.4.4:NOPE->TW"),
         "{reply:?}"
     );
     handle.stop();

@@ -102,7 +102,7 @@ fn sessions_are_added_and_removed_while_the_engine_runs() {
         },
         WAIT,
     );
-    let Some(Ok(Outcome::SessionAdded { session, reference })) = added else {
+    let Ok(Ok(Outcome::SessionAdded { session, reference })) = added else {
         panic!("{added:?}")
     };
     assert_eq!(session, "FIX.4.4:VENUE->B");
@@ -114,7 +114,7 @@ fn sessions_are_added_and_removed_while_the_engine_runs() {
         WAIT,
     );
     assert!(
-        matches!(again, Some(Err(CommandError::SessionExists { .. }))),
+        matches!(again, Ok(Err(CommandError::SessionExists { .. }))),
         "{again:?}"
     );
     let (mut b, answer) = logon(addr, "B");
@@ -129,7 +129,7 @@ fn sessions_are_added_and_removed_while_the_engine_runs() {
     assert!(
         matches!(
             removed,
-            Some(Ok(Outcome::SessionRemoved {
+            Ok(Ok(Outcome::SessionRemoved {
                 logging_out: true,
                 ..
             }))
@@ -235,7 +235,7 @@ fn a_session_added_on_a_running_port_with_another_address_is_refused() {
     let answer = venue
         .handle()
         .call(Command::AddSession(Box::new(settings)), WAIT);
-    let Some(Err(CommandError::CannotAdd { name, why })) = answer else {
+    let Ok(Err(CommandError::CannotAdd { name, why })) = answer else {
         panic!("{answer:?}")
     };
     assert_eq!(name, "FIX.4.4:VENUE->B");
@@ -336,7 +336,7 @@ fn a_local_engine_refuses_templates_and_makes_no_session_while_it_runs() {
     }
     let answer = asker.join().unwrap();
     assert!(
-        matches!(answer, Some(Err(CommandError::CannotAdd { .. }))),
+        matches!(answer, Ok(Err(CommandError::CannotAdd { .. }))),
         "{answer:?}"
     );
     assert_eq!(engine.sessions().len(), 1);

@@ -540,7 +540,7 @@ fn a_store_that_lost_data_is_refused_or_reported() {
     let handle = e.handle();
     let reactor = std::thread::spawn(move || e.run());
     let reply = handle.call(Command::ListSessions, Duration::from_secs(5));
-    let Some(Ok(Outcome::Sessions(sessions))) = reply else {
+    let Ok(Ok(Outcome::Sessions(sessions))) = reply else {
         panic!("{reply:?}")
     };
     assert_eq!(sessions[0].store_lost_messages, 1);

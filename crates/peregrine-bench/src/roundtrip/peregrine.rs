@@ -763,7 +763,12 @@ pub(crate) fn acceptor_main(args: &PeerArgs) -> Result<()> {
                 next_sender: Some(1_000_000),
                 next_target: None,
             };
-            let _ = venue.handle().call(jump, Duration::from_secs(5));
+            // Without the gap the run would not test what it says: fail loudly.
+            venue
+                .handle()
+                .call(jump, Duration::from_secs(5))
+                .map_err(Error::engine("cannot make the sequence gap"))?
+                .map_err(Error::engine("cannot make the sequence gap"))?;
         }
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -75,9 +75,28 @@ impl<D> Default for Sessions<D> {
 }
 
 impl<D> Sessions<D> {
-    pub(super) fn push(&mut self, mut session: HostedSession<D>) -> SessionKey {
+    /// The [`SessionRef`] the next [`push`](Self::push) gives its session, so
+    /// that the session's application can be told it before the session
+    /// exists. Each call takes a new generation: a reference handed out for a
+    /// session that then failed to be added never names a later one.
+    pub(super) fn reserve(&mut self) -> SessionRef {
         self.generation = self.generation.wrapping_add(1);
-        session.generation = self.generation;
+        SessionRef {
+            index: self.slab.vacant_key() as u32,
+            generation: self.generation,
+        }
+    }
+
+    /// Adds `session` as `reference`, the last [`reserve`](Self::reserve)'s
+    /// answer (no session was pushed since).
+    pub(super) fn push(
+        &mut self,
+        mut session: HostedSession<D>,
+        reference: SessionRef,
+    ) -> SessionKey {
+        debug_assert_eq!(reference.index as usize, self.slab.vacant_key());
+        debug_assert_eq!(reference.generation, self.generation);
+        session.generation = reference.generation;
         SessionKey(self.slab.insert(session))
     }
 

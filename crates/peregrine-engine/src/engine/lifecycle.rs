@@ -11,6 +11,7 @@ use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::{RateLimit, SessionLog};
 use crate::metrics::SessionMetrics;
+use crate::sender::SessionRef;
 
 use super::ids::{ListenerKey, SessionKey};
 use super::listener::{listen, Listener};
@@ -33,7 +34,28 @@ impl<D: SessionDriver> Engine<D> {
         if settings.acceptor_template {
             return self.add_template(settings);
         }
-        self.add(settings, driver).map(|_| ())
+        let reference = self.sessions.reserve();
+        self.add(settings, driver, reference).map(|_| ())
+    }
+
+    /// The [`SessionRef`] the next session added will have (for the builder,
+    /// which tells an application its session's reference as it makes it);
+    /// [`add_reserved`](Self::add_reserved) adds that session.
+    pub(crate) fn reserve_session_ref(&mut self) -> SessionRef {
+        self.sessions.reserve()
+    }
+
+    /// [`add_session`](Self::add_session) for a session whose reference was
+    /// [reserved](Self::reserve_session_ref) just before (no session was
+    /// added since), not a template.
+    pub(crate) fn add_reserved(
+        &mut self,
+        settings: &SessionSettings,
+        driver: D,
+        reference: SessionRef,
+    ) -> io::Result<()> {
+        debug_assert!(!settings.acceptor_template);
+        self.add(settings, driver, reference).map(|_| ())
     }
 
     /// Keeps an acceptor template (`AcceptorTemplate=Y`): a Logon that fits
@@ -52,12 +74,20 @@ impl<D: SessionDriver> Engine<D> {
 
     /// Makes the drivers of sessions added while the engine runs: from a
     /// template, or by [`Command::AddSession`](crate::Command::AddSession).
-    /// [`EngineBuilder`](crate::EngineBuilder) sets one.
+    /// It is given the session's settings and the [`SessionRef`] the session
+    /// will have. [`EngineBuilder`](crate::EngineBuilder) sets one.
     pub fn set_session_factory(&mut self, factory: SessionFactory<D>) {
         self.factory = Some(factory);
     }
 
-    pub(super) fn add(&mut self, settings: &SessionSettings, driver: D) -> io::Result<SessionKey> {
+    /// Adds the session as `reference`, which the sessions' `reserve` gave
+    /// just before.
+    pub(super) fn add(
+        &mut self,
+        settings: &SessionSettings,
+        driver: D,
+        reference: SessionRef,
+    ) -> io::Result<SessionKey> {
         let name = settings.session_name();
         let log = match (&settings.file_log_path, self.options.message_logs) {
             (Some(dir), true) => {
@@ -120,7 +150,7 @@ impl<D: SessionDriver> Engine<D> {
             metrics,
         };
         session.event("session created", now_nanos());
-        let key = self.sessions.push(session);
+        let key = self.sessions.push(session, reference);
         if listener.is_some() {
             self.routes.entry(route_of(settings)).or_default().push(key);
         }
@@ -207,8 +237,10 @@ impl<D: SessionDriver> Engine<D> {
         let Some(factory) = self.factory.as_mut() else {
             return Err(AddSessionError::NoFactory);
         };
-        let driver = factory(settings).map_err(AddSessionError::Settings)?;
-        self.add(settings, driver).map_err(AddSessionError::Io)
+        let reference = self.sessions.reserve();
+        let driver = factory(settings, reference).map_err(AddSessionError::Settings)?;
+        self.add(settings, driver, reference)
+            .map_err(AddSessionError::Io)
     }
 
     /// Adds a session while the engine runs (through the factory).

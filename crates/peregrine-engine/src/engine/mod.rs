@@ -29,7 +29,7 @@ use std::time::Duration;
 use mio::{Events, Poll, Waker};
 
 use crate::admin::json_escape;
-use crate::command::{EngineHandle, Request};
+use crate::command::{next_engine_id, EngineHandle, Request, Turning};
 use crate::config::SessionSettings;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::RateLimit;
@@ -217,12 +217,17 @@ pub struct Engine<D: SessionDriver> {
     metrics: Metrics,
     /// Sessions were added or removed since the list readers see was made.
     metrics_stale: bool,
+    /// Unique in the process: how an [`EngineHandle`] tells that it is called
+    /// on this engine's reactor thread, during a turn.
+    id: u64,
 }
 
 /// Makes a session's driver from its settings, for sessions added while the
-/// engine runs ([`Engine::set_session_factory`]).
+/// engine runs ([`Engine::set_session_factory`]); it is told the
+/// [`SessionRef`] the engine will give the session (a [`Sender`] can name it
+/// by that as soon as it is added).
 pub type SessionFactory<D> =
-    Box<dyn FnMut(&SessionSettings) -> Result<D, crate::config::ConfigError> + Send>;
+    Box<dyn FnMut(&SessionSettings, SessionRef) -> Result<D, crate::config::ConfigError> + Send>;
 
 impl<D: SessionDriver> std::fmt::Debug for Engine<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -278,6 +283,7 @@ impl<D: SessionDriver> Engine<D> {
             factory: None,
             metrics: Metrics::default(),
             metrics_stale: false,
+            id: next_engine_id(),
         })
     }
 
@@ -288,6 +294,7 @@ impl<D: SessionDriver> Engine<D> {
             tx: self.tx.clone(),
             waker: self.waker.clone(),
             metrics: self.metrics.clone(),
+            engine: self.id,
         }
     }
 
@@ -387,6 +394,7 @@ impl<D: SessionDriver> Engine<D> {
     /// Runs `f` on the named session's driver (to send application messages,
     /// for instance); the engine writes what it queued on this same call.
     pub fn with_session<R>(&mut self, name: &str, f: impl FnOnce(&mut D, Nanos) -> R) -> Option<R> {
+        let _turning = self.turning();
         let id = self.find_session(name).ok()?;
         let now = now_nanos();
         let r = f(&mut self.sessions[id].driver, now);
@@ -437,6 +445,7 @@ impl<D: SessionDriver> Engine<D> {
     /// One duty cycle: the sockets (waiting for readiness up to `may_wait`,
     /// or the next timer if sooner), then housekeeping.
     fn work(&mut self, may_wait: Duration) -> io::Result<usize> {
+        let _turning = self.turning();
         if may_wait.is_zero() {
             // Spinning: no timeout to compute (that visits every session).
             let owns_core = matches!(self.options.idle, Idle::BusySpin(_));
@@ -472,6 +481,16 @@ impl<D: SessionDriver> Engine<D> {
         Ok(usize::from(work))
     }
 
+    /// Marks this thread as turning the engine until the guard drops: sessions
+    /// and applications run under it, and [`EngineHandle::call`] from them
+    /// returns [`CallError::OnEngineThread`](crate::command::CallError::OnEngineThread)
+    /// instead of waiting for a reactor that cannot answer. Every public path
+    /// into the drivers takes it (a thread-local swap, a few ns a turn).
+    #[inline]
+    pub(super) fn turning(&self) -> Turning {
+        Turning::enter(self.id)
+    }
+
     /// One pass that never waits and never idles, for a caller that runs its own loop
     /// with its own idle strategy (a gateway that also polls Aeron, say): the sockets
     /// every time; timers, reconnects, admin commands and log flushes every
@@ -482,6 +501,7 @@ impl<D: SessionDriver> Engine<D> {
     /// As [`turn`](Self::turn): polling the sockets failed.
     #[inline]
     pub fn poll(&mut self) -> io::Result<bool> {
+        let _turning = self.turning();
         let mut work = self.io(Duration::ZERO, false)?;
         self.polls += 1;
         if self.polls >= POLLS_PER_HOUSEKEEPING {

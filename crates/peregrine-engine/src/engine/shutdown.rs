@@ -18,6 +18,7 @@ impl<D: SessionDriver> Engine<D> {
     ///
     /// When polling the sockets fails while waiting for the Logout answers.
     pub fn shutdown(&mut self) -> io::Result<()> {
+        let _turning = self.turning();
         self.stopping = true;
         // What senders queued before the stop goes out before the Logouts; from
         // now on they are told the engine stopped (a message accepted now would
