@@ -63,6 +63,7 @@ use crate::config::{ConfigError, ConnectionType, SessionSettings, Settings};
 use crate::driver::{now_nanos, Nanos};
 use crate::engine::{Engine, EngineOptions, SessionInfo};
 use crate::fix::{open_store, session_config, session_id, store_kind, FixSession, StoreKind};
+use crate::journals::Journals;
 use crate::sender::{Sender, SessionRef};
 
 /// The store a built session writes to (boxed: memory or file, chosen per
@@ -422,9 +423,15 @@ impl EngineBuilder {
             dictionaries: DictionaryCache::default(),
             store: self.store,
             open_store: self.open_store.take(),
+            journals: Journals::default(),
         };
         for s in self.sessions() {
             if s.acceptor_template {
+                if make.uses_journal(s) {
+                    // Its sessions come while the engine runs: their journal is
+                    // the engine's from the start.
+                    make.journals.open_dir(s, now_nanos())?;
+                }
                 engine.add_template(s).map_err(io_error(s.session_name()))?;
                 continue;
             }
@@ -433,6 +440,9 @@ impl EngineBuilder {
             engine
                 .add_reserved(s, driver, reference)
                 .map_err(io_error(s.session_name()))?;
+        }
+        for journal in make.journals.journals() {
+            engine.add_journal(journal.clone());
         }
         Ok((engine, make))
     }
@@ -469,9 +479,18 @@ struct SessionMaker<F> {
     dictionaries: DictionaryCache,
     store: Option<StoreKind>,
     open_store: Option<Box<StoreFactory>>,
+    /// The engine journals of `EngineJournal=Y` sessions, by directory.
+    journals: Journals,
 }
 
 impl<F> SessionMaker<F> {
+    /// Whether the session's store is a view of an engine journal.
+    fn uses_journal(&self, s: &SessionSettings) -> bool {
+        self.open_store.is_none()
+            && s.engine_journal
+            && store_kind(s, self.store) == StoreKind::File
+    }
+
     /// The session of settings `s`, which the engine will name `reference`.
     fn session<A>(
         &mut self,
@@ -492,8 +511,10 @@ impl<F> SessionMaker<F> {
         });
         let kind = store_kind(s, self.store);
         let now = now_nanos();
+        let journal = self.uses_journal(s);
         let store = match &mut self.open_store {
             Some(open) => open(s, now)?,
+            None if journal => Box::new(self.journals.open(s, now)?) as BoxedStore,
             None => open_store(s, kind, now)?,
         };
         let session = Session::new(session_config(s, dicts), store, now);

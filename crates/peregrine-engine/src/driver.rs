@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use peregrine_session::metrics::SessionCounters;
-use peregrine_session::{DisconnectReason, SendError};
+use peregrine_session::{DisconnectReason, Forward, Peers, SendError};
 use peregrine_store::{StoreError, StoreObserver};
 
 /// Nanoseconds since the Unix epoch, UTC (the session crate's `Nanos`).
@@ -165,6 +165,48 @@ pub trait SessionDriver {
     fn set_store_observer(&mut self, observer: Arc<dyn StoreObserver>) {
         let _ = observer;
     }
+    /// Gives the session its engine's other sessions, for its callbacks'
+    /// [`Outbox::send_to`](peregrine_session::Outbox::send_to) (the engine
+    /// calls it once, when the session is added). By default nothing.
+    fn set_peers(&mut self, peers: Arc<dyn Peers>) {
+        let _ = peers;
+    }
+    /// Whether messages its callbacks sent on other sessions wait for
+    /// [`take_forwards`](Self::take_forwards) (default: never).
+    fn has_forwards(&self) -> bool {
+        false
+    }
+    /// Hands each message its callbacks sent on other sessions to `f`, in the
+    /// order sent, and forgets them. The engine calls it after each call that
+    /// may have run a callback, and gives each to its destination
+    /// ([`send_forward`](Self::send_forward)) in the same turn.
+    fn take_forwards(&mut self, f: &mut dyn FnMut(Forward<'_>)) {
+        let _ = f;
+    }
+    /// Sends what another session's callback sent this one: an application
+    /// message whose body is encoded, with extra header fields, through the
+    /// application's `to_app`. Returns its MsgSeqNum. By default as
+    /// [`send_body`](Self::send_body), refusing extra header fields.
+    ///
+    /// # Errors
+    ///
+    /// As [`send_body`](Self::send_body); with extra header fields and no
+    /// implementation, [`SendError::TooManyHeaderFields`].
+    fn send_forward(
+        &mut self,
+        now: Nanos,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: &[u8],
+    ) -> Result<u64, SendError> {
+        if !header.is_empty() {
+            return Err(SendError::TooManyHeaderFields {
+                given: header.len(),
+                max: 0,
+            });
+        }
+        self.send_body(now, msg_type, body)
+    }
 }
 
 impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
@@ -245,6 +287,24 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn counters(&self) -> Option<&Arc<SessionCounters>> {
         (**self).counters()
+    }
+    fn set_peers(&mut self, peers: Arc<dyn Peers>) {
+        (**self).set_peers(peers)
+    }
+    fn has_forwards(&self) -> bool {
+        (**self).has_forwards()
+    }
+    fn take_forwards(&mut self, f: &mut dyn FnMut(Forward<'_>)) {
+        (**self).take_forwards(f)
+    }
+    fn send_forward(
+        &mut self,
+        now: Nanos,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: &[u8],
+    ) -> Result<u64, SendError> {
+        (**self).send_forward(now, msg_type, header, body)
     }
     fn set_store_observer(&mut self, observer: Arc<dyn StoreObserver>) {
         (**self).set_store_observer(observer)

@@ -553,6 +553,37 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn consume_outbound(&mut self, n: usize) {
         self.session.consume_outbound(n, &mut self.app);
     }
+    fn set_peers(&mut self, peers: Arc<dyn peregrine_session::Peers>) {
+        self.session.set_peers(Some(peers));
+    }
+    fn has_forwards(&self) -> bool {
+        self.session.has_forwards()
+    }
+    fn take_forwards(&mut self, f: &mut dyn FnMut(peregrine_session::Forward<'_>)) {
+        self.session.take_forwards(f);
+    }
+    fn send_forward(
+        &mut self,
+        now: Nanos,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: &[u8],
+    ) -> Result<u64, peregrine_session::SendError> {
+        let sent = self
+            .session
+            .send_with_header(now, &mut self.app, msg_type, header, |m| {
+                m.raw(body);
+            });
+        if let Err(e) = &sent {
+            // The sending callback has returned: this session's application hears it.
+            let event = AppEvent::SendRefused {
+                msg_type,
+                reason: SendRefusal::of(e),
+            };
+            self.app.on_event(&self.session.config().id, &event);
+        }
+        sent
+    }
     fn send_body(
         &mut self,
         now: Nanos,

@@ -45,6 +45,7 @@ pub mod config;
 pub mod driver;
 pub mod engine;
 pub mod fix;
+pub mod journals;
 pub mod log;
 pub mod metrics;
 pub mod preflight;
@@ -55,7 +56,9 @@ pub use admin::spawn_admin_server;
 pub use builder::{
     AppEngine, BoxedStore, BuildError, EngineBuilder, RunningEngine, SessionContext, StoreFactory,
 };
-pub use command::{AddSessionError, Command, CommandError, EngineHandle, Outcome, Reply};
+pub use command::{
+    AddSessionError, CallError, Command, CommandError, EngineHandle, Outcome, Reply,
+};
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
 pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};

@@ -78,14 +78,11 @@ pub const SEND_HOLD_BYTES: usize = 32 * 1024;
 /// specifications has three characters).
 pub const MAX_MSG_TYPE: usize = 8;
 
-/// A session as a [`Sender`] names it: cheap to copy, checked by the engine
-/// (a reference to a session that was removed is refused, not sent to
-/// another session that took its place).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SessionRef {
-    pub(crate) index: u32,
-    pub(crate) generation: u32,
-}
+/// A session as a [`Sender`] (or a callback's
+/// [`Outbox::send_to`](peregrine_session::Outbox::send_to)) names it: cheap to
+/// copy, checked by the engine (a reference to a session that was removed is
+/// refused, not sent to another session that took its place).
+pub use peregrine_session::SessionRef;
 
 /// Why a [`Sender`] could not hand a message to the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,10 +127,7 @@ pub(crate) struct QueuedSend {
 impl QueuedSend {
     fn new() -> Box<QueuedSend> {
         Box::new(QueuedSend {
-            session: SessionRef {
-                index: 0,
-                generation: 0,
-            },
+            session: SessionRef::new(0, 0),
             msg_type: [0; MAX_MSG_TYPE],
             msg_type_len: 0,
             body: Vec::with_capacity(SLOT_BODY_CAPACITY),

@@ -81,6 +81,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "FileStoreDamage",
     "SocketAcceptHost",
     "FileStoreSync",
+    "EngineJournal",
     "TimeStampPrecision",
     "Username",
     "Password",

@@ -374,6 +374,19 @@ impl Section {
         self.set("FileStoreSync", policy)
     }
 
+    /// `EngineJournal`: the file store is one journal for every session of
+    /// the engine under the same `FileStorePath` (`engine.journal`), each
+    /// turn committed in one write whatever the number of sessions.
+    ///
+    /// ```
+    /// use peregrine_engine::config::Section;
+    /// let s = Section::default().file_store_path("store").engine_journal(true);
+    /// assert_eq!(s.get("EngineJournal"), Some("Y"));
+    /// ```
+    pub fn engine_journal(self, on: bool) -> Self {
+        self.set("EngineJournal", if on { "Y" } else { "N" })
+    }
+
     /// `FileLogPath`: message and event logs there.
     ///
     /// ```

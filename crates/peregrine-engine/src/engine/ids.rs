@@ -81,10 +81,7 @@ impl<D> Sessions<D> {
     /// session that then failed to be added never names a later one.
     pub(super) fn reserve(&mut self) -> SessionRef {
         self.generation = self.generation.wrapping_add(1);
-        SessionRef {
-            index: self.slab.vacant_key() as u32,
-            generation: self.generation,
-        }
+        SessionRef::new(self.slab.vacant_key() as u32, self.generation)
     }
 
     /// Adds `session` as `reference`, the last [`reserve`](Self::reserve)'s
@@ -94,9 +91,9 @@ impl<D> Sessions<D> {
         mut session: HostedSession<D>,
         reference: SessionRef,
     ) -> SessionKey {
-        debug_assert_eq!(reference.index as usize, self.slab.vacant_key());
-        debug_assert_eq!(reference.generation, self.generation);
-        session.generation = reference.generation;
+        debug_assert_eq!(reference.index() as usize, self.slab.vacant_key());
+        debug_assert_eq!(reference.generation(), self.generation);
+        session.generation = reference.generation();
         SessionKey(self.slab.insert(session))
     }
 
@@ -106,19 +103,16 @@ impl<D> Sessions<D> {
 
     /// The session a [`SessionRef`] names, if it is still there.
     pub(super) fn resolve(&self, r: SessionRef) -> Option<SessionKey> {
-        let key = r.index as usize;
+        let key = r.index() as usize;
         match self.slab.get(key) {
-            Some(s) if s.generation == r.generation => Some(SessionKey(key)),
+            Some(s) if s.generation == r.generation() => Some(SessionKey(key)),
             _ => None,
         }
     }
 
     /// A [`SessionRef`] for `key`.
     pub(super) fn reference(&self, key: SessionKey) -> SessionRef {
-        SessionRef {
-            index: key.0 as u32,
-            generation: self.slab[key.0].generation,
-        }
+        SessionRef::new(key.0 as u32, self.slab[key.0].generation)
     }
 
     /// Every key that may hold a session, not borrowing the sessions (for

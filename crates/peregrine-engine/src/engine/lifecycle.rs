@@ -117,6 +117,14 @@ impl<D: SessionDriver> Engine<D> {
         let next_store_sync = driver.store_sync_interval().map(|i| now_nanos() + i);
         let mut driver = driver;
         let counters = driver.counters().cloned().unwrap_or_default();
+        // Its callbacks see the engine's sessions, and they see it (forward.rs).
+        self.peers.add(
+            reference,
+            &name,
+            driver.counters().cloned(),
+            settings.queue_while_logged_out,
+        );
+        driver.set_peers(self.peers.clone());
         let metrics = Arc::new(SessionMetrics::new(name.clone(), counters));
         driver.set_store_observer(metrics.clone());
         self.metrics_stale = true;
@@ -297,9 +305,11 @@ impl<D: SessionDriver> Engine<D> {
         if let Some(connection) = self.sessions[key].connection {
             self.close_connection(connection, "session removed", now);
         }
+        let reference = self.sessions.reference(key);
         let Some(mut s) = self.sessions.remove(key) else {
             return;
         };
+        self.peers.remove(reference, &s.name);
         self.metrics_stale = true;
         s.event("session removed", now);
         if let Some(l) = s.log.as_mut() {

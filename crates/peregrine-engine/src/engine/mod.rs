@@ -4,7 +4,9 @@
 mod commands;
 mod connect;
 mod connection;
+mod forward;
 mod ids;
+mod journal;
 mod lifecycle;
 mod listener;
 mod read;
@@ -191,6 +193,16 @@ pub struct Engine<D: SessionDriver> {
     pub(super) has_logs: bool,
     stopping: bool,
     stop_requested: bool,
+    /// Its sessions, as their callbacks see them (forward.rs).
+    peers: Arc<forward::EnginePeers>,
+    /// Scratch space for the forwards being handed over.
+    forwards: forward::Forwards,
+    /// The engine journals it writes once per turn (journal.rs).
+    journals: Vec<peregrine_store::EngineJournal>,
+    /// Sessions that had input this turn and have not written their output.
+    touched: Vec<SessionKey>,
+    /// A journal write failed: no session output leaves any more.
+    journal_failed: bool,
     /// A descriptor held in reserve: when `accept` fails because the process is
     /// out of descriptors, it is closed to accept (and at once close) the
     /// waiting connections, so the listen queue drains and the listener keeps
@@ -268,6 +280,11 @@ impl<D: SessionDriver> Engine<D> {
             ready: Vec::new(),
             stopping: false,
             stop_requested: false,
+            peers: Arc::default(),
+            forwards: forward::Forwards::default(),
+            journals: Vec::new(),
+            touched: Vec::new(),
+            journal_failed: false,
             polls: 0,
             direct_turns: 0,
             reading_directly: false,

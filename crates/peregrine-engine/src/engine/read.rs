@@ -191,6 +191,7 @@ impl<D: SessionDriver> Engine<D> {
                 self.ready = ready;
             }
         }
+        self.service_touched(now_nanos());
         work
     }
 
@@ -234,6 +235,7 @@ impl<D: SessionDriver> Engine<D> {
                             }
                             s.metrics.received(n);
                             s.driver.on_bytes(&self.read_buf[..n], now);
+                            self.deliver_forwards(id, now);
                             serviced = Some(id);
                         }
                         None => {
@@ -259,6 +261,7 @@ impl<D: SessionDriver> Engine<D> {
                                         s.metrics.received(rest.len());
                                         s.driver.on_bytes(rest, now);
                                     }
+                                    self.deliver_forwards(id, now);
                                     serviced = Some(id);
                                 }
                                 None if take < n && self.connections.contains(key) => {
@@ -302,7 +305,12 @@ impl<D: SessionDriver> Engine<D> {
             }
         }
         if let Some(id) = serviced {
-            self.service(id, now_nanos());
+            if self.batches() {
+                // Committed and written with the turn's others (journal.rs).
+                self.touch(id);
+            } else {
+                self.service(id, now_nanos());
+            }
         }
         // Budget spent with data perhaps still waiting: edge-triggered readiness
         // will not say so again, so come back next turn.

@@ -81,6 +81,7 @@ impl<D: SessionDriver> Engine<D> {
         }
         s.metrics.received(pending.len());
         s.driver.on_bytes(&pending, now);
+        self.deliver_forwards(id, now);
         Some(id)
     }
 }

@@ -88,7 +88,11 @@ impl<D: SessionDriver> Engine<D> {
         for id in self.sessions.key_space() {
             if self.sessions.contains(id) && self.sessions[id].send_pending {
                 self.sessions[id].send_pending = false;
-                self.service(id, now);
+                if self.batches() {
+                    self.touch(id);
+                } else {
+                    self.service(id, now);
+                }
             }
         }
         work
@@ -143,7 +147,7 @@ impl<D: SessionDriver> Engine<D> {
         self.send_queue.recycle(queued);
     }
 
-    fn count_send_to_removed_session(&mut self, now: Nanos) {
+    pub(super) fn count_send_to_removed_session(&mut self, now: Nanos) {
         self.sends_to_removed_sessions += 1;
         if self.unrouted_lines.allow(now).is_some() {
             tracing::warn!(

@@ -14,6 +14,7 @@ impl<D: SessionDriver> Engine<D> {
         let mut work = self.drain_commands();
         work |= self.timers();
         self.finish_removals(now_nanos());
+        self.sync_journals_if_due();
         self.publish_metrics_if_stale();
         let now = now_nanos();
         for s in self.sessions.iter_mut() {

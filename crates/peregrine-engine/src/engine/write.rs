@@ -112,6 +112,14 @@ impl<D: SessionDriver> Engine<D> {
 
     /// Writes what the session may send, as far as the socket takes it.
     pub(super) fn flush(&mut self, id: SessionKey, now: Nanos) {
+        // Nothing leaves before the journal holds it (journal.rs); a session
+        // with nothing to write (a writable event in the middle of a turn's
+        // reads) does not make the journal write early.
+        if self.batches()
+            && (self.sessions[id].driver.outbound().is_empty() || !self.write_journals())
+        {
+            return;
+        }
         let s = &mut self.sessions[id];
         let Some(key) = s.connection else {
             // Nothing can be written without a connection; the session

@@ -737,6 +737,41 @@ impl<S: MessageStore> Session<S> {
         msg_type: &[u8],
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
+        self.send_with_header(now, app, msg_type, &[], body)
+    }
+
+    /// [`send`](Self::send) with extra header fields merged into the header
+    /// (as [`Outbox::send_with_header`](crate::Outbox::send_with_header)):
+    /// what an engine hands a session that another session's callback sent
+    /// it ([`Session::take_forwards`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send); [`SendError::TooManyHeaderFields`] and
+    /// [`SendError::SessionHeaderField`] as for the outbox (nothing sent).
+    pub fn send_with_header(
+        &mut self,
+        now: Nanos,
+        app: &mut dyn Application,
+        msg_type: &[u8],
+        header: &[(u32, &[u8])],
+        body: impl FnOnce(&mut MessageEncoder<'_>),
+    ) -> Result<u64, SendError> {
+        const MAX: usize = crate::Outbox::MAX_HEADER_FIELDS;
+        if header.len() > MAX {
+            return Err(SendError::TooManyHeaderFields {
+                given: header.len(),
+                max: MAX,
+            });
+        }
+        if let Some(&(tag, _)) = header.iter().find(|&&(t, _)| crate::app::session_owned(t)) {
+            return Err(SendError::SessionHeaderField { tag });
+        }
+        let mut extra = [(0, outgoing::HeaderValue::Uint(0)); MAX];
+        for (slot, &(tag, value)) in extra.iter_mut().zip(header) {
+            *slot = (tag, outgoing::HeaderValue::Bytes(value));
+        }
+        let extra = &extra[..header.len()];
         self.tick(now);
         let mut body = Some(body);
         let mut body = |m: &mut MessageEncoder<'_>| {
@@ -759,7 +794,7 @@ impl<S: MessageStore> Session<S> {
             self.publish();
         }
         if matches!(self.core.state, State::LoggedOn(_)) {
-            let sent = self.core.send_app(msg_type, &[], &mut body, app);
+            let sent = self.core.send_app(msg_type, extra, &mut body, app);
             self.core.check_overflow();
             self.core.flush_events(app);
             self.publish();
@@ -768,7 +803,7 @@ impl<S: MessageStore> Session<S> {
         if !self.core.config.queue_while_logged_out || !self.core.kept_for_resend() {
             return Err(SendError::NotLoggedOn);
         }
-        let stored = self.core.outgoing.store_only(msg_type, &mut body);
+        let stored = self.core.outgoing.store_only(msg_type, extra, &mut body);
         self.publish();
         stored
     }

@@ -220,9 +220,10 @@ impl<S: MessageStore> Outgoing<S> {
     fn send_stored_only(
         &mut self,
         msg_type: &[u8],
+        extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
-        self.encode_and_store(msg_type, &[], body, &mut |_, written| Some(written))
+        self.encode_and_store(msg_type, extra, body, &mut |_, written| Some(written))
             .map(|(seq, _)| seq)
     }
 
@@ -288,6 +289,7 @@ impl<S: MessageStore> Outgoing<S> {
     pub(super) fn store_only(
         &mut self,
         msg_type: &[u8],
+        extra: &[(u32, HeaderValue<'_>)],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
         let (len, last_sent, overflowed) = (
@@ -295,7 +297,7 @@ impl<S: MessageStore> Outgoing<S> {
             self.writer.last_sent,
             self.overflowed,
         );
-        let sent = self.send_stored_only(msg_type, body);
+        let sent = self.send_stored_only(msg_type, extra, body);
         self.writer.buffer.truncate(len);
         self.writer.last_sent = last_sent;
         self.overflowed = overflowed;
