@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use peregrine_store::{
-    EngineJournal, FsyncPolicy, JournalConfig, JournalStore, OnDamage, StoreError,
+    sanitize_session_id, EngineJournal, FileStore, FileStoreConfig, FsyncPolicy, JournalConfig,
+    JournalStore, MessageStore, OnDamage, StoreError, JOURNAL_FILE,
 };
 
 use crate::config::{ConfigError, SessionSettings, StoreDamage};
@@ -80,9 +81,31 @@ impl Journals {
     pub fn open(&mut self, s: &SessionSettings, now: Nanos) -> Result<JournalStore, ConfigError> {
         let i = self.open_dir(s, now)?;
         let o = &self.opened[i];
-        o.journal
-            .session(&s.session_name(), now)
-            .map_err(|e| s.error("FileStorePath", format!("{}: {e}", o.dir.display())))
+        let name = s.session_name();
+        let error = |e: StoreError| s.error("FileStorePath", format!("{}: {e}", o.dir.display()));
+        // A session new to the journal that has its own file store there
+        // (before EngineJournal=Y) is carried over, numbers and messages, so
+        // that its counterparty sees no reset. The old directory is left as
+        // it was (it is not read again: the journal knows the session now).
+        let own = o.dir.join(sanitize_session_id(&name));
+        if !o.journal.knows(&name) && own.join(JOURNAL_FILE).exists() {
+            let config = FileStoreConfig {
+                on_damage: on_damage(s),
+                ..FileStoreConfig::with_fsync(FsyncPolicy::Never)
+            };
+            let mut old = FileStore::open_dir(&own, config, now).map_err(error)?;
+            let store = o.journal.import(&name, &mut old).map_err(error)?;
+            tracing::info!(
+                session = %name,
+                "carried over from the file store in {} into the engine journal: next sender {}, next target {}, {} messages",
+                own.display(),
+                store.next_sender_seq(),
+                store.next_target_seq(),
+                store.message_count()
+            );
+            return Ok(store);
+        }
+        o.journal.session(&name, now).map_err(error)
     }
 
     /// Opens the journal of the session's `FileStorePath` if no session

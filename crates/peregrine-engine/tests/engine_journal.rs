@@ -141,3 +141,51 @@ fn a_turn_that_serves_three_sessions_is_one_journal_write_and_one_fsync() {
     .unwrap();
     assert_eq!(echoed, 3);
 }
+
+#[test]
+fn a_session_with_its_own_file_store_is_carried_over_into_the_journal_once() {
+    use peregrine_engine::store::{FileStore, FileStoreConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    // C2 ran with EngineJournal=N before: its own directory under FileStorePath.
+    let mut old =
+        FileStore::open(&store, "FIX.4.4:ISLD->C2", FileStoreConfig::default(), 5).unwrap();
+    for seq in 1..=40 {
+        old.store(seq, format!("message {seq}").as_bytes()).unwrap();
+    }
+    old.set_next_sender_seq(41).unwrap();
+    old.set_next_target_seq(17).unwrap();
+    old.commit().unwrap();
+    drop(old);
+    let numbers = |gw: &AppEngine<EchoApp>| {
+        let s = gw
+            .sessions()
+            .into_iter()
+            .find(|s| s.name == "FIX.4.4:ISLD->C2")
+            .unwrap();
+        (s.next_sender_seq, s.next_target_seq)
+    };
+    let mut gw = gateway(dir.path(), "Y");
+    assert_eq!(numbers(&gw), (41, 17), "no reset for C2's counterparty");
+    let mut kept = Vec::new();
+    gw.with_session("FIX.4.4:ISLD->C2", |d, _| {
+        d.session_mut()
+            .store_mut()
+            .for_each_in_range(39, 40, &mut |seq, m| kept.push((seq, m.to_vec())))
+            .unwrap();
+    })
+    .unwrap();
+    assert_eq!(
+        kept,
+        [(39, b"message 39".to_vec()), (40, b"message 40".to_vec())],
+        "its messages, for resends"
+    );
+    drop(gw);
+    // The old directory is not read again: the journal has the session.
+    let mut old =
+        FileStore::open(&store, "FIX.4.4:ISLD->C2", FileStoreConfig::default(), 5).unwrap();
+    old.set_next_sender_seq(99).unwrap();
+    old.commit().unwrap();
+    drop(old);
+    assert_eq!(numbers(&gateway(dir.path(), "Y")), (41, 17));
+}

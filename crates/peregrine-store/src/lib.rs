@@ -4,10 +4,15 @@
 //! outgoing (sender) and expected incoming (target) sequence numbers, when the
 //! session was created, and every outgoing message, so that it can answer a
 //! `ResendRequest`. This crate defines that contract as one trait,
-//! [`MessageStore`], and provides two implementations:
+//! [`MessageStore`], and provides three implementations:
 //!
 //! * [`MemoryStore`]: everything in memory (an append-only arena plus a sorted
 //!   index), for tests, simulations and sessions that need no persistence.
+//! * [`EngineJournal`]: one journal for every session of an engine, each
+//!   session's store a view of it ([`JournalStore`]): a commit record covers
+//!   the records of every session since the previous one, so an engine's
+//!   turn (a gateway's forward and the order that caused it) is one
+//!   transaction, one write and one fsync whatever the number of sessions.
 //! * [`FileStore`]: a directory per session with an append-only journal of
 //!   checksummed records: the messages, and commit records with the sequence
 //!   numbers. Changes are grouped into transactions

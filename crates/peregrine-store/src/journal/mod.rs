@@ -1,63 +1,4 @@
-//! [`EngineJournal`]: one durable journal for every session of an engine, so
-//! that a turn of the engine commits as one transaction whatever the number
-//! of sessions it touched.
-//!
-//! A [`FileStore`](crate::FileStore) commits one session: a gateway that
-//! forwards an order from a client session to a venue session would commit
-//! the two separately, and a crash between the two commits either loses the
-//! forward (the client's sequence number committed, the venue's message not)
-//! or duplicates it (the other way round). The engine journal holds the
-//! records of every session in one file; each session's store is a view of
-//! it ([`JournalStore`], a [`MessageStore`]), and a commit record covers
-//! every record written since the previous one, of all sessions. After a
-//! crash at any instant, a transaction is there whole or not at all.
-//!
-//! **Calling contract.** A journal starts in *immediate* mode: each view's
-//! [`commit`](MessageStore::commit) writes (and fsyncs, by policy) every
-//! record staged so far, as a [`FileStore`](crate::FileStore) would. An
-//! engine that drives many sessions switches it to *deferred* mode
-//! ([`EngineJournal::set_deferred`]): a view's commit then only stages its
-//! records, and the engine calls [`EngineJournal::write_turn`] once per turn,
-//! **before it writes any byte to any socket**: one write and at most one
-//! fsync per turn, however many sessions committed.
-//!
-//! ```
-//! use peregrine_store::{EngineJournal, FsyncPolicy, JournalConfig, MessageStore};
-//!
-//! let dir = tempfile::tempdir()?;
-//! let config = JournalConfig::with_fsync(FsyncPolicy::EveryCommit);
-//! let journal = EngineJournal::open(dir.path(), config, 0)?;
-//! let mut client = journal.session("FIX.4.4:GW->CLIENT1", 0)?;
-//! let mut venue = journal.session("FIX.4.4:GW->VENUE", 0)?;
-//! journal.set_deferred(true);
-//!
-//! // One turn: an order read on the client session is forwarded to the venue.
-//! client.incr_next_target_seq()?; // the order's sequence number
-//! venue.store(1, b"35=D|11=C-1|...")?; // the forward
-//! venue.incr_next_sender_seq()?;
-//! client.commit()?; // staged
-//! venue.commit()?; // staged
-//! assert!(journal.write_turn()?); // one write, one fsync: now the forward may leave
-//! assert_eq!(journal.stats().writes, 1);
-//! drop((client, venue));
-//!
-//! // Both numbers came back together.
-//! let journal = EngineJournal::open(dir.path(), config, 0)?;
-//! assert_eq!(journal.session("FIX.4.4:GW->CLIENT1", 0)?.next_target_seq(), 2);
-//! assert_eq!(journal.session("FIX.4.4:GW->VENUE", 0)?.next_sender_seq(), 2);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! The file format (records, the commit record, the position a reader
-//! follows) is in the `journal::format` module's documentation
-//! (`src/journal/format.rs`).
-//!
-//! **What it does not do yet:** the journal is compacted only when every
-//! session is reset; it grows with the messages of all sessions otherwise
-//! (as a [`FileStore`](crate::FileStore)'s journal grows until its session
-//! is reset). A write or fsync that fails leaves the journal *failed*:
-//! every later commit returns [`StoreError::JournalFailed`] until the
-//! process opens it again (recovery then keeps what was committed).
+//! [`EngineJournal`]: one journal for every session of an engine.
 
 mod format;
 mod scan;
@@ -151,9 +92,68 @@ pub struct JournalStats {
     pub turns: u64,
 }
 
-/// One journal for every session of an engine (see the [module
-/// documentation](self)). Cloning it gives another handle to the same
-/// journal.
+/// [`EngineJournal`]: one durable journal for every session of an engine, so
+/// that a turn of the engine commits as one transaction whatever the number
+/// of sessions it touched.
+///
+/// A [`FileStore`](crate::FileStore) commits one session: a gateway that
+/// forwards an order from a client session to a venue session would commit
+/// the two separately, and a crash between the two commits either loses the
+/// forward (the client's sequence number committed, the venue's message not)
+/// or duplicates it (the other way round). The engine journal holds the
+/// records of every session in one file; each session's store is a view of
+/// it ([`JournalStore`], a [`MessageStore`]), and a commit record covers
+/// every record written since the previous one, of all sessions. After a
+/// crash at any instant, a transaction is there whole or not at all.
+///
+/// **Calling contract.** A journal starts in *immediate* mode: each view's
+/// [`commit`](MessageStore::commit) writes (and fsyncs, by policy) every
+/// record staged so far, as a [`FileStore`](crate::FileStore) would. An
+/// engine that drives many sessions switches it to *deferred* mode
+/// ([`EngineJournal::set_deferred`]): a view's commit then only stages its
+/// records, and the engine calls [`EngineJournal::write_turn`] once per turn,
+/// **before it writes any byte to any socket**: one write and at most one
+/// fsync per turn, however many sessions committed.
+///
+/// ```
+/// use peregrine_store::{EngineJournal, FsyncPolicy, JournalConfig, MessageStore};
+///
+/// let dir = tempfile::tempdir()?;
+/// let config = JournalConfig::with_fsync(FsyncPolicy::EveryCommit);
+/// let journal = EngineJournal::open(dir.path(), config, 0)?;
+/// let mut client = journal.session("FIX.4.4:GW->CLIENT1", 0)?;
+/// let mut venue = journal.session("FIX.4.4:GW->VENUE", 0)?;
+/// journal.set_deferred(true);
+///
+/// // One turn: an order read on the client session is forwarded to the venue.
+/// client.incr_next_target_seq()?; // the order's sequence number
+/// venue.store(1, b"35=D|11=C-1|...")?; // the forward
+/// venue.incr_next_sender_seq()?;
+/// client.commit()?; // staged
+/// venue.commit()?; // staged
+/// assert!(journal.write_turn()?); // one write, one fsync: now the forward may leave
+/// assert_eq!(journal.stats().writes, 1);
+/// drop((client, venue));
+///
+/// // Both numbers came back together.
+/// let journal = EngineJournal::open(dir.path(), config, 0)?;
+/// assert_eq!(journal.session("FIX.4.4:GW->CLIENT1", 0)?.next_target_seq(), 2);
+/// assert_eq!(journal.session("FIX.4.4:GW->VENUE", 0)?.next_sender_seq(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// The file format (records, the commit record, the position a reader
+/// follows) is in the `journal::format` module's documentation
+/// (`src/journal/format.rs`).
+///
+/// **What it does not do yet:** the journal is compacted only when every
+/// session is reset; it grows with the messages of all sessions otherwise
+/// (as a [`FileStore`](crate::FileStore)'s journal grows until its session
+/// is reset). A write or fsync that fails leaves the journal *failed*:
+/// every later commit returns [`StoreError::JournalFailed`] until the
+/// process opens it again (recovery then keeps what was committed).
+///
+/// Cloning it gives another handle to the same journal.
 #[derive(Clone)]
 pub struct EngineJournal {
     shared: Arc<Mutex<Shared>>,
@@ -307,6 +307,66 @@ impl EngineJournal {
         };
         drop(sh);
         Ok(JournalStore::new(self.shared.clone(), no, state))
+    }
+
+    /// Whether the journal holds session `name` (committed, or made since
+    /// it was opened).
+    pub fn knows(&self, name: &str) -> bool {
+        lock(&self.shared).names.contains_key(name)
+    }
+
+    /// Carries a session over from another store (its own `FileStore`
+    /// directory before the engine journal, say): a new session `name` in
+    /// the journal with `from`'s creation time, numbers and every message it
+    /// holds, committed as the journal's mode says (immediate: written now;
+    /// deferred: with the next turn). Returns its store.
+    ///
+    /// ```
+    /// use peregrine_store::{EngineJournal, FileStore, FileStoreConfig, JournalConfig, MessageStore};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let mut old = FileStore::open(dir.path(), "FIX.4.4:A->B", FileStoreConfig::default(), 5)?;
+    /// old.store(1, b"first")?;
+    /// old.set_next_sender_seq(2)?;
+    /// old.set_next_target_seq(9)?;
+    /// old.commit()?;
+    /// let journal = EngineJournal::open(dir.path(), JournalConfig::default(), 0)?;
+    /// let store = journal.import("FIX.4.4:A->B", &mut old)?;
+    /// assert_eq!((store.next_sender_seq(), store.next_target_seq(), store.creation_time()), (2, 9, 5));
+    /// assert!(journal.knows("FIX.4.4:A->B"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::SessionInUse`] when the journal holds the session
+    /// already; `from`'s errors reading its messages; the journal's as
+    /// [`session`](Self::session) and [`write_turn`](Self::write_turn).
+    pub fn import(
+        &self,
+        name: &str,
+        from: &mut dyn crate::MessageStore,
+    ) -> Result<JournalStore, StoreError> {
+        use crate::MessageStore as _;
+        if self.knows(name) {
+            return Err(StoreError::SessionInUse {
+                name: name.to_string(),
+            });
+        }
+        let mut view = self.session(name, from.creation_time())?;
+        let mut failed = None;
+        from.for_each_in_range(1, crate::SEQ_END, &mut |seq, msg| {
+            if failed.is_none() {
+                failed = view.store(seq, msg).err();
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        view.set_next_sender_seq(from.next_sender_seq())?;
+        view.set_next_target_seq(from.next_target_seq())?;
+        view.commit()?;
+        Ok(view)
     }
 
     /// Deferred (`true`): a view's commit only stages its records, and the
