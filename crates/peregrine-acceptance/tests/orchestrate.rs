@@ -320,6 +320,7 @@ fn the_repository_carries_quickfixjs_scripts_and_their_licence() {
         let name = format!("server/{v}/QFJ650_MissingMsgSeqNum.def");
         assert!(scripts.contains(&name), "{name} in {scripts:?}");
     }
+    assert!(scripts.contains(&"server/fix50/LogonUnknownDefaultApplVerID.def".to_string()));
     // Every cfg names dictionaries the repository has.
     let dicts = dictionaries_dir(&dir);
     for spec in &specs {

@@ -249,3 +249,52 @@ fn tls_files_are_read_as_start_up_reads_them() {
         "{err}"
     );
 }
+
+#[test]
+fn a_default_appl_ver_id_that_is_no_appl_ver_id_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = |value: &str| {
+        format!(
+            "[DEFAULT]\nSocketAcceptPort=1\nSenderCompID=A\nTargetCompID=B\nUseDataDictionary=N\n\
+             [SESSION]\nBeginString=FIXT.1.1\nDefaultApplVerID={value}\n"
+        )
+    };
+    std::fs::write(dir.path().join("bad.cfg"), cfg("33")).unwrap();
+    let out = check(&["bad.cfg"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "peregrine: bad.cfg:8: DefaultApplVerID: \"33\" is not an ApplVerID (0 … 10) or a version \
+         QuickFIX names one by (FIX.2.7, FIX.3.0, FIX.4.0 … FIX.4.4, FIX.5.0, FIX.5.0SP1, \
+         FIX.5.0SP2, FIX.Latest)\n"
+    );
+    assert!(out.stdout.is_empty());
+    for good in ["9", "FIX.5.0SP2", "FIX.4.4"] {
+        std::fs::write(dir.path().join("good.cfg"), cfg(good)).unwrap();
+        let out = check(&["good.cfg"], dir.path());
+        assert!(out.status.success(), "{good}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn quickfixjs_fixt_acceptance_cfg_with_its_default_appl_ver_id_7_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("cfg")).unwrap();
+    std::fs::create_dir_all(dir.path().join("spec")).unwrap();
+    std::fs::copy(
+        repo().join("acceptance/quickfixj/cfg/server/fix50.cfg"),
+        dir.path().join("cfg/fix50.cfg"),
+    )
+    .unwrap();
+    for d in ["FIXT11", "FIX50"] {
+        std::fs::copy(
+            repo().join(format!("crates/peregrine-dict/dictionaries/{d}.xml")),
+            dir.path().join(format!("spec/{d}.xml")),
+        )
+        .unwrap();
+    }
+    let out = check(&["cfg/fix50.cfg"], dir.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("(DefaultApplVerID 7)"), "{stdout}");
+}

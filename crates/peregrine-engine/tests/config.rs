@@ -695,3 +695,74 @@ fn the_readmes_say_the_schedule_and_tls_keys() {
         );
     }
 }
+
+/// DefaultApplVerID takes what QuickFIX and QuickFIX/J take: an ApplVerID (0 … 9,
+/// and FIX Latest's 10) or the version's name (`FIX.5.0SP2`, `FIX.4.4`); anything
+/// else stops at its file, line and key, in a FIXT session or not.
+#[test]
+fn default_appl_ver_id_is_an_appl_ver_id_or_a_version_name() {
+    let fixt = |value: &str| {
+        parse(&format!(
+            "{BASE}[SESSION]\nBeginString=FIXT.1.1\nDefaultApplVerID={value}\n"
+        ))
+    };
+    for value in [
+        "0",
+        "7",
+        "9",
+        "10",
+        "FIX.2.7",
+        "FIX.4.0",
+        "FIX.4.4",
+        "FIX.5.0",
+        "FIX.5.0SP1",
+        "FIX.5.0SP2",
+        "FIX.Latest",
+    ] {
+        let s = fixt(value).unwrap_or_else(|e| panic!("{value}: {e}"));
+        assert_eq!(s.sessions[0].default_appl_ver_id.as_deref(), Some(value));
+    }
+    let refusal = |value: &str, line: usize| {
+        format!(
+            "dir/fix44.cfg:{line}: DefaultApplVerID: {value:?} is not an ApplVerID (0 … 10) or a \
+             version QuickFIX names one by (FIX.2.7, FIX.3.0, FIX.4.0 … FIX.4.4, FIX.5.0, \
+             FIX.5.0SP1, FIX.5.0SP2, FIX.Latest)"
+        )
+    };
+    for value in [
+        "33",
+        "11",
+        "FIX.5.0SP3",
+        "fix.5.0sp2",
+        "FIXT.1.1",
+        "9.0",
+        "-1",
+    ] {
+        assert_eq!(fixt(value).unwrap_err(), refusal(value, 7), "{value:?}");
+    }
+    // Set in [DEFAULT] for FIX.4.x sessions too: a wrong value is wrong there as well.
+    assert_eq!(
+        parse(&format!(
+            "{BASE}DefaultApplVerID=33\n[SESSION]\nBeginString=FIX.4.4\n"
+        ))
+        .unwrap_err(),
+        refusal("33", 5)
+    );
+}
+
+#[test]
+fn every_key_of_quickfixjs_acceptance_cfgs_is_known() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../acceptance/quickfixj/cfg");
+    let mut n = 0;
+    for suite in std::fs::read_dir(&root).unwrap() {
+        for cfg in std::fs::read_dir(suite.unwrap().path()).unwrap() {
+            let path = cfg.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let s = Settings::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+            assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+            assert_eq!(s.sessions.len(), 1);
+            n += 1;
+        }
+    }
+    assert!(n >= 6, "{n} cfgs");
+}

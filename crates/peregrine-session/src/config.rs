@@ -337,25 +337,50 @@ impl SessionConfig {
     }
 }
 
+/// The ApplVerID(1128) values (the codes DefaultApplVerID(1137) takes too) with
+/// the version each names, as QuickFIX and QuickFIX/J write it: `0` (FIX.2.7) to
+/// `9` (FIX.5.0SP2), the values of QuickFIX's FIXT11 dictionary, and `10`
+/// (FIX.Latest), which FIX Latest adds and QuickFIX/J knows.
+pub const APPL_VER_IDS: [(&str, &str); 11] = [
+    ("0", "FIX.2.7"),
+    ("1", "FIX.3.0"),
+    ("2", "FIX.4.0"),
+    ("3", "FIX.4.1"),
+    ("4", "FIX.4.2"),
+    ("5", "FIX.4.3"),
+    ("6", "FIX.4.4"),
+    ("7", "FIX.5.0"),
+    ("8", "FIX.5.0SP1"),
+    ("9", "FIX.5.0SP2"),
+    ("10", "FIX.Latest"),
+];
+
+/// The ApplVerID code `v` stands for, if it is one of [`APPL_VER_IDS`]: a code
+/// (`9`) or a version name (`FIX.5.0SP2`), the two forms QuickFIX/J's
+/// `DefaultApplVerID` setting takes. `None` for anything else.
+///
+/// ```
+/// use peregrine_session::known_appl_ver_id;
+/// assert_eq!(known_appl_ver_id("FIX.5.0SP2"), Some("9"));
+/// assert_eq!(known_appl_ver_id("7"), Some("7"));
+/// assert_eq!(known_appl_ver_id("33"), None);
+/// assert_eq!(known_appl_ver_id("FIX.5.1"), None);
+/// ```
+pub fn known_appl_ver_id(v: &str) -> Option<&'static str> {
+    APPL_VER_IDS
+        .iter()
+        .find(|(code, name)| v == *code || v == *name)
+        .map(|(code, _)| *code)
+}
+
 /// ApplVerID(1128)/DefaultApplVerID(1137) enum value for a version name
-/// (`FIX.5.0SP2` → `9`); values that are already codes pass through.
+/// (`FIX.5.0SP2` → `9`); values that are already codes, and any other value,
+/// pass through (the engine refuses a setting [`known_appl_ver_id`] does not know).
 ///
 /// ```
 /// assert_eq!(peregrine_session::appl_ver_id_code("FIX.5.0"), "7");
 /// assert_eq!(peregrine_session::appl_ver_id_code("9"), "9");
 /// ```
 pub fn appl_ver_id_code(v: &str) -> &str {
-    match v {
-        "FIX.2.7" => "0",
-        "FIX.3.0" => "1",
-        "FIX.4.0" => "2",
-        "FIX.4.1" => "3",
-        "FIX.4.2" => "4",
-        "FIX.4.3" => "5",
-        "FIX.4.4" => "6",
-        "FIX.5.0" => "7",
-        "FIX.5.0SP1" => "8",
-        "FIX.5.0SP2" => "9",
-        other => other,
-    }
+    known_appl_ver_id(v).unwrap_or(v)
 }

@@ -79,8 +79,9 @@ pub use app::{
     SendError,
 };
 pub use config::{
-    appl_ver_id_code, system_now, Clock, Nanos, Role, SessionClock, SessionConfig, SessionId,
-    ValidationOptions, DEFAULT_MAX_LOGON_SIZE, MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
+    appl_ver_id_code, known_appl_ver_id, system_now, Clock, Nanos, Role, SessionClock,
+    SessionConfig, SessionId, ValidationOptions, APPL_VER_IDS, DEFAULT_MAX_LOGON_SIZE,
+    MAX_HEARTBEAT_SECS, MAX_SEQ_NUM, SECOND,
 };
 pub use echo::EchoApp;
 pub use peers::{PeerStatus, Peers, SessionRef, To};

@@ -378,6 +378,82 @@ fn fixt_logon_carries_default_appl_ver_id_and_requires_the_peers() {
     h.send_invalid_logon("35=A|34=1|98=0|108=30");
 }
 
+/// A FIXT Logon whose DefaultApplVerID(1137) is no ApplVerID is refused as
+/// QuickFIX/J refuses it (its LogonUnknownDefaultApplVerID script): a Logout saying
+/// so, the connection dropped, no session. An ApplVerID is one of the codes 0 to 10
+/// (FIX Latest's 10 too: QuickFIX's own scripts log on with it) or one the transport
+/// dictionary lists. The value is escaped in the Text.
+#[test]
+fn fixt_logon_with_an_unknown_default_appl_ver_id_is_refused_with_a_logout() {
+    let fixt = |dictionary: bool| {
+        Harness::with("FIXT.1.1", |c| {
+            c.default_appl_ver_id = Some("FIX.5.0SP2".into());
+            if dictionary {
+                c.dictionaries = Some(dictionaries_of("FIXT.1.1"));
+            }
+        })
+    };
+    for dictionary in [false, true] {
+        for (value, text) in [
+            ("33", "33"),
+            ("FIX.5.0SP2", "FIX.5.0SP2"),
+            ("-1", "-1"),
+            ("9\\", "9\\x5c"),
+        ] {
+            let what = format!("1137={value}, dictionary {dictionary}");
+            let mut h = fixt(dictionary);
+            assert_eq!(
+                h.answer(&format!("35=A|34=1|98=0|108=30|1137={value}")),
+                [format!(
+                    "35=5|34=1|49=ISLD|56=TW|58=Invalid DefaultApplVerID={text}"
+                )],
+                "{what}"
+            );
+            assert_eq!(
+                h.disconnected(),
+                Some(DisconnectReason::InvalidLogon),
+                "{what}"
+            );
+            assert!(!h.session.is_logged_on(), "{what}");
+            assert_eq!(h.app.logons, 0, "{what}");
+        }
+        for value in ["0", "2", "6", "7", "8", "9", "10"] {
+            let mut h = fixt(dictionary);
+            h.send(&format!("35=A|34=1|98=0|108=30|1137={value}"));
+            assert!(
+                h.session.is_logged_on(),
+                "1137={value}, dictionary {dictionary}"
+            );
+        }
+    }
+    // A dictionary that lists more ApplVerIDs lets them in.
+    let dictionary = |name: &str| {
+        let path = format!(
+            "{}/../peregrine-dict/dictionaries/{name}.xml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(path).unwrap()
+    };
+    let custom = dictionary("FIXT11").replace(
+        "<value description='FIX50SP2' enum='9'/>",
+        "<value description='FIX50SP2' enum='9'/><value description='CUSTOM' enum='33'/>",
+    );
+    let mut h = Harness::with("FIXT.1.1", |c| {
+        use peregrine_dict::{Dictionaries, Dictionary};
+        c.default_appl_ver_id = Some("FIX.5.0SP2".into());
+        c.dictionaries = Some(std::sync::Arc::new(Dictionaries::fixt(
+            Dictionary::from_xml_str("FIXT11.xml", &custom).unwrap(),
+            Dictionary::from_xml_str("FIX50SP2.xml", &dictionary("FIX50SP2")).unwrap(),
+        )));
+    });
+    h.send("35=A|34=1|98=0|108=30|1137=33");
+    assert!(h.session.is_logged_on());
+    // A FIX.4.x session does not read 1137.
+    let mut h = Harness::acceptor("FIX.4.4");
+    h.send("35=A|34=1|98=0|108=30|1137=33");
+    assert!(h.session.is_logged_on());
+}
+
 #[test]
 fn next_expected_msg_seq_num_in_logon() {
     let mut cfg = config("FIX.4.4");

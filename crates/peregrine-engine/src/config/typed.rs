@@ -335,6 +335,19 @@ pub(super) fn typed(
             "missing (required with BeginString=FIXT.1.1)",
         ));
     }
+    if let Some(e) = r
+        .entry("DefaultApplVerID")
+        .filter(|e| !e.value.is_empty() && peregrine_session::known_appl_ver_id(&e.value).is_none())
+    {
+        return Err(r.err(
+            e,
+            format!(
+                "{:?} is not an ApplVerID (0 … 10) or a version QuickFIX names one by \
+                 (FIX.2.7, FIX.3.0, FIX.4.0 … FIX.4.4, FIX.5.0, FIX.5.0SP1, FIX.5.0SP2, FIX.Latest)",
+                e.value
+            ),
+        ));
+    }
     // Keys that go together: one without the other names the one missing.
     for ((start, has_start), (end, has_end)) in [
         (

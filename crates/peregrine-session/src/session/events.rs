@@ -177,7 +177,7 @@ pub enum SessionEvent {
 
 /// Bytes from the wire, for people: printable ASCII as it is, anything else
 /// escaped (`\x01`), so that a peer's text cannot forge log lines.
-struct Escaped<'a>(&'a [u8]);
+pub(super) struct Escaped<'a>(pub(super) &'a [u8]);
 
 impl std::fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

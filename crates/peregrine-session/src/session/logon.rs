@@ -5,10 +5,10 @@ use peregrine_codec::{msg_type, tag, value, MessageView};
 use peregrine_store::MessageStore;
 
 use crate::app::Application;
-use crate::config::{appl_ver_id_code, Role, MAX_HEARTBEAT_SECS};
+use crate::config::{appl_ver_id_code, Role, APPL_VER_IDS, MAX_HEARTBEAT_SECS};
 
 use super::core::{Core, Live, State};
-use super::events::{DisconnectReason, SessionEvent};
+use super::events::{DisconnectReason, Escaped, SessionEvent};
 use super::verify::{parse_seq, SeqCheck};
 
 /// Terms of a Logon we cannot accept, as the Text(58) of the Logout that refuses it:
@@ -49,6 +49,24 @@ pub(super) struct LogonTerms {
 }
 
 impl<S: MessageStore> Core<S> {
+    /// Whether a DefaultApplVerID(1137) from the wire is an ApplVerID: one of
+    /// [`APPL_VER_IDS`]' codes (`0` … `10`: QuickFIX's own scripts log on with FIX
+    /// Latest's `10`, which QuickFIX's FIXT11 dictionary does not list), or one the
+    /// transport dictionary gives ApplVerID(1128) (QuickFIX/J's check: a custom
+    /// dictionary may add values, or allow any).
+    pub(super) fn is_appl_ver_id(&self, v: &[u8]) -> bool {
+        APPL_VER_IDS.iter().any(|(code, _)| code.as_bytes() == v)
+            || self
+                .config
+                .dictionaries
+                .as_ref()
+                .filter(|_| self.config.validation.use_data_dictionary)
+                .and_then(|d| d.transport().field(tag::APPL_VER_ID))
+                .is_some_and(|f| {
+                    f.allow_other_values || f.values.iter().any(|e| e.value.as_bytes() == v)
+                })
+    }
+
     /// NextExpectedMsgSeqNum(789) for a Logon that opens or resets the session:
     /// the next target number, when the field is enabled.
     pub(super) fn next_expected_to_send(&self) -> Option<u64> {
@@ -163,6 +181,18 @@ impl<S: MessageStore> Core<S> {
         if let Some(text) = logon_terms_problem(msg) {
             self.send_logout(Some(text), app);
             self.disconnect(DisconnectReason::InvalidLogon);
+            return;
+        }
+        if let Some(v) = msg
+            .get(tag::DEFAULT_APPL_VER_ID)
+            .filter(|v| self.config.id.is_fixt() && !self.is_appl_ver_id(v))
+        {
+            // QuickFIX/J's answer and text (LogonUnknownDefaultApplVerID).
+            self.logout_and_disconnect(
+                format_args!("Invalid DefaultApplVerID={}", Escaped(v)),
+                DisconnectReason::InvalidLogon,
+                app,
+            );
             return;
         }
         if let Err(r) = self.app_from_admin(msg, app) {
