@@ -64,9 +64,12 @@ acceptance: build
 	@bash scripts/acceptance.sh
 
 ## examples: examples/venue.rs against examples/client.rs over TCP with the file store, the venue
-## killed (SIGKILL) mid-flow and restarted; every order must be answered exactly once
+## killed (SIGKILL) mid-flow and restarted; every order must be answered exactly once. Then the
+## router (examples/router.rs) between three clients and the exchange (TLS), killed five times
+## (scripts/router.sh): every order answered exactly once, none taken twice by the exchange
 examples:
 	@CARGO="$(CARGO)" bash scripts/examples.sh
+	@CARGO="$(CARGO)" bash scripts/router.sh
 
 bench-codec: build
 	$(PEREGRINE) bench codec

@@ -19,20 +19,22 @@ use peregrine_engine::codec::MessageView;
 use peregrine_engine::session::{AppEvent, AppReject, Application, Outbox, SessionId};
 use peregrine_engine::{EngineBuilder, SubmitError};
 use peregrine_messages::codec::value::{Decimal, TimePrecision, UtcTimestamp};
-use peregrine_messages::fix44::enums::{HandlInst, OrdType, Side};
+use peregrine_messages::fix44::enums::{HandlInst, OrdStatus, OrdType, Side};
 use peregrine_messages::fix44::{
     self, prelude::*, ExecutionReport, MessageHandler, NewOrderSingle,
 };
 
-const SESSION: &str = "FIX.4.4:CLIENT->VENUE";
 /// Time between two orders.
 const PACE: Duration = Duration::from_millis(1);
 /// How long the client waits for every answer.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Counts the answers to each order (`ORD-<n>`).
+/// Counts the answers to each order (`ORD-<n>`): its final report (Filled
+/// or Rejected; a router's exchange sends New first).
 struct Client {
     answers: Vec<u32>,
+    /// Orders answered Rejected (a router whose exchange was not logged on).
+    rejected: u64,
     /// Reports the venue sent again (PossDupFlag=Y) for orders already answered.
     resends_recognised: u64,
     /// Orders sent again because the venue asked (it had lost or never seen them).
@@ -55,12 +57,17 @@ impl MessageHandler for Client {
             .and_then(|id| id.strip_prefix("ORD-")?.parse::<usize>().ok())
             .filter(|&n| n < self.answers.len())
             .ok_or_else(|| AppReject::business(0, "unknown ClOrdID"))?;
+        let status = report.ord_status().and_then(Result::ok);
+        if !matches!(status, Some(OrdStatus::Filled | OrdStatus::Rejected)) {
+            return Ok(()); // not the final answer (a New)
+        }
         let poss_dup = report.poss_dup_flag().and_then(Result::ok) == Some(true);
         if poss_dup && self.answers[order] > 0 {
             self.resends_recognised += 1;
             return Ok(());
         }
         self.answers[order] += 1;
+        self.rejected += u64::from(status == Some(OrdStatus::Rejected));
         if self.answers[order] == 1 {
             self.answered.fetch_add(1, Ordering::Relaxed);
         }
@@ -89,10 +96,14 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let cfg = args.next().unwrap_or("examples/client.cfg".into());
     let orders: usize = args.next().map_or(Ok(1000), |n| n.parse())?;
+    // The session of the settings (CLIENT->VENUE, or C1->GW with the router).
+    let sessions = peregrine_engine::Settings::load(&cfg)?.sessions;
+    let session_name = &sessions.first().ok_or("no session")?.session_name();
     let answered = Arc::new(AtomicUsize::new(0));
     let counter = answered.clone();
     let client = EngineBuilder::load(&cfg)?.start(move |_session| Client {
         answers: vec![0; orders],
+        rejected: 0,
         resends_recognised: 0,
         orders_resent: 0,
         answered: counter.clone(),
@@ -103,7 +114,7 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     // Orders come from another thread, through the engine's Sender.
     let sender = client.sender();
-    let session = client.session_ref(SESSION).ok_or("no session")?;
+    let session = client.session_ref(session_name).ok_or("no session")?;
     let producer = std::thread::spawn(move || -> Result<(), SubmitError> {
         for n in 0..orders {
             let cl_ord_id = format!("ORD-{n}");
@@ -143,14 +154,14 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     // The engine gives its application back, typed: no shared state needed.
     let engine = client.stop()?;
-    let app = engine.application(SESSION).ok_or("no application")?;
+    let app = engine.application(session_name).ok_or("no application")?;
     let once = app.answers.iter().filter(|&&n| n == 1).count();
     let missing = app.answers.iter().filter(|&&n| n == 0).count();
     let twice = app.answers.iter().filter(|&&n| n > 1).count();
     println!(
         "orders {}: answered once {once}, not answered {missing}, answered more than once {twice}, \
-         PossDup resends recognised {}, messages resent at the venue's request {}",
-        orders, app.resends_recognised, app.orders_resent
+         PossDup resends recognised {}, messages resent at the venue's request {}, rejected {}",
+        orders, app.resends_recognised, app.orders_resent, app.rejected
     );
     Ok(if once == orders {
         ExitCode::SUCCESS

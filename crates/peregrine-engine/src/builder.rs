@@ -338,8 +338,17 @@ impl EngineBuilder {
         F: FnMut(&SessionContext<'_>) -> A + Send + 'static,
     {
         let (mut engine, mut make) = self.assemble(app, false)?;
+        let journalled: Vec<String> = make
+            .journals
+            .journals()
+            .flat_map(|j| j.session_names())
+            .collect();
         // Sessions added while it runs (templates, commands) are made the same way.
         engine.set_session_factory(Box::new(move |s, reference| make.session(s, reference)));
+        // A template's sessions that the journal holds are made now, not at their
+        // counterparty's next Logon: what other sessions forward to them is stored
+        // and resent after it.
+        engine.restore_template_sessions(&journalled);
         Ok(engine)
     }
 

@@ -237,6 +237,42 @@ impl<D: SessionDriver> Engine<D> {
         }
     }
 
+    /// Makes the sessions named in `names` (`FIX.4.4:GW->C1`) that no
+    /// configured session is and an acceptor template fits (sessions a
+    /// template made before a restart, which their store holds), so that
+    /// forwards to them are kept while their counterparty is away. Names no
+    /// template fits are left alone.
+    pub fn restore_template_sessions(&mut self, names: &[String]) {
+        for name in names {
+            if self.find_session(name).is_ok() {
+                continue;
+            }
+            let Some((begin, rest)) = name.split_once(':') else {
+                continue;
+            };
+            let Some((sender, target)) = rest.split_once("->") else {
+                continue;
+            };
+            if target.contains(':') {
+                continue; // a qualifier: templates make none
+            }
+            let found = self
+                .templates
+                .iter()
+                .find(|(t, _)| t.template_fits(begin, sender, target))
+                .map(|(t, l)| (t.for_comp_ids(sender, target), *l));
+            if let Some((settings, _)) = found {
+                match self.create(&settings) {
+                    Ok(key) => self.sessions[key].event(
+                        "made again from its acceptor template (its store holds it)",
+                        now_nanos(),
+                    ),
+                    Err(e) => tracing::warn!("cannot make {name} from its template again: {e}"),
+                }
+            }
+        }
+    }
+
     /// A session made by the factory, added.
     pub(super) fn create(
         &mut self,
