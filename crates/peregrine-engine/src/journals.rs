@@ -124,6 +124,19 @@ impl Journals {
         };
         let i = match self.opened.iter().position(|o| o.dir == dir) {
             Some(i) => i,
+            // One journal per engine: a turn is one transaction only in one file.
+            None if !self.opened.is_empty() => {
+                let o = &self.opened[0];
+                return Err(s.error(
+                    "FileStorePath",
+                    format!(
+                        "{} is not {}, where session {} keeps the engine journal: with EngineJournal=Y every session of an engine names one FileStorePath",
+                        dir.display(),
+                        o.dir.display(),
+                        o.first
+                    ),
+                ));
+            }
             None => {
                 let journal = EngineJournal::open(&dir, config, now).map_err(|e| match e {
                     StoreError::Damaged { .. } => s.error(

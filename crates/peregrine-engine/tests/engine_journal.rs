@@ -189,3 +189,26 @@ fn a_session_with_its_own_file_store_is_carried_over_into_the_journal_once() {
     drop(old);
     assert_eq!(numbers(&gateway(dir.path(), "Y")), (41, 17));
 }
+
+#[test]
+fn every_session_of_an_engine_journal_names_one_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSenderCompID=ISLD\n\
+         UseDataDictionary=N\nEngineJournal=Y\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=C1\nFileStorePath={0}/a\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=C2\nFileStorePath={0}/b\n",
+        dir.path().display()
+    );
+    let built = EngineBuilder::parse(&cfg, dir.path().join("two.cfg"))
+        .unwrap()
+        .build(|s| EchoApp::new(s.dictionaries.clone()));
+    let e = built
+        .err()
+        .expect("two journals in one engine are refused")
+        .to_string();
+    assert!(
+        e.contains("FileStorePath") && e.contains("every session of an engine"),
+        "{e}"
+    );
+}

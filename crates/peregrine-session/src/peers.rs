@@ -91,9 +91,10 @@ pub struct PeerStatus {
     pub reference: SessionRef,
     /// Both Logons exchanged.
     pub logged_on: bool,
-    /// `QueueWhileLoggedOut`: an application message sent while it is not
-    /// logged on is stored and resent after its next Logon (`true`), or
-    /// refused.
+    /// An application message sent while it is not logged on is stored and
+    /// resent after its next Logon (`true`: `QueueWhileLoggedOut=Y`, and it
+    /// keeps its messages across that Logon — `PersistMessages=Y`, no
+    /// `ResetOnLogon` or `ResetOnDisconnect`), or refused in the callback.
     pub queue_while_logged_out: bool,
     /// Its next outgoing MsgSeqNum, as of its last commit.
     pub next_sender_seq: u64,

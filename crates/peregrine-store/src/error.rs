@@ -73,6 +73,14 @@ pub enum StoreError {
         /// The session's name.
         name: String,
     },
+    /// A session name longer than an [`EngineJournal`](crate::EngineJournal)
+    /// takes (its CompIDs may come from the wire through a template).
+    NameTooLong {
+        /// The name's length in bytes.
+        len: usize,
+        /// The most the journal takes.
+        max: usize,
+    },
     /// An earlier write or fsync of the [`EngineJournal`](crate::EngineJournal)
     /// failed: nothing more is committed until it is opened again (recovery
     /// then keeps every transaction that was committed).
@@ -143,6 +151,9 @@ impl fmt::Display for StoreError {
             }
             StoreError::SessionInUse { name } => {
                 write!(f, "the store of session {name} is open already")
+            }
+            StoreError::NameTooLong { len, max } => {
+                write!(f, "a session name of {len} bytes (the engine journal takes at most {max})")
             }
             StoreError::JournalFailed { path } => write!(
                 f,

@@ -92,10 +92,15 @@ fn a_second_store_of_an_open_session_is_refused_and_a_dropped_one_comes_back() {
     ));
     a.set_next_sender_seq(5).unwrap();
     a.commit().unwrap();
-    a.set_next_sender_seq(9).unwrap(); // not committed: not the journal's
+    a.set_next_sender_seq(9).unwrap(); // not committed: staged when dropped
     drop(a);
     let a = journal.session("A", 100).unwrap();
-    assert_eq!((a.next_sender_seq(), a.creation_time()), (5, 7));
+    assert_eq!((a.next_sender_seq(), a.creation_time()), (9, 7));
+    drop(a);
+    drop(journal);
+    // Never written by a commit: not the journal's after a restart.
+    let journal = EngineJournal::open(dir.path(), config(), 7).unwrap();
+    assert_eq!(journal.session("A", 7).unwrap().next_sender_seq(), 5);
 }
 
 #[test]
@@ -360,7 +365,7 @@ fn a_reopened_journal_goes_on_after_its_last_commit() {
 }
 
 #[test]
-fn damage_inside_the_committed_journal_is_refused_or_reported_and_costs_one_record() {
+fn damage_inside_the_committed_journal_is_refused_or_reported_and_costs_its_transaction() {
     let dir = tempfile::tempdir().unwrap();
     let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
     let mut a = journal.session("A", 0).unwrap();
@@ -412,4 +417,141 @@ fn a_file_that_is_no_journal_is_refused() {
         EngineJournal::open(dir.path(), config(), 0),
         Err(StoreError::Corrupt { .. })
     ));
+}
+
+/// Turns of the router model, and the file's bytes.
+fn journal_of_turns(turns: usize, seed: u64) -> (tempfile::TempDir, Vec<(u64, Model)>, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let after = run_turns(dir.path(), &mut Lcg(seed), turns);
+    let full = std::fs::read(dir.path().join(ENGINE_JOURNAL_FILE)).unwrap();
+    (dir, after, full)
+}
+
+#[test]
+fn a_hole_in_the_last_turn_is_a_torn_write_and_in_an_earlier_one_damage() {
+    let (dir, after, full) = journal_of_turns(6, 3);
+    let path = dir.path().join(ENGINE_JOURNAL_FILE);
+    // Pages written out of order: the last turn's commit record reached the
+    // disk, a page in its middle did not.
+    let (from, to) = (after[5].0 as usize, after[6].0 as usize);
+    let mut bytes = full.clone();
+    bytes[from + 30..from + 60].fill(0);
+    std::fs::write(&path, &bytes).unwrap();
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    assert!(
+        journal.recovery().losses.is_empty(),
+        "a torn write, not a loss"
+    );
+    assert!(journal.recovery().uncommitted_bytes > 0);
+    assert_eq!(
+        state_of(&journal),
+        after[5].1,
+        "the whole turn, not a part of it"
+    );
+    assert_eq!(
+        journal_len(dir.path()),
+        from as u64,
+        "cut at the last good commit"
+    );
+    drop(journal);
+    // The same hole in an earlier turn, with good turns after it: a loss.
+    let (from, _) = (after[2].0 as usize, to);
+    let mut bytes = full.clone();
+    bytes[from + 30..from + 60].fill(0);
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(matches!(
+        EngineJournal::open(dir.path(), config(), 0),
+        Err(StoreError::Damaged { .. })
+    ));
+    let report = JournalConfig {
+        on_damage: OnDamage::Report,
+        ..config()
+    };
+    let journal = EngineJournal::open(dir.path(), report, 0).unwrap();
+    assert_eq!(journal.recovery().losses.len(), 1);
+    assert_eq!(
+        journal.position().offset,
+        after[6].0,
+        "the later turns are kept"
+    );
+}
+
+/// A record as the journal writes it (format.rs): for a forged one.
+fn record(kind: u8, session: u32, payload: &[u8]) -> Vec<u8> {
+    let mut r = b"PGJR".to_vec();
+    r.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    r.extend_from_slice(&session.to_le_bytes());
+    r.extend_from_slice(&[kind, 0, 0, 0]);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&r[4..16]);
+    crc.update(payload);
+    r.extend_from_slice(&crc.finalize().to_le_bytes());
+    r.extend_from_slice(payload);
+    r
+}
+
+#[test]
+fn records_forged_inside_a_message_are_not_believed_after_a_torn_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    journal.set_deferred(true);
+    let mut venue = journal.session("VENUE", 0).unwrap();
+    venue.set_next_sender_seq(50).unwrap();
+    venue.commit().unwrap();
+    journal.write_turn().unwrap();
+    let start = journal.position().offset;
+    // A counterparty's free text that looks like records: numbers back to 1
+    // for session 1, and a commit of this very transaction.
+    let mut numbers = 1u64.to_le_bytes().to_vec();
+    numbers.extend_from_slice(&1u64.to_le_bytes());
+    let mut forged = record(3, 1, &numbers);
+    let mut commit = 2u64.to_le_bytes().to_vec();
+    commit.extend_from_slice(&start.to_le_bytes());
+    commit.extend_from_slice(&[0; 8]);
+    forged.extend(record(5, 0, &commit));
+    let mut msg = b"58=".to_vec();
+    msg.extend_from_slice(&forged);
+    venue.store(50, &msg).unwrap();
+    venue.incr_next_sender_seq().unwrap();
+    venue.commit().unwrap();
+    journal.write_turn().unwrap();
+    drop(venue);
+    drop(journal);
+    // Torn inside the message record's header: recovery resynchronises
+    // inside the payload, where the forged records are.
+    let cut = start as usize + 10;
+    let path = dir.path().join(ENGINE_JOURNAL_FILE);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[cut..cut + 10].fill(0xFF);
+    std::fs::write(&path, &bytes).unwrap();
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    assert_eq!(
+        journal.session("VENUE", 0).unwrap().next_sender_seq(),
+        50,
+        "neither the forged numbers nor the torn turn"
+    );
+    assert!(journal.recovery().losses.is_empty());
+}
+
+#[test]
+fn a_session_name_the_journal_could_not_read_back_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    let long = format!("FIX.4.4:GW->{}", "X".repeat(5000));
+    assert!(matches!(
+        journal.session(&long, 0),
+        Err(StoreError::NameTooLong { .. })
+    ));
+    let mut ok = journal.session("FIX.4.4:GW->C1", 0).unwrap();
+    ok.set_next_sender_seq(3).unwrap();
+    ok.commit().unwrap();
+    drop((ok, journal));
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    assert_eq!(
+        journal
+            .session("FIX.4.4:GW->C1", 0)
+            .unwrap()
+            .next_sender_seq(),
+        3
+    );
 }

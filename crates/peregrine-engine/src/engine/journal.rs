@@ -76,6 +76,8 @@ impl<D: SessionDriver> Engine<D> {
         if self.touched.is_empty() {
             self.touched = touched;
         }
+        // What the turn staged without output to carry it is written too.
+        self.write_journals();
     }
 
     /// Commits every session touched this turn and writes what the journals
@@ -97,29 +99,40 @@ impl<D: SessionDriver> Engine<D> {
         }
         for i in 0..self.journals.len() {
             if let Err(e) = self.journals[i].write_turn() {
-                self.journal_failed = true;
-                let why = format!(
-                    "engine journal {} failed: {e}; nothing more is sent until the engine is restarted",
-                    self.journals[i].path().display()
-                );
-                tracing::error!("{why}");
-                let keys: Vec<_> = self.connections.iter().map(|(k, _)| k).collect();
-                let now = crate::driver::now_nanos();
-                for key in keys {
-                    self.close_connection(key, &why, now);
-                }
+                self.journal_failure(i, &e);
                 return false;
             }
         }
         true
     }
 
-    /// Under a time-based fsync policy, fsyncs each journal when due.
+    /// Under a time-based fsync policy, fsyncs each journal when due; and
+    /// writes what waits staged with no output to carry it (an operator's
+    /// command, a session made from a template). A failure is the journal's.
     pub(super) fn sync_journals_if_due(&mut self) {
-        for j in &self.journals {
-            if let Err(e) = j.sync_if_due() {
-                tracing::error!("engine journal {}: {e}", j.path().display());
+        self.write_journals();
+        for i in 0..self.journals.len() {
+            if let Err(e) = self.journals[i].sync_if_due() {
+                self.journal_failure(i, &e);
             }
+        }
+    }
+
+    /// A journal failed: nothing more leaves, every connection is closed.
+    fn journal_failure(&mut self, i: usize, e: &peregrine_store::StoreError) {
+        if self.journal_failed {
+            return;
+        }
+        self.journal_failed = true;
+        let why = format!(
+            "engine journal {} failed: {e}; nothing more is sent until the engine is restarted",
+            self.journals[i].path().display()
+        );
+        tracing::error!("{why}");
+        let keys: Vec<_> = self.connections.iter().map(|(k, _)| k).collect();
+        let now = crate::driver::now_nanos();
+        for key in keys {
+            self.close_connection(key, &why, now);
         }
     }
 }

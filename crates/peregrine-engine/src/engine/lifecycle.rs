@@ -122,7 +122,12 @@ impl<D: SessionDriver> Engine<D> {
             reference,
             &name,
             driver.counters().cloned(),
-            settings.queue_while_logged_out,
+            // What it is sent while logged out is kept for its next Logon
+            // only when it queues, stores, and does not reset at that Logon.
+            settings.queue_while_logged_out
+                && settings.persist_messages
+                && !settings.reset_on_logon
+                && !settings.reset_on_disconnect,
         );
         driver.set_peers(self.peers.clone());
         let metrics = Arc::new(SessionMetrics::new(name.clone(), counters));

@@ -21,9 +21,21 @@
 //!   2 message   seq u64, then the outgoing message exactly as stored
 //!   3 numbers   next_sender u64, next_target u64
 //!   4 reset     creation_time i64: the session's messages are gone, both numbers 1
-//!   5 commit    turn u64 (1, 2, ...): everything since the previous commit
-//!               record, of every session, is one transaction
+//!   5 commit    turn u64 (1, 2, ...; one more than the previous commit's),
+//!               start u64 (where the transaction's first record begins: just
+//!               past the previous commit record, or the file header),
+//!               crc32 u32 of every byte from start to this record, zero u32:
+//!               everything since the previous commit record, of every
+//!               session, is one transaction
 //! ```
+//!
+//! A commit record is believed only if its transaction checks out: it starts
+//! where the previous committed one ended, its turn follows, and the CRC over
+//! all of its bytes matches. So a transaction is applied whole or not at all,
+//! even when a crash left holes inside it (pages written out of order) or a
+//! message's payload happens to hold bytes that look like records.
+//!
+//! A session's name is at most [`MAX_NAME`] bytes.
 //!
 //! A reader that follows the journal (a standby, a database store) applies
 //! the records of a transaction, in order, when it reads the transaction's
@@ -40,6 +52,12 @@ pub(crate) const RECORD_MAGIC: u32 = u32::from_le_bytes(*b"PGJR");
 pub(crate) const HEADER_LEN: usize = 20;
 /// The largest payload a record may have (a message and its sequence number).
 pub(crate) const MAX_PAYLOAD: usize = MAX_MESSAGE_LEN + 8;
+/// The longest session name the journal takes (a SessionID with CompIDs a
+/// template may take from the wire: bounded so that a record is always read
+/// back).
+pub const MAX_NAME: usize = 1024;
+/// A commit record's payload: turn, start, the transaction's CRC, zero.
+pub(crate) const COMMIT_LEN: usize = 24;
 
 /// What a record is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +115,20 @@ pub(crate) fn parse_file_header(h: &[u8]) -> Option<i64> {
     Some(u64_at(h, 8) as i64)
 }
 
+/// A commit record's payload.
+pub(crate) fn commit_payload(turn: u64, start: u64, crc: u32) -> [u8; COMMIT_LEN] {
+    let mut p = [0u8; COMMIT_LEN];
+    p[..8].copy_from_slice(&turn.to_le_bytes());
+    p[8..16].copy_from_slice(&start.to_le_bytes());
+    p[16..20].copy_from_slice(&crc.to_le_bytes());
+    p
+}
+
+/// A commit record's turn, start and transaction CRC.
+pub(crate) fn parse_commit(payload: &[u8]) -> (u64, u64, u32) {
+    (u64_at(payload, 0), u64_at(payload, 8), u32_at(payload, 16))
+}
+
 /// Appends one record to `out`: its header, then the payload's parts in
 /// order (written once, no intermediate buffer).
 pub(crate) fn append(out: &mut Vec<u8>, kind: Kind, session: u32, parts: &[&[u8]]) {
@@ -136,10 +168,11 @@ impl Header {
         let len = u32_at(b, 4) as usize;
         let kind = Kind::from_u8(b[12])?;
         let fits = match kind {
-            Kind::Session => (8..=8 + 4096).contains(&len),
+            Kind::Session => (8..=8 + MAX_NAME).contains(&len),
             Kind::Message => (8..=MAX_PAYLOAD).contains(&len),
             Kind::Numbers => len == 16,
-            Kind::Reset | Kind::Commit => len == 8,
+            Kind::Reset => len == 8,
+            Kind::Commit => len == COMMIT_LEN,
         };
         if !fits {
             return None;

@@ -181,6 +181,10 @@ pub(crate) struct Shared {
     pub(crate) staged: Vec<u8>,
     /// Records have been staged or written ahead since the last commit record.
     pending: bool,
+    /// Where the transaction being built starts (just past the last commit).
+    txn_start: u64,
+    /// The CRC of its bytes so far (the commit record carries it).
+    txn_crc: crc32fast::Hasher,
     position: JournalPosition,
     /// By session number - 1: the state of a session no view holds (a view
     /// takes it while it lives and gives it back when dropped).
@@ -241,6 +245,8 @@ impl EngineJournal {
             end: format::FILE_HEADER_LEN,
             staged: Vec::with_capacity(64 * 1024),
             pending: false,
+            txn_start: format::FILE_HEADER_LEN,
+            txn_crc: crc32fast::Hasher::new(),
             position: JournalPosition {
                 turn: 0,
                 offset: format::FILE_HEADER_LEN,
@@ -282,6 +288,12 @@ impl EngineJournal {
     /// [`StoreError::SessionInUse`] while another view of that session
     /// lives; [`StoreError::JournalFailed`] after a failed write.
     pub fn session(&self, name: &str, now: i64) -> Result<JournalStore, StoreError> {
+        if name.len() > format::MAX_NAME {
+            return Err(StoreError::NameTooLong {
+                len: name.len(),
+                max: format::MAX_NAME,
+            });
+        }
         let mut sh = lock(&self.shared);
         if sh.failed {
             return Err(StoreError::JournalFailed {
@@ -353,15 +365,15 @@ impl EngineJournal {
                 name: name.to_string(),
             });
         }
-        let mut view = self.session(name, from.creation_time())?;
-        let mut failed = None;
+        // Read whole before anything is staged: a failed read leaves the
+        // journal without the session (and the old store is read again).
+        let mut messages = Vec::new();
         from.for_each_in_range(1, crate::SEQ_END, &mut |seq, msg| {
-            if failed.is_none() {
-                failed = view.store(seq, msg).err();
-            }
+            messages.push((seq, msg.to_vec()));
         })?;
-        if let Some(e) = failed {
-            return Err(e);
+        let mut view = self.session(name, from.creation_time())?;
+        for (seq, msg) in &messages {
+            view.store(*seq, msg)?;
         }
         view.set_next_sender_seq(from.next_sender_seq())?;
         view.set_next_target_seq(from.next_target_seq())?;
@@ -489,6 +501,7 @@ impl Shared {
                 .map_err(|e| StoreError::io("cut engine journal tail", &self.path, e))?;
         }
         self.end = scanned.committed_end;
+        self.txn_start = scanned.committed_end;
         self.position = JournalPosition {
             turn: scanned.turn,
             offset: scanned.committed_end,
@@ -528,10 +541,11 @@ impl Shared {
         {
             self.write_ahead()?;
         }
-        let at = self.end + self.staged.len() as u64;
+        let from = self.staged.len();
         format::append(&mut self.staged, kind, session, parts);
+        self.txn_crc.update(&self.staged[from..]);
         self.pending = true;
-        Ok(at)
+        Ok(self.end + from as u64)
     }
 
     /// Writes the staged records without a commit record.
@@ -551,8 +565,9 @@ impl Shared {
     /// A write or fsync failed: the journal is failed from now on.
     fn fail(&mut self, context: &'static str, e: std::io::Error) -> StoreError {
         self.failed = true;
-        // Best effort: the file ends at the last commit again. If this
-        // fails too, recovery cuts the uncommitted tail off.
+        // Best effort: the file ends at the last commit again (after a
+        // failed fsync that is the commit whose fsync failed: nothing of it
+        // was sent). If this fails too, recovery cuts an uncommitted tail.
         let _ = self.file.set_len(self.position.offset);
         StoreError::io(context, &self.path, e)
     }
@@ -565,8 +580,11 @@ impl Shared {
             return Ok(false);
         }
         let turn = self.position.turn + 1;
-        format::append(&mut self.staged, Kind::Commit, 0, &[&turn.to_le_bytes()]);
+        let crc = std::mem::replace(&mut self.txn_crc, crc32fast::Hasher::new()).finalize();
+        let commit = format::commit_payload(turn, self.txn_start, crc);
+        format::append(&mut self.staged, Kind::Commit, 0, &[&commit]);
         self.write_ahead()?;
+        self.txn_start = self.end;
         self.pending = false;
         self.position = JournalPosition {
             turn,

@@ -8,7 +8,9 @@ use std::io;
 use crate::index::Location;
 use crate::recover::{Loss, LossKind, Window};
 
-use super::format::{u64_at, Header, Kind, FILE_HEADER_LEN, HEADER_LEN, RECORD_MAGIC};
+use super::format::{
+    parse_commit, u64_at, Header, Kind, FILE_HEADER_LEN, HEADER_LEN, RECORD_MAGIC,
+};
 
 /// A session's state as the committed transactions leave it.
 #[derive(Clone, Debug)]
@@ -144,7 +146,9 @@ fn zeros_from(w: &mut Window<'_>, from: u64) -> io::Result<u64> {
     Ok(last_non_zero.map_or(0, |i| i + 1 - from))
 }
 
-/// Reads the records after the file header.
+/// Reads the records after the file header: a transaction is applied when
+/// its commit record checks out (format.rs): its start, its turn and the
+/// CRC over all of its bytes.
 pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
     let mut out = Scanned {
         committed_end: FILE_HEADER_LEN,
@@ -153,22 +157,61 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
     let mut names: HashMap<String, u32> = HashMap::new();
     let mut ops: Vec<Op> = Vec::new();
     let mut at = FILE_HEADER_LEN;
-    // Damage seen since the last commit: reported once a commit follows it.
-    let mut damage: Vec<(u64, u64)> = Vec::new();
+    // The transaction being read: where it starts, the CRC of its bytes so
+    // far, and whether bytes of it were no valid record.
+    let mut txn_start = at;
+    let mut txn_crc = crc32fast::Hasher::new();
+    let mut txn_damaged = false;
+    // The turn the next commit must carry.
+    let mut next_turn = 1;
+    // A transaction whose commit record is there but which does not check
+    // out: damage if a good transaction follows it, else the torn tail of
+    // the last write (a crash that wrote its pages out of order).
+    let mut suspect: Option<(u64, u64)> = None;
     loop {
         let Some(h) = record_at(w, at)? else {
             match resync(w, at)? {
                 Some(next) => {
-                    damage.push((at, next - at));
+                    txn_damaged = true;
                     at = next;
                     continue;
                 }
                 None => break,
             }
         };
-        let payload = w
-            .get(at + HEADER_LEN as u64, h.len)?
-            .expect("verified record");
+        let record = w.get(at, h.record_len())?.expect("verified record");
+        let payload = &record[HEADER_LEN..];
+        if h.kind == Kind::Commit {
+            let (turn, start, crc) = parse_commit(payload);
+            let end = at + h.record_len() as u64;
+            if start == txn_start {
+                if !txn_damaged && turn == next_turn && crc == txn_crc.clone().finalize() {
+                    apply(&mut out, &mut names, ops.drain(..));
+                    if let Some((offset, until)) = suspect.take() {
+                        out.losses.push(Loss {
+                            kind: LossKind::Corrupted,
+                            offset,
+                            len: until - offset,
+                            seqs: None,
+                        });
+                    }
+                    out.turn = turn;
+                    out.committed_end = end;
+                } else {
+                    ops.clear();
+                    suspect = Some((suspect.map_or(txn_start, |(o, _)| o), end));
+                }
+                next_turn = turn + 1;
+                at = end;
+                txn_start = end;
+                txn_crc = crc32fast::Hasher::new();
+                txn_damaged = false;
+                continue;
+            }
+            // Not this transaction's commit (bytes inside a message that
+            // look like one): part of the transaction's bytes.
+        }
+        txn_crc.update(record);
         match h.kind {
             Kind::Session => {
                 let creation_time = u64_at(payload, 0) as i64;
@@ -196,24 +239,21 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
                 no: h.session,
                 creation_time: u64_at(payload, 0) as i64,
             }),
-            Kind::Commit => {
-                let turn = u64_at(payload, 0);
-                apply(&mut out, &mut names, ops.drain(..));
-                out.turn = turn;
-                out.committed_end = at + h.record_len() as u64;
-                for (offset, len) in damage.drain(..) {
-                    out.losses.push(Loss {
-                        kind: LossKind::Corrupted,
-                        offset,
-                        len,
-                        seqs: None,
-                    });
-                }
-            }
+            Kind::Commit => {}
         }
         at += h.record_len() as u64;
     }
     out.uncommitted_bytes = zeros_from(w, out.committed_end)?;
+    if out.orphans > 0 {
+        // Records of a committed transaction naming no session: what they
+        // held is not known, and is not silently dropped.
+        out.losses.push(Loss {
+            kind: LossKind::Corrupted,
+            offset: 0,
+            len: 0,
+            seqs: None,
+        });
+    }
     Ok(out)
 }
 

@@ -110,10 +110,15 @@ impl JournalStore {
 
 impl Drop for JournalStore {
     fn drop(&mut self) {
-        let mut state = std::mem::replace(&mut self.state, SessionState::new(String::new(), 0));
-        // What the journal holds: the numbers last staged.
-        (state.next_sender, state.next_target) = self.staged_numbers;
-        lock(&self.journal).give_back(self.no, state);
+        let journal = self.journal.clone();
+        let mut sh = lock(&journal);
+        // Its messages are staged already: its numbers go with them, so the
+        // next view of the session (and recovery) has both.
+        if self.stage_numbers(&mut sh).is_err() {
+            (self.state.next_sender, self.state.next_target) = self.staged_numbers;
+        }
+        let state = std::mem::replace(&mut self.state, SessionState::new(String::new(), 0));
+        sh.give_back(self.no, state);
     }
 }
 
