@@ -203,10 +203,10 @@ fn every_session_of_an_engine_journal_names_one_directory() {
     let built = EngineBuilder::parse(&cfg, dir.path().join("two.cfg"))
         .unwrap()
         .build(|s| EchoApp::new(s.dictionaries.clone()));
-    let e = built
-        .err()
-        .expect("two journals in one engine are refused")
-        .to_string();
+    let Err(e) = built else {
+        panic!("two journals in one engine are refused")
+    };
+    let e = e.to_string();
     assert!(
         e.contains("FileStorePath") && e.contains("every session of an engine"),
         "{e}"
