@@ -461,6 +461,9 @@ pub fn allowed_disconnect(side: Side, reason: DisconnectReason, cx: DisconnectCo
             // the step.
             R::InvalidLogon => ex.garble || ex.clock || ex.delay || cx.stale_logon,
             R::InvalidState | R::LogonTooLarge => ex.garble || ex.clock || ex.delay,
+            // A session writes MsgSeqNum in every message: only corrupted bytes
+            // (that still frame and sum right) take it away.
+            R::MissingMsgSeqNum => ex.garble,
             // Stores that lose nothing acknowledged, and configurations under
             // which both sides reset together, never see a MsgSeqNum too low;
             // a stale peer's Logon is (FIX: Logout, then disconnect).
