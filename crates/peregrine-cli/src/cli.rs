@@ -248,6 +248,11 @@ pub struct ScaleArgs {
     /// Where the JSON results go (default target/bench-results/scale.json).
     #[arg(long, value_name = "FILE")]
     pub out: Option<String>,
+    /// The store of Peregrine's many-sessions acceptor: memory (default), file (a
+    /// directory per session) or journal (EngineJournal=Y); file and journal fsync
+    /// every commit.
+    #[arg(long, value_name = "memory|file|journal")]
+    pub sessions_store: Option<String>,
 }
 
 impl ScaleArgs {
@@ -266,6 +271,7 @@ impl ScaleArgs {
         pair("--parts", self.parts.clone());
         pair("--peers", self.peers.clone());
         pair("--out", self.out.clone());
+        pair("--sessions-store", self.sessions_store.clone());
         if self.smoke {
             args.push("--smoke".into());
         }

@@ -44,8 +44,10 @@ pub enum Role {
 pub enum StoreChoice {
     /// In memory.
     Memory,
-    /// The file journal, `FileStoreSync=N`.
+    /// The file journal, `FileStoreSync=N` (a directory per session).
     File,
+    /// The engine journal (`EngineJournal=Y`: one journal for every session).
+    Journal,
 }
 
 impl StoreChoice {
@@ -59,6 +61,7 @@ impl StoreChoice {
         match self {
             StoreChoice::Memory => "memory",
             StoreChoice::File => "file",
+            StoreChoice::Journal => "journal",
         }
     }
 }
@@ -179,8 +182,11 @@ impl PeerArgs {
                     a.store = match value.as_str() {
                         "memory" => StoreChoice::Memory,
                         "file" => StoreChoice::File,
+                        "journal" => StoreChoice::Journal,
                         other => {
-                            return Err(usage(format!("--store: {other:?} is not memory|file")))
+                            return Err(usage(format!(
+                                "--store: {other:?} is not memory|file|journal"
+                            )))
                         }
                     }
                 }

@@ -26,6 +26,7 @@ use crate::results;
 use crate::{Error, Result};
 use peregrine_report::plot;
 
+use super::args::StoreChoice;
 use super::targets::{targets, Figures, SessionFigures};
 
 /// How long after `logged-on` the acceptor's RSS is read (the load generator waits
@@ -59,6 +60,10 @@ pub struct ScaleBenchConfig {
     pub stream: bool,
     /// Run the many-sessions part.
     pub many: bool,
+    /// The store of Peregrine's many-sessions acceptor (`--sessions-store`;
+    /// memory by default; `file` and `journal` fsync every commit: a durable
+    /// gateway, per-session stores against one engine journal).
+    pub sessions_store: StoreChoice,
     /// Peer engines (`quickfixj`, `quickfix-cpp`).
     pub peers: Vec<String>,
     /// `--peers` was given: a peer that is not built is an error (otherwise it is
@@ -77,6 +82,7 @@ impl Default for ScaleBenchConfig {
             sessions: vec![1_000, 10_000],
             stream: true,
             many: true,
+            sessions_store: StoreChoice::Memory,
             peers: STREAM_PEERS.iter().map(|p| p.to_string()).collect(),
             peers_given: false,
             out: crate::repo_root().join("target/bench-results/scale.json"),
@@ -87,8 +93,8 @@ impl Default for ScaleBenchConfig {
 impl ScaleBenchConfig {
     /// Reads the options of `peregrine bench scale`: `--runs N` (streaming; the
     /// many-sessions part runs `min(N, 3)`), `--seconds S`, `--sessions 1000,10000`,
-    /// `--parts stream,sessions`, `--peers a,b|none`, `--smoke` (1 run of 1 s, 50
-    /// sessions), `--out FILE`.
+    /// `--parts stream,sessions`, `--peers a,b|none`, `--sessions-store
+    /// memory|file|journal`, `--smoke` (1 run of 1 s, 50 sessions), `--out FILE`.
     ///
     /// ```
     /// use peregrine_bench::scale::ScaleBenchConfig;
@@ -164,6 +170,18 @@ impl ScaleBenchConfig {
                     }
                 }
                 "--out" => cfg.out = value.into(),
+                "--sessions-store" => {
+                    cfg.sessions_store = match value.as_str() {
+                        "memory" => StoreChoice::Memory,
+                        "file" => StoreChoice::File,
+                        "journal" => StoreChoice::Journal,
+                        other => {
+                            return Err(Error::Usage(format!(
+                                "--sessions-store: {other:?} is not memory|file|journal"
+                            )))
+                        }
+                    }
+                }
                 other => return Err(Error::Usage(format!("unknown option {other}"))),
             }
         }
@@ -374,13 +392,13 @@ fn sessions_pair(
     let dict = crate::fix44_dictionary().display().to_string();
     let base = fresh_dir(work, &format!("{}-sessions-{n}-{run}", acceptor.name))?;
     let (sessions, seconds) = (n.to_string(), cfg.seconds.to_string());
+    let store = cfg.sessions_store.name();
     let args = |role: &str, dir: &Path| {
-        peer_args(
-            &["--role", role, "--sessions", &sessions, "--port", &port],
-            dir,
-            &dict,
-            &seconds,
-        )
+        let mut head = vec!["--role", role, "--sessions", &sessions, "--port", &port];
+        if acceptor.name == "peregrine" && role == "acceptor" {
+            head.extend(["--store", store]);
+        }
+        peer_args(&head, dir, &dict, &seconds)
     };
     // The harness roles of this pair, and what the report says of its acceptor.
     let (acceptor_role, load_role, who) = match acceptor.name.as_str() {
@@ -392,7 +410,11 @@ fn sessions_pair(
         "peregrine" => (
             "acceptor",
             "load",
-            format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), memory store, UseDataDictionary=N, idle {}", crate::loopback::idle()),
+            format!("acceptor: Peregrine, {n} sessions configured in code on one port, one engine thread (EngineBuilder::start), {} store, UseDataDictionary=N, idle {}", match cfg.sessions_store {
+                StoreChoice::Memory => "memory",
+                StoreChoice::File => "file (a directory per session, FileStoreSync=Y)",
+                StoreChoice::Journal => "engine journal (EngineJournal=Y, FileStoreSync=Y)",
+            }, crate::loopback::idle()),
         ),
         peer => (
             "acceptor",
@@ -413,20 +435,32 @@ fn sessions_pair(
     let rss_after = rss(&acc);
     let lines = gen.wait_lines(Duration::from_secs(cfg.seconds + 180));
     // Peregrine's acceptor counts its allocations over the same window.
-    let acceptor_allocs: Option<f64> = match (&lines, acceptor.name.as_str()) {
-        (Ok(_), "peregrine") => {
-            let line = acc.next_json_line(Duration::from_secs(30))?;
-            let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-            field(&v, "acceptor_allocs_per_order")
-        }
-        _ => None,
-    };
+    let (acceptor_allocs, acceptor_fsyncs): (Option<f64>, Option<f64>) =
+        match (&lines, acceptor.name.as_str()) {
+            (Ok(_), "peregrine") => {
+                let line = acc.next_json_line(Duration::from_secs(30))?;
+                let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+                (
+                    field(&v, "acceptor_allocs_per_order"),
+                    field(&v, "acceptor_fsyncs_per_order"),
+                )
+            }
+            _ => (None, None),
+        };
     acc.terminate();
     let _ = std::fs::remove_dir_all(&base);
     let case = format!("sessions-{n}");
     let (mut record, v) = result_of(&acceptor.name, &lines?, &case)?;
     record.allocs_per_op = acceptor_allocs;
-    record.settings = format!("{who}; {}", record.settings);
+    record.settings = match acceptor_fsyncs {
+        Some(f) if cfg.sessions_store != StoreChoice::Memory => {
+            format!(
+                "{who}; acceptor fsyncs per order answered {f:.3}; {}",
+                record.settings
+            )
+        }
+        _ => format!("{who}; {}", record.settings),
+    };
     let bytes_per_session = match (rss_before, rss_after) {
         (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / n as f64),
         _ => None,
@@ -796,6 +830,7 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
         "seconds": cfg.seconds,
         "sessions": cfg.sessions,
         "parts": {"stream": cfg.stream, "sessions": cfg.many},
+        "sessions_store": cfg.sessions_store.name(),
         "machine": machine,
         "load_average_end": report::load_average(),
         "open_file_limit": limit,

@@ -33,12 +33,13 @@ use peregrine_engine::{EngineBuilder, SubmitError};
 use peregrine_messages::fix44::{self, ExecutionReport, MessageHandler, NewOrderSingle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 
-use super::args::{PeerArgs, Role};
+use super::args::{PeerArgs, Role, StoreChoice};
 use crate::loopback;
 use crate::order::{self, write_order, write_report, ClOrdId, OrderFields};
 use crate::process::{cpu_times, CpuTimes};
 use crate::report::{new_histogram, Stats};
 use crate::{Error, Result};
+use peregrine_engine::store::FsyncPolicy;
 
 // For the documentation's links only.
 #[cfg(doc)]
@@ -55,11 +56,15 @@ pub const WARMUP: Duration = Duration::from_secs(1);
 const LOGON_PATIENCE: Duration = Duration::from_secs(120);
 
 /// The settings of one side: N sessions on one port (acceptor) or N initiators to it
-/// (load), FIX.4.4, HeartBtInt 30, ResetOnLogon, TCP_NODELAY, memory store,
-/// `UseDataDictionary=N`.
+/// (load), FIX.4.4, HeartBtInt 30, ResetOnLogon, TCP_NODELAY, `UseDataDictionary=N`;
+/// the acceptor's store as `store` says (a durable one fsyncs every commit,
+/// `FileStoreSync=Y`, under `dir`), the load's in memory.
 ///
 /// ```
-/// let s = peregrine_bench::scale::sessions::settings(true, 9000, 3)?;
+/// use peregrine_bench::scale::args::StoreChoice;
+/// let dir = std::path::Path::new("/tmp/x");
+/// let s = peregrine_bench::scale::sessions::settings(true, 9000, 3, StoreChoice::Journal, dir)?;
+/// assert!(s.sessions[0].engine_journal && s.sessions[0].file_store_path.is_some());
 /// assert_eq!(s.sessions.len(), 3);
 /// assert_eq!(s.sessions[2].session_name(), "FIX.4.4:VENUE->CLIENT2");
 /// # Ok::<(), peregrine_bench::Error>(())
@@ -68,9 +73,22 @@ const LOGON_PATIENCE: Duration = Duration::from_secs(120);
 /// # Errors
 ///
 /// [`Error::Engine`] when the settings do not build.
-pub fn settings(acceptor: bool, port: u16, n: usize) -> Result<Settings> {
+pub fn settings(
+    acceptor: bool,
+    port: u16,
+    n: usize,
+    store: StoreChoice,
+    dir: &std::path::Path,
+) -> Result<Settings> {
     let mut b = Settings::builder().default(|d| {
         let d = loopback::defaults(d, acceptor).use_data_dictionary(false);
+        let d = match store {
+            StoreChoice::Memory => d,
+            StoreChoice::File | StoreChoice::Journal => d
+                .file_store_path(dir.join("store"))
+                .file_store_sync(FsyncPolicy::EveryCommit)
+                .engine_journal(store == StoreChoice::Journal),
+        };
         loopback::endpoint(d, acceptor, port)
     });
     for k in 0..n {
@@ -272,16 +290,17 @@ fn accept(a: &PeerArgs) -> Result<()> {
     let started = Instant::now();
     let answered = Arc::new(AtomicU64::new(0));
     let count = answered.clone();
-    let engine = EngineBuilder::new(settings(true, a.port, a.sessions)?)
+    let engine = EngineBuilder::new(settings(true, a.port, a.sessions, a.store, &a.dir)?)
         .start(move |_| Venue {
             answered: count.clone(),
             ..Venue::default()
         })
         .map_err(Error::engine("the acceptor did not start"))?;
     eprintln!(
-        "acceptor: {} sessions configured and listening in {:.0} ms; memory store, UseDataDictionary=N, one engine thread, idle {}",
+        "acceptor: {} sessions configured and listening in {:.0} ms; {} store, UseDataDictionary=N, one engine thread, idle {}",
         a.sessions,
         started.elapsed().as_secs_f64() * 1e3,
+        a.store.name(),
         loopback::idle()
     );
     println!("ready");
@@ -293,19 +312,32 @@ fn accept(a: &PeerArgs) -> Result<()> {
         std::thread::sleep(Duration::from_millis(1));
     }
     std::thread::sleep(WARMUP);
-    let (allocs, orders) = (
+    // Every store fsync of the engine (a journal's are timed by one session's store).
+    let metrics = engine.handle().metrics().clone();
+    let fsyncs = || -> u64 {
+        metrics
+            .sessions()
+            .iter()
+            .map(|s| s.store_fsync().snapshot().count())
+            .sum()
+    };
+    let (allocs, orders, synced) = (
         crate::alloc::allocations(),
         answered.load(Ordering::Relaxed),
+        fsyncs(),
     );
     std::thread::sleep(Duration::from_secs(a.seconds));
-    let (allocs, orders) = (
+    let (allocs, orders, synced) = (
         crate::alloc::allocations() - allocs,
         answered.load(Ordering::Relaxed) - orders,
+        fsyncs() - synced,
     );
     let per_order = crate::alloc::is_counting().then(|| allocs as f64 / orders.max(1) as f64);
+    let fsyncs_per_order = synced as f64 / orders.max(1) as f64;
     println!(
         "{}",
-        serde_json::json!({"acceptor_allocs_per_order": per_order, "orders": orders})
+        serde_json::json!({"acceptor_allocs_per_order": per_order, "orders": orders,
+            "acceptor_fsyncs_per_order": fsyncs_per_order})
     );
     let _ = std::io::stdout().flush();
     // Until the driver ends it.
@@ -324,7 +356,7 @@ fn load(a: &PeerArgs) -> Result<()> {
     let shared = Arc::new(Shared::default());
     let mut next = 0u64;
     let apps = shared.clone();
-    let engine = EngineBuilder::new(settings(false, a.port, n)?)
+    let engine = EngineBuilder::new(settings(false, a.port, n, StoreChoice::Memory, &a.dir)?)
         .start(move |_| {
             next += 1;
             // ClOrdIDs unique across sessions: each session's counter starts far apart.

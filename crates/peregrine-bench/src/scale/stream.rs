@@ -109,7 +109,8 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
                 .set("PersistMessages", persist);
             match store {
                 StoreChoice::Memory => d,
-                StoreChoice::File => d
+                StoreChoice::File | StoreChoice::Journal => d
+                    .engine_journal(store == StoreChoice::Journal)
                     .file_store_path(dir.join("store"))
                     .set("FileStoreSync", "N"),
             }
@@ -124,7 +125,7 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
 fn store_kind(s: StoreChoice) -> StoreKind {
     match s {
         StoreChoice::Memory => StoreKind::Memory,
-        StoreChoice::File => StoreKind::File,
+        StoreChoice::File | StoreChoice::Journal => StoreKind::File,
     }
 }
 
