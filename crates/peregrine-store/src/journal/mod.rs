@@ -146,10 +146,10 @@ pub struct JournalStats {
 /// follows) is in the `journal::format` module's documentation
 /// (`src/journal/format.rs`).
 ///
-/// **What it does not do yet:** the journal is compacted only when every
-/// session is reset; it grows with the messages of all sessions otherwise
-/// (as a [`FileStore`](crate::FileStore)'s journal grows until its session
-/// is reset). A write or fsync that fails leaves the journal *failed*:
+/// **What it does not do yet:** compaction. The journal grows with the
+/// messages of every session (a reset does not shrink it, where a
+/// [`FileStore`](crate::FileStore) rewrites its journal), and opening reads
+/// it whole. A write or fsync that fails leaves the journal *failed*:
 /// every later commit returns [`StoreError::JournalFailed`] until the
 /// process opens it again (recovery then keeps what was committed).
 ///
