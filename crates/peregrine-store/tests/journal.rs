@@ -555,3 +555,50 @@ fn a_session_name_the_journal_could_not_read_back_is_refused() {
         3
     );
 }
+
+#[test]
+fn a_long_and_mostly_dead_journal_is_compacted_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut after = run_turns(dir.path(), &mut Lcg(11), 30);
+    let (len, model) = after.pop().unwrap();
+    let small = JournalConfig {
+        compact_over: 1024,
+        ..config()
+    };
+    // Most of what the router's turns wrote is dead once the venue resets.
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    let mut venue = journal.session("VENUE", 0).unwrap();
+    venue.reset(77).unwrap();
+    venue.store(1, b"after the reset").unwrap();
+    venue.incr_next_sender_seq().unwrap();
+    venue.commit().unwrap();
+    drop((venue, journal));
+    let mut want = model;
+    want.insert(
+        "VENUE".into(),
+        ((2, 1), [(1, b"after the reset".to_vec())].into()),
+    );
+    let before = journal_len(dir.path());
+    assert!(before > len);
+    let journal = EngineJournal::open(dir.path(), small, 0).unwrap();
+    assert!(journal.recovery().rewritten, "compacted");
+    assert!(
+        journal_len(dir.path()) * 2 < before,
+        "{} of {before} bytes",
+        journal_len(dir.path())
+    );
+    assert_eq!(state_of(&journal), want);
+    // It goes on from there, and reads back the same.
+    let mut c1 = journal.session("C1", 0).unwrap();
+    let seq = c1.next_sender_seq();
+    c1.store(seq, b"next").unwrap();
+    c1.incr_next_sender_seq().unwrap();
+    c1.commit().unwrap();
+    drop((c1, journal));
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    let c1 = want.get_mut("C1").unwrap();
+    c1.0 .0 += 1;
+    c1.1.insert(seq, b"next".to_vec());
+    assert_eq!(state_of(&journal), want);
+    assert!(journal.recovery().losses.is_empty());
+}

@@ -41,6 +41,12 @@ pub struct JournalConfig {
     /// commit record (still uncommitted until it is written): the most the
     /// staging buffer holds at once.
     pub write_buffer_capacity: usize,
+    /// On open, a journal longer than this whose live records (each
+    /// session's numbers and the messages it still holds) take less than
+    /// half of it is rewritten with only them, in one transaction (written
+    /// beside it, fsynced, then renamed over it): the file stays within
+    /// about twice what the sessions hold, from one start to the next.
+    pub compact_over: u64,
 }
 
 impl Default for JournalConfig {
@@ -49,6 +55,7 @@ impl Default for JournalConfig {
             fsync: FsyncPolicy::default(),
             on_damage: OnDamage::default(),
             write_buffer_capacity: 1 << 20,
+            compact_over: 64 << 20,
         }
     }
 }
@@ -146,10 +153,11 @@ pub struct JournalStats {
 /// follows) is in the `journal::format` module's documentation
 /// (`src/journal/format.rs`).
 ///
-/// **What it does not do yet:** compaction. The journal grows with the
-/// messages of every session (a reset does not shrink it, where a
-/// [`FileStore`](crate::FileStore) rewrites its journal), and opening reads
-/// it whole. A write or fsync that fails leaves the journal *failed*:
+/// **Growth.** The journal grows with the messages of every session while
+/// the engine runs (a reset does not shrink it); opening reads it whole,
+/// and compacts it when it is long and mostly dead
+/// ([`JournalConfig::compact_over`]): from one start to the next it holds
+/// at most about twice what its sessions hold. A write or fsync that fails leaves the journal *failed*:
 /// every later commit returns [`StoreError::JournalFailed`] until the
 /// process opens it again (recovery then keeps what was committed).
 ///
@@ -273,6 +281,7 @@ impl EngineJournal {
             }
         } else {
             shared.recover(len)?;
+            shared.compact_if_due(dir)?;
         }
         Ok(EngineJournal {
             shared: Arc::new(Mutex::new(shared)),
@@ -515,6 +524,98 @@ impl Shared {
             self.names.insert(s.name.clone(), i as u32 + 1);
             self.sessions.push(Some(s));
         }
+        Ok(())
+    }
+
+    /// Rewrites the journal with only its live records when it is long and
+    /// mostly dead ([`JournalConfig::compact_over`]); before any view exists.
+    fn compact_if_due(&mut self, dir: &Path) -> Result<(), StoreError> {
+        let record = |payload: usize| (format::HEADER_LEN + payload) as u64;
+        let live: u64 = format::FILE_HEADER_LEN
+            + record(format::COMMIT_LEN)
+            + self
+                .sessions
+                .iter()
+                .flatten()
+                .map(|s| {
+                    record(8 + s.name.len())
+                        + record(16)
+                        + s.messages
+                            .iter()
+                            .map(|m| record(8 + m.len as usize))
+                            .sum::<u64>()
+                })
+                .sum::<u64>();
+        if self.end <= self.config.compact_over || live * 2 > self.end {
+            return Ok(());
+        }
+        let tmp = dir.join(format!("{ENGINE_JOURNAL_FILE}.compact"));
+        let tmp_path = tmp.clone();
+        let io = |what: &'static str| {
+            let path = tmp_path.clone();
+            move |e| StoreError::io(what, &path, e)
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .map_err(io("create compacted engine journal"))?;
+        let mut head = [0u8; format::FILE_HEADER_LEN as usize];
+        posio::read_exact_at(&self.file, &mut head, 0)
+            .map_err(|e| StoreError::io("read engine journal", &self.path, e))?;
+        let mut at = format::FILE_HEADER_LEN;
+        posio::write_all_at(&file, &head, 0).map_err(io("write compacted engine journal"))?;
+        let (mut out, mut crc, mut read) = (Vec::new(), crc32fast::Hasher::new(), Vec::new());
+        for (i, s) in self.sessions.iter().flatten().enumerate() {
+            let no = i as u32 + 1;
+            format::append(
+                &mut out,
+                Kind::Session,
+                no,
+                &[&s.creation_time.to_le_bytes(), s.name.as_bytes()],
+            );
+            let numbers = [s.next_sender.to_le_bytes(), s.next_target.to_le_bytes()];
+            format::append(&mut out, Kind::Numbers, no, &[&numbers[0], &numbers[1]]);
+            for m in &s.messages {
+                let body = self.read_message(m.offset, m.len, no, &mut read)?;
+                format::append(
+                    &mut out,
+                    Kind::Message,
+                    no,
+                    &[&m.seq.to_le_bytes(), &read[body]],
+                );
+                if out.len() >= self.config.write_buffer_capacity {
+                    crc.update(&out);
+                    posio::write_all_at(&file, &out, at)
+                        .map_err(io("write compacted engine journal"))?;
+                    at += out.len() as u64;
+                    out.clear();
+                }
+            }
+        }
+        crc.update(&out);
+        let turn = self.position.turn + 1;
+        let commit = format::commit_payload(turn, format::FILE_HEADER_LEN, crc.finalize());
+        format::append(&mut out, Kind::Commit, 0, &[&commit]);
+        posio::write_all_at(&file, &out, at).map_err(io("write compacted engine journal"))?;
+        file.sync_all()
+            .map_err(io("fsync compacted engine journal"))?;
+        fs::rename(&tmp, &self.path).map_err(io("rename compacted engine journal"))?;
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        let before = std::mem::take(&mut self.recovery);
+        self.file = file;
+        self.sessions.clear();
+        self.names.clear();
+        let len = at + out.len() as u64;
+        self.recover(len)?;
+        self.recovery = Recovery {
+            rewritten: true,
+            ..before
+        };
         Ok(())
     }
 

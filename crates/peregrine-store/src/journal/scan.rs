@@ -162,8 +162,9 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
     let mut txn_start = at;
     let mut txn_crc = crc32fast::Hasher::new();
     let mut txn_damaged = false;
-    // The turn the next commit must carry.
-    let mut next_turn = 1;
+    // The turn the next commit must carry (the first may carry any: a
+    // compacted journal goes on from the turn of the one it replaced).
+    let mut next_turn: Option<u64> = None;
     // A transaction whose commit record is there but which does not check
     // out: damage if a good transaction follows it, else the torn tail of
     // the last write (a crash that wrote its pages out of order).
@@ -185,7 +186,8 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
             let (turn, start, crc) = parse_commit(payload);
             let end = at + h.record_len() as u64;
             if start == txn_start {
-                if !txn_damaged && turn == next_turn && crc == txn_crc.clone().finalize() {
+                let in_turn = next_turn.is_none_or(|t| t == turn);
+                if !txn_damaged && in_turn && crc == txn_crc.clone().finalize() {
                     apply(&mut out, &mut names, ops.drain(..));
                     if let Some((offset, until)) = suspect.take() {
                         out.losses.push(Loss {
@@ -201,7 +203,7 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
                     ops.clear();
                     suspect = Some((suspect.map_or(txn_start, |(o, _)| o), end));
                 }
-                next_turn = turn + 1;
+                next_turn = Some(turn + 1);
                 at = end;
                 txn_start = end;
                 txn_crc = crc32fast::Hasher::new();
