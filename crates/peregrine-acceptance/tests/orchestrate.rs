@@ -320,7 +320,12 @@ fn the_repository_carries_quickfixjs_scripts_and_their_licence() {
         let name = format!("server/{v}/QFJ650_MissingMsgSeqNum.def");
         assert!(scripts.contains(&name), "{name} in {scripts:?}");
     }
-    assert!(scripts.contains(&"server/fix50/LogonUnknownDefaultApplVerID.def".to_string()));
+    for name in [
+        "server/fix50/LogonUnknownDefaultApplVerID.def",
+        "timestamps/fix44/QFJ921_HigherResolutionTimestamps.def",
+    ] {
+        assert!(scripts.contains(&name.to_string()), "{name} in {scripts:?}");
+    }
     // Every cfg names dictionaries the repository has.
     let dicts = dictionaries_dir(&dir);
     for spec in &specs {

@@ -527,10 +527,10 @@ impl<'b> MessageEncoder<'b> {
         let w = self.out.window::<WINDOW>(self.pos);
         let t = put_tag(w, 0, tag);
         w[t..t + 17].copy_from_slice(&self.seconds.text);
-        let (fraction, n) = value::fraction_text(v.nanos, precision);
+        let (fraction, n) = value::fraction_text(v.nanos, v.picos, precision);
         w[t + 17..t + 25].copy_from_slice(&(fraction as u64).to_le_bytes());
         if n > 8 {
-            // Nanoseconds: '.' and nine digits.
+            // Nano- or picoseconds: '.' and nine or twelve digits.
             w[t + 25..t + 33].copy_from_slice(&((fraction >> 64) as u64).to_le_bytes());
         }
         w[t + 17 + n] = SOH;
@@ -753,6 +753,31 @@ mod tests {
                 "52=20240115-10:30:00.123"
             ]
         );
+    }
+
+    /// The encoder's timestamp at every precision, picoseconds included (a value
+    /// read with twelve digits is written with the same twelve), with BodyLength
+    /// and CheckSum right.
+    #[test]
+    fn timestamps_at_every_precision_picoseconds_included() {
+        let ts = value::parse_timestamp(b"20170408-00:00:00.123456789123").unwrap();
+        let mut buf = EncodeBuffer::new();
+        for (p, text) in [
+            (TimePrecision::Seconds, "60=20170408-00:00:00"),
+            (TimePrecision::Millis, "60=20170408-00:00:00.123"),
+            (TimePrecision::Micros, "60=20170408-00:00:00.123456"),
+            (TimePrecision::Nanos, "60=20170408-00:00:00.123456789"),
+            (TimePrecision::Picos, "60=20170408-00:00:00.123456789123"),
+        ] {
+            let mut m = buf.start(b"FIX.4.4", b"D");
+            m.timestamp(60, &ts, p).str(58, b"x");
+            let msg = m.finish().to_vec();
+            let fields: Vec<&[u8]> = msg.split(|&b| b == 1).collect();
+            assert_eq!(fields[3], text.as_bytes(), "{p:?}");
+            assert_eq!(fields[4], b"58=x", "{p:?}");
+            let mut dec = crate::Decoder::new(crate::DecoderConfig::default());
+            assert!(dec.decode(&msg).is_ok(), "{p:?}");
+        }
     }
 
     #[test]

@@ -426,6 +426,10 @@ pub enum TimePrecision {
     Micros,
     /// Nanoseconds: `HH:MM:SS.sssssssss`.
     Nanos,
+    /// Picoseconds: `HH:MM:SS.ssssssssssss` (twelve digits, as FIX Latest allows
+    /// and QuickFIX/J reads; the three below the nanosecond are
+    /// [`UtcTimestamp::picos`]).
+    Picos,
 }
 
 impl TimePrecision {
@@ -435,6 +439,7 @@ impl TimePrecision {
             TimePrecision::Millis => 3,
             TimePrecision::Micros => 6,
             TimePrecision::Nanos => 9,
+            TimePrecision::Picos => 12,
         }
     }
 }
@@ -481,11 +486,14 @@ pub struct TimeOfDay {
     pub second: u8,
     /// Nanoseconds within the second.
     pub nanos: u32,
+    /// Picoseconds beyond `nanos`, 0..=999: the last three digits of a
+    /// [`TimePrecision::Picos`] fraction (0 otherwise).
+    pub picos: u16,
     /// How many fractional digits it had on the wire.
     pub precision: TimePrecision,
 }
 
-/// A UTCTimestamp: `YYYYMMDD-HH:MM:SS[.sss[sss[sss]]]`.
+/// A UTCTimestamp: `YYYYMMDD-HH:MM:SS[.sss[sss[sss[sss]]]]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[repr(C)]
 pub struct UtcTimestamp {
@@ -499,12 +507,17 @@ pub struct UtcTimestamp {
     pub second: u8,
     /// Nanoseconds within the second.
     pub nanos: u32,
+    /// Picoseconds beyond `nanos`, 0..=999: the last three digits of a
+    /// [`TimePrecision::Picos`] fraction, kept so that a value read is written
+    /// back whole (0 for a time from a clock, which reads nanoseconds).
+    pub picos: u16,
     /// How many fractional digits it had (or will have) on the wire.
     pub precision: TimePrecision,
 }
 
 impl UtcTimestamp {
-    /// Nanoseconds since the Unix epoch (a leap second counts as the next second's start).
+    /// Nanoseconds since the Unix epoch (a leap second counts as the next second's
+    /// start; [`picos`](Self::picos) below the nanosecond are left out).
     pub fn to_unix_nanos(&self) -> i64 {
         let days = self.date.days_since_epoch();
         let secs =
@@ -530,6 +543,7 @@ impl UtcTimestamp {
             minute: (sod / 60 % 60) as u8,
             second: (sod % 60) as u8,
             nanos: sub,
+            picos: 0,
             precision,
         }
     }
@@ -660,7 +674,7 @@ fn parse_date_at(v: &[u8]) -> Result<Date, ValueError> {
     })
 }
 
-/// Parses `HH:MM:SS[.sss[sss[sss]]]` (UTCTimeOnly).
+/// Parses `HH:MM:SS[.sss[sss[sss[sss]]]]` (UTCTimeOnly).
 ///
 /// ```
 /// let t = peregrine_codec::value::parse_time(b"23:59:60.123456").unwrap();
@@ -670,7 +684,7 @@ fn parse_date_at(v: &[u8]) -> Result<Date, ValueError> {
 /// # Errors
 ///
 /// * [`ValueError::Empty`] for an empty value, [`ValueError::BadLayout`] for
-///   fewer than 8 bytes or a fraction of other than 3, 6 or 9 digits;
+///   fewer than 8 bytes or a fraction of other than 3, 6, 9 or 12 digits;
 /// * [`ValueError::InvalidByte`] at a non-digit where a digit belongs, at a
 ///   missing `:`, or at whatever follows the seconds if it is not `.`;
 /// * [`ValueError::OutOfRange`] for an hour above 23, a minute above 59 or a
@@ -680,6 +694,9 @@ fn parse_date_at(v: &[u8]) -> Result<Date, ValueError> {
 /// use peregrine_codec::value::{parse_time, ValueError};
 /// assert_eq!(parse_time(b"24:00:00"), Err(ValueError::OutOfRange));
 /// assert_eq!(parse_time(b"12:00:00.1234"), Err(ValueError::BadLayout));
+/// assert_eq!(parse_time(b"12:00:00.123456789123456"), Err(ValueError::BadLayout));
+/// let t = parse_time(b"12:00:00.123456789123").unwrap();
+/// assert_eq!((t.nanos, t.picos), (123_456_789, 123));
 /// assert_eq!(parse_time(b"12-00:00"), Err(ValueError::InvalidByte { offset: 2 }));
 /// ```
 pub fn parse_time(v: &[u8]) -> Result<TimeOfDay, ValueError> {
@@ -697,20 +714,22 @@ pub fn parse_time(v: &[u8]) -> Result<TimeOfDay, ValueError> {
     if hour > 23 || minute > 59 || second > 60 {
         return Err(ValueError::OutOfRange);
     }
-    let (nanos, precision) = parse_fraction(v, 8)?;
+    let (nanos, picos, precision) = parse_fraction(v, 8)?;
     Ok(TimeOfDay {
         hour: hour as u8,
         minute: minute as u8,
         second: second as u8,
         nanos,
+        picos,
         precision,
     })
 }
 
-fn parse_fraction(v: &[u8], at: usize) -> Result<(u32, TimePrecision), ValueError> {
+/// The fraction after the seconds: (nanoseconds, picoseconds beyond them, precision).
+fn parse_fraction(v: &[u8], at: usize) -> Result<(u32, u16, TimePrecision), ValueError> {
     let rest = &v[at..];
     if rest.is_empty() {
-        return Ok((0, TimePrecision::Seconds));
+        return Ok((0, 0, TimePrecision::Seconds));
     }
     if rest[0] != b'.' {
         return Err(ValueError::InvalidByte { offset: at });
@@ -720,21 +739,25 @@ fn parse_fraction(v: &[u8], at: usize) -> Result<(u32, TimePrecision), ValueErro
         3 => TimePrecision::Millis,
         6 => TimePrecision::Micros,
         9 => TimePrecision::Nanos,
+        12 => TimePrecision::Picos,
         _ => return Err(ValueError::BadLayout),
     };
-    let mut n = 0u32;
+    let mut n = 0u64;
     for (i, &b) in digits.iter().enumerate() {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
             return Err(ValueError::InvalidByte { offset: at + 1 + i });
         }
-        n = n * 10 + d as u32;
+        n = n * 10 + u64::from(d);
     }
-    let scale = 10u32.pow(9 - digits.len() as u32);
-    Ok((n * scale, precision))
+    // Picoseconds: at most 10^12 - 1, below u64's range.
+    let picos = n * 10u64.pow(12 - digits.len() as u32);
+    Ok(((picos / 1000) as u32, (picos % 1000) as u16, precision))
 }
 
-/// Parses a UTCTimestamp `YYYYMMDD-HH:MM:SS[.sss|.ssssss|.sssssssss]`.
+/// Parses a UTCTimestamp `YYYYMMDD-HH:MM:SS[.sss|.ssssss|.sssssssss|.ssssssssssss]`:
+/// whole seconds, or milli-, micro-, nano- or picoseconds (FIX Latest's finest;
+/// QuickFIX/J reads the same five forms).
 ///
 /// # Errors
 ///
@@ -748,6 +771,12 @@ fn parse_fraction(v: &[u8], at: usize) -> Result<(u32, TimePrecision), ValueErro
 /// ```
 /// use peregrine_codec::value::{parse_timestamp, ValueError};
 /// assert!(parse_timestamp(b"20240115-10:30:00.123").is_ok());
+/// let ts = parse_timestamp(b"20170408-00:00:00.123456789123").unwrap();
+/// assert_eq!((ts.nanos, ts.picos, ts.to_string().len()), (123_456_789, 123, 30));
+/// assert_eq!(
+///     parse_timestamp(b"20170408-00:00:00.123456789123456"),
+///     Err(ValueError::BadLayout)
+/// );
 /// assert_eq!(parse_timestamp(b"20240115T10:30:00"), Err(ValueError::InvalidByte { offset: 8 }));
 /// assert_eq!(parse_timestamp(b"20240115-10:3x:00"), Err(ValueError::InvalidByte { offset: 13 }));
 /// assert_eq!(parse_timestamp(b"20241315-10:30:00"), Err(ValueError::OutOfRange));
@@ -771,6 +800,7 @@ pub fn parse_timestamp(v: &[u8]) -> Result<UtcTimestamp, ValueError> {
         minute: t.minute,
         second: t.second,
         nanos: t.nanos,
+        picos: t.picos,
         precision: t.precision,
     })
 }
@@ -1073,23 +1103,34 @@ pub(crate) fn digits_word(n: u32) -> (u64, usize) {
     (eight_digits(n) >> (8 * (8 - len)), len)
 }
 
-/// The fraction `.sss[sss[sss]]` of `nanos` at `precision` (empty for whole
-/// seconds) as little-endian bytes with zeros after it, and its length.
+/// The fraction `.sss[sss[sss[sss]]]` of `nanos` (and `picos` beyond them) at
+/// `precision` (empty for whole seconds) as little-endian bytes with zeros after
+/// it, and its length (at most 13).
 #[inline(always)]
-pub(crate) fn fraction_text(nanos: u32, precision: TimePrecision) -> (u128, usize) {
+pub(crate) fn fraction_text(nanos: u32, picos: u16, precision: TimePrecision) -> (u128, usize) {
     let digits = precision.digits();
     if digits == 0 {
         return (0, 0);
     }
     // Digits beyond the precision's (only from nanos over 10^9, not a
     // valid value) drop off the top, as in `format_timestamp`.
-    let frac = nanos / 10u32.pow(9 - digits as u32);
+    let frac = nanos / 10u32.pow(9 - digits.min(9) as u32);
     let text = if digits <= 8 {
         (eight_digits(frac % 100_000_000) >> (8 * (8 - digits))) as u128
     } else {
         // Nine digits: the first, then the other eight.
-        (b'0' + (frac / 100_000_000 % 10) as u8) as u128
-            | (eight_digits(frac % 100_000_000) as u128) << 8
+        let nine = (b'0' + (frac / 100_000_000 % 10) as u8) as u128
+            | (eight_digits(frac % 100_000_000) as u128) << 8;
+        if digits == 12 {
+            // Then the three of the picoseconds.
+            let p = u32::from(picos % 1000);
+            let three = u128::from(b'0' + (p / 100) as u8)
+                | u128::from(b'0' + (p / 10 % 10) as u8) << 8
+                | u128::from(b'0' + (p % 10) as u8) << 16;
+            nine | three << 72
+        } else {
+            nine
+        }
     };
     (b'.' as u128 | text << 8, 1 + digits)
 }
@@ -1196,10 +1237,29 @@ pub fn format_date(d: &Date, out: &mut [u8]) -> usize {
 
 /// Writes `HH:MM:SS` and the fraction of `precision`, returning the length.
 pub fn format_time(t: &TimeOfDay, precision: TimePrecision, out: &mut [u8]) -> usize {
-    format_hms(t.hour, t.minute, t.second, t.nanos, precision, out)
+    format_hms(
+        (t.hour, t.minute, t.second),
+        t.nanos,
+        t.picos,
+        precision,
+        out,
+    )
 }
 
-fn format_hms(h: u8, m: u8, s: u8, nanos: u32, precision: TimePrecision, out: &mut [u8]) -> usize {
+/// The fraction at `precision`, as one number of its digits: nanoseconds and the
+/// picoseconds beyond them, truncated.
+fn fraction_digits(nanos: u32, picos: u16, precision: TimePrecision) -> u64 {
+    let picos = u64::from(nanos) * 1000 + u64::from(picos % 1000);
+    picos / 10u64.pow(12 - precision.digits() as u32)
+}
+
+fn format_hms(
+    (h, m, s): (u8, u8, u8),
+    nanos: u32,
+    picos: u16,
+    precision: TimePrecision,
+    out: &mut [u8],
+) -> usize {
     put2(out, 0, h as u32);
     out[2] = b':';
     put2(out, 3, m as u32);
@@ -1210,7 +1270,7 @@ fn format_hms(h: u8, m: u8, s: u8, nanos: u32, precision: TimePrecision, out: &m
         return 8;
     }
     out[8] = b'.';
-    let mut frac = nanos / 10u32.pow(9 - digits as u32);
+    let mut frac = fraction_digits(nanos, picos, precision);
     for i in (0..digits).rev() {
         out[9 + i] = b'0' + (frac % 10) as u8;
         frac /= 10;
@@ -1218,8 +1278,10 @@ fn format_hms(h: u8, m: u8, s: u8, nanos: u32, precision: TimePrecision, out: &m
     9 + digits
 }
 
-/// Writes the fractional part `.sss[sss[sss]]` of `nanos` at `precision`
-/// (nothing for whole seconds), returning its length.
+/// Writes the fractional part `.sss[sss[sss[sss]]]` of `nanos` at `precision`
+/// (nothing for whole seconds), returning its length; at
+/// [`TimePrecision::Picos`] the three digits below the nanosecond are zeros
+/// ([`format_timestamp`] writes a timestamp's [`picos`](UtcTimestamp::picos)).
 #[inline]
 pub fn format_fraction(nanos: u32, precision: TimePrecision, out: &mut [u8]) -> usize {
     let digits = precision.digits();
@@ -1233,7 +1295,7 @@ pub fn format_fraction(nanos: u32, precision: TimePrecision, out: &mut [u8]) -> 
         put2(out, 2, ms % 100);
         return 4;
     }
-    let mut frac = nanos / 10u32.pow(9 - digits as u32);
+    let mut frac = fraction_digits(nanos, 0, precision);
     for i in (0..digits).rev() {
         out[1 + i] = b'0' + (frac % 10) as u8;
         frac /= 10;
@@ -1242,15 +1304,24 @@ pub fn format_fraction(nanos: u32, precision: TimePrecision, out: &mut [u8]) -> 
 }
 
 /// Writes a UTCTimestamp at `precision` (fractions are truncated), returning
-/// the length (17, 21, 24 or 27).
+/// the length (17, 21, 24, 27 or 30).
+///
+/// ```
+/// use peregrine_codec::value::{format_timestamp, parse_timestamp, TimePrecision};
+/// let ts = parse_timestamp(b"20170408-00:00:00.123456789123").unwrap();
+/// let mut b = [0u8; 32];
+/// let n = format_timestamp(&ts, TimePrecision::Picos, &mut b);
+/// assert_eq!(&b[..n], b"20170408-00:00:00.123456789123");
+/// let n = format_timestamp(&ts, TimePrecision::Micros, &mut b);
+/// assert_eq!(&b[..n], b"20170408-00:00:00.123456");
+/// ```
 pub fn format_timestamp(ts: &UtcTimestamp, precision: TimePrecision, out: &mut [u8]) -> usize {
     format_date(&ts.date, out);
     out[8] = b'-';
     9 + format_hms(
-        ts.hour,
-        ts.minute,
-        ts.second,
+        (ts.hour, ts.minute, ts.second),
         ts.nanos,
+        ts.picos,
         precision,
         &mut out[9..],
     )
@@ -1491,6 +1562,7 @@ mod tests {
             TimePrecision::Millis,
             TimePrecision::Micros,
             TimePrecision::Nanos,
+            TimePrecision::Picos,
         ] {
             let n = format_timestamp(&ts, p, &mut b);
             let back = parse_timestamp(&b[..n]).unwrap();
@@ -1500,6 +1572,69 @@ mod tests {
                 ts.to_unix_nanos() / 1_000_000_000
             );
         }
+    }
+
+    /// Twelve fractional digits (picoseconds: FIX Latest, QuickFIX/J's QFJ-921)
+    /// are read, kept and written back whole; 10, 11 or 15 digits are not a
+    /// UTCTimestamp (QuickFIX/J reads 0, 3, 6, 9 or 12).
+    #[test]
+    fn picosecond_timestamps_are_read_kept_and_written() {
+        let text = b"20170408-00:00:00.123456789123";
+        let ts = parse_timestamp(text).unwrap();
+        assert_eq!(
+            (ts.nanos, ts.picos, ts.precision),
+            (123_456_789, 123, TimePrecision::Picos)
+        );
+        assert_eq!(ts.to_unix_nanos(), 1_491_609_600_123_456_789);
+        assert_eq!(ts.to_string(), "20170408-00:00:00.123456789123");
+        let mut b = [0u8; 32];
+        let n = format_timestamp(&ts, TimePrecision::Nanos, &mut b);
+        assert_eq!(&b[..n], b"20170408-00:00:00.123456789");
+        let mut at_picos = |ts: &str| {
+            let t = parse_timestamp(ts.as_bytes()).unwrap();
+            let n = format_timestamp(&t, TimePrecision::Picos, &mut b);
+            String::from_utf8_lossy(&b[..n]).into_owned()
+        };
+        assert_eq!(
+            at_picos("20170408-00:00:00.000000000001"),
+            "20170408-00:00:00.000000000001"
+        );
+        assert_eq!(
+            at_picos("20170408-23:59:60.999999999999"),
+            "20170408-23:59:60.999999999999"
+        );
+        assert_eq!(
+            at_picos("20170408-00:00:00.500"),
+            "20170408-00:00:00.500000000000"
+        );
+        for bad in [
+            "20170408-00:00:00.1234567891",
+            "20170408-00:00:00.12345678912",
+            "20170408-00:00:00.1234567891234",
+            "20170408-00:00:00.123456789123456",
+        ] {
+            assert_eq!(
+                parse_timestamp(bad.as_bytes()),
+                Err(ValueError::BadLayout),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            parse_timestamp(b"20170408-00:00:00.12345678912x"),
+            Err(ValueError::InvalidByte { offset: 29 })
+        );
+        let t = parse_time(b"10:30:00.000000000999").unwrap();
+        assert_eq!(
+            (t.nanos, t.picos, t.precision),
+            (0, 999, TimePrecision::Picos)
+        );
+        let n = format_time(&t, TimePrecision::Picos, &mut b);
+        assert_eq!(&b[..n], b"10:30:00.000000000999");
+        // A clock's time written at picoseconds: twelve digits, the last three zeros.
+        let clock = UtcTimestamp::from_unix_nanos(1_705_314_600_123_456_789, TimePrecision::Picos);
+        assert_eq!(clock.to_string(), "20240115-10:30:00.123456789000");
+        let n = format_fraction(123_456_789, TimePrecision::Picos, &mut b);
+        assert_eq!(&b[..n], b".123456789000");
     }
 
     #[test]

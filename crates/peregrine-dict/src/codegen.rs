@@ -1412,7 +1412,7 @@ impl<'d> Gen<'d> {
              use super::*;\nuse super::groups::*;\nuse crate::codec::value::{MonthYearQualifier, TimePrecision};\n\
              use crate::codec::{Decoder, DecoderConfig, EncodeBuffer, FieldSlice, MessageEncoder, MessageView};\nuse crate::{FixEnum, TypedMessage};\n\n\
              fn ts() -> UtcTimestamp { UtcTimestamp::from_unix_nanos(1_705_314_600_123_000_000, TimePrecision::Millis) }\n\
-             fn tod() -> TimeOfDay { TimeOfDay { hour: 10, minute: 30, second: 0, nanos: 123_000_000, precision: TimePrecision::Millis } }\n\
+             fn tod() -> TimeOfDay { TimeOfDay { hour: 10, minute: 30, second: 0, nanos: 123_000_000, picos: 0, precision: TimePrecision::Millis } }\n\
              fn date() -> Date { Date { year: 2024, month: 1, day: 15 } }\n\
              fn month_year() -> MonthYear { MonthYear { year: 2024, month: 3, qualifier: MonthYearQualifier::None } }\n\
              #[inline(never)]\n#[track_caller]\nfn eq<T: PartialEq + core::fmt::Debug>(got: Option<Result<T, FieldError>>, want: T, name: &str) {\n    \

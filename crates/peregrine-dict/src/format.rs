@@ -93,7 +93,13 @@ fn date(v: &[u8]) -> Option<(u32, u32, u32)> {
     ((1..=12).contains(&m) && (1..=31).contains(&d)).then_some((y, m, d))
 }
 
-/// `HH:MM:SS` plus an optional `.` and 1–9 digits; returns (h, m, s, nanos).
+/// The most fractional digits of a UTCTimestamp or UTCTimeOnly: picoseconds, FIX
+/// Latest's finest (QuickFIX C++ reads up to 9, QuickFIX/J 3, 6, 9 or 12).
+pub(crate) const MAX_FRACTION_DIGITS: usize = 12;
+
+/// `HH:MM:SS` plus an optional `.` and 1–12 digits; returns (h, m, s, nanos), the
+/// nanoseconds of the first nine digits (the rest, below a nanosecond, are checked
+/// and not counted).
 #[inline]
 fn time(v: &[u8]) -> Option<(u32, u32, u32, u32)> {
     if v.len() < 8 || v[2] != b':' || v[5] != b':' {
@@ -108,11 +114,11 @@ fn time(v: &[u8]) -> Option<(u32, u32, u32, u32)> {
     let mut nanos = 0u32;
     match &v[8..] {
         [] => {}
-        [b'.', frac @ ..] if (1..=9).contains(&frac.len()) => {
-            for &b in frac {
-                if !b.is_ascii_digit() {
-                    return None;
-                }
+        [b'.', frac @ ..] if (1..=MAX_FRACTION_DIGITS).contains(&frac.len()) => {
+            if !frac.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            for &b in frac.iter().take(9) {
                 nanos = nanos * 10 + (b - b'0') as u32;
             }
             for _ in frac.len()..9 {
@@ -124,7 +130,7 @@ fn time(v: &[u8]) -> Option<(u32, u32, u32, u32)> {
     Some((h, m, s, nanos))
 }
 
-/// `YYYYMMDD-HH:MM:SS[.f{1,9}]` well-formed: the checks of [`parse_timestamp`] without
+/// `YYYYMMDD-HH:MM:SS[.f{1,12}]` well-formed: the checks of [`parse_timestamp`] without
 /// computing anything (validation runs this on every timestamp of every message). The
 /// date and the time are checked eight bytes at a time.
 #[inline(always)]
@@ -139,7 +145,9 @@ fn is_timestamp(v: &[u8]) -> bool {
         && time8(u64::from_be_bytes(time))
         && match &v[17..] {
             [] => true,
-            [b'.', digits @ ..] => (1..=9).contains(&digits.len()) && num_class_sum(digits) == 0,
+            [b'.', digits @ ..] => {
+                (1..=MAX_FRACTION_DIGITS).contains(&digits.len()) && num_class_sum(digits) == 0
+            }
             _ => false,
         }
 }
@@ -206,7 +214,7 @@ fn is_date(v: &[u8]) -> bool {
         && (d0, d1) != (b'0', b'0')
 }
 
-/// `HH:MM:SS` plus an optional `.` and 1–9 digits (what [`time`] accepts).
+/// `HH:MM:SS` plus an optional `.` and 1–12 digits (what [`time`] accepts).
 #[inline]
 fn is_time_of_day(v: &[u8]) -> bool {
     let [h0, h1, b':', m0, m1, b':', s0, s1, frac @ ..] = v else {
@@ -218,19 +226,21 @@ fn is_time_of_day(v: &[u8]) -> bool {
         && match frac {
             [] => true,
             [b'.', digits @ ..] => {
-                (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit)
+                (1..=MAX_FRACTION_DIGITS).contains(&digits.len())
+                    && digits.iter().all(u8::is_ascii_digit)
             }
             _ => false,
         }
 }
 
-/// Parses `YYYYMMDD-HH:MM:SS[.f{1,9}]` to nanoseconds since the Unix epoch.
+/// Parses `YYYYMMDD-HH:MM:SS[.f{1,12}]` to nanoseconds since the Unix epoch (digits
+/// below the nanosecond are not counted).
 ///
 /// Not the codec's [`parse_timestamp`](peregrine_codec::value::parse_timestamp): the
-/// validator accepts what QuickFIX accepts, which is more than the codec reads as a
-/// [`UtcTimestamp`](peregrine_codec::value::UtcTimestamp) — a fraction of any 1–9
-/// digits (the codec: 3, 6 or 9) and a day 1–31 whatever the month (the codec rejects
-/// 30 February). The date arithmetic is the codec's.
+/// validator accepts what QuickFIX and QuickFIX/J accept, which is more than the codec
+/// reads as a [`UtcTimestamp`](peregrine_codec::value::UtcTimestamp) — a fraction of
+/// any 1–12 digits (the codec: 3, 6, 9 or 12) and a day 1–31 whatever the month (the
+/// codec rejects 30 February). The date arithmetic is the codec's.
 pub(crate) fn parse_timestamp(v: &[u8]) -> Option<i128> {
     if v.len() < 17 || v[8] != b'-' {
         return None;
@@ -272,6 +282,8 @@ mod tests {
             "20240115-10:30:00",
             "20240115-10:30:00.123",
             "20240115-23:59:60.123456789",
+            "20170408-00:00:00.123456789123",
+            "20170408-00:00:00.1234567891",
         ] {
             assert!(check(TS, ok.as_bytes()), "{ok}");
         }
@@ -281,6 +293,9 @@ mod tests {
             "20240115-24:00:00",
             "20240115-10:30:00.",
             "20240115 10:30:00",
+            "20170408-00:00:00.1234567891234",
+            "20170408-00:00:00.123456789123456",
+            "20170408-00:00:00.12345678912a",
         ] {
             assert!(!check(TS, bad.as_bytes()), "{bad}");
         }
@@ -298,6 +313,9 @@ mod tests {
             "20240132-10:30:00",
             "2024011-10:30:00.1",
             "20240115-10:30:00.1234567890",
+            "20240115-10:30:00.123456789123",
+            "20240115-10:30:00.1234567891234",
+            "20240115-10:30:00.12345678912a",
             "20240115-10:30:00.12a",
             "20240115-10:30:00.",
             "2024a115-10:30:00",
@@ -320,10 +338,14 @@ mod tests {
         }
         assert_eq!(parse_timestamp(b"19700101-00:00:01.5"), Some(1_500_000_000));
         assert_eq!(
+            parse_timestamp(b"19700101-00:00:01.123456789999"),
+            Some(1_123_456_789)
+        );
+        assert_eq!(
             parse_timestamp(b"20000301-00:00:00"),
             Some(951_868_800 * 1_000_000_000)
         );
-        // QuickFIX's rule, wider than the codec's: any 1–9 fraction digits, and a day
+        // QuickFIX's rule, wider than the codec's: any 1–12 fraction digits, and a day
         // past the month's end (counted on into the next month).
         assert_eq!(parse_timestamp(b"19700101-00:00:00.12"), Some(120_000_000));
         assert!(peregrine_codec::value::parse_timestamp(b"19700101-00:00:00.12").is_err());
@@ -437,6 +459,8 @@ mod tests {
         assert!(check(DATE, b"20040415"));
         assert!(!check(DATE, b"2004041"));
         assert!(check(TIME, b"10:30:00.5"));
+        assert!(check(TIME, b"10:30:00.123456789123"));
+        assert!(!check(TIME, b"10:30:00.1234567891234"));
         assert!(!check(TIME, b"10:61:00"));
         assert!(check(BOOL, b"Y") && !check(BOOL, b"y"));
         assert!(check(CHAR, b"1") && !check(CHAR, b"12"));

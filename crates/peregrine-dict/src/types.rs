@@ -233,9 +233,9 @@ pub(crate) enum FormatClass {
     Bool,
     /// Exactly one byte.
     Char,
-    /// `YYYYMMDD-HH:MM:SS[.f{1,9}]`.
+    /// `YYYYMMDD-HH:MM:SS[.f{1,12}]` (up to picoseconds).
     UtcTimestamp,
-    /// `HH:MM:SS[.f{1,9}]`.
+    /// `HH:MM:SS[.f{1,12}]` (up to picoseconds).
     UtcTimeOnly,
     /// `YYYYMMDD`.
     UtcDate,

@@ -861,3 +861,49 @@ fn a_shape_cache_shared_between_validators_answers_for_each() {
     let e = v42.validate_with(&msg, &mut shapes).unwrap_err();
     assert_eq!((e.reason, e.ref_tag), (R::RequiredTagMissing, Some(21)));
 }
+
+/// UTCTimestamps to the picosecond (twelve fractional digits: FIX Latest, QuickFIX/J's
+/// QFJ921_HigherResolutionTimestamps) validate in SendingTime, OrigSendingTime and
+/// TransactTime, in FIX.4.2, FIX.4.4 and FIXT.1.1/FIX.5.0SP2, and with the shape
+/// cache; fifteen digits are an incorrect data format, as QuickFIX/J says.
+#[test]
+fn picosecond_timestamps_validate_and_fifteen_digits_do_not() {
+    const PICOS: &str = "20170408-00:00:00.123456789123";
+    let (transport, app) = fixt();
+    let fixt = Validator::fixt(transport, app, ValidationSettings::default());
+    let fix42 = Validator::new(fix42(), ValidationSettings::default());
+    let fix44 = Validator::new(fix44(), ValidationSettings::default());
+    for (v, begin) in [
+        (&fix42, "FIX.4.2"),
+        (&fix44, "FIX.4.4"),
+        (&fixt, "FIXT.1.1"),
+    ] {
+        // ApplVerID(1128) in a FIXT header.
+        let appl = if begin == "FIXT.1.1" { "1128=9|" } else { "" };
+        let order = |t: &str| {
+            format!(
+                "8={begin}|35=D|34=2|43=Y|49=TW|52={t}|56=ISLD|{appl}122={t}|\
+                 11=ID|21=1|40=1|54=1|55=INTC|60={t}|"
+            )
+        };
+        assert_eq!(check_with(v, &order(PICOS)), Ok(()), "{begin}");
+        // The same through the shape cache, twice (the second only has its values checked).
+        let bytes = wire(&order(PICOS));
+        let mut d = decoder();
+        let mut shapes = ShapeCache::new();
+        for _ in 0..2 {
+            let msg = d.decode(&bytes).unwrap();
+            assert_eq!(v.validate_with(&msg, &mut shapes), Ok(()), "{begin}");
+        }
+        let fifteen = order(PICOS).replace(
+            &format!("|60={PICOS}|"),
+            "|60=20170408-00:00:00.123456789123456|",
+        );
+        expect(
+            check_with(v, &fifteen),
+            R::IncorrectDataFormatForValue,
+            Some(60),
+            "Incorrect data format for value",
+        );
+    }
+}

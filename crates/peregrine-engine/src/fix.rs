@@ -170,6 +170,7 @@ pub fn session_config(
             "SECONDS" => TimePrecision::Seconds,
             "MICROS" => TimePrecision::Micros,
             "NANOS" => TimePrecision::Nanos,
+            "PICOS" => TimePrecision::Picos,
             _ => TimePrecision::Millis,
         };
     }

@@ -766,3 +766,32 @@ fn every_key_of_quickfixjs_acceptance_cfgs_is_known() {
     }
     assert!(n >= 6, "{n} cfgs");
 }
+
+/// TimeStampPrecision: QuickFIX/J's SECONDS, MILLIS, MICROS and NANOS, and PICOS
+/// (Peregrine's: twelve digits), in any case; anything else stops at its line.
+#[test]
+fn time_stamp_precision_takes_picos_too() {
+    use peregrine_codec::value::TimePrecision;
+    for (value, precision) in [
+        ("SECONDS", TimePrecision::Seconds),
+        ("MILLIS", TimePrecision::Millis),
+        ("MICROS", TimePrecision::Micros),
+        ("NANOS", TimePrecision::Nanos),
+        ("PICOS", TimePrecision::Picos),
+        ("picos", TimePrecision::Picos),
+    ] {
+        let s = parse(&format!(
+            "{BASE}[SESSION]\nBeginString=FIX.4.4\nTimeStampPrecision={value}\n"
+        ))
+        .unwrap();
+        let cfg = peregrine_engine::fix::session_config(&s.sessions[0], None);
+        assert_eq!(cfg.timestamp_precision, precision, "{value}");
+    }
+    assert_eq!(
+        parse(&format!(
+            "{BASE}[SESSION]\nBeginString=FIX.4.4\nTimeStampPrecision=FEMTOS\n"
+        ))
+        .unwrap_err(),
+        "dir/fix44.cfg:7: TimeStampPrecision: \"FEMTOS\" is not SECONDS, MILLIS, MICROS, NANOS or PICOS"
+    );
+}

@@ -271,6 +271,7 @@ fn fast_timestamp(v: &[u8]) -> Option<UtcTimestamp> {
         minute: minute as u8,
         second: second as u8,
         nanos,
+        picos: 0,
         precision,
     })
 }

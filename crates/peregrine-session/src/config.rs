@@ -232,7 +232,9 @@ pub struct SessionConfig {
     pub default_appl_ver_id: Option<String>,
     /// `PersistMessages` (Y): keep outgoing messages for resends.
     pub persist_messages: bool,
-    /// SendingTime precision: milliseconds from FIX.4.2 on, seconds before.
+    /// SendingTime precision: milliseconds from FIX.4.2 on, seconds before
+    /// (`TimeStampPrecision`: SECONDS, MILLIS, MICROS, NANOS, and PICOS, twelve
+    /// digits whose last three are zeros, the clock reading nanoseconds).
     pub timestamp_precision: TimePrecision,
     /// Dictionary validation switches.
     pub validation: ValidationOptions,

@@ -878,6 +878,47 @@ fn message_without_msg_seq_num_logs_out_and_disconnects_in_every_version() {
     }
 }
 
+/// `TimeStampPrecision=PICOS` (Peregrine's extension beside QuickFIX/J's SECONDS,
+/// MILLIS, MICROS and NANOS): SendingTime with twelve fractional digits, the last
+/// three zeros (the clock reads nanoseconds).
+#[test]
+fn picos_precision_writes_sending_time_with_twelve_digits() {
+    let mut h = Harness::with("FIX.4.4", |c| c.timestamp_precision = TimePrecision::Picos);
+    h.now += 123_456_789;
+    h.send("35=A|34=1|98=0|108=30");
+    h.session.commit().unwrap();
+    let raw = String::from_utf8_lossy(h.session.outbound()).replace('\x01', "|");
+    let sending = raw.split('|').find(|f| f.starts_with("52=")).unwrap();
+    assert_eq!(sending, "52=20261122-10:00:00.373456789000", "{raw}");
+}
+
+/// A peer's UTCTimestamps to the picosecond (QuickFIX/J's
+/// QFJ921_HigherResolutionTimestamps) pass validation in SendingTime and
+/// TransactTime, and the echo keeps all twelve digits; fifteen are refused as an
+/// incorrect data format.
+#[test]
+fn picosecond_sending_time_and_transact_time_validate_and_are_kept() {
+    let mut h = Harness::with("FIX.4.4", |c| {
+        c.dictionaries = Some(dictionaries_of("FIX.4.4"))
+    });
+    h.logon(30);
+    let now = format!(
+        "{}123",
+        UtcTimestamp::from_unix_nanos(h.now, TimePrecision::Nanos)
+    );
+    assert_eq!(now.len(), 30);
+    let order = "11=id|21=3|40=1|54=1|55=MSFT|60=20170408-00:00:00.123456789123";
+    assert_eq!(
+        h.answer(&format!("35=D|34=2|52={now}|{order}")),
+        [format!("35=D|34=2|49=ISLD|56=TW|{order}")]
+    );
+    assert_eq!(
+        h.answer(&format!("35=D|34=3|52={now}|{order}456")),
+        ["35=3|34=3|49=ISLD|56=TW|45=3|58=Incorrect data format for value|371=60|372=D|373=6"]
+    );
+    assert_eq!(h.seqs(), (4, 4));
+}
+
 /// Before the Logons are exchanged a message without MsgSeqNum(34) is an invalid
 /// Logon like any other: the connection is dropped without a word.
 #[test]

@@ -139,12 +139,16 @@ pub(super) fn typed(
     }
     .filter(|v| !v.is_empty());
     if let Some(e) = r.entry("TimeStampPrecision") {
-        if !["SECONDS", "MILLIS", "MICROS", "NANOS"]
+        // PICOS (twelve digits) is Peregrine's, beside QuickFIX/J's four.
+        if !["SECONDS", "MILLIS", "MICROS", "NANOS", "PICOS"]
             .contains(&e.value.to_ascii_uppercase().as_str())
         {
             return Err(r.err(
                 e,
-                format!("{:?} is not SECONDS, MILLIS, MICROS or NANOS", e.value),
+                format!(
+                    "{:?} is not SECONDS, MILLIS, MICROS, NANOS or PICOS",
+                    e.value
+                ),
             ));
         }
     }
