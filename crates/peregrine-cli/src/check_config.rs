@@ -148,12 +148,15 @@ fn store_line(s: &SessionSettings, store: Option<StoreKind>) -> String {
                 Some(u64::MAX) => "never".to_string(),
                 Some(ms) => format!("every {ms} ms"),
             };
-            format!(
-                "file in {} (FileStoreSync {sync})",
-                s.file_store_path
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string())
-            )
+            let dir = s
+                .file_store_path
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string());
+            if s.engine_journal {
+                format!("the engine journal {dir}/engine.journal, shared by the engine's sessions (FileStoreSync {sync})")
+            } else {
+                format!("file in {dir} (FileStoreSync {sync})")
+            }
         }
     }
 }
@@ -222,6 +225,19 @@ fn schedule(s: &SessionSettings) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summary_names_the_engine_journal() {
+        let text = "[DEFAULT]\nSenderCompID=ISLD\nUseDataDictionary=N\nFileStorePath=store\n\
+                    EngineJournal=Y\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=TW\n\
+                    SocketAcceptPort=9876\n";
+        let settings = Settings::parse(text, "/etc/fix/gw.cfg".as_ref()).unwrap();
+        let out = summary(&settings, None);
+        assert!(
+            out.contains("  store:       the engine journal /etc/fix/store/engine.journal, shared by the engine's sessions (FileStoreSync always)\n"),
+            "{out}"
+        );
+    }
 
     #[test]
     fn summary_says_what_each_session_is() {
