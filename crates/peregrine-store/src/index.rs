@@ -130,6 +130,11 @@ impl Index {
         }
     }
 
+    /// Every entry, in sequence order.
+    pub(crate) fn all(&self) -> &[Location] {
+        &self.entries
+    }
+
     /// The entries with `begin <= seq <= end`, in sequence order.
     pub(crate) fn range(&self, begin: u64, end: u64) -> &[Location] {
         if begin > end {

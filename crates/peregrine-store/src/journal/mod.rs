@@ -541,6 +541,7 @@ impl Shared {
                     record(8 + s.name.len())
                         + record(16)
                         + s.messages
+                            .all()
                             .iter()
                             .map(|m| record(8 + m.len as usize))
                             .sum::<u64>()
@@ -578,7 +579,7 @@ impl Shared {
             );
             let numbers = [s.next_sender.to_le_bytes(), s.next_target.to_le_bytes()];
             format::append(&mut out, Kind::Numbers, no, &[&numbers[0], &numbers[1]]);
-            for m in &s.messages {
+            for m in s.messages.all() {
                 let body = self.read_message(m.offset, m.len, no, &mut read)?;
                 format::append(
                     &mut out,

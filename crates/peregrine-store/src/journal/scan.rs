@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::io;
 
-use crate::index::Location;
+use crate::index::{Index, Location};
 use crate::recover::{Loss, LossKind, Window};
 
 use super::format::{
@@ -13,7 +13,7 @@ use super::format::{
 };
 
 /// A session's state as the committed transactions leave it.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct SessionState {
     pub(crate) name: String,
     pub(crate) creation_time: i64,
@@ -21,7 +21,7 @@ pub(crate) struct SessionState {
     pub(crate) next_target: u64,
     /// Its messages' records, in sequence order; a sequence number stored
     /// again keeps the newest.
-    pub(crate) messages: Vec<Location>,
+    pub(crate) messages: Index,
 }
 
 impl SessionState {
@@ -31,19 +31,7 @@ impl SessionState {
             creation_time,
             next_sender: 1,
             next_target: 1,
-            messages: Vec::new(),
-        }
-    }
-
-    fn insert(&mut self, at: Location) {
-        match self.messages.last() {
-            Some(last) if at.seq <= last.seq => {
-                match self.messages.binary_search_by_key(&at.seq, |e| e.seq) {
-                    Ok(i) => self.messages[i] = at,
-                    Err(i) => self.messages.insert(i, at),
-                }
-            }
-            _ => self.messages.push(at),
+            messages: Index::default(),
         }
     }
 }
@@ -297,7 +285,7 @@ fn apply(out: &mut Scanned, names: &mut HashMap<String, u32>, ops: impl Iterator
         match op {
             Op::Session { .. } => {}
             Op::Message { at, .. } => {
-                s.insert(at);
+                s.messages.insert(at);
                 match past.iter_mut().find(|(n, _)| *n == no) {
                     Some((_, seq)) => *seq = (*seq).max(at.seq),
                     None => past.push((no, at.seq)),

@@ -82,17 +82,6 @@ impl JournalStore {
         self.state.messages.len()
     }
 
-    fn insert(&mut self, at: Location) {
-        let m = &mut self.state.messages;
-        match m.last() {
-            Some(last) if at.seq <= last.seq => match m.binary_search_by_key(&at.seq, |e| e.seq) {
-                Ok(i) => m[i] = at,
-                Err(i) => m.insert(i, at),
-            },
-            _ => m.push(at),
-        }
-    }
-
     /// Stages the numbers if they changed since they were last staged.
     fn stage_numbers(&mut self, sh: &mut Shared) -> Result<(), StoreError> {
         let now = (self.state.next_sender, self.state.next_target);
@@ -150,7 +139,7 @@ impl MessageStore for JournalStore {
         let len = check_len(msg.len())?;
         let offset =
             lock(&self.journal).stage(Kind::Message, self.no, &[&seq.to_le_bytes(), msg])?;
-        self.insert(Location { seq, offset, len });
+        self.state.messages.insert(Location { seq, offset, len });
         Ok(())
     }
 
@@ -160,13 +149,7 @@ impl MessageStore for JournalStore {
         end: u64,
         visitor: &mut dyn FnMut(u64, &[u8]),
     ) -> Result<(), StoreError> {
-        if begin > end {
-            return Ok(());
-        }
-        let lo = self.state.messages.partition_point(|e| e.seq < begin);
-        let hi = self.state.messages.partition_point(|e| e.seq <= end);
-        for i in lo..hi.max(lo) {
-            let at = self.state.messages[i];
+        for &at in self.state.messages.range(begin, end) {
             let range =
                 lock(&self.journal).read_message(at.offset, at.len, self.no, &mut self.read_buf)?;
             visitor(at.seq, &self.read_buf[range]);
