@@ -13,11 +13,9 @@ use peregrine_session::{
     LogoutReason, Outbox, OutgoingMessage, Role, Schedule, SendRefusal, Session, SessionConfig,
     SessionEvent, SessionId, ValidationOptions, Window,
 };
-use peregrine_store::{
-    FileStore, FileStoreConfig, FsyncPolicy, MemoryStore, MessageStore, OnDamage, StoreError,
-};
+use peregrine_store::{FileStore, FileStoreConfig, MemoryStore, MessageStore, StoreError};
 
-use crate::config::{ConfigError, ConnectionType, SessionSettings, StoreDamage};
+use crate::config::{ConfigError, ConnectionType, SessionSettings};
 use crate::driver::{DriverEvent, Nanos, SessionDriver};
 
 /// Which message store sessions use.
@@ -258,18 +256,9 @@ pub fn open_store(
         StoreKind::Memory => Ok(Box::new(MemoryStore::new(now))),
         StoreKind::File => {
             let dir = file_store_dir(s)?;
-            let fsync = match s.file_store_sync {
-                None => FsyncPolicy::EveryCommit,
-                Some(u64::MAX) => FsyncPolicy::Never,
-                Some(ms) => FsyncPolicy::EveryMillis(ms),
-            };
-            let on_damage = match s.file_store_damage {
-                StoreDamage::Refuse => OnDamage::Refuse,
-                StoreDamage::Report => OnDamage::Report,
-            };
             let config = FileStoreConfig {
-                on_damage,
-                ..FileStoreConfig::with_fsync(fsync)
+                on_damage: crate::journals::on_damage(s),
+                ..FileStoreConfig::with_fsync(crate::journals::fsync_policy(s))
             };
             let store = FileStore::open(dir, &s.session_name(), config, now).map_err(|e| match e {
                 StoreError::Damaged { .. } => s.error(

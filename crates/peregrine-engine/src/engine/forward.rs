@@ -177,23 +177,12 @@ impl<D: SessionDriver> Engine<D> {
                     now,
                 );
             }
-            if self.batches() {
-                self.touch(to);
-            } else {
-                self.sessions[to].send_pending = true;
-            }
+            self.touch(to);
         }
         self.forwards = f;
         if !self.batches() {
             // Without a journal each destination commits and writes now.
-            for i in 0..self.forwards.pending.len() {
-                if let Some(to) = self.sessions.resolve(self.forwards.pending[i].to) {
-                    if self.sessions[to].send_pending {
-                        self.sessions[to].send_pending = false;
-                        self.service(to, now);
-                    }
-                }
-            }
+            self.service_touched(now);
         }
     }
 }

@@ -11,7 +11,7 @@ use peregrine_codec::MessageView;
 pub use errors::{DoNotSend, SendError};
 pub(crate) use fields::{session_owned, AddedFields};
 pub use outbox::Outbox;
-pub(crate) use outbox::Sink;
+pub(crate) use outbox::{check_extra_header, Sink};
 pub use outgoing::{AdminMessage, OutgoingMessage};
 pub use reject::{AppReject, RefId, RejectLogon};
 

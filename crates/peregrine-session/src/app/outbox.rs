@@ -37,6 +37,23 @@ pub(crate) trait Sink {
     fn peer(&self, to: &To<'_>) -> Option<PeerStatus>;
 }
 
+/// The checks every message's extra header fields pass, whoever sends it (a
+/// callback's outbox, or [`Session::send_with_header`]): at most
+/// [`Outbox::MAX_HEADER_FIELDS`], none the session writes itself.
+pub(crate) fn check_extra_header(header: &[(u32, &[u8])]) -> Result<(), SendError> {
+    const MAX: usize = Outbox::MAX_HEADER_FIELDS;
+    if header.len() > MAX {
+        return Err(SendError::TooManyHeaderFields {
+            given: header.len(),
+            max: MAX,
+        });
+    }
+    if let Some(&(tag, _)) = header.iter().find(|&&(t, _)| super::session_owned(t)) {
+        return Err(SendError::SessionHeaderField { tag });
+    }
+    Ok(())
+}
+
 /// Lets the application send while handling a message ([`Application::from_app`]) or
 /// a logon ([`Application::on_logon`]).
 ///

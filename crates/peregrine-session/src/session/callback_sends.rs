@@ -15,7 +15,7 @@ use std::sync::Arc;
 use peregrine_codec::{EncodeBuffer, MessageEncoder};
 use peregrine_store::MessageStore;
 
-use crate::app::{session_owned, Application, Outbox, SendError, Sink};
+use crate::app::{check_extra_header, Application, Outbox, SendError, Sink};
 use crate::peers::{PeerStatus, Peers, SessionRef, To};
 
 use super::core::Core;
@@ -165,21 +165,6 @@ impl CallbackSends {
         self.forwards = forwards;
         self.forward_to.clear();
     }
-
-    /// The checks every kept message passes: the extra header fields.
-    fn check_header(header: &[(u32, &[u8])]) -> Result<(), SendError> {
-        const MAX: usize = Outbox::MAX_HEADER_FIELDS;
-        if header.len() > MAX {
-            return Err(SendError::TooManyHeaderFields {
-                given: header.len(),
-                max: MAX,
-            });
-        }
-        if let Some(&(tag, _)) = header.iter().find(|&&(t, _)| session_owned(t)) {
-            return Err(SendError::SessionHeaderField { tag });
-        }
-        Ok(())
-    }
 }
 
 impl Sink for CallbackSends {
@@ -189,7 +174,7 @@ impl Sink for CallbackSends {
         header: &[(u32, &[u8])],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
-        Self::check_header(header)?;
+        check_extra_header(header)?;
         let mut enc = self.scratch.start(b"", msg_type);
         body(&mut enc);
         let fields = enc.fields();
@@ -210,7 +195,7 @@ impl Sink for CallbackSends {
         header: &[(u32, &[u8])],
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<SessionRef, SendError> {
-        Self::check_header(header)?;
+        check_extra_header(header)?;
         let Some(peer) = self.peer(to) else {
             return Err(SendError::NoSuchSession { to: to.to_string() });
         };

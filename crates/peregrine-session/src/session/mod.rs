@@ -757,17 +757,8 @@ impl<S: MessageStore> Session<S> {
         header: &[(u32, &[u8])],
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
-        const MAX: usize = crate::Outbox::MAX_HEADER_FIELDS;
-        if header.len() > MAX {
-            return Err(SendError::TooManyHeaderFields {
-                given: header.len(),
-                max: MAX,
-            });
-        }
-        if let Some(&(tag, _)) = header.iter().find(|&&(t, _)| crate::app::session_owned(t)) {
-            return Err(SendError::SessionHeaderField { tag });
-        }
-        let mut extra = [(0, outgoing::HeaderValue::Uint(0)); MAX];
+        crate::app::check_extra_header(header)?;
+        let mut extra = [(0, outgoing::HeaderValue::Uint(0)); crate::Outbox::MAX_HEADER_FIELDS];
         for (slot, &(tag, value)) in extra.iter_mut().zip(header) {
             *slot = (tag, outgoing::HeaderValue::Bytes(value));
         }
