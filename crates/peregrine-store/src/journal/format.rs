@@ -33,7 +33,11 @@
 //! where the previous committed one ended, its turn follows, and the CRC over
 //! all of its bytes matches. So a transaction is applied whole or not at all,
 //! even when a crash left holes inside it (pages written out of order) or a
-//! message's payload happens to hold bytes that look like records.
+//! message's payload happens to hold bytes that look like records. When a
+//! commit record itself is damaged, the next transaction's commit record
+//! (whose start names a record boundary past the damage, and whose CRC and
+//! turn check out from there) still ends a transaction: the one before it
+//! is reported lost, it and the later ones are kept.
 //!
 //! A session's name is at most [`MAX_NAME`] bytes.
 //!

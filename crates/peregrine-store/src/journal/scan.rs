@@ -117,6 +117,22 @@ fn resync(w: &mut Window<'_>, from: u64) -> io::Result<Option<u64>> {
     Ok(None)
 }
 
+/// The CRC of the bytes from `from` to `to`, read in pieces; `None` past
+/// the end of the file.
+fn crc_of(w: &mut Window<'_>, from: u64, to: u64) -> io::Result<Option<u32>> {
+    let mut crc = crc32fast::Hasher::new();
+    let mut at = from;
+    while at < to {
+        let n = (to - at).min(64 * 1024) as usize;
+        let Some(b) = w.get(at, n)? else {
+            return Ok(None);
+        };
+        crc.update(b);
+        at += n as u64;
+    }
+    Ok(Some(crc.finalize()))
+}
+
 /// Whether the bytes from `from` to the end of the file are all zeros (space
 /// written ahead, not data).
 fn zeros_from(w: &mut Window<'_>, from: u64) -> io::Result<u64> {
@@ -157,6 +173,11 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
     // out: damage if a good transaction follows it, else the torn tail of
     // the last write (a crash that wrote its pages out of order).
     let mut suspect: Option<(u64, u64)> = None;
+    // Where each record of the transaction being read begins, with the
+    // number of its changes before it: a commit record found damaged makes
+    // the next transaction look like more of this one, and its own commit
+    // record (whose start is one of these) splits them again.
+    let mut marks: Vec<(u64, usize)> = Vec::new();
     loop {
         let Some(h) = record_at(w, at)? else {
             match resync(w, at)? {
@@ -168,6 +189,36 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
                 None => break,
             }
         };
+        let record = w.get(at, h.record_len())?.expect("verified record");
+        if h.kind == Kind::Commit {
+            let (turn, start, crc) = parse_commit(&record[HEADER_LEN..]);
+            let end = at + h.record_len() as u64;
+            let follows = next_turn.is_none_or(|t| turn > t);
+            if let (true, Ok(i)) = (follows, marks.binary_search_by_key(&start, |m| m.0)) {
+                if start > txn_start && crc_of(w, start, at)? == Some(crc) {
+                    // The previous transaction's commit record was damaged:
+                    // it is lost (a good one follows), this one is whole.
+                    let lost = suspect.take().map_or(txn_start, |(o, _)| o);
+                    out.losses.push(Loss {
+                        kind: LossKind::Corrupted,
+                        offset: lost,
+                        len: start - lost,
+                        seqs: None,
+                    });
+                    ops.drain(..marks[i].1);
+                    apply(&mut out, &mut names, ops.drain(..));
+                    out.turn = turn;
+                    out.committed_end = end;
+                    next_turn = Some(turn + 1);
+                    at = end;
+                    txn_start = end;
+                    txn_crc = crc32fast::Hasher::new();
+                    txn_damaged = false;
+                    marks.clear();
+                    continue;
+                }
+            }
+        }
         let record = w.get(at, h.record_len())?.expect("verified record");
         let payload = &record[HEADER_LEN..];
         if h.kind == Kind::Commit {
@@ -196,11 +247,13 @@ pub(crate) fn scan(w: &mut Window<'_>) -> io::Result<Scanned> {
                 txn_start = end;
                 txn_crc = crc32fast::Hasher::new();
                 txn_damaged = false;
+                marks.clear();
                 continue;
             }
             // Not this transaction's commit (bytes inside a message that
             // look like one): part of the transaction's bytes.
         }
+        marks.push((at, ops.len()));
         txn_crc.update(record);
         match h.kind {
             Kind::Session => {
