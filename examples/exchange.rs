@@ -15,7 +15,7 @@ use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
 use peregrine_engine::EngineBuilder;
 
 /// Keeps nothing: its answers are stored with the order's sequence number.
-struct Exchange;
+pub struct Exchange;
 
 impl Application for Exchange {
     fn from_app(

@@ -24,8 +24,8 @@ use peregrine_engine::EngineBuilder;
 /// The header and trailer: the session writes its own.
 const SESSION_FIELDS: [u32; 12] = [8, 9, 10, 34, 35, 43, 49, 52, 56, 97, 122, 369];
 
-struct Router {
-    exchange: SessionId,
+pub struct Router {
+    pub exchange: SessionId,
 }
 
 /// Copies `msg`'s body but the session's fields and `skip`.

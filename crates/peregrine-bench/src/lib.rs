@@ -26,6 +26,8 @@
 //!   QuickFIX/J, QuickFIX C++ and the TCP floor.
 //! * [`scale`]: experiment 5, scale: one session streaming one way, and many sessions
 //!   on one acceptor thread (Peregrine's harnesses and the driver).
+//! * [`gateway`]: BENCHMARKS.md §8, an order gateway: client load → router → exchange →
+//!   router → client, Peregrine's router against QuickFIX/J's.
 #![deny(unsafe_code)]
 #![warn(clippy::missing_errors_doc)]
 
@@ -33,6 +35,7 @@ pub mod alloc;
 pub mod codec;
 pub mod e2e;
 mod error;
+pub mod gateway;
 pub mod loopback;
 pub mod measure;
 pub mod nonblocking;

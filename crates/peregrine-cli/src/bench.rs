@@ -68,9 +68,14 @@ pub fn run(bench: Bench) -> Result<(), Error> {
             let cfg = peregrine_bench::scale::ScaleBenchConfig::parse(&a.to_args())?;
             peregrine_bench::scale::run(&cfg)?;
         }
+        Bench::Gateway(a) => {
+            let cfg = peregrine_bench::gateway::GatewayConfig::parse(&a.to_args())?;
+            peregrine_bench::gateway::run(&cfg)?;
+        }
         Bench::RoundtripPeer(a) => peregrine_bench::roundtrip::peer_main(&a.args)?,
         Bench::StreamPeer(a) => peregrine_bench::scale::stream::main(&a.args)?,
         Bench::ScalePeer(a) => peregrine_bench::scale::sessions::main(&a.args)?,
+        Bench::GatewayPeer(a) => peregrine_bench::gateway::peer_main(&a.args)?,
     }
     Ok(())
 }

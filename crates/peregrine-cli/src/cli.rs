@@ -120,6 +120,10 @@ pub enum Bench {
     /// §5: streaming one way (memory and file store) and many sessions on one
     /// acceptor thread.
     Scale(ScaleArgs),
+    /// §8: an order gateway, client load → router → exchange → router → client, three
+    /// processes; Peregrine's router (examples/router.rs) against QuickFIX/J's, 1 and
+    /// 100 client sessions, the router's allocations per order.
+    Gateway(GatewayArgs),
     /// One side of the round trip, started by `bench roundtrip` itself.
     #[command(hide = true)]
     RoundtripPeer(HarnessArgs),
@@ -129,6 +133,9 @@ pub enum Bench {
     /// A many-sessions harness, started by `bench scale` itself (BENCHMARKS.md §5).
     #[command(hide = true)]
     ScalePeer(HarnessArgs),
+    /// A gateway process (exchange, router, load), started by `bench gateway` itself.
+    #[command(hide = true)]
+    GatewayPeer(HarnessArgs),
 }
 
 /// The options every benchmark takes.
@@ -272,6 +279,61 @@ impl ScaleArgs {
         pair("--peers", self.peers.clone());
         pair("--out", self.out.clone());
         pair("--sessions-store", self.sessions_store.clone());
+        if self.smoke {
+            args.push("--smoke".into());
+        }
+        args
+    }
+}
+
+/// `bench gateway`: its options are read by the benchmark itself
+/// ([`peregrine_bench::gateway::GatewayConfig::parse`]), to which they are handed
+/// back as written.
+#[derive(Debug, Args)]
+pub struct GatewayArgs {
+    /// Interleaved runs (default 5).
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u64>,
+    /// The measured window of each run, in seconds (default 5).
+    #[arg(long, value_name = "S")]
+    pub seconds: Option<u64>,
+    /// The warm-up before it, in seconds (default 3).
+    #[arg(long, value_name = "S")]
+    pub warmup_seconds: Option<u64>,
+    /// Client session counts, separated by commas (default 1,100).
+    #[arg(long, value_name = "1,100")]
+    pub sessions: Option<String>,
+    /// The routers beside Peregrine's (quickfixj) or none; left out, saying so, when
+    /// not built unless named here.
+    #[arg(long, value_name = "quickfixj|none")]
+    pub peers: Option<String>,
+    /// A tiny run (1 run, 1 s warm-up, 1 s measured) to check that everything works.
+    #[arg(long)]
+    pub smoke: bool,
+    /// Where the JSON results go (default target/bench-results/gateway.json).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+}
+
+impl GatewayArgs {
+    /// The options as `GatewayConfig::parse` reads them.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        let mut pair = |k: &str, v: Option<String>| {
+            if let Some(v) = v {
+                args.push(k.to_string());
+                args.push(v);
+            }
+        };
+        pair("--runs", self.runs.map(|n| n.to_string()));
+        pair("--seconds", self.seconds.map(|n| n.to_string()));
+        pair(
+            "--warmup-seconds",
+            self.warmup_seconds.map(|n| n.to_string()),
+        );
+        pair("--sessions", self.sessions.clone());
+        pair("--peers", self.peers.clone());
+        pair("--out", self.out.clone());
         if self.smoke {
             args.push("--smoke".into());
         }
