@@ -85,7 +85,7 @@ impl Application for Client {
         fix44::crack(self, msg, &mut ())
     }
 
-    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
         if let AppEvent::ResendAnswered { begin, end } = *event {
             self.orders_resent += end + 1 - begin;
         }

@@ -65,6 +65,7 @@ use crate::engine::{Engine, EngineOptions, SessionInfo};
 use crate::fix::{open_store, session_config, session_id, store_kind, FixSession, StoreKind};
 use crate::journals::Journals;
 use crate::sender::{Sender, SessionRef};
+use peregrine_store::SharedStore;
 
 /// The store a built session writes to (boxed: memory or file, chosen per
 /// session from its settings).
@@ -433,6 +434,7 @@ impl EngineBuilder {
             store: self.store,
             open_store: self.open_store.take(),
             journals: Journals::default(),
+            peers: engine.peers(),
         };
         for s in self.sessions() {
             if s.acceptor_template {
@@ -490,6 +492,9 @@ struct SessionMaker<F> {
     open_store: Option<Box<StoreFactory>>,
     /// The engine journals of `EngineJournal=Y` sessions, by directory.
     journals: Journals,
+    /// Where each session's store is registered for the callbacks to read
+    /// (`Outbox::peer_messages`).
+    peers: Arc<crate::engine::EnginePeers>,
 }
 
 impl<F> SessionMaker<F> {
@@ -526,6 +531,10 @@ impl<F> SessionMaker<F> {
             None if journal => Box::new(self.journals.open(s, now)?) as BoxedStore,
             None => open_store(s, kind, now)?,
         };
+        // The session writes it; any callback of the engine may read it.
+        let store = SharedStore::new(store);
+        self.peers.add_store(reference, store.reader());
+        let store = Box::new(store) as BoxedStore;
         let session = Session::new(session_config(s, dicts), store, now);
         Ok(FixSession::new(session, application))
     }

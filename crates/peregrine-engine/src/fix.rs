@@ -311,7 +311,7 @@ pub fn open_store(
 /// #[derive(Default)]
 /// struct Counter { received: u64, connections: u64, closed: Vec<Option<DisconnectReason>> }
 /// impl Application for Counter {
-///     fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+///     fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
 ///         match *event {
 ///             AppEvent::Connected => self.connections += 1,
 ///             AppEvent::Disconnected { reason } => self.closed.push(reason),
@@ -570,7 +570,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
                 msg_type,
                 reason: SendRefusal::of(e),
             };
-            self.app.on_event(&self.session.config().id, &event);
+            self.session.notify(&mut self.app, &event);
         }
         sent
     }
@@ -589,7 +589,7 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
                 msg_type,
                 reason: SendRefusal::of(e),
             };
-            self.app.on_event(&self.session.config().id, &event);
+            self.session.notify(&mut self.app, &event);
         }
         sent
     }
@@ -680,10 +680,10 @@ impl Application for LogApp {
     fn on_logon(&mut self, id: &SessionId, _out: &mut Outbox<'_>) {
         tracing::info!(session = %id, "logon");
     }
-    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         tracing::info!(session = %id, "logout: {reason}");
     }
-    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>) {
+    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
         // Display escapes the peer's text.
         tracing::info!(session = %id, "{event}");
     }
@@ -721,8 +721,8 @@ impl Application for DynApp {
     fn on_logon(&mut self, id: &SessionId, out: &mut Outbox<'_>) {
         self.0.on_logon(id, out)
     }
-    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>) {
-        self.0.on_logout(id, reason)
+    fn on_logout(&mut self, id: &SessionId, reason: &LogoutReason<'_>, out: &mut Outbox<'_>) {
+        self.0.on_logout(id, reason, out)
     }
     fn to_admin(&mut self, msg: &mut AdminMessage<'_>, id: &SessionId) {
         self.0.to_admin(msg, id)
@@ -730,15 +730,16 @@ impl Application for DynApp {
     fn to_app(&mut self, msg: &mut OutgoingMessage<'_>, id: &SessionId) -> Result<(), DoNotSend> {
         self.0.to_app(msg, id)
     }
-    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>) {
-        self.0.on_event(id, event)
+    fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>, out: &mut Outbox<'_>) {
+        self.0.on_event(id, event, out)
     }
     fn from_admin(
         &mut self,
         msg: &MessageView<'_>,
         id: &SessionId,
+        out: &mut Outbox<'_>,
     ) -> Result<(), peregrine_session::RejectLogon> {
-        self.0.from_admin(msg, id)
+        self.0.from_admin(msg, id, out)
     }
     fn from_app(
         &mut self,

@@ -314,6 +314,7 @@ impl peregrine_session::Application for Watcher {
         &mut self,
         _: &peregrine_session::SessionId,
         reason: &peregrine_session::LogoutReason<'_>,
+        _out: &mut peregrine_session::Outbox<'_>,
     ) {
         self.logouts.push(reason.to_string());
     }
@@ -321,6 +322,7 @@ impl peregrine_session::Application for Watcher {
         &mut self,
         _: &peregrine_session::SessionId,
         event: &peregrine_session::AppEvent<'_>,
+        _out: &mut peregrine_session::Outbox<'_>,
     ) {
         match event {
             peregrine_session::AppEvent::Disconnected { reason } => self.disconnects.push(*reason),

@@ -639,6 +639,7 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
             &mut self,
             msg: &MessageView<'_>,
             _id: &SessionId,
+            _out: &mut Outbox<'_>,
         ) -> Result<(), peregrine_session::RejectLogon> {
             if msg.msg_type() != b"A" {
                 return Ok(());

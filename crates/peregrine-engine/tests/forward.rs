@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use peregrine_codec::MessageView;
 use peregrine_engine::fix::{BoxedFixSession, StoreKind};
 use peregrine_engine::{AppEngine, Engine, EngineBuilder, Idle};
-use peregrine_session::{AppReject, Application, Outbox, SendError, SessionId};
+use peregrine_session::{
+    AppReject, Application, LogoutReason, Outbox, SendError, SessionId, SharedApp,
+};
 
 mod support;
 use support::{engine_with, options, send_order};
@@ -19,9 +21,16 @@ use support::{engine_with, options, send_order};
 /// on one port. An order from a client goes to the venue with the client's
 /// CompID in Account(1); a report from the venue goes to the client its
 /// Account names. A venue that is down (QueueWhileLoggedOut=N) is answered
-/// with a rejection at once.
+/// with a rejection at once. One router serves every session (`SharedApp`):
+/// its counts span them, with no locking of its own.
+#[derive(Default)]
 struct Router {
-    refused: Arc<Mutex<Vec<String>>>,
+    refused: Vec<String>,
+    /// Orders forwarded, by client.
+    forwarded: std::collections::BTreeMap<String, u32>,
+    /// The orders the venue session had stored when it went, read from
+    /// another session's callback (ClOrdIDs).
+    venue_stored: Vec<String>,
 }
 
 impl Application for Router {
@@ -48,9 +57,12 @@ impl Application for Router {
                 .str(55, b"PEREGRINE");
         });
         match sent {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                *self.forwarded.entry(id.target_comp_id.clone()).or_default() += 1;
+                Ok(())
+            }
             Err(e @ SendError::NotLoggedOn) => {
-                self.refused.lock().unwrap().push(e.to_string());
+                self.refused.push(e.to_string());
                 out.send(b"8", |m| {
                     m.str(11, cl_ord_id).str(39, b"8").str(58, b"venue down");
                 })
@@ -58,6 +70,33 @@ impl Application for Router {
                 .map_err(|e| AppReject::business(0, e.to_string()))
             }
             Err(e) => Err(AppReject::business(0, e.to_string())),
+        }
+    }
+
+    /// The venue is gone: each client hears it, from this callback.
+    fn on_logout(&mut self, id: &SessionId, _why: &LogoutReason<'_>, out: &mut Outbox<'_>) {
+        if id.target_comp_id != "VENUE" {
+            return;
+        }
+        // What the venue session stored, read as a client's callback could.
+        let mut stored = Vec::new();
+        let read = out.peer_messages(id, 1, peregrine_store::SEQ_END, &mut |_, m| {
+            let text = String::from_utf8_lossy(m).into_owned();
+            if text.contains("\x0135=D\x01") {
+                let at = text.find("\x0111=").unwrap_or(0) + 4;
+                stored.push(text[at..].split('\x01').next().unwrap_or("").to_string());
+            }
+        });
+        assert!(matches!(read, Some(Ok(()))), "{read:?}");
+        self.venue_stored = stored;
+        for client in ["C1", "C2"] {
+            let to = SessionId::new("FIX.4.4", "ISLD", client);
+            let sent = out.send_to(&to, b"B", |m| {
+                m.str(148, b"venue down");
+            });
+            if let Err(e) = sent {
+                self.refused.push(e.to_string());
+            }
         }
     }
 }
@@ -94,6 +133,10 @@ impl Application for Reports {
         _out: &mut Outbox<'_>,
     ) -> Result<(), AppReject> {
         let f = |t| String::from_utf8_lossy(msg.get(t).unwrap_or(b"")).into_owned();
+        if msg.msg_type() == b"B" {
+            self.0.lock().unwrap().push((f(148), "news".into()));
+            return Ok(());
+        }
         self.0.lock().unwrap().push((f(11), f(39)));
         Ok(())
     }
@@ -125,10 +168,10 @@ fn initiators_cfg(port: u16, names: &[&str]) -> String {
 }
 
 fn turn_all(
-    router: &mut AppEngine<Router>,
+    router: &mut AppEngine<SharedApp<Router>>,
     others: &mut [&mut Engine<BoxedFixSession>],
     what: &str,
-    mut done: impl FnMut(&AppEngine<Router>) -> bool,
+    mut done: impl FnMut(&AppEngine<SharedApp<Router>>) -> bool,
 ) {
     let start = Instant::now();
     while !done(router) {
@@ -147,12 +190,12 @@ fn turn_all(
 #[test]
 fn a_router_forwards_orders_to_the_venue_and_reports_back_in_one_journal_turn() {
     let dir = tempfile::tempdir().unwrap();
-    let refused = Arc::new(Mutex::new(Vec::new()));
-    let noted = refused.clone();
+    let app = SharedApp::new(Router::default());
     let mut router = EngineBuilder::parse(&router_cfg(dir.path()), dir.path().join("r.cfg"))
         .unwrap()
-        .build(move |_| Router {
-            refused: noted.clone(),
+        .build({
+            let app = app.clone();
+            move |_| app.clone()
         })
         .unwrap();
     let port = router.listener_addrs()[0].port();
@@ -182,7 +225,7 @@ fn a_router_forwards_orders_to_the_venue_and_reports_back_in_one_journal_turn() 
         *reports.0.lock().unwrap(),
         [("EARLY".to_string(), "8".to_string())]
     );
-    assert_eq!(*refused.lock().unwrap(), ["session is not logged on"]);
+    assert_eq!(app.lock().refused, ["session is not logged on"]);
 
     let filled = Arc::new(AtomicUsize::new(0));
     let orders = filled.clone();
@@ -251,5 +294,54 @@ fn a_router_forwards_orders_to_the_venue_and_reports_back_in_one_journal_turn() 
     assert!(
         names.contains(&("FIX.4.4:ISLD->C1".into(), 13, 13)),
         "{names:?}"
+    );
+
+    drop(got);
+    // One router saw both clients' orders.
+    assert_eq!(
+        app.lock()
+            .forwarded
+            .iter()
+            .map(|(c, n)| (c.as_str(), *n))
+            .collect::<Vec<_>>(),
+        [("C1", 10), ("C2", 10)]
+    );
+
+    // The venue goes: the router's on_logout for it tells both clients.
+    drop(venue);
+    turn_all(&mut router, &mut [&mut clients], "the news", |_| {
+        reports
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.1 == "news")
+            .count()
+            == 2
+    });
+    let mut stored = app.lock().venue_stored.clone();
+    stored.sort();
+    let mut sent: Vec<String> = (0..20).map(|n| format!("O-{n}")).collect();
+    sent.sort();
+    assert_eq!(
+        stored, sent,
+        "the venue's stored orders, read from a callback"
+    );
+    let news: Vec<_> = reports
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.1 == "news")
+        .cloned()
+        .collect();
+    assert_eq!(
+        news,
+        vec![("venue down".to_string(), "news".to_string()); 2]
+    );
+    assert_eq!(
+        app.lock().refused.len(),
+        1,
+        "no send refused but the early one"
     );
 }

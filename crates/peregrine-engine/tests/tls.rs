@@ -42,7 +42,7 @@ impl Application for Counter {
         }
         Ok(())
     }
-    fn on_event(&mut self, _: &SessionId, event: &AppEvent<'_>) {
+    fn on_event(&mut self, _: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
         if let (AppEvent::Disconnected { reason }, Some(tx)) = (event, &self.disconnects) {
             let _ = tx.send(*reason);
         }

@@ -76,7 +76,7 @@ mod session;
 
 pub use app::{
     AdminMessage, AppReject, Application, DoNotSend, Outbox, OutgoingMessage, RefId, RejectLogon,
-    SendError,
+    SendError, SharedApp,
 };
 pub use config::{
     appl_ver_id_code, known_appl_ver_id, system_now, Clock, Nanos, Role, SessionClock,

@@ -8,7 +8,10 @@
 
 use std::fmt;
 
+use peregrine_store::StoreError;
+
 use crate::config::SessionId;
+use crate::SessionState;
 
 /// A session of an engine, named cheaply: its slot and the generation of the
 /// session in it, so that a reference to a session that was removed is
@@ -89,6 +92,9 @@ impl fmt::Display for To<'_> {
 pub struct PeerStatus {
     /// How the engine names it.
     pub reference: SessionRef,
+    /// Where it is (disconnected, awaiting a Logon, logged on, …), as of its
+    /// last commit.
+    pub state: SessionState,
     /// Both Logons exchanged.
     pub logged_on: bool,
     /// An application message sent while it is not logged on is stored and
@@ -107,4 +113,18 @@ pub struct PeerStatus {
 pub trait Peers: Send + Sync + fmt::Debug {
     /// The session `to` names, if the engine has it.
     fn find(&self, to: &To<'_>) -> Option<PeerStatus>;
+
+    /// Hands `visitor` each message the session `to` has stored from `begin`
+    /// to `end` (inclusive), in order: `None` when the engine has no such
+    /// session or cannot read its store.
+    fn read_stored(
+        &self,
+        to: &To<'_>,
+        begin: u64,
+        end: u64,
+        visitor: &mut dyn FnMut(u64, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        let _ = (to, begin, end, visitor);
+        None
+    }
 }

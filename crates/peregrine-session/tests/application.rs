@@ -95,7 +95,7 @@ impl Application for Rec {
             self.logon_news_sent = Some(sent.map_err(|e| e.to_string()));
         }
     }
-    fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         self.log.push(format!("on_logout: {reason}"));
         self.logouts.push(match *reason {
             LogoutReason::Local {
@@ -120,6 +120,7 @@ impl Application for Rec {
         &mut self,
         msg: &MessageView<'_>,
         _id: &SessionId,
+        _out: &mut Outbox<'_>,
     ) -> Result<(), peregrine_session::RejectLogon> {
         self.log.push(format!(
             "from_admin {}",
@@ -177,7 +178,7 @@ impl Application for Rec {
             None => Ok(()),
         }
     }
-    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
         self.log.push(format!("event: {event}"));
     }
 }

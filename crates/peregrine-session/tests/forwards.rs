@@ -35,6 +35,11 @@ impl Peers for Engine {
         };
         Some(PeerStatus {
             reference: SessionRef::new(index, 2),
+            state: if logged_on {
+                peregrine_session::SessionState::LoggedOn
+            } else {
+                peregrine_session::SessionState::Disconnected
+            },
             logged_on,
             queue_while_logged_out: queue,
             next_sender_seq: 1,

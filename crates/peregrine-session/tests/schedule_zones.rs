@@ -30,7 +30,7 @@ impl Application for App {
     fn on_logon(&mut self, _id: &SessionId, _out: &mut Outbox<'_>) {
         self.logons += 1;
     }
-    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         self.logouts += 1;
     }
     fn from_app(

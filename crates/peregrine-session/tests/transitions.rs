@@ -44,10 +44,15 @@ impl Application for TestApp {
         self.logons += 1;
         self.echo.on_logon(id, out);
     }
-    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         self.logouts += 1;
     }
-    fn from_admin(&mut self, msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
+    fn from_admin(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), RejectLogon> {
         self.admin
             .push(String::from_utf8_lossy(msg.msg_type()).into_owned());
         if msg.msg_type() == b"A" {

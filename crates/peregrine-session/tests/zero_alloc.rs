@@ -57,7 +57,7 @@ impl Application for Hooked {
     ) -> Result<(), AppReject> {
         self.echo.from_app(msg, id, out)
     }
-    fn on_event(&mut self, _id: &SessionId, _event: &AppEvent<'_>) {
+    fn on_event(&mut self, _id: &SessionId, _event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
         self.events += 1;
     }
 }

@@ -93,6 +93,7 @@ mod journal;
 mod memory;
 mod posio;
 mod recover;
+mod shared;
 
 pub use error::StoreError;
 pub use file::{
@@ -104,6 +105,7 @@ pub use journal::{
 };
 pub use memory::MemoryStore;
 pub use recover::{Loss, LossKind, OnDamage, Recovery};
+pub use shared::{SharedStore, StoreReader};
 
 /// The largest message a store accepts (64 MiB); records in the journal are
 /// limited to the same size, which bounds what recovery will read.

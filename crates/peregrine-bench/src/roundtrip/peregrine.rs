@@ -271,11 +271,11 @@ impl Application for Venue {
         fix44::crack(self, msg, out)
     }
 
-    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         self.logged_out.store(true, Ordering::Release);
     }
 
-    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
         if self.failure.is_none() && is_failure(event) {
             self.failure = Some(format!("venue: {event}"));
         }
@@ -716,7 +716,7 @@ impl Application for Client {
         fix44::crack(self, msg, out)
     }
 
-    fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         if self.answered < self.total {
             self.fail(format!(
                 "logged out after {} of {} round trips: {reason}",
@@ -725,7 +725,7 @@ impl Application for Client {
         }
     }
 
-    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+    fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
         if is_failure(event) {
             self.fail(format!("client: {event}"));
         }

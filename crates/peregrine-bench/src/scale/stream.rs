@@ -244,6 +244,7 @@ impl Application for Receiver {
         &mut self,
         msg: &MessageView<'_>,
         _id: &SessionId,
+        _out: &mut Outbox<'_>,
     ) -> std::result::Result<(), RejectLogon> {
         let seq = seq_num(msg);
         self.seq.check(seq);
@@ -274,7 +275,7 @@ impl Application for Receiver {
         Ok(())
     }
 
-    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         self.done.store(true, Ordering::Release);
     }
 }
@@ -295,7 +296,7 @@ impl Application for Streamer {
     ) -> std::result::Result<(), AppReject> {
         Ok(())
     }
-    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
         self.logged_out.store(true, Ordering::Release);
     }
 }

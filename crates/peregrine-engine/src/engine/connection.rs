@@ -143,6 +143,9 @@ impl<D: SessionDriver> Engine<D> {
                         s.event(&t, now);
                     }
                 }
+                // What on_logout and on_event sent on other sessions.
+                self.deliver_forwards(id, now);
+                self.touch(id);
             }
             // A connection that never became a session: anyone can open these at will.
             _ => match self.unrouted_lines.allow(now) {

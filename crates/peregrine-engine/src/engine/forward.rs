@@ -14,6 +14,7 @@ use std::sync::{Arc, RwLock};
 
 use peregrine_session::metrics::SessionCounters;
 use peregrine_session::{PeerStatus, Peers, SessionRef, SessionState, To};
+use peregrine_store::{StoreError, StoreReader};
 
 use crate::driver::{Nanos, SessionDriver};
 
@@ -30,6 +31,9 @@ struct Peer {
 
 #[derive(Debug, Default)]
 struct Table {
+    /// The sessions' stores, readable from any callback (the builder's
+    /// sessions: their stores are `SharedStore`s).
+    stores: HashMap<SessionRef, StoreReader>,
     /// By the reference's index.
     by_index: Vec<Option<Peer>>,
     /// By the session's full name (`FIX.4.4:GW->VENUE[:qualifier]`).
@@ -65,8 +69,15 @@ impl EnginePeers {
         t.by_name.insert(name.to_string(), reference);
     }
 
+    /// Session `reference`'s store can be read through `reader`.
+    pub(crate) fn add_store(&self, reference: SessionRef, reader: StoreReader) {
+        let mut t = self.table.write().unwrap_or_else(|e| e.into_inner());
+        t.stores.insert(reference, reader);
+    }
+
     pub(super) fn remove(&self, reference: SessionRef, name: &str) {
         let mut t = self.table.write().unwrap_or_else(|e| e.into_inner());
+        t.stores.remove(&reference);
         if let Some(slot) = t.by_index.get_mut(reference.index() as usize) {
             if slot.as_ref().is_some_and(|p| p.reference == reference) {
                 *slot = None;
@@ -92,11 +103,27 @@ impl Peers for EnginePeers {
         let c = p.counters.as_deref();
         Some(PeerStatus {
             reference,
+            state: c.map_or(SessionState::Disconnected, SessionCounters::state),
             logged_on: c.is_some_and(|c| c.state() == SessionState::LoggedOn),
             queue_while_logged_out: p.queue_while_logged_out,
             next_sender_seq: c.map_or(1, SessionCounters::next_sender_seq),
             next_target_seq: c.map_or(1, SessionCounters::next_target_seq),
         })
+    }
+
+    fn read_stored(
+        &self,
+        to: &To<'_>,
+        begin: u64,
+        end: u64,
+        visitor: &mut dyn FnMut(u64, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        let reference = self.find(to)?.reference;
+        let reader = {
+            let t = self.table.read().unwrap_or_else(|e| e.into_inner());
+            t.stores.get(&reference)?.clone()
+        };
+        Some(reader.for_each_in_range(begin, end, visitor))
     }
 }
 

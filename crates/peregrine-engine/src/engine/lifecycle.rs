@@ -45,6 +45,12 @@ impl<D: SessionDriver> Engine<D> {
         self.sessions.reserve()
     }
 
+    /// The table of sessions the callbacks see (for the builder, which
+    /// registers each session's store in it as it makes the session).
+    pub(crate) fn peers(&self) -> Arc<super::EnginePeers> {
+        self.peers.clone()
+    }
+
     /// [`add_session`](Self::add_session) for a session whose reference was
     /// [reserved](Self::reserve_session_ref) just before (no session was
     /// added since), not a template.

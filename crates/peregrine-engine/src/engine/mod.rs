@@ -5,6 +5,7 @@ mod commands;
 mod connect;
 mod connection;
 mod forward;
+pub(crate) use forward::EnginePeers;
 mod ids;
 mod journal;
 mod lifecycle;

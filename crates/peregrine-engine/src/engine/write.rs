@@ -15,6 +15,9 @@ impl<D: SessionDriver> Engine<D> {
     /// store settle (the work no message waits for), handles its events,
     /// checks the slow-consumer limits.
     pub(super) fn service(&mut self, id: SessionKey, now: Nanos) {
+        // What its callbacks sent on other sessions (from a timer's events, a
+        // Logout's, …) is theirs before it commits: one transaction.
+        self.deliver_forwards(id, now);
         self.sessions[id].driver.commit();
         self.flush(id, now);
         self.sessions[id].driver.settle();

@@ -5,6 +5,7 @@ mod fields;
 mod outbox;
 mod outgoing;
 mod reject;
+mod shared;
 
 use peregrine_codec::MessageView;
 
@@ -14,6 +15,7 @@ pub use outbox::Outbox;
 pub(crate) use outbox::{check_extra_header, Sink};
 pub use outgoing::{AdminMessage, OutgoingMessage};
 pub use reject::{AppReject, RefId, RejectLogon};
+pub use shared::SharedApp;
 
 use crate::config::SessionId;
 use crate::session::{AppEvent, LogoutReason};
@@ -44,12 +46,17 @@ use crate::Session;
 /// | --- | --- |
 /// | [`on_create`](Self::on_create) | once, when the session is bound to the application ([`Session::create`]) |
 /// | [`on_logon`](Self::on_logon) | both Logons exchanged; may send |
-/// | [`on_logout`](Self::on_logout) | a logged-on session's connection is gone, with why |
+/// | [`on_logout`](Self::on_logout) | a logged-on session's connection is gone, with why; may send |
 /// | [`to_admin`](Self::to_admin) | before each admin message the session sends is encoded; may add fields |
-/// | [`from_admin`](Self::from_admin) | each admin message received, in sequence; may refuse a Logon |
+/// | [`from_admin`](Self::from_admin) | each admin message received, in sequence; may refuse a Logon; may send |
 /// | [`to_app`](Self::to_app) | each application message the session writes (new, resent, or a BusinessMessageReject); may veto it |
 /// | [`from_app`](Self::from_app) | each application message received, in sequence and validated; may send, may reject |
-/// | [`on_event`](Self::on_event) | connection and session events (connected, disconnected, rejects, gaps, resends, sequence resets, logouts), in order |
+/// | [`on_event`](Self::on_event) | connection and session events (connected, disconnected, rejects, gaps, resends, sequence resets, logouts), in order; may send |
+///
+/// Every callback that is told something (`on_*`, `from_*`) is given an [`Outbox`]:
+/// it may send on its own session and on any other session of the engine
+/// ([`Outbox::send_to`]). The two that are asked something about a message being
+/// sent (`to_admin`, `to_app`) amend or veto that message instead.
 ///
 /// The callbacks run inside the session's calls ([`Session::on_bytes`],
 /// [`Session::on_timer`], …), on the driver's thread: they should be quick.
@@ -74,7 +81,7 @@ use crate::Session;
 ///             m.str(790, b"STATUS-1");
 ///         });
 ///     }
-///     fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>) {
+///     fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
 ///         self.logged_on = false;
 ///         self.log.push(format!("logout: {reason}"));
 ///     }
@@ -96,7 +103,7 @@ use crate::Session;
 ///             _ => Err(AppReject::UnsupportedMessageType),
 ///         }
 ///     }
-///     fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>) {
+///     fn on_event(&mut self, _id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
 ///         self.log.push(event.to_string());
 ///     }
 /// }
@@ -145,13 +152,18 @@ pub trait Application {
     /// per [`on_logon`](Self::on_logon), when the driver reports the connection closed
     /// ([`Session::on_disconnected`]).
     ///
+    /// `out` sends as in any callback: on other sessions of the engine (a
+    /// gateway telling its clients that the venue is gone), and on this one
+    /// as a send while not logged on: kept for after its next Logon
+    /// (`QueueWhileLoggedOut=Y`), or refused ([`SendError::NotLoggedOn`]).
+    ///
     /// ```
     /// # use peregrine_codec::MessageView;
     /// # use peregrine_session::{AppReject, Application, Outbox, SessionId};
     /// use peregrine_session::LogoutReason;
     /// struct App { last: Option<String> }
     /// impl Application for App {
-    ///     fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>) {
+    ///     fn on_logout(&mut self, _id: &SessionId, reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {
     ///         if let LogoutReason::Remote { text: Some(t) } = reason {
     ///             self.last = Some(String::from_utf8_lossy(t).into_owned());
     ///         }
@@ -159,7 +171,7 @@ pub trait Application {
     ///     # fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> { Ok(()) }
     /// }
     /// ```
-    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>) {}
+    fn on_logout(&mut self, _id: &SessionId, _reason: &LogoutReason<'_>, _out: &mut Outbox<'_>) {}
 
     /// An admin message the session is about to send (Logon, Heartbeat, TestRequest,
     /// ResendRequest, Reject, SequenceReset — gap fills included — and Logout): fields
@@ -190,6 +202,12 @@ pub trait Application {
     /// refuse it (e.g. a bad Username(553)/Password(554)): the session sends a Logout
     /// and disconnects.
     ///
+    /// `out` sends on other sessions of the engine, committed with this message's
+    /// sequence number, and on this one at the end of the call that delivered the
+    /// message: through [`to_app`](Self::to_app) when the session is logged on
+    /// (after the Logon, when this is the Logon), stored for after the Logon
+    /// otherwise, as [`Session::send`] decides.
+    ///
     /// # Errors
     ///
     /// Return [`RejectLogon`] to refuse a Logon; the session answers with a Logout
@@ -201,7 +219,7 @@ pub trait Application {
     /// use peregrine_session::RejectLogon;
     /// struct App;
     /// impl Application for App {
-    ///     fn from_admin(&mut self, msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
+    ///     fn from_admin(&mut self, msg: &MessageView<'_>, _id: &SessionId, _out: &mut Outbox<'_>) -> Result<(), RejectLogon> {
     ///         if msg.msg_type() == msg_type::LOGON && msg.get(tag::PASSWORD) != Some(b"secret") {
     ///             return Err(RejectLogon::new("Invalid password"));
     ///         }
@@ -210,7 +228,12 @@ pub trait Application {
     ///     # fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> { Ok(()) }
     /// }
     /// ```
-    fn from_admin(&mut self, _msg: &MessageView<'_>, _id: &SessionId) -> Result<(), RejectLogon> {
+    fn from_admin(
+        &mut self,
+        _msg: &MessageView<'_>,
+        _id: &SessionId,
+        _out: &mut Outbox<'_>,
+    ) -> Result<(), RejectLogon> {
         Ok(())
     }
 
@@ -309,13 +332,21 @@ pub trait Application {
     /// arrive in the order they happened, interleaved in that order with the other
     /// callbacks.
     ///
+    /// `out` sends on other sessions of the engine (they receive it in the same
+    /// turn, and with an engine journal it commits in the same transaction as what
+    /// raised the event), and on this session at the end of the call that raised the
+    /// event, never in the middle of the session's own work (a resend, a logout):
+    /// through [`to_app`](Self::to_app) if it is then logged on, stored for after
+    /// its next Logon otherwise, as [`Session::send`] decides. A session that keeps
+    /// nothing while not logged on refuses it at once ([`SendError::NotLoggedOn`]).
+    ///
     /// ```
     /// # use peregrine_codec::MessageView;
     /// # use peregrine_session::{AppReject, Application, Outbox, SessionId};
     /// use peregrine_session::AppEvent;
     /// struct App { gaps: u64 }
     /// impl Application for App {
-    ///     fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>) {
+    ///     fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>, _out: &mut Outbox<'_>) {
     ///         if let AppEvent::GapDetected { expected, received } = event {
     ///             self.gaps += received - expected;
     ///         }
@@ -324,5 +355,5 @@ pub trait Application {
     ///     # fn from_app(&mut self, _: &MessageView, _: &SessionId, _: &mut Outbox<'_>) -> Result<(), AppReject> { Ok(()) }
     /// }
     /// ```
-    fn on_event(&mut self, _id: &SessionId, _event: &AppEvent<'_>) {}
+    fn on_event(&mut self, _id: &SessionId, _event: &AppEvent<'_>, _out: &mut Outbox<'_>) {}
 }

@@ -4,9 +4,10 @@ use std::fmt;
 
 use peregrine_codec::MessageEncoder;
 use peregrine_messages::{Body, Message};
+use peregrine_store::StoreError;
 
 use super::SendError;
-use crate::config::Nanos;
+use crate::config::{Nanos, SessionId};
 use crate::peers::{PeerStatus, SessionRef, To};
 
 // For the documentation's links only.
@@ -35,6 +36,15 @@ pub(crate) trait Sink {
 
     /// What the engine says of another of its sessions.
     fn peer(&self, to: &To<'_>) -> Option<PeerStatus>;
+
+    /// Another session's stored messages, through the engine.
+    fn read_stored(
+        &self,
+        to: &To<'_>,
+        begin: u64,
+        end: u64,
+        visitor: &mut dyn FnMut(u64, &[u8]),
+    ) -> Option<Result<(), StoreError>>;
 }
 
 /// The checks every message's extra header fields pass, whoever sends it (a
@@ -54,13 +64,22 @@ pub(crate) fn check_extra_header(header: &[(u32, &[u8])]) -> Result<(), SendErro
     Ok(())
 }
 
-/// Lets the application send while handling a message ([`Application::from_app`]) or
-/// a logon ([`Application::on_logon`]).
+/// Lets the application send from inside every callback that is told something:
+/// [`Application::from_app`], [`Application::on_logon`],
+/// [`Application::from_admin`], [`Application::on_event`] and
+/// [`Application::on_logout`]; on its own session, and on any other session of the
+/// engine ([`Outbox::send_to`]).
 ///
-/// What it is given is kept, in order, and sent when the callback returns: each
-/// message then passes through [`Application::to_app`] (which the callback cannot
-/// be re-entered for), is stored with its MsgSeqNum and queued, before the session
-/// handles anything else. The bodies are written once, into a reused buffer, and
+/// What it is given is kept, in order. In `from_app` and `on_logon` it is sent when
+/// the callback returns: each message then passes through [`Application::to_app`]
+/// (which the callback cannot be re-entered for), is stored with its MsgSeqNum and
+/// queued, before the session handles anything else. The others may run in the
+/// middle of the session's own work (a resend, a Logon, a disconnect): what they
+/// send on their own session goes at the end of that call into the session, as
+/// [`Session::send`] would send it then (logged on: through `to_app`; otherwise
+/// stored for after the next Logon, or refused at once when the session keeps
+/// nothing while not logged on). Its number is the one it would carry if nothing
+/// came between. The bodies are written once, into a reused buffer, and
 /// copied once; nothing is allocated once the buffers have grown. At most
 /// `max_outbound_bytes` are kept per callback ([`SendError::CallbackOutboxFull`]).
 ///
@@ -87,6 +106,7 @@ pub(crate) fn check_extra_header(header: &[(u32, &[u8])]) -> Result<(), SendErro
 pub struct Outbox<'s> {
     sink: &'s mut dyn Sink,
     received_at: Nanos,
+    id: &'s SessionId,
 }
 
 impl fmt::Debug for Outbox<'_> {
@@ -101,8 +121,42 @@ impl<'s> Outbox<'s> {
     /// stack, without allocating.
     pub const MAX_HEADER_FIELDS: usize = 32;
 
-    pub(crate) fn new(sink: &'s mut dyn Sink, received_at: Nanos) -> Self {
-        Outbox { sink, received_at }
+    pub(crate) fn new(sink: &'s mut dyn Sink, received_at: Nanos, id: &'s SessionId) -> Self {
+        Outbox {
+            sink,
+            received_at,
+            id,
+        }
+    }
+
+    /// The session whose callback this is: what a handler given only the
+    /// outbox (a typed [`MessageHandler`](peregrine_messages::fix44::MessageHandler)
+    /// of `Outbox`) needs to tell one session from another.
+    ///
+    /// ```
+    /// use peregrine_codec::MessageView;
+    /// use peregrine_messages::fix44::{self, MessageHandler};
+    /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
+    ///
+    /// /// One handler for every session: it knows each order's session.
+    /// #[derive(Default)]
+    /// struct Desk { orders: Vec<(String, String)> }
+    /// impl MessageHandler<Outbox<'_>> for Desk {
+    ///     type Error = AppReject;
+    ///     fn on_new_order_single(&mut self, o: fix44::NewOrderSingle<'_>, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         let id = o.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+    ///         self.orders.push((out.session_id().target_comp_id.clone(), id.to_string()));
+    ///         Ok(())
+    ///     }
+    /// }
+    /// impl Application for Desk {
+    ///     fn from_app(&mut self, msg: &MessageView<'_>, _: &SessionId, out: &mut Outbox<'_>) -> Result<(), AppReject> {
+    ///         fix44::crack(self, msg, out)
+    ///     }
+    /// }
+    /// ```
+    pub fn session_id(&self) -> &SessionId {
+        self.id
     }
 
     /// When the message being handled arrived: the `now` of the
@@ -345,5 +399,35 @@ impl<'s> Outbox<'s> {
     /// ```
     pub fn peer<'t>(&self, to: impl Into<To<'t>>) -> Option<PeerStatus> {
         self.sink.peer(&to.into())
+    }
+
+    /// Reads the messages a session of the engine has stored from `begin` to
+    /// `end` (inclusive; `peregrine_store::SEQ_END` for all after `begin`),
+    /// in order, as they would be resent: QuickFIX/J's
+    /// `Session.lookupSession(id).getStore().get(begin, end, list)`. This
+    /// session's own too, up to its last commit (what this callback sends is
+    /// stored after it returns). `None` when the engine has no such session
+    /// (or the session is alone, without an engine).
+    ///
+    /// ```
+    /// use peregrine_session::{Outbox, SessionId};
+    /// /// The venue's last ten messages, for an operator's screen.
+    /// fn last_ten(out: &Outbox<'_>, venue: &SessionId) -> Vec<(u64, Vec<u8>)> {
+    ///     let next = out.peer(venue).map_or(1, |p| p.next_sender_seq);
+    ///     let mut seen = Vec::new();
+    ///     let _ = out.peer_messages(venue, next.saturating_sub(10).max(1), next, &mut |seq, m| {
+    ///         seen.push((seq, m.to_vec()))
+    ///     });
+    ///     seen
+    /// }
+    /// ```
+    pub fn peer_messages<'t>(
+        &self,
+        to: impl Into<To<'t>>,
+        begin: u64,
+        end: u64,
+        visitor: &mut dyn FnMut(u64, &[u8]),
+    ) -> Option<Result<(), StoreError>> {
+        self.sink.read_stored(&to.into(), begin, end, visitor)
     }
 }

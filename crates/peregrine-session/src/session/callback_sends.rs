@@ -18,9 +18,9 @@ use peregrine_store::MessageStore;
 use crate::app::{check_extra_header, Application, Outbox, SendError, Sink};
 use crate::peers::{PeerStatus, Peers, SessionRef, To};
 
-use super::core::Core;
+use super::core::{Core, State};
 use super::outgoing::HeaderValue;
-use crate::config::Nanos;
+use crate::config::{Nanos, SessionId};
 
 /// One message kept: where its parts are in [`Kept::bytes`].
 #[derive(Clone, Debug)]
@@ -116,6 +116,9 @@ pub(super) struct CallbackSends {
     pub(super) peers: Option<Arc<dyn Peers>>,
     /// The MsgSeqNum the next kept message is to carry.
     next_seq: u64,
+    /// The running callback may send on its own session: it is logged on,
+    /// or keeps what is sent while not logged on for after its Logon.
+    own_ok: bool,
     /// The most bytes kept at once (`max_outbound_bytes`: what the outbound
     /// buffer would have held).
     bound: usize,
@@ -130,15 +133,30 @@ impl CallbackSends {
             forward_to: Vec::new(),
             peers: None,
             next_seq: 1,
+            own_ok: true,
             bound,
         }
     }
 
-    /// The outbox of a callback about to run; `next_seq` is the session's next
-    /// outgoing MsgSeqNum, `now` the session's time (the message's arrival).
-    pub(super) fn outbox(&mut self, next_seq: u64, now: Nanos) -> Outbox<'_> {
-        self.next_seq = next_seq;
-        Outbox::new(self, now)
+    /// The outbox of callback of session `id` about to run; `next_seq` is the
+    /// session's next outgoing MsgSeqNum (messages still kept from an earlier
+    /// callback come before), `now` the session's time (the message's
+    /// arrival); `own_ok` whether it may send on its own session now.
+    pub(super) fn outbox<'s>(
+        &'s mut self,
+        next_seq: u64,
+        now: Nanos,
+        id: &'s SessionId,
+        own_ok: bool,
+    ) -> Outbox<'s> {
+        self.next_seq = next_seq + self.kept.messages.len() as u64;
+        self.own_ok = own_ok;
+        Outbox::new(self, now, id)
+    }
+
+    /// Whether messages for the session itself wait to be sent.
+    pub(super) fn has_kept(&self) -> bool {
+        !self.kept.messages.is_empty()
     }
 
     /// Whether messages for other sessions wait for the engine.
@@ -175,6 +193,9 @@ impl Sink for CallbackSends {
         body: &mut dyn FnMut(&mut MessageEncoder<'_>),
     ) -> Result<u64, SendError> {
         check_extra_header(header)?;
+        if !self.own_ok {
+            return Err(SendError::NotLoggedOn);
+        }
         let mut enc = self.scratch.start(b"", msg_type);
         body(&mut enc);
         let fields = enc.fields();
@@ -217,6 +238,16 @@ impl Sink for CallbackSends {
     fn peer(&self, to: &To<'_>) -> Option<PeerStatus> {
         self.peers.as_ref()?.find(to)
     }
+
+    fn read_stored(
+        &self,
+        to: &To<'_>,
+        begin: u64,
+        end: u64,
+        visitor: &mut dyn FnMut(u64, &[u8]),
+    ) -> Option<Result<(), peregrine_store::StoreError>> {
+        self.peers.as_ref()?.read_stored(to, begin, end, visitor)
+    }
 }
 
 impl<S: MessageStore> Core<S> {
@@ -251,5 +282,61 @@ impl<S: MessageStore> Core<S> {
         let mut kept = kept;
         kept.clear();
         self.callback_sends.kept = kept;
+    }
+
+    /// Whether a callback may send on this session now: logged on, or it
+    /// keeps what is sent while not logged on for after its next Logon (as
+    /// [`Session::send`](crate::Session::send) decides).
+    pub(super) fn own_sends_ok(&self) -> bool {
+        matches!(self.state, State::LoggedOn(_))
+            || (self.config.queue_while_logged_out && self.kept_for_resend())
+    }
+
+    /// The end of a call into the session: what callbacks outside the
+    /// logged-on flow ([`Application::on_event`], [`Application::from_admin`],
+    /// [`Application::on_logout`]) sent on the session itself goes now, as
+    /// [`Session::send`](crate::Session::send) would send it: through
+    /// `to_app` when logged on; stored for after the next Logon otherwise. A
+    /// reset the session made since the callback discards them, as it
+    /// discards every message sent before it.
+    pub(super) fn send_deferred(&mut self, app: &mut dyn Application) {
+        if !self.callback_sends.has_kept() {
+            return;
+        }
+        if matches!(self.state, State::LoggedOn(_)) {
+            self.send_kept(app);
+            return;
+        }
+        let kept = std::mem::take(&mut self.callback_sends.kept);
+        if self.config.queue_while_logged_out && self.kept_for_resend() {
+            for m in &kept.messages {
+                let mut raw = [(0, &[][..]); Outbox::MAX_HEADER_FIELDS];
+                let (msg_type, header, body) = kept.parts(m, &mut raw);
+                let mut extra = [(0, HeaderValue::Uint(0)); Outbox::MAX_HEADER_FIELDS];
+                for (slot, &(tag, value)) in extra.iter_mut().zip(header) {
+                    *slot = (tag, HeaderValue::Bytes(value));
+                }
+                let stored =
+                    self.outgoing
+                        .store_only(msg_type, &extra[..header.len()], &mut |enc| {
+                            enc.raw(body);
+                        });
+                if stored.is_err() {
+                    self.store_failed();
+                }
+            }
+        }
+        let mut kept = kept;
+        kept.clear();
+        self.callback_sends.kept = kept;
+    }
+
+    /// What every call into the session ends with: the events not yet
+    /// delivered, then what callbacks kept for later ([`Core::send_deferred`])
+    /// and the events that raised.
+    pub(super) fn finish(&mut self, app: &mut dyn Application) {
+        self.flush_events(app);
+        self.send_deferred(app);
+        self.flush_events(app);
     }
 }

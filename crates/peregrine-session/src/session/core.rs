@@ -388,7 +388,9 @@ impl<S: MessageStore> Core<S> {
             let result = app.from_app(
                 msg,
                 &self.config.id,
-                &mut self.callback_sends.outbox(next_seq, now),
+                &mut self
+                    .callback_sends
+                    .outbox(next_seq, now, &self.config.id, true),
             );
             self.send_kept(app);
             match result {

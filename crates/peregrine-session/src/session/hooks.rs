@@ -43,26 +43,61 @@ impl<S: MessageStore> Core<S> {
     /// before any callback, so the application hears everything in order.
     pub(super) fn flush_events(&mut self, app: &mut dyn Application) {
         while let Some(e) = self.app_events.pop_front() {
-            self.outgoing.counters.on_event(&e);
-            app.on_event(&self.config.id, &e);
+            self.deliver(app, &e);
         }
     }
 
     /// Delivers `event` now (after those still queued).
     pub(super) fn notify(&mut self, app: &mut dyn Application, event: &AppEvent<'_>) {
         self.flush_events(app);
-        self.outgoing.counters.on_event(event);
-        app.on_event(&self.config.id, event);
+        self.deliver(app, event);
     }
 
-    /// [`Application::from_admin`], in order with the events.
+    /// [`Application::on_event`], with an outbox whose messages for this
+    /// session wait for the end of the call ([`Core::send_deferred`]): an
+    /// event may come in the middle of the session's own work.
+    fn deliver(&mut self, app: &mut dyn Application, event: &AppEvent<'_>) {
+        self.outgoing.counters.on_event(event);
+        let (next_seq, now, own_ok) = (
+            self.outgoing.store.next_sender_seq(),
+            self.now(),
+            self.own_sends_ok(),
+        );
+        let Core {
+            callback_sends,
+            config,
+            ..
+        } = self;
+        app.on_event(
+            &config.id,
+            event,
+            &mut callback_sends.outbox(next_seq, now, &config.id, own_ok),
+        );
+    }
+
+    /// [`Application::from_admin`], in order with the events; what it sends
+    /// on this session waits for the end of the call, as an event's.
     pub(super) fn app_from_admin(
         &mut self,
         msg: &MessageView<'_>,
         app: &mut dyn Application,
     ) -> Result<(), RejectLogon> {
         self.flush_events(app);
-        app.from_admin(msg, &self.config.id)
+        let (next_seq, now, own_ok) = (
+            self.outgoing.store.next_sender_seq(),
+            self.now(),
+            self.own_sends_ok(),
+        );
+        let Core {
+            callback_sends,
+            config,
+            ..
+        } = self;
+        app.from_admin(
+            msg,
+            &config.id,
+            &mut callback_sends.outbox(next_seq, now, &config.id, own_ok),
+        )
     }
 
     /// Sends an admin message built by the session, with what

@@ -265,7 +265,9 @@ impl<S: MessageStore> Core<S> {
         let now = self.now();
         app.on_logon(
             &self.config.id,
-            &mut self.callback_sends.outbox(next_seq, now),
+            &mut self
+                .callback_sends
+                .outbox(next_seq, now, &self.config.id, true),
         );
         self.send_kept(app);
     }

@@ -236,7 +236,7 @@ impl<S: MessageStore> Session<S> {
     /// ([`AppEvent::StoreDataLost`]).
     pub fn create(&mut self, app: &mut dyn Application) {
         app.on_create(&self.core.config.id);
-        self.core.flush_events(app);
+        self.core.finish(app);
         self.publish();
     }
 
@@ -354,6 +354,7 @@ impl<S: MessageStore> Session<S> {
         if !core.calendar.open() {
             core.state = State::AwaitingLogon { since: now };
             core.disconnect(DisconnectReason::OutsideSchedule);
+            core.finish(app);
             self.publish();
             return;
         }
@@ -361,7 +362,7 @@ impl<S: MessageStore> Session<S> {
             Role::Acceptor => core.state = State::AwaitingLogon { since: now },
             Role::Initiator => core.send_logon(app),
         }
-        core.flush_events(app);
+        core.finish(app);
         self.publish();
     }
 
@@ -390,7 +391,7 @@ impl<S: MessageStore> Session<S> {
             self.rx = rx;
         }
         self.core.check_overflow();
-        self.core.flush_events(app);
+        self.core.finish(app);
         self.publish();
     }
 
@@ -472,7 +473,7 @@ impl<S: MessageStore> Session<S> {
     pub fn on_timer(&mut self, now: Nanos, app: &mut dyn Application) {
         self.tick(now);
         self.core.on_timer(app);
-        self.core.flush_events(app);
+        self.core.finish(app);
         self.publish();
     }
 
@@ -545,7 +546,14 @@ impl<S: MessageStore> Session<S> {
                 Some((LogoutSide::Remote, has)) => LogoutReason::Remote { text: text(has) },
                 None => LogoutReason::Disconnected(reason),
             };
-            app.on_logout(&core.config.id, &why);
+            // Gone: what it sends on this session is kept for after its next
+            // Logon, or refused (the session is no longer logged on).
+            let own_ok = core.config.queue_while_logged_out && core.kept_for_resend();
+            let (next_seq, now) = (core.outgoing.store.next_sender_seq(), core.now());
+            let outbox = &mut core
+                .callback_sends
+                .outbox(next_seq, now, &core.config.id, own_ok);
+            app.on_logout(&core.config.id, &why, outbox);
             core.events.push_back(SessionEvent::LoggedOut);
         }
         core.logout = None;
@@ -556,6 +564,7 @@ impl<S: MessageStore> Session<S> {
         core.state = State::Disconnected;
         self.rx.clear();
         core.notify(app, &AppEvent::Disconnected { reason });
+        core.finish(app);
         self.publish();
     }
 
@@ -676,7 +685,27 @@ impl<S: MessageStore> Session<S> {
         if answering && self.core.outgoing.writer.buffer.len() < RESEND_CHUNK / 2 {
             self.core.pump_resend(app);
         }
-        self.core.flush_events(app);
+        self.core.finish(app);
+    }
+
+    /// Delivers an event its driver raises about the session (an
+    /// [`AppEvent::SendRefused`] for a message it sent on behalf of a caller
+    /// that has gone on) to `app`'s [`Application::on_event`], in order with
+    /// the session's own events and with an [`Outbox`](crate::Outbox) as
+    /// theirs.
+    ///
+    /// ```
+    /// # use peregrine_session::{AppEvent, EchoApp, Role, SendRefusal, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut session = Session::new(cfg, MemoryStore::new(0), 0);
+    /// let event = AppEvent::SendRefused { msg_type: b"8", reason: SendRefusal::NotLoggedOn };
+    /// session.notify(&mut EchoApp::new(None), &event);
+    /// ```
+    pub fn notify(&mut self, app: &mut dyn Application, event: &AppEvent<'_>) {
+        self.core.notify(app, event);
+        self.core.finish(app);
+        self.publish();
     }
 
     /// The next event since the last call.
@@ -787,7 +816,7 @@ impl<S: MessageStore> Session<S> {
         if matches!(self.core.state, State::LoggedOn(_)) {
             let sent = self.core.send_app(msg_type, extra, &mut body, app);
             self.core.check_overflow();
-            self.core.flush_events(app);
+            self.core.finish(app);
             self.publish();
             return sent;
         }
@@ -795,6 +824,7 @@ impl<S: MessageStore> Session<S> {
             return Err(SendError::NotLoggedOn);
         }
         let stored = self.core.outgoing.store_only(msg_type, extra, &mut body);
+        self.core.finish(app);
         self.publish();
         stored
     }
@@ -850,7 +880,7 @@ impl<S: MessageStore> Session<S> {
         } else if self.core.connected() {
             self.core.disconnect(DisconnectReason::Requested);
         }
-        self.core.flush_events(app);
+        self.core.finish(app);
         self.publish();
     }
 
@@ -879,7 +909,7 @@ impl<S: MessageStore> Session<S> {
             .app_events
             .push_back(AppEvent::SequenceNumbersReset);
         self.core.queue.clear();
-        self.core.flush_events(app);
+        self.core.finish(app);
         self.publish();
         Ok(())
     }
