@@ -24,8 +24,26 @@ use peregrine_engine::EngineBuilder;
 /// The header and trailer: the session writes its own.
 const SESSION_FIELDS: [u32; 12] = [8, 9, 10, 34, 35, 43, 49, 52, 56, 97, 122, 369];
 
+/// Every session's application (one per session, all on the engine's thread).
 pub struct Router {
+    /// The exchange's session.
     pub exchange: SessionId,
+    /// A report's client, an order's ClOrdID and OrigClOrdID for the exchange: reused,
+    /// so that routing allocates nothing once warm.
+    client: SessionId,
+    ids: [Vec<u8>; 2],
+}
+
+impl Default for Router {
+    fn default() -> Router {
+        let exchange = SessionId::new("FIX.4.4", "GW", "EXCH");
+        let client = exchange.clone();
+        Router {
+            exchange,
+            client,
+            ids: Default::default(),
+        }
+    }
 }
 
 /// Copies `msg`'s body but the session's fields and `skip`.
@@ -84,13 +102,10 @@ impl Application for Router {
                     .and_then(|v| v.iter().position(|&b| b == b':').map(|i| v.split_at(i)))
             };
             let (client, cl_ord_id) = ours(11).ok_or(AppReject::business(0, "not our ClOrdID"))?;
-            let to = SessionId::new(
-                &id.begin_string,
-                &id.sender_comp_id,
-                &String::from_utf8_lossy(client),
-            );
+            self.client.target_comp_id.clear();
+            self.client.target_comp_id += &String::from_utf8_lossy(client);
             return out
-                .send_to(&to, msg.msg_type(), |m| {
+                .send_to(&self.client, msg.msg_type(), |m| {
                     m.str(11, &cl_ord_id[1..]);
                     if let Some((_, orig)) = ours(41) {
                         m.str(41, &orig[1..]);
@@ -100,8 +115,17 @@ impl Application for Router {
                 .map(|_| ())
                 .map_err(failed);
         }
-        let client = id.target_comp_id.as_bytes();
-        let mapped = |tag| [client, b":", msg.get(tag).unwrap_or(b"")].concat();
+        let [cl_ord_id, orig] = &mut self.ids;
+        for (mapped, tag) in [(&mut *cl_ord_id, 11), (&mut *orig, 41)] {
+            mapped.clear();
+            for part in [
+                id.target_comp_id.as_bytes(),
+                b":",
+                msg.get(tag).unwrap_or(b""),
+            ] {
+                mapped.extend_from_slice(part);
+            }
+        }
         match msg.msg_type() {
             b"D" => {
                 if let Some(why) = check(msg) {
@@ -115,9 +139,9 @@ impl Application for Router {
             _ => return Err(AppReject::UnsupportedMessageType),
         }
         out.send_to(&self.exchange, msg.msg_type(), |m| {
-            m.str(11, &mapped(11));
+            m.str(11, cl_ord_id);
             if msg.get(41).is_some() {
-                m.str(41, &mapped(41));
+                m.str(41, orig);
             }
             copy(msg, m, &[11, 41]);
         })
@@ -136,9 +160,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let router = EngineBuilder::load(&cfg)?
         .stop_flag(stop.clone())
-        .start(|_session| Router {
-            exchange: SessionId::new("FIX.4.4", "GW", "EXCH"),
-        })?;
+        .start(|_session| Router::default())?;
     println!("router listening on {:?}", router.listener_addrs());
     while !stop.load(Ordering::Relaxed) && !router.is_finished() {
         std::thread::sleep(Duration::from_millis(50));

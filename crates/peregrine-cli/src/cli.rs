@@ -598,6 +598,40 @@ mod tests {
         ));
     }
 
+    /// `make bench-gateway`, its smoke run, and the harness line the driver starts.
+    #[test]
+    fn gateway_lines_parse() {
+        let Bench::Gateway(a) =
+            bench("bench gateway --smoke --runs 2 --sessions 1,10 --peers none --warmup-seconds 0")
+        else {
+            panic!()
+        };
+        assert_eq!(
+            a.to_args(),
+            [
+                "--runs",
+                "2",
+                "--warmup-seconds",
+                "0",
+                "--sessions",
+                "1,10",
+                "--peers",
+                "none",
+                "--smoke"
+            ]
+        );
+        let cfg = peregrine_bench::gateway::GatewayConfig::parse(&a.to_args()).unwrap();
+        assert_eq!((cfg.runs, cfg.seconds, cfg.warmup_seconds), (2, 1, 0));
+        let Bench::Gateway(a) = bench("bench gateway") else {
+            panic!()
+        };
+        assert!(a.to_args().is_empty());
+        let Bench::GatewayPeer(a) = bench("bench gateway-peer --role exchange --port 9000") else {
+            panic!()
+        };
+        assert_eq!(a.args, ["--role", "exchange", "--port", "9000"]);
+    }
+
     /// `scripts/acceptance.sh` and `tests/acceptance.rs`, `tests/serve.rs`.
     #[test]
     fn acceptor_and_initiator_lines_parse() {

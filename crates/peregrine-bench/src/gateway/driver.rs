@@ -340,7 +340,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 ///     stats: Stats { p50: 42.0, throughput_per_s: 20_000.0, ..Stats::default() },
 ///     allocs_per_op: Some(0.0), settings: String::new() };
 /// let t = peregrine_bench::gateway::driver::table(&aggregate(&[rec]), &BTreeMap::new(), &[1], &["peregrine".into()]);
-/// assert!(t.contains("| 1 | peregrine | 42.0 |"), "{t}");
+/// assert!(t.contains("| 1 | peregrine | 42.0 (42.0–42.0) |"), "{t}");
 /// ```
 pub fn table(
     aggs: &[report::Aggregate],

@@ -8,10 +8,11 @@
 //! `--warmup-ms` and 100 ms more, it counts the process's allocations (the counting
 //! allocator of the `peregrine` binary) over `--measure-ms` less 200 ms, inside the
 //! load's window, and prints them per order as one JSON line
-//! `{"router_allocs_per_order", "orders"}`. It runs until it is ended (SIGTERM).
+//! `{"router_allocs_per_order", "orders"}`. It runs until it is ended: SIGTERM stops
+//! its engine and it exits 0.
 
 use std::io::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -70,12 +71,15 @@ pub fn run(a: &PeerArgs) -> Result<()> {
         .map_err(|e| Error::output(&cfg, e))?;
     let orders = Arc::new(AtomicU64::new(0));
     let counted = orders.clone();
+    // SIGTERM (the driver's end) stops the engine and the process exits 0.
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())
+        .map_err(Error::engine("the router's SIGTERM handler"))?;
     let engine = EngineBuilder::load(&cfg)
         .map_err(Error::engine("the router's settings"))?
+        .stop_flag(stop.clone())
         .start(move |_| Counted {
-            router: example::Router {
-                exchange: SessionId::new("FIX.4.4", settings::ROUTER, settings::EXCHANGE),
-            },
+            router: example::Router::default(),
             orders: counted.clone(),
         })
         .map_err(Error::engine("the router did not start"))?;
@@ -100,7 +104,7 @@ pub fn run(a: &PeerArgs) -> Result<()> {
     );
     let _ = std::io::stdout().flush();
     while !engine.is_finished() {
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(10));
     }
     engine
         .stop()

@@ -10,7 +10,8 @@
 //! session's counters, as of its last commit).
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex, RwLock};
 
 use peregrine_session::metrics::SessionCounters;
 use peregrine_session::{PeerStatus, Peers, SessionRef, SessionState, To};
@@ -46,6 +47,10 @@ struct Table {
 #[derive(Debug, Default)]
 pub(crate) struct EnginePeers {
     table: RwLock<Table>,
+    /// The name of a session looked up by its [`SessionId`](peregrine_session::SessionId),
+    /// written here: reused, so that a lookup allocates nothing once warm (a router
+    /// addresses its destinations by identity on every message).
+    name: Mutex<String>,
 }
 
 impl EnginePeers {
@@ -94,7 +99,12 @@ impl Peers for EnginePeers {
         let t = self.table.read().unwrap_or_else(|e| e.into_inner());
         let reference = match to {
             To::Ref(r) => *r,
-            To::Id(id) => *t.by_name.get(&id.to_string())?,
+            To::Id(id) => {
+                let mut name = self.name.lock().unwrap_or_else(|e| e.into_inner());
+                name.clear();
+                let _ = write!(name, "{id}");
+                *t.by_name.get(name.as_str())?
+            }
         };
         let p = t.by_index.get(reference.index() as usize)?.as_ref()?;
         if p.reference != reference {
