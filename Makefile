@@ -104,14 +104,19 @@ bench-gateway: build
 	$(PEREGRINE) bench gateway
 
 ## sim: deterministic simulation of the session layer, every fault (200 seeds x 100,000 steps):
-## steps/s, simulated messages/minute, the fault census, and each failing seed's shrunk trace
+## steps/s, simulated messages/minute, the fault census, and each failing seed's shrunk trace;
+## then the routing world (a router on one engine journal crashed mid-turn, torn writes):
+## 400 seeds x 5,000 steps
 sim:
 	$(CARGO) run --release -p peregrine-sim -- --seeds 200 --steps 100000
+	$(CARGO) run --release -p peregrine-sim -- --route --seeds 400 --steps 5000
 
 ## sim-smoke: a short run of the core profile (no crashes, clock jumps or garbling; the
-## full profile is `make sim`, findings in crates/peregrine-sim/README.md), part of `make test`
+## full profile is `make sim`, findings in crates/peregrine-sim/README.md), and 20 seeds x
+## 5,000 steps of the routing world (router crashes included, ~5 s), part of `make test`
 sim-smoke:
 	$(CARGO) run --release -p peregrine-sim -- --core --seeds 20 --steps 20000 --no-shrink
+	$(CARGO) run --release -p peregrine-sim -- --route --seeds 20 --steps 5000
 
 ## fuzz: the cargo-fuzz targets (decode, and session: the simulator fed fuzzer bytes), 60 s each
 ## (FUZZ_SECONDS), when a nightly toolchain with cargo-fuzz is present (says so when not); in `make test`

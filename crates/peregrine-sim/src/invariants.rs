@@ -44,6 +44,10 @@ pub enum Invariant {
     Protocol,
     /// Not logged on and in step once faults stop.
     Converge,
+    /// Routing between sessions (`--route`): a forward stored on its
+    /// destination exactly once if its source's incoming number was
+    /// committed, and not at all otherwise (`route::oracle`).
+    Routed,
 }
 
 /// An invariant broken at a step.

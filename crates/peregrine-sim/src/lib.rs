@@ -16,6 +16,7 @@
 //! | [`store`] | the real stores, wrapped to crash (unsynced writes lost, a torn last record) |
 //! | [`world`] | the nodes, the network and the driver that steps them |
 //! | [`invariants`] | the ledger and the invariants checked after every step |
+//! | [`route`] | the routing world: a router's two sessions on one engine journal, crashed mid-turn |
 //! | [`runner`] | one run: actions, checks, the settle once faults stop, panics caught |
 //! | [`trace`] | a failing run shrunk to a minimal trace, and printed |
 //!
@@ -45,6 +46,7 @@ pub mod clock;
 pub mod config;
 pub mod faults;
 pub mod invariants;
+pub mod route;
 pub mod runner;
 pub mod store;
 pub mod trace;

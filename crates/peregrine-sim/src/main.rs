@@ -8,7 +8,10 @@
 //! `--seeds N` runs seeds `first..first+N` (first: 1); `--seed S` runs only
 //! `S` (a replay); `--steps` is the number of actions per seed (100,000);
 //! `--log` prints the whole log of a `--seed` replay; `--core` draws only
-//! the core profile (`Weights::core`: no crashes, clock jumps, garbling…).
+//! the core profile (`Weights::core`: no crashes, clock jumps, garbling…);
+//! `--route` runs the routing world instead (a router between a client and a
+//! venue on one engine journal, crashed at any point of its turn:
+//! `peregrine_sim::route`).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -26,6 +29,7 @@ struct Args {
     shrink: bool,
     log: bool,
     core: bool,
+    route: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -37,6 +41,7 @@ fn parse() -> Result<Args, String> {
         shrink: true,
         log: false,
         core: false,
+        route: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -55,9 +60,10 @@ fn parse() -> Result<Args, String> {
             "--no-shrink" => a.shrink = false,
             "--log" => a.log = true,
             "--core" => a.core = true,
+            "--route" => a.route = true,
             "-h" | "--help" => {
                 return Err(
-                    "usage: peregrine-sim [--seeds N] [--first S] [--steps N] [--seed S] [--no-shrink] [--log] [--core]"
+                    "usage: peregrine-sim [--seeds N] [--first S] [--steps N] [--seed S] [--no-shrink] [--log] [--core] [--route]"
                         .into(),
                 )
             }
@@ -79,6 +85,9 @@ fn main() -> ExitCode {
         Some(s) => vec![s],
         None => (args.first..args.first + args.seeds).collect(),
     };
+    if args.route {
+        return route(&seeds, args.steps);
+    }
     let mut total = Census::default();
     let mut steps = 0usize;
     let mut busy = Duration::ZERO;
@@ -138,6 +147,47 @@ fn main() -> ExitCode {
         msgs as f64 / secs * 60.0
     );
     println!("fault census:\n{total}");
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        println!("failing seeds: {failed:?}");
+        ExitCode::FAILURE
+    }
+}
+
+/// `--route`: the routing world's seeds (no shrinking: a failing seed is
+/// replayed with `--route --seed S --steps N`).
+fn route(seeds: &[u64], steps: usize) -> ExitCode {
+    let mut total = peregrine_sim::route::RouteStats::default();
+    let (mut done, mut busy, mut failed) = (0usize, Duration::ZERO, Vec::new());
+    let start = Instant::now();
+    for &seed in seeds {
+        let out = peregrine_sim::route::run_route(seed, steps);
+        done += out.steps;
+        busy += out.elapsed;
+        total.merge(&out.stats);
+        match out.violation {
+            None if seeds.len() <= 20 => println!(
+                "seed {seed}: ok, {} steps, {} orders routed, {:.2} s",
+                out.steps,
+                out.stats.routed,
+                out.elapsed.as_secs_f64()
+            ),
+            None => {}
+            Some(v) => {
+                println!("seed {seed}: FAILED at step {}: {v}", v.step);
+                failed.push(seed);
+            }
+        }
+    }
+    let secs = busy.as_secs_f64().max(1e-9);
+    println!(
+        "route: {} seed(s), {done} steps in {secs:.1} s ({:.1} s wall): {:.0} steps/s",
+        seeds.len(),
+        start.elapsed().as_secs_f64(),
+        done as f64 / secs
+    );
+    println!("{total}");
     if failed.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -42,6 +42,34 @@
 //!   store reuse MsgSeqNums, a limit [`FsyncPolicy::Never`] documents (a
 //!   power cut may lose the writes since the last fsync, the witness's
 //!   included), so the seqnums tear applies to synced stores only.
+//! * **Engine journal** (the routing world, `--route`, [`crate::route`]).
+//!   Transactions spanning sessions: a router node hosts two sessions,
+//!   `GW->CLIENT` and `GW->VENUE`, whose stores are views
+//!   ([`peregrine_store::JournalStore`]) of one
+//!   [`peregrine_store::EngineJournal`] in deferred mode (fsync every turn,
+//!   [`OnDamage::Refuse`], records written ahead of their commit past 4 KiB),
+//!   and its application forwards each order read from the client to the
+//!   venue and each report back (`Outbox::send_to`), handed over in the same
+//!   turn. Each simulated turn commits both sessions (staged) and calls
+//!   `write_turn` once, before any byte is written to a connection. The
+//!   router's process dies at a random point of a turn
+//!   (`route::actions::CrashPoint`): between turns; after reading its input
+//!   (forwards staged, nothing committed); after both sessions committed,
+//!   before `write_turn`; during `write_turn` (the turn's bytes torn); after
+//!   it, before the sockets. What was not durable — the bytes after the last
+//!   fsynced commit record: records written ahead, or the turn being
+//!   written — is torn (`route::actions::JournalTear`): a prefix kept and
+//!   random bytes after it, or a span inside it wrong and the rest there
+//!   (pages written out of order). The journal must reopen (a refusal is a
+//!   violation) with exactly the numbers and message counts of the last turn
+//!   whose write returned, or of the torn turn when its bytes survived
+//!   whole. Then, on both legs, a forward is stored on its destination
+//!   exactly once if its source's incoming number was committed and not at
+//!   all otherwise; the venue never receives an order, nor the client a
+//!   report, at two MsgSeqNums of the router (resends with PossDupFlag=Y are
+//!   the same message); and once faults stop every order reached the venue
+//!   and every report the client. The client and the venue run on memory
+//!   stores and do not crash (their crash model is the two-node world's).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

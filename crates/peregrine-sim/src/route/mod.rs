@@ -1,0 +1,698 @@
+//! The routing world (`--route`, store kind *engine journal*): a router
+//! node hosting two sessions between a client and a venue, its stores views
+//! of one [`EngineJournal`](peregrine_store::EngineJournal) in deferred mode,
+//! and crashes of the router at any point of its turn with torn journal
+//! writes.
+//!
+//! ```text
+//! client (CLIENT->GW) ⇄ [GW->CLIENT | router | GW->VENUE] ⇄ venue (VENUE->GW)
+//!        orders D →            forwarded in from_app          → orders D
+//!        ← reports 8           (Outbox::send_to)              ← reports 8
+//! ```
+//!
+//! The client and the venue run on memory stores and never crash; the
+//! router does, at a [`CrashPoint`](actions::CrashPoint) (between turns,
+//! after its input, after staging, during the turn's write, after it) with
+//! a [`JournalTear`](actions::JournalTear) of what was not durable. The
+//! driver follows the engine's contract (`peregrine-engine`'s `journal.rs`):
+//! input, forwards handed over, every session committed, the journal written
+//! once, then the sockets. The invariants are in [`oracle`]; a recovery
+//! that gives back other numbers than the last durable turn left (or the
+//! turn in flight, when its write survived whole) is [`Invariant::AckedLost`].
+
+pub mod actions;
+pub mod oracle;
+pub mod party;
+pub mod router;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use peregrine_session::{Nanos, Role, Session, SessionEvent, SessionState, SECOND};
+use peregrine_store::MemoryStore;
+
+use crate::clock::SimClock;
+use crate::invariants::{Invariant, Violation};
+use crate::world::network::{self, Link};
+
+use self::actions::{CrashPoint, End, Leg, RouteAction};
+use self::oracle::Ledger;
+use self::party::{Edge, Party};
+use self::router::Router;
+
+const LEGS: [Leg; 2] = [Leg::Client, Leg::Venue];
+const ENDS: [End; 2] = [End::Outer, End::Router];
+
+/// What a routing run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RouteStats {
+    /// Orders the client sent.
+    pub orders: u64,
+    /// Orders that reached the venue.
+    pub routed: u64,
+    /// Deliveries that were resends (PossDupFlag=Y).
+    pub poss_dups: u64,
+    /// Router crashes, by [`CrashPoint`] (in its order).
+    pub crashes: [u64; 5],
+    /// Crashes during a turn's write whose turn survived whole.
+    pub turns_kept: u64,
+    /// Crashes during a turn's write whose turn was lost (torn).
+    pub turns_torn: u64,
+    /// Logons completed (all four sessions).
+    pub logons: u64,
+    /// Routed-iff-committed checks passed.
+    pub routed_checks: u64,
+}
+
+impl RouteStats {
+    /// Adds another run's.
+    pub fn merge(&mut self, o: &RouteStats) {
+        self.orders += o.orders;
+        self.routed += o.routed;
+        self.poss_dups += o.poss_dups;
+        for (a, b) in self.crashes.iter_mut().zip(o.crashes) {
+            *a += b;
+        }
+        self.turns_kept += o.turns_kept;
+        self.turns_torn += o.turns_torn;
+        self.logons += o.logons;
+        self.routed_checks += o.routed_checks;
+    }
+}
+
+impl fmt::Display for RouteStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [idle, input, staged, write, written] = self.crashes;
+        write!(
+            f,
+            "orders {}, routed {}, resent deliveries {}, logons {}, router crashes {} (idle {idle}, after input {input}, staged {staged}, in the write {write}: {} turns kept whole, {} torn; written {written}), routed-iff-committed checks {}",
+            self.orders,
+            self.routed,
+            self.poss_dups,
+            self.logons,
+            self.crashes.iter().sum::<u64>(),
+            self.turns_kept,
+            self.turns_torn,
+            self.routed_checks
+        )
+    }
+}
+
+/// The routing world of one run.
+pub struct RouteWorld {
+    clock: SimClock,
+    client: Session<MemoryStore>,
+    client_app: Edge,
+    venue: Session<MemoryStore>,
+    venue_app: Edge,
+    router: Router,
+    links: [Option<Link>; 2],
+    ledger: Ledger,
+    next_id: u64,
+    /// What happened.
+    pub stats: RouteStats,
+    violation: Option<(Invariant, String)>,
+    steps: u64,
+    _dir: tempfile::TempDir,
+}
+
+fn temp_dir() -> std::io::Result<tempfile::TempDir> {
+    let shm = std::path::Path::new("/dev/shm");
+    let b = tempfile::Builder::new()
+        .prefix("peregrine-sim-route")
+        .tempdir_in(shm);
+    b.or_else(|_| {
+        tempfile::Builder::new()
+            .prefix("peregrine-sim-route")
+            .tempdir()
+    })
+}
+
+impl RouteWorld {
+    /// A new world: nobody connected, the journal new.
+    ///
+    /// # Errors
+    ///
+    /// The temporary directory or the journal could not be made.
+    pub fn new() -> Result<RouteWorld, Box<dyn std::error::Error>> {
+        let clock = SimClock::at(1_800_000_000 * SECOND);
+        let dir = temp_dir()?;
+        let now = clock.now();
+        let router = Router::open(dir.path(), now)?;
+        let mut client_app = Edge::default();
+        let mut venue_app = Edge {
+            venue: true,
+            ..Edge::default()
+        };
+        let mut client = Session::new(
+            router::config("CLIENT", "GW", Role::Initiator),
+            MemoryStore::new(now),
+            now,
+        );
+        let mut venue = Session::new(
+            router::config("VENUE", "GW", Role::Acceptor),
+            MemoryStore::new(now),
+            now,
+        );
+        client.create(&mut client_app);
+        venue.create(&mut venue_app);
+        Ok(RouteWorld {
+            clock,
+            client,
+            client_app,
+            venue,
+            venue_app,
+            router,
+            links: [None, None],
+            ledger: Ledger::default(),
+            next_id: 1,
+            stats: RouteStats::default(),
+            violation: None,
+            steps: 0,
+            _dir: dir,
+        })
+    }
+
+    fn now(&self) -> Nanos {
+        self.clock.now()
+    }
+
+    /// The router's sessions' numbers and message counts, as its views hold
+    /// them (after a step: what its journal holds).
+    pub fn router_state(&self) -> router::Snapshot {
+        self.router.snapshot()
+    }
+
+    /// Orders that reached the venue so far.
+    pub fn orders_routed(&self) -> usize {
+        self.ledger.orders_routed()
+    }
+
+    fn fail(&mut self, invariant: Invariant, detail: String) {
+        if self.violation.is_none() {
+            self.violation = Some((invariant, detail));
+        }
+    }
+
+    fn party(&mut self, leg: Leg, end: End) -> Party<'_> {
+        match (leg, end) {
+            (Leg::Client, End::Outer) => Party::Edge(&mut self.client, &mut self.client_app),
+            (Leg::Venue, End::Outer) => Party::Edge(&mut self.venue, &mut self.venue_app),
+            (Leg::Client, End::Router) => {
+                Party::Router(&mut self.router.up, &mut self.router.up_app)
+            }
+            (Leg::Venue, End::Router) => {
+                Party::Router(&mut self.router.down, &mut self.router.down_app)
+            }
+        }
+    }
+
+    /// Applies one action and what follows from it; the first invariant broken.
+    pub fn step(&mut self, action: RouteAction) -> Option<(Invariant, String)> {
+        match action {
+            RouteAction::Order { count, payload } => {
+                for _ in 0..count {
+                    self.order(payload as usize);
+                }
+            }
+            RouteAction::Deliver { leg, end, bytes } => self.deliver(leg, end, bytes as usize),
+            RouteAction::Advance { nanos } => self.advance(nanos),
+            RouteAction::Connect { leg } => self.connect(leg),
+            RouteAction::Drop { leg, cut } => {
+                if let Some(l) = &mut self.links[leg.index()] {
+                    for p in &mut l.to {
+                        p.cut(cut as usize, network::End::Reset);
+                    }
+                }
+            }
+            RouteAction::Crash { input, point, tear } => self.crash(input as usize, point, tear),
+        }
+        self.flush_all();
+        self.steps += 1;
+        if self.steps % 256 == 0 {
+            self.check_routed();
+        }
+        self.violation.take()
+    }
+
+    fn order(&mut self, payload: usize) {
+        let id = self.next_id.to_string();
+        self.next_id += 1;
+        let now = self.now();
+        let text: Vec<u8> = (0..payload).map(|k| b'a' + (k % 26) as u8).collect();
+        let sent = self.client.send(now, &mut self.client_app, b"D", |m| {
+            m.str(11, id.as_bytes());
+            if !text.is_empty() {
+                m.str(58, &text);
+            }
+        });
+        if let Ok(seq) = sent {
+            self.ledger.orders.insert(seq, id.into_bytes());
+            self.stats.orders += 1;
+        }
+        self.events(Leg::Client, End::Outer);
+    }
+
+    /// Up to `max` bytes in flight towards `end` of `leg` arrive.
+    fn deliver(&mut self, leg: Leg, end: End, max: usize) {
+        let now = self.now();
+        let i = end.index();
+        let Some(link) = &mut self.links[leg.index()] else {
+            return;
+        };
+        if !link.open[i] {
+            return;
+        }
+        let data = link.to[i].peek(max).to_vec();
+        link.to[i].take(data.len());
+        let eof = link.to[i].eof();
+        if !data.is_empty() {
+            self.party(leg, end).on_bytes(&data, now);
+            self.after_call(leg, end);
+        }
+        if let Some(reason) = eof {
+            if self.is_open(leg, end) {
+                self.detach(leg, end);
+                self.party(leg, end).on_connection_lost(now, reason);
+                self.after_call(leg, end);
+            }
+        }
+    }
+
+    fn is_open(&self, leg: Leg, end: End) -> bool {
+        self.links[leg.index()]
+            .as_ref()
+            .is_some_and(|l| l.open[end.index()])
+    }
+
+    /// What the engine does after a call into a session: forwards handed
+    /// over (the router), events acted on.
+    fn after_call(&mut self, leg: Leg, end: End) {
+        if end == End::Router {
+            let now = self.now();
+            self.router.forwards(now);
+        }
+        self.events(leg, end);
+    }
+
+    fn events(&mut self, leg: Leg, end: End) {
+        for ev in self.party(leg, end).events() {
+            match ev {
+                SessionEvent::Disconnect(_) => self.close(leg, end),
+                SessionEvent::Rejected { ref_seq, reason } => self.fail(
+                    Invariant::Protocol,
+                    format!("{end:?} of {leg:?} rejected MsgSeqNum {ref_seq} (reason {reason}) without a fault that explains it"),
+                ),
+                SessionEvent::StoreFailed | SessionEvent::StoreDataLost { .. } => self.fail(
+                    Invariant::AckedLost,
+                    format!("{end:?} of {leg:?}: {ev:?}"),
+                ),
+                SessionEvent::LoggedOn => self.stats.logons += 1,
+                _ => {}
+            }
+        }
+        self.drain_deliveries();
+    }
+
+    fn drain_deliveries(&mut self) {
+        for (venue, ds) in [
+            (false, std::mem::take(&mut self.client_app.deliveries)),
+            (true, std::mem::take(&mut self.venue_app.deliveries)),
+        ] {
+            for d in ds {
+                if let Err(e) = self.ledger.delivered(venue, &d.id, d.seq, d.poss_dup) {
+                    self.fail(Invariant::ExactlyOnce, e);
+                }
+            }
+        }
+        let refused: Vec<String> = [
+            &mut self.router.up_app.refused,
+            &mut self.router.down_app.refused,
+            &mut self.venue_app.refused,
+        ]
+        .into_iter()
+        .flat_map(std::mem::take)
+        .collect();
+        if let Some(r) = refused.into_iter().next() {
+            self.fail(Invariant::Routed, r);
+        }
+    }
+
+    /// The session asked to disconnect: what it has queued is written, the
+    /// connection closed, `on_disconnected`.
+    fn close(&mut self, leg: Leg, end: End) {
+        if self.is_open(leg, end) {
+            self.flush(leg, end);
+            self.detach(leg, end);
+        }
+        let now = self.now();
+        self.party(leg, end).on_disconnected(now);
+        if end == End::Router {
+            self.router.forwards(now);
+        }
+    }
+
+    fn detach(&mut self, leg: Leg, end: End) {
+        if let Some(l) = &mut self.links[leg.index()] {
+            l.open[end.index()] = false;
+            l.to[1 - end.index()].close();
+            if !l.open[0] && !l.open[1] {
+                self.links[leg.index()] = None;
+            }
+        }
+    }
+
+    /// The leg's initiator connects, when neither end holds a connection.
+    fn connect(&mut self, leg: Leg) {
+        if self.links[leg.index()].is_some()
+            || ENDS
+                .iter()
+                .any(|&e| self.party(leg, e).state() != SessionState::Disconnected)
+        {
+            return;
+        }
+        self.links[leg.index()] = Some(Link::new());
+        let now = self.now();
+        // The acceptor first: the client's leg ends at the router's
+        // acceptor, the venue's at the venue.
+        let order = match leg {
+            Leg::Client => [End::Router, End::Outer],
+            Leg::Venue => [End::Outer, End::Router],
+        };
+        for end in order {
+            self.party(leg, end).on_connected(now);
+            self.after_call(leg, end);
+        }
+    }
+
+    /// Commits, writes the turn (the router), writes what may leave.
+    fn flush(&mut self, leg: Leg, end: End) {
+        for _ in 0..1_000 {
+            let committed = if end == End::Router {
+                match self.router.end_turn() {
+                    Ok(()) => true,
+                    Err(e) => {
+                        self.fail(Invariant::AckedLost, format!("the router's turn: {e}"));
+                        false
+                    }
+                }
+            } else {
+                self.party(leg, end).commit()
+            };
+            if !committed {
+                self.events(leg, end);
+                return;
+            }
+            let now = self.now();
+            let i = end.index();
+            let Some(link) = self.links[leg.index()].as_mut().filter(|l| l.open[i]) else {
+                return;
+            };
+            let room = link.to[1 - i].room();
+            let bytes = self.party(leg, end).take_out(room);
+            if let Some(link) = self.links[leg.index()].as_mut() {
+                link.to[1 - i].write(&bytes, now);
+            }
+            let k = bytes.len();
+            self.after_call(leg, end);
+            if k == 0 {
+                return;
+            }
+        }
+    }
+
+    fn flush_all(&mut self) {
+        for leg in LEGS {
+            for end in ENDS {
+                self.flush(leg, end);
+            }
+        }
+    }
+
+    /// Time passes by `by`, the network delivering before each timer.
+    fn advance(&mut self, by: Nanos) {
+        let target = self.now().saturating_add(by);
+        for _ in 0..10_000 {
+            let next = LEGS
+                .iter()
+                .flat_map(|&l| ENDS.map(|e| (l, e)))
+                .filter_map(|(l, e)| self.party(l, e).next_deadline())
+                .min();
+            let Some(next) = next.filter(|&d| d <= target) else {
+                break;
+            };
+            self.clock.advance_to(next);
+            self.deliver_all();
+            let now = self.now();
+            for leg in LEGS {
+                for end in ENDS {
+                    self.party(leg, end).on_timer_if_due(now);
+                    self.after_call(leg, end);
+                }
+            }
+            self.flush_all();
+            if self.violation.is_some() {
+                return;
+            }
+        }
+        self.clock.advance_to(target);
+    }
+
+    fn deliver_all(&mut self) {
+        for leg in LEGS {
+            for end in ENDS {
+                self.deliver(leg, end, usize::MAX);
+            }
+        }
+    }
+
+    /// The router reads up to `input` bytes on each leg (unless idle),
+    /// dies at `point` and restarts on its journal.
+    fn crash(&mut self, input: usize, point: CrashPoint, tear: actions::JournalTear) {
+        let now = self.now();
+        if point >= CrashPoint::AfterInput {
+            for leg in LEGS {
+                let Some(link) = self.links[leg.index()].as_mut().filter(|l| l.open[1]) else {
+                    continue;
+                };
+                let data = link.to[1].peek(input).to_vec();
+                link.to[1].take(data.len());
+                self.party(leg, End::Router).on_bytes(&data, now);
+                self.router.forwards(now);
+                // The process dies before acting on its events.
+                let _ = self.party(leg, End::Router).events();
+            }
+        }
+        self.stats.crashes[point as usize] += 1;
+        match self.router.crash(point, tear, now) {
+            Err(e) => self.fail(
+                Invariant::AckedLost,
+                format!("the router's journal after a crash ({point:?}, {tear:?}): {e}"),
+            ),
+            Ok(c) => {
+                if point == CrashPoint::InWrite {
+                    if c.turn_kept {
+                        self.stats.turns_kept += 1;
+                    } else {
+                        self.stats.turns_torn += 1;
+                    }
+                }
+                if c.got != c.expected {
+                    self.fail(
+                        Invariant::AckedLost,
+                        format!(
+                            "the router's journal came back as {:?}, expected {:?} (crash {point:?}, {tear:?})",
+                            c.got, c.expected
+                        ),
+                    );
+                }
+            }
+        }
+        // Its connections go: what it wrote still arrives, then EOF.
+        for leg in LEGS {
+            if let Some(l) = &mut self.links[leg.index()] {
+                l.open[1] = false;
+                l.to[1].cut(0, network::End::Closed);
+                l.to[0].close();
+                if !l.open[0] {
+                    self.links[leg.index()] = None;
+                }
+            }
+        }
+        for leg in LEGS {
+            self.events(leg, End::Router);
+        }
+        self.check_routed();
+    }
+
+    /// [`oracle::routed`] both ways, on the router's committed state.
+    fn check_routed(&mut self) {
+        let r = (|| -> Result<(), String> {
+            let orders: Vec<(u64, Vec<u8>)> = self
+                .ledger
+                .orders
+                .iter()
+                .map(|(s, id)| (*s, id.clone()))
+                .collect();
+            let forwarded = oracle::stored(self.router.down.store_mut(), b"D")?;
+            let committed = self.router.up.next_target_seq();
+            oracle::routed("order", &orders, committed, &forwarded)?;
+            let reports = oracle::stored(self.venue.store_mut(), b"8")?;
+            let forwarded = oracle::stored(self.router.up.store_mut(), b"8")?;
+            let committed = self.router.down.next_target_seq();
+            oracle::routed("report", &reports, committed, &forwarded)
+        })();
+        match r {
+            Ok(()) => self.stats.routed_checks += 1,
+            Err(e) => self.fail(Invariant::Routed, e),
+        }
+    }
+
+    fn converged(&mut self) -> bool {
+        let all_on = LEGS.iter().all(|&l| {
+            ENDS.iter().all(|&e| {
+                self.party(l, e).state() == SessionState::LoggedOn
+                    && self.party(l, e).outbound_len() == 0
+            })
+        });
+        let quiet = self.links.iter().flatten().all(Link::quiet);
+        let (c, up) = (&self.client, &self.router.up);
+        let (down, v) = (&self.router.down, &self.venue);
+        all_on
+            && quiet
+            && c.next_sender_seq() == up.next_target_seq()
+            && up.next_sender_seq() == c.next_target_seq()
+            && down.next_sender_seq() == v.next_target_seq()
+            && v.next_sender_seq() == down.next_target_seq()
+    }
+
+    /// Faults stop: connect, deliver, let time pass until the four sessions
+    /// are in step; then every order must have reached the venue and every
+    /// report the client, each routed once.
+    pub fn settle(&mut self, max_secs: u32) -> Option<(Invariant, String)> {
+        for _ in 0..=max_secs {
+            for _ in 0..100 {
+                for leg in LEGS {
+                    self.connect(leg);
+                }
+                self.deliver_all();
+                self.flush_all();
+                if let Some(v) = self.violation.take() {
+                    return Some(v);
+                }
+                if self.links.iter().flatten().all(Link::quiet) {
+                    break;
+                }
+            }
+            if self.converged() {
+                break;
+            }
+            self.advance(SECOND);
+            if let Some(v) = self.violation.take() {
+                return Some(v);
+            }
+        }
+        if !self.converged() {
+            let n = |s: &Session<_>| (s.state(), s.next_sender_seq(), s.next_target_seq());
+            return Some((
+                Invariant::Converge,
+                format!(
+                    "after {max_secs} s: client {:?}, router up {:?}, down {:?}, venue {:?} (state, next out, next in)",
+                    n(&self.client),
+                    (self.router.up.state(), self.router.up.next_sender_seq(), self.router.up.next_target_seq()),
+                    (self.router.down.state(), self.router.down.next_sender_seq(), self.router.down.next_target_seq()),
+                    n(&self.venue),
+                ),
+            ));
+        }
+        self.check_routed();
+        if let Some(v) = self.violation.take() {
+            return Some(v);
+        }
+        let reports = match oracle::stored(self.venue.store_mut(), b"8") {
+            Ok(r) => r,
+            Err(e) => return Some((Invariant::AckedLost, e)),
+        };
+        self.stats.routed = self.ledger.orders_routed() as u64;
+        self.stats.poss_dups = self.ledger.poss_dups;
+        self.ledger
+            .all_delivered(&reports)
+            .err()
+            .map(|e| (Invariant::Delivered, e))
+    }
+}
+
+/// What one routing run did.
+#[derive(Clone, Debug)]
+pub struct RouteOutcome {
+    /// Actions applied.
+    pub steps: usize,
+    /// What happened.
+    pub stats: RouteStats,
+    /// The first invariant broken.
+    pub violation: Option<Violation>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Runs `steps` actions drawn from `seed` through a routing world, then
+/// settles (faults stop) and checks that everything was routed once.
+pub fn run_route(seed: u64, steps: usize) -> RouteOutcome {
+    let start = Instant::now();
+    let actions = actions::generate(seed, steps);
+    let mut stats = RouteStats::default();
+    let mut done = 0;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut w = match RouteWorld::new() {
+            Ok(w) => w,
+            Err(e) => {
+                return Some(Violation {
+                    invariant: Invariant::AckedLost,
+                    step: 0,
+                    detail: format!("the world could not be built: {e}"),
+                })
+            }
+        };
+        let mut found = None;
+        for (k, a) in actions.iter().enumerate() {
+            done = k + 1;
+            if let Some((invariant, detail)) = w.step(*a) {
+                found = Some(Violation {
+                    invariant,
+                    step: k,
+                    detail: format!("{detail} (action: {a})"),
+                });
+                break;
+            }
+        }
+        if found.is_none() {
+            found = w
+                .settle(crate::runner::SETTLE_SECS)
+                .map(|(invariant, detail)| Violation {
+                    invariant,
+                    step: actions.len(),
+                    detail,
+                });
+        }
+        stats = w.stats.clone();
+        found
+    }));
+    let violation = result.unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        Some(Violation {
+            invariant: Invariant::NoPanic,
+            step: done.saturating_sub(1),
+            detail: msg,
+        })
+    });
+    RouteOutcome {
+        steps: done,
+        stats,
+        violation,
+        elapsed: start.elapsed(),
+    }
+}
