@@ -68,6 +68,7 @@
 mod app;
 mod config;
 mod echo;
+mod lent_decoder;
 pub mod metrics;
 mod on_demand;
 mod peers;

@@ -1,42 +1,57 @@
-//! A decoder made the first time it is needed.
+//! A decoder taken the first time it is needed and given back after.
 //!
-//! A session keeps decoders for what only some sessions ever do: reading back stored
-//! messages to resend them, and showing [`Application::to_app`](crate::Application::to_app)
-//! an outgoing message it asks to see. Each decoder holds about 17.8 KB once made (an
-//! 8 KiB tag index, the vector scratch and span tables), written when made; made up
-//! front, the two cost every configured session 36 KiB of resident memory, of the
-//! 81 KiB a session took before it connected (BENCHMARKS.md §5, 10,000 sessions).
-//! Made on first use instead, a session pays for them once it resends or its
-//! application looks, and the allocation happens then, once.
+//! A session decodes outgoing messages only for what some sessions do, some of
+//! the time: reading back stored messages to resend them, and showing
+//! [`Application::to_app`](crate::Application::to_app) an outgoing message it asks
+//! to see. Such a decoder is taken from the thread's ([`LentDecoder`]) by its first
+//! [`get`](OnDemandDecoder::get) and given back by [`release`](OnDemandDecoder::release)
+//! once the resend step or the send is over, so a session holds none between calls:
+//! owned by each session, made up front, the two cost every configured session 36
+//! KiB of resident memory (BENCHMARKS.md §5, 10,000 sessions). Once the thread has
+//! made its decoders, taking one allocates nothing.
 
-use peregrine_codec::{Decoder, DecoderConfig};
+use crate::lent_decoder::LentDecoder;
+use peregrine_codec::Decoder;
 
-/// A [`Decoder`] made by its first [`get`](OnDemandDecoder::get).
-#[derive(Debug)]
+/// A [`Decoder`] taken by its first [`get`](OnDemandDecoder::get), held until
+/// [`release`](OnDemandDecoder::release).
+#[derive(Default)]
 pub(crate) struct OnDemandDecoder {
-    config: DecoderConfig,
-    decoder: Option<Box<Decoder>>,
+    max_message_size: usize,
+    decoder: Option<LentDecoder>,
+}
+
+impl std::fmt::Debug for OnDemandDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnDemandDecoder")
+            .field("held", &self.decoder.is_some())
+            .finish()
+    }
 }
 
 impl OnDemandDecoder {
-    /// Nothing made yet; `config` is what the decoder will have.
-    pub(crate) fn new(config: DecoderConfig) -> Self {
+    /// Nothing held yet; the decoder will take messages up to `max_message_size`.
+    pub(crate) fn new(max_message_size: usize) -> Self {
         OnDemandDecoder {
-            config,
+            max_message_size,
             decoder: None,
         }
     }
 
-    /// The decoder, made now if this is the first call.
+    /// The decoder, taken now if none is held.
     pub(crate) fn get(&mut self) -> &mut Decoder {
-        let config = &self.config;
-        self.decoder
-            .get_or_insert_with(|| Box::new(Decoder::new(config.clone())))
+        let max = self.max_message_size;
+        self.decoder.get_or_insert_with(|| LentDecoder::take(max))
     }
 
-    /// Whether it has been made.
+    /// Gives the decoder back to the thread (nothing decoded with it is in use).
+    pub(crate) fn release(&mut self) {
+        self.decoder = None;
+    }
+
+    /// Whether one is held.
     #[cfg(test)]
-    pub(crate) fn is_made(&self) -> bool {
+    pub(crate) fn is_held(&self) -> bool {
         self.decoder.is_some()
     }
 }
@@ -46,17 +61,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn made_on_first_use_with_its_config() {
-        let config = DecoderConfig {
-            validate_checksum: false,
-            ..DecoderConfig::default()
-        };
-        let mut d = OnDemandDecoder::new(config);
-        assert!(!d.is_made());
-        // A wrong checksum: accepted only because the config says so.
-        let msg = b"8=FIX.4.4\x019=5\x0135=0\x0110=000\x01";
-        let view = d.get().decode(msg).expect("decoded with its config");
+    fn taken_on_first_use_and_given_back() {
+        let mut d = OnDemandDecoder::new(4096);
+        assert!(!d.is_held());
+        let msg = b"8=FIX.4.4\x019=5\x0135=0\x0110=163\x01";
+        let view = d.get().decode(msg).expect("decoded");
         assert_eq!(view.msg_type(), b"0");
-        assert!(d.is_made());
+        assert!(d.is_held());
+        d.release();
+        assert!(!d.is_held());
+        // The session's checks: a message over its size is refused.
+        let mut small = OnDemandDecoder::new(10);
+        assert!(small.get().decode(msg).is_err());
     }
 }

@@ -403,6 +403,14 @@ fn damage_inside_the_committed_journal_is_refused_or_reported_and_costs_its_tran
     assert_eq!(a.next_sender_seq(), 4, "the later commits are kept");
     let seqs: Vec<u64> = messages(&mut a).into_iter().map(|(s, _)| s).collect();
     assert_eq!(seqs, [1, 3], "only the damaged record is lost");
+    // The session's store reports it too (its session learns of the loss,
+    // StoreDataLost), as a per-session file store's would.
+    let lost = a.recovery().map(|r| r.losses.len());
+    assert_eq!(lost, Some(1), "the view reports the journal's damage");
+    // A journal without damage reports none to its views.
+    let clean = tempfile::tempdir().unwrap();
+    let journal = EngineJournal::open(clean.path(), config(), 0).unwrap();
+    assert!(journal.session("B", 0).unwrap().recovery().is_none());
 }
 
 #[test]

@@ -113,8 +113,9 @@ pub(super) struct Core<S> {
     pub(super) logout_text: Vec<u8>,
     pub(super) state: State,
     /// Shapes of messages that passed dictionary validation (counterparties repeat
-    /// theirs: those messages then only have their values checked).
-    pub(super) shapes: Box<ShapeCache>,
+    /// theirs: those messages then only have their values checked). Made by the
+    /// first validation of a connection, dropped when it goes.
+    pub(super) shapes: Option<Box<ShapeCache>>,
     /// Messages that arrived ahead of a gap.
     pub(super) queue: GapQueue,
     /// Reads stored messages back to resend them.
@@ -173,10 +174,7 @@ impl<S: MessageStore> Core<S> {
     /// and the peer asks for it with a ResendRequest (the FIX way), never as stale
     /// bytes at the start of the next connection.
     pub(super) fn clear_outbound(&mut self) {
-        let w = &mut self.outgoing.writer;
-        w.buffer.clear();
-        w.buffer.shrink_to(OUT_CAPACITY);
-        w.committed = 0;
+        self.outgoing.writer.release();
         if let Some(live) = self.live_mut() {
             live.answering = None;
         }

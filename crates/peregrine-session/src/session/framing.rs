@@ -3,10 +3,11 @@
 
 use peregrine_codec::frame::{Frame, Framer, GarbledReason};
 use peregrine_codec::value::{self};
-use peregrine_codec::{tag, DecodeError, Decoder, DecoderConfig};
+use peregrine_codec::{tag, DecodeError};
 use peregrine_store::MessageStore;
 
 use crate::config::SessionId;
+use crate::lent_decoder::LentDecoder;
 
 use peregrine_dict::SessionRejectReason;
 
@@ -134,10 +135,9 @@ pub fn peek_session_id(buf: &[u8]) -> Option<Result<SessionId, PeekError>> {
         }
     };
     let buf = &buf[at..];
-    let mut decoder = Decoder::new(DecoderConfig {
-        reject_empty_values: false,
-        ..DecoderConfig::default()
-    });
+    // The session's checks, up to the framer's default size; the thread's decoder
+    // (every new connection of an acceptor comes here).
+    let mut decoder = LentDecoder::take(peregrine_codec::frame::DEFAULT_MAX_MESSAGE_SIZE);
     let view = match decoder.decode(&buf[..len]) {
         Ok(v) => v,
         Err(e) => return Some(Err(PeekError::Invalid(e))),

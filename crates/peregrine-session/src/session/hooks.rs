@@ -147,7 +147,7 @@ impl<S: MessageStore> Core<S> {
             config,
             ..
         } = self;
-        outgoing.send_checked(msg_type, extra, body, &mut |writer, written| {
+        let sent = outgoing.send_checked(msg_type, extra, body, &mut |writer, written| {
             let raw = &writer.buffer[written.clone()];
             let mut msg =
                 OutgoingMessage::new(raw, msg_type, seq, false, app_decoder, admin_fields);
@@ -165,6 +165,9 @@ impl<S: MessageStore> Core<S> {
             };
             writer.buffer.truncate(written.start);
             Some(rewrite(writer, seq, &view, false, admin_fields))
-        })
+        });
+        // Nothing decoded is in use: the decoder goes back to the thread.
+        app_decoder.release();
+        sent
     }
 }

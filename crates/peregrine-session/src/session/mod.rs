@@ -47,10 +47,10 @@ pub use framing::{peek_session_id, PeekError};
 use std::collections::VecDeque;
 
 use peregrine_codec::frame::{Frame, Framer, GarbledReason};
-use peregrine_codec::{DecodeError, Decoder, DecoderConfig, MessageEncoder};
-use peregrine_dict::ShapeCache;
+use peregrine_codec::{DecodeError, Decoder, MessageEncoder};
 use peregrine_messages::{Body, Message};
 
+use crate::lent_decoder::LentDecoder;
 use crate::on_demand::OnDemandDecoder;
 use peregrine_store::{MessageStore, StoreError};
 
@@ -141,10 +141,14 @@ use self::timers::Timer;
 /// # Ok::<(), peregrine_store::StoreError>(())
 /// ```
 pub struct Session<S: MessageStore> {
-    /// An incomplete message's bytes, kept for the next read.
+    /// An incomplete message's bytes, kept for the next read (empty, without
+    /// capacity, until a read ends inside a message; released when the
+    /// connection goes).
     rx: Vec<u8>,
     framer: Framer,
-    decoder: Decoder,
+    /// `max_message_size`, for the decoder the thread lends each read
+    /// ([`LentDecoder`]).
+    max_message_size: usize,
     core: Core<S>,
 }
 
@@ -162,13 +166,11 @@ impl<S: MessageStore> std::fmt::Debug for Session<S> {
 impl<S: MessageStore> Session<S> {
     /// A session over `store` (which holds the sequence numbers and sent messages).
     pub fn new(config: SessionConfig, store: S, now: Nanos) -> Self {
-        let decoder_config = DecoderConfig {
-            reject_empty_values: false,
-            max_message_size: config.max_message_size,
-            ..DecoderConfig::default()
-        };
-        let mut events = VecDeque::with_capacity(32);
-        let mut app_events = VecDeque::with_capacity(16);
+        // Nothing a connection needs is made before one: queues and buffers grow
+        // as they are used (BENCHMARKS.md §5, memory per configured session).
+        let mut events = VecDeque::new();
+        let mut app_events = VecDeque::new();
+        let max_message_size = config.max_message_size;
         if let Some(lost) = store
             .recovery()
             .map(|r| r.lost_messages())
@@ -180,20 +182,20 @@ impl<S: MessageStore> Session<S> {
         let calendar = calendar::Calendar::new(&config, now);
         let callback_sends = CallbackSends::new(config.max_outbound_bytes);
         let session = Session {
-            rx: Vec::with_capacity(64 * 1024),
-            framer: Framer::new(config.max_message_size),
-            decoder: Decoder::new(decoder_config.clone()),
+            rx: Vec::new(),
+            framer: Framer::new(max_message_size),
+            max_message_size,
             core: Core {
                 outgoing: Outgoing::new(store, Writer::new(&config, now), &config),
                 queue: GapQueue::new(config.max_inbound_queue_bytes),
                 config,
                 events,
                 state: State::Disconnected,
-                shapes: Box::new(ShapeCache::new()),
-                resend_decoder: OnDemandDecoder::new(decoder_config.clone()),
+                shapes: None,
+                resend_decoder: OnDemandDecoder::new(max_message_size),
                 app_events,
                 admin_fields: AddedFields::default(),
-                app_decoder: OnDemandDecoder::new(decoder_config),
+                app_decoder: OnDemandDecoder::new(max_message_size),
                 amend_copy: Vec::new(),
                 logout: None,
                 logout_text: Vec::new(),
@@ -374,16 +376,17 @@ impl<S: MessageStore> Session<S> {
         if !self.core.connected() {
             return;
         }
+        let mut decoder = LentDecoder::take(self.max_message_size);
         if self.rx.is_empty() {
             // Fast path: whole messages are handled in place; only a tail is copied.
-            let used = self.process_buf(data, app);
+            let used = self.process_buf(&mut decoder, data, app);
             if self.core.connected() && self.tail_allowed(data.len() - used) {
                 self.rx.extend_from_slice(&data[used..]);
             }
         } else {
             self.rx.extend_from_slice(data);
             let mut rx = std::mem::take(&mut self.rx);
-            let used = self.process_buf(&rx, app);
+            let used = self.process_buf(&mut decoder, &rx, app);
             rx.drain(..used);
             if !self.core.connected() || !self.tail_allowed(rx.len()) {
                 rx.clear();
@@ -408,7 +411,12 @@ impl<S: MessageStore> Session<S> {
 
     /// Frames, decodes and handles the whole messages at the start of `buf`; returns the
     /// number of bytes used (messages and garbled runs).
-    fn process_buf(&mut self, buf: &[u8], app: &mut dyn Application) -> usize {
+    fn process_buf(
+        &mut self,
+        decoder: &mut Decoder,
+        buf: &[u8],
+        app: &mut dyn Application,
+    ) -> usize {
         let mut pos = 0;
         while self.core.connected() {
             match next_frame(&self.framer, &buf[pos..]) {
@@ -419,7 +427,7 @@ impl<S: MessageStore> Session<S> {
                 }
                 Frame::Message { len } => {
                     let raw = &buf[pos..pos + len];
-                    match self.decoder.decode(raw) {
+                    match decoder.decode(raw) {
                         Ok(view) => {
                             self.core.outgoing.counters.message_received();
                             self.core.process(&view, app, false, None)
@@ -431,18 +439,18 @@ impl<S: MessageStore> Session<S> {
                                 Some((reject, fixed)) => {
                                     // Its CheckSum and BodyLength were checked on the
                                     // bytes as they came.
-                                    let c = self.decoder.config_mut();
+                                    let c = decoder.config_mut();
                                     let saved = (c.validate_checksum, c.validate_body_length);
                                     c.validate_checksum = false;
                                     c.validate_body_length = false;
-                                    match self.decoder.decode(&fixed) {
+                                    match decoder.decode(&fixed) {
                                         Ok(view) => {
                                             self.core.outgoing.counters.message_received();
                                             self.core.process(&view, app, false, Some(reject))
                                         }
                                         Err(_) => self.core.on_garbled(false),
                                     }
-                                    let c = self.decoder.config_mut();
+                                    let c = decoder.config_mut();
                                     (c.validate_checksum, c.validate_body_length) = saved;
                                 }
                                 None => self.core.on_garbled(false),
@@ -451,7 +459,7 @@ impl<S: MessageStore> Session<S> {
                         Err(_) => self.core.on_garbled(false),
                     }
                     pos += len;
-                    self.drain_queue(app);
+                    self.drain_queue(decoder, app);
                 }
             }
         }
@@ -459,9 +467,9 @@ impl<S: MessageStore> Session<S> {
     }
 
     /// Processes queued (too-high) messages whose turn has come.
-    fn drain_queue(&mut self, app: &mut dyn Application) {
+    fn drain_queue(&mut self, decoder: &mut Decoder, app: &mut dyn Application) {
         while let Some(raw) = self.core.take_queued() {
-            if let Ok(view) = self.decoder.decode(&raw) {
+            if let Ok(view) = decoder.decode(&raw) {
                 self.core.process(&view, app, true, None);
             }
             self.core.queue.recycle(raw);
@@ -562,7 +570,9 @@ impl<S: MessageStore> Session<S> {
         }
         core.queue.clear();
         core.state = State::Disconnected;
-        self.rx.clear();
+        // A session without a connection holds no buffer for one.
+        self.rx = Vec::new();
+        core.shapes = None;
         core.notify(app, &AppEvent::Disconnected { reason });
         core.finish(app);
         self.publish();

@@ -31,13 +31,14 @@ pub(super) enum HeaderValue<'a> {
 /// message re-sent keeps all of its own.
 pub(super) const MAX_HEADER: usize = Outbox::MAX_HEADER_FIELDS + 8;
 
-/// What the outbound buffer's capacity returns to when a connection ends.
-pub(super) const OUT_CAPACITY: usize = 64 * 1024;
-
 /// Encodes messages into the outbound buffer.
 pub(super) struct Writer {
+    /// Grows to the largest message written (from 1 KiB), given back when a
+    /// connection ends.
     encoder: EncodeBuffer,
-    /// Encoded messages not yet written to the transport.
+    /// Encoded messages not yet written to the transport: grows by doubling to
+    /// what the connection queues at once (`max_outbound_bytes` bounds it), given
+    /// back when the connection ends. A session without a connection holds none.
     pub(super) buffer: Vec<u8>,
     /// How much of `buffer` may be written: the bytes before the store's last
     /// commit (a message leaves only once what it depends on is committed).
@@ -65,8 +66,8 @@ impl Writer {
     pub(super) fn new(config: &SessionConfig, now: Nanos) -> Writer {
         let id = &config.id;
         Writer {
-            encoder: EncodeBuffer::with_capacity(4096),
-            buffer: Vec::with_capacity(OUT_CAPACITY),
+            encoder: EncodeBuffer::new(),
+            buffer: Vec::new(),
             committed: 0,
             begin_string: id.begin_string.as_bytes().to_vec(),
             sender_comp_id: id.sender_comp_id.as_bytes().to_vec(),
@@ -79,6 +80,14 @@ impl Writer {
             send_last_msg_seq_num_processed: config.enable_last_msg_seq_num_processed,
             ceiling: config.max_outbound_bytes,
         }
+    }
+
+    /// Forgets what is queued and gives the buffers' memory back (a connection
+    /// began or ended: the peer asks again for what was queued).
+    pub(super) fn release(&mut self) {
+        self.buffer = Vec::new();
+        self.committed = 0;
+        self.encoder = EncodeBuffer::new();
     }
 
     /// Encodes one message with MsgSeqNum `seq` (the standard header, `extra`
@@ -150,10 +159,13 @@ impl Writer {
         body(&mut m);
         let bytes = m.finish();
         let start = self.buffer.len();
-        // Past the outbound ceiling, grow by exactly this message (not by doubling):
-        // the caller takes it back out, and the buffer stays near its bound.
-        if start + bytes.len() > self.buffer.capacity() && start + bytes.len() > self.ceiling {
-            self.buffer.reserve_exact(bytes.len());
+        let need = start + bytes.len();
+        if need > self.buffer.capacity() {
+            // Doubling, but never past the outbound ceiling; past it, by exactly
+            // this message (the caller takes it back out), so the buffer stays
+            // near its bound.
+            let doubled = (2 * self.buffer.capacity()).min(self.ceiling);
+            self.buffer.reserve_exact(need.max(doubled) - start);
         }
         self.buffer.extend_from_slice(bytes);
         self.last_sent = self.now;

@@ -226,6 +226,9 @@ impl<S: MessageStore> Core<S> {
             let step_end = cur.end.min(cur.next.saturating_add(RESEND_STEP - 1));
             result = self.resend_step(&mut cur, step_end, limit, app);
         }
+        // Nothing read back is in use: the decoders go back to the thread.
+        self.resend_decoder.release();
+        self.app_decoder.release();
         if result.is_err() {
             self.store_failed();
         }

@@ -99,7 +99,7 @@ impl<S: MessageStore> Core<S> {
             if let Some(d) = &self.config.dictionaries {
                 return d
                     .validator(self.config.validation.settings)
-                    .validate_with(msg, &mut self.shapes)
+                    .validate_with(msg, self.shapes.get_or_insert_with(Box::default))
                     .err()
                     .map(SessionReject::from);
             }

@@ -326,8 +326,11 @@ impl EngineJournal {
                 (no, SessionState::new(name.to_string(), now))
             }
         };
+        // Damage is found per transaction, not per session: every view hears
+        // of it (a loss whose session is unknown may be any session's).
+        let recovery = (!sh.recovery.losses.is_empty()).then(|| sh.recovery.clone());
         drop(sh);
-        Ok(JournalStore::new(self.shared.clone(), no, state))
+        Ok(JournalStore::new(self.shared.clone(), no, state, recovery))
     }
 
     /// Whether the journal holds session `name` (committed, or made since

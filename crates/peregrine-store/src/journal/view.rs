@@ -47,6 +47,9 @@ pub struct JournalStore {
     /// The numbers last staged (what recovery would give now).
     staged_numbers: (u64, u64),
     read_buf: Vec<u8>,
+    /// The damage the journal found on opening, if any (its losses name no
+    /// session, so every view reports them).
+    recovery: Option<Recovery>,
 }
 
 impl fmt::Debug for JournalStore {
@@ -62,13 +65,19 @@ impl fmt::Debug for JournalStore {
 }
 
 impl JournalStore {
-    pub(super) fn new(journal: Arc<Mutex<Shared>>, no: u32, state: SessionState) -> Self {
+    pub(super) fn new(
+        journal: Arc<Mutex<Shared>>,
+        no: u32,
+        state: SessionState,
+        recovery: Option<Recovery>,
+    ) -> Self {
         JournalStore {
             journal,
             no,
             staged_numbers: (state.next_sender, state.next_target),
             state,
             read_buf: Vec::new(),
+            recovery,
         }
     }
 
@@ -205,7 +214,7 @@ impl MessageStore for JournalStore {
     }
 
     fn recovery(&self) -> Option<&Recovery> {
-        None
+        self.recovery.as_ref()
     }
 
     fn set_observer(&mut self, observer: Option<Arc<dyn StoreObserver>>) {
