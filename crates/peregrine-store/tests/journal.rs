@@ -610,3 +610,25 @@ fn a_long_and_mostly_dead_journal_is_compacted_on_open() {
     assert_eq!(state_of(&journal), want);
     assert!(journal.recovery().losses.is_empty());
 }
+
+#[test]
+fn a_record_larger_than_the_write_buffer_does_not_keep_it_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = JournalConfig {
+        write_buffer_capacity: 4096,
+        ..config()
+    };
+    let journal = EngineJournal::open(dir.path(), small, 0).unwrap();
+    journal.set_deferred(true);
+    let mut a = journal.session("A", 0).unwrap();
+    a.store(1, &vec![b'x'; 256 * 1024]).unwrap();
+    a.incr_next_sender_seq().unwrap();
+    a.commit().unwrap();
+    journal.write_turn().unwrap();
+    assert!(
+        journal.buffer_capacity() <= 2 * 4096,
+        "{} bytes kept after the turn",
+        journal.buffer_capacity()
+    );
+    assert_eq!(messages(&mut a)[0].1.len(), 256 * 1024, "and it reads back");
+}

@@ -456,6 +456,13 @@ impl EngineJournal {
         lock(&self.shared).stats
     }
 
+    /// The bytes its staging buffer holds room for: at most about
+    /// [`JournalConfig::write_buffer_capacity`] between turns, whatever the
+    /// largest record was (a record larger than that grows it for its turn).
+    pub fn buffer_capacity(&self) -> usize {
+        lock(&self.shared).staged.capacity()
+    }
+
     /// What opening found: an uncommitted tail cut off, damage reported.
     pub fn recovery(&self) -> Recovery {
         lock(&self.shared).recovery.clone()
@@ -662,6 +669,11 @@ impl Shared {
         self.observe_write(started);
         self.end += self.staged.len() as u64;
         self.staged.clear();
+        // A record larger than the buffer grew it: give that back, so that the
+        // buffer stays within write_buffer_capacity between turns.
+        if self.staged.capacity() > 2 * self.config.write_buffer_capacity {
+            self.staged.shrink_to(self.config.write_buffer_capacity);
+        }
         self.stats.writes += 1;
         self.unsynced = true;
         Ok(())
