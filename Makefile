@@ -59,6 +59,8 @@ smoke: build
 	$(PEREGRINE) bench roundtrip --smoke --out target/bench-results/smoke-roundtrip.json
 	# Scale: streaming 1 s per store and engine, 50 sessions per acceptor (about 45 s with the peers).
 	$(PEREGRINE) bench scale --smoke --out target/bench-results/smoke-scale.json
+	# Gateway: 1 and 100 client sessions through each router, 1 s measured (about 20 s).
+	$(PEREGRINE) bench gateway --smoke --out target/bench-results/smoke-gateway.json
 
 acceptance: build
 	@bash scripts/acceptance.sh

@@ -35,6 +35,8 @@ pub struct RunResult {
     pub histogram: Histogram<u64>,
     /// The router's CPU time per order (µs), user and kernel.
     pub router_cpu_us: Option<f64>,
+    /// The router's allocations and the orders of its window (Peregrine's).
+    pub router_allocs: Option<(u64, u64)>,
 }
 
 /// The router's process of one run.
@@ -162,13 +164,14 @@ fn one(
     let line = lines
         .first()
         .ok_or_else(|| Error::failed_check("the load printed no result line"))?;
-    let allocs = if r.name == "peregrine" {
+    let (allocs, router_allocs) = if r.name == "peregrine" {
         let l = router.next_json_line(Duration::from_secs(10))?;
         let v: serde_json::Value =
             serde_json::from_str(&l).map_err(|e| Error::check("the router's line", e))?;
-        v["router_allocs_per_order"].as_f64()
+        let counted = v["allocations"].as_u64().zip(v["orders"].as_u64());
+        (v["router_allocs_per_order"].as_f64(), counted)
     } else {
-        None
+        (None, None)
     };
     router.terminate();
     exchange.terminate();
@@ -184,6 +187,7 @@ fn one(
         record,
         histogram: histogram_of_pairs(&pairs)?,
         router_cpu_us: v["router_cpu_us"].as_f64(),
+        router_allocs,
     })
 }
 
@@ -241,6 +245,8 @@ pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
     let mut records = Vec::new();
     let mut histograms: BTreeMap<(String, usize), Histogram<u64>> = BTreeMap::new();
     let mut cpu: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    // Allocations and orders of Peregrine's router's windows, summed over the runs.
+    let mut allocations: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut first_failure = None;
     for run in 1..=cfg.runs {
@@ -260,6 +266,10 @@ pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
                             cpu.entry(format!("{name} {}", case(n)))
                                 .or_default()
                                 .push(c);
+                        }
+                        if let Some((a, o)) = r.router_allocs {
+                            let sum = allocations.entry(case(n)).or_default();
+                            *sum = (sum.0 + a, sum.1 + o);
                         }
                         records.push(r.record);
                     }
@@ -293,6 +303,7 @@ pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
         "rig": settings::RIG_TEXT,
         "settings": report::settings_by_case(&aggs),
         "router_cpu_us_per_order": cpu,
+        "peregrine_router_allocations": allocations.iter().map(|(c, (a, o))| (c.clone(), serde_json::json!({"allocations": a, "orders": o}))).collect::<serde_json::Map<_, _>>(),
         "targets": targets.iter().map(|t| serde_json::json!({"goal": t.goal, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
         "failed_runs": failures,
     });
@@ -315,6 +326,9 @@ pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
         table(&aggs, &cpu, &cfg.sessions, &names)
     );
     print!("{}", targets_text(&targets));
+    for (c, (a, o)) in &allocations {
+        println!("Peregrine's router, {c}: {a} allocations in {o} orders (its windows, all runs)");
+    }
     println!("Results: {} and {}", cfg.out.display(), svg.display());
     match first_failure {
         Some(e) => Err(e),

@@ -8,7 +8,7 @@
 //! `--warmup-ms` and 100 ms more, it counts the process's allocations (the counting
 //! allocator of the `peregrine` binary) over `--measure-ms` less 200 ms, inside the
 //! load's window, and prints them per order as one JSON line
-//! `{"router_allocs_per_order", "orders"}`. It runs until it is ended: SIGTERM stops
+//! `{"router_allocs_per_order", "allocations", "orders"}`. It runs until it is ended: SIGTERM stops
 //! its engine and it exits 0.
 
 use std::io::Write as _;
@@ -100,7 +100,7 @@ pub fn run(a: &PeerArgs) -> Result<()> {
     let per_order = crate::alloc::is_counting().then(|| allocs as f64 / taken.max(1) as f64);
     println!(
         "{}",
-        serde_json::json!({"router_allocs_per_order": per_order, "orders": taken})
+        serde_json::json!({"router_allocs_per_order": per_order, "allocations": allocs, "orders": taken})
     );
     let _ = std::io::stdout().flush();
     while !engine.is_finished() {

@@ -67,7 +67,7 @@ pub fn targets(aggs: &[Aggregate], sessions: &[usize]) -> Vec<Target> {
         if let Some(a) = ours.allocs_per_op {
             t.push(Target {
                 goal: format!("{c}: 0 allocations per order in Peregrine's router"),
-                measured: format!("{a:.3} per order"),
+                measured: format!("{a:.5} per order"),
                 met: a == 0.0,
             });
         }
