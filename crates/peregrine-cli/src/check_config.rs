@@ -256,8 +256,9 @@ mod tests {
             out.contains("  connection:  acceptor on 0.0.0.0:9876\n"),
             "{out}"
         );
+        // The default file store: the engine journal (EngineJournal=Y).
         assert!(
-            out.contains("  store:       file in /etc/fix/store (FileStoreSync always)\n"),
+            out.contains("  store:       the engine journal /etc/fix/store/engine.journal, shared by the engine's sessions (FileStoreSync always)\n"),
             "{out}"
         );
         assert!(

@@ -54,9 +54,15 @@ fn the_examples_cfg_passes_with_a_summary_and_creates_nothing() {
         );
     }
     let store = stdout.lines().find(|l| l.starts_with("  store:")).unwrap();
-    assert!(store.starts_with("  store:       file in "), "{store}");
+    // The default file store: the engine journal in FileStorePath.
     assert!(
-        store.ends_with("target/examples/venue-store (FileStoreSync always)"),
+        store.starts_with("  store:       the engine journal "),
+        "{store}"
+    );
+    assert!(
+        store.ends_with(
+            "target/examples/venue-store/engine.journal, shared by the engine's sessions (FileStoreSync always)"
+        ),
         "{store}"
     );
     for (s, existed) in stores.iter().zip(existed) {

@@ -85,6 +85,7 @@ pub fn settings(
                     } else {
                         FsyncPolicy::Never
                     })
+                    .engine_journal(engine_journal())
             };
             let d = if config.tls() {
                 tls_keys(d, acceptor, &dir.parent().unwrap_or(dir).join("pki"))
@@ -106,6 +107,18 @@ pub fn settings(
         .map_err(Error::engine("Peregrine's round-trip settings"))
 }
 
+/// The environment variable that picks the file store of the file-store
+/// configs: `N` for a `FileStore` directory per session (`EngineJournal=N`,
+/// the default before 2026-11-28), anything else or unset for the engine
+/// journal (the default): how BENCHMARKS.md §4 measures one against the
+/// other.
+pub const ENGINE_JOURNAL_ENV: &str = "PEREGRINE_BENCH_ENGINE_JOURNAL";
+
+/// Whether the file-store configs use the engine journal ([`ENGINE_JOURNAL_ENV`]).
+pub fn engine_journal() -> bool {
+    std::env::var(ENGINE_JOURNAL_ENV).map_or(true, |v| v != "N")
+}
+
 /// The settings as the report states them.
 ///
 /// ```
@@ -113,11 +126,16 @@ pub fn settings(
 /// assert!(s.contains("FileStoreSync=Y") && s.contains("spin-then-yield"));
 /// ```
 pub fn settings_text(config: RtConfig) -> String {
+    let kind = if engine_journal() {
+        "file store as the engine journal (EngineJournal=Y: one file, one write per turn)"
+    } else {
+        "file store, a directory per session (EngineJournal=N)"
+    };
     let store = match config {
-        RtConfig::Balanced => "file store (FileStorePath, FileStoreSync=N: each commit written to the OS before the message leaves, not fsynced)",
-        RtConfig::Optimized => "memory store",
-        RtConfig::Fsync => "file store, FileStoreSync=Y (fdatasync per commit, before the message leaves)",
-        RtConfig::Tls => "file store (FileStoreSync=N); SocketUseSSL=Y: rustls with the ring provider, TLS 1.3 negotiated, the acceptor's ECDSA P-256 certificate verified by the initiator against a test CA (SocketCAFile), no client certificate",
+        RtConfig::Balanced => format!("{kind}, FileStoreSync=N: each commit written to the OS before the message leaves, not fsynced"),
+        RtConfig::Optimized => "memory store".into(),
+        RtConfig::Fsync => format!("{kind}, FileStoreSync=Y (fdatasync per commit, before the message leaves)"),
+        RtConfig::Tls => format!("{kind}, FileStoreSync=N; SocketUseSSL=Y: rustls with the ring provider, TLS 1.3 negotiated, the acceptor's ECDSA P-256 certificate verified by the initiator against a test CA (SocketCAFile), no client certificate"),
     };
     let validation = if config.validates() {
         "UseDataDictionary=Y with FIX44.xml, default validation settings but AllowUnknownMsgFields=Y (ClientID(109) is not a NewOrderSingle/ExecutionReport field in FIX44)"

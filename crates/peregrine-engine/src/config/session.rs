@@ -160,11 +160,12 @@ pub struct SessionSettings {
     pub file_store_damage: StoreDamage,
     /// `FileStoreSync` (ours): `always` (default), `never`, or a number of milliseconds.
     pub file_store_sync: Option<u64>,
-    /// `EngineJournal` (ours; default N): with `FileStorePath`, the session's
+    /// `EngineJournal` (ours; default Y): with `FileStorePath`, the session's
     /// store is a view of one journal shared by every session of the engine
     /// that names the same directory (`FileStorePath/engine.journal`), so a
     /// turn of the engine commits every session it touched in one write
-    /// (see `peregrine_store::EngineJournal`).
+    /// (see `peregrine_store::EngineJournal`). `N`: a `FileStore` directory of
+    /// its own.
     pub engine_journal: bool,
     /// `Username` (ours): Username(553) in an initiator's Logon.
     pub username: Option<String>,

@@ -267,7 +267,7 @@ pub(super) fn typed(
         resend_request_timeout,
         send_redundant_resend_requests: r.bool("SendRedundantResendRequests", false)?,
         queue_while_logged_out: r.bool("QueueWhileLoggedOut", true)?,
-        engine_journal: r.bool("EngineJournal", false)?,
+        engine_journal: r.bool("EngineJournal", true)?,
         file_store_sync,
         file_store_damage,
         username: r.string("Username").filter(|v| !v.is_empty()),
