@@ -26,6 +26,35 @@ use crate::{loopback, results, Error, Result};
 /// router to log on to the exchange.
 const START_PATIENCE: Duration = Duration::from_secs(60);
 
+/// Allocations per order above which a run of Peregrine's router fails: an allocation
+/// back on the path of every order (one or more per order), not the stores' message
+/// index growing by doubling (a few in tens of thousands of orders, BENCHMARKS.md §8).
+pub const ALLOCS_PER_ORDER_LIMIT: f64 = 0.1;
+
+/// Fails a run whose router allocated on the path of every order
+/// ([`ALLOCS_PER_ORDER_LIMIT`]).
+///
+/// ```
+/// use peregrine_bench::gateway::driver::check_allocations;
+/// assert!(check_allocations("sessions-1", 1, 14, 100_000).is_ok());
+/// assert!(check_allocations("sessions-1", 1, 150_000, 10_000).is_err());
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Allocates`] above the limit.
+pub fn check_allocations(case: &str, run: usize, allocations: u64, orders: u64) -> Result<()> {
+    if allocations as f64 > ALLOCS_PER_ORDER_LIMIT * orders.max(1) as f64 {
+        return Err(Error::Allocates {
+            case: format!("Peregrine's router, {case}"),
+            run,
+            allocations,
+            messages: orders,
+        });
+    }
+    Ok(())
+}
+
 /// One run of one router with one session count, as measured.
 #[derive(Debug)]
 pub struct RunResult {
@@ -99,6 +128,7 @@ fn one(
     exe: &Path,
     router_name: &str,
     n: usize,
+    run: usize,
     dir: &Path,
 ) -> Result<RunResult> {
     std::fs::create_dir_all(dir).map_err(|e| Error::output(dir, e))?;
@@ -176,6 +206,9 @@ fn one(
     router.terminate();
     exchange.terminate();
     let _ = std::fs::remove_dir_all(dir);
+    if let Some((allocations, orders)) = router_allocs {
+        check_allocations(&case(n), run, allocations, orders)?;
+    }
     let mut record = crate::peers::record_of_line(&r.name, line)?;
     record.allocs_per_op = allocs;
     record.settings = router_text(&r.name);
@@ -210,8 +243,9 @@ pub fn router_text(name: &str) -> String {
 /// # Errors
 ///
 /// [`Error::Peer`] for a peer named on the command line that is not built; the first
-/// failed run (after every other run, the tables and the JSON); [`Error::Output`] when
-/// the JSON or the plot cannot be written.
+/// failed run (after every other run, the tables and the JSON), [`Error::Allocates`]
+/// among them when Peregrine's router allocates on the path of every order
+/// ([`check_allocations`]); [`Error::Output`] when the JSON or the plot cannot be written.
 pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
     let exe = std::env::current_exe().map_err(Error::engine("cannot find the peregrine binary"))?;
     let limit = raise_open_files_limit().unwrap_or(0);
@@ -255,7 +289,7 @@ pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
                 let what = format!("run {run}: {name} sessions-{n}");
                 bar.show(&what);
                 let dir = work.join(format!("{name}-{n}-{run}"));
-                match one(&cfg, &exe, name, n, &dir) {
+                match one(&cfg, &exe, name, n, run, &dir) {
                     Ok(r) => {
                         if let Some(h) = histograms.get_mut(&(name.clone(), n)) {
                             let _ = h.add(&r.histogram);
@@ -395,4 +429,65 @@ pub fn table(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_on_every_order_fail_the_run_growth_does_not() {
+        // The stores' index doubling: 788 in 948,182 orders (BENCHMARKS.md §8).
+        assert!(check_allocations("sessions-100", 3, 788, 948_182).is_ok());
+        assert!(check_allocations("sessions-1", 1, 0, 0).is_ok());
+        // One per order (a String per lookup, say) fails, naming the case and run.
+        match check_allocations("sessions-1", 2, 30_000, 30_000) {
+            Err(Error::Allocates {
+                case,
+                run,
+                allocations,
+                messages,
+            }) => assert_eq!(
+                (case.as_str(), run, allocations, messages),
+                ("Peregrine's router, sessions-1", 2, 30_000, 30_000)
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(vec![]), 0.0);
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_router_and_ratios_to_peregrine() {
+        let rec = |engine: &str, p50: f64, per_s: f64| Record {
+            engine: engine.into(),
+            case: case(100),
+            unit: "us".into(),
+            stats: report::Stats {
+                p50,
+                throughput_per_s: per_s,
+                ..report::Stats::default()
+            },
+            allocs_per_op: None,
+            settings: String::new(),
+        };
+        let aggs = report::aggregate(&[
+            rec("peregrine", 2_000.0, 40_000.0),
+            rec("quickfixj", 16_000.0, 4_000.0),
+        ]);
+        let cpu = BTreeMap::from([("quickfixj sessions-100".to_string(), 204.0)]);
+        let names = ["peregrine".to_string(), "quickfixj".to_string()];
+        let t = table(&aggs, &cpu, &[1, 100], &names);
+        assert_eq!(t.lines().count(), 4, "{t}"); // header, rule, two rows (no 1-session data)
+        assert!(
+            t.contains("| 100 | quickfixj | 16000.0 (16000.0–16000.0) |"),
+            "{t}"
+        );
+        assert!(t.contains("| 204.0 | — | 8.00× | 0.10× |"), "{t}");
+    }
 }
