@@ -102,7 +102,8 @@ pub struct FileStoreConfig {
     pub write_buffer_capacity: usize,
     /// Resend reads coalesce records that are adjacent in the journal into
     /// one positioned read of up to this many bytes (a single larger record
-    /// is read on its own). The buffer is reserved on open and reused.
+    /// is read on its own). The buffer is made by the first resend read and
+    /// reused.
     pub read_chunk: usize,
 }
 

@@ -109,7 +109,9 @@ impl MessageStore for FileStore {
             }
             let n = (stop - start) as usize;
             if self.read_buf.len() < n {
-                self.read_buf.resize(n, 0);
+                // The whole chunk at once (made by the first resend, not on open):
+                // later reads of any size up to it allocate nothing.
+                self.read_buf.resize(n.max(self.config.read_chunk), 0);
             }
             let buf = &mut self.read_buf[..n];
             posio::read_exact_at(&self.journal, buf, start)

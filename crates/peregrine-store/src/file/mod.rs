@@ -4,6 +4,8 @@ mod config;
 mod dir;
 mod load;
 mod message_store;
+#[cfg(test)]
+mod read_buffer_tests;
 mod stats;
 mod write;
 
@@ -287,8 +289,10 @@ impl FileStore {
             stats: StoreStats::default(),
             observer: None,
         };
-        store.read_buf.resize(config.read_chunk, 0);
         store.load(now)?;
+        // The scan's buffer goes: a store holds none until a resend reads (10,000
+        // sessions' stores held 64 KiB each, BENCHMARKS.md §5).
+        store.read_buf = Vec::new();
         // Opening fsyncs what it writes: the interval starts now.
         store.last_sync = Instant::now();
         Ok(store)
