@@ -168,7 +168,8 @@ fn route(seeds: &[u64], steps: usize) -> ExitCode {
         total.merge(&out.stats);
         match out.violation {
             None if seeds.len() <= 20 => println!(
-                "seed {seed}: ok, {} steps, {} orders routed, {:.2} s",
+                "seed {seed}: ok, {} venue(s), {} steps, {} orders routed, {:.2} s",
+                peregrine_sim::route::venues_of(seed),
                 out.steps,
                 out.stats.routed,
                 out.elapsed.as_secs_f64()

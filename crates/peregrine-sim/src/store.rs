@@ -43,14 +43,15 @@
 //!   power cut may lose the writes since the last fsync, the witness's
 //!   included), so the seqnums tear applies to synced stores only.
 //! * **Engine journal** (the routing world, `--route`, [`crate::route`]).
-//!   Transactions spanning sessions: a router node hosts two sessions,
-//!   `GW->CLIENT` and `GW->VENUE`, whose stores are views
+//!   Transactions spanning sessions: a router node hosts `GW->CLIENT` and
+//!   one or two venue sessions (`GW->VENUE1`, `GW->VENUE2`: odd seeds one,
+//!   even seeds two), whose stores are views
 //!   ([`peregrine_store::JournalStore`]) of one
 //!   [`peregrine_store::EngineJournal`] in deferred mode (fsync every turn,
 //!   [`OnDamage::Refuse`], records written ahead of their commit past 4 KiB),
-//!   and its application forwards each order read from the client to the
-//!   venue and each report back (`Outbox::send_to`), handed over in the same
-//!   turn. Each simulated turn commits both sessions (staged) and calls
+//!   and its application forwards each order read from the client to every
+//!   venue (with two, one transaction spans three sessions) and each report
+//!   back (`Outbox::send_to`), handed over in the same turn. Each simulated turn commits both sessions (staged) and calls
 //!   `write_turn` once, before any byte is written to a connection. The
 //!   router's process dies at a random point of a turn
 //!   (`route::actions::CrashPoint`): between turns; after reading its input
@@ -63,12 +64,12 @@
 //!   (pages written out of order). The journal must reopen (a refusal is a
 //!   violation) with exactly the numbers and message counts of the last turn
 //!   whose write returned, or of the torn turn when its bytes survived
-//!   whole. Then, on both legs, a forward is stored on its destination
+//!   whole. Then, both ways, a forward is stored on its destination
 //!   exactly once if its source's incoming number was committed and not at
-//!   all otherwise; the venue never receives an order, nor the client a
+//!   all otherwise; a venue never receives an order, nor the client a
 //!   report, at two MsgSeqNums of the router (resends with PossDupFlag=Y are
-//!   the same message); and once faults stop every order reached the venue
-//!   and every report the client. The client and the venue run on memory
+//!   the same message); and once faults stop every order reached every venue
+//!   and every report the client. The client and the venues run on memory
 //!   stores and do not crash (their crash model is the two-node world's).
 
 use std::collections::HashMap;

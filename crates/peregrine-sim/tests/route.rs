@@ -29,7 +29,7 @@ fn a_routing_seed_replays_exactly() {
 fn deliver_all() -> Vec<RouteAction> {
     let mut v = Vec::new();
     for _ in 0..4 {
-        for leg in [Leg::Client, Leg::Venue] {
+        for leg in [Leg::CLIENT, Leg(1)] {
             for end in [End::Router, End::Outer] {
                 v.push(RouteAction::Deliver {
                     leg,
@@ -44,13 +44,13 @@ fn deliver_all() -> Vec<RouteAction> {
 
 #[test]
 fn an_order_whose_turn_is_torn_is_asked_for_again_and_routed_once() {
-    let mut w = RouteWorld::new().unwrap();
+    let mut w = RouteWorld::new(1).unwrap();
     let run = |w: &mut RouteWorld, actions: &[RouteAction]| {
         for a in actions {
             assert_eq!(w.step(*a), None, "{a}");
         }
     };
-    let connect = [Leg::Client, Leg::Venue].map(|leg| RouteAction::Connect { leg });
+    let connect = [Leg::CLIENT, Leg(1)].map(|leg| RouteAction::Connect { leg });
     run(&mut w, &connect);
     run(&mut w, &deliver_all());
     let before = w.router_state();
@@ -86,5 +86,9 @@ fn an_order_whose_turn_is_torn_is_asked_for_again_and_routed_once() {
     let after = w.router_state();
     assert_eq!(after.up.1, before.up.1 + 2, "the order and the next Logon");
     // On the venue's side: the next Logon and one forward (not two).
-    assert_eq!(after.down.0, before.down.0 + 2, "{before:?} {after:?}");
+    assert_eq!(
+        after.downs[0].0,
+        before.downs[0].0 + 2,
+        "{before:?} {after:?}"
+    );
 }

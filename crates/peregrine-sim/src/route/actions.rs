@@ -7,23 +7,19 @@ use std::fmt;
 use peregrine_session::{Nanos, SECOND};
 use peregrine_testkit::Rng;
 
-/// One of the two connections: client ↔ router (`GW->CLIENT`), router
-/// (`GW->VENUE`) ↔ venue.
+/// One of the connections: 0 is the client's to the router (`GW->CLIENT`),
+/// `k` ≥ 1 the router's to venue `k` (`GW->VENUEk`). A world with fewer
+/// venues ignores actions on the legs it does not have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Leg {
-    /// The client's connection to the router.
-    Client,
-    /// The router's connection to the venue.
-    Venue,
-}
+pub struct Leg(pub u8);
 
 impl Leg {
-    /// 0 or 1.
+    /// The client's connection to the router.
+    pub const CLIENT: Leg = Leg(0);
+
+    /// Its index.
     pub fn index(self) -> usize {
-        match self {
-            Leg::Client => 0,
-            Leg::Venue => 1,
-        }
+        usize::from(self.0)
     }
 }
 
@@ -103,7 +99,7 @@ pub enum RouteAction {
         /// How long.
         nanos: Nanos,
     },
-    /// The leg's initiator connects (the client, or the router to the venue).
+    /// The leg's initiator connects (the client, or the router to a venue).
     Connect {
         /// Which.
         leg: Leg,
@@ -142,11 +138,12 @@ impl fmt::Display for RouteAction {
     }
 }
 
+/// The client's leg half the time, else one of the venues' (up to two).
 fn leg(rng: &mut Rng) -> Leg {
-    if rng.below(2) == 0 {
-        Leg::Client
-    } else {
-        Leg::Venue
+    match rng.below(4) {
+        0 | 1 => Leg::CLIENT,
+        2 => Leg(1),
+        _ => Leg(2),
     }
 }
 

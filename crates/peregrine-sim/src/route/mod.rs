@@ -1,16 +1,19 @@
 //! The routing world (`--route`, store kind *engine journal*): a router
-//! node hosting two sessions between a client and a venue, its stores views
-//! of one [`EngineJournal`](peregrine_store::EngineJournal) in deferred mode,
-//! and crashes of the router at any point of its turn with torn journal
-//! writes.
+//! node hosting sessions between a client and one or two venues (odd seeds
+//! one, even seeds two), its stores views of one
+//! [`EngineJournal`](peregrine_store::EngineJournal) in deferred mode, and
+//! crashes of the router at any point of its turn with torn journal writes.
 //!
 //! ```text
-//! client (CLIENT->GW) ⇄ [GW->CLIENT | router | GW->VENUE] ⇄ venue (VENUE->GW)
-//!        orders D →            forwarded in from_app          → orders D
-//!        ← reports 8           (Outbox::send_to)              ← reports 8
+//! client (CLIENT->GW) ⇄ [GW->CLIENT | router | GW->VENUE1] ⇄ venue 1 (VENUE1->GW)
+//!        orders D →            forwarded in from_app   | GW->VENUE2] ⇄ venue 2
+//!        ← reports 8           (Outbox::send_to)
 //! ```
 //!
-//! The client and the venue run on memory stores and never crash; the
+//! Each order is forwarded to every venue in the turn that reads it (with
+//! two venues a transaction spans three sessions); each venue answers with
+//! a report, forwarded to the client. The client and the venues run on
+//! memory stores and never crash; the
 //! router does, at a [`CrashPoint`](actions::CrashPoint) (between turns,
 //! after its input, after staging, during the turn's write, after it) with
 //! a [`JournalTear`](actions::JournalTear) of what was not durable. The
@@ -40,7 +43,10 @@ use self::oracle::Ledger;
 use self::party::{Edge, Party};
 use self::router::Router;
 
-const LEGS: [Leg; 2] = [Leg::Client, Leg::Venue];
+/// The legs of a world with `n` connections (the client's, then the venues').
+fn legs(n: usize) -> impl Iterator<Item = Leg> {
+    (0..n as u8).map(Leg)
+}
 const ENDS: [End; 2] = [End::Outer, End::Router];
 
 /// What a routing run did.
@@ -48,7 +54,7 @@ const ENDS: [End; 2] = [End::Outer, End::Router];
 pub struct RouteStats {
     /// Orders the client sent.
     pub orders: u64,
-    /// Orders that reached the venue.
+    /// Orders that reached a venue (once per venue).
     pub routed: u64,
     /// Deliveries that were resends (PossDupFlag=Y).
     pub poss_dups: u64,
@@ -103,10 +109,11 @@ pub struct RouteWorld {
     clock: SimClock,
     client: Session<MemoryStore>,
     client_app: Edge,
-    venue: Session<MemoryStore>,
-    venue_app: Edge,
+    venues: Vec<Session<MemoryStore>>,
+    venue_apps: Vec<Edge>,
     router: Router,
-    links: [Option<Link>; 2],
+    /// The client's connection, then each venue's.
+    links: Vec<Option<Link>>,
     ledger: Ledger,
     next_id: u64,
     /// What happened.
@@ -129,41 +136,43 @@ fn temp_dir() -> std::io::Result<tempfile::TempDir> {
 }
 
 impl RouteWorld {
-    /// A new world: nobody connected, the journal new.
+    /// A new world with `venues` venues: nobody connected, the journal new.
     ///
     /// # Errors
     ///
     /// The temporary directory or the journal could not be made.
-    pub fn new() -> Result<RouteWorld, Box<dyn std::error::Error>> {
+    pub fn new(venues: usize) -> Result<RouteWorld, Box<dyn std::error::Error>> {
         let clock = SimClock::at(1_800_000_000 * SECOND);
         let dir = temp_dir()?;
         let now = clock.now();
-        let router = Router::open(dir.path(), now)?;
+        let router = Router::open(dir.path(), venues, now)?;
         let mut client_app = Edge::default();
-        let mut venue_app = Edge {
-            venue: true,
-            ..Edge::default()
-        };
         let mut client = Session::new(
             router::config("CLIENT", "GW", Role::Initiator),
             MemoryStore::new(now),
             now,
         );
-        let mut venue = Session::new(
-            router::config("VENUE", "GW", Role::Acceptor),
-            MemoryStore::new(now),
-            now,
-        );
         client.create(&mut client_app);
-        venue.create(&mut venue_app);
+        let (mut sessions, mut apps) = (Vec::new(), Vec::new());
+        for k in 1..=venues {
+            let mut app = Edge {
+                venue: Some(k),
+                ..Edge::default()
+            };
+            let cfg = router::config(&router::venue(k), "GW", Role::Acceptor);
+            let mut venue = Session::new(cfg, MemoryStore::new(now), now);
+            venue.create(&mut app);
+            sessions.push(venue);
+            apps.push(app);
+        }
         Ok(RouteWorld {
             clock,
             client,
             client_app,
-            venue,
-            venue_app,
+            venues: sessions,
+            venue_apps: apps,
             router,
-            links: [None, None],
+            links: (0..=venues).map(|_| None).collect(),
             ledger: Ledger::default(),
             next_id: 1,
             stats: RouteStats::default(),
@@ -183,7 +192,7 @@ impl RouteWorld {
         self.router.snapshot()
     }
 
-    /// Orders that reached the venue so far.
+    /// Orders that reached a venue so far (once per venue).
     pub fn orders_routed(&self) -> usize {
         self.ledger.orders_routed()
     }
@@ -194,22 +203,33 @@ impl RouteWorld {
         }
     }
 
+    /// A leg's end; legs past the world's are the client's (never asked:
+    /// actions on them are ignored first).
     fn party(&mut self, leg: Leg, end: End) -> Party<'_> {
-        match (leg, end) {
-            (Leg::Client, End::Outer) => Party::Edge(&mut self.client, &mut self.client_app),
-            (Leg::Venue, End::Outer) => Party::Edge(&mut self.venue, &mut self.venue_app),
-            (Leg::Client, End::Router) => {
-                Party::Router(&mut self.router.up, &mut self.router.up_app)
-            }
-            (Leg::Venue, End::Router) => {
-                Party::Router(&mut self.router.down, &mut self.router.down_app)
-            }
+        let r = &mut self.router;
+        match (leg.index(), end) {
+            (0, End::Outer) => Party::Edge(&mut self.client, &mut self.client_app),
+            (0, End::Router) => Party::Router(&mut r.up, &mut r.up_app),
+            (k, End::Outer) => Party::Edge(&mut self.venues[k - 1], &mut self.venue_apps[k - 1]),
+            (k, End::Router) => Party::Router(&mut r.downs[k - 1], &mut r.down_apps[k - 1]),
         }
+    }
+
+    /// Whether the world has this leg (actions on others do nothing).
+    fn has(&self, leg: Leg) -> bool {
+        leg.index() < self.links.len()
     }
 
     /// Applies one action and what follows from it; the first invariant broken.
     pub fn step(&mut self, action: RouteAction) -> Option<(Invariant, String)> {
+        let ignored = match action {
+            RouteAction::Deliver { leg, .. }
+            | RouteAction::Connect { leg }
+            | RouteAction::Drop { leg, .. } => !self.has(leg),
+            _ => false,
+        };
         match action {
+            _ if ignored => {}
             RouteAction::Order { count, payload } => {
                 for _ in 0..count {
                     self.order(payload as usize);
@@ -250,7 +270,7 @@ impl RouteWorld {
             self.ledger.orders.insert(seq, id.into_bytes());
             self.stats.orders += 1;
         }
-        self.events(Leg::Client, End::Outer);
+        self.events(Leg::CLIENT, End::Outer);
     }
 
     /// Up to `max` bytes in flight towards `end` of `leg` arrive.
@@ -315,24 +335,26 @@ impl RouteWorld {
     }
 
     fn drain_deliveries(&mut self) {
-        for (venue, ds) in [
-            (false, std::mem::take(&mut self.client_app.deliveries)),
-            (true, std::mem::take(&mut self.venue_app.deliveries)),
-        ] {
+        let apps = std::iter::once(&mut self.client_app).chain(&mut self.venue_apps);
+        let all: Vec<(Option<usize>, Vec<party::Delivery>)> = apps
+            .map(|a| (a.venue, std::mem::take(&mut a.deliveries)))
+            .collect();
+        for (venue, ds) in all {
             for d in ds {
                 if let Err(e) = self.ledger.delivered(venue, &d.id, d.seq, d.poss_dup) {
                     self.fail(Invariant::ExactlyOnce, e);
                 }
             }
         }
-        let refused: Vec<String> = [
-            &mut self.router.up_app.refused,
-            &mut self.router.down_app.refused,
-            &mut self.venue_app.refused,
-        ]
-        .into_iter()
-        .flat_map(std::mem::take)
-        .collect();
+        let router = std::iter::once(&mut self.router.up_app).chain(&mut self.router.down_apps);
+        let mut refused: Vec<String> = router
+            .flat_map(|a| std::mem::take(&mut a.refused))
+            .collect();
+        refused.extend(
+            self.venue_apps
+                .iter_mut()
+                .flat_map(|a| std::mem::take(&mut a.refused)),
+        );
         if let Some(r) = refused.into_iter().next() {
             self.fail(Invariant::Routed, r);
         }
@@ -374,10 +396,10 @@ impl RouteWorld {
         self.links[leg.index()] = Some(Link::new());
         let now = self.now();
         // The acceptor first: the client's leg ends at the router's
-        // acceptor, the venue's at the venue.
+        // acceptor, a venue's at the venue.
         let order = match leg {
-            Leg::Client => [End::Router, End::Outer],
-            Leg::Venue => [End::Outer, End::Router],
+            Leg::CLIENT => [End::Router, End::Outer],
+            _ => [End::Outer, End::Router],
         };
         for end in order {
             self.party(leg, end).on_connected(now);
@@ -422,7 +444,7 @@ impl RouteWorld {
     }
 
     fn flush_all(&mut self) {
-        for leg in LEGS {
+        for leg in legs(self.links.len()) {
             for end in ENDS {
                 self.flush(leg, end);
             }
@@ -433,9 +455,10 @@ impl RouteWorld {
     fn advance(&mut self, by: Nanos) {
         let target = self.now().saturating_add(by);
         for _ in 0..10_000 {
-            let next = LEGS
-                .iter()
-                .flat_map(|&l| ENDS.map(|e| (l, e)))
+            let next = legs(self.links.len())
+                .flat_map(|l| ENDS.map(|e| (l, e)))
+                .collect::<Vec<_>>()
+                .into_iter()
                 .filter_map(|(l, e)| self.party(l, e).next_deadline())
                 .min();
             let Some(next) = next.filter(|&d| d <= target) else {
@@ -444,7 +467,7 @@ impl RouteWorld {
             self.clock.advance_to(next);
             self.deliver_all();
             let now = self.now();
-            for leg in LEGS {
+            for leg in legs(self.links.len()) {
                 for end in ENDS {
                     self.party(leg, end).on_timer_if_due(now);
                     self.after_call(leg, end);
@@ -459,7 +482,7 @@ impl RouteWorld {
     }
 
     fn deliver_all(&mut self) {
-        for leg in LEGS {
+        for leg in legs(self.links.len()) {
             for end in ENDS {
                 self.deliver(leg, end, usize::MAX);
             }
@@ -471,7 +494,7 @@ impl RouteWorld {
     fn crash(&mut self, input: usize, point: CrashPoint, tear: actions::JournalTear) {
         let now = self.now();
         if point >= CrashPoint::AfterInput {
-            for leg in LEGS {
+            for leg in legs(self.links.len()) {
                 let Some(link) = self.links[leg.index()].as_mut().filter(|l| l.open[1]) else {
                     continue;
                 };
@@ -509,7 +532,7 @@ impl RouteWorld {
             }
         }
         // Its connections go: what it wrote still arrives, then EOF.
-        for leg in LEGS {
+        for leg in legs(self.links.len()) {
             if let Some(l) = &mut self.links[leg.index()] {
                 l.open[1] = false;
                 l.to[1].cut(0, network::End::Closed);
@@ -519,7 +542,7 @@ impl RouteWorld {
                 }
             }
         }
-        for leg in LEGS {
+        for leg in legs(self.links.len()) {
             self.events(leg, End::Router);
         }
         self.check_routed();
@@ -534,13 +557,23 @@ impl RouteWorld {
                 .iter()
                 .map(|(s, id)| (*s, id.clone()))
                 .collect();
-            let forwarded = oracle::stored(self.router.down.store_mut(), b"D")?;
             let committed = self.router.up.next_target_seq();
-            oracle::routed("order", &orders, committed, &forwarded)?;
-            let reports = oracle::stored(self.venue.store_mut(), b"8")?;
-            let forwarded = oracle::stored(self.router.up.store_mut(), b"8")?;
-            let committed = self.router.down.next_target_seq();
-            oracle::routed("report", &reports, committed, &forwarded)
+            let reports_forwarded = oracle::stored(self.router.up.store_mut(), b"8")?;
+            for k in 0..self.venues.len() {
+                let forwarded = oracle::stored(self.router.downs[k].store_mut(), b"D")?;
+                let what = format!("order to venue {}", k + 1);
+                oracle::routed(&what, &orders, committed, &forwarded)?;
+                let reports = oracle::stored(self.venues[k].store_mut(), b"8")?;
+                let prefix = format!("V{}-", k + 1);
+                let from_k: Vec<(u64, Vec<u8>)> = reports_forwarded
+                    .iter()
+                    .filter(|(_, id)| id.starts_with(prefix.as_bytes()))
+                    .cloned()
+                    .collect();
+                let committed = self.router.downs[k].next_target_seq();
+                oracle::routed("report", &reports, committed, &from_k)?;
+            }
+            Ok(())
         })();
         match r {
             Ok(()) => self.stats.routed_checks += 1,
@@ -549,30 +582,33 @@ impl RouteWorld {
     }
 
     fn converged(&mut self) -> bool {
-        let all_on = LEGS.iter().all(|&l| {
+        let all_on = legs(self.links.len()).all(|l| {
             ENDS.iter().all(|&e| {
                 self.party(l, e).state() == SessionState::LoggedOn
                     && self.party(l, e).outbound_len() == 0
             })
         });
         let quiet = self.links.iter().flatten().all(Link::quiet);
-        let (c, up) = (&self.client, &self.router.up);
-        let (down, v) = (&self.router.down, &self.venue);
+        let in_step = |a: &Session<MemoryStore>, b: &Session<peregrine_store::JournalStore>| {
+            a.next_sender_seq() == b.next_target_seq() && b.next_sender_seq() == a.next_target_seq()
+        };
         all_on
             && quiet
-            && c.next_sender_seq() == up.next_target_seq()
-            && up.next_sender_seq() == c.next_target_seq()
-            && down.next_sender_seq() == v.next_target_seq()
-            && v.next_sender_seq() == down.next_target_seq()
+            && in_step(&self.client, &self.router.up)
+            && self
+                .venues
+                .iter()
+                .zip(&self.router.downs)
+                .all(|(v, d)| in_step(v, d))
     }
 
     /// Faults stop: connect, deliver, let time pass until the four sessions
-    /// are in step; then every order must have reached the venue and every
+    /// are in step; then every order must have reached every venue and every
     /// report the client, each routed once.
     pub fn settle(&mut self, max_secs: u32) -> Option<(Invariant, String)> {
         for _ in 0..=max_secs {
             for _ in 0..100 {
-                for leg in LEGS {
+                for leg in legs(self.links.len()) {
                     self.connect(leg);
                 }
                 self.deliver_all();
@@ -593,15 +629,19 @@ impl RouteWorld {
             }
         }
         if !self.converged() {
-            let n = |s: &Session<_>| (s.state(), s.next_sender_seq(), s.next_target_seq());
+            let n =
+                |s: &Session<MemoryStore>| (s.state(), s.next_sender_seq(), s.next_target_seq());
+            let r = |s: &Session<peregrine_store::JournalStore>| {
+                (s.state(), s.next_sender_seq(), s.next_target_seq())
+            };
             return Some((
                 Invariant::Converge,
                 format!(
-                    "after {max_secs} s: client {:?}, router up {:?}, down {:?}, venue {:?} (state, next out, next in)",
+                    "after {max_secs} s: client {:?}, router {:?} and {:?}, venues {:?} (state, next out, next in)",
                     n(&self.client),
-                    (self.router.up.state(), self.router.up.next_sender_seq(), self.router.up.next_target_seq()),
-                    (self.router.down.state(), self.router.down.next_sender_seq(), self.router.down.next_target_seq()),
-                    n(&self.venue),
+                    r(&self.router.up),
+                    self.router.downs.iter().map(r).collect::<Vec<_>>(),
+                    self.venues.iter().map(n).collect::<Vec<_>>(),
                 ),
             ));
         }
@@ -609,14 +649,18 @@ impl RouteWorld {
         if let Some(v) = self.violation.take() {
             return Some(v);
         }
-        let reports = match oracle::stored(self.venue.store_mut(), b"8") {
-            Ok(r) => r,
-            Err(e) => return Some((Invariant::AckedLost, e)),
-        };
-        self.stats.routed = self.ledger.orders_routed() as u64;
+        let mut reports = Vec::new();
+        for v in &mut self.venues {
+            match oracle::stored(v.store_mut(), b"8") {
+                Ok(r) => reports.extend(r),
+                Err(e) => return Some((Invariant::AckedLost, e)),
+            }
+        }
+        // all_delivered passed: each order reached every venue.
+        self.stats.routed = (self.ledger.orders_routed() / self.venues.len()) as u64;
         self.stats.poss_dups = self.ledger.poss_dups;
         self.ledger
-            .all_delivered(&reports)
+            .all_delivered(self.venues.len(), &reports)
             .err()
             .map(|e| (Invariant::Delivered, e))
     }
@@ -635,15 +679,22 @@ pub struct RouteOutcome {
     pub elapsed: Duration,
 }
 
-/// Runs `steps` actions drawn from `seed` through a routing world, then
-/// settles (faults stop) and checks that everything was routed once.
+/// How many venues the routing world of `seed` has: one for odd seeds, two
+/// for even ones.
+pub fn venues_of(seed: u64) -> usize {
+    1 + usize::from(seed % 2 == 0)
+}
+
+/// Runs `steps` actions drawn from `seed` through a routing world
+/// ([`venues_of`]), then settles (faults stop) and checks that everything
+/// was routed once.
 pub fn run_route(seed: u64, steps: usize) -> RouteOutcome {
     let start = Instant::now();
     let actions = actions::generate(seed, steps);
     let mut stats = RouteStats::default();
     let mut done = 0;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut w = match RouteWorld::new() {
+        let mut w = match RouteWorld::new(venues_of(seed)) {
             Ok(w) => w,
             Err(e) => {
                 return Some(Violation {

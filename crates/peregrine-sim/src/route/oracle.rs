@@ -1,18 +1,18 @@
 //! The routing world's oracle: what each order and report may do.
 //!
 //! * **Routed iff committed** ([`routed`]): an order the client sent with
-//!   MsgSeqNum `s` is stored on the router's venue session exactly once
-//!   when the router's client session has committed `s` (its next target
-//!   number is past `s`), and not at all otherwise; reports from the venue
-//!   likewise on the client session. Checked on the journal's state after
+//!   MsgSeqNum `s` is stored on each of the router's venue sessions exactly
+//!   once when the router's client session has committed `s` (its next
+//!   target number is past `s`), and not at all otherwise; reports from a
+//!   venue likewise on the client session. Checked on the journal's state after
 //!   every restart, every few hundred steps and at the end.
-//! * **Never twice as different messages** ([`Ledger::delivered`]): the
+//! * **Never twice as different messages** ([`Ledger::delivered`]): each
 //!   venue receives each order, and the client each report, at one
 //!   MsgSeqNum of the router's session only (a resend of it, PossDupFlag=Y,
 //!   is the same message; a second forward is not).
 //! * **Nothing lost** ([`Ledger::all_delivered`]): once faults stop and the
-//!   sessions are in step, every order reached the venue and every report
-//!   the client.
+//!   sessions are in step, every order reached every venue and every
+//!   report the client.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -77,8 +77,8 @@ pub fn routed(
 /// Where each order and report arrived.
 #[derive(Debug, Default)]
 pub struct Ledger {
-    /// Order id → the router's MsgSeqNum it reached the venue with.
-    at_venue: HashMap<Vec<u8>, u64>,
+    /// (Venue, order id) → the router's MsgSeqNum it reached the venue with.
+    at_venue: HashMap<(usize, Vec<u8>), u64>,
     /// Report id → the router's MsgSeqNum it reached the client with.
     at_client: HashMap<Vec<u8>, u64>,
     /// Orders the client sent, by its MsgSeqNum.
@@ -88,7 +88,7 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// The venue (`at_venue`) or the client received `id` with the router's
+    /// Venue `k` (`Some(k)`) or the client received `id` with the router's
     /// MsgSeqNum `seq`.
     ///
     /// # Errors
@@ -96,42 +96,45 @@ impl Ledger {
     /// It had received `id` with another MsgSeqNum: routed twice.
     pub fn delivered(
         &mut self,
-        at_venue: bool,
+        venue: Option<usize>,
         id: &[u8],
         seq: u64,
         poss_dup: bool,
     ) -> Result<(), String> {
         self.poss_dups += u64::from(poss_dup);
-        let map = if at_venue {
-            &mut self.at_venue
-        } else {
-            &mut self.at_client
+        let before = match venue {
+            Some(k) => self.at_venue.insert((k, id.to_vec()), seq),
+            None => self.at_client.insert(id.to_vec(), seq),
         };
-        match map.insert(id.to_vec(), seq) {
+        match before {
             Some(before) if before != seq => Err(format!(
-                "{} {} arrived twice as different messages: the router's MsgSeqNum {before} and {seq}",
-                if at_venue { "order" } else { "report" },
-                String::from_utf8_lossy(id)
+                "{} {} arrived at {} twice as different messages: the router's MsgSeqNum {before} and {seq}",
+                if venue.is_some() { "order" } else { "report" },
+                String::from_utf8_lossy(id),
+                venue.map_or("the client".to_string(), |k| format!("venue {k}"))
             )),
             _ => Ok(()),
         }
     }
 
-    /// Every order reached the venue, and every report in `reports` the client.
+    /// Every order reached each of `venues` venues, and every report in
+    /// `reports` the client.
     ///
     /// # Errors
     ///
     /// The first one missing.
-    pub fn all_delivered(&self, reports: &[(u64, Vec<u8>)]) -> Result<(), String> {
-        if let Some((seq, id)) = self
-            .orders
-            .iter()
-            .find(|(_, id)| !self.at_venue.contains_key(*id))
-        {
-            return Err(format!(
-                "order {} (the client's MsgSeqNum {seq}) never reached the venue",
-                String::from_utf8_lossy(id)
-            ));
+    pub fn all_delivered(&self, venues: usize, reports: &[(u64, Vec<u8>)]) -> Result<(), String> {
+        for k in 1..=venues {
+            let missing = self
+                .orders
+                .iter()
+                .find(|(_, id)| !self.at_venue.contains_key(&(k, id.to_vec())));
+            if let Some((seq, id)) = missing {
+                return Err(format!(
+                    "order {} (the client's MsgSeqNum {seq}) never reached venue {k}",
+                    String::from_utf8_lossy(id)
+                ));
+            }
         }
         if let Some((seq, id)) = reports
             .iter()
@@ -145,7 +148,7 @@ impl Ledger {
         Ok(())
     }
 
-    /// How many orders reached the venue.
+    /// How many orders reached a venue (counted once per venue).
     pub fn orders_routed(&self) -> usize {
         self.at_venue.len()
     }
@@ -177,13 +180,20 @@ mod tests {
     #[test]
     fn an_order_at_two_numbers_is_a_duplicate_and_a_resend_is_not() {
         let mut l = Ledger::default();
-        assert!(l.delivered(true, b"1", 7, false).is_ok());
-        assert!(l.delivered(true, b"1", 7, true).is_ok());
-        assert!(l.delivered(true, b"1", 9, true).is_err());
+        assert!(l.delivered(Some(1), b"1", 7, false).is_ok());
+        assert!(l.delivered(Some(1), b"1", 7, true).is_ok());
+        assert!(
+            l.delivered(Some(2), b"1", 4, false).is_ok(),
+            "another venue"
+        );
+        assert!(l.delivered(Some(1), b"1", 9, true).is_err());
         l.orders.insert(3, b"2".to_vec());
-        assert!(l.all_delivered(&[]).is_err());
-        assert!(l.delivered(true, b"2", 8, true).is_ok());
-        assert!(l.all_delivered(&[]).is_ok());
-        assert!(l.all_delivered(&ids(&[(1, "r")])).is_err());
+        assert!(l.all_delivered(1, &[]).is_err());
+        assert!(l.delivered(Some(1), b"2", 8, true).is_ok());
+        assert!(l.all_delivered(1, &[]).is_ok());
+        assert!(l.all_delivered(2, &[]).is_err(), "not at venue 2");
+        assert!(l.all_delivered(1, &ids(&[(1, "r")])).is_err());
+        assert!(l.delivered(None, b"r", 5, false).is_ok());
+        assert!(l.all_delivered(1, &ids(&[(1, "r")])).is_ok());
     }
 }

@@ -1,6 +1,6 @@
 //! The four sessions of the routing world behind one interface, whatever
-//! their store and application: the client and the venue (memory stores,
-//! never crash) and the router's two sessions (views of its journal).
+//! their store and application: the client and the venues (memory stores,
+//! never crash) and the router's sessions (views of its journal).
 
 use peregrine_codec::MessageView;
 use peregrine_session::{
@@ -22,13 +22,14 @@ pub struct Delivery {
     pub poss_dup: bool,
 }
 
-/// The client's or the venue's application: records what it is handed;
-/// the venue answers each order with an execution report.
+/// The client's or a venue's application: records what it is handed; a
+/// venue answers each order with an execution report whose ClOrdID is the
+/// order's prefixed by `V<k>-` (one report per venue and order).
 #[derive(Debug, Default)]
 pub struct Edge {
-    /// Whether this is the venue.
-    pub venue: bool,
-    /// Orders (venue) or reports (client) since the oracle last read them.
+    /// Which venue (`k` from 1), or `None` for the client.
+    pub venue: Option<usize>,
+    /// Orders (a venue) or reports (the client) since the oracle last read them.
     pub deliveries: Vec<Delivery>,
     /// Reports the venue could not send.
     pub refused: Vec<String>,
@@ -47,9 +48,10 @@ impl Application for Edge {
             .and_then(|v| std::str::from_utf8(v).ok())
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
-        if self.venue && msg.msg_type() == b"D" {
+        if let (Some(k), b"D") = (self.venue, msg.msg_type()) {
+            let report = [format!("V{k}-").as_bytes(), &id].concat();
             let sent = out.send(b"8", |m| {
-                m.str(11, &id).str(58, b"filled");
+                m.str(11, &report).str(58, b"filled");
             });
             if let Err(e) = sent {
                 self.refused

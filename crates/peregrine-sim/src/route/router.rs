@@ -1,8 +1,9 @@
-//! The router node: two real sessions of one simulated engine — `GW->CLIENT`
-//! (acceptor) and `GW->VENUE` (initiator) — whose stores are views of one
-//! [`EngineJournal`] in deferred mode, and an application that forwards
-//! orders from the client to the venue and reports back
-//! ([`Outbox::send_to`]), as the engine does: each forward handed to its
+//! The router node: real sessions of one simulated engine — `GW->CLIENT`
+//! (acceptor) and `GW->VENUE1`, `GW->VENUE2`… (initiators) — whose stores are
+//! views of one [`EngineJournal`] in deferred mode, and an application that
+//! forwards each order from the client to every venue (one transaction
+//! spanning all of them) and reports back ([`Outbox::send_to`]), as the
+//! engine does: each forward handed to its
 //! destination right after the call that made it, every session committed,
 //! the journal written once per turn ([`EngineJournal::write_turn`]) before
 //! any byte reaches a connection.
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use peregrine_codec::MessageView;
 use peregrine_session::metrics::SessionCounters;
 use peregrine_session::{
-    AppReject, Application, Nanos, Outbox, PeerStatus, Peers, Role, Session, SessionClock,
+    AppReject, Application, Forward, Nanos, Outbox, PeerStatus, Peers, Role, Session, SessionClock,
     SessionConfig, SessionId, SessionRef, SessionState, To,
 };
 use peregrine_store::{
@@ -29,8 +30,11 @@ use super::actions::{CrashPoint, JournalTear};
 
 /// The router's session towards the client.
 pub const UP: &str = "FIX.4.4:GW->CLIENT";
-/// The router's session towards the venue.
-pub const DOWN: &str = "FIX.4.4:GW->VENUE";
+
+/// Venue `k`'s CompID (`k` from 1).
+pub fn venue(k: usize) -> String {
+    format!("VENUE{k}")
+}
 
 /// A session's configuration in the routing world: the driver's clock, no
 /// resets, no latency check (a message may wait in flight for minutes).
@@ -41,23 +45,23 @@ pub fn config(sender: &str, target: &str, role: Role) -> SessionConfig {
     c
 }
 
-/// The router's two sessions, for their callbacks: both queue while logged
-/// out (a forward to a venue that is down is stored and resent after its
-/// Logon).
+/// The router's sessions, for their callbacks (the client's first, then
+/// the venues'): all queue while logged out (a forward to a venue that is
+/// down is stored and resent after its Logon).
 #[derive(Debug)]
 struct RouterPeers {
-    counters: [Arc<SessionCounters>; 2],
+    names: Vec<String>,
+    counters: Vec<Arc<SessionCounters>>,
 }
 
 impl Peers for RouterPeers {
     fn find(&self, to: &To<'_>) -> Option<PeerStatus> {
         let i = match to {
-            To::Id(id) if id.to_string() == UP => 0,
-            To::Id(id) if id.to_string() == DOWN => 1,
-            To::Ref(r) if r.index() < 2 && r.generation() == 1 => r.index() as usize,
-            _ => return None,
+            To::Id(id) => self.names.iter().position(|n| *n == id.to_string())?,
+            To::Ref(r) if r.generation() == 1 => r.index() as usize,
+            To::Ref(_) => return None,
         };
-        let c = &self.counters[i];
+        let c = self.counters.get(i)?;
         Some(PeerStatus {
             reference: SessionRef::new(i as u32, 1),
             state: c.state(),
@@ -69,11 +73,11 @@ impl Peers for RouterPeers {
     }
 }
 
-/// The router's application on one session: an order (from the client) or
-/// an execution report (from the venue) goes on to the other session.
+/// The router's application on one session: an order (from the client)
+/// goes on to every venue, an execution report (from a venue) to the client.
 #[derive(Debug)]
 pub struct RouterApp {
-    to: SessionId,
+    to: Vec<SessionId>,
     /// Forwards the callback could not send (each a violation).
     pub refused: Vec<String>,
 }
@@ -91,31 +95,33 @@ impl Application for RouterApp {
         }
         let id = msg.get(11).unwrap_or(b"?");
         let text = msg.get(58);
-        let sent = out.send_to(&self.to, msg_type, |m| {
-            m.str(11, id);
-            if let Some(t) = text {
-                m.str(58, t);
+        for to in &self.to {
+            let sent = out.send_to(to, msg_type, |m| {
+                m.str(11, id);
+                if let Some(t) = text {
+                    m.str(58, t);
+                }
+            });
+            if let Err(e) = sent {
+                self.refused.push(format!(
+                    "forward of {} {} to {to} refused: {e}",
+                    String::from_utf8_lossy(msg_type),
+                    String::from_utf8_lossy(id)
+                ));
             }
-        });
-        if let Err(e) = sent {
-            self.refused.push(format!(
-                "forward of {} {} refused: {e}",
-                String::from_utf8_lossy(msg_type),
-                String::from_utf8_lossy(id)
-            ));
         }
         Ok(())
     }
 }
 
 /// What recovery must give back: each session's numbers and how many
-/// messages it holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// messages it holds (admin messages included).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     /// `GW->CLIENT`: next sender, next target, messages.
     pub up: (u64, u64, usize),
-    /// `GW->VENUE`: next sender, next target, messages.
-    pub down: (u64, u64, usize),
+    /// `GW->VENUEk`, by `k` - 1: next sender, next target, messages.
+    pub downs: Vec<(u64, u64, usize)>,
 }
 
 /// The router node.
@@ -126,10 +132,10 @@ pub struct Router {
     pub up: Session<JournalStore>,
     /// Its application.
     pub up_app: RouterApp,
-    /// `GW->VENUE`.
-    pub down: Session<JournalStore>,
-    /// Its application.
-    pub down_app: RouterApp,
+    /// `GW->VENUEk`, by `k` - 1.
+    pub downs: Vec<Session<JournalStore>>,
+    /// Their applications.
+    pub down_apps: Vec<RouterApp>,
     /// What the last turn written left durable.
     durable: Snapshot,
 }
@@ -145,34 +151,44 @@ fn journal_config() -> JournalConfig {
 }
 
 impl Router {
-    /// Opens (or makes) the router's journal in `dir` and its two sessions
-    /// on it.
+    /// Opens (or makes) the router's journal in `dir` and its sessions on
+    /// it: the client's and `venues` venues'.
     ///
     /// # Errors
     ///
     /// The journal refused to open (damage) or could not be read.
-    pub fn open(dir: &Path, now: Nanos) -> Result<Router, StoreError> {
+    pub fn open(dir: &Path, venues: usize, now: Nanos) -> Result<Router, StoreError> {
         let journal = EngineJournal::open(dir, journal_config(), now)?;
         journal.set_deferred(true);
         let up_store = journal.session(UP, now)?;
-        let down_store = journal.session(DOWN, now)?;
         let mut up = Session::new(config("GW", "CLIENT", Role::Acceptor), up_store, now);
-        let mut down = Session::new(config("GW", "VENUE", Role::Initiator), down_store, now);
+        let mut downs = Vec::with_capacity(venues);
+        for k in 1..=venues {
+            let cfg = config("GW", &venue(k), Role::Initiator);
+            let store = journal.session(&cfg.id.to_string(), now)?;
+            downs.push(Session::new(cfg, store, now));
+        }
+        let all = std::iter::once(&up).chain(&downs);
         let peers: Arc<dyn Peers> = Arc::new(RouterPeers {
-            counters: [up.counters().clone(), down.counters().clone()],
+            names: all.clone().map(|s| s.id().to_string()).collect(),
+            counters: all.map(|s| s.counters().clone()).collect(),
         });
         up.set_peers(Some(peers.clone()));
-        down.set_peers(Some(peers));
         let mut up_app = RouterApp {
-            to: down.id().clone(),
-            refused: Vec::new(),
-        };
-        let mut down_app = RouterApp {
-            to: up.id().clone(),
+            to: downs.iter().map(|d| d.id().clone()).collect(),
             refused: Vec::new(),
         };
         up.create(&mut up_app);
-        down.create(&mut down_app);
+        let mut down_apps = Vec::with_capacity(venues);
+        for d in &mut downs {
+            d.set_peers(Some(peers.clone()));
+            let mut app = RouterApp {
+                to: vec![up.id().clone()],
+                refused: Vec::new(),
+            };
+            d.create(&mut app);
+            down_apps.push(app);
+        }
         // A new journal's sessions are named in its first turn.
         journal.write_turn()?;
         let mut r = Router {
@@ -180,11 +196,11 @@ impl Router {
             journal,
             up,
             up_app,
-            down,
-            down_app,
+            downs,
+            down_apps,
             durable: Snapshot {
                 up: (1, 1, 0),
-                down: (1, 1, 0),
+                downs: Vec::new(),
             },
         };
         r.durable = r.snapshot();
@@ -203,15 +219,27 @@ impl Router {
         };
         Snapshot {
             up: of(&self.up),
-            down: of(&self.down),
+            downs: self.downs.iter().map(of).collect(),
         }
     }
 
     /// Hands what either session's callbacks sent on the other to it, as
     /// the engine does after every call into a session.
     pub fn forwards(&mut self, now: Nanos) {
-        hand_over(&mut self.up, &mut self.down, &mut self.down_app, now);
-        hand_over(&mut self.down, &mut self.up, &mut self.up_app, now);
+        let (up, up_app) = (&mut self.up, &mut self.up_app);
+        let (downs, down_apps) = (&mut self.downs, &mut self.down_apps);
+        if up.has_forwards() {
+            // To the venue the reference names (its index - 1).
+            up.take_forwards(&mut |f| {
+                let k = f.to.index() as usize - 1;
+                hand_over(&mut downs[k], &mut down_apps[k], f, now);
+            });
+        }
+        for d in downs.iter_mut() {
+            if d.has_forwards() {
+                d.take_forwards(&mut |f| hand_over(up, up_app, f, now));
+            }
+        }
     }
 
     /// Commits both sessions (staged in the journal).
@@ -220,9 +248,11 @@ impl Router {
     ///
     /// A session's store failed (the session raised `StoreFailed`).
     pub fn commit(&mut self) -> Result<(), StoreError> {
-        let a = self.up.commit();
-        let b = self.down.commit();
-        a.and(b)
+        let mut r = self.up.commit();
+        for d in &mut self.downs {
+            r = r.and(d.commit());
+        }
+        r
     }
 
     /// Commits both sessions and writes the turn: afterwards what they
@@ -252,7 +282,7 @@ impl Router {
         tear: JournalTear,
         now: Nanos,
     ) -> Result<Crashed, String> {
-        let before = self.durable;
+        let before = self.durable.clone();
         if point >= CrashPoint::Staged {
             self.commit().map_err(|e| format!("commit: {e}"))?;
         }
@@ -260,7 +290,7 @@ impl Router {
         // what follows it (records written ahead, or the turn being
         // written) is what the tear may damage.
         let durable_end = self.journal.position().offset;
-        let mut after = before;
+        let mut after = before.clone();
         if point >= CrashPoint::InWrite {
             self.journal
                 .write_turn()
@@ -279,38 +309,30 @@ impl Router {
             CrashPoint::InWrite if intact => after,
             _ => before,
         };
-        let fresh = Router::open(&self.dir, now).map_err(|e| format!("reopen: {e}"))?;
+        let venues = self.downs.len();
+        let fresh = Router::open(&self.dir, venues, now).map_err(|e| format!("reopen: {e}"))?;
         *self = fresh;
         Ok(Crashed {
             expected,
-            got: self.durable,
+            got: self.durable.clone(),
             turn_kept: whole || (point == CrashPoint::InWrite && intact),
         })
     }
 }
 
-/// Hands what `from`'s callbacks sent to `to`, through `to`'s `to_app`.
-fn hand_over(
-    from: &mut Session<JournalStore>,
-    to: &mut Session<JournalStore>,
-    app: &mut RouterApp,
-    now: Nanos,
-) {
-    if !from.has_forwards() {
-        return;
-    }
-    from.take_forwards(&mut |f| {
-        let sent = to.send_with_header(now, app, f.msg_type, f.header, |m| {
-            m.raw(f.body);
-        });
-        if let Err(e) = sent {
-            app.refused.push(format!("a forward was not sent: {e}"));
-        }
+/// Hands a forward to its destination `to`, through `to`'s `to_app`.
+fn hand_over(to: &mut Session<JournalStore>, app: &mut RouterApp, f: Forward<'_>, now: Nanos) {
+    let sent = to.send_with_header(now, app, f.msg_type, f.header, |m| {
+        m.raw(f.body);
     });
+    if let Err(e) = sent {
+        app.refused
+            .push(format!("a forward to {} was not sent: {e}", to.id()));
+    }
 }
 
 /// What a crash left.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Crashed {
     /// What recovery had to give back.
     pub expected: Snapshot,
