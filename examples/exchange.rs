@@ -5,6 +5,9 @@
 //! ```text
 //! cargo run -p peregrine-examples --example exchange -- examples/exchange.cfg
 //! ```
+//!
+//! `peregrine bench gateway` (BENCHMARKS.md §8) compiles this file in as its
+//! exchange: keep `Exchange` public.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -12,6 +12,10 @@
 //!
 //! The exchange's ClOrdIDs are the client's with its CompID before them
 //! (`C1:ORD-7`), so the router keeps no map that a crash could lose.
+//!
+//! Routing an order allocates nothing once warm. `peregrine bench gateway`
+//! (BENCHMARKS.md §8) compiles this file in and runs `Router::default()`
+//! against the same router on QuickFIX/J: keep `Router` public with `Default`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
