@@ -31,6 +31,10 @@ pub(super) enum HeaderValue<'a> {
 /// message re-sent keeps all of its own.
 pub(super) const MAX_HEADER: usize = Outbox::MAX_HEADER_FIELDS + 8;
 
+/// The outbound buffer's first capacity: a message or two (it doubles from there),
+/// so that a connection's first messages do not grow it one at a time.
+const FIRST_CAPACITY: usize = 1024;
+
 /// Encodes messages into the outbound buffer.
 pub(super) struct Writer {
     /// Grows to the largest message written (from 1 KiB), given back when a
@@ -164,7 +168,9 @@ impl Writer {
             // Doubling, but never past the outbound ceiling; past it, by exactly
             // this message (the caller takes it back out), so the buffer stays
             // near its bound.
-            let doubled = (2 * self.buffer.capacity()).min(self.ceiling);
+            let doubled = (2 * self.buffer.capacity())
+                .max(FIRST_CAPACITY)
+                .min(self.ceiling);
             self.buffer.reserve_exact(need.max(doubled) - start);
         }
         self.buffer.extend_from_slice(bytes);
