@@ -381,15 +381,7 @@ impl<S: MessageStore> Core<S> {
                 self.notify(app, &AppEvent::RejectReceived(reject_info(msg)));
             }
             self.flush_events(app);
-            let next_seq = self.outgoing.store.next_sender_seq();
-            let now = self.now();
-            let result = app.from_app(
-                msg,
-                &self.config.id,
-                &mut self
-                    .callback_sends
-                    .outbox(next_seq, now, &self.config.id, true),
-            );
+            let result = self.with_outbox(true, |id, out| app.from_app(msg, id, out));
             self.send_kept(app);
             match result {
                 Ok(()) => self.incr_target(),

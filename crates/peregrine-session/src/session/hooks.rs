@@ -5,7 +5,8 @@
 use peregrine_codec::{MessageEncoder, MessageView};
 use peregrine_store::MessageStore;
 
-use crate::app::{AddedFields, Application, OutgoingMessage, RejectLogon, SendError};
+use crate::app::{AddedFields, Application, Outbox, OutgoingMessage, RejectLogon, SendError};
+use crate::config::SessionId;
 
 use super::core::Core;
 use super::events::AppEvent;
@@ -58,21 +59,8 @@ impl<S: MessageStore> Core<S> {
     /// event may come in the middle of the session's own work.
     fn deliver(&mut self, app: &mut dyn Application, event: &AppEvent<'_>) {
         self.outgoing.counters.on_event(event);
-        let (next_seq, now, own_ok) = (
-            self.outgoing.store.next_sender_seq(),
-            self.now(),
-            self.own_sends_ok(),
-        );
-        let Core {
-            callback_sends,
-            config,
-            ..
-        } = self;
-        app.on_event(
-            &config.id,
-            event,
-            &mut callback_sends.outbox(next_seq, now, &config.id, own_ok),
-        );
+        let own_ok = self.own_sends_ok();
+        self.with_outbox(own_ok, |id, out| app.on_event(id, event, out));
     }
 
     /// [`Application::from_admin`], in order with the events; what it sends
@@ -83,18 +71,24 @@ impl<S: MessageStore> Core<S> {
         app: &mut dyn Application,
     ) -> Result<(), RejectLogon> {
         self.flush_events(app);
-        let (next_seq, now, own_ok) = (
-            self.outgoing.store.next_sender_seq(),
-            self.now(),
-            self.own_sends_ok(),
-        );
+        let own_ok = self.own_sends_ok();
+        self.with_outbox(own_ok, |id, out| app.from_admin(msg, id, out))
+    }
+
+    /// Runs a callback of this session with its outbox: `own_ok` says
+    /// whether it may send on the session itself now.
+    pub(super) fn with_outbox<R>(
+        &mut self,
+        own_ok: bool,
+        callback: impl FnOnce(&SessionId, &mut Outbox<'_>) -> R,
+    ) -> R {
+        let (next_seq, now) = (self.outgoing.store.next_sender_seq(), self.now());
         let Core {
             callback_sends,
             config,
             ..
         } = self;
-        app.from_admin(
-            msg,
+        callback(
             &config.id,
             &mut callback_sends.outbox(next_seq, now, &config.id, own_ok),
         )

@@ -261,14 +261,7 @@ impl<S: MessageStore> Core<S> {
             self.incr_target();
         }
         self.flush_events(app);
-        let next_seq = self.outgoing.store.next_sender_seq();
-        let now = self.now();
-        app.on_logon(
-            &self.config.id,
-            &mut self
-                .callback_sends
-                .outbox(next_seq, now, &self.config.id, true),
-        );
+        self.with_outbox(true, |id, out| app.on_logon(id, out));
         self.send_kept(app);
     }
 }

@@ -279,6 +279,7 @@ impl<S: MessageStore> Session<S> {
     ///         let venue = matches!(to, To::Id(id) if id.target_comp_id == "VENUE");
     ///         venue.then_some(PeerStatus {
     ///             reference: SessionRef::new(1, 1),
+    ///             state: peregrine_session::SessionState::LoggedOn,
     ///             logged_on: true,
     ///             queue_while_logged_out: true,
     ///             next_sender_seq: 1,
