@@ -9,9 +9,8 @@
 //! `peregrine bench gateway` (BENCHMARKS.md §8) compiles this file in as its
 //! exchange: keep `Exchange` public.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use peregrine_engine::codec::MessageView;
 use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
@@ -81,9 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .stop_flag(stop.clone())
         .start(|_session| Exchange)?;
     println!("exchange listening on {:?}", exchange.listener_addrs());
-    while !stop.load(Ordering::Relaxed) && !exchange.is_finished() {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    exchange.stop()?;
+    // Until SIGINT or SIGTERM: then every session logs out.
+    exchange.wait()?;
     Ok(())
 }

@@ -17,9 +17,8 @@
 //! (BENCHMARKS.md §8) compiles this file in and runs `Router::default()`
 //! against the same router on QuickFIX/J: keep `Router` public with `Default`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use peregrine_engine::codec::{MessageEncoder, MessageView};
 use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
@@ -166,9 +165,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .stop_flag(stop.clone())
         .start(|_session| Router::default())?;
     println!("router listening on {:?}", router.listener_addrs());
-    while !stop.load(Ordering::Relaxed) && !router.is_finished() {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    router.stop()?;
+    // Until SIGINT or SIGTERM: then every session logs out.
+    router.wait()?;
     Ok(())
 }

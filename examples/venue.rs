@@ -7,9 +7,8 @@
 //!
 //! It stops on SIGINT or SIGTERM (logging every session out).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use peregrine_engine::codec::MessageView;
 use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
@@ -86,10 +85,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .stop_flag(stop.clone())
         .start(|_session| Venue)?;
     println!("venue listening on {:?}", venue.listener_addrs());
-    while !stop.load(Ordering::Relaxed) && !venue.is_finished() {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    venue.stop()?;
+    // Until SIGINT or SIGTERM: then every session logs out.
+    venue.wait()?;
     println!("venue stopped");
     Ok(())
 }

@@ -766,4 +766,37 @@ impl<A: Application + Send + 'static> RunningEngine<A> {
         self.handle.stop();
         self.runner.join()
     }
+
+    /// Waits for the engine to stop by itself — its stop flag set
+    /// ([`EngineBuilder::stop_flag`], e.g. by a signal handler), a
+    /// [`Command::Stop`](crate::Command) from the admin interface, or a
+    /// failure — with no polling, and gives it back as [`stop`](Self::stop)
+    /// does. What a program's `main` does once its engine is started.
+    ///
+    /// ```no_run
+    /// use std::sync::{atomic::AtomicBool, Arc};
+    /// use peregrine_engine::EngineBuilder;
+    /// use peregrine_session::EchoApp;
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let stop = Arc::new(AtomicBool::new(false));
+    /// // signal_hook::flag::register(SIGTERM, stop.clone())?;
+    /// let venue = EngineBuilder::load("venue.cfg")?
+    ///     .stop_flag(stop)
+    ///     .start(|_| EchoApp::new(None))?;
+    /// venue.wait()?; // logs every session out once the flag is set
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`stop`](Self::stop).
+    ///
+    /// # Panics
+    ///
+    /// If the engine's thread panicked, the panic carries on here.
+    pub fn wait(self) -> io::Result<AppEngine<A>> {
+        let (engine, result) = self.runner.join();
+        result.map(|()| engine)
+    }
 }

@@ -167,3 +167,31 @@ fn a_session_scheduled_in_new_york_starts_and_logs_on() {
         "the initiator logged on inside the New York window"
     );
 }
+
+#[test]
+fn wait_returns_once_the_stop_flag_is_set_and_not_before() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+               SocketAcceptAddress=127.0.0.1\nUseDataDictionary=N\n\
+               [SESSION]\nBeginString=FIX.4.4\nSenderCompID=VENUE\nTargetCompID=CLIENT\n";
+    let stop = Arc::new(AtomicBool::new(false));
+    let venue = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .stop_flag(stop.clone())
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let setter = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            stop.store(true, Ordering::Relaxed);
+        })
+    };
+    let started = std::time::Instant::now();
+    let engine = venue.wait().unwrap();
+    let waited = started.elapsed();
+    assert!(stop.load(Ordering::Relaxed), "returned before the flag was set");
+    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    assert!(engine.application("FIX.4.4:VENUE->CLIENT").is_some());
+    setter.join().unwrap();
+}
