@@ -344,9 +344,6 @@ impl<S: MessageStore> Session<S> {
         self.tick(now);
         self.rx.clear();
         let core = &mut self.core;
-        // Room for the events of a connection's calls, made once it has one.
-        core.events.reserve(32);
-        core.app_events.reserve(16);
         core.clear_outbound();
         core.queue.clear();
         core.logout = None;
