@@ -55,6 +55,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crossbeam_queue::ArrayQueue;
+use peregrine_agent::{Backoff, IdleStrategy};
 use peregrine_codec::{EncodeBuffer, MessageEncoder};
 
 /// Messages that may wait for the engine by default.
@@ -125,6 +126,14 @@ pub(crate) struct QueuedSend {
 }
 
 impl QueuedSend {
+    /// Writes the body into the slot's buffer through its encoder.
+    fn encode(&mut self, msg_type: &[u8], body: impl FnOnce(&mut MessageEncoder<'_>)) {
+        let mut enc = self.encoder.start(b"", msg_type);
+        body(&mut enc);
+        self.body.clear();
+        self.body.extend_from_slice(enc.fields());
+    }
+
     fn new() -> Box<QueuedSend> {
         Box::new(QueuedSend {
             session: SessionRef::new(0, 0),
@@ -288,13 +297,57 @@ impl Sender {
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<(), SubmitError> {
         let mut queued = self.prepare(session, msg_type)?;
-        {
-            let queued = &mut *queued;
-            let mut enc = queued.encoder.start(b"", msg_type);
-            body(&mut enc);
-            queued.body.clear();
-            queued.body.extend_from_slice(enc.fields());
-        }
+        queued.encode(msg_type, body);
+        self.queue.submit(queued)
+    }
+
+    /// [`send`](Self::send), waiting up to `timeout` for room when the queue
+    /// is full (the engine behind): the retry loop a producer would write
+    /// around [`SubmitError::QueueFull`], backing off as Agrona does (spin,
+    /// yield, then park up to 100 µs, [`Backoff`]). `body` runs once, when a
+    /// slot is free.
+    ///
+    /// # Errors
+    ///
+    /// [`SubmitError::QueueFull`] when no room came within `timeout`; the
+    /// others as [`send`](Self::send), at once.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use peregrine_engine::{EngineBuilder, SubmitError};
+    /// use peregrine_session::EchoApp;
+    ///
+    /// let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+    ///            SocketAcceptAddress=127.0.0.1\nUseDataDictionary=N\n\
+    ///            [SESSION]\nBeginString=FIX.4.4\nSenderCompID=VENUE\nTargetCompID=CLIENT\n";
+    /// let venue = EngineBuilder::parse(cfg, "venue.cfg")?.start(|_| EchoApp::new(None))?;
+    /// let session = venue.session_ref("FIX.4.4:VENUE->CLIENT").unwrap();
+    /// // Not logged on: the engine takes it (and stores it for after the Logon).
+    /// venue.sender().send_timeout(session, b"B", Duration::from_millis(100), |m| {
+    ///     m.str(148, b"market opens at 09:30");
+    /// })?;
+    /// venue.stop()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn send_timeout(
+        &self,
+        session: SessionRef,
+        msg_type: &[u8],
+        timeout: std::time::Duration,
+        body: impl FnOnce(&mut MessageEncoder<'_>),
+    ) -> Result<(), SubmitError> {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut backoff = Backoff::with_max_park(std::time::Duration::from_micros(100));
+        let mut queued = loop {
+            match self.prepare(session, msg_type) {
+                Err(SubmitError::QueueFull) if std::time::Instant::now() < deadline => {
+                    backoff.idle(0);
+                }
+                other => break other?,
+            }
+        };
+        queued.encode(msg_type, body);
+        // Holding a slot, there is room: the queue holds as many as there are slots.
         self.queue.submit(queued)
     }
 

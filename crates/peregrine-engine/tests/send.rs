@@ -388,3 +388,51 @@ fn a_stopped_engine_refuses_messages() {
     );
     drop(engine);
 }
+
+#[test]
+fn send_timeout_waits_for_room_and_gives_up_at_its_deadline() {
+    let mut engine = EngineBuilder::parse(&client_cfg(1, ""), "client.cfg")
+        .unwrap()
+        .options(EngineOptions {
+            send_queue: 2,
+            idle: Idle::busy_spin(),
+            ..EngineOptions::default()
+        })
+        .build(|_| Client::default())
+        .unwrap();
+    let sender = engine.sender();
+    let session = engine.session_ref(CLIENT).unwrap();
+    let order = |m: &mut peregrine_codec::MessageEncoder<'_>| {
+        m.str(11, b"X");
+    };
+    for _ in 0..2 {
+        sender.send(session, b"D", order).unwrap();
+    }
+    // Full, and nobody turns the engine: it gives up at its deadline.
+    let started = Instant::now();
+    let late = sender.send_timeout(session, b"D", Duration::from_millis(50), order);
+    assert_eq!(late, Err(SubmitError::QueueFull));
+    assert!(started.elapsed() >= Duration::from_millis(50));
+    // Full, and the engine turns 100 ms later: it waits, then queues.
+    let producer = {
+        let sender = sender.clone();
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            let sent = sender.send_timeout(session, b"D", Duration::from_secs(10), |m| {
+                m.str(11, b"Y");
+            });
+            (sent, started.elapsed())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    engine.turn().unwrap();
+    let (sent, waited) = producer.join().unwrap();
+    assert_eq!(sent, Ok(()));
+    assert!(waited >= Duration::from_millis(90), "{waited:?}");
+    assert_eq!(sender.queued(), 1, "the waiting message was queued");
+    // A bad MsgType is refused at once, not waited on.
+    assert_eq!(
+        sender.send_timeout(session, b"", Duration::from_secs(10), order),
+        Err(SubmitError::BadMsgType)
+    );
+}
