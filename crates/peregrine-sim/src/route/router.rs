@@ -298,12 +298,14 @@ impl Router {
             after = self.snapshot();
         }
         let path = self.journal.path();
+        let written_end = self.journal.position().offset;
         let (from, whole) = match point {
             // The turn's write returned: only later bytes may be torn (none).
-            CrashPoint::Written => (self.journal.position().offset, true),
+            CrashPoint::Written => (written_end, true),
             _ => (durable_end, false),
         };
-        let intact = tear_journal(&path, from, tear).map_err(|e| format!("tear: {e}"))?;
+        let intact =
+            tear_journal(&path, from, written_end, tear).map_err(|e| format!("tear: {e}"))?;
         let expected = match point {
             CrashPoint::Written => after,
             CrashPoint::InWrite if intact => after,
@@ -311,7 +313,17 @@ impl Router {
         };
         let venues = self.downs.len();
         let fresh = Router::open(&self.dir, venues, now).map_err(|e| format!("reopen: {e}"))?;
+        // The dead process's views are dropped only now, and a view's drop
+        // stages its numbers (written ahead when the buffer is full): bytes
+        // a killed process never writes. They land past what the new
+        // journal recovered, which has written nothing yet: cut them.
         *self = fresh;
+        let end = self.journal.position().offset;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_len(end))
+            .map_err(|e| format!("cut what the dead process wrote: {e}"))?;
         Ok(Crashed {
             expected,
             got: self.durable.clone(),
@@ -345,9 +357,9 @@ pub struct Crashed {
 /// Damages the journal from byte `from` on, as a crash in the middle of a
 /// write leaves it: a prefix of it kept and garbage after, or its pages
 /// written out of order (a span inside it wrong, the rest there). Returns
-/// whether the bytes that were there before survive unchanged. Only the
+/// whether the bytes from `from` to `until` survive unchanged. Only the
 /// bytes from `from` on are read and written (the journal is long).
-fn tear_journal(path: &Path, from: u64, tear: JournalTear) -> std::io::Result<bool> {
+fn tear_journal(path: &Path, from: u64, until: u64, tear: JournalTear) -> std::io::Result<bool> {
     use std::io::{Read, Seek, SeekFrom, Write};
     let mut f = std::fs::OpenOptions::new()
         .read(true)
@@ -379,5 +391,6 @@ fn tear_journal(path: &Path, from: u64, tear: JournalTear) -> std::io::Result<bo
     f.set_len(from)?;
     f.seek(SeekFrom::Start(from))?;
     f.write_all(&bytes)?;
-    Ok(bytes.len() >= original.len() && bytes[..original.len()] == original[..])
+    let n = (until.saturating_sub(from) as usize).min(original.len());
+    Ok(bytes.len() >= n && bytes[..n] == original[..n])
 }
