@@ -190,7 +190,10 @@ fn wait_returns_once_the_stop_flag_is_set_and_not_before() {
     let started = std::time::Instant::now();
     let engine = venue.wait().unwrap();
     let waited = started.elapsed();
-    assert!(stop.load(Ordering::Relaxed), "returned before the flag was set");
+    assert!(
+        stop.load(Ordering::Relaxed),
+        "returned before the flag was set"
+    );
     assert!(waited >= Duration::from_millis(250), "{waited:?}");
     assert!(engine.application("FIX.4.4:VENUE->CLIENT").is_some());
     setter.join().unwrap();

@@ -212,3 +212,43 @@ fn every_session_of_an_engine_journal_names_one_directory() {
         "{e}"
     );
 }
+
+#[test]
+fn timers_that_fire_together_are_one_journal_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut gw = gateway(dir.path(), "Y");
+    let port = gw.listener_addrs()[0].port();
+    let received = Arc::new(AtomicUsize::new(0));
+    // HeartBtInt=1: the gateway's three sessions send a Heartbeat each second
+    // (and TestRequests once the clients go quiet), all due together.
+    let cfg = clients_cfg(port).replace(
+        "UseDataDictionary=N\n",
+        "UseDataDictionary=N\nHeartBtInt=1\n",
+    );
+    let mut clients = engine_with(
+        &cfg,
+        &dir.path().join("c.cfg"),
+        options(Idle::default(), false),
+        StoreKind::Memory,
+        &mut |_| Box::new(Count(received.clone())),
+    );
+    turn_until(&mut gw, &mut clients, "three logons", |g, c| {
+        g.sessions().iter().all(|s| s.logged_on) && c.sessions().iter().all(|s| s.logged_on)
+    });
+    let sent =
+        |gw: &AppEngine<EchoApp>| -> u64 { gw.sessions().iter().map(|s| s.next_sender_seq).sum() };
+    let (sent_before, before) = (sent(&gw), gw.journals()[0].stats());
+    // Only the gateway turns: what it sends now, its timers send.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(2500) {
+        gw.turn().unwrap();
+    }
+    let (messages, after) = (sent(&gw) - sent_before, gw.journals()[0].stats());
+    let writes = after.writes - before.writes;
+    assert!(messages >= 3, "the timers sent {messages}");
+    assert!(
+        writes * 2 <= messages,
+        "{writes} journal writes for {messages} messages sent by timers due together \
+         (one write per session's timer before)"
+    );
+}

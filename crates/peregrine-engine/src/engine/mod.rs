@@ -202,6 +202,9 @@ pub struct Engine<D: SessionDriver> {
     journals: Vec<peregrine_store::EngineJournal>,
     /// Sessions that had input this turn and have not written their output.
     touched: Vec<SessionKey>,
+    /// Sessions whose timers fired in this housekeeping pass: with a journal
+    /// they commit together, one write (timers.rs). Reused.
+    fired: Vec<SessionKey>,
     /// A journal write failed: no session output leaves any more.
     journal_failed: bool,
     /// A descriptor held in reserve: when `accept` fails because the process is
@@ -285,6 +288,7 @@ impl<D: SessionDriver> Engine<D> {
             forwards: forward::Forwards::default(),
             journals: Vec::new(),
             touched: Vec::new(),
+            fired: Vec::new(),
             journal_failed: false,
             polls: 0,
             direct_turns: 0,

@@ -77,6 +77,7 @@ impl<D: SessionDriver> Engine<D> {
     pub(super) fn timers(&mut self) -> bool {
         let now = now_nanos();
         let mut work = false;
+        let mut fired = std::mem::take(&mut self.fired);
         for id in self.sessions.key_space() {
             if !self.sessions.contains(id) {
                 continue;
@@ -88,8 +89,15 @@ impl<D: SessionDriver> Engine<D> {
             {
                 self.sessions[id].driver.on_timer(now);
                 work = true;
+                if self.batches() {
+                    // Heartbeats come due together: one journal write for
+                    // all of them, after this pass.
+                    fired.push(id);
+                }
             }
-            self.service(id, now);
+            if fired.last() != Some(&id) {
+                self.service(id, now);
+            }
             let s = &mut self.sessions[id];
             if s.next_store_sync.is_some_and(|d| d <= now) {
                 let interval = s.driver.store_sync_interval().unwrap_or(SEC);
@@ -109,6 +117,8 @@ impl<D: SessionDriver> Engine<D> {
                 work = true;
             }
         }
+        self.service_fired(&mut fired, now);
+        self.fired = fired;
         for l in (0..self.listeners.len()).map(ListenerKey) {
             if self.listeners[l.0].retry_at.is_some_and(|r| r <= now) {
                 self.accept_all(l);
@@ -140,5 +150,27 @@ impl<D: SessionDriver> Engine<D> {
             work = true;
         }
         work
+    }
+
+    /// The sessions whose timers fired this pass commit together: what they
+    /// sent on others first, then every one commits, the journal is written
+    /// once (one fsync by policy), then each writes its output.
+    fn service_fired(&mut self, fired: &mut Vec<SessionKey>, now: Nanos) {
+        if fired.is_empty() {
+            return;
+        }
+        for &id in fired.iter() {
+            if self.sessions.contains(id) {
+                self.deliver_forwards(id, now);
+                self.sessions[id].driver.commit();
+            }
+        }
+        self.write_journals();
+        for &id in fired.iter() {
+            if self.sessions.contains(id) {
+                self.service(id, now);
+            }
+        }
+        fired.clear();
     }
 }
