@@ -29,6 +29,8 @@ pub const SUITES: &[&str] = &[
     "lastseqnumprocessed",
     "nextexpectedseqnum",
     "timestamps",
+    "rejectGarbledMessages",
+    "validateChecksum",
 ];
 
 /// The FIX versions of the acceptance data, in order.

@@ -323,6 +323,8 @@ fn the_repository_carries_quickfixjs_scripts_and_their_licence() {
     for name in [
         "server/fix50/LogonUnknownDefaultApplVerID.def",
         "timestamps/fix44/QFJ921_HigherResolutionTimestamps.def",
+        "rejectGarbledMessages/fix50/QFJ950-RejectGarbledMessages.def",
+        "validateChecksum/fix50/QFJ973-ProcessMessageWithInvalidChecksum.def",
     ] {
         assert!(scripts.contains(&name.to_string()), "{name} in {scripts:?}");
     }

@@ -190,6 +190,8 @@ pub fn session_config(
     c.max_outbound_bytes = s.slow_consumer_hard_limit;
     c.resend_request_timeout_secs = s.resend_request_timeout;
     c.send_redundant_resend_requests = s.send_redundant_resend_requests;
+    c.validate_checksum = s.validate_checksum;
+    c.reject_garbled_message = s.reject_garbled_message;
     c.queue_while_logged_out = s.queue_while_logged_out;
     c
 }

@@ -556,6 +556,39 @@ fn non_stop_session_and_validate_length_and_checksum() {
 }
 
 #[test]
+fn validate_checksum_and_reject_garbled_message_reach_the_session_config() {
+    use peregrine_engine::fix::session_config;
+    // QuickFIX/J's defaults: checked, dropped.
+    let s = parse(&format!("{BASE}[SESSION]\nBeginString=FIX.4.4\n")).unwrap();
+    let c = session_config(&s.sessions[0], None);
+    assert!(c.validate_checksum && !c.reject_garbled_message);
+    let s = parse(&format!(
+        "{BASE}ValidateChecksum=N\n[SESSION]\nBeginString=FIX.4.4\n\
+         [SESSION]\nBeginString=FIX.4.2\nValidateChecksum=Y\nRejectGarbledMessage=Y\n"
+    ))
+    .unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let (a, b) = (
+        session_config(&s.sessions[0], None),
+        session_config(&s.sessions[1], None),
+    );
+    assert!(!a.validate_checksum && !a.reject_garbled_message);
+    assert!(b.validate_checksum && b.reject_garbled_message);
+    // The pair QuickFIX/J refuses, named where RejectGarbledMessage is set.
+    assert_eq!(
+        err(&format!(
+            "{BASE}ValidateChecksum=N\n[SESSION]\nBeginString=FIX.4.4\nRejectGarbledMessage=Y\n"
+        )),
+        "dir/fix44.cfg:8: RejectGarbledMessage: Y with ValidateChecksum=N is not possible: a message \
+         with a wrong CheckSum cannot be both rejected and processed (QuickFIX/J refuses the pair too)"
+    );
+    assert!(err(&format!(
+        "{BASE}RejectGarbledMessage=maybe\n[SESSION]\nBeginString=FIX.4.4\n"
+    ))
+    .starts_with("dir/fix44.cfg:5: RejectGarbledMessage: "));
+}
+
+#[test]
 fn the_unsupported_table_holds_the_quickfix_keys_and_none_peregrine_implements() {
     use peregrine_engine::config::{unsupported, Effect, KNOWN_KEYS, UNSUPPORTED_KEYS};
     assert!(UNSUPPORTED_KEYS.len() > 100);

@@ -288,6 +288,22 @@ pub struct SessionConfig {
     /// [`SendError::NotLoggedOn`](crate::SendError::NotLoggedOn), no sequence
     /// number used.
     pub queue_while_logged_out: bool,
+    /// `ValidateChecksum` (QuickFIX/J; default `true`): `false` accepts a
+    /// message whose CheckSum(10) value is wrong (it must still be a CheckSum
+    /// field), for a counterparty that computes it wrongly. BodyLength is
+    /// checked either way.
+    pub validate_checksum: bool,
+    /// `RejectGarbledMessage` (QuickFIX/J; default `false`): `true` answers a
+    /// garbled message of a logged-on session (a wrong CheckSum, BeginString,
+    /// BodyLength and MsgType not the first three fields, no MsgType) with a
+    /// Reject, Text(58) "Message failed basic validity check", RefSeqNum(45)
+    /// its MsgSeqNum (0 without one), RefMsgType(372) its MsgType if it has one
+    /// (FIX.4.2 on), and takes its sequence number when it is the one
+    /// expected, as QuickFIX/J does. `false` drops it without taking a number
+    /// (the gap it leaves is asked for when the next message comes). Bytes
+    /// before a BeginString are dropped either way, and a garbled message
+    /// before the Logon ends the connection either way.
+    pub reject_garbled_message: bool,
     /// Where SendingTime(52) comes from: read as each message is encoded.
     /// Default [`SessionClock::System`]; tests driving virtual time use
     /// [`SessionClock::Driver`].
@@ -334,6 +350,8 @@ impl SessionConfig {
             resend_request_timeout_secs: 60,
             send_redundant_resend_requests: false,
             queue_while_logged_out: true,
+            validate_checksum: true,
+            reject_garbled_message: false,
             clock: SessionClock::System,
         }
     }

@@ -27,7 +27,8 @@ options:
                             by the derived cfg file, else its path is appended
                             (default: \"target/release/peregrine acceptor --config {cfg} --app echo\")
   --suites a,b              server,resendreqchunksize,lastseqnumprocessed,nextexpectedseqnum,
-                            timestamps (default: all that the acceptance directory has)
+                            timestamps,rejectGarbledMessages,validateChecksum (default: all
+                            that the acceptance directory has)
   --versions v,w            fix40,fix41,fix42,fix43,fix44,fix50,fix50sp1,fix50sp2 (default: all)
   --jobs N                  acceptors run at once (default: 4)
   --filter TEXT             only scripts whose file name contains TEXT

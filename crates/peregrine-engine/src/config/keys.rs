@@ -77,6 +77,8 @@ pub const KNOWN_KEYS: &[&str] = &[
     "MaxInboundQueueBytes",
     "ResendRequestTimeout",
     "SendRedundantResendRequests",
+    "ValidateChecksum",
+    "RejectGarbledMessage",
     "QueueWhileLoggedOut",
     "FileStoreDamage",
     "SocketAcceptHost",

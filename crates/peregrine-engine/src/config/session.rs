@@ -150,6 +150,13 @@ pub struct SessionSettings {
     pub resend_request_timeout: u32,
     /// `SendRedundantResendRequests` (QuickFIX/J; default N).
     pub send_redundant_resend_requests: bool,
+    /// `ValidateChecksum` (QuickFIX/J; default Y): N accepts a message whose
+    /// CheckSum(10) value is wrong.
+    pub validate_checksum: bool,
+    /// `RejectGarbledMessage` (QuickFIX/J; default N): Y answers a garbled
+    /// message with a Reject and takes its sequence number. Not with
+    /// `ValidateChecksum=N` (QuickFIX/J refuses the pair too).
+    pub reject_garbled_message: bool,
     /// `QueueWhileLoggedOut` (ours; default Y, QuickFIX/J's behaviour): an
     /// application message sent while the session is not logged on is stored
     /// and delivered by the resend after the next Logon; N refuses it

@@ -266,6 +266,8 @@ pub(super) fn typed(
         max_inbound_queue_bytes: r.num_or("MaxInboundQueueBytes", 16usize << 20)?,
         resend_request_timeout,
         send_redundant_resend_requests: r.bool("SendRedundantResendRequests", false)?,
+        validate_checksum: r.bool("ValidateChecksum", true)?,
+        reject_garbled_message: r.bool("RejectGarbledMessage", false)?,
         queue_while_logged_out: r.bool("QueueWhileLoggedOut", true)?,
         engine_journal: r.bool("EngineJournal", true)?,
         file_store_sync,
@@ -386,6 +388,15 @@ pub(super) fn typed(
         return Err(r.err(
             e,
             "N is not supported: the session always checks BodyLength and CheckSum".into(),
+        ));
+    }
+    if s.reject_garbled_message && !s.validate_checksum {
+        let e = r.entry("RejectGarbledMessage").expect("Y only when set");
+        return Err(r.err(
+            e,
+            "Y with ValidateChecksum=N is not possible: a message with a wrong CheckSum \
+             cannot be both rejected and processed (QuickFIX/J refuses the pair too)"
+                .into(),
         ));
     }
     if s.heart_bt_int == 0 && s.connection_type == ConnectionType::Initiator {

@@ -373,25 +373,11 @@ pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
         "to skip dictionary validation set UseDataDictionary=N",
     ),
     row(
-        "ValidateChecksum",
-        QFJ,
-        SECURITY,
-        &["Y"],
-        "BodyLength and CheckSum are always checked",
-    ),
-    row(
         "RejectInvalidMessage",
         QFJ,
         SECURITY,
         &["Y"],
         "a message that fails validation is always rejected (the Validate* keys and UseDataDictionary choose what is checked)",
-    ),
-    row(
-        "RejectGarbledMessage",
-        QFJ,
-        SECURITY,
-        &["N"],
-        "a garbled message is dropped without consuming a sequence number, as QuickFIX does by default",
     ),
     row(
         "RejectMessageOnUnhandledException",

@@ -145,10 +145,14 @@ pub enum SessionEvent {
     Rejected {
         /// MsgSeqNum of the rejected message (0 when it had none).
         ref_seq: u64,
-        /// SessionRejectReason (373) or BusinessRejectReason (380).
+        /// SessionRejectReason (373) or BusinessRejectReason (380); 99 (Other)
+        /// for the Reject of a garbled message (`RejectGarbledMessage`), which
+        /// carries none.
         reason: u32,
     },
-    /// Bytes were dropped as garbled (no sequence number consumed).
+    /// Bytes were dropped as garbled (no sequence number consumed), or, with
+    /// `RejectGarbledMessage`, a garbled message was rejected (then followed
+    /// by [`SessionEvent::Rejected`]).
     Garbled,
     /// A sequence gap: we sent a ResendRequest.
     ResendRequested {

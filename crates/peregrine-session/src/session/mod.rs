@@ -418,13 +418,18 @@ impl<S: MessageStore> Session<S> {
         buf: &[u8],
         app: &mut dyn Application,
     ) -> usize {
+        // The decoder is the thread's: set this session's `ValidateChecksum`.
+        let validate_checksum = self.core.config.validate_checksum;
+        decoder.config_mut().validate_checksum = validate_checksum;
         let mut pos = 0;
         while self.core.connected() {
             match next_frame(&self.framer, &buf[pos..]) {
                 Frame::Incomplete => break,
                 Frame::Garbled { skip, reason } => {
+                    let bytes = &buf[pos..pos + skip];
                     pos += skip;
-                    self.core.on_garbled(reason == GarbledReason::NoBeginString);
+                    self.core
+                        .on_garbled(reason == GarbledReason::NoBeginString, bytes, app);
                 }
                 Frame::Message { len } => {
                     let raw = &buf[pos..pos + len];
@@ -436,7 +441,7 @@ impl<S: MessageStore> Session<S> {
                         Err(DecodeError::InvalidTag { offset }) => {
                             // QuickFIX reads a tag like `0=` or `-1=` and rejects the
                             // message with InvalidTagNumber; so do we.
-                            match without_invalid_tag(raw, offset) {
+                            match without_invalid_tag(raw, offset, validate_checksum) {
                                 Some((reject, fixed)) => {
                                     // Its CheckSum and BodyLength were checked on the
                                     // bytes as they came.
@@ -449,15 +454,15 @@ impl<S: MessageStore> Session<S> {
                                             self.core.outgoing.counters.message_received();
                                             self.core.process(&view, app, false, Some(reject))
                                         }
-                                        Err(_) => self.core.on_garbled(false),
+                                        Err(_) => self.core.on_garbled(false, raw, app),
                                     }
                                     let c = decoder.config_mut();
                                     (c.validate_checksum, c.validate_body_length) = saved;
                                 }
-                                None => self.core.on_garbled(false),
+                                None => self.core.on_garbled(false, raw, app),
                             }
                         }
-                        Err(_) => self.core.on_garbled(false),
+                        Err(_) => self.core.on_garbled(false, raw, app),
                     }
                     pos += len;
                     self.drain_queue(decoder, app);
