@@ -341,3 +341,50 @@ fn a_local_engine_refuses_templates_and_makes_no_session_while_it_runs() {
     );
     assert_eq!(engine.sessions().len(), 1);
 }
+
+/// A session that could not be added leaves nothing behind: its store (a
+/// view of the engine journal) closes, so it can be added again at once.
+#[test]
+fn a_session_refused_at_add_can_be_added_again_with_its_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nUseDataDictionary=N\nFileStorePath={}\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n",
+        dir.path().join("store").display()
+    );
+    let venue = EngineBuilder::parse(&cfg, "venue.cfg")
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let b = |address: &str| {
+        let text = format!(
+            "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+             SocketAcceptAddress={address}\nSenderCompID=VENUE\nUseDataDictionary=N\n\
+             FileStorePath={}\n[SESSION]\nBeginString=FIX.4.4\nTargetCompID=B\n",
+            dir.path().join("store").display()
+        );
+        let settings = peregrine_engine::config::Settings::parse(&text, "added.cfg".as_ref())
+            .unwrap()
+            .sessions
+            .remove(0);
+        venue
+            .handle()
+            .call(Command::AddSession(Box::new(settings)), WAIT)
+    };
+    let refused = b("127.0.0.2");
+    assert!(
+        matches!(refused, Ok(Err(CommandError::CannotAdd { .. }))),
+        "{refused:?}"
+    );
+    let added = b("127.0.0.1");
+    assert!(
+        matches!(added, Ok(Ok(Outcome::SessionAdded { .. }))),
+        "added again: {added:?}"
+    );
+    assert_eq!(
+        session_names(&venue),
+        ["FIX.4.4:VENUE->A", "FIX.4.4:VENUE->B"]
+    );
+    venue.stop().unwrap();
+}

@@ -74,6 +74,12 @@ impl EnginePeers {
         t.by_name.insert(name.to_string(), reference);
     }
 
+    /// Session `reference`'s store is no longer read (it was not added).
+    pub(crate) fn remove_store(&self, reference: SessionRef) {
+        let mut t = self.table.write().unwrap_or_else(|e| e.into_inner());
+        t.stores.remove(&reference);
+    }
+
     /// Session `reference`'s store can be read through `reader`.
     pub(crate) fn add_store(&self, reference: SessionRef, reader: StoreReader) {
         let mut t = self.table.write().unwrap_or_else(|e| e.into_inner());

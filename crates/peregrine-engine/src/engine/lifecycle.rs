@@ -94,6 +94,23 @@ impl<D: SessionDriver> Engine<D> {
         driver: D,
         reference: SessionRef,
     ) -> io::Result<SessionKey> {
+        let added = self.add_session_parts(settings, driver, reference);
+        if added.is_err() {
+            // The builder registered its store for the callbacks to read:
+            // unregistered, the store closes with the driver (a journal view
+            // goes back to its journal, so the session can be added again).
+            self.peers.remove_store(reference);
+        }
+        added
+    }
+
+    /// [`add`](Self::add), which unregisters the store when this fails.
+    fn add_session_parts(
+        &mut self,
+        settings: &SessionSettings,
+        driver: D,
+        reference: SessionRef,
+    ) -> io::Result<SessionKey> {
         let name = settings.session_name();
         let log = match (&settings.file_log_path, self.options.message_logs) {
             (Some(dir), true) => {
