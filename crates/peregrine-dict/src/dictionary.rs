@@ -617,18 +617,12 @@ impl<'a, 'input> Loader<'a, 'input> {
         for node in elements(messages_node, "message") {
             let name = self.attr(node, "name")?;
             let msg_type = self.attr(node, "msgtype")?;
+            // As QuickFIX/J reads it: `admin` is a session message, anything
+            // else (`app`, none, or a category of its own such as the
+            // `Allocation` of QuickFIX/J's FIX50.xml) an application message.
             let category = match node.attribute("msgcat") {
                 Some("admin") => MsgCategory::Admin,
-                Some("app") | None => MsgCategory::App,
-                Some(v) => {
-                    return Err(self.err(
-                        node,
-                        ErrorKind::BadValue {
-                            attribute: "msgcat",
-                            value: v.to_string(),
-                        },
-                    ))
-                }
+                _ => MsgCategory::App,
             };
             if message_by_type
                 .insert(msg_type.to_string(), messages.len())

@@ -102,7 +102,8 @@ pub struct ComponentDef {
 pub enum MsgCategory {
     /// `msgcat="admin"`: session-level message.
     Admin,
-    /// `msgcat="app"` (or absent): application message.
+    /// `msgcat="app"`, absent, or any other value (QuickFIX/J's FIX50.xml has
+    /// `msgcat="Allocation"`): application message, as QuickFIX/J reads it.
     App,
 }
 
