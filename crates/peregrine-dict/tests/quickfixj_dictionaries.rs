@@ -8,7 +8,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use peregrine_dict::{Dictionary, LoadOptions};
+mod common;
+
+use peregrine_dict::{Dictionary, LoadOptions, SessionRejectReason, ValidationSettings, Validator};
 
 /// The dictionaries in quickfixj-core 2.3.1, with whether each is a transport one.
 const SHIPPED: [(&str, bool); 12] = [
@@ -111,6 +113,27 @@ fn quickfixj_fix43_and_fix44_require_symbol_inside_instrument() {
         );
         Dictionary::from_xml_str(name, &text).unwrap();
     }
+    // An order naming its instrument by SecurityID alone: QuickFIX's FIX44 takes it,
+    // QuickFIX/J's rejects it (RequiredTagMissing, RefTagID 55).
+    let qfj = Dictionary::from_xml_str("FIX44.xml", &read_entry(&jar, "FIX44.xml")).unwrap();
+    let quickfix = Dictionary::from_file(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/dictionaries/FIX44.xml"
+    ))
+    .unwrap();
+    let order = common::wire(
+        "8=FIX.4.4|35=D|34=2|49=TW|52=20240115-10:30:00.123|56=ISLD|11=A|48=US5949181045|\
+         22=4|54=1|60=20240115-10:30:00.123|38=100|40=1|",
+    );
+    let mut decoder = common::decoder();
+    let msg = decoder.decode(&order).unwrap();
+    let settings = ValidationSettings::default();
+    assert_eq!(Validator::new(&quickfix, settings).validate(&msg), Ok(()));
+    let e = Validator::new(&qfj, settings).validate(&msg).unwrap_err();
+    assert_eq!(
+        (e.reason, e.ref_tag),
+        (SessionRejectReason::RequiredTagMissing, Some(55))
+    );
 }
 
 #[test]
