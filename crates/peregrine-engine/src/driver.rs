@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use peregrine_session::metrics::SessionCounters;
-use peregrine_session::{DisconnectReason, Forward, Peers, SendError};
+use peregrine_session::{DisconnectReason, Forward, Peers, SendError, SendRefusal, SessionRef};
 use peregrine_store::{StoreError, StoreObserver};
 
 /// Nanoseconds since the Unix epoch, UTC (the session crate's `Nanos`).
@@ -207,6 +207,12 @@ pub trait SessionDriver {
         }
         self.send_body(now, msg_type, body)
     }
+    /// A message this session's callback sent on session `to` was refused
+    /// there, when it was handed over: the application hears it
+    /// (`AppEvent::CallbackSendRefused`). By default nothing.
+    fn forward_refused(&mut self, to: SessionRef, msg_type: &[u8], reason: SendRefusal) {
+        let _ = (to, msg_type, reason);
+    }
 }
 
 impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
@@ -305,6 +311,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
         body: &[u8],
     ) -> Result<u64, SendError> {
         (**self).send_forward(now, msg_type, header, body)
+    }
+    fn forward_refused(&mut self, to: SessionRef, msg_type: &[u8], reason: SendRefusal) {
+        (**self).forward_refused(to, msg_type, reason)
     }
     fn set_store_observer(&mut self, observer: Arc<dyn StoreObserver>) {
         (**self).set_store_observer(observer)

@@ -576,6 +576,19 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
         }
         sent
     }
+    fn forward_refused(
+        &mut self,
+        to: peregrine_session::SessionRef,
+        msg_type: &[u8],
+        reason: SendRefusal,
+    ) {
+        let event = AppEvent::CallbackSendRefused {
+            to: Some(to),
+            msg_type,
+            reason,
+        };
+        self.session.notify(&mut self.app, &event);
+    }
     fn send_body(
         &mut self,
         now: Nanos,

@@ -74,6 +74,34 @@ impl Application for Router {
     }
 
     /// The venue is gone: each client hears it, from this callback.
+    /// An order for the venue with ClOrdID VETO does not leave.
+    fn to_app(
+        &mut self,
+        msg: &mut peregrine_session::OutgoingMessage<'_>,
+        id: &SessionId,
+    ) -> Result<(), peregrine_session::DoNotSend> {
+        let veto =
+            id.target_comp_id == "VENUE" && msg.view().is_ok_and(|v| v.get(11) == Some(b"VETO"));
+        if veto {
+            Err(peregrine_session::DoNotSend)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A forward the venue session refused when it was handed over: the
+    /// router, told it was taken, hears it was not.
+    fn on_event(
+        &mut self,
+        _id: &SessionId,
+        event: &peregrine_session::AppEvent<'_>,
+        _out: &mut Outbox<'_>,
+    ) {
+        if let peregrine_session::AppEvent::CallbackSendRefused { .. } = event {
+            self.refused.push(event.to_string());
+        }
+    }
+
     fn on_logout(&mut self, id: &SessionId, _why: &LogoutReason<'_>, out: &mut Outbox<'_>) {
         if id.target_comp_id != "VENUE" {
             return;
@@ -307,6 +335,22 @@ fn a_router_forwards_orders_to_the_venue_and_reports_back_in_one_journal_turn() 
         [("C1", 10), ("C2", 10)]
     );
 
+    // An order the venue session's to_app vetoes: send_to took it, the
+    // delivery did not; the sending session's application hears it.
+    send_order(&mut clients, "FIX.4.4:C1->ISLD", b"D", "VETO").unwrap();
+    turn_all(
+        &mut router,
+        &mut [&mut clients, &mut venue],
+        "the veto",
+        |_| app.lock().refused.len() == 2,
+    );
+    let said = app.lock().refused[1].clone();
+    assert!(
+        said.starts_with("a D a callback sent to session #")
+            && said.ends_with("was not sent: vetoed by to_app"),
+        "{said}"
+    );
+
     // The venue goes: the router's on_logout for it tells both clients.
     drop(venue);
     turn_all(&mut router, &mut [&mut clients], "the news", |_| {
@@ -341,7 +385,7 @@ fn a_router_forwards_orders_to_the_venue_and_reports_back_in_one_journal_turn() 
     );
     assert_eq!(
         app.lock().refused.len(),
-        1,
-        "no send refused but the early one"
+        2,
+        "no send refused but the early one and the vetoed one"
     );
 }

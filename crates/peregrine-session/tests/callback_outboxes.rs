@@ -69,6 +69,12 @@ impl Application for Watcher {
         _id: &SessionId,
         out: &mut Outbox<'_>,
     ) -> Result<(), RejectLogon> {
+        if msg.msg_type() == b"5" {
+            let r = out.send(b"B", |m| {
+                m.str(148, b"goodbye");
+            });
+            self.note("from_admin logout send", r);
+        }
         if msg.msg_type() == b"A" {
             let r = out.send(b"B", |m| {
                 m.str(148, b"welcome");
@@ -81,6 +87,7 @@ impl Application for Watcher {
     fn on_event(&mut self, id: &SessionId, event: &AppEvent<'_>, out: &mut Outbox<'_>) {
         assert_eq!(out.session_id(), id);
         match event {
+            AppEvent::CallbackSendRefused { .. } => self.said.push(event.to_string()),
             AppEvent::Connected => {
                 let r = out.send(b"B", |m| {
                     m.str(148, b"connected");
@@ -227,4 +234,26 @@ fn a_session_that_keeps_nothing_while_logged_out_refuses_at_once() {
         Some("disconnected send: session is not logged on")
     );
     assert_eq!(session.next_sender_seq(), next, "no number used");
+}
+
+#[test]
+fn a_callback_send_the_same_call_cannot_keep_is_refused_to_the_application() {
+    let mut cfg = config("FIX.4.4");
+    cfg.queue_while_logged_out = false;
+    let mut session = Session::new(cfg, MemoryStore::new(T0), T0);
+    let mut app = Watcher::default();
+    log_on(&mut session, &mut app);
+    app.said.clear();
+    let next = session.next_sender_seq();
+    // The peer logs out: from_admin sends while still logged on (taken, a
+    // number given), then the same call answers the Logout and the session is
+    // no longer logged on, keeping nothing: the application hears it.
+    session.on_bytes(&message(b"5", 2, T0, &[]), T0, &mut app);
+    assert_eq!(
+        app.said,
+        [
+            format!("from_admin logout send: {next}"),
+            "a B a callback sent on this session was not sent: not logged on".to_string()
+        ]
+    );
 }

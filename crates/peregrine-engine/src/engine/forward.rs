@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, RwLock};
 
 use peregrine_session::metrics::SessionCounters;
-use peregrine_session::{PeerStatus, Peers, SessionRef, SessionState, To};
+use peregrine_session::{PeerStatus, Peers, SendRefusal, SessionRef, SessionState, To};
 use peregrine_store::{StoreError, StoreReader};
 
 use crate::driver::{Nanos, SessionDriver};
@@ -212,6 +212,13 @@ impl<D: SessionDriver> Engine<D> {
                 &f.bytes[p.body.clone()],
             );
             if let Err(e) = sent {
+                // The sending callback was told it was taken: its application
+                // hears it was not (a router answers its client).
+                self.sessions[from].driver.forward_refused(
+                    p.to,
+                    &f.bytes[p.msg_type.clone()],
+                    SendRefusal::of(&e),
+                );
                 let s = &mut self.sessions[to];
                 s.send_failures += 1;
                 let from_name = self.sessions[from].name.clone();

@@ -190,7 +190,8 @@ impl SessionCounters {
             AppEvent::Connected
             | AppEvent::StoreFailed
             | AppEvent::StoreDataLost { .. }
-            | AppEvent::SendRefused { .. } => {}
+            | AppEvent::SendRefused { .. }
+            | AppEvent::CallbackSendRefused { .. } => {}
         }
     }
 

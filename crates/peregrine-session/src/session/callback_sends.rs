@@ -19,6 +19,7 @@ use crate::app::{check_extra_header, Application, Outbox, SendError, Sink};
 use crate::peers::{PeerStatus, Peers, SessionRef, To};
 
 use super::core::{Core, State};
+use super::events::{AppEvent, SendRefusal};
 use super::outgoing::HeaderValue;
 use crate::config::{Nanos, SessionId};
 
@@ -324,6 +325,19 @@ impl<S: MessageStore> Core<S> {
                 if stored.is_err() {
                     self.store_failed();
                 }
+            }
+        } else {
+            // The call logged the session out and it keeps nothing for the
+            // next Logon: the application, told it was taken, hears it was not.
+            for m in &kept.messages {
+                let mut raw = [(0, &[][..]); Outbox::MAX_HEADER_FIELDS];
+                let (msg_type, _, _) = kept.parts(m, &mut raw);
+                let refused = AppEvent::CallbackSendRefused {
+                    to: None,
+                    msg_type,
+                    reason: SendRefusal::NotLoggedOn,
+                };
+                self.notify(app, &refused);
             }
         }
         let mut kept = kept;

@@ -462,6 +462,21 @@ pub enum AppEvent<'a> {
         /// Why.
         reason: SendRefusal,
     },
+    /// A message this session's callback sent through its
+    /// [`Outbox`](crate::Outbox), and was told was taken, was not sent when it
+    /// was handed over: on another session (`to`: the destination, whose
+    /// `to_app` vetoed it, or which could not take it any more), or on this
+    /// one after an [`Application::on_event`] or [`Application::from_admin`]
+    /// (`to: None`: the same call logged the session out, and it keeps
+    /// nothing for after the next Logon). A router answers its client here.
+    CallbackSendRefused {
+        /// The other session it was sent on (`None`: this one).
+        to: Option<crate::SessionRef>,
+        /// Its MsgType(35).
+        msg_type: &'a [u8],
+        /// Why.
+        reason: SendRefusal,
+    },
 }
 
 /// Why a message from the engine's send handle was not sent
@@ -559,6 +574,18 @@ impl std::fmt::Display for AppEvent<'_> {
                     "a {} from the send handle was not sent: {reason}",
                     Escaped(msg_type)
                 )
+            }
+            AppEvent::CallbackSendRefused {
+                to,
+                msg_type,
+                reason,
+            } => {
+                write!(f, "a {} a callback sent ", Escaped(msg_type))?;
+                match to {
+                    Some(r) => write!(f, "to session #{}/{}", r.index(), r.generation())?,
+                    None => f.write_str("on this session")?,
+                }
+                write!(f, " was not sent: {reason}")
             }
         }
     }
