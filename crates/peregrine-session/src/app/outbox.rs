@@ -407,7 +407,9 @@ impl<'s> Outbox<'s> {
     /// `Session.lookupSession(id).getStore().get(begin, end, list)`. This
     /// session's own too, up to its last commit (what this callback sends is
     /// stored after it returns). `None` when the engine has no such session
-    /// (or the session is alone, without an engine).
+    /// (or the session is alone, without an engine). The store is locked
+    /// while `visitor` runs: do not read the same session's messages again
+    /// from inside it (that waits for itself).
     ///
     /// ```
     /// use peregrine_session::{Outbox, SessionId};
