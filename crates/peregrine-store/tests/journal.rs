@@ -632,3 +632,46 @@ fn a_record_larger_than_the_write_buffer_does_not_keep_it_large() {
     );
     assert_eq!(messages(&mut a)[0].1.len(), 256 * 1024, "and it reads back");
 }
+
+#[test]
+fn a_resend_reads_neighbouring_records_in_one_span_and_still_checks_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    let (mut a, mut b) = (
+        journal.session("A", 0).unwrap(),
+        journal.session("B", 0).unwrap(),
+    );
+    for seq in 1..=300u64 {
+        a.store(seq, format!("A message {seq:04}").as_bytes())
+            .unwrap();
+        a.incr_next_sender_seq().unwrap();
+        b.store(seq, format!("B message {seq:04}").as_bytes())
+            .unwrap();
+        b.incr_next_sender_seq().unwrap();
+        a.commit().unwrap();
+        b.commit().unwrap();
+    }
+    let seen: Vec<(u64, Vec<u8>)> = messages(&mut a);
+    assert_eq!(seen.len(), 300);
+    for (seq, m) in &seen {
+        assert_eq!(
+            m,
+            format!("A message {seq:04}").as_bytes(),
+            "A's own, in order"
+        );
+    }
+    // A byte of A's 150th message changed on disk under the open journal:
+    // the span that holds it is read, and the record is refused.
+    let path = dir.path().join(ENGINE_JOURNAL_FILE);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes
+        .windows(14)
+        .position(|w| w == b"A message 0150")
+        .unwrap();
+    bytes[at] = b'X';
+    std::fs::write(&path, &bytes).unwrap();
+    let mut got = 0;
+    let read = a.for_each_in_range(1, SEQ_END, &mut |_, _| got += 1);
+    assert!(read.is_err(), "the damaged record is refused");
+    assert_eq!(got, 149, "the messages before it were handed over");
+}

@@ -777,6 +777,35 @@ impl Shared {
 
     /// Reads the record at `offset` (written or staged) into `buf`, checked
     /// against its CRC, its kind and session; the payload's range in `buf`.
+    /// Reads the written bytes `from..to` into `buf` (one read): `false`,
+    /// and nothing read, when any of them is still staged.
+    pub(crate) fn read_span(
+        &self,
+        from: u64,
+        to: u64,
+        buf: &mut Vec<u8>,
+    ) -> Result<bool, StoreError> {
+        if to > self.end {
+            return Ok(false);
+        }
+        buf.clear();
+        buf.resize((to - from) as usize, 0);
+        posio::read_exact_at(&self.file, buf, from)
+            .map_err(|e| StoreError::io("read engine journal", &self.path, e))?;
+        Ok(true)
+    }
+
+    /// Whether `record` is session `session`'s message record of `len`
+    /// bytes, whole (its CRC checks).
+    pub(crate) fn is_message(record: &[u8], len: u32, session: u32) -> bool {
+        format::Header::parse(record).is_some_and(|h| {
+            h.kind == Kind::Message
+                && h.session == session
+                && h.len == 8 + len as usize
+                && h.verifies(record)
+        })
+    }
+
     pub(crate) fn read_message(
         &self,
         offset: u64,
@@ -803,10 +832,7 @@ impl Shared {
             posio::read_exact_at(&self.file, buf, offset)
                 .map_err(|e| StoreError::io("read engine journal", &self.path, e))?;
         }
-        let ok = format::Header::parse(buf).is_some_and(|h| {
-            h.kind == Kind::Message && h.session == session && h.len == 8 + len as usize
-        }) && format::Header::parse(buf).is_some_and(|h| h.verifies(buf));
-        if !ok {
+        if !Self::is_message(buf, len, session) {
             return Err(StoreError::corrupt(
                 &self.path,
                 offset,
