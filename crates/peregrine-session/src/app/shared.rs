@@ -4,7 +4,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use peregrine_codec::MessageView;
 
-use super::{AdminMessage, AppReject, Application, DoNotSend, OutgoingMessage, Outbox, RejectLogon};
+use super::{
+    AdminMessage, AppReject, Application, DoNotSend, Outbox, OutgoingMessage, RejectLogon,
+};
 use crate::config::SessionId;
 use crate::session::{AppEvent, LogoutReason};
 
