@@ -14,7 +14,7 @@
 //! two venues a transaction spans three sessions); each venue answers with
 //! a report, forwarded to the client. The client and the venues run on
 //! memory stores and never crash; the
-//! router does, at a [`CrashPoint`](actions::CrashPoint) (between turns,
+//! router does, at a [`CrashPoint`] (between turns,
 //! after its input, after staging, during the turn's write, after it) with
 //! a [`JournalTear`](actions::JournalTear) of what was not durable. The
 //! driver follows the engine's contract (`peregrine-engine`'s `journal.rs`):

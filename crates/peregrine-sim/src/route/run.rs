@@ -18,7 +18,7 @@ pub struct RouteStats {
     pub routed: u64,
     /// Deliveries that were resends (PossDupFlag=Y).
     pub poss_dups: u64,
-    /// Router crashes, by [`CrashPoint`] (in its order).
+    /// Router crashes, by [`CrashPoint`](actions::CrashPoint) (in its order).
     pub crashes: [u64; 5],
     /// Crashes during a turn's write whose turn survived whole.
     pub turns_kept: u64,
