@@ -502,14 +502,13 @@ fn tls_both_ways() {
 /// Peregrine's next sequence numbers (to send, expected), from its file store as the
 /// engine opens it.
 fn peregrine_seqnums(d: &Path, begin_string: &str) -> (u64, u64) {
-    use peregrine_engine::store::{FileStore, FileStoreConfig, MessageStore};
-    let store = FileStore::open(
-        d.join("PEREGRINE-store"),
-        &format!("{begin_string}:PEREGRINE->QFJ"),
-        FileStoreConfig::default(),
-        0,
-    )
-    .unwrap();
+    use peregrine_engine::store::{EngineJournal, JournalConfig, MessageStore};
+    // FileStorePath holds the engine journal (EngineJournal=Y, the default).
+    let journal =
+        EngineJournal::open(&d.join("PEREGRINE-store"), JournalConfig::default(), 0).unwrap();
+    let store = journal
+        .session(&format!("{begin_string}:PEREGRINE->QFJ"), 0)
+        .unwrap();
     (store.next_sender_seq(), store.next_target_seq())
 }
 
