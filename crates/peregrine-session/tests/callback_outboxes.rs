@@ -257,3 +257,62 @@ fn a_callback_send_the_same_call_cannot_keep_is_refused_to_the_application() {
         ]
     );
 }
+
+/// One typed handler for every session: `crack` gives it the outbox, and the
+/// outbox names the session (`Outbox::session_id`).
+#[derive(Default)]
+struct Desk {
+    orders: Vec<(String, String)>,
+}
+
+impl peregrine_messages::fix44::MessageHandler<Outbox<'_>> for Desk {
+    type Error = AppReject;
+    fn on_new_order_single(
+        &mut self,
+        order: peregrine_messages::fix44::NewOrderSingle<'_>,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        let id = order.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+        self.orders
+            .push((out.session_id().target_comp_id.clone(), id.to_string()));
+        Ok(())
+    }
+}
+
+impl Application for Desk {
+    fn from_app(
+        &mut self,
+        msg: &MessageView<'_>,
+        _id: &SessionId,
+        out: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        peregrine_messages::fix44::crack(self, msg, out)
+    }
+}
+
+#[test]
+fn a_typed_handler_knows_the_session_of_each_message_from_its_outbox() {
+    let mut desk = Desk::default();
+    for (target, order) in [("TW", "ORD-1"), ("TW2", "ORD-2")] {
+        let mut cfg = config("FIX.4.4");
+        cfg.id = SessionId::new("FIX.4.4", "ISLD", target);
+        let mut session = Session::new(cfg, MemoryStore::new(T0), T0);
+        session.on_connected(T0, &mut desk);
+        let logon = support::message_from(target, b"A", 1, T0, &[(98, b"0"), (108, b"30")]);
+        session.on_bytes(&logon, T0, &mut desk);
+        assert!(session.is_logged_on(), "{target}");
+        let body = support::new_order(order.as_bytes());
+        session.on_bytes(
+            &support::message_from(target, b"D", 2, T0, &body),
+            T0,
+            &mut desk,
+        );
+    }
+    assert_eq!(
+        desk.orders,
+        [
+            ("TW".to_string(), "ORD-1".to_string()),
+            ("TW2".to_string(), "ORD-2".to_string())
+        ]
+    );
+}

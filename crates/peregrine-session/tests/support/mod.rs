@@ -36,11 +36,22 @@ pub fn fix44() -> Arc<Dictionaries> {
 /// A FIX.4.4 message from TW to ISLD: `msg_type`, MsgSeqNum `seq`, SendingTime
 /// `now`, then `body`.
 pub fn message(msg_type: &[u8], seq: u64, now: Nanos, body: &[(u32, &[u8])]) -> Vec<u8> {
+    message_from("TW", msg_type, seq, now, body)
+}
+
+/// As [`message`], from `sender` (to ISLD).
+pub fn message_from(
+    sender: &str,
+    msg_type: &[u8],
+    seq: u64,
+    now: Nanos,
+    body: &[(u32, &[u8])],
+) -> Vec<u8> {
     let mut buf = EncodeBuffer::new();
     let mut m = buf.start(b"FIX.4.4", msg_type);
     let ts = UtcTimestamp::from_unix_nanos(now, TimePrecision::Millis);
     m.uint(34, seq)
-        .str(49, b"TW")
+        .str(49, sender.as_bytes())
         .timestamp(52, &ts, TimePrecision::Millis)
         .str(56, b"ISLD");
     for &(t, v) in body {
