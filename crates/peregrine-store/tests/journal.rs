@@ -675,3 +675,38 @@ fn a_resend_reads_neighbouring_records_in_one_span_and_still_checks_each() {
     assert!(read.is_err(), "the damaged record is refused");
     assert_eq!(got, 149, "the messages before it were handed over");
 }
+
+#[test]
+fn settle_keeps_zeros_ahead_of_the_end_and_a_reopen_takes_them_for_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    let mut a = journal.session("A", 0).unwrap();
+    a.store(1, b"one").unwrap();
+    a.incr_next_sender_seq().unwrap();
+    a.commit().unwrap();
+    let end = journal.position().offset;
+    a.settle().unwrap();
+    // The next writes land inside the file: an fdatasync has no size to write.
+    assert!(
+        journal_len(dir.path()) >= end + 60 * 1024,
+        "zeros written ahead"
+    );
+    a.store(2, b"two").unwrap();
+    a.incr_next_sender_seq().unwrap();
+    a.commit().unwrap();
+    drop(a);
+    drop(journal);
+    let journal = EngineJournal::open(dir.path(), config(), 0).unwrap();
+    assert_eq!(
+        journal.recovery().uncommitted_bytes,
+        0,
+        "zeros are space, not a torn write"
+    );
+    assert!(journal.recovery().losses.is_empty());
+    let mut a = journal.session("A", 0).unwrap();
+    assert_eq!(a.next_sender_seq(), 3);
+    assert_eq!(
+        messages(&mut a),
+        [(1, b"one".to_vec()), (2, b"two".to_vec())]
+    );
+}

@@ -202,11 +202,19 @@ pub(crate) struct Shared {
     /// A write or fsync failed: nothing more is committed.
     failed: bool,
     unsynced: bool,
+    /// Where the zeros written ahead of `end` stop ([`Shared::reserve_ahead`]).
+    reserved: u64,
     last_sync: Instant,
     stats: JournalStats,
     recovery: Recovery,
     observer: Option<Arc<dyn StoreObserver>>,
 }
+
+/// How far past its end the journal keeps zeros written
+/// ([`Shared::reserve_ahead`]).
+const RESERVE_AHEAD: u64 = 64 * 1024;
+const PAGE: u64 = 4096;
+static ZEROS: [u8; PAGE as usize] = [0; PAGE as usize];
 
 /// The journal's lock; a panic elsewhere while it was held leaves state that
 /// is still consistent record by record, so the poison is ignored.
@@ -264,6 +272,7 @@ impl EngineJournal {
             deferred: false,
             failed: false,
             unsynced: false,
+            reserved: 0,
             last_sync: Instant::now(),
             stats: JournalStats::default(),
             recovery: Recovery::default(),
@@ -677,6 +686,28 @@ impl Shared {
         self.stats.writes += 1;
         self.unsynced = true;
         Ok(())
+    }
+
+    /// Keeps [`RESERVE_AHEAD`] bytes of zeros written past the journal's
+    /// end, a page at a time, so that a turn's write lands on pages the
+    /// file already has: its fdatasync then has no file size to make
+    /// durable (as `FileStore::settle` does). Best effort: the space is an
+    /// optimisation, and a disk too full for it fails the next write, which
+    /// says so. Recovery keeps zeros after the last commit as space.
+    pub(crate) fn reserve_ahead(&mut self) {
+        if self.failed {
+            return;
+        }
+        let target = (self.end + RESERVE_AHEAD).next_multiple_of(PAGE);
+        let mut at = self.reserved.max(self.end);
+        while at < target {
+            let n = (PAGE - at % PAGE).min(target - at);
+            if posio::write_all_at(&self.file, &ZEROS[..n as usize], at).is_err() {
+                break;
+            }
+            at += n;
+        }
+        self.reserved = at;
     }
 
     /// A write or fsync failed: the journal is failed from now on.

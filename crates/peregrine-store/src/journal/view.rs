@@ -245,6 +245,12 @@ impl MessageStore for JournalStore {
         Ok(())
     }
 
+    fn settle(&mut self) -> Result<(), StoreError> {
+        // After the turn's output has left: room for the next writes.
+        lock(&self.journal).reserve_ahead();
+        Ok(())
+    }
+
     fn sync(&mut self) -> Result<(), StoreError> {
         let journal = self.journal.clone();
         let mut sh = lock(&journal);
