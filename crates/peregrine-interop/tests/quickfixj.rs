@@ -505,7 +505,7 @@ fn peregrine_seqnums(d: &Path, begin_string: &str) -> (u64, u64) {
     use peregrine_engine::store::{EngineJournal, JournalConfig, MessageStore};
     // FileStorePath holds the engine journal (EngineJournal=Y, the default).
     let journal =
-        EngineJournal::open(&d.join("PEREGRINE-store"), JournalConfig::default(), 0).unwrap();
+        EngineJournal::open(d.join("PEREGRINE-store"), JournalConfig::default(), 0).unwrap();
     let store = journal
         .session(&format!("{begin_string}:PEREGRINE->QFJ"), 0)
         .unwrap();
