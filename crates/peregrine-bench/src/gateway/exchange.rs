@@ -6,7 +6,6 @@
 //! ended (SIGTERM).
 
 use std::io::Write as _;
-use std::time::Duration;
 
 use peregrine_engine::codec::MessageView;
 use peregrine_engine::session::{AppReject, Application, Outbox, SessionId};
@@ -54,11 +53,9 @@ pub fn run(a: &PeerArgs) -> Result<()> {
         .map_err(Error::engine("the exchange did not start"))?;
     println!("ready");
     let _ = std::io::stdout().flush();
-    while !engine.is_finished() {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // Until its engine ends (the harness ends the process).
     engine
-        .stop()
+        .wait()
         .map(|_| ())
         .map_err(Error::engine("the exchange's engine failed"))
 }

@@ -103,11 +103,9 @@ pub fn run(a: &PeerArgs) -> Result<()> {
         serde_json::json!({"router_allocs_per_order": per_order, "allocations": allocs, "orders": taken})
     );
     let _ = std::io::stdout().flush();
-    while !engine.is_finished() {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // Until the harness stops it (SIGTERM sets the engine's stop flag).
     engine
-        .stop()
+        .wait()
         .map(|_| ())
         .map_err(Error::engine("the router's engine failed"))
 }
