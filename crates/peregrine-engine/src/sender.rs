@@ -57,6 +57,7 @@ use std::sync::Arc;
 use crossbeam_queue::ArrayQueue;
 use peregrine_agent::{Backoff, IdleStrategy};
 use peregrine_codec::{EncodeBuffer, MessageEncoder};
+use peregrine_session::{Peers, To};
 
 /// Messages that may wait for the engine by default.
 pub const DEFAULT_SEND_QUEUE: usize = 4096;
@@ -98,6 +99,11 @@ pub enum SubmitError {
     BadMsgType,
     /// The pre-encoded body does not end in SOH.
     BadBody,
+    /// No session of the engine has the [`SessionId`](peregrine_session::SessionId)
+    /// it was addressed by (never added, or removed). A [`SessionRef`] to a removed
+    /// session is refused on the engine's thread instead (counted in the
+    /// session's `send_failures`).
+    NoSuchSession,
 }
 
 impl fmt::Display for SubmitError {
@@ -107,6 +113,7 @@ impl fmt::Display for SubmitError {
             SubmitError::EngineStopped => "the engine has stopped",
             SubmitError::BadMsgType => "MsgType must have 1 to 8 characters",
             SubmitError::BadBody => "a pre-encoded body must end in SOH",
+            SubmitError::NoSuchSession => "no session of the engine has that SessionId",
         })
     }
 }
@@ -270,6 +277,9 @@ impl SendQueue {
 #[derive(Clone)]
 pub struct Sender {
     pub(crate) queue: Arc<SendQueue>,
+    /// The engine's sessions, to find a session addressed by its `SessionId`
+    /// (template-made and added-at-run-time ones included).
+    pub(crate) peers: Arc<dyn Peers>,
 }
 
 impl fmt::Debug for Sender {
@@ -290,13 +300,13 @@ impl Sender {
     /// [`SubmitError::QueueFull`] when the queue is at its capacity,
     /// [`SubmitError::EngineStopped`] when the engine is gone,
     /// [`SubmitError::BadMsgType`] for an empty or over-long MsgType.
-    pub fn send(
+    pub fn send<'t>(
         &self,
-        session: SessionRef,
+        session: impl Into<To<'t>>,
         msg_type: &[u8],
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<(), SubmitError> {
-        let mut queued = self.prepare(session, msg_type)?;
+        let mut queued = self.prepare(self.resolve(session.into())?, msg_type)?;
         queued.encode(msg_type, body);
         self.queue.submit(queued)
     }
@@ -329,13 +339,14 @@ impl Sender {
     /// venue.stop()?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn send_timeout(
+    pub fn send_timeout<'t>(
         &self,
-        session: SessionRef,
+        session: impl Into<To<'t>>,
         msg_type: &[u8],
         timeout: std::time::Duration,
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<(), SubmitError> {
+        let session = self.resolve(session.into())?;
         let deadline = std::time::Instant::now() + timeout;
         let mut backoff = Backoff::with_max_park(std::time::Duration::from_micros(100));
         let mut queued = loop {
@@ -392,9 +403,9 @@ impl Sender {
     /// .unwrap()?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn send_typed<M: peregrine_messages::Message>(
+    pub fn send_typed<'t, M: peregrine_messages::Message>(
         &self,
-        session: SessionRef,
+        session: impl Into<To<'t>>,
         body: impl FnOnce(&mut peregrine_messages::Body<'_, '_, M>),
     ) -> Result<(), SubmitError> {
         self.send(session, M::MSG_TYPE, |enc| {
@@ -409,16 +420,16 @@ impl Sender {
     ///
     /// As [`send`](Self::send), and [`SubmitError::BadBody`] when `body` does
     /// not end in SOH.
-    pub fn send_raw(
+    pub fn send_raw<'t>(
         &self,
-        session: SessionRef,
+        session: impl Into<To<'t>>,
         msg_type: &[u8],
         body: &[u8],
     ) -> Result<(), SubmitError> {
         if !body.is_empty() && !body.ends_with(&[1]) {
             return Err(SubmitError::BadBody);
         }
-        let mut queued = self.prepare(session, msg_type)?;
+        let mut queued = self.prepare(self.resolve(session.into())?, msg_type)?;
         queued.body.clear();
         queued.body.extend_from_slice(body);
         self.queue.submit(queued)
@@ -427,6 +438,19 @@ impl Sender {
     /// Messages queued and not yet taken by the engine.
     pub fn queued(&self) -> usize {
         self.queue.len()
+    }
+
+    /// The session `to` names: a [`SessionRef`] as it is (the engine checks it
+    /// is still there), a `SessionId` looked up among the engine's sessions now.
+    fn resolve(&self, to: To<'_>) -> Result<SessionRef, SubmitError> {
+        match to {
+            To::Ref(r) => Ok(r),
+            To::Id(_) => self
+                .peers
+                .find(&to)
+                .map(|p| p.reference)
+                .ok_or(SubmitError::NoSuchSession),
+        }
     }
 
     fn prepare(

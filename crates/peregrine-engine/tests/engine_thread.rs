@@ -245,6 +245,45 @@ fn a_template_made_session_is_addressed_by_the_ref_its_factory_was_given() {
     venue.stop().unwrap();
 }
 
+/// A `Sender` addresses a session by its `SessionId` too, template-made ones
+/// included (looked up among the engine's sessions when sent); an identity no
+/// session has is refused at once.
+#[test]
+fn a_sender_addresses_a_template_made_session_by_its_session_id() {
+    let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+               SocketAcceptAddress=127.0.0.1\nSenderCompID=VENUE\nUseDataDictionary=N\n\
+               [SESSION]\nBeginString=FIX.4.4\nTargetCompID=*\nAcceptorTemplate=Y\n\
+               AllowedTargetCompIDs=A\n";
+    let (venue, _made) = recording(cfg);
+    let addr = venue.listener_addrs()[0];
+    let sender = venue.sender();
+    let a_id = peregrine_session::SessionId::new("FIX.4.4", "VENUE", "A");
+    // Before A logs on, no session has that identity yet.
+    assert_eq!(
+        sender.send(&a_id, b"B", |m| {
+            m.str(148, b"too early");
+        }),
+        Err(peregrine_engine::SubmitError::NoSuchSession)
+    );
+    let (mut a, answer) = peer_logon(addr, "A", "VENUE", WAIT);
+    assert!(answer.expect("A logs on").contains("|35=A|"));
+    std::thread::spawn(move || {
+        sender.send(&a_id, b"B", |m| {
+            m.str(148, b"by id");
+        })
+    })
+    .join()
+    .unwrap()
+    .unwrap();
+    let news = a.read(WAIT, || {}).expect("A's news");
+    assert!(
+        news.contains("|35=B|") && news.contains("|148=by id|"),
+        "{news}"
+    );
+    assert!(!news.contains("too early"), "{news}");
+    venue.stop().unwrap();
+}
+
 /// A session added at run time is told the reference the command answers with;
 /// a reference told to a session that then could not be added names no later
 /// session.

@@ -351,6 +351,7 @@ impl<D: SessionDriver> Engine<D> {
     pub fn sender(&self) -> Sender {
         Sender {
             queue: self.send_queue.clone(),
+            peers: self.peers.clone(),
         }
     }
 
