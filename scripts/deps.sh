@@ -35,6 +35,9 @@ APT_PACKAGES=(
     libquickfix-dev      # QuickFIX C++ 1.15.1 (peer harnesses)
     maven                # QuickFIX/J peer harnesses
     openssl              # TLS tests: openssl s_server / s_client against the engine
+    etcd-server          # peregrine-ha: etcd 3.4, started by the leadership tests on free ports
+    protobuf-compiler    # peregrine-ha: protoc for etcd-client's build (its gRPC protos)
+    libprotobuf-dev      # peregrine-ha: protobuf's own .proto files (descriptor, struct) etcd's import
 )
 
 apt_missing=()
