@@ -101,7 +101,8 @@ pub use file::{
     SEQNUMS_FILE,
 };
 pub use journal::{
-    EngineJournal, JournalConfig, JournalPosition, JournalStats, JournalStore, ENGINE_JOURNAL_FILE,
+    EngineJournal, JournalChange, JournalConfig, JournalFollower, JournalPosition, JournalStats,
+    JournalStore, ENGINE_JOURNAL_FILE,
 };
 pub use memory::MemoryStore;
 pub use recover::{Loss, LossKind, OnDamage, Recovery};

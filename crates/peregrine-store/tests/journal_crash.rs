@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use peregrine_store::{
-    EngineJournal, FsyncPolicy, JournalConfig, JournalStore, MessageStore, OnDamage, StoreError,
-    ENGINE_JOURNAL_FILE, SEQ_END,
+    EngineJournal, FsyncPolicy, JournalChange, JournalConfig, JournalFollower, JournalStore,
+    MessageStore, OnDamage, StoreError, ENGINE_JOURNAL_FILE, SEQ_END,
 };
 
 fn config() -> JournalConfig {
@@ -97,6 +97,44 @@ fn state_of(journal: &EngineJournal) -> Model {
             ((s.next_sender_seq(), s.next_target_seq()), msgs)
         })
         .collect()
+}
+
+/// What a follower reading `bytes` (before any writer opened them again)
+/// applies: the committed transactions it can believe, up to the first
+/// that does not check out.
+fn followed(dir: &Path, bytes: &[u8]) -> Model {
+    std::fs::write(dir.join(ENGINE_JOURNAL_FILE), bytes).unwrap();
+    let mut f = JournalFollower::open(dir, None).unwrap();
+    let (mut names, mut m): (Vec<String>, Model) = (Vec::new(), Vec::new());
+    f.poll(&mut |c| {
+        let at = |names: &Vec<String>, s: &str| names.iter().position(|n| n == s).unwrap();
+        match c {
+            JournalChange::Session { name, .. } => {
+                names.push(name.to_string());
+                m.push(((1, 1), BTreeMap::new()));
+            }
+            JournalChange::Message {
+                session,
+                seq,
+                message,
+            } => {
+                m[at(&names, session)].1.insert(seq, message.to_vec());
+            }
+            JournalChange::Numbers {
+                session,
+                next_sender,
+                next_target,
+            } => {
+                m[at(&names, session)].0 = (next_sender, next_target);
+            }
+            JournalChange::Reset { session, .. } => {
+                m[at(&names, session)] = ((1, 1), BTreeMap::new());
+            }
+            JournalChange::Restart | JournalChange::Commit { .. } => {}
+        }
+    })
+    .unwrap();
+    m
 }
 
 /// An engine whose sessions route: drives the journal in deferred mode and
@@ -354,6 +392,13 @@ fn random_routing_cut_torn_or_damaged_anywhere_keeps_every_transaction_whole() {
             }
             let same = bytes.iter().zip(&full).take_while(|(a, b)| a == b).count() as u64;
             let kept = turns.iter().filter(|t| t.end <= same).count();
+            // A follower reading the file as the crash left it applies the
+            // same transactions, each whole.
+            assert_eq!(
+                followed(work.path(), &bytes),
+                replay(n, &all[..kept]),
+                "follower: seed {seed}, cut at {cut}"
+            );
             let journal = reopen(work.path(), &bytes, config())
                 .unwrap_or_else(|e| panic!("seed {seed}, cut at {cut}: {e}"));
             assert_eq!(
@@ -375,6 +420,11 @@ fn random_routing_cut_torn_or_damaged_anywhere_keeps_every_transaction_whole() {
             for b in &mut bytes[at + 1..at + len] {
                 *b = rng.next() as u8;
             }
+            assert_eq!(
+                followed(work.path(), &bytes),
+                replay(n, &all[..j]),
+                "follower: seed {seed}, hole at {at}+{len} in the last turn {j}"
+            );
             let journal = reopen(work.path(), &bytes, config())
                 .unwrap_or_else(|e| panic!("seed {seed}, hole at {at} in turn {j}: {e}"));
             assert_eq!(
@@ -391,6 +441,12 @@ fn random_routing_cut_torn_or_damaged_anywhere_keeps_every_transaction_whole() {
                 continue;
             }
             bytes.extend_from_slice(&full[t.end as usize..]);
+            // A follower stops before damage (it never skips a transaction).
+            assert_eq!(
+                followed(work.path(), &bytes),
+                replay(n, &all[..j]),
+                "follower: seed {seed}, hole in turn {j} of {last}"
+            );
             assert!(
                 matches!(
                     reopen(work.path(), &bytes, config()),

@@ -4,7 +4,9 @@
 //! file header, 32 bytes:
 //!   0..8    magic          b"PGRNENG1"
 //!   8..16   creation_time  i64  when the journal was made (nanoseconds since the epoch, UTC)
-//!   16..24  zero
+//!   16..24  base_turn      u64  the last turn of the journal this file replaced (a compaction:
+//!                               its first transaction, turn base_turn + 1, holds every
+//!                               session's whole live state); 0 for a journal made empty
 //!   24..28  crc32          u32  CRC-32 (IEEE) of bytes 0..24
 //!   28..32  zero
 //! then records, back to back; each is a 20-byte header and a payload:
@@ -44,7 +46,11 @@
 //! A reader that follows the journal (a standby, a database store) applies
 //! the records of a transaction, in order, when it reads the transaction's
 //! commit record; its position is the turn of the last commit it applied and
-//! the offset where that commit record ends.
+//! the offset where that commit record ends. Turns go on across compactions
+//! and offsets do not: a compacted journal is a new file (renamed over the
+//! old one) whose header's `base_turn` says from which turn it starts, and a
+//! reader whose position is not past it starts over from that file's first
+//! transaction ([`JournalFollower`](crate::JournalFollower) does this).
 
 use crate::MAX_MESSAGE_LEN;
 
@@ -98,25 +104,28 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(a)
 }
 
-/// The file header of a journal made at `creation_time`.
-pub(crate) fn file_header(creation_time: i64) -> [u8; FILE_HEADER_LEN as usize] {
+/// The file header of a journal made at `creation_time` that starts after
+/// turn `base_turn` (0: made empty).
+pub(crate) fn file_header(creation_time: i64, base_turn: u64) -> [u8; FILE_HEADER_LEN as usize] {
     let mut h = [0u8; FILE_HEADER_LEN as usize];
     h[..8].copy_from_slice(&FILE_MAGIC);
     h[8..16].copy_from_slice(&creation_time.to_le_bytes());
+    h[16..24].copy_from_slice(&base_turn.to_le_bytes());
     let crc = crc32fast::hash(&h[..FILE_HEADER_CRC_AT]);
     h[FILE_HEADER_CRC_AT..FILE_HEADER_CRC_AT + 4].copy_from_slice(&crc.to_le_bytes());
     h
 }
 
-/// The creation time a file header holds; `None` if `h` is not one.
-pub(crate) fn parse_file_header(h: &[u8]) -> Option<i64> {
+/// The creation time and base turn a file header holds; `None` if `h` is
+/// not one.
+pub(crate) fn parse_file_header(h: &[u8]) -> Option<(i64, u64)> {
     if h.len() < FILE_HEADER_LEN as usize
         || h[..8] != FILE_MAGIC
         || crc32fast::hash(&h[..FILE_HEADER_CRC_AT]) != u32_at(h, FILE_HEADER_CRC_AT)
     {
         return None;
     }
-    Some(u64_at(h, 8) as i64)
+    Some((u64_at(h, 8) as i64, u64_at(h, 16)))
 }
 
 /// A commit record's payload.
@@ -233,8 +242,8 @@ mod tests {
 
     #[test]
     fn the_file_header_round_trips() {
-        let h = file_header(-5);
-        assert_eq!(parse_file_header(&h), Some(-5));
+        let h = file_header(-5, 7);
+        assert_eq!(parse_file_header(&h), Some((-5, 7)));
         let mut bad = h;
         bad[9] ^= 1;
         assert_eq!(parse_file_header(&bad), None);

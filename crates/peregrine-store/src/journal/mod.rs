@@ -1,5 +1,6 @@
 //! [`EngineJournal`]: one journal for every session of an engine.
 
+mod follow;
 mod format;
 mod scan;
 mod view;
@@ -19,6 +20,7 @@ use crate::{StoreError, StoreObserver};
 use format::Kind;
 use scan::SessionState;
 
+pub use follow::{JournalChange, JournalFollower};
 pub use view::JournalStore;
 
 // For the documentation's links only.
@@ -279,7 +281,7 @@ impl EngineJournal {
             observer: None,
         };
         if len == 0 {
-            posio::write_all_at(&shared.file, &format::file_header(now), 0)
+            posio::write_all_at(&shared.file, &format::file_header(now, 0), 0)
                 .map_err(|e| StoreError::io("write engine journal header", &path, e))?;
             shared
                 .file
@@ -585,6 +587,12 @@ impl Shared {
         let mut head = [0u8; format::FILE_HEADER_LEN as usize];
         posio::read_exact_at(&self.file, &mut head, 0)
             .map_err(|e| StoreError::io("read engine journal", &self.path, e))?;
+        // The same journal (its creation time), starting after this turn:
+        // a reader following the old file starts over from this one.
+        let (creation_time, _) = format::parse_file_header(&head).ok_or_else(|| {
+            StoreError::corrupt(&self.path, 0, "not an engine journal (bad header)")
+        })?;
+        let head = format::file_header(creation_time, self.position.turn);
         let mut at = format::FILE_HEADER_LEN;
         posio::write_all_at(&file, &head, 0).map_err(io("write compacted engine journal"))?;
         let (mut out, mut crc, mut read) = (Vec::new(), crc32fast::Hasher::new(), Vec::new());

@@ -76,7 +76,7 @@ pub(crate) struct Scanned {
 }
 
 /// The valid record at `offset`: its header, if its CRC matches.
-fn record_at(w: &mut Window<'_>, offset: u64) -> io::Result<Option<Header>> {
+pub(super) fn record_at(w: &mut Window<'_>, offset: u64) -> io::Result<Option<Header>> {
     let Some(h) = w.get(offset, HEADER_LEN)? else {
         return Ok(None);
     };
@@ -119,7 +119,7 @@ fn resync(w: &mut Window<'_>, from: u64) -> io::Result<Option<u64>> {
 
 /// The CRC of the bytes from `from` to `to`, read in pieces; `None` past
 /// the end of the file.
-fn crc_of(w: &mut Window<'_>, from: u64, to: u64) -> io::Result<Option<u32>> {
+pub(super) fn crc_of(w: &mut Window<'_>, from: u64, to: u64) -> io::Result<Option<u32>> {
     let mut crc = crc32fast::Hasher::new();
     let mut at = from;
     while at < to {
