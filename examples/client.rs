@@ -1,18 +1,19 @@
 //! A small client: an initiator that sends orders produced on another thread
-//! and checks that each is answered exactly once, whatever happens to the
+//! and checks that each is filled exactly once, whatever happens to the
 //! venue in between (crash, restart: the FIX resend recovers the rest).
 //!
 //! ```text
 //! cargo run -p peregrine-examples --example client -- examples/client.cfg 1000
 //! ```
 //!
-//! It sends one order a millisecond, prints `answered N` every 100 answers,
-//! and exits with status 0 once every order is answered exactly once, 1 if
-//! not within two minutes.
+//! It sends one order a millisecond, prints `answered N` every 100 fills, and
+//! exits with status 0 once every order is filled exactly once, 1 if not within
+//! two minutes. An order answered Rejected (a router whose exchange is not
+//! logged on yet) is sent again 100 ms later under a new ClOrdID, `ORD-<n>-<k>`.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use peregrine_engine::codec::MessageView;
@@ -29,12 +30,19 @@ const PACE: Duration = Duration::from_millis(1);
 /// How long the client waits for every answer.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Counts the answers to each order (`ORD-<n>`): its final report (Filled
-/// or Rejected; a router's exchange sends New first).
+/// Orders to send again: when rejected, the order and its next attempt.
+type Retries = Arc<Mutex<Vec<(Instant, usize, u32)>>>;
+
+/// Counts the fills of each order (`ORD-<n>`, sent again as `ORD-<n>-<k>`).
 struct Client {
     answers: Vec<u32>,
+    /// The attempt of each order in flight (0: `ORD-<n>`).
+    attempts: Vec<u32>,
+    /// Rejected attempts answered again as new (a report duplicated): failures.
+    rejected_twice: usize,
     /// Orders answered Rejected (a router whose exchange was not logged on).
     rejected: u64,
+    retries: Retries,
     /// Reports the venue sent again (PossDupFlag=Y) for orders already answered.
     resends_recognised: u64,
     /// Orders sent again because the venue asked (it had lost or never seen them).
@@ -51,23 +59,39 @@ impl MessageHandler for Client {
         report: ExecutionReport<'_>,
         _: &mut (),
     ) -> Result<(), AppReject> {
-        let order = report
+        let (order, attempt) = report
             .cl_ord_id()
             .and_then(Result::ok)
-            .and_then(|id| id.strip_prefix("ORD-")?.parse::<usize>().ok())
-            .filter(|&n| n < self.answers.len())
+            .and_then(|id| {
+                let mut parts = id.strip_prefix("ORD-")?.split('-');
+                let order = parts.next()?.parse::<usize>().ok()?;
+                Some((order, parts.next().map_or(Some(0), |k| k.parse().ok())?))
+            })
+            .filter(|&(n, _)| n < self.answers.len())
             .ok_or_else(|| AppReject::business(0, "unknown ClOrdID"))?;
         let status = report.ord_status().and_then(Result::ok);
-        if !matches!(status, Some(OrdStatus::Filled | OrdStatus::Rejected)) {
+        let poss_dup = report.poss_dup_flag().and_then(Result::ok) == Some(true);
+        if status == Some(OrdStatus::Rejected) {
+            if attempt < self.attempts[order] {
+                // This attempt was answered already: a resend, or a duplicate.
+                self.resends_recognised += u64::from(poss_dup);
+                self.rejected_twice += usize::from(!poss_dup);
+            } else {
+                self.rejected += 1;
+                self.attempts[order] += 1;
+                let retry = (Instant::now(), order, self.attempts[order]);
+                self.retries.lock().unwrap().push(retry);
+            }
+            return Ok(());
+        }
+        if status != Some(OrdStatus::Filled) {
             return Ok(()); // not the final answer (a New)
         }
-        let poss_dup = report.poss_dup_flag().and_then(Result::ok) == Some(true);
         if poss_dup && self.answers[order] > 0 {
             self.resends_recognised += 1;
             return Ok(());
         }
         self.answers[order] += 1;
-        self.rejected += u64::from(status == Some(OrdStatus::Rejected));
         if self.answers[order] == 1 {
             self.answered.fetch_add(1, Ordering::Relaxed);
         }
@@ -101,9 +125,14 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let session_name = &sessions.first().ok_or("no session")?.session_name();
     let answered = Arc::new(AtomicUsize::new(0));
     let counter = answered.clone();
+    let retries = Retries::default();
+    let retry = retries.clone();
     let client = EngineBuilder::load(&cfg)?.start(move |_session| Client {
         answers: vec![0; orders],
+        attempts: vec![0; orders],
+        rejected_twice: 0,
         rejected: 0,
+        retries: retry.clone(),
         resends_recognised: 0,
         orders_resent: 0,
         answered: counter.clone(),
@@ -115,26 +144,27 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Orders come from another thread, through the engine's Sender.
     let sender = client.sender();
     let session = client.session_ref(session_name).ok_or("no session")?;
+    let send = move |cl_ord_id: &str| loop {
+        let sent = sender.send_typed::<NewOrderSingle>(session, |order| {
+            order
+                .cl_ord_id(cl_ord_id)
+                .handl_inst(HandlInst::AutomatedExecutionOrderPrivateNoBrokerIntervention)
+                .symbol("PGRN")
+                .side(Side::Buy)
+                .transact_time(UtcTimestamp::now(TimePrecision::Millis))
+                .order_qty(Decimal::new(100, 0))
+                .ord_type(OrdType::Limit)
+                .price(Decimal::new(10125, 2));
+        });
+        match sent {
+            Err(SubmitError::QueueFull) => std::thread::sleep(Duration::from_millis(1)),
+            other => break other,
+        }
+    };
+    let producer_send = send.clone();
     let producer = std::thread::spawn(move || -> Result<(), SubmitError> {
         for n in 0..orders {
-            let cl_ord_id = format!("ORD-{n}");
-            loop {
-                let sent = sender.send_typed::<NewOrderSingle>(session, |order| {
-                    order
-                        .cl_ord_id(&cl_ord_id)
-                        .handl_inst(HandlInst::AutomatedExecutionOrderPrivateNoBrokerIntervention)
-                        .symbol("PGRN")
-                        .side(Side::Buy)
-                        .transact_time(UtcTimestamp::now(TimePrecision::Millis))
-                        .order_qty(Decimal::new(100, 0))
-                        .ord_type(OrdType::Limit)
-                        .price(Decimal::new(10125, 2));
-                });
-                match sent {
-                    Err(SubmitError::QueueFull) => std::thread::sleep(Duration::from_millis(1)),
-                    other => break other?,
-                }
-            }
+            producer_send(&format!("ORD-{n}"))?;
             std::thread::sleep(PACE);
         }
         Ok(())
@@ -148,6 +178,14 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
             println!("answered {now}");
         }
         reported = now;
+        // Rejected orders go again once they have waited 100 ms.
+        let due = Instant::now() - Duration::from_millis(100);
+        let mut waiting = std::mem::take(&mut *retries.lock().unwrap());
+        for &(_, n, k) in waiting.iter().filter(|r| r.0 <= due) {
+            send(&format!("ORD-{n}-{k}"))?;
+        }
+        waiting.retain(|r| r.0 > due);
+        retries.lock().unwrap().extend(waiting);
         std::thread::sleep(Duration::from_millis(5));
     }
     producer.join().expect("producer")?;
@@ -157,13 +195,14 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let app = engine.application(session_name).ok_or("no application")?;
     let once = app.answers.iter().filter(|&&n| n == 1).count();
     let missing = app.answers.iter().filter(|&&n| n == 0).count();
-    let twice = app.answers.iter().filter(|&&n| n > 1).count();
+    let twice = app.answers.iter().filter(|&&n| n > 1).count() + app.rejected_twice;
     println!(
         "orders {}: answered once {once}, not answered {missing}, answered more than once {twice}, \
-         PossDup resends recognised {}, messages resent at the venue's request {}, rejected {}",
+         PossDup resends recognised {}, messages resent at the venue's request {}, \
+         rejected and sent again {}",
         orders, app.resends_recognised, app.orders_resent, app.rejected
     );
-    Ok(if once == orders {
+    Ok(if once == orders && twice == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -4,8 +4,9 @@
 # (examples/exchange.rs, over TLS: a CA and a certificate made here with openssl),
 # file stores on every side, the router on one engine journal. While the clients
 # send their orders the router is killed (SIGKILL) KILLS times at random points and
-# restarted at once. Every client must see each of its orders answered exactly once
-# (a New and one Fill, or one Rejected when the exchange was not logged on yet):
+# restarted at once. Every client must see each of its orders filled exactly once (a
+# New, then one Fill; an order the router rejected because its exchange session was not
+# logged on yet is sent again 100 ms later under a new ClOrdID, as a client would):
 # resent copies (PossDupFlag=Y) are recognised, a report sent twice as a new message
 # is a failure; an order the exchange took twice would be filled twice.
 #
@@ -135,7 +136,7 @@ if [ "$status" -ne 0 ]; then
     tail -n 20 "$work"/router-*.out "$work/exchange.out"
     exit 1
 fi
-echo "router example: 3 clients x $ORDERS orders each answered exactly once across $KILLS kills of the router"
+echo "router example: 3 clients x $ORDERS orders each filled exactly once across $KILLS kills of the router"
 for p in "${pids[@]}" $router_pid; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
 pids=()
 router_pid=
