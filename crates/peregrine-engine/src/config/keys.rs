@@ -90,6 +90,11 @@ pub const KNOWN_KEYS: &[&str] = &[
     "AcceptorTemplate",
     "AllowedTargetCompIDs",
     "NonStopSession",
+    "HaNodeName",
+    "HaPeers",
+    "HaEtcdEndpoints",
+    "HaLeaseTTL",
+    "HaGroup",
 ];
 
 /// The valid range of every numeric key (inclusive); a value outside it stops
@@ -127,6 +132,7 @@ pub const NUMERIC_RANGES: &[(&str, u64, u64)] = &[
     ("SocketSendBufferSize", 1_024, 1 << 30),
     ("SocketReceiveBufferSize", 1_024, 1 << 30),
     ("FileStoreSync", 1, 3_600_000),
+    ("HaLeaseTTL", 1, 3_600),
 ];
 
 /// The range of a numeric key (case-insensitive), if it is one.

@@ -43,6 +43,7 @@
 //! where a file's would say `file:line`. See [`SettingsBuilder`].
 
 mod error;
+mod ha;
 mod keys;
 mod parse;
 mod reader;
@@ -56,6 +57,7 @@ mod unsupported;
 mod values;
 
 pub use error::{ConfigError, ConfigWarning, Origin};
+pub use ha::{HaSettings, DEFAULT_HA_GROUP, DEFAULT_HA_LEASE_TTL};
 pub use keys::{range_of, KNOWN_KEYS, NUMERIC_RANGES};
 pub use reader::resolve_path;
 pub use session::SessionSettings;

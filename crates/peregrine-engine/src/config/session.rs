@@ -186,6 +186,10 @@ pub struct SessionSettings {
     /// counterparties (their SenderCompID, our TargetCompID) a template may
     /// create sessions for; empty: any.
     pub allowed_target_comp_ids: Vec<String>,
+    /// `HaNodeName`, `HaPeers`, `HaEtcdEndpoints`, `HaLeaseTTL`, `HaGroup` (ours,
+    /// issue 26): this node's leadership settings, when `HaNodeName` is set. Read
+    /// and checked; the engine does not act on them yet (`docs/standby.md`).
+    pub ha: Option<super::HaSettings>,
 }
 
 impl SessionSettings {

@@ -122,12 +122,21 @@ impl Settings {
 /// Keys the engine reads once for all its sessions (one reactor thread, one admin
 /// interface): a session that sets one differently from the first would be silently
 /// ignored, so it is refused, naming where.
-const ENGINE_WIDE_KEYS: [&str; 4] = [
+const ENGINE_WIDE_KEYS: [&str; 8] = [
     "IdleStrategy",
     "AdminHttpPort",
     "AdminHttpAddress",
     "AdminHttpToken",
+    "HaNodeName",
+    "HaPeers",
+    "HaEtcdEndpoints",
+    "HaLeaseTTL",
 ];
+
+/// One part of a session's high-availability settings (the node's: one per engine).
+fn ha_part<T>(s: &SessionSettings, part: impl Fn(&super::HaSettings) -> &T) -> Option<&T> {
+    s.ha.as_ref().map(part)
+}
 
 fn check_engine_wide(
     origin: Origin,
@@ -143,6 +152,10 @@ fn check_engine_wide(
             s.admin_http_port != first.admin_http_port,
             s.admin_http_address != first.admin_http_address,
             s.admin_http_token != first.admin_http_token,
+            ha_part(s, |h| &h.node_name) != ha_part(first, |h| &h.node_name),
+            ha_part(s, |h| &h.peers) != ha_part(first, |h| &h.peers),
+            ha_part(s, |h| &h.etcd_endpoints) != ha_part(first, |h| &h.etcd_endpoints),
+            ha_part(s, |h| &h.lease_ttl_secs) != ha_part(first, |h| &h.lease_ttl_secs),
         ];
         let Some(key) = ENGINE_WIDE_KEYS
             .iter()

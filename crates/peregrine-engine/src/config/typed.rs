@@ -285,6 +285,7 @@ pub(super) fn typed(
                     .collect()
             })
             .unwrap_or_default(),
+        ha: super::ha::ha_settings(&r)?,
         entries: Vec::new(),
     };
     if s.acceptor_template {
