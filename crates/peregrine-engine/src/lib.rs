@@ -61,7 +61,7 @@ pub use command::{
 };
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
 pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
-pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions};
+pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions, WriteGate};
 pub use log::SessionLog;
 pub use metrics::{Metrics, SessionMetrics};
 pub use peregrine_agent::{Agent, Idle, IdleStrategy, ParseIdleError};

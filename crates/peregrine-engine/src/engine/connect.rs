@@ -16,8 +16,13 @@ impl<D: SessionDriver> Engine<D> {
     /// An initiator's connection attempt to its next failover address (within
     /// its session hours).
     pub(super) fn connect(&mut self, id: SessionKey, now: Nanos) {
+        let held = self.held();
         let s = &mut self.sessions[id];
         s.next_connect = now + Nanos::from(s.settings.reconnect_interval.max(1)) * SEC;
+        if held {
+            // Not leader (gate.rs): no connection until the gate opens.
+            return;
+        }
         if let Some(window) = crate::fix::schedule(&s.settings) {
             if !window.logon_allowed(now) {
                 // Outside the session's hours: wait for them to begin.

@@ -138,6 +138,12 @@ impl<D: SessionDriver> Engine<D> {
     /// handshake, on a TLS listener).
     fn accepted(&mut self, l: ListenerKey, stream: TcpStream, peer: SocketAddr) {
         self.metrics.engine().accepted();
+        if self.held() {
+            // Not leader (gate.rs): closed unanswered, so the counterparty tries
+            // its next address.
+            tracing::debug!("connection from {peer} closed: this node does not lead");
+            return;
+        }
         tune(&stream, &self.listeners[l.0].settings);
         let io = match &self.listeners[l.0].tls {
             Some(config) => match rustls::ServerConnection::new(config.clone()) {

@@ -6,6 +6,8 @@ mod connect;
 mod connection;
 mod forward;
 pub(crate) use forward::EnginePeers;
+mod gate;
+pub use gate::WriteGate;
 mod ids;
 mod journal;
 mod lifecycle;
@@ -68,6 +70,11 @@ pub struct EngineOptions {
     pub stop_flag: Option<Arc<AtomicBool>>,
     /// Messages that may wait in the [`Sender`] queue (see [`crate::sender`]).
     pub send_queue: usize,
+    /// High availability: write to the sessions' sockets only while this gate names
+    /// a term this node leads; hold them (no accept, no connect) until it does, and
+    /// close every connection, without a Logout, when it stops (see [`WriteGate`]).
+    /// `None` (the default): always write.
+    pub write_gate: Option<std::sync::Arc<dyn WriteGate>>,
 }
 
 impl Default for EngineOptions {
@@ -77,6 +84,7 @@ impl Default for EngineOptions {
             message_logs: true,
             stop_flag: None,
             send_queue: DEFAULT_SEND_QUEUE,
+            write_gate: None,
         }
     }
 }
@@ -236,6 +244,8 @@ pub struct Engine<D: SessionDriver> {
     /// Unique in the process: how an [`EngineHandle`] tells that it is called
     /// on this engine's reactor thread, during a turn.
     id: u64,
+    /// The term [`EngineOptions::write_gate`] named at its last check (gate.rs).
+    led_term: Option<u64>,
 }
 
 /// Makes a session's driver from its settings, for sessions added while the
@@ -306,6 +316,7 @@ impl<D: SessionDriver> Engine<D> {
             metrics: Metrics::default(),
             metrics_stale: false,
             id: next_engine_id(),
+            led_term: None,
         })
     }
 
@@ -469,6 +480,9 @@ impl<D: SessionDriver> Engine<D> {
     /// or the next timer if sooner), then housekeeping.
     fn work(&mut self, may_wait: Duration) -> io::Result<usize> {
         let _turning = self.turning();
+        if self.options.write_gate.is_some() {
+            self.may_write(now_nanos());
+        }
         if may_wait.is_zero() {
             // Spinning: no timeout to compute (that visits every session).
             let owns_core = matches!(self.options.idle, Idle::BusySpin(_));
@@ -525,6 +539,9 @@ impl<D: SessionDriver> Engine<D> {
     #[inline]
     pub fn poll(&mut self) -> io::Result<bool> {
         let _turning = self.turning();
+        if self.options.write_gate.is_some() {
+            self.may_write(now_nanos());
+        }
         let mut work = self.io(Duration::ZERO, false)?;
         self.polls += 1;
         if self.polls >= POLLS_PER_HOUSEKEEPING {

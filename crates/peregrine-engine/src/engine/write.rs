@@ -115,6 +115,10 @@ impl<D: SessionDriver> Engine<D> {
 
     /// Writes what the session may send, as far as the socket takes it.
     pub(super) fn flush(&mut self, id: SessionKey, now: Nanos) {
+        // High availability: not a byte unless this node leads (gate.rs).
+        if self.options.write_gate.is_some() && !self.may_write(now) {
+            return;
+        }
         // Nothing leaves before the journal holds it (journal.rs); a session
         // with nothing to write (a writable event in the middle of a turn's
         // reads) does not make the journal write early.
