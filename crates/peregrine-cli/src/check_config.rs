@@ -164,13 +164,27 @@ fn store_line(s: &SessionSettings, store: Option<StoreKind>) -> String {
 fn dictionary(s: &SessionSettings) -> String {
     match fix::dictionary_files(s) {
         Ok(None) => "none (UseDataDictionary=N)".into(),
-        Ok(Some((None, (app, _)))) => app.display().to_string(),
-        Ok(Some((Some((transport, _)), (app, _)))) => format!(
-            "transport {}, application {} (DefaultApplVerID {})",
-            transport.display(),
-            app.display(),
-            s.default_appl_ver_id.as_deref().unwrap_or("?")
-        ),
+        Ok(Some(files)) => {
+            let app = files
+                .app
+                .as_ref()
+                .map(|(p, _)| p.display().to_string())
+                .unwrap_or_default();
+            let Some((transport, _)) = &files.transport else {
+                return app;
+            };
+            let mut text = format!("transport {}", transport.display());
+            if !app.is_empty() {
+                text += &format!(
+                    ", application {app} (DefaultApplVerID {})",
+                    s.default_appl_ver_id.as_deref().unwrap_or("?")
+                );
+            }
+            for v in &files.versions {
+                text += &format!(", {} {}", v.key, v.path.display());
+            }
+            text
+        }
         // preflight reported it; a summary is only printed without errors.
         Err(e) => e.to_string(),
     }

@@ -545,8 +545,15 @@ impl<F> SessionMaker<F> {
 #[derive(Debug, Default)]
 pub struct DictionaryCache {
     files: HashMap<PathBuf, Arc<Dictionary>>,
-    sets: HashMap<(Option<PathBuf>, PathBuf), Arc<Dictionaries>>,
+    sets: HashMap<DictionarySet, Arc<Dictionaries>>,
 }
+
+/// The files of one set: transport, application, and by ApplVerID code.
+type DictionarySet = (
+    Option<PathBuf>,
+    Option<PathBuf>,
+    Vec<(&'static str, PathBuf)>,
+);
 
 impl DictionaryCache {
     /// The dictionaries a session's settings name, from the cache when an
@@ -557,38 +564,50 @@ impl DictionaryCache {
     ///
     /// A dictionary cannot be read or parsed (the error names the key).
     pub fn load(&mut self, s: &SessionSettings) -> Result<Option<Arc<Dictionaries>>, ConfigError> {
-        let Some((transport, app)) = crate::fix::dictionary_files(s)? else {
+        let Some(files) = crate::fix::dictionary_files(s)? else {
             return Ok(None);
         };
-        let key = (transport.as_ref().map(|(p, _)| p.clone()), app.0.clone());
+        let key: DictionarySet = (
+            files.transport.as_ref().map(|(p, _)| p.clone()),
+            files.app.as_ref().map(|(p, _)| p.clone()),
+            files
+                .versions
+                .iter()
+                .map(|v| (v.appl_ver_id, v.path.clone()))
+                .collect(),
+        );
         if let Some(d) = self.sets.get(&key) {
             return Ok(Some(d.clone()));
         }
-        let mut file =
-            |(path, setting): (PathBuf, &'static str)| -> Result<Arc<Dictionary>, ConfigError> {
-                if let Some(d) = self.files.get(&path) {
-                    return Ok(d.clone());
-                }
-                let d = Arc::new(Dictionary::from_file(&path).map_err(|e| {
-                    // A read error names the path already; a parse error the file's base name.
-                    let e = e.to_string();
-                    let shown = path.display().to_string();
-                    s.error(
-                        setting,
-                        if e.starts_with(&shown) {
-                            e
-                        } else {
-                            format!("{shown}: {e}")
-                        },
-                    )
-                })?);
-                self.files.insert(path, d.clone());
-                Ok(d)
-            };
-        let set = match transport {
-            Some(t) => Dictionaries::fixt_shared(file(t)?, file(app)?),
-            None => Dictionaries::single_shared(file(app)?),
+        let mut file = |path: &PathBuf, setting: &str| -> Result<Arc<Dictionary>, ConfigError> {
+            if let Some(d) = self.files.get(path) {
+                return Ok(d.clone());
+            }
+            let d = Arc::new(Dictionary::from_file(path).map_err(|e| {
+                // A read error names the path already; a parse error the file's base name.
+                let e = e.to_string();
+                let shown = path.display().to_string();
+                s.error(
+                    setting,
+                    if e.starts_with(&shown) {
+                        e
+                    } else {
+                        format!("{shown}: {e}")
+                    },
+                )
+            })?);
+            self.files.insert(path.clone(), d.clone());
+            Ok(d)
         };
+        let mut set = match (&files.transport, &files.app) {
+            (Some((t, tk)), Some((a, ak))) => Dictionaries::fixt_shared(file(t, tk)?, file(a, ak)?),
+            (Some((t, tk)), None) => Dictionaries::fixt_versions_only(file(t, tk)?),
+            (None, Some((a, ak))) => Dictionaries::single_shared(file(a, ak)?),
+            (None, None) => return Ok(None),
+        };
+        for v in &files.versions {
+            set = set.with_version(v.appl_ver_id, file(&v.path, &v.key)?);
+        }
         let set = Arc::new(set);
         self.sets.insert(key, set.clone());
         Ok(Some(set))

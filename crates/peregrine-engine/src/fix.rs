@@ -70,20 +70,45 @@ pub fn session_id(s: &SessionSettings) -> SessionId {
     id
 }
 
+/// The dictionary files a session's settings name (see [`dictionary_files`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DictionaryFiles {
+    /// FIXT.1.1: `TransportDataDictionary` (else `DataDictionary`), with the key
+    /// that named it.
+    pub transport: Option<(PathBuf, &'static str)>,
+    /// `DataDictionary`, or for FIXT.1.1 `AppDataDictionary`, with the key; `None`
+    /// for a FIXT.1.1 session that names only `AppDataDictionary.<version>` ones.
+    pub app: Option<(PathBuf, &'static str)>,
+    /// FIXT.1.1: `AppDataDictionary.<version>` (QuickFIX/J's), which a message of
+    /// that ApplVerID is validated with instead of `app`.
+    pub versions: Vec<crate::config::VersionDictionary>,
+}
+
 /// The dictionary files a session's settings name: `DataDictionary`, or for
-/// FIXT.1.1 `TransportDataDictionary` (else `DataDictionary`) and
-/// `AppDataDictionary`, each with the key that named it; `None` with
+/// FIXT.1.1 `TransportDataDictionary` (else `DataDictionary`),
+/// `AppDataDictionary` and `AppDataDictionary.<version>`; `None` with
 /// `UseDataDictionary=N`.
+///
+/// ```
+/// use peregrine_engine::{config::Settings, fix::dictionary_files};
+/// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
+///             [SESSION]\nBeginString=FIXT.1.1\nDefaultApplVerID=FIX.5.0SP2\n\
+///             TransportDataDictionary=/d/FIXT11.xml\nAppDataDictionary=/d/FIX50SP2.xml\n\
+///             AppDataDictionary.FIX.4.4=/d/FIX44.xml\n";
+/// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
+/// let files = dictionary_files(s)?.unwrap();
+/// assert_eq!(files.versions[0].appl_ver_id, "6");
+/// assert_eq!(files.versions[0].path, std::path::Path::new("/d/FIX44.xml"));
+/// # Ok::<(), peregrine_engine::ConfigError>(())
+/// ```
 ///
 /// # Errors
 ///
 /// `UseDataDictionary=Y` (the default, as in QuickFIX) without a dictionary
 /// named: validation would silently be off, so this stops start-up, naming
-/// the key; likewise a FIXT.1.1 session without `AppDataDictionary`.
-#[allow(clippy::type_complexity)]
-pub fn dictionary_files(
-    s: &SessionSettings,
-) -> Result<Option<(Option<(PathBuf, &'static str)>, (PathBuf, &'static str))>, ConfigError> {
+/// the key; likewise a FIXT.1.1 session without `AppDataDictionary` or an
+/// `AppDataDictionary.<version>`.
+pub fn dictionary_files(s: &SessionSettings) -> Result<Option<DictionaryFiles>, ConfigError> {
     if !s.use_data_dictionary {
         return Ok(None);
     }
@@ -100,16 +125,32 @@ pub fn dictionary_files(
             (None, Some(p)) => (p.clone(), "DataDictionary"),
             (None, None) => return Err(missing("TransportDataDictionary")),
         };
-        let Some(app) = &s.app_data_dictionary else {
-            return Err(s.error(
+        let app = s
+            .app_data_dictionary
+            .as_ref()
+            .map(|p| (p.clone(), "AppDataDictionary"));
+        if app.is_none() && s.app_data_dictionaries.is_empty() {
+            let mut e = s.error(
                 "AppDataDictionary",
-                "missing (a FIXT.1.1 session with a TransportDataDictionary needs one)",
-            ));
-        };
-        return Ok(Some((Some(transport), (app.clone(), "AppDataDictionary"))));
+                "missing (a FIXT.1.1 session with a TransportDataDictionary needs one, or \
+                 AppDataDictionary.<version> ones)",
+            );
+            // Not set anywhere: the session's own line says which session.
+            e.line = s.line;
+            return Err(e);
+        }
+        return Ok(Some(DictionaryFiles {
+            transport: Some(transport),
+            app,
+            versions: s.app_data_dictionaries.clone(),
+        }));
     }
     match &s.data_dictionary {
-        Some(p) => Ok(Some((None, (p.clone(), "DataDictionary")))),
+        Some(p) => Ok(Some(DictionaryFiles {
+            transport: None,
+            app: Some((p.clone(), "DataDictionary")),
+            versions: Vec::new(),
+        })),
         None => Err(missing("DataDictionary")),
     }
 }

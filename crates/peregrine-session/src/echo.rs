@@ -137,9 +137,13 @@ impl EchoApp {
         self.items.clear();
         let dicts = self.dicts.clone();
         let scope = dicts.as_ref().and_then(|d| {
-            std::str::from_utf8(msg.msg_type())
-                .ok()
-                .and_then(|t| d.application().message_scope(t))
+            std::str::from_utf8(msg.msg_type()).ok().and_then(|t| {
+                // A FIXT session with a dictionary per ApplVerID: the message's.
+                msg.get(tag::APPL_VER_ID)
+                    .and_then(|v| d.application_for(v))
+                    .unwrap_or(d.application())
+                    .message_scope(t)
+            })
         });
         let mut i = 0;
         while i < msg.len() {

@@ -153,6 +153,14 @@ pub(super) fn is_known(key: &str) -> bool {
     if KNOWN_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)) {
         return true;
     }
+    // AppDataDictionary.FIX.4.4 (QuickFIX/J's; the version is checked with the session).
+    const APP: &str = "AppDataDictionary.";
+    if key
+        .get(..APP.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(APP))
+    {
+        return true;
+    }
     // SocketConnectHost1, SocketConnectPort2, ...
     for prefix in ["SocketConnectHost", "SocketConnectPort"] {
         if key.len() > prefix.len()

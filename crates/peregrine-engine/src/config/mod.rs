@@ -60,7 +60,7 @@ pub use error::{ConfigError, ConfigWarning, Origin};
 pub use ha::{HaSettings, DEFAULT_HA_GROUP, DEFAULT_HA_LEASE_TTL};
 pub use keys::{range_of, KNOWN_KEYS, NUMERIC_RANGES};
 pub use reader::resolve_path;
-pub use session::SessionSettings;
+pub use session::{SessionSettings, VersionDictionary};
 pub use settings::Settings;
 pub use settings_builder::{Section, SettingsBuilder, ToSetting};
 pub use tls::{TlsSettings, TlsVersion};

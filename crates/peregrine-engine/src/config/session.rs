@@ -11,6 +11,19 @@ use super::{
     TlsSettings,
 };
 
+/// One `AppDataDictionary.<version>` key: QuickFIX/J's application dictionary for
+/// the messages of one ApplVerID(1128) of a FIXT.1.1 session
+/// (`AppDataDictionary.FIX.4.4=FIX44.xml`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionDictionary {
+    /// The ApplVerID code the key names (`"6"` for `FIX.4.4`).
+    pub appl_ver_id: &'static str,
+    /// The file, resolved.
+    pub path: PathBuf,
+    /// The key as written (`AppDataDictionary.FIX.4.4`), for errors.
+    pub key: String,
+}
+
 /// A typed view of one `[SESSION]` with its `[DEFAULT]` values applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSettings {
@@ -50,6 +63,9 @@ pub struct SessionSettings {
     pub transport_data_dictionary: Option<PathBuf>,
     /// `AppDataDictionary`, resolved.
     pub app_data_dictionary: Option<PathBuf>,
+    /// `AppDataDictionary.<version>` (QuickFIX/J's, FIXT.1.1): the application
+    /// dictionary of the messages of one ApplVerID, in the order of the settings.
+    pub app_data_dictionaries: Vec<VersionDictionary>,
     /// `FileStorePath`, resolved.
     pub file_store_path: Option<PathBuf>,
     /// `FileLogPath`, resolved.

@@ -9,7 +9,7 @@ use peregrine_dict::ValidationSettings;
 use super::reader::Reader;
 use super::{
     ConfigError, ConnectionType, Origin, SessionSettings, SettingLine, SlowConsumerAction,
-    StoreDamage,
+    StoreDamage, VersionDictionary,
 };
 
 pub(super) fn typed(
@@ -225,6 +225,7 @@ pub(super) fn typed(
         data_dictionary: r.path("DataDictionary")?,
         transport_data_dictionary: r.path("TransportDataDictionary")?,
         app_data_dictionary: r.path("AppDataDictionary")?,
+        app_data_dictionaries: version_dictionaries(&r)?,
         file_store_path: r.path("FileStorePath")?,
         file_log_path: r.path("FileLogPath")?,
         persist_messages: r.bool("PersistMessages", true)?,
@@ -405,4 +406,46 @@ pub(super) fn typed(
         return Err(r.err(e, "must be at least 1 for an initiator".into()));
     }
     Ok(SessionSettings { entries, ..s })
+}
+
+/// `AppDataDictionary.<version>` keys (QuickFIX/J's): the version is a name
+/// QuickFIX/J converts to an ApplVerID (`FIX.4.0` … `FIX.4.4`, `FIX.5.0`,
+/// `FIX.5.0SP1`, `FIX.5.0SP2`; `FIX.2.7`, `FIX.3.0` and `FIX.Latest` too), never
+/// a code; anything else stops start-up naming the key.
+fn version_dictionaries(r: &Reader<'_>) -> Result<Vec<VersionDictionary>, ConfigError> {
+    const PREFIX: &str = "AppDataDictionary.";
+    let mut out: Vec<VersionDictionary> = Vec::new();
+    for e in r.entries {
+        let Some(version) = e
+            .key
+            .get(..PREFIX.len())
+            .filter(|p| p.eq_ignore_ascii_case(PREFIX))
+            .map(|_| &e.key[PREFIX.len()..])
+        else {
+            continue;
+        };
+        let Some(&(code, _)) = peregrine_session::APPL_VER_IDS
+            .iter()
+            .find(|(_, name)| *name == version)
+        else {
+            return Err(r.err(
+                e,
+                format!(
+                    "{version:?} is not a FIX version QuickFIX/J names an ApplVerID by (FIX.4.0 \
+                     … FIX.4.4, FIX.5.0, FIX.5.0SP1, FIX.5.0SP2; FIX.2.7, FIX.3.0, FIX.Latest): \
+                     write AppDataDictionary.FIX.4.4=…"
+                ),
+            ));
+        };
+        let Some(path) = r.path(&e.key)? else {
+            continue;
+        };
+        out.retain(|d| d.appl_ver_id != code);
+        out.push(VersionDictionary {
+            appl_ver_id: code,
+            path,
+            key: e.key.clone(),
+        });
+    }
+    Ok(out)
 }

@@ -116,6 +116,9 @@ pub(super) struct Core<S> {
     /// theirs: those messages then only have their values checked). Made by the
     /// first validation of a connection, dropped when it goes.
     pub(super) shapes: Option<Box<ShapeCache>>,
+    /// FIXT: the counterparty's DefaultApplVerID(1137) from its Logon, which picks
+    /// the application dictionary of its messages without ApplVerID(1128).
+    pub(super) peer_appl_ver_id: Option<Box<str>>,
     /// Messages that arrived ahead of a gap.
     pub(super) queue: GapQueue,
     /// Reads stored messages back to resend them.

@@ -195,6 +195,12 @@ impl<S: MessageStore> Core<S> {
             );
             return;
         }
+        if self.config.id.is_fixt() {
+            self.peer_appl_ver_id = msg
+                .get(tag::DEFAULT_APPL_VER_ID)
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .map(Into::into);
+        }
         if let Err(r) = self.app_from_admin(msg, app) {
             self.send_logout(Some(r.text.as_bytes()), app);
             self.disconnect(DisconnectReason::LogonRejected);

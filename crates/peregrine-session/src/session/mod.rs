@@ -192,6 +192,7 @@ impl<S: MessageStore> Session<S> {
                 events,
                 state: State::Disconnected,
                 shapes: None,
+                peer_appl_ver_id: None,
                 resend_decoder: OnDemandDecoder::new(max_message_size),
                 app_events,
                 admin_fields: AddedFields::default(),

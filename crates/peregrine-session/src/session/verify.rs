@@ -3,11 +3,11 @@
 //! CompIDs, sequence number, PossDup).
 
 use peregrine_codec::{msg_type, tag, value, MessageView};
-use peregrine_dict::{check_sending_time, SessionRejectReason};
+use peregrine_dict::{check_sending_time, SessionRejectReason, Validator};
 use peregrine_store::MessageStore;
 
 use crate::app::Application;
-use crate::config::{Nanos, MAX_SEQ_NUM};
+use crate::config::{appl_ver_id_code, Nanos, MAX_SEQ_NUM};
 
 use super::core::{Core, State};
 use super::events::DisconnectReason;
@@ -97,8 +97,36 @@ impl<S: MessageStore> Core<S> {
     pub(super) fn validate(&mut self, msg: &MessageView<'_>) -> Option<SessionReject> {
         if self.config.validation.use_data_dictionary {
             if let Some(d) = &self.config.dictionaries {
-                return d
-                    .validator(self.config.validation.settings)
+                let settings = self.config.validation.settings;
+                let validator = if d.has_versions() {
+                    // QuickFIX/J's choice: the message's ApplVerID(1128), else the
+                    // counterparty's DefaultApplVerID (its Logon's 1137), else ours.
+                    let appl = msg
+                        .get(tag::APPL_VER_ID)
+                        .or(self.peer_appl_ver_id.as_deref().map(str::as_bytes))
+                        .or(self
+                            .config
+                            .default_appl_ver_id
+                            .as_deref()
+                            .map(|a| appl_ver_id_code(a).as_bytes()))
+                        .unwrap_or_default();
+                    match d.validator_for(appl, settings) {
+                        Some(v) => v,
+                        // Session messages need the transport dictionary only.
+                        None if msg_type::is_admin(msg.msg_type()) => {
+                            Validator::fixt(d.transport(), d.transport(), settings)
+                        }
+                        None => {
+                            return Some(SessionReject::new(
+                                SessionRejectReason::InvalidUnsupportedApplicationVersion,
+                                Some(i64::from(tag::APPL_VER_ID)),
+                            ))
+                        }
+                    }
+                } else {
+                    d.validator(settings)
+                };
+                return validator
                     .validate_with(msg, self.shapes.get_or_insert_with(Box::default))
                     .err()
                     .map(SessionReject::from);
