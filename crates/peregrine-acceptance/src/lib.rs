@@ -58,7 +58,8 @@ pub use fix::{
     FrameOutcome, SOH,
 };
 pub use matcher::{
-    match_quickfixj, FieldPatterns, FieldPatternsError, MatchRule, Mismatch, MismatchKind,
+    logout_before_disconnect, match_quickfixj, without_tolerated, FieldPatterns,
+    FieldPatternsError, MatchRule, Mismatch, MismatchKind,
 };
 pub use orchestrate::{
     acceptance_dir, acceptor_command_line, derive_cfg, dictionaries_dir, free_port, repo_root,

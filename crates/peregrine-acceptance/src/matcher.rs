@@ -255,7 +255,9 @@ impl FieldPatterns {
     /// Compares a received message with the expected one by the strict rule:
     /// the same number of fields, the same tags in the same order and the same
     /// values, except that the values of pattern tags must match the pattern
-    /// (see [`FieldPatterns::anchored`]).
+    /// (see [`FieldPatterns::anchored`]), and the fields of
+    /// [`without_tolerated`] (a Logout's Text, a Reject's RefTagID that the
+    /// expected message does not list) may be there too.
     ///
     /// # Errors
     ///
@@ -271,6 +273,17 @@ impl FieldPatterns {
     /// assert!(err.to_string().starts_with("field 1: expected 35=0, got 35=1"));
     /// ```
     pub fn match_message(&self, expected: &[u8], actual: &[u8]) -> Result<(), Mismatch> {
+        let mismatch = match self.match_exact(expected, actual) {
+            Ok(()) => return Ok(()),
+            Err(m) => m,
+        };
+        match without_tolerated(expected, actual) {
+            Some(stripped) if self.match_exact(expected, &stripped).is_ok() => Ok(()),
+            _ => Err(mismatch),
+        }
+    }
+
+    fn match_exact(&self, expected: &[u8], actual: &[u8]) -> Result<(), Mismatch> {
         let exp = fields(expected);
         let act = fields(actual);
         let mismatch = |index, kind| Mismatch {
@@ -338,6 +351,81 @@ impl FieldPatterns {
         }
         Ok(())
     }
+}
+
+/// The fields Peregrine sends where QuickFIX's expected messages have none, by the
+/// decisions of `docs/acceptance-differences.md` (QuickFIX/J sends them too):
+/// Text(58) in a Logout (35=5) and RefTagID(371) in a Reject (35=3), each only
+/// when `expected` does not list that tag. `actual` without them (BodyLength
+/// counted again), or `None` when it has none of them.
+///
+/// ```
+/// use peregrine_acceptance::{without_tolerated, FieldPatterns};
+/// let expected = b"8=FIX.4.4\x019=24\x0135=5\x0134=3\x0149=ISLD\x0156=TW\x0110=0\x01";
+/// let actual = b"8=FIX.4.4\x019=41\x0135=5\x0134=3\x0149=ISLD\x0156=TW\x0158=CompID problem\x0110=123\x01";
+/// assert_eq!(
+///     without_tolerated(expected, actual).unwrap(),
+///     b"8=FIX.4.4\x019=24\x0135=5\x0134=3\x0149=ISLD\x0156=TW\x0110=123\x01".to_vec()
+/// );
+/// // A Text the expected Logout lists must be the same.
+/// assert!(without_tolerated(actual, actual).is_none());
+/// // So the strict rule takes it where QuickFIX's script lists no Text.
+/// let patterns = FieldPatterns::parse("10=\\d{3}").unwrap();
+/// assert!(patterns.match_message(expected, actual).is_ok());
+/// // Any other extra field is still a mismatch.
+/// let other = b"8=FIX.4.4\x019=31\x0135=5\x0134=3\x0149=ISLD\x0156=TW\x01112=HELLO\x0110=123\x01";
+/// assert!(patterns.match_message(expected, other).is_err());
+/// ```
+pub fn without_tolerated(expected: &[u8], actual: &[u8]) -> Option<Vec<u8>> {
+    let act = fields(actual);
+    let kind = act.iter().find(|(t, _)| *t == b"35").map(|(_, v)| *v)?;
+    let tolerated: &[u8] = match kind {
+        b"5" => b"58",
+        b"3" => b"371",
+        _ => return None,
+    };
+    if fields(expected).iter().any(|(t, _)| *t == tolerated)
+        || !act.iter().any(|(t, _)| *t == tolerated)
+    {
+        return None;
+    }
+    let kept: Vec<_> = act.iter().filter(|(t, _)| *t != tolerated).collect();
+    let field = |(t, v): &&(&[u8], &[u8])| [*t, b"=", *v, b"\x01"].concat();
+    // BodyLength: the fields after it and before CheckSum.
+    let body: Vec<u8> = kept
+        .iter()
+        .filter(|(t, _)| !matches!(*t, b"8" | b"9" | b"10"))
+        .flat_map(field)
+        .collect();
+    let mut out = Vec::with_capacity(actual.len());
+    for f in &kept {
+        if f.0 == b"9" {
+            out.extend_from_slice(format!("9={}\x01", body.len()).as_bytes());
+        } else {
+            out.extend(field(f));
+        }
+    }
+    Some(out)
+}
+
+/// At an `eDISCONNECT`, a Logout the acceptor sends first is read and the close
+/// still awaited when nothing else came on that connection (`received_before`
+/// false): the Logout that says why a Logon was refused, which QuickFIX's
+/// scripts expect to be dropped without one (see
+/// `docs/acceptance-differences.md`).
+///
+/// ```
+/// use peregrine_acceptance::logout_before_disconnect;
+/// let logout = b"8=FIX.4.4\x019=5\x0135=5\x0110=000\x01";
+/// assert!(logout_before_disconnect(logout, false));
+/// assert!(!logout_before_disconnect(logout, true));
+/// assert!(!logout_before_disconnect(b"8=FIX.4.4\x019=5\x0135=0\x0110=000\x01", false));
+/// ```
+pub fn logout_before_disconnect(message: &[u8], received_before: bool) -> bool {
+    !received_before
+        && fields(message)
+            .iter()
+            .any(|f| *f == (&b"35"[..], &b"5"[..]))
 }
 
 /// How an `E` line is compared with the message received: the convention of the

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::admin::{self, AdminError};
 use crate::fix::{complete_message, frame_message, render, FrameOutcome};
-use crate::matcher::{FieldPatterns, MatchRule, Mismatch};
+use crate::matcher::{logout_before_disconnect, FieldPatterns, MatchRule, Mismatch};
 use crate::read::{read_some, ReadSome};
 use crate::script::{Script, Step};
 
@@ -88,6 +88,8 @@ struct Connection {
     stream: TcpStream,
     buf: Vec<u8>,
     write_error: Option<io::Error>,
+    /// Whether an `E` line took a message from this connection.
+    received: bool,
 }
 
 enum ReadError {
@@ -331,6 +333,7 @@ fn run_step(
                     stream,
                     buf: Vec::new(),
                     write_error: None,
+                    received: false,
                 },
             ) {
                 let _ = old.stream.shutdown(Shutdown::Both);
@@ -355,7 +358,10 @@ fn run_step(
             let conn = open(connections, *n, "expecting a message")?;
             let deadline = Instant::now() + cfg.timeout_expect;
             let actual = match conn.read_message(deadline) {
-                Ok(actual) => actual,
+                Ok(actual) => {
+                    conn.received = true;
+                    actual
+                }
                 Err(ReadError::TimedOut) => {
                     return Err(StepFailure::Timeout {
                         expected,
@@ -392,6 +398,11 @@ fn run_step(
                     // briefly, to report it whole.
                     let grace = Instant::now() + Duration::from_millis(500);
                     let received = match conn.read_message(grace) {
+                        Ok(m) if logout_before_disconnect(&m, conn.received) => {
+                            // A refused Logon's Logout: the close is still due.
+                            conn.received = true;
+                            continue;
+                        }
                         Ok(m) => render(&m),
                         Err(_) => render(&conn.buf),
                     };

@@ -323,15 +323,33 @@ fn first_message_not_a_logon_disconnects_silently() {
 }
 
 #[test]
-fn logon_with_wrong_comp_ids_bad_time_or_begin_string_disconnects_silently() {
-    for (fields, begin) in [
-        ("35=A|34=1|49=WT|98=0|108=30", "FIX.4.4"),
-        ("35=A|34=1|56=DLSI|98=0|108=30", "FIX.4.4"),
-        ("35=A|34=1|52=20010101-00:00:00|98=0|108=30", "FIX.4.4"),
+fn logon_with_wrong_comp_ids_bad_time_or_begin_string_is_refused() {
+    // The session's own checks: a Logout that says why, then the drop (QuickFIX/J;
+    // QuickFIX drops it without a word: docs/acceptance-differences.md).
+    for (fields, why) in [
+        ("35=A|34=1|49=WT|98=0|108=30", "CompID problem"),
+        ("35=A|34=1|56=DLSI|98=0|108=30", "CompID problem"),
+        (
+            "35=A|34=1|52=20010101-00:00:00|98=0|108=30",
+            "SendingTime accuracy problem, field=52",
+        ),
     ] {
-        let mut h = Harness::acceptor(begin);
-        h.send_invalid_logon(fields);
+        let mut h = Harness::acceptor("FIX.4.4");
+        h.send(fields);
+        assert_eq!(
+            h.disconnected(),
+            Some(DisconnectReason::InvalidLogon),
+            "{fields}"
+        );
+        assert_eq!(
+            h.out(),
+            [format!(
+                "35=5|34=1|49=ISLD|56=TW|58=Invalid Logon message: {why}"
+            )],
+            "{fields}"
+        );
     }
+    // Another BeginString is no Logon of this session: dropped silently.
     let mut h = Harness::acceptor("FIX.4.4");
     h.begin = "FIX.3.9";
     h.send_invalid_logon("35=A|34=1|98=0|108=30");
@@ -764,8 +782,8 @@ fn poss_dup_checks() {
     assert_eq!(
         h.answer(&format!("35=0|34=2|43=Y|122={later}")),
         [
-            "35=3|34=3|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=0|373=10",
-            "35=5|34=4|49=ISLD|56=TW"
+            "35=3|34=3|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|371=122|372=0|373=10",
+            "35=5|34=4|49=ISLD|56=TW|58=SendingTime accuracy problem, field=122"
         ]
     );
     assert_eq!(h.session.state(), SessionState::LogoutSent);
@@ -779,8 +797,8 @@ fn sending_time_out_of_range_rejects_and_logs_out_then_logout_timeout() {
     assert_eq!(
         h.answer(&format!("35=0|34=2|52={old}")),
         [
-            "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=0|373=10",
-            "35=5|34=3|49=ISLD|56=TW"
+            "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|371=52|372=0|373=10",
+            "35=5|34=3|49=ISLD|56=TW|58=SendingTime accuracy problem, field=52"
         ]
     );
     assert_eq!(h.session.next_deadline(), Some(h.now + 2 * SECOND));
@@ -795,7 +813,7 @@ fn comp_id_problem_rejects_and_logs_out() {
         h.answer("35=0|34=2|49=WT"),
         [
             "35=3|34=2|49=ISLD|56=TW|45=2|58=CompID problem|372=0|373=9",
-            "35=5|34=3|49=ISLD|56=TW"
+            "35=5|34=3|49=ISLD|56=TW|58=CompID problem"
         ]
     );
     // Their Logout completes the handshake.
@@ -1044,7 +1062,7 @@ fn sequence_reset_modes() {
     assert_eq!(h.session.next_target_seq(), 30);
     // Lowering: Reject without RefTagID, no increment.
     assert_eq!(h.answer("35=4|34=0|36=1"),
-        ["35=3|34=2|49=ISLD|56=TW|45=0|58=Value is incorrect (out of range) for this tag|372=4|373=5"]
+        ["35=3|34=2|49=ISLD|56=TW|45=0|58=Value is incorrect (out of range) for this tag|371=36|372=4|373=5"]
     );
     assert_eq!(h.session.next_target_seq(), 30);
 }
@@ -1060,7 +1078,7 @@ fn dictionary_rejects_with_exact_fields() {
     );
     assert_eq!(
         h.answer("35=*|34=3"),
-        ["35=3|34=3|49=ISLD|56=TW|45=3|58=Invalid MsgType|372=*|373=11"]
+        ["35=3|34=3|49=ISLD|56=TW|45=3|58=Invalid MsgType|371=35|372=*|373=11"]
     );
     assert_eq!(h.session.next_target_seq(), 4);
 }
@@ -1630,8 +1648,8 @@ fn sending_time_is_checked_against_max_latency_both_ways() {
     assert_eq!(
         h.answer(&format!("35=1|34=2|112=a|52={}", ts(h.now + 6 * SECOND))),
         [
-            "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|372=1|373=10",
-            "35=5|34=3|49=ISLD|56=TW"
+            "35=3|34=2|49=ISLD|56=TW|45=2|58=SendingTime accuracy problem|371=52|372=1|373=10",
+            "35=5|34=3|49=ISLD|56=TW|58=SendingTime accuracy problem, field=52"
         ]
     );
     // CheckLatency=N: any SendingTime goes.

@@ -16,19 +16,40 @@ use super::outgoing::{HeaderValue, StackText};
 pub(super) struct SessionReject {
     pub(super) reason: SessionRejectReason,
     pub(super) ref_tag: Option<i64>,
+    /// Before FIX.4.2 (no RefTagID) the tag is written into Text(58) as
+    /// `(tag)`; not for the tags QuickFIX/J adds where QuickFIX has none
+    /// (docs/acceptance-differences.md), whose Text stays QuickFIX's.
+    pub(super) tag_in_text: bool,
 }
 
 impl SessionReject {
     pub(super) fn new(reason: SessionRejectReason, ref_tag: Option<i64>) -> Self {
-        SessionReject { reason, ref_tag }
+        SessionReject {
+            reason,
+            ref_tag,
+            tag_in_text: true,
+        }
+    }
+
+    /// A Reject whose RefTagID(371) QuickFIX/J sends and QuickFIX does not:
+    /// sent from FIX.4.2 on, never in the Text of earlier versions.
+    pub(super) fn refers_to(reason: SessionRejectReason, tag: u32) -> Self {
+        SessionReject {
+            reason,
+            ref_tag: Some(i64::from(tag)),
+            tag_in_text: false,
+        }
     }
 }
 
 impl From<ValidationError> for SessionReject {
     fn from(e: ValidationError) -> Self {
-        SessionReject {
-            reason: e.reason,
-            ref_tag: e.ref_tag.map(i64::from),
+        match (e.reason, e.ref_tag) {
+            // The field at fault is MsgType(35) (QuickFIX/J names it).
+            (SessionRejectReason::InvalidMsgType, None) => {
+                SessionReject::refers_to(e.reason, tag::MSG_TYPE)
+            }
+            (reason, ref_tag) => SessionReject::new(reason, ref_tag.map(i64::from)),
         }
     }
 }
@@ -92,7 +113,7 @@ impl<S: MessageStore> Core<S> {
         {
             use std::fmt::Write;
             let _ = text.write_str(rej.reason.text());
-            if let (true, Some(t)) = (before_fix42, rej.ref_tag) {
+            if let (true, true, Some(t)) = (before_fix42, rej.tag_in_text, rej.ref_tag) {
                 let _ = write!(text, " ({t})");
             }
         }
@@ -237,11 +258,29 @@ impl<S: MessageStore> Core<S> {
         rej: SessionReject,
         app: &mut dyn Application,
     ) {
+        // The Logout says why (QuickFIX/J's text; QuickFIX's has none).
+        let mut why = StackText::new();
+        {
+            use std::fmt::Write;
+            let _ = why.write_str(rej.reason.text());
+            if let Some(t) = rej.ref_tag {
+                let _ = write!(why, ", field={t}");
+            }
+        }
         if !self.logged_on() {
-            self.disconnect(DisconnectReason::InvalidLogon);
+            // A refused Logon: a Logout that says why, then the drop (QuickFIX/J;
+            // QuickFIX drops it without a word).
+            self.logout_and_disconnect(
+                format_args!(
+                    "Invalid Logon message: {}",
+                    String::from_utf8_lossy(why.as_bytes())
+                ),
+                DisconnectReason::InvalidLogon,
+                app,
+            );
             return;
         }
         self.reject(msg, rej, app);
-        self.initiate_logout(None, app);
+        self.initiate_logout(Some(why.as_bytes()), app);
     }
 }

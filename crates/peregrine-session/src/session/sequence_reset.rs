@@ -65,7 +65,7 @@ impl<S: MessageStore> Core<S> {
         } else if new_seq < expected {
             self.reject(
                 msg,
-                SessionReject::new(SessionRejectReason::ValueIsIncorrect, None),
+                SessionReject::refers_to(SessionRejectReason::ValueIsIncorrect, tag::NEW_SEQ_NO),
                 app,
             );
         }

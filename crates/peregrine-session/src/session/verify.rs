@@ -189,7 +189,10 @@ impl<S: MessageStore> Core<S> {
                 {
                     self.reject_and_logout(
                         msg,
-                        SessionReject::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
+                        SessionReject::refers_to(
+                            SessionRejectReason::SendingTimeAccuracyProblem,
+                            tag::SENDING_TIME,
+                        ),
                         app,
                     );
                     return false;
@@ -286,7 +289,10 @@ impl<S: MessageStore> Core<S> {
             (Some(o), Some(s)) if o > s => {
                 self.reject_and_logout(
                     msg,
-                    SessionReject::new(SessionRejectReason::SendingTimeAccuracyProblem, None),
+                    SessionReject::refers_to(
+                        SessionRejectReason::SendingTimeAccuracyProblem,
+                        tag::ORIG_SENDING_TIME,
+                    ),
                     app,
                 );
                 false
