@@ -67,6 +67,28 @@ impl HaConfig {
         }
     }
 
+    /// The settings of a `.cfg` (`HaNodeName`, `HaPeers`, `HaEtcdEndpoints`,
+    /// `HaLeaseTTL`, `HaGroup`), as the engine read and checked them.
+    ///
+    /// ```
+    /// use peregrine_engine::config::Settings;
+    /// use peregrine_ha::HaConfig;
+    /// let text = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=5001\n\
+    ///             SenderCompID=GW\nTargetCompID=C1\nHaNodeName=gw-a\nHaPeers=gw-b\n\
+    ///             HaEtcdEndpoints=127.0.0.1:2379\n[SESSION]\nBeginString=FIX.4.4\n";
+    /// let settings = Settings::parse(text, "gw.cfg".as_ref())?;
+    /// let config = HaConfig::from_settings(settings.sessions[0].ha.as_ref().unwrap());
+    /// assert_eq!((config.node.as_str(), config.group.as_str()), ("gw-a", "default"));
+    /// assert_eq!(config.validate(), Ok(()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_settings(ha: &peregrine_engine::config::HaSettings) -> Self {
+        let mut config = HaConfig::new(&ha.node_name, &ha.group, ha.etcd_endpoints.clone());
+        config.peers = ha.peers.clone();
+        config.lease_ttl = Duration::from_secs(ha.lease_ttl_secs);
+        config
+    }
+
     /// The key whose holder leads the group.
     pub fn leader_key(&self) -> String {
         format!(

@@ -145,6 +145,17 @@ impl LeaderGate {
     }
 }
 
+/// The engine's [`WriteGate`](peregrine_engine::WriteGate): with
+/// `EngineOptions { write_gate: Some(Arc::new(leadership.gate())), .. }` the engine holds
+/// its sessions until this node leads, and closes their connections (no Logout) the
+/// moment it stops — at the lease's local deadline at the latest.
+impl peregrine_engine::WriteGate for LeaderGate {
+    #[inline]
+    fn term(&self) -> Option<u64> {
+        self.term_at(Instant::now()).map(Term::get)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
