@@ -101,8 +101,8 @@ pub use file::{
     SEQNUMS_FILE,
 };
 pub use journal::{
-    EngineJournal, JournalChange, JournalConfig, JournalFollower, JournalPosition, JournalStats,
-    JournalStore, ENGINE_JOURNAL_FILE,
+    EngineJournal, JournalChange, JournalConfig, JournalFollower, JournalPosition, JournalReplica,
+    JournalStats, JournalStore, ENGINE_JOURNAL_FILE, REPLICA_POSITION_FILE,
 };
 pub use memory::MemoryStore;
 pub use recover::{Loss, LossKind, OnDamage, Recovery};

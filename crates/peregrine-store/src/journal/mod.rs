@@ -2,6 +2,7 @@
 
 mod follow;
 mod format;
+mod replica;
 mod scan;
 mod view;
 
@@ -21,6 +22,7 @@ use format::Kind;
 use scan::SessionState;
 
 pub use follow::{JournalChange, JournalFollower};
+pub use replica::{JournalReplica, REPLICA_POSITION_FILE};
 pub use view::JournalStore;
 
 // For the documentation's links only.
