@@ -97,8 +97,9 @@ fn an_acceptor_serves_only_while_it_leads_and_stops_within_the_ttl_when_etcd_fre
     // etcd frozen: no keep-alive is answered; the gate closes at the lease's local
     // deadline and the acceptor closes the connection on its next turn.
     let gate = leadership.gate();
-    let frozen = Instant::now();
     signal(etcd.pid(), "STOP");
+    // After `kill` returned: etcd answers nothing sent after this instant.
+    let frozen = Instant::now();
     let mut last_until = frozen;
     let closed = pump(
         &mut acc,

@@ -116,8 +116,10 @@ fn a_frozen_leader_is_deposed_and_has_stopped_writing_before_the_standby_wins() 
     a.wait_for("write", Duration::from_secs(1))
         .expect("a writes");
 
-    let stopped = wall_now();
     signal(a.pid(), "STOP");
+    // Taken once `kill` has returned: a is frozen by then, so every check it made is
+    // before this instant.
+    let stopped = wall_now();
     let b_won = b.wait_for("won", Duration::from_secs(5)).expect("b won");
     let (b_term, b_won_at): (u64, u128) = (b_won[1].parse().unwrap(), b_won[2].parse().unwrap());
     assert!(b_term > a_term, "term {b_term} after {a_term}");
@@ -147,10 +149,7 @@ fn a_frozen_leader_is_deposed_and_has_stopped_writing_before_the_standby_wins() 
     assert!(!writes.is_empty());
     for &(term, checked, until) in &writes {
         assert_eq!(term, a_term, "a wrote under another term");
-        assert!(
-            checked < stopped + 20_000_000,
-            "a wrote after it was frozen: {checked}"
-        );
+        assert!(checked < stopped, "a wrote after it was frozen: {checked}");
         assert!(
             until < b_won_at,
             "a wrote under a deadline ({until}) later than b's win ({b_won_at})"
@@ -200,8 +199,9 @@ fn with_etcd_frozen_the_leader_steps_down_within_the_ttl() {
     std::thread::sleep(Duration::from_millis(500)); // keep-alives going
     assert!(a.is_leader());
     let gate = a.gate();
-    let stopped = Instant::now();
     signal(etcd.pid(), "STOP");
+    // After `kill` returned: etcd answers nothing sent after this instant.
+    let stopped = Instant::now();
     // The deadline etcd's last answers left (one may still have been on its way).
     let mut last_until = stopped;
     while let Some((_, until)) = gate.lease_at(Instant::now()) {
