@@ -413,6 +413,23 @@ impl Sender {
         })
     }
 
+    /// [`send_typed`](Self::send_typed), waiting up to `timeout` for room when
+    /// the queue is full, as [`send_timeout`](Self::send_timeout) does.
+    ///
+    /// # Errors
+    ///
+    /// As [`send_timeout`](Self::send_timeout).
+    pub fn send_typed_timeout<'t, M: peregrine_messages::Message>(
+        &self,
+        session: impl Into<To<'t>>,
+        timeout: std::time::Duration,
+        body: impl FnOnce(&mut peregrine_messages::Body<'_, '_, M>),
+    ) -> Result<(), SubmitError> {
+        self.send_timeout(session, M::MSG_TYPE, timeout, |enc| {
+            body(&mut peregrine_messages::Body::new(enc))
+        })
+    }
+
     /// Queues a message whose body is already encoded (`tag=value<SOH>…`
     /// after MsgType): a gateway forwarding what it received, say.
     ///
