@@ -11,7 +11,7 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance sim sim-smoke fuzz-session bench-codec bench-typed bench-e2e bench-roundtrip bench-send bench-scale bench-gateway fuzz clean sbe
+.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance sim sim-smoke fuzz-session bench-codec bench-typed bench-e2e bench-roundtrip bench-send bench-scale bench-gateway fuzz clean sbe monitoring
 
 all: build
 
@@ -29,7 +29,7 @@ run: build
 	$(PEREGRINE) run
 
 ## test: formatting, lints, every test, a smoke run of every benchmark, the acceptance suite
-test: deps check docs unit miri sim-smoke fuzz smoke examples acceptance
+test: deps check docs unit monitoring miri sim-smoke fuzz smoke examples acceptance
 
 check:
 	$(CARGO) fmt --all -- --check
@@ -38,6 +38,12 @@ check:
 ## docs: rustdoc of the workspace with broken intra-doc links denied
 docs:
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" $(CARGO) doc --workspace --no-deps --quiet
+
+## monitoring: ops/prometheus/peregrine-rules.yml checked and unit-tested by promtool, the PromQL of
+## every query in ops/grafana/peregrine.json checked (under 1 s; the metric names they use are
+## checked against a real scrape by crates/peregrine-engine/tests/monitoring.rs in `unit`)
+monitoring:
+	@bash scripts/monitoring.sh
 
 ## miri: Miri over the unsafe modules when a nightly toolchain with Miri is present (says so when not)
 miri:

@@ -175,6 +175,11 @@ fn flag_marks_the_session_until_the_peer_catches_up() {
         assert!(start.elapsed() < Duration::from_secs(10), "never flagged");
     }
     assert!(e.sessions()[0].connected, "flagged, not disconnected");
+    // /metrics says so too (the PeregrineSlowConsumer alert), with the unsent bytes.
+    let metrics = e.metrics().session("FIX.4.4:ISLD->TW").unwrap();
+    assert!(metrics.slow_consumer());
+    assert_eq!(metrics.slow_consumer_flags(), 1);
+    assert!(metrics.outbound_pending() > 1 << 20);
     // Now read everything.
     c.set_nonblocking(true).unwrap();
     let mut buf = vec![0u8; 1 << 16];
@@ -195,6 +200,9 @@ fn flag_marks_the_session_until_the_peer_catches_up() {
     e.turn().unwrap();
     let s = &e.sessions()[0];
     assert!(!s.slow_consumer && s.connected && s.pending_outbound == 0);
+    assert!(!metrics.slow_consumer());
+    assert_eq!(metrics.slow_consumer_flags(), 1);
+    assert_eq!(metrics.outbound_pending(), 0);
     drop(e);
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.event.log")).unwrap();
     assert!(events.contains("no longer a slow consumer"), "{events}");

@@ -78,7 +78,7 @@ impl<D: SessionDriver> Engine<D> {
                 let key = self.find_session(&session)?;
                 let now = now_nanos();
                 let s = &mut self.sessions[key];
-                s.enabled = false;
+                s.set_enabled(false);
                 s.event("operator logged the session out", now);
                 let logging_out = s.connection.is_some();
                 if logging_out {
@@ -95,7 +95,7 @@ impl<D: SessionDriver> Engine<D> {
                 let now = now_nanos();
                 let s = &mut self.sessions[key];
                 if !s.enabled {
-                    s.enabled = true;
+                    s.set_enabled(true);
                     s.next_connect = now;
                     s.event("operator enabled the session", now);
                 }

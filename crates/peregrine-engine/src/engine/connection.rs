@@ -113,7 +113,7 @@ impl<D: SessionDriver> Engine<D> {
             Some(id) if self.sessions[id].connection == Some(key) => {
                 let s = &mut self.sessions[id];
                 s.connection = None;
-                s.slow = false;
+                s.set_slow(false);
                 s.event(&format!("disconnected: {why}"), now);
                 // This connection's line limit ends with it (its count said).
                 s.new_connection(now);

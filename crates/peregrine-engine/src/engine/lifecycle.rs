@@ -153,7 +153,10 @@ impl<D: SessionDriver> Engine<D> {
                 && !settings.reset_on_disconnect,
         );
         driver.set_peers(self.peers.clone());
-        let metrics = Arc::new(SessionMetrics::new(name.clone(), counters));
+        let metrics = Arc::new(
+            SessionMetrics::new(name.clone(), counters)
+                .with_schedule(crate::fix::schedule(settings)),
+        );
         driver.set_store_observer(metrics.clone());
         self.metrics_stale = true;
         let mut session = HostedSession {

@@ -72,7 +72,7 @@ impl<D: SessionDriver> Engine<D> {
         tune(&connection.io.stream, &self.sessions[id].settings);
         let s = &mut self.sessions[id];
         s.connection = Some(key);
-        s.slow = false;
+        s.set_slow(false);
         s.new_connection(now);
         s.event(&format!("accepted connection from {peer:?}"), now);
         s.driver.on_connected(now);

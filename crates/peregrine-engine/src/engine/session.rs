@@ -63,6 +63,18 @@ pub(super) struct HostedSession<D> {
 }
 
 impl<D> HostedSession<D> {
+    /// Flags it as a slow consumer, or clears the flag (and says so to its metrics).
+    pub(super) fn set_slow(&mut self, slow: bool) {
+        self.slow = slow;
+        self.metrics.set_slow_consumer(slow);
+    }
+
+    /// An operator enabled or disabled it (and its metrics say so).
+    pub(super) fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
+        self.metrics.set_enabled(enabled);
+    }
+
     /// A line in the event log and `tracing`.
     pub(super) fn event(&mut self, text: &str, now: Nanos) {
         tracing::info!(session = %self.name, "{text}");

@@ -60,10 +60,11 @@ impl<D: SessionDriver> Engine<D> {
     /// (disconnect, whatever the action).
     fn check_slow_consumer(&mut self, id: SessionKey, now: Nanos) {
         let s = &mut self.sessions[id];
+        let pending = s.driver.outbound().len();
+        s.metrics.set_outbound_pending(pending);
         let Some(key) = s.connection else {
             return;
         };
-        let pending = s.driver.outbound().len();
         let settings = &s.settings;
         if pending > settings.slow_consumer_hard_limit {
             // Flagging has a ceiling too: past it the connection goes, whatever
@@ -92,7 +93,7 @@ impl<D: SessionDriver> Engine<D> {
                 SlowConsumerAction::Flag => self.flag(id, now),
             }
         } else if s.slow && pending <= settings.max_outbound_queue_bytes / 2 {
-            s.slow = false;
+            s.set_slow(false);
             s.event("no longer a slow consumer", now);
         }
     }
@@ -104,7 +105,7 @@ impl<D: SessionDriver> Engine<D> {
     fn flag(&mut self, id: SessionKey, now: Nanos) {
         let s = &mut self.sessions[id];
         if s.settings.slow_consumer_action == SlowConsumerAction::Flag && !s.slow {
-            s.slow = true;
+            s.set_slow(true);
             let pending = s.driver.outbound().len();
             let limit = s.settings.max_outbound_queue_bytes;
             let why = format!("slow consumer: {pending} bytes pending (limit {limit})");
@@ -154,6 +155,7 @@ impl<D: SessionDriver> Engine<D> {
                         l.outgoing(&out[..n], now_nanos());
                     }
                     s.driver.consume_outbound(n);
+                    s.metrics.set_outbound_pending(s.driver.outbound().len());
                 }
                 Err(TransportError::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(TransportError::Io(e)) if e.kind() == io::ErrorKind::Interrupted => continue,

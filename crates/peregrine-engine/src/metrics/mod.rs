@@ -155,6 +155,10 @@ impl Metrics {
     /// | `peregrine_session_disconnects_total` | counter | label `reason` ([`DISCONNECT_REASONS`]); only reasons that happened |
     /// | `peregrine_session_state` | gauge | label `state`: 1 for the state it is in, 0 for the five others |
     /// | `peregrine_session_next_sender_seq_num`, `…_next_target_seq_num` | gauge | sequence numbers |
+    /// | `peregrine_session_outbound_pending_bytes` | gauge | bytes queued for the connection, not yet written |
+    /// | `peregrine_session_slow_consumer`, `…_slow_consumer_flags_total` | gauge, counter | flagged as a slow consumer now (`SlowConsumerAction=flag`); times flagged |
+    /// | `peregrine_session_enabled` | gauge | 0 after an operator's `/logout`, 1 again after `/logon` |
+    /// | `peregrine_session_in_schedule` | gauge | 1 while its schedule lets it log on (read from the clock at the scrape) |
     /// | `peregrine_session_store_write_seconds`, `…_store_fsync_seconds` | histogram | file store writes (per commit) and fsyncs |
     /// | `peregrine_session_heartbeat_rtt_seconds` | histogram | TestRequest to the Heartbeat with its TestReqID |
     ///
@@ -165,7 +169,7 @@ impl Metrics {
     /// `…_connections_accepted_total` (see [`EngineCounters`]) and the gauge
     /// `peregrine_engine_sessions`.
     ///
-    /// Its size is bounded by the sessions: about 35 lines per session, and
+    /// Its size is bounded by the sessions: about 40 lines per session, and
     /// 27 more per histogram with observations.
     pub fn render(&self) -> String {
         render::render(self)

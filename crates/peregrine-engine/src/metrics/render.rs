@@ -82,7 +82,7 @@ type CounterFamily = (
 impl Collector for EngineCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> fmt::Result {
         let sessions = self.0.sessions();
-        let counters: [CounterFamily; 18] = [
+        let counters: [CounterFamily; 19] = [
             (
                 "peregrine_session_messages_received",
                 "Messages received whole and decoded",
@@ -188,6 +188,12 @@ impl Collector for EngineCollector {
                 None,
                 |s| s.counters().test_requests_sent(),
             ),
+            (
+                "peregrine_session_slow_consumer_flags",
+                "Times the session was flagged as a slow consumer (SlowConsumerAction=flag)",
+                None,
+                SessionMetrics::slow_consumer_flags,
+            ),
         ];
         for (name, help, unit, value) in &counters {
             let mut family =
@@ -199,7 +205,7 @@ impl Collector for EngineCollector {
                     .encode_counter::<NoLabelSet, _, u64>(&value(s), None)?;
             }
         }
-        let gauges: [GaugeFamily; 2] = [
+        let gauges: [GaugeFamily; 6] = [
             (
                 "peregrine_session_next_sender_seq_num",
                 "The next outgoing MsgSeqNum",
@@ -209,6 +215,26 @@ impl Collector for EngineCollector {
                 "peregrine_session_next_target_seq_num",
                 "The next MsgSeqNum expected from the counterparty",
                 |s| s.counters().next_target_seq(),
+            ),
+            (
+                "peregrine_session_outbound_pending_bytes",
+                "Bytes queued for the connection and not yet written",
+                SessionMetrics::outbound_pending,
+            ),
+            (
+                "peregrine_session_slow_consumer",
+                "1 while the session is flagged as a slow consumer",
+                |s| u64::from(s.slow_consumer()),
+            ),
+            (
+                "peregrine_session_enabled",
+                "1 unless an operator logged the session out (/logout; /logon enables it)",
+                |s| u64::from(s.enabled()),
+            ),
+            (
+                "peregrine_session_in_schedule",
+                "1 while the session's schedule lets it log on (always, without one)",
+                |s| u64::from(s.in_schedule(crate::driver::now_nanos())),
             ),
         ];
         for (name, help, value) in gauges {
