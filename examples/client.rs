@@ -9,8 +9,9 @@
 //! It sends one order a millisecond, prints `answered N` every 100 fills, and
 //! exits with status 0 once every order is filled exactly once, 1 if not within
 //! two minutes. An order answered Rejected (a router whose exchange is not
-//! logged on yet) is sent again 100 ms later under a new ClOrdID, `ORD-<n>-<k>`.
+//! logged on yet) is sent again within 100 ms under a new ClOrdID, `ORD-<n>-<k>`.
 
+use std::collections::HashSet;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,14 +31,16 @@ const PACE: Duration = Duration::from_millis(1);
 /// How long the client waits for every answer.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Orders to send again (rejected): when, and which.
-type Retries = Arc<Mutex<Vec<(Instant, usize)>>>;
+/// Orders to send again (rejected).
+type Retries = Arc<Mutex<Vec<usize>>>;
 
 /// Counts the fills of each order (`ORD-<n>`, sent again as `ORD-<n>-<k>`).
 struct Client {
     answers: Vec<u32>,
     /// Orders answered Rejected (a router whose exchange was not logged on).
     retries: Retries,
+    /// The ClOrdIDs answered Rejected (a resend of one is recognised).
+    rejected: HashSet<String>,
     /// Orders sent again because the venue asked (it had lost or never seen them).
     orders_resent: u64,
     /// Orders answered at least once, for the main thread to watch.
@@ -52,23 +55,19 @@ impl MessageHandler for Client {
         report: ExecutionReport<'_>,
         _: &mut (),
     ) -> Result<(), AppReject> {
-        let order = report
-            .cl_ord_id()
-            .and_then(Result::ok)
-            .and_then(|id| {
-                id.strip_prefix("ORD-")?
-                    .split('-')
-                    .next()?
-                    .parse::<usize>()
-                    .ok()
-            })
+        let id = report.cl_ord_id().and_then(Result::ok).unwrap_or_default();
+        let order = (id.strip_prefix("ORD-").and_then(|n| n.split('-').next()))
+            .and_then(|n| n.parse::<usize>().ok())
             .filter(|&n| n < self.answers.len())
             .ok_or_else(|| AppReject::business(0, "unknown ClOrdID"))?;
         let status = report.ord_status().and_then(Result::ok);
         let poss_dup = report.poss_dup_flag().and_then(Result::ok) == Some(true);
-        if status == Some(OrdStatus::Rejected) && !poss_dup {
-            // Sent again later; a Rejected sent twice as new would be filled twice.
-            self.retries.lock().unwrap().push((Instant::now(), order));
+        if status == Some(OrdStatus::Rejected) {
+            if self.rejected.insert(id.to_string()) {
+                self.retries.lock().unwrap().push(order); // sent again later
+            } else if !poss_dup {
+                self.answers[order] += 2; // a Rejected sent twice as new: counted as twice
+            }
         }
         if status != Some(OrdStatus::Filled) {
             return Ok(()); // not the final answer (a New, a Rejected)
@@ -113,6 +112,7 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let client = EngineBuilder::load(&cfg)?.start(move |_session| Client {
         answers: vec![0; orders],
         retries: retry.clone(),
+        rejected: HashSet::new(),
         orders_resent: 0,
         answered: counter.clone(),
     })?;
@@ -146,20 +146,20 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     });
 
     let deadline = Instant::now() + TIMEOUT;
-    let (mut reported, mut retried) = (0, 0);
+    let (mut reported, mut retried, mut retried_at) = (0, 0, Instant::now());
     while answered.load(Ordering::Relaxed) < orders && Instant::now() < deadline {
         let now = answered.load(Ordering::Relaxed);
         if now / 100 > reported / 100 {
             println!("answered {now}");
         }
         reported = now;
-        // Rejected orders go again once they have waited 100 ms.
-        let due: Vec<_> = (retries.lock().unwrap())
-            .extract_if(.., |r| r.0.elapsed() >= Duration::from_millis(100))
-            .collect();
-        for (_, n) in due {
-            retried += 1;
-            send(&format!("ORD-{n}-{retried}"))?;
+        // Rejected orders go again every 100 ms.
+        if retried_at.elapsed() >= Duration::from_millis(100) {
+            retried_at = Instant::now();
+            for n in std::mem::take(&mut *retries.lock().unwrap()) {
+                retried += 1;
+                send(&format!("ORD-{n}-{retried}"))?;
+            }
         }
         std::thread::sleep(Duration::from_millis(5));
     }

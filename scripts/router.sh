@@ -6,7 +6,7 @@
 # send their orders the router is killed (SIGKILL) KILLS times at random points and
 # restarted at once. Every client must see each of its orders filled exactly once (a
 # New, then one Fill; an order the router rejected because its exchange session was not
-# logged on yet is sent again 100 ms later under a new ClOrdID, as a client would):
+# logged on yet is sent again within 100 ms under a new ClOrdID, as a client would):
 # resent copies (PossDupFlag=Y) are recognised, a report sent twice as a new message
 # is a failure; an order the exchange took twice would be filled twice.
 #
