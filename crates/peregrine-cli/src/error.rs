@@ -69,6 +69,15 @@ impl Error {
     }
 }
 
+impl From<peregrine_decode::Error> for Error {
+    fn from(e: peregrine_decode::Error) -> Error {
+        match e {
+            peregrine_decode::Error::Usage(text) => Error::Usage(text),
+            peregrine_decode::Error::Dictionary(e) => Error::Dictionary(e),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

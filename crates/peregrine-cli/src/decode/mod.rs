@@ -1,11 +1,11 @@
 //! `peregrine decode [FILE|-]`: FIX messages from message logs and captures,
 //! pretty-printed with the dictionary's names, as text or JSON Lines.
 //!
-//! One job per module: [`scan`] finds messages in the byte stream,
-//! [`message`] splits one into fields and checks it, [`dicts`] picks its
-//! dictionaries, [`tree`] shapes its fields (names, enums, groups), [`filter`]
-//! says whether it is shown, and [`text`] or [`json`] writes it, values made
-//! terminal-safe by [`escape`].
+//! The decoding is the `peregrine-decode` library's (the operations
+//! console shows messages with it too): its scanner finds messages in the
+//! byte stream, its [`MessageDecoder`] splits, checks, names and filters
+//! each; here they are written as [`text`] or as its JSON Lines, and
+//! problems are reported.
 //!
 //! Problems in the input are written to stderr as `INPUT:LINE: what`, and
 //! decoding goes on; the run then ends with exit status 1
@@ -14,59 +14,28 @@
 //! flushed whenever the input has to be waited for (`tail -f` shows each
 //! message as it comes); a closed stdout (`| head`) ends the run quietly.
 
-pub mod dicts;
-pub mod escape;
-pub mod filter;
-pub mod json;
-pub mod message;
-pub mod scan;
 pub mod text;
-pub mod tree;
 
-use std::collections::HashSet;
 use std::io::{self, BufWriter, Read, Write};
+
+use peregrine_decode::scan::{FoundMessage, Item, Scanner};
+use peregrine_decode::{Dictionaries, Filter, FilterSpec, MessageDecoder};
 
 use crate::cli::DecodeArgs;
 use crate::error::Error;
 
-use dicts::Dictionaries;
-use filter::{Filter, Identity};
-use scan::{FoundMessage, Item, Scanner};
-
-/// A message ready to be written, for [`text`] and [`json`].
-pub struct Shown<'x, 'a, 'd> {
-    /// The line it starts on.
-    pub line: u64,
-    /// The log's timestamp.
-    pub time: Option<&'x str>,
-    /// BeginString(8).
-    pub begin_string: &'x str,
-    /// FIXT.1.1 application messages: the version their body was read as.
-    pub app_version: Option<&'x str>,
-    /// MsgType(35), if there is one.
-    pub msg_type: Option<&'x str>,
-    /// The dictionary's name of the message.
-    pub msg_type_name: Option<&'d str>,
-    /// SenderCompID(49), if there is one.
-    pub sender: Option<&'x str>,
-    /// TargetCompID(56), if there is one.
-    pub target: Option<&'x str>,
-    /// MsgSeqNum(34).
-    pub seq_num: Option<&'x str>,
-    /// The dictionary file the body was read with.
-    pub dictionary: Option<&'d str>,
-    /// What is wrong with it (it is shown all the same).
-    pub problems: &'x [String],
-    /// Its fields.
-    pub fields: &'x [tree::Node<'a, 'd>],
-    /// Only these fields are shown (`None`: all).
-    pub tags: Option<&'x HashSet<u32>>,
-}
-
 /// Runs the command.
 pub fn run(args: DecodeArgs) -> Result<(), Error> {
     let dicts = Dictionaries::new(&args.dict)?;
-    let filter = Filter::new(&args, &dicts)?;
+    let spec = FilterSpec {
+        session: args.session.clone(),
+        msg_type: args.msg_type.clone(),
+        tag: args.tag.clone(),
+        where_: args.where_.clone(),
+        admin: args.admin,
+        app: args.app,
+    };
+    let filter = Filter::new(&spec, &dicts)?;
     let (name, input): (String, Box<dyn Read>) = match &args.input {
         Some(p) if p.as_os_str() != "-" => {
             let file = std::fs::File::open(p).map_err(|source| Error::Io {
@@ -78,8 +47,7 @@ pub fn run(args: DecodeArgs) -> Result<(), Error> {
         _ => ("stdin".to_string(), Box::new(io::stdin().lock())),
     };
     let mut decoder = Decoder {
-        dicts,
-        filter,
+        decoder: MessageDecoder::new(dicts, filter),
         json: args.json,
         input: name,
         problems: 0,
@@ -102,7 +70,7 @@ pub fn run(args: DecodeArgs) -> Result<(), Error> {
             })
         }
     }
-    for (path, version) in decoder.dicts.unused() {
+    for (path, version) in decoder.decoder.dictionaries().unused() {
         let _ = writeln!(
             io::stderr(),
             "peregrine: warning: --dict {} ({version}) was not used: no {version} message",
@@ -122,8 +90,7 @@ enum Failure {
 }
 
 struct Decoder {
-    dicts: Dictionaries,
-    filter: Filter,
+    decoder: MessageDecoder,
     json: bool,
     /// The input's name in problem reports.
     input: String,
@@ -157,76 +124,24 @@ impl Decoder {
     }
 
     fn message(&mut self, frame: &FoundMessage, out: &mut impl Write) -> io::Result<()> {
-        let m = match message::parse(frame) {
-            Ok(m) => m,
+        let json = self.json;
+        let decoded = match self.decoder.decode(frame, |shown| {
+            if json {
+                peregrine_decode::json::write(out, shown)
+            } else {
+                text::write(out, shown)
+            }
+        }) {
+            Ok(decoded) => decoded,
             Err(why) => {
                 self.problem(frame.line, &why);
                 return Ok(());
             }
         };
-        for p in &m.problems {
+        for p in &decoded.problems {
             self.problem(frame.line, p);
         }
-        let text = |tag| m.text(tag).unwrap_or_default();
-        let (begin_string, msg_type, sender, target) = (text(8), text(35), text(49), text(56));
-        if msg_type == "A" {
-            if let Some(v) = m.text(1137) {
-                self.dicts.remember_logon(&sender, &target, &v);
-            }
-        }
-        let appl_ver_id = m.text(1128);
-        let chosen = self.dicts.choose(
-            &begin_string,
-            &msg_type,
-            appl_ver_id.as_deref(),
-            &sender,
-            &target,
-        );
-        let id = Identity {
-            begin_string: &begin_string,
-            msg_type: &msg_type,
-            sender: &sender,
-            target: &target,
-        };
-        if !self.filter.message(&id, &chosen) {
-            return Ok(());
-        }
-        let values_of = |tag: u32| -> Vec<&[u8]> {
-            m.fields
-                .iter()
-                .filter(|f| f.tag == tag)
-                .map(|f| f.value)
-                .collect()
-        };
-        if !self.filter.fields(values_of) {
-            return Ok(());
-        }
-        let fields = tree::shape(&m.fields, &msg_type, &chosen);
-        let app_version = match (chosen.transport, chosen.app) {
-            (Some(t), Some(a)) if !std::ptr::eq(t, a) => Some(a.version()),
-            _ => None,
-        };
-        let seq_num = m.text(34);
-        let shown = Shown {
-            line: frame.line,
-            time: frame.time.as_deref(),
-            begin_string: &begin_string,
-            app_version: app_version.as_deref(),
-            msg_type: m.get(35).map(|_| msg_type.as_str()),
-            msg_type_name: chosen.message(&msg_type).map(|(_, d)| d.name.as_str()),
-            sender: m.get(49).map(|_| sender.as_str()),
-            target: m.get(56).map(|_| target.as_str()),
-            seq_num: seq_num.as_deref(),
-            dictionary: chosen.name(),
-            problems: &m.problems,
-            fields: &fields,
-            tags: self.filter.tags(),
-        };
-        if self.json {
-            json::write(out, &shown)
-        } else {
-            text::write(out, &shown)
-        }
+        decoded.shown.unwrap_or(Ok(()))
     }
 }
 
@@ -238,8 +153,7 @@ mod tests {
     thread_local! {
         // One for the thread: the dictionaries load once, not once per case.
         static DECODER: std::cell::RefCell<Decoder> = std::cell::RefCell::new(Decoder {
-            dicts: Dictionaries::new(&[]).unwrap(),
-            filter: Filter::default(),
+            decoder: MessageDecoder::new(Dictionaries::new(&[]).unwrap(), Filter::default()),
             json: false,
             input: "test".into(),
             problems: 0,

@@ -14,9 +14,9 @@
 use std::collections::HashSet;
 use std::io::{self, Write};
 
-use super::escape::escape;
-use super::tree::Node;
-use super::Shown;
+use peregrine_decode::escape::escape;
+use peregrine_decode::tree::Node;
+use peregrine_decode::Shown;
 
 /// Writes one message, and a blank line after it.
 pub fn write(out: &mut impl Write, m: &Shown<'_, '_, '_>) -> io::Result<()> {

@@ -8,8 +8,7 @@ use std::collections::HashSet;
 use peregrine_dict::MsgCategory;
 
 use super::dicts::{Chosen, Dictionaries};
-use crate::cli::DecodeArgs;
-use crate::error::Error;
+use crate::Error;
 
 /// Session-level MsgTypes, for messages no dictionary defines.
 const ADMIN_TYPES: [&str; 7] = ["0", "1", "2", "3", "4", "5", "A"];
@@ -20,6 +19,32 @@ struct Session {
     begin_string: Option<String>,
     a: String,
     b: String,
+}
+
+/// What to filter on, as given (names or numbers, as `peregrine decode`'s
+/// options take them); [`Filter::new`] checks it.
+///
+/// ```
+/// use peregrine_decode::{Dictionaries, Filter, FilterSpec};
+/// let spec = FilterSpec { msg_type: vec!["NewOrderSingle".into()], where_: vec!["ClOrdID=A1".into()], ..FilterSpec::default() };
+/// assert!(Filter::new(&spec, &Dictionaries::new(&[])?).is_ok());
+/// # Ok::<(), peregrine_decode::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilterSpec {
+    /// `[BEGINSTRING:]SENDER->TARGET`: only messages between these CompIDs,
+    /// in either direction.
+    pub session: Vec<String>,
+    /// MsgTypes by value (`D`) or name (`NewOrderSingle`).
+    pub msg_type: Vec<String>,
+    /// Only these fields are shown, by tag or name.
+    pub tag: Vec<String>,
+    /// `TAG` or `TAG=VALUE` (`11=ORD-17`, `ClOrdID=ORD-17`): all must hold.
+    pub where_: Vec<String>,
+    /// Only session-level messages.
+    pub admin: bool,
+    /// Only application messages.
+    pub app: bool,
 }
 
 /// The filters of a run.
@@ -51,7 +76,7 @@ impl Filter {
     /// # Errors
     ///
     /// A `--session` without `->`, or a name no dictionary knows.
-    pub fn new(args: &DecodeArgs, dicts: &Dictionaries) -> Result<Filter, Error> {
+    pub fn new(args: &FilterSpec, dicts: &Dictionaries) -> Result<Filter, Error> {
         let sessions = args
             .session
             .iter()
@@ -240,18 +265,8 @@ fn tag_numbers(entry: &str, dicts: &Dictionaries) -> Result<Vec<u32>, Error> {
 mod tests {
     use super::*;
 
-    fn args(f: impl FnOnce(&mut DecodeArgs)) -> DecodeArgs {
-        let mut a = DecodeArgs {
-            input: None,
-            dict: vec![],
-            session: vec![],
-            msg_type: vec![],
-            tag: vec![],
-            where_: vec![],
-            admin: false,
-            app: false,
-            json: false,
-        };
+    fn args(f: impl FnOnce(&mut FilterSpec)) -> FilterSpec {
+        let mut a = FilterSpec::default();
         f(&mut a);
         a
     }

@@ -179,7 +179,7 @@ impl<R: Read> Scanner<R> {
     ///
     /// Reading failed.
     #[cfg(test)]
-    pub fn next(&mut self) -> io::Result<Option<Item>> {
+    pub fn next_item(&mut self) -> io::Result<Option<Item>> {
         loop {
             if let Some(item) = self.next_buffered() {
                 return Ok(Some(item));
@@ -413,7 +413,7 @@ mod tests {
         }
         let mut s = Scanner::new(Chunks(input, chunk));
         let mut items = Vec::new();
-        while let Some(item) = s.next().unwrap() {
+        while let Some(item) = s.next_item().unwrap() {
             items.push(item);
         }
         items
