@@ -4,9 +4,11 @@ use peregrine_codec::{msg_type, tag, MessageView};
 use peregrine_store::MessageStore;
 
 use crate::app::Application;
+use crate::config::Nanos;
 
-use super::core::Core;
+use super::core::{Core, State};
 use super::verify::SeqCheck;
+use super::Session;
 
 /// TestReqID(112) of our TestRequests.
 pub(super) const TEST_REQ_ID: &[u8] = b"TEST";
@@ -37,6 +39,25 @@ impl<S: MessageStore> Core<S> {
         }
     }
 
+    /// Sends a TestRequest with our TestReqID(112): the peer's Heartbeat
+    /// with it is the heartbeat round-trip (the timer's and an operator's;
+    /// only the timer's count toward the heartbeat timeout's schedule).
+    pub(super) fn send_test_request(&mut self, app: &mut dyn Application) {
+        self.send_admin(
+            msg_type::TEST_REQUEST,
+            &[],
+            &mut |m| {
+                m.str(tag::TEST_REQ_ID, TEST_REQ_ID);
+            },
+            app,
+        );
+        self.outgoing.counters.test_request_sent();
+        let now = self.now();
+        if let Some(live) = self.live_mut() {
+            live.test_request_sent = Some(now);
+        }
+    }
+
     pub(super) fn send_heartbeat(&mut self, test_req_id: Option<&[u8]>, app: &mut dyn Application) {
         self.send_admin(
             msg_type::HEARTBEAT,
@@ -48,5 +69,30 @@ impl<S: MessageStore> Core<S> {
             },
             app,
         );
+    }
+}
+
+impl<S: MessageStore> Session<S> {
+    /// Sends a TestRequest now (an operator's, e.g. from the admin
+    /// interface), when logged on; whether it was sent. The peer's Heartbeat
+    /// answering it is counted as a heartbeat round-trip, as for the timer's.
+    ///
+    /// ```
+    /// # use peregrine_session::{EchoApp, Role, Session, SessionConfig, SessionId};
+    /// # use peregrine_store::MemoryStore;
+    /// let cfg = SessionConfig::new(SessionId::new("FIX.4.4", "ISLD", "TW"), Role::Acceptor);
+    /// let mut session = Session::new(cfg, MemoryStore::new(0), 0);
+    /// assert!(!session.send_test_request(0, &mut EchoApp::new(None))); // not logged on
+    /// assert_eq!(session.counters().test_requests_sent(), 0);
+    /// ```
+    pub fn send_test_request(&mut self, now: Nanos, app: &mut dyn Application) -> bool {
+        self.tick(now);
+        if !matches!(self.core.state, State::LoggedOn(_)) {
+            return false;
+        }
+        self.core.send_test_request(app);
+        self.core.finish(app);
+        self.publish();
+        true
     }
 }

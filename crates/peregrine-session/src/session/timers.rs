@@ -1,7 +1,6 @@
 //! The session's timers: one table that `on_timer` fires and `next_deadline`
 //! reads.
 
-use peregrine_codec::{msg_type, tag};
 use peregrine_store::MessageStore;
 
 use crate::app::Application;
@@ -9,7 +8,6 @@ use crate::config::{Nanos, SECOND};
 
 use super::core::{Core, State};
 use super::events::DisconnectReason;
-use super::heartbeat::TEST_REQ_ID;
 
 /// The session's timers, in the order they fire when several are due: one
 /// table that both [`Core::on_timer`] and [`Core::next_deadline`] read.
@@ -150,19 +148,9 @@ impl<S: MessageStore> Core<S> {
             }
             Timer::HeartbeatTimeout => self.disconnect(DisconnectReason::HeartbeatTimeout),
             Timer::TestRequest => {
-                self.send_admin(
-                    msg_type::TEST_REQUEST,
-                    &[],
-                    &mut |m| {
-                        m.str(tag::TEST_REQ_ID, TEST_REQ_ID);
-                    },
-                    app,
-                );
-                self.outgoing.counters.test_request_sent();
-                let now = self.now();
+                self.send_test_request(app);
                 if let Some(live) = self.live_mut() {
                     live.test_requests += 1;
-                    live.test_request_sent = Some(now);
                 }
             }
             Timer::Heartbeat => self.send_heartbeat(None, app),
