@@ -18,10 +18,17 @@
 //! * `GET /logout?SESSION=FIX.4.4:ISLD-%3ETW&TEXT=maintenance` logs a session out
 //!   and keeps it down; `GET /logon?SESSION=...` lets it log on again;
 //! * `GET /reset?SESSION=...` resets its sequence numbers to 1 (logging out
-//!   first when it is connected).
+//!   first when it is connected);
+//! * `GET /testrequest?SESSION=...` sends a TestRequest on a logged-on session;
+//! * `GET /` (or `/console`) is the operations [console](crate::console), a
+//!   page with its read-only `api/…` endpoints.
 //!
-//! All but `/sessions` and `/metrics` change the engine, so they need the
-//! token (see *Security*).
+//! All but `/sessions`, `/metrics` and the console's page and `api/…` change
+//! the engine, so they need the token (see *Security*). A request that
+//! changes the engine may name who sends it in `X-Peregrine-Operator` (up to
+//! 64 printable characters; the console sends the name its user gives): the
+//! session's event log says `operator NAME (ADDRESS)` did it, or
+//! `operator (ADDRESS)` without one.
 //!
 //! Each request but `/metrics` becomes a [`Command`] for the reactor, sent through the
 //! [`EngineHandle`]'s channel; the answer is sent only once the reactor has
@@ -117,7 +124,18 @@ pub const OVERFLOW_TIMEOUT: Duration = Duration::from_secs(1);
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 /// The paths whose commands change the engine, and so need the token.
-const MUTATING_PATHS: &[&str] = &["/seqnum", "/addsession", "/removesession"];
+const MUTATING_PATHS: &[&str] = &[
+    "/seqnum",
+    "/addsession",
+    "/removesession",
+    "/logout",
+    "/logon",
+    "/reset",
+    "/testrequest",
+];
+
+/// The request header naming who asks for a change (for the event log).
+pub const OPERATOR_HEADER: &str = "x-peregrine-operator";
 
 /// An HTTP answer: a status and a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,6 +230,13 @@ impl HttpReply {
                     "OK {session} next_sender_seq={next_sender_seq} next_target_seq={next_target_seq}\n"
                 ),
             ),
+            Ok(Outcome::TestRequest { session, sent }) => {
+                if sent {
+                    HttpReply::new(200, format!("OK {session} TestRequest sent\n"))
+                } else {
+                    HttpReply::new(409, format!("{session} is not logged on: no TestRequest sent\n"))
+                }
+            }
             Err(e) => {
                 let status = match e {
                     CommandError::NoSuchSession { .. } => 404,
@@ -346,6 +371,10 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
         "/logon" => {
             let session = session()?;
             Ok(Command::Logon { session })
+        }
+        "/testrequest" => {
+            let session = session()?;
+            Ok(Command::TestRequest { session })
         }
         "/reset" => {
             let session = session()?;
@@ -516,7 +545,11 @@ pub fn spawn_admin_server(
              so the token travels in clear"
         );
     }
-    let server = Arc::new(Server { handle, options });
+    let server = Arc::new(Server {
+        handle,
+        options,
+        console: crate::console::Console::new(),
+    });
     std::thread::Builder::new()
         .name("peregrine-admin".into())
         .spawn(move || runtime.block_on(server.accept_loop(listener)))?;
@@ -528,6 +561,23 @@ type Body = Full<Bytes>;
 struct Server {
     handle: EngineHandle,
     options: AdminOptions,
+    console: crate::console::Console,
+}
+
+/// Who asks, for the event log: the `X-Peregrine-Operator` name (printable
+/// ASCII, spaces allowed, at most 64 characters; anything else is left out)
+/// and the remote address.
+fn operator(headers: &HeaderMap, peer: SocketAddr) -> String {
+    let name = headers
+        .get(OPERATOR_HEADER)
+        .map(|v| v.as_bytes())
+        .filter(|v| v.len() <= 64 && v.iter().all(|&b| (0x20..0x7f).contains(&b)))
+        .map(|v| String::from_utf8_lossy(v).trim().to_string())
+        .filter(|v| !v.is_empty());
+    match name {
+        Some(name) => format!("{name} ({peer})"),
+        None => format!("({peer})"),
+    }
 }
 
 /// What the request's `Authorization` says about the configured token.
@@ -660,6 +710,14 @@ impl Server {
         if path == "/metrics" {
             return metrics_response(&self.handle);
         }
+        if crate::console::Console::serves(path) {
+            let query = request.uri().query().unwrap_or("");
+            let reply = self
+                .console
+                .respond(path, query, &self.handle, self.options.reactor_timeout)
+                .await;
+            return console_response(reply);
+        }
         let target = request
             .uri()
             .path_and_query()
@@ -673,7 +731,7 @@ impl Server {
                 return unauthorized(refusal);
             }
         }
-        let command = match parse_target(target) {
+        let mut command = match parse_target(target) {
             Ok(command) => command,
             Err(reply) => return response(reply),
         };
@@ -683,6 +741,10 @@ impl Server {
                 return unauthorized(refusal);
             }
             tracing::info!("admin: {peer}: {target}");
+            command = Command::ByOperator {
+                operator: operator(request.headers(), peer),
+                command: Box::new(command),
+            };
         }
         let reply = match tokio::time::timeout(
             self.options.reactor_timeout,
@@ -711,6 +773,37 @@ fn metrics_response(handle: &EngineHandle) -> Response<Body> {
         HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
     );
     h.insert(CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+/// A console answer, with headers that keep a page from running anything
+/// but its own script and style, or being framed.
+fn console_response(reply: crate::console::Reply) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(reply.body)));
+    *r.status_mut() =
+        StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let h = r.headers_mut();
+    h.insert(CONTENT_TYPE, HeaderValue::from_static(reply.content_type));
+    h.insert(CONNECTION, HeaderValue::from_static("close"));
+    h.insert(
+        hyper::header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+             img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        ),
+    );
+    h.insert(
+        hyper::header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        hyper::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-store"),
+    );
+    h.insert(
+        hyper::header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     r
 }
 

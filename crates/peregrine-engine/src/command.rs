@@ -92,6 +92,22 @@ pub enum Command {
         /// The session (a qualifier may be left out when it names one session).
         session: String,
     },
+    /// Send a TestRequest on a logged-on session now (its Heartbeat answer is
+    /// a heartbeat round-trip in the metrics).
+    TestRequest {
+        /// The session (a qualifier may be left out when it names one session).
+        session: String,
+    },
+    /// `command`, asked for by `operator` (a name and where the request came
+    /// from, e.g. `alice (127.0.0.1:51234)`): the session's event log says
+    /// who asked. The admin interface wraps every command that changes the
+    /// engine in one.
+    ByOperator {
+        /// Who asked.
+        operator: String,
+        /// What was asked.
+        command: Box<Command>,
+    },
     /// Stop the engine gracefully (Logout on every session).
     Stop,
 }
@@ -162,6 +178,13 @@ pub enum Outcome {
         next_sender_seq: u64,
         /// Next expected incoming sequence number.
         next_target_seq: u64,
+    },
+    /// [`Command::TestRequest`]: sent, or not (`sent: false`: not logged on).
+    TestRequest {
+        /// Its full name.
+        session: String,
+        /// The TestRequest was sent.
+        sent: bool,
     },
 }
 
@@ -340,6 +363,12 @@ static NEXT_ENGINE_ID: AtomicU64 = AtomicU64::new(1);
 thread_local! {
     /// The id of the engine whose turn runs on this thread (0: none).
     static TURNING: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Whether this thread is turning engine `id` now (inside its sessions and
+/// callbacks), where waiting for that engine can only wait for itself.
+pub(crate) fn turning_engine(id: u64) -> bool {
+    TURNING.with(Cell::get) == id
 }
 
 /// A new engine's id, unique in the process.

@@ -91,6 +91,13 @@ pub trait SessionDriver {
     fn poll_event(&mut self) -> Option<DriverEvent>;
     /// Starts a logout (graceful shutdown).
     fn logout(&mut self, now: Nanos, text: Option<&str>);
+    /// Sends a TestRequest now (an operator's,
+    /// [`Command::TestRequest`](crate::Command::TestRequest)) when logged on;
+    /// whether it was sent. By default none is.
+    fn send_test_request(&mut self, now: Nanos) -> bool {
+        let _ = now;
+        false
+    }
     /// Whether the session is logged on.
     fn is_logged_on(&self) -> bool;
     /// A short name of the state, for `/sessions` (e.g. `LoggedOn`).
@@ -257,6 +264,9 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn logout(&mut self, now: Nanos, text: Option<&str>) {
         (**self).logout(now, text)
+    }
+    fn send_test_request(&mut self, now: Nanos) -> bool {
+        (**self).send_test_request(now)
     }
     fn is_logged_on(&self) -> bool {
         (**self).is_logged_on()

@@ -669,6 +669,9 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn logout(&mut self, now: Nanos, text: Option<&str>) {
         self.session.logout(now, text, &mut self.app);
     }
+    fn send_test_request(&mut self, now: Nanos) -> bool {
+        self.session.send_test_request(now, &mut self.app)
+    }
     fn is_logged_on(&self) -> bool {
         self.session.is_logged_on()
     }

@@ -20,8 +20,8 @@
 //!   (dictionaries, store and log directories, listeners) without starting;
 //! * [`SessionLog`] writes the message and event logs;
 //! * [`admin`] is the operator's HTTP interface (`/sessions`, `/metrics`,
-//!   `/seqnum`, `/logout`, `/logon`, `/reset`, `/addsession`,
-//!   `/removesession`);
+//!   `/seqnum`, `/logout`, `/logon`, `/reset`, `/testrequest`, `/addsession`,
+//!   `/removesession`), and serves the operations [`console`] page;
 //! * [`metrics`]: every session's counters and latency histograms and the
 //!   reactor's, read from any thread without stopping it ([`Metrics`]), and
 //!   rendered for Prometheus;
@@ -42,6 +42,7 @@ pub mod admin;
 pub mod builder;
 pub mod command;
 pub mod config;
+pub mod console;
 pub mod driver;
 pub mod engine;
 pub mod fix;

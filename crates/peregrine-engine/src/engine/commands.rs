@@ -2,8 +2,10 @@
 
 use crate::command::{AddSessionError, Command, CommandError, Outcome, Reply};
 use crate::driver::{now_nanos, SessionDriver};
+use crate::log::Escaped;
 
 use super::ids::SessionKey;
+use super::status::operator;
 use super::Engine;
 
 impl<D: SessionDriver> Engine<D> {
@@ -37,7 +39,34 @@ impl<D: SessionDriver> Engine<D> {
     }
 
     fn command(&mut self, command: Command) -> Reply {
+        self.command_by(command, None)
+    }
+
+    /// Carries out `command`, asked for by `by` (an operator's name and
+    /// address, for the event log).
+    fn command_by(&mut self, command: Command, by: Option<&str>) -> Reply {
         match command {
+            Command::ByOperator { operator, command } => self.command_by(*command, Some(&operator)),
+            Command::TestRequest { session } => {
+                let key = self.find_session(&session)?;
+                let now = now_nanos();
+                let s = &mut self.sessions[key];
+                let sent = s.driver.send_test_request(now);
+                let line = if sent {
+                    format!("{} sent a TestRequest", operator(by))
+                } else {
+                    format!(
+                        "{} asked for a TestRequest: not logged on, none sent",
+                        operator(by)
+                    )
+                };
+                s.event(&line, now);
+                let session = s.name.clone();
+                if sent {
+                    self.service(key, now);
+                }
+                Ok(Outcome::TestRequest { session, sent })
+            }
             Command::Stop => {
                 self.stop_requested = true;
                 Ok(Outcome::Stopping)
@@ -79,7 +108,12 @@ impl<D: SessionDriver> Engine<D> {
                 let now = now_nanos();
                 let s = &mut self.sessions[key];
                 s.set_enabled(false);
-                s.event("operator logged the session out", now);
+                let note = match &text {
+                    Some(t) => format!("logged out by {}: {}", operator(by), Escaped(t.as_bytes())),
+                    None => format!("logged out by {}", operator(by)),
+                };
+                s.event(&note, now);
+                s.status.note = Some(note);
                 let logging_out = s.connection.is_some();
                 if logging_out {
                     s.driver.logout(now, text.as_deref());
@@ -97,7 +131,8 @@ impl<D: SessionDriver> Engine<D> {
                 if !s.enabled {
                     s.set_enabled(true);
                     s.next_connect = now;
-                    s.event("operator enabled the session", now);
+                    s.event(&format!("{} enabled the session", operator(by)), now);
+                    s.status.note = Some(format!("enabled by {}", operator(by)));
                 }
                 Ok(Outcome::Enabled {
                     session: s.name.clone(),
@@ -110,7 +145,7 @@ impl<D: SessionDriver> Engine<D> {
                 let s = &mut self.sessions[key];
                 if s.connection.is_some() {
                     s.reset_pending = true;
-                    s.event("operator reset: logging out first", now);
+                    s.event(&format!("{} reset: logging out first", operator(by)), now);
                     s.driver
                         .logout(now, Some("sequence numbers reset by the operator"));
                     self.service(key, now);
@@ -127,7 +162,10 @@ impl<D: SessionDriver> Engine<D> {
                         session: name.clone(),
                         error,
                     })?;
-                s.event("operator reset sequence numbers to 1", now);
+                s.event(
+                    &format!("{} reset sequence numbers to 1", operator(by)),
+                    now,
+                );
                 Ok(Outcome::Reset {
                     session: name,
                     after_logout: false,
@@ -148,11 +186,11 @@ impl<D: SessionDriver> Engine<D> {
                 };
                 if let Some(n) = next_sender {
                     s.driver.set_next_sender_seq(n).map_err(failed)?;
-                    s.event(&format!("operator set next sender seq to {n}"), now);
+                    s.event(&format!("{} set next sender seq to {n}", operator(by)), now);
                 }
                 if let Some(n) = next_target {
                     s.driver.set_next_target_seq(n).map_err(failed)?;
-                    s.event(&format!("operator set next target seq to {n}"), now);
+                    s.event(&format!("{} set next target seq to {n}", operator(by)), now);
                 }
                 Ok(Outcome::SeqNums {
                     session: s.name.clone(),

@@ -115,6 +115,10 @@ impl<D: SessionDriver> Engine<D> {
                 s.connection = None;
                 s.set_slow(false);
                 s.event(&format!("disconnected: {why}"), now);
+                if s.enabled {
+                    // An operator's logout keeps its own note (who asked).
+                    s.status.note = Some(format!("disconnected: {why}"));
+                }
                 // This connection's line limit ends with it (its count said).
                 s.new_connection(now);
                 if !connection.connecting {

@@ -187,6 +187,7 @@ impl<D: SessionDriver> Engine<D> {
             lines: RateLimit::new(now_nanos()),
             tls,
             metrics,
+            status: Default::default(),
         };
         session.event("session created", now_nanos());
         let key = self.sessions.push(session, reference);

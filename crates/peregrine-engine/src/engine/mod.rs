@@ -17,6 +17,7 @@ mod routing;
 mod sending;
 mod session;
 mod shutdown;
+mod status;
 mod timers;
 mod transport;
 mod write;
@@ -120,13 +121,29 @@ pub struct SessionInfo {
     /// which [`RunningEngine::session_ref`](crate::RunningEngine::session_ref) does not
     /// know.
     pub session_ref: SessionRef,
+    /// `acceptor` or `initiator`.
+    pub role: &'static str,
+    /// Its schedule in words (`08:00:00 - 17:00:00 daily UTC`); `None`:
+    /// always on.
+    pub schedule: Option<String>,
+    /// With a schedule: whether a Logon is allowed now, and when that next
+    /// changes (nanoseconds since the epoch).
+    pub logon_allowed: bool,
+    /// With a schedule: when [`logon_allowed`](Self::logon_allowed) next changes.
+    pub schedule_changes_at: Option<Nanos>,
+    /// When its last Logon completed (nanoseconds since the epoch).
+    pub last_logon: Option<Nanos>,
+    /// Why it is in its state: who logged it out, what ended its connection.
+    pub note: Option<String>,
+    /// Its messages log (`FileLogPath`), if it writes one.
+    pub messages_log: Option<std::path::PathBuf>,
 }
 
 impl SessionInfo {
     /// A JSON object.
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{},\"enabled\":{}}}",
+            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{},\"enabled\":{},\"role\":\"{}\",\"schedule\":{},\"logon_allowed\":{},\"last_logon\":{},\"note\":{}}}",
             json_escape(&self.name),
             json_escape(&self.state),
             self.connected,
@@ -137,9 +154,18 @@ impl SessionInfo {
             self.slow_consumer,
             self.store_lost_messages,
             self.send_failures,
-            self.enabled
+            self.enabled,
+            self.role,
+            json_opt(self.schedule.as_deref()),
+            self.logon_allowed,
+            self.last_logon.map_or("null".to_string(), |t| t.to_string()),
+            json_opt(self.note.as_deref()),
         )
     }
+}
+
+fn json_opt(s: Option<&str>) -> String {
+    s.map_or("null".to_string(), |s| format!("\"{}\"", json_escape(s)))
 }
 
 /// Socket options of a session's connection ([`Engine::socket_options`]).
@@ -389,6 +415,7 @@ impl<D: SessionDriver> Engine<D> {
 
     /// A snapshot of every session.
     pub fn sessions(&self) -> Vec<SessionInfo> {
+        let now = now_nanos();
         self.sessions
             .keys()
             .map(|k| (k, &self.sessions[k]))
@@ -405,6 +432,15 @@ impl<D: SessionDriver> Engine<D> {
                 store_lost_messages: s.driver.store_lost_messages(),
                 send_failures: s.send_failures,
                 enabled: s.enabled,
+                role: status::role(&s.settings),
+                schedule: status::schedule_text(&s.settings),
+                logon_allowed: crate::fix::schedule(&s.settings)
+                    .map_or(true, |w| w.logon_allowed(now)),
+                schedule_changes_at: crate::fix::schedule(&s.settings)
+                    .map(|w| w.next_boundary(now)),
+                last_logon: s.status.last_logon,
+                note: s.status.note.clone(),
+                messages_log: s.log.as_ref().map(|l| l.messages_path().to_path_buf()),
             })
             .collect()
     }

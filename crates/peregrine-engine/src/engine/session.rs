@@ -60,6 +60,8 @@ pub(super) struct HostedSession<D> {
     pub(super) tls: Option<std::sync::Arc<rustls::ClientConfig>>,
     /// Its metrics (shared with readers on other threads).
     pub(super) metrics: Arc<SessionMetrics>,
+    /// Its last logon and why it is in its state, for operators.
+    pub(super) status: super::status::SessionStatus,
 }
 
 impl<D> HostedSession<D> {

@@ -39,6 +39,8 @@ impl<D: SessionDriver> Engine<D> {
                 DriverEvent::LoggedOn => {
                     let s = &mut self.sessions[id];
                     s.logged_on_here = true;
+                    s.status.last_logon = Some(now);
+                    s.status.note = None;
                     s.event("logged on", now);
                 }
                 DriverEvent::LoggedOut => self.sessions[id].event("logged out", now),

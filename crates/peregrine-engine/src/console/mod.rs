@@ -1,0 +1,429 @@
+//! The operations console: a page served by the [admin interface](crate::admin)
+//! (`GET /` or `/console`) that shows every session and steers them.
+//!
+//! # What it is made of, and why
+//!
+//! One HTML page, one script and one style sheet, written by hand without a
+//! framework or a build step, and built into the binary with `include_str!`
+//! (`console.html`, `console.js` and `console.css` beside this file). Nothing
+//! to install or fetch at run time (a desk's jump host often has no internet),
+//! nothing to rebuild when the engine is, and the whole page is small enough
+//! to read in a review (about 30 KB). Every URL it uses is relative
+//! (`api/sessions`, `logout?…`), so it works at `http://127.0.0.1:PORT/`
+//! through an SSH tunnel and under a reverse proxy's path
+//! (`https://ops/peregrine/`) alike.
+//!
+//! # Live updates
+//!
+//! By polling, once a second: `api/sessions` (the Sessions table) and
+//! `api/engine` (the charts). A poll is one command for the reactor (the
+//! session list) and reads of counters it never waits for; polling needs no
+//! connection held open, which the admin server's one-request connections
+//! and [`CONNECTION_TIMEOUT`](crate::admin::CONNECTION_TIMEOUT) would not
+//! allow for server-sent events.
+//!
+//! # Endpoints (read-only, no token)
+//!
+//! | path | answer |
+//! |---|---|
+//! | `api/sessions` | every session: role, state and why, schedule, sequence numbers, last logon, messages and bytes in/out, resends, rejects, heartbeat round-trip, fsyncs |
+//! | `api/engine` | the reactor's counters and the stores' fsync and write latencies, cumulative |
+//! | `api/messages?SESSION=…` | one page of its messages log, decoded (see [`messages`]): `MSGTYPE=D,8`, `WHERE=11=ORD-1` (repeatable), `FROM`/`TO` (`YYYYMMDD-HH:MM:SS`), `ADMIN=hide\|only`, `DIR=fwd`, `OFFSET`, `LIMIT` |
+//! | `api/follow?CLORDID=…` | one ClOrdID(11) or OrigClOrdID(41) in every session's log, newest first, within [`FOLLOW_BUDGET`] per session |
+//! | `api/events?SESSION=…` | the last lines of its event log (who did what) |
+//!
+//! The actions are the admin interface's own commands (`logout`, `logon`,
+//! `reset`, `seqnum`, `testrequest`), with the token.
+//!
+//! # Safety
+//!
+//! * Read-only without the token. The page keeps the token in memory only
+//!   (never in storage, a cookie or a URL) and sends it as `Authorization:
+//!   Bearer`; every action asks for confirmation first, and the answer (what
+//!   changed) is shown. The admin interface logs the request's path, never
+//!   the token, and the session's event log names who asked
+//!   (`X-Peregrine-Operator`, sanitised, and the remote address).
+//! * Every value from the wire or a log reaches the page as JSON and is put
+//!   in the page with `textContent` (never as HTML); the answers carry a
+//!   Content-Security-Policy that allows only the page's own script and
+//!   style, and no framing.
+
+pub mod api;
+pub mod messages;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use peregrine_decode::{Dictionaries, Filter, MessageDecoder};
+
+use crate::admin::percent_decode;
+use crate::command::{Command, EngineHandle, Outcome};
+use crate::driver::now_nanos;
+use crate::engine::SessionInfo;
+
+use self::messages::{Admin, Query};
+
+const HTML: &str = include_str!("console.html");
+const JS: &str = include_str!("console.js");
+const CSS: &str = include_str!("console.css");
+
+/// The most bytes of each session's log `api/follow` reads.
+pub const FOLLOW_BUDGET: u64 = 2 << 20;
+/// The most bytes `api/follow` reads in all (sessions past it are listed as
+/// not searched).
+pub const FOLLOW_TOTAL_BUDGET: u64 = 64 << 20;
+/// The most bytes of an event log `api/events` reads (its end).
+pub const EVENTS_TAIL: u64 = 32 << 10;
+
+/// An answer of the console.
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) content_type: &'static str,
+    pub(crate) body: String,
+}
+
+impl Reply {
+    fn json(body: String) -> Reply {
+        Reply {
+            status: 200,
+            content_type: "application/json",
+            body,
+        }
+    }
+
+    fn text(status: u16, body: impl Into<String>) -> Reply {
+        Reply {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: body.into(),
+        }
+    }
+}
+
+/// The console's state: the decoder (its dictionaries load once, when first
+/// needed).
+pub(crate) struct Console {
+    decoder: Arc<Mutex<MessageDecoder>>,
+}
+
+impl Console {
+    pub(crate) fn new() -> Console {
+        let dicts = Dictionaries::new(&[]).expect("no dictionary files: nothing to fail");
+        Console {
+            decoder: Arc::new(Mutex::new(MessageDecoder::new(dicts, Filter::default()))),
+        }
+    }
+
+    /// Whether `path` is the console's.
+    pub(crate) fn serves(path: &str) -> bool {
+        matches!(path, "/" | "/console" | "/console.js" | "/console.css")
+            || path.starts_with("/api/")
+    }
+
+    /// Answers a `GET` of one of its paths (see [`Console::serves`]).
+    pub(crate) async fn respond(
+        &self,
+        path: &str,
+        query: &str,
+        handle: &EngineHandle,
+        timeout: Duration,
+    ) -> Reply {
+        let params = params(query);
+        let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        match path {
+            "/" | "/console" => Reply {
+                status: 200,
+                content_type: "text/html; charset=utf-8",
+                body: HTML.into(),
+            },
+            "/console.js" => Reply {
+                status: 200,
+                content_type: "text/javascript; charset=utf-8",
+                body: JS.into(),
+            },
+            "/console.css" => Reply {
+                status: 200,
+                content_type: "text/css; charset=utf-8",
+                body: CSS.into(),
+            },
+            "/api/engine" => Reply::json(api::engine(handle.metrics(), now_nanos())),
+            "/api/sessions" => match sessions(handle, timeout).await {
+                Ok(infos) => Reply::json(api::sessions(&infos, handle.metrics())),
+                Err(r) => r,
+            },
+            "/api/messages" => {
+                let Some(name) = get("SESSION") else {
+                    return Reply::text(400, "SESSION is missing\n");
+                };
+                let query = match message_query(&params) {
+                    Ok(q) => q,
+                    Err(r) => return r,
+                };
+                let infos = match sessions(handle, timeout).await {
+                    Ok(infos) => infos,
+                    Err(r) => return r,
+                };
+                let Some(info) = infos.iter().find(|i| i.name == name) else {
+                    return Reply::text(404, format!("no session {name}\n"));
+                };
+                let Some(path) = info.messages_log.clone() else {
+                    return Reply::text(404, "the session writes no messages log (FileLogPath)\n");
+                };
+                let decoder = self.decoder.clone();
+                let session = info.name.clone();
+                blocking(move || {
+                    let mut d = decoder.lock().unwrap_or_else(|p| p.into_inner());
+                    messages::search(&path, &query, &mut d).map(|p| api::page(&session, &p))
+                })
+                .await
+            }
+            "/api/follow" => {
+                let Some(id) = get("CLORDID").filter(|v| !v.is_empty()) else {
+                    return Reply::text(400, "CLORDID is missing\n");
+                };
+                let infos = match sessions(handle, timeout).await {
+                    Ok(infos) => infos,
+                    Err(r) => return r,
+                };
+                let logs: Vec<(String, PathBuf)> = infos
+                    .into_iter()
+                    .filter_map(|i| Some((i.name, i.messages_log?)))
+                    .collect();
+                let decoder = self.decoder.clone();
+                blocking(move || {
+                    let mut d = decoder.lock().unwrap_or_else(|p| p.into_inner());
+                    follow(&logs, &id, &mut d)
+                })
+                .await
+            }
+            "/api/events" => {
+                let Some(name) = get("SESSION") else {
+                    return Reply::text(400, "SESSION is missing\n");
+                };
+                let infos = match sessions(handle, timeout).await {
+                    Ok(infos) => infos,
+                    Err(r) => return r,
+                };
+                let Some(path) = infos
+                    .iter()
+                    .find(|i| i.name == name)
+                    .and_then(|i| i.messages_log.as_ref())
+                    .map(|p| event_log_of(p))
+                else {
+                    return Reply::text(404, format!("no event log for {name}\n"));
+                };
+                blocking(move || events(&path)).await
+            }
+            _ => Reply::text(404, "no such console path\n"),
+        }
+    }
+}
+
+/// The event log beside a messages log.
+fn event_log_of(messages: &std::path::Path) -> PathBuf {
+    let name = messages
+        .file_name()
+        .map(|n| n.to_string_lossy().replace(".messages.log", ".event.log"))
+        .unwrap_or_default();
+    messages.with_file_name(name)
+}
+
+/// Runs file work off the admin thread's runtime (a page reads up to
+/// [`messages::SCAN_BUDGET`]).
+async fn blocking(f: impl FnOnce() -> std::io::Result<String> + Send + 'static) -> Reply {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(Ok(body)) => Reply::json(body),
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            Reply::text(400, format!("{e}\n"))
+        }
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => Reply::text(404, "no log yet\n"),
+        Ok(Err(e)) => Reply::text(500, format!("cannot read the log: {e}\n")),
+        Err(_) => Reply::text(500, "the search failed\n"),
+    }
+}
+
+async fn sessions(handle: &EngineHandle, timeout: Duration) -> Result<Vec<SessionInfo>, Reply> {
+    match tokio::time::timeout(timeout, handle.call_async(Command::ListSessions)).await {
+        Ok(Some(Ok(Outcome::Sessions(s)))) => Ok(s),
+        Ok(Some(_)) | Ok(None) => Err(Reply::text(503, "the engine is not running\n")),
+        Err(_) => Err(Reply::text(503, "the engine did not answer in time\n")),
+    }
+}
+
+/// Query parameters, names in upper case, values percent-decoded.
+fn params(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (percent_decode(k).to_ascii_uppercase(), percent_decode(v))
+        })
+        .collect()
+}
+
+/// A time bound as the log writes times: digits, `-`, `:` and `.`.
+fn time_bound(v: &str) -> Result<Option<String>, Reply> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Ok(None);
+    }
+    if v.len() > 24 || !v.bytes().all(|b| b.is_ascii_digit() || b"-:.".contains(&b)) {
+        return Err(Reply::text(
+            400,
+            format!("{v:?} is not a time like 20261124-10:00:00 (UTC, as the log writes it)\n"),
+        ));
+    }
+    Ok(Some(v.to_string()))
+}
+
+fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
+    let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    let list = |k: &str| -> Vec<String> {
+        get(k)
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let number = |k: &str| -> Result<Option<u64>, Reply> {
+        get(k)
+            .filter(|v| !v.is_empty())
+            .map(|v| {
+                v.parse::<u64>()
+                    .map_err(|_| Reply::text(400, format!("{k}: {v:?} is not a number\n")))
+            })
+            .transpose()
+    };
+    Ok(Query {
+        msg_types: list("MSGTYPE"),
+        wheres: params
+            .iter()
+            .filter(|(k, v)| k == "WHERE" && !v.trim().is_empty())
+            .map(|(_, v)| v.trim().to_string())
+            .collect(),
+        from: time_bound(get("FROM").unwrap_or(""))?,
+        to: time_bound(get("TO").unwrap_or(""))?,
+        admin: match get("ADMIN").unwrap_or("") {
+            "" | "show" | "all" => Admin::Shown,
+            "hide" => Admin::Hidden,
+            "only" => Admin::Only,
+            other => {
+                return Err(Reply::text(
+                    400,
+                    format!("ADMIN: {other:?} is not show, hide or only\n"),
+                ))
+            }
+        },
+        offset: number("OFFSET")?,
+        forward: get("DIR") == Some("fwd"),
+        limit: number("LIMIT")?.map_or(100, |n| n as usize),
+        budget: 0,
+    })
+}
+
+/// `api/follow`: ClOrdID(11) or OrigClOrdID(41) `id` in every log, newest
+/// first, reading at most [`FOLLOW_BUDGET`] of each and
+/// [`FOLLOW_TOTAL_BUDGET`] in all.
+fn follow(
+    logs: &[(String, PathBuf)],
+    id: &str,
+    decoder: &mut MessageDecoder,
+) -> std::io::Result<String> {
+    let mut found: Vec<(String, String, u64, String)> = Vec::new();
+    let mut read = 0u64;
+    let mut not_searched = Vec::new();
+    for (name, path) in logs {
+        if read >= FOLLOW_TOTAL_BUDGET {
+            not_searched.push(name.clone());
+            continue;
+        }
+        for tag in [11, 41] {
+            let query = Query {
+                wheres: vec![format!("{tag}={id}")],
+                limit: 200,
+                budget: FOLLOW_BUDGET,
+                ..Query::default()
+            };
+            let page = match messages::search(path, &query, decoder) {
+                Ok(page) => page,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            read += page.scanned;
+            for (offset, m) in page.messages {
+                let time = serde_json::from_str::<serde_json::Value>(&m)
+                    .ok()
+                    .and_then(|v| v["time"].as_str().map(String::from))
+                    .unwrap_or_default();
+                if !found.iter().any(|f| f.0 == *name && f.2 == offset) {
+                    found.push((name.clone(), time, offset, m));
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
+    let items: Vec<String> = found
+        .iter()
+        .map(|(name, _, offset, m)| {
+            format!(
+                "{{\"session\":{},\"offset\":{offset},\"message\":{m}}}",
+                serde_json::Value::from(name.as_str())
+            )
+        })
+        .collect();
+    Ok(format!(
+        "{{\"messages\":[{}],\"not_searched\":{}}}",
+        items.join(","),
+        serde_json::Value::from(not_searched)
+    ))
+}
+
+/// `api/events`: the last [`EVENTS_TAIL`] bytes of an event log, as lines.
+fn events(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    let start = len.saturating_sub(EVENTS_TAIL);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.take(EVENTS_TAIL).read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if start > 0 && !lines.is_empty() {
+        lines.remove(0); // cut by the tail's start
+    }
+    Ok(serde_json::json!({ "lines": lines }).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_are_checked() {
+        let p = params(
+            "SESSION=FIX.4.4:A-%3EB&MSGTYPE=D,8&WHERE=11%3DX&WHERE=55%3DY&ADMIN=hide&DIR=fwd",
+        );
+        let q = message_query(&p).ok().unwrap();
+        assert_eq!(q.msg_types, ["D", "8"]);
+        assert_eq!(q.wheres, ["11=X", "55=Y"]);
+        assert_eq!((q.admin, q.forward, q.limit), (Admin::Hidden, true, 100));
+        for bad in ["ADMIN=no", "OFFSET=x", "FROM=%3Cscript%3E", "LIMIT=-1"] {
+            assert_eq!(
+                message_query(&params(bad)).err().unwrap().status,
+                400,
+                "{bad}"
+            );
+        }
+        assert!(Console::serves("/api/sessions") && Console::serves("/"));
+        assert!(!Console::serves("/sessions"));
+        assert_eq!(
+            event_log_of(std::path::Path::new("/l/FIX.4.4-A-B.messages.log")),
+            std::path::Path::new("/l/FIX.4.4-A-B.event.log")
+        );
+    }
+}

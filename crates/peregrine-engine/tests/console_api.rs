@@ -1,0 +1,196 @@
+//! The console's endpoints without a browser, over 127.0.0.1: the page and
+//! its headers, `api/sessions` rows joined with the counters, `testrequest`
+//! (sent, or 409 when not logged on) with who asked in the event log,
+//! `api/messages` for a ClOrdID, `api/follow`, `api/events`, and bad
+//! queries answered 400. (tests/console.rs drives the page in Chromium.)
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use peregrine_codec::MessageView;
+use peregrine_engine::{EngineBuilder, RunningEngine};
+use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
+
+mod support;
+
+const TOKEN: &str = "api-test-token";
+const ONE: &str = "FIX.4.4:VENUE->CLIENT1";
+
+struct Quiet;
+
+impl Application for Quiet {
+    fn from_app(
+        &mut self,
+        _: &MessageView<'_>,
+        _: &SessionId,
+        _: &mut Outbox<'_>,
+    ) -> Result<(), AppReject> {
+        Ok(())
+    }
+}
+
+fn get(addr: SocketAddr, target: &str) -> (u16, String, String) {
+    support::get(addr, target, None)
+}
+
+fn json(addr: SocketAddr, target: &str) -> serde_json::Value {
+    let (status, _, body) = get(addr, target);
+    assert_eq!(status, 200, "{target}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{target}: {e}: {body}"))
+}
+
+#[test]
+fn console_endpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("log");
+    let venue_cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nUseDataDictionary=N\nHeartBtInt=30\nFileLogPath={}\n\
+         StartTime=00:00:00\nEndTime=23:59:59\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT1\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT2\n",
+        logs.display()
+    );
+    let venue = EngineBuilder::parse(&venue_cfg, dir.path().join("venue.cfg"))
+        .unwrap()
+        .build(|_| EchoApp::new(None))
+        .unwrap();
+    let venue =
+        RunningEngine::start(venue, Some((support::loopback(), Some(TOKEN.into())))).unwrap();
+    let admin = venue.admin_addr().unwrap();
+    let port = venue.listener_addrs()[0].port();
+    let clients_cfg = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         TargetCompID=VENUE\nUseDataDictionary=N\nHeartBtInt=30\n\
+         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT1\n"
+    );
+    let clients = EngineBuilder::parse(&clients_cfg, dir.path().join("clients.cfg"))
+        .unwrap()
+        .start(|_| Quiet)
+        .unwrap();
+    assert!(clients.wait_logged_on(Duration::from_secs(10)));
+    let one = clients.session_ref("FIX.4.4:CLIENT1->VENUE").unwrap();
+    clients
+        .sender()
+        .send(one, b"D", |m| {
+            m.str(11, b"API-1")
+                .str(21, b"1")
+                .str(38, b"100")
+                .str(40, b"1")
+                .str(54, b"1")
+                .str(55, b"X")
+                .str(60, b"20260101-00:00:00.000");
+        })
+        .unwrap();
+
+    // The page, with headers that allow only its own script and style.
+    let (status, head, body) = get(admin, "/");
+    assert_eq!(status, 200);
+    assert!(body.contains("<script src=\"console.js\""), "{body}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("content-security-policy: default-src 'none'; script-src 'self'"));
+    assert!(head.contains("x-content-type-options: nosniff"));
+    assert_eq!(get(admin, "/console.js").0, 200);
+
+    // Rows: role, schedule, counters; CLIENT2 never connected.
+    let started = Instant::now();
+    let rows = loop {
+        let rows = json(admin, "/api/sessions");
+        let echoed = rows[0]["messages_out"].as_u64().unwrap() >= 2;
+        if echoed || started.elapsed() > Duration::from_secs(10) {
+            break rows;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(rows.as_array().unwrap().len(), 2);
+    let r = &rows[0];
+    assert_eq!(r["name"], ONE);
+    assert_eq!(r["role"], "acceptor");
+    assert_eq!(r["state"], "LoggedOn");
+    assert_eq!(r["schedule"], "00:00:00 - 23:59:59 daily UTC");
+    assert!(r["last_logon"].as_i64().unwrap() > 1_700_000_000_000);
+    assert_eq!(r["next_target_seq"], 3); // Logon and the order
+    assert!(r["bytes_in"].as_u64().unwrap() > 100);
+    assert_eq!(r["has_log"], true);
+    assert_eq!(rows[1]["logged_on"], false);
+    assert_eq!(rows[1]["last_logon"], serde_json::Value::Null);
+
+    // A TestRequest: who asked is in the event log; none on a session not logged on.
+    let ask = |target: &str| {
+        support::http(
+            admin,
+            &format!(
+                "GET {target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\
+                 X-Peregrine-Operator: alice\r\n\r\n"
+            ),
+        )
+    };
+    let (status, _, body) = ask("/testrequest?SESSION=FIX.4.4:VENUE-%3ECLIENT1");
+    assert_eq!(
+        (status, body.as_str()),
+        (200, "OK FIX.4.4:VENUE->CLIENT1 TestRequest sent\n")
+    );
+    let (status, _, body) = ask("/testrequest?SESSION=FIX.4.4:VENUE-%3ECLIENT2");
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(
+        get(admin, "/testrequest?SESSION=FIX.4.4:VENUE-%3ECLIENT1").0,
+        401
+    );
+    let started = Instant::now();
+    while json(admin, "/api/sessions")[0]["heartbeat_rtt"]["count"] != 1 {
+        assert!(started.elapsed() < Duration::from_secs(10), "no round-trip");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let events = json(admin, "/api/events?SESSION=FIX.4.4:VENUE-%3ECLIENT1");
+    let lines: Vec<&str> = events["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(" : operator alice (127.0.0.1:")
+                && l.ends_with(") sent a TestRequest")),
+        "{lines:?}"
+    );
+
+    // The order and its echo, by ClOrdID, decoded; then followed.
+    let page = json(
+        admin,
+        "/api/messages?SESSION=FIX.4.4:VENUE-%3ECLIENT1&WHERE=ClOrdID%3DAPI-1&ADMIN=hide",
+    );
+    let messages = page["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{page}");
+    for m in messages {
+        assert_eq!(m["message"]["msg_type_name"], "NewOrderSingle");
+    }
+    assert_eq!(page["next_offset"], serde_json::Value::Null);
+    let heartbeats = json(
+        admin,
+        "/api/messages?SESSION=FIX.4.4:VENUE-%3ECLIENT1&MSGTYPE=TestRequest,0",
+    );
+    assert!(
+        heartbeats["messages"].as_array().unwrap().len() >= 2,
+        "{heartbeats}"
+    );
+    let followed = json(admin, "/api/follow?CLORDID=API-1");
+    assert_eq!(
+        followed["messages"].as_array().unwrap().len(),
+        2,
+        "{followed}"
+    );
+
+    for bad in [
+        "/api/messages?SESSION=FIX.4.4:VENUE-%3ECLIENT1&MSGTYPE=NewOrderSingel",
+        "/api/messages?SESSION=FIX.4.4:VENUE-%3ECLIENT1&FROM=yesterday",
+        "/api/messages",
+        "/api/follow",
+    ] {
+        assert_eq!(get(admin, bad).0, 400, "{bad}");
+    }
+    assert_eq!(get(admin, "/api/messages?SESSION=NOPE").0, 404);
+    clients.stop().unwrap();
+    venue.stop().unwrap();
+}
