@@ -280,6 +280,8 @@ pub struct Sender {
     /// The engine's sessions, to find a session addressed by its `SessionId`
     /// (template-made and added-at-run-time ones included).
     pub(crate) peers: Arc<dyn Peers>,
+    /// The engine's id: a wait for room on its own thread would never end.
+    pub(crate) engine: u64,
 }
 
 impl fmt::Debug for Sender {
@@ -317,10 +319,14 @@ impl Sender {
     /// yield, then park up to 100 µs, [`Backoff`]). `body` runs once, when a
     /// slot is free.
     ///
+    /// On the engine's own thread (from a callback) it does not wait: only
+    /// the engine makes room, so a full queue is [`SubmitError::QueueFull`] at
+    /// once (a callback sends through its `Outbox`).
+    ///
     /// # Errors
     ///
-    /// [`SubmitError::QueueFull`] when no room came within `timeout`; the
-    /// others as [`send`](Self::send), at once.
+    /// [`SubmitError::QueueFull`] when no room came within `timeout` (at once
+    /// on the engine's thread); the others as [`send`](Self::send), at once.
     ///
     /// ```
     /// use std::time::Duration;
@@ -347,6 +353,11 @@ impl Sender {
         body: impl FnOnce(&mut MessageEncoder<'_>),
     ) -> Result<(), SubmitError> {
         let session = self.resolve(session.into())?;
+        let timeout = if crate::command::turning_engine(self.engine) {
+            std::time::Duration::ZERO
+        } else {
+            timeout
+        };
         let deadline = std::time::Instant::now() + timeout;
         let mut backoff = Backoff::with_max_park(std::time::Duration::from_micros(100));
         let mut queued = loop {

@@ -164,6 +164,42 @@ fn the_mark_holds_during_the_engines_work_only() {
     assert_eq!(gone.err(), Some(CallError::EngineGone));
 }
 
+/// `Sender::send_timeout` from the engine's own thread does not wait for room
+/// that only this thread can make: a full queue is `QueueFull` at once (it
+/// froze every session for the whole timeout); from another thread it waits.
+#[test]
+fn send_timeout_on_the_engines_own_thread_does_not_wait() {
+    let mut engine = EngineBuilder::parse(VENUE_CFG, "venue.cfg")
+        .unwrap()
+        .options(peregrine_engine::EngineOptions {
+            send_queue: 1,
+            ..peregrine_engine::EngineOptions::default()
+        })
+        .build_local(|_| EchoApp::new(None))
+        .unwrap();
+    let sender = engine.sender();
+    let session = engine.session_ref("FIX.4.4:VENUE->CLIENT").unwrap();
+    let news = |m: &mut peregrine_codec::MessageEncoder<'_>| {
+        m.str(148, b"news");
+    };
+    sender.send(session, b"B", news).unwrap(); // the queue is full
+    let (inside, took) = engine
+        .with_session("FIX.4.4:VENUE->CLIENT", |_, _| {
+            let start = Instant::now();
+            let sent = sender.send_timeout(session, b"B", CALL_TIMEOUT, news);
+            (sent, start.elapsed())
+        })
+        .expect("the session");
+    assert_eq!(inside, Err(peregrine_engine::SubmitError::QueueFull));
+    assert!(took < Duration::from_secs(1), "it waited {took:?}");
+    // Outside the engine's work it waits for its timeout.
+    let start = Instant::now();
+    let outside = sender.send_timeout(session, b"B", Duration::from_millis(30), news);
+    assert_eq!(outside, Err(peregrine_engine::SubmitError::QueueFull));
+    assert!(start.elapsed() >= Duration::from_millis(30));
+    engine.shutdown().unwrap();
+}
+
 /// Every session's name and the reference its factory was told, in the order made.
 type Made = Arc<Mutex<Vec<(String, SessionRef)>>>;
 

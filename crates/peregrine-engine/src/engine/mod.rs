@@ -389,6 +389,7 @@ impl<D: SessionDriver> Engine<D> {
         Sender {
             queue: self.send_queue.clone(),
             peers: self.peers.clone(),
+            engine: self.id,
         }
     }
 
