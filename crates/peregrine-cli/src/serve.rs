@@ -11,13 +11,19 @@
 //! the admin HTTP interface when the first session's settings set
 //! `AdminHttpPort` (on `AdminHttpAddress`, default 127.0.0.1, with
 //! `AdminHttpToken` for the commands that change the engine).
+//!
+//! With `HaNodeName` (docs/standby.md) the command campaigns for its group's
+//! leadership on etcd (`peregrine-ha`) and holds every session until this node
+//! leads: connections are closed unanswered, initiators do not connect; when it
+//! stops leading, the connections are closed without a Logout. On exit it resigns.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use peregrine_engine::config::ConnectionType;
 use peregrine_engine::fix::{DynApp, LogApp};
-use peregrine_engine::EngineBuilder;
+use peregrine_engine::{EngineBuilder, EngineOptions};
+use peregrine_ha::{HaConfig, Leadership};
 use peregrine_session::EchoApp;
 
 use crate::cli::{App, SessionArgs};
@@ -65,6 +71,13 @@ fn run(role: ConnectionType, args: SessionArgs, app: App) -> Result<(), Error> {
     if let Some(store) = args.store {
         builder = builder.store(store.into());
     }
+    let leadership = leadership(&builder)?;
+    if let Some(l) = &leadership {
+        builder = builder.options(EngineOptions {
+            write_gate: Some(Arc::new(l.gate())),
+            ..EngineOptions::default()
+        });
+    }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while stopping exits at once.
@@ -85,11 +98,42 @@ fn run(role: ConnectionType, args: SessionArgs, app: App) -> Result<(), Error> {
         })
         .map_err(Error::Build)?;
     while !running.is_finished() {
+        while let Some(event) = leadership.as_ref().and_then(Leadership::try_event) {
+            tracing::info!("leadership: {event}");
+        }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     running.stop().map_err(Error::engine("reactor failed"))?;
+    // Resigns once the sessions are stopped (their Logouts were written as leader).
+    drop(leadership);
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The leadership the `Ha` keys ask for (one group for the whole engine).
+fn leadership(builder: &EngineBuilder) -> Result<Option<Leadership>, Error> {
+    let mut groups = builder
+        .settings()
+        .sessions
+        .iter()
+        .filter_map(|s| s.ha.as_ref());
+    let Some(ha) = groups.next() else {
+        return Ok(None);
+    };
+    if let Some(other) = groups.find(|o| o.group != ha.group) {
+        return Err(Error::Usage(format!(
+            "the sessions name two HaGroups ({} and {}): one engine holds one group for now",
+            ha.group, other.group
+        )));
+    }
+    let leadership = Leadership::start(HaConfig::from_settings(ha))
+        .map_err(|e| Error::Usage(format!("high availability: {e}")))?;
+    tracing::info!(
+        "high availability: node {} campaigning for group {} on etcd; sessions held until it leads",
+        ha.node_name,
+        ha.group
+    );
+    Ok(Some(leadership))
 }
 
 /// `peregrine acceptor --config FILE [--app echo|log] [--store memory|file]`.

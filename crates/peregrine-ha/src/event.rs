@@ -86,6 +86,45 @@ pub enum LeadershipEvent {
     },
 }
 
+impl fmt::Display for LeadershipEvent {
+    /// One line for a log (a node name from etcd is escaped).
+    ///
+    /// ```
+    /// use peregrine_ha::{LeadershipEvent, Term};
+    /// let seen = LeadershipEvent::LeaderSeen {
+    ///     node: "gw-b".into(),
+    ///     term: Term::new(12).unwrap(),
+    ///     at: std::time::Instant::now(),
+    /// };
+    /// assert_eq!(seen.to_string(), "gw-b leads (term 12): this node stands by");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LeadershipEvent::Won { term, until, .. } => write!(
+                f,
+                "this node leads (term {term}), for {:?} unless a keep-alive succeeds",
+                until.saturating_duration_since(Instant::now())
+            ),
+            LeadershipEvent::Lost { term, reason, .. } => {
+                write!(f, "this node does not lead term {term} any more: {reason}")
+            }
+            LeadershipEvent::LeaderSeen { node, term, .. } => write!(
+                f,
+                "{} leads (term {term}): this node stands by",
+                node.escape_debug()
+            ),
+            LeadershipEvent::NoLeader { .. } => f.write_str("no node leads: campaigning"),
+            LeadershipEvent::TtlRaised { asked, granted } => write!(
+                f,
+                "etcd granted a lease of {granted:?} (HaLeaseTTL asked {asked:?}: its minimum)"
+            ),
+            LeadershipEvent::EtcdError { error, .. } => {
+                write!(f, "etcd: {} (retrying)", error.escape_debug())
+            }
+        }
+    }
+}
+
 /// The most events that wait unread; later ones are counted and dropped.
 pub(crate) const EVENT_QUEUE: usize = 1024;
 
