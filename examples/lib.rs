@@ -13,3 +13,9 @@
 //!
 //! `scripts/examples.sh` (run by `make test`) runs them against each other
 //! with the file store and kills the venue with SIGKILL in the middle.
+
+/// The README's Rust snippets, compiled (and run) as doctests so that the
+/// front door cannot drift from the API (`rust,ignore` marks a fragment).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
