@@ -388,3 +388,43 @@ fn a_session_refused_at_add_can_be_added_again_with_its_store() {
     );
     venue.stop().unwrap();
 }
+
+/// The event log of a session made from a template is in time order: its
+/// creation lines come before "accepted connection", and their timestamps
+/// do not go back (the connection's line once carried the turn's earlier clock).
+#[test]
+fn a_template_made_session_logs_its_events_in_time_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nUseDataDictionary=N\nFileLogPath={}\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=*\nAcceptorTemplate=Y\n",
+        dir.path().display()
+    );
+    let venue = EngineBuilder::parse(&cfg, "venue.cfg")
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let (a, answer) = logon(venue.listener_addrs()[0], "A");
+    assert!(answer.is_some(), "A logs on");
+    drop(a);
+    venue.stop().unwrap();
+    let text = std::fs::read_to_string(dir.path().join("FIX.4.4-VENUE-A.event.log")).unwrap();
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| l.split_once(" : ").expect("time : text"))
+        .collect();
+    let texts: Vec<&str> = lines.iter().map(|(_, t)| *t).collect();
+    let created = texts.iter().position(|t| *t == "session created");
+    let accepted = texts
+        .iter()
+        .position(|t| t.starts_with("accepted connection"));
+    assert!(
+        matches!((created, accepted), (Some(c), Some(a)) if c < a),
+        "{text}"
+    );
+    // YYYYMMDD-HH:MM:SS.ffffff sorts as text.
+    for pair in lines.windows(2) {
+        assert!(pair[0].0 <= pair[1].0, "out of order:\n{text}");
+    }
+}

@@ -1,6 +1,6 @@
 //! The first message of an acceptor connection picks its session.
 
-use crate::driver::{Nanos, SessionDriver};
+use crate::driver::{now_nanos, Nanos, SessionDriver};
 use crate::log::Escaped;
 
 use super::connection::tune;
@@ -33,9 +33,15 @@ impl<D: SessionDriver> Engine<D> {
                 .copied()
                 .find(|&id| self.sessions[id].listener == listener)
         });
-        let found = match (found, listener) {
-            (None, Some(l)) => self.session_from_template(l, &route.0, &route.1, &route.2),
-            (found, _) => found,
+        let (found, now) = match (found, listener) {
+            // Making a session opens its store and logs, and stamps its creation
+            // lines with the clock: read it again, so the lines that follow
+            // ("accepted connection", …) do not go back in time.
+            (None, Some(l)) => match self.session_from_template(l, &route.0, &route.1, &route.2) {
+                Some(id) => (Some(id), now.max(now_nanos())),
+                None => (None, now),
+            },
+            (found, _) => (found, now),
         };
         let Some(id) = found else {
             // The CompIDs come from the wire: escaped, so they cannot forge a line.
