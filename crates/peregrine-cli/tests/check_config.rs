@@ -74,6 +74,25 @@ fn the_examples_cfg_passes_with_a_summary_and_creates_nothing() {
 }
 
 #[test]
+fn the_acceptor_template_example_passes() {
+    let out = check(&["examples/acceptor-template.cfg"], &repo());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "  connection:  acceptor template on 127.0.0.1:9880 (a fitting Logon makes a session; CLIENT1, CLIENT2)\n"
+        ),
+        "{stdout}"
+    );
+    // ScreenLogShow* are implemented: no "not implemented" warning.
+    assert!(
+        !text(&out.stderr).contains("ScreenLog"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn an_acceptance_cfg_with_its_dictionary_passes() {
     // The acceptance suite's cfg names ../spec/FIX44.xml; give it one.
     let dir = tempfile::tempdir().unwrap();

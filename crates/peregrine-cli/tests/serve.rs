@@ -126,7 +126,7 @@ fn an_unimplemented_quickfix_key_stops_start_up_or_warns() {
     // Cosmetic: it starts, and warns.
     std::fs::write(
         dir.path().join("screen.cfg"),
-        cfg("ScreenLogShowIncoming=Y"),
+        cfg("ScreenLogShowHeartBeats=Y"),
     )
     .unwrap();
     let mut p = spawn(&["acceptor", "--config", "screen.cfg"], dir.path());
@@ -135,7 +135,7 @@ fn an_unimplemented_quickfix_key_stops_start_up_or_warns() {
     assert!(wait_exit(&mut p, Duration::from_secs(5)).success());
     let err = std::fs::read_to_string(dir.path().join("acceptor.err")).unwrap();
     assert!(
-        err.contains("screen.cfg:6: ScreenLogShowIncoming: QuickFIX/J and QuickFIX C++ key not implemented by Peregrine (cosmetic or performance)"),
+        err.contains("screen.cfg:6: ScreenLogShowHeartBeats: QuickFIX/J key not implemented by Peregrine (cosmetic or performance)"),
         "{err}"
     );
 }

@@ -1,6 +1,9 @@
 //! Per-session logs in the usual QuickFIX layout: one message per line in
 //! `<FileLogPath>/<session>.messages.log` (incoming and outgoing, with a UTC
-//! timestamp), and session events in `<session>.event.log`.
+//! timestamp), and session events in `<session>.event.log`; and, with
+//! `ScreenLogShowEvents`/`ScreenLogShowIncoming`/`ScreenLogShowOutgoing`
+//! (QuickFIX's `ScreenLog`), the same lines on standard output, each after
+//! the session's name: `<time> : <session> : event : <text>`.
 //!
 //! Bytes from the wire never reach a log line unescaped ([`Escaped`]): in the
 //! messages log a message keeps its SOH separators, but a control character
@@ -183,14 +186,77 @@ pub fn file_stem(session: &str) -> String {
 /// A session's message and event logs.
 #[derive(Debug)]
 pub struct SessionLog {
-    messages: BufWriter<File>,
-    events: BufWriter<File>,
-    messages_path: PathBuf,
+    files: Option<LogFiles>,
+    screen: Option<Screen>,
     in_tail: Vec<u8>,
     out_tail: Vec<u8>,
     framer: Framer,
     /// Garbled input is logged within this limit.
     garbled: RateLimit,
+}
+
+/// The files of `FileLogPath`.
+#[derive(Debug)]
+struct LogFiles {
+    messages: BufWriter<File>,
+    events: BufWriter<File>,
+    messages_path: PathBuf,
+}
+
+/// What a session writes to standard output, by `.cfg` keys of QuickFIX's
+/// `ScreenLog`. A session that sets none of them prints nothing; one that sets
+/// any has the others at QuickFIX's defaults (Y).
+///
+/// ```
+/// use peregrine_engine::log::ScreenLogSettings;
+/// let s = ScreenLogSettings { events: true, incoming: false, outgoing: false };
+/// assert!(s.any());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScreenLogSettings {
+    /// `ScreenLogShowEvents`: the event log's lines.
+    pub events: bool,
+    /// `ScreenLogShowIncoming`: the messages received.
+    pub incoming: bool,
+    /// `ScreenLogShowOutgoing`: the messages sent.
+    pub outgoing: bool,
+}
+
+impl ScreenLogSettings {
+    /// Whether anything is printed.
+    pub fn any(&self) -> bool {
+        self.events || self.incoming || self.outgoing
+    }
+}
+
+#[derive(Debug)]
+struct Screen {
+    show: ScreenLogSettings,
+    session: String,
+}
+
+/// Which way a message went, for the screen.
+#[derive(Clone, Copy)]
+enum Direction {
+    Incoming,
+    Outgoing,
+}
+
+/// One line on standard output, written whole (one `write_all` under the lock,
+/// so lines of sessions on other threads do not interleave).
+fn print_line(line: &[u8]) {
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let _ = out.write_all(line);
+    let _ = out.flush();
+}
+
+/// Prints an engine's line that belongs to no session (a connection that never
+/// named one: a TLS handshake that failed, a Logon naming unknown CompIDs) to
+/// standard output, as [`SessionLog`] prints a session's events:
+/// `<time> : <listener> : event : <text>`.
+pub fn print_event(source: &str, text: &str, now: Nanos) {
+    print_line(format!("{} : {source} : event : {text}\n", timestamp(now)).as_bytes());
 }
 
 fn open_append(p: &Path) -> std::io::Result<BufWriter<File>> {
@@ -225,13 +291,49 @@ impl SessionLog {
     /// event log for appending (e.g. permission denied, or a file where the
     /// directory should be).
     pub fn open(dir: &Path, session: &str) -> std::io::Result<SessionLog> {
-        std::fs::create_dir_all(dir)?;
-        let stem = file_stem(session);
-        let messages_path = dir.join(format!("{stem}.messages.log"));
+        Self::with_screen(Some(dir), session, None)
+    }
+
+    /// The logs of `session`: files in `dir` (if any, as [`open`](Self::open)),
+    /// and lines on standard output as `screen` asks (if any).
+    ///
+    /// ```
+    /// use peregrine_engine::{log::ScreenLogSettings, SessionLog};
+    /// let show = ScreenLogSettings { events: true, incoming: false, outgoing: false };
+    /// let mut log = SessionLog::with_screen(None, "FIX.4.4:ISLD->TW", Some(show))?;
+    /// log.event("connected", 0); // stdout: 19700101-00:00:00.000000 : FIX.4.4:ISLD->TW : event : connected
+    /// assert_eq!(log.messages_path(), None);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), when `dir` is given.
+    pub fn with_screen(
+        dir: Option<&Path>,
+        session: &str,
+        screen: Option<ScreenLogSettings>,
+    ) -> std::io::Result<SessionLog> {
+        let files = match dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)?;
+                let stem = file_stem(session);
+                let messages_path = dir.join(format!("{stem}.messages.log"));
+                Some(LogFiles {
+                    messages: open_append(&messages_path)?,
+                    events: open_append(&dir.join(format!("{stem}.event.log")))?,
+                    messages_path,
+                })
+            }
+            None => None,
+        };
         Ok(SessionLog {
-            messages: open_append(&messages_path)?,
-            events: open_append(&dir.join(format!("{stem}.event.log")))?,
-            messages_path,
+            files,
+            screen: screen.filter(ScreenLogSettings::any).map(|show| Screen {
+                show,
+                // A template-made session's CompIDs come from the wire.
+                session: Escaped(session.as_bytes()).to_string(),
+            }),
             in_tail: Vec::new(),
             out_tail: Vec::new(),
             framer: Framer::new(16 << 20),
@@ -245,30 +347,39 @@ impl SessionLog {
         self.framer = Framer::new(max);
     }
 
-    /// The messages log's path.
-    pub fn messages_path(&self) -> &Path {
-        &self.messages_path
+    /// The messages log's path (`None`: it writes only to the screen).
+    pub fn messages_path(&self) -> Option<&Path> {
+        self.files.as_ref().map(|f| f.messages_path.as_path())
     }
 
     /// Bytes received (any chunking): each complete message becomes one line.
     pub fn incoming(&mut self, bytes: &[u8], now: Nanos) {
         let mut tail = std::mem::take(&mut self.in_tail);
-        self.split(&mut tail, bytes, now);
+        self.split(&mut tail, bytes, now, Direction::Incoming);
         self.in_tail = tail;
     }
 
     /// Bytes sent (any chunking): each complete message becomes one line.
     pub fn outgoing(&mut self, bytes: &[u8], now: Nanos) {
         let mut tail = std::mem::take(&mut self.out_tail);
-        self.split(&mut tail, bytes, now);
+        self.split(&mut tail, bytes, now, Direction::Outgoing);
         self.out_tail = tail;
     }
 
-    fn split(&mut self, tail: &mut Vec<u8>, bytes: &[u8], now: Nanos) {
+    fn split(&mut self, tail: &mut Vec<u8>, bytes: &[u8], now: Nanos, way: Direction) {
         let mut ts = [0u8; 32];
         let ts_len = format_stamp(now, &mut ts);
         let ts = &ts[..ts_len];
-        let messages = &mut self.messages;
+        let mut messages = self.files.as_mut().map(|f| &mut f.messages);
+        // The screen's line: the file's, after the session's name and the way.
+        let screen = self.screen.as_ref().and_then(|s| {
+            let (show, word) = match way {
+                Direction::Incoming => (s.show.incoming, "incoming"),
+                Direction::Outgoing => (s.show.outgoing, "outgoing"),
+            };
+            show.then(|| format!(" : {} : {word} : ", s.session))
+        });
+        let mut screen_line = Vec::new();
         let garbled = &mut self.garbled;
         let mut line = |m: &[u8], is_garbled: bool| {
             if is_garbled {
@@ -276,15 +387,27 @@ impl SessionLog {
                     None => return,
                     Some(0) => {}
                     Some(n) => {
-                        let _ = messages.write_all(ts);
-                        let _ = writeln!(messages, " : ({n} garbled lines left out)");
+                        if let Some(messages) = messages.as_mut() {
+                            let _ = messages.write_all(ts);
+                            let _ = writeln!(messages, " : ({n} garbled lines left out)");
+                        }
                     }
                 }
             }
-            let _ = messages.write_all(ts);
-            let _ = messages.write_all(b" : ");
-            let _ = Escaped::keep_soh(m, messages);
-            let _ = messages.write_all(b"\n");
+            if let Some(messages) = messages.as_mut() {
+                let _ = messages.write_all(ts);
+                let _ = messages.write_all(b" : ");
+                let _ = Escaped::keep_soh(m, messages);
+                let _ = messages.write_all(b"\n");
+            }
+            if let Some(prefix) = &screen {
+                screen_line.clear();
+                screen_line.extend_from_slice(ts);
+                screen_line.extend_from_slice(prefix.as_bytes());
+                let _ = Escaped::keep_soh(m, &mut screen_line);
+                screen_line.push(b'\n');
+                print_line(&screen_line);
+            }
         };
         if tail.is_empty() {
             let mut frames = self.framer.frames(bytes);
@@ -325,22 +448,32 @@ impl SessionLog {
                 None => return,
             }
         };
-        let _ = writeln!(
-            self.messages,
-            "{} : ({n} garbled lines left out)",
-            timestamp(now)
-        );
+        if let Some(f) = &mut self.files {
+            let _ = writeln!(
+                f.messages,
+                "{} : ({n} garbled lines left out)",
+                timestamp(now)
+            );
+        }
     }
 
-    /// One line in the event log.
+    /// One line in the event log (and on the screen, with `ScreenLogShowEvents`).
     pub fn event(&mut self, text: &str, now: Nanos) {
-        let _ = writeln!(self.events, "{} : {text}", timestamp(now));
+        let ts = timestamp(now);
+        if let Some(f) = &mut self.files {
+            let _ = writeln!(f.events, "{ts} : {text}");
+        }
+        if let Some(s) = self.screen.as_ref().filter(|s| s.show.events) {
+            print_line(format!("{ts} : {} : event : {text}\n", s.session).as_bytes());
+        }
     }
 
     /// Hands buffered lines to the operating system.
     pub fn flush(&mut self) {
-        let _ = self.messages.flush();
-        let _ = self.events.flush();
+        if let Some(f) = &mut self.files {
+            let _ = f.messages.flush();
+            let _ = f.events.flush();
+        }
     }
 }
 

@@ -415,7 +415,7 @@ fn an_unimplemented_cosmetic_key_starts_and_warns() {
     std::fs::write(
         &path,
         "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
-         ScreenLogShowIncoming=Y\n[SESSION]\nBeginString=FIX.4.4\nFileStoreMaxCachedMsgs=100\n",
+         ScreenLogShowHeartBeats=Y\n[SESSION]\nBeginString=FIX.4.4\nFileStoreMaxCachedMsgs=100\n",
     )
     .unwrap();
     let builder = peregrine_engine::EngineBuilder::load(&path).unwrap();
@@ -428,7 +428,7 @@ fn an_unimplemented_cosmetic_key_starts_and_warns() {
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
         warnings[0].starts_with(&format!(
-            "{}:6: ScreenLogShowIncoming: QuickFIX/J and QuickFIX C++ key not implemented by Peregrine (cosmetic or performance): ",
+            "{}:6: ScreenLogShowHeartBeats: QuickFIX/J key not implemented by Peregrine (cosmetic or performance): ",
             path.display()
         )),
         "{warnings:?}"
@@ -450,7 +450,7 @@ fn an_unimplemented_cosmetic_key_starts_and_warns() {
 #[test]
 fn warnings_are_printed_without_a_tracing_subscriber() {
     let text =
-        format!("{BASE}ScreenLogShowIncoming=Y\nColour=blue\n[SESSION]\nBeginString=FIX.4.4\n");
+        format!("{BASE}ScreenLogShowHeartBeats=Y\nColour=blue\n[SESSION]\nBeginString=FIX.4.4\n");
     if std::env::var_os("PEREGRINE_TEST_WARNINGS_CHILD").is_some() {
         parse(&text).unwrap().report_warnings();
         return;
@@ -465,7 +465,7 @@ fn warnings_are_printed_without_a_tracing_subscriber() {
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("peregrine: warning: dir/fix44.cfg:5: ScreenLogShowIncoming: "),
+        stderr.contains("peregrine: warning: dir/fix44.cfg:5: ScreenLogShowHeartBeats: "),
         "{stderr}"
     );
     assert!(

@@ -539,7 +539,7 @@ fn the_message_log_splits_any_chunking_into_one_message_per_line() {
     log.incoming(&all[one.len()..], 0);
     log.outgoing(&two, 0);
     log.flush();
-    let text = std::fs::read_to_string(log.messages_path()).unwrap();
+    let text = std::fs::read_to_string(log.messages_path().unwrap()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "{text}");
     assert!(

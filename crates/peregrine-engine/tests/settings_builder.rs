@@ -249,13 +249,13 @@ fn quickfix_keys_peregrine_lacks_are_errors_or_warnings_in_code_too() {
     assert!(s.warnings.is_empty());
     // Cosmetic: a warning naming the key, "set in code".
     let s = Settings::builder()
-        .default(|d| d.socket_accept_port(1).set("ScreenLogShowIncoming", true))
+        .default(|d| d.socket_accept_port(1).set("ScreenLogShowHeartBeats", true))
         .session("FIX.4.4", "A", "B", |s| s.set("Colour", "blue"))
         .build()
         .unwrap();
     let warnings: Vec<String> = s.warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings[0].starts_with("set in code: ScreenLogShowIncoming: QuickFIX/J and QuickFIX C++ key not implemented by Peregrine (cosmetic or performance)"), "{warnings:?}");
+    assert!(warnings[0].starts_with("set in code: ScreenLogShowHeartBeats: QuickFIX/J key not implemented by Peregrine (cosmetic or performance)"), "{warnings:?}");
     assert_eq!(warnings[1], "set in code: Colour: unknown key, ignored");
 }
 

@@ -70,6 +70,10 @@ pub struct SessionSettings {
     pub file_store_path: Option<PathBuf>,
     /// `FileLogPath`, resolved.
     pub file_log_path: Option<PathBuf>,
+    /// `ScreenLogShowEvents`, `ScreenLogShowIncoming`, `ScreenLogShowOutgoing`:
+    /// `None` when the session sets none of them (nothing printed); otherwise
+    /// each unset one is Y, as QuickFIX's `ScreenLogFactory` reads them.
+    pub screen_log: Option<crate::log::ScreenLogSettings>,
     /// `PersistMessages` (default Y).
     pub persist_messages: bool,
     /// `StartTime`, in `time_zone`.

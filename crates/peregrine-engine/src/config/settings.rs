@@ -48,10 +48,10 @@ impl Settings {
     /// ```
     /// use peregrine_engine::config::Settings;
     /// let text = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
-    ///             ScreenLogShowIncoming=Y\n[SESSION]\nBeginString=FIX.4.4\n";
+    ///             ScreenLogShowHeartBeats=Y\n[SESSION]\nBeginString=FIX.4.4\n";
     /// let settings = Settings::parse(text, "a.cfg".as_ref())?;
-    /// assert_eq!(settings.warnings[0].key, "ScreenLogShowIncoming");
-    /// settings.report_warnings(); // peregrine: warning: a.cfg:5: ScreenLogShowIncoming: …
+    /// assert_eq!(settings.warnings[0].key, "ScreenLogShowHeartBeats");
+    /// settings.report_warnings(); // peregrine: warning: a.cfg:5: ScreenLogShowHeartBeats: …
     /// # Ok::<(), peregrine_engine::ConfigError>(())
     /// ```
     pub fn report_warnings(&self) {

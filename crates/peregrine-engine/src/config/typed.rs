@@ -228,6 +228,7 @@ pub(super) fn typed(
         app_data_dictionaries: version_dictionaries(&r)?,
         file_store_path: r.path("FileStorePath")?,
         file_log_path: r.path("FileLogPath")?,
+        screen_log: screen_log(&r)?,
         persist_messages: r.bool("PersistMessages", true)?,
         start_time: r.time("StartTime")?,
         end_time: r.time("EndTime")?,
@@ -448,4 +449,22 @@ fn version_dictionaries(r: &Reader<'_>) -> Result<Vec<VersionDictionary>, Config
         });
     }
     Ok(out)
+}
+
+/// The `ScreenLogShow*` keys: none set, no screen log; any set, the others Y
+/// (QuickFIX's `ScreenLogFactory` defaults).
+fn screen_log(r: &Reader<'_>) -> Result<Option<crate::log::ScreenLogSettings>, ConfigError> {
+    const KEYS: [&str; 3] = [
+        "ScreenLogShowEvents",
+        "ScreenLogShowIncoming",
+        "ScreenLogShowOutgoing",
+    ];
+    if KEYS.iter().all(|k| r.entry(k).is_none()) {
+        return Ok(None);
+    }
+    Ok(Some(crate::log::ScreenLogSettings {
+        events: r.bool(KEYS[0], true)?,
+        incoming: r.bool(KEYS[1], true)?,
+        outgoing: r.bool(KEYS[2], true)?,
+    }))
 }

@@ -135,7 +135,7 @@ impl UnsupportedKey {
 /// ```
 /// use peregrine_engine::config::{unsupported, Effect};
 /// assert_eq!(unsupported("LogonTag2").map(|k| k.key), Some("LogonTag"));
-/// assert_eq!(unsupported("ScreenLogShowIncoming").map(|k| k.effect), Some(Effect::CosmeticOrPerformance));
+/// assert_eq!(unsupported("ScreenLogShowHeartBeats").map(|k| k.effect), Some(Effect::CosmeticOrPerformance));
 /// assert!(unsupported("HeartBtInt").is_none()); // implemented
 /// ```
 pub fn unsupported(key: &str) -> Option<&'static UnsupportedKey> {
@@ -174,7 +174,7 @@ const TLS: &str =
 const DB_STORE: &str =
     "messages and sequence numbers are kept in the file store (FileStorePath) or in memory, not in a database";
 const DB_LOG: &str = "logs go to FileLogPath and tracing, not to a database";
-const SCREEN_LOG: &str = "events go to tracing (PEREGRINE_LOG), messages to FileLogPath";
+const SCREEN_LOG: &str = "the screen log (ScreenLogShowEvents, ScreenLogShowIncoming, ScreenLogShowOutgoing) prints every message it is asked for, heartbeats included, with microseconds";
 const SUB_IDS: &str = "sessions are told apart by BeginString, CompIDs and SessionQualifier only, and SenderSubID(50), SenderLocationID(142), TargetSubID(57), TargetLocationID(143) are not written in the header: an application that needs them adds them in Application::to_admin and to the messages it sends";
 const DB_POOL: &str = "database connection tuning; there is no database";
 
@@ -499,9 +499,6 @@ pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
     row("FileIncludeTimeStampForMessages", QFJ, COSMETIC, &[], "every message log line carries its time"),
     row("FileLogHeartbeats", QFJ, COSMETIC, &[], "the message log holds every message, heartbeats included"),
     row("FileLogBackupPath", CPP, COSMETIC, &[], "logs are not rotated to a backup directory on reset"),
-    row("ScreenLogShowIncoming", BOTH, COSMETIC, &[], SCREEN_LOG),
-    row("ScreenLogShowOutgoing", BOTH, COSMETIC, &[], SCREEN_LOG),
-    row("ScreenLogShowEvents", BOTH, COSMETIC, &[], SCREEN_LOG),
     row("ScreenLogShowHeartBeats", QFJ, COSMETIC, &[], SCREEN_LOG),
     row("ScreenIncludeMilliseconds", QFJ, COSMETIC, &[], SCREEN_LOG),
     row("SLF4JLogEventCategory", QFJ, COSMETIC, &[], "events go to tracing, target peregrine_engine"),

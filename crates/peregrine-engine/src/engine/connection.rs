@@ -152,14 +152,29 @@ impl<D: SessionDriver> Engine<D> {
                 self.touch(id);
             }
             // A connection that never became a session: anyone can open these at will.
-            _ => match self.unrouted_lines.allow(now) {
-                None => {}
-                Some(0) => tracing::info!("closed connection from {:?}: {why}", connection.peer),
-                Some(n) => tracing::info!(
-                    "closed connection from {:?}: {why} ({n} such lines left out before)",
-                    connection.peer
-                ),
-            },
+            _ => {
+                let line = match self.unrouted_lines.allow(now) {
+                    None => return,
+                    Some(0) => format!("closed connection from {:?}: {why}", connection.peer),
+                    Some(n) => format!(
+                        "closed connection from {:?}: {why} ({n} such lines left out before)",
+                        connection.peer
+                    ),
+                };
+                tracing::info!("{line}");
+                // ScreenLogShowEvents of the listener's sessions: the refused
+                // CompIDs and failed TLS handshakes are seen on the screen too.
+                if let Some(l) = connection.listener {
+                    let listener = &self.listeners[l.0];
+                    if listener.settings.screen_log.is_some_and(|s| s.events) {
+                        crate::log::print_event(
+                            &format!("listener {}", listener.local),
+                            &line,
+                            now,
+                        );
+                    }
+                }
+            }
         }
     }
 }

@@ -112,19 +112,24 @@ impl<D: SessionDriver> Engine<D> {
         reference: SessionRef,
     ) -> io::Result<SessionKey> {
         let name = settings.session_name();
-        let log = match (&settings.file_log_path, self.options.message_logs) {
-            (Some(dir), true) => {
-                let mut log = SessionLog::open(dir, &name).map_err(|e| {
+        let dir = settings
+            .file_log_path
+            .as_deref()
+            .filter(|_| self.options.message_logs);
+        let log = match (dir, settings.screen_log) {
+            (None, None) => None,
+            (dir, screen) => {
+                let mut log = SessionLog::with_screen(dir, &name, screen).map_err(|e| {
+                    let dir = dir.map_or_else(String::new, |d| d.display().to_string());
                     let why = settings.error(
                         "FileLogPath",
-                        format!("cannot write the logs in {}: {e}", dir.display()),
+                        format!("cannot write the logs in {dir}: {e}"),
                     );
                     io::Error::new(e.kind(), why.to_string())
                 })?;
                 log.set_max_message_size(settings.max_message_size);
                 Some(log)
             }
-            _ => None,
         };
         self.has_logs |= log.is_some();
         let listener = match settings.connection_type {

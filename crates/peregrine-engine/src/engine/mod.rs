@@ -441,7 +441,10 @@ impl<D: SessionDriver> Engine<D> {
                     .map(|w| w.next_boundary(now)),
                 last_logon: s.status.last_logon,
                 note: s.status.note.clone(),
-                messages_log: s.log.as_ref().map(|l| l.messages_path().to_path_buf()),
+                messages_log: s
+                    .log
+                    .as_ref()
+                    .and_then(|l| l.messages_path().map(|p| p.to_path_buf())),
             })
             .collect()
     }
