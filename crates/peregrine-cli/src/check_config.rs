@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use peregrine_engine::config::{ConnectionType, SessionSettings, Settings, TimeOfDay};
+use peregrine_engine::config::{ConnectionType, SessionSettings, Settings, TimeOfDay, TlsVersion};
 use peregrine_engine::fix::{self, StoreKind};
 use peregrine_engine::preflight;
 
@@ -88,6 +88,9 @@ fn summary(settings: &Settings, store: Option<StoreKind>) -> String {
                     .display()
                     .to_string())
         );
+        if let Some(tls) = tls(s) {
+            let _ = writeln!(out, "  tls:         {tls}");
+        }
         let _ = writeln!(out, "  schedule:    {}", schedule(s));
         let _ = writeln!(
             out,
@@ -104,6 +107,41 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
+}
+
+/// A session's TLS, when it has it (`SocketUseSSL=Y`): the minimum version, whom
+/// it trusts (`SocketCAFile`) and, for an initiator, the name it checks.
+fn tls(s: &SessionSettings) -> Option<String> {
+    let tls = s.tls.as_ref()?;
+    let version = match tls.min_version {
+        TlsVersion::Tls12 => "TLS 1.2 or 1.3",
+        TlsVersion::Tls13 => "TLS 1.3 only",
+    };
+    let ca = tls.ca_file.as_ref().map(|p| p.display().to_string());
+    let trust = match (s.connection_type, ca) {
+        (ConnectionType::Acceptor, None) => "no client certificate asked".to_string(),
+        (ConnectionType::Acceptor, Some(ca)) if tls.need_client_auth => {
+            format!("client certificate required, CA {ca}")
+        }
+        (ConnectionType::Acceptor, Some(ca)) => {
+            format!("client certificate checked when offered, CA {ca}")
+        }
+        (ConnectionType::Initiator, ca) => {
+            let ca = ca.unwrap_or_else(|| "Mozilla's roots (built in)".to_string());
+            let name = match (&tls.server_name, s.connect_addresses.first()) {
+                (Some(name), _) => name.clone(),
+                (None, Some((host, _))) => format!("{host} (the connect host)"),
+                (None, None) => "the connect host".to_string(),
+            };
+            let client = if tls.certificate_file.is_some() {
+                ", with a client certificate"
+            } else {
+                ""
+            };
+            format!("CA {ca}, server name {name}{client}")
+        }
+    };
+    Some(format!("on, {version}; {trust}"))
 }
 
 fn connection(s: &SessionSettings) -> String {

@@ -323,3 +323,44 @@ fn quickfixjs_fixt_acceptance_cfg_with_its_default_appl_ver_id_7_passes() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(stdout.contains("(DefaultApplVerID 7)"), "{stdout}");
 }
+
+#[test]
+fn the_summary_says_each_sessions_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = peregrine_testkit::tls::TestPki::write(&dir.path().join("pki"));
+    let cfg = format!(
+        "[DEFAULT]\nUseDataDictionary=N\nSenderCompID=A\nBeginString=FIX.4.4\n\
+         [SESSION]\nTargetCompID=B\nSocketAcceptPort=1\nSocketUseSSL=Y\n\
+         SocketCertificateFile={cert}\nSocketPrivateKeyFile={key}\nSocketCAFile={ca}\n\
+         NeedClientAuth=Y\nSocketMinimumTLSVersion=TLS13\n\
+         [SESSION]\nTargetCompID=C\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
+         SocketConnectPort=2\nSocketUseSSL=Y\nSocketCAFile={ca}\nSocketServerName=venue.test\n\
+         [SESSION]\nTargetCompID=D\nConnectionType=initiator\nSocketConnectHost=fix.example\n\
+         SocketConnectPort=3\nSocketUseSSL=Y\n\
+         [SESSION]\nTargetCompID=E\nSocketAcceptPort=4\n",
+        cert = pki.server_cert.display(),
+        key = pki.server_key.display(),
+        ca = pki.ca.display(),
+    );
+    std::fs::write(dir.path().join("tls.cfg"), cfg).unwrap();
+    let out = check(&["tls.cfg"], dir.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let tls: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  tls:         "))
+        .collect();
+    let ca = pki.ca.display().to_string();
+    assert_eq!(
+        tls,
+        [
+            format!("on, TLS 1.3 only; client certificate required, CA {ca}"),
+            format!("on, TLS 1.2 or 1.3; CA {ca}, server name venue.test"),
+            "on, TLS 1.2 or 1.3; CA Mozilla's roots (built in), server name fix.example (the connect host)"
+                .to_string(),
+        ],
+        "{stdout}"
+    );
+    // The session without TLS has no tls line: three lines for four sessions.
+    assert!(stdout.contains("FIX.4.4:A->E"), "{stdout}");
+}
