@@ -115,3 +115,43 @@ fn nothing_is_printed_without_screen_log_keys() {
     assert!(!out.contains("VENUE->A"), "{out}");
     assert!(!out.contains("closed connection"), "{out}");
 }
+
+/// A TLS acceptor that a peer speaks plain FIX to: the failed handshake is
+/// printed for the listener (no session is known yet).
+#[test]
+fn a_failed_tls_handshake_is_printed() {
+    if let Ok(dir) = std::env::var(CHILD) {
+        let pki = peregrine_testkit::tls::TestPki::write(std::path::Path::new(&dir));
+        let cfg = format!(
+            "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+             SenderCompID=VENUE\nUseDataDictionary=N\nScreenLogShowEvents=Y\nSocketUseSSL=Y\n\
+             SocketCertificateFile={}\nSocketPrivateKeyFile={}\n\
+             [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n",
+            pki.server_cert.display(),
+            pki.server_key.display()
+        );
+        let venue = EngineBuilder::parse(&cfg, "venue.cfg")
+            .unwrap()
+            .start(|_| EchoApp::new(None))
+            .unwrap();
+        let (_a, answer) = peer_logon(venue.listener_addrs()[0], "A", "VENUE", WAIT);
+        assert_eq!(answer, None, "plain FIX to a TLS port is closed");
+        venue.stop().unwrap();
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = child_test(
+        "a_failed_tls_handshake_is_printed",
+        CHILD,
+        dir.path().to_str().unwrap(),
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(" : listener 127.0.0.1:") && l.contains("closed connection from"))
+        .unwrap_or_else(|| panic!("no line for the failed handshake: {stdout}"));
+    assert!(line.contains("TLS") || line.contains("tls"), "{line}");
+}
