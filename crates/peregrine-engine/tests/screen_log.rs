@@ -155,3 +155,61 @@ fn a_failed_tls_handshake_is_printed() {
         .unwrap_or_else(|| panic!("no line for the failed handshake: {stdout}"));
     assert!(line.contains("TLS") || line.contains("tls"), "{line}");
 }
+
+/// Refuses every Logon, as an application checking credentials would.
+struct Refuse;
+
+impl peregrine_session::Application for Refuse {
+    fn from_admin(
+        &mut self,
+        msg: &peregrine_codec::MessageView<'_>,
+        _id: &peregrine_session::SessionId,
+        _out: &mut peregrine_session::Outbox<'_>,
+    ) -> Result<(), peregrine_session::RejectLogon> {
+        match msg.msg_type() {
+            b"A" => Err(peregrine_session::RejectLogon::new("bad credentials")),
+            _ => Ok(()),
+        }
+    }
+    fn from_app(
+        &mut self,
+        _msg: &peregrine_codec::MessageView<'_>,
+        _id: &peregrine_session::SessionId,
+        _out: &mut peregrine_session::Outbox<'_>,
+    ) -> Result<(), peregrine_session::AppReject> {
+        Ok(())
+    }
+}
+
+/// A Logon the application refuses is printed (its disconnect; the
+/// application's text goes to the peer in the Logout, not to the event log).
+#[test]
+fn a_logon_refused_by_the_application_is_printed() {
+    if std::env::var(CHILD).is_ok() {
+        let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\n\
+                   SocketAcceptAddress=127.0.0.1\nSenderCompID=VENUE\nUseDataDictionary=N\n\
+                   ScreenLogShowEvents=Y\nScreenLogShowIncoming=N\nScreenLogShowOutgoing=N\n\
+                   [SESSION]\nBeginString=FIX.4.4\nTargetCompID=A\n";
+        let venue = EngineBuilder::parse(cfg, "venue.cfg")
+            .unwrap()
+            .start(|_| Refuse)
+            .unwrap();
+        let (mut a, answer) = peer_logon(venue.listener_addrs()[0], "A", "VENUE", WAIT);
+        let answer = answer.expect("a Logout");
+        assert!(answer.contains("|35=5|"), "{answer}");
+        assert_eq!(a.read(WAIT, || {}), None, "then closed");
+        venue.stop().unwrap();
+        return;
+    }
+    let out = child_test("a_logon_refused_by_the_application_is_printed", CHILD, "")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.ends_with(
+            " : FIX.4.4:VENUE->A : event : disconnected: the application refused the Logon"
+        )),
+        "{stdout}"
+    );
+}
