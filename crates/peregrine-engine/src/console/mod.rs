@@ -101,10 +101,24 @@ impl Reply {
     }
 }
 
+/// Searches of the logs (`api/messages`, `api/follow`, `api/events`) that may
+/// run or wait at once: past it a request is answered 503 at once. A search
+/// goes on when its client has gone (it runs on a blocking thread), so
+/// without this bound a client that asks and hangs up, again and again,
+/// would queue work without end.
+pub const MAX_LOG_SEARCHES: usize = 2;
+
+/// The most `MSGTYPE` values and `WHERE` filters a search takes, and the
+/// longest value: each filter is matched against every line read.
+pub const MAX_FILTERS: usize = 16;
+/// See [`MAX_FILTERS`].
+pub const MAX_FILTER_LEN: usize = 256;
+
 /// The console's state: the decoder (its dictionaries load once, when first
-/// needed).
+/// needed) and the searches running.
 pub(crate) struct Console {
     decoder: Arc<Mutex<MessageDecoder>>,
+    searches: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Console {
@@ -112,6 +126,7 @@ impl Console {
         let dicts = Dictionaries::new(&[]).expect("no dictionary files: nothing to fail");
         Console {
             decoder: Arc::new(Mutex::new(MessageDecoder::new(dicts, Filter::default()))),
+            searches: Arc::default(),
         }
     }
 
@@ -172,7 +187,7 @@ impl Console {
                 };
                 let decoder = self.decoder.clone();
                 let session = info.name.clone();
-                blocking(move || {
+                blocking(&self.searches, move || {
                     let mut d = decoder.lock().unwrap_or_else(|p| p.into_inner());
                     messages::search(&path, &query, &mut d).map(|p| api::page(&session, &p))
                 })
@@ -191,7 +206,7 @@ impl Console {
                     .filter_map(|i| Some((i.name, i.messages_log?)))
                     .collect();
                 let decoder = self.decoder.clone();
-                blocking(move || {
+                blocking(&self.searches, move || {
                     let mut d = decoder.lock().unwrap_or_else(|p| p.into_inner());
                     follow(&logs, &id, &mut d)
                 })
@@ -213,7 +228,7 @@ impl Console {
                 else {
                     return Reply::text(404, format!("no event log for {name}\n"));
                 };
-                blocking(move || events(&path)).await
+                blocking(&self.searches, move || events(&path)).await
             }
             _ => Reply::text(404, "no such console path\n"),
         }
@@ -230,8 +245,34 @@ fn event_log_of(messages: &std::path::Path) -> PathBuf {
 }
 
 /// Runs file work off the admin thread's runtime (a page reads up to
-/// [`messages::SCAN_BUDGET`]).
-async fn blocking(f: impl FnOnce() -> std::io::Result<String> + Send + 'static) -> Reply {
+/// [`messages::SCAN_BUDGET`]), at most [`MAX_LOG_SEARCHES`] at once counting
+/// those whose client has gone: another is refused (503).
+async fn blocking(
+    searches: &Arc<std::sync::atomic::AtomicUsize>,
+    f: impl FnOnce() -> std::io::Result<String> + Send + 'static,
+) -> Reply {
+    use std::sync::atomic::Ordering;
+    let taken = searches.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+        (n < MAX_LOG_SEARCHES).then_some(n + 1)
+    });
+    if taken.is_err() {
+        return Reply::text(
+            503,
+            format!("{MAX_LOG_SEARCHES} log searches are running: try again shortly\n"),
+        );
+    }
+    // Given back when the work ends (or panics), not when the request does.
+    struct Slot(Arc<std::sync::atomic::AtomicUsize>);
+    impl Drop for Slot {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+    let slot = Slot(searches.clone());
+    let f = move || {
+        let _slot = slot;
+        f()
+    };
     match tokio::task::spawn_blocking(f).await {
         Ok(Ok(body)) => Reply::json(body),
         Ok(Err(e)) if e.kind() == std::io::ErrorKind::InvalidInput => {
@@ -298,13 +339,31 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
             })
             .transpose()
     };
+    let msg_types = list("MSGTYPE");
+    let wheres: Vec<String> = params
+        .iter()
+        .filter(|(k, v)| k == "WHERE" && !v.trim().is_empty())
+        .map(|(_, v)| v.trim().to_string())
+        .collect();
+    if msg_types.len() > MAX_FILTERS || wheres.len() > MAX_FILTERS {
+        return Err(Reply::text(
+            400,
+            format!("at most {MAX_FILTERS} MSGTYPE values and {MAX_FILTERS} WHERE filters\n"),
+        ));
+    }
+    if msg_types
+        .iter()
+        .chain(&wheres)
+        .any(|v| v.len() > MAX_FILTER_LEN)
+    {
+        return Err(Reply::text(
+            400,
+            format!("a MSGTYPE or WHERE value is longer than {MAX_FILTER_LEN} bytes\n"),
+        ));
+    }
     Ok(Query {
-        msg_types: list("MSGTYPE"),
-        wheres: params
-            .iter()
-            .filter(|(k, v)| k == "WHERE" && !v.trim().is_empty())
-            .map(|(_, v)| v.trim().to_string())
-            .collect(),
+        msg_types,
+        wheres,
         from: time_bound(get("FROM").unwrap_or(""))?,
         to: time_bound(get("TO").unwrap_or(""))?,
         admin: match get("ADMIN").unwrap_or("") {
@@ -402,6 +461,61 @@ fn events(path: &std::path::Path) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// At most `MAX_LOG_SEARCHES` searches run or wait, whether or not
+    /// their clients are still there: another is refused at once, and a slot
+    /// is free again when a search ends.
+    #[test]
+    fn log_searches_are_bounded_while_they_run() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let searches = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let gate = Arc::new(Mutex::new(gate));
+        let running: Vec<_> = (0..MAX_LOG_SEARCHES)
+            .map(|_| {
+                let (searches, gate) = (searches.clone(), gate.clone());
+                rt.spawn(async move {
+                    blocking(&searches, move || {
+                        gate.lock().unwrap().recv().unwrap();
+                        Ok("{}".into())
+                    })
+                    .await
+                })
+            })
+            .collect();
+        // Let them start and take their slots.
+        while searches.load(std::sync::atomic::Ordering::Acquire) < MAX_LOG_SEARCHES {
+            rt.block_on(tokio::task::yield_now());
+        }
+        let refused = rt.block_on(blocking(&searches, || Ok("{}".into())));
+        assert_eq!(refused.status, 503, "{}", refused.body);
+        for _ in 0..MAX_LOG_SEARCHES {
+            release.send(()).unwrap();
+        }
+        for r in running {
+            assert_eq!(rt.block_on(r).unwrap().status, 200);
+        }
+        assert_eq!(searches.load(std::sync::atomic::Ordering::Acquire), 0);
+        let again = rt.block_on(blocking(&searches, || Ok("{}".into())));
+        assert_eq!(again.status, 200);
+    }
+
+    #[test]
+    fn too_many_or_too_long_filters_are_refused() {
+        let many: Vec<(String, String)> = (0..=MAX_FILTERS)
+            .map(|i| ("WHERE".to_string(), format!("11=X{i}")))
+            .collect();
+        assert_eq!(message_query(&many).err().map(|r| r.status), Some(400));
+        let long = vec![(
+            "WHERE".to_string(),
+            format!("58={}", "x".repeat(MAX_FILTER_LEN)),
+        )];
+        assert_eq!(message_query(&long).err().map(|r| r.status), Some(400));
+        let fine = vec![("WHERE".to_string(), "11=ORD-1".to_string())];
+        assert!(message_query(&fine).is_ok());
+    }
 
     #[test]
     fn queries_are_checked() {
