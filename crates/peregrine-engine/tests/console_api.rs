@@ -194,3 +194,69 @@ fn console_endpoints() {
     clients.stop().unwrap();
     venue.stop().unwrap();
 }
+
+/// `api/follow` finds one ClOrdID in every session's log: a router's client
+/// order and its venue copy are one search (here the same ClOrdID on two
+/// client sessions, each echoed).
+#[test]
+fn follow_finds_a_clordid_across_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let venue_cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nUseDataDictionary=N\nHeartBtInt=30\nFileLogPath={}\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT1\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT2\n",
+        dir.path().join("log").display()
+    );
+    let venue = EngineBuilder::parse(&venue_cfg, dir.path().join("venue.cfg"))
+        .unwrap()
+        .build(|_| EchoApp::new(None))
+        .unwrap();
+    let venue = RunningEngine::start(venue, Some((support::loopback(), None))).unwrap();
+    let admin = venue.admin_addr().unwrap();
+    let port = venue.listener_addrs()[0].port();
+    let clients_cfg = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         TargetCompID=VENUE\nUseDataDictionary=N\nHeartBtInt=30\n\
+         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT1\n\
+         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT2\n"
+    );
+    let clients = EngineBuilder::parse(&clients_cfg, dir.path().join("clients.cfg"))
+        .unwrap()
+        .start(|_| Quiet)
+        .unwrap();
+    assert!(clients.wait_logged_on(Duration::from_secs(10)));
+    for name in ["FIX.4.4:CLIENT1->VENUE", "FIX.4.4:CLIENT2->VENUE"] {
+        let session = clients.session_ref(name).unwrap();
+        clients
+            .sender()
+            .send(session, b"D", |m| {
+                m.str(11, b"SHARED-1").str(54, b"1").str(55, b"X");
+            })
+            .unwrap();
+    }
+    let started = Instant::now();
+    let followed = loop {
+        let f = json(admin, "/api/follow?CLORDID=SHARED-1");
+        if f["messages"].as_array().unwrap().len() >= 4 || started.elapsed() > WAIT_LONG {
+            break f;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut sessions: Vec<&str> = followed["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["session"].as_str().unwrap())
+        .collect();
+    sessions.sort_unstable();
+    assert_eq!(
+        sessions,
+        [ONE, ONE, "FIX.4.4:VENUE->CLIENT2", "FIX.4.4:VENUE->CLIENT2"],
+        "{followed}"
+    );
+    clients.stop().unwrap();
+    venue.stop().unwrap();
+}
+
+const WAIT_LONG: Duration = Duration::from_secs(10);
