@@ -301,6 +301,54 @@ async fn drive(c: &Client, w: &World) {
     assert!(result.contains("next_sender_seq=500"), "{result}");
     assert!(result.contains("→ 500"), "{result}");
 
+    // Sort by the sender sequence number (CLIENT2's is 500 now), then the
+    // other way; filter by name.
+    let first_row = || async {
+        c.execute(
+            "return document.querySelector('#sessions tbody tr').dataset.session;",
+            vec![],
+        )
+        .await
+        .unwrap()
+    };
+    let rows_shown = || async {
+        c.execute(
+            "return document.querySelectorAll('#sessions tbody tr').length;",
+            vec![],
+        )
+        .await
+        .unwrap()
+    };
+    // The table is drawn again every second: find the header at each click.
+    let sort_by_sender_seq = || async {
+        c.execute(
+            "document.querySelector('th[data-key=next_sender_seq]').click();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    };
+    sort_by_sender_seq().await;
+    until("sorted up by sender seq", || async {
+        first_row().await == ONE
+    })
+    .await;
+    sort_by_sender_seq().await;
+    until("sorted down by sender seq", || async {
+        first_row().await == TWO
+    })
+    .await;
+    fill(c, "filter", "client1").await;
+    until("filtered to CLIENT1", || async {
+        rows_shown().await == serde_json::json!(1) && first_row().await == ONE
+    })
+    .await;
+    fill(c, "filter", "").await;
+    until("the filter cleared", || async {
+        rows_shown().await == serde_json::json!(2)
+    })
+    .await;
+
     // A TestRequest on CLIENT1: its Heartbeat is a round-trip in the table.
     button(c, ONE, "testrequest").await.click().await.unwrap();
     c.find(Locator::Id("confirm-ok"))
