@@ -613,6 +613,48 @@ fn initiator_logon_timeout() {
     );
 }
 
+/// A Logout answering our Logon is the acceptor refusing it (QuickFIX/J's
+/// validLogonState admits a Logout while LogonSent), often because of our
+/// clock: believed whatever its SendingTime, it ends the connection as a
+/// Logout, not as an invalid Logon answered with a SendingTime reject (found
+/// by the simulator once acceptors said why they refuse a Logon).
+#[test]
+fn an_initiators_logon_refused_with_a_logout_is_a_logout_whatever_its_sending_time() {
+    let cfg = initiator_config("FIX.4.4");
+    let mut s = Session::new(cfg, MemoryStore::new(T0), T0);
+    let mut app = TestApp::new();
+    s.on_connected(T0, &mut TestApp::new());
+    assert_eq!(s.state(), SessionState::LogonSent);
+    s.commit().unwrap();
+    s.consume_outbound(s.outbound().len(), &mut TestApp::new());
+    let mut buf = EncodeBuffer::new();
+    let mut m = buf.start(b"FIX.4.4", b"5");
+    m.uint(34, 1)
+        .str(49, b"ISLD")
+        .timestamp(
+            52,
+            // Twelve minutes off: far outside the 120 s accuracy.
+            &UtcTimestamp::from_unix_nanos(T0 - 720 * SECOND, TimePrecision::Millis),
+            TimePrecision::Millis,
+        )
+        .str(56, b"TW")
+        .str(
+            58,
+            b"Invalid Logon message: SendingTime accuracy problem, field=52",
+        );
+    s.on_bytes(m.finish(), T0, &mut app);
+    let mut disconnect = None;
+    while let Some(ev) = s.poll_event() {
+        if let SessionEvent::Disconnect(r) = ev {
+            disconnect = Some(r);
+        }
+    }
+    assert_eq!(disconnect, Some(DisconnectReason::Logout));
+    s.commit().unwrap();
+    let out = String::from_utf8_lossy(s.outbound()).replace('\x01', "|");
+    assert!(!out.contains("|35=3|"), "a Reject of the refusal: {out}");
+}
+
 // ---------------------------------------------------------------------------------------
 // Heartbeats and test requests
 

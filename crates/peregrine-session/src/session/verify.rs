@@ -183,7 +183,12 @@ impl<S: MessageStore> Core<S> {
             self.disconnect(DisconnectReason::InvalidState);
             return false;
         }
-        if self.config.check_latency {
+        // A Logout answering our Logon is the counterparty refusing it, often
+        // for our clock: believed whatever its SendingTime says (answering it
+        // with a SendingTime reject would turn a refusal into a protocol error).
+        let refusal =
+            msg.msg_type() == msg_type::LOGOUT && matches!(self.state, State::LogonSent { .. });
+        if self.config.check_latency && !refusal {
             if let Some(t) = msg.get(tag::SENDING_TIME) {
                 if check_sending_time(t, self.now() as i128, self.config.max_latency_secs).is_err()
                 {
