@@ -19,8 +19,10 @@ all: build
 deps:
 	@bash scripts/deps.sh
 
+# The binaries `make run`, the benchmarks and `make test` run (fat LTO makes each link minutes
+# long, so the other crates' tools are built when asked: cargo build --release -p <crate>).
 build: deps
-	$(CARGO) build --release --workspace
+	$(CARGO) build --release -p peregrine -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance
 
 ## run: the trading topology (BENCHMARKS.md §3): Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor)
 ## ⇄ Aeron IPC ⇄ Executor, 10,000 warm-up + 100,000 measured round trips; latency table, step
