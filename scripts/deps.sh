@@ -202,4 +202,22 @@ if [ "${PEREGRINE_SKIP_PEERS:-0}" != "1" ]; then
     done
 fi
 
+# 5c. Go harnesses (peers/quickfixgo: QuickFIX/Go's file store writer for the store-import
+#     test); the modules come from the Go module proxy, pinned by go.sum.
+if [ "${PEREGRINE_SKIP_PEERS:-0}" != "1" ]; then
+    GO_BIN="$(command -v go || true)"
+    [ -n "$GO_BIN" ] || [ ! -x /usr/local/go/bin/go ] || GO_BIN=/usr/local/go/bin/go
+    if [ -z "$GO_BIN" ]; then
+        log "go: installing golang-go"
+        apt-get install -y -q golang-go >&2 || die "could not install golang-go"
+        GO_BIN="$(command -v go)" || die "go missing after installing golang-go"
+    fi
+    for mod in "$ROOT"/peers/*/go.mod; do
+        [ -f "$mod" ] || continue
+        dir="$(dirname "$mod")"
+        log "go: building $(basename "$dir") with $("$GO_BIN" version)"
+        (cd "$dir" && "$GO_BIN" build -o target/storewriter . >&2) || die "go build failed in $dir"
+    done
+fi
+
 log "done"

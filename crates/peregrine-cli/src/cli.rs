@@ -60,6 +60,50 @@ pub enum Command {
     /// print a summary of each session, or every error found.
     #[command(long_about = CHECK_CONFIG_ABOUT)]
     CheckConfig(CheckConfigArgs),
+    /// Work on message stores: import a QuickFIX engine's file stores.
+    Store {
+        /// What to do.
+        #[command(subcommand)]
+        store: StoreCommand,
+    },
+}
+
+/// `peregrine store ...`.
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Import QuickFIX/J's, QuickFIX/Go's or QuickFIX C++'s file stores (DIR, their
+    /// FileStorePath) into the Peregrine stores the settings file names: both sequence
+    /// numbers, the creation time and the stored messages, so the next Logon continues
+    /// the same numbers and old messages can be resent. Each session of the settings
+    /// file is looked for in DIR under the file name its QuickFIX engine gives it; a
+    /// session Peregrine already stores is refused, never overwritten.
+    Import(ImportArgs),
+}
+
+/// `peregrine store import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Which engine wrote the stores.
+    #[arg(long, value_enum)]
+    pub from: QuickfixFormat,
+    /// The Peregrine settings file: its sessions, and where their stores go
+    /// (FileStorePath, EngineJournal).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// The QuickFIX engine's FileStorePath directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+/// The QuickFIX engines whose file stores `store import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QuickfixFormat {
+    /// QuickFIX/J's FileStore (.body, .header, .senderseqnums, .targetseqnums, .session).
+    Quickfixj,
+    /// QuickFIX/Go's file store (the same files, as text).
+    Quickfixgo,
+    /// QuickFIX C++'s FileStore (.body, .header, .seqnums, .session).
+    Quickfix,
 }
 
 /// `acceptor` and `initiator`: where the settings are, which store.

@@ -49,6 +49,8 @@ pub enum Error {
         /// How many.
         problems: u64,
     },
+    /// `store import` failed.
+    Import(crate::import::ImportError),
     /// `check-config` found errors (each printed on stderr).
     CheckFailed {
         /// The settings file.
@@ -95,6 +97,7 @@ impl fmt::Display for Error {
                 write!(f, "{what}: {source}")
             }
             Error::Dictionary(e) => write!(f, "--dict: {e}"),
+            Error::Import(e) => write!(f, "store import: {e}"),
             Error::BadInput { problems } => write!(
                 f,
                 "{problems} problem{} in the input, reported above",
@@ -121,6 +124,7 @@ impl std::error::Error for Error {
             Error::Build(e) => e.source(),
             Error::Engine { source, .. } | Error::Io { source, .. } => Some(source),
             Error::Dictionary(e) => Some(e),
+            Error::Import(e) => e.source(),
             Error::Usage(_)
             | Error::NoSession { .. }
             | Error::BadInput { .. }

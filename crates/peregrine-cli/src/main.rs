@@ -1,6 +1,7 @@
 //! `peregrine`: one binary for FIX sessions (`acceptor`, `initiator`), the
 //! benchmarks (`bench`), the trading topology (`run`), and tools for message
-//! logs (`decode`) and settings files (`check-config`). `peregrine --help` and
+//! logs (`decode`), settings files (`check-config`) and QuickFIX stores
+//! (`store import`). `peregrine --help` and
 //! `peregrine COMMAND --help` say how each goes.
 //!
 //! Exit status: 0 on success; 1 with `peregrine: <error>` on stderr when a
@@ -18,6 +19,7 @@ mod check_config;
 mod cli;
 mod decode;
 mod error;
+mod import;
 mod serve;
 
 use cli::{Cli, Command};
@@ -47,6 +49,9 @@ fn run(cli: Cli) -> Result<(), Error> {
         Some(Command::Run(args)) => bench::topology(args),
         Some(Command::Decode(args)) => decode::run(args),
         Some(Command::CheckConfig(args)) => check_config::run(args),
+        Some(Command::Store {
+            store: cli::StoreCommand::Import(args),
+        }) => import::run(&args).map_err(Error::Import),
         // No command: the help, as `peregrine --help`, and success.
         None => Cli::command().print_help().map_err(|source| Error::Io {
             what: "cannot write the help".into(),
