@@ -160,7 +160,10 @@ fn connection(s: &SessionSettings) -> String {
             } else {
                 s.allowed_target_comp_ids.join(", ")
             };
-            format!("acceptor template on {at} (a fitting Logon makes a session; {allowed})")
+            format!(
+                "acceptor template on {at} (a fitting Logon makes a session; {allowed}; at most {})",
+                s.max_template_sessions
+            )
         }
         ConnectionType::Initiator => {
             let hosts: Vec<String> = s

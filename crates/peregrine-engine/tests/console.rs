@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::{elements::Element, Client, ClientBuilder, Locator};
+use fantoccini::{Client, ClientBuilder, Locator};
 use peregrine_codec::MessageView;
 use peregrine_engine::{EngineBuilder, RunningEngine};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
@@ -156,7 +156,7 @@ fn start_world() -> World {
         "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
          TargetCompID=VENUE\nUseDataDictionary=N\nHeartBtInt=30\nReconnectInterval=1\n\
          [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT1\n\
-         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT2\n"
+         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT2\nResetOnLogon=Y\n"
     );
     let clients = EngineBuilder::parse(&clients_cfg, dir.path().join("clients.cfg"))
         .unwrap()
@@ -206,12 +206,34 @@ fn row(session: &str, cell: &str) -> String {
     format!("tr[data-session=\"{session}\"] td.{cell}")
 }
 
-async fn button(c: &Client, session: &str, action: &str) -> Element {
-    c.find(Locator::Css(&format!(
-        "tr[data-session=\"{session}\"] button[data-action=\"{action}\"]"
-    )))
+/// Whether a session's action button is enabled (asked in the page, as
+/// [`press`] clicks).
+async fn enabled(c: &Client, session: &str, action: &str) -> bool {
+    c.execute(
+        "const b = document.querySelector(\
+         `tr[data-session=\"${arguments[0]}\"] button[data-action=\"${arguments[1]}\"]`);\
+         return b !== null && !b.disabled;",
+        vec![session.into(), action.into()],
+    )
     .await
     .unwrap()
+        == serde_json::json!(true)
+}
+
+/// Clicks a session's action button in the page itself: the table is drawn
+/// again every second, so an element found first and clicked after may be
+/// gone (a stale element).
+async fn press(c: &Client, session: &str, action: &str) {
+    let clicked = c
+        .execute(
+            "const b = document.querySelector(\
+             `tr[data-session=\"${arguments[0]}\"] button[data-action=\"${arguments[1]}\"]`);\
+             if (b) b.click(); return b !== null;",
+            vec![session.into(), action.into()],
+        )
+        .await
+        .unwrap();
+    assert_eq!(clicked, serde_json::json!(true), "{session} {action}");
 }
 
 async fn fill(c: &Client, id: &str, value: &str) {
@@ -245,18 +267,18 @@ async fn drive(c: &Client, w: &World) {
         .await;
     }
     // Read-only until the token is given.
-    assert!(!button(c, TWO, "logout").await.is_enabled().await.unwrap());
+    assert!(!enabled(c, TWO, "logout").await);
     // A reload would forget this.
     c.execute("window.__same_page = 42;", vec![]).await.unwrap();
     fill(c, "operator", "browser-test").await;
     fill(c, "token", TOKEN).await;
     until("actions enabled", || async {
-        button(c, TWO, "logout").await.is_enabled().await.unwrap()
+        enabled(c, TWO, "logout").await
     })
     .await;
 
     // Log CLIENT2 out, with a text, after confirming.
-    button(c, TWO, "logout").await.click().await.unwrap();
+    press(c, TWO, "logout").await;
     fill(c, "confirm-text", "maintenance").await;
     c.find(Locator::Id("confirm-ok"))
         .await
@@ -285,7 +307,7 @@ async fn drive(c: &Client, w: &World) {
     screenshot(c, "sessions.png").await;
 
     // Set its next sender sequence number.
-    button(c, TWO, "seqnum").await.click().await.unwrap();
+    press(c, TWO, "seqnum").await;
     fill(c, "confirm-sender", "500").await;
     c.find(Locator::Id("confirm-ok"))
         .await
@@ -349,8 +371,45 @@ async fn drive(c: &Client, w: &World) {
     })
     .await;
 
+    // CLIENT2's target number too; then a reset of both to 1 (it is down:
+    // at once); then Logon lets it back (ResetOnLogon=Y on its side: both
+    // start at 1 again).
+    let confirm = || async {
+        c.find(Locator::Id("confirm-ok"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    };
+    press(c, TWO, "seqnum").await;
+    fill(c, "confirm-target", "77").await;
+    confirm().await;
+    until("the new target number", || async {
+        text(c, &row(TWO, "next_target_seq")).await == "77"
+            && text(c, &row(TWO, "next_sender_seq")).await == "500"
+    })
+    .await;
+    press(c, TWO, "reset").await;
+    confirm().await;
+    until("both numbers reset to 1", || async {
+        text(c, &row(TWO, "next_sender_seq")).await == "1"
+            && text(c, &row(TWO, "next_target_seq")).await == "1"
+    })
+    .await;
+    let result = text(c, "#result").await;
+    assert!(result.contains("sequence numbers reset to 1"), "{result}");
+    assert!(text(c, &row(TWO, "state")).await != "LoggedOn");
+    press(c, TWO, "logon").await;
+    confirm().await;
+    until("CLIENT2 logged on again", || async {
+        text(c, &row(TWO, "state")).await == "LoggedOn"
+    })
+    .await;
+    assert!(text(c, "#result").await.contains("may log on"));
+
     // A TestRequest on CLIENT1: its Heartbeat is a round-trip in the table.
-    button(c, ONE, "testrequest").await.click().await.unwrap();
+    press(c, ONE, "testrequest").await;
     c.find(Locator::Id("confirm-ok"))
         .await
         .unwrap()

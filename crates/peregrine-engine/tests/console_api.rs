@@ -191,6 +191,30 @@ fn console_endpoints() {
         assert_eq!(get(admin, bad).0, 400, "{bad}");
     }
     assert_eq!(get(admin, "/api/messages?SESSION=NOPE").0, 404);
+
+    // A reset of a logged-on session waits for its Logout; the reset, done then,
+    // is written with who asked, as every other action is.
+    let (status, _, body) = ask("/reset?SESSION=FIX.4.4:VENUE-%3ECLIENT1");
+    assert_eq!(status, 200, "{body}");
+    let started = Instant::now();
+    let done = loop {
+        let events = json(admin, "/api/events?SESSION=FIX.4.4:VENUE-%3ECLIENT1");
+        let lines: Vec<String> = events["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        if let Some(l) = lines
+            .iter()
+            .find(|l| l.ends_with("reset sequence numbers to 1"))
+        {
+            break l.clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{lines:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(done.contains(" : operator alice (127.0.0.1:"), "{done}");
     clients.stop().unwrap();
     venue.stop().unwrap();
 }

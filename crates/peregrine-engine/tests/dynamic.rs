@@ -81,6 +81,67 @@ fn a_logon_that_fits_a_template_creates_its_session() {
     venue.stop().unwrap();
 }
 
+/// A template open to any counterparty keeps at most `MaxTemplateSessions`
+/// sessions: past that a Logon is refused and no session (no store, no
+/// logs) is made; the sessions it made still log on.
+#[test]
+fn a_template_makes_at_most_max_template_sessions() {
+    let cfg =
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+               SenderCompID=VENUE\nUseDataDictionary=N\n\
+               [SESSION]\nBeginString=FIX.4.4\nTargetCompID=*\nAcceptorTemplate=Y\n\
+               MaxTemplateSessions=2\n";
+    let venue = EngineBuilder::parse(cfg, "venue.cfg")
+        .unwrap()
+        .start(|_| EchoApp::new(None))
+        .unwrap();
+    let addr = venue.listener_addrs()[0];
+    let (a, answer) = logon(addr, "A");
+    assert!(answer.expect("A logs on").contains("|35=A|"));
+    let (_b, answer) = logon(addr, "B");
+    assert!(answer.expect("B logs on").contains("|35=A|"));
+    let (_c, answer) = logon(addr, "C");
+    assert_eq!(answer, None, "a third session is refused");
+    let mut names = session_names(&venue);
+    names.sort();
+    assert_eq!(names, ["FIX.4.4:VENUE->A", "FIX.4.4:VENUE->B"]);
+    // A session the template made is still A's: its connection reaches it
+    // (answered, here with a Logout, as the peer starts again at 1), where
+    // C's is closed unanswered.
+    drop(a);
+    std::thread::sleep(Duration::from_millis(200));
+    let (_a, answer) = logon(addr, "A");
+    let answer = answer.expect("A is answered");
+    assert!(
+        answer.contains("|49=VENUE|") && answer.contains("|56=A|"),
+        "{answer}"
+    );
+    let (_c, answer) = logon(addr, "C");
+    assert_eq!(answer, None, "C is still refused");
+    venue.stop().unwrap();
+}
+
+#[test]
+fn max_template_sessions_is_for_templates_and_checked() {
+    for (cfg, says) in [
+        (
+            "[SESSION]\nConnectionType=acceptor\nSocketAcceptPort=5001\nBeginString=FIX.4.4\n\
+             SenderCompID=V\nTargetCompID=A\nMaxTemplateSessions=5\n",
+            "venue.cfg:7: MaxTemplateSessions: applies to a template only",
+        ),
+        (
+            "[SESSION]\nConnectionType=acceptor\nSocketAcceptPort=5001\nBeginString=FIX.4.4\n\
+             SenderCompID=V\nTargetCompID=*\nAcceptorTemplate=Y\nMaxTemplateSessions=0\n",
+            "venue.cfg:8: MaxTemplateSessions",
+        ),
+    ] {
+        let e = peregrine_engine::config::Settings::parse(cfg, "venue.cfg".as_ref())
+            .expect_err("refused")
+            .to_string();
+        assert!(e.starts_with(says), "{e}");
+    }
+}
+
 #[test]
 fn sessions_are_added_and_removed_while_the_engine_runs() {
     let cfg =

@@ -92,6 +92,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "Password",
     "AcceptorTemplate",
     "AllowedTargetCompIDs",
+    "MaxTemplateSessions",
     "NonStopSession",
     "HaNodeName",
     "HaPeers",
@@ -136,6 +137,7 @@ pub const NUMERIC_RANGES: &[(&str, u64, u64)] = &[
     ("SocketReceiveBufferSize", 1_024, 1 << 30),
     ("FileStoreSync", 1, 3_600_000),
     ("HaLeaseTTL", 1, 3_600),
+    ("MaxTemplateSessions", 1, 1_000_000),
 ];
 
 /// The range of a numeric key (case-insensitive), if it is one.

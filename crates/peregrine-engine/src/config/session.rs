@@ -206,6 +206,12 @@ pub struct SessionSettings {
     /// counterparties (their SenderCompID, our TargetCompID) a template may
     /// create sessions for; empty: any.
     pub allowed_target_comp_ids: Vec<String>,
+    /// `MaxTemplateSessions` (ours, with `AcceptorTemplate`): the most
+    /// sessions the template keeps at once (default 1,000). Each holds a
+    /// store and logs, so a template open to any CompID would otherwise let
+    /// counterparties make sessions without end; a Logon past the bound is
+    /// refused (the connection closed, the event and `tracing` say why).
+    pub max_template_sessions: usize,
     /// `HaNodeName`, `HaPeers`, `HaEtcdEndpoints`, `HaLeaseTTL`, `HaGroup` (ours,
     /// issue 26): this node's leadership settings, when `HaNodeName` is set. Read
     /// and checked; the engine does not act on them yet (`docs/standby.md`).
@@ -265,6 +271,7 @@ impl SessionSettings {
         s.target_comp_id = target.into();
         s.acceptor_template = false;
         s.allowed_target_comp_ids.clear();
+        s.max_template_sessions = 0;
         s
     }
 

@@ -287,6 +287,7 @@ pub(super) fn typed(
                     .collect()
             })
             .unwrap_or_default(),
+        max_template_sessions: r.num_or("MaxTemplateSessions", 1_000usize)?,
         ha: super::ha::ha_settings(&r)?,
         entries: Vec::new(),
     };
@@ -305,8 +306,10 @@ pub(super) fn typed(
                 return Err(r.err(e, "* (any) needs AcceptorTemplate=Y".into()));
             }
         }
-        if let Some(e) = r.entry("AllowedTargetCompIDs") {
-            return Err(r.err(e, "applies to a template only (AcceptorTemplate=Y)".into()));
+        for key in ["AllowedTargetCompIDs", "MaxTemplateSessions"] {
+            if let Some(e) = r.entry(key) {
+                return Err(r.err(e, "applies to a template only (AcceptorTemplate=Y)".into()));
+            }
         }
     }
     // Cross-key checks.

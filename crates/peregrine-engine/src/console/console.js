@@ -360,11 +360,33 @@ async function follow() {
     const r = await getJson('api/follow?CLORDID=' + encodeURIComponent(id));
     messageRows(r.messages, false);
     $('msg-more').disabled = true;
-    $('msg-status').textContent = `${r.messages.length} messages with ClOrdID or OrigClOrdID ${id}` +
+    const status = $('msg-status');
+    status.textContent = `${r.messages.length} messages with ClOrdID or OrigClOrdID ${id}` +
       (r.not_searched.length ? `; not searched: ${r.not_searched.join(', ')}` : '');
+    // Each log is read back a bounded way: say which were read in part, and
+    // go on in one of them as a Messages search from where follow stopped.
+    if (r.older.length) status.append('; older lines not read in: ');
+    r.older.forEach((o, i) => {
+      const b = el('button', { type: 'button', class: 'older' }, o.session);
+      b.addEventListener('click', () => searchOlder(o.session, id, o.offset));
+      status.append(...(i ? [', ', b] : [b]));
+    });
   } catch (e) {
     $('msg-status').textContent = 'follow failed: ' + e.message;
   }
+}
+
+// Messages of `session` with ClOrdID `id`, older than `offset` (where follow stopped).
+function searchOlder(session, id, offset) {
+  $('msg-session').value = session;
+  for (const f of ['msg-type', 'msg-from', 'msg-to']) $(f).value = '';
+  $('msg-where').value = '11=' + id;
+  $('msg-admin').value = 'show';
+  $('msg-dir').value = 'back';
+  state.msgQuery = buildQuery();
+  state.nextOffset = offset;
+  $('messages').tBodies[0].replaceChildren();
+  search(true);
 }
 
 // ---- engine charts ----

@@ -29,7 +29,7 @@
 //! | `api/sessions` | every session: role, state and why, schedule, sequence numbers, last logon, messages and bytes in/out, resends, rejects, heartbeat round-trip, fsyncs |
 //! | `api/engine` | the reactor's counters and the stores' fsync and write latencies, cumulative |
 //! | `api/messages?SESSION=…` | one page of its messages log, decoded (see [`messages`]): `MSGTYPE=D,8`, `WHERE=11=ORD-1` (repeatable), `FROM`/`TO` (`YYYYMMDD-HH:MM:SS`), `ADMIN=hide\|only`, `DIR=fwd`, `OFFSET`, `LIMIT` |
-//! | `api/follow?CLORDID=…` | one ClOrdID(11) or OrigClOrdID(41) in every session's log, newest first, within [`FOLLOW_BUDGET`] per session |
+//! | `api/follow?CLORDID=…` | one ClOrdID(11) or OrigClOrdID(41) in every session's log, newest first, within [`FOLLOW_BUDGET`] per session; `older` names the logs read in part and where a Messages search goes on |
 //! | `api/events?SESSION=…` | the last lines of its event log (who did what) |
 //!
 //! The actions are the admin interface's own commands (`logout`, `logon`,
@@ -386,7 +386,10 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
 
 /// `api/follow`: ClOrdID(11) or OrigClOrdID(41) `id` in every log, newest
 /// first, reading at most [`FOLLOW_BUDGET`] of each and
-/// [`FOLLOW_TOTAL_BUDGET`] in all.
+/// [`FOLLOW_TOTAL_BUDGET`] in all. A log read only in part is named in
+/// `older`, with the offset its older lines end at, where a Messages
+/// search (`api/messages?…&OFFSET=`) goes on; a log not read at all, in
+/// `not_searched`.
 fn follow(
     logs: &[(String, PathBuf)],
     id: &str,
@@ -395,11 +398,15 @@ fn follow(
     let mut found: Vec<(String, String, u64, String)> = Vec::new();
     let mut read = 0u64;
     let mut not_searched = Vec::new();
+    let mut older: Vec<serde_json::Value> = Vec::new();
     for (name, path) in logs {
         if read >= FOLLOW_TOTAL_BUDGET {
             not_searched.push(name.clone());
             continue;
         }
+        // Both tags' scans start at the end and read the same budget: the
+        // later of their stops is where nothing older was read.
+        let mut stopped_at: Option<u64> = None;
         for tag in [11, 41] {
             let query = Query {
                 wheres: vec![format!("{tag}={id}")],
@@ -413,6 +420,9 @@ fn follow(
                 Err(e) => return Err(e),
             };
             read += page.scanned;
+            if let Some(offset) = page.next_offset {
+                stopped_at = Some(stopped_at.map_or(offset, |o| o.max(offset)));
+            }
             for (offset, m) in page.messages {
                 let time = serde_json::from_str::<serde_json::Value>(&m)
                     .ok()
@@ -422,6 +432,9 @@ fn follow(
                     found.push((name.clone(), time, offset, m));
                 }
             }
+        }
+        if let Some(offset) = stopped_at {
+            older.push(serde_json::json!({ "session": name, "offset": offset }));
         }
     }
     found.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
@@ -435,8 +448,9 @@ fn follow(
         })
         .collect();
     Ok(format!(
-        "{{\"messages\":[{}],\"not_searched\":{}}}",
+        "{{\"messages\":[{}],\"older\":{},\"not_searched\":{}}}",
         items.join(","),
+        serde_json::Value::from(older),
         serde_json::Value::from(not_searched)
     ))
 }
@@ -500,6 +514,61 @@ mod tests {
         assert_eq!(searches.load(std::sync::atomic::Ordering::Acquire), 0);
         let again = rt.block_on(blocking(&searches, || Ok("{}".into())));
         assert_eq!(again.status, 200);
+    }
+
+    /// A log longer than `FOLLOW_BUDGET` is read back that far and named in
+    /// `older` with the offset its unread lines end at; a Messages search
+    /// from there finds the order follow did not reach.
+    #[test]
+    fn follow_names_the_logs_it_read_in_part() {
+        use std::io::Write;
+        let order = |seq: usize, id: &str| {
+            let body = format!("35=D\x0149=TW\x0156=ISLD\x0134={seq}\x0111={id}\x0155=X\x01");
+            let head = format!("8=FIX.4.4\x019={}\x01", body.len());
+            let sum = head.bytes().chain(body.bytes()).map(u32::from).sum::<u32>() % 256;
+            format!("20261124-10:00:00.000000 : {head}{body}10={sum:03}\x01\n")
+        };
+        let mut big = tempfile::NamedTempFile::new().unwrap();
+        let mut small = tempfile::NamedTempFile::new().unwrap();
+        let mut w = std::io::BufWriter::new(big.as_file_mut());
+        w.write_all(order(1, "OLD-1").as_bytes()).unwrap();
+        let mut len = 0;
+        let mut seq = 2;
+        while len <= FOLLOW_BUDGET + (64 << 10) {
+            let line = order(seq, &format!("PAD-{seq}"));
+            len += line.len() as u64;
+            w.write_all(line.as_bytes()).unwrap();
+            seq += 1;
+        }
+        drop(w);
+        small.write_all(order(1, "OLD-1").as_bytes()).unwrap();
+        let logs = [
+            ("BIG".to_string(), big.path().to_path_buf()),
+            ("SMALL".to_string(), small.path().to_path_buf()),
+        ];
+        let mut decoder = MessageDecoder::new(Dictionaries::new(&[]).unwrap(), Filter::default());
+        let r: serde_json::Value =
+            serde_json::from_str(&follow(&logs, "OLD-1", &mut decoder).unwrap()).unwrap();
+        let sessions: Vec<&str> = r["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["session"].as_str().unwrap())
+            .collect();
+        assert_eq!(sessions, ["SMALL"], "{r}");
+        let older = r["older"].as_array().unwrap();
+        assert_eq!(older.len(), 1, "{r}");
+        assert_eq!(older[0]["session"], "BIG");
+        let offset = older[0]["offset"].as_u64().unwrap();
+        assert!(offset > 0 && offset < len, "{r}");
+        let query = Query {
+            wheres: vec!["11=OLD-1".into()],
+            offset: Some(offset),
+            ..Query::default()
+        };
+        let page = messages::search(big.path(), &query, &mut decoder).unwrap();
+        assert_eq!(page.messages.len(), 1);
+        assert_eq!(page.messages[0].0, 0);
     }
 
     #[test]

@@ -144,13 +144,13 @@ impl<D: SessionDriver> Engine<D> {
                 let name = self.sessions[key].name.clone();
                 let s = &mut self.sessions[key];
                 if s.connection.is_some() {
-                    s.reset_pending = true;
+                    s.reset_pending = Some(operator(by));
                     s.event(&format!("{} reset: logging out first", operator(by)), now);
                     s.driver
                         .logout(now, Some("sequence numbers reset by the operator"));
                     self.service(key, now);
                     // Logged out already (the connection closed): reset done.
-                    let after_logout = self.sessions[key].reset_pending;
+                    let after_logout = self.sessions[key].reset_pending.is_some();
                     return Ok(Outcome::Reset {
                         session: name,
                         after_logout,

@@ -135,10 +135,10 @@ impl<D: SessionDriver> Engine<D> {
                     }
                 }
                 s.logged_on_here = false;
-                if std::mem::take(&mut s.reset_pending) {
+                if let Some(who) = s.reset_pending.take() {
                     match s.driver.reset_seq_nums(now) {
-                        Ok(()) => s.event("operator reset sequence numbers to 1", now),
-                        Err(e) => s.event(&format!("operator reset failed: {e}"), now),
+                        Ok(()) => s.event(&format!("{who} reset sequence numbers to 1"), now),
+                        Err(e) => s.event(&format!("{who}'s reset failed: {e}"), now),
                     }
                 }
                 // Events raised by the disconnect itself (logged out, …).

@@ -9,7 +9,7 @@ use mio::Interest;
 use crate::command::{AddSessionError, CommandError};
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
-use crate::log::{RateLimit, SessionLog};
+use crate::log::{Escaped, RateLimit, SessionLog};
 use crate::metrics::SessionMetrics;
 use crate::sender::SessionRef;
 
@@ -187,8 +187,9 @@ impl<D: SessionDriver> Engine<D> {
             held_sends: 0,
             hold_pass: 0,
             removing: false,
+            template: None,
             enabled: true,
-            reset_pending: false,
+            reset_pending: None,
             lines: RateLimit::new(now_nanos()),
             tls,
             metrics,
@@ -246,30 +247,54 @@ impl<D: SessionDriver> Engine<D> {
     }
 
     /// A session for a Logon no configured session takes, from a template on
-    /// `listener` that fits its CompIDs (ours first), if there is one.
+    /// `listener` that fits its CompIDs (ours first), if there is one
+    /// (`Ok(None)`: none fits). `Err`: the template that fits holds its
+    /// `MaxTemplateSessions` already, and why the Logon is refused.
     pub(super) fn session_from_template(
         &mut self,
         listener: ListenerKey,
         begin_string: &str,
         sender: &str,
         target: &str,
-    ) -> Option<SessionKey> {
-        let settings = self
+    ) -> Result<Option<SessionKey>, String> {
+        let Some((index, template)) = self
             .templates
             .iter()
-            .find(|(t, l)| *l == listener && t.template_fits(begin_string, sender, target))
-            .map(|(t, _)| t.for_comp_ids(sender, target))?;
+            .enumerate()
+            .find(|(_, (t, l))| *l == listener && t.template_fits(begin_string, sender, target))
+            .map(|(i, (t, _))| (i, t))
+        else {
+            return Ok(None);
+        };
+        let made = self
+            .sessions
+            .iter()
+            .filter(|s| s.template == Some(index))
+            .count();
+        if made >= template.max_template_sessions {
+            // The CompIDs come from the wire: escaped.
+            return Err(format!(
+                "acceptor template {} holds its MaxTemplateSessions={} sessions: no session \
+                 made for {}->{}",
+                template.session_name(),
+                template.max_template_sessions,
+                Escaped(sender.as_bytes()),
+                Escaped(target.as_bytes()),
+            ));
+        }
+        let settings = template.for_comp_ids(sender, target);
         match self.create(&settings) {
             Ok(key) => {
+                self.sessions[key].template = Some(index);
                 self.sessions[key].event("created from an acceptor template", now_nanos());
-                Some(key)
+                Ok(Some(key))
             }
             Err(e) => {
                 tracing::warn!(
                     "cannot create {} from its template: {e}",
                     settings.session_name()
                 );
-                None
+                Ok(None)
             }
         }
     }
@@ -293,17 +318,23 @@ impl<D: SessionDriver> Engine<D> {
             if target.contains(':') {
                 continue; // a qualifier: templates make none
             }
+            // Made again whatever the bound: they exist in the store; they
+            // count against it for new ones.
             let found = self
                 .templates
                 .iter()
-                .find(|(t, _)| t.template_fits(begin, sender, target))
-                .map(|(t, l)| (t.for_comp_ids(sender, target), *l));
-            if let Some((settings, _)) = found {
+                .enumerate()
+                .find(|(_, (t, _))| t.template_fits(begin, sender, target))
+                .map(|(i, (t, _))| (i, t.for_comp_ids(sender, target)));
+            if let Some((index, settings)) = found {
                 match self.create(&settings) {
-                    Ok(key) => self.sessions[key].event(
-                        "made again from its acceptor template (its store holds it)",
-                        now_nanos(),
-                    ),
+                    Ok(key) => {
+                        self.sessions[key].template = Some(index);
+                        self.sessions[key].event(
+                            "made again from its acceptor template (its store holds it)",
+                            now_nanos(),
+                        )
+                    }
                     Err(e) => tracing::warn!("cannot make {name} from its template again: {e}"),
                 }
             }

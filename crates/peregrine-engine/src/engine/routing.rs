@@ -38,8 +38,13 @@ impl<D: SessionDriver> Engine<D> {
             // lines with the clock: read it again, so the lines that follow
             // ("accepted connection", …) do not go back in time.
             (None, Some(l)) => match self.session_from_template(l, &route.0, &route.1, &route.2) {
-                Some(id) => (Some(id), now.max(now_nanos())),
-                None => (None, now),
+                Ok(Some(id)) => (Some(id), now.max(now_nanos())),
+                Ok(None) => (None, now),
+                Err(why) => {
+                    tracing::warn!("{why}");
+                    self.close_connection(key, &why, now);
+                    return None;
+                }
             },
             (found, _) => (found, now),
         };

@@ -48,11 +48,15 @@ pub(super) struct HostedSession<D> {
     pub(super) hold_pass: u32,
     /// Being removed: it logs out, then it goes.
     pub(super) removing: bool,
+    /// The acceptor template (its index in the engine's) that made it,
+    /// which counts it against its `MaxTemplateSessions`.
+    pub(super) template: Option<usize>,
     /// May log on ([`Command::Logout`](crate::Command::Logout) clears it,
     /// [`Command::Logon`](crate::Command::Logon) sets it).
     pub(super) enabled: bool,
-    /// An operator asked for a reset: done once disconnected.
-    pub(super) reset_pending: bool,
+    /// An operator asked for a reset (who, as the event log names them:
+    /// "operator alice"): done once disconnected.
+    pub(super) reset_pending: Option<String>,
     /// Event lines the peer can cause at will (garbled input, rejects) are
     /// written within this limit, one per connection.
     pub(super) lines: RateLimit,
