@@ -41,6 +41,7 @@ APT_PACKAGES=(
     etcd-server          # peregrine-ha: etcd 3.4, started by the leadership tests on free ports
     protobuf-compiler    # peregrine-ha: protoc for etcd-client's build (its gRPC protos)
     libprotobuf-dev      # peregrine-ha: protobuf's own .proto files (descriptor, struct) etcd's import
+    postgresql           # peregrine-store-sql: the tests start throwaway clusters (initdb, pg_ctl) on free ports
 )
 
 apt_missing=()

@@ -91,6 +91,17 @@ pub enum StoreError {
     /// A sequence number outside `1..u64::MAX` was given (FIX sequence numbers
     /// start at 1), or incrementing one would overflow.
     InvalidSeqNum(u64),
+    /// A database store's statement or connection failed, or a value does
+    /// not fit the database's column (a sequence number above a 32-bit
+    /// `INTEGER` column's range, a NUL byte in a `TEXT` message column).
+    /// Nothing of the failed operation is committed; the store keeps its
+    /// uncommitted changes, so a later commit can write them.
+    Database {
+        /// What the store was doing, e.g. `"commit"`.
+        context: &'static str,
+        /// The driver's error, or what did not fit.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A message longer than [`MAX_MESSAGE_LEN`](crate::MAX_MESSAGE_LEN) was
     /// given to `store`.
     MessageTooLarge {
@@ -160,6 +171,7 @@ impl fmt::Display for StoreError {
                 "engine journal {} failed on an earlier write: nothing more is committed until it is opened again",
                 path.display()
             ),
+            StoreError::Database { context, source } => write!(f, "database store: {context}: {source}"),
             StoreError::InvalidSeqNum(seq) => {
                 write!(f, "invalid FIX sequence number {seq} (must be >= 1)")
             }
@@ -174,6 +186,7 @@ impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StoreError::Io { source, .. } => Some(source),
+            StoreError::Database { source, .. } => Some(&**source),
             _ => None,
         }
     }

@@ -85,6 +85,8 @@
 #![warn(missing_docs)]
 #![warn(clippy::missing_errors_doc)]
 
+#[cfg(feature = "contract-tests")]
+pub mod contract;
 mod error;
 mod file;
 mod format;
