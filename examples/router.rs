@@ -1,6 +1,6 @@
 //! An order router: client sessions made from an acceptor template (an allow
-//! list of CompIDs) on one side, the exchange over TLS on a New York
-//! schedule on the other. Orders and cancels go to the exchange, reports and
+//! list of CompIDs) on one side, the exchange over TLS on the other, their
+//! day New York's (router.cfg). Orders and cancels go to the exchange, reports and
 //! cancel rejects come back, each forwarded from inside the callback that
 //! received it ([`Outbox::send_to`]). With `EngineJournal=Y` every forward
 //! commits with the message that caused it: a `kill -9` at any instant loses
@@ -12,6 +12,13 @@
 //!
 //! The exchange's ClOrdIDs are the client's with its CompID before them
 //! (`C1:ORD-7`), so the router keeps no map that a crash could lose.
+//!
+//! While the exchange is not logged on, a new order is rejected at once (the
+//! client may send it again), but a cancel is kept and sent when the
+//! exchange logs on again (the engine's queue for a session logged out,
+//! `QueueWhileLoggedOut=Y`): the order may still be live there, so the
+//! cancel must reach it, and the client hears when the exchange answers.
+//! The QuickFIX/J router (peers/quickfixj) does the same.
 //!
 //! Routing an order allocates nothing once warm. `peregrine bench gateway`
 //! (BENCHMARKS.md §8) compiles this file in and runs `Router::default()`

@@ -22,6 +22,15 @@ use crate::session::{AppEvent, LogoutReason};
 /// to read the application's state; the engine then waits for it, so hold it
 /// briefly.
 ///
+/// Two ways to deadlock, both the same mutex taken twice:
+/// - Inside a callback, calling [`lock`](Self::lock) on a clone: the engine
+///   holds the lock for that callback already (a `std::sync::Mutex` is not
+///   reentrant). The callback has `&mut A`; use that.
+/// - On another thread, waiting for the engine while holding the guard
+///   (`RunningEngine::sessions`, `stop`, a `Sender` send that blocks on a full
+///   queue): the engine may be waiting for the same lock to run a callback,
+///   and never answers. Take what you need, drop the guard, then wait.
+///
 /// ```
 /// use std::collections::HashMap;
 /// use peregrine_codec::MessageView;
