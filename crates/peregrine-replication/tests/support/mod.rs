@@ -166,3 +166,4 @@ pub fn pump<T: TermSource>(
     }
     false
 }
+pub mod node;
