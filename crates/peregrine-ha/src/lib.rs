@@ -1,6 +1,7 @@
 //! Peregrine's high availability, first part: which node leads a session group,
-//! decided on etcd (issue 26 §1). Replication of the engine journal (Aeron) builds on
-//! it and is not here yet; `docs/standby.md` says what exists and what is to come.
+//! decided on etcd (issue 26 §1). Replication of the engine journal over Aeron builds on
+//! it in the crate `peregrine-replication`; `docs/standby.md` says what exists and what
+//! is to come.
 //!
 //! * [`Leadership`] campaigns for a group's leader key, `<prefix>/<group>/leader`,
 //!   created under an etcd lease of `HaLeaseTTL` seconds and kept alive every TTL/3;
