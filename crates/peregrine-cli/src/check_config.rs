@@ -183,6 +183,14 @@ fn connection(s: &SessionSettings) -> String {
 fn store_line(s: &SessionSettings, store: Option<StoreKind>) -> String {
     match fix::store_kind(s, store) {
         StoreKind::Memory => "memory".into(),
+        // Not the URL: it may hold a password.
+        StoreKind::Sql => match &s.sql_store {
+            Some(sql) => format!(
+                "database ({}), tables {} and {}",
+                sql.key, sql.sessions_table, sql.messages_table
+            ),
+            None => "database".into(),
+        },
         StoreKind::File => {
             let sync = match s.file_store_sync {
                 None => "always".to_string(),

@@ -26,11 +26,15 @@ pub enum StoreKind {
     Memory,
     /// The crash-safe file journal under `FileStorePath`.
     File,
+    /// PostgreSQL or SQLite in QuickFIX/J's `JdbcStore` tables (`JdbcURL`,
+    /// or QuickFIX/Go's `SQLStoreDriver` and `SQLStoreDataSourceName`).
+    Sql,
 }
 
 /// The store a session uses: `chosen` when given (`--store`,
-/// [`EngineBuilder::store`](crate::EngineBuilder::store)), else the file
-/// store where `FileStorePath` is set and memory elsewhere.
+/// [`EngineBuilder::store`](crate::EngineBuilder::store)), else the
+/// database store where `JdbcURL` or `SQLStoreDriver` is set, the file
+/// store where `FileStorePath` is set, and memory elsewhere.
 ///
 /// ```
 /// use peregrine_engine::{config::Settings, fix::{store_kind, StoreKind}};
@@ -42,7 +46,9 @@ pub enum StoreKind {
 /// # Ok::<(), peregrine_engine::ConfigError>(())
 /// ```
 pub fn store_kind(s: &SessionSettings, chosen: Option<StoreKind>) -> StoreKind {
-    chosen.unwrap_or(if s.file_store_path.is_some() {
+    chosen.unwrap_or(if s.sql_store.is_some() {
+        StoreKind::Sql
+    } else if s.file_store_path.is_some() {
         StoreKind::File
     } else {
         StoreKind::Memory
@@ -280,8 +286,9 @@ pub fn schedule(s: &SessionSettings) -> Option<Schedule> {
     Some(schedule)
 }
 
-/// Opens the store for a session: in memory, or the file journal under
-/// `FileStorePath` (an error naming the key when it is not set).
+/// Opens the store for a session: in memory, the file journal under
+/// `FileStorePath` (an error naming the key when it is not set), or the
+/// database store (`JdbcURL`, `SQLStoreDriver`).
 ///
 /// # Errors
 ///
@@ -289,7 +296,9 @@ pub fn schedule(s: &SessionSettings) -> Option<Schedule> {
 /// key is not set (as [`file_store_dir`]); the file store cannot open its
 /// directory or files (I/O, or files that are not a Peregrine store); or the
 /// journal lost acknowledged data and `FileStoreDamage` is `refuse` (the
-/// message says how to start anyway).
+/// message says how to start anyway). For [`StoreKind::Sql`], a
+/// [`ConfigError`] on `JdbcURL` (or `SQLStoreDataSourceName`) when the
+/// database cannot be reached or its tables or row cannot be read.
 pub fn open_store(
     s: &SessionSettings,
     kind: StoreKind,
@@ -327,7 +336,63 @@ pub fn open_store(
             }
             Ok(Box::new(store))
         }
+        StoreKind::Sql => open_sql_store(s, now),
     }
+}
+
+/// The session's database store: its row read (or created), the tables
+/// created when absent.
+#[cfg(feature = "sql-store")]
+fn open_sql_store(
+    s: &SessionSettings,
+    now: Nanos,
+) -> Result<Box<dyn MessageStore + Send>, ConfigError> {
+    use crate::config::SqlSource;
+    use peregrine_store_sql::{Database, SessionKey, SqlStoreConfig, TableName};
+    let Some(sql) = &s.sql_store else {
+        return Err(s.error("JdbcURL", "missing (needed for the database store)"));
+    };
+    let database = match &sql.source {
+        SqlSource::Jdbc {
+            url,
+            user,
+            password,
+        } => Database::from_jdbc_url(url, user.as_deref(), password.as_deref()),
+        SqlSource::Go { driver, dsn } => Database::from_go_driver(driver, dsn),
+    }
+    .map_err(|e| s.error(sql.key, e.to_string()))?;
+    // A relative SQLite file is relative to the settings file, as FileStorePath.
+    let database = match database {
+        Database::Sqlite(p) if p.is_relative() => {
+            Database::Sqlite(crate::config::resolve_path(&s.file, &p.to_string_lossy()))
+        }
+        d => d,
+    };
+    let table =
+        |key: &str, name: &str| TableName::new(name).map_err(|e| s.error(key, e.to_string()));
+    let config = SqlStoreConfig {
+        sessions_table: table("JdbcStoreSessionsTableName", &sql.sessions_table)?,
+        messages_table: table("JdbcStoreMessagesTableName", &sql.messages_table)?,
+        default_value: sql.default_value.clone(),
+    };
+    let mut key = SessionKey::new(&s.begin_string, &s.sender_comp_id, &s.target_comp_id);
+    if let Some(q) = &s.session_qualifier {
+        key = key.with_qualifier(q);
+    }
+    database
+        .open(key, &config, now)
+        .map_err(|e| s.error(sql.key, e.to_string()))
+}
+
+#[cfg(not(feature = "sql-store"))]
+fn open_sql_store(
+    s: &SessionSettings,
+    _now: Nanos,
+) -> Result<Box<dyn MessageStore + Send>, ConfigError> {
+    Err(s.error(
+        "JdbcURL",
+        "this build has no database store (peregrine-engine's feature sql-store)",
+    ))
 }
 
 /// A [`Session`] and its application, driven by the engine: every call that may

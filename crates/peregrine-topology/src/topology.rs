@@ -179,6 +179,7 @@ impl TopologyConfig {
             match self.store {
                 StoreKind::Memory => "memory".to_string(),
                 StoreKind::File => "file".to_string(),
+                StoreKind::Sql => "database".to_string(),
             },
             if self.store == StoreKind::File {
                 format!(" (FileStoreSync={})", self.store_sync)
@@ -346,7 +347,7 @@ fn engine<A: Application + 'static>(
                 Ok(Box::new(MemoryStore::with_capacity(now, msgs, msgs * 320)) as BoxedStore)
             })
         }
-        StoreKind::File => builder.store(StoreKind::File),
+        kind @ (StoreKind::File | StoreKind::Sql) => builder.store(kind),
     };
     let engine = builder
         .build_local(app)

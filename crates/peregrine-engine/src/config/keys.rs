@@ -99,6 +99,15 @@ pub const KNOWN_KEYS: &[&str] = &[
     "HaEtcdEndpoints",
     "HaLeaseTTL",
     "HaGroup",
+    "JdbcURL",
+    "JdbcDriver",
+    "JdbcUser",
+    "JdbcPassword",
+    "JdbcStoreSessionsTableName",
+    "JdbcStoreMessagesTableName",
+    "JdbcSessionIdDefaultPropertyValue",
+    "SQLStoreDriver",
+    "SQLStoreDataSourceName",
 ];
 
 /// The valid range of every numeric key (inclusive); a value outside it stops

@@ -68,6 +68,8 @@ pub struct SessionSettings {
     pub app_data_dictionaries: Vec<VersionDictionary>,
     /// `FileStorePath`, resolved.
     pub file_store_path: Option<PathBuf>,
+    /// The database store (`JdbcURL` or `SQLStoreDriver`), when set.
+    pub sql_store: Option<super::SqlStoreSettings>,
     /// `FileLogPath`, resolved.
     pub file_log_path: Option<PathBuf>,
     /// `ScreenLogShowEvents`, `ScreenLogShowIncoming`, `ScreenLogShowOutgoing`:

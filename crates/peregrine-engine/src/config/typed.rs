@@ -289,6 +289,7 @@ pub(super) fn typed(
             .unwrap_or_default(),
         max_template_sessions: r.num_or("MaxTemplateSessions", 1_000usize)?,
         ha: super::ha::ha_settings(&r)?,
+        sql_store: super::sql_store::sql_store_settings(&r)?,
         entries: Vec::new(),
     };
     if s.acceptor_template {

@@ -172,11 +172,11 @@ use KeyOrigin::{Both as BOTH, QuickFixCpp as CPP, QuickFixJ as QFJ};
 const TLS: &str =
     "TLS is configured with PEM files: SocketUseSSL=Y, SocketCertificateFile, SocketPrivateKeyFile, SocketCAFile, NeedClientAuth, SocketServerName, SocketMinimumTLSVersion (convert a Java key store with keytool -importkeystore to PKCS12, then openssl pkcs12)";
 const DB_STORE: &str =
-    "messages and sequence numbers are kept in the file store (FileStorePath) or in memory, not in a database";
+    "messages and sequence numbers are kept in the file store (FileStorePath), in memory, or in PostgreSQL or SQLite in QuickFIX/J's JdbcStore tables (JdbcURL=jdbc:postgresql://host:port/db, JdbcUser, JdbcPassword; or SQLStoreDriver, SQLStoreDataSourceName)";
 const DB_LOG: &str = "logs go to FileLogPath and tracing, not to a database";
 const SCREEN_LOG: &str = "the screen log (ScreenLogShowEvents, ScreenLogShowIncoming, ScreenLogShowOutgoing) prints every message it is asked for, heartbeats included, with microseconds";
 const SUB_IDS: &str = "sessions are told apart by BeginString, CompIDs and SessionQualifier only, and SenderSubID(50), SenderLocationID(142), TargetSubID(57), TargetLocationID(143) are not written in the header: an application that needs them adds them in Application::to_admin and to the messages it sends";
-const DB_POOL: &str = "database connection tuning; there is no database";
+const DB_POOL: &str = "database connection tuning; a database store keeps one connection per session";
 
 /// Every QuickFIX/J and QuickFIX C++ settings key Peregrine does not
 /// implement, with what ignoring it would change. The README's table lists
@@ -457,16 +457,9 @@ pub const UNSUPPORTED_KEYS: &[UnsupportedKey] = &[
         "to send ResetSeqNumFlag(141)=Y on Logon set ResetOnLogon=Y",
     ),
     // --- Stores other than the file journal.
-    row("JdbcURL", QFJ, SECURITY, &[], DB_STORE),
-    row("JdbcDriver", QFJ, SECURITY, &[], DB_STORE),
-    row("JdbcUser", QFJ, SECURITY, &[], DB_STORE),
-    row("JdbcPassword", QFJ, SECURITY, &[], DB_STORE),
     row("JdbcDataSourceName", QFJ, SECURITY, &[], DB_STORE),
     row("JndiContextFactory", QFJ, SECURITY, &[], DB_STORE),
     row("JndiProviderURL", QFJ, SECURITY, &[], DB_STORE),
-    row("JdbcStoreMessagesTableName", QFJ, SECURITY, &[], DB_STORE),
-    row("JdbcStoreSessionsTableName", QFJ, SECURITY, &[], DB_STORE),
-    row("JdbcSessionIdDefaultPropertyValue", QFJ, SECURITY, &[], DB_STORE),
     row("SleepycatDatabaseDir", QFJ, SECURITY, &[], DB_STORE),
     row("SleepycatMessageDbName", QFJ, SECURITY, &[], DB_STORE),
     row("SleepycatSequenceDbName", QFJ, SECURITY, &[], DB_STORE),
