@@ -743,4 +743,32 @@ mod tests {
         assert_eq!(d.tag, ["11", "55"]);
         assert!(d.json && !d.admin && !d.app);
     }
+
+    #[test]
+    fn store_import_takes_an_engine_a_config_and_a_directory() {
+        for (from, want) in [
+            ("quickfixj", QuickfixFormat::Quickfixj),
+            ("quickfixgo", QuickfixFormat::Quickfixgo),
+            ("quickfix", QuickfixFormat::Quickfix),
+        ] {
+            let line = format!("store import --from {from} --config gw.cfg /var/fix/store");
+            let Some(Command::Store {
+                store: StoreCommand::Import(a),
+            }) = parse(&line).unwrap().command
+            else {
+                panic!("{line}")
+            };
+            assert_eq!(a.from, want);
+            assert_eq!(a.config, PathBuf::from("gw.cfg"));
+            assert_eq!(a.dir, PathBuf::from("/var/fix/store"));
+        }
+        for line in [
+            "store import --from quickfixj /var/fix/store",
+            "store import --from quickfixj --config gw.cfg",
+            "store import --from quickfixn --config gw.cfg d",
+            "store import --config gw.cfg d",
+        ] {
+            assert!(parse(line).is_err(), "{line} parsed");
+        }
+    }
 }
