@@ -1,5 +1,5 @@
-//! A sequence-number index shared by both stores: a `Vec` of entries sorted
-//! by sequence number.
+//! A sequence-number index shared by the stores: entries sorted by sequence
+//! number, in room reserved up front ([`Locations`]).
 //!
 //! FIX sessions store outgoing messages in increasing sequence order, so the
 //! common insert is a push at the end (amortised O(1), no allocation once the
@@ -9,13 +9,17 @@
 //! sequence number without a reset.
 
 /// Where one stored message lives: at `offset` (in the memory arena or the
-/// journal file), `len` bytes long.
+/// journal file), `len` bytes long. Plain integers: any bytes are a valid
+/// `Location`, which the mapping that holds them relies on (`mapped.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub(crate) struct Location {
     pub(crate) seq: u64,
     pub(crate) offset: u64,
     pub(crate) len: u32,
 }
+
+use crate::mapped::Locations;
 
 /// Writes `blank` over `v`'s spare capacity and takes it off again, so that the
 /// operating system backs that room now (a write faults each page in) rather than while
@@ -80,33 +84,52 @@ const BLANK: Location = Location {
     len: 0,
 };
 
+/// The entries live in [`Locations`]: room reserved up front in a memory
+/// mapping, so a push never allocates (`mapped.rs`).
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    entries: Vec<Location>,
-    ahead: RoomAhead,
+    entries: Locations,
+    /// Entries up to here have been written once (their pages are backed).
+    touched: usize,
+    /// Room asked for by `with_capacity`/`reserve`: what `prefault` backs.
+    wanted: usize,
 }
 
 impl Index {
     pub(crate) fn with_capacity(n: usize) -> Self {
         Index {
-            entries: Vec::with_capacity(n),
-            ahead: RoomAhead::default(),
+            entries: Locations::with_room(n),
+            touched: 0,
+            wanted: n,
         }
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.entries.reserve(additional);
+        self.wanted = self.wanted.max(self.entries.len() + additional);
     }
 
-    /// Writes the reserved room once (see `MemoryStore::prefault`).
+    /// Writes the room asked for once (see `MemoryStore::prefault`).
     pub(crate) fn prefault(&mut self) {
-        touch_spare_capacity(&mut self.entries, BLANK);
-        self.ahead.touched_all(&self.entries);
+        let ahead = self.wanted.saturating_sub(self.entries.len());
+        self.entries.touch_ahead(ahead, BLANK);
+        self.touched = self.touched.max(self.entries.len() + ahead);
     }
 
-    /// Keeps room ready for the next entries ([`RoomAhead`]).
+    /// Keeps the next entries' room backed: a quarter of what the index
+    /// holds, at most `INDEX_AHEAD_MAX`, written once half of it is used (as
+    /// [`RoomAhead`] does for a `Vec`); the mapping needs no growing.
     pub(crate) fn keep_room_ahead(&mut self) {
-        self.ahead.keep(&mut self.entries, INDEX_AHEAD_MAX, BLANK);
+        let len = self.entries.len();
+        let ahead = (len / 4).min(INDEX_AHEAD_MAX);
+        if len + ahead > self.entries.capacity() {
+            self.entries.reserve(ahead);
+            self.touched = len;
+        }
+        if self.touched < len + ahead / 2 {
+            self.entries.touch_ahead(ahead, BLANK);
+            self.touched = len + ahead;
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -115,16 +138,21 @@ impl Index {
 
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
+        self.touched = 0;
     }
 
     /// Records `entry`, replacing any earlier entry with the same sequence
     /// number.
     pub(crate) fn insert(&mut self, entry: Location) {
-        match self.entries.last() {
+        match self.entries.as_slice().last() {
             None => self.entries.push(entry),
             Some(last) if entry.seq > last.seq => self.entries.push(entry),
-            Some(_) => match self.entries.binary_search_by_key(&entry.seq, |e| e.seq) {
-                Ok(i) => self.entries[i] = entry,
+            Some(_) => match self
+                .entries
+                .as_slice()
+                .binary_search_by_key(&entry.seq, |e| e.seq)
+            {
+                Ok(i) => self.entries.as_mut_slice()[i] = entry,
                 Err(i) => self.entries.insert(i, entry),
             },
         }
@@ -132,7 +160,7 @@ impl Index {
 
     /// Every entry, in sequence order.
     pub(crate) fn all(&self) -> &[Location] {
-        &self.entries
+        self.entries.as_slice()
     }
 
     /// The entries with `begin <= seq <= end`, in sequence order.
@@ -140,12 +168,13 @@ impl Index {
         if begin > end {
             return &[];
         }
-        let lo = self.entries.partition_point(|e| e.seq < begin);
-        let hi = self.entries.partition_point(|e| e.seq <= end);
+        let entries = self.entries.as_slice();
+        let lo = entries.partition_point(|e| e.seq < begin);
+        let hi = entries.partition_point(|e| e.seq <= end);
         if lo >= hi {
             &[]
         } else {
-            &self.entries[lo..hi]
+            &entries[lo..hi]
         }
     }
 }

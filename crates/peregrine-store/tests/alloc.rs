@@ -95,6 +95,51 @@ fn file_store_fsync_every_millis_stores_without_allocating() {
     file_store(FsyncPolicy::EveryMillis(1));
 }
 
+/// A store given no capacity ahead (as the engine makes them) grows its
+/// index past every point where a `Vec` would have doubled, and stores
+/// without allocating once past its first 512 messages: from there the
+/// index's room is reserved in a mapping (`mapped.rs`). (Before, the engine
+/// journal's per-session index doubled on the way of the message that found
+/// it full: BENCHMARKS.md §8's allocations per order.)
+#[test]
+fn stores_grow_their_index_without_allocating() {
+    const GROWN: u64 = 40_000;
+    const WARM: u64 = 600;
+    let msgs: Vec<Vec<u8>> = (0..=GROWN + 200).map(|s| msg(s, 1)).collect();
+    let grow = |store: &mut dyn MessageStore, name: &str| {
+        for _ in 0..WARM {
+            let seq = store.next_sender_seq();
+            store.store(seq, &msgs[seq as usize]).unwrap();
+            store.incr_next_sender_seq().unwrap();
+            store.commit().unwrap();
+            store.settle().unwrap();
+        }
+        let n = allocations(|| {
+            for _ in WARM..GROWN {
+                let seq = store.next_sender_seq();
+                store.store(seq, &msgs[seq as usize]).unwrap();
+                store.incr_next_sender_seq().unwrap();
+                store.commit().unwrap();
+                store.settle().unwrap();
+            }
+        });
+        assert_eq!(n, 0, "{name}: {n} allocations growing to {GROWN} messages");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let journal = peregrine_store::EngineJournal::open(
+        dir.path(),
+        peregrine_store::JournalConfig::with_fsync(FsyncPolicy::Never),
+        T0,
+    )
+    .unwrap();
+    let mut s = journal.session("FIX.4.4:GW->C1", T0).unwrap();
+    grow(&mut s, "JournalStore");
+    let dir = tempfile::tempdir().unwrap();
+    let config = FileStoreConfig::with_fsync(FsyncPolicy::Never);
+    let mut s = FileStore::open(dir.path(), "FIX.4.4:A->B", config, T0).unwrap();
+    grow(&mut s, "FileStore");
+}
+
 /// Counts what a [`StoreObserver`](peregrine_store::StoreObserver) is told.
 #[derive(Default)]
 struct Timings {

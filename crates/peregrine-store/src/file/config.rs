@@ -94,7 +94,10 @@ pub struct FileStoreConfig {
     /// What to do when recovery finds acknowledged data damaged or missing.
     pub on_damage: OnDamage,
     /// Index entries to reserve on open (24 bytes each), so that storing
-    /// that many messages does not grow the index.
+    /// that many messages does not grow the index. From 512 on, the index
+    /// reserves room for at least two million entries in a memory mapping
+    /// (address space; pages are backed as entries are written), and grows
+    /// without allocating.
     pub index_capacity: usize,
     /// Bytes reserved on open for the transaction being built: records wait
     /// there for the commit, and are written ahead of it when they would not

@@ -246,8 +246,10 @@ impl MessageStore for JournalStore {
     }
 
     fn settle(&mut self) -> Result<(), StoreError> {
-        // After the turn's output has left: room for the next writes.
+        // After the turn's output has left: room for the next writes, and
+        // for the next index entries (past 512, in a mapping: `mapped.rs`).
         lock(&self.journal).reserve_ahead();
+        self.state.messages.keep_room_ahead();
         Ok(())
     }
 
