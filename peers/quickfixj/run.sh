@@ -5,6 +5,7 @@
 #   peers/quickfixj/run.sh RoundTrip --role acceptor|initiator --config balanced|optimized|fsync \
 #       --port P --dir DIR --dict crates/peregrine-dict/dictionaries/FIX44.xml [--iters N --warmup W]
 #   peers/quickfixj/run.sh Stream --role receiver|sender ...; run.sh ManySessions --role acceptor|load ...
+#   peers/quickfixj/run.sh JdbcStoreTurn --port P --user U FIX.4.4 SENDER TARGET write N|dump  (QuickFIX/J JdbcStore on PostgreSQL)
 # JVM options: PEREGRINE_JVM_OPTS (default: fixed 1 GiB heap, pre-touched, default G1 collector;
 # ManySessions: -Xms32m -Xmx4g, see below).
 # Build first with scripts/deps.sh (or `mvn -q -B package` here).

@@ -1,0 +1,149 @@
+//! QuickFIX/J 2.3.1's own `JdbcStore` and Peregrine's `PostgresStore` take
+//! turns on the same tables of a real PostgreSQL server the test starts:
+//! QuickFIX/J writes, Peregrine opens, continues the sequence numbers and
+//! reads back (as a resend would) QuickFIX/J's messages byte for byte; then
+//! QuickFIX/J opens what Peregrine wrote and continues in turn. The Java
+//! side is peers/quickfixj's `JdbcStoreTurn`, built by `make deps`.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use peregrine_store::contract::collect;
+use peregrine_store::{MessageStore, SEQ_END};
+use peregrine_store_sql::{PostgresStore, SessionKey, SqlStoreConfig};
+use support::pg::PgCluster;
+
+fn peers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../peers/quickfixj")
+}
+
+/// Runs `JdbcStoreTurn` on the cluster; its standard output.
+fn quickfixj(pg: &PgCluster, args: &[&str]) -> String {
+    let dir = peers_dir();
+    let jar = dir.join("target/quickfixj-bench.jar");
+    assert!(
+        jar.exists(),
+        "{} is missing: run make deps (scripts/deps.sh builds peers/quickfixj)",
+        jar.display()
+    );
+    let cp = format!("{}:{}/target/lib/*", jar.display(), dir.display());
+    let port = pg.port.to_string();
+    let out = Command::new("java")
+        // QuickFIX/J writes creation_time in the JVM's zone; Peregrine reads UTC.
+        .args([
+            "-Duser.timezone=UTC",
+            "-cp",
+            &cp,
+            "peregrine.peers.JdbcStoreTurn",
+        ])
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--user",
+            "postgres",
+            "--db",
+            "postgres",
+        ])
+        .args(["FIX.4.4", "BANK", "VENUE"])
+        .args(args)
+        .output()
+        .expect("run java");
+    assert!(
+        out.status.success(),
+        "JdbcStoreTurn {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// QuickFIX/J's message `k` of a `write` that stored it under `seq`, as bytes
+/// (ISO-8859-1: é is the one byte 0xE9).
+fn qfj_msg(seq: u64, k: u64) -> Vec<u8> {
+    let mut m = format!("8=FIX.4.4\x0135=D\x0134={seq}\x0158=qfj ").into_bytes();
+    m.push(0xE9);
+    m.extend_from_slice(format!(" {k}\x01").as_bytes());
+    m
+}
+
+fn peregrine(pg: &PgCluster, now: i64) -> PostgresStore {
+    let key = SessionKey::new("FIX.4.4", "BANK", "VENUE");
+    PostgresStore::connect(&pg.config(), key, &SqlStoreConfig::default(), now).unwrap()
+}
+
+#[test]
+fn quickfixj_jdbcstore_and_peregrine_take_turns_on_the_same_tables() {
+    let pg = PgCluster::start();
+    // Peregrine creates the tables from its migration; QuickFIX/J uses them
+    // as its own (it creates none).
+    drop(peregrine(&pg, 0));
+    pg.client()
+        .batch_execute("DELETE FROM sessions; DELETE FROM messages;")
+        .unwrap();
+
+    // 1. QuickFIX/J's turn: three messages sent, one received.
+    quickfixj(&pg, &["write", "3"]);
+
+    // 2. Peregrine's: it continues QuickFIX/J's numbers and resends its messages.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as i64;
+    let mut s = peregrine(&pg, 0);
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (4, 2));
+    let created = s.creation_time();
+    assert!(
+        (created - now).abs() < 600_000_000_000,
+        "QuickFIX/J's creation_time read as UTC: {created} vs now {now}"
+    );
+    let want: Vec<(u64, Vec<u8>)> = (1..=3).map(|q| (q, qfj_msg(q, q))).collect();
+    assert_eq!(
+        collect(&mut s, 1, SEQ_END),
+        want,
+        "QuickFIX/J's rows, byte for byte"
+    );
+    for seq in 4..=5 {
+        s.store(
+            seq,
+            format!("8=FIX.4.4\x0135=D\x0134={seq}\x0158=peregrine\x01").as_bytes(),
+        )
+        .unwrap();
+        s.incr_next_sender_seq().unwrap();
+    }
+    s.incr_next_target_seq().unwrap();
+    s.commit().unwrap();
+    drop(s);
+
+    // 3. QuickFIX/J's again: it sees Peregrine's numbers and messages...
+    let dump = quickfixj(&pg, &["dump"]);
+    let lines: Vec<&str> = dump.lines().collect();
+    assert_eq!(&lines[..2], ["sender=6", "target=3"], "{dump}");
+    let created_ms: i64 = lines[2].strip_prefix("created=").unwrap().parse().unwrap();
+    assert_eq!(
+        created_ms,
+        created / 1_000_000,
+        "the same creation time both ways"
+    );
+    assert_eq!(
+        &lines[3..],
+        [
+            "8=FIX.4.4|35=D|34=1|58=qfj é 1|",
+            "8=FIX.4.4|35=D|34=2|58=qfj é 2|",
+            "8=FIX.4.4|35=D|34=3|58=qfj é 3|",
+            "8=FIX.4.4|35=D|34=4|58=peregrine|",
+            "8=FIX.4.4|35=D|34=5|58=peregrine|",
+        ],
+        "{dump}"
+    );
+    // ...and continues from them.
+    quickfixj(&pg, &["write", "1"]);
+
+    // 4. Peregrine once more.
+    let mut s = peregrine(&pg, 0);
+    assert_eq!((s.next_sender_seq(), s.next_target_seq()), (7, 4));
+    assert_eq!(collect(&mut s, 6, SEQ_END), [(6, qfj_msg(6, 1))]);
+    assert_eq!(collect(&mut s, 1, SEQ_END).len(), 6);
+}
