@@ -1,7 +1,8 @@
 //! `peregrine store import` as a process, on stores written by the real QuickFIX/Go
-//! (peers/quickfixgo, its `store/file` API) and QuickFIX C++ (peers/quickfix-cpp
-//! `store_writer`, Debian's libquickfix 1.15.1 `FileStoreFactory`), both built by
-//! `make deps`: the Peregrine store then holds both numbers, the creation time and every
+//! (peers/quickfixgo, its `store/file` API), QuickFIX C++ (peers/quickfix-cpp
+//! `store_writer`, Debian's libquickfix 1.15.1 `FileStoreFactory`) and QuickFIX/J 2.3.1
+//! (peers/quickfixj `StoreWriter`: `FileStoreFactory` and `CachedFileStoreFactory`), all
+//! built by `make deps`: the Peregrine store then holds both numbers, the creation time and every
 //! message byte for byte; a second import is refused; a settings file naming no stored
 //! session says what it looked for. (QuickFIX/J, with a resend to the same peer:
 //! tests/store_import_quickfixj.rs.)
@@ -24,18 +25,49 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// The engine that writes a store, and how.
+#[derive(Clone, Copy)]
+enum Writer {
+    /// peers/quickfixgo's storewriter.
+    Go,
+    /// peers/quickfix-cpp's store_writer.
+    Cpp,
+    /// peers/quickfixj's StoreWriter with FileStoreFactory or CachedFileStoreFactory.
+    Java(&'static str),
+}
+
 /// Runs a peer's store writer: DIR GW VENUE COUNT NEXT_TARGET.
-fn write_store(program: &Path, dir: &Path, count: u32, next_target: u32) {
+fn write_store(writer: Writer, dir: &Path, count: u32, next_target: u32) {
+    let (program, built) = match writer {
+        Writer::Go => {
+            let p = repo().join("peers/quickfixgo/target/storewriter");
+            (p.clone(), p)
+        }
+        Writer::Cpp => {
+            let p = repo().join("peers/quickfix-cpp/build/store_writer");
+            (p.clone(), p)
+        }
+        Writer::Java(_) => (
+            repo().join("peers/quickfixj/run.sh"),
+            repo().join("peers/quickfixj/target/classes/peregrine/peers/StoreWriter.class"),
+        ),
+    };
     assert!(
-        program.is_file(),
+        built.is_file(),
         "{} is not built: run `make deps`",
-        program.display()
+        built.display()
     );
-    let out = Command::new(program)
-        .arg(dir)
-        .args(["GW", "VENUE", &count.to_string(), &next_target.to_string()])
-        .output()
-        .unwrap();
+    let mut c = Command::new(program);
+    if let Writer::Java(_) = writer {
+        c.arg("StoreWriter")
+            .env("PEREGRINE_JVM_OPTS", "-Xms64m -Xmx64m");
+    }
+    c.arg(dir)
+        .args(["GW", "VENUE", &count.to_string(), &next_target.to_string()]);
+    if let Writer::Java(kind) = writer {
+        c.arg(kind);
+    }
+    let out = c.output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
@@ -67,17 +99,33 @@ fn import(from: &str, qf: &Path, cfg: &Path) -> Output {
         .unwrap()
 }
 
-/// The QuickFIX store's messages, read from its body file at the offsets its text
-/// header gives (QuickFIX/Go: lines; QuickFIX C++: space-separated).
-fn quickfix_messages(qf: &Path, prefix: &str) -> Vec<(u64, Vec<u8>)> {
+/// The QuickFIX store's messages, read from its body file at the offsets its header
+/// gives (QuickFIX/J: 16-byte big-endian records; QuickFIX/Go: lines; QuickFIX C++:
+/// space-separated).
+fn quickfix_messages(qf: &Path, prefix: &str, binary: bool) -> Vec<(u64, Vec<u8>)> {
     let body = std::fs::read(qf.join(format!("{prefix}.body"))).unwrap();
-    let header = std::fs::read_to_string(qf.join(format!("{prefix}.header"))).unwrap();
-    header
-        .split_whitespace()
-        .map(|r| {
-            let n: Vec<usize> = r.split(',').map(|x| x.parse().unwrap()).collect();
-            (n[0] as u64, body[n[1]..n[1] + n[2]].to_vec())
-        })
+    let header = std::fs::read(qf.join(format!("{prefix}.header"))).unwrap();
+    let records: Vec<[usize; 3]> = if binary {
+        header
+            .chunks_exact(16)
+            .map(|r| {
+                let int = |b: &[u8]| b.iter().fold(0usize, |n, &x| n << 8 | usize::from(x));
+                [int(&r[..4]), int(&r[4..12]), int(&r[12..])]
+            })
+            .collect()
+    } else {
+        String::from_utf8(header)
+            .unwrap()
+            .split_whitespace()
+            .map(|r| {
+                let n: Vec<usize> = r.split(',').map(|x| x.parse().unwrap()).collect();
+                [n[0], n[1], n[2]]
+            })
+            .collect()
+    };
+    records
+        .into_iter()
+        .map(|[seq, offset, size]| (seq as u64, body[offset..offset + size].to_vec()))
         .collect()
 }
 
@@ -103,7 +151,7 @@ fn journal_state(pg: &Path) -> (u64, u64, i64, Vec<(u64, Vec<u8>)>) {
 }
 
 /// Imports `from`'s store of 12 messages, next target 34, and checks the result.
-fn imports_whole(from: &str, writer: &Path, engine_journal: bool) {
+fn imports_whole(from: &str, writer: Writer, engine_journal: bool) {
     let tmp = tempfile::tempdir().unwrap();
     let (qf, pg) = (tmp.path().join("quickfix"), tmp.path().join("peregrine"));
     write_store(writer, &qf, 12, 34);
@@ -117,7 +165,8 @@ fn imports_whole(from: &str, writer: &Path, engine_journal: bool) {
             && stdout.contains("next sender 13, next target 34, 12 messages (1..12)"),
         "{stdout}"
     );
-    let expected = quickfix_messages(&qf, "FIX.4.4-GW-VENUE");
+    let binary = matches!(writer, Writer::Java(_));
+    let expected = quickfix_messages(&qf, "FIX.4.4-GW-VENUE", binary);
     assert_eq!(expected.len(), 12);
     assert!(expected[0].1.starts_with(b"8=FIX.4.4\x019="));
     let (sender, target, created, messages) = if engine_journal {
@@ -147,29 +196,27 @@ fn imports_whole(from: &str, writer: &Path, engine_journal: bool) {
 
 #[test]
 fn a_quickfixgo_store_is_imported_into_the_engine_journal() {
-    imports_whole(
-        "quickfixgo",
-        &repo().join("peers/quickfixgo/target/storewriter"),
-        true,
-    );
+    imports_whole("quickfixgo", Writer::Go, true);
 }
 
 #[test]
 fn a_quickfixgo_store_is_imported_into_a_file_store_without_the_engine_journal() {
-    imports_whole(
-        "quickfixgo",
-        &repo().join("peers/quickfixgo/target/storewriter"),
-        false,
-    );
+    imports_whole("quickfixgo", Writer::Go, false);
 }
 
 #[test]
 fn a_quickfix_cpp_store_is_imported_into_the_engine_journal() {
-    imports_whole(
-        "quickfix",
-        &repo().join("peers/quickfix-cpp/build/store_writer"),
-        true,
-    );
+    imports_whole("quickfix", Writer::Cpp, true);
+}
+
+#[test]
+fn a_quickfixj_file_store_is_imported_into_the_engine_journal() {
+    imports_whole("quickfixj", Writer::Java("file"), true);
+}
+
+#[test]
+fn a_quickfixj_cached_file_store_is_imported_into_a_file_store() {
+    imports_whole("quickfixj", Writer::Java("cached"), false);
 }
 
 #[test]
@@ -177,12 +224,7 @@ fn no_stored_session_says_what_was_looked_for() {
     let tmp = tempfile::tempdir().unwrap();
     let qf = tmp.path().join("quickfix");
     // A store of another session: reported, not imported.
-    write_store(
-        &repo().join("peers/quickfix-cpp/build/store_writer"),
-        &qf,
-        1,
-        1,
-    );
+    write_store(Writer::Cpp, &qf, 1, 1);
     std::fs::rename(
         qf.join("FIX.4.4-GW-VENUE.seqnums"),
         qf.join("FIX.4.4-GW-ELSE.seqnums"),

@@ -134,19 +134,26 @@ fn read(
 /// The prefixes of QuickFIX stores in `dir` that no session matched (by
 /// their sequence-number file, which every store has).
 fn unmatched(from: QuickfixFormat, dir: &Path, matched: &[String]) -> Vec<String> {
-    let suffix = match from {
-        QuickfixFormat::Quickfix => ".seqnums",
-        _ => ".senderseqnums",
+    // QuickFIX/J's CachedFileStore has `.seqnums`, as QuickFIX C++.
+    let suffixes: &[&str] = match from {
+        QuickfixFormat::Quickfix => &[".seqnums"],
+        QuickfixFormat::Quickfixj => &[".senderseqnums", ".seqnums"],
+        QuickfixFormat::Quickfixgo => &[".senderseqnums"],
     };
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut out: Vec<String> = entries
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|n| n.strip_suffix(suffix).map(str::to_string))
+        .filter_map(|n| {
+            suffixes
+                .iter()
+                .find_map(|s| n.strip_suffix(s).map(str::to_string))
+        })
         .filter(|p| !matched.contains(p))
         .collect();
     out.sort();
+    out.dedup();
     out
 }
 

@@ -13,6 +13,10 @@
 //!   place from offset 0;
 //! * `session`: the creation time as `writeUTF` of a UTCTimestamp with
 //!   milliseconds (`20240115-10:30:00.123`).
+//!
+//! QuickFIX/J's `CachedFileStore` writes the same files but for the numbers:
+//! one `seqnums` file, `writeUTF` of `sender:target` (`"23:22"`); read when
+//! neither of the two others exists.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -59,7 +63,8 @@ pub fn read(dir: &Path, prefix: &str) -> Result<Option<QuickfixStore>, ImportErr
         file("targetseqnums"),
         file("session"),
     );
-    if ![&body, &header, &sender, &target, &session]
+    let cached = file("seqnums");
+    if ![&body, &header, &sender, &target, &session, &cached]
         .iter()
         .any(|p| p.exists())
     {
@@ -69,8 +74,11 @@ pub fn read(dir: &Path, prefix: &str) -> Result<Option<QuickfixStore>, ImportErr
         Some(bytes) => parse_header(&header, &bytes)?,
         None => BTreeMap::new(),
     };
-    let next_sender = read_seqnum(&sender)?;
-    let next_target = read_seqnum(&target)?;
+    let (next_sender, next_target) = if !sender.exists() && !target.exists() && cached.exists() {
+        read_cached_seqnums(&cached)?
+    } else {
+        (read_seqnum(&sender)?, read_seqnum(&target)?)
+    };
     let creation_time = match read_bounded(&session, MAX_SMALL_FILE)? {
         Some(bytes) if !bytes.is_empty() => {
             let text = java_utf(&session, &bytes)?;
@@ -131,6 +139,29 @@ fn read_seqnum(path: &Path) -> Result<u64, ImportError> {
         Some(bytes) if !bytes.is_empty() => seq_number(path, 2, java_utf(path, &bytes)?),
         _ => Ok(1),
     }
+}
+
+/// `CachedFileStore`'s `seqnums` file, `sender:target`: (1, 1) when empty.
+fn read_cached_seqnums(path: &Path) -> Result<(u64, u64), ImportError> {
+    let bytes = read_bounded(path, MAX_SMALL_FILE)?.unwrap_or_default();
+    if bytes.is_empty() {
+        return Ok((1, 1));
+    }
+    let text = java_utf(path, &bytes)?;
+    let Some(colon) = text.iter().position(|&b| b == b':') else {
+        return Err(ImportError::malformed(
+            path,
+            2,
+            format!(
+                "not \"sender:target\": {:?}",
+                String::from_utf8_lossy(&text[..text.len().min(40)])
+            ),
+        ));
+    };
+    Ok((
+        seq_number(path, 2, &text[..colon])?,
+        seq_number(path, 3 + colon as u64, &text[colon + 1..])?,
+    ))
 }
 
 /// The string of Java's `writeUTF` at the start of `bytes` (anything after it
@@ -220,6 +251,26 @@ mod tests {
             [(1, m1.to_vec()), (2, b"TWO!".to_vec()), (3, m3.to_vec())]
         );
         assert!(read(d, "FIX.4.4-GW-OTHER").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_cached_file_store_keeps_both_numbers_in_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("X.seqnums"), utf("23:22")).unwrap();
+        let s = read(dir.path(), "X").unwrap().expect("found");
+        assert_eq!((s.next_sender, s.next_target), (23, 22));
+        std::fs::write(dir.path().join("X.seqnums"), utf("23-22")).unwrap();
+        let e = read(dir.path(), "X").unwrap_err().to_string();
+        assert!(
+            e.ends_with("X.seqnums at byte 2: not \"sender:target\": \"23-22\""),
+            "{e}"
+        );
+        std::fs::write(dir.path().join("X.seqnums"), utf("23:x")).unwrap();
+        let e = read(dir.path(), "X").unwrap_err().to_string();
+        assert!(
+            e.ends_with("X.seqnums at byte 5: not a sequence number: \"x\""),
+            "{e}"
+        );
     }
 
     #[test]
