@@ -20,6 +20,8 @@ pub(crate) enum Unsent {
     GaveUp,
     /// A failure retrying does not cure.
     Failed(PublishError),
+    /// A standby asked for a stream meanwhile: this one gives way.
+    Asked,
     /// The frame format cannot carry the change.
     Unframed(FrameError),
 }
@@ -105,8 +107,12 @@ impl Outbound {
                     if since.get_or_insert_with(Instant::now).elapsed() >= self.offer_timeout {
                         return Err(Unsent::GaveUp);
                     }
-                    // Acknowledgements keep flowing while the standby catches up.
+                    // Acknowledgements keep flowing while the standby catches up;
+                    // a request (a standby started again) is answered at once.
                     let _ = self.read_status();
+                    if self.request.is_some() {
+                        return Err(Unsent::Asked);
+                    }
                     if r != Refusal::AdminAction {
                         idle.idle(0);
                     }

@@ -3,6 +3,7 @@
 //! replica's changes.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use peregrine_ha::TermFence;
 use peregrine_store::{
@@ -49,6 +50,8 @@ pub(crate) struct Receiver {
     pub(crate) leader_at: Option<JournalPosition>,
     /// A transaction was applied since the last status.
     pub(crate) advanced: bool,
+    /// When the stream followed last sent a frame.
+    pub(crate) heard: Instant,
 }
 
 impl Receiver {
@@ -68,6 +71,7 @@ impl Receiver {
             seen: (0, 0),
             leader_at: None,
             advanced: false,
+            heard: Instant::now(),
         })
     }
 
@@ -97,7 +101,7 @@ impl Receiver {
     }
 
     /// Stops following: the next status asks again.
-    fn lose(&mut self) -> Result<(), StoreError> {
+    pub(crate) fn lose(&mut self) -> Result<(), StoreError> {
         self.locked = None;
         self.stats.lost += 1;
         self.abandon()
@@ -129,7 +133,7 @@ impl Receiver {
             return self.on_start(stream, frame.from);
         }
         match self.locked {
-            Some(l) if l == stream => {}
+            Some(l) if l == stream => self.heard = Instant::now(),
             // An older epoch of the stream followed: still in flight.
             Some(l) if l.instance == stream.instance && stream.epoch < l.epoch => {
                 self.stats.ignored += 1;
@@ -181,6 +185,7 @@ impl Receiver {
         }
         self.abandon()?;
         self.locked = Some(stream);
+        self.heard = Instant::now();
         self.expect = from;
         // From the journal's start over a replica that holds something: only
         // a stream that starts with a RESTART replaces it.

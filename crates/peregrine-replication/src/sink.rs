@@ -45,9 +45,10 @@ pub struct SinkStats {
 /// `FsyncPolicy::EveryCommit`, before the acknowledgement).
 ///
 /// * It asks (a status frame with a request) at start, every
-///   `request_interval` until a START answers it, and whenever what arrives
+///   `request_interval` until a START answers it, whenever what arrives
 ///   does not follow on from what it holds (a frame lost, another epoch, an
-///   active started again). A standby that started late or was down is so
+///   active started again), and when the stream it follows has been silent
+///   for five `heartbeat_interval`s (the active died or stopped leading). A standby that started late or was down is so
 ///   caught up from its saved position, while the active serves.
 /// * A transaction is applied whole or not at all: one abandoned half way (the
 ///   active gave up on back pressure, or died) is dropped by opening the
@@ -68,6 +69,8 @@ pub struct ReplicationSink {
     fragment_limit: usize,
     status_interval: Duration,
     request_interval: Duration,
+    /// A stream silent this long (five heartbeat intervals) is given up.
+    silence: Duration,
     last_status: Option<Instant>,
     last_request: Option<Instant>,
 }
@@ -94,6 +97,7 @@ impl ReplicationSink {
             fragment_limit: config.fragment_limit,
             status_interval: config.status_interval,
             request_interval: config.request_interval,
+            silence: config.heartbeat_interval * 5,
             last_status: None,
             last_request: None,
         })
@@ -157,6 +161,11 @@ impl ReplicationSink {
         )?;
         if let Some(e) = failed {
             return Err(e.into());
+        }
+        // The active died, stopped leading, or lost its subscriber: ask
+        // whoever streams now.
+        if self.rx.is_streaming() && self.rx.heard.elapsed() >= self.silence {
+            self.rx.lose()?;
         }
         self.say_status();
         Ok(n)

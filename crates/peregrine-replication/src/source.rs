@@ -91,7 +91,8 @@ impl Stream {
 /// Back pressure: a refused frame is retried (back-off idle, status frames
 /// read meanwhile) for at most `offer_timeout`; past it the transaction in
 /// flight is abandoned and, at the next poll, sent again from its start (the
-/// standby drops what it had of it). No standby connected: streaming stops at
+/// standby drops what it had of it). A request heard meanwhile ends the
+/// retries: it is answered at the next poll. No standby connected: streaming stops at
 /// once and waits for a request (a standby that comes back asks). So the
 /// active holds nothing for a slow or absent standby: the journal is the
 /// buffer, read again from the standby's position.
@@ -267,6 +268,11 @@ impl<T: TermSource> ReplicationSource<T> {
         match e {
             Unsent::NotConnected => {
                 self.out.stats.disconnected += 1;
+                self.stream = None;
+                self.answered = false;
+                Ok(())
+            }
+            Unsent::Asked => {
                 self.stream = None;
                 self.answered = false;
                 Ok(())
