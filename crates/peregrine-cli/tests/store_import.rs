@@ -38,6 +38,11 @@ enum Writer {
 
 /// Runs a peer's store writer: DIR GW VENUE COUNT NEXT_TARGET.
 fn write_store(writer: Writer, dir: &Path, count: u32, next_target: u32) {
+    write_session_store(writer, dir, "VENUE", count, next_target);
+}
+
+/// Runs a peer's store writer: DIR GW TARGET COUNT NEXT_TARGET.
+fn write_session_store(writer: Writer, dir: &Path, target: &str, count: u32, next_target: u32) {
     let (program, built) = match writer {
         Writer::Go => {
             let p = repo().join("peers/quickfixgo/target/storewriter");
@@ -63,7 +68,7 @@ fn write_store(writer: Writer, dir: &Path, count: u32, next_target: u32) {
             .env("PEREGRINE_JVM_OPTS", "-Xms64m -Xmx64m");
     }
     c.arg(dir)
-        .args(["GW", "VENUE", &count.to_string(), &next_target.to_string()]);
+        .args(["GW", target, &count.to_string(), &next_target.to_string()]);
     if let Writer::Java(kind) = writer {
         c.arg(kind);
     }
@@ -248,4 +253,28 @@ fn no_stored_session_says_what_was_looked_for() {
         "{stderr}"
     );
     assert!(!tmp.path().join("peregrine").exists(), "nothing written");
+}
+
+#[test]
+fn two_sessions_go_into_one_engine_journal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (qf, pg) = (tmp.path().join("quickfix"), tmp.path().join("peregrine"));
+    write_session_store(Writer::Go, &qf, "VENUE", 3, 5);
+    write_session_store(Writer::Go, &qf, "OTHER", 7, 9);
+    let cfg = settings(tmp.path(), &pg, true);
+    let out = import("quickfixgo", &qf, &cfg);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    let journal = EngineJournal::open(&pg, JournalConfig::default(), 0).unwrap();
+    for (name, prefix, numbers, count) in [
+        (SESSION, "FIX.4.4-GW-VENUE", (4, 5), 3),
+        ("FIX.4.4:GW->OTHER", "FIX.4.4-GW-OTHER", (8, 9), 7),
+    ] {
+        let mut view = journal.session(name, 0).unwrap();
+        let (sender, target, _, messages) = peregrine_state(&mut view);
+        assert_eq!((sender, target), numbers, "{name}");
+        assert_eq!(messages.len(), count, "{name}");
+        assert_eq!(messages, quickfix_messages(&qf, prefix, false), "{name}");
+    }
 }
