@@ -5,8 +5,14 @@
 //! server they start.)
 #![cfg(feature = "sql-store")]
 
+use std::path::Path;
+
 use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{open_store, store_kind, StoreKind};
+use peregrine_engine::Idle;
+
+mod support;
+use support::{acceptor_cfg, echo, engine_with, initiator_cfg, log_on, options};
 
 const BASE: &str = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=BANK\nTargetCompID=VENUE\nUseDataDictionary=N\n";
 
@@ -106,4 +112,51 @@ fn an_unreachable_database_is_an_error_on_its_key() {
         !e.to_string().contains("secret"),
         "no password in errors: {e}"
     );
+}
+
+/// Both numbers of the session `cfg` names, read from its database store.
+fn numbers(text: &str, cfg: &Path) -> (u64, u64) {
+    let settings = Settings::parse(text, cfg).unwrap();
+    let store = open_store(&settings.sessions[0], StoreKind::Sql, 0).unwrap();
+    (store.next_sender_seq(), store.next_target_seq())
+}
+
+/// Two engines whose sessions keep their numbers in SQLite (JdbcURL) log on,
+/// stop, start again and log on again: each Logon carries the next number,
+/// read back from the database.
+#[test]
+fn sessions_on_a_database_store_continue_their_numbers_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let acc_text = acceptor_cfg("JdbcURL=jdbc:sqlite:acceptor.db\nHeartBtInt=30");
+    let (acc_cfg, ini_cfg) = (dir.path().join("acc.cfg"), dir.path().join("ini.cfg"));
+    for round in 1..=2u64 {
+        let mut acc = engine_with(
+            &acc_text,
+            &acc_cfg,
+            options(Idle::block(), false),
+            StoreKind::Sql,
+            &mut echo,
+        );
+        let port = acc.listener_addrs()[0].port();
+        let ini_text = initiator_cfg(port, "JdbcURL=jdbc:sqlite:initiator.db\nHeartBtInt=30");
+        let mut ini = engine_with(
+            &ini_text,
+            &ini_cfg,
+            options(Idle::block(), false),
+            StoreKind::Sql,
+            &mut echo,
+        );
+        log_on(&mut acc, &mut ini);
+        drop((acc, ini)); // stopped without a Logout: the numbers are the Logons'
+        assert_eq!(
+            numbers(&acc_text, &acc_cfg),
+            (round + 1, round + 1),
+            "acceptor, round {round}"
+        );
+        assert_eq!(
+            numbers(&ini_text, &ini_cfg),
+            (round + 1, round + 1),
+            "initiator, round {round}"
+        );
+    }
 }
