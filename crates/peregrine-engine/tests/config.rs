@@ -371,7 +371,10 @@ fn an_unimplemented_security_or_delivery_key_stops_start_up_naming_file_line_and
         ("ResetOnError=Y", "ResetOnError"),
         ("RequiresOrigSendingTime=N", "RequiresOrigSendingTime"),
         ("logontag1=553=me", "logontag1"),
-        ("JdbcDataSourceName=java:comp/env/jdbc/fix", "JdbcDataSourceName"),
+        (
+            "JdbcDataSourceName=java:comp/env/jdbc/fix",
+            "JdbcDataSourceName",
+        ),
         ("HeartBeatTimeoutMultiplier=3", "HeartBeatTimeoutMultiplier"),
     ] {
         let path = dir.path().join("venue.cfg");

@@ -176,7 +176,8 @@ const DB_STORE: &str =
 const DB_LOG: &str = "logs go to FileLogPath and tracing, not to a database";
 const SCREEN_LOG: &str = "the screen log (ScreenLogShowEvents, ScreenLogShowIncoming, ScreenLogShowOutgoing) prints every message it is asked for, heartbeats included, with microseconds";
 const SUB_IDS: &str = "sessions are told apart by BeginString, CompIDs and SessionQualifier only, and SenderSubID(50), SenderLocationID(142), TargetSubID(57), TargetLocationID(143) are not written in the header: an application that needs them adds them in Application::to_admin and to the messages it sends";
-const DB_POOL: &str = "database connection tuning; a database store keeps one connection per session";
+const DB_POOL: &str =
+    "database connection tuning; a database store keeps one connection per session";
 
 /// Every QuickFIX/J and QuickFIX C++ settings key Peregrine does not
 /// implement, with what ignoring it would change. The README's table lists
