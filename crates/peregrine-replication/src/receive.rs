@@ -164,7 +164,12 @@ impl Receiver {
         } else if self.txn != Some((from, frame.index)) {
             return self.lose();
         }
-        self.txn = Some((from, frame.index + 1));
+        // An index at u32::MAX is no transaction of a journal: a hostile frame.
+        let Some(next) = frame.index.checked_add(1) else {
+            self.stats.bad_frames += 1;
+            return self.lose();
+        };
+        self.txn = Some((from, next));
         self.apply(frame.body)
     }
 

@@ -354,7 +354,7 @@ impl Txn {
             from: Some(self.from),
             body,
         };
-        self.index += 1;
+        self.index = self.index.wrapping_add(1);
         out.send(&frame)
     }
 

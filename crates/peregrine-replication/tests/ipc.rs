@@ -268,3 +268,54 @@ fn back_pressure_abandons_a_transaction_and_sends_it_again() {
     assert_eq!(model(sdir.path()), model(adir.path()));
     assert_eq!(sink.stats().lost, 0, "{:?}", sink.stats());
 }
+
+#[test]
+fn hostile_frames_on_the_data_stream_are_counted_not_applied() {
+    use peregrine_replication::frame::{Body, DataFrame};
+    let (adir, sdir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let aeron = client();
+    let config = ReplicationConfig::ipc();
+    let mut active = Active::open(adir.path(), 2, journal_config());
+    active.turns(20, 100);
+    let mut source = ReplicationSource::new(&aeron, &config, adir.path(), term(3)).unwrap();
+    let mut sink = ReplicationSink::open(&aeron, &config, sdir.path(), journal_config()).unwrap();
+    assert!(pump(
+        Some(&mut source),
+        Some(&mut sink),
+        caught_up(&active.journal)
+    ));
+    // Another publisher on the data stream: garbage, a truncated frame, and
+    // a frame of the followed stream's term with an impossible index.
+    let mut intruder = aeron.publisher(&config.data, config.data_stream).unwrap();
+    let mut forged = Vec::new();
+    DataFrame {
+        term: term(3),
+        instance: source.instance(),
+        epoch: 1,
+        index: u32::MAX,
+        from: sink.position(),
+        body: Body::Restart,
+    }
+    .encode(&mut forged)
+    .unwrap();
+    let frames: [&[u8]; 3] = [b"\x01\x05garbage", &forged[..20], &forged];
+    for f in frames {
+        let end = Instant::now() + PATIENCE;
+        while intruder.publish_bytes(f).is_err() {
+            assert!(Instant::now() < end, "the intruder could not publish");
+            sink.poll().unwrap();
+        }
+    }
+    active.turns(20, 100);
+    assert!(pump(
+        Some(&mut source),
+        Some(&mut sink),
+        caught_up(&active.journal)
+    ));
+    // Garbage and the cut frame are not frames; the forged one does not
+    // follow on from what the standby holds: it asked again.
+    let stats = sink.stats();
+    assert_eq!((stats.bad_frames, stats.lost), (2, 1), "{stats:?}");
+    assert_eq!(stats.abandoned, 0, "nothing of the forged frame applied");
+    assert_eq!(model(sdir.path()), model(adir.path()));
+}
