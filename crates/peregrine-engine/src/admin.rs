@@ -33,7 +33,9 @@
 //! Each request but `/metrics` becomes a [`Command`] for the reactor, sent through the
 //! [`EngineHandle`]'s channel; the answer is sent only once the reactor has
 //! carried the command out, so a new sequence number is in force before `200`
-//! comes back. Other answers: 400 (bad parameters), 401/403 (see below), 404
+//! comes back. Other answers: 400 (bad parameters; and a target holding a
+//! byte a URL may not hold unencoded, such as the `>` of `SESSION=FIX.4.4:A->B`
+//! typed as is: the answer says which and how to write it), 401/403 (see below), 404
 //! (unknown path or session), 405 (not `GET`), 413 (a request with a body),
 //! 431 (a request head over [`MAX_HEAD_BYTES`]), 503 (the engine did not answer
 //! within [`REACTOR_TIMEOUT`], or too many connections). [`Command::Stop`] is
@@ -678,7 +680,21 @@ impl Server {
 
     /// Serves one connection (one request: keep-alive is off) within the
     /// connection time limit.
-    async fn serve(self: Arc<Self>, stream: TcpStream, peer: SocketAddr) {
+    async fn serve(self: Arc<Self>, mut stream: TcpStream, peer: SocketAddr) {
+        if let Some(why) = misencoded_target(&stream, self.options.header_read_timeout).await {
+            use tokio::io::AsyncWriteExt;
+            let answer = format!(
+                "HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n\
+                 content-length: {}\r\nconnection: close\r\n\r\n{why}",
+                why.len()
+            );
+            let _ = tokio::time::timeout(self.options.header_read_timeout, async {
+                let _ = stream.write_all(answer.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            })
+            .await;
+            return;
+        }
         let server = self.clone();
         let service = service_fn(move |request| {
             let server = server.clone();
@@ -837,6 +853,40 @@ fn unauthorized(reply: HttpReply) -> Response<Body> {
 }
 
 /// Answers a connection past the cap with 503, briefly.
+/// What is wrong with a request line whose target hyper would refuse with an
+/// empty 400 (a byte a URL may not hold unencoded: `FIX.4.4:A->B` typed as
+/// is, with curl), and how to write it. Looks at the bytes the client has
+/// sent first (waiting at most `within`), without reading them: a request
+/// line not whole in them is left to hyper, as is every other request.
+async fn misencoded_target(stream: &TcpStream, within: Duration) -> Option<String> {
+    let mut first = [0u8; 2048];
+    let n = tokio::time::timeout(within, stream.peek(&mut first))
+        .await
+        .ok()?
+        .ok()?;
+    let line = &first[..n];
+    let line = &line[..line.iter().position(|&b| b == b'\n')?];
+    let mut parts = line.split(|&b| b == b' ');
+    let (_method, target) = (parts.next()?, parts.next()?);
+    let text = std::str::from_utf8(target).ok();
+    if text.is_some_and(|t| t.parse::<hyper::Uri>().is_ok()) {
+        return None;
+    }
+    let bad = *target
+        .iter()
+        .find(|&&b| b <= b' ' || b >= 0x7f || b"\"<>\\^`{|}".contains(&b))?;
+    Some(format!(
+        "the request target holds {} (byte 0x{bad:02X}), which a URL may not hold unencoded: \
+         write it %{bad:02X}, as in /logout?SESSION=FIX.4.4:A-%3EB (curl: \
+         curl -G --data-urlencode 'SESSION=FIX.4.4:A->B' http://HOST:PORT/logout)\n",
+        if bad.is_ascii_graphic() {
+            format!("'{}'", bad as char)
+        } else {
+            "a byte".to_string()
+        }
+    ))
+}
+
 async fn refuse_busy(stream: TcpStream, header_read_timeout: Duration) {
     let service = service_fn(|_request| async {
         let mut r = response(HttpReply::new(
