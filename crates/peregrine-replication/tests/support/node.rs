@@ -66,10 +66,22 @@ impl Node {
         }
     }
 
-    /// SIGKILL, and reaped.
+    /// SIGKILL, and reaped; its embedded driver's directory (which a killed
+    /// driver cannot delete: tens of MB of term buffers in /dev/shm) removed.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let prefix = format!("peregrine-aeron-{}-", self.child.id());
+        for base in [std::path::PathBuf::from("/dev/shm"), std::env::temp_dir()] {
+            let Ok(entries) = std::fs::read_dir(&base) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if e.file_name().to_string_lossy().starts_with(&prefix) {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
     }
 }
 
