@@ -284,3 +284,47 @@ fn follow_finds_a_clordid_across_sessions() {
 }
 
 const WAIT_LONG: Duration = Duration::from_secs(10);
+
+/// A session outside its logon window says until when: the next time a
+/// Logon may come (the logon window's start), not the session window's end,
+/// which comes first. The page writes "outside its schedule until" that.
+#[test]
+fn a_session_outside_its_logon_window_says_when_it_may_log_on() {
+    const H: i64 = 3_600;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let at = |secs: i64| {
+        let t = secs.rem_euclid(24 * H);
+        format!("{:02}:{:02}:{:02}", t / H, t % H / 60, t % 60)
+    };
+    // The session window from 1 h ago to 6 h on; logons from 2 h on, for 1 h.
+    let cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nUseDataDictionary=N\nStartTime={}\nEndTime={}\n\
+         LogonTime={}\nLogoutTime={}\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT1\n",
+        at(now - H),
+        at(now + 6 * H),
+        at(now + 2 * H),
+        at(now + 3 * H),
+    );
+    let venue = EngineBuilder::parse(&cfg, "venue.cfg")
+        .unwrap()
+        .build(|_| EchoApp::new(None))
+        .unwrap();
+    let venue =
+        RunningEngine::start(venue, Some((support::loopback(), Some(TOKEN.into())))).unwrap();
+    let rows = json(venue.admin_addr().unwrap(), "/api/sessions");
+    let r = &rows[0];
+    assert_eq!(r["logon_allowed"], false, "{r}");
+    let until = r["schedule_changes_at"].as_i64().expect("a time") / 1000;
+    // The logon window's start, to the second the settings name.
+    assert!(
+        (until - (now + 2 * H)).abs() <= 1,
+        "{until} vs {}",
+        now + 2 * H
+    );
+    venue.stop().unwrap();
+}

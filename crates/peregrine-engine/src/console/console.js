@@ -361,29 +361,34 @@ async function follow() {
     messageRows(r.messages, false);
     $('msg-more').disabled = true;
     const status = $('msg-status');
-    status.textContent = `${r.messages.length} messages with ClOrdID or OrigClOrdID ${id}` +
-      (r.not_searched.length ? `; not searched: ${r.not_searched.join(', ')}` : '');
-    // Each log is read back a bounded way: say which were read in part, and
-    // go on in one of them as a Messages search from where follow stopped.
-    if (r.older.length) status.append('; older lines not read in: ');
-    r.older.forEach((o, i) => {
-      const b = el('button', { type: 'button', class: 'older' }, o.session);
-      b.addEventListener('click', () => searchOlder(o.session, id, o.offset));
-      status.append(...(i ? [', ', b] : [b]));
-    });
+    status.textContent = `${r.messages.length} messages with ClOrdID or OrigClOrdID ${id}`;
+    // Each log is read back a bounded way: say which were read in part (or
+    // not at all), and go on in one of them as a Messages search from there.
+    const goOn = (label, list) => {
+      if (!list.length) return;
+      status.append(label);
+      list.forEach((o, i) => {
+        const b = el('button', { type: 'button', class: 'older' }, o.session);
+        b.addEventListener('click', () => searchOlder(o.session, id, o.offset));
+        status.append(...(i ? [', ', b] : [b]));
+      });
+    };
+    goOn('; older lines not read in: ', r.older);
+    goOn('; logs not read: ', r.not_searched.map((s) => ({ session: s, offset: null })));
   } catch (e) {
     $('msg-status').textContent = 'follow failed: ' + e.message;
   }
 }
 
-// Messages of `session` with ClOrdID `id`, older than `offset` (where follow stopped).
+// Messages of `session` with ClOrdID or OrigClOrdID `id`, older than `offset`
+// (where follow stopped; null: from the end).
 function searchOlder(session, id, offset) {
   $('msg-session').value = session;
-  for (const f of ['msg-type', 'msg-from', 'msg-to']) $(f).value = '';
-  $('msg-where').value = '11=' + id;
+  for (const f of ['msg-type', 'msg-from', 'msg-to', 'msg-where']) $(f).value = '';
   $('msg-admin').value = 'show';
   $('msg-dir').value = 'back';
   state.msgQuery = buildQuery();
+  state.msgQuery.set('ORDER', id);
   state.nextOffset = offset;
   $('messages').tBodies[0].replaceChildren();
   search(true);

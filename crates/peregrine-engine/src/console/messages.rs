@@ -66,6 +66,10 @@ pub struct Query {
     pub limit: usize,
     /// The most bytes to read (0: [`SCAN_BUDGET`]; never more).
     pub budget: u64,
+    /// An order's messages: ClOrdID(11) or OrigClOrdID(41) equal to this
+    /// (one scan for both, which `WHERE`, all of whose filters must hold,
+    /// cannot ask).
+    pub order: Option<String>,
 }
 
 /// One page.
@@ -195,7 +199,22 @@ pub fn search(path: &Path, query: &Query, decoder: &mut MessageDecoder) -> io::R
         .wheres
         .iter()
         .filter_map(|w| w.split_once('=').map(|(_, v)| v.as_bytes().to_vec()))
+        .chain(query.order.iter().map(|id| id.as_bytes().to_vec()))
         .filter(|v| !v.is_empty())
+        .collect();
+    // The order's fields whole, with the delimiters around them (SOH, or `|`
+    // in a log written so): "\x0111=ORD-7\x01" or "\x0141=ORD-7\x01".
+    let order_fields: Vec<Vec<u8>> = query
+        .order
+        .iter()
+        .flat_map(|id| {
+            [(1u8, 11), (1, 41), (b'|', 11), (b'|', 41)].map(|(d, tag)| {
+                let mut f = vec![d];
+                f.extend_from_slice(format!("{tag}={id}").as_bytes());
+                f.push(d);
+                f
+            })
+        })
         .collect();
     let mut file = File::open(path)?;
     let len = file.metadata()?.len();
@@ -213,6 +232,9 @@ pub fn search(path: &Path, query: &Query, decoder: &mut MessageDecoder) -> io::R
             return;
         }
         let Some(frame) = frame(line) else { return };
+        if !order_fields.is_empty() && !order_fields.iter().any(|f| contains(&frame.bytes, f)) {
+            return;
+        }
         if let Ok(decoded) = decoder.decode(&frame, |shown| {
             let mut out = Vec::new();
             json::write(&mut out, shown).map(|()| out)

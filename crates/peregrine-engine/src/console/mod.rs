@@ -377,6 +377,15 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
                 ))
             }
         },
+        order: match get("ORDER").map(str::trim).filter(|v| !v.is_empty()) {
+            Some(v) if v.len() > MAX_FILTER_LEN => {
+                return Err(Reply::text(
+                    400,
+                    format!("ORDER is longer than {MAX_FILTER_LEN} bytes\n"),
+                ))
+            }
+            v => v.map(String::from),
+        },
         offset: number("OFFSET")?,
         forward: get("DIR") == Some("fwd"),
         limit: number("LIMIT")?.map_or(100, |n| n as usize),
@@ -404,37 +413,28 @@ fn follow(
             not_searched.push(name.clone());
             continue;
         }
-        // Both tags' scans start at the end and read the same budget: the
-        // later of their stops is where nothing older was read.
-        let mut stopped_at: Option<u64> = None;
-        for tag in [11, 41] {
-            let query = Query {
-                wheres: vec![format!("{tag}={id}")],
-                limit: 200,
-                budget: FOLLOW_BUDGET,
-                ..Query::default()
-            };
-            let page = match messages::search(path, &query, decoder) {
-                Ok(page) => page,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(e),
-            };
-            read += page.scanned;
-            if let Some(offset) = page.next_offset {
-                stopped_at = Some(stopped_at.map_or(offset, |o| o.max(offset)));
-            }
-            for (offset, m) in page.messages {
-                let time = serde_json::from_str::<serde_json::Value>(&m)
-                    .ok()
-                    .and_then(|v| v["time"].as_str().map(String::from))
-                    .unwrap_or_default();
-                if !found.iter().any(|f| f.0 == *name && f.2 == offset) {
-                    found.push((name.clone(), time, offset, m));
-                }
-            }
-        }
-        if let Some(offset) = stopped_at {
+        // One scan a log for both tags (`Query::order`).
+        let query = Query {
+            order: Some(id.to_string()),
+            limit: 200,
+            budget: FOLLOW_BUDGET,
+            ..Query::default()
+        };
+        let page = match messages::search(path, &query, decoder) {
+            Ok(page) => page,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        read += page.scanned;
+        if let Some(offset) = page.next_offset {
             older.push(serde_json::json!({ "session": name, "offset": offset }));
+        }
+        for (offset, m) in page.messages {
+            let time = serde_json::from_str::<serde_json::Value>(&m)
+                .ok()
+                .and_then(|v| v["time"].as_str().map(String::from))
+                .unwrap_or_default();
+            found.push((name.clone(), time, offset, m));
         }
     }
     found.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
@@ -542,6 +542,12 @@ mod tests {
         }
         drop(w);
         small.write_all(order(1, "OLD-1").as_bytes()).unwrap();
+        // Its cancel: OrigClOrdID(41) names it; found by the same scan.
+        small
+            .write_all(order(2, "OLD-2\x0141=OLD-1").as_bytes())
+            .unwrap();
+        // A longer ClOrdID that only starts with it is not it.
+        small.write_all(order(3, "OLD-10").as_bytes()).unwrap();
         let logs = [
             ("BIG".to_string(), big.path().to_path_buf()),
             ("SMALL".to_string(), small.path().to_path_buf()),
@@ -555,7 +561,7 @@ mod tests {
             .iter()
             .map(|m| m["session"].as_str().unwrap())
             .collect();
-        assert_eq!(sessions, ["SMALL"], "{r}");
+        assert_eq!(sessions, ["SMALL", "SMALL"], "{r}");
         let older = r["older"].as_array().unwrap();
         assert_eq!(older.len(), 1, "{r}");
         assert_eq!(older[0]["session"], "BIG");

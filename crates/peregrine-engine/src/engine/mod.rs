@@ -438,7 +438,7 @@ impl<D: SessionDriver> Engine<D> {
                 logon_allowed: crate::fix::schedule(&s.settings)
                     .map_or(true, |w| w.logon_allowed(now)),
                 schedule_changes_at: crate::fix::schedule(&s.settings)
-                    .map(|w| w.next_boundary(now)),
+                    .and_then(|w| w.next_logon_change(now)),
                 last_logon: s.status.last_logon,
                 note: s.status.note.clone(),
                 messages_log: s

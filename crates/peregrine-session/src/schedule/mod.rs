@@ -145,6 +145,30 @@ impl Schedule {
             None => session,
         }
     }
+
+    /// The next instant after `now` at which [`Schedule::logon_allowed`]
+    /// changes (a session outside its hours: when it may log on again), not
+    /// merely a window's edge: with a logon window inside the session window,
+    /// a session past the logon window's end may log on next at its start,
+    /// the next day, not at the session window's end. `None` if it does not
+    /// change within [`MAX_STEPS`](Self::MAX_STEPS) window edges (a schedule
+    /// whose logon window never meets its session window).
+    pub fn next_logon_change(&self, now: Nanos) -> Option<Nanos> {
+        let allowed = self.logon_allowed(now);
+        let mut t = now;
+        for _ in 0..Self::MAX_STEPS {
+            t = self.next_boundary(t);
+            if self.logon_allowed(t) != allowed {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    /// Window edges [`next_logon_change`](Self::next_logon_change) looks past
+    /// at most: two weeks of a daily session window with a daily logon
+    /// window.
+    pub const MAX_STEPS: usize = 64;
 }
 
 #[cfg(test)]

@@ -160,6 +160,11 @@ fn logon_window_lies_inside_the_session_window() {
     assert_eq!(s.next_boundary(monday + 11 * H), monday + 12 * H);
     assert_eq!(s.next_boundary(monday + 12 * H), monday + 21 * H);
     assert_eq!(s.next_boundary(monday + 21 * H), monday + 24 * H);
+    // At 18:00 the session window is open till 20:00, but a Logon may come
+    // next at 08:00 on Tuesday; at 11:00 (allowed) that changes at 17:00.
+    assert_eq!(s.next_logon_change(monday + 22 * H), Some(monday + 36 * H));
+    assert_eq!(s.next_logon_change(monday + 15 * H), Some(monday + 21 * H));
+    assert_eq!(s.next_logon_change(monday + 11 * H), Some(monday + 12 * H));
     // One period: from 06:00.
     assert_eq!(s.period_start(monday + 22 * H), monday + 10 * H);
 }
