@@ -53,7 +53,7 @@ fn err(msg: impl Into<String>) -> DatabaseUrlError {
 }
 
 fn postgres_config(text: &str, what: &str) -> Result<postgres::Config, DatabaseUrlError> {
-    postgres::Config::from_str(text).map_err(|e| {
+    postgres::Config::from_str(&crate::tls::normalize_sslmode(text)).map_err(|e| {
         err(format!(
             "{what}: {e} (the PostgreSQL client takes host, port, dbname, user, password, \
              sslmode, connect_timeout, application_name, options ...; JDBC-only parameters are not taken)"

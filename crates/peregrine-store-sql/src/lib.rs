@@ -29,12 +29,14 @@ mod sql;
 mod sqlite;
 mod store;
 mod text;
+mod tls;
 
 pub use crate::postgres::{Postgres, PostgresStore};
 pub use database::{Database, DatabaseUrlError};
 pub use key::{InvalidTableName, SessionKey, SqlStoreConfig, TableName};
 pub use sqlite::{Sqlite, SqliteStore};
 pub use store::SqlStore;
+pub use tls::ROOT_CERT_ENV;
 
 /// The PostgreSQL client's connection settings ([`Database::Postgres`]).
 pub use ::postgres::Config as PostgresConfig;

@@ -28,8 +28,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// DO UPDATE`) in a data-modifying `WITH`, whose outer `UPDATE` writes both
 /// sequence numbers. A connection that fails is dropped; the next operation
 /// connects again (once; its error is returned if that fails too).
-/// Without TLS (not yet supported): the URL's `sslmode` must not be
-/// `require`.
+/// With `sslmode=require` in the URL (or libpq's `verify-ca`,
+/// `verify-full`) the connection is TLS, the server's certificate and name
+/// verified against Mozilla's roots and the certificates of the file
+/// `PGSSLROOTCERT` names; otherwise it is plain TCP.
 pub type PostgresStore = SqlStore<Postgres>;
 
 /// The PostgreSQL side of a [`PostgresStore`].
@@ -59,10 +61,21 @@ struct Connection {
     select_range: Statement,
 }
 
+/// The client's error with its causes: its own text alone is often just
+/// "db error" (the server's message is in the cause).
 fn db_error(context: &'static str) -> impl FnOnce(postgres::Error) -> StoreError {
-    move |e| StoreError::Database {
-        context,
-        source: Box::new(e),
+    move |e| {
+        let mut text = e.to_string();
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            text.push_str(": ");
+            text.push_str(&c.to_string());
+            cause = c.source();
+        }
+        StoreError::Database {
+            context,
+            source: text.into(),
+        }
     }
 }
 
@@ -193,9 +206,11 @@ fn live<'a>(
     if let Some(c) = conn {
         return Ok(c);
     }
-    let mut client = config
-        .connect(NoTls)
-        .map_err(db_error("connect to PostgreSQL"))?;
+    let connected = match crate::tls::connector(config.get_ssl_mode())? {
+        Some(tls) => config.connect(tls),
+        None => config.connect(NoTls),
+    };
+    let mut client = connected.map_err(db_error("connect to PostgreSQL"))?;
     client
         .batch_execute(&sql.migration)
         .map_err(db_error("create the QuickFIX/J tables"))?;

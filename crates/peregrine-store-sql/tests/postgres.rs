@@ -6,7 +6,9 @@ mod support;
 
 use peregrine_store::contract::{collect, T0};
 use peregrine_store::{MessageStore, StoreError, SEQ_END};
-use peregrine_store_sql::{PostgresStore, SessionKey, SqlStoreConfig, TableName};
+use peregrine_store_sql::{
+    Database, PostgresStore, SessionKey, SqlStoreConfig, TableName, ROOT_CERT_ENV,
+};
 use support::pg::PgCluster;
 
 fn open(pg: &PgCluster, target: &str) -> PostgresStore {
@@ -131,4 +133,39 @@ fn server_stopped_and_restarted() {
     let got = collect(&mut after, 1, SEQ_END);
     let want: Vec<(u64, Vec<u8>)> = (1..=5).map(|q| (q, format!("m{q}").into_bytes())).collect();
     assert_eq!(got, want);
+}
+
+/// `sslmode=require` (here libpq's `verify-full`) connects over TLS, the
+/// server's certificate checked against `PGSSLROOTCERT`; a server that takes
+/// TLS only refuses the plain connection; without its CA the certificate is
+/// refused.
+#[test]
+fn tls_when_the_url_requires_it() {
+    let pg = PgCluster::start_tls();
+    let key = || SessionKey::new("FIX.4.4", "BANK", "TLS");
+    let config = SqlStoreConfig::default();
+    let plain = Database::from_jdbc_url(&pg.jdbc_url(), Some("postgres"), None).unwrap();
+    let e = plain
+        .open(key(), &config, T0)
+        .err()
+        .expect("refused: TLS only");
+    assert!(e.to_string().contains("no encryption"), "{e}");
+
+    let url = format!("{}?sslmode=verify-full", pg.jdbc_url());
+    let tls = Database::from_jdbc_url(&url, Some("postgres"), None).unwrap();
+    std::env::set_var(ROOT_CERT_ENV, pg.dir().join("ca.pem"));
+    let mut s = tls.open(key(), &config, T0).unwrap();
+    s.store(1, b"over TLS").unwrap();
+    s.set_next_sender_seq(2).unwrap();
+    s.commit().unwrap();
+    drop(s);
+    let s = tls.open(key(), &config, T0).unwrap();
+    assert_eq!(s.next_sender_seq(), 2);
+
+    std::env::remove_var(ROOT_CERT_ENV);
+    let e = tls
+        .open(key(), &config, T0)
+        .err()
+        .expect("refused: unknown CA");
+    assert!(e.to_string().to_lowercase().contains("certificate"), "{e}");
 }

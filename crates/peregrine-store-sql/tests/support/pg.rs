@@ -16,6 +16,8 @@ pub struct PgCluster {
     as_postgres: bool,
     pub port: u16,
     running: bool,
+    /// Extra server options (`-c ...`).
+    options: String,
 }
 
 fn bin_dir() -> PathBuf {
@@ -54,6 +56,17 @@ fn free_port() -> u16 {
 impl PgCluster {
     /// Creates and starts a cluster; panics with the tool's output if that fails.
     pub fn start() -> PgCluster {
+        Self::create(false)
+    }
+
+    /// As [`start`](Self::start), with TLS on and only TLS connections taken
+    /// over TCP: a certificate for 127.0.0.1 signed by a CA of its own, whose
+    /// certificate is `dir()/ca.pem`.
+    pub fn start_tls() -> PgCluster {
+        Self::create(true)
+    }
+
+    fn create(tls: bool) -> PgCluster {
         let dir = tempfile::Builder::new()
             .prefix("peregrine-pg-")
             .tempdir()
@@ -74,6 +87,7 @@ impl PgCluster {
             as_postgres,
             port: free_port(),
             running: false,
+            options: String::new(),
         };
         let data = pg.data();
         pg.run(
@@ -90,8 +104,108 @@ impl PgCluster {
                 "-N",
             ],
         );
+        if tls {
+            pg.make_certificates();
+        }
         pg.start_server();
         pg
+    }
+
+    fn make_certificates(&mut self) {
+        let d = self.dir.path().to_path_buf();
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(&d)
+                .output()
+                .expect("openssl (make deps installs it)");
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ec = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ];
+        openssl(
+            &[
+                &["req", "-x509"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "ca.key",
+                    "-out",
+                    "ca.pem",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=peregrine test CA",
+                ],
+            ]
+            .concat(),
+        );
+        openssl(
+            &[
+                &["req"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "server.key",
+                    "-out",
+                    "server.csr",
+                    "-subj",
+                    "/CN=127.0.0.1",
+                ],
+            ]
+            .concat(),
+        );
+        std::fs::write(d.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "san.ext",
+        ]);
+        // Over TCP, TLS only.
+        std::fs::write(
+            self.data().join("pg_hba.conf"),
+            "local all all trust\nhostssl all all 127.0.0.1/32 trust\n",
+        )
+        .unwrap();
+        let key = d.join("server.key");
+        let mut perms = std::fs::metadata(&key).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o600);
+        std::fs::set_permissions(&key, perms).unwrap();
+        if self.as_postgres {
+            let ok = Command::new("chown")
+                .arg("-R")
+                .arg("postgres:")
+                .arg(&d)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }
+        self.options = format!(
+            " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+            d.join("server.pem").display(),
+            key.display()
+        );
     }
 
     fn data(&self) -> PathBuf {
@@ -133,9 +247,10 @@ impl PgCluster {
     /// Starts the server (again, after [`stop`](Self::stop)) on the same port.
     pub fn start_server(&mut self) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50{}",
             self.port,
-            self.dir.path().display()
+            self.dir.path().display(),
+            self.options
         );
         let log = self.dir.path().join("server.log");
         self.run(
