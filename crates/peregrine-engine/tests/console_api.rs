@@ -299,16 +299,17 @@ fn a_session_outside_its_logon_window_says_when_it_may_log_on() {
         let t = secs.rem_euclid(24 * H);
         format!("{:02}:{:02}:{:02}", t / H, t % H / 60, t % 60)
     };
-    // The session window from 1 h ago to 6 h on; logons from 2 h on, for 1 h.
+    // The session window from 3 h ago to 2 h on; logons were allowed from 2 h
+    // ago to 1 h ago: the next is tomorrow's, 22 h on, past the session's end.
     let cfg = format!(
         "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
          SenderCompID=VENUE\nUseDataDictionary=N\nStartTime={}\nEndTime={}\n\
          LogonTime={}\nLogoutTime={}\n\
          [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT1\n",
-        at(now - H),
-        at(now + 6 * H),
+        at(now - 3 * H),
         at(now + 2 * H),
-        at(now + 3 * H),
+        at(now - 2 * H),
+        at(now - H),
     );
     let venue = EngineBuilder::parse(&cfg, "venue.cfg")
         .unwrap()
@@ -320,11 +321,9 @@ fn a_session_outside_its_logon_window_says_when_it_may_log_on() {
     let r = &rows[0];
     assert_eq!(r["logon_allowed"], false, "{r}");
     let until = r["schedule_changes_at"].as_i64().expect("a time") / 1000;
-    // The logon window's start, to the second the settings name.
-    assert!(
-        (until - (now + 2 * H)).abs() <= 1,
-        "{until} vs {}",
-        now + 2 * H
-    );
+    // The logon window's next start, to the second the settings name (not
+    // the session window's end, 2 h on).
+    let next = now + 22 * H;
+    assert!((until - next).abs() <= 1, "{until} vs {next}");
     venue.stop().unwrap();
 }

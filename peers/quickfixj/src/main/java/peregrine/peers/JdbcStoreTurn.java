@@ -24,9 +24,9 @@ import quickfix.SessionSettings;
  *   run.sh JdbcStoreTurn --host H --port P --db D --user U BEGIN SENDER TARGET dump
  * </pre>
  *
- * write N: stores N messages as sent (the next sender number moves past each; the message
- * is "8=BEGIN|35=D|34=seq|58=qfj é k|" with SOH separators, an e-acute to show the
- * ISO-8859-1 text), and moves the next target number by one. dump: prints "sender=S",
+ * write N: stores N messages as sent (the next sender number moves past each; each a whole
+ * NewOrderSingle as QuickFIX/J encodes it, ClOrdID QFJ-k and Text "qfj é k", an e-acute to
+ * show the ISO-8859-1 text), and moves the next target number by one. dump: prints "sender=S",
  * "target=T", "created=MILLIS" and each stored message on its own line, SOH shown as '|'.
  */
 public final class JdbcStoreTurn {
@@ -61,9 +61,17 @@ public final class JdbcStoreTurn {
             int n = Integer.parseInt(args[i + 4]);
             for (int k = 1; k <= n; k++) {
                 int seq = store.getNextSenderMsgSeqNum();
-                String msg = "8=" + id.getBeginString() + "\u000135=D\u000134=" + seq
-                        + "\u000158=qfj \u00e9 " + k + "\u0001";
-                store.set(seq, msg);
+                // A whole message, as a QuickFIX/J session stores what it sends.
+                quickfix.Message m = new quickfix.Message();
+                m.getHeader().setString(35, "D");
+                m.getHeader().setString(49, id.getSenderCompID());
+                m.getHeader().setString(56, id.getTargetCompID());
+                m.getHeader().setInt(34, seq);
+                m.getHeader().setString(52, "20260101-00:00:00.000");
+                m.setString(11, "QFJ-" + k);
+                m.setString(58, "qfj \u00e9 " + k);
+                m.getHeader().setString(8, id.getBeginString());
+                store.set(seq, m.toString());
                 store.incrNextSenderMsgSeqNum();
             }
             store.incrNextTargetMsgSeqNum();
