@@ -208,9 +208,14 @@ impl HttpReply {
                     format!("OK {session} stays down until /logon\n")
                 },
             ),
-            Ok(Outcome::Enabled { session }) => {
-                HttpReply::new(200, format!("OK {session} may log on\n"))
-            }
+            Ok(Outcome::Enabled { session, already }) => HttpReply::new(
+                200,
+                if already {
+                    format!("OK {session} may log on (it could already: nothing changed)\n")
+                } else {
+                    format!("OK {session} may log on\n")
+                },
+            ),
             Ok(Outcome::Reset {
                 session,
                 after_logout,

@@ -161,6 +161,8 @@ pub enum Outcome {
     Enabled {
         /// Its full name.
         session: String,
+        /// It was not logged out by a command: nothing changed.
+        already: bool,
     },
     /// [`Command::ResetSeqNums`]: the sequence numbers are reset, or will be
     /// once the session has logged out (`after_logout`).

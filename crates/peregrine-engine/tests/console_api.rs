@@ -91,6 +91,26 @@ fn console_endpoints() {
     assert!(head.contains("content-security-policy: default-src 'none'; script-src 'self'"));
     assert!(head.contains("x-content-type-options: nosniff"));
     assert_eq!(get(admin, "/console.js").0, 200);
+    // Every URL the page asks for is relative, so that it works under any
+    // path a reverse proxy or an SSH tunnel puts it at.
+    let mut urls = 0;
+    for asset in ["/", "/console.js"] {
+        let text = get(admin, asset).2;
+        for call in ["fetch(", "getJson(", "src=\"", "href=\"", "EventSource("] {
+            for (i, _) in text.match_indices(call) {
+                let url = text[i + call.len()..].trim_start_matches(['\'', '"', '`']);
+                if url.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '/') {
+                    urls += 1;
+                    assert!(
+                        !url.starts_with('/') && !url.starts_with("http"),
+                        "{asset}: an absolute URL: {}",
+                        &url[..url.len().min(40)]
+                    );
+                }
+            }
+        }
+    }
+    assert!(urls >= 4, "the check found the page's URLs ({urls})");
 
     // Rows: role, schedule, counters; CLIENT2 never connected.
     let started = Instant::now();
@@ -111,6 +131,18 @@ fn console_endpoints() {
     assert!(r["last_logon"].as_i64().unwrap() > 1_700_000_000_000);
     assert_eq!(r["next_target_seq"], 3); // Logon and the order
     assert!(r["bytes_in"].as_u64().unwrap() > 100);
+    assert!(r["bytes_out"].as_u64().unwrap() > 100);
+    // In: the Logon and the order; out: the Logon and the echo.
+    assert!(r["messages_in"].as_u64().unwrap() >= 2, "{r}");
+    assert!(r["messages_out"].as_u64().unwrap() >= 2, "{r}");
+    for quiet in [
+        "resends_asked",
+        "resends_answered",
+        "rejects_sent",
+        "rejects_received",
+    ] {
+        assert_eq!(r[quiet], 0, "{quiet}: {r}");
+    }
     assert_eq!(r["has_log"], true);
     assert_eq!(rows[1]["logged_on"], false);
     assert_eq!(rows[1]["last_logon"], serde_json::Value::Null);
@@ -167,6 +199,16 @@ fn console_endpoints() {
         assert_eq!(m["message"]["msg_type_name"], "NewOrderSingle");
     }
     assert_eq!(page["next_offset"], serde_json::Value::Null);
+    // Admin messages alone: no order among them.
+    let admin_only = json(
+        admin,
+        "/api/messages?SESSION=FIX.4.4:VENUE-%3ECLIENT1&ADMIN=only",
+    );
+    let admin_only = admin_only["messages"].as_array().unwrap();
+    assert!(!admin_only.is_empty());
+    assert!(admin_only
+        .iter()
+        .all(|m| m["message"]["msg_type"] != "D" && m["message"]["msg_type"] != "8"));
     let heartbeats = json(
         admin,
         "/api/messages?SESSION=FIX.4.4:VENUE-%3ECLIENT1&MSGTYPE=TestRequest,0",
@@ -207,7 +249,7 @@ fn console_endpoints() {
             .collect();
         if let Some(l) = lines
             .iter()
-            .find(|l| l.ends_with("reset sequence numbers to 1"))
+            .find(|l| l.contains("reset sequence numbers to 1"))
         {
             break l.clone();
         }
@@ -215,6 +257,22 @@ fn console_endpoints() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(done.contains(" : operator alice (127.0.0.1:"), "{done}");
+    // What changed: the numbers it had (the Logon and the order in, their
+    // answers out, and more since).
+    assert!(done.contains("(were: next sender "), "{done}");
+
+    // Logon on a session that may log on already: said, and written.
+    let (status, _, body) = ask("/logon?SESSION=FIX.4.4:VENUE-%3ECLIENT2");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("nothing changed"), "{body}");
+    let events = json(admin, "/api/events?SESSION=FIX.4.4:VENUE-%3ECLIENT2");
+    assert!(
+        events["lines"].as_array().unwrap().iter().any(|l| l
+            .as_str()
+            .unwrap()
+            .ends_with(") asked for Logon: it may log on already")),
+        "{events}"
+    );
     clients.stop().unwrap();
     venue.stop().unwrap();
 }

@@ -93,7 +93,8 @@ fn a_logged_out_session_stays_down_until_logon() {
             }
         ),
         Outcome::Enabled {
-            session: VENUE.into()
+            session: VENUE.into(),
+            already: false
         }
     );
     let mut again = Peer::connect(addr, "CLIENT", "VENUE");

@@ -16,8 +16,8 @@ fn ms(nanos: i64) -> i64 {
     nanos / 1_000_000
 }
 
-/// A histogram as its count and sum, and an upper bound of its 99th
-/// percentile (the page charts deltas of these between polls).
+/// A histogram as its count and sum (the page charts the mean of the
+/// deltas between polls).
 #[derive(Serialize, Default, Clone, Copy)]
 pub struct Latency {
     count: u64,

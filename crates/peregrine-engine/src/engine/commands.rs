@@ -128,7 +128,13 @@ impl<D: SessionDriver> Engine<D> {
                 let key = self.find_session(&session)?;
                 let now = now_nanos();
                 let s = &mut self.sessions[key];
-                if !s.enabled {
+                let already = s.enabled;
+                if already {
+                    s.event(
+                        &format!("{} asked for Logon: it may log on already", operator(by)),
+                        now,
+                    );
+                } else {
                     s.set_enabled(true);
                     s.next_connect = now;
                     s.event(&format!("{} enabled the session", operator(by)), now);
@@ -136,6 +142,7 @@ impl<D: SessionDriver> Engine<D> {
                 }
                 Ok(Outcome::Enabled {
                     session: s.name.clone(),
+                    already,
                 })
             }
             Command::ResetSeqNums { session } => {
@@ -156,6 +163,7 @@ impl<D: SessionDriver> Engine<D> {
                         after_logout,
                     });
                 }
+                let was = (s.driver.next_sender_seq(), s.driver.next_target_seq());
                 s.driver
                     .reset_seq_nums(now)
                     .map_err(|error| CommandError::Store {
@@ -163,7 +171,12 @@ impl<D: SessionDriver> Engine<D> {
                         error,
                     })?;
                 s.event(
-                    &format!("{} reset sequence numbers to 1", operator(by)),
+                    &format!(
+                        "{} reset sequence numbers to 1 (were: next sender {}, next target {})",
+                        operator(by),
+                        was.0,
+                        was.1
+                    ),
                     now,
                 );
                 Ok(Outcome::Reset {
@@ -185,12 +198,20 @@ impl<D: SessionDriver> Engine<D> {
                     error,
                 };
                 if let Some(n) = next_sender {
+                    let was = s.driver.next_sender_seq();
                     s.driver.set_next_sender_seq(n).map_err(failed)?;
-                    s.event(&format!("{} set next sender seq to {n}", operator(by)), now);
+                    s.event(
+                        &format!("{} set next sender seq to {n} (was {was})", operator(by)),
+                        now,
+                    );
                 }
                 if let Some(n) = next_target {
+                    let was = s.driver.next_target_seq();
                     s.driver.set_next_target_seq(n).map_err(failed)?;
-                    s.event(&format!("{} set next target seq to {n}", operator(by)), now);
+                    s.event(
+                        &format!("{} set next target seq to {n} (was {was})", operator(by)),
+                        now,
+                    );
                 }
                 Ok(Outcome::SeqNums {
                     session: s.name.clone(),

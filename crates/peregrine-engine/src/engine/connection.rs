@@ -136,8 +136,16 @@ impl<D: SessionDriver> Engine<D> {
                 }
                 s.logged_on_here = false;
                 if let Some(who) = s.reset_pending.take() {
+                    let was = (s.driver.next_sender_seq(), s.driver.next_target_seq());
                     match s.driver.reset_seq_nums(now) {
-                        Ok(()) => s.event(&format!("{who} reset sequence numbers to 1"), now),
+                        Ok(()) => s.event(
+                            &format!(
+                                "{who} reset sequence numbers to 1 (were: next sender {}, \
+                                 next target {})",
+                                was.0, was.1
+                            ),
+                            now,
+                        ),
                         Err(e) => s.event(&format!("{who}'s reset failed: {e}"), now),
                     }
                 }
