@@ -385,3 +385,48 @@ fn a_session_outside_its_logon_window_says_when_it_may_log_on() {
     assert!((until - next).abs() <= 1, "{until} vs {next}");
     venue.stop().unwrap();
 }
+
+/// The admin token never reaches a log: not the `tracing` output (at every
+/// level), not the sessions' event or message logs, whether a request
+/// carries it right, wrong, or an operator's name beside it.
+#[test]
+fn the_token_never_reaches_a_log() {
+    let traced = support::captured_log(tracing::Level::TRACE);
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("log");
+    let cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nUseDataDictionary=N\nFileLogPath={}\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT1\n",
+        logs.display()
+    );
+    let venue = EngineBuilder::parse(&cfg, dir.path().join("venue.cfg"))
+        .unwrap()
+        .build(|_| EchoApp::new(None))
+        .unwrap();
+    let venue =
+        RunningEngine::start(venue, Some((support::loopback(), Some(TOKEN.into())))).unwrap();
+    let admin = venue.admin_addr().unwrap();
+    for (token, want) in [(TOKEN, 200), ("api-test-token-WRONG", 401)] {
+        let (status, _, body) = support::http(
+            admin,
+            &format!(
+                "GET /seqnum?SESSION=FIX.4.4:VENUE-%3ECLIENT1&NEXTSENDERSEQNUM=9 HTTP/1.1\r\n\
+                 Host: x\r\nAuthorization: Bearer {token}\r\nX-Peregrine-Operator: bob\r\n\r\n"
+            ),
+        );
+        assert_eq!(status, want, "{body}");
+    }
+    assert_eq!(json(admin, "/api/sessions")[0]["next_sender_seq"], 9);
+    venue.stop().unwrap();
+    let traced = String::from_utf8_lossy(&traced.0.lock().unwrap()).into_owned();
+    assert!(traced.contains("seqnum"), "the capture works: {traced}");
+    assert!(!traced.contains(TOKEN), "{traced}");
+    let mut files = 0;
+    for f in std::fs::read_dir(&logs).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(!text.contains(TOKEN), "{text}");
+        files += 1;
+    }
+    assert!(files >= 2, "the event and messages logs were read");
+}

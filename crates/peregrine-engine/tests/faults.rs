@@ -7,7 +7,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
@@ -249,45 +249,10 @@ fn a_stray_x8_before_a_message_does_not_lose_it() {
     );
 }
 
-/// Captures `tracing` output.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
-    type Writer = Captured;
-    fn make_writer(&'a self) -> Captured {
-        self.clone()
-    }
-}
-
-fn captured_log() -> Captured {
-    static LOG: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
-    LOG.get_or_init(|| {
-        let log = Captured::default();
-        tracing_subscriber::fmt()
-            .with_writer(log.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::INFO)
-            .init();
-        log
-    })
-    .clone()
-}
-
 #[test]
 fn wire_values_cannot_forge_log_lines() {
     let _serial = serial();
-    let log = captured_log();
+    let log = support::captured_log(tracing::Level::INFO);
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(dir.path(), "", StoreKind::Memory);
     let addr = e.listener_addrs()[0];
@@ -333,7 +298,7 @@ fn wire_values_cannot_forge_log_lines() {
 #[test]
 fn garbled_input_cannot_make_the_logs_grow_faster_than_it() {
     let _serial = serial();
-    let log = captured_log();
+    let log = support::captured_log(tracing::Level::INFO);
     // 21 MB of short garbled frames produced 264 MB of logs (×12.6).
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(dir.path(), "", StoreKind::Memory);
@@ -626,7 +591,7 @@ fn flagging_a_slow_consumer_has_a_hard_ceiling() {
 #[test]
 fn connections_that_name_no_session_cannot_flood_the_log() {
     let _serial = serial();
-    let log = captured_log();
+    let log = support::captured_log(tracing::Level::INFO);
     let dir = tempfile::tempdir().unwrap();
     let mut e = engine(dir.path(), "", StoreKind::Memory);
     let addr = e.listener_addrs()[0];

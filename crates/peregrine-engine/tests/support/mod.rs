@@ -208,3 +208,40 @@ pub fn get(addr: SocketAddr, target: &str, token: Option<&str>) -> (u16, String,
         &format!("GET {target} HTTP/1.1\r\nHost: x\r\n{auth}\r\n"),
     )
 }
+
+/// Captures `tracing` output.
+#[derive(Clone, Default)]
+pub struct Captured(pub Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Captured {
+        self.clone()
+    }
+}
+
+/// The test binary's `tracing` output up to `level`, from the first call on
+/// (one global subscriber per process: the first call's level holds).
+pub fn captured_log(level: tracing::Level) -> Captured {
+    static LOG: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let log = Captured::default();
+        tracing_subscriber::fmt()
+            .with_writer(log.clone())
+            .with_ansi(false)
+            .with_max_level(level)
+            .init();
+        log
+    })
+    .clone()
+}
