@@ -306,6 +306,29 @@ async fn drive(c: &Client, w: &World) {
     assert_eq!(same, serde_json::json!(42), "the page was reloaded");
     screenshot(c, "sessions.png").await;
 
+    // The other reasons the Why column gives, from rows the test makes up
+    // (a slow consumer and a session outside its schedule are slow to stage
+    // here): the page's own text for them.
+    let said = c
+        .execute(
+            "return [why({ slow_consumer: true, pending_outbound: 70000 }), \
+             why({ schedule: '09:00:00 - 17:00:00 daily UTC', logon_allowed: false, \
+                   schedule_changes_at: Date.UTC(2026, 10, 29, 9, 0, 0) }), \
+             why({ schedule: '09:00:00 - 17:00:00 daily UTC', logon_allowed: true, \
+                   schedule_changes_at: Date.UTC(2026, 10, 29, 17, 0, 0) })];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        said,
+        serde_json::json!([
+            "slow consumer: 70000 bytes pending",
+            "outside its schedule until 2026-11-29 09:00:00Z",
+            ""
+        ])
+    );
+
     // Set its next sender sequence number.
     press(c, TWO, "seqnum").await;
     fill(c, "confirm-sender", "500").await;
