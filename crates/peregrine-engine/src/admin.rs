@@ -432,6 +432,11 @@ pub struct AdminOptions {
     /// Connections served at once; past it a connection is answered 503
     /// ([`MAX_CONNECTIONS`]).
     pub max_connections: usize,
+    /// The QuickFIX XML dictionaries the console decodes message logs with,
+    /// each in place of the built-in one of its version (the sessions'
+    /// `DataDictionary` files: [`Engine::dictionary_files`](crate::Engine::dictionary_files));
+    /// a second file of a version already given is left out, with a warning.
+    pub dictionaries: Vec<std::path::PathBuf>,
 }
 
 impl Default for AdminOptions {
@@ -442,6 +447,7 @@ impl Default for AdminOptions {
             connection_timeout: CONNECTION_TIMEOUT,
             reactor_timeout: REACTOR_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
+            dictionaries: Vec::new(),
         }
     }
 }
@@ -454,6 +460,7 @@ impl std::fmt::Debug for AdminOptions {
             .field("connection_timeout", &self.connection_timeout)
             .field("reactor_timeout", &self.reactor_timeout)
             .field("max_connections", &self.max_connections)
+            .field("dictionaries", &self.dictionaries)
             .finish()
     }
 }
@@ -552,10 +559,11 @@ pub fn spawn_admin_server(
              so the token travels in clear"
         );
     }
+    let console = crate::console::Console::new(&options.dictionaries);
     let server = Arc::new(Server {
         handle,
         options,
-        console: crate::console::Console::new(),
+        console,
     });
     std::thread::Builder::new()
         .name("peregrine-admin".into())

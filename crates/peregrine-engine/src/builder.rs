@@ -655,6 +655,7 @@ impl<A: Application + Send + 'static> RunningEngine<A> {
             Some((addr, token)) => {
                 let options = AdminOptions {
                     token,
+                    dictionaries: engine.dictionary_files(),
                     ..AdminOptions::default()
                 };
                 let local = spawn_admin_server(addr, handle.clone(), options).map_err(io_error(

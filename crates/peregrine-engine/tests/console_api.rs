@@ -430,3 +430,81 @@ fn the_token_never_reaches_a_log() {
     }
     assert!(files >= 2, "the event and messages logs were read");
 }
+
+/// The console decodes a session's log with the session's own dictionary
+/// (`DataDictionary`): a field only that dictionary names shows by its name,
+/// as `peregrine decode --dict` shows it.
+#[test]
+fn messages_are_decoded_with_the_sessions_own_dictionary() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("log");
+    let stock = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../peregrine-dict/dictionaries/FIX44.xml"
+    ))
+    .unwrap();
+    let custom = stock.replacen(
+        "<fields>",
+        "<fields>\n  <field number=\"5001\" name=\"DeskNote\" type=\"STRING\"/>",
+        1,
+    );
+    assert_ne!(custom, stock);
+    let dict = dir.path().join("FIX44-desk.xml");
+    std::fs::write(&dict, custom).unwrap();
+    let venue_cfg = format!(
+        "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptPort=0\nSocketAcceptAddress=127.0.0.1\n\
+         SenderCompID=VENUE\nFileLogPath={}\nUseDataDictionary=Y\nDataDictionary={}\n\
+         ValidateUserDefinedFields=N\n\
+         [SESSION]\nBeginString=FIX.4.4\nTargetCompID=CLIENT1\n",
+        logs.display(),
+        dict.display()
+    );
+    let venue = EngineBuilder::parse(&venue_cfg, dir.path().join("venue.cfg"))
+        .unwrap()
+        .build(|_| EchoApp::new(None))
+        .unwrap();
+    let venue =
+        RunningEngine::start(venue, Some((support::loopback(), Some(TOKEN.into())))).unwrap();
+    let admin = venue.admin_addr().unwrap();
+    let port = venue.listener_addrs()[0].port();
+    let clients_cfg = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         TargetCompID=VENUE\nUseDataDictionary=N\n\
+         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT1\n"
+    );
+    let clients = EngineBuilder::parse(&clients_cfg, dir.path().join("clients.cfg"))
+        .unwrap()
+        .start(|_| Quiet)
+        .unwrap();
+    assert!(clients.wait_logged_on(Duration::from_secs(10)));
+    let one = clients.session_ref("FIX.4.4:CLIENT1->VENUE").unwrap();
+    clients
+        .sender()
+        .send(one, b"D", |m| {
+            m.str(11, b"DESK-1")
+                .str(21, b"1")
+                .str(38, b"100")
+                .str(40, b"1")
+                .str(54, b"1")
+                .str(55, b"X")
+                .str(60, b"20260101-00:00:00.000")
+                .str(5001, b"call the desk");
+        })
+        .unwrap();
+    let started = Instant::now();
+    let page = loop {
+        let page = json(
+            admin,
+            "/api/messages?SESSION=FIX.4.4:VENUE-%3ECLIENT1&WHERE=ClOrdID%3DDESK-1&ADMIN=hide",
+        );
+        if !page["messages"].as_array().unwrap().is_empty() {
+            break page;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{page}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = page.to_string();
+    assert!(text.contains("DeskNote"), "{text}");
+    clients.stop().unwrap();
+    venue.stop().unwrap();
+}

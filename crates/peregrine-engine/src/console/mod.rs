@@ -122,8 +122,19 @@ pub(crate) struct Console {
 }
 
 impl Console {
-    pub(crate) fn new() -> Console {
-        let dicts = Dictionaries::new(&[]).expect("no dictionary files: nothing to fail");
+    /// A console decoding with `files` (each in place of the built-in
+    /// dictionary of its version; a second file of one version, or a file
+    /// that does not load, is left out with a warning).
+    pub(crate) fn new(files: &[PathBuf]) -> Console {
+        let mut chosen: Vec<PathBuf> = Vec::new();
+        for f in files {
+            chosen.push(f.clone());
+            if let Err(e) = Dictionaries::new(&chosen) {
+                tracing::warn!("console: decoding without {}: {e}", f.display());
+                chosen.pop();
+            }
+        }
+        let dicts = Dictionaries::new(&chosen).expect("each file was loaded with the others");
         Console {
             decoder: Arc::new(Mutex::new(MessageDecoder::new(dicts, Filter::default()))),
             searches: Arc::default(),

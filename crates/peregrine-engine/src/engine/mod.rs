@@ -409,6 +409,31 @@ impl<D: SessionDriver> Engine<D> {
             .collect()
     }
 
+    /// The QuickFIX XML dictionaries its sessions validate with
+    /// (`DataDictionary`, `TransportDataDictionary`, `AppDataDictionary[.<v>]`
+    /// of the sessions with `UseDataDictionary=Y`), each file once, in the
+    /// order of the sessions: what the console decodes their logs with.
+    pub fn dictionary_files(&self) -> Vec<std::path::PathBuf> {
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for s in self.sessions.iter().map(|s| &s.settings) {
+            if !s.use_data_dictionary {
+                continue;
+            }
+            let named = [
+                &s.data_dictionary,
+                &s.transport_data_dictionary,
+                &s.app_data_dictionary,
+            ];
+            let versions = s.app_data_dictionaries.iter().map(|v| &v.path);
+            for f in named.into_iter().flatten().chain(versions) {
+                if !files.contains(f) {
+                    files.push(f.clone());
+                }
+            }
+        }
+        files
+    }
+
     /// The addresses the acceptor listens on, in the order the ports were first named.
     pub fn listener_addrs(&self) -> Vec<SocketAddr> {
         self.listeners.iter().map(|l| l.local).collect()
