@@ -17,53 +17,7 @@ use peregrine_dict::Dictionary;
 use crate::Error;
 
 /// QuickFIX's dictionaries, by the version they declare.
-const BUILT_IN: [(&str, &str, &str); 9] = [
-    (
-        "FIX.4.0",
-        "FIX40.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX40.xml"),
-    ),
-    (
-        "FIX.4.1",
-        "FIX41.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX41.xml"),
-    ),
-    (
-        "FIX.4.2",
-        "FIX42.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX42.xml"),
-    ),
-    (
-        "FIX.4.3",
-        "FIX43.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX43.xml"),
-    ),
-    (
-        "FIX.4.4",
-        "FIX44.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX44.xml"),
-    ),
-    (
-        "FIX.5.0",
-        "FIX50.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX50.xml"),
-    ),
-    (
-        "FIX.5.0SP1",
-        "FIX50SP1.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX50SP1.xml"),
-    ),
-    (
-        "FIX.5.0SP2",
-        "FIX50SP2.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIX50SP2.xml"),
-    ),
-    (
-        "FIXT.1.1",
-        "FIXT11.xml",
-        include_str!("../../peregrine-dict/dictionaries/FIXT11.xml"),
-    ),
-];
+const BUILT_IN: [(&str, &str, &str); 9] = peregrine_dict::builtin::ALL;
 
 /// The application version of FIXT.1.1 messages nothing else names.
 const FIXT_DEFAULT_APP: &str = "FIX.5.0SP2";

@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 #![warn(clippy::missing_errors_doc)]
 
+pub mod builtin;
 pub mod codegen;
 mod desc;
 mod dictionary;

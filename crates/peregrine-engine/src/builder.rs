@@ -583,7 +583,19 @@ impl DictionaryCache {
             if let Some(d) = self.files.get(path) {
                 return Ok(d.clone());
             }
-            let d = Arc::new(Dictionary::from_file(path).map_err(|e| {
+            // `FIX44.xml` and no such file: the built-in one, as QuickFIX/J
+            // finds it in its jar (`peregrine_dict::builtin`).
+            let builtin = match path.file_name().and_then(|n| n.to_str()) {
+                Some(name) if !path.exists() => {
+                    peregrine_dict::builtin::by_file_name(name).map(|xml| (name, xml))
+                }
+                _ => None,
+            };
+            let loaded = match builtin {
+                Some((name, xml)) => Dictionary::from_xml_str(name, xml),
+                None => Dictionary::from_file(path),
+            };
+            let d = Arc::new(loaded.map_err(|e| {
                 // A read error names the path already; a parse error the file's base name.
                 let e = e.to_string();
                 let shown = path.display().to_string();

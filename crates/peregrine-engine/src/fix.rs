@@ -122,7 +122,8 @@ pub fn dictionary_files(s: &SessionSettings) -> Result<Option<DictionaryFiles>, 
         s.error(
             key,
             "missing: UseDataDictionary=Y (the default) validates with a dictionary; name one \
-             (QuickFIX's are in crates/peregrine-dict/dictionaries) or set UseDataDictionary=N",
+             (QuickFIX's are built in: DataDictionary=FIX44.xml, as QuickFIX/J finds it in its \
+             jar) or set UseDataDictionary=N",
         )
     };
     if s.begin_string == "FIXT.1.1" {

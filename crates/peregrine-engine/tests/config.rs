@@ -831,3 +831,41 @@ fn time_stamp_precision_takes_picos_too() {
         "dir/fix44.cfg:7: TimeStampPrecision: \"FEMTOS\" is not SECONDS, MILLIS, MICROS, NANOS or PICOS"
     );
 }
+
+/// `DataDictionary=FIX44.xml` with no such file is QuickFIX's FIX 4.4, built
+/// in (QuickFIX/J finds it in its jar; a QuickFIX/J .cfg works as it is); a
+/// file of that name beside the settings wins; an unknown name is an error
+/// naming the key.
+#[test]
+fn a_quickfix_dictionary_name_without_a_file_is_the_built_in_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("a.cfg");
+    let load = |value: &str| {
+        let text = format!(
+            "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=A\nTargetCompID=B\n\
+             DataDictionary={value}\n[SESSION]\nBeginString=FIX.4.4\n"
+        );
+        let s = Settings::parse(&text, &cfg).unwrap();
+        peregrine_engine::fix::load_dictionaries(&s.sessions[0])
+    };
+    let d = load("FIX44.xml").unwrap().expect("validating");
+    assert!(d.application().message("D").is_some());
+    let e = load("FIX99.xml").unwrap_err().to_string();
+    assert!(
+        e.contains("DataDictionary") && e.contains("FIX99.xml"),
+        "{e}"
+    );
+    // A file of that name beside the settings is the one used.
+    let stock = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../peregrine-dict/dictionaries/FIX44.xml"
+    ))
+    .unwrap();
+    std::fs::write(
+        dir.path().join("FIX44.xml"),
+        stock.replacen("name='NewOrderSingle'", "name='Order'", 1),
+    )
+    .unwrap();
+    let d = load("FIX44.xml").unwrap().expect("validating");
+    assert_eq!(d.application().message("D").unwrap().name, "Order");
+}
