@@ -80,7 +80,7 @@ fn the_acceptor_template_example_passes() {
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(
         stdout.contains(
-            "  connection:  acceptor template on 127.0.0.1:9880 (a fitting Logon makes a session; CLIENT1, CLIENT2)\n"
+            "  connection:  acceptor template on 127.0.0.1:9880 (a fitting Logon makes a session; CLIENT1, CLIENT2; at most 100)\n"
         ),
         "{stdout}"
     );

@@ -583,10 +583,16 @@ impl DictionaryCache {
             if let Some(d) = self.files.get(path) {
                 return Ok(d.clone());
             }
-            // `FIX44.xml` and no such file: the built-in one, as QuickFIX/J
-            // finds it in its jar (`peregrine_dict::builtin`).
+            // A bare `FIX44.xml` and no such file: the built-in one, as
+            // QuickFIX/J finds it in its jar (`peregrine_dict::builtin`). A
+            // value naming a directory (`../spec/FIX44.xml`) means that file.
+            let bare = s
+                .entries
+                .iter()
+                .find(|e| e.key.eq_ignore_ascii_case(setting))
+                .is_some_and(|e| !e.value.contains(['/', '\\']));
             let builtin = match path.file_name().and_then(|n| n.to_str()) {
-                Some(name) if !path.exists() => {
+                Some(name) if bare && !path.exists() => {
                     peregrine_dict::builtin::by_file_name(name).map(|xml| (name, xml))
                 }
                 _ => None,

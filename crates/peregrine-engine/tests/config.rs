@@ -855,6 +855,12 @@ fn a_quickfix_dictionary_name_without_a_file_is_the_built_in_one() {
         e.contains("DataDictionary") && e.contains("FIX99.xml"),
         "{e}"
     );
+    // A path with a directory means that file: missing, an error.
+    let e = load("spec/FIX44.xml").unwrap_err().to_string();
+    assert!(
+        e.contains("DataDictionary") && e.contains("spec/FIX44.xml"),
+        "{e}"
+    );
     // A file of that name beside the settings is the one used.
     let stock = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
