@@ -20,9 +20,11 @@ deps:
 	@bash scripts/deps.sh
 
 # The binaries `make run`, the benchmarks and `make test` run (fat LTO makes each link minutes
-# long, so the other crates' tools are built when asked: cargo build --release -p <crate>).
+# long, so the other crates' tools are built when asked: cargo build --release -p <crate>);
+# `peregrine` with its `bench` feature (the benchmarks and the topology; without it the
+# binary has the sessions and tools only, and builds no Aeron: what `cargo install` gives).
 build: deps
-	$(CARGO) build --release -p peregrine -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance
+	$(CARGO) build --release -p peregrine -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance --features peregrine/bench
 
 ## run: the trading topology (BENCHMARKS.md §3): Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor)
 ## ⇄ Aeron IPC ⇄ Executor, 10,000 warm-up + 100,000 measured round trips; latency table, step
@@ -53,6 +55,8 @@ miri:
 
 unit:
 	$(CARGO) test --workspace
+	# The command line's tests of `peregrine bench` and `peregrine run` (the `bench` feature).
+	$(CARGO) test -p peregrine --features bench --bin peregrine --test cli --test roundtrip --test scale
 	# Typed messages of every FIX version (the workspace build enables FIX 4.4 only).
 	$(CARGO) test -p peregrine-messages --all-features
 

@@ -12,8 +12,10 @@ pub enum Error {
     /// why): an unknown name in a `decode` filter, a `--session` without `->`.
     Usage(String),
     /// A benchmark failed.
+    #[cfg(feature = "bench")]
     Bench(peregrine_bench::Error),
     /// The trading topology's demo failed.
+    #[cfg(feature = "bench")]
     Topology(peregrine_topology::Error),
     /// The acceptor's or initiator's settings file does not load, or a session's settings
     /// do not build a session.
@@ -84,7 +86,9 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Usage(text) => f.write_str(text),
+            #[cfg(feature = "bench")]
             Error::Bench(e) => write!(f, "{e}"),
+            #[cfg(feature = "bench")]
             Error::Topology(e) => write!(f, "{e}"),
             Error::Settings(e) => write!(f, "{e}"),
             Error::Build(e) => write!(f, "{e}"),
@@ -118,7 +122,9 @@ impl std::error::Error for Error {
         match self {
             // The benchmark's and the topology's errors say what they are; their
             // sources are the next link.
+            #[cfg(feature = "bench")]
             Error::Bench(e) => e.source(),
+            #[cfg(feature = "bench")]
             Error::Topology(e) => e.source(),
             Error::Settings(e) => Some(e),
             Error::Build(e) => e.source(),
@@ -133,12 +139,14 @@ impl std::error::Error for Error {
     }
 }
 
+#[cfg(feature = "bench")]
 impl From<peregrine_bench::Error> for Error {
     fn from(e: peregrine_bench::Error) -> Self {
         Error::Bench(e)
     }
 }
 
+#[cfg(feature = "bench")]
 impl From<peregrine_topology::Error> for Error {
     fn from(e: peregrine_topology::Error) -> Self {
         Error::Topology(e)

@@ -12,8 +12,8 @@
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use peregrine_bench::alloc::CountingAllocator;
 
+#[cfg(feature = "bench")]
 mod bench;
 mod check_config;
 mod cli;
@@ -26,9 +26,12 @@ use cli::{Cli, Command};
 use error::Error;
 
 // Benchmarks report allocations per operation; counting costs one relaxed
-// atomic add per allocation, nothing on allocation-free paths.
+// atomic add per allocation, nothing on allocation-free paths. Only in a
+// binary built with the benchmarks (the `bench` feature).
+#[cfg(feature = "bench")]
 #[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
+static ALLOCATOR: peregrine_bench::alloc::CountingAllocator =
+    peregrine_bench::alloc::CountingAllocator;
 
 fn main() -> ExitCode {
     let cli = Cli::try_parse().unwrap_or_else(|e| e.exit());
@@ -45,7 +48,9 @@ fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Some(Command::Acceptor { session, app }) => serve::acceptor(session, app),
         Some(Command::Initiator { session, app }) => serve::initiator(session, app),
+        #[cfg(feature = "bench")]
         Some(Command::Bench { bench }) => bench::run(bench),
+        #[cfg(feature = "bench")]
         Some(Command::Run(args)) => bench::topology(args),
         Some(Command::Decode(args)) => decode::run(args),
         Some(Command::CheckConfig(args)) => check_config::run(args),
