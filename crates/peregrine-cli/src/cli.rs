@@ -1,6 +1,6 @@
 //! The command line, declared with clap's derive API: every command, its
 //! options and their help. What the commands do is elsewhere ([`crate::serve`],
-//! [`crate::bench`], [`crate::decode`], [`crate::check_config`]).
+//! `bench` (with the `bench` feature), [`crate::decode`], [`crate::check_config`]).
 //!
 //! The names and meanings are those the Makefile, `scripts/` and the tests
 //! use; the unit tests below parse each of those command lines.
