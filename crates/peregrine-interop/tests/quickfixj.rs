@@ -412,14 +412,18 @@ fn run_in(d: &Path, s: Scenario, seed: u64, prefix: &str, extra: &Extra) -> (Del
     // to it, or the Logon of a reconnect while the other stops) may be written when the
     // other no longer reads — an admin message, since every order is checked delivered
     // exactly once above (seen once under load: QuickFIX/J at 2007, Peregrine expecting
-    // 2006, every order delivered). A number used twice or skipped would show here.
+    // 2006, every order delivered). QuickFIX/J may be two ahead: its answer to a
+    // reconnect's Logon and its Logout as it stops, both written after Peregrine stopped
+    // reading (seen once in make test, TLS, Peregrine the initiator, killed and restarted:
+    // 2009 against 2007, every order delivered once). A number used twice, or one of
+    // ours skipped, would show here.
     let (p_sender, p_target) = peregrine_seqnums(d, s.begin_string);
     let (q_target, q_sender) = (
         qfj_seqnum(d, s.begin_string, "target"),
         qfj_seqnum(d, s.begin_string, "sender"),
     );
     assert!(
-        q_sender == p_target || q_sender == p_target + 1,
+        (p_target..=p_target + 2).contains(&q_sender),
         "{what}: QuickFIX/J's next to send is {q_sender}, Peregrine expects {p_target}"
     );
     assert!(
