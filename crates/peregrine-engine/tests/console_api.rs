@@ -39,6 +39,44 @@ fn json(addr: SocketAddr, target: &str) -> serde_json::Value {
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{target}: {e}: {body}"))
 }
 
+/// CLIENT1 logged on to `venue`, having sent one NewOrderSingle with
+/// ClOrdID `id` and the `extra` fields.
+fn client_sending_an_order(
+    venue: &RunningEngine<EchoApp>,
+    dir: &std::path::Path,
+    id: &[u8],
+    extra: &[(u32, &[u8])],
+) -> RunningEngine<Quiet> {
+    let port = venue.listener_addrs()[0].port();
+    let clients_cfg = format!(
+        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
+         TargetCompID=VENUE\nUseDataDictionary=N\nHeartBtInt=30\n\
+         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT1\n"
+    );
+    let clients = EngineBuilder::parse(&clients_cfg, dir.join("clients.cfg"))
+        .unwrap()
+        .start(|_| Quiet)
+        .unwrap();
+    assert!(clients.wait_logged_on(Duration::from_secs(10)));
+    let one = clients.session_ref("FIX.4.4:CLIENT1->VENUE").unwrap();
+    clients
+        .sender()
+        .send(one, b"D", |m| {
+            m.str(11, id)
+                .str(21, b"1")
+                .str(38, b"100")
+                .str(40, b"1")
+                .str(54, b"1")
+                .str(55, b"X")
+                .str(60, b"20260101-00:00:00.000");
+            for (tag, value) in extra {
+                m.str(*tag, value);
+            }
+        })
+        .unwrap();
+    clients
+}
+
 #[test]
 fn console_endpoints() {
     let dir = tempfile::tempdir().unwrap();
@@ -58,30 +96,7 @@ fn console_endpoints() {
     let venue =
         RunningEngine::start(venue, Some((support::loopback(), Some(TOKEN.into())))).unwrap();
     let admin = venue.admin_addr().unwrap();
-    let port = venue.listener_addrs()[0].port();
-    let clients_cfg = format!(
-        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
-         TargetCompID=VENUE\nUseDataDictionary=N\nHeartBtInt=30\n\
-         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT1\n"
-    );
-    let clients = EngineBuilder::parse(&clients_cfg, dir.path().join("clients.cfg"))
-        .unwrap()
-        .start(|_| Quiet)
-        .unwrap();
-    assert!(clients.wait_logged_on(Duration::from_secs(10)));
-    let one = clients.session_ref("FIX.4.4:CLIENT1->VENUE").unwrap();
-    clients
-        .sender()
-        .send(one, b"D", |m| {
-            m.str(11, b"API-1")
-                .str(21, b"1")
-                .str(38, b"100")
-                .str(40, b"1")
-                .str(54, b"1")
-                .str(55, b"X")
-                .str(60, b"20260101-00:00:00.000");
-        })
-        .unwrap();
+    let clients = client_sending_an_order(&venue, dir.path(), b"API-1", &[]);
 
     // The page, with headers that allow only its own script and style.
     let (status, head, body) = get(admin, "/");
@@ -466,31 +481,8 @@ fn messages_are_decoded_with_the_sessions_own_dictionary() {
     let venue =
         RunningEngine::start(venue, Some((support::loopback(), Some(TOKEN.into())))).unwrap();
     let admin = venue.admin_addr().unwrap();
-    let port = venue.listener_addrs()[0].port();
-    let clients_cfg = format!(
-        "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\nSocketConnectPort={port}\n\
-         TargetCompID=VENUE\nUseDataDictionary=N\n\
-         [SESSION]\nBeginString=FIX.4.4\nSenderCompID=CLIENT1\n"
-    );
-    let clients = EngineBuilder::parse(&clients_cfg, dir.path().join("clients.cfg"))
-        .unwrap()
-        .start(|_| Quiet)
-        .unwrap();
-    assert!(clients.wait_logged_on(Duration::from_secs(10)));
-    let one = clients.session_ref("FIX.4.4:CLIENT1->VENUE").unwrap();
-    clients
-        .sender()
-        .send(one, b"D", |m| {
-            m.str(11, b"DESK-1")
-                .str(21, b"1")
-                .str(38, b"100")
-                .str(40, b"1")
-                .str(54, b"1")
-                .str(55, b"X")
-                .str(60, b"20260101-00:00:00.000")
-                .str(5001, b"call the desk");
-        })
-        .unwrap();
+    let clients =
+        client_sending_an_order(&venue, dir.path(), b"DESK-1", &[(5001, b"call the desk")]);
     let started = Instant::now();
     let page = loop {
         let page = json(
