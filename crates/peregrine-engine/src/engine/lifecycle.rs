@@ -9,7 +9,7 @@ use mio::Interest;
 use crate::command::{AddSessionError, CommandError};
 use crate::config::{ConnectionType, SessionSettings};
 use crate::driver::{now_nanos, Nanos, SessionDriver};
-use crate::log::{Escaped, RateLimit, SessionLog};
+use crate::log::{Escaped, LogWriter, RateLimit};
 use crate::metrics::SessionMetrics;
 use crate::sender::SessionRef;
 
@@ -119,7 +119,11 @@ impl<D: SessionDriver> Engine<D> {
         let log = match (dir, settings.screen_log) {
             (None, None) => None,
             (dir, screen) => {
-                let mut log = SessionLog::with_screen(dir, &name, screen).map_err(|e| {
+                let writer = match &self.log_writer {
+                    Some(w) => w.clone(),
+                    None => self.log_writer.insert(LogWriter::start()?).clone(),
+                };
+                let mut log = writer.open(dir, &name, screen).map_err(|e| {
                     let dir = dir.map_or_else(String::new, |d| d.display().to_string());
                     let why = settings.error(
                         "FileLogPath",
@@ -131,7 +135,6 @@ impl<D: SessionDriver> Engine<D> {
                 Some(log)
             }
         };
-        self.has_logs |= log.is_some();
         let listener = match settings.connection_type {
             ConnectionType::Acceptor => Some(self.listener_for(settings)?),
             ConnectionType::Initiator => None,
@@ -416,9 +419,7 @@ impl<D: SessionDriver> Engine<D> {
         self.peers.remove(reference, &s.name);
         self.metrics_stale = true;
         s.event("session removed", now);
-        if let Some(l) = s.log.as_mut() {
-            l.flush();
-        }
+        self.flush_logs();
         if let Some(keys) = self.routes.get_mut(&route_of(&s.settings)) {
             keys.retain(|&k| k != key);
         }

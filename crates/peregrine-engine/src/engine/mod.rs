@@ -223,9 +223,9 @@ pub struct Engine<D: SessionDriver> {
     reading_directly: bool,
     /// When [`Engine::turn`] under a spinning strategy runs the housekeeping next.
     next_housekeeping: Nanos,
-    /// A session with message and event logs was added (their flush is not
-    /// throttled: a log says what happened as soon as the turn is over).
-    pub(super) has_logs: bool,
+    /// The logging thread every session's message and event logs hand their
+    /// lines to (started with the first session that has logs).
+    pub(super) log_writer: Option<crate::log::LogWriter>,
     stopping: bool,
     stop_requested: bool,
     /// Its sessions, as their callbacks see them (forward.rs).
@@ -330,7 +330,7 @@ impl<D: SessionDriver> Engine<D> {
             direct_turns: 0,
             reading_directly: false,
             next_housekeeping: 0,
-            has_logs: false,
+            log_writer: None,
             reserve: open_reserve(),
             unrouted_lines: RateLimit::new(now_nanos()),
             held_sends,
@@ -439,8 +439,10 @@ impl<D: SessionDriver> Engine<D> {
         self.listeners.iter().map(|l| l.local).collect()
     }
 
-    /// A snapshot of every session.
+    /// A snapshot of every session; their logs are written up to this moment
+    /// (the console reads them next).
     pub fn sessions(&self) -> Vec<SessionInfo> {
+        self.flush_logs();
         let now = now_nanos();
         self.sessions
             .keys()
@@ -561,9 +563,6 @@ impl<D: SessionDriver> Engine<D> {
                 work |= self.housekeeping();
             } else {
                 work |= self.drain_commands();
-                if self.has_logs {
-                    self.flush_logs();
-                }
             }
             self.metrics.engine().turn(work);
             return Ok(usize::from(work));

@@ -74,10 +74,8 @@ impl<D: SessionDriver> Engine<D> {
             if let Err(e) = s.driver.on_shutdown() {
                 s.event(&format!("store sync failed: {e}"), now);
             }
-            if let Some(l) = s.log.as_mut() {
-                l.flush();
-            }
         }
+        self.flush_logs();
         Ok(())
     }
 }

@@ -8,7 +8,7 @@ use super::ids::{ConnectionKey, ListenerKey, SessionKey};
 use super::{Engine, SEC};
 
 impl<D: SessionDriver> Engine<D> {
-    /// Commands, timers and reconnects, log lines left out, log flushes.
+    /// Commands, timers and reconnects, log lines left out.
     pub(super) fn housekeeping(&mut self) -> bool {
         self.metrics.engine().housekept();
         let mut work = self.drain_commands();
@@ -25,14 +25,14 @@ impl<D: SessionDriver> Engine<D> {
                 tracing::info!("{n} lines about connections that never named a session left out");
             }
         }
-        self.flush_logs();
         work
     }
 
-    /// Flushes every session's logs.
-    pub(super) fn flush_logs(&mut self) {
-        for l in self.sessions.iter_mut().filter_map(|s| s.log.as_mut()) {
-            l.flush();
+    /// Returns once every session's log lines handed over so far are written
+    /// (the logging thread writes them within its poll otherwise).
+    pub(super) fn flush_logs(&self) {
+        if let Some(w) = &self.log_writer {
+            w.flush();
         }
     }
 

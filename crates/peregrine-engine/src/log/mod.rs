@@ -26,13 +26,21 @@
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
-use peregrine_codec::frame::{FrameEvent, Framer};
 use peregrine_codec::value::{format_timestamp, TimePrecision, UtcTimestamp};
 
 use crate::driver::Nanos;
+
+mod ring;
+mod writer;
+
+use ring::{Kind, Shared};
+pub use ring::{LogStats, RING_BYTES};
+pub use writer::{POLL_BUSY, POLL_IDLE};
 
 /// Bytes from the wire, for a log line: printable ASCII as it is, SOH as `|`
 /// (or kept, with [`Escaped::keep_soh`]), `\` as `\\`, any other byte below
@@ -183,26 +191,6 @@ pub fn file_stem(session: &str) -> String {
         .collect()
 }
 
-/// A session's message and event logs.
-#[derive(Debug)]
-pub struct SessionLog {
-    files: Option<LogFiles>,
-    screen: Option<Screen>,
-    in_tail: Vec<u8>,
-    out_tail: Vec<u8>,
-    framer: Framer,
-    /// Garbled input is logged within this limit.
-    garbled: RateLimit,
-}
-
-/// The files of `FileLogPath`.
-#[derive(Debug)]
-struct LogFiles {
-    messages: BufWriter<File>,
-    events: BufWriter<File>,
-    messages_path: PathBuf,
-}
-
 /// What a session writes to standard output, by `.cfg` keys of QuickFIX's
 /// `ScreenLog`. A session that sets none of them prints nothing; one that sets
 /// any has the others at QuickFIX's defaults (Y).
@@ -229,22 +217,9 @@ impl ScreenLogSettings {
     }
 }
 
-#[derive(Debug)]
-struct Screen {
-    show: ScreenLogSettings,
-    session: String,
-}
-
-/// Which way a message went, for the screen.
-#[derive(Clone, Copy)]
-enum Direction {
-    Incoming,
-    Outgoing,
-}
-
 /// One line on standard output, written whole (one `write_all` under the lock,
 /// so lines of sessions on other threads do not interleave).
-fn print_line(line: &[u8]) {
+pub(crate) fn print_line(line: &[u8]) {
     let out = std::io::stdout();
     let mut out = out.lock();
     let _ = out.write_all(line);
@@ -259,11 +234,8 @@ pub fn print_event(source: &str, text: &str, now: Nanos) {
     print_line(format!("{} : {source} : event : {text}\n", timestamp(now)).as_bytes());
 }
 
-fn open_append(p: &Path) -> std::io::Result<BufWriter<File>> {
-    Ok(BufWriter::with_capacity(
-        64 * 1024,
-        OpenOptions::new().create(true).append(true).open(p)?,
-    ))
+fn open_append(p: &Path) -> std::io::Result<File> {
+    OpenOptions::new().create(true).append(true).open(p)
 }
 
 /// `YYYYMMDD-HH:MM:SS.ffffff` for a time in nanoseconds.
@@ -277,25 +249,147 @@ pub fn timestamp(now: Nanos) -> String {
     String::from_utf8_lossy(&buf[..n]).into_owned()
 }
 
-fn format_stamp(now: Nanos, buf: &mut [u8; 32]) -> usize {
+pub(crate) fn format_stamp(now: Nanos, buf: &mut [u8; 32]) -> usize {
     let ts = UtcTimestamp::from_unix_nanos(now, TimePrecision::Micros);
     format_timestamp(&ts, TimePrecision::Micros, buf)
 }
 
-impl SessionLog {
-    /// Opens (appending) the logs of `session` in `dir`, creating the directory.
+/// How long [`SessionLog::flush`] waits for the logging thread before it gives
+/// up (saying so in `tracing`): a disk that stalls longer stalls only the logs.
+pub const FLUSH_LIMIT: Duration = Duration::from_secs(10);
+
+/// One logging thread and its ring: every [`SessionLog`] opened through it
+/// hands its lines to that thread. An engine has one; the thread ends once the
+/// writer and all its logs are dropped.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let writer = peregrine_engine::log::LogWriter::start()?;
+/// let mut a = writer.open(Some(dir.path()), "FIX.4.4:A->B", None)?;
+/// let mut b = writer.open(Some(dir.path()), "FIX.4.4:B->A", None)?;
+/// a.event("connected", 0);
+/// b.event("connected", 0);
+/// writer.flush(); // both sessions' lines are in their files
+/// let text = std::fs::read_to_string(dir.path().join("FIX.4.4-B-A.event.log"))?;
+/// assert_eq!(text, "19700101-00:00:00.000000 : connected\n");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct LogWriter {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for LogWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LogWriter").finish_non_exhaustive()
+    }
+}
+
+impl LogWriter {
+    /// Starts a logging thread with an empty ring of [`RING_BYTES`].
+    ///
+    /// # Errors
+    ///
+    /// The operating system's refusal to start a thread.
+    pub fn start() -> std::io::Result<LogWriter> {
+        let (shared, consumer) = Shared::new();
+        writer::spawn(shared.clone(), consumer)?;
+        Ok(LogWriter { shared })
+    }
+
+    /// Opens (appending) the logs of `session`: files in `dir` (if any,
+    /// creating the directory), and lines on standard output as `screen`
+    /// asks (if any).
     ///
     /// # Errors
     ///
     /// The I/O error of creating `dir` or of opening the messages or the
     /// event log for appending (e.g. permission denied, or a file where the
     /// directory should be).
+    pub fn open(
+        &self,
+        dir: Option<&Path>,
+        session: &str,
+        screen: Option<ScreenLogSettings>,
+    ) -> std::io::Result<SessionLog> {
+        let (files, messages_path) = match dir {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)?;
+                let stem = file_stem(session);
+                let messages_path = dir.join(format!("{stem}.messages.log"));
+                let messages = open_append(&messages_path)?;
+                let events = open_append(&dir.join(format!("{stem}.event.log")))?;
+                (
+                    Some(writer::LogFiles::open(messages, events)),
+                    Some(messages_path),
+                )
+            }
+            None => (None, None),
+        };
+        let screen = screen
+            .filter(ScreenLogSettings::any)
+            .map(|show| writer::Screen {
+                show,
+                // A template-made session's CompIDs come from the wire.
+                session: Escaped(session.as_bytes()).to_string(),
+            });
+        let id = self.shared.next_id();
+        self.shared
+            .opening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((id, writer::Entry::new(files, screen)));
+        self.shared.push(Kind::Open, id, 0, &[], false);
+        Ok(SessionLog {
+            id,
+            shared: self.shared.clone(),
+            messages_path,
+        })
+    }
+
+    /// Returns once every line handed over before this call is written to the
+    /// operating system (at most [`FLUSH_LIMIT`]).
+    pub fn flush(&self) {
+        self.shared.flush(FLUSH_LIMIT);
+    }
+
+    /// How the hand-over has gone: records, waits for a full ring.
+    pub fn stats(&self) -> &LogStats {
+        &self.shared.stats
+    }
+}
+
+/// A session's message and event logs: each call copies its bytes into the
+/// [`LogWriter`]'s ring and returns; the logging thread formats and writes them.
+pub struct SessionLog {
+    id: u32,
+    shared: Arc<Shared>,
+    messages_path: Option<PathBuf>,
+}
+
+impl fmt::Debug for SessionLog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionLog")
+            .field("id", &self.id)
+            .field("messages_path", &self.messages_path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionLog {
+    /// Opens (appending) the logs of `session` in `dir`, creating the
+    /// directory, with a logging thread of its own ([`LogWriter::open`] shares one).
+    ///
+    /// # Errors
+    ///
+    /// As [`LogWriter::open`], or the thread could not start.
     pub fn open(dir: &Path, session: &str) -> std::io::Result<SessionLog> {
         Self::with_screen(Some(dir), session, None)
     }
 
     /// The logs of `session`: files in `dir` (if any, as [`open`](Self::open)),
-    /// and lines on standard output as `screen` asks (if any).
+    /// and lines on standard output as `screen` asks (if any), with a logging
+    /// thread of its own.
     ///
     /// ```
     /// use peregrine_engine::{log::ScreenLogSettings, SessionLog};
@@ -308,177 +402,65 @@ impl SessionLog {
     ///
     /// # Errors
     ///
-    /// As [`open`](Self::open), when `dir` is given.
+    /// As [`open`](Self::open).
     pub fn with_screen(
         dir: Option<&Path>,
         session: &str,
         screen: Option<ScreenLogSettings>,
     ) -> std::io::Result<SessionLog> {
-        let files = match dir {
-            Some(dir) => {
-                std::fs::create_dir_all(dir)?;
-                let stem = file_stem(session);
-                let messages_path = dir.join(format!("{stem}.messages.log"));
-                Some(LogFiles {
-                    messages: open_append(&messages_path)?,
-                    events: open_append(&dir.join(format!("{stem}.event.log")))?,
-                    messages_path,
-                })
-            }
-            None => None,
-        };
-        Ok(SessionLog {
-            files,
-            screen: screen.filter(ScreenLogSettings::any).map(|show| Screen {
-                show,
-                // A template-made session's CompIDs come from the wire.
-                session: Escaped(session.as_bytes()).to_string(),
-            }),
-            in_tail: Vec::new(),
-            out_tail: Vec::new(),
-            framer: Framer::new(16 << 20),
-            garbled: RateLimit::new(0),
-        })
+        LogWriter::start()?.open(dir, session, screen)
     }
 
     /// Bounds what the log holds of a message still arriving (the session's
     /// `MaxMessageSize`; 16 MiB until set).
     pub fn set_max_message_size(&mut self, max: usize) {
-        self.framer = Framer::new(max);
+        let max = max as u64;
+        self.shared
+            .push(Kind::MaxMessageSize, self.id, 0, &max.to_le_bytes(), false);
     }
 
     /// The messages log's path (`None`: it writes only to the screen).
     pub fn messages_path(&self) -> Option<&Path> {
-        self.files.as_ref().map(|f| f.messages_path.as_path())
+        self.messages_path.as_deref()
     }
 
     /// Bytes received (any chunking): each complete message becomes one line.
     pub fn incoming(&mut self, bytes: &[u8], now: Nanos) {
-        let mut tail = std::mem::take(&mut self.in_tail);
-        self.split(&mut tail, bytes, now, Direction::Incoming);
-        self.in_tail = tail;
+        self.shared.push(Kind::Incoming, self.id, now, bytes, true);
     }
 
     /// Bytes sent (any chunking): each complete message becomes one line.
     pub fn outgoing(&mut self, bytes: &[u8], now: Nanos) {
-        let mut tail = std::mem::take(&mut self.out_tail);
-        self.split(&mut tail, bytes, now, Direction::Outgoing);
-        self.out_tail = tail;
-    }
-
-    fn split(&mut self, tail: &mut Vec<u8>, bytes: &[u8], now: Nanos, way: Direction) {
-        let mut ts = [0u8; 32];
-        let ts_len = format_stamp(now, &mut ts);
-        let ts = &ts[..ts_len];
-        let mut messages = self.files.as_mut().map(|f| &mut f.messages);
-        // The screen's line: the file's, after the session's name and the way.
-        let screen = self.screen.as_ref().and_then(|s| {
-            let (show, word) = match way {
-                Direction::Incoming => (s.show.incoming, "incoming"),
-                Direction::Outgoing => (s.show.outgoing, "outgoing"),
-            };
-            show.then(|| format!(" : {} : {word} : ", s.session))
-        });
-        let mut screen_line = Vec::new();
-        let garbled = &mut self.garbled;
-        let mut line = |m: &[u8], is_garbled: bool| {
-            if is_garbled {
-                match garbled.allow(now) {
-                    None => return,
-                    Some(0) => {}
-                    Some(n) => {
-                        if let Some(messages) = messages.as_mut() {
-                            let _ = messages.write_all(ts);
-                            let _ = writeln!(messages, " : ({n} garbled lines left out)");
-                        }
-                    }
-                }
-            }
-            if let Some(messages) = messages.as_mut() {
-                let _ = messages.write_all(ts);
-                let _ = messages.write_all(b" : ");
-                let _ = Escaped::keep_soh(m, messages);
-                let _ = messages.write_all(b"\n");
-            }
-            if let Some(prefix) = &screen {
-                screen_line.clear();
-                screen_line.extend_from_slice(ts);
-                screen_line.extend_from_slice(prefix.as_bytes());
-                let _ = Escaped::keep_soh(m, &mut screen_line);
-                screen_line.push(b'\n');
-                print_line(&screen_line);
-            }
-        };
-        if tail.is_empty() {
-            let mut frames = self.framer.frames(bytes);
-            for f in frames.by_ref() {
-                match f {
-                    FrameEvent::Message(m) => line(m, false),
-                    FrameEvent::Garbled { bytes, .. } => line(bytes, true),
-                }
-            }
-            tail.extend_from_slice(&bytes[frames.consumed()..]);
-        } else {
-            tail.extend_from_slice(bytes);
-            let mut frames = self.framer.frames(tail);
-            for f in frames.by_ref() {
-                match f {
-                    FrameEvent::Message(m) => line(m, false),
-                    FrameEvent::Garbled { bytes, .. } => line(bytes, true),
-                }
-            }
-            let consumed = frames.consumed();
-            tail.drain(..consumed);
-        }
+        self.shared.push(Kind::Outgoing, self.id, now, bytes, true);
     }
 
     /// Says in the messages log how many garbled lines the limit left out: once
     /// the limit lets a line through again, or at once with `force` (shutdown).
     pub fn report_left_out(&mut self, now: Nanos, force: bool) {
-        let left_out = self.garbled.suppressed();
-        if left_out == 0 {
-            return;
-        }
-        let n = if force {
-            self.garbled = RateLimit::new(now);
-            left_out
-        } else {
-            match self.garbled.allow(now) {
-                Some(n) => n,
-                None => return,
-            }
-        };
-        if let Some(f) = &mut self.files {
-            let _ = writeln!(
-                f.messages,
-                "{} : ({n} garbled lines left out)",
-                timestamp(now)
-            );
-        }
+        self.shared
+            .push(Kind::LeftOut, self.id, now, &[u8::from(force)], false);
     }
 
-    /// One line in the event log (and on the screen, with `ScreenLogShowEvents`).
+    /// One line in the event log (and on the screen, with
+    /// `ScreenLogShowEvents`); a text over a quarter of [`RING_BYTES`] is cut.
     pub fn event(&mut self, text: &str, now: Nanos) {
-        let ts = timestamp(now);
-        if let Some(f) = &mut self.files {
-            let _ = writeln!(f.events, "{ts} : {text}");
-        }
-        if let Some(s) = self.screen.as_ref().filter(|s| s.show.events) {
-            print_line(format!("{ts} : {} : event : {text}\n", s.session).as_bytes());
-        }
+        self.shared
+            .push(Kind::Event, self.id, now, text.as_bytes(), false);
     }
 
-    /// Hands buffered lines to the operating system.
+    /// Returns once every line of this log's [`LogWriter`] handed over before
+    /// this call is written to the operating system.
     pub fn flush(&mut self) {
-        if let Some(f) = &mut self.files {
-            let _ = f.messages.flush();
-            let _ = f.events.flush();
-        }
+        self.shared.flush(FLUSH_LIMIT);
     }
 }
 
 impl Drop for SessionLog {
+    /// Closes the files; first waits for the lines still in the ring, if any.
     fn drop(&mut self) {
-        self.flush();
+        self.shared.push(Kind::Close, self.id, 0, &[], false);
+        if self.shared.unflushed() {
+            self.shared.flush(FLUSH_LIMIT);
+        }
     }
 }
