@@ -131,7 +131,8 @@ impl Command {
 pub enum Outcome {
     /// [`Command::Stop`]: the engine logs out every session and stops.
     Stopping,
-    /// [`Command::ListSessions`]: every session, in the order they were added.
+    /// [`Command::ListSessions`]: every session, in the order they were added
+    /// (their message and event logs written up to the answer).
     Sessions(Vec<SessionInfo>),
     /// [`Command::AddSession`]: the session is added (an initiator connects
     /// on the next turn).

@@ -71,7 +71,12 @@ impl<D: SessionDriver> Engine<D> {
                 self.stop_requested = true;
                 Ok(Outcome::Stopping)
             }
-            Command::ListSessions => Ok(Outcome::Sessions(self.sessions())),
+            Command::ListSessions => {
+                // Whoever asks may read the logs next (the console does): they are
+                // written up to this moment.
+                self.flush_logs();
+                Ok(Outcome::Sessions(self.sessions()))
+            }
             Command::AddSession(settings) => {
                 let key = self.add_at_run_time(&settings)?;
                 Ok(Outcome::SessionAdded {

@@ -439,10 +439,8 @@ impl<D: SessionDriver> Engine<D> {
         self.listeners.iter().map(|l| l.local).collect()
     }
 
-    /// A snapshot of every session; their logs are written up to this moment
-    /// (the console reads them next).
+    /// A snapshot of every session.
     pub fn sessions(&self) -> Vec<SessionInfo> {
-        self.flush_logs();
         let now = now_nanos();
         self.sessions
             .keys()

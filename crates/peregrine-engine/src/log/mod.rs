@@ -13,6 +13,24 @@
 //! session: [`RATE_BURST`] lines, then [`RATE_PER_SEC`] a second, with a count
 //! of what was left out.
 //!
+//! **Off the reactor.** Formatting a line and writing it are not the reactor's
+//! work: a [`SessionLog`] call copies the raw bytes of a read or a write (or an
+//! event's text) and the time the reactor already has into a bounded ring
+//! ([`RING_BYTES`], 1 MiB), and one logging thread per engine ([`LogWriter`])
+//! frames, timestamps, escapes and writes them. What that promises:
+//!
+//! - **Order and completeness**: every line is written, in the order handed
+//!   over; when the ring is full the reactor waits for the logging thread
+//!   (never drops a line; [`LogStats::ring_full_waits`] counts the waits).
+//! - **Delay**: a line reaches the file (the operating system's page cache)
+//!   within [`POLL_IDLE`] (10 ms), at once when the ring is half full; a
+//!   [`SessionLog::flush`], a `ListSessions` command (the console's reads),
+//!   the engine's shutdown and a log's drop wait until it is written.
+//! - **`kill -9`**: loses at most what the ring held and each file's 64 KiB
+//!   write buffer (in practice the last few milliseconds of lines); the last
+//!   line can be torn. What a crash must not lose is in the store (and the
+//!   engine journal), which commit before a message leaves.
+//!
 //! ```
 //! let dir = tempfile::tempdir()?;
 //! let mut log = peregrine_engine::SessionLog::open(dir.path(), "FIX.4.4:ISLD->TW")?;
@@ -36,10 +54,12 @@ use peregrine_codec::value::{format_timestamp, TimePrecision, UtcTimestamp};
 use crate::driver::Nanos;
 
 mod ring;
+#[cfg(test)]
+mod tests;
 mod writer;
 
 use ring::{Kind, Shared};
-pub use ring::{LogStats, RING_BYTES};
+pub use ring::{LogStats, MIN_RING_BYTES, RING_BYTES};
 pub use writer::{POLL_BUSY, POLL_IDLE};
 
 /// Bytes from the wire, for a log line: printable ASCII as it is, SOH as `|`
@@ -292,7 +312,18 @@ impl LogWriter {
     ///
     /// The operating system's refusal to start a thread.
     pub fn start() -> std::io::Result<LogWriter> {
-        let (shared, consumer) = Shared::new();
+        Self::with_ring_bytes(RING_BYTES)
+    }
+
+    /// Starts a logging thread with a ring of `bytes` (at least
+    /// [`MIN_RING_BYTES`]): a bigger ring rides out longer disk stalls without
+    /// making the reactor wait, and a `kill -9` can lose more.
+    ///
+    /// # Errors
+    ///
+    /// The operating system's refusal to start a thread.
+    pub fn with_ring_bytes(bytes: usize) -> std::io::Result<LogWriter> {
+        let (shared, consumer) = Shared::new(bytes);
         writer::spawn(shared.clone(), consumer)?;
         Ok(LogWriter { shared })
     }
@@ -442,7 +473,7 @@ impl SessionLog {
     }
 
     /// One line in the event log (and on the screen, with
-    /// `ScreenLogShowEvents`); a text over a quarter of [`RING_BYTES`] is cut.
+    /// `ScreenLogShowEvents`); a text over a quarter of the ring is cut.
     pub fn event(&mut self, text: &str, now: Nanos) {
         self.shared
             .push(Kind::Event, self.id, now, text.as_bytes(), false);

@@ -16,14 +16,13 @@ use std::time::Duration;
 
 use crate::driver::Nanos;
 
-/// Bytes the ring between the reactor and the logging thread holds: what a
-/// `kill -9` can lose of the logs, with each log file's write buffer
-/// ([`super::writer::FILE_BUFFER`]).
+/// Bytes the ring between the reactor and the logging thread holds by
+/// default: what a `kill -9` can lose of the logs, with each log file's write
+/// buffer (64 KiB).
 pub const RING_BYTES: usize = 1 << 20;
 
-/// The largest payload of one record: bigger reads and writes are handed over
-/// in pieces (the logging thread's framer joins them), bigger event texts cut.
-pub(super) const MAX_PAYLOAD: usize = RING_BYTES / 4;
+/// The smallest ring [`Shared::new`] makes.
+pub const MIN_RING_BYTES: usize = 4096;
 
 /// What a record is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +107,7 @@ pub struct LogStats {
 /// What the reactor and the logging thread share.
 pub(super) struct Shared {
     producer: Mutex<rtrb::Producer<u8>>,
+    capacity: usize,
     /// Files opened on the reactor thread (so that an error reaches the caller),
     /// taken by the logging thread at their [`Kind::Open`] record.
     pub opening: Mutex<Vec<(u32, super::writer::Entry)>>,
@@ -124,10 +124,13 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    pub fn new() -> (Arc<Shared>, rtrb::Consumer<u8>) {
-        let (producer, consumer) = rtrb::RingBuffer::new(RING_BYTES);
+    /// A ring of `bytes` (at least [`MIN_RING_BYTES`]).
+    pub fn new(bytes: usize) -> (Arc<Shared>, rtrb::Consumer<u8>) {
+        let capacity = bytes.max(MIN_RING_BYTES);
+        let (producer, consumer) = rtrb::RingBuffer::new(capacity);
         let shared = Arc::new(Shared {
             producer: Mutex::new(producer),
+            capacity,
             opening: Mutex::new(Vec::new()),
             next_id: AtomicU64::new(1),
             thread: Mutex::new(None),
@@ -150,13 +153,21 @@ impl Shared {
         self.producer.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Hands one record over: its payload in pieces of at most [`MAX_PAYLOAD`]
-    /// when `split`, else cut to that. Waits while the ring is full.
+    /// The largest payload of one record, a quarter of the ring: bigger reads
+    /// and writes are handed over in pieces (the logging thread's framer joins
+    /// them), bigger event texts cut.
+    pub fn max_payload(&self) -> usize {
+        self.capacity / 4
+    }
+
+    /// Hands one record over: its payload in pieces of at most
+    /// [`max_payload`](Self::max_payload) when `split`, else cut to that.
+    /// Waits while the ring is full.
     pub fn push(&self, kind: Kind, id: u32, now: Nanos, payload: &[u8], split: bool) {
         let mut producer = self.producer();
         let mut rest = payload;
         loop {
-            let n = rest.len().min(MAX_PAYLOAD);
+            let n = rest.len().min(self.max_payload());
             let (piece, more) = rest.split_at(n);
             self.push_one(
                 &mut producer,
@@ -180,7 +191,7 @@ impl Shared {
             self.pushed.fetch_add(1, Ordering::Relaxed);
         }
         // Past half full: wake the logging thread now rather than at its next poll.
-        if producer.slots() < RING_BYTES / 2 {
+        if producer.slots() < self.capacity / 2 {
             self.wake();
         }
     }

@@ -1,0 +1,130 @@
+//! The hand-over to the logging thread: big messages, a full ring, cut
+//! events, lines written without a flush, several sessions on one thread.
+
+use std::time::{Duration, Instant};
+
+use super::{LogWriter, SessionLog, MIN_RING_BYTES};
+
+fn message(seq: usize, text_len: usize) -> Vec<u8> {
+    let text = "x".repeat(text_len);
+    peregrine_testkit::frame(&format!("35=8|34={seq}|49=A|56=B|58={text}|"))
+}
+
+fn lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_message_bigger_than_a_quarter_of_the_ring_is_still_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = LogWriter::with_ring_bytes(MIN_RING_BYTES).unwrap();
+    let mut log = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    let big = message(1, 3 * MIN_RING_BYTES);
+    log.outgoing(&big, 0);
+    log.flush();
+    let lines = lines(log.messages_path().unwrap());
+    assert_eq!(lines.len(), 1);
+    assert_eq!(
+        lines[0].as_bytes(),
+        [&b"19700101-00:00:00.000000 : "[..], &big].concat()
+    );
+}
+
+#[test]
+fn a_full_ring_makes_the_reactor_wait_and_loses_no_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = LogWriter::with_ring_bytes(MIN_RING_BYTES).unwrap();
+    let mut log = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    const N: usize = 5_000;
+    for seq in 1..=N {
+        log.incoming(&message(seq, 100), seq as i64);
+    }
+    log.flush();
+    let lines = lines(log.messages_path().unwrap());
+    assert_eq!(lines.len(), N);
+    for (i, l) in lines.iter().enumerate() {
+        assert!(
+            l.contains(&format!("\x0134={}\x01", i + 1)),
+            "line {i}: {l}"
+        );
+    }
+    // About 700 KB through a 4 KiB ring: the reactor had to wait.
+    let waits = writer
+        .stats()
+        .ring_full_waits
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(waits > 0, "no wait for a full ring");
+}
+
+#[test]
+fn an_event_longer_than_a_quarter_of_the_ring_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = LogWriter::with_ring_bytes(MIN_RING_BYTES).unwrap();
+    let mut log = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    log.event(&"e".repeat(MIN_RING_BYTES), 0);
+    log.event("next", 0);
+    log.flush();
+    let events = lines(&dir.path().join("FIX.4.4-A-B.event.log"));
+    assert_eq!(events.len(), 2);
+    assert_eq!(
+        events[0].len(),
+        "19700101-00:00:00.000000 : ".len() + MIN_RING_BYTES / 4
+    );
+    assert!(events[1].ends_with(" : next"));
+}
+
+#[test]
+fn lines_reach_the_file_without_a_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut log = SessionLog::open(dir.path(), "FIX.4.4:A->B").unwrap();
+    log.incoming(&message(1, 10), 0);
+    let path = log.messages_path().unwrap().to_path_buf();
+    let start = Instant::now();
+    while lines(&path).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "not written in 5 s"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn a_dropped_log_has_written_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = LogWriter::start().unwrap();
+    let mut log = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    let path = log.messages_path().unwrap().to_path_buf();
+    for seq in 1..=100 {
+        log.outgoing(&message(seq, 10), 0);
+    }
+    drop(log);
+    assert_eq!(lines(&path).len(), 100);
+}
+
+#[test]
+fn sessions_on_one_thread_keep_their_own_files_and_chunking() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = LogWriter::start().unwrap();
+    let mut a = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    let mut b = writer.open(Some(dir.path()), "FIX.4.4:B->A", None).unwrap();
+    // Interleaved halves: each session's framer joins its own.
+    let (m1, m2) = (message(1, 30), message(2, 30));
+    a.incoming(&m1[..20], 0);
+    b.incoming(&m2[..25], 0);
+    a.incoming(&m1[20..], 0);
+    b.incoming(&m2[25..], 0);
+    writer.flush();
+    let (la, lb) = (
+        lines(a.messages_path().unwrap()),
+        lines(b.messages_path().unwrap()),
+    );
+    assert_eq!(la.len(), 1);
+    assert_eq!(lb.len(), 1);
+    assert!(la[0].ends_with(&*String::from_utf8_lossy(&m1)));
+    assert!(lb[0].ends_with(&*String::from_utf8_lossy(&m2)));
+}
