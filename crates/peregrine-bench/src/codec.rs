@@ -5,7 +5,8 @@
 //! (`er_validate`, as a session does it: with its shape cache, which has seen this
 //! message's shape; `er_validate_full`: every message walked in full, as on first
 //! sight of a shape), reported beside `er_parse`: the issue's bound is that validation
-//! costs at most as much again as parsing.
+//! costs at most as much again as parsing. And what the message log costs the engine
+//! thread per message (`log_message`, `log_turn`: [`crate::roundtrip::log_cost`], issue 31).
 
 use crate::measure::{measure, timer_overhead_ns};
 use crate::peers::Rounds;
@@ -34,7 +35,8 @@ pub const CASES: [&str; 4] = [
 /// validate), reported right after `er_parse`: `er_validate` the way a session validates
 /// (`Validator::validate_with` and the session's `ShapeCache`: a known shape has only its
 /// values checked), `er_validate_full` every message walked in full (`Validator::validate`,
-/// the cost on first sight of a shape).
+/// the cost on first sight of a shape); `log_message` and `log_turn`, the message log's
+/// cost on the engine thread ([`crate::roundtrip::log_cost`]).
 ///
 /// ```
 /// let records = peregrine_bench::codec::run_peregrine(50, 10)?;
@@ -43,7 +45,8 @@ pub const CASES: [&str; 4] = [
 /// }
 /// # Ok::<(), peregrine_bench::Error>(())
 /// ```
-pub const PEREGRINE_ONLY_CASES: [&str; 2] = ["er_validate", "er_validate_full"];
+pub const PEREGRINE_ONLY_CASES: [&str; 4] =
+    ["er_validate", "er_validate_full", "log_message", "log_turn"];
 
 /// The FIX44 dictionary Peregrine validates against: the dictionary crate's copy
 /// ([`crate::fix44_dictionary`]), the one the peers are given.
@@ -298,6 +301,14 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
     push("nos_encode", &mut || {
         encode_nos(&mut out, black_box(&values)).len()
     });
+    let log_settings = format!(
+        "SessionLog (FileLogPath) in the temporary directory, at most {} + {} operations: log_message one ExecutionReport in (no flush), log_turn an order in, its report out and the turn's flush",
+        crate::roundtrip::log_cost::MAX_ITERS,
+        crate::roundtrip::log_cost::MAX_WARMUP
+    );
+    for (case, m) in crate::roundtrip::log_cost::run(iters, warmup, overhead)? {
+        records.push(m.record(case, &log_settings));
+    }
     Ok(records)
 }
 

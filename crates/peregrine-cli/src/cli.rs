@@ -275,8 +275,9 @@ mod bench_args {
         #[arg(long)]
         pub no_floor: bool,
         /// The configs to run, separated by commas (tls: balanced over TLS 1.3, Peregrine
-        /// only; default all four).
-        #[arg(long, value_name = "balanced,optimized,fsync,tls")]
+        /// only; production: balanced with message and event logs on at both ends; default
+        /// all five).
+        #[arg(long, value_name = "balanced,optimized,fsync,tls,production")]
         pub configs: Option<String>,
         /// Round trips of the fsync config (its warm-up is a tenth of them).
         #[arg(long, value_name = "N")]

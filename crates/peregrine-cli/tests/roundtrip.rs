@@ -1,5 +1,5 @@
 //! `peregrine bench roundtrip` for real: two processes per engine (Peregrine and the TCP
-//! floor) with small counts, every config; and the same run failing when the venue
+//! floor) with small counts, every config (production: with Peregrine's logs checked); and the same run failing when the venue
 //! answers with the wrong ClOrdID or breaks its sequence numbers
 //! (`PEREGRINE_ROUNDTRIP_FAULT`, read by Peregrine's venue only).
 
@@ -24,7 +24,7 @@ fn roundtrip(out: &std::path::Path, configs: &str, iters: u64, fault: Option<&st
 fn peregrine_and_the_floor_in_every_config() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("roundtrip.json");
-    let o = roundtrip(&out, "balanced,optimized,fsync,tls", 300, None);
+    let o = roundtrip(&out, "balanced,optimized,fsync,tls,production", 300, None);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
         o.status.success(),
@@ -57,6 +57,24 @@ fn peregrine_and_the_floor_in_every_config() {
         .any(|r| r["engine"] == "floor" && r["case"] == "tls"));
     assert!(stdout.contains("floor tls: not supported"), "{stdout}");
     assert!(stdout.contains("TLS: Peregrine p50 "), "{stdout}");
+    // Production: Peregrine with its message and event logs on (the driver failed the run
+    // had they not held every order and report); the floor has no FIX session to log.
+    let production = results
+        .iter()
+        .find(|r| r["engine"] == "peregrine" && r["case"] == "production")
+        .unwrap_or_else(|| panic!("no peregrine production in {results:?}"));
+    assert!(
+        production["settings"]
+            .as_str()
+            .unwrap()
+            .contains("FileLogPath"),
+        "{production}"
+    );
+    assert!(
+        stdout.contains("floor production: not supported"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Logs: Peregrine p50 "), "{stdout}");
     assert!(dir.path().join("roundtrip.svg").is_file());
     assert!(stdout.contains("Targets (from the medians of this invocation):"));
     assert!(stdout.contains("balanced p50 ≤ 1.5× optimized p50"));

@@ -3,8 +3,10 @@
 // in flight, through QuickFIX's session layer (sequence numbers, store, validation) on both sides.
 // Contract with the Rust driver: peers/two-process-harnesses.md (§4).
 //
-//   roundtrip --role acceptor  --config balanced|optimized|fsync --port P --dir DIR --dict D
-//   roundtrip --role initiator --config balanced|optimized|fsync --port P --dir DIR --dict D
+//   roundtrip --role acceptor  --config balanced|optimized|fsync|production --port P --dir DIR
+//             --dict D
+//   roundtrip --role initiator --config balanced|optimized|fsync|production --port P --dir DIR
+//             --dict D
 //             [--iters N (100000)] [--warmup W (10000)] [--connector threaded|socket]
 //
 // The acceptor (VENUE) prints `ready` once it listens and answers each NewOrderSingle from
@@ -36,7 +38,11 @@
 //   says so on stderr and exits 0 without connecting; the acceptor says so too and then serves
 //   like balanced, so that the driver's start-up sequence stays the same for every engine.
 // * optimized: MemoryStoreFactory, UseDataDictionary=N (BodyLength and CheckSum still checked).
-// * No logging: no LogFactory is given, so every session logs to QuickFIX's NullLog.
+// * production: balanced with the message and event logs on: a FIX::FileLogFactory with
+//   FileLogPath=DIR/log and its defaults otherwise (every message, heartbeats too, a line each
+//   with its time, and the events; each line flushed to the OS by std::endl as it is written).
+// * The other configs log nothing: no LogFactory is given, so every session logs to QuickFIX's
+//   NullLog.
 //
 // The harness allocates nothing per round trip beyond what QuickFIX's API does inside its own
 // calls: ClOrdID fields are pre-built, the order and the report are reused messages,
@@ -44,6 +50,7 @@
 // orders), TransactTime is formatted once per millisecond.
 
 #include <quickfix/Application.h>
+#include <quickfix/FileLog.h>
 #include <quickfix/FileStore.h>
 #include <quickfix/Message.h>
 #include <quickfix/Session.h>
@@ -88,7 +95,8 @@ struct Args {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: roundtrip --role acceptor|initiator --config balanced|optimized|fsync "
+               "usage: roundtrip --role acceptor|initiator "
+               "--config balanced|optimized|fsync|production "
                "--port P --dir DIR --dict FIX44.xml [--iters N (100000)] [--warmup W (10000)] "
                "[--connector threaded|socket]\n");
 }
@@ -122,7 +130,8 @@ Args parse(int argc, char** argv) {
     }
   }
   bool ok = (a.role == "acceptor" || a.role == "initiator") &&
-            (a.config == "balanced" || a.config == "optimized" || a.config == "fsync") &&
+            (a.config == "balanced" || a.config == "optimized" || a.config == "fsync" ||
+             a.config == "production") &&
             (a.connector == "threaded" || a.connector == "socket") && a.port > 0 &&
             a.port < 65536 && !a.dir.empty() && !a.dict.empty() && a.iters > 0 &&
             a.warmup >= 0 && a.iters + a.warmup < (1L << 31);
@@ -135,6 +144,9 @@ Args parse(int argc, char** argv) {
 
 bool fileStore(const Args& a) { return a.config != "optimized"; }
 
+// production: the message and event logs on; the other configs log nothing.
+bool logs(const Args& a) { return a.config == "production"; }
+
 // The one session of this process, configured in code (no .cfg file).
 FIX::SessionSettings settingsFor(const Args& a, const FIX::SessionID& id) {
   FIX::SessionSettings s;
@@ -142,6 +154,8 @@ FIX::SessionSettings settingsFor(const Args& a, const FIX::SessionID& id) {
   // The initiator reads these two from [DEFAULT] only; the acceptor from the session.
   defaults.setString("SocketNodelay", "Y");
   defaults.setString("ReconnectInterval", "1");
+  // The connector's own log (FileLogFactory::create()) reads FileLogPath from [DEFAULT].
+  if (logs(a)) defaults.setString("FileLogPath", a.dir + "/log");
   s.set(defaults);
 
   FIX::Dictionary d;
@@ -160,6 +174,7 @@ FIX::SessionSettings settingsFor(const Args& a, const FIX::SessionID& id) {
   } else {
     d.setString("UseDataDictionary", "N");
   }
+  if (logs(a)) d.setString("FileLogPath", a.dir + "/log");
   if (acceptor) {
     d.setString("SocketAcceptPort", std::to_string(a.port));
   } else {
@@ -174,6 +189,13 @@ std::unique_ptr<FIX::MessageStoreFactory> storeFactory(const Args& a,
                                                        const FIX::SessionSettings& s) {
   if (fileStore(a)) return std::unique_ptr<FIX::MessageStoreFactory>(new FIX::FileStoreFactory(s));
   return std::unique_ptr<FIX::MessageStoreFactory>(new FIX::MemoryStoreFactory());
+}
+
+// production: QuickFIX's FileLogFactory in DIR/log (the driver checks afterwards that it holds
+// every order and report); the other configs: none (the connectors then use NullLog).
+std::unique_ptr<FIX::LogFactory> logFactory(const Args& a, const FIX::SessionSettings& s) {
+  if (!logs(a)) return nullptr;
+  return std::unique_ptr<FIX::LogFactory>(new FIX::FileLogFactory(s));
 }
 
 std::string describe(const Args& a) {
@@ -198,8 +220,12 @@ std::string describe(const Args& a) {
                    : "UseDataDictionary=N (BodyLength and CheckSum still checked)";
   return "QuickFIX C++ 1.15.1 (Debian libquickfix-dev) " + connector + ", " + store +
          ", validation " + validation +
-         ", SocketNodelay=Y (QuickFIX C++ defaults to N), ResetOnLogon=Y, HeartBtInt=30, no "
-         "logging (no LogFactory: NullLog); initiator sends each next order from fromApp on "
+         ", SocketNodelay=Y (QuickFIX C++ defaults to N), ResetOnLogon=Y, HeartBtInt=30, " +
+         (logs(a) ? "message and event logs on (FileLogFactory, FileLogPath=DIR/log, its "
+                    "defaults otherwise: heartbeats logged, a timestamp per line, each line "
+                    "flushed to the OS as written)"
+                  : "no logging (no LogFactory: NullLog)") +
+         "; initiator sends each next order from fromApp on "
          "QuickFIX's thread, t1 before Session::send, t2 after the ER's ClOrdID check; reused "
          "FIX44::NewOrderSingle/ExecutionReport, pre-built ClOrdID fields and OrderID/ExecID "
          "strings, TransactTime formatted once per ms; std::chrono::steady_clock, exact sorted "
@@ -299,12 +325,15 @@ int runAcceptor(const Args& a) {
   FIX::SessionID id("FIX.4.4", "VENUE", "CLIENT");
   FIX::SessionSettings s = settingsFor(a, id);
   auto store = storeFactory(a, s);
+  auto log = logFactory(a, s);
   Venue venue;
   std::unique_ptr<FIX::Acceptor> acceptor;
   if (a.connector == "threaded")
-    acceptor.reset(new FIX::ThreadedSocketAcceptor(venue, *store, s));
+    acceptor.reset(log ? new FIX::ThreadedSocketAcceptor(venue, *store, s, *log)
+                       : new FIX::ThreadedSocketAcceptor(venue, *store, s));
   else
-    acceptor.reset(new FIX::SocketAcceptor(venue, *store, s));
+    acceptor.reset(log ? new FIX::SocketAcceptor(venue, *store, s, *log)
+                       : new FIX::SocketAcceptor(venue, *store, s));
   acceptor->start();  // binds and listens before returning (onInitialize)
   std::fprintf(stderr, "[roundtrip] quickfix-cpp acceptor %s listening on port %d; settings: %s\n",
                a.config.c_str(), a.port, describe(a).c_str());
@@ -495,12 +524,15 @@ int runInitiator(const Args& a) {
   FIX::SessionID id("FIX.4.4", "CLIENT", "VENUE");
   FIX::SessionSettings s = settingsFor(a, id);
   auto store = storeFactory(a, s);
+  auto log = logFactory(a, s);
   Client client(a.warmup, a.iters);
   std::unique_ptr<FIX::Initiator> initiator;
   if (a.connector == "threaded")
-    initiator.reset(new FIX::ThreadedSocketInitiator(client, *store, s));
+    initiator.reset(log ? new FIX::ThreadedSocketInitiator(client, *store, s, *log)
+                        : new FIX::ThreadedSocketInitiator(client, *store, s));
   else
-    initiator.reset(new FIX::SocketInitiator(client, *store, s));
+    initiator.reset(log ? new FIX::SocketInitiator(client, *store, s, *log)
+                        : new FIX::SocketInitiator(client, *store, s));
   std::fprintf(stderr, "[roundtrip] quickfix-cpp initiator %s: warmup %ld, iters %ld against "
                "127.0.0.1:%d\n", a.config.c_str(), a.warmup, a.iters, a.port);
   initiator->start();

@@ -33,19 +33,22 @@ const READY_PATIENCE: Duration = Duration::from_secs(60);
 /// let cfg = RoundTripConfig::default();
 /// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup), (5, 100_000, 10_000));
 /// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup), (2_000, 200));
-/// assert_eq!(cfg.configs.len(), 4); // balanced, optimized, fsync, tls
+/// assert_eq!(cfg.configs.len(), 5); // balanced, optimized, fsync, tls, production
 /// ```
 #[derive(Clone, Debug)]
 pub struct RoundTripConfig {
-    /// Runs; measured and warm-up round trips per engine, config and run (balanced,
-    /// optimized, tls); peers (`quickfixj`, `quickfix-cpp`); where the JSON goes (the
-    /// plot beside it, `.svg`; the processes' store directories in `roundtrip-work/`
-    /// beside it, removed after each pair).
+    /// Runs; measured and warm-up round trips per engine, config and run (all configs but
+    /// fsync); peers (`quickfixj`, `quickfix-cpp`); where the JSON goes (the plot beside
+    /// it, `.svg`; the processes' store and log directories in `roundtrip-work/` beside
+    /// it, removed after each pair).
     pub common: RunSettings,
     /// Measured round trips in `fsync` (an fdatasync costs milliseconds here).
     pub fsync_iters: u64,
     /// Warm-up round trips in `fsync`.
     pub fsync_warmup: u64,
+    /// Measured and warm-up round trips in `production` when not those of the others: a
+    /// smoke run's (QuickFIX/J logging from a cold JVM takes milliseconds a round trip).
+    pub production_counts: Option<(u64, u64)>,
     /// The configs, in run order.
     pub configs: Vec<RtConfig>,
     /// The peers were named on the command line: one that is not built is an error
@@ -64,6 +67,7 @@ impl Default for RoundTripConfig {
             common: RunSettings::new("roundtrip", 100_000, 10_000, Smoke::LATENCY, &PEERS),
             fsync_iters: 2_000,
             fsync_warmup: 200,
+            production_counts: None,
             configs: RtConfig::ALL.to_vec(),
             peers_explicit: false,
             floor: true,
@@ -73,26 +77,32 @@ impl Default for RoundTripConfig {
 }
 
 impl RoundTripConfig {
-    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, `fsync` 20 + 100), then the
-    /// others ([`RunSettings::apply`]); `--iters`/`--warmup` below the fsync counts lower
-    /// those too.
+    /// Applies command-line options: `--smoke` (1 run of 500 + 2,000 round trips, `fsync` 20 + 100,
+    /// `production` 100 + 400), then the others ([`RunSettings::apply`]); `--iters`/`--warmup`
+    /// below the fsync or production counts lower those too.
     ///
     /// ```
     /// use peregrine_bench::{roundtrip::RoundTripConfig, Options};
     /// let mut cfg = RoundTripConfig::default();
     /// cfg.apply(&Options { smoke: true, peers: Some("quickfixj"), ..Default::default() });
     /// assert_eq!((cfg.common.runs, cfg.common.iters, cfg.common.warmup, cfg.fsync_iters, cfg.fsync_warmup), (1, 2_000, 500, 100, 20));
+    /// assert_eq!(cfg.production_counts, Some((400, 100)));
     /// assert!(cfg.peers_explicit && cfg.common.peers == ["quickfixj"]);
     /// let mut cfg = RoundTripConfig::default();
     /// cfg.apply(&Options { iters: Some(50), warmup: Some(5), ..Default::default() });
     /// assert_eq!((cfg.fsync_iters, cfg.fsync_warmup, cfg.peers_explicit), (50, 5, false));
+    /// assert_eq!(cfg.production_counts, None);
     /// ```
     pub fn apply(&mut self, options: &Options<'_>) {
         self.common.apply(options);
         if options.smoke {
             self.fsync_iters = 100;
             self.fsync_warmup = 20;
+            self.production_counts = Some((400, 100));
         }
+        self.production_counts = self
+            .production_counts
+            .map(|(i, w)| (i.min(self.common.iters), w.min(self.common.warmup)));
         self.fsync_iters = self.fsync_iters.min(self.common.iters);
         self.fsync_warmup = self.fsync_warmup.min(self.common.warmup);
         self.peers_explicit = options.peers.is_some();
@@ -103,10 +113,14 @@ impl RoundTripConfig {
     /// ```
     /// use peregrine_bench::roundtrip::{RoundTripConfig, RtConfig};
     /// assert_eq!(RoundTripConfig::default().counts(RtConfig::Fsync), (2_000, 200));
+    /// assert_eq!(RoundTripConfig::default().counts(RtConfig::Production), (100_000, 10_000));
     /// ```
     pub fn counts(&self, config: RtConfig) -> (u64, u64) {
         match config {
             RtConfig::Fsync => (self.fsync_iters, self.fsync_warmup),
+            RtConfig::Production => self
+                .production_counts
+                .unwrap_or((self.common.iters, self.common.warmup)),
             _ => (self.common.iters, self.common.warmup),
         }
     }
@@ -288,14 +302,15 @@ fn run_order<T>(engines: &[T], run: usize) -> impl Iterator<Item = &T> {
 }
 
 /// Runs one engine's acceptor and initiator once for `config` in fresh directories under
-/// `work` (removed afterwards).
+/// `work` (removed afterwards); in `production`, checks their logs before removing them
+/// ([`super::logs::check`]).
 ///
 /// # Errors
 ///
 /// [`Error::Peer`] when a process does not start, say `ready`, finish in time or exit
 /// cleanly (a wrong reply, a sequence error or a reject make ours exit 1), or prints no
 /// result (but for a peer's `fsync`); [`Error::Check`] for a result line that does not
-/// read.
+/// read, or logs of `production` that miss messages.
 pub(crate) fn run_pair(
     cmd: &EngineCommand,
     config: RtConfig,
@@ -346,6 +361,12 @@ pub(crate) fn run_pair(
             acceptor.terminate();
         }
         let outcome = outcome_of_lines(cmd, config, &lines)?;
+        if config.logs() {
+            for role in [Role::Acceptor, Role::Initiator] {
+                let logs = super::peregrine::log_dir(&args(role).dir);
+                super::logs::check(&logs, &cmd.engine, role.name(), iters + warmup)?;
+            }
+        }
         Ok(outcome)
     })();
     let _ = std::fs::remove_dir_all(&dir);
@@ -470,9 +491,12 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     for run in 1..=cfg.common.runs {
         for &config in &cfg.configs {
             for cmd in run_order(&engines, run) {
-                if config.tls() && cmd.engine != "peregrine" {
+                if (config.tls() && cmd.engine != "peregrine")
+                    || (config.logs() && cmd.engine == "floor")
+                {
                     // Peregrine's TLS beside its own balanced run; the floor is plain TCP
-                    // and the peers' harnesses have no TLS settings.
+                    // and the peers' harnesses have no TLS settings. The floor has no FIX
+                    // session, so nothing to log: its balanced row stands.
                     let what = format!("{} {config}", cmd.engine);
                     if !unsupported.contains(&what) {
                         unsupported.push(what);
@@ -524,11 +548,13 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
         "warmup": cfg.common.warmup,
         "fsync_iters": cfg.fsync_iters,
         "fsync_warmup": cfg.fsync_warmup,
+        "production_counts": cfg.production_counts,
         "configs": cfg.configs.iter().map(|c| c.name()).collect::<Vec<_>>(),
         "engines": engines.iter().map(|e| e.engine.as_str()).collect::<Vec<_>>(),
         "order": "interleaved: each run runs every config, and in each config every engine once, in the order of `engines` rotated by one per run (run 1 as listed, run 2 from the second, ...); two fresh processes per engine, config and run, on a free port, with fresh store directories",
         "method": "one order in flight; the initiator takes t1 before sending a NewOrderSingle and t2 after the ExecutionReport's ClOrdID is checked, from the engine's own callback thread; warm-up discarded; HDR histogram (3 significant digits; the peers keep exact samples, take their percentiles by nearest rank and print their distribution bucketed as such a histogram, which the plot draws); mean = wall time of the measured round trips / count; medians across runs, figure by figure",
-        "idle": format!("Peregrine both sides and the floor: {} in balanced, optimized and tls (the engine thread never yields; Peregrine's engines read their one connection directly, asking epoll every 8th turn), {} in fsync (its fdatasyncs need the kernel's journal thread on the same cores); the peers as their `settings` say", RtConfig::Optimized.idle(), RtConfig::Fsync.idle()),
+        "logs": "production only: message and event logs on at both ends (Peregrine FileLogPath, QuickFIX/J and QuickFIX C++ FileLogFactory with their defaults otherwise), in each process's directory, checked after the pair to hold every order and report, removed with it",
+        "idle": format!("Peregrine both sides and the floor: {} in balanced, optimized, tls and production (the engine thread never yields; Peregrine's engines read their one connection directly, asking epoll every 8th turn), {} in fsync (its fdatasyncs need the kernel's journal thread on the same cores); the peers as their `settings` say", RtConfig::Optimized.idle(), RtConfig::Fsync.idle()),
         "machine": machine,
         "load_average_end": report::load_average(),
         "settings": settings,
@@ -563,8 +589,25 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
             plain.stats.p99
         );
     }
+    if let (Some(logged), Some(plain)) = (
+        report::find(&aggs, "peregrine", RtConfig::Production.name()),
+        report::find(&aggs, "peregrine", RtConfig::Balanced.name()),
+    ) {
+        println!(
+            "Logs: Peregrine p50 {:.2} µs with message and event logs on (production) vs {:.2} µs without (balanced), {:+.2} µs; p99 {:.2} vs {:.2} µs",
+            logged.stats.p50,
+            plain.stats.p50,
+            logged.stats.p50 - plain.stats.p50,
+            logged.stats.p99,
+            plain.stats.p99
+        );
+    }
+    let production = cfg
+        .production_counts
+        .map(|(i, w)| format!(", {i} + {w} in production"))
+        .unwrap_or_default();
     println!(
-        "Counts: {} + {} warm-up round trips per engine, config and run ({} + {} in fsync), {} runs",
+        "Counts: {} + {} warm-up round trips per engine, config and run ({} + {} in fsync{production}), {} runs",
         cfg.common.iters, cfg.common.warmup, cfg.fsync_iters, cfg.fsync_warmup, cfg.common.runs
     );
     println!("\n{}", targets::targets_text(&targets));

@@ -10,16 +10,18 @@
 //! NewOrderSingle and t2 right after the ExecutionReport that answers it is parsed and its
 //! ClOrdID checked; the next order is sent from the callback that received the report.
 //! What is measured is what a FIX application pays per order with the session's
-//! guarantees on (sequence numbers, a message store, validation), in three configurations
+//! guarantees on (sequence numbers, a message store, validation), in five configurations
 //! ([`RtConfig`]): `balanced` (file store not forced to disk, FIX44 validation),
-//! `optimized` (memory store, no dictionary) and `fsync` (every store write on disk before
-//! the message leaves).
+//! `optimized` (memory store, no dictionary), `fsync` (every store write on disk before
+//! the message leaves), `tls` (balanced over TLS 1.3, Peregrine only) and `production`
+//! (balanced with the message and event logs on at both ends, as firms run: issue 31).
 //!
 //! Four engines, each as two processes of its own, interleaved run by run and config by
 //! config: Peregrine ([`peregrine`], written on the public application API as the README
 //! teaches it), QuickFIX/J and QuickFIX C++ (the harnesses under `peers/`), and the TCP
 //! floor ([`floor`]: the same bytes bounced by the thinnest code), which is what the
-//! loopback hop costs on this machine. The driver ([`driver`]) starts each pair
+//! loopback hop costs on this machine (not in `tls` or `production`). After a
+//! `production` pair the driver checks both sides' logs ([`logs`]). The driver ([`driver`]) starts each pair
 //! (`peregrine bench roundtrip-peer …` for ours, [`peer`] parses its arguments), reads the
 //! initiator's JSON line, and reports medians across runs, the targets ([`mod@targets`]) and
 //! an HDR percentile plot.
@@ -30,6 +32,8 @@
 
 pub mod driver;
 pub mod floor;
+pub mod log_cost;
+pub mod logs;
 pub mod peer;
 pub mod peregrine;
 pub mod table;
@@ -74,15 +78,21 @@ pub enum RtConfig {
     /// As balanced, over TLS 1.3 (`SocketUseSSL=Y`, the acceptor's certificate checked
     /// by the initiator): Peregrine only, the cost of TLS beside `balanced`.
     Tls,
+    /// As balanced, with the message and event logs on at both ends, in a directory of
+    /// the pair's that is removed after the run: Peregrine's `FileLogPath`, QuickFIX/J's
+    /// and QuickFIX C++'s `FileLogFactory` (their defaults otherwise). The driver checks
+    /// afterwards that every order and report is in both sides' messages logs.
+    Production,
 }
 
 impl RtConfig {
     /// Every configuration, in report order.
-    pub const ALL: [RtConfig; 4] = [
+    pub const ALL: [RtConfig; 5] = [
         RtConfig::Balanced,
         RtConfig::Optimized,
         RtConfig::Fsync,
         RtConfig::Tls,
+        RtConfig::Production,
     ];
 
     /// Its name (the `case` of its results, `--config` of the peers).
@@ -96,6 +106,7 @@ impl RtConfig {
             RtConfig::Optimized => "optimized",
             RtConfig::Fsync => "fsync",
             RtConfig::Tls => "tls",
+            RtConfig::Production => "production",
         }
     }
 
@@ -126,10 +137,21 @@ impl RtConfig {
     pub fn idle(self) -> peregrine_engine::Idle {
         match self {
             RtConfig::Fsync => crate::loopback::idle(),
-            RtConfig::Balanced | RtConfig::Optimized | RtConfig::Tls => {
+            RtConfig::Balanced | RtConfig::Optimized | RtConfig::Tls | RtConfig::Production => {
                 peregrine_engine::Idle::busy_spin()
             }
         }
+    }
+
+    /// Whether the message and event logs are on at both ends (`production`).
+    ///
+    /// ```
+    /// use peregrine_bench::roundtrip::RtConfig;
+    /// let logged: Vec<RtConfig> = RtConfig::ALL.into_iter().filter(|c| c.logs()).collect();
+    /// assert_eq!(logged, [RtConfig::Production]);
+    /// ```
+    pub fn logs(self) -> bool {
+        self == RtConfig::Production
     }
 
     /// Whether it keeps messages in memory (else in the file store).
@@ -146,7 +168,7 @@ impl RtConfig {
     ///
     /// ```
     /// use peregrine_bench::roundtrip::RtConfig;
-    /// assert!(RtConfig::Tls.validates() && !RtConfig::Optimized.validates());
+    /// assert!(RtConfig::Tls.validates() && RtConfig::Production.validates() && !RtConfig::Optimized.validates());
     /// ```
     pub fn validates(self) -> bool {
         self != RtConfig::Optimized
@@ -187,7 +209,7 @@ impl RtConfig {
         }
         if configs.is_empty() {
             return Err(Error::Usage(format!(
-                "--configs {list:?}: name at least one of balanced, optimized, fsync, tls"
+                "--configs {list:?}: name at least one of balanced, optimized, fsync, tls, production"
             )));
         }
         Ok(configs)
@@ -209,7 +231,7 @@ impl FromStr for RtConfig {
             .find(|c| c.name() == s)
             .ok_or_else(|| {
                 Error::Usage(format!(
-                    "unknown config {s:?} (known: balanced, optimized, fsync, tls)"
+                    "unknown config {s:?} (known: balanced, optimized, fsync, tls, production)"
                 ))
             })
     }

@@ -94,7 +94,8 @@ pub struct PeerArgs {
     pub config: RtConfig,
     /// `--port`: where the acceptor listens and the initiator connects.
     pub port: u16,
-    /// `--dir`: a fresh directory for the store (and nothing else: no message logs).
+    /// `--dir`: a fresh directory for the store, and in `production` for the message and
+    /// event logs (`DIR/log`, [`super::peregrine::log_dir`]).
     pub dir: PathBuf,
     /// `--dict`: the FIX44 dictionary.
     pub dict: PathBuf,

@@ -45,15 +45,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The settings of one side: FIX.4.4, VENUE⇄CLIENT on 127.0.0.1:`port`, HeartBtInt=30,
-/// ResetOnLogon=Y, TCP_NODELAY, the config's idle strategy ([`RtConfig::idle`]), no message log, and
-/// the config's store and validation ([`RtConfig`]).
+/// ResetOnLogon=Y, TCP_NODELAY, the config's idle strategy ([`RtConfig::idle`]), the
+/// config's store and validation ([`RtConfig`]), and the message and event logs in
+/// `dir/log` ([`log_dir`]) in `production` only.
 ///
 /// ```
 /// use peregrine_bench::roundtrip::{peregrine::settings, Role, RtConfig};
-/// let s = settings(RtConfig::Balanced, Role::Acceptor, 9000, "/tmp/rt".as_ref(), &peregrine_bench::fix44_dictionary())?;
+/// let dict = peregrine_bench::fix44_dictionary();
+/// let s = settings(RtConfig::Balanced, Role::Acceptor, 9000, "/tmp/rt".as_ref(), &dict)?;
 /// let venue = &s.sessions[0];
 /// assert_eq!(venue.session_name(), "FIX.4.4:VENUE->CLIENT");
 /// assert!(venue.file_store_path.is_some() && venue.reset_on_logon);
+/// assert!(venue.file_log_path.is_none());
+/// let s = settings(RtConfig::Production, Role::Initiator, 9000, "/tmp/rt".as_ref(), &dict)?;
+/// assert_eq!(s.sessions[0].file_log_path.as_deref(), Some("/tmp/rt/log".as_ref()));
 /// # Ok::<(), peregrine_bench::Error>(())
 /// ```
 ///
@@ -87,6 +92,11 @@ pub fn settings(
                     })
                     .engine_journal(engine_journal())
             };
+            let d = if config.logs() {
+                d.file_log_path(log_dir(dir))
+            } else {
+                d
+            };
             let d = if config.tls() {
                 tls_keys(d, acceptor, &dir.parent().unwrap_or(dir).join("pki"))
             } else {
@@ -105,6 +115,18 @@ pub fn settings(
         })
         .build()
         .map_err(Error::engine("Peregrine's round-trip settings"))
+}
+
+/// Where a process of the `production` config keeps its message and event logs: `log`
+/// in its directory (`--dir`), which the driver removes after the pair. The peers'
+/// harnesses use the same place.
+///
+/// ```
+/// let d = peregrine_bench::roundtrip::peregrine::log_dir("/tmp/rt/acceptor".as_ref());
+/// assert_eq!(d, std::path::Path::new("/tmp/rt/acceptor/log"));
+/// ```
+pub fn log_dir(dir: &std::path::Path) -> std::path::PathBuf {
+    dir.join("log")
 }
 
 /// The environment variable that picks the file store of the file-store
@@ -135,6 +157,7 @@ pub fn settings_text(config: RtConfig) -> String {
         RtConfig::Balanced => format!("{kind}, FileStoreSync=N: each commit written to the OS before the message leaves, not fsynced"),
         RtConfig::Optimized => "memory store".into(),
         RtConfig::Fsync => format!("{kind}, FileStoreSync=Y (fdatasync per commit, before the message leaves)"),
+        RtConfig::Production => format!("{kind}, FileStoreSync=N, as balanced; FileLogPath=DIR/log: the message log (every message in and out, a line each with its UTC time) and the event log"),
         RtConfig::Tls => format!("{kind}, FileStoreSync=N; SocketUseSSL=Y: rustls with the ring provider, TLS 1.3 negotiated, the acceptor's ECDSA P-256 certificate verified by the initiator against a test CA (SocketCAFile), no client certificate"),
     };
     let validation = if config.validates() {
@@ -143,8 +166,9 @@ pub fn settings_text(config: RtConfig) -> String {
         "UseDataDictionary=N (BodyLength, CheckSum, tag syntax, garbled checks)"
     };
     format!(
-        "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy={} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message log; typed MessageHandler/crack and Outbox::send_typed",
-        config.idle()
+        "Peregrine EngineBuilder::start, one engine thread per process, IdleStrategy={} both sides; {store}; {validation}; SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30, {log}; typed MessageHandler/crack and Outbox::send_typed",
+        config.idle(),
+        log = if config.logs() { "message and event logs on" } else { "no message or event log" },
     )
 }
 

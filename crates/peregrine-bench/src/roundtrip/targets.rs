@@ -1,5 +1,6 @@
-//! The targets of issue 12 for the round trip, from the medians of one invocation: each
-//! met or missed with its figures. A missed target never fails the command.
+//! The targets of issue 12 for the round trip, and of issue 31 for `production` (logs on),
+//! from the medians of one invocation: each met or missed with its figures. A missed
+//! target never fails the command.
 
 use super::RtConfig;
 use crate::report::{self, Aggregate, Stats};
@@ -32,7 +33,9 @@ pub fn anchors_text() -> String {
 
 /// The targets that the engines which ran allow: Peregrine's p50 ≤ ¼ of QuickFIX/J's and
 /// of QuickFIX C++'s and its p99 ≤ ⅒ of QuickFIX/J's, in balanced and in optimized;
-/// optimized p50 ≤ 1.3× the floor's; balanced p50 ≤ 1.5× optimized.
+/// optimized p50 ≤ 1.3× the floor's; balanced p50 ≤ 1.5× optimized; and with the logs
+/// on (issue 31 §3): production p50 within 0.5 µs of balanced and p99 within 2 µs,
+/// production p50 ≤ ⅒ of QuickFIX/J's production p50.
 ///
 /// ```
 /// use peregrine_bench::report::{aggregate, Record, Stats};
@@ -97,7 +100,41 @@ pub fn targets(aggs: &[Aggregate]) -> Vec<Target> {
     ) {
         t.push(p50_within("balanced p50 ≤ 1.5× optimized p50", b, o, 1.5));
     }
+    if let Some(p) = find("peregrine", RtConfig::Production) {
+        if let Some(b) = find("peregrine", RtConfig::Balanced) {
+            t.push(added(
+                "production p50 ≤ balanced p50 + 0.5 µs (the logs' cost)",
+                p.stats.p50,
+                b.stats.p50,
+                0.5,
+            ));
+            t.push(added(
+                "production p99 ≤ balanced p99 + 2 µs",
+                p.stats.p99,
+                b.stats.p99,
+                2.0,
+            ));
+        }
+        if let Some(j) = find("quickfixj", RtConfig::Production) {
+            t.push(ratio(
+                "production: p50 ≤ ⅒ of QuickFIX/J's (≥ 10× faster)".into(),
+                &p.stats,
+                &j.stats,
+                |s| s.p50,
+                0.1,
+            ));
+        }
+    }
     t
+}
+
+/// `with` at most `slack` µs above `without`: both figures and the difference.
+fn added(goal: &str, with: f64, without: f64, slack: f64) -> Target {
+    Target {
+        goal: goal.into(),
+        measured: format!("{with:.2} µs vs {without:.2} µs: {:+.2} µs", with - without),
+        met: with <= without + slack,
+    }
 }
 
 /// `a`'s p50 at most `factor` × `b`'s: both figures and their ratio.
@@ -161,6 +198,8 @@ mod tests {
             rec("quickfix-cpp", "optimized", 70.0, 200.0),
             rec("floor", "optimized", 15.0, 20.0),
             rec("peregrine", "fsync", 9000.0, 12000.0),
+            rec("peregrine", "production", 30.4, 53.0),
+            rec("quickfixj", "production", 250.0, 2000.0),
         ]);
         let t = targets(&aggs);
         let met = |goal: &str| {
@@ -177,9 +216,14 @@ mod tests {
         assert!(!met("optimized: p99 ≤ ⅒ of QuickFIX/J's")); // 40 > 30
         assert!(met("optimized: p50 ≤ 1.3× the TCP floor's")); // 19 ≤ 19.5
         assert!(!met("balanced p50 ≤ 1.5× optimized p50")); // 30 > 28.5
-        assert_eq!(t.len(), 8);
+        assert!(met(
+            "production p50 ≤ balanced p50 + 0.5 µs (the logs' cost)"
+        )); // +0.4
+        assert!(!met("production p99 ≤ balanced p99 + 2 µs")); // +3
+        assert!(!met("production: p50 ≤ ⅒ of QuickFIX/J's (≥ 10× faster)")); // 30.4 > 25
+        assert_eq!(t.len(), 11);
         let text = targets_text(&t);
-        assert_eq!(text.matches("MISSED").count(), 4, "{text}");
+        assert_eq!(text.matches("MISSED").count(), 6, "{text}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import quickfix.Application;
 import quickfix.Connector;
 import quickfix.FieldNotFound;
+import quickfix.FileLogFactory;
 import quickfix.FileStoreFactory;
 import quickfix.Log;
 import quickfix.LogFactory;
@@ -40,8 +41,8 @@ import quickfix.fix44.NewOrderSingle;
  * The contract with the Rust driver is peers/two-process-harnesses.md (§4).
  *
  * <pre>
- * run.sh RoundTrip --role acceptor  --config balanced|optimized|fsync --port P --dir DIR --dict D
- * run.sh RoundTrip --role initiator --config balanced|optimized|fsync --port P --dir DIR --dict D
+ * run.sh RoundTrip --role acceptor  --config balanced|optimized|fsync|production --port P --dir DIR --dict D
+ * run.sh RoundTrip --role initiator --config balanced|optimized|fsync|production --port P --dir DIR --dict D
  *                  [--iters N (100000)] [--warmup W (10000)]
  * </pre>
  *
@@ -73,9 +74,13 @@ import quickfix.fix44.NewOrderSingle;
  *       {@link #ALLOW_UNKNOWN}; every other validation setting at its default); fsync: the same with {@code FileStoreSync=Y} (the store's files opened "rwd"
  *       and the header file's descriptor synced on each write); optimized:
  *       {@code MemoryStoreFactory}, {@code UseDataDictionary=N} (the parser still checks the
- *       CheckSum, the MINA decoder the BodyLength and framing).
- *   <li>No logging: a no-op {@link LogFactory} (without one QuickFIX/J writes a screen log on
- *       stdout); error events go to stderr.
+ *       CheckSum, the MINA decoder the BodyLength and framing); production: balanced with
+ *       the message and event logs on, QuickFIX/J's {@link FileLogFactory} with
+ *       {@code FileLogPath=DIR/log} and its defaults otherwise (every message, heartbeats too,
+ *       and the events; each line written to its unbuffered FileOutputStream as it comes; no
+ *       timestamps on message lines).
+ *   <li>No logging in the other configs: a no-op {@link LogFactory} (without one QuickFIX/J
+ *       writes a screen log on stdout); error events go to stderr.
  * </ul>
  *
  * <p>The harness itself allocates nothing per round trip: ClOrdIDs are pre-built, the order and
@@ -112,7 +117,7 @@ public final class RoundTrip {
 
   static void usage() {
     System.err.println("usage: run.sh RoundTrip --role acceptor|initiator"
-        + " --config balanced|optimized|fsync --port P --dir DIR --dict FIX44.xml"
+        + " --config balanced|optimized|fsync|production --port P --dir DIR --dict FIX44.xml"
         + " [--iters N (100000)] [--warmup W (10000)]");
   }
 
@@ -146,7 +151,7 @@ public final class RoundTrip {
     }
     boolean ok = ("acceptor".equals(a.role) || "initiator".equals(a.role))
         && ("balanced".equals(a.config) || "optimized".equals(a.config)
-            || "fsync".equals(a.config))
+            || "fsync".equals(a.config) || "production".equals(a.config))
         && a.port > 0 && a.dir != null && a.dict != null && a.iters > 0 && a.warmup >= 0
         && (long) a.iters + a.warmup < Integer.MAX_VALUE;
     if (!ok) {
@@ -187,6 +192,21 @@ public final class RoundTrip {
     return fileStore(a) ? new FileStoreFactory(s) : new MemoryStoreFactory();
   }
 
+  /** production: the message and event logs on, the other configs without. */
+  static boolean logs(Args a) {
+    return a.config.equals("production");
+  }
+
+  /**
+   * production: QuickFIX/J's FileLogFactory in DIR/log (the driver checks afterwards that it holds
+   * every order and report); the other configs: {@link #NO_LOG}.
+   */
+  static LogFactory logFactory(Args a, SessionSettings s, SessionID id) {
+    if (!logs(a)) return NO_LOG;
+    s.setString(id, "FileLogPath", new File(a.dir, "log").getPath());
+    return new FileLogFactory(s);
+  }
+
   /** No message or event log; error events (none expected) go to stderr. */
   static final LogFactory NO_LOG = sessionId -> new Log() {
     @Override public void clear() {}
@@ -219,7 +239,12 @@ public final class RoundTrip {
         + " session, store and callbacks; blocking, no spinning; QuickFIX/J publishes no latency"
         + " tuning guide), " + store + ", validation " + validation + ", SocketTcpNoDelay=Y (the"
         + " default), SocketSynchronousWrites=N (the default; Y is 'not generally recommended'),"
-        + " ResetOnLogon=Y, HeartBtInt=30, no logging (no-op LogFactory),"
+        + " ResetOnLogon=Y, HeartBtInt=30, " + (logs(a)
+            ? "message and event logs on (FileLogFactory, FileLogPath=DIR/log, its defaults"
+                + " otherwise: FileLogHeartbeats=Y, no timestamps on message lines,"
+                + " FileIncludeMilliseconds=N; each line written to its FileOutputStream as it"
+                + " comes, no buffer)"
+            : "no logging (no-op LogFactory)") + ","
         + " fix44.MessageFactory; initiator sends each next order from fromApp on the QFJ"
         + " thread, t1 before Session.send, t2 after the ER's ClOrdID check; reused"
         + " NewOrderSingle/ExecutionReport and StringFields, pre-built ClOrdIDs and"
@@ -260,7 +285,8 @@ public final class RoundTrip {
     SessionID id = new SessionID("FIX.4.4", VENUE, CLIENT);
     SessionSettings s = settings(a, id);
     Venue venue = new Venue();
-    SocketAcceptor acceptor = new SocketAcceptor(venue, storeFactory(a, s), s, NO_LOG,
+    SocketAcceptor acceptor = new SocketAcceptor(venue, storeFactory(a, s), s,
+        logFactory(a, s, id),
         new quickfix.fix44.MessageFactory());
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stopQuietly(acceptor, true)));
     acceptor.start(); // binds the listening socket before returning
@@ -400,7 +426,8 @@ public final class RoundTrip {
     SessionID id = new SessionID("FIX.4.4", CLIENT, VENUE);
     SessionSettings s = settings(a, id);
     Client client = new Client(a.warmup, a.iters);
-    SocketInitiator initiator = new SocketInitiator(client, storeFactory(a, s), s, NO_LOG,
+    SocketInitiator initiator = new SocketInitiator(client, storeFactory(a, s), s,
+        logFactory(a, s, id),
         new quickfix.fix44.MessageFactory());
     System.err.println("[roundtrip] quickfixj initiator " + a.config + ": warmup " + a.warmup
         + ", iters " + a.iters + " against 127.0.0.1:" + a.port);
