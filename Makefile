@@ -8,10 +8,14 @@ CARGO ?= cargo
 # Binaries are where cargo puts them: CARGO_TARGET_DIR when set, else target/.
 TARGET_DIR := $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
 PEREGRINE := $(TARGET_DIR)/release/peregrine
+# `make test`'s smoke and acceptance stages run the test profile's binaries (our code at
+# opt-level 1, dependencies at 2), which reuse what `unit` built: the fat-LTO release build
+# took about 5 of its minutes. `make run` and `make bench-*` run the release build.
+TEST_PEREGRINE := $(TARGET_DIR)/debug/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
 
-.PHONY: all deps build run test check fmt clippy unit miri docs smoke examples acceptance sim sim-smoke fuzz-session bench-codec bench-typed bench-e2e bench-roundtrip bench-send bench-scale bench-gateway fuzz clean sbe monitoring
+.PHONY: all deps build test-build fuzz-smoke run test check fmt clippy unit miri docs smoke examples acceptance sim sim-smoke fuzz-session bench-codec bench-typed bench-e2e bench-roundtrip bench-send bench-scale bench-gateway fuzz clean sbe monitoring
 
 all: build
 
@@ -26,6 +30,10 @@ deps:
 build: deps
 	$(CARGO) build --release -p peregrine -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance --features peregrine/bench
 
+# The same binaries in the test profile, for `make test` (see TEST_PEREGRINE).
+test-build: deps
+	$(CARGO) build --profile test -p peregrine -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance --features peregrine/bench
+
 ## run: the trading topology (BENCHMARKS.md §3): Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor)
 ## ⇄ Aeron IPC ⇄ Executor, 10,000 warm-up + 100,000 measured round trips; latency table, step
 ## breakdown, allocations per round trip, target/bench-results/topology.{json,svg}
@@ -33,7 +41,7 @@ run: build
 	$(PEREGRINE) run
 
 ## test: formatting, lints, every test, a smoke run of every benchmark, the acceptance suite
-test: deps check docs unit monitoring miri sim-smoke fuzz smoke examples acceptance
+test: deps check docs unit monitoring miri sim-smoke fuzz-smoke smoke examples acceptance
 
 check:
 	$(CARGO) fmt --all -- --check
@@ -63,19 +71,21 @@ unit:
 # The e2e smoke includes both peers: their JVMs start fast enough (all four engines, 500 + 2,000
 # round trips each, take about 10 s). The round-trip smoke runs every config with Peregrine, the
 # floor and the peers that `make deps` built (500 + 2,000 round trips, fsync 20 + 100).
-smoke: build
-	$(PEREGRINE) bench codec --smoke --out target/bench-results/smoke-codec.json
-	$(PEREGRINE) bench typed --smoke --out target/bench-results/smoke-typed.json
-	$(PEREGRINE) bench e2e --smoke --out target/bench-results/smoke-e2e.json
-	$(PEREGRINE) bench send --smoke --out target/bench-results/smoke-send.json
-	$(PEREGRINE) bench roundtrip --smoke --out target/bench-results/smoke-roundtrip.json
+smoke: test-build
+	$(TEST_PEREGRINE) bench codec --smoke --out target/bench-results/smoke-codec.json
+	$(TEST_PEREGRINE) bench typed --smoke --out target/bench-results/smoke-typed.json
+	$(TEST_PEREGRINE) bench e2e --smoke --out target/bench-results/smoke-e2e.json
+	$(TEST_PEREGRINE) bench send --smoke --out target/bench-results/smoke-send.json
+	$(TEST_PEREGRINE) bench roundtrip --smoke --out target/bench-results/smoke-roundtrip.json
 	# Scale: streaming 1 s per store and engine, 50 sessions per acceptor (about 45 s with the peers).
-	$(PEREGRINE) bench scale --smoke --out target/bench-results/smoke-scale.json
+	$(TEST_PEREGRINE) bench scale --smoke --out target/bench-results/smoke-scale.json
 	# Gateway: 1 and 100 client sessions through each router, 1 s measured (about 20 s).
-	$(PEREGRINE) bench gateway --smoke --out target/bench-results/smoke-gateway.json
+	$(TEST_PEREGRINE) bench gateway --smoke --out target/bench-results/smoke-gateway.json
 
-acceptance: build
-	@bash scripts/acceptance.sh
+## acceptance: the QuickFIX acceptance scripts over TCP against `peregrine acceptor`, both
+## stores, with the test profile's binaries (scripts/acceptance.sh alone runs the release build's)
+acceptance: test-build
+	@PEREGRINE_PROFILE=$${PEREGRINE_PROFILE:-debug} bash scripts/acceptance.sh
 
 ## examples: examples/venue.rs against examples/client.rs over TCP with the file store, the venue
 ## killed (SIGKILL) mid-flow and restarted; every order must be answered exactly once. Then the
@@ -136,6 +146,10 @@ sim-smoke:
 ## (FUZZ_SECONDS), when a nightly toolchain with cargo-fuzz is present (says so when not); in `make test`
 fuzz:
 	@bash scripts/fuzz.sh
+
+# `make test`'s share of fuzzing: 20 s per target.
+fuzz-smoke:
+	@FUZZ_SECONDS=20 bash scripts/fuzz.sh
 
 ## sbe: regenerate crates/peregrine-sbe/src/generated from crates/peregrine-aeron/sbe/orders.xml
 SBE_VERSION := 1.38.1

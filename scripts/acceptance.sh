@@ -11,8 +11,10 @@ if [ ! -d "$DIR/definitions" ]; then
     echo "acceptance: skipped, no acceptance scripts at $DIR (set PEREGRINE_ACCEPTANCE_DIR)"
     exit 0
 fi
-# Binaries are where cargo puts them: CARGO_TARGET_DIR when set, else target/.
-BIN="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release"
+# Binaries are where cargo puts them: CARGO_TARGET_DIR when set, else target/; the
+# release build's unless PEREGRINE_PROFILE names another directory (`make test`: debug,
+# where the test profile's binaries are).
+BIN="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/${PEREGRINE_PROFILE:-release}"
 QFJ_DIR="$ROOT/acceptance/quickfixj"
 for store in memory file; do
     echo "acceptance: store=$store"
