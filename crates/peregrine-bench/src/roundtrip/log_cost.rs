@@ -13,6 +13,12 @@
 //!   logged message it is half of this.
 //!
 //! Not included: reading the clock (the engine reads it anyway).
+//!
+//! `log_turn` is the engine's turn as it was before issue 31 §2, which flushed the logs at
+//! the end of every turn. Since then the engine hands the bytes to a logging thread and no
+//! longer flushes each turn, and `flush` waits for that thread: `log_turn` then measures a
+//! synchronous flush the engine does not do, and `log_message` is the case to compare
+//! before and after.
 
 use crate::measure::{measure, Measured};
 use crate::{Error, Result};
