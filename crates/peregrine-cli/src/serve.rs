@@ -28,8 +28,16 @@ use peregrine_session::EchoApp;
 
 use crate::cli::{App, SessionArgs};
 use crate::error::Error;
+use tracing_appender::non_blocking::ErrorCounter;
 
-fn init_tracing() {
+/// The most `tracing` lines waiting for stderr; past it a line is left out and
+/// counted (said at exit), so that a slow terminal never stalls the reactor.
+const TRACING_LINES: usize = 10_000;
+
+/// Sends `tracing` to stderr through a writer thread (the engine's events and
+/// warnings are formatted on the thread that raised them, but not written by
+/// it); the guard writes what is left when dropped.
+fn init_tracing() -> Option<(tracing_appender::non_blocking::WorkerGuard, ErrorCounter)> {
     let level = match std::env::var("PEREGRINE_LOG")
         .unwrap_or_default()
         .to_ascii_lowercase()
@@ -41,15 +49,41 @@ fn init_tracing() {
         "trace" => tracing::Level::TRACE,
         _ => tracing::Level::INFO,
     };
-    let _ = tracing_subscriber::fmt()
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(TRACING_LINES)
+        .lossy(true)
+        .thread_name("peregrine-tracing")
+        .finish(std::io::stderr());
+    let left_out = writer.error_counter();
+    tracing_subscriber::fmt()
         .with_max_level(level)
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         .with_ansi(false)
-        .try_init();
+        .try_init()
+        .ok()
+        .map(|()| (guard, left_out))
+}
+
+/// Says how many `tracing` lines the writer left out, if any, then lets the
+/// guard write the rest.
+fn finish_tracing(tracing: Option<(tracing_appender::non_blocking::WorkerGuard, ErrorCounter)>) {
+    if let Some((guard, left_out)) = tracing {
+        drop(guard);
+        let n = left_out.dropped_lines();
+        if n > 0 {
+            eprintln!("{n} tracing lines left out (stderr was slower than the engine)");
+        }
+    }
 }
 
 fn run(role: ConnectionType, args: SessionArgs, app: App) -> Result<(), Error> {
-    init_tracing();
+    let tracing = init_tracing();
+    let result = run_engine(role, args, app);
+    finish_tracing(tracing);
+    result
+}
+
+fn run_engine(role: ConnectionType, args: SessionArgs, app: App) -> Result<(), Error> {
     let mut builder = EngineBuilder::load(&args.config)
         .map_err(Error::Settings)?
         .only(role);
