@@ -302,7 +302,7 @@ pub fn run_peregrine(iters: u64, warmup: u64) -> Result<Vec<Record>> {
         encode_nos(&mut out, black_box(&values)).len()
     });
     let log_settings = format!(
-        "SessionLog (FileLogPath) in the temporary directory, at most {} + {} operations: log_message one ExecutionReport in (no flush), log_turn an order in, its report out and the turn's flush",
+        "SessionLog (FileLogPath) in the temporary directory, at most {} + {} operations: log_message one ExecutionReport in, log_turn an order in and its report out (the engine thread's part: since issue 31 a copy into the logging thread's ring)",
         crate::roundtrip::log_cost::MAX_ITERS,
         crate::roundtrip::log_cost::MAX_WARMUP
     );
