@@ -241,7 +241,8 @@ pub(super) fn spawn(shared: Arc<Shared>, consumer: rtrb::Consumer<u8>) -> std::i
 
 fn run(shared: &Arc<Shared>, mut consumer: rtrb::Consumer<u8>) {
     let mut sessions: HashMap<u32, Entry> = HashMap::new();
-    let mut scratch = Vec::new();
+    // Holds any one record's payload: no allocation after the start.
+    let mut scratch = Vec::with_capacity(shared.max_payload());
     let mut empty_polls = 0u32;
     loop {
         if drain(shared, &mut consumer, &mut sessions, &mut scratch) {
@@ -364,9 +365,14 @@ fn handle(
                     } else {
                         Direction::Outgoing
                     };
-                    e.bytes(p1, now, way);
-                    if !p2.is_empty() {
-                        e.bytes(p2, now, way);
+                    if p2.is_empty() {
+                        e.bytes(p1, now, way);
+                    } else {
+                        // The record wrapped round the ring's end: joined in the scratch
+                        // (sized at the start), so that the session's partial-message
+                        // buffer does not grow for a split the reactor never made.
+                        joined(scratch);
+                        e.bytes(scratch, now, way);
                     }
                 }
                 Kind::Event => {
