@@ -8,9 +8,16 @@ CARGO ?= cargo
 # Binaries are where cargo puts them: CARGO_TARGET_DIR when set, else target/.
 TARGET_DIR := $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
 PEREGRINE := $(TARGET_DIR)/release/peregrine
-# `make test`'s smoke and acceptance stages run the test profile's binaries (our code at
-# opt-level 1, dependencies at 2), which reuse what `unit` built: the fat-LTO release build
-# took about 5 of its minutes. `make run` and `make bench-*` run the release build.
+# `make test` builds once, in the test profile (our code at opt-level 1, dependencies at 2):
+# every test of the workspace with the command line's `bench` feature (its tests of
+# `peregrine bench` and `peregrine run`) and the typed messages of every FIX version (the
+# crates ask for FIX 4.4 only). Its smoke, examples and acceptance stages run the binaries
+# that build made (`cargo test` builds the binaries and examples of the packages it tests);
+# a fat-LTO release build took about 5 of its minutes. `make run` and `make bench-*` run the
+# release build. clippy is given the same features, so that the build scripts' work (Aeron's
+# and SQLite's C) is shared with it.
+UNIT_FEATURES := peregrine/bench,peregrine-messages/fix40,peregrine-messages/fix41,peregrine-messages/fix42,peregrine-messages/fix43,peregrine-messages/fix44,peregrine-messages/fixt11,peregrine-messages/fix50,peregrine-messages/fix50sp1,peregrine-messages/fix50sp2
+TEST_WORKSPACE := $(CARGO) test --workspace --features $(UNIT_FEATURES)
 TEST_PEREGRINE := $(TARGET_DIR)/debug/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
 # default of every reader); set PEREGRINE_ACCEPTANCE_DIR to run another copy.
@@ -30,9 +37,9 @@ deps:
 build: deps
 	$(CARGO) build --release -p peregrine -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance --features peregrine/bench
 
-# The same binaries in the test profile, for `make test` (see TEST_PEREGRINE).
+# The test profile's binaries, for `make test` (see TEST_WORKSPACE; nothing to do after `unit`).
 test-build: deps
-	$(CARGO) build --profile test -p peregrine -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance --features peregrine/bench
+	$(TEST_WORKSPACE) --no-run
 
 ## run: the trading topology (BENCHMARKS.md §3): Venue (FIX initiator) ⇄ TCP ⇄ Gateway (FIX acceptor)
 ## ⇄ Aeron IPC ⇄ Executor, 10,000 warm-up + 100,000 measured round trips; latency table, step
@@ -45,7 +52,7 @@ test: deps check docs unit monitoring miri sim-smoke fuzz-smoke smoke examples a
 
 check:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features $(UNIT_FEATURES) -- -D warnings
 
 ## docs: rustdoc of the workspace with broken intra-doc links denied
 docs:
@@ -62,11 +69,7 @@ miri:
 	@bash scripts/miri.sh
 
 unit:
-	$(CARGO) test --workspace
-	# The command line's tests of `peregrine bench` and `peregrine run` (the `bench` feature).
-	$(CARGO) test -p peregrine --features bench --bin peregrine --test cli --test roundtrip --test scale
-	# Typed messages of every FIX version (the workspace build enables FIX 4.4 only).
-	$(CARGO) test -p peregrine-messages --all-features
+	$(TEST_WORKSPACE)
 
 # The e2e smoke includes both peers: their JVMs start fast enough (all four engines, 500 + 2,000
 # round trips each, take about 10 s). The round-trip smoke runs every config with Peregrine, the
@@ -91,9 +94,9 @@ acceptance: test-build
 ## killed (SIGKILL) mid-flow and restarted; every order must be answered exactly once. Then the
 ## router (examples/router.rs) between three clients and the exchange (TLS), killed five times
 ## (scripts/router.sh): every order answered exactly once, none taken twice by the exchange
-examples:
-	@CARGO="$(CARGO)" bash scripts/examples.sh
-	@CARGO="$(CARGO)" bash scripts/router.sh
+examples: test-build
+	@PEREGRINE_BUILT=1 CARGO="$(CARGO)" bash scripts/examples.sh
+	@PEREGRINE_BUILT=1 CARGO="$(CARGO)" bash scripts/router.sh
 
 bench-codec: build
 	$(PEREGRINE) bench codec

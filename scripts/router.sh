@@ -25,8 +25,8 @@ KILLS=${KILLS:-5}
 QFJ_ORDERS=${QFJ_ORDERS:-$ORDERS}
 QFJ_KILLS=${QFJ_KILLS:-$KILLS}
 
-# The test profile: in `make test` the examples `cargo test` already built, not a second build.
-$CARGO build -q -p peregrine-examples --examples --profile test
+# The test profile's examples: in `make test` (PEREGRINE_BUILT=1) those its `cargo test` built.
+[ -n "${PEREGRINE_BUILT:-}" ] || $CARGO build -q -p peregrine-examples --examples --profile test
 bin=${CARGO_TARGET_DIR:-target}/debug/examples
 qfj=peers/quickfixj/run.sh
 qfj_jvm="-Xms256m -Xmx256m"
