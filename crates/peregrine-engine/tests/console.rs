@@ -574,6 +574,11 @@ fn console_in_headless_chromium() {
         c.close().await.unwrap();
     });
     drop(driver);
+    // ListSessions writes the logs up to now.
+    let _ = w.venue.handle().call(
+        peregrine_engine::Command::ListSessions,
+        Duration::from_secs(5),
+    );
     // The actions are in CLIENT2's event log, with who asked.
     let events = std::fs::read_to_string(w.logs.join("FIX.4.4-VENUE-CLIENT2.event.log")).unwrap();
     assert!(

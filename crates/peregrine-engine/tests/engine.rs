@@ -149,6 +149,7 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
         |_| start.elapsed() > Duration::from_millis(2500),
     );
     assert!(logged_on(&acc) && logged_on(&ini));
+    ini.flush_logs();
     let ini_log = std::fs::read_to_string(
         dir.path()
             .join("log-initiator/FIX.4.4-TW-ISLD.messages.log"),
@@ -216,6 +217,7 @@ fn acceptor_and_initiator_exchange_messages_heartbeats_reconnect_and_log_out() {
         |_| received.lock().unwrap().len() >= 2,
     );
     assert!(received.lock().unwrap()[1].contains("|11=ORDER-2|"));
+    ini.flush_logs();
     let events =
         std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log"))
             .unwrap();
@@ -357,6 +359,7 @@ fn initiator_fails_over_to_the_next_host() {
         "failover logon",
         |e| logged_on(e[0]) && logged_on(e[1]),
     );
+    ini.flush_logs();
     let events =
         std::fs::read_to_string(dir.path().join("log-initiator/FIX.4.4-TW-ISLD.event.log"))
             .unwrap();
@@ -398,6 +401,7 @@ fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_
         Duration::from_secs(15),
         "logon at the second host",
     );
+    ini.flush_logs();
     let attempts = connect_attempts(dir.path());
     assert_eq!(attempts, [port_a, port_b], "refused at A, then B");
 
@@ -417,6 +421,7 @@ fn initiator_fails_over_after_a_refused_logon_and_stays_with_the_host_that_took_
         "logon at B again",
         |e| logged_on(e[1]) && logged_on(e[2]),
     );
+    ini.flush_logs();
     let attempts = connect_attempts(dir.path());
     assert_eq!(attempts, [port_a, port_b, port_b], "back to B, not A");
 }
@@ -440,6 +445,7 @@ fn initiator_moves_to_the_second_acceptor_when_the_first_is_taken_down() {
         "logon at B",
         |e| logged_on(e[0]) && logged_on(e[1]),
     );
+    ini.flush_logs();
     let attempts = connect_attempts(dir.path());
     assert_eq!(attempts.first(), Some(&port_a), "{attempts:?}");
     assert_eq!(attempts.last(), Some(&port_b), "{attempts:?}");
@@ -700,6 +706,7 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
         |e| !e[0].sessions()[0].connected && !e[1].sessions()[0].connected,
     );
     assert!(!logged_on(&acc));
+    acc.flush_logs();
     let log = std::fs::read_to_string(dir.path().join("log-acceptor/FIX.4.4-ISLD-TW.messages.log"))
         .unwrap();
     assert!(log.contains("\x0135=5\x01"), "{log}");
@@ -883,6 +890,7 @@ fn an_unanswered_initiator_logon_times_out_and_reconnects() {
         }
     }
     assert!(accepted[0].1.windows(5).any(|w| w == b"\x0135=A"));
+    ini.flush_logs();
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-TW-ISLD.event.log")).unwrap();
     assert!(
         events.contains(&format!(

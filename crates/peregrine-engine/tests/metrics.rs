@@ -271,8 +271,12 @@ fn scraped_counters_equal_what_the_sessions_did() {
         value(&samples, name, &labels)
     };
 
-    // Messages and bytes: exactly what the acceptor's message log holds, and
-    // what the initiator counted on its side.
+    // Messages and bytes: exactly what the acceptor's message log holds (written
+    // up to now: ListSessions flushes the logs), and what the initiator counted.
+    let _ = handle.call(
+        peregrine_engine::Command::ListSessions,
+        std::time::Duration::from_secs(5),
+    );
     let (received, sent) = logged(dir.path());
     assert_eq!(
         v("peregrine_session_messages_received_total") as u64,

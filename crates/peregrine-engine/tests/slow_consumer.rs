@@ -267,6 +267,7 @@ fn flag_still_disconnects_past_the_hard_limit() {
         most <= (4 << 20) + (256 << 10),
         "the queue reached {most} bytes"
     );
+    e.flush_logs();
     let events = std::fs::read_to_string(dir.path().join("log/FIX.4.4-ISLD-TW.event.log")).unwrap();
     assert!(
         events.contains("over SlowConsumerHardLimit (4194304)"),

@@ -28,9 +28,12 @@ impl<D: SessionDriver> Engine<D> {
         work
     }
 
-    /// Returns once every session's log lines handed over so far are written
-    /// (the logging thread writes them within its poll otherwise).
-    pub(super) fn flush_logs(&self) {
+    /// Returns once every session's message and event log lines handed over
+    /// so far are written to the operating system (the logging thread writes
+    /// them within 10 ms otherwise): for reading a log the engine is still
+    /// writing. A [`Command::ListSessions`](crate::Command::ListSessions) does
+    /// the same before it answers.
+    pub fn flush_logs(&self) {
         if let Some(w) = &self.log_writer {
             w.flush();
         }
