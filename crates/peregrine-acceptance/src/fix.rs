@@ -93,8 +93,19 @@ fn unix_seconds(now: SystemTime) -> i64 {
 
 /// Replaces `<TIME>`, `<TIME+n>` and `<TIME-n>` with UTC timestamps relative to `now`.
 /// Anything else between angle brackets is left as it stands.
+///
+/// The timestamps have whole seconds, so `<TIME+n>` counts from the next whole second:
+/// then the time written is at least `n` seconds ahead of the true `now` (counted from
+/// this second, a script's "121 s late, reject it" arrived 119.999 s late when the
+/// second turned between writing and reading: seen in QuickFIX/J's
+/// `2o_SendingTimeValueOutOfRange`). `<TIME-n>` counts from this second, at least `n`
+/// seconds behind.
 pub fn substitute_time(template: &[u8], now: SystemTime) -> Vec<u8> {
     let base = unix_seconds(now);
+    let whole = now
+        .duration_since(UNIX_EPOCH)
+        .map_or(true, |d| d.subsec_nanos() == 0);
+    let next_second = if whole { base } else { base + 1 };
     let mut out = Vec::with_capacity(template.len() + 16);
     let mut rest = template;
     while let Some(pos) = rest.windows(5).position(|w| w == b"<TIME") {
@@ -104,7 +115,8 @@ pub fn substitute_time(template: &[u8], now: SystemTime) -> Vec<u8> {
         let offset = close.and_then(|c| parse_offset(&after[..c]));
         match (close, offset) {
             (Some(c), Some(off)) => {
-                out.extend_from_slice(format_utc_timestamp(base + off).as_bytes());
+                let from = if off > 0 { next_second } else { base };
+                out.extend_from_slice(format_utc_timestamp(from + off).as_bytes());
                 rest = &after[c + 1..];
             }
             _ => {
@@ -302,6 +314,18 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "52=20231114-22:13:20|122=20231114-22:11:19|x=20231114-22:13:30|<TIMEX>|<TIME"
+        );
+    }
+
+    /// Just before a second turns, a time ahead counts from the next second (so it is
+    /// never less than n seconds ahead), the others from this one.
+    #[test]
+    fn a_time_ahead_is_never_less_than_its_offset_ahead() {
+        let now = UNIX_EPOCH + std::time::Duration::new(1_700_000_000, 990_000_000);
+        let out = substitute_time(b"52=<TIME>|a=<TIME+121>|b=<TIME-121>", now);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "52=20231114-22:13:20|a=20231114-22:15:22|b=20231114-22:11:19"
         );
     }
 
