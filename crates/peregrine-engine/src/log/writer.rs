@@ -126,8 +126,7 @@ impl Entry {
                     Some(0) => {}
                     Some(n) => {
                         if let Some(messages) = messages.as_mut() {
-                            let _ = messages.write_all(ts);
-                            let _ = writeln!(messages, " : ({n} garbled lines left out)");
+                            left_out_line(messages, ts, n);
                         }
                     }
                 }
@@ -190,8 +189,7 @@ impl Entry {
             self.dirty = true;
             let mut ts = [0u8; 32];
             let ts_len = format_stamp(now, &mut ts);
-            let _ = f.messages.write_all(&ts[..ts_len]);
-            let _ = writeln!(f.messages, " : ({n} garbled lines left out)");
+            left_out_line(&mut f.messages, &ts[..ts_len], n);
         }
     }
 
@@ -226,6 +224,12 @@ impl Entry {
             }
         }
     }
+}
+
+/// The messages log's line saying how many garbled lines the rate limit left out.
+fn left_out_line(messages: &mut impl Write, ts: &[u8], n: u64) {
+    let _ = messages.write_all(ts);
+    let _ = writeln!(messages, " : ({n} garbled lines left out)");
 }
 
 /// Starts the logging thread of `shared`; it ends once every handle on
