@@ -625,13 +625,16 @@ fn the_unsupported_table_holds_the_quickfix_keys_and_none_peregrine_implements()
 #[test]
 fn the_readme_lists_every_unimplemented_key_with_its_effect() {
     use peregrine_engine::config::{Effect, UNSUPPORTED_KEYS};
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/settings.md"
+    ))
+    .unwrap();
     let section = readme
-        .split("### QuickFIX keys Peregrine does not implement")
+        .split("## QuickFIX keys Peregrine does not implement")
         .nth(1)
-        .expect("the README's section")
-        .split("\n### ")
+        .expect("the section of docs/settings.md")
+        .split("\n## ")
         .next()
         .unwrap();
     for k in UNSUPPORTED_KEYS {
@@ -643,7 +646,7 @@ fn the_readme_lists_every_unimplemented_key_with_its_effect() {
         let row = section
             .lines()
             .find(|l| l.starts_with("| ") && l.contains(&name))
-            .unwrap_or_else(|| panic!("{name}: no row in the README's table"));
+            .unwrap_or_else(|| panic!("{name}: no row in docs/settings.md's table"));
         let effect = match k.effect {
             Effect::SecurityOrDelivery => "| **error** |",
             Effect::CosmeticOrPerformance => "| warning |",
@@ -690,8 +693,11 @@ fn engine_wide_keys_must_agree_across_sessions() {
 fn the_readmes_say_the_schedule_and_tls_keys() {
     let engine =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let top =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let top = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/settings.md"
+    ))
+    .unwrap();
     for key in [
         "StartTime",
         "EndTime",
@@ -727,7 +733,7 @@ fn the_readmes_say_the_schedule_and_tls_keys() {
         );
         assert!(
             top.contains(&name),
-            "{key}: not in the README's list of keys"
+            "{key}: not in docs/settings.md's list of keys"
         );
     }
 }
