@@ -19,3 +19,8 @@
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 mod readme {}
+
+/// The router snippet of docs/forwarding.md, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/forwarding.md")]
+mod forwarding {}
