@@ -24,3 +24,8 @@ mod readme {}
 #[cfg(doctest)]
 #[doc = include_str!("../docs/forwarding.md")]
 mod forwarding {}
+
+/// The codec crate README's example, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../crates/peregrine-codec/README.md")]
+mod codec {}
