@@ -56,6 +56,7 @@ check:
 
 ## docs: rustdoc of the workspace with broken intra-doc links denied
 docs:
+	python3 scripts/check-links.py
 	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" $(CARGO) doc --workspace --no-deps --quiet
 
 ## monitoring: ops/prometheus/peregrine-rules.yml checked and unit-tested by promtool, the PromQL of
