@@ -562,6 +562,13 @@ impl<D: SessionDriver> Engine<D> {
             } else {
                 work |= self.drain_commands();
             }
+            if !work {
+                // The core spins anyway: do the logging thread's work here, a
+                // bounded step, rather than have that thread preempt this one.
+                if let Some(w) = &self.log_writer {
+                    w.help(now);
+                }
+            }
             self.metrics.engine().turn(work);
             return Ok(usize::from(work));
         }
@@ -609,6 +616,12 @@ impl<D: SessionDriver> Engine<D> {
         if self.polls >= POLLS_PER_HOUSEKEEPING {
             self.polls = 0;
             work |= self.housekeeping();
+        }
+        if !work {
+            // As a spinning turn: the logging thread's work in a bounded step.
+            if let Some(w) = &self.log_writer {
+                w.help(now_nanos());
+            }
         }
         self.metrics.engine().turn(work);
         Ok(work)

@@ -9,11 +9,12 @@
 //! (lines are never dropped: a message log is what firms keep for their
 //! regulators), and [`LogStats::ring_full_waits`] counts how often.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::Thread;
 use std::time::Duration;
 
+use super::reader::Reader;
 use crate::driver::Nanos;
 
 /// Bytes the ring between the reactor and the logging thread holds by
@@ -23,6 +24,11 @@ pub const RING_BYTES: usize = 1 << 20;
 
 /// The smallest ring [`Shared::new`] makes.
 pub const MIN_RING_BYTES: usize = 4096;
+
+/// The largest payload of one record in a ring of `capacity` bytes.
+const fn max_payload(capacity: usize) -> usize {
+    capacity / 4
+}
 
 /// What a record is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,14 +127,18 @@ pub(super) struct Shared {
     pub flushed: Mutex<u64>,
     pub flushed_changed: Condvar,
     pub stats: LogStats,
+    /// The ring's reader: the logging thread's, lent to a helping reactor.
+    pub reader: Mutex<Reader>,
+    /// The reactor's time when it last helped read the ring (0: never).
+    helped_at: AtomicI64,
 }
 
 impl Shared {
     /// A ring of `bytes` (at least [`MIN_RING_BYTES`]).
-    pub fn new(bytes: usize) -> (Arc<Shared>, rtrb::Consumer<u8>) {
+    pub fn new(bytes: usize) -> Arc<Shared> {
         let capacity = bytes.max(MIN_RING_BYTES);
         let (producer, consumer) = rtrb::RingBuffer::new(capacity);
-        let shared = Arc::new(Shared {
+        Arc::new(Shared {
             producer: Mutex::new(producer),
             capacity,
             opening: Mutex::new(Vec::new()),
@@ -139,8 +149,28 @@ impl Shared {
             flushed: Mutex::new(0),
             flushed_changed: Condvar::new(),
             stats: LogStats::default(),
-        });
-        (shared, consumer)
+            reader: Mutex::new(Reader::new(consumer, max_payload(capacity))),
+            helped_at: AtomicI64::new(0),
+        })
+    }
+
+    /// The reader, waiting for a helping reactor's step to end.
+    pub fn reader(&self) -> MutexGuard<'_, Reader> {
+        // A panic while reading leaves the ring consistent (records are committed whole).
+        self.reader.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The reactor is helping at `now` (written at most once a millisecond).
+    pub fn helped(&self, now: Nanos) {
+        if now - self.helped_at.load(Ordering::Relaxed) >= 1_000_000 {
+            self.helped_at.store(now, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the reactor helped within `within` of `now`.
+    pub fn helped_recently(&self, now: Nanos, within: Duration) -> bool {
+        let at = self.helped_at.load(Ordering::Relaxed);
+        at != 0 && now.saturating_sub(at) < within.as_nanos() as Nanos
     }
 
     /// A session id never used before in this ring (4 billion of them).
@@ -157,7 +187,7 @@ impl Shared {
     /// and writes are handed over in pieces (the logging thread's framer joins
     /// them), bigger event texts cut.
     pub fn max_payload(&self) -> usize {
-        self.capacity / 4
+        max_payload(self.capacity)
     }
 
     /// Hands one record over: its payload in pieces of at most

@@ -128,3 +128,59 @@ fn sessions_on_one_thread_keep_their_own_files_and_chunking() {
     assert!(la[0].ends_with(&*String::from_utf8_lossy(&m1)));
     assert!(lb[0].ends_with(&*String::from_utf8_lossy(&m2)));
 }
+
+/// A writer whose ring only [`LogWriter::help`] reads (no logging thread yet).
+fn helped_writer() -> LogWriter {
+    LogWriter {
+        shared: super::ring::Shared::new(super::RING_BYTES),
+    }
+}
+
+#[test]
+fn a_helping_reactor_reads_the_ring_a_bounded_step_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = helped_writer();
+    let mut log = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    const N: usize = 20;
+    let m = message(1, 1000);
+    for _ in 0..N {
+        log.outgoing(&m, 0);
+    }
+    // About 1 KB a record, HELP_BYTES (2 KiB) a step: two records (and the
+    // Open) a step, never the whole ring at once.
+    let mut steps = 0;
+    while !writer.shared.reader().is_empty() {
+        writer.help(0);
+        steps += 1;
+        assert!(steps <= N, "the ring does not empty");
+    }
+    assert_eq!(steps, N / 2, "records read per step");
+    // 20 KB buffered: past FLUSH_BYTES, handed over though only 0 ns old.
+    writer.help(0);
+    assert_eq!(lines(log.messages_path().unwrap()).len(), N);
+    super::thread::spawn(writer.shared.clone()).unwrap();
+}
+
+#[test]
+fn a_helping_reactor_writes_a_line_once_it_is_a_millisecond_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = helped_writer();
+    let mut log = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    let path = log.messages_path().unwrap().to_path_buf();
+    let t0 = 1_000_000_000;
+    log.incoming(&message(1, 10), t0);
+    writer.help(t0 + 10);
+    assert!(lines(&path).is_empty(), "written before it was due");
+    writer.help(t0 + super::reader::FLUSH_AFTER - 1);
+    assert!(lines(&path).is_empty(), "written before it was due");
+    writer.help(t0 + super::reader::FLUSH_AFTER);
+    assert_eq!(lines(&path).len(), 1);
+    // The thread sleeps longer while the reactor helps.
+    assert!(writer
+        .shared
+        .helped_recently(t0 + 2 * super::reader::FLUSH_AFTER, super::POLL_IDLE));
+    assert!(!writer
+        .shared
+        .helped_recently(t0 + 20 * super::reader::FLUSH_AFTER, super::POLL_IDLE));
+    super::thread::spawn(writer.shared.clone()).unwrap();
+}
