@@ -96,7 +96,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use crate::command::{Command, CommandError, EngineHandle, Outcome, Reply};
-use crate::engine::SessionInfo;
+use crate::session_info::SessionInfo;
 
 /// A connection must send its whole request head within this (default of
 /// [`AdminOptions::header_read_timeout`]).
@@ -258,30 +258,7 @@ impl HttpReply {
     }
 }
 
-/// Decodes `%XX` escapes (and leaves anything else, `+` included, as it is).
-///
-/// ```
-/// assert_eq!(peregrine_engine::admin::percent_decode("FIX.4.4:ISLD-%3ETW"), "FIX.4.4:ISLD->TW");
-/// assert_eq!(peregrine_engine::admin::percent_decode("100%"), "100%");
-/// ```
-pub fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = |c: u8| (c as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
+pub use crate::http::percent_decode;
 
 /// Turns a request target (`/seqnum?SESSION=…&NEXTSENDERSEQNUM=2000`) into a
 /// [`Command`], or the error reply to send.
@@ -913,6 +890,37 @@ async fn refuse_busy(stream: TcpStream, header_read_timeout: Duration) {
     let connection =
         http1_builder(header_read_timeout).serve_connection(TokioIo::new(stream), service);
     let _ = tokio::time::timeout(OVERFLOW_TIMEOUT, connection).await;
+}
+
+/// `/sessions` formats each session as JSON here, in the admin interface: the
+/// reactor only fills [`SessionInfo`].
+impl SessionInfo {
+    /// A JSON object (one item of `/sessions`).
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{},\"enabled\":{},\"role\":\"{}\",\"schedule\":{},\"logon_allowed\":{},\"last_logon\":{},\"note\":{}}}",
+            json_escape(&self.name),
+            json_escape(&self.state),
+            self.connected,
+            self.logged_on,
+            self.next_sender_seq,
+            self.next_target_seq,
+            self.pending_outbound,
+            self.slow_consumer,
+            self.store_lost_messages,
+            self.send_failures,
+            self.enabled,
+            self.role,
+            json_opt(self.schedule.as_deref()),
+            self.logon_allowed,
+            self.last_logon.map_or("null".to_string(), |t| t.to_string()),
+            json_opt(self.note.as_deref()),
+        )
+    }
+}
+
+fn json_opt(s: Option<&str>) -> String {
+    s.map_or("null".to_string(), |s| format!("\"{}\"", json_escape(s)))
 }
 
 /// Escapes a string for a JSON string literal.

@@ -47,13 +47,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use peregrine_agent::{AgentRunner, Idle};
-use peregrine_dict::{Dictionaries, Dictionary};
+use peregrine_dict::Dictionaries;
 use peregrine_session::{Application, Session, SessionId};
 use peregrine_store::MessageStore;
 
@@ -62,6 +62,9 @@ use crate::command::{Command, EngineHandle, Outcome};
 use crate::config::{ConfigError, ConnectionType, SessionSettings, Settings};
 use crate::driver::{now_nanos, Nanos};
 use crate::engine::{Engine, EngineOptions, SessionInfo};
+/// Dictionaries loaded once per file: now in [`fix`](crate::fix), where
+/// preflight finds them too; still named here.
+pub use crate::fix::DictionaryCache;
 use crate::fix::{open_store, session_config, session_id, store_kind, FixSession, StoreKind};
 use crate::journals::Journals;
 use crate::sender::{Sender, SessionRef};
@@ -537,98 +540,6 @@ impl<F> SessionMaker<F> {
         let store = Box::new(store) as BoxedStore;
         let session = Session::new(session_config(s, dicts), store, now);
         Ok(FixSession::new(session, application))
-    }
-}
-
-/// Dictionaries loaded once per file (a FIX 4.4 dictionary is ~4.7 MB
-/// parsed: forty sessions naming it share one copy).
-#[derive(Debug, Default)]
-pub struct DictionaryCache {
-    files: HashMap<PathBuf, Arc<Dictionary>>,
-    sets: HashMap<DictionarySet, Arc<Dictionaries>>,
-}
-
-/// The files of one set: transport, application, and by ApplVerID code.
-type DictionarySet = (
-    Option<PathBuf>,
-    Option<PathBuf>,
-    Vec<(&'static str, PathBuf)>,
-);
-
-impl DictionaryCache {
-    /// The dictionaries a session's settings name, from the cache when an
-    /// earlier session named the same files (see
-    /// [`fix::load_dictionaries`](crate::fix::load_dictionaries) for the rules).
-    ///
-    /// # Errors
-    ///
-    /// A dictionary cannot be read or parsed (the error names the key).
-    pub fn load(&mut self, s: &SessionSettings) -> Result<Option<Arc<Dictionaries>>, ConfigError> {
-        let Some(files) = crate::fix::dictionary_files(s)? else {
-            return Ok(None);
-        };
-        let key: DictionarySet = (
-            files.transport.as_ref().map(|(p, _)| p.clone()),
-            files.app.as_ref().map(|(p, _)| p.clone()),
-            files
-                .versions
-                .iter()
-                .map(|v| (v.appl_ver_id, v.path.clone()))
-                .collect(),
-        );
-        if let Some(d) = self.sets.get(&key) {
-            return Ok(Some(d.clone()));
-        }
-        let mut file = |path: &PathBuf, setting: &str| -> Result<Arc<Dictionary>, ConfigError> {
-            if let Some(d) = self.files.get(path) {
-                return Ok(d.clone());
-            }
-            // A bare `FIX44.xml` and no such file: the built-in one, as
-            // QuickFIX/J finds it in its jar (`peregrine_dict::builtin`). A
-            // value naming a directory (`../spec/FIX44.xml`) means that file.
-            let bare = s
-                .entries
-                .iter()
-                .find(|e| e.key.eq_ignore_ascii_case(setting))
-                .is_some_and(|e| !e.value.contains(['/', '\\']));
-            let builtin = match path.file_name().and_then(|n| n.to_str()) {
-                Some(name) if bare && !path.exists() => {
-                    peregrine_dict::builtin::by_file_name(name).map(|xml| (name, xml))
-                }
-                _ => None,
-            };
-            let loaded = match builtin {
-                Some((name, xml)) => Dictionary::from_xml_str(name, xml),
-                None => Dictionary::from_file(path),
-            };
-            let d = Arc::new(loaded.map_err(|e| {
-                // A read error names the path already; a parse error the file's base name.
-                let e = e.to_string();
-                let shown = path.display().to_string();
-                s.error(
-                    setting,
-                    if e.starts_with(&shown) {
-                        e
-                    } else {
-                        format!("{shown}: {e}")
-                    },
-                )
-            })?);
-            self.files.insert(path.clone(), d.clone());
-            Ok(d)
-        };
-        let mut set = match (&files.transport, &files.app) {
-            (Some((t, tk)), Some((a, ak))) => Dictionaries::fixt_shared(file(t, tk)?, file(a, ak)?),
-            (Some((t, tk)), None) => Dictionaries::fixt_versions_only(file(t, tk)?),
-            (None, Some((a, ak))) => Dictionaries::single_shared(file(a, ak)?),
-            (None, None) => return Ok(None),
-        };
-        for v in &files.versions {
-            set = set.with_version(v.appl_ver_id, file(&v.path, &v.key)?);
-        }
-        let set = Arc::new(set);
-        self.sets.insert(key, set.clone());
-        Ok(Some(set))
     }
 }
 

@@ -36,7 +36,7 @@ use peregrine_store::StoreError;
 use tokio::sync::oneshot;
 
 use crate::config::ConfigError;
-use crate::engine::SessionInfo;
+use crate::session_info::SessionInfo;
 
 /// A request for the reactor.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,29 +6,12 @@ use std::path::PathBuf;
 
 use peregrine_store::{
     sanitize_session_id, EngineJournal, FileStore, FileStoreConfig, FsyncPolicy, JournalConfig,
-    JournalStore, MessageStore, OnDamage, StoreError, JOURNAL_FILE,
+    JournalStore, MessageStore, StoreError, JOURNAL_FILE,
 };
 
-use crate::config::{ConfigError, SessionSettings, StoreDamage};
+use crate::config::{ConfigError, SessionSettings};
 use crate::driver::Nanos;
-use crate::fix::file_store_dir;
-
-/// The fsync policy `FileStoreSync` names.
-pub(crate) fn fsync_policy(s: &SessionSettings) -> FsyncPolicy {
-    match s.file_store_sync {
-        None => FsyncPolicy::EveryCommit,
-        Some(u64::MAX) => FsyncPolicy::Never,
-        Some(ms) => FsyncPolicy::EveryMillis(ms),
-    }
-}
-
-/// What `FileStoreDamage` asks for.
-pub(crate) fn on_damage(s: &SessionSettings) -> OnDamage {
-    match s.file_store_damage {
-        StoreDamage::Refuse => OnDamage::Refuse,
-        StoreDamage::Report => OnDamage::Report,
-    }
-}
+use crate::fix::{file_store_dir, fsync_policy, on_damage};
 
 /// One journal and the session whose settings opened it.
 #[derive(Debug)]

@@ -46,11 +46,13 @@ pub mod console;
 pub mod driver;
 pub mod engine;
 pub mod fix;
+mod http;
 pub mod journals;
 pub mod log;
 pub mod metrics;
 pub mod preflight;
 pub mod sender;
+mod session_info;
 pub mod tls;
 
 pub use admin::spawn_admin_server;

@@ -45,9 +45,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::builder::DictionaryCache;
 use crate::config::{ConfigError, ConnectionType, SessionSettings, Settings};
-use crate::fix::{self, StoreKind};
+use crate::fix::{self, DictionaryCache, StoreKind};
 
 /// Every problem start-up would meet in `settings` that can be found without
 /// starting (see the [module documentation](self)), in session order, each

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use peregrine_session::RejectKind;
 
-use crate::engine::SessionInfo;
+use crate::session_info::SessionInfo;
 use crate::metrics::{HistogramSnapshot, Metrics, SessionMetrics};
 
 use super::messages::Page;

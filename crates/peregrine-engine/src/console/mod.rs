@@ -57,10 +57,10 @@ use std::time::Duration;
 
 use peregrine_decode::{Dictionaries, Filter, MessageDecoder};
 
-use crate::admin::percent_decode;
+use crate::http::percent_decode;
 use crate::command::{Command, EngineHandle, Outcome};
 use crate::driver::now_nanos;
-use crate::engine::SessionInfo;
+use crate::session_info::SessionInfo;
 
 use self::messages::{Admin, Query};
 

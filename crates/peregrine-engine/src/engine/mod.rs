@@ -8,6 +8,7 @@ mod forward;
 pub(crate) use forward::EnginePeers;
 mod gate;
 pub use gate::WriteGate;
+pub use crate::session_info::SessionInfo;
 mod ids;
 mod journal;
 mod lifecycle;
@@ -34,7 +35,6 @@ use std::time::Duration;
 
 use mio::{Events, Poll, Waker};
 
-use crate::admin::json_escape;
 use crate::command::{next_engine_id, EngineHandle, Request, Turning};
 use crate::config::SessionSettings;
 use crate::driver::{now_nanos, Nanos, SessionDriver};
@@ -88,84 +88,6 @@ impl Default for EngineOptions {
             write_gate: None,
         }
     }
-}
-
-/// What `/sessions` shows about one session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionInfo {
-    /// `FIX.4.4:ISLD->TW`.
-    pub name: String,
-    /// The session's state name.
-    pub state: String,
-    /// Whether a connection is bound to it.
-    pub connected: bool,
-    /// Whether it is logged on.
-    pub logged_on: bool,
-    /// Next outgoing sequence number.
-    pub next_sender_seq: u64,
-    /// Next expected incoming sequence number.
-    pub next_target_seq: u64,
-    /// Bytes waiting to be written.
-    pub pending_outbound: usize,
-    /// Flagged as a slow consumer.
-    pub slow_consumer: bool,
-    /// Messages the store found lost when it opened (with `FileStoreDamage=report`).
-    pub store_lost_messages: u64,
-    /// Messages from a [`Sender`] that the session refused (see [`crate::sender`]).
-    pub send_failures: u64,
-    /// It may log on: false after [`Command::Logout`](crate::Command::Logout)
-    /// until [`Command::Logon`](crate::Command::Logon).
-    pub enabled: bool,
-    /// What a [`Sender`] names it by: also for sessions made while the engine runs
-    /// (from an acceptor template or [`Command::AddSession`](crate::Command::AddSession)),
-    /// which [`RunningEngine::session_ref`](crate::RunningEngine::session_ref) does not
-    /// know.
-    pub session_ref: SessionRef,
-    /// `acceptor` or `initiator`.
-    pub role: &'static str,
-    /// Its schedule in words (`08:00:00 - 17:00:00 daily UTC`); `None`:
-    /// always on.
-    pub schedule: Option<String>,
-    /// With a schedule: whether a Logon is allowed now, and when that next
-    /// changes (nanoseconds since the epoch).
-    pub logon_allowed: bool,
-    /// With a schedule: when [`logon_allowed`](Self::logon_allowed) next changes.
-    pub schedule_changes_at: Option<Nanos>,
-    /// When its last Logon completed (nanoseconds since the epoch).
-    pub last_logon: Option<Nanos>,
-    /// Why it is in its state: who logged it out, what ended its connection.
-    pub note: Option<String>,
-    /// Its messages log (`FileLogPath`), if it writes one.
-    pub messages_log: Option<std::path::PathBuf>,
-}
-
-impl SessionInfo {
-    /// A JSON object.
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{},\"enabled\":{},\"role\":\"{}\",\"schedule\":{},\"logon_allowed\":{},\"last_logon\":{},\"note\":{}}}",
-            json_escape(&self.name),
-            json_escape(&self.state),
-            self.connected,
-            self.logged_on,
-            self.next_sender_seq,
-            self.next_target_seq,
-            self.pending_outbound,
-            self.slow_consumer,
-            self.store_lost_messages,
-            self.send_failures,
-            self.enabled,
-            self.role,
-            json_opt(self.schedule.as_deref()),
-            self.logon_allowed,
-            self.last_logon.map_or("null".to_string(), |t| t.to_string()),
-            json_opt(self.note.as_deref()),
-        )
-    }
-}
-
-fn json_opt(s: Option<&str>) -> String {
-    s.map_or("null".to_string(), |s| format!("\"{}\"", json_escape(s)))
 }
 
 /// Socket options of a session's connection ([`Engine::socket_options`]).
