@@ -77,6 +77,28 @@ pub type BoxedStore = Box<dyn MessageStore + Send>;
 /// An engine whose sessions all run one application type `A`.
 pub type AppEngine<A> = Engine<FixSession<BoxedStore, A>>;
 
+/// The applications of an engine whose sessions run one application type:
+/// here, with the builder, so that the reactor ([`Engine`]) stays generic over
+/// its [`SessionDriver`](crate::SessionDriver)s and never names an application.
+impl<S: MessageStore, A: Application> Engine<FixSession<S, A>> {
+    /// The application behind the session `name` (its full name, or without
+    /// the qualifier when that is unambiguous), typed: read its state after
+    /// a run, with no `Arc<Mutex<_>>`.
+    pub fn application(&self, name: &str) -> Option<&A> {
+        self.driver(name).map(|d| &d.app)
+    }
+
+    /// [`application`](Self::application), to change it.
+    pub fn application_mut(&mut self, name: &str) -> Option<&mut A> {
+        self.driver_mut(name).map(|d| &mut d.app)
+    }
+
+    /// Every session's name and application, in the order they were added.
+    pub fn applications(&self) -> impl Iterator<Item = (&str, &A)> {
+        self.drivers().map(|(name, d)| (name, &d.app))
+    }
+}
+
 /// What an application factory is told about the session it makes an
 /// application for.
 #[derive(Debug)]

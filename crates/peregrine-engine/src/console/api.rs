@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use peregrine_session::RejectKind;
 
-use crate::session_info::SessionInfo;
 use crate::metrics::{HistogramSnapshot, Metrics, SessionMetrics};
+use crate::session_info::SessionInfo;
 
 use super::messages::Page;
 

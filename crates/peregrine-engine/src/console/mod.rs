@@ -57,9 +57,9 @@ use std::time::Duration;
 
 use peregrine_decode::{Dictionaries, Filter, MessageDecoder};
 
-use crate::http::percent_decode;
 use crate::command::{Command, EngineHandle, Outcome};
 use crate::driver::now_nanos;
+use crate::http::percent_decode;
 use crate::session_info::SessionInfo;
 
 use self::messages::{Admin, Query};

@@ -7,8 +7,8 @@ mod connection;
 mod forward;
 pub(crate) use forward::EnginePeers;
 mod gate;
-pub use gate::WriteGate;
 pub use crate::session_info::SessionInfo;
+pub use gate::WriteGate;
 mod ids;
 mod journal;
 mod lifecycle;
@@ -412,6 +412,26 @@ impl<D: SessionDriver> Engine<D> {
         })())
     }
 
+    /// The driver of the session `name` (its full name, or without the
+    /// qualifier when that is unambiguous): what the builder's typed
+    /// [`application`](crate::AppEngine) accessors read, so that the reactor
+    /// never names an application type.
+    pub(crate) fn driver(&self, name: &str) -> Option<&D> {
+        let key = self.find_session(name).ok()?;
+        Some(&self.sessions[key].driver)
+    }
+
+    /// [`driver`](Self::driver), to change it.
+    pub(crate) fn driver_mut(&mut self, name: &str) -> Option<&mut D> {
+        let key = self.find_session(name).ok()?;
+        Some(&mut self.sessions[key].driver)
+    }
+
+    /// Every session's name and driver, in the order they were added.
+    pub(crate) fn drivers(&self) -> impl Iterator<Item = (&str, &D)> {
+        self.sessions.iter().map(|s| (s.name.as_str(), &s.driver))
+    }
+
     /// Runs `f` on the named session's driver (to send application messages,
     /// for instance); the engine writes what it queued on this same call.
     pub fn with_session<R>(&mut self, name: &str, f: impl FnOnce(&mut D, Nanos) -> R) -> Option<R> {
@@ -578,30 +598,5 @@ impl<D: SessionDriver> Drop for Engine<D> {
     /// Senders see [`SubmitError::EngineStopped`](crate::SubmitError::EngineStopped) from now on.
     fn drop(&mut self) {
         self.send_queue.close();
-    }
-}
-
-impl<S: peregrine_store::MessageStore, A: peregrine_session::Application>
-    Engine<crate::fix::FixSession<S, A>>
-{
-    /// The application behind the session `name` (its full name, or without
-    /// the qualifier when that is unambiguous), typed: read its state after
-    /// a run, with no `Arc<Mutex<_>>`.
-    pub fn application(&self, name: &str) -> Option<&A> {
-        let key = self.find_session(name).ok()?;
-        Some(&self.sessions[key].driver.app)
-    }
-
-    /// [`application`](Self::application), to change it.
-    pub fn application_mut(&mut self, name: &str) -> Option<&mut A> {
-        let key = self.find_session(name).ok()?;
-        Some(&mut self.sessions[key].driver.app)
-    }
-
-    /// Every session's name and application, in the order they were added.
-    pub fn applications(&self) -> impl Iterator<Item = (&str, &A)> {
-        self.sessions
-            .iter()
-            .map(|s| (s.name.as_str(), &s.driver.app))
     }
 }
