@@ -11,7 +11,7 @@
 //! | [`Invariant::AckedLost`] | a restarted store has every message and sequence number it acknowledged |
 //! | [`Invariant::SeqReused`] | one MsgSeqNum of one store epoch never carries two different messages |
 //! | [`Invariant::NoPanic`] | nothing panics |
-//! | [`Invariant::MemoryBound`] | the outbound buffer stays within `max_outbound_bytes` plus one message and the GapFill before it (the bound of the README's table of bounds, "unsent bytes, hard ceiling") |
+//! | [`Invariant::MemoryBound`] | the outbound buffer stays within `max_outbound_bytes` plus one message and the GapFill before it (the bound of docs/reliability.md's table of bounds, "unsent bytes, hard ceiling") |
 //! | [`Invariant::Protocol`] | every Reject and every disconnect a session asks for is one the FIX rules allow given the faults since the last calm point; a SendingTime Reject (reason 10) only of a message some copy of which really was more than MaxLatency from the clock when it was rejected ([`SendingTimes`]) |
 //! | [`Invariant::Converge`] | once faults stop, both sides are logged on and in step |
 

@@ -531,7 +531,7 @@ impl Section {
 /// Every value is turned into its `.cfg` text ([`ToSetting`]) and checked by
 /// the code that checks a file's, so a code-built session equals the one the
 /// same keys in a file make, every key left out has QuickFIX's default (and
-/// Peregrine's where QuickFIX has none: see the README), and a bad value or a
+/// Peregrine's where QuickFIX has none: see the engine README's table), and a bad value or a
 /// QuickFIX key Peregrine does not implement is the same error, naming the
 /// key and saying `set in code` where a file's would say `file:line`.
 ///

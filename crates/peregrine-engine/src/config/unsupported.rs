@@ -180,7 +180,7 @@ const DB_POOL: &str =
     "database connection tuning; a database store keeps one connection per session";
 
 /// Every QuickFIX/J and QuickFIX C++ settings key Peregrine does not
-/// implement, with what ignoring it would change. The README's table lists
+/// implement, with what ignoring it would change. The table of docs/settings.md lists
 /// the same (a test keeps the two in step).
 ///
 /// A settings file written for QuickFIX may carry keys Peregrine has no

@@ -909,7 +909,7 @@ impl World {
             let held = s.outbound().len() + s.uncommitted_len();
             // The documented bound: max_outbound_bytes plus one message (a
             // resend's, and the GapFill before it; `RESEND_CHUNK` in the
-            // session's resend.rs, and the README's table of bounds).
+            // session's resend.rs, and the table of bounds in docs/reliability.md).
             let bound = self.max_outbound[i] + LARGEST_MESSAGE + GAP_FILL;
             if held > bound {
                 let side = Side::from_index(i);
