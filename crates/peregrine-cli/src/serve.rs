@@ -21,7 +21,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use peregrine_engine::config::ConnectionType;
-use peregrine_engine::fix::{DynApp, LogApp};
+use peregrine_engine::fix::LogApp;
+use peregrine_engine::internal::DynApp;
 use peregrine_engine::{EngineBuilder, EngineOptions};
 use peregrine_ha::{HaConfig, Leadership};
 use peregrine_session::EchoApp;

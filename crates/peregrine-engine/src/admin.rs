@@ -486,9 +486,12 @@ impl AdminOptions {
 /// ```
 /// use std::io::{Read, Write};
 /// use peregrine_engine::admin::{spawn_admin_server, AdminOptions};
-/// use peregrine_engine::{fix::BoxedFixSession, Engine, EngineOptions};
+/// use peregrine_engine::{fix::LogApp, EngineBuilder};
 ///
-/// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
+/// let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptAddress=127.0.0.1\n\
+///            SocketAcceptPort=0\nSenderCompID=VENUE\nTargetCompID=CLIENT\n\
+///            UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+/// let mut engine = EngineBuilder::parse(cfg, "venue.cfg")?.build(|_| LogApp)?;
 /// let handle = engine.handle();
 /// let options = AdminOptions { token: Some("s3cret".into()), ..AdminOptions::default() };
 /// let admin = spawn_admin_server("127.0.0.1:0".parse().unwrap(), handle.clone(), options)?;
@@ -511,7 +514,7 @@ impl AdminOptions {
 ///
 /// handle.stop();
 /// reactor.join().unwrap()?;
-/// # Ok::<(), std::io::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn spawn_admin_server(
     addr: SocketAddr,

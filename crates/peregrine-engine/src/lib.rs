@@ -47,6 +47,8 @@ pub mod driver;
 pub mod engine;
 pub mod fix;
 mod http;
+#[doc(hidden)]
+pub mod internal;
 pub mod journals;
 pub mod log;
 pub mod metrics;

@@ -384,7 +384,7 @@ impl Sender {
     /// As [`send`](Self::send).
     ///
     /// ```
-    /// use peregrine_engine::{Engine, EngineOptions, config::Settings, fix::{build_session, BoxedFixSession, StoreKind}};
+    /// use peregrine_engine::EngineBuilder;
     /// use peregrine_messages::codec::value::Decimal;
     /// use peregrine_messages::fix44::{enums::{OrdType, Side}, prelude::*, NewOrderSingle};
     /// use peregrine_session::EchoApp;
@@ -392,11 +392,8 @@ impl Sender {
     /// let text = "[DEFAULT]\nConnectionType=initiator\nSocketConnectHost=127.0.0.1\n\
     ///             SocketConnectPort=1\nSenderCompID=TW\nTargetCompID=ISLD\nUseDataDictionary=N\n\
     ///             [SESSION]\nBeginString=FIX.4.4\n";
-    /// let settings = Settings::parse(text, "client.cfg".as_ref())?;
-    /// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
-    /// let s = &settings.sessions[0];
-    /// let now = peregrine_engine::now_nanos();
-    /// engine.add_session(s, build_session(s, StoreKind::Memory, now, &mut |d| Box::new(EchoApp::new(d)))?)?;
+    /// let engine = EngineBuilder::parse(text, "client.cfg")?
+    ///     .build(|cx| EchoApp::new(cx.dictionaries.clone()))?;
     ///
     /// let session = engine.session_ref("FIX.4.4:TW->ISLD").unwrap();
     /// let sender = engine.sender();

@@ -16,7 +16,7 @@ use support::{echo, engine_with, options};
 const SESSIONS: usize = 6;
 
 /// ISLD accepting `C0`…`C5`, each its own session, under busy-spin; messages echoed.
-fn acceptor(dir: &std::path::Path) -> Engine<peregrine_engine::fix::BoxedFixSession> {
+fn acceptor(dir: &std::path::Path) -> Engine<peregrine_engine::internal::BoxedFixSession> {
     acceptor_under(dir, Idle::busy_spin())
 }
 
@@ -24,7 +24,7 @@ fn acceptor(dir: &std::path::Path) -> Engine<peregrine_engine::fix::BoxedFixSess
 fn acceptor_under(
     dir: &std::path::Path,
     idle: Idle,
-) -> Engine<peregrine_engine::fix::BoxedFixSession> {
+) -> Engine<peregrine_engine::internal::BoxedFixSession> {
     let mut text = "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nUseDataDictionary=N\n\
                     HeartBtInt=30\nSocketSendBufferSize=65536\n"
         .to_string();
@@ -43,7 +43,7 @@ fn acceptor_under(
 }
 
 /// Logs `peer` on and reads the engine's Logon answer.
-fn log_on(e: &mut Engine<peregrine_engine::fix::BoxedFixSession>, peer: &mut Peer) {
+fn log_on(e: &mut Engine<peregrine_engine::internal::BoxedFixSession>, peer: &mut Peer) {
     peer.send("35=A|98=0|108=30|141=Y");
     let answer = peer.read(Duration::from_secs(10), || {
         e.turn().unwrap();
@@ -53,7 +53,11 @@ fn log_on(e: &mut Engine<peregrine_engine::fix::BoxedFixSession>, peer: &mut Pee
 }
 
 /// A TestRequest from `peer` is answered with its Heartbeat.
-fn answered(e: &mut Engine<peregrine_engine::fix::BoxedFixSession>, peer: &mut Peer, id: &str) {
+fn answered(
+    e: &mut Engine<peregrine_engine::internal::BoxedFixSession>,
+    peer: &mut Peer,
+    id: &str,
+) {
     peer.send(&format!("35=1|112={id}"));
     let start = Instant::now();
     loop {
@@ -107,7 +111,7 @@ fn connections_past_the_threshold_are_accepted_and_every_one_is_served() {
 /// carrying its 2 KiB id: far more than the socket buffers hold, so the engine's
 /// writes block. Returns once the engine has bytes waiting.
 fn peer_that_does_not_read(
-    e: &mut Engine<peregrine_engine::fix::BoxedFixSession>,
+    e: &mut Engine<peregrine_engine::internal::BoxedFixSession>,
     requests: usize,
 ) -> Peer {
     let addr = e.listener_addrs()[0];

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use peregrine_codec::MessageView;
 use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::{build_session, BoxedFixSession};
 use peregrine_engine::{now_nanos, Engine, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::StoreError;

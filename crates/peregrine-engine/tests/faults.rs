@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use peregrine_alloc::{live_bytes, peak_bytes, reset_peak, CountingAllocator};
 use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::{build_session, BoxedFixSession};
 use peregrine_engine::{now_nanos, Command, Engine, EngineOptions, Idle, Outcome};
 use peregrine_session::DisconnectReason;
 use peregrine_testkit::{message_end, Peer};

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use peregrine_codec::MessageView;
-use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{AppEngine, Engine, EngineBuilder, Idle};
 use peregrine_session::{
     AppReject, Application, LogoutReason, Outbox, SendError, SessionId, SharedApp,

@@ -14,7 +14,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::admin::AdminOptions;
-use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{Engine, EngineHandle, EngineOptions, Idle, SessionMetrics};
 use peregrine_session::RejectKind;
 

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::admin::AdminOptions;
-use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::metrics::{DISCONNECT_REASONS, REJECT_REASONS};
 use peregrine_engine::{Engine, EngineOptions, Idle};
 use peregrine_session::RejectKind;

@@ -17,7 +17,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{Engine, Idle};
 use peregrine_testkit::Peer;
 

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_codec::MessageView;
-use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{Engine, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 

@@ -12,7 +12,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{now_nanos, Engine, Idle};
 use peregrine_testkit::frame;
 

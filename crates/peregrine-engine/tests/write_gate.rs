@@ -41,7 +41,7 @@ fn plain() -> EngineOptions {
 }
 
 /// Turns both engines for `d`.
-fn turn_for(engines: &mut [&mut Engine<peregrine_engine::fix::BoxedFixSession>], d: Duration) {
+fn turn_for(engines: &mut [&mut Engine<peregrine_engine::internal::BoxedFixSession>], d: Duration) {
     let end = Instant::now() + d;
     while Instant::now() < end {
         for e in engines.iter_mut() {

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use peregrine_alloc::{allocations_in, is_counting, CountingAllocator};
 use peregrine_codec::value::{Decimal, TimePrecision, UtcTimestamp};
-use peregrine_engine::fix::{BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{Engine, EngineOptions, Idle};
 use peregrine_messages::fix44::{
     self,

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::config::Settings;
-use peregrine_engine::fix::{build_session, BoxedFixSession, StoreKind};
+use peregrine_engine::fix::StoreKind;
+use peregrine_engine::internal::{build_session, BoxedFixSession};
 use peregrine_engine::session::{Application, EchoApp};
 use peregrine_engine::{now_nanos, Engine, EngineOptions};
 use peregrine_ha::{HaConfig, Leadership, LeadershipEvent, Term};

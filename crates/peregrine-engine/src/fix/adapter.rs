@@ -9,7 +9,8 @@ use peregrine_session::{
 };
 use peregrine_store::{MessageStore, StoreError};
 
-use super::{load_dictionaries, open_store, session_config, DynApp, StoreKind};
+use super::apps::DynApp;
+use super::{load_dictionaries, open_store, session_config, StoreKind};
 use crate::config::{ConfigError, SessionSettings};
 use crate::driver::{DriverEvent, Nanos, SessionDriver};
 
@@ -21,8 +22,9 @@ use crate::driver::{DriverEvent, Nanos, SessionDriver};
 /// The application stays reachable, with its own type:
 /// [`app`](Self::app)/[`app_mut`](Self::app_mut) while the session runs,
 /// [`into_app`](Self::into_app) (or [`into_parts`](Self::into_parts)) once it is
-/// done — e.g. to read what it gathered. (Behind a [`BoxedFixSession`] the
-/// application is a [`DynApp`], whose type is erased.)
+/// done — e.g. to read what it gathered; an engine from
+/// [`EngineBuilder`](crate::EngineBuilder) ([`AppEngine`](crate::AppEngine))
+/// gives it by session name.
 ///
 /// ```
 /// use peregrine_codec::MessageView;

@@ -9,22 +9,21 @@
 //! * `adapter.rs`: [`FixSession`], a
 //!   [`Session`](peregrine_session::Session) with its application seen as a
 //!   [`SessionDriver`](crate::SessionDriver);
-//! * `apps.rs`: [`LogApp`], an application that logs what it is told, and
-//!   [`DynApp`], any application boxed.
+//! * `apps.rs`: [`LogApp`], an application that logs what it is told (and
+//!   `DynApp`, any application boxed, for the workspace's own use).
 //!
 //! This module depends on [`config`](crate::config), [`driver`](crate::driver)
 //! and [`log`](crate::log) only: the engine, the builder and preflight use it,
 //! never the other way round (see `docs/architecture.md`).
 
-mod adapter;
-mod apps;
+pub(crate) mod adapter;
+pub(crate) mod apps;
 mod dictionaries;
 mod settings;
 mod stores;
 
 pub use adapter::FixSession;
-pub use adapter::{build_session, BoxedFixSession};
-pub use apps::{DynApp, LogApp};
+pub use apps::LogApp;
 pub use dictionaries::{dictionary_files, load_dictionaries, DictionaryCache, DictionaryFiles};
 pub use settings::{schedule, session_config, session_id};
 pub use stores::{file_store_dir, open_store, store_kind, StoreKind};

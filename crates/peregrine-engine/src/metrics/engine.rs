@@ -8,14 +8,17 @@ use super::add;
 /// writer) and read from anywhere.
 ///
 /// ```
-/// use peregrine_engine::{fix::BoxedFixSession, Engine, EngineOptions};
+/// use peregrine_engine::{fix::LogApp, EngineBuilder};
 ///
-/// let mut engine: Engine<BoxedFixSession> = Engine::new(EngineOptions::default())?;
+/// let cfg = "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptAddress=127.0.0.1\n\
+///            SocketAcceptPort=0\nSenderCompID=VENUE\nTargetCompID=CLIENT\n\
+///            UseDataDictionary=N\n[SESSION]\nBeginString=FIX.4.4\n";
+/// let mut engine = EngineBuilder::parse(cfg, "venue.cfg")?.build(|_| LogApp)?;
 /// let metrics = engine.metrics();
 /// engine.poll()?;
 /// assert_eq!(metrics.engine().turns(), 1);
 /// assert_eq!(metrics.engine().idle_turns(), 1); // nothing to do
-/// # Ok::<(), std::io::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct EngineCounters {
