@@ -23,6 +23,7 @@
 // each record, never fsyncs: there is no FileStoreSync setting), no log factory (no logging),
 // SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30.
 #include <quickfix/Application.h>
+#include <quickfix/FileLog.h>
 #include <quickfix/FileStore.h>
 #include <quickfix/MessageStore.h>
 #include <quickfix/Session.h>
@@ -39,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -80,11 +82,12 @@ const int64_t kSecond = 1000000000LL;
 const int64_t kInterval = 100000000LL;  // 100 ms
 
 const char* kUsage =
-    "usage: stream --role receiver|sender --store memory|file --port P --dir DIR"
+    "usage: stream --role receiver|sender --store memory|file [--logs Y|N] --port P --dir DIR"
     " --dict FIX44.xml --seconds S\n";
 
 struct Args {
   std::string role, store, dir, dict;
+  bool logs = false;  // --logs Y: FileLogFactory in DIR/log, as production runs
   int port = 0;
   int seconds = 0;
 };
@@ -106,6 +109,7 @@ Args parse(int argc, char** argv) {
   Args a;
   const char* keys[] = {"--role", "--store", "--port", "--dir", "--dict", "--seconds"};
   for (const auto& p : kv) {
+    if (p.first == "--logs") continue;  // optional
     if (std::find(std::begin(keys), std::end(keys), p.first) == std::end(keys)) {
       std::fprintf(stderr, "unknown argument %s\n%s", p.first.c_str(), kUsage);
       std::exit(2);
@@ -131,6 +135,13 @@ Args parse(int argc, char** argv) {
     std::fprintf(stderr, "--store must be memory or file\n");
     std::exit(2);
   }
+  if (kv.count("--logs")) {
+    if (kv["--logs"] != "Y" && kv["--logs"] != "N") {
+      std::fprintf(stderr, "--logs must be Y or N\n");
+      std::exit(2);
+    }
+    a.logs = kv["--logs"] == "Y";
+  }
   return a;
 }
 
@@ -146,6 +157,7 @@ FIX::SessionSettings settings_for(const Args& a, const FIX::SessionID& id, bool 
   d.setString("UseDataDictionary", "Y");
   d.setString("DataDictionary", a.dict);
   d.setString("FileStorePath", a.dir);
+  if (a.logs) d.setString("FileLogPath", a.dir + "/log");
   if (receiver) {
     d.setInt("SocketAcceptPort", a.port);
   } else {
@@ -154,6 +166,12 @@ FIX::SessionSettings settings_for(const Args& a, const FIX::SessionID& id, bool 
     d.setInt("ReconnectInterval", 1);
   }
   FIX::SessionSettings s;
+  if (a.logs) {
+    // The connector's own log (FileLogFactory::create()) reads FileLogPath from [DEFAULT].
+    FIX::Dictionary defaults;
+    defaults.setString("FileLogPath", a.dir + "/log");
+    s.set(defaults);
+  }
   s.set(id, d);
   return s;
 }
@@ -248,7 +266,7 @@ class Receiver : public FIX::Application {
     return true;
   }
 
-  void report(const std::string& store, int seconds, const std::string& settings) {
+  void report(const std::string& store, bool logs, int seconds, const std::string& settings) {
     std::vector<int64_t> rates;
     uint64_t in_window;
     {
@@ -265,11 +283,11 @@ class Receiver : public FIX::Application {
     };
     double throughput = (double)in_window / (double)seconds;
     std::printf(
-        "{\"engine\":\"quickfix-cpp\",\"case\":\"stream-%s\",\"unit\":\"msg/s\",\"min\":%lld,"
+        "{\"engine\":\"quickfix-cpp\",\"case\":\"stream-%s%s\",\"unit\":\"msg/s\",\"min\":%lld,"
         "\"p50\":%lld,\"mean\":%.1f,\"p90\":%lld,\"p99\":%lld,\"p999\":%lld,\"max\":%lld,"
         "\"throughput_per_s\":%.0f,\"messages\":%llu,\"seq_errors\":0,\"seconds\":%d,"
         "\"settings\":\"%s\"}\n",
-        store.c_str(), (long long)rates.front(), pct(0.5), throughput, pct(0.9), pct(0.99),
+        store.c_str(), logs ? "-logs" : "", (long long)rates.front(), pct(0.5), throughput, pct(0.9), pct(0.99),
         pct(0.999), (long long)rates.back(), throughput, (unsigned long long)in_window, seconds,
         settings.c_str());
     std::fflush(stdout);
@@ -324,27 +342,37 @@ class Sender : public FIX::Application {
 };
 
 const char* kCommon =
-    "QuickFIX C++ 1.15.1 (Debian libquickfix-dev), SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30,"
-    " no log factory (no logging)";
+    "QuickFIX C++ 1.15.1 (Debian libquickfix-dev), SocketNodelay=Y, ResetOnLogon=Y, HeartBtInt=30";
+
+// What the harness logs, for the settings lines.
+std::string logging(const Args& a) {
+  return a.logs ? "message and event logs on (FileLogFactory, FileLogPath=DIR/log, its defaults)"
+                : "no log factory (no logging)";
+}
 
 // The --store choice (memory or file under --dir): both factories live here, so the one chosen
 // outlives the acceptor or initiator that uses it.
 struct Stores {
-  explicit Stores(const Args& a) : file(a.dir), use_file(a.store == "file") {}
+  Stores(const Args& a, const FIX::SessionSettings& s)
+      : file(a.dir), use_file(a.store == "file"), log(a.logs ? new FIX::FileLogFactory(s) : nullptr) {}
   FIX::MessageStoreFactory& chosen() {
     return use_file ? static_cast<FIX::MessageStoreFactory&>(file) : memory;
   }
   FIX::MemoryStoreFactory memory;
   FIX::FileStoreFactory file;
   bool use_file;
+  std::unique_ptr<FIX::FileLogFactory> log;  // --logs Y; else the connectors use NullLog
 };
 
 int run_receiver(const Args& a) {
   FIX::SessionID id("FIX.4.4", "VENUE", "CLIENT");
   FIX::SessionSettings settings = settings_for(a, id, true);
-  Stores stores(a);
+  Stores stores(a, settings);
   Receiver app(a.seconds);
-  FIX::SocketAcceptor acceptor(app, stores.chosen(), settings);
+  std::unique_ptr<FIX::SocketAcceptor> owned(
+      stores.log ? new FIX::SocketAcceptor(app, stores.chosen(), settings, *stores.log)
+                 : new FIX::SocketAcceptor(app, stores.chosen(), settings));
+  FIX::SocketAcceptor& acceptor = *owned;
   acceptor.start();
   std::printf("ready\n");
   std::fflush(stdout);
@@ -363,10 +391,10 @@ int run_receiver(const Args& a) {
       " continuity checked in fromApp/fromAdmin; sender (QuickFIX C++): ThreadedSocketInitiator,"
       " Session::send from one application thread, bounded by the blocking send(2) of its"
       " connection (TCP flow control; the default SocketInitiator queues without bound); " +
-      std::string(kCommon) + "; g++ -O3 -march=native; rate over [1 s, 1 s + " +
+      std::string(kCommon) + ", " + logging(a) + "; g++ -O3 -march=native; rate over [1 s, 1 s + " +
       std::to_string(a.seconds) + " s) after the first application message, percentiles over"
       " 100 ms intervals";
-  app.report(a.store, a.seconds, settings_line);
+  app.report(a.store, a.logs, a.seconds, settings_line);
   bool ok = app.wait_logout(10);
   acceptor.stop(true);
   return ok ? 0 : 1;
@@ -375,9 +403,12 @@ int run_receiver(const Args& a) {
 int run_sender(const Args& a) {
   FIX::SessionID id("FIX.4.4", "CLIENT", "VENUE");
   FIX::SessionSettings settings = settings_for(a, id, false);
-  Stores stores(a);
+  Stores stores(a, settings);
   Sender app;
-  FIX::ThreadedSocketInitiator initiator(app, stores.chosen(), settings);
+  std::unique_ptr<FIX::ThreadedSocketInitiator> owned(
+      stores.log ? new FIX::ThreadedSocketInitiator(app, stores.chosen(), settings, *stores.log)
+                 : new FIX::ThreadedSocketInitiator(app, stores.chosen(), settings));
+  FIX::ThreadedSocketInitiator& initiator = *owned;
   initiator.start();
   if (!app.wait_logon(60)) {
     std::fprintf(stderr, "FATAL: no logon within 60 s\n");
@@ -436,11 +467,11 @@ int run_sender(const Args& a) {
   std::fprintf(stderr,
                "sender: %llu messages in %.3f s (%.0f msg/s); logging out\nsender settings:"
                " ThreadedSocketInitiator (blocking send(2) bounds the outbound data), %s store,"
-               " %s; harness loop: one reused NewOrderSingle, ClOrdID (C1, C2, ... written in"
+               " %s, %s; harness loop: one reused NewOrderSingle, ClOrdID (C1, C2, ... written in"
                " place into a reserved std::string) and TransactTime (formatted at most once per"
                " ms)\n",
                (unsigned long long)sent, elapsed, (double)sent / elapsed, a.store.c_str(),
-               kCommon);
+               kCommon, logging(a).c_str());
   session->logout("done");
   if (!app.wait_logout(30)) std::fprintf(stderr, "sender: no logout answer within 30 s\n");
   initiator.stop(true);

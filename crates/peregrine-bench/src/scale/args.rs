@@ -116,6 +116,9 @@ pub struct PeerArgs {
     /// `--gap-at N` (Peregrine's inline streaming sender, for tests): skip one MsgSeqNum
     /// once about N orders are queued.
     pub gap_at: Option<u64>,
+    /// `--logs Y|N` (streaming): the message and event logs on (`FileLogPath` in
+    /// `--dir`), as production runs; default N.
+    pub logs: bool,
     /// `--persist-messages Y|N` (Peregrine's streaming harnesses, diagnostics): the
     /// sessions' `PersistMessages` (default Y: every sent message kept for resends).
     pub persist: bool,
@@ -153,6 +156,7 @@ impl PeerArgs {
             send: SendMode::Inline,
             gap_at: None,
             persist: true,
+            logs: false,
             acceptor_pid: None,
         };
         let mut role = None;
@@ -211,6 +215,13 @@ impl PeerArgs {
                         })?)
                 }
                 "--persist-messages" => a.persist = value != "N",
+                "--logs" => {
+                    a.logs = match value.as_str() {
+                        "Y" => true,
+                        "N" => false,
+                        other => return Err(usage(format!("--logs: {other:?} is not Y|N"))),
+                    }
+                }
                 "--dir" => a.dir = value.into(),
                 "--dict" => a.dict = value.into(),
                 "--seconds" => a.seconds = number()?.max(1),

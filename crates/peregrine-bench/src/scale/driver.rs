@@ -318,20 +318,34 @@ fn peer_args(head: &[&str], dir: &Path, dict: &str, seconds: &str) -> Vec<String
         .collect()
 }
 
+/// The streaming cases: the store, and whether the message and event logs are on at
+/// both ends (issue 31: production keeps its logs on).
+const STREAM_CASES: [(&str, bool); 3] = [("memory", false), ("file", false), ("file", true)];
+
+/// A streaming case's name: `stream-memory`, `stream-file`, `stream-file-logs`.
+fn stream_case(store: &str, logs: bool) -> String {
+    format!("stream-{store}{}", if logs { "-logs" } else { "" })
+}
+
 fn stream_pair(
     cfg: &ScaleBenchConfig,
     e: &Engine,
     store: &str,
+    logs: bool,
     run: usize,
     work: &Path,
 ) -> Result<(Record, Extra)> {
     let port = crate::loopback::free_port()?.to_string();
     let dict = crate::fix44_dictionary().display().to_string();
     let seconds = cfg.seconds.to_string();
-    let base = fresh_dir(work, &format!("{}-stream-{store}-{run}", e.name))?;
+    let case = stream_case(store, logs);
+    let base = fresh_dir(work, &format!("{}-{case}-{run}", e.name))?;
+    let logs = if logs { "Y" } else { "N" };
     let common = |role: &str, dir: &Path| {
         peer_args(
-            &["--role", role, "--store", store, "--port", &port],
+            &[
+                "--role", role, "--store", store, "--logs", logs, "--port", &port,
+            ],
             dir,
             &dict,
             &seconds,
@@ -343,25 +357,38 @@ fn stream_pair(
     let patience = Duration::from_secs(cfg.seconds + 120);
     let sent = sender.wait_lines(patience);
     let lines = receiver.wait_lines(Duration::from_secs(60));
+    // With logs on, the receiver's messages log holds at least the window's orders, and
+    // its event log something (a harness that left its logs off fails the run).
+    let logged =
+        (logs == "Y").then(|| crate::roundtrip::logs::count(&base.join("receiver").join("log")));
     let _ = std::fs::remove_dir_all(&base);
     // The receiver's failure (a sequence error) says more than the sender's.
     let lines = lines?;
     sent?;
-    let case = format!("stream-{store}");
     let (mut record, v) = result_of(&e.name, &lines, &case)?;
     record.allocs_per_op = field(&v, "allocs_per_op");
     record.settings = format!("{}; {}", sender_settings(&e.name), record.settings);
     let extra = Extra {
         engine: e.name.clone(),
-        case,
+        case: case.clone(),
         run,
         messages: field(&v, "messages"),
         seq_errors: field(&v, "seq_errors"),
         ..Extra::default()
     };
+    if let Some(logged) = logged {
+        let logged = logged?;
+        let window = extra.messages.unwrap_or(0);
+        if logged.orders < window || logged.event_bytes == 0 {
+            return Err(Error::failed_check(format!(
+                "{} {case} run {run}: the receiver's logs hold {} NewOrderSingles for {window} in the window and {} bytes of events: logging is not on",
+                e.name, logged.orders, logged.event_bytes
+            )));
+        }
+    }
     if extra.seq_errors.unwrap_or(0) > 0 {
         return Err(Error::failed_check(format!(
-            "{} stream-{store} run {run}: {} sequence errors",
+            "{} {case} run {run}: {} sequence errors",
             e.name,
             extra.seq_errors.unwrap_or(0)
         )));
@@ -678,6 +705,7 @@ fn figures(all: &[Record], extras: &[Extra], engine: &str, ns: &[usize]) -> Figu
     Figures {
         stream_memory: rate("stream-memory"),
         stream_file: rate("stream-file"),
+        stream_file_logs: rate("stream-file-logs"),
         sessions: ns
             .iter()
             .filter_map(|&n| {
@@ -771,19 +799,18 @@ pub fn run(cfg: &ScaleBenchConfig) -> Result<Vec<Record>> {
         .parent()
         .unwrap_or(Path::new("."))
         .join("scale-work");
-    let steps = usize::from(cfg.stream) * cfg.runs * 2 * stream_engines.len()
+    let steps = usize::from(cfg.stream) * cfg.runs * STREAM_CASES.len() * stream_engines.len()
         + usize::from(cfg.many) * cfg.session_runs * cfg.sessions.len() * acceptors.len();
     let mut bar = Progress::new("bench scale", steps.max(1));
     let mut runs = Runs::default();
     if cfg.stream {
         for run in 1..=cfg.runs {
-            for store in ["memory", "file"] {
+            for (store, logs) in STREAM_CASES {
                 for e in &stream_engines {
-                    runs.measure(
-                        &mut bar,
-                        format!("run {run}: {} stream-{store}", e.name),
-                        || stream_pair(cfg, e, store, run, &work),
-                    );
+                    let case = stream_case(store, logs);
+                    runs.measure(&mut bar, format!("run {run}: {} {case}", e.name), || {
+                        stream_pair(cfg, e, store, logs, run, &work)
+                    });
                 }
             }
         }

@@ -101,12 +101,18 @@ pub fn settings(a: &PeerArgs) -> Result<Settings> {
     let store = a.store;
     let port = a.port;
     let persist = a.persist;
+    let logs = a.logs;
     Settings::builder()
         .default(|d| {
             let d = loopback::defaults(d, receiver)
                 .use_data_dictionary(true)
                 .data_dictionary(&dict)
                 .set("PersistMessages", persist);
+            let d = if logs {
+                d.file_log_path(dir.join("log"))
+            } else {
+                d
+            };
             match store {
                 StoreChoice::Memory => d,
                 StoreChoice::File | StoreChoice::Journal => d
@@ -383,14 +389,15 @@ fn receive(a: &PeerArgs) -> Result<()> {
     let mean = intervals.iter().sum::<f64>() / intervals.len() as f64;
     let stats = crate::report::Stats::from_samples(mean, &mut intervals);
     let settings = format!(
-        "receiver: acceptor, {} store{}, validation UseDataDictionary=Y (FIX44.xml, Peregrine's default Validate* settings, every message before from_app), MsgSeqNum checked on every message; idle {}; one engine thread (EngineBuilder::start)",
+        "receiver: acceptor, {} store{}, validation UseDataDictionary=Y (FIX44.xml, Peregrine's default Validate* settings, every message before from_app), MsgSeqNum checked on every message; idle {}; one engine thread (EngineBuilder::start){}",
         a.store.name(),
         if a.store == StoreChoice::File { " FileStoreSync=N (one write per commit: per batch of input read)" } else { "" },
-        loopback::idle()
+        loopback::idle(),
+        if a.logs { "; message and event logs on at both ends (FileLogPath=DIR/log: a line per message in and out, written by the engine's logging thread)" } else { "" },
     );
     let line = serde_json::json!({
         "engine": "peregrine",
-        "case": format!("stream-{}", a.store.name()),
+        "case": format!("stream-{}{}", a.store.name(), if a.logs { "-logs" } else { "" }),
         "unit": "msg/s",
         "min": stats.min, "p50": stats.p50, "mean": stats.mean, "p90": stats.p90,
         "p99": stats.p99, "p999": stats.p999, "max": stats.max,

@@ -16,6 +16,8 @@ pub struct Figures {
     pub stream_memory: Option<f64>,
     /// Streaming, file store: msg/s.
     pub stream_file: Option<f64>,
+    /// Streaming, file store, message and event logs on at both ends (issue 31): msg/s.
+    pub stream_file_logs: Option<f64>,
     /// Many sessions, by N.
     pub sessions: Vec<SessionFigures>,
 }
@@ -40,6 +42,8 @@ pub struct SessionFigures {
 pub const STREAM_MEMORY: f64 = 2_000_000.0;
 /// Streaming file-store target, msg/s.
 pub const STREAM_FILE: f64 = 1_000_000.0;
+/// Streaming with the message logs on (file store), msg/s (issue 31).
+pub const STREAM_FILE_LOGS: f64 = 1_500_000.0;
 /// Times QuickFIX/J's figures Peregrine's must be.
 pub const PEER_FACTOR: f64 = 10.0;
 /// All 1,000 sessions logged on within this, ms.
@@ -63,8 +67,8 @@ pub const BYTES_PER_SESSION: f64 = 128.0 * 1024.0;
 ///     n: 1000, logon_all_ms: 400.0, round_trips_per_s: rts,
 ///     bytes_per_session: Some(50_000.0), kernel_us_per_round_trip: kernel,
 /// };
-/// let ours = Figures { stream_memory: Some(2.5e6), stream_file: Some(0.9e6), sessions: vec![at_1000(2e5, None)] };
-/// let qfj = Figures { stream_memory: Some(2e5), stream_file: Some(5e4), sessions: vec![at_1000(3e4, None)] };
+/// let ours = Figures { stream_memory: Some(2.5e6), stream_file: Some(0.9e6), sessions: vec![at_1000(2e5, None)], ..Figures::default() };
+/// let qfj = Figures { stream_memory: Some(2e5), stream_file: Some(5e4), sessions: vec![at_1000(3e4, None)], ..Figures::default() };
 /// let floor = Figures { sessions: vec![at_1000(2.4e5, Some(8.0))], ..Figures::default() };
 /// let qfj = Figures { sessions: vec![at_1000(3e4, Some(12.0))], ..qfj };
 /// let t = targets(&ours, Some(&qfj), Some(&floor), 2);
@@ -95,6 +99,12 @@ pub fn targets(
             qfj.and_then(|q| q.stream_file),
             STREAM_FILE,
             "file store",
+        ),
+        (
+            ours.stream_file_logs,
+            qfj.and_then(|q| q.stream_file_logs),
+            STREAM_FILE_LOGS,
+            "file store, message logs on",
         ),
     ] {
         let Some(v) = figure else { continue };
@@ -178,6 +188,7 @@ mod tests {
         let ours = Figures {
             stream_memory: Some(1.9e6),
             stream_file: None,
+            stream_file_logs: None,
             sessions: vec![
                 SessionFigures {
                     n: 1000,

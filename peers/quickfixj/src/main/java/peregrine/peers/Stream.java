@@ -8,7 +8,9 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.mina.core.session.IoSession;
 import quickfix.Application;
 import quickfix.FieldNotFound;
+import quickfix.FileLogFactory;
 import quickfix.FileStoreFactory;
+import quickfix.LogFactory;
 import quickfix.MemoryStoreFactory;
 import quickfix.Message;
 import quickfix.MessageStoreFactory;
@@ -49,16 +51,17 @@ import quickfix.fix44.NewOrderSingle;
  * dictionary (UseDataDictionary=Y: QuickFIX/J validates before fromApp), checks in fromApp that
  * MsgSeqNum is exactly the previous one + 1 (admin messages included), counts messages from the
  * first application message and reports the rate over [1 s, 1 s + S): one JSON line
- * ({@code stream-memory} / {@code stream-file}), per-100 ms interval rates as the percentiles.
+ * ({@code stream-memory} / {@code stream-file} / {@code stream-file-logs}), per-100 ms interval rates as the percentiles.
  *
  * <p>Both: SocketAcceptor / SocketInitiator with the default single-threaded event handling,
- * MemoryStoreFactory or FileStoreFactory (FileStoreSync=N), no logs, TCP_NODELAY, ResetOnLogon=Y.
+ * MemoryStoreFactory or FileStoreFactory (FileStoreSync=N), no logs (with --logs Y: FileLogFactory in
+ * DIR/log), TCP_NODELAY, ResetOnLogon=Y.
  */
 public final class Stream {
   private Stream() {}
 
   static final String USAGE = "usage: run.sh Stream --role receiver|sender --store memory|file"
-      + " --port P --dir DIR --dict FIX44.xml --seconds S";
+      + " [--logs Y|N] --port P --dir DIR --dict FIX44.xml --seconds S";
 
   /** The sender parks while MINA has more than this many bytes scheduled for writing. */
   static final long MAX_QUEUED_BYTES = 1L << 20;
@@ -81,13 +84,19 @@ public final class Stream {
 
   static void run(String[] argv) throws Exception {
     Map<String, String> a = ScaleSupport.args(argv, USAGE,
-        "--role", "--store", "--port", "--dir", "--dict", "--seconds");
+        "--role", "--store", "--logs", "--port", "--dir", "--dict", "--seconds");
     String role = ScaleSupport.need(a, "--role", USAGE);
     String store = ScaleSupport.need(a, "--store", USAGE);
     int port = Integer.parseInt(ScaleSupport.need(a, "--port", USAGE));
     String dir = ScaleSupport.need(a, "--dir", USAGE);
     String dict = ScaleSupport.need(a, "--dict", USAGE);
     int seconds = Integer.parseInt(ScaleSupport.need(a, "--seconds", USAGE));
+    String logsArg = a.getOrDefault("--logs", "N");
+    if (!logsArg.equals("Y") && !logsArg.equals("N")) {
+      System.err.println("--logs must be Y or N");
+      System.exit(2);
+    }
+    boolean logs = logsArg.equals("Y");
     if (!store.equals("memory") && !store.equals("file")) {
       System.err.println("--store must be memory or file");
       System.exit(2);
@@ -116,11 +125,21 @@ public final class Stream {
         ? "FileStoreFactory (FileStorePath=--dir, FileStoreSync=N: written to the OS per message,"
             + " not fsynced)"
         : "MemoryStoreFactory (keeps every sent message for resend)";
+    // --logs Y: production's message and event logs, QuickFIX/J's FileLogFactory (its defaults:
+    // every message, heartbeats too, a line each with its time) in DIR/log.
+    LogFactory logFactory = ScaleSupport.NO_LOG;
+    if (logs) {
+      settings.setString(id, "FileLogPath", new java.io.File(dir, "log").getPath());
+      logFactory = new FileLogFactory(settings);
+    }
     String common = "QuickFIX/J 2.3.1, " + storeSetting + ", SocketAcceptor/SocketInitiator with"
         + " the default single-threaded event handling (one 'QFJ Message Processor' thread + MINA"
-        + " I/O threads), SocketTcpNoDelay=Y, ResetOnLogon=Y, HeartBtInt=30, no message/event log";
-    if (receiver) receive(id, settings, stores, store, seconds, common);
-    else send(id, settings, stores, seconds, common);
+        + " I/O threads), SocketTcpNoDelay=Y, ResetOnLogon=Y, HeartBtInt=30, "
+        + (logs ? "message and event logs on (FileLogFactory, FileLogPath=DIR/log, its defaults)"
+            : "no message/event log");
+    String caseName = "stream-" + store + (logs ? "-logs" : "");
+    if (receiver) receive(id, settings, stores, logFactory, caseName, seconds, common);
+    else send(id, settings, stores, logFactory, seconds, common);
   }
 
   // ---- receiver ---------------------------------------------------------------------------
@@ -138,7 +157,7 @@ public final class Stream {
   }
 
   static void receive(SessionID id, SessionSettings settings, MessageStoreFactory stores,
-      String store, int seconds, String common) throws Exception {
+      LogFactory logFactory, String caseName, int seconds, String common) throws Exception {
     final Counts c = new Counts();
     c.perInterval = new long[seconds * 10];
     final CountDownLatch first = new CountDownLatch(1);
@@ -209,10 +228,10 @@ public final class Stream {
     };
 
     SocketAcceptor acceptor =
-        new SocketAcceptor(app, stores, settings, ScaleSupport.NO_LOG, new quickfix.fix44.MessageFactory());
+        new SocketAcceptor(app, stores, settings, logFactory, new quickfix.fix44.MessageFactory());
     acceptor.start();
     ScaleSupport.ready();
-    System.err.println("receiver: listening, " + store + " store, window " + seconds + " s");
+    System.err.println("receiver: listening, " + caseName + ", window " + seconds + " s");
 
     // Wait for the first application message, then for the window to close (or the stream to
     // end, or an error).
@@ -262,7 +281,7 @@ public final class Stream {
         + " percentiles over 100 ms intervals";
     ScaleSupport.printLine(ScaleSupport.json(
         "engine", ScaleSupport.ENGINE,
-        "case", "stream-" + store,
+        "case", caseName,
         "unit", "msg/s",
         "min", rates[0],
         "p50", ScaleSupport.pct(rates, 0.50),
@@ -303,7 +322,7 @@ public final class Stream {
   // ---- sender -----------------------------------------------------------------------------
 
   static void send(SessionID id, SessionSettings settings, MessageStoreFactory stores,
-      int seconds, String common) throws Exception {
+      LogFactory logFactory, int seconds, String common) throws Exception {
     final CountDownLatch loggedOn = new CountDownLatch(1);
     final CountDownLatch loggedOut = new CountDownLatch(1);
     Application app = new Application() {
@@ -333,7 +352,7 @@ public final class Stream {
         (int) Math.min(MAX_PREBUILT_IDS, (seconds + 2L) * PREBUILT_IDS_PER_SECOND));
     final IoSession[] io = new IoSession[1];
     SocketInitiator initiator =
-        new SocketInitiator(app, stores, settings, ScaleSupport.NO_LOG, new quickfix.fix44.MessageFactory());
+        new SocketInitiator(app, stores, settings, logFactory, new quickfix.fix44.MessageFactory());
     initiator.setIoFilterChainBuilder(chain -> {
       synchronized (io) {
         io[0] = chain.getSession();
