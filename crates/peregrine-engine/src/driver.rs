@@ -29,6 +29,64 @@ pub enum DriverEvent {
     Info(String),
 }
 
+/// What the operator sees of a session and may set: its state, sequence
+/// numbers and counters (`/sessions`, the metrics, the console) and the
+/// operator's commands on them ([`Command`](crate::Command)s: sequence
+/// numbers, reset, TestRequest). Every [`SessionDriver`] is one; of these a
+/// second implementation must write [`state_name`](Self::state_name) and the
+/// sequence numbers, the rest have defaults.
+pub trait SessionView {
+    /// Sends a TestRequest now (an operator's,
+    /// [`Command::TestRequest`](crate::Command::TestRequest)) when logged on;
+    /// whether it was sent. By default none is.
+    fn send_test_request(&mut self, now: Nanos) -> bool {
+        let _ = now;
+        false
+    }
+    /// A short name of the state, for `/sessions` (e.g. `LoggedOn`).
+    fn state_name(&self) -> String;
+    /// The next outgoing sequence number.
+    fn next_sender_seq(&self) -> u64;
+    /// The next expected incoming sequence number.
+    fn next_target_seq(&self) -> u64;
+    /// Operator override of the next outgoing sequence number.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidSeqNum`] when `seq` is 0 or `u64::MAX` (the number
+    /// stays as it was), or the store's error when it cannot commit the new
+    /// number ([`StoreError::Io`] from a file store).
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError>;
+    /// Operator override of the next expected incoming sequence number.
+    ///
+    /// # Errors
+    ///
+    /// As [`set_next_sender_seq`](Self::set_next_sender_seq).
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError>;
+    /// Resets sequence numbers to 1 and forgets stored messages (an operator's
+    /// [`Command::ResetSeqNums`](crate::Command::ResetSeqNums)); the engine
+    /// calls it while disconnected. By default both numbers are set to 1.
+    ///
+    /// # Errors
+    ///
+    /// The store could not reset.
+    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
+        let _ = now;
+        self.set_next_sender_seq(1)?;
+        self.set_next_target_seq(1)
+    }
+    /// Messages the store found lost when it opened (see
+    /// `peregrine_store::Recovery`), for `/sessions`.
+    fn store_lost_messages(&self) -> u64 {
+        0
+    }
+    /// The session's counters, for [`metrics`](crate::metrics) (`None`, the
+    /// default: a driver without them shows zeros there).
+    fn counters(&self) -> Option<&Arc<SessionCounters>> {
+        None
+    }
+}
+
 /// One FIX session as the engine drives it (a session state machine plus the
 /// application behind it). Every method is non-blocking; time is passed in.
 ///
@@ -39,7 +97,19 @@ pub enum DriverEvent {
 /// has passed, commits, writes [`outbound`](Self::outbound) and reports what
 /// was written with [`consume_outbound`](Self::consume_outbound), and drains
 /// [`poll_event`](Self::poll_event) after each of these.
-pub trait SessionDriver {
+///
+/// A second implementation writes the methods here without a default (the
+/// connection, bytes, timers, commit, outbound bytes, sends, events, logout,
+/// whether logged on) and those of [`SessionView`] without one (its state
+/// name and sequence numbers). The rest are optional hooks whose defaults do
+/// nothing: the store's durability ([`on_shutdown`](Self::on_shutdown),
+/// [`store_sync_interval`](Self::store_sync_interval),
+/// [`sync_store_if_due`](Self::sync_store_if_due),
+/// [`set_store_observer`](Self::set_store_observer)) and messages the
+/// session's callbacks send on other sessions ([`set_peers`](Self::set_peers),
+/// [`has_forwards`](Self::has_forwards), [`take_forwards`](Self::take_forwards),
+/// [`send_forward`](Self::send_forward), [`forward_refused`](Self::forward_refused)).
+pub trait SessionDriver: SessionView {
     /// A transport connection is up (an initiator queues its Logon).
     fn on_connected(&mut self, now: Nanos);
     /// Bytes from the peer.
@@ -91,52 +161,8 @@ pub trait SessionDriver {
     fn poll_event(&mut self) -> Option<DriverEvent>;
     /// Starts a logout (graceful shutdown).
     fn logout(&mut self, now: Nanos, text: Option<&str>);
-    /// Sends a TestRequest now (an operator's,
-    /// [`Command::TestRequest`](crate::Command::TestRequest)) when logged on;
-    /// whether it was sent. By default none is.
-    fn send_test_request(&mut self, now: Nanos) -> bool {
-        let _ = now;
-        false
-    }
     /// Whether the session is logged on.
     fn is_logged_on(&self) -> bool;
-    /// A short name of the state, for `/sessions` (e.g. `LoggedOn`).
-    fn state_name(&self) -> String;
-    /// The next outgoing sequence number.
-    fn next_sender_seq(&self) -> u64;
-    /// The next expected incoming sequence number.
-    fn next_target_seq(&self) -> u64;
-    /// Operator override of the next outgoing sequence number.
-    ///
-    /// # Errors
-    ///
-    /// [`StoreError::InvalidSeqNum`] when `seq` is 0 or `u64::MAX` (the number
-    /// stays as it was), or the store's error when it cannot commit the new
-    /// number ([`StoreError::Io`] from a file store).
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError>;
-    /// Operator override of the next expected incoming sequence number.
-    ///
-    /// # Errors
-    ///
-    /// As [`set_next_sender_seq`](Self::set_next_sender_seq).
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError>;
-    /// Resets sequence numbers to 1 and forgets stored messages (an operator's
-    /// [`Command::ResetSeqNums`](crate::Command::ResetSeqNums)); the engine
-    /// calls it while disconnected. By default both numbers are set to 1.
-    ///
-    /// # Errors
-    ///
-    /// The store could not reset.
-    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
-        let _ = now;
-        self.set_next_sender_seq(1)?;
-        self.set_next_target_seq(1)
-    }
-    /// Messages the store found lost when it opened (see
-    /// `peregrine_store::Recovery`), for `/sessions`.
-    fn store_lost_messages(&self) -> u64 {
-        0
-    }
     /// The engine is stopping: make state durable (e.g. fsync the store).
     ///
     /// # Errors
@@ -160,11 +186,6 @@ pub trait SessionDriver {
     /// never fails.
     fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         Ok(false)
-    }
-    /// The session's counters, for [`metrics`](crate::metrics) (`None`, the
-    /// default: a driver without them shows zeros there).
-    fn counters(&self) -> Option<&Arc<SessionCounters>> {
-        None
     }
     /// Has the session's store tell `observer` how long its writes and fsyncs
     /// take (the engine's metrics call it once, when the session is added).
@@ -222,6 +243,36 @@ pub trait SessionDriver {
     }
 }
 
+impl<T: SessionView + ?Sized> SessionView for Box<T> {
+    fn send_test_request(&mut self, now: Nanos) -> bool {
+        (**self).send_test_request(now)
+    }
+    fn state_name(&self) -> String {
+        (**self).state_name()
+    }
+    fn next_sender_seq(&self) -> u64 {
+        (**self).next_sender_seq()
+    }
+    fn next_target_seq(&self) -> u64 {
+        (**self).next_target_seq()
+    }
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        (**self).set_next_sender_seq(seq)
+    }
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        (**self).set_next_target_seq(seq)
+    }
+    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
+        (**self).reset_seq_nums(now)
+    }
+    fn store_lost_messages(&self) -> u64 {
+        (**self).store_lost_messages()
+    }
+    fn counters(&self) -> Option<&Arc<SessionCounters>> {
+        (**self).counters()
+    }
+}
+
 impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     fn on_connected(&mut self, now: Nanos) {
         (**self).on_connected(now)
@@ -265,32 +316,8 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     fn logout(&mut self, now: Nanos, text: Option<&str>) {
         (**self).logout(now, text)
     }
-    fn send_test_request(&mut self, now: Nanos) -> bool {
-        (**self).send_test_request(now)
-    }
     fn is_logged_on(&self) -> bool {
         (**self).is_logged_on()
-    }
-    fn state_name(&self) -> String {
-        (**self).state_name()
-    }
-    fn next_sender_seq(&self) -> u64 {
-        (**self).next_sender_seq()
-    }
-    fn next_target_seq(&self) -> u64 {
-        (**self).next_target_seq()
-    }
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        (**self).set_next_sender_seq(seq)
-    }
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        (**self).set_next_target_seq(seq)
-    }
-    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
-        (**self).reset_seq_nums(now)
-    }
-    fn store_lost_messages(&self) -> u64 {
-        (**self).store_lost_messages()
     }
     fn on_shutdown(&mut self) -> Result<(), StoreError> {
         (**self).on_shutdown()
@@ -300,9 +327,6 @@ impl<T: SessionDriver + ?Sized> SessionDriver for Box<T> {
     }
     fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         (**self).sync_store_if_due()
-    }
-    fn counters(&self) -> Option<&Arc<SessionCounters>> {
-        (**self).counters()
     }
     fn set_peers(&mut self, peers: Arc<dyn Peers>) {
         (**self).set_peers(peers)

@@ -25,7 +25,8 @@
 //! * [`metrics`]: every session's counters and latency histograms and the
 //!   reactor's, read from any thread without stopping it ([`Metrics`]), and
 //!   rendered for Prometheus;
-//! * [`SessionDriver`] is what the engine needs from a session.
+//! * [`SessionDriver`] is what the engine needs from a session, and
+//!   [`SessionView`] what the operator sees of it and may set.
 //!
 //! The engine never decides anything about the FIX protocol: it moves bytes
 //! and time, and does what the session's events say.
@@ -65,7 +66,7 @@ pub use command::{
     AddSessionError, CallError, Command, CommandError, EngineHandle, Outcome, Reply,
 };
 pub use config::{ConfigError, ConfigWarning, ConnectionType, SessionSettings, Settings};
-pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver};
+pub use driver::{now_nanos, DriverEvent, Nanos, SessionDriver, SessionView};
 pub use engine::{Engine, EngineOptions, SessionInfo, SocketOptions, WriteGate};
 pub use log::SessionLog;
 pub use metrics::{Metrics, SessionMetrics};

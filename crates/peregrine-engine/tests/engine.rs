@@ -728,6 +728,24 @@ fn username_and_password_from_the_cfg_reach_the_acceptors_application() {
 /// A stand-in session whose store wants an fsync every 20 ms.
 struct SyncCounter(Arc<std::sync::atomic::AtomicUsize>);
 
+impl peregrine_engine::SessionView for SyncCounter {
+    fn state_name(&self) -> String {
+        "Idle".into()
+    }
+    fn next_sender_seq(&self) -> u64 {
+        1
+    }
+    fn next_target_seq(&self) -> u64 {
+        1
+    }
+    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
 impl peregrine_engine::SessionDriver for SyncCounter {
     fn on_connected(&mut self, _now: i64) {}
     fn on_bytes(&mut self, _data: &[u8], _now: i64) {}
@@ -755,21 +773,6 @@ impl peregrine_engine::SessionDriver for SyncCounter {
     fn logout(&mut self, _now: i64, _text: Option<&str>) {}
     fn is_logged_on(&self) -> bool {
         false
-    }
-    fn state_name(&self) -> String {
-        "Idle".into()
-    }
-    fn next_sender_seq(&self) -> u64 {
-        1
-    }
-    fn next_target_seq(&self) -> u64 {
-        1
-    }
-    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
-        Ok(())
-    }
-    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
-        Ok(())
     }
     fn store_sync_interval(&self) -> Option<i64> {
         Some(20_000_000)

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use peregrine_engine::config::Settings;
-use peregrine_engine::{DriverEvent, Engine, Idle, Nanos, SessionDriver};
+use peregrine_engine::{DriverEvent, Engine, Idle, Nanos, SessionDriver, SessionView};
 use peregrine_store::StoreError;
 use peregrine_testkit::frame;
 
@@ -25,6 +25,25 @@ struct Flood {
     sent: usize,
     flood: usize,
     connected: bool,
+}
+
+impl SessionView for Flood {
+    fn state_name(&self) -> String {
+        "Flooding".into()
+    }
+    fn next_sender_seq(&self) -> u64 {
+        1
+    }
+    fn next_target_seq(&self) -> u64 {
+        // Reported through /sessions: the bytes received so far.
+        self.received as u64
+    }
+    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 impl SessionDriver for Flood {
@@ -69,22 +88,6 @@ impl SessionDriver for Flood {
     fn logout(&mut self, _now: Nanos, _text: Option<&str>) {}
     fn is_logged_on(&self) -> bool {
         self.connected
-    }
-    fn state_name(&self) -> String {
-        "Flooding".into()
-    }
-    fn next_sender_seq(&self) -> u64 {
-        1
-    }
-    fn next_target_seq(&self) -> u64 {
-        // Reported through /sessions: the bytes received so far.
-        self.received as u64
-    }
-    fn set_next_sender_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
-        Ok(())
-    }
-    fn set_next_target_seq(&mut self, _seq: u64) -> Result<(), StoreError> {
-        Ok(())
     }
 }
 

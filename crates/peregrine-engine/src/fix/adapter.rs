@@ -12,7 +12,7 @@ use peregrine_store::{MessageStore, StoreError};
 use super::apps::DynApp;
 use super::{load_dictionaries, open_store, session_config, StoreKind};
 use crate::config::{ConfigError, SessionSettings};
-use crate::driver::{DriverEvent, Nanos, SessionDriver};
+use crate::driver::{DriverEvent, Nanos, SessionDriver, SessionView};
 
 /// A [`Session`] and its application, driven by the engine: every call that may
 /// reach the application passes it, so the application hears the connection
@@ -235,6 +235,39 @@ impl<S: MessageStore, A: Application> FixSession<S, A> {
     }
 }
 
+impl<S: MessageStore, A: Application> SessionView for FixSession<S, A> {
+    fn send_test_request(&mut self, now: Nanos) -> bool {
+        self.session.send_test_request(now, &mut self.app)
+    }
+    fn state_name(&self) -> String {
+        format!("{:?}", self.session.state())
+    }
+    fn next_sender_seq(&self) -> u64 {
+        self.session.next_sender_seq()
+    }
+    fn next_target_seq(&self) -> u64 {
+        self.session.next_target_seq()
+    }
+    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.session.set_next_sender_seq(seq)
+    }
+    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
+        self.session.set_next_target_seq(seq)
+    }
+    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
+        self.session.reset(now, &mut self.app)
+    }
+    fn store_lost_messages(&self) -> u64 {
+        self.session
+            .store()
+            .recovery()
+            .map_or(0, |r| r.lost_messages())
+    }
+    fn counters(&self) -> Option<&Arc<peregrine_session::metrics::SessionCounters>> {
+        Some(self.session.counters())
+    }
+}
+
 impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn on_connected(&mut self, now: Nanos) {
         self.session.on_connected(now, &mut self.app);
@@ -354,35 +387,8 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     fn logout(&mut self, now: Nanos, text: Option<&str>) {
         self.session.logout(now, text, &mut self.app);
     }
-    fn send_test_request(&mut self, now: Nanos) -> bool {
-        self.session.send_test_request(now, &mut self.app)
-    }
     fn is_logged_on(&self) -> bool {
         self.session.is_logged_on()
-    }
-    fn state_name(&self) -> String {
-        format!("{:?}", self.session.state())
-    }
-    fn next_sender_seq(&self) -> u64 {
-        self.session.next_sender_seq()
-    }
-    fn next_target_seq(&self) -> u64 {
-        self.session.next_target_seq()
-    }
-    fn set_next_sender_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.session.set_next_sender_seq(seq)
-    }
-    fn set_next_target_seq(&mut self, seq: u64) -> Result<(), StoreError> {
-        self.session.set_next_target_seq(seq)
-    }
-    fn reset_seq_nums(&mut self, now: Nanos) -> Result<(), StoreError> {
-        self.session.reset(now, &mut self.app)
-    }
-    fn store_lost_messages(&self) -> u64 {
-        self.session
-            .store()
-            .recovery()
-            .map_or(0, |r| r.lost_messages())
     }
     fn on_shutdown(&mut self) -> Result<(), StoreError> {
         self.session.store_mut().sync()
@@ -395,9 +401,6 @@ impl<S: MessageStore, A: Application> SessionDriver for FixSession<S, A> {
     }
     fn sync_store_if_due(&mut self) -> Result<bool, StoreError> {
         self.session.store_mut().sync_if_due()
-    }
-    fn counters(&self) -> Option<&Arc<peregrine_session::metrics::SessionCounters>> {
-        Some(self.session.counters())
     }
     fn set_store_observer(&mut self, observer: Arc<dyn peregrine_store::StoreObserver>) {
         self.session.store_mut().set_observer(Some(observer));
