@@ -626,7 +626,8 @@ fn sessions_series(extras: &[Extra], engines: &[String], ns: &[usize]) -> Vec<pl
 /// The streaming table (Markdown).
 fn stream_table(all: &[Record], extras: &[Extra], engines: &[String]) -> String {
     let mut s = String::from("| case | engine | msg/s, median (min–max of runs) | 100 ms intervals: min / p50 / max msg/s | messages in window | receiver allocs per message | peregrine ÷ engine |\n|---|---|---:|---:|---:|---:|---:|\n");
-    for case in ["stream-memory", "stream-file"] {
+    for case in STREAM_CASES.map(|(store, logs)| stream_case(store, logs)) {
+        let case = case.as_str();
         let ours = spread(all, "peregrine", case, |r| r.stats.throughput_per_s).map(|x| x.0);
         for e in engines {
             let Some(rate) = spread(all, e, case, |r| r.stats.throughput_per_s) else {
