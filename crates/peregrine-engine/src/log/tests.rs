@@ -184,3 +184,44 @@ fn a_helping_reactor_writes_a_line_once_it_is_a_millisecond_old() {
         .helped_recently(t0 + 20 * super::reader::FLUSH_AFTER, super::POLL_IDLE));
     super::thread::spawn(writer.shared.clone()).unwrap();
 }
+
+#[test]
+fn the_word_at_a_time_escape_scan_finds_what_the_byte_at_a_time_one_does() {
+    let reference = |bytes: &[u8], from: usize| {
+        (from..bytes.len()).find(|&i| super::needs_escape(bytes[i]) && bytes[i] != 0x01)
+    };
+    // Every byte value at every position of a 19-byte message (two words and a
+    // remainder), among SOHs and letters.
+    for b in 0..=255u8 {
+        for at in 0..19 {
+            let mut m: Vec<u8> = (0..19)
+                .map(|i| if i % 3 == 0 { 0x01 } else { b'A' + i as u8 })
+                .collect();
+            m[at] = b;
+            for from in [0, 1, 8, at] {
+                assert_eq!(
+                    super::next_escape_keeping_soh(&m, from),
+                    reference(&m, from),
+                    "byte {b:#04x} at {at}, from {from}"
+                );
+            }
+        }
+    }
+    // Pseudo-random buffers, high bytes included.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for len in 0..200 {
+        let m: Vec<u8> = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 56) as u8
+            })
+            .collect();
+        assert_eq!(
+            super::next_escape_keeping_soh(&m, 0),
+            reference(&m, 0),
+            "{m:?}"
+        );
+    }
+}

@@ -218,4 +218,3 @@ fn left_out_line(messages: &mut impl Write, ts: &[u8], n: u64) {
     let _ = messages.write_all(ts);
     let _ = writeln!(messages, " : ({n} garbled lines left out)");
 }
-
