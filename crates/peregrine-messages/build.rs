@@ -1,7 +1,10 @@
 //! Generates the typed messages of every enabled FIX version into `OUT_DIR`.
+//!
+//! The dictionaries are `peregrine-dict`'s built-in ones (compiled into that crate), not
+//! files next to this one, so that the crate builds the same from its published package.
 
 use peregrine_dict::codegen::{self, Options};
-use peregrine_dict::Dictionary;
+use peregrine_dict::{builtin, Dictionary};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -25,8 +28,6 @@ const VERSIONS: &[(&str, &str, &str, bool)] = &[
 const NAMES_FROM: &[&str] = &["FIX50SP2.xml", "FIX43.xml", "FIX42.xml"];
 
 fn main() {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let dicts = manifest.join("../peregrine-dict/dictionaries");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it"));
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=PEREGRINE_NO_RUSTFMT");
@@ -36,11 +37,7 @@ fn main() {
     let names_from: Arc<Vec<Dictionary>> = Arc::new(if any {
         let loads: Vec<_> = NAMES_FROM
             .iter()
-            .map(|xml| {
-                let path = dicts.join(xml);
-                println!("cargo:rerun-if-changed={}", path.display());
-                std::thread::spawn(move || load(&path))
-            })
+            .map(|&xml| std::thread::spawn(move || load(xml)))
             .collect();
         loads
             .into_iter()
@@ -55,13 +52,11 @@ fn main() {
             std::env::var_os(format!("CARGO_FEATURE_{}", feature.to_uppercase())).is_some()
         })
         .map(|&(_, file, xml, transport)| {
-            let dicts = dicts.clone();
             let target = out.join(file);
             let names_from = Arc::clone(&names_from);
-            println!("cargo:rerun-if-changed={}", dicts.join(xml).display());
             std::thread::spawn(move || {
-                let dict = load(&dicts.join(xml));
-                let transport = transport.then(|| load(&dicts.join("FIXT11.xml")));
+                let dict = load(xml);
+                let transport = transport.then(|| load("FIXT11.xml"));
                 let names_from: Vec<&Dictionary> = names_from.iter().collect();
                 generate(&dict, transport.as_ref(), &names_from, &target)
             })
@@ -72,8 +67,12 @@ fn main() {
     }
 }
 
-fn load(path: &Path) -> Dictionary {
-    Dictionary::from_file(path).unwrap_or_else(|e| panic!("loading {}: {e}", path.display()))
+/// A built-in dictionary by its file name; a change to it rebuilds `peregrine-dict`, and so
+/// reruns this script.
+fn load(file: &str) -> Dictionary {
+    let xml = builtin::by_file_name(file)
+        .unwrap_or_else(|| panic!("{file} is not one of peregrine-dict's built-in dictionaries"));
+    Dictionary::from_xml_str(file, xml).unwrap_or_else(|e| panic!("loading {file}: {e}"))
 }
 
 fn generate(

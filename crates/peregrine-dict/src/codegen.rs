@@ -895,6 +895,7 @@ impl<'d> Gen<'d> {
              /// runtime traits.\npub mod prelude {\n    pub use super::components::*;\n    \
              pub use crate::{FieldAccess, FieldEncode, FixEnum, Message, TypedMessage};\n}\n\n",
         );
+        self.emit_traits(&mut o);
         self.emit_messages(&mut o);
         self.emit_cracker(&mut o);
         if tests {
@@ -1053,6 +1054,27 @@ impl<'d> Gen<'d> {
                 Item::Comp { .. } => {}
             }
         }
+    }
+
+    /// `traits`: the prelude's traits imported as `_`, so that several versions' `traits::*`
+    /// can be glob-imported together (their methods in scope, no name clashing): what the
+    /// `peregrine` crate's prelude does for every enabled version.
+    fn emit_traits(&self, o: &mut String) {
+        o.push_str(
+            "/// The component and runtime traits, unnamed (`Trait as _`): their methods in scope\n\
+             /// without their names, so that `traits::*` of several versions can be imported together.\n\
+             pub mod traits {\n    pub use crate::{FieldAccess as _, FieldEncode as _, FixEnum as _, Message as _, TypedMessage as _};\n",
+        );
+        let names = ["StandardHeader".to_string(), "StandardTrailer".to_string()]
+            .into_iter()
+            .chain(self.dict.components().iter().map(|c| type_name(&c.name)));
+        for name in names {
+            let _ = writeln!(
+                o,
+                "    pub use super::components::{{{name} as _, {name}Builder as _}};"
+            );
+        }
+        o.push_str("}\n\n");
     }
 
     fn emit_components(&self, o: &mut String) {
