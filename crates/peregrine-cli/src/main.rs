@@ -19,6 +19,7 @@ mod check_config;
 mod cli;
 mod decode;
 mod error;
+mod ha;
 mod import;
 mod serve;
 

@@ -13,9 +13,10 @@
 //! `AdminHttpToken` for the commands that change the engine).
 //!
 //! With `HaNodeName` (docs/standby.md) the command campaigns for its group's
-//! leadership on etcd (`peregrine-ha`) and holds every session until this node
-//! leads: connections are closed unanswered, initiators do not connect; when it
-//! stops leading, the connections are closed without a Logout. On exit it resigns.
+//! leadership on etcd (`peregrine-ha`, the `ha` feature: see [`crate::ha`]) and
+//! holds every session until this node leads: connections are closed
+//! unanswered, initiators do not connect; when it stops leading, the
+//! connections are closed without a Logout. On exit it resigns.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -23,12 +24,12 @@ use std::sync::Arc;
 use peregrine_engine::config::ConnectionType;
 use peregrine_engine::fix::LogApp;
 use peregrine_engine::internal::DynApp;
-use peregrine_engine::{EngineBuilder, EngineOptions};
-use peregrine_ha::{HaConfig, Leadership};
+use peregrine_engine::EngineBuilder;
 use peregrine_session::EchoApp;
 
 use crate::cli::{App, SessionArgs};
 use crate::error::Error;
+use crate::ha::{self, Leadership};
 use tracing_appender::non_blocking::ErrorCounter;
 
 /// The most `tracing` lines waiting for stderr; past it a line is left out and
@@ -106,13 +107,7 @@ fn run_engine(role: ConnectionType, args: SessionArgs, app: App) -> Result<(), E
     if let Some(store) = args.store {
         builder = builder.store(store.into());
     }
-    let leadership = leadership(&builder)?;
-    if let Some(l) = &leadership {
-        builder = builder.options(EngineOptions {
-            write_gate: Some(Arc::new(l.gate())),
-            ..EngineOptions::default()
-        });
-    }
+    let (builder, leadership) = ha::campaign(builder)?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while stopping exits at once.
@@ -140,35 +135,9 @@ fn run_engine(role: ConnectionType, args: SessionArgs, app: App) -> Result<(), E
     }
     running.stop().map_err(Error::engine("reactor failed"))?;
     // Resigns once the sessions are stopped (their Logouts were written as leader).
-    drop(leadership);
+    ha::resign(leadership);
     tracing::info!("stopped");
     Ok(())
-}
-
-/// The leadership the `Ha` keys ask for (one group for the whole engine).
-fn leadership(builder: &EngineBuilder) -> Result<Option<Leadership>, Error> {
-    let mut groups = builder
-        .settings()
-        .sessions
-        .iter()
-        .filter_map(|s| s.ha.as_ref());
-    let Some(ha) = groups.next() else {
-        return Ok(None);
-    };
-    if let Some(other) = groups.find(|o| o.group != ha.group) {
-        return Err(Error::Usage(format!(
-            "the sessions name two HaGroups ({} and {}): one engine holds one group for now",
-            ha.group, other.group
-        )));
-    }
-    let leadership = Leadership::start(HaConfig::from_settings(ha))
-        .map_err(|e| Error::Usage(format!("high availability: {e}")))?;
-    tracing::info!(
-        "high availability: node {} campaigning for group {} on etcd; sessions held until it leads",
-        ha.node_name,
-        ha.group
-    );
-    Ok(Some(leadership))
 }
 
 /// `peregrine acceptor --config FILE [--app echo|log] [--store memory|file]`.
