@@ -19,7 +19,7 @@ pub fn session_id(s: &SessionSettings) -> SessionId {
 }
 
 /// The session crate's configuration for these settings (dictionaries given
-/// separately, see [`load_dictionaries`]).
+/// separately, see [`load_dictionaries`](super::load_dictionaries)).
 ///
 /// ```
 /// use peregrine_engine::{config::Settings, fix::session_config};
