@@ -22,7 +22,7 @@ use crate::driver::Nanos;
 /// buffer (64 KiB).
 pub const RING_BYTES: usize = 1 << 20;
 
-/// The smallest ring [`Shared::new`] makes.
+/// The smallest ring a [`LogWriter`](super::LogWriter) makes.
 pub const MIN_RING_BYTES: usize = 4096;
 
 /// The largest payload of one record in a ring of `capacity` bytes.

@@ -18,7 +18,7 @@ use crate::driver::now_nanos;
 
 /// How long the logging thread parks while lines keep coming…
 pub const POLL_BUSY: Duration = Duration::from_millis(1);
-/// …and once none came for [`IDLE_AFTER`] polls, or while a reactor helps.
+/// …and once none came for 50 polls (`IDLE_AFTER`), or while a reactor helps.
 pub const POLL_IDLE: Duration = Duration::from_millis(10);
 const IDLE_AFTER: u32 = 50;
 
