@@ -456,11 +456,11 @@ fn sessions_pair(
     // The load reads the acceptor's CPU time over its window.
     let mut load_args = args(load_role, &base.join("load"));
     load_args.extend(["--acceptor-pid".into(), acc.pid().to_string()]);
-    let mut gen = load.spawn(&load_args)?;
-    gen.wait_line("logged-on", Duration::from_secs(240))?;
+    let mut load_gen = load.spawn(&load_args)?;
+    load_gen.wait_line("logged-on", Duration::from_secs(240))?;
     std::thread::sleep(RSS_SETTLE);
     let rss_after = rss(&acc);
-    let lines = gen.wait_lines(Duration::from_secs(cfg.seconds + 180));
+    let lines = load_gen.wait_lines(Duration::from_secs(cfg.seconds + 180));
     // Peregrine's acceptor counts its allocations over the same window.
     let (acceptor_allocs, acceptor_fsyncs): (Option<f64>, Option<f64>) =
         match (&lines, acceptor.name.as_str()) {
