@@ -14,6 +14,11 @@ use crate::driver::Nanos;
 /// beyond the ring).
 pub(super) const FILE_BUFFER: usize = 64 * 1024;
 
+/// What a session's buffer for a message split across reads holds before it
+/// grows (a message seldom is longer): one allocation per way at the first
+/// split rather than one at each longer split after it.
+const TAIL_CAPACITY: usize = 1024;
+
 /// A session's log, as the ring's reader keeps it.
 #[derive(Debug)]
 pub(super) struct Entry {
@@ -140,7 +145,12 @@ impl Entry {
                     FrameEvent::Garbled { bytes, .. } => line(bytes, true),
                 }
             }
-            tail.extend_from_slice(&bytes[frames.consumed()..]);
+            let rest = &bytes[frames.consumed()..];
+            if !rest.is_empty() && tail.capacity() < TAIL_CAPACITY {
+                // Once, at the first split message: not again at each longer split.
+                tail.reserve(TAIL_CAPACITY);
+            }
+            tail.extend_from_slice(rest);
         } else {
             tail.extend_from_slice(bytes);
             let mut frames = self.framer.frames(tail);
