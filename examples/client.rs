@@ -55,13 +55,13 @@ impl MessageHandler for Client {
         report: ExecutionReport<'_>,
         _: &mut (),
     ) -> Result<(), AppReject> {
-        let id = report.cl_ord_id().and_then(Result::ok).unwrap_or_default();
+        let id = report.cl_ord_id().value().unwrap_or_default();
         let order = (id.strip_prefix("ORD-").and_then(|n| n.split('-').next()))
             .and_then(|n| n.parse::<usize>().ok())
             .filter(|&n| n < self.answers.len())
             .ok_or_else(|| AppReject::business(0, "unknown ClOrdID"))?;
-        let status = report.ord_status().and_then(Result::ok);
-        let poss_dup = report.poss_dup_flag().and_then(Result::ok) == Some(true);
+        let status = report.ord_status().value();
+        let poss_dup = report.poss_dup_flag().value() == Some(true);
         if status == Some(OrdStatus::Rejected) {
             if self.rejected.insert(id.to_string()) {
                 self.retries.lock().unwrap().push(order); // sent again later

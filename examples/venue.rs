@@ -16,7 +16,7 @@ use peregrine_engine::EngineBuilder;
 use peregrine_messages::codec::value::Decimal;
 use peregrine_messages::fix44::enums::{ExecType, OrdStatus};
 use peregrine_messages::fix44::{
-    self, prelude::*, ExecutionReport, MessageHandler, NewOrderSingle,
+    self, prelude::*, tags, ExecutionReport, MessageHandler, NewOrderSingle,
 };
 
 /// Answers orders. It keeps no state, so a crash loses nothing: an order's
@@ -32,15 +32,12 @@ impl MessageHandler<Outbox<'_>> for Venue {
         order: NewOrderSingle<'_>,
         out: &mut Outbox<'_>,
     ) -> Result<(), AppReject> {
-        let invalid = |tag| AppReject::business(0, format!("tag {tag} is missing or invalid"));
-        let cl_ord_id = order.cl_ord_id().and_then(Result::ok).ok_or(invalid(11))?;
-        let side = order.side().and_then(Result::ok).ok_or(invalid(54))?;
-        let qty = order.order_qty().and_then(Result::ok).ok_or(invalid(38))?;
-        let price = order
-            .price()
-            .and_then(Result::ok)
-            .unwrap_or(Decimal::new(0, 0));
-        let symbol = order.symbol().and_then(Result::ok).unwrap_or("");
+        // Absent or unreadable: a session Reject naming the tag (373=1, or 6).
+        let cl_ord_id = order.cl_ord_id().required(tags::CL_ORD_ID)?;
+        let side = order.side().required(tags::SIDE)?;
+        let qty = order.order_qty().required(tags::ORDER_QTY)?;
+        let price = order.price().value().unwrap_or(Decimal::new(0, 0));
+        let symbol = order.symbol().value().unwrap_or("");
         out.send_typed::<ExecutionReport>(|fill| {
             fill.order_id(cl_ord_id)
                 .exec_id(cl_ord_id) // one report per order

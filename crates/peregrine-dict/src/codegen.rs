@@ -893,7 +893,7 @@ impl<'d> Gen<'d> {
         o.push_str(
             "/// Everything needed to call the getters and setters: the component traits and the\n\
              /// runtime traits.\npub mod prelude {\n    pub use super::components::*;\n    \
-             pub use crate::{FieldAccess, FieldEncode, FixEnum, Message, TypedMessage};\n}\n\n",
+             pub use crate::{FieldAccess, FieldEncode, FieldResult, FixEnum, Message, TypedMessage};\n}\n\n",
         );
         self.emit_traits(&mut o);
         self.emit_messages(&mut o);
@@ -1063,7 +1063,7 @@ impl<'d> Gen<'d> {
         o.push_str(
             "/// The component and runtime traits, unnamed (`Trait as _`): their methods in scope\n\
              /// without their names, so that `traits::*` of several versions can be imported together.\n\
-             pub mod traits {\n    pub use crate::{FieldAccess as _, FieldEncode as _, FixEnum as _, Message as _, TypedMessage as _};\n",
+             pub mod traits {\n    pub use crate::{FieldAccess as _, FieldEncode as _, FieldResult as _, FixEnum as _, Message as _, TypedMessage as _};\n",
         );
         let names = ["StandardHeader".to_string(), "StandardTrailer".to_string()]
             .into_iter()

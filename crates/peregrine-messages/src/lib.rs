@@ -12,7 +12,8 @@
 //! * one zero-copy view per message (`NewOrderSingle<'a>`, a [`TypedMessage`] over a decoded
 //!   [`MessageView`](codec::MessageView)) with one getter per field, returning
 //!   `Option<Result<T, FieldError>>` (`None`: absent; `Err`: present but not of its type),
-//!   and one builder per message (`NewOrderSingleBuilder<'b>`) writing through
+//!   read as the value or the Reject the FIX rules ask for with [`FieldResult`]
+//!   (`order.cl_ord_id().required(tags::CL_ORD_ID)?`), and one builder per message (`NewOrderSingleBuilder<'b>`) writing through
 //!   [`MessageEncoder`](codec::MessageEncoder) in the order you call the setters;
 //! * `groups`: a view and a builder per repeating group; getters of groups return
 //!   [`Entries`] (an iterator of typed entries), setters return a [`GroupWriter`];
@@ -106,10 +107,15 @@
 #![warn(missing_docs)]
 #![warn(clippy::missing_errors_doc)]
 
+mod field;
 mod runtime;
 
 /// The codec the generated code is built on (re-exported for convenience).
 pub use peregrine_codec as codec;
+pub use field::FieldResult;
+/// The Reject a [`FieldResult::required`] or [`FieldResult::optional`] gives (re-exported
+/// from `peregrine-dict`, whose validator uses the same type).
+pub use peregrine_dict::{SessionRejectReason, ValidationError};
 pub use runtime::{
     Body, Entries, EntryBuilder, FieldAccess, FieldEncode, FieldError, FixEnum, FixValue,
     GroupEntry, GroupWriter, IsMember, Message, TypedMessage, UnsupportedMessageType,

@@ -27,7 +27,8 @@
 //!         order: fix44::NewOrderSingle<'_>,
 //!         out: &mut Outbox<'_>,
 //!     ) -> Result<(), AppReject> {
-//!         let id = order.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+//!         // Absent or malformed: a session Reject with 373=1 (or 6) and 371=11.
+//!         let id = order.cl_ord_id().required(fix44::tags::CL_ORD_ID)?;
 //!         out.send_typed::<fix44::ExecutionReport>(|fill| {
 //!             fill.order_id(id)
 //!                 .exec_id(id)

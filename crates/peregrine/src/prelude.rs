@@ -8,7 +8,8 @@
 //! [`UtcTimestamp`]) and
 //! the typed message modules of the enabled FIX versions (`fix44`, …), with
 //! the traits their getters and setters come from ([`TypedMessage`],
-//! [`FieldAccess`], and every version's header and component traits, imported
+//! [`FieldAccess`], [`FieldResult`] (`.required(tag)?`, `.value()` on a getter), and
+//! every version's header and component traits, imported
 //! unnamed so that versions do not clash: `order.symbol("X")` works with no
 //! other import).
 
@@ -22,7 +23,7 @@ pub use peregrine_engine::{
     BuildError, ConfigError, EngineBuilder, EngineHandle, RunningEngine, Sender, SessionContext,
     SessionRef, SubmitError,
 };
-pub use peregrine_messages::{FieldAccess, Message, TypedMessage};
+pub use peregrine_messages::{FieldAccess, FieldResult, Message, TypedMessage};
 
 // Every enabled version's component traits (`symbol()`, `side()` on any message that has
 // the component), unnamed, so that several versions' traits can be in scope together.

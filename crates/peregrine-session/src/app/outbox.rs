@@ -136,6 +136,7 @@ impl<'s> Outbox<'s> {
     /// ```
     /// use peregrine_codec::MessageView;
     /// use peregrine_messages::fix44::{self, MessageHandler};
+    /// use peregrine_messages::FieldResult;
     /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
     ///
     /// /// One handler for every session: it knows each order's session.
@@ -144,7 +145,7 @@ impl<'s> Outbox<'s> {
     /// impl MessageHandler<Outbox<'_>> for Desk {
     ///     type Error = AppReject;
     ///     fn on_new_order_single(&mut self, o: fix44::NewOrderSingle<'_>, out: &mut Outbox<'_>) -> Result<(), AppReject> {
-    ///         let id = o.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+    ///         let id = o.cl_ord_id().value().unwrap_or("?");
     ///         self.orders.push((out.session_id().target_comp_id.clone(), id.to_string()));
     ///         Ok(())
     ///     }
@@ -262,7 +263,8 @@ impl<'s> Outbox<'s> {
     ///
     /// ```
     /// use peregrine_codec::MessageView;
-    /// use peregrine_messages::fix44::{self, enums::{ExecType, OrdStatus}, MessageHandler};
+    /// use peregrine_messages::fix44::{self, enums::{ExecType, OrdStatus}, tags, MessageHandler};
+    /// use peregrine_messages::FieldResult;
     /// use peregrine_session::{AppReject, Application, Outbox, SessionId};
     ///
     /// /// Acknowledges every order with a typed ExecutionReport.
@@ -271,7 +273,7 @@ impl<'s> Outbox<'s> {
     /// impl MessageHandler<Outbox<'_>> for Venue {
     ///     type Error = AppReject;
     ///     fn on_new_order_single(&mut self, order: fix44::NewOrderSingle<'_>, out: &mut Outbox<'_>) -> Result<(), AppReject> {
-    ///         let cl_ord_id = order.cl_ord_id().and_then(Result::ok).unwrap_or("?");
+    ///         let cl_ord_id = order.cl_ord_id().required(tags::CL_ORD_ID)?;
     ///         out.send_typed::<fix44::ExecutionReport>(|er| {
     ///             er.order_id(cl_ord_id)
     ///                 .exec_id(cl_ord_id)

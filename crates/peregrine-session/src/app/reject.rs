@@ -67,6 +67,8 @@ pub enum RefId {
 /// Why the application did not accept an application message
 /// ([`Application::from_app`]'s error).
 ///
+/// Every error a send can give, from which call, and what to do: `docs/sending.md`.
+///
 /// ```
 /// use peregrine_session::{AppReject, RefId};
 ///
@@ -133,6 +135,24 @@ impl AppReject {
 impl From<SendError> for AppReject {
     fn from(e: SendError) -> Self {
         AppReject::business(0, e.to_string())
+    }
+}
+
+/// A field the application required and did not find, or found unreadable, as
+/// `peregrine_messages::FieldResult::required` and `optional` report it: the message is
+/// answered with a session Reject (35=3) with that SessionRejectReason(373) and
+/// RefTagID(371) ([`AppReject::Session`]), so `?` on a typed getter works inside
+/// [`Application::from_app`].
+///
+/// ```
+/// use peregrine_dict::{SessionRejectReason, ValidationError};
+/// use peregrine_session::AppReject;
+/// let missing = ValidationError::new(SessionRejectReason::RequiredTagMissing, Some(11));
+/// assert_eq!(AppReject::from(missing), AppReject::Session(missing));
+/// ```
+impl From<ValidationError> for AppReject {
+    fn from(e: ValidationError) -> Self {
+        AppReject::Session(e)
     }
 }
 
