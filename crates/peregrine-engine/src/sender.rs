@@ -48,7 +48,10 @@
 //! decided on the engine's thread (a session refuses while logged out if so
 //! configured, a store can fail). Such a failure is logged in the session's
 //! event log, counted in [`SessionInfo::send_failures`](crate::SessionInfo::send_failures)
-//! and raised as a warning.
+//! and raised as a warning; the application hears it as
+//! [`AppEvent::SendRefused`](peregrine_session::AppEvent::SendRefused). Every error a send
+//! can give (this module's [`SubmitError`], the session's `SendError`, `SendRefusal`,
+//! `DoNotSend`), from which call, and what to do: `docs/sending.md`.
 
 use std::fmt;
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
@@ -87,6 +90,8 @@ pub const MAX_MSG_TYPE: usize = 8;
 pub use peregrine_session::SessionRef;
 
 /// Why a [`Sender`] could not hand a message to the engine.
+///
+/// Every error a send can give, from which call, and what to do: `docs/sending.md`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubmitError {
     /// The queue holds its capacity of messages: the engine is behind (or

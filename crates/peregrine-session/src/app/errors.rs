@@ -11,6 +11,8 @@ use super::{Application, Outbox};
 /// The application's veto of an outgoing application message, returned by
 /// [`Application::to_app`] (QuickFIX/J's `DoNotSend`).
 ///
+/// Every error a send can give, from which call, and what to do: `docs/sending.md`.
+///
 /// ```
 /// use peregrine_session::DoNotSend;
 /// let veto: Result<(), DoNotSend> = Err(DoNotSend);
@@ -28,6 +30,8 @@ impl fmt::Display for DoNotSend {
 impl std::error::Error for DoNotSend {}
 
 /// Why a message could not be sent.
+///
+/// Every error a send can give, from which call, and what to do: `docs/sending.md`.
 ///
 /// ```
 /// use peregrine_session::SendError;

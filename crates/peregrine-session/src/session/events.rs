@@ -482,6 +482,8 @@ pub enum AppEvent<'a> {
 /// Why a message from the engine's send handle was not sent
 /// ([`AppEvent::SendRefused`]).
 ///
+/// Every error a send can give, from which call, and what to do: `docs/sending.md`.
+///
 /// ```
 /// use peregrine_session::{SendError, SendRefusal};
 /// assert_eq!(SendRefusal::of(&SendError::NotLoggedOn), SendRefusal::NotLoggedOn);
