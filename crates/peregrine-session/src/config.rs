@@ -6,6 +6,7 @@ use std::sync::Arc;
 use peregrine_codec::value::TimePrecision;
 use peregrine_dict::{Dictionaries, ValidationSettings};
 
+use crate::defaults;
 use crate::schedule::{DailyTime, Schedule};
 
 /// Nanoseconds since the Unix epoch, UTC. Used both for SendingTime and for timers.
@@ -96,8 +97,9 @@ pub const MAX_SEQ_NUM: u64 = i64::MAX as u64;
 /// with a Logout saying so.
 pub const MAX_HEARTBEAT_SECS: u32 = i32::MAX as u32;
 
-/// Default bound on what is buffered before logon (8 KiB).
-pub const DEFAULT_MAX_LOGON_SIZE: usize = 8 * 1024;
+/// Default bound on what is buffered before logon (8 KiB):
+/// [`defaults::MAX_LOGON_MESSAGE_SIZE`].
+pub const DEFAULT_MAX_LOGON_SIZE: usize = defaults::MAX_LOGON_MESSAGE_SIZE;
 
 /// Who we are on a session: BeginString and the CompIDs as seen from our side.
 ///
@@ -180,7 +182,7 @@ pub struct ValidationOptions {
 impl Default for ValidationOptions {
     fn default() -> Self {
         ValidationOptions {
-            use_data_dictionary: true,
+            use_data_dictionary: defaults::USE_DATA_DICTIONARY,
             settings: ValidationSettings::default(),
         }
     }
@@ -269,12 +271,15 @@ pub struct SessionConfig {
     /// transport). A message that would exceed it is stored (so a resend can
     /// deliver it) but not queued, and the session asks to be disconnected
     /// ([`DisconnectReason::OutboundQueueFull`](crate::DisconnectReason::OutboundQueueFull)).
-    /// The engine sets it from `SlowConsumerHardLimit`; default 1 GiB.
+    /// The engine sets it from `SlowConsumerHardLimit`; default 256 MiB
+    /// ([`defaults::SLOW_CONSUMER_HARD_LIMIT`]), as from a `.cfg`.
     pub max_outbound_bytes: usize,
     /// Seconds a ResendRequest may go without progress (no message filling
     /// the gap) before it is sent again for what is still missing
-    /// (`ResendRequestTimeout`; 0: never). Default 60 (twice the default
-    /// heartbeat interval).
+    /// (`ResendRequestTimeout`; 0: never). Default 60, twice the default
+    /// heartbeat interval: a `.cfg` takes twice its `HeartBtInt`
+    /// ([`defaults::resend_request_timeout`]), so set both when changing
+    /// [`heartbeat_interval_secs`](Self::heartbeat_interval_secs).
     pub resend_request_timeout_secs: u32,
     /// `SendRedundantResendRequests` (QuickFIX/J): a new ResendRequest for
     /// every gap seen, even while one is outstanding. Default N.
@@ -311,47 +316,52 @@ pub struct SessionConfig {
 }
 
 impl SessionConfig {
-    /// QuickFIX's defaults for a session.
+    /// QuickFIX's defaults for a session: the [`defaults`] a `.cfg` key left
+    /// out takes too.
     pub fn new(id: SessionId, role: Role) -> Self {
         let precision = if id.is_pre_fix42() {
             TimePrecision::Seconds
         } else {
             TimePrecision::Millis
         };
+        let validation = ValidationSettings::default();
         SessionConfig {
             id,
             role,
-            heartbeat_interval_secs: 30,
-            reset_on_logon: false,
-            reset_on_logout: false,
-            reset_on_disconnect: false,
-            refresh_on_logon: false,
-            logon_timeout_secs: 10,
-            logout_timeout_secs: 2,
-            check_latency: true,
-            max_latency_secs: 120,
-            check_comp_id: true,
-            resend_request_chunk_size: 0,
-            enable_last_msg_seq_num_processed: false,
-            enable_next_expected_msg_seq_num: false,
+            heartbeat_interval_secs: defaults::HEART_BT_INT,
+            reset_on_logon: defaults::RESET_ON_LOGON,
+            reset_on_logout: defaults::RESET_ON_LOGOUT,
+            reset_on_disconnect: defaults::RESET_ON_DISCONNECT,
+            refresh_on_logon: defaults::REFRESH_ON_LOGON,
+            logon_timeout_secs: defaults::LOGON_TIMEOUT,
+            logout_timeout_secs: defaults::LOGOUT_TIMEOUT,
+            check_latency: validation.check_latency,
+            max_latency_secs: validation.max_latency_secs,
+            check_comp_id: defaults::CHECK_COMP_ID,
+            resend_request_chunk_size: defaults::RESEND_REQUEST_CHUNK_SIZE,
+            enable_last_msg_seq_num_processed: defaults::ENABLE_LAST_MSG_SEQ_NUM_PROCESSED,
+            enable_next_expected_msg_seq_num: defaults::ENABLE_NEXT_EXPECTED_MSG_SEQ_NUM,
             default_appl_ver_id: None,
-            persist_messages: true,
+            persist_messages: defaults::PERSIST_MESSAGES,
             timestamp_precision: precision,
-            validation: ValidationOptions::default(),
+            validation: ValidationOptions {
+                use_data_dictionary: defaults::USE_DATA_DICTIONARY,
+                settings: validation,
+            },
             dictionaries: None,
             schedule: None,
             reset_seq_time: None,
-            max_message_size: peregrine_codec::frame::DEFAULT_MAX_MESSAGE_SIZE,
+            max_message_size: defaults::MAX_MESSAGE_SIZE,
             username: None,
             password: None,
-            max_logon_size: DEFAULT_MAX_LOGON_SIZE,
-            max_inbound_queue_bytes: 16 << 20,
-            max_outbound_bytes: 1 << 30,
-            resend_request_timeout_secs: 60,
-            send_redundant_resend_requests: false,
-            queue_while_logged_out: true,
-            validate_checksum: true,
-            reject_garbled_message: false,
+            max_logon_size: defaults::MAX_LOGON_MESSAGE_SIZE,
+            max_inbound_queue_bytes: defaults::MAX_INBOUND_QUEUE_BYTES,
+            max_outbound_bytes: defaults::SLOW_CONSUMER_HARD_LIMIT,
+            resend_request_timeout_secs: defaults::resend_request_timeout(defaults::HEART_BT_INT),
+            send_redundant_resend_requests: defaults::SEND_REDUNDANT_RESEND_REQUESTS,
+            queue_while_logged_out: defaults::QUEUE_WHILE_LOGGED_OUT,
+            validate_checksum: defaults::VALIDATE_CHECKSUM,
+            reject_garbled_message: defaults::REJECT_GARBLED_MESSAGE,
             clock: SessionClock::System,
         }
     }

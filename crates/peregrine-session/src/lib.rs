@@ -67,6 +67,7 @@
 
 mod app;
 mod config;
+pub mod defaults;
 mod echo;
 mod lent_decoder;
 pub mod metrics;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use peregrine_agent::Idle;
 use peregrine_dict::ValidationSettings;
+use peregrine_session::defaults as d;
 
 use super::reader::Reader;
 use super::{
@@ -152,33 +153,39 @@ pub(super) fn typed(
             ));
         }
     }
-    let heart_bt_int = r.num_or("HeartBtInt", 30u32)?;
+    let heart_bt_int = r.num_or("HeartBtInt", d::HEART_BT_INT)?;
+    let v = ValidationSettings::default();
     let validation = ValidationSettings {
-        validate_fields_out_of_order: r.bool("ValidateFieldsOutOfOrder", true)?,
-        validate_fields_have_values: r.bool("ValidateFieldsHaveValues", true)?,
-        validate_user_defined_fields: r.bool("ValidateUserDefinedFields", true)?,
-        allow_unknown_msg_fields: r.bool("AllowUnknownMsgFields", false)?,
-        validate_unordered_group_fields: r.bool("ValidateUnorderedGroupFields", true)?,
-        check_latency: r.bool("CheckLatency", true)?,
-        max_latency_secs: r.num_or("MaxLatency", 120u32)?,
+        validate_fields_out_of_order: r
+            .bool("ValidateFieldsOutOfOrder", v.validate_fields_out_of_order)?,
+        validate_fields_have_values: r
+            .bool("ValidateFieldsHaveValues", v.validate_fields_have_values)?,
+        validate_user_defined_fields: r
+            .bool("ValidateUserDefinedFields", v.validate_user_defined_fields)?,
+        allow_unknown_msg_fields: r.bool("AllowUnknownMsgFields", v.allow_unknown_msg_fields)?,
+        validate_unordered_group_fields: r.bool(
+            "ValidateUnorderedGroupFields",
+            v.validate_unordered_group_fields,
+        )?,
+        check_latency: r.bool("CheckLatency", v.check_latency)?,
+        max_latency_secs: r.num_or("MaxLatency", v.max_latency_secs)?,
     };
-    let max_message_size = r.num_or("MaxMessageSize", 1usize << 20)?;
+    let max_message_size = r.num_or("MaxMessageSize", d::MAX_MESSAGE_SIZE)?;
     let max_logon_message_size = r.num_or(
         "MaxLogonMessageSize",
-        peregrine_session::DEFAULT_MAX_LOGON_SIZE.min(max_message_size),
+        d::MAX_LOGON_MESSAGE_SIZE.min(max_message_size),
     )?;
-    let max_outbound_queue_bytes = r.num_or("MaxOutboundQueueBytes", 64usize << 20)?;
+    let max_outbound_queue_bytes =
+        r.num_or("MaxOutboundQueueBytes", d::MAX_OUTBOUND_QUEUE_BYTES)?;
     let slow_consumer_hard_limit = r.num_or(
         "SlowConsumerHardLimit",
-        max_outbound_queue_bytes.saturating_mul(4),
+        // 4 × MaxOutboundQueueBytes, SLOW_CONSUMER_HARD_LIMIT when that is left out.
+        max_outbound_queue_bytes
+            .saturating_mul(d::SLOW_CONSUMER_HARD_LIMIT / d::MAX_OUTBOUND_QUEUE_BYTES),
     )?;
     let resend_request_timeout = r.num_or(
         "ResendRequestTimeout",
-        if heart_bt_int == 0 {
-            60
-        } else {
-            heart_bt_int.saturating_mul(2).min(86_400)
-        },
+        d::resend_request_timeout(heart_bt_int),
     )?;
     let admin_http_address = match r.entry("AdminHttpAddress") {
         None => IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -221,7 +228,7 @@ pub(super) fn typed(
         connect_addresses,
         heart_bt_int,
         reconnect_interval: r.num_or("ReconnectInterval", 30u32)?,
-        use_data_dictionary: r.bool("UseDataDictionary", true)?,
+        use_data_dictionary: r.bool("UseDataDictionary", d::USE_DATA_DICTIONARY)?,
         data_dictionary: r.path("DataDictionary")?,
         transport_data_dictionary: r.path("TransportDataDictionary")?,
         app_data_dictionary: r.path("AppDataDictionary")?,
@@ -229,7 +236,7 @@ pub(super) fn typed(
         file_store_path: r.path("FileStorePath")?,
         file_log_path: r.path("FileLogPath")?,
         screen_log: screen_log(&r)?,
-        persist_messages: r.bool("PersistMessages", true)?,
+        persist_messages: r.bool("PersistMessages", d::PERSIST_MESSAGES)?,
         start_time: r.time("StartTime")?,
         end_time: r.time("EndTime")?,
         start_day: r.day("StartDay")?,
@@ -239,21 +246,28 @@ pub(super) fn typed(
         logon_time: schedule.logon_time.zip(schedule.logout_time),
         logon_days: schedule.logon_day.zip(schedule.logout_day),
         reset_seq_time: schedule.reset_seq_time,
-        logon_timeout: r.num_or("LogonTimeout", 10u32)?,
-        logout_timeout: r.num_or("LogoutTimeout", 2u32)?,
+        logon_timeout: r.num_or("LogonTimeout", d::LOGON_TIMEOUT)?,
+        logout_timeout: r.num_or("LogoutTimeout", d::LOGOUT_TIMEOUT)?,
         socket_nodelay: r.bool("SocketNodelay", true)?,
         socket_send_buffer_size: r.number("SocketSendBufferSize")?,
         socket_receive_buffer_size: r.number("SocketReceiveBufferSize")?,
         tls: r.tls_keys(connection_type)?,
-        reset_on_logon: r.bool("ResetOnLogon", false)?,
-        reset_on_logout: r.bool("ResetOnLogout", false)?,
-        reset_on_disconnect: r.bool("ResetOnDisconnect", false)?,
-        refresh_on_logon: r.bool("RefreshOnLogon", false)?,
-        resend_request_chunk_size: r.num_or("ResendRequestChunkSize", 0u32)?,
-        enable_last_msg_seq_num_processed: r.bool("EnableLastMsgSeqNumProcessed", false)?,
-        enable_next_expected_msg_seq_num: r.bool("EnableNextExpectedMsgSeqNum", false)?,
+        reset_on_logon: r.bool("ResetOnLogon", d::RESET_ON_LOGON)?,
+        reset_on_logout: r.bool("ResetOnLogout", d::RESET_ON_LOGOUT)?,
+        reset_on_disconnect: r.bool("ResetOnDisconnect", d::RESET_ON_DISCONNECT)?,
+        refresh_on_logon: r.bool("RefreshOnLogon", d::REFRESH_ON_LOGON)?,
+        resend_request_chunk_size: r
+            .num_or("ResendRequestChunkSize", d::RESEND_REQUEST_CHUNK_SIZE)?,
+        enable_last_msg_seq_num_processed: r.bool(
+            "EnableLastMsgSeqNumProcessed",
+            d::ENABLE_LAST_MSG_SEQ_NUM_PROCESSED,
+        )?,
+        enable_next_expected_msg_seq_num: r.bool(
+            "EnableNextExpectedMsgSeqNum",
+            d::ENABLE_NEXT_EXPECTED_MSG_SEQ_NUM,
+        )?,
         default_appl_ver_id: r.string("DefaultApplVerID").filter(|v| !v.is_empty()),
-        check_comp_id: r.bool("CheckCompID", true)?,
+        check_comp_id: r.bool("CheckCompID", d::CHECK_COMP_ID)?,
         validation,
         validate_length_and_checksum: r.bool("ValidateLengthAndChecksum", true)?,
         max_message_size,
@@ -265,12 +279,15 @@ pub(super) fn typed(
         slow_consumer_hard_limit,
         slow_consumer_action,
         max_logon_message_size,
-        max_inbound_queue_bytes: r.num_or("MaxInboundQueueBytes", 16usize << 20)?,
+        max_inbound_queue_bytes: r.num_or("MaxInboundQueueBytes", d::MAX_INBOUND_QUEUE_BYTES)?,
         resend_request_timeout,
-        send_redundant_resend_requests: r.bool("SendRedundantResendRequests", false)?,
-        validate_checksum: r.bool("ValidateChecksum", true)?,
-        reject_garbled_message: r.bool("RejectGarbledMessage", false)?,
-        queue_while_logged_out: r.bool("QueueWhileLoggedOut", true)?,
+        send_redundant_resend_requests: r.bool(
+            "SendRedundantResendRequests",
+            d::SEND_REDUNDANT_RESEND_REQUESTS,
+        )?,
+        validate_checksum: r.bool("ValidateChecksum", d::VALIDATE_CHECKSUM)?,
+        reject_garbled_message: r.bool("RejectGarbledMessage", d::REJECT_GARBLED_MESSAGE)?,
+        queue_while_logged_out: r.bool("QueueWhileLoggedOut", d::QUEUE_WHILE_LOGGED_OUT)?,
         engine_journal: r.bool("EngineJournal", true)?,
         file_store_sync,
         file_store_damage,
