@@ -810,7 +810,9 @@ fn every_key_of_quickfixjs_acceptance_cfgs_is_known() {
 }
 
 /// TimeStampPrecision: QuickFIX/J's SECONDS, MILLIS, MICROS and NANOS, and PICOS
-/// (Peregrine's: twelve digits), in any case; anything else stops at its line.
+/// (Peregrine's: twelve digits), in any case, typed once when the file is read
+/// and taken as it is by the session; anything else stops at its line, naming
+/// the file and the key (no fallback to milliseconds).
 #[test]
 fn time_stamp_precision_takes_picos_too() {
     use peregrine_codec::value::TimePrecision;
@@ -821,20 +823,62 @@ fn time_stamp_precision_takes_picos_too() {
         ("NANOS", TimePrecision::Nanos),
         ("PICOS", TimePrecision::Picos),
         ("picos", TimePrecision::Picos),
+        ("Millis", TimePrecision::Millis),
     ] {
-        let s = parse(&format!(
-            "{BASE}[SESSION]\nBeginString=FIX.4.4\nTimeStampPrecision={value}\n"
-        ))
-        .unwrap();
-        let cfg = peregrine_engine::fix::session_config(&s.sessions[0], None);
-        assert_eq!(cfg.timestamp_precision, precision, "{value}");
+        // FIX.4.0 writes whole seconds unless told otherwise: each value is taken.
+        for begin_string in ["FIX.4.0", "FIX.4.4"] {
+            let s = parse(&format!(
+                "{BASE}[SESSION]\nBeginString={begin_string}\nTimeStampPrecision={value}\n"
+            ))
+            .unwrap();
+            assert_eq!(
+                s.sessions[0].timestamp_precision,
+                Some(precision),
+                "{value}"
+            );
+            let cfg = peregrine_engine::fix::session_config(&s.sessions[0], None);
+            assert_eq!(cfg.timestamp_precision, precision, "{value} {begin_string}");
+        }
     }
+    // Left out: the BeginString's (seconds before FIX.4.2, milliseconds from it).
+    for (begin_string, precision) in [
+        ("FIX.4.0", TimePrecision::Seconds),
+        ("FIX.4.1", TimePrecision::Seconds),
+        ("FIX.4.2", TimePrecision::Millis),
+    ] {
+        let s = parse(&format!("{BASE}[SESSION]\nBeginString={begin_string}\n")).unwrap();
+        assert_eq!(s.sessions[0].timestamp_precision, None);
+        let cfg = peregrine_engine::fix::session_config(&s.sessions[0], None);
+        assert_eq!(cfg.timestamp_precision, precision, "{begin_string}");
+    }
+    for (value, line, error) in [
+        (
+            "FEMTOS",
+            7,
+            "\"FEMTOS\" is not SECONDS, MILLIS, MICROS, NANOS or PICOS",
+        ),
+        ("", 7, "\"\" is not SECONDS, MILLIS, MICROS, NANOS or PICOS"),
+        (
+            "MILLISECONDS",
+            7,
+            "\"MILLISECONDS\" is not SECONDS, MILLIS, MICROS, NANOS or PICOS",
+        ),
+    ] {
+        assert_eq!(
+            parse(&format!(
+                "{BASE}[SESSION]\nBeginString=FIX.4.4\nTimeStampPrecision={value}\n"
+            ))
+            .unwrap_err(),
+            format!("dir/fix44.cfg:{line}: TimeStampPrecision: {error}")
+        );
+    }
+    // In [DEFAULT], the error names that line.
     assert_eq!(
         parse(&format!(
-            "{BASE}[SESSION]\nBeginString=FIX.4.4\nTimeStampPrecision=FEMTOS\n"
+            "{BASE}TimeStampPrecision=3\n[SESSION]\nBeginString=FIX.4.4\n"
         ))
         .unwrap_err(),
-        "dir/fix44.cfg:7: TimeStampPrecision: \"FEMTOS\" is not SECONDS, MILLIS, MICROS, NANOS or PICOS"
+        "dir/fix44.cfg:5: TimeStampPrecision: \"3\" is not SECONDS, MILLIS, MICROS, NANOS or PICOS"
     );
 }
 

@@ -76,6 +76,10 @@ pub struct SessionSettings {
     /// `None` when the session sets none of them (nothing printed); otherwise
     /// each unset one is Y, as QuickFIX's `ScreenLogFactory` reads them.
     pub screen_log: Option<crate::log::ScreenLogSettings>,
+    /// `TimeStampPrecision`: the precision of the timestamps the session
+    /// writes; `None` (the key left out): milliseconds, seconds before FIX.4.2
+    /// ([`SessionConfig::new`](peregrine_session::SessionConfig::new)'s).
+    pub timestamp_precision: Option<peregrine_codec::value::TimePrecision>,
     /// `PersistMessages` (default Y).
     pub persist_messages: bool,
     /// `StartTime`, in `time_zone`.

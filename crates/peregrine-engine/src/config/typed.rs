@@ -4,6 +4,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 
 use peregrine_agent::Idle;
+use peregrine_codec::value::TimePrecision;
 use peregrine_dict::ValidationSettings;
 use peregrine_session::defaults as d;
 
@@ -139,20 +140,19 @@ pub(super) fn typed(
         (None, None) => None,
     }
     .filter(|v| !v.is_empty());
-    if let Some(e) = r.entry("TimeStampPrecision") {
-        // PICOS (twelve digits) is Peregrine's, beside QuickFIX/J's four.
-        if !["SECONDS", "MILLIS", "MICROS", "NANOS", "PICOS"]
-            .contains(&e.value.to_ascii_uppercase().as_str())
-        {
-            return Err(r.err(
+    // Parsed once here: the session takes this value as it is.
+    let timestamp_precision = match r.entry("TimeStampPrecision") {
+        None => None,
+        Some(e) => Some(time_stamp_precision(&e.value).ok_or_else(|| {
+            r.err(
                 e,
                 format!(
                     "{:?} is not SECONDS, MILLIS, MICROS, NANOS or PICOS",
                     e.value
                 ),
-            ));
-        }
-    }
+            )
+        })?),
+    };
     let heart_bt_int = r.num_or("HeartBtInt", d::HEART_BT_INT)?;
     let v = ValidationSettings::default();
     let validation = ValidationSettings {
@@ -236,6 +236,7 @@ pub(super) fn typed(
         file_store_path: r.path("FileStorePath")?,
         file_log_path: r.path("FileLogPath")?,
         screen_log: screen_log(&r)?,
+        timestamp_precision,
         persist_messages: r.bool("PersistMessages", d::PERSIST_MESSAGES)?,
         start_time: r.time("StartTime")?,
         end_time: r.time("EndTime")?,
@@ -428,6 +429,20 @@ pub(super) fn typed(
         return Err(r.err(e, "must be at least 1 for an initiator".into()));
     }
     Ok(SessionSettings { entries, ..s })
+}
+
+/// A `TimeStampPrecision` value, in any case: QuickFIX/J's SECONDS, MILLIS,
+/// MICROS and NANOS, and PICOS (Peregrine's: twelve digits, the finest FIX
+/// Latest allows).
+fn time_stamp_precision(value: &str) -> Option<TimePrecision> {
+    Some(match value.to_ascii_uppercase().as_str() {
+        "SECONDS" => TimePrecision::Seconds,
+        "MILLIS" => TimePrecision::Millis,
+        "MICROS" => TimePrecision::Micros,
+        "NANOS" => TimePrecision::Nanos,
+        "PICOS" => TimePrecision::Picos,
+        _ => return None,
+    })
 }
 
 /// `AppDataDictionary.<version>` keys (QuickFIX/J's): the version is a name

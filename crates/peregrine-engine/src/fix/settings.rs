@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use peregrine_codec::value::TimePrecision;
 use peregrine_dict::Dictionaries;
 use peregrine_session::{
     DailyTime, Days, Role, Schedule, SessionConfig, SessionId, ValidationOptions, Window,
@@ -28,7 +27,7 @@ pub fn session_id(s: &SessionSettings) -> SessionId {
 /// let s = &Settings::parse(text, "a.cfg".as_ref())?.sessions[0];
 /// let cfg = session_config(s, None);
 /// assert!(cfg.reset_on_logon);
-/// assert_eq!(cfg.timestamp_precision, peregrine_codec::value::TimePrecision::Seconds);
+/// assert_eq!(cfg.timestamp_precision, peregrine_codec::value::TimePrecision::Seconds); // FIX.4.0's
 /// # Ok::<(), peregrine_engine::ConfigError>(())
 /// ```
 pub fn session_config(
@@ -55,14 +54,8 @@ pub fn session_config(
     c.enable_next_expected_msg_seq_num = s.enable_next_expected_msg_seq_num;
     c.default_appl_ver_id = s.default_appl_ver_id.clone();
     c.persist_messages = s.persist_messages;
-    if let Some(p) = s.get("TimeStampPrecision") {
-        c.timestamp_precision = match p.to_ascii_uppercase().as_str() {
-            "SECONDS" => TimePrecision::Seconds,
-            "MICROS" => TimePrecision::Micros,
-            "NANOS" => TimePrecision::Nanos,
-            "PICOS" => TimePrecision::Picos,
-            _ => TimePrecision::Millis,
-        };
+    if let Some(p) = s.timestamp_precision {
+        c.timestamp_precision = p;
     }
     c.validation = ValidationOptions {
         use_data_dictionary: s.use_data_dictionary,
