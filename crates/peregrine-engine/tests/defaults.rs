@@ -92,3 +92,48 @@ fn the_defaults_are_the_documented_ones() {
     assert_eq!(cfg.max_message_size, 1 << 20, "MaxMessageSize");
     assert_eq!(cfg.heartbeat_interval_secs, 30, "HeartBtInt");
 }
+
+/// Every key of `peregrine_session::defaults::KEYS` has a row in the engine
+/// README's settings table (the one docs/settings.md points to) whose default
+/// is the constant's; in a row of several keys with as many defaults
+/// (`CheckCompID`, `CheckLatency` | Y, Y), the key's own.
+#[test]
+fn the_readme_settings_table_gives_each_key_its_default() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let rows: Vec<Vec<&str>> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            l.split(" | ")
+                .map(|c| c.trim_matches(|c| c == '|' || c == ' '))
+                .collect()
+        })
+        .collect();
+    let mut missing = Vec::new();
+    for key in defaults::KEYS {
+        let quoted = format!("`{}`", key.name);
+        let row = rows.iter().find(|r| {
+            r[0].split([',', '/'])
+                .any(|k| k.trim().split(' ').next() == Some(quoted.as_str()))
+        });
+        let Some(row) = row else {
+            missing.push(format!("{}: no row", key.name));
+            continue;
+        };
+        let names: Vec<&str> = row[0].split(", ").collect();
+        let values: Vec<&str> = row[1].split(", ").collect();
+        let documented = match names.iter().position(|n| n.starts_with(&quoted)) {
+            Some(i) if names.len() > 1 && values.len() == names.len() => values[i],
+            _ => row[1],
+        };
+        let default = key.default.to_string();
+        if !documented.starts_with(&default) {
+            missing.push(format!(
+                "{}: README {documented:?}, constant {default:?}",
+                key.name
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}

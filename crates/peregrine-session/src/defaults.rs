@@ -77,3 +77,193 @@ pub const fn resend_request_timeout(heart_bt_int: u32) -> u32 {
         heart_bt_int * 2
     }
 }
+
+/// A default as the settings table of the engine's README writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefaultValue {
+    /// `Y` or `N`.
+    Flag(bool),
+    /// A number (seconds, bytes or a count: [`Key::kind`] says which).
+    Number(u64),
+    /// A rule, for a default that follows another key.
+    Rule(&'static str),
+}
+
+impl std::fmt::Display for DefaultValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DefaultValue::Flag(b) => f.write_str(if *b { "Y" } else { "N" }),
+            DefaultValue::Number(n) => write!(f, "{n}"),
+            DefaultValue::Rule(r) => f.write_str(r),
+        }
+    }
+}
+
+/// One key of the table of [`KEYS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The `.cfg` key.
+    pub name: &'static str,
+    /// What its value is: `Y/N`, `seconds`, `bytes`, `count`, or a list of words.
+    pub kind: &'static str,
+    /// Its default: the constant above.
+    pub default: DefaultValue,
+    /// What it does, in one line.
+    pub doc: &'static str,
+}
+
+const fn key(
+    name: &'static str,
+    kind: &'static str,
+    default: DefaultValue,
+    doc: &'static str,
+) -> Key {
+    Key {
+        name,
+        kind,
+        default,
+        doc,
+    }
+}
+
+const fn flag(name: &'static str, value: bool, doc: &'static str) -> Key {
+    key(name, "Y/N", DefaultValue::Flag(value), doc)
+}
+
+/// The keys whose default is one of the constants above, with that default:
+/// what a test checks the engine README's settings table against. (The
+/// `Validate*`, `CheckLatency` and `MaxLatency` defaults are
+/// `ValidationSettings::default()`'s, not listed here yet.)
+pub const KEYS: [Key; 24] = [
+    key(
+        "HeartBtInt",
+        "seconds",
+        DefaultValue::Number(HEART_BT_INT as u64),
+        "initiator's heartbeat interval",
+    ),
+    key(
+        "LogonTimeout",
+        "seconds",
+        DefaultValue::Number(LOGON_TIMEOUT as u64),
+        "wait for the Logon answer",
+    ),
+    key(
+        "LogoutTimeout",
+        "seconds",
+        DefaultValue::Number(LOGOUT_TIMEOUT as u64),
+        "wait for the Logout answer",
+    ),
+    flag(
+        "ResetOnLogon",
+        RESET_ON_LOGON,
+        "sequence numbers to 1 at each Logon",
+    ),
+    flag(
+        "ResetOnLogout",
+        RESET_ON_LOGOUT,
+        "sequence numbers to 1 at each Logout",
+    ),
+    flag(
+        "ResetOnDisconnect",
+        RESET_ON_DISCONNECT,
+        "sequence numbers to 1 at each disconnect",
+    ),
+    flag(
+        "RefreshOnLogon",
+        REFRESH_ON_LOGON,
+        "reload the store at each Logon",
+    ),
+    flag(
+        "CheckCompID",
+        CHECK_COMP_ID,
+        "refuse messages with other CompIDs",
+    ),
+    key(
+        "ResendRequestChunkSize",
+        "count",
+        DefaultValue::Number(RESEND_REQUEST_CHUNK_SIZE as u64),
+        "messages per ResendRequest, 0 = unlimited",
+    ),
+    flag(
+        "EnableLastMsgSeqNumProcessed",
+        ENABLE_LAST_MSG_SEQ_NUM_PROCESSED,
+        "LastMsgSeqNumProcessed(369) on every message",
+    ),
+    flag(
+        "EnableNextExpectedMsgSeqNum",
+        ENABLE_NEXT_EXPECTED_MSG_SEQ_NUM,
+        "NextExpectedMsgSeqNum(789) in Logon",
+    ),
+    flag(
+        "PersistMessages",
+        PERSIST_MESSAGES,
+        "keep sent messages for resends",
+    ),
+    flag(
+        "UseDataDictionary",
+        USE_DATA_DICTIONARY,
+        "validate with the dictionaries",
+    ),
+    key(
+        "MaxMessageSize",
+        "bytes",
+        DefaultValue::Number(MAX_MESSAGE_SIZE as u64),
+        "largest inbound message",
+    ),
+    key(
+        "MaxLogonMessageSize",
+        "bytes",
+        DefaultValue::Number(MAX_LOGON_MESSAGE_SIZE as u64),
+        "bytes before the Logon is complete",
+    ),
+    key(
+        "MaxInboundQueueBytes",
+        "bytes",
+        DefaultValue::Number(MAX_INBOUND_QUEUE_BYTES as u64),
+        "messages held while a gap is filled",
+    ),
+    key(
+        "MaxOutboundQueueBytes",
+        "bytes",
+        DefaultValue::Number(MAX_OUTBOUND_QUEUE_BYTES as u64),
+        "slow-consumer limit on unsent bytes",
+    ),
+    key(
+        "SlowConsumerHardLimit",
+        "bytes",
+        DefaultValue::Rule("4 × `MaxOutboundQueueBytes`"),
+        "unsent bytes past which the session is disconnected",
+    ),
+    key(
+        "ResendRequestTimeout",
+        "seconds",
+        DefaultValue::Rule("2 × the configured HeartBtInt"),
+        "a ResendRequest without progress is sent again",
+    ),
+    flag(
+        "SendRedundantResendRequests",
+        SEND_REDUNDANT_RESEND_REQUESTS,
+        "a ResendRequest for every gap seen",
+    ),
+    flag(
+        "ValidateChecksum",
+        VALIDATE_CHECKSUM,
+        "refuse a wrong CheckSum(10)",
+    ),
+    flag(
+        "RejectGarbledMessage",
+        REJECT_GARBLED_MESSAGE,
+        "answer a garbled message with a Reject",
+    ),
+    flag(
+        "QueueWhileLoggedOut",
+        QUEUE_WHILE_LOGGED_OUT,
+        "store what is sent while logged out, for the resend",
+    ),
+    key(
+        "TimeStampPrecision",
+        "SECONDS, MILLIS, MICROS, NANOS or PICOS",
+        DefaultValue::Rule("MILLIS (SECONDS before FIX.4.2)"),
+        "the precision of the timestamps written",
+    ),
+];
