@@ -313,6 +313,11 @@ pub(crate) fn format_stamp(now: Nanos, buf: &mut [u8; 32]) -> usize {
 /// idle turn waits at worst.
 pub const HELP_BYTES: usize = 2048;
 
+/// A helping reactor reads the ring once it holds [`HELP_BYTES`] or its
+/// oldest record is this old (ns): in batches, rather than a record or two
+/// after every message, which costs the next message the caches it finds.
+pub(crate) const HELP_AGE: Nanos = 200_000;
+
 /// Sessions whose file buffers one [`LogWriter::help`] step hands over at most.
 const HELP_FLUSH_FILES: usize = 2;
 
@@ -426,7 +431,8 @@ impl LogWriter {
         self.shared.flush(FLUSH_LIMIT);
     }
 
-    /// A spinning reactor's idle turn: reads a bounded step of the ring (about
+    /// A spinning reactor's idle turn: once the ring holds [`HELP_BYTES`] or
+    /// its oldest record is 200 µs old, reads a bounded step of it (about
     /// [`HELP_BYTES`] of payload) and, once it is empty, hands the files'
     /// buffers to the operating system when due (16 KiB or 1 ms old, a few
     /// files a step) — the logging thread's work, done where the core is
@@ -450,7 +456,10 @@ impl LogWriter {
             Err(std::sync::TryLockError::WouldBlock) => return,
             Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
         };
-        if reader.drain(&self.shared, HELP_BYTES) && !reader.is_empty() {
+        if reader.batch_ready(now, HELP_BYTES, HELP_AGE)
+            && reader.drain(&self.shared, HELP_BYTES)
+            && !reader.is_empty()
+        {
             return;
         }
         if reader.flush_due(now) {

@@ -104,6 +104,24 @@ impl Reader {
         any
     }
 
+    /// Whether the ring holds `bytes` or more, or a record handed over `age`
+    /// or longer before `now`.
+    pub fn batch_ready(&mut self, now: Nanos, bytes: usize, age: Nanos) -> bool {
+        let held = self.consumer.slots();
+        if held >= bytes {
+            return true;
+        }
+        let Ok(chunk) = self.consumer.read_chunk(Header::LEN) else {
+            return false;
+        };
+        let mut h = [0u8; Header::LEN];
+        let (a, b) = chunk.as_slices();
+        h[..a.len()].copy_from_slice(a);
+        h[a.len()..].copy_from_slice(b);
+        // Not committed: the record stays for `drain`.
+        Header::decode(&h).map_or(true, |h| now < h.now || now - h.now >= age)
+    }
+
     /// Whether a helping reactor should hand the files' buffers over at `now`:
     /// [`FLUSH_BYTES`] wait, or the oldest line waited [`FLUSH_AFTER`] (or the
     /// clock went back).

@@ -225,3 +225,42 @@ fn the_word_at_a_time_escape_scan_finds_what_the_byte_at_a_time_one_does() {
         );
     }
 }
+
+#[test]
+fn a_helping_reactor_reads_in_batches_of_bytes_or_age() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = helped_writer();
+    let mut log = writer.open(Some(dir.path()), "FIX.4.4:A->B", None).unwrap();
+    let t0 = 1_000_000_000;
+    writer.help(t0); // the Open record (time 0) is old: read
+    assert!(writer.shared.reader().is_empty());
+    log.incoming(&message(1, 10), t0);
+    writer.help(t0 + 10);
+    assert!(
+        !writer.shared.reader().is_empty(),
+        "read a lone fresh record"
+    );
+    writer.help(t0 + super::HELP_AGE - 1);
+    assert!(
+        !writer.shared.reader().is_empty(),
+        "read a lone fresh record"
+    );
+    writer.help(t0 + super::HELP_AGE);
+    assert!(writer.shared.reader().is_empty(), "left an old record");
+    // HELP_BYTES waiting: read at once, however fresh.
+    let t1 = t0 + 1_000_000;
+    let record = message(2, 600).len() + 17;
+    assert!(3 * record < super::HELP_BYTES && 4 * record >= super::HELP_BYTES);
+    for seq in 2..5 {
+        log.incoming(&message(seq, 600), t1);
+    }
+    writer.help(t1);
+    assert!(
+        !writer.shared.reader().is_empty(),
+        "read three fresh records"
+    );
+    log.incoming(&message(5, 600), t1);
+    writer.help(t1);
+    assert!(writer.shared.reader().is_empty(), "left four records");
+    super::thread::spawn(writer.shared.clone()).unwrap();
+}
