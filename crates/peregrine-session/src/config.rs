@@ -183,7 +183,7 @@ impl Default for ValidationOptions {
     fn default() -> Self {
         ValidationOptions {
             use_data_dictionary: defaults::USE_DATA_DICTIONARY,
-            settings: ValidationSettings::default(),
+            settings: ValidationSettings::DEFAULT,
         }
     }
 }
@@ -324,7 +324,7 @@ impl SessionConfig {
         } else {
             TimePrecision::Millis
         };
-        let validation = ValidationSettings::default();
+        let validation = ValidationSettings::DEFAULT;
         SessionConfig {
             id,
             role,

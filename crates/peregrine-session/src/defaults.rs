@@ -5,8 +5,10 @@
 //! engine's `tests/defaults.rs` builds both and compares them).
 //!
 //! Each constant is named after its QuickFIX key. Dictionary validation
-//! defaults (`Validate*`, `CheckLatency`, `MaxLatency`) are
-//! [`ValidationSettings::default`](peregrine_dict::ValidationSettings).
+//! defaults (`Validate*`, `AllowUnknownMsgFields`, `CheckLatency`,
+//! `MaxLatency`) are [`ValidationSettings::DEFAULT`]'s.
+
+use peregrine_dict::ValidationSettings;
 
 /// `HeartBtInt`: 30 seconds (QuickFIX/J's).
 pub const HEART_BT_INT: u32 = 30;
@@ -126,15 +128,16 @@ const fn key(
     }
 }
 
+const V: ValidationSettings = ValidationSettings::DEFAULT;
+
 const fn flag(name: &'static str, value: bool, doc: &'static str) -> Key {
     key(name, "Y/N", DefaultValue::Flag(value), doc)
 }
 
-/// The keys whose default is one of the constants above, with that default:
-/// what a test checks the engine README's settings table against. (The
-/// `Validate*`, `CheckLatency` and `MaxLatency` defaults are
-/// `ValidationSettings::default()`'s, not listed here yet.)
-pub const KEYS: [Key; 24] = [
+/// The keys whose default is one of the constants above (or
+/// [`ValidationSettings::DEFAULT`]'s), with that default: what a test checks
+/// the engine README's settings table against.
+pub const KEYS: [Key; 31] = [
     key(
         "HeartBtInt",
         "seconds",
@@ -259,6 +262,42 @@ pub const KEYS: [Key; 24] = [
         "QueueWhileLoggedOut",
         QUEUE_WHILE_LOGGED_OUT,
         "store what is sent while logged out, for the resend",
+    ),
+    flag(
+        "ValidateFieldsOutOfOrder",
+        V.validate_fields_out_of_order,
+        "reject fields out of their place",
+    ),
+    flag(
+        "ValidateFieldsHaveValues",
+        V.validate_fields_have_values,
+        "reject empty values",
+    ),
+    flag(
+        "ValidateUserDefinedFields",
+        V.validate_user_defined_fields,
+        "tags from 5000 must be in the dictionary",
+    ),
+    flag(
+        "AllowUnknownMsgFields",
+        V.allow_unknown_msg_fields,
+        "accept tags below 5000 the message does not define",
+    ),
+    flag(
+        "ValidateUnorderedGroupFields",
+        V.validate_unordered_group_fields,
+        "group members in dictionary order",
+    ),
+    flag(
+        "CheckLatency",
+        V.check_latency,
+        "reject a SendingTime too far from ours",
+    ),
+    key(
+        "MaxLatency",
+        "seconds",
+        DefaultValue::Number(V.max_latency_secs as u64),
+        "how far is too far",
     ),
     key(
         "TimeStampPrecision",

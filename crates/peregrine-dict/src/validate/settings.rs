@@ -32,16 +32,23 @@ pub struct ValidationSettings {
     pub max_latency_secs: u32,
 }
 
+impl ValidationSettings {
+    /// QuickFIX's defaults, as a constant (what [`Default`] gives): the one
+    /// place they are written, which the engine's `.cfg` reader and
+    /// `peregrine_session::defaults::KEYS` read.
+    pub const DEFAULT: ValidationSettings = ValidationSettings {
+        validate_fields_out_of_order: true,
+        validate_fields_have_values: true,
+        validate_user_defined_fields: true,
+        allow_unknown_msg_fields: false,
+        validate_unordered_group_fields: true,
+        check_latency: true,
+        max_latency_secs: 120,
+    };
+}
+
 impl Default for ValidationSettings {
     fn default() -> Self {
-        ValidationSettings {
-            validate_fields_out_of_order: true,
-            validate_fields_have_values: true,
-            validate_user_defined_fields: true,
-            allow_unknown_msg_fields: false,
-            validate_unordered_group_fields: true,
-            check_latency: true,
-            max_latency_secs: 120,
-        }
+        ValidationSettings::DEFAULT
     }
 }

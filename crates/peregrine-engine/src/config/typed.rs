@@ -154,7 +154,7 @@ pub(super) fn typed(
         })?),
     };
     let heart_bt_int = r.num_or("HeartBtInt", d::HEART_BT_INT)?;
-    let v = ValidationSettings::default();
+    let v = ValidationSettings::DEFAULT;
     let validation = ValidationSettings {
         validate_fields_out_of_order: r
             .bool("ValidateFieldsOutOfOrder", v.validate_fields_out_of_order)?,
