@@ -110,9 +110,9 @@
 mod field;
 mod runtime;
 
+pub use field::FieldResult;
 /// The codec the generated code is built on (re-exported for convenience).
 pub use peregrine_codec as codec;
-pub use field::FieldResult;
 /// The Reject a [`FieldResult::required`] or [`FieldResult::optional`] gives (re-exported
 /// from `peregrine-dict`, whose validator uses the same type).
 pub use peregrine_dict::{SessionRejectReason, ValidationError};
