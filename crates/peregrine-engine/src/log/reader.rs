@@ -66,13 +66,9 @@ impl Reader {
         let mut handled = 0usize;
         let mut any = false;
         while handled < budget {
-            let Ok(chunk) = self.consumer.read_chunk(Header::LEN) else {
+            let Some(h) = self.peek_header() else {
                 break;
             };
-            let mut h = [0u8; Header::LEN];
-            let (a, b) = chunk.as_slices();
-            h[..a.len()].copy_from_slice(a);
-            h[a.len()..].copy_from_slice(b);
             let Some(header) = Header::decode(&h) else {
                 // Only `ring.rs` writes the ring, so this is a bug: say it, and skip
                 // what the ring holds rather than stop logging.
@@ -111,15 +107,20 @@ impl Reader {
         if held >= bytes {
             return true;
         }
-        let Ok(chunk) = self.consumer.read_chunk(Header::LEN) else {
+        let Some(h) = self.peek_header() else {
             return false;
         };
+        Header::decode(&h).map_or(true, |h| now < h.now || now - h.now >= age)
+    }
+
+    /// The next record's header bytes, left in the ring (`None`: not all there yet).
+    fn peek_header(&mut self) -> Option<[u8; Header::LEN]> {
+        let chunk = self.consumer.read_chunk(Header::LEN).ok()?;
         let mut h = [0u8; Header::LEN];
         let (a, b) = chunk.as_slices();
         h[..a.len()].copy_from_slice(a);
         h[a.len()..].copy_from_slice(b);
-        // Not committed: the record stays for `drain`.
-        Header::decode(&h).map_or(true, |h| now < h.now || now - h.now >= age)
+        Some(h)
     }
 
     /// Whether a helping reactor should hand the files' buffers over at `now`:
