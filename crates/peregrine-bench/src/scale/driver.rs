@@ -323,7 +323,7 @@ fn peer_args(head: &[&str], dir: &Path, dict: &str, seconds: &str) -> Vec<String
 const STREAM_CASES: [(&str, bool); 3] = [("memory", false), ("file", false), ("file", true)];
 
 /// A streaming case's name: `stream-memory`, `stream-file`, `stream-file-logs`.
-fn stream_case(store: &str, logs: bool) -> String {
+pub(crate) fn stream_case(store: &str, logs: bool) -> String {
     format!("stream-{store}{}", if logs { "-logs" } else { "" })
 }
 

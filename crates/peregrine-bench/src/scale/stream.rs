@@ -397,7 +397,7 @@ fn receive(a: &PeerArgs) -> Result<()> {
     );
     let line = serde_json::json!({
         "engine": "peregrine",
-        "case": format!("stream-{}{}", a.store.name(), if a.logs { "-logs" } else { "" }),
+        "case": super::driver::stream_case(a.store.name(), a.logs),
         "unit": "msg/s",
         "min": stats.min, "p50": stats.p50, "mean": stats.mean, "p90": stats.p90,
         "p99": stats.p99, "p999": stats.p999, "max": stats.max,
