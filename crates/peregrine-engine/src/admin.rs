@@ -96,6 +96,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use crate::command::{Command, CommandError, EngineHandle, Outcome, Reply};
+use crate::driver::Nanos;
 use crate::session_info::SessionInfo;
 
 /// A connection must send its whole request head within this (default of
@@ -898,10 +899,20 @@ async fn refuse_busy(stream: TcpStream, header_read_timeout: Duration) {
 /// `/sessions` formats each session as JSON here, in the admin interface: the
 /// reactor only fills [`SessionInfo`].
 impl SessionInfo {
-    /// A JSON object (one item of `/sessions`).
+    /// A JSON object (one item of `/sessions`). `in_schedule` is
+    /// `logon_allowed` (kept under both names); with a schedule,
+    /// `next_window_opens` (outside it) or `window_closes` (inside it) is
+    /// when that changes, RFC 3339 in UTC (`2026-11-30T14:00:00Z`), `null`
+    /// otherwise.
     pub fn to_json(&self) -> String {
+        let at = self.schedule_changes_at.map(rfc3339);
+        let (opens, closes) = if self.logon_allowed {
+            (None, at)
+        } else {
+            (at, None)
+        };
         format!(
-            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{},\"enabled\":{},\"role\":\"{}\",\"schedule\":{},\"logon_allowed\":{},\"last_logon\":{},\"note\":{}}}",
+            "{{\"session\":\"{}\",\"state\":\"{}\",\"connected\":{},\"logged_on\":{},\"next_sender_seq\":{},\"next_target_seq\":{},\"pending_outbound\":{},\"slow_consumer\":{},\"store_lost_messages\":{},\"send_failures\":{},\"enabled\":{},\"role\":\"{}\",\"schedule\":{},\"logon_allowed\":{},\"in_schedule\":{},\"next_window_opens\":{},\"window_closes\":{},\"last_logon\":{},\"note\":{}}}",
             json_escape(&self.name),
             json_escape(&self.state),
             self.connected,
@@ -916,10 +927,21 @@ impl SessionInfo {
             self.role,
             json_opt(self.schedule.as_deref()),
             self.logon_allowed,
+            self.logon_allowed,
+            json_opt(opens.as_deref()),
+            json_opt(closes.as_deref()),
             self.last_logon.map_or("null".to_string(), |t| t.to_string()),
             json_opt(self.note.as_deref()),
         )
     }
+}
+
+/// An instant as RFC 3339 in UTC, to the second.
+fn rfc3339(t: Nanos) -> String {
+    jiff::Timestamp::from_nanosecond(i128::from(t)).map_or_else(
+        |_| t.to_string(),
+        |ts| ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+    )
 }
 
 fn json_opt(s: Option<&str>) -> String {

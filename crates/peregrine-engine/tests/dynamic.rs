@@ -484,6 +484,12 @@ fn a_template_made_session_logs_its_events_in_time_order() {
         matches!((created, accepted), (Some(c), Some(a)) if c < a),
         "{text}"
     );
+    // Its schedule is written as it is made (the template has none).
+    let schedule = texts.iter().position(|t| *t == "no schedule (always on)");
+    assert!(
+        matches!((created, schedule, accepted), (Some(c), Some(s), Some(a)) if c < s && s < a),
+        "{text}"
+    );
     // YYYYMMDD-HH:MM:SS.ffffff sorts as text.
     for pair in lines.windows(2) {
         assert!(pair[0].0 <= pair[1].0, "out of order:\n{text}");

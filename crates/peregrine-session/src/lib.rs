@@ -88,7 +88,7 @@ pub use config::{
 pub use echo::EchoApp;
 pub use peers::{PeerStatus, Peers, SessionRef, To};
 pub use peregrine_dict::Dictionaries;
-pub use schedule::{DailyTime, Days, Schedule, TimeZone, Window};
+pub use schedule::{DailyTime, Days, Schedule, TimeZone, Window, WindowState};
 pub use session::{
     peek_session_id, AppEvent, DisconnectReason, Forward, LogoutReason, PeekError, RejectInfo,
     RejectKind, SendRefusal, Session, SessionEvent, SessionState,

@@ -197,8 +197,12 @@ impl<D: SessionDriver> Engine<D> {
             tls,
             metrics,
             status: Default::default(),
+            schedule: crate::fix::schedule(settings),
+            schedule_check: None,
         };
-        session.event("session created", now_nanos());
+        let now = now_nanos();
+        session.event("session created", now);
+        session.log_schedule(now);
         let key = self.sessions.push(session, reference);
         if listener.is_some() {
             self.routes.entry(route_of(settings)).or_default().push(key);

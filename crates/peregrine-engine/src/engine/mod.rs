@@ -7,6 +7,7 @@ mod connection;
 mod forward;
 pub(crate) use forward::EnginePeers;
 mod gate;
+mod hours;
 pub use crate::session_info::SessionInfo;
 pub use gate::WriteGate;
 mod ids;
@@ -42,6 +43,7 @@ use crate::log::RateLimit;
 use crate::metrics::Metrics;
 use crate::sender::{QueuedSend, SendQueue, Sender, SessionRef, DEFAULT_SEND_QUEUE};
 use peregrine_agent::{run_agent, Agent, Idle, IdleStrategy};
+use peregrine_session::WindowState;
 
 const SEC: Nanos = 1_000_000_000;
 /// The most one `read` takes in (the reactor's one read buffer).
@@ -367,7 +369,8 @@ impl<D: SessionDriver> Engine<D> {
         self.sessions
             .keys()
             .map(|k| (k, &self.sessions[k]))
-            .map(|(k, s)| SessionInfo {
+            .map(|(k, s)| (k, s, s.schedule.as_ref().map(|w| w.window_state(now))))
+            .map(|(k, s, window)| SessionInfo {
                 session_ref: self.sessions.reference(k),
                 name: s.name.clone(),
                 state: s.driver.state_name(),
@@ -382,10 +385,12 @@ impl<D: SessionDriver> Engine<D> {
                 enabled: s.enabled,
                 role: status::role(&s.settings),
                 schedule: status::schedule_text(&s.settings),
-                logon_allowed: crate::fix::schedule(&s.settings)
-                    .map_or(true, |w| w.logon_allowed(now)),
-                schedule_changes_at: crate::fix::schedule(&s.settings)
-                    .and_then(|w| w.next_logon_change(now)),
+                logon_allowed: !matches!(window, Some(WindowState::Closed { .. })),
+                schedule_changes_at: match window {
+                    Some(WindowState::Open { closes }) => closes,
+                    Some(WindowState::Closed { opens }) => opens,
+                    None => None,
+                },
                 last_logon: s.status.last_logon,
                 note: s.status.note.clone(),
                 messages_log: s

@@ -66,6 +66,11 @@ pub(super) struct HostedSession<D> {
     pub(super) metrics: Arc<SessionMetrics>,
     /// Its last logon and why it is in its state, for operators.
     pub(super) status: super::status::SessionStatus,
+    /// Its schedule (`StartTime`/`EndTime`…); `None`: always on.
+    pub(super) schedule: Option<peregrine_session::Schedule>,
+    /// When its schedule next opens or closes, to say so in its event log
+    /// (hours.rs); `None`: no schedule, or no edge ahead.
+    pub(super) schedule_check: Option<Nanos>,
 }
 
 impl<D> HostedSession<D> {

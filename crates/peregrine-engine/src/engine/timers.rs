@@ -51,6 +51,9 @@ impl<D: SessionDriver> Engine<D> {
             if let Some(d) = s.next_store_sync {
                 min(d);
             }
+            if let Some(d) = s.schedule_check {
+                min(d);
+            }
             if s.settings.connection_type == ConnectionType::Initiator
                 && s.connection.is_none()
                 && !s.removing
@@ -102,6 +105,7 @@ impl<D: SessionDriver> Engine<D> {
                 self.service(id, now);
             }
             let s = &mut self.sessions[id];
+            s.check_schedule(now);
             if s.next_store_sync.is_some_and(|d| d <= now) {
                 let interval = s.driver.store_sync_interval().unwrap_or(SEC);
                 s.next_store_sync = Some(now + interval);

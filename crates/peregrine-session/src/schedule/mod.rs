@@ -165,10 +165,78 @@ impl Schedule {
         None
     }
 
+    /// Where the schedule stands at `now`: open for a Logon, and when that
+    /// ends, or closed, and when the next window opens (both
+    /// [`next_logon_change`](Self::next_logon_change); `None`: it does not
+    /// change within [`MAX_STEPS`](Self::MAX_STEPS) window edges, as for a
+    /// window open around the clock).
+    ///
+    /// ```
+    /// use peregrine_session::{Schedule, WindowState};
+    /// const H: i64 = 3_600_000_000_000;
+    /// let s = Schedule::daily(8 * 3600, 17 * 3600);
+    /// let day = 1_700_006_400_000_000_000i64; // 2023-11-15 00:00:00 UTC
+    /// assert_eq!(s.window_state(day + 9 * H), WindowState::Open { closes: Some(day + 17 * H) });
+    /// assert_eq!(s.window_state(day + 18 * H), WindowState::Closed { opens: Some(day + 32 * H) });
+    /// ```
+    pub fn window_state(&self, now: Nanos) -> WindowState {
+        // Nanos::MAX stands for "never" in the window arithmetic.
+        let next = self.next_logon_change(now).filter(|&t| t < Nanos::MAX);
+        if self.logon_allowed(now) {
+            WindowState::Open { closes: next }
+        } else {
+            WindowState::Closed { opens: next }
+        }
+    }
+
+    /// An instant as the schedule's zone shows it, beside UTC:
+    /// `2026-11-30 14:00:00 UTC (09:00:00 EST America/New_York)`; in UTC alone
+    /// when the zone is UTC.
+    ///
+    /// ```
+    /// use peregrine_session::{Schedule, TimeZone};
+    /// let t = 1_700_056_800_000_000_000i64; // 2023-11-15 14:00:00 UTC
+    /// let ny = Schedule::daily(0, 0).in_zone(TimeZone::get("America/New_York").unwrap());
+    /// assert_eq!(ny.local_text(t), "2023-11-15 14:00:00 UTC (09:00:00 EST America/New_York)");
+    /// assert_eq!(Schedule::daily(0, 0).local_text(t), "2023-11-15 14:00:00 UTC");
+    /// ```
+    pub fn local_text(&self, t: Nanos) -> String {
+        let ts = jiff::Timestamp::from_nanosecond(i128::from(t)).unwrap_or(jiff::Timestamp::MAX);
+        let utc = ts.strftime("%Y-%m-%d %H:%M:%S UTC");
+        match self.zone.iana_name() {
+            Some("UTC") | Some("Etc/UTC") => utc.to_string(),
+            name => {
+                let local = ts.to_zoned(self.zone.clone());
+                format!(
+                    "{utc} ({} {})",
+                    local.strftime("%H:%M:%S %Z"),
+                    name.unwrap_or("local")
+                )
+            }
+        }
+    }
+
     /// Window edges [`next_logon_change`](Self::next_logon_change) looks past
     /// at most: two weeks of a daily session window with a daily logon
     /// window.
     pub const MAX_STEPS: usize = 64;
+}
+
+/// Where a [`Schedule`] stands at an instant ([`Schedule::window_state`]):
+/// whether a Logon may be sent or accepted, and until when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowState {
+    /// Inside the schedule.
+    Open {
+        /// When it closes (`None`: not within [`Schedule::MAX_STEPS`] edges).
+        closes: Option<Nanos>,
+    },
+    /// Outside the schedule: the session is held back.
+    Closed {
+        /// When the next window opens (`None`: not within
+        /// [`Schedule::MAX_STEPS`] edges).
+        opens: Option<Nanos>,
+    },
 }
 
 #[cfg(test)]

@@ -197,3 +197,102 @@ fn daily_time_across_both_changes() {
         NY_AUTUMN + 24 * H + 6 * H + 30 * M
     );
 }
+
+#[test]
+fn window_state_across_spring_forward_in_new_york() {
+    // 09:00–17:00 New York. Friday 2026-03-06 (EST): 14:00–22:00 UTC.
+    let s = daily("America/New_York", hms(9, 0), hms(17, 0));
+    let friday = NY_SPRING - 2 * 24 * H;
+    assert_eq!(
+        s.window_state(friday + 15 * H),
+        WindowState::Open {
+            closes: Some(friday + 22 * H)
+        }
+    );
+    // Saturday 18:00 EST: the next window opens Sunday 09:00 EDT, 13:00 UTC
+    // (an hour earlier in UTC than the day before), and closes at 21:00 UTC.
+    assert_eq!(
+        s.window_state(NY_SPRING - H),
+        WindowState::Closed {
+            opens: Some(NY_SPRING + 13 * H)
+        }
+    );
+    assert_eq!(
+        s.window_state(NY_SPRING + 13 * H),
+        WindowState::Open {
+            closes: Some(NY_SPRING + 21 * H)
+        }
+    );
+    assert_eq!(
+        s.window_state(NY_SPRING + 21 * H),
+        WindowState::Closed {
+            opens: Some(NY_SPRING + 24 * H + 13 * H)
+        }
+    );
+    assert_eq!(
+        s.local_text(NY_SPRING - H),
+        "2026-03-07 23:00:00 UTC (18:00:00 EST America/New_York)"
+    );
+    assert_eq!(
+        s.local_text(NY_SPRING + 13 * H),
+        "2026-03-08 13:00:00 UTC (09:00:00 EDT America/New_York)"
+    );
+}
+
+#[test]
+fn window_state_of_a_weekly_window_over_the_weekend() {
+    // Sunday 17:00 to Friday 17:00, New York: closed on Saturday 2026-03-07;
+    // it opens Sunday 17:00 EDT (21:00 UTC) after the change, closes Friday
+    // 2026-03-13 17:00 EDT (21:00 UTC).
+    let s = Schedule::weekly(0, hms(17, 0), 5, hms(17, 0)).in_zone(zone("America/New_York"));
+    assert_eq!(
+        s.window_state(NY_SPRING - 12 * H),
+        WindowState::Closed {
+            opens: Some(NY_SPRING + 21 * H)
+        }
+    );
+    let wednesday = NY_SPRING + 3 * 24 * H + 15 * H;
+    assert_eq!(
+        s.window_state(wednesday),
+        WindowState::Open {
+            closes: Some(NY_SPRING + 5 * 24 * H + 21 * H)
+        }
+    );
+    // In UTC alone, no local part.
+    let utc = Schedule::weekly(0, hms(22, 0), 5, hms(21, 0));
+    assert_eq!(
+        utc.window_state(NY_SPRING - 12 * H),
+        WindowState::Closed {
+            opens: Some(NY_SPRING + 22 * H)
+        }
+    );
+    assert_eq!(
+        utc.local_text(NY_SPRING + 22 * H),
+        "2026-03-08 22:00:00 UTC"
+    );
+}
+
+#[test]
+fn window_state_of_a_logon_window_and_of_one_always_open() {
+    // Session 06:00–20:00, logons 08:00–17:00 New York: at 18:00 on Monday
+    // 2026-03-09 (EDT) the session window is open but a Logon is not allowed
+    // until Tuesday 08:00 (12:00 UTC).
+    let s = daily("America/New_York", hms(6, 0), hms(20, 0)).with_logon_window(Window {
+        start_secs: hms(8, 0),
+        end_secs: hms(17, 0),
+        days: Days::Daily,
+    });
+    let monday = NY_SPRING + 24 * H;
+    assert_eq!(
+        s.window_state(monday + 22 * H),
+        WindowState::Closed {
+            opens: Some(monday + 36 * H)
+        }
+    );
+    // Equal start and end: open around the clock, never closes.
+    let always = Schedule::daily(hms(5, 0), hms(5, 0));
+    assert_eq!(
+        always.window_state(monday),
+        WindowState::Open { closes: None }
+    );
+}
