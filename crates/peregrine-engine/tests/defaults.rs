@@ -93,47 +93,56 @@ fn the_defaults_are_the_documented_ones() {
     assert_eq!(cfg.heartbeat_interval_secs, 30, "HeartBtInt");
 }
 
-/// Every key of `peregrine_session::defaults::KEYS` has a row in the engine
-/// README's settings table (the one docs/settings.md points to) whose default
-/// is the constant's; in a row of several keys with as many defaults
-/// (`CheckCompID`, `CheckLatency` | Y, Y), the key's own.
+/// Every default the key catalog states (the README's settings table, `check-config
+/// --keys`) is what the reader takes for the key left out: a section with the key set
+/// to that default is configured as one without it. Keys that need others (the template
+/// keys, the `Ha` keys) are tried in a section that has them.
 #[test]
-fn the_readme_settings_table_gives_each_key_its_default() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let rows: Vec<Vec<&str>> = readme
-        .lines()
-        .filter(|l| l.starts_with("| `"))
-        .map(|l| {
-            l.split(" | ")
-                .map(|c| c.trim_matches(|c| c == '|' || c == ' '))
-                .collect()
-        })
-        .collect();
-    let mut missing = Vec::new();
-    for key in defaults::KEYS {
-        let quoted = format!("`{}`", key.name);
-        let row = rows.iter().find(|r| {
-            r[0].split([',', '/'])
-                .any(|k| k.trim().split(' ').next() == Some(quoted.as_str()))
+fn every_catalogued_default_is_what_the_reader_takes() {
+    use peregrine_engine::config::{DefaultValue, SessionSettings, CATALOG};
+    const BASES: [&str; 3] = [
+        "",
+        "AcceptorTemplate=Y\n",
+        "HaNodeName=a\nHaEtcdEndpoints=127.0.0.1:2379\n",
+    ];
+    let session = |base: &str, line: &str| -> Option<SessionSettings> {
+        let text = format!(
+            "[DEFAULT]\nSenderCompID=ISLD\nTargetCompID=TW\n[SESSION]\nBeginString=FIX.4.4\n\
+             SocketAcceptPort=5001\n{base}{line}"
+        );
+        let mut s = Settings::parse(&text, Path::new("defaults.cfg"))
+            .ok()?
+            .sessions
+            .remove(0);
+        s.entries.clear();
+        Some(s)
+    };
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for key in CATALOG {
+        let value = match key.default {
+            DefaultValue::Flag(b) => if b { "Y" } else { "N" }.to_string(),
+            DefaultValue::Number(n) => n.to_string(),
+            DefaultValue::Text(_) => continue,
+        };
+        let line = format!("{}={value}\n", key.name);
+        let agrees = BASES.iter().find_map(|base| {
+            let with = session(base, &line)?;
+            let without = session(base, "").expect("the base parses");
+            Some(with == without)
         });
-        let Some(row) = row else {
-            missing.push(format!("{}: no row", key.name));
-            continue;
-        };
-        let names: Vec<&str> = row[0].split(", ").collect();
-        let values: Vec<&str> = row[1].split(", ").collect();
-        let documented = match names.iter().position(|n| n.starts_with(&quoted)) {
-            Some(i) if names.len() > 1 && values.len() == names.len() => values[i],
-            _ => row[1],
-        };
-        let default = key.default.to_string();
-        if !documented.starts_with(&default) {
-            missing.push(format!(
-                "{}: README {documented:?}, constant {default:?}",
+        match agrees {
+            Some(true) => checked += 1,
+            Some(false) => wrong.push(format!(
+                "{}: {value} is not what leaving it out gives",
                 key.name
-            ));
+            )),
+            None => wrong.push(format!(
+                "{}={value} does not parse in any base section",
+                key.name
+            )),
         }
     }
-    assert!(missing.is_empty(), "{missing:#?}");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(checked > 30, "{checked} keys checked");
 }

@@ -34,8 +34,8 @@ pub struct ValidationSettings {
 
 impl ValidationSettings {
     /// QuickFIX's defaults, as a constant (what [`Default`] gives): the one
-    /// place they are written, which the engine's `.cfg` reader and
-    /// `peregrine_session::defaults::KEYS` read.
+    /// place they are written, which the engine's `.cfg` reader and its key
+    /// catalog (`peregrine_engine::config::CATALOG`) read.
     pub const DEFAULT: ValidationSettings = ValidationSettings {
         validate_fields_out_of_order: true,
         validate_fields_have_values: true,

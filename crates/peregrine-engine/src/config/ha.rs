@@ -116,7 +116,7 @@ pub(super) fn ha_settings(r: &Reader<'_>) -> Result<Option<HaSettings>, ConfigEr
         node_name: node.value.clone(),
         peers,
         etcd_endpoints,
-        lease_ttl_secs: r.num_or("HaLeaseTTL", DEFAULT_HA_LEASE_TTL)?,
+        lease_ttl_secs: r.num("HaLeaseTTL")?,
         group,
     }))
 }

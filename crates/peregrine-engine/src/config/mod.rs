@@ -42,6 +42,7 @@
 //! goes through the same parsing and checks, and an error says `set in code`
 //! where a file's would say `file:line`. See [`SettingsBuilder`].
 
+mod catalog;
 mod error;
 mod ha;
 mod keys;
@@ -57,9 +58,12 @@ mod typed;
 mod unsupported;
 mod values;
 
+pub use catalog::{
+    catalog_key, range_of, settings_table, DefaultValue, Key, KeySource, KeySuffix, ValueKind,
+    CATALOG, KNOWN_KEYS, NUMERIC_RANGES,
+};
 pub use error::{ConfigError, ConfigWarning, Origin};
 pub use ha::{HaSettings, DEFAULT_HA_GROUP, DEFAULT_HA_LEASE_TTL};
-pub use keys::{range_of, KNOWN_KEYS, NUMERIC_RANGES};
 pub use reader::resolve_path;
 pub use session::{SessionSettings, VersionDictionary};
 pub use settings::Settings;

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::keys::range_of;
+use super::catalog::{catalog_key, range_of, DefaultValue, Key};
 use super::schedule;
 use super::{ConfigError, Origin, SettingLine, TimeOfDay};
 
@@ -15,7 +15,13 @@ pub(super) struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// The entry of `key`, which must be in the catalog (checked in debug
+    /// builds, so in every test: a key cannot be read without its description).
     pub(super) fn entry(&self, key: &str) -> Option<&SettingLine> {
+        debug_assert!(
+            catalog_key(key).is_some(),
+            "{key} is read but not in config::catalog"
+        );
         self.entries
             .iter()
             .find(|e| e.key.eq_ignore_ascii_case(key))
@@ -60,7 +66,7 @@ impl Reader<'_> {
         }
     }
     /// A numeric key's value, checked against its range in
-    /// [`NUMERIC_RANGES`](super::NUMERIC_RANGES).
+    /// the catalog ([`NUMERIC_RANGES`](super::NUMERIC_RANGES)).
     pub(super) fn number<T: TryFrom<u64>>(&self, key: &str) -> Result<Option<T>, ConfigError> {
         let Some(e) = self.entry(key) else {
             return Ok(None);
@@ -77,6 +83,23 @@ impl Reader<'_> {
                 format!("{v:?} is out of range (it must be {min} to {max})"),
             )),
         }
+    }
+    /// A flag, with the catalog's default when it is left out.
+    pub(super) fn flag(&self, key: &str) -> Result<bool, ConfigError> {
+        match described(key).default {
+            DefaultValue::Flag(default) => self.bool(key, default),
+            other => unreachable!("{key}: the catalog's default {other:?} is not Y or N"),
+        }
+    }
+    /// A numeric key, with the catalog's default when it is left out.
+    pub(super) fn num<T: TryFrom<u64>>(&self, key: &str) -> Result<T, ConfigError> {
+        let default = match described(key).default {
+            DefaultValue::Number(n) => T::try_from(n).ok(),
+            _ => None,
+        };
+        let default =
+            default.unwrap_or_else(|| unreachable!("{key}: the catalog's default is not a number"));
+        self.num_or(key, default)
     }
     pub(super) fn num_or<T: TryFrom<u64>>(&self, key: &str, default: T) -> Result<T, ConfigError> {
         Ok(self.number(key)?.unwrap_or(default))
@@ -120,6 +143,10 @@ impl Reader<'_> {
         }
         Ok(Some(resolve_path(self.file, &e.value)))
     }
+}
+
+fn described(key: &str) -> &'static Key {
+    catalog_key(key).unwrap_or_else(|| unreachable!("{key} is not in config::catalog"))
 }
 
 /// Resolves a path from a settings file: absolute paths stay; a relative one

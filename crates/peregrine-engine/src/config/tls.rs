@@ -84,7 +84,7 @@ impl Reader<'_> {
         &self,
         connection: ConnectionType,
     ) -> Result<Option<TlsSettings>, ConfigError> {
-        if !self.bool("SocketUseSSL", false)? {
+        if !self.flag("SocketUseSSL")? {
             // A TLS key without TLS would leave the connection in clear text while
             // the file says otherwise: refused, never ignored.
             for key in TLS_KEYS {
@@ -123,7 +123,7 @@ impl Reader<'_> {
             certificate_file: self.path("SocketCertificateFile")?,
             private_key_file: self.path("SocketPrivateKeyFile")?,
             ca_file: self.path("SocketCAFile")?,
-            need_client_auth: self.bool("NeedClientAuth", false)?,
+            need_client_auth: self.flag("NeedClientAuth")?,
             server_name: self.string("SocketServerName"),
             min_version,
         };

@@ -153,30 +153,22 @@ pub(super) fn typed(
             )
         })?),
     };
-    let heart_bt_int = r.num_or("HeartBtInt", d::HEART_BT_INT)?;
-    let v = ValidationSettings::DEFAULT;
+    let heart_bt_int = r.num("HeartBtInt")?;
     let validation = ValidationSettings {
-        validate_fields_out_of_order: r
-            .bool("ValidateFieldsOutOfOrder", v.validate_fields_out_of_order)?,
-        validate_fields_have_values: r
-            .bool("ValidateFieldsHaveValues", v.validate_fields_have_values)?,
-        validate_user_defined_fields: r
-            .bool("ValidateUserDefinedFields", v.validate_user_defined_fields)?,
-        allow_unknown_msg_fields: r.bool("AllowUnknownMsgFields", v.allow_unknown_msg_fields)?,
-        validate_unordered_group_fields: r.bool(
-            "ValidateUnorderedGroupFields",
-            v.validate_unordered_group_fields,
-        )?,
-        check_latency: r.bool("CheckLatency", v.check_latency)?,
-        max_latency_secs: r.num_or("MaxLatency", v.max_latency_secs)?,
+        validate_fields_out_of_order: r.flag("ValidateFieldsOutOfOrder")?,
+        validate_fields_have_values: r.flag("ValidateFieldsHaveValues")?,
+        validate_user_defined_fields: r.flag("ValidateUserDefinedFields")?,
+        allow_unknown_msg_fields: r.flag("AllowUnknownMsgFields")?,
+        validate_unordered_group_fields: r.flag("ValidateUnorderedGroupFields")?,
+        check_latency: r.flag("CheckLatency")?,
+        max_latency_secs: r.num("MaxLatency")?,
     };
-    let max_message_size = r.num_or("MaxMessageSize", d::MAX_MESSAGE_SIZE)?;
+    let max_message_size = r.num("MaxMessageSize")?;
     let max_logon_message_size = r.num_or(
         "MaxLogonMessageSize",
         d::MAX_LOGON_MESSAGE_SIZE.min(max_message_size),
     )?;
-    let max_outbound_queue_bytes =
-        r.num_or("MaxOutboundQueueBytes", d::MAX_OUTBOUND_QUEUE_BYTES)?;
+    let max_outbound_queue_bytes: usize = r.num("MaxOutboundQueueBytes")?;
     let slow_consumer_hard_limit = r.num_or(
         "SlowConsumerHardLimit",
         // 4 × MaxOutboundQueueBytes, SLOW_CONSUMER_HARD_LIMIT when that is left out.
@@ -227,8 +219,8 @@ pub(super) fn typed(
         socket_accept_address,
         connect_addresses,
         heart_bt_int,
-        reconnect_interval: r.num_or("ReconnectInterval", 30u32)?,
-        use_data_dictionary: r.bool("UseDataDictionary", d::USE_DATA_DICTIONARY)?,
+        reconnect_interval: r.num("ReconnectInterval")?,
+        use_data_dictionary: r.flag("UseDataDictionary")?,
         data_dictionary: r.path("DataDictionary")?,
         transport_data_dictionary: r.path("TransportDataDictionary")?,
         app_data_dictionary: r.path("AppDataDictionary")?,
@@ -237,7 +229,7 @@ pub(super) fn typed(
         file_log_path: r.path("FileLogPath")?,
         screen_log: screen_log(&r)?,
         timestamp_precision,
-        persist_messages: r.bool("PersistMessages", d::PERSIST_MESSAGES)?,
+        persist_messages: r.flag("PersistMessages")?,
         start_time: r.time("StartTime")?,
         end_time: r.time("EndTime")?,
         start_day: r.day("StartDay")?,
@@ -247,30 +239,23 @@ pub(super) fn typed(
         logon_time: schedule.logon_time.zip(schedule.logout_time),
         logon_days: schedule.logon_day.zip(schedule.logout_day),
         reset_seq_time: schedule.reset_seq_time,
-        logon_timeout: r.num_or("LogonTimeout", d::LOGON_TIMEOUT)?,
-        logout_timeout: r.num_or("LogoutTimeout", d::LOGOUT_TIMEOUT)?,
-        socket_nodelay: r.bool("SocketNodelay", true)?,
+        logon_timeout: r.num("LogonTimeout")?,
+        logout_timeout: r.num("LogoutTimeout")?,
+        socket_nodelay: r.flag("SocketNodelay")?,
         socket_send_buffer_size: r.number("SocketSendBufferSize")?,
         socket_receive_buffer_size: r.number("SocketReceiveBufferSize")?,
         tls: r.tls_keys(connection_type)?,
-        reset_on_logon: r.bool("ResetOnLogon", d::RESET_ON_LOGON)?,
-        reset_on_logout: r.bool("ResetOnLogout", d::RESET_ON_LOGOUT)?,
-        reset_on_disconnect: r.bool("ResetOnDisconnect", d::RESET_ON_DISCONNECT)?,
-        refresh_on_logon: r.bool("RefreshOnLogon", d::REFRESH_ON_LOGON)?,
-        resend_request_chunk_size: r
-            .num_or("ResendRequestChunkSize", d::RESEND_REQUEST_CHUNK_SIZE)?,
-        enable_last_msg_seq_num_processed: r.bool(
-            "EnableLastMsgSeqNumProcessed",
-            d::ENABLE_LAST_MSG_SEQ_NUM_PROCESSED,
-        )?,
-        enable_next_expected_msg_seq_num: r.bool(
-            "EnableNextExpectedMsgSeqNum",
-            d::ENABLE_NEXT_EXPECTED_MSG_SEQ_NUM,
-        )?,
+        reset_on_logon: r.flag("ResetOnLogon")?,
+        reset_on_logout: r.flag("ResetOnLogout")?,
+        reset_on_disconnect: r.flag("ResetOnDisconnect")?,
+        refresh_on_logon: r.flag("RefreshOnLogon")?,
+        resend_request_chunk_size: r.num("ResendRequestChunkSize")?,
+        enable_last_msg_seq_num_processed: r.flag("EnableLastMsgSeqNumProcessed")?,
+        enable_next_expected_msg_seq_num: r.flag("EnableNextExpectedMsgSeqNum")?,
         default_appl_ver_id: r.string("DefaultApplVerID").filter(|v| !v.is_empty()),
-        check_comp_id: r.bool("CheckCompID", d::CHECK_COMP_ID)?,
+        check_comp_id: r.flag("CheckCompID")?,
         validation,
-        validate_length_and_checksum: r.bool("ValidateLengthAndChecksum", true)?,
+        validate_length_and_checksum: r.flag("ValidateLengthAndChecksum")?,
         max_message_size,
         admin_http_port: r.port("AdminHttpPort")?.filter(|&p| p != 0),
         admin_http_address,
@@ -280,21 +265,18 @@ pub(super) fn typed(
         slow_consumer_hard_limit,
         slow_consumer_action,
         max_logon_message_size,
-        max_inbound_queue_bytes: r.num_or("MaxInboundQueueBytes", d::MAX_INBOUND_QUEUE_BYTES)?,
+        max_inbound_queue_bytes: r.num("MaxInboundQueueBytes")?,
         resend_request_timeout,
-        send_redundant_resend_requests: r.bool(
-            "SendRedundantResendRequests",
-            d::SEND_REDUNDANT_RESEND_REQUESTS,
-        )?,
-        validate_checksum: r.bool("ValidateChecksum", d::VALIDATE_CHECKSUM)?,
-        reject_garbled_message: r.bool("RejectGarbledMessage", d::REJECT_GARBLED_MESSAGE)?,
-        queue_while_logged_out: r.bool("QueueWhileLoggedOut", d::QUEUE_WHILE_LOGGED_OUT)?,
-        engine_journal: r.bool("EngineJournal", true)?,
+        send_redundant_resend_requests: r.flag("SendRedundantResendRequests")?,
+        validate_checksum: r.flag("ValidateChecksum")?,
+        reject_garbled_message: r.flag("RejectGarbledMessage")?,
+        queue_while_logged_out: r.flag("QueueWhileLoggedOut")?,
+        engine_journal: r.flag("EngineJournal")?,
         file_store_sync,
         file_store_damage,
         username: r.string("Username").filter(|v| !v.is_empty()),
         password: r.string("Password").filter(|v| !v.is_empty()),
-        acceptor_template: r.bool("AcceptorTemplate", false)?,
+        acceptor_template: r.flag("AcceptorTemplate")?,
         allowed_target_comp_ids: r
             .string("AllowedTargetCompIDs")
             .map(|v| {
@@ -305,7 +287,7 @@ pub(super) fn typed(
                     .collect()
             })
             .unwrap_or_default(),
-        max_template_sessions: r.num_or("MaxTemplateSessions", 1_000usize)?,
+        max_template_sessions: r.num("MaxTemplateSessions")?,
         ha: super::ha::ha_settings(&r)?,
         sql_store: super::sql_store::sql_store_settings(&r)?,
         entries: Vec::new(),

@@ -629,7 +629,7 @@ mod tests {
     fn keys_are_unique_and_not_implemented() {
         for (i, k) in UNSUPPORTED_KEYS.iter().enumerate() {
             assert!(
-                !crate::config::keys::is_known(k.key),
+                !crate::config::catalog::is_known(k.key),
                 "{} is implemented: it does not belong in the table",
                 k.key
             );
