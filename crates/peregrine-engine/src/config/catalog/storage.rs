@@ -22,19 +22,19 @@ pub(super) const KEYS: &[Key] = &[
     ),
     flag_rule(
         "ScreenLogShowEvents",
-        QFJ,
+        QF,
         SCREEN,
         "the [screen log](#logs): the event log's lines on standard output, without `FileLogPath` or a `tracing` subscriber",
     ),
     flag_rule(
         "ScreenLogShowIncoming",
-        QFJ,
+        QF,
         SCREEN,
         "the [screen log](#logs): the messages received, on standard output",
     ),
     flag_rule(
         "ScreenLogShowOutgoing",
-        QFJ,
+        QF,
         SCREEN,
         "the [screen log](#logs): the messages sent, on standard output",
     ),
