@@ -4,11 +4,15 @@
 //! ([`preflight::check`], which reports every problem) — without starting a
 //! session, opening a socket or a store. On success, a summary of each
 //! session on stdout; otherwise every error on stderr, `FILE:LINE: KEY: why`.
+//! `peregrine check-config --keys`: every key Peregrine reads, from the
+//! engine's key catalog ([`config::CATALOG`]).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use peregrine_engine::config::{ConnectionType, SessionSettings, Settings, TimeOfDay, TlsVersion};
+use peregrine_engine::config::{
+    self, ConnectionType, SessionSettings, Settings, TimeOfDay, TlsVersion, ValueKind,
+};
 use peregrine_engine::fix::{self, StoreKind};
 use peregrine_engine::preflight;
 
@@ -17,8 +21,11 @@ use crate::error::Error;
 
 /// Runs the command.
 pub fn run(args: CheckConfigArgs) -> Result<(), Error> {
+    let Some(file) = args.file.filter(|_| !args.keys) else {
+        return print(&keys());
+    };
     // Warnings go to stderr here, as at start-up.
-    let settings = Settings::load(&args.file).map_err(Error::Settings)?;
+    let settings = Settings::load(&file).map_err(Error::Settings)?;
     let store = args.store.map(StoreKind::from);
     let errors = preflight::check(&settings, store);
     if !errors.is_empty() {
@@ -26,18 +33,48 @@ pub fn run(args: CheckConfigArgs) -> Result<(), Error> {
             eprintln!("peregrine: {e}");
         }
         return Err(Error::CheckFailed {
-            file: args.file,
+            file,
             errors: errors.len(),
         });
     }
-    let text = summary(&settings, store);
+    print(&summary(&settings, store))
+}
+
+fn print(text: &str) -> Result<(), Error> {
     std::io::stdout()
         .lock()
         .write_all(text.as_bytes())
         .map_err(|source| Error::Io {
-            what: "cannot write the summary".into(),
+            what: "cannot write to stdout".into(),
             source,
         })
+}
+
+/// Every key of the catalog: a line of name, source, kind and default, then
+/// what it does, indented.
+fn keys() -> String {
+    let mut out = String::new();
+    for key in config::CATALOG {
+        let kind = match key.kind {
+            ValueKind::Flag => "Y/N".to_string(),
+            ValueKind::Number { unit, min, max } => format!("{unit}, {min} to {max}"),
+            ValueKind::Text(form) => form.to_string(),
+        };
+        let sources: Vec<String> = key.sources.iter().map(ToString::to_string).collect();
+        let name = match key.suffix {
+            config::KeySuffix::None => key.name.to_string(),
+            config::KeySuffix::Number => format!("{0}, {0}<n>", key.name),
+            config::KeySuffix::Version => format!("{0}, {0}.<version>", key.name),
+        };
+        let _ = writeln!(
+            out,
+            "{name} ({}): {kind}; default {}\n    {}",
+            sources.join(", "),
+            key.default,
+            key.doc_text()
+        );
+    }
+    out
 }
 
 /// What the settings make, as a person reads it.

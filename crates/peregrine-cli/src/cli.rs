@@ -517,17 +517,23 @@ file store is damaged.
 On success the sessions are summarised on stdout and the exit status is 0; otherwise each \
 error is printed on stderr as FILE:LINE: KEY: what is wrong, and the exit status is 1. \
 Warnings (unknown keys, QuickFIX keys Peregrine does not implement that only change logs or \
-performance) are printed on stderr and do not fail the check.";
+performance) are printed on stderr and do not fail the check.
+
+With --keys, no file: every key Peregrine reads is printed, with its kind, range, default, \
+where it comes from and what it does (the catalog the engine README's table comes from).";
 
 /// `peregrine check-config`.
 #[derive(Debug, Args)]
 pub struct CheckConfigArgs {
     /// The settings file to check.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    #[arg(value_name = "FILE", required_unless_present = "keys")]
+    pub file: Option<PathBuf>,
     /// Check as if every session used this store (as `acceptor --store`).
     #[arg(long, value_enum)]
     pub store: Option<Store>,
+    /// Print every key Peregrine reads (kind, range, default, source, meaning) instead.
+    #[arg(long, conflicts_with_all = ["file", "store"])]
+    pub keys: bool,
 }
 
 #[cfg(test)]

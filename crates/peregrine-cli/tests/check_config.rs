@@ -364,3 +364,27 @@ fn the_summary_says_each_sessions_tls() {
     // The session without TLS has no tls line: three lines for four sessions.
     assert!(stdout.contains("FIX.4.4:A->E"), "{stdout}");
 }
+
+#[test]
+fn keys_lists_every_key_of_the_catalog_with_its_range_and_default() {
+    let out = check(&["--keys"], &repo());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    for key in peregrine_engine::config::KNOWN_KEYS {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{key} (")) || l.starts_with(&format!("{key}, "))),
+            "{key} missing:\n{stdout}"
+        );
+    }
+    assert!(
+        lines.contains(&"HeartBtInt (QuickFIX): seconds, 0 to 2147483647; default 30"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("    seconds to wait for the Logon answer; range 1 to 3600"));
+    // A file and --keys together is a usage error.
+    let out = check(&["--keys", "examples/venue.cfg"], &repo());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

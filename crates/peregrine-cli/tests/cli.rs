@@ -29,7 +29,7 @@ fn every_command_has_help() {
         (&["bench", "scale-peer"], "[ARGS]..."),
         (&["run"], "--count <N>"),
         (&["decode"], "--msg-type <TYPE,...>"),
-        (&["check-config"], "<FILE>"),
+        (&["check-config"], "--keys"),
     ];
     for (command, expected) in commands {
         for help in ["--help", "-h"] {
