@@ -33,9 +33,11 @@
 //! Each request but `/metrics` becomes a [`Command`] for the reactor, sent through the
 //! [`EngineHandle`]'s channel; the answer is sent only once the reactor has
 //! carried the command out, so a new sequence number is in force before `200`
-//! comes back. Other answers: 400 (bad parameters; and a target holding a
+//! comes back. Other answers: 400 (bad parameters, and a target holding a
 //! byte a URL may not hold unencoded, such as the `>` of `SESSION=FIX.4.4:A->B`
-//! typed as is: the answer says which and how to write it), 401/403 (see below), 404
+//! typed as is: the body names the parameter, query key or `path`, and the
+//! form it expects: `SESSION: missing; expected a session id like
+//! FIX.4.4:SENDER->TARGET …`), 401/403 (see below), 404
 //! (unknown path or session), 405 (not `GET`), 413 (a request with a body),
 //! 431 (a request head over [`MAX_HEAD_BYTES`]), 503 (the engine did not answer
 //! within [`REACTOR_TIMEOUT`], or too many connections). [`Command::Stop`] is
@@ -95,7 +97,7 @@ use subtle::ConstantTimeEq;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
-use crate::command::{Command, CommandError, EngineHandle, Outcome, Reply};
+use crate::command::{AddSessionError, Command, CommandError, EngineHandle, Outcome, Reply};
 use crate::driver::Nanos;
 use crate::session_info::SessionInfo;
 
@@ -245,21 +247,62 @@ impl HttpReply {
                     HttpReply::new(409, format!("{session} is not logged on: no TestRequest sent\n"))
                 }
             }
-            Err(e) => {
-                let status = match e {
-                    CommandError::NoSuchSession { .. } => 404,
-                    CommandError::AmbiguousSession { .. } => 400,
-                    CommandError::Store { .. } => 500,
-                    CommandError::SessionExists { .. } => 409,
-                    CommandError::CannotAdd { .. } => 400,
-                };
-                HttpReply::new(status, format!("{e}\n"))
-            }
+            Err(e) => HttpReply::from_error(e, None),
+        }
+    }
+}
+
+impl HttpReply {
+    /// The answer to an error, a 400 naming the parameter: `like` is the
+    /// `LIKE` of an `/addsession` (an ambiguous name that is it is said
+    /// of `LIKE`, any other of `SESSION`).
+    fn from_error(e: CommandError, like: Option<&str>) -> HttpReply {
+        match e {
+            CommandError::NoSuchSession { .. } => HttpReply::new(404, format!("{e}\n")),
+            CommandError::Store { .. } => HttpReply::new(500, format!("{e}\n")),
+            CommandError::SessionExists { .. } => HttpReply::new(409, format!("{e}\n")),
+            CommandError::AmbiguousSession { name } => HttpReply::new(
+                400,
+                bad_parameter(
+                    if like == Some(name.as_str()) {
+                        "LIKE"
+                    } else {
+                        "SESSION"
+                    },
+                    &format!("{name} names several sessions"),
+                    &format!("the session id with its qualifier, like {name}:QUALIFIER"),
+                ),
+            ),
+            CommandError::CannotAdd {
+                name,
+                why: AddSessionError::BadName,
+            } => HttpReply::new(
+                400,
+                bad_parameter(
+                    "SESSION",
+                    &format!("{name:?} is not a session id"),
+                    SESSION_FORM,
+                ),
+            ),
+            // The engine's side, not the request's: its listener or logs, no factory.
+            CommandError::CannotAdd {
+                why: AddSessionError::Io(_) | AddSessionError::NoFactory,
+                ..
+            } => HttpReply::new(500, format!("{e}\n")),
+            CommandError::CannotAdd { .. } => HttpReply::new(
+                400,
+                bad_parameter(
+                    "SESSION",
+                    &e.to_string(),
+                    "a session that LIKE's settings, with its CompIDs, make valid",
+                ),
+            ),
         }
     }
 }
 
 pub use crate::http::percent_decode;
+use crate::http::{bad_parameter, is_session_id, SESSION_FORM};
 
 /// Turns a request target (`/seqnum?SESSION=…&NEXTSENDERSEQNUM=2000`) into a
 /// [`Command`], or the error reply to send.
@@ -280,16 +323,20 @@ pub use crate::http::percent_decode;
 ///     parse_target("/reset?SESSION=FIX.4.4:ISLD-%3ETW"),
 ///     Ok(Command::ResetSeqNums { session: "FIX.4.4:ISLD->TW".into() })
 /// );
-/// assert_eq!(parse_target("/logon").unwrap_err().status, 400);
+/// let missing = parse_target("/logon").unwrap_err();
+/// assert_eq!(missing.status, 400);
+/// assert!(missing.body.starts_with("SESSION: missing; expected a session id like FIX.4.4:SENDER->TARGET"));
 /// assert_eq!(parse_target("/nope").unwrap_err().status, 404);
 /// ```
 ///
 /// # Errors
 ///
 /// The [`HttpReply`] to send instead of a command: 404 for a path that is not
-/// a command; 400 when `SESSION` is missing (every path but `/sessions`), when
-/// `/seqnum` has neither `NEXTSENDERSEQNUM` nor `NEXTTARGETSEQNUM` or one that
-/// is not a number from 1, and when `/addsession` has no `LIKE`.
+/// a command; 400 when `SESSION` is missing or not a session id (every path
+/// but `/sessions`), when `/seqnum` has neither `NEXTSENDERSEQNUM` nor
+/// `NEXTTARGETSEQNUM` or one that is not a number from 1, and when
+/// `/addsession` has no `LIKE` or one that is not a session id. A 400's body
+/// names the parameter and the form it expects.
 pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let params: Vec<(String, String)> = query
@@ -301,7 +348,18 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
         })
         .collect();
     let get = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-    let session = || get("SESSION").ok_or_else(|| HttpReply::new(400, "SESSION is missing\n"));
+    let session_id = |key: &str| match get(key) {
+        None => Err(HttpReply::new(
+            400,
+            bad_parameter(key, "missing", SESSION_FORM),
+        )),
+        Some(v) if !is_session_id(&v) => Err(HttpReply::new(
+            400,
+            bad_parameter(key, &format!("{v:?} is not a session id"), SESSION_FORM),
+        )),
+        Some(v) => Ok(v),
+    };
+    let session = || session_id("SESSION");
     match path {
         "/sessions" => Ok(Command::ListSessions),
         "/seqnum" => {
@@ -313,7 +371,11 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
                         Ok(n) if n >= 1 => Ok(Some(n)),
                         _ => Err(HttpReply::new(
                             400,
-                            format!("{k}: {v:?} is not a sequence number\n"),
+                            bad_parameter(
+                                k,
+                                &format!("{v:?} is not a sequence number"),
+                                &format!("a whole number from 1, like {k}=2000"),
+                            ),
                         )),
                     },
                 }
@@ -323,7 +385,11 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
             if next_sender.is_none() && next_target.is_none() {
                 return Err(HttpReply::new(
                     400,
-                    "give NEXTSENDERSEQNUM and/or NEXTTARGETSEQNUM\n",
+                    bad_parameter(
+                        "NEXTSENDERSEQNUM, NEXTTARGETSEQNUM",
+                        "neither given",
+                        "one or both, each a whole number from 1, like NEXTSENDERSEQNUM=2000",
+                    ),
                 ));
             }
             Ok(Command::SetSeqNum {
@@ -334,12 +400,8 @@ pub fn parse_target(target: &str) -> Result<Command, HttpReply> {
         }
         "/addsession" => {
             let session = session()?;
-            let like = get("LIKE").ok_or_else(|| {
-                HttpReply::new(
-                    400,
-                    "LIKE is missing (the session whose settings it takes)\n",
-                )
-            })?;
+            // The session whose settings the new one takes.
+            let like = session_id("LIKE")?;
             Ok(Command::AddSessionLike { session, like })
         }
         "/removesession" => {
@@ -745,6 +807,10 @@ impl Server {
             Ok(command) => command,
             Err(reply) => return response(reply),
         };
+        let like = match &command {
+            Command::AddSessionLike { like, .. } => Some(like.clone()),
+            _ => None,
+        };
         if command.is_mutating() {
             // MUTATING_PATHS covers every mutating command; this is the backstop.
             if let Some(refusal) = refusal(access) {
@@ -762,6 +828,7 @@ impl Server {
         )
         .await
         {
+            Ok(Some(Err(e))) => HttpReply::from_error(e, like.as_deref()),
             Ok(Some(reply)) => HttpReply::from_reply(reply),
             Ok(None) => HttpReply::new(503, "the engine is not running\n"),
             Err(_) => HttpReply::new(
@@ -846,7 +913,6 @@ fn unauthorized(reply: HttpReply) -> Response<Body> {
     r
 }
 
-/// Answers a connection past the cap with 503, briefly.
 /// What is wrong with a request line whose target hyper would refuse with an
 /// empty 400 (a byte a URL may not hold unencoded: `FIX.4.4:A->B` typed as
 /// is, with curl), and how to write it. Looks at the bytes the client has
@@ -860,27 +926,83 @@ async fn misencoded_target(stream: &TcpStream, within: Duration) -> Option<Strin
         .ok()?;
     let line = &first[..n];
     let line = &line[..line.iter().position(|&b| b == b'\n')?];
-    let mut parts = line.split(|&b| b == b' ');
-    let (_method, target) = (parts.next()?, parts.next()?);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    // METHOD SP target SP HTTP/1.1: a space typed in the target splits it.
+    let first_space = line.iter().position(|&b| b == b' ')?;
+    let rest = &line[first_space + 1..];
+    let target = match rest.iter().rposition(|&b| b == b' ') {
+        Some(last) if rest[last + 1..].starts_with(b"HTTP/") => &rest[..last],
+        _ => rest,
+    };
     let text = std::str::from_utf8(target).ok();
     if text.is_some_and(|t| t.parse::<hyper::Uri>().is_ok()) {
         return None;
     }
-    let bad = *target
+    let at = target
         .iter()
-        .find(|&&b| b <= b' ' || b >= 0x7f || b"\"<>\\^`{|}".contains(&b))?;
-    Some(format!(
-        "the request target holds {} (byte 0x{bad:02X}), which a URL may not hold unencoded: \
-         write it %{bad:02X}, as in /logout?SESSION=FIX.4.4:A-%3EB (curl: \
-         curl -G --data-urlencode 'SESSION=FIX.4.4:A->B' http://HOST:PORT/logout)\n",
-        if bad.is_ascii_graphic() {
-            format!("'{}'", bad as char)
-        } else {
-            "a byte".to_string()
-        }
-    ))
+        .position(|&b| b <= b' ' || b >= 0x7f || b"\"<>\\^`{|}".contains(&b))?;
+    Some(misencoded_answer(target, at))
 }
 
+/// The 400 for a request target whose byte at `at` a URL may not hold
+/// unencoded: which parameter (query key, or the path) holds it, and how to
+/// write it.
+fn misencoded_answer(target: &[u8], at: usize) -> String {
+    let bad = target[at];
+    let shown = match bad {
+        b' ' => "a space".to_string(),
+        b if b.is_ascii_graphic() => format!("'{}'", b as char),
+        _ => "a byte".to_string(),
+    };
+    let holds = format!(
+        "holds {shown} (byte 0x{bad:02X}), which a URL may not hold unencoded (write it %{bad:02X})"
+    );
+    let query_start = target.iter().position(|&b| b == b'?').map(|q| q + 1);
+    let Some(query_start) = query_start.filter(|&q| q <= at) else {
+        return bad_parameter(
+            "path",
+            &holds,
+            "a path like /sessions or /logout, percent-encoded",
+        );
+    };
+    // The key=value pair the byte is in, and its key (up to '=', decoded).
+    let pair_start = target[query_start..at]
+        .iter()
+        .rposition(|&b| b == b'&')
+        .map_or(query_start, |p| query_start + p + 1);
+    let pair_end = target[at..]
+        .iter()
+        .position(|&b| b == b'&')
+        .map_or(target.len(), |p| at + p);
+    let pair = &target[pair_start..pair_end];
+    let Some(eq) = pair
+        .iter()
+        .position(|&b| b == b'=')
+        .filter(|&e| pair_start + e < at)
+    else {
+        return bad_parameter(
+            "query",
+            &format!("a parameter's name {holds}"),
+            "names like SESSION, percent-encoded",
+        );
+    };
+    let key = percent_decode(&String::from_utf8_lossy(&pair[..eq])).to_ascii_uppercase();
+    let key = crate::log::Escaped(key.as_bytes()).to_string();
+    let expected = if key == "SESSION" || key == "LIKE" {
+        format!(
+            "{SESSION_FORM}, as in /logout?SESSION=FIX.4.4:A-%3EB (curl: \
+             curl -G --data-urlencode 'SESSION=FIX.4.4:A->B' http://HOST:PORT/logout)"
+        )
+    } else {
+        format!(
+            "the value percent-encoded (curl: curl -G --data-urlencode '{key}=…' \
+             http://HOST:PORT/PATH)"
+        )
+    };
+    bad_parameter(&key, &format!("the value {holds}"), &expected)
+}
+
+/// Answers a connection past the cap with 503, briefly.
 async fn refuse_busy(stream: TcpStream, header_read_timeout: Duration) {
     let service = service_fn(|_request| async {
         let mut r = response(HttpReply::new(

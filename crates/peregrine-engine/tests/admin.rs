@@ -469,7 +469,8 @@ fn an_unencoded_session_name_gets_a_400_that_says_how_to_write_it() {
     );
     assert_eq!(status, 400);
     assert!(
-        body.contains("'>' (byte 0x3E)") && body.contains("write it %3E"),
+        body.starts_with("SESSION: the value holds '>' (byte 0x3E)")
+            && body.contains("write it %3E"),
         "{body}"
     );
     let (status, body) = get_with(
@@ -478,6 +479,164 @@ fn an_unencoded_session_name_gets_a_400_that_says_how_to_write_it() {
         TOKEN,
     );
     assert_eq!(status, 200, "{body}");
+    stop(handle, reactor);
+}
+
+/// Every 400 of the admin interface (its commands, the console's `api/…`,
+/// and request targets hyper would refuse) names the parameter and the form
+/// it expects, over a real socket: `SESSION: missing; expected a session id
+/// like FIX.4.4:SENDER->TARGET …`.
+#[test]
+fn every_400_names_the_parameter_and_the_expected_form() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two initiators that differ only by qualifier make FIX.4.4:TW->ISLD
+    // ambiguous (they connect to a port nobody listens on).
+    let text = format!(
+        "[DEFAULT]\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nUseDataDictionary=N\n\
+         FileLogPath={log}\n[SESSION]\nBeginString=FIX.4.4\n\
+         [SESSION]\nConnectionType=initiator\nBeginString=FIX.4.4\nSenderCompID=TW\n\
+         TargetCompID=ISLD\nSessionQualifier=Q\nSocketConnectHost=127.0.0.1\nSocketConnectPort=1\n\
+         [SESSION]\nConnectionType=initiator\nBeginString=FIX.4.4\nSenderCompID=TW\n\
+         TargetCompID=ISLD\nSessionQualifier=R\nSocketConnectHost=127.0.0.1\nSocketConnectPort=1\n",
+        log = dir.path().join("log").display()
+    );
+    let (_, handle, reactor) = run_engine(&text, dir.path());
+    let admin = serve_admin(&handle, with_token());
+    let isld = "SESSION=FIX.4.4:ISLD-%3ETW";
+    let many = (0..20)
+        .map(|i| format!("M{i}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let long = "9".repeat(300);
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            "/logout".into(),
+            "SESSION: missing",
+            "a session id like FIX.4.4:SENDER->TARGET",
+        ),
+        (
+            "/logon?SESSION=ISLD".into(),
+            "SESSION: \"ISLD\" is not a session id",
+            "-%3E",
+        ),
+        (
+            format!("/seqnum?{isld}&NEXTSENDERSEQNUM=abc"),
+            "NEXTSENDERSEQNUM: \"abc\" is not a sequence number",
+            "a whole number from 1",
+        ),
+        (
+            format!("/seqnum?{isld}&NEXTTARGETSEQNUM=0"),
+            "NEXTTARGETSEQNUM: \"0\"",
+            "a whole number from 1",
+        ),
+        (
+            format!("/seqnum?{isld}"),
+            "NEXTSENDERSEQNUM, NEXTTARGETSEQNUM: neither given",
+            "NEXTSENDERSEQNUM=2000",
+        ),
+        (
+            "/addsession?SESSION=FIX.4.4:ISLD-%3ENEW".into(),
+            "LIKE: missing",
+            "a session id like",
+        ),
+        (
+            "/addsession?SESSION=FIX.4.4:ISLD-%3ENEW&LIKE=TW".into(),
+            "LIKE: \"TW\" is not a session id",
+            "a session id like",
+        ),
+        (
+            "/addsession?SESSION=FIX.4.4:ISLD-%3ENEW&LIKE=FIX.4.4:TW-%3EISLD".into(),
+            "LIKE: FIX.4.4:TW->ISLD names several sessions",
+            "FIX.4.4:TW->ISLD:QUALIFIER",
+        ),
+        (
+            "/testrequest?SESSION=FIX.4.4:TW-%3EISLD".into(),
+            "SESSION: FIX.4.4:TW->ISLD names several sessions",
+            "with its qualifier",
+        ),
+        (
+            "/api/messages".into(),
+            "SESSION: missing",
+            "a session id like",
+        ),
+        (
+            "/api/events".into(),
+            "SESSION: missing",
+            "a session id like",
+        ),
+        ("/api/follow".into(), "CLORDID: missing", "a ClOrdID(11)"),
+        (
+            format!("/api/messages?{isld}&ADMIN=no"),
+            "ADMIN: \"no\"",
+            "show, hide or only",
+        ),
+        (
+            format!("/api/messages?{isld}&OFFSET=x"),
+            "OFFSET: \"x\" is not a number",
+            "a whole number",
+        ),
+        (
+            format!("/api/messages?{isld}&TO=%3Cb%3E"),
+            "TO: \"<b>\" is not a time",
+            "20261124-10:00:00",
+        ),
+        (
+            format!("/api/messages?{isld}&MSGTYPE={many}"),
+            "MSGTYPE, WHERE: too many",
+            "at most",
+        ),
+        (
+            format!("/api/messages?{isld}&WHERE={long}"),
+            "MSGTYPE, WHERE: a value too long",
+            "at most",
+        ),
+        (
+            format!("/api/messages?{isld}&ORDER={long}"),
+            "ORDER: too long",
+            "a ClOrdID of at most",
+        ),
+        (
+            format!("/api/messages?{isld}&WHERE=NoSuchField%3D1"),
+            "MSGTYPE, WHERE: ",
+            "fields the dictionary knows",
+        ),
+    ];
+    for (target, names, expected) in &cases {
+        let (status, body) = get_with(admin, target, TOKEN);
+        assert_eq!(status, 400, "{target}: {body}");
+        assert!(
+            body.starts_with(names) && body.contains("; expected ") && body.contains(expected),
+            "{target}: {body}"
+        );
+    }
+    // Targets hyper refuses (a byte a URL may not hold): the parameter, or the path.
+    for (line, names, expected) in [
+        (
+            "/logout?SESSION=FIX.4.4:ISLD->TW",
+            "SESSION: the value holds '>' (byte 0x3E)",
+            "-%3E",
+        ),
+        (
+            "/logout?SESSION=FIX.4.4:ISLD-%3ETW&TEXT=end of day",
+            "TEXT: the value holds a space (byte 0x20)",
+            "--data-urlencode 'TEXT=",
+        ),
+        (
+            "/lo<gout?SESSION=FIX.4.4:ISLD-%3ETW",
+            "path: holds '<' (byte 0x3C)",
+            "a path like /sessions",
+        ),
+    ] {
+        let (status, body) = http(
+            admin,
+            &format!("GET {line} HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"),
+        );
+        assert_eq!(status, 400, "{line}: {body}");
+        assert!(
+            body.starts_with(names) && body.contains("; expected ") && body.contains(expected),
+            "{line}: {body}"
+        );
+    }
     stop(handle, reactor);
 }
 

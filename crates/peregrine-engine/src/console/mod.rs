@@ -59,7 +59,7 @@ use peregrine_decode::{Dictionaries, Filter, MessageDecoder};
 
 use crate::command::{Command, EngineHandle, Outcome};
 use crate::driver::now_nanos;
-use crate::http::percent_decode;
+use crate::http::{bad_parameter, percent_decode, SESSION_FORM};
 use crate::session_info::SessionInfo;
 
 use self::messages::{Admin, Query};
@@ -180,7 +180,7 @@ impl Console {
             },
             "/api/messages" => {
                 let Some(name) = get("SESSION") else {
-                    return Reply::text(400, "SESSION is missing\n");
+                    return Reply::text(400, bad_parameter("SESSION", "missing", SESSION_FORM));
                 };
                 let query = match message_query(&params) {
                     Ok(q) => q,
@@ -206,7 +206,14 @@ impl Console {
             }
             "/api/follow" => {
                 let Some(id) = get("CLORDID").filter(|v| !v.is_empty()) else {
-                    return Reply::text(400, "CLORDID is missing\n");
+                    return Reply::text(
+                        400,
+                        bad_parameter(
+                            "CLORDID",
+                            "missing",
+                            "a ClOrdID(11) or OrigClOrdID(41) value, percent-encoded",
+                        ),
+                    );
                 };
                 let infos = match sessions(handle, timeout).await {
                     Ok(infos) => infos,
@@ -225,7 +232,7 @@ impl Console {
             }
             "/api/events" => {
                 let Some(name) = get("SESSION") else {
-                    return Reply::text(400, "SESSION is missing\n");
+                    return Reply::text(400, bad_parameter("SESSION", "missing", SESSION_FORM));
                 };
                 let infos = match sessions(handle, timeout).await {
                     Ok(infos) => infos,
@@ -286,9 +293,15 @@ async fn blocking(
     };
     match tokio::task::spawn_blocking(f).await {
         Ok(Ok(body)) => Reply::json(body),
-        Ok(Err(e)) if e.kind() == std::io::ErrorKind::InvalidInput => {
-            Reply::text(400, format!("{e}\n"))
-        }
+        // Only a Messages search's filters are InvalidInput.
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::InvalidInput => Reply::text(
+            400,
+            bad_parameter(
+                "MSGTYPE, WHERE",
+                &e.to_string(),
+                "MsgTypes and fields the dictionary knows, like MSGTYPE=D,8 and WHERE=11%3DORD-1",
+            ),
+        ),
         Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => Reply::text(404, "no log yet\n"),
         Ok(Err(e)) => Reply::text(500, format!("cannot read the log: {e}\n")),
         Err(_) => Reply::text(500, "the search failed\n"),
@@ -316,7 +329,7 @@ fn params(query: &str) -> Vec<(String, String)> {
 }
 
 /// A time bound as the log writes times: digits, `-`, `:` and `.`.
-fn time_bound(v: &str) -> Result<Option<String>, Reply> {
+fn time_bound(key: &str, v: &str) -> Result<Option<String>, Reply> {
     let v = v.trim();
     if v.is_empty() {
         return Ok(None);
@@ -324,7 +337,11 @@ fn time_bound(v: &str) -> Result<Option<String>, Reply> {
     if v.len() > 24 || !v.bytes().all(|b| b.is_ascii_digit() || b"-:.".contains(&b)) {
         return Err(Reply::text(
             400,
-            format!("{v:?} is not a time like 20261124-10:00:00 (UTC, as the log writes it)\n"),
+            bad_parameter(
+                key,
+                &format!("{v:?} is not a time"),
+                "a time like 20261124-10:00:00 (UTC, as the log writes it)",
+            ),
         ));
     }
     Ok(Some(v.to_string()))
@@ -345,8 +362,16 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
         get(k)
             .filter(|v| !v.is_empty())
             .map(|v| {
-                v.parse::<u64>()
-                    .map_err(|_| Reply::text(400, format!("{k}: {v:?} is not a number\n")))
+                v.parse::<u64>().map_err(|_| {
+                    Reply::text(
+                        400,
+                        bad_parameter(
+                            k,
+                            &format!("{v:?} is not a number"),
+                            "a whole number from 0",
+                        ),
+                    )
+                })
             })
             .transpose()
     };
@@ -359,7 +384,11 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
     if msg_types.len() > MAX_FILTERS || wheres.len() > MAX_FILTERS {
         return Err(Reply::text(
             400,
-            format!("at most {MAX_FILTERS} MSGTYPE values and {MAX_FILTERS} WHERE filters\n"),
+            bad_parameter(
+                "MSGTYPE, WHERE",
+                "too many",
+                &format!("at most {MAX_FILTERS} MSGTYPE values and {MAX_FILTERS} WHERE filters"),
+            ),
         ));
     }
     if msg_types
@@ -369,14 +398,18 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
     {
         return Err(Reply::text(
             400,
-            format!("a MSGTYPE or WHERE value is longer than {MAX_FILTER_LEN} bytes\n"),
+            bad_parameter(
+                "MSGTYPE, WHERE",
+                "a value too long",
+                &format!("values of at most {MAX_FILTER_LEN} bytes"),
+            ),
         ));
     }
     Ok(Query {
         msg_types,
         wheres,
-        from: time_bound(get("FROM").unwrap_or(""))?,
-        to: time_bound(get("TO").unwrap_or(""))?,
+        from: time_bound("FROM", get("FROM").unwrap_or(""))?,
+        to: time_bound("TO", get("TO").unwrap_or(""))?,
         admin: match get("ADMIN").unwrap_or("") {
             "" | "show" | "all" => Admin::Shown,
             "hide" => Admin::Hidden,
@@ -384,7 +417,11 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
             other => {
                 return Err(Reply::text(
                     400,
-                    format!("ADMIN: {other:?} is not show, hide or only\n"),
+                    bad_parameter(
+                        "ADMIN",
+                        &format!("{other:?} is not one"),
+                        "show, hide or only",
+                    ),
                 ))
             }
         },
@@ -392,7 +429,11 @@ fn message_query(params: &[(String, String)]) -> Result<Query, Reply> {
             Some(v) if v.len() > MAX_FILTER_LEN => {
                 return Err(Reply::text(
                     400,
-                    format!("ORDER is longer than {MAX_FILTER_LEN} bytes\n"),
+                    bad_parameter(
+                        "ORDER",
+                        "too long",
+                        &format!("a ClOrdID of at most {MAX_FILTER_LEN} bytes"),
+                    ),
                 ))
             }
             v => v.map(String::from),
