@@ -51,9 +51,11 @@ fn a_session_outside_its_schedule_says_so_and_when_it_opens() {
     // CLOSED opens in two hours, for an hour (UTC); OPEN opened an hour ago
     // and closes in an hour. Neither changes while the test runs.
     let (opens, open_closes) = (now + 2 * 3600, now + 3600);
-    // SOON closes while the test runs: the edge is written when it comes.
-    let soon = now + 4;
-    // The initiator's window in New York local time: also two hours ahead.
+    // SOON closes while the test runs (6 s leaves a slow start time to make
+    // its session first): the edge is written when it comes.
+    let soon = now + 6;
+    // The initiator's window in New York local time: also two hours ahead
+    // (unless the clocks change in New York within those two hours).
     let ny = jiff::tz::TimeZone::get("America/New_York").unwrap();
     let ny_now = jiff::Timestamp::from_second(now).unwrap().to_zoned(ny);
     let ny_secs = i64::from(ny_now.hour()) * 3600
