@@ -1,19 +1,18 @@
-//! The engine README's settings table is the one `config::settings_table()`
-//! renders from the key catalog. When it differs the test fails; run
+//! The generated tables: the engine README's settings table is the one
+//! `config::settings_table()` renders from the key catalog, and
+//! docs/settings.md's table of QuickFIX keys Peregrine does not implement is
+//! `config::unsupported_table()`'s. When one differs its test fails; run
 //! `PEREGRINE_BLESS=1 cargo test -p peregrine-engine --test settings_table`
-//! to write the rendered table into the README.
+//! to write the rendered tables into the files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// The line just before the table in the README.
-const MARKER: &str = "<!-- settings table: generated from config::CATALOG";
-
-/// The README's text with its table (the `|` lines after [`MARKER`]) replaced by `table`,
-/// and the table it had.
-fn with_table(readme: &str, table: &str) -> (String, String) {
+/// The README's text with its table (the `|` lines after the line holding `marker`)
+/// replaced by `table`, and the table it had.
+fn with_table(readme: &str, marker: &str, table: &str) -> (String, String) {
     let start = readme
-        .find(MARKER)
-        .expect("the README has the settings table's marker");
+        .find(marker)
+        .unwrap_or_else(|| panic!("no line with {marker:?}"));
     let start = start + readme[start..].find('\n').expect("a line after the marker") + 1;
     let len: usize = readme[start..]
         .split_inclusive('\n')
@@ -25,12 +24,11 @@ fn with_table(readme: &str, table: &str) -> (String, String) {
     (new, old)
 }
 
-#[test]
-fn the_readme_settings_table_is_the_catalogs() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let table = peregrine_engine::config::settings_table();
-    let (blessed, old) = with_table(&readme, &table);
+/// Fails when the table after `marker` in `path` is not `table`; writes it there
+/// under `PEREGRINE_BLESS`.
+fn check_or_bless(path: PathBuf, marker: &str, table: &str, renderer: &str) {
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (blessed, old) = with_table(&text, marker, table);
     if std::env::var_os("PEREGRINE_BLESS").is_some() {
         std::fs::write(&path, blessed).unwrap();
         return;
@@ -40,11 +38,32 @@ fn the_readme_settings_table_is_the_catalogs() {
             .lines()
             .zip(table.lines())
             .find(|(a, b)| a != b)
-            .map(|(a, b)| format!("README:   {a}\ncatalog:  {b}"))
+            .map(|(a, b)| format!("file:     {a}\nrendered: {b}"))
             .unwrap_or_else(|| "the tables differ in length".into());
         panic!(
-            "crates/peregrine-engine/README.md's settings table is not config::settings_table()'s; \
-             run PEREGRINE_BLESS=1 cargo test -p peregrine-engine --test settings_table\n{first}"
+            "{}'s table is not {renderer}'s; run \
+             PEREGRINE_BLESS=1 cargo test -p peregrine-engine --test settings_table\n{first}",
+            path.display()
         );
     }
+}
+
+#[test]
+fn the_readme_settings_table_is_the_catalogs() {
+    check_or_bless(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"),
+        "<!-- settings table: generated from config::CATALOG",
+        &peregrine_engine::config::settings_table(),
+        "config::settings_table()",
+    );
+}
+
+#[test]
+fn the_unsupported_keys_table_is_unsupported_keys() {
+    check_or_bless(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/settings.md"),
+        "<!-- unsupported keys table: generated from config::UNSUPPORTED_KEYS",
+        &peregrine_engine::config::unsupported_table(),
+        "config::unsupported_table()",
+    );
 }

@@ -56,6 +56,7 @@ mod sql_store;
 mod tls;
 mod typed;
 mod unsupported;
+mod unsupported_table;
 mod values;
 
 pub use catalog::{
@@ -71,4 +72,5 @@ pub use settings_builder::{Section, SettingsBuilder, ToSetting};
 pub use sql_store::{SqlSource, SqlStoreSettings};
 pub use tls::{TlsSettings, TlsVersion};
 pub use unsupported::{unsupported, Effect, KeyOrigin, UnsupportedKey, UNSUPPORTED_KEYS};
+pub use unsupported_table::unsupported_table;
 pub use values::{ConnectionType, SettingLine, SlowConsumerAction, StoreDamage, TimeOfDay};
