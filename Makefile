@@ -70,7 +70,7 @@ docs:
 
 ## monitoring: ops/prometheus/peregrine-rules.yml checked and unit-tested by promtool, the PromQL of
 ## every query in ops/grafana/peregrine.json checked (under 1 s; the metric names they use are
-## checked against a real scrape by crates/peregrine-engine/tests/monitoring.rs in `unit`)
+## checked against a real scrape by crates/peregrine-engine/tests/it/monitoring.rs in `unit`)
 monitoring:
 	@bash scripts/monitoring.sh
 

@@ -35,7 +35,7 @@ APT_PACKAGES=(
     libquickfix-dev      # QuickFIX C++ 1.15.1 (peer harnesses)
     maven                # QuickFIX/J peer harnesses
     openssl              # TLS tests: openssl s_server / s_client against the engine
-    chromium             # peregrine-engine tests/console.rs: the operations console in headless Chromium
+    chromium             # peregrine-engine tests/it/console.rs: the operations console in headless Chromium
     chromium-driver      # ... driven over WebDriver (chromedriver, started by the test on a free port)
     prometheus           # promtool: make test checks ops/prometheus/peregrine-rules.yml (no server started)
     etcd-server          # peregrine-ha: etcd 3.4, started by the leadership tests on free ports

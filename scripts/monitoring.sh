@@ -3,7 +3,7 @@
 # are valid. promtool (Debian's prometheus package, `make deps`) checks the rules, runs their unit
 # tests (which alert fires on which series), and checks the PromQL of every dashboard query (each
 # written into a throwaway rule file, Grafana's variables replaced). That every metric name they use
-# is one the engine exports is tested against a real scrape: crates/peregrine-engine/tests/monitoring.rs.
+# is one the engine exports is tested against a real scrape: crates/peregrine-engine/tests/it/monitoring.rs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 command -v promtool >/dev/null || { echo "promtool missing: run make deps" >&2; exit 1; }

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The README's text with its table (the `|` lines after the line holding `marker`)
+/// The file's text with its table (the `|` or `- ` lines after the line holding `marker`)
 /// replaced by `table`, and the table it had.
 fn with_table(readme: &str, marker: &str, table: &str) -> (String, String) {
     let start = readme
@@ -16,7 +16,7 @@ fn with_table(readme: &str, marker: &str, table: &str) -> (String, String) {
     let start = start + readme[start..].find('\n').expect("a line after the marker") + 1;
     let len: usize = readme[start..]
         .split_inclusive('\n')
-        .take_while(|l| l.starts_with('|'))
+        .take_while(|l| l.starts_with('|') || l.starts_with("- "))
         .map(str::len)
         .sum();
     let old = readme[start..start + len].to_string();
@@ -65,5 +65,39 @@ fn the_unsupported_keys_table_is_unsupported_keys() {
         "<!-- unsupported keys table: generated from config::UNSUPPORTED_KEYS",
         &peregrine_engine::config::unsupported_table(),
         "config::unsupported_table()",
+    );
+}
+
+/// docs/settings.md's list of the keys by where they come from.
+fn key_list() -> String {
+    use peregrine_engine::config::{KeySource, CATALOG};
+    let mut out = String::new();
+    for (source, title) in [
+        (
+            KeySource::QuickFix,
+            "QuickFIX's (QuickFIX/J's or QuickFIX C++'s names, usually both)",
+        ),
+        (KeySource::QuickFixJ, "QuickFIX/J's"),
+        (KeySource::QuickFixCpp, "QuickFIX C++'s"),
+        (KeySource::QuickFixGo, "QuickFIX/Go's"),
+        (KeySource::Ours, "Peregrine's own"),
+    ] {
+        let keys: Vec<String> = CATALOG
+            .iter()
+            .filter(|k| k.sources.contains(&source))
+            .map(|k| format!("`{}`", k.name))
+            .collect();
+        out.push_str(&format!("- {title}: {}\n", keys.join(", ")));
+    }
+    out
+}
+
+#[test]
+fn the_settings_key_list_is_the_catalogs() {
+    check_or_bless(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/settings.md"),
+        "<!-- key list: generated from config::CATALOG",
+        &key_list(),
+        "the catalog",
     );
 }

@@ -4,7 +4,7 @@
 //! every connection is closed at once and not one more byte is written. The gate here
 //! is a switch; `peregrine-ha`'s tests drive the same option from a real etcd lease.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -11,7 +11,7 @@ use peregrine_engine::config::Settings;
 use peregrine_engine::fix::{open_store, store_kind, StoreKind};
 use peregrine_engine::Idle;
 
-mod support;
+use crate::support;
 use support::{acceptor_cfg, echo, engine_with, initiator_cfg, log_on, options};
 
 const BASE: &str = "[DEFAULT]\nSocketAcceptPort=5001\nSenderCompID=BANK\nTargetCompID=VENUE\nUseDataDictionary=N\n";

@@ -14,7 +14,7 @@ use peregrine_engine::{DriverEvent, Engine, Idle, Nanos, SessionDriver, SessionV
 use peregrine_store::StoreError;
 use peregrine_testkit::frame;
 
-mod support;
+use crate::support;
 use support::options;
 
 /// Queues `flood` bytes for every chunk it receives.

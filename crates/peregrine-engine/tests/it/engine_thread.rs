@@ -16,7 +16,7 @@ use peregrine_engine::{
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 use peregrine_testkit::Peer;
 
-mod support;
+use crate::support;
 use support::peer_logon;
 
 const WAIT: Duration = Duration::from_secs(5);

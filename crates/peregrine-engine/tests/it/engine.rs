@@ -18,7 +18,7 @@ use peregrine_session::{AppReject, Application, Outbox, SessionId};
 use peregrine_store::StoreError;
 use peregrine_testkit::frame;
 
-mod support;
+use crate::support;
 use support::{echo, engine_with, log_on, logged_on, options, pump, TW_ISLD};
 
 type Received = Arc<Mutex<Vec<String>>>;

@@ -9,7 +9,7 @@ use peregrine_engine::fix::StoreKind;
 use peregrine_engine::{Engine, Idle};
 use peregrine_testkit::Peer;
 
-mod support;
+use crate::support;
 use support::{echo, engine_with, options};
 
 /// More sessions than the engine reads directly (its threshold is 4).

@@ -13,7 +13,7 @@ use peregrine_engine::store::MessageStore;
 use peregrine_engine::{AppEngine, Engine, EngineBuilder, Idle};
 use peregrine_session::EchoApp;
 
-mod support;
+use crate::support;
 use support::{engine_with, options, send_order, Count};
 
 const CLIENTS: [&str; 3] = ["C1", "C2", "C3"];

@@ -15,7 +15,7 @@ use peregrine_session::{
     AppReject, Application, LogoutReason, Outbox, SendError, SessionId, SharedApp,
 };
 
-mod support;
+use crate::support;
 use support::{engine_with, options, send_order};
 
 /// The router: client sessions C1, C2 and the venue session, all accepted

@@ -24,7 +24,7 @@ use peregrine_engine::metrics::{DISCONNECT_REASONS, REJECT_REASONS};
 use peregrine_engine::{Engine, EngineOptions, Idle};
 use peregrine_session::RejectKind;
 
-mod support;
+use crate::support;
 use support::{echo, engine_with, get, initiator_cfg, send_order, serve_admin, Count, TW_ISLD};
 
 const TOKEN: &str = "monitoring-test-token";

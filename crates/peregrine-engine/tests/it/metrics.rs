@@ -19,7 +19,7 @@ use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{Engine, EngineHandle, EngineOptions, Idle, SessionMetrics};
 use peregrine_session::RejectKind;
 
-mod support;
+use crate::support;
 use support::{
     echo, engine_with, get, http, initiator_cfg, send_order, serve_admin, Count, TW_ISLD,
 };

@@ -14,7 +14,7 @@ use std::time::Duration;
 use peregrine_engine::fix::StoreKind;
 use peregrine_engine::Idle;
 
-mod support;
+use crate::support;
 use support::{
     acceptor_cfg, echo, engine_with, initiator_cfg, log_on, options, pump, send_order, Count,
     TW_ISLD,

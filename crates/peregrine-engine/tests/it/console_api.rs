@@ -2,7 +2,7 @@
 //! its headers, `api/sessions` rows joined with the counters, `testrequest`
 //! (sent, or 409 when not logged on) with who asked in the event log,
 //! `api/messages` for a ClOrdID, `api/follow`, `api/events`, and bad
-//! queries answered 400. (tests/console.rs drives the page in Chromium.)
+//! queries answered 400. (tests/it/console.rs drives the page in Chromium.)
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -11,7 +11,7 @@ use peregrine_codec::MessageView;
 use peregrine_engine::{EngineBuilder, RunningEngine};
 use peregrine_session::{AppReject, Application, EchoApp, Outbox, SessionId};
 
-mod support;
+use crate::support;
 
 const TOKEN: &str = "api-test-token";
 const ONE: &str = "FIX.4.4:VENUE->CLIENT1";

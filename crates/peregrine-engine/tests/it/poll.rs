@@ -14,7 +14,7 @@ use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{Engine, Idle};
 use peregrine_session::{AppReject, Application, Outbox, SessionId};
 
-mod support;
+use crate::support;
 use support::{acceptor_cfg, echo, engine_with, initiator_cfg, options, AppFactory, TW_ISLD};
 
 /// Counts echoed orders and remembers the longest Text(58) seen.

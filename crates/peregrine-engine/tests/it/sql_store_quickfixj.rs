@@ -17,12 +17,12 @@ use peregrine_engine::internal::BoxedFixSession;
 use peregrine_engine::{now_nanos, Engine, Idle};
 use peregrine_testkit::frame;
 
-mod support;
+use crate::support;
 use support::{echo, engine_with, options};
 
-#[path = "../../peregrine-store-sql/tests/support/pg.rs"]
+#[path = "../../../peregrine-store-sql/tests/support/pg.rs"]
 mod pg;
-#[path = "../../peregrine-store-sql/tests/support/qfj.rs"]
+#[path = "../../../peregrine-store-sql/tests/support/qfj.rs"]
 mod qfj;
 
 /// Turns `engine` until `done` holds for what `client` received (5 s at
