@@ -6,6 +6,7 @@
 //! to write the rendered tables into the files.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The file's text with its table (the `|` or `- ` lines after the line holding `marker`)
 /// replaced by `table`, and the table it had.
@@ -27,6 +28,9 @@ fn with_table(readme: &str, marker: &str, table: &str) -> (String, String) {
 /// Fails when the table after `marker` in `path` is not `table`; writes it there
 /// under `PEREGRINE_BLESS`.
 fn check_or_bless(path: PathBuf, marker: &str, table: &str, renderer: &str) {
+    // Two tables live in docs/settings.md: one test at a time reads and writes it.
+    static FILES: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = FILES.lock().unwrap_or_else(|e| e.into_inner());
     let text = std::fs::read_to_string(&path).unwrap();
     let (blessed, old) = with_table(&text, marker, table);
     if std::env::var_os("PEREGRINE_BLESS").is_some() {

@@ -3,7 +3,7 @@
 
 use peregrine_session::defaults as d;
 
-use super::{flag, number, text, DefaultValue, Key, OURS, QF};
+use super::{flag, number, text, DefaultValue, Key, OURS, QFJ};
 use crate::config::ha::{DEFAULT_HA_GROUP, DEFAULT_HA_LEASE_TTL};
 
 const QUEUE: (&str, u64, u64) = ("bytes", 4_096, 1 << 36);
@@ -11,7 +11,7 @@ const QUEUE: (&str, u64, u64) = ("bytes", 4_096, 1 << 36);
 pub(super) const KEYS: &[Key] = &[
     flag(
         "AcceptorTemplate",
-        QF,
+        QFJ,
         false,
         "acceptor, Y: the session is a template, not a session: `SenderCompID`, `TargetCompID` (or both) may be `*`, and a Logon on its port that no configured session takes but that fits it creates a session with the Logon's CompIDs (QuickFIX/J's dynamic sessions), with the template's other keys; `*` without it is an error. Example: [examples/acceptor-template.cfg](../../examples/acceptor-template.cfg)",
     ),

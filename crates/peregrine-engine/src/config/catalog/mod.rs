@@ -22,7 +22,7 @@ pub use table::settings_table;
 /// Where a key comes from: the QuickFIX engines that read it too, or ours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeySource {
-    /// A QuickFIX key (QuickFIX/J's and QuickFIX C++'s name and meaning).
+    /// A QuickFIX key (QuickFIX/J's or QuickFIX C++'s name, usually both).
     QuickFix,
     /// QuickFIX/J's.
     QuickFixJ,
