@@ -9,12 +9,14 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod admin;
 mod app_data_dictionaries;
 mod builder;
 mod console;
 mod console_api;
 mod control;
 mod direct_read;
+mod dynamic;
 mod engine;
 mod engine_journal;
 mod engine_thread;
@@ -24,6 +26,7 @@ mod many_sessions;
 mod metrics;
 mod monitoring;
 mod poll;
+mod schedule_status;
 mod send;
 mod settle;
 mod slow_consumer;

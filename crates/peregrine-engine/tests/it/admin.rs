@@ -20,7 +20,7 @@ use peregrine_engine::{
 };
 use peregrine_testkit::{frame, read_message};
 
-mod support;
+use crate::support;
 use support::{acceptor_cfg, echo, engine_with, loopback, serve_admin};
 
 const TOKEN: &str = "t0k3n-for-tests";

@@ -15,7 +15,7 @@ use peregrine_engine::EngineBuilder;
 use peregrine_session::EchoApp;
 use peregrine_testkit::net::free_port;
 
-mod support;
+use crate::support;
 use support::peer_logon;
 
 const DAY: i64 = 86_400;

@@ -9,7 +9,7 @@ use peregrine_engine::{Command, CommandError, EngineBuilder, Outcome, RunningEng
 use peregrine_session::EchoApp;
 use peregrine_testkit::Peer;
 
-mod support;
+use crate::support;
 use support::peer_logon;
 
 const WAIT: Duration = Duration::from_secs(5);
