@@ -173,3 +173,39 @@ pub fn resolve_path(cfg_file: &Path, value: &str) -> PathBuf {
         p.to_path_buf()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key read without a catalog entry is caught in every test run.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "NoSuchKey is read but not in config::catalog")]
+    fn reading_an_uncatalogued_key_panics_in_debug_builds() {
+        let r = Reader {
+            origin: Origin::File,
+            file: Path::new("a.cfg"),
+            section_line: 1,
+            entries: &[],
+        };
+        let _ = r.entry("NoSuchKey");
+    }
+
+    #[test]
+    fn catalogued_keys_and_their_suffixed_forms_are_read() {
+        let r = Reader {
+            origin: Origin::File,
+            file: Path::new("a.cfg"),
+            section_line: 1,
+            entries: &[],
+        };
+        assert!(r.entry("SocketConnectHost2").is_none());
+        assert!(r.entry("AppDataDictionary.FIX.4.4").is_none());
+        assert_eq!(
+            r.flag("ResetOnLogon").unwrap(),
+            peregrine_session::defaults::RESET_ON_LOGON
+        );
+        assert_eq!(r.num::<u32>("ReconnectInterval").unwrap(), 30);
+    }
+}
