@@ -5,7 +5,7 @@
 //! `to_app` when logged on, stored for after the Logon otherwise), never in
 //! the middle of the session's own work.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! dictionary's own validation (`UseDataDictionary=N`), so that only the application
 //! decides what is required.
 
-mod support;
+use crate::support;
 
 use peregrine_codec::MessageView;
 use peregrine_messages::fix44::{self, prelude::*, tags, MessageHandler, NewOrderSingle};

@@ -63,7 +63,7 @@
 //! then queued (its number taken in turn), and the gap it shows is asked for like
 //! any other (once).
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! sending them itself, refuses what the engine would (an unknown session, one
 //! not logged on that does not queue), and bounds them with its own.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

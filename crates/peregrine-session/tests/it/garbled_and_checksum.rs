@@ -2,7 +2,7 @@
 //! `RejectGarbledMessage=Y` (a garbled message answered with a Reject that takes
 //! its number), against the defaults (checked; dropped without taking a number).
 
-mod support;
+use crate::support;
 
 use peregrine_session::{Session, SessionConfig, SessionEvent};
 use peregrine_store::MemoryStore;

@@ -1,7 +1,7 @@
 //! Every transition of the session state machine, with a mock clock: no sockets, no
 //! sleeps; each test runs in microseconds.
 
-mod support;
+use crate::support;
 
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};

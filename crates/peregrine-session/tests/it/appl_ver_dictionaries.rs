@@ -3,7 +3,7 @@
 //! dictionary of its ApplVerID(1128), else the counterparty's DefaultApplVerID
 //! (its Logon's 1137).
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -12,7 +12,7 @@ use peregrine_session::{
 };
 use peregrine_store::MemoryStore;
 
-#[path = "support/dst_2026.rs"]
+#[path = "../support/dst_2026.rs"]
 mod dst_2026;
 use dst_2026::*;
 

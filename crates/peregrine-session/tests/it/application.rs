@@ -3,7 +3,7 @@
 //! `on_logout` says why, events arrive in order, business rejects carry dynamic texts
 //! and BusinessRejectRefID. Sans-IO, with a mock clock.
 
-mod support;
+use crate::support;
 
 use peregrine_codec::value::{TimePrecision, UtcTimestamp};
 use peregrine_codec::{EncodeBuffer, MessageView};

@@ -4,7 +4,7 @@
 //! together, so that after a crash the message has been processed with its
 //! replies stored, or not at all.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! `Session` + `EchoApp` with a virtual clock, over a MemoryStore and over a FileStore.
 //! Set `PEREGRINE_SCRIPT=<substring>` to run a subset (e.g. `fix44/2b`).
 
-mod common;
+use crate::common;
 
 use common::Mode;
 use peregrine_store::{FileStore, FileStoreConfig, FsyncPolicy, MemoryStore};
