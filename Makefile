@@ -150,10 +150,11 @@ sim:
 
 ## sim-smoke: a short run of the core profile (no crashes, clock jumps or garbling; the
 ## full profile is `make sim`, findings in crates/peregrine-sim/README.md), and 20 seeds x
-## 5,000 steps of the routing world (router crashes included, ~5 s), part of `make test`
-sim-smoke:
-	$(CARGO) run --release -p peregrine-sim -- --core --seeds 20 --steps 20000 --no-shrink
-	$(CARGO) run --release -p peregrine-sim -- --route --seeds 20 --steps 5000
+## 5,000 steps of the routing world (router crashes included), part of `make test`: with the
+## test profile's binary that `unit` built (about 10 s; a release build of its own took a minute)
+sim-smoke: test-build
+	$(TARGET_DIR)/debug/peregrine-sim --core --seeds 20 --steps 20000 --no-shrink
+	$(TARGET_DIR)/debug/peregrine-sim --route --seeds 20 --steps 5000
 
 ## fuzz: the cargo-fuzz targets (decode, and session: the simulator fed fuzzer bytes), 60 s each
 ## (FUZZ_SECONDS), when a nightly toolchain with cargo-fuzz is present (says so when not); in `make test`
