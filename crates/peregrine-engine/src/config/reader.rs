@@ -101,6 +101,13 @@ impl Reader<'_> {
             default.unwrap_or_else(|| unreachable!("{key}: the catalog's default is not a number"));
         self.num_or(key, default)
     }
+    /// The catalog's default of a text key (a table name, a group).
+    pub(super) fn text_default(&self, key: &str) -> &'static str {
+        match described(key).default {
+            DefaultValue::Text(default) => default,
+            other => unreachable!("{key}: the catalog's default {other:?} is not text"),
+        }
+    }
     pub(super) fn num_or<T: TryFrom<u64>>(&self, key: &str, default: T) -> Result<T, ConfigError> {
         Ok(self.number(key)?.unwrap_or(default))
     }

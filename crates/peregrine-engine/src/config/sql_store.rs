@@ -148,9 +148,9 @@ pub(super) fn sql_store_settings(r: &Reader) -> Result<Option<SqlStoreSettings>,
             )
         }
     };
-    let table = |k: &str, default: &str| -> Result<String, ConfigError> {
+    let table = |k: &str| -> Result<String, ConfigError> {
         match r.entry(k) {
-            None => Ok(default.to_owned()),
+            None => Ok(r.text_default(k).to_owned()),
             Some(e) if is_table_name(&e.value) => Ok(e.value.clone()),
             Some(e) => Err(r.err(
                 e,
@@ -163,8 +163,8 @@ pub(super) fn sql_store_settings(r: &Reader) -> Result<Option<SqlStoreSettings>,
     };
     let settings = SqlStoreSettings {
         source,
-        sessions_table: table("JdbcStoreSessionsTableName", "sessions")?,
-        messages_table: table("JdbcStoreMessagesTableName", "messages")?,
+        sessions_table: table("JdbcStoreSessionsTableName")?,
+        messages_table: table("JdbcStoreMessagesTableName")?,
         default_value: r
             .string("JdbcSessionIdDefaultPropertyValue")
             .unwrap_or_default(),
