@@ -9,15 +9,16 @@ CARGO ?= cargo
 TARGET_DIR := $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target)
 PEREGRINE := $(TARGET_DIR)/release/peregrine
 # `make test` builds once, in the test profile (our code at opt-level 1, dependencies at 2):
-# every test of the workspace with the command line's `bench` and `ha` features (its tests of
-# `peregrine bench`, `peregrine run` and of an acceptor on etcd) and the typed messages of
+# every test of the workspace with the command line's `ha` feature (its tests of an acceptor
+# on etcd) and the typed messages of
 # every FIX version (the crates ask for FIX 4.4 only; the `peregrine` crate's prelude
 # with all of them at once). Its smoke, examples and acceptance stages run the binaries
-# that build made (`cargo test` builds the binaries and examples of the packages it tests);
+# that build made (`cargo test` builds the binaries and examples of the packages it tests:
+# target/debug/peregrine-bench beside target/debug/peregrine, which `peregrine bench` runs);
 # a fat-LTO release build took about 5 of its minutes. `make run` and `make bench-*` run the
 # release build. clippy is given the same features, so that the build scripts' work (Aeron's
 # and SQLite's C) is shared with it.
-UNIT_FEATURES := peregrine-cli/bench,peregrine-cli/ha,peregrine/aeron,peregrine/ha,peregrine/fix40,peregrine/fix41,peregrine/fix42,peregrine/fix43,peregrine/fixt11,peregrine/fix50,peregrine/fix50sp1,peregrine/fix50sp2,peregrine-messages/fix40,peregrine-messages/fix41,peregrine-messages/fix42,peregrine-messages/fix43,peregrine-messages/fix44,peregrine-messages/fixt11,peregrine-messages/fix50,peregrine-messages/fix50sp1,peregrine-messages/fix50sp2
+UNIT_FEATURES := peregrine-cli/ha,peregrine/aeron,peregrine/ha,peregrine/fix40,peregrine/fix41,peregrine/fix42,peregrine/fix43,peregrine/fixt11,peregrine/fix50,peregrine/fix50sp1,peregrine/fix50sp2,peregrine-messages/fix40,peregrine-messages/fix41,peregrine-messages/fix42,peregrine-messages/fix43,peregrine-messages/fix44,peregrine-messages/fixt11,peregrine-messages/fix50,peregrine-messages/fix50sp1,peregrine-messages/fix50sp2
 TEST_WORKSPACE := $(CARGO) test --workspace --features $(UNIT_FEATURES)
 TEST_PEREGRINE := $(TARGET_DIR)/debug/peregrine
 # The QuickFIX acceptance scripts are the repository's copy, acceptance/quickfix (the
@@ -33,11 +34,12 @@ deps:
 
 # The binaries `make run`, the benchmarks and `make test` run (fat LTO makes each link minutes
 # long, so the other crates' tools are built when asked: cargo build --release -p <crate>);
-# `peregrine` (package peregrine-cli) with its `bench` and `ha` features (the benchmarks and
-# the topology, high availability on etcd; without them the binary has the sessions and
-# tools only, and builds no Aeron and needs no protoc: what `cargo install` gives).
+# `peregrine` (package peregrine-cli) with its `ha` feature (high availability on etcd;
+# without it the binary needs no protoc: what `cargo install` gives), and beside it
+# `peregrine-bench` (the benchmarks and the topology: Aeron's C build), which `peregrine
+# bench ...` and `peregrine run` run.
 build: deps
-	$(CARGO) build --release -p peregrine-cli -p peregrine-acceptance --bin peregrine --bin peregrine-acceptance --features peregrine-cli/bench,peregrine-cli/ha
+	$(CARGO) build --release -p peregrine-cli -p peregrine-bench -p peregrine-acceptance --bin peregrine --bin peregrine-bench --bin peregrine-acceptance --features peregrine-cli/ha
 
 # The test profile's binaries, for `make test` (see TEST_WORKSPACE; nothing to do after `unit`).
 test-build: deps

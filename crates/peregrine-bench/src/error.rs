@@ -83,7 +83,7 @@ pub enum Error {
         /// The measured messages.
         messages: u64,
     },
-    /// A command line that does not read (`peregrine bench roundtrip-peer …`, `--configs`).
+    /// A command line that does not read (`peregrine-bench roundtrip-peer …`, `--configs`).
     ///
     /// ```
     /// let e = peregrine_bench::Error::Usage("--port needs a value".into());

@@ -162,7 +162,7 @@ impl Harness {
     /// ```no_run
     /// # use std::time::Duration;
     /// # use peregrine_bench::process::Harness;
-    /// let mut load = Harness::spawn("peregrine", "target/release/peregrine".as_ref(), ["bench", "scale-peer", "--role", "load"])?;
+    /// let mut load = Harness::spawn("peregrine", "target/release/peregrine-bench".as_ref(), ["scale-peer", "--role", "load"])?;
     /// load.wait_line("logged-on", Duration::from_secs(60))?;
     /// # Ok::<(), peregrine_bench::peers::PeerError>(())
     /// ```
@@ -193,7 +193,7 @@ impl Harness {
     /// ```no_run
     /// # use std::time::Duration;
     /// # use peregrine_bench::process::Harness;
-    /// let mut acceptor = Harness::spawn("peregrine", "target/release/peregrine".as_ref(), ["bench", "scale-peer", "--role", "acceptor"])?;
+    /// let mut acceptor = Harness::spawn("peregrine", "target/release/peregrine-bench".as_ref(), ["scale-peer", "--role", "acceptor"])?;
     /// acceptor.wait_ready(Duration::from_secs(60))?;
     /// let line = acceptor.next_json_line(Duration::from_secs(60))?;
     /// assert!(line.starts_with('{'));

@@ -11,12 +11,12 @@ pub enum Error {
     /// A value on the command line that clap could not check (the text says
     /// why): an unknown name in a `decode` filter, a `--session` without `->`.
     Usage(String),
-    /// A benchmark failed.
-    #[cfg(feature = "bench")]
-    Bench(peregrine_bench::Error),
-    /// The trading topology's demo failed.
-    #[cfg(feature = "bench")]
-    Topology(peregrine_topology::Error),
+    /// `bench` or `run`: the `peregrine-bench` binary is neither next to this
+    /// one nor on PATH.
+    NoBenchBinary {
+        /// This binary's directory, when known.
+        next_to: Option<PathBuf>,
+    },
     /// The acceptor's or initiator's settings file does not load, or a session's settings
     /// do not build a session.
     Settings(ConfigError),
@@ -86,10 +86,18 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Usage(text) => f.write_str(text),
-            #[cfg(feature = "bench")]
-            Error::Bench(e) => write!(f, "{e}"),
-            #[cfg(feature = "bench")]
-            Error::Topology(e) => write!(f, "{e}"),
+            Error::NoBenchBinary { next_to } => write!(
+                f,
+                "the benchmarks and the topology's demo are the {bin} binary's, and there \
+                 is none {where_} nor on PATH: build it with `make build` (beside \
+                 target/release/peregrine), or `cargo build --release -p peregrine-bench` \
+                 (from the repository: it is not published; it builds Aeron's C driver with cmake)",
+                bin = crate::external::BENCH_BINARY,
+                where_ = match next_to {
+                    Some(d) => format!("in {}", d.display()),
+                    None => "next to this binary".into(),
+                },
+            ),
             Error::Settings(e) => write!(f, "{e}"),
             Error::Build(e) => write!(f, "{e}"),
             Error::NoSession { file, role } => write!(
@@ -120,35 +128,16 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            // The benchmark's and the topology's errors say what they are; their
-            // sources are the next link.
-            #[cfg(feature = "bench")]
-            Error::Bench(e) => e.source(),
-            #[cfg(feature = "bench")]
-            Error::Topology(e) => e.source(),
             Error::Settings(e) => Some(e),
             Error::Build(e) => e.source(),
             Error::Engine { source, .. } | Error::Io { source, .. } => Some(source),
             Error::Dictionary(e) => Some(e),
             Error::Import(e) => e.source(),
             Error::Usage(_)
+            | Error::NoBenchBinary { .. }
             | Error::NoSession { .. }
             | Error::BadInput { .. }
             | Error::CheckFailed { .. } => None,
         }
-    }
-}
-
-#[cfg(feature = "bench")]
-impl From<peregrine_bench::Error> for Error {
-    fn from(e: peregrine_bench::Error) -> Self {
-        Error::Bench(e)
-    }
-}
-
-#[cfg(feature = "bench")]
-impl From<peregrine_topology::Error> for Error {
-    fn from(e: peregrine_topology::Error) -> Self {
-        Error::Topology(e)
     }
 }

@@ -1,24 +1,24 @@
-//! `peregrine`: one binary for FIX sessions (`acceptor`, `initiator`), the
-//! benchmarks (`bench`), the trading topology (`run`), and tools for message
-//! logs (`decode`), settings files (`check-config`) and QuickFIX stores
-//! (`store import`). `peregrine --help` and
-//! `peregrine COMMAND --help` say how each goes.
+//! `peregrine`: one binary for FIX sessions (`acceptor`, `initiator`), and
+//! tools for message logs (`decode`), settings files (`check-config`) and
+//! QuickFIX stores (`store import`); the benchmarks (`bench`) and the trading
+//! topology (`run`) are run by the `peregrine-bench` binary ([`external`]).
+//! `peregrine --help` and `peregrine COMMAND --help` say how each goes.
 //!
 //! Exit status: 0 on success; 1 with `peregrine: <error>` on stderr when a
 //! command fails; 2 when clap refuses the command line (an unknown option, a
-//! missing or bad value), with clap's message.
+//! missing or bad value), with clap's message; `bench` and `run`:
+//! `peregrine-bench`'s.
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-#[cfg(feature = "bench")]
-mod bench;
 mod check_config;
 mod cli;
 mod decode;
 mod error;
+mod external;
 mod ha;
 mod import;
 mod serve;
@@ -26,18 +26,10 @@ mod serve;
 use cli::{Cli, Command};
 use error::Error;
 
-// Benchmarks report allocations per operation; counting costs one relaxed
-// atomic add per allocation, nothing on allocation-free paths. Only in a
-// binary built with the benchmarks (the `bench` feature).
-#[cfg(feature = "bench")]
-#[global_allocator]
-static ALLOCATOR: peregrine_bench::alloc::CountingAllocator =
-    peregrine_bench::alloc::CountingAllocator;
-
 fn main() -> ExitCode {
     let cli = Cli::try_parse().unwrap_or_else(|e| e.exit());
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("peregrine: {e}");
             ExitCode::FAILURE
@@ -45,14 +37,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), Error> {
-    match cli.command {
+fn run(cli: Cli) -> Result<ExitCode, Error> {
+    let done = match cli.command {
         Some(Command::Acceptor { session, app }) => serve::acceptor(session, app),
         Some(Command::Initiator { session, app }) => serve::initiator(session, app),
-        #[cfg(feature = "bench")]
-        Some(Command::Bench { bench }) => bench::run(bench),
-        #[cfg(feature = "bench")]
-        Some(Command::Run(args)) => bench::topology(args),
+        Some(Command::Bench(a)) => return external::run(&[], &a.args),
+        Some(Command::Run(a)) => return external::run(&["run"], &a.args),
         Some(Command::Decode(args)) => decode::run(args),
         Some(Command::CheckConfig(args)) => check_config::run(args),
         Some(Command::Store {
@@ -63,5 +53,6 @@ fn run(cli: Cli) -> Result<(), Error> {
             what: "cannot write the help".into(),
             source,
         }),
-    }
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }

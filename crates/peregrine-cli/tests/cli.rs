@@ -1,7 +1,8 @@
 //! The command line as a process: `--help` of every command and subcommand,
 //! no command at all, and what clap refuses (exit status 2, its message).
 //! That the Makefile's and scripts' command lines parse is tested in
-//! `src/cli.rs` (clap's `try_parse_from`, without running benchmarks).
+//! `src/cli.rs` (clap's `try_parse_from`). `bench` and `run` are
+//! `peregrine-bench`'s (tests/external.rs; its own, crates/peregrine-bench/tests/cli.rs).
 
 use std::process::{Command, Output};
 
@@ -17,17 +18,6 @@ fn every_command_has_help() {
         (&[], "Usage: peregrine [COMMAND]"),
         (&["acceptor"], "--config <FILE>"),
         (&["initiator"], "--store <STORE>"),
-        (&["bench"], "Usage: peregrine bench <COMMAND>"),
-        (&["bench", "codec"], "--iters <N>"),
-        (&["bench", "typed"], "--peers <a,b|none>"),
-        (&["bench", "e2e"], "--no-floor"),
-        (&["bench", "send"], "--pace-us <N>"),
-        (&["bench", "roundtrip"], "--fsync-iters <N>"),
-        (&["bench", "scale"], "--parts <stream,sessions>"),
-        (&["bench", "roundtrip-peer"], "[ARGS]..."),
-        (&["bench", "stream-peer"], "[ARGS]..."),
-        (&["bench", "scale-peer"], "[ARGS]..."),
-        (&["run"], "--count <N>"),
         (&["decode"], "--msg-type <TYPE,...>"),
         (&["check-config"], "--keys"),
     ];
@@ -67,21 +57,14 @@ fn no_command_prints_the_help_and_succeeds() {
     ] {
         assert!(stdout.contains(&format!("  {command} ")), "{stdout}");
     }
-    // The harnesses benchmarks start are not for people.
-    let bench = String::from_utf8_lossy(&run(&["bench", "--help"]).stdout).into_owned();
-    assert!(!bench.contains("stream-peer"), "{bench}");
 }
 
 #[test]
 fn clap_refuses_what_it_does_not_know_with_status_2() {
     for args in [
         &["frobnicate"][..],
-        &["bench", "codec", "--count", "5"],
-        &["bench", "send", "--peers", "none"],
-        &["bench", "codec", "--runs", "many"],
         &["acceptor"],
         &["acceptor", "--config", "a.cfg", "--app", "other"],
-        &["run", "--iters", "3"],
         &["decode", "--admin", "--app"],
     ] {
         let out = run(args);
@@ -90,10 +73,6 @@ fn clap_refuses_what_it_does_not_know_with_status_2() {
         assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
-    // A command group without its subcommand: its help, on stderr, status 2.
-    let out = run(&["bench"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: peregrine bench <COMMAND>"));
 }
 
 #[test]

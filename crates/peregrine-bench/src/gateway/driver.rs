@@ -115,7 +115,7 @@ fn routers(cfg: &GatewayConfig, exe: &Path, dir: &Path, place: &RouterPlace<'_>)
 }
 
 fn peer_args<const N: usize>(args: [&str; N]) -> Vec<String> {
-    ["bench", "gateway-peer"]
+    ["gateway-peer"]
         .into_iter()
         .chain(args)
         .map(String::from)
@@ -233,7 +233,7 @@ fn one(
 pub fn router_text(name: &str) -> String {
     let common = "plain TCP on 127.0.0.1, UseDataDictionary=Y (FIX44.xml), FileStoreSync=N, FileLogPath (every message logged to files), ResetOnLogon=Y, TCP_NODELAY; clients C0..C{N-1} from an acceptor template with an allow list, the exchange an initiator; ClOrdID prefixed with the client's CompID both ways, each forward sent from inside the callback that received the message";
     match name {
-        "peregrine" => format!("examples/router.rs (its application compiled into `peregrine bench gateway-peer --role router`), EngineBuilder::load of the .cfg, EngineJournal=Y (one journal for every session: a turn's forwards and sequence numbers in one write), IdleStrategy=block, one engine thread; {common}; allocations counted by the binary's counting allocator"),
+        "peregrine" => format!("examples/router.rs (its application compiled into `peregrine-bench gateway-peer --role router`), EngineBuilder::load of the .cfg, EngineJournal=Y (one journal for every session: a turn's forwards and sequence numbers in one write), IdleStrategy=block, one engine thread; {common}; allocations counted by the binary's counting allocator"),
         _ => format!("QuickFIX/J 2.3.1 peers/quickfixj/.../firstapp/Router.java (DynamicAcceptorSessionProvider, SocketAcceptor + SocketInitiator, Session.sendToTarget from fromApp), a FileStore per session, FileLogFactory, JVM -Xms1g -Xmx1g -XX:+AlwaysPreTouch, G1; {common}"),
     }
 }
@@ -247,7 +247,9 @@ pub fn router_text(name: &str) -> String {
 /// among them when Peregrine's router allocates on the path of every order
 /// ([`check_allocations`]); [`Error::Output`] when the JSON or the plot cannot be written.
 pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
-    let exe = std::env::current_exe().map_err(Error::engine("cannot find the peregrine binary"))?;
+    let exe = std::env::current_exe().map_err(Error::engine(
+        "cannot find the running peregrine-bench binary",
+    ))?;
     let limit = raise_open_files_limit().unwrap_or(0);
     let machine = report::machine();
     eprintln!("bench gateway: {machine}; open-file limit {limit}");
@@ -332,7 +334,7 @@ pub fn run(cfg: &GatewayConfig) -> Result<Vec<Record>> {
         "machine": machine,
         "load_average_end": report::load_average(),
         "order": "interleaved: each run runs every session count, and for each every router, with a fresh exchange, router and load (fresh ports and directories)",
-        "method": "client load → router → exchange → router → client; one order in flight per client session; round trip from right before the NewOrderSingle is sent to the Fill ExecutionReport (HDR, µs); orders/s = round trips in the window / window; router allocations per order over its own window inside the load's (the peregrine binary's counting allocator); router CPU per order from /proc/PID/stat over the load's window; medians across runs",
+        "method": "client load → router → exchange → router → client; one order in flight per client session; round trip from right before the NewOrderSingle is sent to the Fill ExecutionReport (HDR, µs); orders/s = round trips in the window / window; router allocations per order over its own window inside the load's (the peregrine-bench binary's counting allocator); router CPU per order from /proc/PID/stat over the load's window; medians across runs",
         "sync_policy": settings::SYNC_POLICY,
         "rig": settings::RIG_TEXT,
         "settings": report::settings_by_case(&aggs),

@@ -1,4 +1,4 @@
-//! The exchange process (`peregrine bench gateway-peer --role exchange`): the
+//! The exchange process (`peregrine-bench gateway-peer --role exchange`): the
 //! application of `examples/exchange.rs` itself (compiled in from that file: one source
 //! of truth), answering each order with New then Fill, on the settings of
 //! [`settings::exchange`]. It prints `ready` once it listens and `router-logged-on` when

@@ -1,4 +1,4 @@
-//! The client load (`peregrine bench gateway-peer --role load`): one Peregrine process,
+//! The client load (`peregrine-bench gateway-peer --role load`): one Peregrine process,
 //! N initiator sessions C0…C{N-1} → GW on one engine thread ([`settings::load`]), the
 //! same whichever router it drives.
 //!

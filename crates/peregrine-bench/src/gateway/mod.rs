@@ -34,7 +34,7 @@ pub use driver::run;
 
 use crate::Result;
 
-/// One harness process of the benchmark (`peregrine bench gateway-peer --role …`).
+/// One harness process of the benchmark (`peregrine-bench gateway-peer --role …`).
 ///
 /// ```
 /// use peregrine_bench::{gateway::peer_main, Error};

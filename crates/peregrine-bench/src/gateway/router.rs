@@ -1,4 +1,4 @@
-//! Peregrine's router process (`peregrine bench gateway-peer --role router`): the
+//! Peregrine's router process (`peregrine-bench gateway-peer --role router`): the
 //! application of `examples/router.rs` itself (compiled in from that file: one source of
 //! truth), on the settings [`settings::peregrine_router_cfg`] writes to the run's
 //! directory and the engine loads as the example loads its own (`EngineBuilder::load`).

@@ -150,18 +150,18 @@ pub struct EngineCommand {
 }
 
 impl EngineCommand {
-    /// Our side, `engine`, run by the `peregrine` binary `exe`.
+    /// Our side, `engine`, run by the `peregrine-bench` binary `exe`.
     ///
     /// ```
     /// use peregrine_bench::roundtrip::{driver::EngineCommand, PeerEngine};
-    /// let c = EngineCommand::ours("/bin/peregrine".as_ref(), PeerEngine::Floor);
-    /// assert_eq!(c.prefix, ["bench", "roundtrip-peer", "--engine", "floor"]);
+    /// let c = EngineCommand::ours("/bin/peregrine-bench".as_ref(), PeerEngine::Floor);
+    /// assert_eq!(c.prefix, ["roundtrip-peer", "--engine", "floor"]);
     /// ```
     pub fn ours(exe: &Path, engine: PeerEngine) -> EngineCommand {
         EngineCommand {
             engine: engine.name().into(),
             program: exe.into(),
-            prefix: ["bench", "roundtrip-peer", "--engine", engine.name()]
+            prefix: ["roundtrip-peer", "--engine", engine.name()]
                 .map(String::from)
                 .to_vec(),
             ours: true,
@@ -455,8 +455,9 @@ pub fn run(cfg: &RoundTripConfig) -> Result<Vec<Aggregate>> {
     let root = crate::repo_root();
     let exe = match &cfg.exe {
         Some(e) => e.clone(),
-        None => std::env::current_exe()
-            .map_err(Error::engine("cannot find the running peregrine binary"))?,
+        None => std::env::current_exe().map_err(Error::engine(
+            "cannot find the running peregrine-bench binary",
+        ))?,
     };
     let mut engines = vec![EngineCommand::ours(&exe, PeerEngine::Peregrine)];
     engines.extend(peer_commands(&root, &cfg.common.peers, cfg.peers_explicit)?);

@@ -22,7 +22,7 @@
 //! floor ([`floor`]: the same bytes bounced by the thinnest code), which is what the
 //! loopback hop costs on this machine (not in `tls` or `production`). After a
 //! `production` pair the driver checks both sides' logs ([`logs`]). The driver ([`driver`]) starts each pair
-//! (`peregrine bench roundtrip-peer …` for ours, [`peer`] parses its arguments), reads the
+//! (`peregrine-bench roundtrip-peer …` for ours, [`peer`] parses its arguments), reads the
 //! initiator's JSON line, and reports medians across runs, the targets ([`mod@targets`]) and
 //! an HDR percentile plot.
 //!

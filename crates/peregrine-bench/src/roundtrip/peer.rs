@@ -1,4 +1,4 @@
-//! One side of the round trip as a process of its own: `peregrine bench roundtrip-peer
+//! One side of the round trip as a process of its own: `peregrine-bench roundtrip-peer
 //! --engine peregrine|floor --role acceptor|initiator --config C --port P --dir DIR --dict D
 //! [--iters N --warmup W]` (hidden; the driver starts it through
 //! `std::env::current_exe()`), and the JSON line its initiator prints.
@@ -225,7 +225,7 @@ impl PeerArgs {
     }
 }
 
-/// Runs one peer process (`peregrine bench roundtrip-peer ARGS`): an acceptor prints
+/// Runs one peer process (`peregrine-bench roundtrip-peer ARGS`): an acceptor prints
 /// `ready` once it listens and returns once its counterparty is gone; an initiator runs
 /// the round trips and prints its [`ResultLine`].
 ///

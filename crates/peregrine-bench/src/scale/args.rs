@@ -1,5 +1,5 @@
-//! The command line of the scale harnesses (`peregrine bench stream-peer …`,
-//! `peregrine bench scale-peer …`), as the interface between the driver and every
+//! The command line of the scale harnesses (`peregrine-bench stream-peer …`,
+//! `peregrine-bench scale-peer …`), as the interface between the driver and every
 //! engine's harness names it: `--role`, `--store`, `--port`, `--dir`, `--dict`,
 //! `--seconds`, `--sessions`.
 

@@ -204,12 +204,13 @@ struct Engine {
 
 impl Engine {
     fn peregrine(subcommand: &str) -> Result<Engine> {
-        let exe =
-            std::env::current_exe().map_err(Error::engine("cannot find the peregrine binary"))?;
+        let exe = std::env::current_exe().map_err(Error::engine(
+            "cannot find the running peregrine-bench binary",
+        ))?;
         Ok(Engine {
             name: "peregrine".into(),
             program: exe,
-            prefix: vec!["bench".into(), subcommand.into()],
+            prefix: vec![subcommand.into()],
         })
     }
 

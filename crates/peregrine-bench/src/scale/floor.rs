@@ -1,4 +1,4 @@
-//! The many-sessions floor (`peregrine bench scale-peer --role floor-acceptor|floor-load`):
+//! The many-sessions floor (`peregrine-bench scale-peer --role floor-acceptor|floor-load`):
 //! what this machine's TCP stack allows N connections on 127.0.0.1 with one order in
 //! flight each, when neither side does any FIX work. The same bytes as §4's floor (the
 //! 166 B NewOrderSingle and the 209 B ExecutionReport Peregrine sends,

@@ -1,4 +1,4 @@
-//! Many sessions, Peregrine's side (`peregrine bench scale-peer --role acceptor|load`;
+//! Many sessions, Peregrine's side (`peregrine-bench scale-peer --role acceptor|load`;
 //! the same command's `floor-acceptor|floor-load` are [`super::floor`]'s).
 //!
 //! **The acceptor** is a user's venue: N sessions VENUE→CLIENT0 … CLIENT{N-1} configured
@@ -243,7 +243,7 @@ impl Application for Load {
 /// Runs one side of the many-sessions experiment (see the [module documentation](self)).
 ///
 /// ```no_run
-/// // The acceptor (what `peregrine bench scale-peer …` runs): listens, says `ready`.
+/// // The acceptor (what `peregrine-bench scale-peer …` runs): listens, says `ready`.
 /// let args = "--role acceptor --port 9000 --sessions 1000 --seconds 5".split(' ').map(String::from).collect::<Vec<_>>();
 /// peregrine_bench::scale::sessions::main(&args)?;
 /// # Ok::<(), peregrine_bench::Error>(())

@@ -1,4 +1,4 @@
-//! Streaming, Peregrine's side (`peregrine bench stream-peer --role receiver|sender`):
+//! Streaming, Peregrine's side (`peregrine-bench stream-peer --role receiver|sender`):
 //! one FIX 4.4 session, the sender (initiator, CLIENT) sending NewOrderSingles as fast as
 //! its session layer takes them, the receiver (acceptor, VENUE) validating every message
 //! with the FIX44 dictionary and checking every MsgSeqNum.
@@ -310,7 +310,7 @@ impl Application for Streamer {
 /// Runs one side of the streaming experiment (see the [module documentation](self)).
 ///
 /// ```no_run
-/// // The receiver (what `peregrine bench stream-peer …` runs): listens, says `ready`.
+/// // The receiver (what `peregrine-bench stream-peer …` runs): listens, says `ready`.
 /// let args = "--role receiver --store file --port 9000 --dir /tmp/stream-r --seconds 5".split(' ').map(String::from).collect::<Vec<_>>();
 /// peregrine_bench::scale::stream::main(&args)?;
 /// # Ok::<(), peregrine_bench::Error>(())

@@ -1,8 +1,39 @@
-//! `peregrine bench NAME` and `peregrine run`: the parsed options handed to the
+//! `peregrine-bench NAME` and `peregrine-bench run`: the parsed options handed to the
 //! benchmark crate through [`peregrine_bench::Options`], and to the topology's demo.
 
+use std::fmt;
+
 use crate::cli::{Bench, CommonBenchArgs, RunArgs};
-use crate::error::Error;
+
+/// What stops a benchmark or the topology's demo (each says what it is).
+#[derive(Debug)]
+pub enum Error {
+    /// A benchmark failed.
+    Bench(peregrine_bench::Error),
+    /// The trading topology's demo failed.
+    Topology(peregrine_topology::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Bench(e) => write!(f, "{e}"),
+            Error::Topology(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<peregrine_bench::Error> for Error {
+    fn from(e: peregrine_bench::Error) -> Self {
+        Error::Bench(e)
+    }
+}
+
+impl From<peregrine_topology::Error> for Error {
+    fn from(e: peregrine_topology::Error) -> Self {
+        Error::Topology(e)
+    }
+}
 
 /// The options every benchmark shares, with `iters` (`--iters`, or `--count`)
 /// and `peers` as this benchmark names them.
@@ -22,7 +53,7 @@ fn options<'a>(
 }
 
 /// Runs one benchmark (or one harness process of one).
-pub fn run(bench: Bench) -> Result<(), Error> {
+pub fn bench(bench: Bench) -> Result<(), Error> {
     match bench {
         Bench::Codec(a) => {
             let mut cfg = peregrine_bench::codec::CodecBenchConfig::default();
@@ -80,7 +111,7 @@ pub fn run(bench: Bench) -> Result<(), Error> {
     Ok(())
 }
 
-/// `peregrine run` (`make run`): the trading topology, 10,000 warm-up and 100,000
+/// `peregrine-bench run` (`peregrine run`, `make run`): the trading topology, 10,000 warm-up and 100,000
 /// measured round trips by default, results in target/bench-results/topology.json.
 pub fn topology(a: RunArgs) -> Result<(), Error> {
     let mut cfg = peregrine_topology::demo::DemoConfig::default();

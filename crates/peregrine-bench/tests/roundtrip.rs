@@ -1,15 +1,15 @@
-//! `peregrine bench roundtrip` for real: two processes per engine (Peregrine and the TCP
+//! `peregrine-bench roundtrip` (`peregrine bench roundtrip`) for real: two processes per engine (Peregrine and the TCP
 //! floor) with small counts, every config (production: with Peregrine's logs checked); and the same run failing when the venue
 //! answers with the wrong ClOrdID or breaks its sequence numbers
 //! (`PEREGRINE_ROUNDTRIP_FAULT`, read by Peregrine's venue only).
 
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_peregrine");
+const BIN: &str = env!("CARGO_BIN_EXE_peregrine-bench");
 
 fn roundtrip(out: &std::path::Path, configs: &str, iters: u64, fault: Option<&str>) -> Output {
     let mut cmd = Command::new(BIN);
-    cmd.args(["bench", "roundtrip", "--runs", "1", "--peers", "none"])
+    cmd.args(["roundtrip", "--runs", "1", "--peers", "none"])
         .args(["--iters", &iters.to_string(), "--warmup", "20"])
         .args(["--configs", configs, "--out"])
         .arg(out);

@@ -1,4 +1,4 @@
-//! `peregrine bench scale` end to end, Peregrine only, small: the streaming pair of
+//! `peregrine-bench scale` (`peregrine bench scale`) end to end, Peregrine only, small: the streaming pair of
 //! processes with both stores, a sender that skips a MsgSeqNum (the receiver must fail
 //! the run), and 20 sessions on one acceptor with the many-sessions floor beside it.
 
@@ -10,14 +10,13 @@ use peregrine_bench::peers::PeerError;
 use peregrine_bench::process::Harness;
 
 fn peregrine() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_peregrine"))
+    Path::new(env!("CARGO_BIN_EXE_peregrine-bench"))
 }
 
 fn scale(dir: &Path, args: &[&str]) -> serde_json::Value {
     let out = dir.join("scale.json");
     let run = Command::new(peregrine())
         .args([
-            "bench",
             "scale",
             "--runs",
             "1",
@@ -30,7 +29,7 @@ fn scale(dir: &Path, args: &[&str]) -> serde_json::Value {
         .arg(&out)
         .args(args)
         .output()
-        .expect("peregrine runs");
+        .expect("peregrine-bench runs");
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),
@@ -80,7 +79,6 @@ fn a_skipped_sequence_number_fails_the_receiver() {
     let args = |role: &str, sub: &str, extra: &[&str]| -> Vec<String> {
         let d: PathBuf = dir.path().join(sub);
         [
-            "bench",
             "stream-peer",
             "--role",
             role,
