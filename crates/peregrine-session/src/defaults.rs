@@ -2,7 +2,7 @@
 //! [`SessionConfig::new`](crate::SessionConfig::new) starts from and what the
 //! engine's `.cfg` reader takes for a key left out, so that a session made in
 //! code and one from an empty `[SESSION]` behave the same (a test in the
-//! engine's `tests/defaults.rs` builds both and compares them).
+//! engine's `tests/it/defaults.rs` builds both and compares them).
 //!
 //! Each constant is named after its QuickFIX key. Dictionary validation
 //! defaults (`Validate*`, `AllowUnknownMsgFields`, `CheckLatency`,

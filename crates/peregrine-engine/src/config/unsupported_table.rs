@@ -9,7 +9,7 @@ use super::{Effect, KeyOrigin, UnsupportedKey, UNSUPPORTED_KEYS};
 /// the same effect and note (keys, the engines they come from, error or
 /// warning, what Peregrine does instead). docs/settings.md shows it (a test
 /// fails when the two differ; `PEREGRINE_BLESS=1 cargo test -p
-/// peregrine-engine --test settings_table` writes it there).
+/// peregrine-engine --test it settings_table` writes it there).
 ///
 /// ```
 /// let table = peregrine_engine::config::unsupported_table();

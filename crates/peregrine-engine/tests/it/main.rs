@@ -15,6 +15,7 @@ mod builder;
 mod console;
 mod console_api;
 mod control;
+mod defaults;
 mod direct_read;
 mod dynamic;
 mod engine;
@@ -28,6 +29,8 @@ mod monitoring;
 mod poll;
 mod schedule_status;
 mod send;
+mod settings_builder;
+mod settings_table;
 mod settle;
 mod slow_consumer;
 #[cfg(feature = "sql-store")]

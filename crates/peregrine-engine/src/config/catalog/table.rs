@@ -7,7 +7,7 @@ use super::{Key, KeySource, KeySuffix, CATALOG};
 /// The Markdown table of every key (key, default, meaning), in
 /// [`CATALOG`]'s order: what the engine README's "Settings" section shows
 /// (a test fails when the two differ; `PEREGRINE_BLESS=1 cargo test -p
-/// peregrine-engine --test settings_table` writes it there).
+/// peregrine-engine --test it settings_table` writes it there).
 ///
 /// ```
 /// let table = peregrine_engine::config::settings_table();

@@ -2,7 +2,7 @@
 //! `config::settings_table()` renders from the key catalog, and
 //! docs/settings.md's table of QuickFIX keys Peregrine does not implement is
 //! `config::unsupported_table()`'s. When one differs its test fails; run
-//! `PEREGRINE_BLESS=1 cargo test -p peregrine-engine --test settings_table`
+//! `PEREGRINE_BLESS=1 cargo test -p peregrine-engine --test it settings_table`
 //! to write the rendered tables into the files.
 
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ fn check_or_bless(path: PathBuf, marker: &str, table: &str, renderer: &str) {
             .unwrap_or_else(|| "the tables differ in length".into());
         panic!(
             "{}'s table is not {renderer}'s; run \
-             PEREGRINE_BLESS=1 cargo test -p peregrine-engine --test settings_table\n{first}",
+             PEREGRINE_BLESS=1 cargo test -p peregrine-engine --test it settings_table\n{first}",
             path.display()
         );
     }
