@@ -59,7 +59,7 @@ pub enum Command {
     Run(ExternalArgs),
     /// Pretty-print FIX messages from a message log or a capture, with the
     /// dictionary's field and enum names.
-    #[command(long_about = DECODE_ABOUT, after_long_help = DECODE_AFTER_HELP)]
+    #[command(long_about = DECODE_ABOUT, after_long_help = decode_after_help())]
     Decode(DecodeArgs),
     /// Check a .cfg file as start-up would, without starting a session:
     /// print a summary of each session, or every error found.
@@ -189,17 +189,22 @@ A message whose only problem is its BodyLength or CheckSum is printed too. Exit 
 when the input had no problem, 1 when any was reported (or the input could not be read), 2 \
 for a command line clap refuses.";
 
-const DECODE_AFTER_HELP: &str = concat!(
-    "Examples:\n",
-    "  peregrine decode log/FIX.4.4-ISLD-TW.messages.log\n",
-    "  peregrine decode --msg-type NewOrderSingle,8 --tag 11,55,39 orders.log\n",
-    "  tail -f log/FIX.4.4-ISLD-TW.messages.log | peregrine decode --json -\n",
-    "\n",
-    "The built-in dictionaries are QuickFIX's (crates/peregrine-dict/dictionaries). This \
-     product includes software developed by quickfixengine.org \
-     (http://www.quickfixengine.org/). Their licence:\n\n",
-    include_str!("../../peregrine-dict/dictionaries/LICENSE.quickfix"),
-);
+/// `decode --help`'s end: examples, and the built-in dictionaries' licence (the
+/// dictionary crate's copy: this package reads no file outside itself).
+fn decode_after_help() -> String {
+    concat!(
+        "Examples:\n",
+        "  peregrine decode log/FIX.4.4-ISLD-TW.messages.log\n",
+        "  peregrine decode --msg-type NewOrderSingle,8 --tag 11,55,39 orders.log\n",
+        "  tail -f log/FIX.4.4-ISLD-TW.messages.log | peregrine decode --json -\n",
+        "\n",
+        "The built-in dictionaries are QuickFIX's (crates/peregrine-dict/dictionaries). This \
+         product includes software developed by quickfixengine.org \
+         (http://www.quickfixengine.org/). Their licence:\n\n",
+    )
+    .to_string()
+        + peregrine_dict::builtin::LICENSE
+}
 
 /// `peregrine decode`.
 #[derive(Debug, Args)]

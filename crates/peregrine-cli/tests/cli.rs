@@ -37,6 +37,13 @@ fn every_command_has_help() {
             );
         }
     }
+    // The built-in dictionaries' licence, in full, ends `decode --help`.
+    let out = run(&["decode", "--help"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Copyright (c) 2001- quickfixengine.org  All rights"),
+        "{stdout}"
+    );
     // `peregrine help decode` is `peregrine decode --help`.
     let out = run(&["help", "decode"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("--json"));

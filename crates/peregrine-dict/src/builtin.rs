@@ -10,6 +10,15 @@
 //! assert!(builtin::by_file_name("FIX99.xml").is_none());
 //! ```
 
+/// The QuickFIX licence the built-in dictionaries come under
+/// (`dictionaries/LICENSE.quickfix`), for the programs that print it (`peregrine
+/// decode --help`).
+///
+/// ```
+/// assert!(peregrine_dict::builtin::LICENSE.contains("quickfixengine.org"));
+/// ```
+pub const LICENSE: &str = include_str!("../dictionaries/LICENSE.quickfix");
+
 /// Each built-in dictionary: the version it declares, its file name in
 /// QuickFIX's distributions, its XML (the copies in `dictionaries/`, under
 /// the QuickFIX licence, whose notice is there).
