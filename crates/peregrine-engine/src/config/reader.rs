@@ -108,6 +108,24 @@ impl Reader<'_> {
             other => unreachable!("{key}: the catalog's default {other:?} is not text"),
         }
     }
+    /// A key whose value is one of some words (or an address): `parse` turns
+    /// the value, or the catalog's default when the key is left out, into `T`;
+    /// its error message is said of the entry's line. So the default a
+    /// session gets is the one the settings table writes.
+    pub(super) fn parsed<T>(
+        &self,
+        key: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<T, ConfigError> {
+        match self.entry(key) {
+            Some(e) => parse(&e.value).map_err(|m| self.err(e, m)),
+            None => {
+                let default = self.text_default(key);
+                Ok(parse(default)
+                    .unwrap_or_else(|m| unreachable!("{key}: the catalog's default: {m}")))
+            }
+        }
+    }
     pub(super) fn num_or<T: TryFrom<u64>>(&self, key: &str, default: T) -> Result<T, ConfigError> {
         Ok(self.number(key)?.unwrap_or(default))
     }

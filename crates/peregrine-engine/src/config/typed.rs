@@ -1,6 +1,6 @@
 //! One session's entries typed into [`SessionSettings`]: each key, then keys that go together.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 use std::path::Path;
 
 use peregrine_agent::Idle;
@@ -26,14 +26,13 @@ pub(super) fn typed(
         section_line: line,
         entries: &entries,
     };
-    let connection_type = match r.entry("ConnectionType") {
-        None => ConnectionType::Acceptor,
-        Some(e) => match e.value.to_ascii_lowercase().as_str() {
-            "acceptor" => ConnectionType::Acceptor,
-            "initiator" => ConnectionType::Initiator,
-            v => return Err(r.err(e, format!("{v:?} is not acceptor or initiator"))),
-        },
-    };
+    let connection_type = r.parsed("ConnectionType", |v| {
+        match v.to_ascii_lowercase().as_str() {
+            "acceptor" => Ok(ConnectionType::Acceptor),
+            "initiator" => Ok(ConnectionType::Initiator),
+            v => Err(format!("{v:?} is not acceptor or initiator")),
+        }
+    })?;
     let begin_string = r.required("BeginString")?;
     const BEGIN_STRINGS: [&str; 7] = [
         "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4", "FIXT.1.1", "FIX.5.0",
@@ -83,21 +82,16 @@ pub(super) fn typed(
         _ => {}
     }
 
-    let idle_strategy = match r.entry("IdleStrategy") {
-        None => Idle::default(),
-        Some(e) => e
-            .value
-            .parse::<Idle>()
-            .map_err(|m| r.err(e, m.to_string()))?,
-    };
-    let slow_consumer_action = match r.entry("SlowConsumerAction") {
-        None => SlowConsumerAction::Disconnect,
-        Some(e) => match e.value.to_ascii_lowercase().as_str() {
-            "disconnect" => SlowConsumerAction::Disconnect,
-            "flag" => SlowConsumerAction::Flag,
-            v => return Err(r.err(e, format!("{v:?} is not disconnect or flag"))),
-        },
-    };
+    let idle_strategy = r.parsed("IdleStrategy", |v| {
+        v.parse::<Idle>().map_err(|m| m.to_string())
+    })?;
+    let slow_consumer_action = r.parsed("SlowConsumerAction", |v| {
+        match v.to_ascii_lowercase().as_str() {
+            "disconnect" => Ok(SlowConsumerAction::Disconnect),
+            "flag" => Ok(SlowConsumerAction::Flag),
+            v => Err(format!("{v:?} is not disconnect or flag")),
+        }
+    })?;
     // QuickFIX/J's Y/N, or ours: always, never, or an interval in milliseconds.
     let file_store_sync = match r.entry("FileStoreSync") {
         None => None,
@@ -115,14 +109,13 @@ pub(super) fn typed(
             }
         },
     };
-    let file_store_damage = match r.entry("FileStoreDamage") {
-        None => StoreDamage::Refuse,
-        Some(e) => match e.value.to_ascii_lowercase().as_str() {
-            "refuse" => StoreDamage::Refuse,
-            "report" => StoreDamage::Report,
-            v => return Err(r.err(e, format!("{v:?} is not refuse or report"))),
-        },
-    };
+    let file_store_damage = r.parsed("FileStoreDamage", |v| {
+        match v.to_ascii_lowercase().as_str() {
+            "refuse" => Ok(StoreDamage::Refuse),
+            "report" => Ok(StoreDamage::Report),
+            v => Err(format!("{v:?} is not refuse or report")),
+        }
+    })?;
     // SocketAcceptHost is QuickFIX/Go's name for SocketAcceptAddress.
     let socket_accept_address = match (r.entry("SocketAcceptAddress"), r.entry("SocketAcceptHost"))
     {
@@ -179,15 +172,10 @@ pub(super) fn typed(
         "ResendRequestTimeout",
         d::resend_request_timeout(heart_bt_int),
     )?;
-    let admin_http_address = match r.entry("AdminHttpAddress") {
-        None => IpAddr::V4(Ipv4Addr::LOCALHOST),
-        Some(e) => e.value.parse::<IpAddr>().map_err(|_| {
-            r.err(
-                e,
-                format!("{:?} is not an IP address (e.g. 127.0.0.1 or ::1)", e.value),
-            )
-        })?,
-    };
+    let admin_http_address = r.parsed("AdminHttpAddress", |v| {
+        v.parse::<IpAddr>()
+            .map_err(|_| format!("{v:?} is not an IP address (e.g. 127.0.0.1 or ::1)"))
+    })?;
     // The token's value is never put in a message.
     let admin_http_token = match r.entry("AdminHttpToken") {
         None => None,

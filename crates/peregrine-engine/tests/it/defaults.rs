@@ -146,3 +146,35 @@ fn every_catalogued_default_is_what_the_reader_takes() {
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert!(checked > 30, "{checked} keys checked");
 }
+
+/// The keys whose value is one of some words (or an address) take the
+/// catalog's default text when left out, and that is the default an engine
+/// made in code has too (`EngineOptions::default().idle` for `IdleStrategy`).
+#[test]
+fn word_keys_left_out_take_the_catalog_default() {
+    use peregrine_engine::config::{catalog_key, ConnectionType, DefaultValue, SlowConsumerAction};
+    use peregrine_engine::EngineOptions;
+    let text = "[DEFAULT]\nSenderCompID=ISLD\nTargetCompID=TW\n[SESSION]\nBeginString=FIX.4.4\n\
+                SocketAcceptPort=5001\n";
+    let s = &Settings::parse(text, Path::new("defaults.cfg"))
+        .unwrap()
+        .sessions[0];
+    let default_of = |key: &str| match catalog_key(key).unwrap().default {
+        DefaultValue::Text(t) => t,
+        other => panic!("{key}: {other:?}"),
+    };
+    assert_eq!(default_of("ConnectionType"), "acceptor");
+    assert_eq!(s.connection_type, ConnectionType::Acceptor);
+    assert_eq!(default_of("IdleStrategy"), "block");
+    assert_eq!(s.idle_strategy, EngineOptions::default().idle);
+    assert_eq!(s.idle_strategy, "block".parse().unwrap());
+    assert_eq!(default_of("SlowConsumerAction"), "disconnect");
+    assert_eq!(s.slow_consumer_action, SlowConsumerAction::Disconnect);
+    assert_eq!(default_of("FileStoreDamage"), "refuse");
+    assert_eq!(
+        s.file_store_damage,
+        peregrine_engine::config::StoreDamage::Refuse
+    );
+    assert_eq!(default_of("AdminHttpAddress"), "127.0.0.1");
+    assert_eq!(s.admin_http_address.to_string(), "127.0.0.1");
+}
