@@ -18,9 +18,10 @@ PEREGRINE := $(TARGET_DIR)/release/peregrine
 # a fat-LTO release build took about 5 of its minutes. `make run` and `make bench-*` run the
 # release build. clippy is given the same features, so that the build scripts' work (Aeron's
 # and SQLite's C) is shared with it.
-# The features other than the FIX versions': the ones `docs` builds with too, so that rustdoc
-# finds every dependency and build script (syn's features, Aeron's cmake) as clippy left them
-# (with the default features instead, `docs` rebuilt them: 285 s, of which rustdoc was 41 s).
+# The features other than the FIX versions': the ones `docs` builds with too, with the examples
+# (whose dev-dependencies make cargo unify features as clippy's --all-targets did), so that
+# rustdoc finds every dependency and build script (syn's features, Aeron's cmake) as clippy
+# left them; without both, `docs` rebuilt them: 271-285 s, of which rustdoc was 41 s.
 WORKSPACE_FEATURES := peregrine-cli/ha,peregrine/aeron,peregrine/ha
 FIX_FEATURES := peregrine/fix40,peregrine/fix41,peregrine/fix42,peregrine/fix43,peregrine/fixt11,peregrine/fix50,peregrine/fix50sp1,peregrine/fix50sp2,peregrine-messages/fix40,peregrine-messages/fix41,peregrine-messages/fix42,peregrine-messages/fix43,peregrine-messages/fix44,peregrine-messages/fixt11,peregrine-messages/fix50,peregrine-messages/fix50sp1,peregrine-messages/fix50sp2
 UNIT_FEATURES := $(WORKSPACE_FEATURES),$(FIX_FEATURES)
@@ -73,7 +74,7 @@ package-check:
 ## docs: rustdoc of the workspace with broken intra-doc links denied
 docs:
 	python3 scripts/check-links.py
-	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" $(CARGO) doc --workspace --no-deps --quiet --features $(WORKSPACE_FEATURES)
+	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links" $(CARGO) doc --workspace --no-deps --quiet --examples --features $(WORKSPACE_FEATURES)
 
 ## monitoring: ops/prometheus/peregrine-rules.yml checked and unit-tested by promtool, the PromQL of
 ## every query in ops/grafana/peregrine.json checked (under 1 s; the metric names they use are
