@@ -199,6 +199,19 @@ pub fn resolve_path(cfg_file: &Path, value: &str) -> PathBuf {
     }
 }
 
+/// The value of a key that is one of some words (any case): the one `v` names,
+/// or an error listing them (`"x" is not acceptor or initiator`).
+pub(super) fn one_of<T: Copy>(v: &str, words: &[(&str, T)]) -> Result<T, String> {
+    let v = v.to_ascii_lowercase();
+    match words.iter().find(|(w, _)| *w == v) {
+        Some(&(_, t)) => Ok(t),
+        None => {
+            let names: Vec<&str> = words.iter().map(|(w, _)| *w).collect();
+            Err(format!("{v:?} is not {}", names.join(" or ")))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use peregrine_codec::value::TimePrecision;
 use peregrine_dict::ValidationSettings;
 use peregrine_session::defaults as d;
 
-use super::reader::Reader;
+use super::reader::{one_of, Reader};
 use super::{
     ConfigError, ConnectionType, Origin, SessionSettings, SettingLine, SlowConsumerAction,
     StoreDamage, VersionDictionary,
@@ -27,11 +27,13 @@ pub(super) fn typed(
         entries: &entries,
     };
     let connection_type = r.parsed("ConnectionType", |v| {
-        match v.to_ascii_lowercase().as_str() {
-            "acceptor" => Ok(ConnectionType::Acceptor),
-            "initiator" => Ok(ConnectionType::Initiator),
-            v => Err(format!("{v:?} is not acceptor or initiator")),
-        }
+        one_of(
+            v,
+            &[
+                ("acceptor", ConnectionType::Acceptor),
+                ("initiator", ConnectionType::Initiator),
+            ],
+        )
     })?;
     let begin_string = r.required("BeginString")?;
     const BEGIN_STRINGS: [&str; 7] = [
@@ -86,11 +88,13 @@ pub(super) fn typed(
         v.parse::<Idle>().map_err(|m| m.to_string())
     })?;
     let slow_consumer_action = r.parsed("SlowConsumerAction", |v| {
-        match v.to_ascii_lowercase().as_str() {
-            "disconnect" => Ok(SlowConsumerAction::Disconnect),
-            "flag" => Ok(SlowConsumerAction::Flag),
-            v => Err(format!("{v:?} is not disconnect or flag")),
-        }
+        one_of(
+            v,
+            &[
+                ("disconnect", SlowConsumerAction::Disconnect),
+                ("flag", SlowConsumerAction::Flag),
+            ],
+        )
     })?;
     // QuickFIX/J's Y/N, or ours: always, never, or an interval in milliseconds.
     let file_store_sync = match r.entry("FileStoreSync") {
@@ -110,11 +114,13 @@ pub(super) fn typed(
         },
     };
     let file_store_damage = r.parsed("FileStoreDamage", |v| {
-        match v.to_ascii_lowercase().as_str() {
-            "refuse" => Ok(StoreDamage::Refuse),
-            "report" => Ok(StoreDamage::Report),
-            v => Err(format!("{v:?} is not refuse or report")),
-        }
+        one_of(
+            v,
+            &[
+                ("refuse", StoreDamage::Refuse),
+                ("report", StoreDamage::Report),
+            ],
+        )
     })?;
     // SocketAcceptHost is QuickFIX/Go's name for SocketAcceptAddress.
     let socket_accept_address = match (r.entry("SocketAcceptAddress"), r.entry("SocketAcceptHost"))
